@@ -1,0 +1,45 @@
+package narrator
+
+import (
+	"errors"
+	"strings"
+	"time"
+)
+
+// ErrBlobNotFound is returned, possibly wrapped, by media stores when no
+// object exists at a key. Match it with errors.Is. It lives here, not in a
+// store package, so that every store and every consumer share one sentinel.
+var ErrBlobNotFound = errors.New("blob not found")
+
+// BlobInfo describes a stored media object.
+type BlobInfo struct {
+	Size    int64     // length in bytes
+	ModTime time.Time // when the object was last written
+}
+
+// MaxBlobKey is the longest blob key allowed, in bytes (S3's own limit).
+const MaxBlobKey = 1024
+
+// ValidateBlobKey reports whether key is a valid media object key: a relative,
+// slash-separated path such as "3f9c…/audio.mp3". Segments must be non-empty,
+// must not start with "." (which excludes "." and ".." and leaves names such
+// as stores' temporary files unreachable), and the key must not contain a
+// backslash or an ASCII control character such as NUL. It returns an EINVALID
+// *Error otherwise. Every store checks keys with it, so a key can never
+// address anything outside the store.
+func ValidateBlobKey(key string) error {
+	if key == "" || len(key) > MaxBlobKey {
+		return Errorf(EINVALID, "blob key must be 1 to %d bytes", MaxBlobKey)
+	}
+	for i := 0; i < len(key); i++ {
+		if c := key[i]; c < 0x20 || c == 0x7f || c == '\\' {
+			return Errorf(EINVALID, "blob key %q contains a backslash or control character", key)
+		}
+	}
+	for seg := range strings.SplitSeq(key, "/") {
+		if seg == "" || seg[0] == '.' {
+			return Errorf(EINVALID, "blob key %q has an empty segment or one starting with a dot", key)
+		}
+	}
+	return nil
+}

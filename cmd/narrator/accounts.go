@@ -1,0 +1,227 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/config"
+	"github.com/narrator/narrator/internal/sqlite"
+)
+
+const accountsUsage = `Usage:
+  narrator accounts create --data DIR --name NAME
+  narrator accounts keys create --data DIR --account ID
+  narrator accounts keys list   --data DIR --account ID
+  narrator accounts keys revoke --data DIR --account ID --key KEY_ID|PREFIX|KEY`
+
+func runAccounts(ctx context.Context, e *env, args []string) error {
+	if len(args) == 0 {
+		fmt.Fprintln(e.stderr, accountsUsage)
+		return usagef("accounts: missing subcommand")
+	}
+	switch args[0] {
+	case "create":
+		return runAccountsCreate(ctx, e, args[1:])
+	case "keys":
+		if len(args) < 2 {
+			fmt.Fprintln(e.stderr, accountsUsage)
+			return usagef("accounts keys: missing subcommand (create, list or revoke)")
+		}
+		switch args[1] {
+		case "create":
+			return runKeysCreate(ctx, e, args[2:])
+		case "list":
+			return runKeysList(ctx, e, args[2:])
+		case "revoke":
+			return runKeysRevoke(ctx, e, args[2:])
+		}
+		fmt.Fprintln(e.stderr, accountsUsage)
+		return usagef("accounts keys: unknown subcommand %q", args[1])
+	}
+	fmt.Fprintln(e.stderr, accountsUsage)
+	return usagef("accounts: unknown subcommand %q", args[0])
+}
+
+func runAccountsCreate(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, "accounts create", "accounts create --data DIR --name NAME")
+	data := config.DataFlag(fs, e.getenv)
+	name := fs.String("name", "", "account `name` (required)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if strings.TrimSpace(*name) == "" {
+		fs.Usage()
+		return usagef("accounts create: --name is required")
+	}
+	st, err := openStore(ctx, *data)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	a, key, err := createAccount(ctx, st, *name)
+	if err != nil {
+		return err
+	}
+	return printJSON(e.stdout, struct {
+		ID     int64  `json:"id"`
+		Name   string `json:"name"`
+		APIKey string `json:"api_key"`
+	}{a.ID, a.Name, key})
+}
+
+// createAccount creates an account with a first API key, returned in clear.
+func createAccount(ctx context.Context, st *sqlite.Store, name string) (*narrator.Account, string, error) {
+	a := &narrator.Account{Name: name}
+	if err := st.CreateAccount(ctx, a); err != nil {
+		return nil, "", fmt.Errorf("create account: %w", err)
+	}
+	key, _, err := createKey(ctx, st, a.ID)
+	if err != nil {
+		return nil, "", err
+	}
+	return a, key, nil
+}
+
+// createKey makes a new API key for an account. Only its hash is stored.
+func createKey(ctx context.Context, st *sqlite.Store, accountID int64) (string, *narrator.APIKey, error) {
+	secret, prefix, hash, err := narrator.NewAPIKey()
+	if err != nil {
+		return "", nil, err
+	}
+	k, err := st.CreateAPIKey(ctx, accountID, hash, prefix)
+	if err != nil {
+		return "", nil, fmt.Errorf("create API key: %w", err)
+	}
+	return secret, k, nil
+}
+
+// keyJSON is how the CLI prints an API key. The secret appears only when
+// the key is created.
+type keyJSON struct {
+	ID        int64      `json:"id"`
+	AccountID int64      `json:"account_id"`
+	Prefix    string     `json:"prefix"`
+	APIKey    string     `json:"api_key,omitempty"`
+	CreatedAt time.Time  `json:"created_at"`
+	RevokedAt *time.Time `json:"revoked_at"`
+}
+
+func toKeyJSON(k *narrator.APIKey, secret string) keyJSON {
+	return keyJSON{ID: k.ID, AccountID: k.AccountID, Prefix: k.Prefix, APIKey: secret, CreatedAt: k.CreatedAt, RevokedAt: k.RevokedAt}
+}
+
+// keyFlags are the flags the key commands share.
+func keyFlags(e *env, name, synopsis string) (*flag.FlagSet, *string, *int64) {
+	fs := newFlagSet(e, name, synopsis)
+	data := config.DataFlag(fs, e.getenv)
+	account := fs.Int64("account", 0, "account `id` (required)")
+	return fs, data, account
+}
+
+func runKeysCreate(ctx context.Context, e *env, args []string) error {
+	fs, data, account := keyFlags(e, "accounts keys create", "accounts keys create --data DIR --account ID")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *account <= 0 {
+		fs.Usage()
+		return usagef("accounts keys create: --account is required")
+	}
+	st, err := openStore(ctx, *data)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	secret, k, err := createKey(ctx, st, *account)
+	if err != nil {
+		return err
+	}
+	return printJSON(e.stdout, toKeyJSON(k, secret))
+}
+
+func runKeysList(ctx context.Context, e *env, args []string) error {
+	fs, data, account := keyFlags(e, "accounts keys list", "accounts keys list --data DIR --account ID")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *account <= 0 {
+		fs.Usage()
+		return usagef("accounts keys list: --account is required")
+	}
+	st, err := openStore(ctx, *data)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if _, err := st.FindAccount(ctx, *account); err != nil {
+		return fmt.Errorf("account %d: %w", *account, err)
+	}
+	keys, err := st.ListAPIKeys(ctx, *account)
+	if err != nil {
+		return err
+	}
+	out := make([]keyJSON, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, toKeyJSON(k, ""))
+	}
+	return printJSON(e.stdout, out)
+}
+
+func runKeysRevoke(ctx context.Context, e *env, args []string) error {
+	f := newFlagSet(e, "accounts keys revoke", "accounts keys revoke --data DIR [--account ID] --key KEY_ID|PREFIX|KEY")
+	data := config.DataFlag(f, e.getenv)
+	account := f.Int64("account", 0, "account `id` (required unless --key is the whole key)")
+	keyArg := f.String("key", "", "the key to revoke: its id, its prefix, or the key itself")
+	f.StringVar(keyArg, "id", "", "same as --key")
+	if err := parse(f, args); err != nil {
+		return err
+	}
+	if *keyArg == "" {
+		f.Usage()
+		return usagef("accounts keys revoke: --key is required")
+	}
+	st, err := openStore(ctx, *data)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	k, err := findKey(ctx, st, *account, *keyArg)
+	if err != nil {
+		return err
+	}
+	if err := st.RevokeAPIKey(ctx, k.AccountID, k.ID); err != nil {
+		return fmt.Errorf("revoke key %d: %w", k.ID, err)
+	}
+	if k, err = findKey(ctx, st, k.AccountID, fmt.Sprint(k.ID)); err != nil {
+		return err
+	}
+	return printJSON(e.stdout, toKeyJSON(k, ""))
+}
+
+// findKey resolves a key given by id, display prefix or in full.
+func findKey(ctx context.Context, st *sqlite.Store, accountID int64, ref string) (*narrator.APIKey, error) {
+	if strings.HasPrefix(ref, "nk_") && len(ref) > 3+narrator.APIKeyPrefixLen {
+		id, err := st.AuthenticateAPIKey(ctx, narrator.HashAPIKey(ref))
+		if err != nil {
+			return nil, fmt.Errorf("that key is unknown or already revoked")
+		}
+		accountID, ref = id, ref[:3+narrator.APIKeyPrefixLen]
+	}
+	if accountID <= 0 {
+		return nil, usagef("accounts keys revoke: --account is required unless --key is the whole key")
+	}
+	keys, err := st.ListAPIKeys(ctx, accountID)
+	if err != nil {
+		return nil, fmt.Errorf("list keys of account %d: %w", accountID, err)
+	}
+	for _, k := range keys {
+		if fmt.Sprint(k.ID) == ref || k.Prefix == ref {
+			return k, nil
+		}
+	}
+	return nil, fmt.Errorf("account %d has no key %q", accountID, ref)
+}

@@ -1,0 +1,253 @@
+//go:build e2e
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hajimehoshi/go-mp3"
+)
+
+const article = `<h2>Council approves new library</h2>
+<p>The city council voted on Tuesday to build a new public library on Main Street. The building will cost about $3.5 million and open in 2028.</p>
+<p>Dr. Maria Lopez, who chairs the library board, said 65% of residents asked for longer opening hours. "People want a quiet place to read," she said.</p>
+<script>alert("never read this")</script>
+<ul><li>Ten thousand books at opening.</li><li>A children's corner.</li></ul>`
+
+// fetch GETs a URL and returns the response and its body.
+func fetch(t *testing.T, url string, header ...string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), "GET", url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, body
+}
+
+// decodeMP3 decodes an MP3 and returns its duration and RMS level (0–1).
+func decodeMP3(t *testing.T, raw []byte) (time.Duration, float64) {
+	t.Helper()
+	dec, err := mp3.NewDecoder(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatalf("decode mp3: %v", err)
+	}
+	pcm, err := io.ReadAll(dec)
+	if err != nil {
+		t.Fatalf("decode mp3: %v", err)
+	}
+	var sum float64
+	n := len(pcm) / 2
+	for i := 0; i+1 < len(pcm); i += 2 {
+		v := float64(int16(uint16(pcm[i])|uint16(pcm[i+1])<<8)) / 32768
+		sum += v * v
+	}
+	frames := len(pcm) / 4 // go-mp3 gives 16-bit stereo
+	return time.Duration(float64(frames) / float64(dec.SampleRate()) * float64(time.Second)), math.Sqrt(sum / float64(max(n, 1)))
+}
+
+// playlist parses a media playlist into segment URIs and durations.
+func playlist(t *testing.T, raw []byte) (uris []string, durations []float64, target float64) {
+	t.Helper()
+	sc := bufio.NewScanner(bytes.NewReader(raw))
+	var pending float64 = -1
+	ended := false
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		switch {
+		case strings.HasPrefix(line, "#EXT-X-TARGETDURATION:"):
+			target, _ = strconv.ParseFloat(strings.TrimPrefix(line, "#EXT-X-TARGETDURATION:"), 64)
+		case strings.HasPrefix(line, "#EXTINF:"):
+			v := strings.TrimSuffix(strings.SplitN(strings.TrimPrefix(line, "#EXTINF:"), ",", 2)[0], ",")
+			d, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				t.Fatalf("bad EXTINF %q", line)
+			}
+			pending = d
+		case line == "#EXT-X-ENDLIST":
+			ended = true
+		case line != "" && !strings.HasPrefix(line, "#"):
+			if pending < 0 {
+				t.Fatalf("segment %q without EXTINF", line)
+			}
+			uris = append(uris, line)
+			durations = append(durations, pending)
+			pending = -1
+		}
+	}
+	if !strings.HasPrefix(string(raw), "#EXTM3U") || !ended || !bytes.Contains(raw, []byte("#EXT-X-PLAYLIST-TYPE:VOD")) {
+		t.Errorf("not a VOD playlist:\n%s", raw)
+	}
+	return uris, durations, target
+}
+
+func TestEndToEnd(t *testing.T) {
+	data, acct, proj := fixture(t)
+	s := startServer(t, data, freeAddr(t))
+	start := time.Now()
+	status, raw := s.call(t, "POST", fmt.Sprintf("/api/v3/projects/%d/audio", proj.ID), map[string]any{
+		"api_key": acct.APIKey, "title": "Council approves new library", "author": "Jane Doe",
+		"body": article, "external_id": "lib-1", "metadata": map[string]string{"section": "local"},
+	})
+	if status != 200 {
+		t.Fatalf("create: %d %s", status, raw)
+	}
+	created := mustJSON[audioOut](t, string(raw))
+	if created.State != "unprocessed" {
+		t.Fatalf("created %+v", created)
+	}
+	a := s.waitProcessed(t, proj.ID, "lib-1", acct.APIKey, 60*time.Second)
+	t.Logf("processed in %s", time.Since(start).Round(time.Millisecond))
+
+	mp3URL := a.url(t, "mp3")
+	if !strings.Contains(mp3URL, ".mp3") || !strings.HasPrefix(mp3URL, s.base+"/media/") {
+		t.Errorf("mp3 url %s", mp3URL)
+	}
+	res, body := fetch(t, mp3URL)
+	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "audio/mpeg" || res.Header.Get("Access-Control-Allow-Origin") != "*" || !strings.Contains(res.Header.Get("Cache-Control"), "max-age") {
+		t.Errorf("mp3 response %d %v", res.StatusCode, res.Header)
+	}
+	d, rms := decodeMP3(t, body)
+	words := len(strings.Fields("Council approves new library. By Jane Doe. The city council voted on Tuesday to build a new public library on Main Street. The building will cost about three point five million dollars and open in twenty twenty-eight. Doctor Maria Lopez, who chairs the library board, said sixty-five percent of residents asked for longer opening hours. People want a quiet place to read, she said. Ten thousand books at opening. A children's corner."))
+	if min, max := time.Duration(words)*time.Second/5, time.Duration(words)*time.Second*2/3; d < min || d > max {
+		t.Errorf("mp3 lasts %s for %d words; want %s to %s", d, words, min, max)
+	}
+	if rms < 0.02 {
+		t.Errorf("mp3 is (nearly) silent: rms %.4f", rms)
+	}
+	res, part := fetch(t, mp3URL, "Range", "bytes=0-99")
+	if res.StatusCode != 206 || len(part) != 100 || !bytes.Equal(part, body[:100]) {
+		t.Errorf("range request: %d, %d bytes", res.StatusCode, len(part))
+	}
+
+	m3u8URL := a.url(t, "m3u8")
+	res, list := fetch(t, m3u8URL)
+	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "application/vnd.apple.mpegurl" {
+		t.Errorf("playlist response %d %v", res.StatusCode, res.Header)
+	}
+	uris, durations, target := playlist(t, list)
+	var total float64
+	for i, u := range uris {
+		if durations[i] > target+0.5 || (i < len(uris)-1 && (durations[i] < 5.5 || durations[i] > 10)) {
+			t.Errorf("segment %d lasts %.3f s (target %.0f)", i, durations[i], target)
+		}
+		total += durations[i]
+		res, seg := fetch(t, m3u8URL[:strings.LastIndex(m3u8URL, "/")+1]+u)
+		if res.StatusCode != 200 || res.Header.Get("Content-Type") != "video/mp2t" || len(seg)%188 != 0 || seg[0] != 0x47 {
+			t.Errorf("segment %s: %d %s, %d bytes", u, res.StatusCode, res.Header.Get("Content-Type"), len(seg))
+		}
+	}
+	if diff := math.Abs(total - d.Seconds()); diff > 0.05 {
+		t.Errorf("segments add up to %.3f s, the mp3 lasts %.3f s", total, d.Seconds())
+	}
+
+	// Delete removes the media.
+	status, raw = s.call(t, "DELETE", fmt.Sprintf("/api/v3/projects/%d/audio/lib-1", proj.ID), map[string]any{"api_key": acct.APIKey})
+	if status != 200 || !mustJSON[audioOut](t, string(raw)).Deleted {
+		t.Fatalf("delete: %d %s", status, raw)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		res, _ := fetch(t, mp3URL)
+		if res.StatusCode == 404 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("media still served after delete: %d", res.StatusCode)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func TestUpdateResynthesizes(t *testing.T) {
+	data, acct, proj := fixture(t)
+	s := startServer(t, data, freeAddr(t))
+	path := fmt.Sprintf("/api/v3/projects/%d/audio", proj.ID)
+	if status, raw := s.call(t, "POST", path, map[string]any{"api_key": acct.APIKey, "body": "First version.", "external_id": "u"}); status != 200 {
+		t.Fatalf("create: %d %s", status, raw)
+	}
+	first := s.waitProcessed(t, proj.ID, "u", acct.APIKey, 60*time.Second)
+	status, raw := s.call(t, "PUT", path+"/u", map[string]any{"api_key": acct.APIKey, "body": "Second version, which is longer than the first one."})
+	if status != 200 || mustJSON[audioOut](t, string(raw)).State != "unprocessed" {
+		t.Fatalf("update: %d %s", status, raw)
+	}
+	second := s.waitProcessed(t, proj.ID, "u", acct.APIKey, 60*time.Second)
+	if second.url(t, "mp3") == first.url(t, "mp3") {
+		t.Error("re-synthesis kept the old URL")
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if res, _ := fetch(t, first.url(t, "mp3")); res.StatusCode == 404 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("old media still served after re-synthesis")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestKillAndRestart kills the server with SIGKILL while it works, and
+// checks that every acknowledged create is completed after a restart.
+func TestKillAndRestart(t *testing.T) {
+	data, acct, proj := fixture(t)
+	addr := freeAddr(t)
+	s := startServer(t, data, addr)
+	var refs []string
+	for i := range 4 {
+		ref := fmt.Sprintf("k%d", i)
+		status, raw := s.call(t, "POST", fmt.Sprintf("/api/v3/projects/%d/audio", proj.ID), map[string]any{
+			"api_key": acct.APIKey, "title": "Story " + ref, "body": strings.Repeat("This sentence is here to keep the engine busy for a while. ", 8), "external_id": ref,
+		})
+		if status != 200 {
+			t.Fatalf("create: %d %s", status, raw)
+		}
+		refs = append(refs, ref)
+	}
+	time.Sleep(300 * time.Millisecond) // let a job start
+	s.stop(t, syscall.SIGKILL)
+
+	s = startServer(t, data, addr)
+	for _, ref := range refs {
+		s.waitProcessed(t, proj.ID, ref, acct.APIKey, 90*time.Second)
+	}
+}
+
+// TestGracefulShutdown stops the server with SIGTERM mid-job and checks
+// that the interrupted work is finished after the next start.
+func TestGracefulShutdown(t *testing.T) {
+	data, acct, proj := fixture(t)
+	addr := freeAddr(t)
+	s := startServer(t, data, addr)
+	status, raw := s.call(t, "POST", fmt.Sprintf("/api/v3/projects/%d/audio", proj.ID), map[string]any{
+		"api_key": acct.APIKey, "body": strings.Repeat("A long article needs a long time to read aloud. ", 40), "external_id": "g",
+	})
+	if status != 200 {
+		t.Fatalf("create: %d %s", status, raw)
+	}
+	time.Sleep(500 * time.Millisecond)
+	s.stop(t, syscall.SIGTERM)
+	s = startServer(t, data, addr)
+	s.waitProcessed(t, proj.ID, "g", acct.APIKey, 90*time.Second)
+}

@@ -1,0 +1,311 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// binary is the narrator binary built once for the tests that need a
+// separate process (signals, kill -9).
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "narrator-test-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "narrator")
+	out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "build narrator: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// runCLI runs a command in-process through run and returns its output.
+func runCLI(t *testing.T, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	err = run(t.Context(), args, func(string) string { return "" }, strings.NewReader(""), &out, &errOut)
+	return out.String(), errOut.String(), err
+}
+
+func mustCLI(t *testing.T, args ...string) string {
+	t.Helper()
+	out, errOut, err := runCLI(t, args...)
+	if err != nil {
+		t.Fatalf("narrator %s: %v\n%s", strings.Join(args, " "), err, errOut)
+	}
+	return out
+}
+
+func mustJSON[T any](t *testing.T, s string) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		t.Fatalf("output %q is not JSON: %v", s, err)
+	}
+	return v
+}
+
+type accountOut struct {
+	ID     int64  `json:"id"`
+	Name   string `json:"name"`
+	APIKey string `json:"api_key"`
+}
+
+type projectOut struct {
+	ID         int64   `json:"id"`
+	Title      string  `json:"title"`
+	Type       string  `json:"type"`
+	Language   string  `json:"language"`
+	URL        *string `json:"url"`
+	TitleVoice string  `json:"title_voice"`
+	BodyVoice  string  `json:"body_voice"`
+	AudioCount int     `json:"audio_count"`
+}
+
+// fixture creates an account and a project in a new data directory.
+func fixture(t *testing.T) (data string, acct accountOut, proj projectOut) {
+	t.Helper()
+	data = t.TempDir()
+	acct = mustJSON[accountOut](t, mustCLI(t, "accounts", "create", "--data", data, "--name", "Acme News"))
+	proj = mustJSON[projectOut](t, mustCLI(t, "projects", "create", "--data", data, "--account", fmt.Sprint(acct.ID), "--title", "Daily", "--language", "en_US"))
+	return data, acct, proj
+}
+
+func TestCLI(t *testing.T) {
+	t.Parallel()
+	data, acct, proj := fixture(t)
+	if acct.Name != "Acme News" || !strings.HasPrefix(acct.APIKey, "nk_") || acct.ID <= 0 {
+		t.Errorf("account %+v", acct)
+	}
+	if proj.Type != "api" || proj.Language != "en_US" || proj.URL != nil || !strings.Contains(proj.TitleVoice, "(") || !strings.Contains(proj.BodyVoice, "(") {
+		t.Errorf("project %+v", proj)
+	}
+	raw, err := os.ReadFile(filepath.Join(data, "narrator.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(raw, []byte(acct.APIKey)) {
+		t.Error("the API key is stored in clear")
+	}
+
+	key := mustJSON[keyJSON](t, mustCLI(t, "accounts", "keys", "create", "--data", data, "--account", fmt.Sprint(acct.ID)))
+	if !strings.HasPrefix(key.APIKey, key.Prefix) {
+		t.Errorf("key %+v", key)
+	}
+	keys := mustJSON[[]keyJSON](t, mustCLI(t, "accounts", "keys", "list", "--data", data, "--account", fmt.Sprint(acct.ID)))
+	if len(keys) != 2 || keys[0].APIKey != "" {
+		t.Errorf("keys %+v", keys)
+	}
+	revoked := mustJSON[keyJSON](t, mustCLI(t, "accounts", "keys", "revoke", "--data", data, "--account", fmt.Sprint(acct.ID), "--key", fmt.Sprint(key.ID)))
+	if revoked.RevokedAt == nil {
+		t.Errorf("revoke %+v", revoked)
+	}
+
+	withURL := mustJSON[projectOut](t, mustCLI(t, "projects", "create", "--data", data, "--account", fmt.Sprint(acct.ID), "--title", "Blog", "--language", "en_US", "--url", "https://blog.test"))
+	if withURL.URL == nil || *withURL.URL != "https://blog.test" {
+		t.Errorf("project url %+v", withURL)
+	}
+	list := mustJSON[[]projectOut](t, mustCLI(t, "projects", "list", "--data", data, "--account", fmt.Sprint(acct.ID)))
+	if len(list) != 2 {
+		t.Errorf("projects list %+v", list)
+	}
+	if out := mustCLI(t, "voices", "--language", "en_US"); !strings.Contains(out, "en_US") {
+		t.Errorf("voices: %s", out)
+	}
+
+	bad := [][]string{
+		{},
+		{"nope"},
+		{"accounts"},
+		{"accounts", "create", "--data", data},
+		{"accounts", "keys", "create", "--data", data},
+		{"projects", "create", "--data", data, "--account", fmt.Sprint(acct.ID), "--title", "x", "--language", "xx_XX"},
+		{"projects", "create", "--data", data, "--account", fmt.Sprint(acct.ID), "--title", "x", "--language", "en_US", "--body-voice", "Nobody"},
+		{"projects", "create", "--data", data, "--account", "999", "--title", "x", "--language", "en_US"},
+		{"projects", "create", "--data", data, "--account", fmt.Sprint(acct.ID), "--title", "x", "--language", "en_US", "--url", "ftp://x"},
+		{"serve", "--addr", "nonsense"},
+		{"voices", "--language", "xx_XX"},
+		{"serve", "--bogus-flag"},
+	}
+	for _, args := range bad {
+		_, errOut, err := runCLI(t, args...)
+		if err == nil {
+			t.Errorf("narrator %v succeeded", args)
+			continue
+		}
+		if err.Error() == "" && errOut == "" {
+			t.Errorf("narrator %v failed without a message", args)
+		}
+	}
+}
+
+// server is a narrator serve process.
+type server struct {
+	cmd  *exec.Cmd
+	base string
+	logs *bytes.Buffer
+}
+
+// freeAddr returns a loopback address that was free a moment ago.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// startServer runs `narrator serve` on data and waits for /healthz.
+func startServer(t *testing.T, data, addr string) *server {
+	t.Helper()
+	s := &server{base: "http://" + addr, logs: &bytes.Buffer{}}
+	s.cmd = exec.Command(binary, "serve", "--data", data, "--addr", addr)
+	s.cmd.Stdout, s.cmd.Stderr = s.logs, s.logs
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if s.cmd.ProcessState == nil {
+			s.cmd.Process.Kill()
+			s.cmd.Wait()
+		}
+		if t.Failed() {
+			t.Logf("server log:\n%s", s.logs.String())
+		}
+	})
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		res, err := http.Get(s.base + "/healthz")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == 200 {
+				return s
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("server not healthy within 60 s; log:\n%s", s.logs.String())
+	return nil
+}
+
+func (s *server) stop(t *testing.T, sig syscall.Signal) {
+	t.Helper()
+	if err := s.cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	err := s.cmd.Wait()
+	var exit *exec.ExitError
+	if sig == syscall.SIGKILL {
+		if !errors.As(err, &exit) {
+			t.Fatalf("kill -9: %v", err)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("graceful stop: %v\n%s", err, s.logs.String())
+	}
+}
+
+func (s *server) call(t *testing.T, method, path string, body any) (int, []byte) {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		raw, err := json.Marshal(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd = bytes.NewReader(raw)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, s.base+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.StatusCode, raw
+}
+
+// audioOut is the v3 Audio as the tests read it.
+type audioOut struct {
+	ID         int64             `json:"id"`
+	ExternalID *string           `json:"external_id"`
+	State      string            `json:"state"`
+	Deleted    bool              `json:"deleted"`
+	Metadata   map[string]string `json:"metadata"`
+	Error      string            `json:"error"`
+	Media      []struct {
+		ID          int64           `json:"id"`
+		ContentType string          `json:"content_type"`
+		URL         json.RawMessage `json:"url"`
+	} `json:"media"`
+}
+
+func (a audioOut) url(t *testing.T, contentType string) string {
+	t.Helper()
+	for _, m := range a.Media {
+		if m.ContentType == contentType {
+			var u string
+			if err := json.Unmarshal(m.URL, &u); err != nil {
+				t.Fatalf("%s url %s is not a string", contentType, m.URL)
+			}
+			return u
+		}
+	}
+	t.Fatalf("no %s media in %+v", contentType, a)
+	return ""
+}
+
+// waitProcessed polls an audio until it is processed.
+func (s *server) waitProcessed(t *testing.T, projectID int64, ref, key string, within time.Duration) audioOut {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	var a audioOut
+	for time.Now().Before(deadline) {
+		status, raw := s.call(t, "GET", fmt.Sprintf("/api/v3/projects/%d/audio/%s?api_key=%s", projectID, ref, key), nil)
+		if status != 200 {
+			t.Fatalf("get audio %s: %d %s", ref, status, raw)
+		}
+		a = mustJSON[audioOut](t, string(raw))
+		switch a.State {
+		case "processed":
+			return a
+		case "failed":
+			t.Fatalf("audio %s failed: %s", ref, a.Error)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("audio %s not processed within %s: %+v", ref, within, a)
+	return a
+}

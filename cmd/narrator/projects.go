@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/config"
+	"github.com/narrator/narrator/internal/httpapi"
+)
+
+const projectsUsage = `Usage:
+  narrator projects create --data DIR --account ID --title T --language xx_XX [--url U] [--title-voice NAME] [--body-voice NAME]
+  narrator projects list --data DIR [--account ID]`
+
+func runProjects(ctx context.Context, e *env, args []string) error {
+	if len(args) == 0 {
+		fmt.Fprintln(e.stderr, projectsUsage)
+		return usagef("projects: missing subcommand")
+	}
+	switch args[0] {
+	case "create":
+		return runProjectsCreate(ctx, e, args[1:])
+	case "list":
+		return runProjectsList(ctx, e, args[1:])
+	}
+	fmt.Fprintln(e.stderr, projectsUsage)
+	return usagef("projects: unknown subcommand %q", args[0])
+}
+
+func runProjectsCreate(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, "projects create", "projects create --data DIR --account ID --title T --language xx_XX [--url U] [--title-voice NAME] [--body-voice NAME]")
+	data := config.DataFlag(fs, e.getenv)
+	account := fs.Int64("account", 0, "account `id` (required)")
+	title := fs.String("title", "", "project `title` (required)")
+	language := fs.String("language", "", "`locale` such as en_US (required; see `narrator voices`)")
+	url := fs.String("url", "", "the publication's `URL`")
+	titleVoice := fs.String("title-voice", "", "voice `name` for titles (default: the language's title voice)")
+	bodyVoice := fs.String("body-voice", "", "voice `name` for bodies (default: the language's body voice)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case *account <= 0:
+		fs.Usage()
+		return usagef("projects create: --account is required")
+	case strings.TrimSpace(*title) == "":
+		fs.Usage()
+		return usagef("projects create: --title is required")
+	case *language == "":
+		fs.Usage()
+		return usagef("projects create: --language is required")
+	}
+	defTitle, defBody, ok := narrator.DefaultVoices(*language)
+	if !ok {
+		return usagef("projects create: language %q is not supported; run `narrator voices` for the list", *language)
+	}
+	p := &narrator.Project{
+		AccountID: *account,
+		Title:     *title,
+		Type:      narrator.ProjectTypeAPI,
+		Language:  *language,
+		URL:       *url,
+	}
+	for _, v := range []struct {
+		flag string
+		arg  string
+		def  narrator.Voice
+		dst  *string
+	}{{"--title-voice", *titleVoice, defTitle, &p.TitleVoice}, {"--body-voice", *bodyVoice, defBody, &p.BodyVoice}} {
+		if v.arg == "" {
+			*v.dst = v.def.Name
+			continue
+		}
+		voice, ok := narrator.LookupVoice(*language, v.arg)
+		if !ok {
+			return usagef("projects create: %s %q is not a voice of %s; run `narrator voices --language %s`", v.flag, v.arg, *language, *language)
+		}
+		*v.dst = voice.Name
+	}
+	st, err := openStore(ctx, *data)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := st.CreateProject(ctx, p); err != nil {
+		if narrator.ErrorCode(err) == narrator.ENOTFOUND {
+			return fmt.Errorf("projects create: account %d does not exist", *account)
+		}
+		if narrator.ErrorCode(err) == narrator.EINVALID {
+			return usagef("projects create: %s", narrator.ErrorMessage(err))
+		}
+		return fmt.Errorf("create project: %w", err)
+	}
+	return printJSON(e.stdout, httpapi.ProjectJSON(p))
+}
+
+func runProjectsList(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, "projects list", "projects list --data DIR [--account ID]")
+	data := config.DataFlag(fs, e.getenv)
+	account := fs.Int64("account", 0, "only this account's projects")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	st, err := openStore(ctx, *data)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	projects, err := st.ListProjects(ctx, *account)
+	if err != nil {
+		return fmt.Errorf("list projects: %w", err)
+	}
+	out := make([]any, 0, len(projects))
+	for _, p := range projects {
+		out = append(out, httpapi.ProjectJSON(p))
+	}
+	return printJSON(e.stdout, out)
+}

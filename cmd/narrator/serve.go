@@ -1,0 +1,237 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/config"
+	"github.com/narrator/narrator/internal/espeak"
+	"github.com/narrator/narrator/internal/festival"
+	"github.com/narrator/narrator/internal/flite"
+	"github.com/narrator/narrator/internal/httpapi"
+	"github.com/narrator/narrator/internal/jobs"
+	"github.com/narrator/narrator/internal/localfs"
+	"github.com/narrator/narrator/internal/mediaserve"
+	"github.com/narrator/narrator/internal/pipeline"
+	"github.com/narrator/narrator/internal/sqlite"
+)
+
+// Compile-time checks that the implementations fit their consumers.
+var (
+	_ httpapi.Store        = (*sqlite.Store)(nil)
+	_ jobs.Store           = (*sqlite.Store)(nil)
+	_ sqlite.Enqueuer      = (*jobs.Queue)(nil)
+	_ pipeline.MediaWriter = (*localfs.Store)(nil)
+	_ jobs.MediaDeleter    = (*localfs.Store)(nil)
+	_ mediaserve.Opener    = (*localfs.Store)(nil)
+	_ jobs.Renderer        = (*pipeline.Pipeline)(nil)
+	_ pipeline.Synthesizer = (*festival.Engine)(nil)
+	_ pipeline.Synthesizer = (*flite.Engine)(nil)
+	_ pipeline.Synthesizer = (*espeak.Engine)(nil)
+)
+
+func runServe(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, "serve", "serve [--data DIR] [--addr HOST:PORT] [--public-url URL]")
+	finish := config.ServeFlags(fs, e.getenv)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	cfg, err := finish()
+	if err != nil {
+		return usagef("serve: %v", err)
+	}
+	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	return serve(ctx, cfg, logger, e)
+}
+
+// serve runs the server until ctx ends, then shuts it down in dependency
+// order: HTTP, job claiming and running jobs, engines, the database.
+func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, e *env) error {
+	if err := os.MkdirAll(cfg.ScratchDir(), 0o750); err != nil {
+		return fmt.Errorf("create data directory: %w", err)
+	}
+	unlock, err := lockDataDir(cfg.LockPath())
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	// Scratch files of renderings interrupted by a crash are of no use.
+	if err := os.RemoveAll(cfg.ScratchDir()); err != nil {
+		return fmt.Errorf("clear scratch directory: %w", err)
+	}
+	if err := os.MkdirAll(cfg.ScratchDir(), 0o750); err != nil {
+		return fmt.Errorf("create scratch directory: %w", err)
+	}
+
+	st, err := openStore(ctx, cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	media, err := localfs.New(cfg.MediaDir())
+	if err != nil {
+		return fmt.Errorf("open media directory: %w", err)
+	}
+	engines, closeEngines, err := startEngines(cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer closeEngines()
+
+	pipe := pipeline.New(pipeline.Config{
+		Engines:    engines,
+		Media:      media,
+		Workers:    cfg.UnitWorkers,
+		ScratchDir: cfg.ScratchDir(),
+		Logger:     logger,
+	})
+	queue, err := jobs.New(st.DB(),
+		jobs.NewSynthesizeWorker(st, pipe, media, logger),
+		jobs.NewDeleteMediaWorker(media),
+		jobs.Config{Logger: logger, SynthesisWorkers: cfg.SynthesisJobs})
+	if err != nil {
+		return err
+	}
+	st.SetEnqueuer(queue)
+	if n, err := queue.RecoverInterrupted(ctx); err != nil {
+		return err
+	} else if n > 0 {
+		logger.Info("resumed jobs interrupted by the last stop", "jobs", n)
+	}
+
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	var ready atomic.Bool
+	srv := &http.Server{
+		Handler:           routes(cfg, st, media, logger, &ready),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       2 * time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+
+	if err := queue.Start(ctx); err != nil {
+		srv.Close()
+		return err
+	}
+	ready.Store(true)
+	logger.Info("narrator is serving", "addr", ln.Addr().String(), "public_url", cfg.PublicURL, "data", cfg.DataDir)
+
+	select {
+	case <-ctx.Done():
+	case err := <-serveErr:
+		logger.Error("http server stopped", "err", err)
+	}
+	ready.Store(false)
+	logger.Info("shutting down")
+	shutCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutCtx); err != nil {
+		logger.Warn("http shutdown", "err", err)
+	}
+	if err := queue.Stop(shutCtx); err != nil {
+		logger.Warn("job queue shutdown", "err", err)
+	}
+	logger.Info("stopped")
+	return nil
+}
+
+// routes mounts the API, the media and the health check.
+func routes(cfg config.Config, st *sqlite.Store, media *localfs.Store, logger *slog.Logger, ready *atomic.Bool) http.Handler {
+	mux := http.NewServeMux()
+	api := httpapi.NewServer(httpapi.Deps{
+		Store:  st,
+		Logger: logger,
+		MediaURL: func(key string) string {
+			return cfg.PublicURL + "/media/" + key
+		},
+	})
+	mux.Handle("/api/", api)
+	mux.Handle("/media/", http.StripPrefix("/media/", mediaserve.New(media, logger)))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		if !ready.Load() {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprintln(w, `{"status":"starting"}`)
+			return
+		}
+		fmt.Fprintln(w, `{"status":"ok"}`)
+	})
+	mux.Handle("/", api) // everything else answers the API's JSON 404
+	return mux
+}
+
+// startEngines starts the speech engines the voice catalog uses.
+func startEngines(cfg config.Config, logger *slog.Logger) (map[string]pipeline.Synthesizer, func(), error) {
+	engines := map[string]pipeline.Synthesizer{}
+	var closers []func() error
+	closeAll := func() {
+		for _, c := range closers {
+			if err := c(); err != nil {
+				logger.Warn("close engine", "err", err)
+			}
+		}
+	}
+	needed := map[string]bool{}
+	for _, v := range narrator.Voices() {
+		needed[v.Engine] = true
+	}
+	for name := range needed {
+		var (
+			eng interface {
+				pipeline.Synthesizer
+				Close() error
+			}
+			err error
+		)
+		switch name {
+		case "festival":
+			eng, err = festival.New(festival.Options{Procs: cfg.UnitWorkers, Logger: logger, TempDir: cfg.ScratchDir()})
+		case "flite":
+			eng, err = flite.New(flite.Options{Procs: cfg.UnitWorkers, Logger: logger, TempDir: cfg.ScratchDir()})
+		case "espeak":
+			eng, err = espeak.New(espeak.Options{Procs: cfg.UnitWorkers, Logger: logger})
+		default:
+			err = fmt.Errorf("the voice catalog names engine %q, which this build does not have", name)
+		}
+		if err != nil {
+			closeAll()
+			return nil, nil, fmt.Errorf("start engine %s (is its Debian package installed?): %w", name, err)
+		}
+		engines[name] = eng
+		closers = append(closers, eng.Close)
+	}
+	return engines, closeAll, nil
+}
+
+// lockDataDir takes an exclusive lock on the data directory, so that two
+// servers never work the same database and media. The lock dies with the
+// process, even on kill -9.
+func lockDataDir(path string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open lock file: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("another narrator serve is already using %s", path)
+		}
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	return func() { f.Close() }, nil
+}

@@ -1,0 +1,61 @@
+package narrator
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Error codes. They are stable: the HTTP layer maps each to a status and the
+// v3 error body, and the dashboard maps them to messages.
+const (
+	EINVALID      = "invalid"      // the request is malformed or a field is wrong
+	EUNAUTHORIZED = "unauthorized" // no valid credentials
+	ENOTFOUND     = "not_found"    // the object does not exist or is not visible
+	ECONFLICT     = "conflict"     // the object already exists or changed meanwhile
+	ETOOLARGE     = "too_large"    // the request body is over the size limit
+	EINTERNAL     = "internal"     // anything else; its text is never shown to clients
+)
+
+// Error is an error whose code and message are safe to show to a client.
+type Error struct {
+	Code    string
+	Message string
+}
+
+// Error implements the error interface.
+func (e *Error) Error() string {
+	return fmt.Sprintf("narrator error: code=%s message=%s", e.Code, e.Message)
+}
+
+// Errorf returns an *Error with the given code and a formatted message.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// ErrorCode returns the code of the first *Error in err's chain, EINTERNAL
+// for any other non-nil error, and "" for nil.
+func ErrorCode(err error) string {
+	var e *Error
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &e):
+		return e.Code
+	default:
+		return EINTERNAL
+	}
+}
+
+// ErrorMessage returns the message of the first *Error in err's chain, or a
+// generic message for any other error, so internal details never leak.
+func ErrorMessage(err error) string {
+	var e *Error
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &e):
+		return e.Message
+	default:
+		return "Internal error."
+	}
+}

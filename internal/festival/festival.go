@@ -1,0 +1,520 @@
+// Package festival speaks text with the Festival speech synthesis system, running a pool of
+// long-lived festival processes so that start-up and voice loading are paid once per process,
+// not once per sentence.
+//
+// Each process is started as "festival --pipe", selects its voice once, and then receives
+// one Scheme command per unit that synthesises the text and saves a RIFF wave to a scratch
+// file, followed by a marker printed on stdout. A unit that hangs past its time limit, or a
+// process that dies, is killed with its whole process group, replaced, and the unit is retried
+// once on the fresh process.
+package festival
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/narrator/narrator/internal/wav"
+)
+
+// DefaultVoice is the festival voice of the default English body voice: the HTS statistical
+// parametric voice from Debian's festvox-us-slt-hts.
+const DefaultVoice = "cmu_us_slt_arctic_hts"
+
+// MemoryPerProc is the resident memory one festival process needs with the HTS voice loaded
+// (measured: about 325 MB), rounded up. Zero Options.Procs never starts more processes than
+// available memory holds at this size.
+const MemoryPerProc = 400 << 20
+
+// errScheme means festival reported an error evaluating our command; the process lives on.
+var errScheme = errors.New("festival scheme error")
+
+// ErrClosed is returned by Synthesize after Close.
+var ErrClosed = errors.New("festival: engine closed")
+
+// Options configures an Engine. The zero value is usable.
+type Options struct {
+	// Procs is the number of festival worker processes. Zero means one per CPU, bounded by
+	// available memory at MemoryPerProc each, and at least one.
+	Procs int
+	// Logger receives warnings about killed and replaced processes. Nil discards them.
+	Logger *slog.Logger
+	// UnitTimeout is the fixed part of one unit's time limit. Zero means 5 s.
+	UnitTimeout time.Duration
+	// CharTimeout is added to a unit's time limit per character of text. Zero means 200 ms.
+	CharTimeout time.Duration
+	// StartTimeout bounds starting a process, and selecting a voice. Zero means 30 s.
+	StartTimeout time.Duration
+	// Command is the command line of one worker process. Nil means {"festival", "--pipe"}.
+	// Tests substitute programs that hang or crash.
+	Command []string
+	// TempDir is where the scratch directory for wave files is made. Empty means os.TempDir().
+	TempDir string
+}
+
+// Engine synthesises speech with a pool of festival processes. It is safe for concurrent use.
+type Engine struct {
+	opts  Options
+	log   *slog.Logger
+	dir   string
+	slots chan *proc // one entry per process slot; nil means not started yet
+
+	mu     sync.Mutex
+	live   map[*proc]struct{}
+	closed bool
+
+	nextID atomic.Int64
+}
+
+// New returns an Engine. It checks that the festival binary exists but starts processes
+// lazily, on first use or in Start.
+func New(opts Options) (*Engine, error) {
+	if len(opts.Command) == 0 {
+		opts.Command = []string{"festival", "--pipe"}
+	}
+	if _, err := exec.LookPath(opts.Command[0]); err != nil {
+		return nil, fmt.Errorf("festival: new: %w", err)
+	}
+	if opts.Procs <= 0 {
+		opts.Procs = defaultProcs()
+	}
+	if opts.UnitTimeout <= 0 {
+		opts.UnitTimeout = 5 * time.Second
+	}
+	if opts.CharTimeout <= 0 {
+		opts.CharTimeout = 200 * time.Millisecond
+	}
+	if opts.StartTimeout <= 0 {
+		opts.StartTimeout = 30 * time.Second
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	dir, err := os.MkdirTemp(opts.TempDir, "narrator-festival-")
+	if err != nil {
+		return nil, fmt.Errorf("festival: new: %w", err)
+	}
+	e := &Engine{
+		opts:  opts,
+		log:   log.With("engine", "festival"),
+		dir:   dir,
+		slots: make(chan *proc, opts.Procs),
+		live:  make(map[*proc]struct{}),
+	}
+	for range opts.Procs {
+		e.slots <- nil
+	}
+	return e, nil
+}
+
+// Procs returns the number of worker processes the engine runs at most.
+func (e *Engine) Procs() int { return e.opts.Procs }
+
+// defaultProcs is one process per CPU, bounded by available memory.
+func defaultProcs() int {
+	n := runtime.NumCPU()
+	if avail := memAvailable(); avail > 0 {
+		n = min(n, int(avail/MemoryPerProc))
+	}
+	return max(n, 1)
+}
+
+// memAvailable reads MemAvailable from /proc/meminfo, or returns 0 if it cannot.
+func memAvailable() int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for line := range strings.Lines(string(b)) {
+		if rest, ok := strings.CutPrefix(line, "MemAvailable:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err != nil {
+				return 0
+			}
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// Start starts every worker process and selects voice in each, so that the first units do not
+// pay for it. It is optional.
+func (e *Engine) Start(ctx context.Context, voice string) error {
+	if err := checkVoice(voice); err != nil {
+		return err
+	}
+	var (
+		wg   sync.WaitGroup
+		errs = make([]error, e.opts.Procs)
+	)
+	for i := range e.opts.Procs {
+		wg.Go(func() {
+			var p *proc
+			select {
+			case p = <-e.slots:
+			case <-ctx.Done():
+				errs[i] = ctx.Err()
+				return
+			}
+			var err error
+			p, err = e.ready(ctx, p, voice)
+			e.slots <- p
+			errs[i] = err
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("festival: start: %w", err)
+	}
+	return nil
+}
+
+// Synthesize speaks plain text (never markup) in the festival voice (for example
+// "cmu_us_slt_arctic_hts") and returns mono 16-bit PCM samples and their sample rate. rate is a
+// speaking-rate factor: 1 is normal, 2 twice as fast; zero means 1. It returns ctx.Err() if ctx
+// ends first, and ErrClosed after Close.
+func (e *Engine) Synthesize(ctx context.Context, voice string, text string, rate float64) (samples []int16, sampleRate int, err error) {
+	if err := checkVoice(voice); err != nil {
+		return nil, 0, err
+	}
+	if rate == 0 {
+		rate = 1
+	}
+	if rate < 0.25 || rate > 4 {
+		return nil, 0, fmt.Errorf("festival: synthesize: rate %g out of range [0.25, 4]", rate)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, 0, err
+	}
+	var p *proc
+	select {
+	case p = <-e.slots:
+	case <-ctx.Done():
+		return nil, 0, ctx.Err()
+	}
+	defer func() { e.slots <- p }()
+
+	limit := e.opts.UnitTimeout + time.Duration(len(text))*e.opts.CharTimeout
+	var errs []error
+	for attempt := range 2 {
+		if p, err = e.ready(ctx, p, voice); err != nil {
+			if ctx.Err() != nil {
+				return nil, 0, ctx.Err()
+			}
+			if errors.Is(err, errScheme) {
+				return nil, 0, fmt.Errorf("festival: synthesize in %s: %w", voice, err)
+			}
+			errs = append(errs, err)
+			continue
+		}
+		samples, sampleRate, err = p.synth(ctx, text, rate, limit)
+		if err == nil {
+			return samples, sampleRate, nil
+		}
+		e.discard(p)
+		p = nil
+		if ctx.Err() != nil {
+			return nil, 0, ctx.Err()
+		}
+		if e.isClosed() {
+			return nil, 0, ErrClosed
+		}
+		e.log.WarnContext(ctx, "festival process killed and replaced", "attempt", attempt+1, "voice", voice, "chars", len(text), "err", err)
+		errs = append(errs, err)
+	}
+	return nil, 0, fmt.Errorf("festival: synthesize %q in %s: %w", abbrev(text), voice, errors.Join(errs...))
+}
+
+// ready returns a live process with voice selected, starting one if p is nil.
+func (e *Engine) ready(ctx context.Context, p *proc, voice string) (*proc, error) {
+	if p == nil {
+		var err error
+		if p, err = e.start(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if p.voice == voice {
+		return p, nil
+	}
+	if err := p.selectVoice(ctx, voice, e.opts.StartTimeout); err != nil {
+		if errors.Is(err, errScheme) {
+			// Most likely an unknown voice. The process is fine, but its voice is undefined now.
+			p.voice = ""
+			return p, err
+		}
+		e.discard(p)
+		return nil, err
+	}
+	return p, nil
+}
+
+// start starts one worker process and waits until it answers.
+func (e *Engine) start(ctx context.Context) (*proc, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil, ErrClosed
+	}
+	id := e.nextID.Add(1)
+	p, err := startProc(ctx, e.opts.Command, filepath.Join(e.dir, fmt.Sprintf("w%d.wav", id)), e.opts.StartTimeout)
+	if err != nil {
+		return nil, err
+	}
+	e.live[p] = struct{}{}
+	return p, nil
+}
+
+// discard kills p and forgets it.
+func (e *Engine) discard(p *proc) {
+	if p == nil {
+		return
+	}
+	p.kill()
+	e.mu.Lock()
+	delete(e.live, p)
+	e.mu.Unlock()
+}
+
+func (e *Engine) isClosed() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.closed
+}
+
+// Close kills every festival process, including those synthesising a unit (their callers get
+// an error), and removes the scratch directory. Later calls to Synthesize return ErrClosed.
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return nil
+	}
+	e.closed = true
+	live := e.live
+	e.live = make(map[*proc]struct{})
+	e.mu.Unlock()
+	for p := range live {
+		p.kill()
+	}
+	if err := os.RemoveAll(e.dir); err != nil {
+		return fmt.Errorf("festival: close: %w", err)
+	}
+	return nil
+}
+
+// proc is one festival process. It is used by one goroutine at a time.
+type proc struct {
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	out     *bufio.Reader
+	stderr  *tail
+	exited  chan struct{} // closed once the process has been waited for
+	wavPath string
+
+	voice string  // selected voice, "" before the first
+	rate  float64 // rate last set, 0 after a voice change
+	seq   int
+}
+
+// startProc starts command and waits until it echoes a marker.
+func startProc(ctx context.Context, command []string, wavPath string, limit time.Duration) (*proc, error) {
+	cmd := exec.Command(command[0], command[1:]...)
+	// A process group of its own, so that a kill also reaches anything festival started; and
+	// death with us, so that a crashed narrator leaves no festival behind.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	p := &proc{cmd: cmd, stderr: &tail{}, exited: make(chan struct{}), wavPath: wavPath}
+	cmd.Stderr = p.stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", command[0], err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", command[0], err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", command[0], err)
+	}
+	p.stdin, p.out = stdin, bufio.NewReader(stdout)
+	go func() {
+		_ = cmd.Wait()
+		close(p.exited)
+	}()
+	if err := p.exchange(ctx, "", limit); err != nil {
+		p.kill()
+		return nil, fmt.Errorf("start %s: %w", strings.Join(command, " "), err)
+	}
+	return p, nil
+}
+
+// selectVoice selects voice and remembers the voice's HTS engine parameters, to which synth
+// adds the speaking rate.
+func (p *proc) selectVoice(ctx context.Context, voice string, limit time.Duration) error {
+	script := fmt.Sprintf("(voice_%s)\n"+
+		"(set! narrator_hts (if (equal? (Parameter.get 'Synth_Method) 'HTS) hts_engine_params nil))\n", voice)
+	if err := p.exchange(ctx, script, limit); err != nil {
+		return fmt.Errorf("select voice %s: %w", voice, err)
+	}
+	p.voice, p.rate = voice, 0
+	return nil
+}
+
+// synth synthesises one unit.
+func (p *proc) synth(ctx context.Context, text string, rate float64, limit time.Duration) ([]int16, int, error) {
+	var b strings.Builder
+	if rate != p.rate {
+		// HTS voices ignore Duration_Stretch; the HTS engine takes a speed factor "-r".
+		fmt.Fprintf(&b, "(Parameter.set 'Duration_Stretch %s)\n", formatFloat(1/rate))
+		fmt.Fprintf(&b, "(if narrator_hts (set! hts_engine_params (append narrator_hts (list (list \"-r\" %s)))))\n", formatFloat(rate))
+	}
+	_ = os.Remove(p.wavPath)
+	fmt.Fprintf(&b, "(utt.save.wave (utt.synth (Utterance Text %s)) %s 'riff)\n", Quote(text), Quote(p.wavPath))
+	if err := p.exchange(ctx, b.String(), limit); err != nil {
+		return nil, 0, err
+	}
+	p.rate = rate
+	data, err := os.ReadFile(p.wavPath)
+	if err != nil {
+		return nil, 0, fmt.Errorf("read festival output: %w%s", err, p.stderr.suffix())
+	}
+	_ = os.Remove(p.wavPath)
+	samples, sampleRate, err := wav.Decode(data)
+	if err != nil {
+		return nil, 0, fmt.Errorf("festival output: %w%s", err, p.stderr.suffix())
+	}
+	return samples, sampleRate, nil
+}
+
+// exchange sends script wrapped so that festival prints "NARRATOR_OK n" if every form of it
+// succeeded and then "NARRATOR_DONE n", and waits for the DONE marker. It fails if the
+// process dies, if limit passes (the process is then killed), if ctx ends (likewise), or if
+// the OK marker is missing, which means a Scheme error.
+func (p *proc) exchange(ctx context.Context, script string, limit time.Duration) error {
+	p.seq++
+	ok, done := fmt.Sprintf("NARRATOR_OK %d", p.seq), fmt.Sprintf("NARRATOR_DONE %d", p.seq)
+	msg := fmt.Sprintf("(begin\n%s(format t \"%s\\n\"))\n(format t \"%s\\n\")\n(fflush nil)\n", script, ok, done)
+	errc := make(chan error, 1)
+	go func() {
+		if _, err := io.WriteString(p.stdin, msg); err != nil {
+			errc <- fmt.Errorf("write command: %w", err)
+			return
+		}
+		sawOK := false
+		for {
+			line, err := p.out.ReadString('\n')
+			if err != nil {
+				errc <- fmt.Errorf("read reply: %w", err)
+				return
+			}
+			switch strings.TrimSpace(line) {
+			case ok:
+				sawOK = true
+			case done:
+				if !sawOK {
+					errc <- fmt.Errorf("%w%s", errScheme, p.stderr.suffix())
+					return
+				}
+				errc <- nil
+				return
+			}
+		}
+	}()
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	select {
+	case err := <-errc:
+		if err == nil || errors.Is(err, errScheme) {
+			return err
+		}
+		// The pipe broke: the process died, or is dying. Wait for its exit status.
+		select {
+		case <-p.exited:
+			return fmt.Errorf("festival %s: %w%s", p.cmd.ProcessState, err, p.stderr.suffix())
+		case <-time.After(time.Second):
+			return fmt.Errorf("festival: %w%s", err, p.stderr.suffix())
+		}
+	case <-timer.C:
+		p.kill()
+		<-errc
+		return fmt.Errorf("festival hung: no reply within %s, killed%s", limit, p.stderr.suffix())
+	case <-ctx.Done():
+		p.kill()
+		<-errc
+		return ctx.Err()
+	}
+}
+
+// kill kills the process group and waits for the process to be reaped.
+func (p *proc) kill() {
+	if p.cmd.Process != nil {
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	}
+	_ = p.stdin.Close()
+	<-p.exited
+	_ = os.Remove(p.wavPath)
+}
+
+// tail keeps the last bytes written to it: a process's stderr, for error messages.
+type tail struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+const tailSize = 1024
+
+func (t *tail) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, b...)
+	if len(t.buf) > tailSize {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-tailSize:]...)
+	}
+	return len(b), nil
+}
+
+// suffix returns ": stderr: ..." with the tail, or "" if nothing was written.
+func (t *tail) suffix() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := strings.TrimSpace(strings.ToValidUTF8(string(t.buf), "?"))
+	if s == "" {
+		return ""
+	}
+	return "; stderr: " + s
+}
+
+func checkVoice(voice string) error {
+	if voice == "" {
+		return errors.New("festival: empty voice name")
+	}
+	for _, r := range voice {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') {
+			return fmt.Errorf("festival: invalid voice name %q", voice)
+		}
+	}
+	return nil
+}
+
+func formatFloat(f float64) string { return strconv.FormatFloat(f, 'f', 4, 64) }
+
+// abbrev shortens text for error messages.
+func abbrev(s string) string {
+	if r := []rune(s); len(r) > 60 {
+		return string(r[:57]) + "..."
+	}
+	return s
+}

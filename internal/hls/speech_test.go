@@ -1,0 +1,88 @@
+package hls_test
+
+import (
+	"bytes"
+	"io"
+	"os/exec"
+	"testing"
+	"time"
+
+	gomp3 "github.com/hajimehoshi/go-mp3"
+
+	"github.com/narrator/narrator/internal/hls"
+	"github.com/narrator/narrator/internal/mp3"
+	"github.com/narrator/narrator/internal/pcm"
+)
+
+// TestSpeechPipeline runs real speech through every step the pipeline
+// uses: espeak-ng's WAV on a pipe, DecodeWAV, Resample, TrimSilence,
+// Normalize, pauses, the streaming encoder and the segmenter.
+func TestSpeechPipeline(t *testing.T) {
+	t.Parallel()
+	needTool(t, "espeak-ng")
+	needTool(t, "lame")
+	sentences := []string{
+		"Narrator turns articles into speech.",
+		"Each sentence is synthesised on its own, then the pieces are joined in order.",
+		"The result is encoded as MP3 and packaged for streaming.",
+		"A listener can start playing before the whole file has loaded.",
+		"That is all there is to it.",
+		"Thank you for listening to this test.",
+	}
+	var mp3Data bytes.Buffer
+	st := &store{}
+	seg := hls.NewSegmenter(6*time.Second, st.put)
+	enc, err := mp3.NewEncoder(t.Context(), io.MultiWriter(&mp3Data, seg), mp3.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pcmSamples int64
+	for _, s := range sentences {
+		out, err := exec.CommandContext(t.Context(), "espeak-ng", "--stdout", s).Output()
+		if err != nil {
+			t.Fatalf("espeak-ng: %v", err)
+		}
+		samples, r, err := pcm.DecodeWAV(bytes.NewReader(out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		samples = pcm.Normalize(pcm.TrimSilence(pcm.Resample(samples, r, rate), rate), rate, pcm.DefaultTargetDBFS)
+		for _, chunk := range [][]int16{samples, pcm.Silence(rate, 400*time.Millisecond)} {
+			if err := enc.Write(chunk); err != nil {
+				t.Fatal(err)
+			}
+			pcmSamples += int64(len(chunk))
+		}
+	}
+	if err := enc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	playlist, err := seg.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries := check(t, mp3Data.Bytes(), playlist, st, 6*time.Second)
+	if len(entries) < 2 {
+		t.Errorf("%d segments for %v of speech, want several", len(entries), pcm.Duration(int(pcmSamples), rate))
+	}
+
+	// The MP3 decodes to speech at the target loudness, as long as the PCM.
+	d, err := gomp3.NewDecoder(bytes.NewReader(mp3Data.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := make([]byte, d.Length())
+	if _, err := io.ReadFull(d, raw); err != nil {
+		t.Fatal(err)
+	}
+	left := make([]int16, len(raw)/4)
+	for i := range left {
+		left[i] = int16(uint16(raw[4*i]) | uint16(raw[4*i+1])<<8)
+	}
+	if got := int64(len(left)); got < pcmSamples || got > pcmSamples+1105+2*1152 {
+		t.Errorf("decoded %d samples for %d samples of PCM", got, pcmSamples)
+	}
+	if l, ok := pcm.Loudness(left, rate); !ok || l < pcm.DefaultTargetDBFS-2 || l > pcm.DefaultTargetDBFS+2 {
+		t.Errorf("decoded loudness %.1f dBFS, want about %.0f", l, pcm.DefaultTargetDBFS)
+	}
+}

@@ -1,0 +1,561 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/httpapi"
+	"github.com/narrator/narrator/internal/jobs"
+	"github.com/narrator/narrator/internal/sqlite"
+)
+
+// testBundle is a real API server on a real SQLite store with River's
+// queue (not started: jobs are inserted and left alone).
+type testBundle struct {
+	store   *sqlite.Store
+	srv     *httptest.Server
+	account int64
+	key     string
+	project *narrator.Project
+}
+
+func setup(t *testing.T) *testBundle {
+	t.Helper()
+	ctx := t.Context()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "test.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := jobs.Migrate(ctx, st.DB()); err != nil {
+		t.Fatal(err)
+	}
+	q, err := jobs.New(st.DB(), jobs.NewSynthesizeWorker(st, nil, nil, nil), jobs.NewDeleteMediaWorker(nil), jobs.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.SetEnqueuer(q)
+	srv := httptest.NewServer(httpapi.NewServer(httpapi.Deps{
+		Store:    st,
+		MediaURL: func(key string) string { return "https://media.test/media/" + key },
+	}))
+	t.Cleanup(srv.Close)
+	b := &testBundle{store: st, srv: srv}
+	b.account, b.key = b.newAccount(t, "Acme")
+	b.project = b.newProject(t, b.account)
+	return b
+}
+
+func (b *testBundle) newAccount(t *testing.T, name string) (int64, string) {
+	t.Helper()
+	a := &narrator.Account{Name: name}
+	if err := b.store.CreateAccount(t.Context(), a); err != nil {
+		t.Fatal(err)
+	}
+	secret, prefix, hash, err := narrator.NewAPIKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.store.CreateAPIKey(t.Context(), a.ID, hash, prefix); err != nil {
+		t.Fatal(err)
+	}
+	return a.ID, secret
+}
+
+func (b *testBundle) newProject(t *testing.T, account int64) *narrator.Project {
+	t.Helper()
+	title, body, _ := narrator.DefaultVoices("en_US")
+	p := &narrator.Project{AccountID: account, Title: "News", Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: title.Name, BodyVoice: body.Name}
+	if err := b.store.CreateProject(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// response is a decoded answer.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (r response) object(t *testing.T) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(r.body, &m); err != nil {
+		t.Fatalf("body %q is not a JSON object: %v", r.body, err)
+	}
+	return m
+}
+
+func (r response) array(t *testing.T) []map[string]any {
+	t.Helper()
+	var a []map[string]any
+	if err := json.Unmarshal(r.body, &a); err != nil {
+		t.Fatalf("body %q is not a JSON array: %v", r.body, err)
+	}
+	return a
+}
+
+func (b *testBundle) do(t *testing.T, method, path string, body any, headers ...string) response {
+	t.Helper()
+	var rd io.Reader
+	ctype := "application/json"
+	switch v := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(v)
+	case url.Values:
+		rd = strings.NewReader(v.Encode())
+		ctype = "application/x-www-form-urlencoded"
+	default:
+		raw, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequestWithContext(t.Context(), method, b.srv.URL+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", ctype)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ct := res.Header.Get("Content-Type"); ct != "application/json" {
+		t.Errorf("%s %s: Content-Type %q, want application/json", method, path, ct)
+	}
+	return response{status: res.StatusCode, header: res.Header, body: raw}
+}
+
+func (b *testBundle) audioPath(ref any) string {
+	return fmt.Sprintf("/api/v3/projects/%d/audio/%v", b.project.ID, ref)
+}
+
+func (b *testBundle) audiosPath() string {
+	return fmt.Sprintf("/api/v3/projects/%d/audio", b.project.ID)
+}
+
+// create posts an article and returns the audio.
+func (b *testBundle) create(t *testing.T, fields map[string]any) map[string]any {
+	t.Helper()
+	body := map[string]any{"api_key": b.key}
+	for k, v := range fields {
+		body[k] = v
+	}
+	r := b.do(t, "POST", b.audiosPath(), body)
+	if r.status != 200 {
+		t.Fatalf("create: status %d, body %s", r.status, r.body)
+	}
+	return r.object(t)
+}
+
+func wantError(t *testing.T, r response, status, code int, msgPart string) {
+	t.Helper()
+	if r.status != status {
+		t.Fatalf("status %d, want %d; body %s", r.status, status, r.body)
+	}
+	m := r.object(t)
+	if int(m["code"].(float64)) != code {
+		t.Errorf("code %v, want %d", m["code"], code)
+	}
+	msg, _ := m["message"].(string)
+	if !strings.Contains(msg, msgPart) {
+		t.Errorf("message %q does not contain %q", msg, msgPart)
+	}
+}
+
+func TestCreateAudio(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	a := b.create(t, map[string]any{"title": "T", "body": "<p>Hello</p>", "author": "Ann", "article_url": "https://x.test/a", "external_id": "art-1", "metadata": map[string]string{"k": "v"}})
+	if a["state"] != "unprocessed" || a["deleted"] != false || a["external_id"] != "art-1" {
+		t.Errorf("audio %v", a)
+	}
+	if got := a["metadata"].(map[string]any)["k"]; got != "v" {
+		t.Errorf("metadata %v", a["metadata"])
+	}
+	media := a["media"].([]any)
+	if len(media) != 2 {
+		t.Fatalf("media %v", media)
+	}
+	for i, want := range []string{"mp3", "m3u8"} {
+		m := media[i].(map[string]any)
+		if m["content_type"] != want {
+			t.Errorf("media[%d] = %v, want %s first", i, m, want)
+		}
+		if u, ok := m["url"].([]any); !ok || len(u) != 0 {
+			t.Errorf("media[%d].url = %v, want []", i, m["url"])
+		}
+	}
+	for _, f := range []string{"title", "body", "author", "article_url"} {
+		if _, ok := a[f]; ok {
+			t.Errorf("input-only field %s returned", f)
+		}
+	}
+}
+
+func TestCreateValidation(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	cases := []struct {
+		name   string
+		body   any
+		status int
+		msg    string
+	}{
+		{"missing body", map[string]any{"api_key": b.key, "title": "x"}, 400, "body"},
+		{"blank body", map[string]any{"api_key": b.key, "body": "  \n\t "}, 400, "body"},
+		{"body not a string", map[string]any{"api_key": b.key, "body": 12}, 400, "body"},
+		{"body too long", map[string]any{"api_key": b.key, "body": strings.Repeat("é", narrator.MaxBodyChars+1)}, 400, "body"},
+		{"metadata not an object", map[string]any{"api_key": b.key, "body": "x", "metadata": []string{"a"}}, 400, "metadata"},
+		{"metadata value not a string", map[string]any{"api_key": b.key, "body": "x", "metadata": map[string]any{"a": 1}}, 400, "metadata"},
+		{"bad article_url", map[string]any{"api_key": b.key, "body": "x", "article_url": "not a url"}, 400, "article_url"},
+		{"title not a string", map[string]any{"api_key": b.key, "body": "x", "title": map[string]any{}}, 400, "title"},
+		{"invalid JSON", `{"api_key": "` + b.key + `", "body": `, 400, "JSON"},
+		{"JSON array", `[1,2]`, 400, "JSON"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			r := b.do(t, "POST", b.audiosPath(), c.body, "X-Api-Key", b.key)
+			wantError(t, r, c.status, 10, c.msg)
+		})
+	}
+	t.Run("body of 100,000 characters is fine", func(t *testing.T) {
+		t.Parallel()
+		b.create(t, map[string]any{"body": strings.Repeat("é", narrator.MaxBodyChars)})
+	})
+	t.Run("oversized request refused", func(t *testing.T) {
+		t.Parallel()
+		r := b.do(t, "POST", b.audiosPath(), map[string]any{"api_key": b.key, "body": strings.Repeat("a", httpapi.DefaultMaxBodyBytes+1)})
+		if r.status != 413 && r.status != 400 {
+			t.Fatalf("status %d", r.status)
+		}
+	})
+}
+
+func TestAPIKeyPlaces(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	a := b.create(t, map[string]any{"body": "x", "external_id": "e1"})
+	id := int64(a["id"].(float64))
+	cases := []struct {
+		name    string
+		method  string
+		path    string
+		body    any
+		headers []string
+	}{
+		{"query", "GET", b.audioPath(id) + "?api_key=" + b.key, nil, nil},
+		{"JSON body on GET", "GET", b.audioPath(id), map[string]any{"api_key": b.key}, nil},
+		{"bearer", "GET", b.audioPath(id), nil, []string{"Authorization", "Bearer " + b.key}},
+		{"X-Api-Key", "GET", b.audioPath(id), nil, []string{"X-Api-Key", b.key}},
+		{"form", "PUT", b.audioPath(id), url.Values{"api_key": {b.key}}, nil},
+		{"list in query", "GET", b.audiosPath() + "?api_key=" + b.key, nil, nil},
+		{"projects in query", "GET", "/api/v3/projects?api_key=" + b.key, nil, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			if r := b.do(t, c.method, c.path, c.body, c.headers...); r.status != 200 {
+				t.Fatalf("status %d body %s", r.status, r.body)
+			}
+		})
+	}
+	unauthorized := []struct {
+		name    string
+		path    string
+		headers []string
+	}{
+		{"no key", b.audiosPath(), nil},
+		{"wrong key", b.audiosPath() + "?api_key=nk_nope", nil},
+		{"wrong bearer", b.audiosPath(), []string{"Authorization", "Bearer nk_nope"}},
+		{"no key on projects", "/api/v3/projects", nil},
+		{"no key on missing project", "/api/v3/projects/999/audio", nil},
+	}
+	for _, c := range unauthorized {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			r := b.do(t, "GET", c.path, nil, c.headers...)
+			wantError(t, r, 401, 20, "The authentication token was not recognised")
+		})
+	}
+}
+
+func TestRevokedKey(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	keys, err := b.store.ListAPIKeys(t.Context(), b.account)
+	if err != nil || len(keys) != 1 {
+		t.Fatal(keys, err)
+	}
+	if err := b.store.RevokeAPIKey(t.Context(), b.account, keys[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	wantError(t, b.do(t, "GET", "/api/v3/projects?api_key="+b.key, nil), 401, 20, "recognised")
+}
+
+func TestNotFound(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	otherAccount, otherKey := b.newAccount(t, "Other")
+	otherProject := b.newProject(t, otherAccount)
+	mine := b.create(t, map[string]any{"body": "x"})
+	id := int64(mine["id"].(float64))
+	// An audio of another project of the same account.
+	second := b.newProject(t, b.account)
+	cases := []struct {
+		name, method, path string
+	}{
+		{"missing project", "GET", "/api/v3/projects/9999/audio"},
+		{"project id not a number", "GET", "/api/v3/projects/abc/audio"},
+		{"project of another account", "GET", fmt.Sprintf("/api/v3/projects/%d/audio", otherProject.ID)},
+		{"post to another account's project", "POST", fmt.Sprintf("/api/v3/projects/%d/audio", otherProject.ID)},
+		{"missing audio", "GET", b.audioPath(99999)},
+		{"missing external id", "GET", b.audioPath("nope")},
+		{"audio of another project", "GET", fmt.Sprintf("/api/v3/projects/%d/audio/%d", second.ID, id)},
+		{"update missing", "PUT", b.audioPath(99999)},
+		{"delete missing", "DELETE", b.audioPath(99999)},
+		{"unknown route", "GET", "/api/v3/nothing"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			r := b.do(t, c.method, c.path, map[string]any{"api_key": b.key, "body": "x"})
+			wantError(t, r, 404, 30, "Object not found")
+		})
+	}
+	t.Run("other account cannot see mine", func(t *testing.T) {
+		t.Parallel()
+		wantError(t, b.do(t, "GET", b.audioPath(id)+"?api_key="+otherKey, nil), 404, 30, "Object not found")
+	})
+}
+
+func TestExternalIDs(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	first := b.create(t, map[string]any{"body": "one", "external_id": "ext-7", "metadata": map[string]string{"v": "1"}})
+	again := b.create(t, map[string]any{"body": "one", "external_id": "ext-7", "metadata": map[string]string{"v": "2"}})
+	if again["id"] != first["id"] {
+		t.Fatalf("a repeated external_id made a new audio: %v then %v", first["id"], again["id"])
+	}
+	if again["metadata"].(map[string]any)["v"] != "2" {
+		t.Errorf("repeat did not update: %v", again)
+	}
+	list := b.do(t, "GET", b.audiosPath()+"?api_key="+b.key, nil).array(t)
+	if len(list) != 1 {
+		t.Fatalf("list has %d audios, want 1", len(list))
+	}
+	got := b.do(t, "GET", b.audioPath("ext-7")+"?api_key="+b.key, nil).object(t)
+	if got["id"] != first["id"] {
+		t.Errorf("get by external id: %v", got)
+	}
+	// A numeric external_id that is also another audio's id: the id wins.
+	numeric := b.create(t, map[string]any{"body": "two", "external_id": fmt.Sprint(int64(first["id"].(float64)))})
+	if got := b.do(t, "GET", b.audioPath(int64(first["id"].(float64)))+"?api_key="+b.key, nil).object(t); got["id"] != first["id"] {
+		t.Errorf("numeric ref resolved to %v, want the audio with that id", got["id"])
+	}
+	_ = numeric
+	// Changing an external_id to one in use is refused.
+	r := b.do(t, "PUT", b.audioPath("ext-7"), map[string]any{"api_key": b.key, "external_id": numeric["external_id"]})
+	wantError(t, r, 400, 10, "external_id")
+}
+
+func TestUpdateAudio(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	a := b.create(t, map[string]any{"title": "T", "body": "B", "external_id": "u1", "metadata": map[string]string{"a": "1"}})
+	id := int64(a["id"].(float64))
+	stored, err := b.store.FindAudio(t.Context(), b.project.ID, "u1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	publish := func(t *testing.T, rev int) {
+		t.Helper()
+		keys := map[string]string{"mp3": fmt.Sprintf("tok%d/audio.mp3", rev), "m3u8": fmt.Sprintf("tok%d/audio.m3u8", rev)}
+		if err := b.store.PublishAudio(t.Context(), id, rev, keys, 1234); err != nil {
+			t.Fatal(err)
+		}
+	}
+	publish(t, stored.Revision)
+
+	got := b.do(t, "PUT", b.audioPath(id), map[string]any{"api_key": b.key}).object(t)
+	if got["state"] != "processed" || got["metadata"].(map[string]any)["a"] != "1" {
+		t.Fatalf("empty update changed the audio: %v", got)
+	}
+	media := got["media"].([]any)
+	if u := media[0].(map[string]any)["url"]; u != "https://media.test/media/tok1/audio.mp3" {
+		t.Errorf("mp3 url %v", u)
+	}
+
+	got = b.do(t, "PUT", b.audioPath(id), map[string]any{"api_key": b.key, "metadata": map[string]string{"b": "2"}}).object(t)
+	if got["state"] != "processed" {
+		t.Errorf("metadata change re-synthesised: %v", got)
+	}
+	got = b.do(t, "PUT", b.audioPath("u1"), map[string]any{"api_key": b.key, "external_id": "u2"}).object(t)
+	if got["state"] != "processed" || got["external_id"] != "u2" {
+		t.Errorf("external_id change: %v", got)
+	}
+	got = b.do(t, "PUT", b.audioPath("u2"), map[string]any{"api_key": b.key, "title": "New title"}).object(t)
+	if got["state"] != "unprocessed" {
+		t.Errorf("title change did not re-synthesise: %v", got)
+	}
+	if u, ok := got["media"].([]any)[0].(map[string]any)["url"].([]any); !ok || len(u) != 0 {
+		t.Errorf("unprocessed audio shows a url: %v", got["media"])
+	}
+	after, err := b.store.FindAudio(t.Context(), b.project.ID, "u2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Body != "B" || after.Title != "New title" || after.Metadata["b"] != "2" {
+		t.Errorf("omitted fields not kept: %+v", after)
+	}
+	wantError(t, b.do(t, "PUT", b.audioPath(id), map[string]any{"api_key": b.key, "body": " "}), 400, 10, "body")
+}
+
+func TestDeleteAudio(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	a := b.create(t, map[string]any{"body": "x", "external_id": "d1"})
+	id := int64(a["id"].(float64))
+	r := b.do(t, "DELETE", b.audioPath(id), map[string]any{"api_key": b.key})
+	if r.status != 200 {
+		t.Fatalf("delete: %d %s", r.status, r.body)
+	}
+	got := r.object(t)
+	if got["deleted"] != true || got["media"].([]any)[0].(map[string]any)["content_type"] != "mp3" {
+		t.Errorf("delete response %v", got)
+	}
+	for _, m := range []string{"GET", "PUT", "DELETE"} {
+		wantError(t, b.do(t, m, b.audioPath(id), map[string]any{"api_key": b.key}), 404, 30, "Object not found")
+	}
+	if list := b.do(t, "GET", b.audiosPath()+"?api_key="+b.key, nil).array(t); len(list) != 0 {
+		t.Errorf("deleted audio listed: %v", list)
+	}
+	projects := b.do(t, "GET", "/api/v3/projects?api_key="+b.key, nil).array(t)
+	if projects[0]["audio_count"] != 0.0 {
+		t.Errorf("audio_count %v after delete", projects[0]["audio_count"])
+	}
+	// The external id is free again.
+	again := b.create(t, map[string]any{"body": "y", "external_id": "d1"})
+	if again["id"] == a["id"] {
+		t.Error("create after delete revived the deleted audio")
+	}
+}
+
+func TestListAudios(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	var ids []float64
+	for i := range 53 {
+		ids = append(ids, b.create(t, map[string]any{"body": fmt.Sprint("article ", i)})["id"].(float64))
+	}
+	page1 := b.do(t, "GET", b.audiosPath()+"?api_key="+b.key, nil).array(t)
+	page2 := b.do(t, "GET", b.audiosPath()+"?page=2&api_key="+b.key, nil).array(t)
+	page3 := b.do(t, "GET", b.audiosPath()+"?page=3&api_key="+b.key, nil)
+	if len(page1) != 50 || len(page2) != 3 || string(bytes.TrimSpace(page3.body)) != "[]" {
+		t.Fatalf("pages of %d, %d, %s", len(page1), len(page2), page3.body)
+	}
+	if page1[0]["id"] != ids[52] || page2[2]["id"] != ids[0] {
+		t.Errorf("not newest first: first %v last %v", page1[0]["id"], page2[2]["id"])
+	}
+	media := page1[0]["media"].([]any)
+	if media[0].(map[string]any)["content_type"] != "m3u8" || media[1].(map[string]any)["content_type"] != "mp3" {
+		t.Errorf("list media order %v, want m3u8 then mp3", media)
+	}
+	for _, p := range []string{"daily", "weekly", "monthly", "all"} {
+		if got := b.do(t, "GET", b.audiosPath()+"?period="+p+"&api_key="+b.key, nil).array(t); len(got) != 50 {
+			t.Errorf("period %s: %d audios", p, len(got))
+		}
+	}
+	for _, q := range []string{"period=yearly", "page=0", "page=abc", "page=-1"} {
+		wantError(t, b.do(t, "GET", b.audiosPath()+"?"+q+"&api_key="+b.key, nil), 400, 10, strings.Split(q, "=")[0])
+	}
+}
+
+func TestListProjects(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.create(t, map[string]any{"body": "x"})
+	other, _ := b.newAccount(t, "Other")
+	b.newProject(t, other)
+	got := b.do(t, "GET", "/api/v3/projects?api_key="+b.key, nil).array(t)
+	if len(got) != 1 {
+		t.Fatalf("projects %v", got)
+	}
+	p := got[0]
+	title, body, _ := narrator.DefaultVoices("en_US")
+	want := map[string]any{"id": float64(b.project.ID), "title": "News", "type": "api", "language": "en_US", "url": nil, "title_voice": title.Label(), "body_voice": body.Label(), "audio_count": 1.0}
+	for k, v := range want {
+		if p[k] != v {
+			t.Errorf("%s = %v, want %v", k, p[k], v)
+		}
+	}
+}
+
+func TestMethodNotAllowed(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	r := b.do(t, "PATCH", b.audiosPath(), map[string]any{"api_key": b.key})
+	if r.status != 405 {
+		t.Fatalf("status %d", r.status)
+	}
+}
+
+func TestFormBody(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	r := b.do(t, "POST", b.audiosPath(), url.Values{"api_key": {b.key}, "body": {"Form body"}, "external_id": {"f1"}, "metadata[src]": {"form"}})
+	if r.status != 200 {
+		t.Fatalf("status %d %s", r.status, r.body)
+	}
+	a := r.object(t)
+	if a["external_id"] != "f1" || a["metadata"].(map[string]any)["src"] != "form" {
+		t.Errorf("form create: %v", a)
+	}
+}
+
+func TestFailedAudioShowsError(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	a := b.create(t, map[string]any{"body": "x", "external_id": "bad"})
+	st, err := b.store.FindAudio(t.Context(), b.project.ID, "bad")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.store.FailAudio(context.Background(), int64(a["id"].(float64)), st.Revision, "the engine gave up"); err != nil {
+		t.Fatal(err)
+	}
+	got := b.do(t, "GET", b.audioPath("bad")+"?api_key="+b.key, nil).object(t)
+	if got["state"] != "failed" || got["error"] != "the engine gave up" {
+		t.Errorf("failed audio: %v", got)
+	}
+	_ = time.Now
+}

@@ -1,0 +1,224 @@
+package httpapi
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/narrator/narrator"
+)
+
+// audioJSON is the v3 Audio.
+type audioJSON struct {
+	ID         int64             `json:"id"`
+	ExternalID *string           `json:"external_id"`
+	State      string            `json:"state"`
+	Media      []mediaJSON       `json:"media"`
+	Deleted    bool              `json:"deleted"`
+	Metadata   map[string]string `json:"metadata"`
+	// Error says why synthesis failed; only present in state "failed".
+	Error string `json:"error,omitempty"`
+}
+
+// mediaJSON is the v3 Media. URL is a string once the audio is processed
+// and the empty array before.
+type mediaJSON struct {
+	ID          int64  `json:"id"`
+	ContentType string `json:"content_type"`
+	URL         any    `json:"url"`
+}
+
+// mediaOrder lists content types in the order responses show them: single
+// audios list the MP3 first, lists put the playlist first.
+var (
+	singleOrder = []string{narrator.ContentTypeMP3, narrator.ContentTypeM3U8}
+	listOrder   = []string{narrator.ContentTypeM3U8, narrator.ContentTypeMP3}
+)
+
+func (s *Server) audioJSON(a *narrator.Audio, order []string) audioJSON {
+	out := audioJSON{
+		ID:       a.ID,
+		State:    a.State,
+		Media:    make([]mediaJSON, 0, len(a.Media)),
+		Deleted:  a.Deleted,
+		Metadata: a.Metadata,
+	}
+	if a.ExternalID != "" {
+		out.ExternalID = &a.ExternalID
+	}
+	if out.Metadata == nil {
+		out.Metadata = map[string]string{}
+	}
+	if a.State == narrator.StateFailed {
+		out.Error = a.Error
+	}
+	for _, ct := range order {
+		m, ok := a.MediaOf(ct)
+		if !ok {
+			continue
+		}
+		var url any = []string{}
+		if a.State == narrator.StateProcessed && m.Key != "" {
+			url = s.mediaURL(m.Key)
+		}
+		out.Media = append(out.Media, mediaJSON{ID: m.ID, ContentType: m.ContentType, URL: url})
+	}
+	return out
+}
+
+// articleFields are the string fields an article is made of.
+var articleFields = []string{"title", "body", "author", "article_url", "external_id"}
+
+// readUpdate gathers the article fields a request gives.
+func readUpdate(p *params) (narrator.AudioUpdate, error) {
+	var u narrator.AudioUpdate
+	dst := map[string]**string{
+		"title": &u.Title, "body": &u.Body, "author": &u.Author,
+		"article_url": &u.ArticleURL, "external_id": &u.ExternalID,
+	}
+	for _, f := range articleFields {
+		v, ok, err := p.str(f, f == "external_id")
+		if err != nil {
+			return u, err
+		}
+		if ok {
+			*dst[f] = &v
+		}
+	}
+	m, ok, err := p.metadata()
+	if err != nil {
+		return u, err
+	}
+	u.Metadata, u.MetadataSet = m, ok
+	return u, nil
+}
+
+func (s *Server) createAudio(w http.ResponseWriter, r *http.Request, c *call) error {
+	p, err := s.project(r, c)
+	if err != nil {
+		return err
+	}
+	u, err := readUpdate(c.params)
+	if err != nil {
+		return err
+	}
+	if u.Body == nil {
+		return narrator.Errorf(narrator.EINVALID, "body is required")
+	}
+	a := &narrator.Audio{
+		ProjectID:  p.ID,
+		Title:      deref(u.Title),
+		Body:       *u.Body,
+		Author:     deref(u.Author),
+		ArticleURL: deref(u.ArticleURL),
+		ExternalID: deref(u.ExternalID),
+		Metadata:   u.Metadata,
+	}
+	if _, err := s.store.CreateAudio(r.Context(), a); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, s.audioJSON(a, singleOrder))
+	return nil
+}
+
+func (s *Server) getAudio(w http.ResponseWriter, r *http.Request, c *call) error {
+	p, err := s.project(r, c)
+	if err != nil {
+		return err
+	}
+	a, err := s.store.FindAudio(r.Context(), p.ID, r.PathValue("audio_id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, s.audioJSON(a, singleOrder))
+	return nil
+}
+
+func (s *Server) updateAudio(w http.ResponseWriter, r *http.Request, c *call) error {
+	p, err := s.project(r, c)
+	if err != nil {
+		return err
+	}
+	u, err := readUpdate(c.params)
+	if err != nil {
+		return err
+	}
+	a, err := s.store.UpdateAudio(r.Context(), p.ID, r.PathValue("audio_id"), u)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, s.audioJSON(a, singleOrder))
+	return nil
+}
+
+func (s *Server) deleteAudio(w http.ResponseWriter, r *http.Request, c *call) error {
+	p, err := s.project(r, c)
+	if err != nil {
+		return err
+	}
+	a, err := s.store.DeleteAudio(r.Context(), p.ID, r.PathValue("audio_id"))
+	if err != nil {
+		return err
+	}
+	a.Deleted = true
+	writeJSON(w, http.StatusOK, s.audioJSON(a, singleOrder))
+	return nil
+}
+
+// periods maps the list period names to how far back they reach; 0 is all.
+var periods = map[string]time.Duration{
+	"daily":   24 * time.Hour,
+	"weekly":  7 * 24 * time.Hour,
+	"monthly": 30 * 24 * time.Hour,
+	"all":     0,
+}
+
+func (s *Server) listAudios(w http.ResponseWriter, r *http.Request, c *call) error {
+	p, err := s.project(r, c)
+	if err != nil {
+		return err
+	}
+	period, ok, err := c.params.str("period", false)
+	if err != nil {
+		return err
+	}
+	if !ok || period == "" {
+		period = "all"
+	}
+	back, known := periods[period]
+	if !known {
+		return narrator.Errorf(narrator.EINVALID, "period must be one of daily, weekly, monthly or all")
+	}
+	var since time.Time
+	if back > 0 {
+		since = s.now().Add(-back)
+	}
+	page := 1
+	if v, ok, err := c.params.str("page", true); err != nil {
+		return err
+	} else if ok && v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return narrator.Errorf(narrator.EINVALID, "page must be a whole number from 1 up")
+		}
+		page = n
+	}
+	audios, err := s.store.ListAudios(r.Context(), p.ID, since, page, AudiosPerPage)
+	if err != nil {
+		return err
+	}
+	out := make([]audioJSON, 0, len(audios))
+	for _, a := range audios {
+		out = append(out, s.audioJSON(a, listOrder))
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// deref returns *p, or "" for nil.
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}

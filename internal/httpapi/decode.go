@@ -1,0 +1,171 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/narrator/narrator"
+)
+
+// params are a request's named parameters, gathered from the JSON or form
+// body and the query string. The body wins over the query.
+type params struct {
+	json  map[string]json.RawMessage
+	form  url.Values
+	query url.Values
+}
+
+// readParams reads and parses the request body, if any, and the query. The
+// body is capped at max bytes; a larger one is refused before it is read
+// whole.
+func readParams(r *http.Request, max int64) (*params, error) {
+	p := &params{query: r.URL.Query()}
+	if r.ContentLength > max {
+		return nil, tooLarge(max)
+	}
+	raw, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, max))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, tooLarge(max)
+		}
+		return nil, narrator.Errorf(narrator.EINVALID, "could not read the request body")
+	}
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return p, nil
+	}
+	mediaType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	switch mediaType {
+	case "application/x-www-form-urlencoded":
+		form, err := url.ParseQuery(string(raw))
+		if err != nil {
+			return nil, narrator.Errorf(narrator.EINVALID, "the form body is not valid: %v", err)
+		}
+		p.form = form
+	default:
+		// JSON is the default: many clients omit the content type.
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		if err := dec.Decode(&p.json); err != nil || p.json == nil {
+			return nil, narrator.Errorf(narrator.EINVALID, "the request body must be a JSON object")
+		}
+		if _, err := dec.Token(); err != io.EOF {
+			return nil, narrator.Errorf(narrator.EINVALID, "the request body must hold a single JSON object")
+		}
+	}
+	return p, nil
+}
+
+func tooLarge(max int64) error {
+	return narrator.Errorf(narrator.ETOOLARGE, "the request body is larger than %d bytes", max)
+}
+
+// str returns a string parameter and whether it was given. A JSON null
+// counts as not given. numbers allows JSON numbers, taken as their text.
+func (p *params) str(name string, numbers bool) (string, bool, error) {
+	if raw, ok := p.json[name]; ok {
+		var v any
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		if err := dec.Decode(&v); err != nil {
+			return "", false, narrator.Errorf(narrator.EINVALID, "%s is not valid JSON", name)
+		}
+		switch v := v.(type) {
+		case nil:
+			return "", false, nil
+		case string:
+			return v, true, nil
+		case json.Number:
+			if numbers {
+				return v.String(), true, nil
+			}
+		}
+		return "", false, narrator.Errorf(narrator.EINVALID, "%s must be a string", name)
+	}
+	if vs, ok := p.form[name]; ok {
+		return vs[0], true, nil
+	}
+	if vs, ok := p.query[name]; ok {
+		return vs[0], true, nil
+	}
+	return "", false, nil
+}
+
+// metadata returns the metadata object and whether it was given. In forms it
+// is sent as metadata[key]=value pairs.
+func (p *params) metadata() (map[string]string, bool, error) {
+	if raw, ok := p.json["metadata"]; ok {
+		var v any
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return nil, false, narrator.Errorf(narrator.EINVALID, "metadata is not valid JSON")
+		}
+		if v == nil {
+			return nil, false, nil
+		}
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return nil, false, narrator.Errorf(narrator.EINVALID, "metadata must be an object of string values")
+		}
+		m := make(map[string]string, len(obj))
+		for k, val := range obj {
+			s, ok := val.(string)
+			if !ok {
+				return nil, false, narrator.Errorf(narrator.EINVALID, "metadata value of %q must be a string", k)
+			}
+			m[k] = s
+		}
+		return m, true, nil
+	}
+	var m map[string]string
+	for k, vs := range p.form {
+		if key, ok := strings.CutPrefix(k, "metadata["); ok && strings.HasSuffix(key, "]") {
+			if m == nil {
+				m = map[string]string{}
+			}
+			m[strings.TrimSuffix(key, "]")] = vs[0]
+		}
+	}
+	return m, m != nil, nil
+}
+
+// apiKey finds the API key in the body, the query, or the Authorization or
+// X-Api-Key headers, in that order.
+func (p *params) apiKey(r *http.Request) string {
+	if k, ok, err := p.str("api_key", false); err == nil && ok && k != "" {
+		return k
+	}
+	if k, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && strings.TrimSpace(k) != "" {
+		return strings.TrimSpace(k)
+	}
+	return strings.TrimSpace(r.Header.Get("X-Api-Key"))
+}
+
+// pathID parses a numeric path parameter. Anything else names no object.
+func pathID(r *http.Request, name string) (int64, error) {
+	id, err := strconv.ParseInt(r.PathValue(name), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, narrator.Errorf(narrator.ENOTFOUND, "%s is not a known id", name)
+	}
+	return id, nil
+}
+
+// writeJSON encodes v into a buffer first, so that an encoding failure can
+// still become a clean error response.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(v); err != nil {
+		buf.Reset()
+		buf.WriteString(`{"code":50,"message":"Internal error"}` + "\n")
+		status = http.StatusInternalServerError
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}

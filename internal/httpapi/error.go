@@ -1,0 +1,49 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/narrator/narrator"
+)
+
+// errMethod is a code local to the wire: the method does not apply to the path.
+const errMethod = "method_not_allowed"
+
+// errorBody is the v3 error response.
+type errorBody struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+}
+
+// errorTable maps narrator error codes to a status, a v3 numeric code and,
+// where the original service used a fixed text, that message.
+var errorTable = map[string]struct {
+	status  int
+	code    int
+	message string
+}{
+	narrator.EINVALID:      {http.StatusBadRequest, 10, ""},
+	narrator.ETOOLARGE:     {http.StatusRequestEntityTooLarge, 10, ""},
+	errMethod:              {http.StatusMethodNotAllowed, 10, ""},
+	narrator.EUNAUTHORIZED: {http.StatusUnauthorized, 20, "The authentication token was not recognised"},
+	narrator.ENOTFOUND:     {http.StatusNotFound, 30, "Object not found"},
+	narrator.ECONFLICT:     {http.StatusConflict, 40, ""},
+	narrator.EINTERNAL:     {http.StatusInternalServerError, 50, "Internal error"},
+}
+
+// writeError writes err as the v3 error body. Internal error text never
+// reaches the client.
+func writeError(w http.ResponseWriter, err error) {
+	e, ok := errorTable[narrator.ErrorCode(err)]
+	if !ok {
+		e = errorTable[narrator.EINTERNAL]
+	}
+	msg := e.message
+	if msg == "" {
+		msg = narrator.ErrorMessage(err)
+	}
+	if e.status == http.StatusMethodNotAllowed {
+		w.Header().Set("Allow", "GET, POST, PUT, DELETE")
+	}
+	writeJSON(w, e.status, errorBody{Code: e.code, Message: msg})
+}

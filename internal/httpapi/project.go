@@ -1,0 +1,67 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/narrator/narrator"
+)
+
+// projectJSON is the v3 Project.
+type projectJSON struct {
+	ID         int64   `json:"id"`
+	Title      string  `json:"title"`
+	Type       string  `json:"type"`
+	Language   string  `json:"language"`
+	URL        *string `json:"url"`
+	TitleVoice string  `json:"title_voice"`
+	BodyVoice  string  `json:"body_voice"`
+	AudioCount int     `json:"audio_count"`
+}
+
+// ProjectJSON converts a project to its v3 wire form. It is exported for the
+// CLI, which prints projects in the same shape.
+func ProjectJSON(p *narrator.Project) any {
+	out := projectJSON{
+		ID:         p.ID,
+		Title:      p.Title,
+		Type:       p.Type,
+		Language:   p.Language,
+		TitleVoice: voiceLabel(p.Language, p.TitleVoice),
+		BodyVoice:  voiceLabel(p.Language, p.BodyVoice),
+		AudioCount: p.AudioCount,
+	}
+	if p.URL != "" {
+		out.URL = &p.URL
+	}
+	return out
+}
+
+// voiceLabel shows a voice as "Name (Gender)".
+func voiceLabel(language, name string) string {
+	if v, ok := narrator.LookupVoice(language, name); ok {
+		return v.Label()
+	}
+	return name
+}
+
+func (s *Server) listProjects(w http.ResponseWriter, r *http.Request, c *call) error {
+	projects, err := s.store.ListProjects(r.Context(), c.accountID)
+	if err != nil {
+		return err
+	}
+	out := make([]any, 0, len(projects))
+	for _, p := range projects {
+		out = append(out, ProjectJSON(p))
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// project resolves the path's project_id within the caller's account.
+func (s *Server) project(r *http.Request, c *call) (*narrator.Project, error) {
+	id, err := pathID(r, "project_id")
+	if err != nil {
+		return nil, err
+	}
+	return s.store.FindProject(r.Context(), c.accountID, id)
+}

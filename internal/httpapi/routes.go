@@ -1,0 +1,35 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/narrator/narrator"
+)
+
+// routes registers every route. Method-less patterns catch the methods a
+// path does not support, so that those answers are JSON too.
+func (s *Server) routes() {
+	s.mux.Handle("GET /api/v3/projects", s.handle(s.authed(s.listProjects)))
+	s.mux.Handle("POST /api/v3/projects/{project_id}/audio", s.handle(s.authed(s.createAudio)))
+	s.mux.Handle("GET /api/v3/projects/{project_id}/audio", s.handle(s.authed(s.listAudios)))
+	s.mux.Handle("GET /api/v3/projects/{project_id}/audio/{audio_id}", s.handle(s.authed(s.getAudio)))
+	s.mux.Handle("PUT /api/v3/projects/{project_id}/audio/{audio_id}", s.handle(s.authed(s.updateAudio)))
+	s.mux.Handle("DELETE /api/v3/projects/{project_id}/audio/{audio_id}", s.handle(s.authed(s.deleteAudio)))
+
+	for _, p := range []string{
+		"/api/v3/projects",
+		"/api/v3/projects/{project_id}/audio",
+		"/api/v3/projects/{project_id}/audio/{audio_id}",
+	} {
+		s.mux.Handle(p, s.handle(methodNotAllowed))
+	}
+	s.mux.Handle("/", s.handle(notFound))
+}
+
+func methodNotAllowed(w http.ResponseWriter, r *http.Request) error {
+	return narrator.Errorf(errMethod, "method %s is not allowed on this path", r.Method)
+}
+
+func notFound(w http.ResponseWriter, r *http.Request) error {
+	return narrator.Errorf(narrator.ENOTFOUND, "no such route")
+}

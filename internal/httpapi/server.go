@@ -1,0 +1,117 @@
+// Package httpapi serves the Audio Generation Service API v3 over JSON.
+//
+// It owns the wire types, which match the specification exactly, and maps
+// narrator errors to statuses and to the v3 error body through one table.
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/narrator/narrator"
+)
+
+// Store is what the API needs from storage. Methods return *narrator.Error
+// values with ENOTFOUND, EINVALID or EUNAUTHORIZED codes for client mistakes.
+type Store interface {
+	// AuthenticateAPIKey returns the account of a key hash; EUNAUTHORIZED if
+	// the key is unknown or revoked.
+	AuthenticateAPIKey(ctx context.Context, hash []byte) (int64, error)
+	// FindProject returns ENOTFOUND for a missing project or one of another account.
+	FindProject(ctx context.Context, accountID, projectID int64) (*narrator.Project, error)
+	ListProjects(ctx context.Context, accountID int64) ([]*narrator.Project, error)
+	// CreateAudio inserts a, or updates the live audio with a's external_id.
+	CreateAudio(ctx context.Context, a *narrator.Audio) (created bool, err error)
+	FindAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error)
+	UpdateAudio(ctx context.Context, projectID int64, ref string, u narrator.AudioUpdate) (*narrator.Audio, error)
+	DeleteAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error)
+	ListAudios(ctx context.Context, projectID int64, since time.Time, page, perPage int) ([]*narrator.Audio, error)
+}
+
+// Deps are the collaborators of the API server.
+type Deps struct {
+	Store  Store
+	Logger *slog.Logger
+	// MediaURL turns a media key into the absolute URL clients fetch it from.
+	MediaURL func(key string) string
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+	// MaxBodyBytes caps request bodies; DefaultMaxBodyBytes when zero.
+	MaxBodyBytes int64
+}
+
+// DefaultMaxBodyBytes is the default request body limit. A body of the
+// largest allowed article, 100,000 characters, fits even when every
+// character is escaped as a JSON \u sequence.
+const DefaultMaxBodyBytes = 2 << 20
+
+// AudiosPerPage is the list page size fixed by the specification.
+const AudiosPerPage = 50
+
+// Server is the v3 API as an http.Handler.
+type Server struct {
+	store    Store
+	logger   *slog.Logger
+	mediaURL func(string) string
+	now      func() time.Time
+	maxBody  int64
+	mux      *http.ServeMux
+}
+
+// NewServer returns the API handler. Paths outside the API answer a JSON 404.
+func NewServer(d Deps) *Server {
+	s := &Server{
+		store:    d.Store,
+		logger:   d.Logger,
+		mediaURL: d.MediaURL,
+		now:      d.Now,
+		maxBody:  d.MaxBodyBytes,
+		mux:      http.NewServeMux(),
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.maxBody == 0 {
+		s.maxBody = DefaultMaxBodyBytes
+	}
+	if s.logger == nil {
+		s.logger = slog.New(slog.DiscardHandler)
+	}
+	s.routes()
+	return s
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			s.logger.Error("panic in handler", "method", r.Method, "path", r.URL.Path, "panic", v)
+			writeError(w, narrator.Errorf(narrator.EINTERNAL, "internal error"))
+		}
+	}()
+	w.Header().Set("Cache-Control", "no-store")
+	s.mux.ServeHTTP(w, r)
+}
+
+// handlerFunc is a handler that reports failure by returning an error.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// handle adapts a handlerFunc: a returned error is logged once here and
+// written as the v3 error body.
+func (s *Server) handle(h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		err := h(w, r)
+		if err == nil {
+			return
+		}
+		if narrator.ErrorCode(err) == narrator.EINTERNAL {
+			s.logger.Error("api request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		}
+		writeError(w, err)
+	})
+}

@@ -1,0 +1,149 @@
+// Package mediaserve serves stored media objects (MP3, HLS playlists and
+// segments) over public HTTP.
+//
+// Keys contain a random token and an object never changes once written, so
+// responses are cacheable forever. Any origin may fetch them, because web
+// players (hls.js, <audio>) load them cross-origin. Range requests, HEAD,
+// If-Modified-Since and If-None-Match are answered by http.ServeContent.
+//
+// Mount the handler under a prefix with http.StripPrefix, so that the path it
+// sees is the object key:
+//
+//	mux.Handle("/media/", http.StripPrefix("/media/", mediaserve.New(store, logger)))
+package mediaserve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/narrator/narrator"
+)
+
+// Opener opens stored media objects.
+type Opener interface {
+	// Open returns the object at key and its info. It returns an error
+	// matching narrator.ErrBlobNotFound if there is no object at key, and an
+	// EINVALID *narrator.Error if key is malformed.
+	Open(ctx context.Context, key string) (io.ReadSeekCloser, narrator.BlobInfo, error)
+}
+
+// Handler is the media http.Handler.
+type Handler struct {
+	store  Opener
+	logger *slog.Logger
+}
+
+// New returns a Handler that serves the objects of store, logging internal
+// errors to logger (discarded if nil).
+func New(store Opener, logger *slog.Logger) *Handler {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Handler{store: store, logger: logger}
+}
+
+// ContentType returns the Content-Type the handler serves key with, chosen by
+// its extension. Anything unknown is application/octet-stream, never sniffed.
+func ContentType(key string) string {
+	switch strings.ToLower(path.Ext(key)) {
+	case ".mp3":
+		return "audio/mpeg"
+	case ".m3u8":
+		return "application/vnd.apple.mpegurl"
+	case ".ts":
+		return "video/mp2t"
+	case ".aac":
+		return "audio/aac"
+	case ".m4a":
+		return "audio/mp4"
+	default:
+		return "application/octet-stream"
+	}
+}
+
+const allowedMethods = "GET, HEAD, OPTIONS"
+
+// ServeHTTP serves the object whose key is r.URL.Path (one leading slash is
+// ignored). A missing object or a malformed key is a 404 with the v3 error
+// body; a method other than GET, HEAD or OPTIONS is a 405.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hdr := w.Header()
+	hdr.Set("Access-Control-Allow-Origin", "*")
+	hdr.Set("Access-Control-Expose-Headers", "Content-Length, Content-Range, Accept-Ranges")
+	hdr.Set("X-Content-Type-Options", "nosniff")
+
+	switch r.Method {
+	case http.MethodGet, http.MethodHead:
+	case http.MethodOptions:
+		// CORS preflight: players send Range, which is not a simple header.
+		hdr.Set("Allow", allowedMethods)
+		hdr.Set("Access-Control-Allow-Methods", allowedMethods)
+		hdr.Set("Access-Control-Allow-Headers", "Range")
+		hdr.Set("Access-Control-Max-Age", "86400")
+		w.WriteHeader(http.StatusNoContent)
+		return
+	default:
+		hdr.Set("Allow", allowedMethods)
+		writeError(w, http.StatusMethodNotAllowed, 10, "Method "+r.Method+" is not allowed; use GET or HEAD")
+		return
+	}
+
+	key := strings.TrimPrefix(r.URL.Path, "/")
+	if narrator.ValidateBlobKey(key) != nil {
+		writeNotFound(w)
+		return
+	}
+	f, info, err := h.store.Open(r.Context(), key)
+	switch {
+	case errors.Is(err, narrator.ErrBlobNotFound), narrator.ErrorCode(err) == narrator.EINVALID:
+		writeNotFound(w)
+		return
+	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
+		return // the client went away
+	case err != nil:
+		h.logger.ErrorContext(r.Context(), "open media", "key", key, "err", err)
+		writeError(w, http.StatusInternalServerError, 50, "Internal error")
+		return
+	}
+	defer f.Close()
+
+	hdr.Set("Content-Type", ContentType(key))
+	hdr.Set("Cache-Control", "public, max-age=31536000, immutable")
+	// An object is never rewritten with other content, so size and time
+	// identify it; the ETag makes If-None-Match and If-Range work.
+	hdr.Set("ETag", fmt.Sprintf(`"%x-%x"`, info.Size, info.ModTime.UnixNano()))
+	// ServeContent answers Range (206, 416), HEAD and conditional requests.
+	// On an error status it drops Cache-Control and ETag itself.
+	http.ServeContent(w, r, "", info.ModTime, f)
+}
+
+// errorBody is the v3 error response.
+type errorBody struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+}
+
+func writeNotFound(w http.ResponseWriter) {
+	writeError(w, http.StatusNotFound, 30, "Object not found")
+}
+
+// writeError writes the v3 error body. Errors are never cached: a missing
+// object may be published a moment later.
+func writeError(w http.ResponseWriter, status, code int, message string) {
+	body, _ := json.Marshal(errorBody{Code: code, Message: message}) // cannot fail
+	body = append(body, '\n')
+	hdr := w.Header()
+	hdr.Set("Content-Type", "application/json")
+	hdr.Set("Content-Length", strconv.Itoa(len(body)))
+	hdr.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}

@@ -1,0 +1,385 @@
+package mediaserve_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/localfs"
+	"github.com/narrator/narrator/internal/mediaserve"
+)
+
+const (
+	mp3Key = "tok123/audio.mp3"
+	secret = "TOP SECRET, outside the media root"
+)
+
+type testBundle struct {
+	mux     http.Handler // the handler mounted as the lead does
+	handler http.Handler // StripPrefix alone, with no ServeMux path cleaning
+	mp3     []byte
+}
+
+// setup stores a few objects in a real localfs store whose root has a
+// sibling secret file, and mounts the handler at /media/.
+func setup(t *testing.T) *testBundle {
+	t.Helper()
+	parent := t.TempDir()
+	if err := os.WriteFile(filepath.Join(parent, "secret.txt"), []byte(secret), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	store, err := localfs.New(filepath.Join(parent, "media"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mp3 := make([]byte, 1000)
+	for i := range mp3 {
+		mp3[i] = byte(i * 7)
+	}
+	objects := map[string][]byte{
+		mp3Key:                      mp3,
+		"tok123/hls/index.m3u8":     []byte("#EXTM3U\n"),
+		"tok123/hls/seg00000.ts":    []byte("G segment"),
+		"tok123/audio.aac":          []byte("aac"),
+		"tok123/audio.m4a":          []byte("m4a"),
+		"tok123/notes.bin":          []byte("<html><script>alert(1)</script>"),
+		"tok123/UPPER.MP3":          []byte("upper"),
+		"tok123/deep/er/secret.txt": []byte("inside"),
+	}
+	for k, v := range objects {
+		if err := store.Put(t.Context(), k, bytes.NewReader(v)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := http.StripPrefix("/media/", mediaserve.New(store, slog.New(slog.NewTextHandler(t.Output(), nil))))
+	mux := http.NewServeMux()
+	mux.Handle("/media/", h)
+	return &testBundle{mux: mux, handler: h, mp3: mp3}
+}
+
+func do(h http.Handler, method, target string, header map[string]string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(method, target, nil)
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
+}
+
+func checkHeaders(t *testing.T, rec *httptest.ResponseRecorder, want map[string]string) {
+	t.Helper()
+	for k, v := range want {
+		if got := rec.Header().Get(k); got != v {
+			t.Errorf("%s = %q, want %q", k, got, v)
+		}
+	}
+}
+
+func checkErrorBody(t *testing.T, rec *httptest.ResponseRecorder, status, code int) {
+	t.Helper()
+	if rec.Code != status {
+		t.Fatalf("status = %d, want %d; body %q", rec.Code, status, rec.Body)
+	}
+	checkHeaders(t, rec, map[string]string{
+		"Content-Type":                "application/json",
+		"Cache-Control":               "no-store",
+		"Access-Control-Allow-Origin": "*",
+	})
+	var body struct {
+		Code    *int    `json:"code"`
+		Message *string `json:"message"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+		t.Fatalf("body %q is not JSON: %v", rec.Body, err)
+	}
+	if body.Code == nil || *body.Code != code || body.Message == nil || *body.Message == "" {
+		t.Errorf("body = %s, want code %d and a message", rec.Body, code)
+	}
+}
+
+var corsHeaders = map[string]string{
+	"Access-Control-Allow-Origin":   "*",
+	"Access-Control-Expose-Headers": "Content-Length, Content-Range, Accept-Ranges",
+	"X-Content-Type-Options":        "nosniff",
+}
+
+func TestGet(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	rec := do(b.mux, http.MethodGet, "/media/"+mp3Key, nil)
+	if rec.Code != http.StatusOK {
+		t.Fatalf("status = %d, want 200; body %q", rec.Code, rec.Body)
+	}
+	if !bytes.Equal(rec.Body.Bytes(), b.mp3) {
+		t.Errorf("body: %d bytes, not the stored object", rec.Body.Len())
+	}
+	checkHeaders(t, rec, corsHeaders)
+	checkHeaders(t, rec, map[string]string{
+		"Content-Type":   "audio/mpeg",
+		"Content-Length": "1000",
+		"Accept-Ranges":  "bytes",
+		"Cache-Control":  "public, max-age=31536000, immutable",
+	})
+	if rec.Header().Get("ETag") == "" || rec.Header().Get("Last-Modified") == "" {
+		t.Errorf("ETag %q, Last-Modified %q; want both set", rec.Header().Get("ETag"), rec.Header().Get("Last-Modified"))
+	}
+
+	// Revalidation by ETag or date is answered without the body.
+	for name, h := range map[string]map[string]string{
+		"If-None-Match":     {"If-None-Match": rec.Header().Get("ETag")},
+		"If-Modified-Since": {"If-Modified-Since": rec.Header().Get("Last-Modified")},
+	} {
+		if rec := do(b.mux, http.MethodGet, "/media/"+mp3Key, h); rec.Code != http.StatusNotModified || rec.Body.Len() != 0 {
+			t.Errorf("%s: status %d with %d body bytes, want 304 and none", name, rec.Code, rec.Body.Len())
+		}
+	}
+}
+
+func TestContentTypes(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	tests := []struct{ key, want string }{
+		{"tok123/audio.mp3", "audio/mpeg"},
+		{"tok123/UPPER.MP3", "audio/mpeg"},
+		{"tok123/hls/index.m3u8", "application/vnd.apple.mpegurl"},
+		{"tok123/hls/seg00000.ts", "video/mp2t"},
+		{"tok123/audio.aac", "audio/aac"},
+		{"tok123/audio.m4a", "audio/mp4"},
+		{"tok123/notes.bin", "application/octet-stream"}, // never sniffed as HTML
+	}
+	for _, tt := range tests {
+		t.Run(tt.key, func(t *testing.T) {
+			t.Parallel()
+			rec := do(b.mux, http.MethodGet, "/media/"+tt.key, nil)
+			if rec.Code != http.StatusOK {
+				t.Fatalf("status = %d, want 200", rec.Code)
+			}
+			checkHeaders(t, rec, map[string]string{"Content-Type": tt.want})
+		})
+	}
+}
+
+func TestRange(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	tests := []struct {
+		name, rng    string
+		status       int
+		contentRange string
+		from, to     int // expected body b.mp3[from:to]
+	}{
+		{"first 100", "bytes=0-99", http.StatusPartialContent, "bytes 0-99/1000", 0, 100},
+		{"middle", "bytes=500-509", http.StatusPartialContent, "bytes 500-509/1000", 500, 510},
+		{"suffix", "bytes=-100", http.StatusPartialContent, "bytes 900-999/1000", 900, 1000},
+		{"open end", "bytes=990-", http.StatusPartialContent, "bytes 990-999/1000", 990, 1000},
+		{"end past size", "bytes=995-5000", http.StatusPartialContent, "bytes 995-999/1000", 995, 1000},
+		{"unsatisfiable", "bytes=5000-6000", http.StatusRequestedRangeNotSatisfiable, "bytes */1000", 0, 0},
+		// ServeContent refuses a malformed range without a Content-Range.
+		{"garbage", "bytes=zz", http.StatusRequestedRangeNotSatisfiable, "", 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rec := do(b.mux, http.MethodGet, "/media/"+mp3Key, map[string]string{"Range": tt.rng})
+			if rec.Code != tt.status {
+				t.Fatalf("status = %d, want %d; body %q", rec.Code, tt.status, rec.Body)
+			}
+			checkHeaders(t, rec, corsHeaders)
+			checkHeaders(t, rec, map[string]string{"Content-Range": tt.contentRange})
+			if tt.status != http.StatusPartialContent {
+				if cc := rec.Header().Get("Cache-Control"); strings.Contains(cc, "immutable") {
+					t.Errorf("error response is cacheable: Cache-Control %q", cc)
+				}
+				return
+			}
+			checkHeaders(t, rec, map[string]string{
+				"Content-Type":   "audio/mpeg",
+				"Content-Length": fmt.Sprint(tt.to - tt.from),
+			})
+			if !bytes.Equal(rec.Body.Bytes(), b.mp3[tt.from:tt.to]) {
+				t.Errorf("body is not bytes %d-%d of the object", tt.from, tt.to-1)
+			}
+		})
+	}
+}
+
+func TestHead(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	rec := do(b.mux, http.MethodHead, "/media/"+mp3Key, nil)
+	if rec.Code != http.StatusOK || rec.Body.Len() != 0 {
+		t.Fatalf("HEAD: status %d with %d body bytes, want 200 and none", rec.Code, rec.Body.Len())
+	}
+	checkHeaders(t, rec, corsHeaders)
+	checkHeaders(t, rec, map[string]string{"Content-Type": "audio/mpeg", "Content-Length": "1000"})
+
+	rec = do(b.mux, http.MethodHead, "/media/"+mp3Key, map[string]string{"Range": "bytes=0-99"})
+	if rec.Code != http.StatusPartialContent || rec.Body.Len() != 0 {
+		t.Fatalf("HEAD with Range: status %d with %d body bytes, want 206 and none", rec.Code, rec.Body.Len())
+	}
+	checkHeaders(t, rec, map[string]string{"Content-Range": "bytes 0-99/1000", "Content-Length": "100"})
+
+	rec = do(b.mux, http.MethodHead, "/media/tok123/missing.mp3", nil)
+	if rec.Code != http.StatusNotFound {
+		t.Errorf("HEAD of a missing object: status %d, want 404", rec.Code)
+	}
+}
+
+func TestNotFound(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for _, target := range []string{
+		"/media/tok123/missing.mp3",
+		"/media/nope/audio.mp3",
+		"/media/tok123",          // a prefix, not an object
+		"/media/tok123/",         // likewise, and no listing
+		"/media/",                // the empty key
+		"/media/tok123/.tmp-123", // temp files are unreachable
+		"/media/tok123/audio.mp3/x",
+		"/media/tok123%5caudio.mp3", // backslash
+		"/media/tok123/%00.mp3",     // NUL
+	} {
+		t.Run(target, func(t *testing.T) {
+			t.Parallel()
+			rec := do(b.mux, http.MethodGet, target, nil)
+			checkErrorBody(t, rec, http.StatusNotFound, 30)
+			if got, want := rec.Body.String(), `{"code":30,"message":"Object not found"}`+"\n"; got != want {
+				t.Errorf("body = %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+func TestMethods(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for _, m := range []string{http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodPatch} {
+		t.Run(m, func(t *testing.T) {
+			t.Parallel()
+			rec := do(b.mux, m, "/media/"+mp3Key, nil)
+			checkErrorBody(t, rec, http.StatusMethodNotAllowed, 10)
+			checkHeaders(t, rec, map[string]string{"Allow": "GET, HEAD, OPTIONS"})
+		})
+	}
+
+	t.Run("OPTIONS preflight", func(t *testing.T) {
+		t.Parallel()
+		rec := do(b.mux, http.MethodOptions, "/media/"+mp3Key, map[string]string{
+			"Origin":                         "https://publisher.example",
+			"Access-Control-Request-Method":  "GET",
+			"Access-Control-Request-Headers": "range",
+		})
+		if rec.Code != http.StatusNoContent || rec.Body.Len() != 0 {
+			t.Fatalf("status %d with %d body bytes, want 204 and none", rec.Code, rec.Body.Len())
+		}
+		checkHeaders(t, rec, corsHeaders)
+		checkHeaders(t, rec, map[string]string{
+			"Access-Control-Allow-Methods": "GET, HEAD, OPTIONS",
+			"Access-Control-Allow-Headers": "Range",
+		})
+	})
+}
+
+// TestTraversal sends traversal attempts over a real connection, both through
+// a ServeMux (which cleans paths) and to StripPrefix alone (which does not).
+// Neither may ever return the secret beside the root, or a 5xx.
+func TestTraversal(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	targets := []string{
+		"/media/../secret.txt",
+		"/media/%2e%2e/secret.txt",
+		"/media/%2E%2E/secret.txt",
+		"/media/tok123/../../secret.txt",
+		"/media/tok123/%2e%2e/%2e%2e/secret.txt",
+		"/media/tok123%2f..%2f..%2fsecret.txt",
+		"/media/..%2fsecret.txt",
+		"/media/..%5csecret.txt",
+		"/media/%2fetc/passwd",
+		"/media//etc/passwd",
+		"/media/./tok123/audio.mp3",
+	}
+	for name, h := range map[string]http.Handler{"mux": b.mux, "stripprefix": b.handler} {
+		srv := httptest.NewServer(h)
+		t.Cleanup(srv.Close)
+		client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		for _, target := range targets {
+			t.Run(name+target, func(t *testing.T) {
+				// NewRequest keeps the path as written: no cleaning, and
+				// %2e stays encoded on the wire.
+				req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL+target, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp, err := client.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if bytes.Contains(body, []byte(secret)) || resp.StatusCode == http.StatusOK {
+					t.Errorf("GET %s: status %d, body %q: escaped the root", target, resp.StatusCode, body)
+				}
+				if resp.StatusCode >= 500 {
+					t.Errorf("GET %s: status %d, want no 5xx for client input", target, resp.StatusCode)
+				}
+				t.Logf("status %d", resp.StatusCode)
+				// Without a ServeMux to redirect, the handler itself refuses.
+				if name == "stripprefix" && resp.StatusCode != http.StatusNotFound {
+					t.Errorf("GET %s: status %d, want 404", target, resp.StatusCode)
+				}
+			})
+		}
+	}
+}
+
+// openerFunc is an Opener made of a function, for failures a real store
+// cannot be made to produce on demand.
+type openerFunc func(ctx context.Context, key string) (io.ReadSeekCloser, narrator.BlobInfo, error)
+
+func (f openerFunc) Open(ctx context.Context, key string) (io.ReadSeekCloser, narrator.BlobInfo, error) {
+	return f(ctx, key)
+}
+
+func TestStoreErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		err    error
+		status int
+		code   int
+	}{
+		{"wrapped not found", fmt.Errorf("s3: open: %w", narrator.ErrBlobNotFound), http.StatusNotFound, 30},
+		{"invalid key", narrator.Errorf(narrator.EINVALID, "bad key"), http.StatusNotFound, 30},
+		{"internal", errors.New("disk on fire at /srv/secret/path"), http.StatusInternalServerError, 50},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var logs bytes.Buffer
+			h := mediaserve.New(openerFunc(func(context.Context, string) (io.ReadSeekCloser, narrator.BlobInfo, error) {
+				return nil, narrator.BlobInfo{}, tt.err
+			}), slog.New(slog.NewTextHandler(&logs, nil)))
+			rec := do(h, http.MethodGet, "/tok/a.mp3", nil)
+			checkErrorBody(t, rec, tt.status, tt.code)
+			if strings.Contains(rec.Body.String(), "disk on fire") {
+				t.Errorf("body %q leaks the internal error", rec.Body)
+			}
+			if logged := strings.Contains(logs.String(), "disk on fire"); logged != (tt.status == http.StatusInternalServerError) {
+				t.Errorf("logged = %v for status %d; logs: %s", logged, tt.status, logs.String())
+			}
+		})
+	}
+}

@@ -1,0 +1,225 @@
+// Package mp3 encodes mono 16-bit PCM to MP3 with the lame command, as a
+// stream, and reads MP3 streams frame by frame.
+//
+// The encoder writes constant-bitrate MPEG-1 Layer III without a Xing/Info
+// frame (lame -t), so every decoder agrees on the duration: the number of
+// frames × 1152 / sample rate. That duration includes lame's encoder delay
+// and padding, so it is up to about 50 ms longer than the PCM that went in.
+package mp3
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Defaults for Options.
+const (
+	DefaultSampleRate = 44100
+	DefaultBitrate    = 64 // kbps
+	DefaultLame       = "lame"
+)
+
+// Options configure an Encoder. The zero value means mono 44.1 kHz in and
+// out, 64 kbps CBR, lame's default quality.
+type Options struct {
+	// SampleRate of the PCM written to the encoder, in Hz; the MP3 has the
+	// same rate (lame does not resample). 0 means DefaultSampleRate. For
+	// MPEG-1 Layer III use 32000, 44100 or 48000.
+	SampleRate int
+	// Bitrate in kbps, constant. 0 means DefaultBitrate.
+	Bitrate int
+	// Quality is lame's -q, 1 (best, slowest) to 9; 0 leaves lame's
+	// default (3), which encodes about 200× faster than real time here.
+	Quality int
+	// Lame is the lame executable. "" means DefaultLame, looked up in PATH.
+	Lame string
+}
+
+func (o Options) withDefaults() Options {
+	if o.SampleRate == 0 {
+		o.SampleRate = DefaultSampleRate
+	}
+	if o.Bitrate == 0 {
+		o.Bitrate = DefaultBitrate
+	}
+	if o.Lame == "" {
+		o.Lame = DefaultLame
+	}
+	return o
+}
+
+// args returns lame's command line: raw little-endian signed 16-bit mono
+// PCM from stdin, MP3 to stdout.
+func (o Options) args() []string {
+	khz := strconv.FormatFloat(float64(o.SampleRate)/1000, 'f', -1, 64)
+	args := []string{
+		"-r", "-s", khz, "--bitwidth", "16", "--signed", "--little-endian",
+		"-m", "m", "--resample", khz,
+		"-b", strconv.Itoa(o.Bitrate), "--cbr",
+		"-t", // no Xing/Info frame: duration is frames × samples per frame
+		"--quiet",
+	}
+	if o.Quality > 0 {
+		args = append(args, "-q", strconv.Itoa(o.Quality))
+	}
+	return append(args, "-", "-")
+}
+
+// An Encoder streams PCM through a lame process. Samples written to it are
+// piped to lame's stdin while lame's output is copied to the destination
+// writer concurrently, so memory stays flat whatever the length of the audio.
+// An Encoder is not safe for concurrent use.
+type Encoder struct {
+	ctx     context.Context
+	opts    Options
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	stderr  *tail
+	buf     []byte
+	samples int64
+	done    bool
+	err     error
+}
+
+// NewEncoder starts lame, writing the MP3 to w. w is written from another
+// goroutine until Close returns, and must not be used meanwhile. Cancelling
+// ctx kills lame; Write and Close then return an error. The caller must call
+// Close.
+func NewEncoder(ctx context.Context, w io.Writer, opts Options) (*Encoder, error) {
+	opts = opts.withDefaults()
+	if opts.SampleRate < 8000 || opts.SampleRate > 48000 {
+		return nil, fmt.Errorf("new mp3 encoder: unsupported sample rate %d", opts.SampleRate)
+	}
+	if opts.Bitrate < 8 || opts.Bitrate > 320 {
+		return nil, fmt.Errorf("new mp3 encoder: unsupported bitrate %d kbps", opts.Bitrate)
+	}
+	cmd := exec.CommandContext(ctx, opts.Lame, opts.args()...)
+	cmd.Stdout = w
+	stderr := &tail{max: 4 << 10}
+	cmd.Stderr = stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("new mp3 encoder: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("new mp3 encoder: start %s: %w", opts.Lame, err)
+	}
+	return &Encoder{ctx: ctx, opts: opts, cmd: cmd, stdin: stdin, stderr: stderr}, nil
+}
+
+// Write encodes samples (mono, at Options.SampleRate). It blocks while lame
+// catches up. If lame has failed, Write waits for it to exit and returns its
+// error, with the tail of its stderr; later calls return the same error.
+func (e *Encoder) Write(samples []int16) error {
+	if e.err != nil {
+		return e.err
+	}
+	if e.done {
+		return errors.New("mp3 encode: write after close")
+	}
+	if err := e.ctx.Err(); err != nil {
+		e.fail(fmt.Errorf("mp3 encode: %w", err))
+		return e.err
+	}
+	e.buf = e.buf[:0]
+	for _, s := range samples {
+		e.buf = binary.LittleEndian.AppendUint16(e.buf, uint16(s))
+	}
+	if _, err := e.stdin.Write(e.buf); err != nil {
+		e.fail(fmt.Errorf("mp3 encode: write pcm: %w", err))
+		return e.err
+	}
+	e.samples += int64(len(samples))
+	return nil
+}
+
+// Samples returns how many samples have been written so far.
+func (e *Encoder) Samples() int64 { return e.samples }
+
+// Close ends the input, waits for lame to flush its last frames to the
+// writer and exit, and returns any error, with the tail of lame's stderr.
+// Close is idempotent.
+func (e *Encoder) Close() error {
+	if e.done {
+		return e.err
+	}
+	e.done = true
+	if e.err != nil {
+		return e.err
+	}
+	closeErr := e.stdin.Close()
+	if err := e.wait(); err != nil {
+		e.err = fmt.Errorf("mp3 encode: %w", err)
+		return e.err
+	}
+	if closeErr != nil {
+		e.err = fmt.Errorf("mp3 encode: close lame stdin: %w", closeErr)
+	}
+	return e.err
+}
+
+// fail records err, ending lame and adding its exit status and stderr.
+func (e *Encoder) fail(err error) {
+	e.done = true
+	_ = e.stdin.Close()
+	if werr := e.wait(); werr != nil {
+		err = fmt.Errorf("%w (%v)", err, werr)
+	}
+	e.err = err
+}
+
+// wait waits for lame and describes a failure, preferring the context's
+// error when it was the cause.
+func (e *Encoder) wait() error {
+	err := e.cmd.Wait()
+	if err == nil {
+		return nil
+	}
+	if cerr := e.ctx.Err(); cerr != nil {
+		return fmt.Errorf("lame: %w", cerr)
+	}
+	if msg := e.stderr.String(); msg != "" {
+		return fmt.Errorf("lame: %w: %s", err, msg)
+	}
+	return fmt.Errorf("lame: %w", err)
+}
+
+// tail keeps the last max bytes written to it.
+type tail struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if over := len(t.b) - t.max; over > 0 {
+		t.b = append(t.b[:0], t.b[over:]...)
+	}
+	return len(p), nil
+}
+
+// String returns the kept text, without lame's warning that it was built
+// with libsndfile (which it prints on every raw-input run), on one line.
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var lines []string
+	for line := range strings.Lines(string(t.b)) {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.Contains(line, "libsndfile") {
+			continue
+		}
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, " | ")
+}

@@ -1,0 +1,454 @@
+package mp3_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	gomp3 "github.com/hajimehoshi/go-mp3"
+
+	"github.com/narrator/narrator/internal/mp3"
+)
+
+const rate = 44100
+
+// tone returns d of a sine at freq Hz and amplitude amp (0..1), at 44.1 kHz.
+func tone(freq float64, amp float64, d time.Duration) []int16 {
+	n := int(int64(d) * rate / int64(time.Second))
+	s := make([]int16, n)
+	for i := range s {
+		s[i] = int16(amp * 32767 * math.Sin(2*math.Pi*freq*float64(i)/rate))
+	}
+	return s
+}
+
+func needTool(tb testing.TB, name string) {
+	tb.Helper()
+	if _, err := exec.LookPath(name); err != nil {
+		tb.Skipf("%s not installed", name)
+	}
+}
+
+// mustEncode encodes samples in chunks of 4410 and returns the MP3.
+func mustEncode(tb testing.TB, samples []int16, opts mp3.Options) []byte {
+	tb.Helper()
+	needTool(tb, "lame")
+	var out bytes.Buffer
+	enc, err := mp3.NewEncoder(tb.Context(), &out, opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for len(samples) > 0 {
+		n := min(4410, len(samples))
+		if err := enc.Write(samples[:n]); err != nil {
+			tb.Fatal(err)
+		}
+		samples = samples[n:]
+	}
+	if err := enc.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+// mustSpeech returns espeak-ng's rendering of text, resampled to 44.1 kHz
+// by sox (the pcm package has its own tests).
+func mustSpeech(tb testing.TB, text string) []int16 {
+	tb.Helper()
+	needTool(tb, "espeak-ng")
+	needTool(tb, "sox")
+	wav := filepath.Join(tb.TempDir(), "speech.wav")
+	if out, err := exec.CommandContext(tb.Context(), "espeak-ng", "-w", wav, text).CombinedOutput(); err != nil {
+		tb.Fatalf("espeak-ng: %v: %s", err, out)
+	}
+	raw, err := exec.CommandContext(tb.Context(), "sox", wav, "-t", "raw", "-r", "44100", "-e", "signed", "-b", "16", "-c", "1", "-L", "-").Output()
+	if err != nil {
+		tb.Fatalf("sox: %v", err)
+	}
+	s := make([]int16, len(raw)/2)
+	for i := range s {
+		s[i] = int16(uint16(raw[2*i]) | uint16(raw[2*i+1])<<8)
+	}
+	return s
+}
+
+// ffprobeDuration returns ffprobe's idea of the file's duration.
+func ffprobeDuration(tb testing.TB, data []byte) time.Duration {
+	tb.Helper()
+	needTool(tb, "ffprobe")
+	path := filepath.Join(tb.TempDir(), "probe.mp3")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	out, err := exec.CommandContext(tb.Context(), "ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "default=nw=1:nk=1", path).Output()
+	if err != nil {
+		tb.Fatalf("ffprobe: %v", err)
+	}
+	secs, err := strconv.ParseFloat(strings.TrimSpace(string(out)), 64)
+	if err != nil {
+		tb.Fatalf("ffprobe duration %q: %v", out, err)
+	}
+	return time.Duration(secs * float64(time.Second))
+}
+
+// decode decodes data with go-mp3 and returns the left channel.
+func decode(tb testing.TB, data []byte) []int16 {
+	tb.Helper()
+	d, err := gomp3.NewDecoder(bytes.NewReader(data))
+	if err != nil {
+		tb.Fatalf("go-mp3: %v", err)
+	}
+	if d.SampleRate() != rate {
+		tb.Errorf("go-mp3 sample rate = %d, want %d", d.SampleRate(), rate)
+	}
+	pcm, err := io.ReadAll(d)
+	if err != nil {
+		tb.Fatalf("go-mp3 decode: %v", err)
+	}
+	if int64(len(pcm)) != d.Length() {
+		tb.Errorf("go-mp3 decoded %d bytes, Length() = %d", len(pcm), d.Length())
+	}
+	s := make([]int16, len(pcm)/4)
+	for i := range s {
+		s[i] = int16(uint16(pcm[4*i]) | uint16(pcm[4*i+1])<<8)
+	}
+	return s
+}
+
+func rms(s []int16) float64 {
+	var sum float64
+	for _, v := range s {
+		sum += float64(v) * float64(v)
+	}
+	return math.Sqrt(sum / float64(max(1, len(s))))
+}
+
+func TestEncode(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		samples func(testing.TB) []int16
+	}{
+		{"tone", func(testing.TB) []int16 { return tone(440, 0.3, 3*time.Second) }},
+		{"speech", func(tb testing.TB) []int16 {
+			return mustSpeech(tb, "Narrator turns articles into speech. The quick brown fox jumps over the lazy dog.")
+		}},
+		{"empty", func(testing.TB) []int16 { return nil }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			pcm := tt.samples(t)
+			data := mustEncode(t, pcm, mp3.Options{})
+
+			var frames int
+			info, err := mp3.Frames(bytes.NewReader(data), func(f mp3.Frame) error {
+				frames++
+				if f.SampleRate != rate || f.Samples != 1152 || f.Channels != 1 || f.Bitrate != 64000 {
+					t.Fatalf("frame %d: rate %d, samples %d, channels %d, bitrate %d; want 44100 Hz, 1152, mono, 64 kbps",
+						frames, f.SampleRate, f.Samples, f.Channels, f.Bitrate)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if info.Skipped != 0 || info.Bytes != int64(len(data)) || info.Frames != frames {
+				t.Errorf("info = %+v for %d bytes and %d frames: want every byte in a frame", info, len(data), frames)
+			}
+			// The MP3 holds the PCM plus lame's delay and padding: at most
+			// two frames and the 1105-sample delay more.
+			in := int64(len(pcm))
+			if info.Samples < in || info.Samples > in+1105+2*1152 {
+				t.Errorf("MP3 has %d samples for %d samples of PCM", info.Samples, in)
+			}
+
+			dur, err := mp3.Duration(bytes.NewReader(data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := time.Duration(info.Samples) * time.Second / rate; dur != want {
+				t.Errorf("Duration = %v, want %v", dur, want)
+			}
+			// ffprobe cannot probe a one-frame file, so only check real audio.
+			if len(pcm) > 0 {
+				if probe := ffprobeDuration(t, data); (probe - dur).Abs() > time.Millisecond {
+					t.Errorf("ffprobe duration %v, Duration %v: differ by more than 1 ms", probe, dur)
+				}
+			}
+
+			decoded := decode(t, data)
+			if got, want := int64(len(decoded)), info.Samples; got != want {
+				t.Errorf("go-mp3 decoded %d samples, want %d", got, want)
+			}
+			inRMS, outRMS := rms(pcm), rms(decoded)*math.Sqrt(float64(len(decoded))/float64(max(1, len(pcm))))
+			if len(pcm) == 0 {
+				if outRMS > 10 {
+					t.Errorf("empty input decodes to RMS %.1f, want silence", outRMS)
+				}
+				return
+			}
+			// Energy is preserved within 1.5 dB by a 64 kbps encode.
+			if db := 20 * math.Log10(outRMS/inRMS); math.Abs(db) > 1.5 {
+				t.Errorf("decoded RMS %.0f vs input %.0f (%.2f dB)", outRMS, inRMS, db)
+			}
+		})
+	}
+}
+
+func TestEncodeToneFrequency(t *testing.T) {
+	t.Parallel()
+	data := mustEncode(t, tone(1000, 0.5, 2*time.Second), mp3.Options{})
+	decoded := decode(t, data)
+	// Count zero crossings in the steady middle second: 2000 for 1 kHz.
+	mid := decoded[rate/2 : rate/2+rate]
+	crossings := 0
+	for i := 1; i < len(mid); i++ {
+		if (mid[i-1] < 0) != (mid[i] < 0) {
+			crossings++
+		}
+	}
+	if crossings < 1990 || crossings > 2010 {
+		t.Errorf("%d zero crossings in 1 s, want about 2000 (1 kHz)", crossings)
+	}
+}
+
+func TestFramesSkipsTagsAndJunk(t *testing.T) {
+	t.Parallel()
+	needTool(t, "ffmpeg")
+	data := mustEncode(t, tone(440, 0.3, 2*time.Second), mp3.Options{})
+	want, err := mp3.Scan(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// ffmpeg adds an ID3v2 tag and a Xing/Info frame when it copies.
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "in.mp3"), filepath.Join(dir, "tagged.mp3")
+	if err := os.WriteFile(in, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(t.Context(), "ffmpeg", "-v", "error", "-i", in, "-c", "copy",
+		"-metadata", "title=Tagged", "-id3v2_version", "3", "-write_xing", "1", out)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("ffmpeg: %v: %s", err, msg)
+	}
+	tagged, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id3v1 := append([]byte("TAG"), make([]byte, 125)...)
+
+	tests := []struct {
+		name string
+		data []byte
+	}{
+		{"ffmpeg ID3v2 and Info frame", tagged},
+		{"leading junk", append([]byte{0xFF, 0x00, 0x12, 0xFF, 0xFB}, data...)},
+		{"ID3v1 trailer", append(bytes.Clone(data), id3v1...)},
+		{"truncated last frame", append(bytes.Clone(data), data[:100]...)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := mp3.Scan(bytes.NewReader(tt.data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Frames != want.Frames || got.Samples != want.Samples || got.Bytes != want.Bytes {
+				t.Errorf("Scan = %+v, want %+v", got, want)
+			}
+			if got.Skipped != int64(len(tt.data))-want.Bytes {
+				t.Errorf("Skipped = %d, want %d", got.Skipped, int64(len(tt.data))-want.Bytes)
+			}
+		})
+	}
+}
+
+// TestFrameWriterByteByByte feeds the stream one byte at a time: frames
+// must come out the same.
+func TestFrameWriterByteByByte(t *testing.T) {
+	t.Parallel()
+	data := mustEncode(t, tone(440, 0.3, time.Second), mp3.Options{})
+	var got []byte
+	w := mp3.NewFrameWriter(func(f mp3.Frame) error {
+		if int(f.Offset) != len(got) {
+			t.Fatalf("frame at offset %d, want %d", f.Offset, len(got))
+		}
+		got = append(got, f.Data...)
+		return nil
+	})
+	for i := range data {
+		if _, err := w.Write(data[i : i+1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, data) {
+		t.Errorf("frames joined (%d bytes) differ from the stream (%d bytes)", len(got), len(data))
+	}
+}
+
+func TestFramesCallbackError(t *testing.T) {
+	t.Parallel()
+	data := mustEncode(t, tone(440, 0.3, time.Second), mp3.Options{})
+	stop := errors.New("stop")
+	n := 0
+	_, err := mp3.Frames(bytes.NewReader(data), func(mp3.Frame) error {
+		n++
+		if n == 3 {
+			return stop
+		}
+		return nil
+	})
+	if !errors.Is(err, stop) || n != 3 {
+		t.Errorf("Frames = %v after %d frames, want stop after 3", err, n)
+	}
+}
+
+func TestDurationNoFrames(t *testing.T) {
+	t.Parallel()
+	if _, err := mp3.Duration(strings.NewReader("not an mp3 at all")); err == nil {
+		t.Error("Duration of text: want an error")
+	}
+}
+
+func TestEncoderErrors(t *testing.T) {
+	t.Parallel()
+	needTool(t, "lame")
+	failing := filepath.Join(t.TempDir(), "fake-lame")
+	script := "#!/bin/sh\necho 'lame: cannot encode, out of coffee' >&2\nexit 3\n"
+	if err := os.WriteFile(failing, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		opts    mp3.Options
+		wantNew string // error from NewEncoder
+		want    string // error from Write or Close
+	}{
+		{name: "missing lame", opts: mp3.Options{Lame: "/nonexistent/lame"}, wantNew: "start /nonexistent/lame"},
+		{name: "bad rate", opts: mp3.Options{SampleRate: 96000}, wantNew: "unsupported sample rate"},
+		{name: "bad bitrate", opts: mp3.Options{Bitrate: 1000}, wantNew: "unsupported bitrate"},
+		{name: "lame fails", opts: mp3.Options{Lame: failing}, want: "out of coffee"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			enc, err := mp3.NewEncoder(t.Context(), io.Discard, tt.opts)
+			if tt.wantNew != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantNew) {
+					t.Fatalf("NewEncoder error = %v, want %q", err, tt.wantNew)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Keep writing until the dead process is noticed, then Close.
+			chunk := tone(440, 0.3, 100*time.Millisecond)
+			for range 1000 {
+				if err = enc.Write(chunk); err != nil {
+					break
+				}
+			}
+			if cerr := enc.Close(); err == nil {
+				err = cerr
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error = %v, want it to contain %q", err, tt.want)
+			}
+			if strings.Contains(err.Error(), "libsndfile") {
+				t.Errorf("error %q repeats lame's libsndfile warning", err)
+			}
+		})
+	}
+}
+
+func TestEncoderCancel(t *testing.T) {
+	t.Parallel()
+	needTool(t, "lame")
+	ctx, cancel := context.WithCancel(t.Context())
+	enc, err := mp3.NewEncoder(ctx, io.Discard, mp3.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunk := tone(440, 0.3, 100*time.Millisecond)
+	if err := enc.Write(chunk); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	for range 1000 {
+		if err = enc.Write(chunk); err != nil {
+			break
+		}
+	}
+	if cerr := enc.Close(); err == nil {
+		err = cerr
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("error after cancel = %v, want context.Canceled", err)
+	}
+}
+
+// TestEncoderFlatMemory checks that writing a long stream allocates nothing
+// per chunk: the encoder streams rather than buffers.
+func TestEncoderFlatMemory(t *testing.T) {
+	needTool(t, "lame")
+	chunk := tone(440, 0.3, 100*time.Millisecond)
+	var n countWriter
+	enc, err := mp3.NewEncoder(t.Context(), &n, mp3.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Warm up: the conversion buffer and the output copier's buffers are
+	// allocated once.
+	for range 50 {
+		if err := enc.Write(chunk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range 551 { // 60 s in all
+		if err := enc.Write(chunk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if err := enc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// This test is not parallel, so the parallel tests wait: nothing else
+	// allocates. 55 s is 4.8 MB of PCM and 440 kB of MP3; allow far less.
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 32<<10 {
+		t.Errorf("allocated %d bytes while writing 55 s, want a flat encoder", grew)
+	} else {
+		t.Logf("allocated %d bytes while writing 55 s", grew)
+	}
+	if n < 60*8000 {
+		t.Errorf("wrote %d bytes of MP3 for 60 s at 64 kbps, want about %d", n, 60*8000)
+	}
+	if got := enc.Samples(); got != 601*int64(len(chunk)) {
+		t.Errorf("Samples = %d, want %d", got, 601*len(chunk))
+	}
+}
+
+type countWriter int64
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	*c += countWriter(len(p))
+	return len(p), nil
+}

@@ -1,0 +1,35 @@
+package pcm_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/narrator/narrator/internal/pcm"
+)
+
+// BenchmarkResample resamples 60 s of audio from each engine rate to 44.1 kHz.
+func BenchmarkResample(b *testing.B) {
+	for _, from := range []int{16000, 22050, 48000} {
+		in := sine(440, 0.5, from, 60*from)
+		b.Run(fmt.Sprint(from), func(b *testing.B) {
+			for b.Loop() {
+				pcm.Resample(in, from, 44100)
+			}
+			b.ReportMetric(60/(b.Elapsed().Seconds()/float64(b.N)), "x-realtime")
+		})
+	}
+}
+
+// BenchmarkNormalize normalises 60 s of 44.1 kHz speech-like audio.
+func BenchmarkNormalize(b *testing.B) {
+	in := sine(300, 0.9, 44100, 60*44100)
+	for i := range in {
+		if (i/11025)%2 == 1 {
+			in[i] = 0
+		}
+	}
+	for b.Loop() {
+		pcm.Normalize(in, 44100, pcm.DefaultTargetDBFS)
+	}
+	b.ReportMetric(60/(b.Elapsed().Seconds()/float64(b.N)), "x-realtime")
+}

@@ -1,0 +1,69 @@
+// Package pcm holds helpers for mono, 16-bit signed PCM audio held as
+// []int16: resampling, loudness normalisation, silence, trimming and WAV
+// decoding. Functions that return samples never modify their input.
+package pcm
+
+import (
+	"math"
+	"time"
+)
+
+// Silence returns d of silence at rate Hz, rounded to the nearest sample.
+func Silence(rate int, d time.Duration) []int16 {
+	if d <= 0 || rate <= 0 {
+		return nil
+	}
+	n := (int64(d)*int64(rate) + int64(time.Second)/2) / int64(time.Second)
+	return make([]int16, n)
+}
+
+// Duration returns how long n samples last at rate Hz.
+func Duration(n int, rate int) time.Duration {
+	if rate <= 0 {
+		return 0
+	}
+	return time.Duration(int64(n) * int64(time.Second) / int64(rate))
+}
+
+// Trimming parameters: a sample counts as sound when its level reaches
+// TrimThresholdDBFS; trimMargin of the original signal is kept on each side
+// of the sound so that soft onsets and decays are not clipped.
+const (
+	// TrimThresholdDBFS is the peak level below which TrimSilence treats
+	// audio as silence.
+	TrimThresholdDBFS = -50.0
+	trimMargin        = 20 * time.Millisecond
+)
+
+// TrimSilence returns the part of samples between the first and the last
+// sound (see TrimThresholdDBFS), keeping 20 ms of margin on each side. The
+// result shares memory with samples. It returns an empty slice if samples
+// holds only silence.
+func TrimSilence(samples []int16, rate int) []int16 {
+	threshold := int(math.Ceil(fullScale * math.Pow(10, TrimThresholdDBFS/20)))
+	margin := int(int64(rate) * int64(trimMargin) / int64(time.Second))
+	loud := func(i int) bool {
+		s := samples[i]
+		return int(s) >= threshold || -int(s) >= threshold
+	}
+	first := -1
+	for i := range samples {
+		if loud(i) {
+			first = i
+			break
+		}
+	}
+	if first < 0 {
+		return samples[:0]
+	}
+	last := first
+	for i := len(samples) - 1; i > first; i-- {
+		if loud(i) {
+			last = i
+			break
+		}
+	}
+	start := max(0, first-margin)
+	end := min(len(samples), last+1+margin)
+	return samples[start:end]
+}

@@ -1,0 +1,296 @@
+// Package pipeline is one audio's journey: article → sentences → speech →
+// MP3 + HLS → published media files.
+//
+// Sentences are independent synthesis units. A pool of workers, sized to
+// the machine's cores, synthesises them in parallel; a single writer takes
+// them back in order and streams them into the MP3 encoder, whose output is
+// cut into HLS segments as it arrives. Only a bounded window of units is in
+// memory at a time, so memory stays flat however long the article is.
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/hls"
+	"github.com/narrator/narrator/internal/mp3"
+	"github.com/narrator/narrator/internal/pcm"
+	"github.com/narrator/narrator/internal/speak"
+)
+
+// Output format of every audio.
+const (
+	SampleRate    = 44100 // Hz, mono
+	Bitrate       = 64    // kbps, constant
+	SegmentTarget = 6 * time.Second
+)
+
+// File names inside an audio's media folder.
+const (
+	MP3Name      = "audio.mp3"
+	PlaylistName = "audio.m3u8"
+)
+
+// Synthesizer is a speech engine.
+type Synthesizer interface {
+	// Synthesize speaks plain text in an engine voice and returns mono PCM
+	// and its sample rate.
+	Synthesize(ctx context.Context, voice, text string, rate float64) ([]int16, int, error)
+}
+
+// MediaWriter stores published media.
+type MediaWriter interface {
+	Put(ctx context.Context, key string, r io.Reader) error
+	DeletePrefix(ctx context.Context, prefix string) error
+}
+
+// Config configures a Pipeline.
+type Config struct {
+	// Engines maps an engine name (narrator.Voice.Engine) to the engine.
+	Engines map[string]Synthesizer
+	Media   MediaWriter
+	// Workers is how many units are synthesised at once; 0 means one per core.
+	Workers int
+	// ScratchDir holds temporary files; "" means the system default.
+	ScratchDir string
+	Logger     *slog.Logger
+}
+
+// Pipeline renders audios. It is safe for concurrent use.
+type Pipeline struct {
+	engines map[string]Synthesizer
+	media   MediaWriter
+	workers int
+	scratch string
+	logger  *slog.Logger
+}
+
+// New returns a pipeline.
+func New(cfg Config) *Pipeline {
+	p := &Pipeline{
+		engines: cfg.Engines,
+		media:   cfg.Media,
+		workers: cfg.Workers,
+		scratch: cfg.ScratchDir,
+		logger:  cfg.Logger,
+	}
+	if p.workers <= 0 {
+		p.workers = runtime.NumCPU()
+	}
+	if p.logger == nil {
+		p.logger = slog.New(slog.DiscardHandler)
+	}
+	return p
+}
+
+// Render synthesises an audio and stores its MP3, its HLS playlist and the
+// playlist's segments in a new folder named by a random token. It returns
+// the keys of the MP3 and the playlist by content type, and the duration.
+// On error it removes whatever it stored.
+func (p *Pipeline) Render(ctx context.Context, a *narrator.Audio, proj *narrator.Project) (keys map[string]string, d time.Duration, err error) {
+	units := speak.Script(proj.Language, a.Title, a.Author, a.Body, nil)
+	if len(units) == 0 {
+		return nil, 0, narrator.Errorf(narrator.EINVALID, "the article has no text that can be read aloud.")
+	}
+	voices, err := p.voicesFor(proj, units)
+	if err != nil {
+		return nil, 0, err
+	}
+	folder, err := newToken()
+	if err != nil {
+		return nil, 0, err
+	}
+	prefix := folder + "/"
+	defer func() {
+		if err != nil {
+			if derr := p.media.DeletePrefix(context.WithoutCancel(ctx), prefix); derr != nil {
+				p.logger.Warn("remove partial media", "prefix", prefix, "err", derr)
+			}
+		}
+	}()
+
+	tmp, err := os.CreateTemp(p.scratch, "narrator-*.mp3")
+	if err != nil {
+		return nil, 0, fmt.Errorf("create scratch file: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	defer tmp.Close()
+
+	seg := hls.NewSegmenter(SegmentTarget, func(name string, data []byte) error {
+		return p.media.Put(ctx, prefix+name, bytes.NewReader(data))
+	})
+	enc, err := mp3.NewEncoder(ctx, io.MultiWriter(tmp, seg), mp3.Options{SampleRate: SampleRate, Bitrate: Bitrate})
+	if err != nil {
+		return nil, 0, fmt.Errorf("start encoder: %w", err)
+	}
+	if err := p.speak(ctx, units, voices, enc); err != nil {
+		_ = enc.Close()
+		return nil, 0, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, 0, fmt.Errorf("encode mp3: %w", err)
+	}
+	playlist, err := seg.Close()
+	if err != nil {
+		return nil, 0, fmt.Errorf("package hls: %w", err)
+	}
+	for _, s := range seg.Segments() {
+		d += s.Duration()
+	}
+	if err := p.media.Put(ctx, prefix+PlaylistName, bytes.NewReader(playlist)); err != nil {
+		return nil, 0, fmt.Errorf("store playlist: %w", err)
+	}
+	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+		return nil, 0, fmt.Errorf("rewind scratch mp3: %w", err)
+	}
+	if err := p.media.Put(ctx, prefix+MP3Name, tmp); err != nil {
+		return nil, 0, fmt.Errorf("store mp3: %w", err)
+	}
+	return map[string]string{
+		narrator.ContentTypeMP3:  prefix + MP3Name,
+		narrator.ContentTypeM3U8: prefix + PlaylistName,
+	}, d, nil
+}
+
+// pcmWriter takes PCM in reading order.
+type pcmWriter interface {
+	Write(samples []int16) error
+}
+
+// speak synthesises units on the worker pool and writes them to w in order.
+// At most a window of units waits in memory for its turn.
+func (p *Pipeline) speak(ctx context.Context, units []speak.Unit, voices []narrator.Voice, w pcmWriter) error {
+	g, gctx := errgroup.WithContext(ctx)
+	slots := make([]chan []int16, len(units))
+	for i := range slots {
+		slots[i] = make(chan []int16, 1)
+	}
+	window := make(chan struct{}, 4*p.workers)
+	todo := make(chan int)
+	g.Go(func() error {
+		defer close(todo)
+		for i := range units {
+			select {
+			case window <- struct{}{}:
+			case <-gctx.Done():
+				return gctx.Err()
+			}
+			select {
+			case todo <- i:
+			case <-gctx.Done():
+				return gctx.Err()
+			}
+		}
+		return nil
+	})
+	for range p.workers {
+		g.Go(func() error {
+			for i := range todo {
+				samples, err := p.unit(gctx, units[i], voices[i])
+				if err != nil {
+					return err
+				}
+				slots[i] <- samples
+			}
+			return nil
+		})
+	}
+	g.Go(func() error {
+		for i := range units {
+			select {
+			case samples := <-slots[i]:
+				if err := w.Write(samples); err != nil {
+					return fmt.Errorf("encode unit %d: %w", i, err)
+				}
+				<-window
+			case <-gctx.Done():
+				return gctx.Err()
+			}
+		}
+		return nil
+	})
+	return g.Wait()
+}
+
+// unit synthesises one unit and brings it to the output format: one rate,
+// even loudness, no ragged silence, then the unit's pause.
+func (p *Pipeline) unit(ctx context.Context, u speak.Unit, v narrator.Voice) ([]int16, error) {
+	engine := p.engines[v.Engine]
+	rate := u.Rate
+	if rate <= 0 {
+		rate = 1
+	}
+	samples, sr, err := engine.Synthesize(ctx, v.EngineVoice, u.Text, rate)
+	if err != nil {
+		return nil, fmt.Errorf("synthesize %q with %s/%s: %w", abbreviate(u.Text), v.Engine, v.EngineVoice, err)
+	}
+	if sr != SampleRate {
+		samples = pcm.Resample(samples, sr, SampleRate)
+	}
+	samples = pcm.TrimSilence(samples, SampleRate)
+	samples = pcm.Normalize(samples, SampleRate, pcm.DefaultTargetDBFS)
+	return append(samples, pcm.Silence(SampleRate, u.Pause)...), nil
+}
+
+// voicesFor resolves the voice of every unit: a unit's own voice where the
+// project's language has it, else the project's voice for the unit's role.
+func (p *Pipeline) voicesFor(proj *narrator.Project, units []speak.Unit) ([]narrator.Voice, error) {
+	defTitle, defBody, ok := narrator.DefaultVoices(proj.Language)
+	if !ok {
+		return nil, narrator.Errorf(narrator.EINVALID, "the project's language %s is not supported.", proj.Language)
+	}
+	title, ok := narrator.LookupVoice(proj.Language, proj.TitleVoice)
+	if !ok {
+		title = defTitle
+	}
+	body, ok := narrator.LookupVoice(proj.Language, proj.BodyVoice)
+	if !ok {
+		body = defBody
+	}
+	out := make([]narrator.Voice, len(units))
+	for i, u := range units {
+		v := body
+		if u.Role == speak.RoleTitle {
+			v = title
+		}
+		if u.Voice != "" {
+			if own, ok := narrator.LookupVoice(proj.Language, u.Voice); ok {
+				v = own
+			}
+		}
+		if p.engines[v.Engine] == nil {
+			return nil, fmt.Errorf("voice %s needs engine %s, which is not running", v.Name, v.Engine)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// newToken returns 128 random bits in hex: the unguessable folder of one
+// rendering.
+func newToken() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("read random token: %w", err)
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
+// abbreviate shortens text for error messages.
+func abbreviate(s string) string {
+	if r := []rune(s); len(r) > 40 {
+		return string(r[:40]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,678 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/narrator/narrator"
+)
+
+// mediaTypes are the media every audio has, created with it, in the order
+// single-audio reads return them.
+var mediaTypes = []string{narrator.ContentTypeMP3, narrator.ContentTypeM3U8}
+
+// audioColumns are the columns scanAudio reads.
+const audioColumns = `id, project_id, external_id, title, body, author, article_url, metadata,
+	state, error, revision, duration_ms, created_at, updated_at, deleted_at`
+
+func scanAudio(sc interface{ Scan(...any) error }) (*narrator.Audio, error) {
+	var a narrator.Audio
+	var ext sql.NullString
+	var meta string
+	var created, updated int64
+	var deleted sql.NullInt64
+	if err := sc.Scan(&a.ID, &a.ProjectID, &ext, &a.Title, &a.Body, &a.Author, &a.ArticleURL, &meta,
+		&a.State, &a.Error, &a.Revision, &a.DurationMS, &created, &updated, &deleted); err != nil {
+		return nil, err
+	}
+	a.ExternalID = ext.String
+	a.Metadata = map[string]string{}
+	if err := json.Unmarshal([]byte(meta), &a.Metadata); err != nil {
+		return nil, fmt.Errorf("audio %d: decode metadata: %w", a.ID, err)
+	}
+	if a.Metadata == nil { // the JSON was null
+		a.Metadata = map[string]string{}
+	}
+	a.CreatedAt, a.UpdatedAt = fromMicros(created), fromMicros(updated)
+	a.Deleted = deleted.Valid
+	return &a, nil
+}
+
+// encodeMetadata encodes metadata as a JSON object; nil becomes {}.
+func encodeMetadata(m map[string]string) (string, error) {
+	if m == nil {
+		return "{}", nil
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return "", fmt.Errorf("encode metadata: %w", err)
+	}
+	return string(b), nil
+}
+
+func audioNotFound(ref string) error {
+	return narrator.Errorf(narrator.ENOTFOUND, "audio %s not found", ref)
+}
+
+const findAudioByIDSQL = `SELECT ` + audioColumns + ` FROM audios WHERE id = ?`
+
+// findAudioByID returns an audio, deleted or not, without its media.
+func findAudioByID(ctx context.Context, tx *sql.Tx, id int64) (*narrator.Audio, error) {
+	a, err := scanAudio(tx.QueryRowContext(ctx, findAudioByIDSQL, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, audioNotFound(strconv.FormatInt(id, 10))
+	}
+	return a, err
+}
+
+const findLiveAudioByIDSQL = `SELECT ` + audioColumns + `
+FROM audios WHERE id = ? AND project_id = ? AND deleted_at IS NULL`
+
+const findLiveAudioByExternalIDSQL = `SELECT ` + audioColumns + `
+FROM audios WHERE project_id = ? AND external_id = ? AND deleted_at IS NULL`
+
+// findAudioByExternalID returns the live audio of a project with that
+// external ID, without its media.
+func findAudioByExternalID(ctx context.Context, tx *sql.Tx, projectID int64, externalID string) (*narrator.Audio, error) {
+	a, err := scanAudio(tx.QueryRowContext(ctx, findLiveAudioByExternalIDSQL, projectID, externalID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, audioNotFound(strconv.Quote(externalID))
+	}
+	return a, err
+}
+
+// resolveAudio finds a live audio of a project by reference: first as its
+// numeric ID, if ref is an integer in canonical form ("12", not "012" or
+// "+12"), then as its external ID. It loads the media.
+func resolveAudio(ctx context.Context, tx *sql.Tx, projectID int64, ref string) (*narrator.Audio, error) {
+	if id, err := strconv.ParseInt(ref, 10, 64); err == nil && strconv.FormatInt(id, 10) == ref {
+		a, err := scanAudio(tx.QueryRowContext(ctx, findLiveAudioByIDSQL, id, projectID))
+		switch {
+		case err == nil:
+			return a, loadMedia(ctx, tx, a)
+		case !errors.Is(err, sql.ErrNoRows):
+			return nil, err
+		}
+	}
+	if ref == "" {
+		return nil, audioNotFound(`""`)
+	}
+	a, err := findAudioByExternalID(ctx, tx, projectID, ref)
+	if err != nil {
+		return nil, err
+	}
+	return a, loadMedia(ctx, tx, a)
+}
+
+// loadMediaSQL reads the media of several audios, given as a JSON array of
+// IDs, mp3 before m3u8 within an audio.
+const loadMediaSQL = `
+SELECT id, audio_id, content_type, key
+FROM media
+WHERE audio_id IN (SELECT value FROM json_each(?))
+ORDER BY audio_id, CASE content_type WHEN 'mp3' THEN 0 WHEN 'm3u8' THEN 1 ELSE 2 END, id`
+
+// loadMedia sets the Media of the given audios with one query.
+func loadMedia(ctx context.Context, tx *sql.Tx, audios ...*narrator.Audio) error {
+	if len(audios) == 0 {
+		return nil
+	}
+	byID := make(map[int64]*narrator.Audio, len(audios))
+	ids := make([]int64, len(audios))
+	for i, a := range audios {
+		byID[a.ID] = a
+		ids[i] = a.ID
+		a.Media = make([]narrator.Media, 0, len(mediaTypes))
+	}
+	idsJSON, err := json.Marshal(ids)
+	if err != nil {
+		return fmt.Errorf("load media: %w", err)
+	}
+	rows, err := tx.QueryContext(ctx, loadMediaSQL, string(idsJSON))
+	if err != nil {
+		return fmt.Errorf("load media: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var m narrator.Media
+		var key sql.NullString
+		if err := rows.Scan(&m.ID, &m.AudioID, &m.ContentType, &key); err != nil {
+			return fmt.Errorf("load media: %w", err)
+		}
+		m.Key = key.String
+		if a := byID[m.AudioID]; a != nil {
+			a.Media = append(a.Media, m)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("load media: %w", err)
+	}
+	return nil
+}
+
+const projectExistsSQL = `SELECT COUNT(*) FROM projects WHERE id = ?`
+
+const insertAudioSQL = `
+INSERT INTO audios (project_id, external_id, title, body, author, article_url, metadata,
+	state, error, revision, duration_ms, created_at, updated_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, 'unprocessed', '', 1, 0, ?, ?)`
+
+const insertMediaSQL = `
+INSERT INTO media (audio_id, content_type) VALUES (?, 'mp3'), (?, 'm3u8')
+RETURNING id, content_type`
+
+// CreateAudio validates a.
+//
+// If a.ExternalID is set and a live audio of a.ProjectID has it, CreateAudio
+// updates that audio as UpdateAudio would with every article field given
+// (title, body, author, article_url and metadata replaced), fills a with the
+// stored result and returns created=false.
+//
+// Otherwise it inserts the audio (unprocessed, revision 1) with its two
+// media, still without keys, enqueues its synthesis in the same transaction,
+// fills a in and returns created=true. If the enqueuer fails, nothing is
+// stored. It returns ENOTFOUND if the project does not exist.
+func (s *Store) CreateAudio(ctx context.Context, a *narrator.Audio) (created bool, err error) {
+	if err := a.Validate(); err != nil {
+		return false, err
+	}
+	tx, err := s.beginWrite(ctx)
+	if err != nil {
+		return false, fmt.Errorf("create audio: %w", err)
+	}
+	defer tx.Rollback()
+	got, created, err := s.createAudio(ctx, tx, a)
+	if err != nil {
+		return false, fmt.Errorf("create audio in project %d: %w", a.ProjectID, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return false, fmt.Errorf("create audio in project %d: commit: %w", a.ProjectID, err)
+	}
+	*a = *got
+	return created, nil
+}
+
+func (s *Store) createAudio(ctx context.Context, tx *sql.Tx, a *narrator.Audio) (*narrator.Audio, bool, error) {
+	var n int
+	if err := tx.QueryRowContext(ctx, projectExistsSQL, a.ProjectID).Scan(&n); err != nil {
+		return nil, false, err
+	}
+	if n == 0 {
+		return nil, false, narrator.Errorf(narrator.ENOTFOUND, "project %d not found", a.ProjectID)
+	}
+	if a.ExternalID != "" {
+		cur, err := findAudioByExternalID(ctx, tx, a.ProjectID, a.ExternalID)
+		switch {
+		case err == nil:
+			if err := loadMedia(ctx, tx, cur); err != nil {
+				return nil, false, err
+			}
+			title, body, author, articleURL := a.Title, a.Body, a.Author, a.ArticleURL
+			got, err := s.updateAudio(ctx, tx, cur, narrator.AudioUpdate{
+				Title: &title, Body: &body, Author: &author, ArticleURL: &articleURL,
+				Metadata: a.Metadata, MetadataSet: true,
+			})
+			return got, false, err
+		case narrator.ErrorCode(err) != narrator.ENOTFOUND:
+			return nil, false, err
+		}
+	}
+
+	meta, err := encodeMetadata(a.Metadata)
+	if err != nil {
+		return nil, false, err
+	}
+	now := s.now()
+	res, err := tx.ExecContext(ctx, insertAudioSQL, a.ProjectID, nullString(a.ExternalID), a.Title, a.Body,
+		a.Author, a.ArticleURL, meta, micros(now), micros(now))
+	if err != nil {
+		return nil, false, formatError(err, "audio")
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return nil, false, err
+	}
+	got := *a
+	got.ID = id
+	got.State, got.Error, got.Revision, got.DurationMS = narrator.StateUnprocessed, "", 1, 0
+	got.Deleted = false
+	got.CreatedAt, got.UpdatedAt = now, now
+	got.Metadata = maps.Clone(a.Metadata)
+	if got.Metadata == nil {
+		got.Metadata = map[string]string{}
+	}
+	if got.Media, err = insertMedia(ctx, tx, id); err != nil {
+		return nil, false, err
+	}
+	enq, err := s.getEnqueuer()
+	if err != nil {
+		return nil, false, err
+	}
+	if err := enq.SynthesizeTx(ctx, tx, id, got.Revision); err != nil {
+		return nil, false, fmt.Errorf("enqueue synthesis of audio %d: %w", id, err)
+	}
+	return &got, true, nil
+}
+
+// insertMedia inserts an audio's media rows, without keys, and returns them
+// in mediaTypes order.
+func insertMedia(ctx context.Context, tx *sql.Tx, audioID int64) ([]narrator.Media, error) {
+	rows, err := tx.QueryContext(ctx, insertMediaSQL, audioID, audioID)
+	if err != nil {
+		return nil, fmt.Errorf("insert media: %w", err)
+	}
+	defer rows.Close()
+	ids := map[string]int64{}
+	for rows.Next() {
+		var id int64
+		var ct string
+		if err := rows.Scan(&id, &ct); err != nil {
+			return nil, fmt.Errorf("insert media: %w", err)
+		}
+		ids[ct] = id
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("insert media: %w", err)
+	}
+	media := make([]narrator.Media, 0, len(mediaTypes))
+	for _, ct := range mediaTypes {
+		id, ok := ids[ct]
+		if !ok {
+			return nil, fmt.Errorf("insert media: no %s row returned", ct)
+		}
+		media = append(media, narrator.Media{ID: id, AudioID: audioID, ContentType: ct})
+	}
+	return media, nil
+}
+
+// FindAudio returns a live audio of a project by reference: its numeric ID
+// first, then its external ID. It returns ENOTFOUND if neither matches.
+func (s *Store) FindAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error) {
+	tx, err := s.beginRead(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("find audio %q: %w", ref, err)
+	}
+	defer tx.Rollback()
+	a, err := resolveAudio(ctx, tx, projectID, ref)
+	if err != nil {
+		return nil, fmt.Errorf("find audio %q in project %d: %w", ref, projectID, err)
+	}
+	return a, nil
+}
+
+// UpdateAudio changes a live audio found by reference as FindAudio does. Nil
+// fields of u keep the stored values; the merged audio is validated.
+//
+// A change to title, body or author makes the audio unprocessed again, clears
+// its error, bumps its revision and enqueues its synthesis in the same
+// transaction; its media keep their keys until the new result is published.
+// Other changes do not re-synthesise. UpdatedAt moves only if something
+// changed. It returns ENOTFOUND if the audio is missing, and EINVALID if the
+// new external ID is held by another live audio of the project.
+func (s *Store) UpdateAudio(ctx context.Context, projectID int64, ref string, u narrator.AudioUpdate) (*narrator.Audio, error) {
+	tx, err := s.beginWrite(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("update audio %q: %w", ref, err)
+	}
+	defer tx.Rollback()
+	cur, err := resolveAudio(ctx, tx, projectID, ref)
+	if err != nil {
+		return nil, fmt.Errorf("update audio %q in project %d: %w", ref, projectID, err)
+	}
+	got, err := s.updateAudio(ctx, tx, cur, u)
+	if err != nil {
+		return nil, fmt.Errorf("update audio %d: %w", cur.ID, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("update audio %d: commit: %w", cur.ID, err)
+	}
+	return got, nil
+}
+
+const updateAudioSQL = `
+UPDATE audios SET external_id = ?, title = ?, body = ?, author = ?, article_url = ?, metadata = ?,
+	state = ?, error = ?, revision = ?, updated_at = ?
+WHERE id = ?`
+
+// updateAudio applies u to cur, a live audio with its media loaded, and
+// returns the result.
+func (s *Store) updateAudio(ctx context.Context, tx *sql.Tx, cur *narrator.Audio, u narrator.AudioUpdate) (*narrator.Audio, error) {
+	next := *cur
+	for _, f := range []struct {
+		dst *string
+		src *string
+	}{
+		{&next.Title, u.Title}, {&next.Body, u.Body}, {&next.Author, u.Author},
+		{&next.ArticleURL, u.ArticleURL}, {&next.ExternalID, u.ExternalID},
+	} {
+		if f.src != nil {
+			*f.dst = *f.src
+		}
+	}
+	if u.MetadataSet {
+		next.Metadata = maps.Clone(u.Metadata)
+		if next.Metadata == nil {
+			next.Metadata = map[string]string{}
+		}
+	}
+	if err := next.Validate(); err != nil {
+		return nil, err
+	}
+	spoken := !cur.SpokenEqual(&next)
+	if !spoken && next.ExternalID == cur.ExternalID && next.ArticleURL == cur.ArticleURL &&
+		maps.Equal(next.Metadata, cur.Metadata) {
+		return cur, nil
+	}
+	if next.ExternalID != cur.ExternalID && next.ExternalID != "" {
+		other, err := findAudioByExternalID(ctx, tx, cur.ProjectID, next.ExternalID)
+		switch {
+		case err == nil:
+			return nil, narrator.Errorf(narrator.EINVALID, "external_id %q is already used by audio %d", next.ExternalID, other.ID)
+		case narrator.ErrorCode(err) != narrator.ENOTFOUND:
+			return nil, err
+		}
+	}
+	next.UpdatedAt = s.now()
+	if spoken {
+		next.State, next.Error, next.Revision = narrator.StateUnprocessed, "", cur.Revision+1
+	}
+	meta, err := encodeMetadata(next.Metadata)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := tx.ExecContext(ctx, updateAudioSQL, nullString(next.ExternalID), next.Title, next.Body,
+		next.Author, next.ArticleURL, meta, next.State, next.Error, next.Revision, micros(next.UpdatedAt),
+		next.ID); err != nil {
+		return nil, formatError(err, "audio")
+	}
+	if spoken {
+		enq, err := s.getEnqueuer()
+		if err != nil {
+			return nil, err
+		}
+		if err := enq.SynthesizeTx(ctx, tx, next.ID, next.Revision); err != nil {
+			return nil, fmt.Errorf("enqueue synthesis of audio %d revision %d: %w", next.ID, next.Revision, err)
+		}
+	}
+	return &next, nil
+}
+
+const deleteAudioSQL = `UPDATE audios SET deleted_at = ? WHERE id = ?`
+
+// DeleteAudio marks a live audio, found by reference as FindAudio does, as
+// deleted, and in the same transaction enqueues the removal of its media
+// files. It returns the audio as it was, with Deleted set, or ENOTFOUND.
+func (s *Store) DeleteAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error) {
+	tx, err := s.beginWrite(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("delete audio %q: %w", ref, err)
+	}
+	defer tx.Rollback()
+	a, err := resolveAudio(ctx, tx, projectID, ref)
+	if err != nil {
+		return nil, fmt.Errorf("delete audio %q in project %d: %w", ref, projectID, err)
+	}
+	if _, err := tx.ExecContext(ctx, deleteAudioSQL, micros(s.now()), a.ID); err != nil {
+		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
+	}
+	var keys []string
+	for _, m := range a.Media {
+		if m.Key != "" {
+			keys = append(keys, m.Key)
+		}
+	}
+	if len(keys) > 0 {
+		enq, err := s.getEnqueuer()
+		if err != nil {
+			return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
+		}
+		if err := enq.DeleteMediaTx(ctx, tx, keys); err != nil {
+			return nil, fmt.Errorf("delete audio %d: enqueue media removal: %w", a.ID, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("delete audio %d: commit: %w", a.ID, err)
+	}
+	a.Deleted = true
+	return a, nil
+}
+
+const listAudiosSQL = `
+SELECT ` + audioColumns + `
+FROM audios
+WHERE project_id = ? AND deleted_at IS NULL AND created_at >= ?
+ORDER BY created_at DESC, id DESC
+LIMIT ? OFFSET ?`
+
+// ListAudios returns a page of a project's live audios created at or after
+// since (the zero time means all), newest first with ties broken by
+// descending ID, media included. Pages start at 1; a page past the end gives
+// an empty slice. perPage must be positive.
+func (s *Store) ListAudios(ctx context.Context, projectID int64, since time.Time, page, perPage int) ([]*narrator.Audio, error) {
+	if perPage <= 0 {
+		return nil, narrator.Errorf(narrator.EINVALID, "per_page must be positive")
+	}
+	if page < 1 {
+		page = 1
+	}
+	audios := []*narrator.Audio{}
+	if int64(page-1) > math.MaxInt64/int64(perPage) {
+		return audios, nil
+	}
+	tx, err := s.beginRead(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list audios: %w", err)
+	}
+	defer tx.Rollback()
+	audios, err = listAudios(ctx, tx, projectID, since, int64(perPage), int64(page-1)*int64(perPage))
+	if err != nil {
+		return nil, fmt.Errorf("list audios of project %d: %w", projectID, err)
+	}
+	return audios, nil
+}
+
+func listAudios(ctx context.Context, tx *sql.Tx, projectID int64, since time.Time, limit, offset int64) ([]*narrator.Audio, error) {
+	var sinceUS int64 = math.MinInt64
+	if !since.IsZero() {
+		sinceUS = micros(since)
+	}
+	rows, err := tx.QueryContext(ctx, listAudiosSQL, projectID, sinceUS, limit, offset)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	audios := []*narrator.Audio{}
+	for rows.Next() {
+		a, err := scanAudio(rows)
+		if err != nil {
+			return nil, err
+		}
+		audios = append(audios, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	if err := loadMedia(ctx, tx, audios...); err != nil {
+		return nil, err
+	}
+	return audios, nil
+}
+
+// AudioForSynthesis returns an audio, deleted ones included (with Deleted
+// set, so a worker can skip them), with its media and its project. It
+// returns ENOTFOUND if the audio does not exist.
+func (s *Store) AudioForSynthesis(ctx context.Context, audioID int64) (*narrator.Audio, *narrator.Project, error) {
+	tx, err := s.beginRead(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("audio %d for synthesis: %w", audioID, err)
+	}
+	defer tx.Rollback()
+	a, err := findAudioByID(ctx, tx, audioID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("audio %d for synthesis: %w", audioID, err)
+	}
+	if err := loadMedia(ctx, tx, a); err != nil {
+		return nil, nil, fmt.Errorf("audio %d for synthesis: %w", audioID, err)
+	}
+	p, err := findProject(ctx, tx, a.ProjectID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("audio %d for synthesis: %w", audioID, err)
+	}
+	return a, p, nil
+}
+
+const setMediaKeySQL = `UPDATE media SET key = ? WHERE id = ?`
+
+const publishAudioSQL = `
+UPDATE audios SET state = 'processed', error = '', duration_ms = ?, updated_at = ?
+WHERE id = ?`
+
+// PublishAudio records the published media of one revision of an audio: it
+// sets each media's key (keys maps content type to key), marks the audio
+// processed with its duration, and enqueues the removal of the keys it
+// replaced, all in one transaction. It returns ECONFLICT, changing nothing,
+// if the audio is deleted or at another revision: the caller then discards
+// its files. It returns ENOTFOUND if the audio does not exist.
+func (s *Store) PublishAudio(ctx context.Context, audioID int64, revision int, keys map[string]string, durationMS int64) error {
+	tx, err := s.beginWrite(ctx)
+	if err != nil {
+		return fmt.Errorf("publish audio %d: %w", audioID, err)
+	}
+	defer tx.Rollback()
+	if err := s.publishAudio(ctx, tx, audioID, revision, keys, durationMS); err != nil {
+		return fmt.Errorf("publish audio %d revision %d: %w", audioID, revision, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("publish audio %d: commit: %w", audioID, err)
+	}
+	return nil
+}
+
+func (s *Store) publishAudio(ctx context.Context, tx *sql.Tx, audioID int64, revision int, keys map[string]string, durationMS int64) error {
+	a, err := findAudioByID(ctx, tx, audioID)
+	if err != nil {
+		return err
+	}
+	switch {
+	case a.Deleted:
+		return narrator.Errorf(narrator.ECONFLICT, "audio %d is deleted", audioID)
+	case a.Revision != revision:
+		return narrator.Errorf(narrator.ECONFLICT, "audio %d is at revision %d", audioID, a.Revision)
+	}
+	if err := loadMedia(ctx, tx, a); err != nil {
+		return err
+	}
+	for ct, key := range keys {
+		if _, ok := a.MediaOf(ct); !ok {
+			return fmt.Errorf("audio has no %q media", ct)
+		}
+		if key == "" {
+			return fmt.Errorf("empty key for %s media", ct)
+		}
+	}
+	var old []string
+	for _, m := range a.Media {
+		key, ok := keys[m.ContentType]
+		if !ok || key == m.Key {
+			continue
+		}
+		if m.Key != "" {
+			old = append(old, m.Key)
+		}
+		if _, err := tx.ExecContext(ctx, setMediaKeySQL, key, m.ID); err != nil {
+			return fmt.Errorf("set %s key: %w", m.ContentType, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, publishAudioSQL, durationMS, micros(s.now()), audioID); err != nil {
+		return err
+	}
+	if len(old) > 0 {
+		enq, err := s.getEnqueuer()
+		if err != nil {
+			return err
+		}
+		if err := enq.DeleteMediaTx(ctx, tx, old); err != nil {
+			return fmt.Errorf("enqueue removal of replaced media: %w", err)
+		}
+	}
+	return nil
+}
+
+const failAudioSQL = `
+UPDATE audios SET state = 'failed', error = ?, updated_at = ?
+WHERE id = ? AND revision = ? AND deleted_at IS NULL AND state <> 'processed'`
+
+const audioExistsSQL = `SELECT COUNT(*) FROM audios WHERE id = ?`
+
+// FailAudio marks a revision of an audio as failed, with a message for the
+// publisher. It does nothing if the audio is deleted, at another revision,
+// or already processed (a duplicate job succeeded). It returns ENOTFOUND if
+// the audio does not exist.
+func (s *Store) FailAudio(ctx context.Context, audioID int64, revision int, message string) error {
+	tx, err := s.beginWrite(ctx)
+	if err != nil {
+		return fmt.Errorf("fail audio %d: %w", audioID, err)
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, failAudioSQL, message, micros(s.now()), audioID, revision)
+	if err != nil {
+		return fmt.Errorf("fail audio %d: %w", audioID, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("fail audio %d: %w", audioID, err)
+	}
+	if n == 0 {
+		var exists int
+		if err := tx.QueryRowContext(ctx, audioExistsSQL, audioID).Scan(&exists); err != nil {
+			return fmt.Errorf("fail audio %d: %w", audioID, err)
+		}
+		if exists == 0 {
+			return fmt.Errorf("fail audio %d: %w", audioID, audioNotFound(strconv.FormatInt(audioID, 10)))
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("fail audio %d: commit: %w", audioID, err)
+	}
+	return nil
+}
+
+const unprocessedAudiosSQL = `
+SELECT id, revision FROM audios
+WHERE deleted_at IS NULL AND state = 'unprocessed'
+ORDER BY id`
+
+// UnprocessedAudioIDs returns the live audios waiting for synthesis, by ID,
+// so that start-up can re-enqueue any whose job is missing.
+func (s *Store) UnprocessedAudioIDs(ctx context.Context) ([]narrator.AudioRevision, error) {
+	tx, err := s.beginRead(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("unprocessed audios: %w", err)
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, unprocessedAudiosSQL)
+	if err != nil {
+		return nil, fmt.Errorf("unprocessed audios: %w", err)
+	}
+	defer rows.Close()
+	out := []narrator.AudioRevision{}
+	for rows.Next() {
+		var r narrator.AudioRevision
+		if err := rows.Scan(&r.ID, &r.Revision); err != nil {
+			return nil, fmt.Errorf("unprocessed audios: %w", err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("unprocessed audios: %w", err)
+	}
+	return out, nil
+}

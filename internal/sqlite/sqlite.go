@@ -1,0 +1,361 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/narrator/narrator"
+)
+
+// BusyTimeout is how long a connection waits for another one's write lock
+// before it gives up with SQLITE_BUSY. Writes are short, so reaching it
+// means something is badly stuck.
+const BusyTimeout = 10 * time.Second
+
+// defaultReadConns is the size of the reader pool when Options.ReadConns is 0.
+const defaultReadConns = 4
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// Enqueuer inserts jobs inside the caller's transaction, so that a job exists
+// exactly when the change that needs it is committed. The jobs package
+// implements it with River's InsertTx.
+type Enqueuer interface {
+	// SynthesizeTx enqueues the synthesis of the given revision of an audio.
+	SynthesizeTx(ctx context.Context, tx *sql.Tx, audioID int64, revision int) error
+	// DeleteMediaTx enqueues the removal of media files by key.
+	DeleteMediaTx(ctx context.Context, tx *sql.Tx, keys []string) error
+}
+
+// Options configures a Store.
+type Options struct {
+	// Enqueuer receives the jobs of audio writes. It may be nil at Open and
+	// set later with SetEnqueuer; writes that must enqueue fail while it is nil.
+	Enqueuer Enqueuer
+	// ReadConns is the size of the read-only pool; 0 means 4.
+	ReadConns int
+}
+
+// Store is the SQLite store. It holds two pools on one database file: a
+// writer with exactly one connection, through which every transaction goes
+// (River needs this too), and a read-only pool for plain reads, which WAL
+// lets run beside the writer.
+type Store struct {
+	// Now is the store's clock. It defaults to time.Now; stored times are
+	// truncated to microseconds and kept in UTC.
+	Now func() time.Time
+
+	path   string
+	writer *sql.DB
+	reader *sql.DB
+
+	mu       sync.RWMutex
+	enqueuer Enqueuer
+}
+
+// Open opens (creating if needed) the database file at path. It does not
+// migrate: call Migrate, or check SchemaCurrent.
+func Open(ctx context.Context, path string, opts Options) (*Store, error) {
+	if path == "" || strings.HasPrefix(path, ":memory:") || strings.HasPrefix(path, "file:") {
+		return nil, fmt.Errorf("open sqlite: %q is not a file path", path)
+	}
+	if strings.ContainsRune(path, '?') {
+		return nil, fmt.Errorf("open sqlite: path %q must not contain '?'", path)
+	}
+	busy := strconv.FormatInt(BusyTimeout.Milliseconds(), 10)
+
+	// Pragmas go in the DSN so that every pooled connection gets them, not
+	// only the first one. BEGIN IMMEDIATE takes the write lock at the start
+	// of a transaction, so that busy_timeout applies to it: a deferred
+	// transaction that upgrades from read to write can fail with
+	// SQLITE_BUSY at once when another process holds the lock.
+	wq := url.Values{}
+	wq.Add("_pragma", "busy_timeout("+busy+")")
+	wq.Add("_pragma", "journal_mode(WAL)")
+	wq.Add("_pragma", "foreign_keys(ON)")
+	wq.Add("_pragma", "synchronous(NORMAL)")
+	wq.Set("_txlock", "immediate")
+	writer, err := sql.Open("sqlite", path+"?"+wq.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite writer %s: %w", path, err)
+	}
+	writer.SetMaxOpenConns(1)
+	writer.SetMaxIdleConns(1)
+	writer.SetConnMaxLifetime(0)
+	writer.SetConnMaxIdleTime(0)
+	// The writer connects first: it switches the file to WAL, which is
+	// persistent, before any reader opens it.
+	if err := writer.PingContext(ctx); err != nil {
+		writer.Close()
+		return nil, fmt.Errorf("open sqlite writer %s: %w", path, err)
+	}
+
+	rq := url.Values{}
+	rq.Add("_pragma", "busy_timeout("+busy+")")
+	rq.Add("_pragma", "foreign_keys(ON)")
+	rq.Add("_pragma", "synchronous(NORMAL)")
+	rq.Add("_pragma", "query_only(ON)")
+	reader, err := sql.Open("sqlite", path+"?"+rq.Encode())
+	if err != nil {
+		writer.Close()
+		return nil, fmt.Errorf("open sqlite reader %s: %w", path, err)
+	}
+	n := opts.ReadConns
+	if n <= 0 {
+		n = defaultReadConns
+	}
+	reader.SetMaxOpenConns(n)
+	reader.SetMaxIdleConns(n)
+	if err := reader.PingContext(ctx); err != nil {
+		reader.Close()
+		writer.Close()
+		return nil, fmt.Errorf("open sqlite reader %s: %w", path, err)
+	}
+	return &Store{
+		Now:      time.Now,
+		path:     path,
+		writer:   writer,
+		reader:   reader,
+		enqueuer: opts.Enqueuer,
+	}, nil
+}
+
+// DB returns the writer pool, which has exactly one connection. The jobs
+// package hands it to River, so River's transactions and the store's are
+// serialised on that one connection.
+func (s *Store) DB() *sql.DB { return s.writer }
+
+// SetEnqueuer sets the enqueuer used by later writes. River's client is built
+// from DB, so it exists only after Open.
+func (s *Store) SetEnqueuer(e Enqueuer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.enqueuer = e
+}
+
+func (s *Store) getEnqueuer() (Enqueuer, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.enqueuer == nil {
+		return nil, errors.New("sqlite store has no enqueuer")
+	}
+	return s.enqueuer, nil
+}
+
+// Close closes both pools.
+func (s *Store) Close() error {
+	return errors.Join(s.reader.Close(), s.writer.Close())
+}
+
+// now returns the clock's time as stored: UTC, in whole microseconds.
+func (s *Store) now() time.Time {
+	return s.Now().UTC().Truncate(time.Microsecond)
+}
+
+// beginWrite starts a transaction on the writer (BEGIN IMMEDIATE).
+func (s *Store) beginWrite(ctx context.Context) (*sql.Tx, error) {
+	tx, err := s.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("begin write: %w", err)
+	}
+	return tx, nil
+}
+
+// beginRead starts a read transaction on the reader pool, so that a read of
+// several statements sees one snapshot.
+func (s *Store) beginRead(ctx context.Context) (*sql.Tx, error) {
+	tx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("begin read: %w", err)
+	}
+	return tx, nil
+}
+
+// micros encodes a time as the database stores it: UTC Unix microseconds.
+func micros(t time.Time) int64 { return t.UnixMicro() }
+
+// fromMicros decodes a stored time.
+func fromMicros(us int64) time.Time { return time.UnixMicro(us).UTC() }
+
+// nullString maps "" to NULL.
+func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
+
+// isUniqueViolation reports whether err is a UNIQUE or PRIMARY KEY
+// constraint failure.
+func isUniqueViolation(err error) bool {
+	var e *sqlite.Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	return e.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || e.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+}
+
+// formatError turns a unique violation into ECONFLICT and leaves other errors
+// as they are.
+func formatError(err error, what string) error {
+	if isUniqueViolation(err) {
+		return narrator.Errorf(narrator.ECONFLICT, "%s already exists", what)
+	}
+	return err
+}
+
+// migration is one embedded migration file.
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+// migrations returns the embedded migrations in version order.
+func migrations() ([]migration, error) {
+	names, err := fs.Glob(migrationFS, "migrations/*.sql")
+	if err != nil {
+		return nil, fmt.Errorf("list migrations: %w", err)
+	}
+	var ms []migration
+	for _, name := range names {
+		base := strings.TrimPrefix(name, "migrations/")
+		num, _, ok := strings.Cut(base, "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil || v <= 0 {
+			return nil, fmt.Errorf("migration %s: name must start with a positive number and '_'", base)
+		}
+		b, err := migrationFS.ReadFile(name)
+		if err != nil {
+			return nil, fmt.Errorf("read migration %s: %w", base, err)
+		}
+		ms = append(ms, migration{version: v, name: base, sql: string(b)})
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
+	for i := 1; i < len(ms); i++ {
+		if ms[i].version == ms[i-1].version {
+			return nil, fmt.Errorf("migrations %s and %s have the same version", ms[i-1].name, ms[i].name)
+		}
+	}
+	return ms, nil
+}
+
+const createSchemaMigrationsSQL = `
+CREATE TABLE IF NOT EXISTS schema_migrations (
+	version    INTEGER PRIMARY KEY,
+	name       TEXT    NOT NULL,
+	applied_at INTEGER NOT NULL
+)`
+
+const migrationAppliedSQL = `SELECT COUNT(*) FROM schema_migrations WHERE version = ?`
+
+const recordMigrationSQL = `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`
+
+// Migrate applies the pending embedded migrations in order, each in its own
+// transaction together with its row in schema_migrations. Running it again,
+// or from two processes at once, is safe.
+func (s *Store) Migrate(ctx context.Context) error {
+	ms, err := migrations()
+	if err != nil {
+		return err
+	}
+	if _, err := s.writer.ExecContext(ctx, createSchemaMigrationsSQL); err != nil {
+		return fmt.Errorf("migrate: create schema_migrations: %w", err)
+	}
+	for _, m := range ms {
+		if err := s.applyMigration(ctx, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) applyMigration(ctx context.Context, m migration) error {
+	tx, err := s.beginWrite(ctx)
+	if err != nil {
+		return fmt.Errorf("migrate %s: %w", m.name, err)
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, migrationAppliedSQL, m.version).Scan(&n); err != nil {
+		return fmt.Errorf("migrate %s: %w", m.name, err)
+	}
+	if n > 0 {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+		return fmt.Errorf("migrate %s: %w", m.name, err)
+	}
+	if _, err := tx.ExecContext(ctx, recordMigrationSQL, m.version, m.name, micros(s.now())); err != nil {
+		return fmt.Errorf("migrate %s: record: %w", m.name, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("migrate %s: commit: %w", m.name, err)
+	}
+	return nil
+}
+
+const schemaMigrationsExistSQL = `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`
+
+const appliedVersionsSQL = `SELECT version FROM schema_migrations ORDER BY version`
+
+// SchemaCurrent reports whether every embedded migration has been applied.
+// It returns an error if the database has migrations this binary does not
+// know, that is if a newer binary migrated it.
+func (s *Store) SchemaCurrent(ctx context.Context) (bool, error) {
+	ms, err := migrations()
+	if err != nil {
+		return false, err
+	}
+	tx, err := s.beginRead(ctx)
+	if err != nil {
+		return false, fmt.Errorf("schema current: %w", err)
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, schemaMigrationsExistSQL).Scan(&n); err != nil {
+		return false, fmt.Errorf("schema current: %w", err)
+	}
+	if n == 0 {
+		return false, nil
+	}
+	rows, err := tx.QueryContext(ctx, appliedVersionsSQL)
+	if err != nil {
+		return false, fmt.Errorf("schema current: %w", err)
+	}
+	defer rows.Close()
+	applied := map[int]bool{}
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			return false, fmt.Errorf("schema current: %w", err)
+		}
+		applied[v] = true
+	}
+	if err := rows.Err(); err != nil {
+		return false, fmt.Errorf("schema current: %w", err)
+	}
+	known := map[int]bool{}
+	current := true
+	for _, m := range ms {
+		known[m.version] = true
+		if !applied[m.version] {
+			current = false
+		}
+	}
+	for v := range applied {
+		if !known[v] {
+			return false, fmt.Errorf("database schema has migration %d, which this binary does not know; upgrade narrator", v)
+		}
+	}
+	return current, nil
+}

@@ -1,0 +1,225 @@
+package storetest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/narrator/narrator"
+)
+
+var accountTests = []test{
+	{"CreateAndFind", func(t *testing.T, b *bundle) {
+		a := mustAccount(t, b.store, "Acme")
+		if a.ID == 0 || !a.CreatedAt.Equal(epoch) {
+			t.Fatalf("created account = %+v, want an ID and CreatedAt %v", a, epoch)
+		}
+		got, err := b.store.FindAccount(t.Context(), a.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantEqual(t, "FindAccount", got, a)
+		if got.CreatedAt.Location() != time.UTC {
+			t.Errorf("CreatedAt location = %v, want UTC", got.CreatedAt.Location())
+		}
+		other := mustAccount(t, b.store, "Other")
+		if other.ID == a.ID {
+			t.Errorf("two accounts got ID %d", a.ID)
+		}
+	}},
+	{"Invalid", func(t *testing.T, b *bundle) {
+		for _, name := range []string{"", "   "} {
+			err := b.store.CreateAccount(t.Context(), &narrator.Account{Name: name})
+			wantCode(t, err, narrator.EINVALID)
+		}
+	}},
+	{"NotFound", func(t *testing.T, b *bundle) {
+		_, err := b.store.FindAccount(t.Context(), 999)
+		wantCode(t, err, narrator.ENOTFOUND)
+	}},
+}
+
+var apiKeyTests = []test{
+	{"CreateAuthenticateRevoke", func(t *testing.T, b *bundle) {
+		ctx := t.Context()
+		acc := mustAccount(t, b.store, "Acme")
+		k, err := b.store.CreateAPIKey(ctx, acc.ID, hashOf("secret-1"), "nk_sec")
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantEqual(t, "key", *k, narrator.APIKey{ID: k.ID, AccountID: acc.ID, Prefix: "nk_sec", CreatedAt: epoch})
+		got, err := b.store.AuthenticateAPIKey(ctx, hashOf("secret-1"))
+		if err != nil || got != acc.ID {
+			t.Fatalf("AuthenticateAPIKey = %d, %v; want %d", got, err, acc.ID)
+		}
+		_, err = b.store.AuthenticateAPIKey(ctx, hashOf("wrong"))
+		wantCode(t, err, narrator.EUNAUTHORIZED)
+		_, err = b.store.AuthenticateAPIKey(ctx, nil)
+		wantCode(t, err, narrator.EUNAUTHORIZED)
+
+		revokedAt := b.clock.Advance(time.Minute)
+		if err := b.store.RevokeAPIKey(ctx, acc.ID, k.ID); err != nil {
+			t.Fatal(err)
+		}
+		_, err = b.store.AuthenticateAPIKey(ctx, hashOf("secret-1"))
+		wantCode(t, err, narrator.EUNAUTHORIZED)
+
+		// Revoking again succeeds and keeps the first time.
+		b.clock.Advance(time.Minute)
+		if err := b.store.RevokeAPIKey(ctx, acc.ID, k.ID); err != nil {
+			t.Fatalf("second revoke: %v", err)
+		}
+		keys, err := b.store.ListAPIKeys(ctx, acc.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(keys) != 1 || keys[0].RevokedAt == nil || !keys[0].RevokedAt.Equal(revokedAt) {
+			t.Fatalf("keys after revoke = %+v, want one revoked at %v", keys, revokedAt)
+		}
+	}},
+	{"ListNewestFirst", func(t *testing.T, b *bundle) {
+		ctx := t.Context()
+		acc := mustAccount(t, b.store, "Acme")
+		other := mustAccount(t, b.store, "Other")
+		var want []int64
+		for i, secret := range []string{"a", "b", "c"} {
+			b.clock.Advance(time.Second)
+			k, err := b.store.CreateAPIKey(ctx, acc.ID, hashOf(secret), secret)
+			if err != nil {
+				t.Fatalf("key %d: %v", i, err)
+			}
+			want = append([]int64{k.ID}, want...)
+		}
+		if _, err := b.store.CreateAPIKey(ctx, other.ID, hashOf("d"), "d"); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.store.RevokeAPIKey(ctx, acc.ID, want[1]); err != nil {
+			t.Fatal(err)
+		}
+		keys, err := b.store.ListAPIKeys(ctx, acc.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int64
+		for _, k := range keys {
+			got = append(got, k.ID)
+			if (k.RevokedAt != nil) != (k.ID == want[1]) {
+				t.Errorf("key %d RevokedAt = %v", k.ID, k.RevokedAt)
+			}
+		}
+		wantEqual(t, "key IDs", got, want)
+
+		empty, err := b.store.ListAPIKeys(ctx, 999)
+		if err != nil || empty == nil || len(empty) != 0 {
+			t.Fatalf("ListAPIKeys(missing) = %#v, %v; want empty slice", empty, err)
+		}
+	}},
+	{"Errors", func(t *testing.T, b *bundle) {
+		ctx := t.Context()
+		acc := mustAccount(t, b.store, "Acme")
+		other := mustAccount(t, b.store, "Other")
+		_, err := b.store.CreateAPIKey(ctx, 999, hashOf("x"), "x")
+		wantCode(t, err, narrator.ENOTFOUND)
+		k, err := b.store.CreateAPIKey(ctx, acc.ID, hashOf("x"), "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = b.store.CreateAPIKey(ctx, other.ID, hashOf("x"), "x")
+		wantCode(t, err, narrator.ECONFLICT)
+
+		wantCode(t, b.store.RevokeAPIKey(ctx, other.ID, k.ID), narrator.ENOTFOUND)
+		wantCode(t, b.store.RevokeAPIKey(ctx, acc.ID, 999), narrator.ENOTFOUND)
+		if got, err := b.store.AuthenticateAPIKey(ctx, hashOf("x")); err != nil || got != acc.ID {
+			t.Fatalf("key revoked through another account: %d, %v", got, err)
+		}
+	}},
+}
+
+var projectTests = []test{
+	{"CreateAndFind", func(t *testing.T, b *bundle) {
+		ctx := t.Context()
+		acc := mustAccount(t, b.store, "Acme")
+		p := newProject(acc.ID, "News")
+		p.URL = "https://example.com"
+		if err := b.store.CreateProject(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+		if p.ID == 0 || !p.CreatedAt.Equal(epoch) {
+			t.Fatalf("created project = %+v", p)
+		}
+		got, err := b.store.FindProject(ctx, acc.ID, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantEqual(t, "FindProject", got, p)
+
+		noURL := newProject(acc.ID, "Blog")
+		if err := b.store.CreateProject(ctx, noURL); err != nil {
+			t.Fatal(err)
+		}
+		got, err = b.store.FindProject(ctx, acc.ID, noURL.ID)
+		if err != nil || got.URL != "" {
+			t.Fatalf("FindProject(no url) = %+v, %v", got, err)
+		}
+	}},
+	{"Errors", func(t *testing.T, b *bundle) {
+		ctx := t.Context()
+		acc := mustAccount(t, b.store, "Acme")
+		other := mustAccount(t, b.store, "Other")
+		wantCode(t, b.store.CreateProject(ctx, newProject(999, "x")), narrator.ENOTFOUND)
+		bad := newProject(acc.ID, "x")
+		bad.Language = "xx_XX"
+		wantCode(t, b.store.CreateProject(ctx, bad), narrator.EINVALID)
+		bad = newProject(acc.ID, "")
+		wantCode(t, b.store.CreateProject(ctx, bad), narrator.EINVALID)
+
+		p := mustProjectOf(t, b.store, acc.ID)
+		_, err := b.store.FindProject(ctx, other.ID, p.ID)
+		wantCode(t, err, narrator.ENOTFOUND)
+		_, err = b.store.FindProject(ctx, acc.ID, 999)
+		wantCode(t, err, narrator.ENOTFOUND)
+	}},
+	{"ListAndCount", func(t *testing.T, b *bundle) {
+		ctx := t.Context()
+		acc := mustAccount(t, b.store, "Acme")
+		other := mustAccount(t, b.store, "Other")
+		p1 := mustProjectOf(t, b.store, acc.ID)
+		p2 := mustProjectOf(t, b.store, other.ID)
+		p3 := mustProjectOf(t, b.store, acc.ID)
+		mustAudio(t, b.store, p1.ID, "")
+		mustAudio(t, b.store, p1.ID, "")
+		gone := mustAudio(t, b.store, p1.ID, "")
+		mustAudio(t, b.store, p2.ID, "")
+		if _, err := b.store.DeleteAudio(ctx, p1.ID, itoa(gone.ID)); err != nil {
+			t.Fatal(err)
+		}
+
+		list, err := b.store.ListProjects(ctx, acc.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		type row struct {
+			id    int64
+			count int
+		}
+		rows := func(ps []*narrator.Project) []row {
+			out := []row{}
+			for _, p := range ps {
+				out = append(out, row{p.ID, p.AudioCount})
+			}
+			return out
+		}
+		wantEqual(t, "account projects", rows(list), []row{{p1.ID, 2}, {p3.ID, 0}})
+		all, err := b.store.ListProjects(ctx, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantEqual(t, "all projects", rows(all), []row{{p1.ID, 2}, {p2.ID, 1}, {p3.ID, 0}})
+		if got := mustProjectCount(t, b.store, p1); got != 2 {
+			t.Errorf("FindProject AudioCount = %d, want 2", got)
+		}
+		none, err := b.store.ListProjects(ctx, 999)
+		if err != nil || none == nil || len(none) != 0 {
+			t.Fatalf("ListProjects(missing) = %#v, %v; want empty slice", none, err)
+		}
+	}},
+}

@@ -1,0 +1,167 @@
+package storetest
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"reflect"
+	"strconv"
+	"testing"
+
+	"github.com/narrator/narrator"
+)
+
+// mustAccount creates an account.
+func mustAccount(tb testing.TB, s Store, name string) *narrator.Account {
+	tb.Helper()
+	a := &narrator.Account{Name: name}
+	if err := s.CreateAccount(tb.Context(), a); err != nil {
+		tb.Fatalf("CreateAccount(%q): %v", name, err)
+	}
+	return a
+}
+
+// newProject returns a valid project of an account, not yet stored.
+func newProject(accountID int64, title string) *narrator.Project {
+	return &narrator.Project{
+		AccountID:  accountID,
+		Title:      title,
+		Type:       narrator.ProjectTypeAPI,
+		Language:   "en_US",
+		TitleVoice: "Mark",
+		BodyVoice:  "Sally",
+	}
+}
+
+// mustProject creates a project in a new account.
+func mustProject(tb testing.TB, s Store) *narrator.Project {
+	tb.Helper()
+	return mustProjectOf(tb, s, mustAccount(tb, s, "Acme").ID)
+}
+
+// mustProjectOf creates a project of an account.
+func mustProjectOf(tb testing.TB, s Store, accountID int64) *narrator.Project {
+	tb.Helper()
+	p := newProject(accountID, "News")
+	if err := s.CreateProject(tb.Context(), p); err != nil {
+		tb.Fatalf("CreateProject: %v", err)
+	}
+	return p
+}
+
+// newAudio returns a valid audio of a project, not yet stored.
+func newAudio(projectID int64, externalID string) *narrator.Audio {
+	return &narrator.Audio{
+		ProjectID:  projectID,
+		ExternalID: externalID,
+		Title:      "A title",
+		Body:       "Some body text.",
+		Author:     "Ann Author",
+		ArticleURL: "https://example.com/a",
+		Metadata:   map[string]string{"section": "news"},
+	}
+}
+
+// mustCreateAudio stores a and fails unless it was created.
+func mustCreateAudio(tb testing.TB, s Store, a *narrator.Audio) *narrator.Audio {
+	tb.Helper()
+	created, err := s.CreateAudio(tb.Context(), a)
+	if err != nil {
+		tb.Fatalf("CreateAudio: %v", err)
+	}
+	if !created {
+		tb.Fatalf("CreateAudio: created = false, want true")
+	}
+	return a
+}
+
+// mustAudio creates an audio of a project.
+func mustAudio(tb testing.TB, s Store, projectID int64, externalID string) *narrator.Audio {
+	tb.Helper()
+	return mustCreateAudio(tb, s, newAudio(projectID, externalID))
+}
+
+// mustFindAudio finds a live audio.
+func mustFindAudio(tb testing.TB, s Store, projectID int64, ref string) *narrator.Audio {
+	tb.Helper()
+	a, err := s.FindAudio(tb.Context(), projectID, ref)
+	if err != nil {
+		tb.Fatalf("FindAudio(%d, %q): %v", projectID, ref, err)
+	}
+	return a
+}
+
+// mustPublish publishes an audio's current revision with keys derived from
+// tag.
+func mustPublish(tb testing.TB, s Store, a *narrator.Audio, tag string) map[string]string {
+	tb.Helper()
+	keys := map[string]string{
+		narrator.ContentTypeMP3:  fmt.Sprintf("%d/%s/audio.mp3", a.ID, tag),
+		narrator.ContentTypeM3U8: fmt.Sprintf("%d/%s/audio.m3u8", a.ID, tag),
+	}
+	if err := s.PublishAudio(tb.Context(), a.ID, a.Revision, keys, 1234); err != nil {
+		tb.Fatalf("PublishAudio(%d, %d): %v", a.ID, a.Revision, err)
+	}
+	return keys
+}
+
+// mustProjectCount returns a project's AudioCount.
+func mustProjectCount(tb testing.TB, s Store, p *narrator.Project) int {
+	tb.Helper()
+	got, err := s.FindProject(tb.Context(), p.AccountID, p.ID)
+	if err != nil {
+		tb.Fatalf("FindProject: %v", err)
+	}
+	return got.AudioCount
+}
+
+// hashOf returns the hash a store keeps for an API key.
+func hashOf(key string) []byte {
+	h := sha256.Sum256([]byte(key))
+	return h[:]
+}
+
+// wantCode fails unless err carries the narrator error code.
+func wantCode(tb testing.TB, err error, code string) {
+	tb.Helper()
+	if got := narrator.ErrorCode(err); got != code {
+		tb.Fatalf("error code = %q (err %v), want %q", got, err, code)
+	}
+}
+
+// wantEqual fails unless got and want are deeply equal.
+func wantEqual[T any](tb testing.TB, what string, got, want T) {
+	tb.Helper()
+	if !reflect.DeepEqual(got, want) {
+		tb.Fatalf("%s:\n got  %+v\n want %+v", what, got, want)
+	}
+}
+
+// wantAudio fails unless got equals want, comparing media and times too.
+func wantAudio(tb testing.TB, got, want *narrator.Audio) {
+	tb.Helper()
+	if !reflect.DeepEqual(got, want) {
+		tb.Fatalf("audio:\n got  %s\n want %s", dumpAudio(got), dumpAudio(want))
+	}
+}
+
+func dumpAudio(a *narrator.Audio) string {
+	if a == nil {
+		return "<nil>"
+	}
+	return fmt.Sprintf("%+v", *a)
+}
+
+// ids returns the IDs of audios.
+func ids(audios []*narrator.Audio) []int64 {
+	out := make([]int64, len(audios))
+	for i, a := range audios {
+		out[i] = a.ID
+	}
+	return out
+}
+
+// ptr returns a pointer to v.
+func ptr[T any](v T) *T { return &v }
+
+// itoa formats an ID as a reference.
+func itoa(id int64) string { return strconv.FormatInt(id, 10) }

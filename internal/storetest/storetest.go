@@ -1,0 +1,188 @@
+// Package storetest is the conformance suite of Narrator's stores. The
+// sqlite tests run it today; a PostgreSQL store runs the same suite.
+//
+// A store enqueues jobs inside its own transactions, with a transaction type
+// of its own, so the suite cannot hand it a fake enqueuer. Instead the
+// store's test wires a small adapter from its Enqueuer interface to the
+// Recorder that Run passes in, and the suite inspects the Recorder.
+package storetest
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/narrator/narrator"
+)
+
+// Store is the behaviour every store must have. Each method's contract is
+// documented on sqlite.Store; the suite is its executable form.
+type Store interface {
+	CreateAccount(ctx context.Context, a *narrator.Account) error
+	FindAccount(ctx context.Context, id int64) (*narrator.Account, error)
+	CreateAPIKey(ctx context.Context, accountID int64, hash []byte, prefix string) (*narrator.APIKey, error)
+	ListAPIKeys(ctx context.Context, accountID int64) ([]*narrator.APIKey, error)
+	RevokeAPIKey(ctx context.Context, accountID, keyID int64) error
+	AuthenticateAPIKey(ctx context.Context, hash []byte) (int64, error)
+
+	CreateProject(ctx context.Context, p *narrator.Project) error
+	FindProject(ctx context.Context, accountID, projectID int64) (*narrator.Project, error)
+	ListProjects(ctx context.Context, accountID int64) ([]*narrator.Project, error)
+
+	CreateAudio(ctx context.Context, a *narrator.Audio) (created bool, err error)
+	FindAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error)
+	UpdateAudio(ctx context.Context, projectID int64, ref string, u narrator.AudioUpdate) (*narrator.Audio, error)
+	DeleteAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error)
+	ListAudios(ctx context.Context, projectID int64, since time.Time, page, perPage int) ([]*narrator.Audio, error)
+
+	AudioForSynthesis(ctx context.Context, audioID int64) (*narrator.Audio, *narrator.Project, error)
+	PublishAudio(ctx context.Context, audioID int64, revision int, keys map[string]string, durationMS int64) error
+	FailAudio(ctx context.Context, audioID int64, revision int, message string) error
+	UnprocessedAudioIDs(ctx context.Context) ([]narrator.AudioRevision, error)
+}
+
+// NewStoreFunc returns a new, migrated, empty store for one test. The store
+// must use now as its clock and pass every job it enqueues to rec, returning
+// rec's error so that a failing enqueue rolls the store's transaction back.
+// It should register its cleanup with t.Cleanup.
+type NewStoreFunc func(t *testing.T, now func() time.Time, rec *Recorder) Store
+
+// SynthesizeCall is one recorded synthesis job.
+type SynthesizeCall struct {
+	AudioID  int64
+	Revision int
+}
+
+// Recorder records the jobs a store enqueues. Calls are recorded as they are
+// made, inside the store's transaction, whether or not it later commits.
+type Recorder struct {
+	mu         sync.Mutex
+	synthesize []SynthesizeCall
+	deletes    [][]string
+	err        error
+}
+
+// Synthesize records a synthesis job and returns the error set by FailWith.
+// A failed call is not recorded.
+func (r *Recorder) Synthesize(audioID int64, revision int) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.err != nil {
+		return r.err
+	}
+	r.synthesize = append(r.synthesize, SynthesizeCall{AudioID: audioID, Revision: revision})
+	return nil
+}
+
+// DeleteMedia records a media removal job and returns the error set by
+// FailWith. A failed call is not recorded.
+func (r *Recorder) DeleteMedia(keys []string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.err != nil {
+		return r.err
+	}
+	r.deletes = append(r.deletes, slices.Clone(keys))
+	return nil
+}
+
+// FailWith makes later calls return err, until FailWith(nil).
+func (r *Recorder) FailWith(err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.err = err
+}
+
+// Synthesized returns the recorded synthesis jobs, oldest first.
+func (r *Recorder) Synthesized() []SynthesizeCall {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.synthesize)
+}
+
+// DeletedMedia returns the key lists of the recorded media removal jobs,
+// oldest first.
+func (r *Recorder) DeletedMedia() [][]string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.deletes)
+}
+
+// Clock is a manual clock for stores under test.
+type Clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+// NewClock returns a clock stopped at t.
+func NewClock(t time.Time) *Clock { return &Clock{now: t} }
+
+// Now returns the clock's time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// Advance moves the clock forward by d and returns the new time.
+func (c *Clock) Advance(d time.Duration) time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+	return c.now
+}
+
+// epoch is where each test's clock starts: a time in whole microseconds,
+// so that it survives a round trip through any store.
+var epoch = time.Date(2025, 3, 4, 5, 6, 7, 123456000, time.UTC)
+
+// bundle is what each test gets.
+type bundle struct {
+	store Store
+	rec   *Recorder
+	clock *Clock
+}
+
+// Run runs the conformance suite against stores made by newStore. Every
+// subtest gets its own store and runs in parallel.
+func Run(t *testing.T, newStore NewStoreFunc) {
+	setup := func(t *testing.T) *bundle {
+		t.Helper()
+		b := &bundle{rec: &Recorder{}, clock: NewClock(epoch)}
+		b.store = newStore(t, b.clock.Now, b.rec)
+		return b
+	}
+	groups := []struct {
+		name  string
+		tests []test
+	}{
+		{"Account", accountTests},
+		{"APIKey", apiKeyTests},
+		{"Project", projectTests},
+		{"Audio", audioTests},
+		{"Update", updateTests},
+		{"Delete", deleteTests},
+		{"List", listTests},
+		{"Synthesis", synthesisTests},
+		{"Enqueue", enqueueTests},
+	}
+	for _, g := range groups {
+		t.Run(g.name, func(t *testing.T) {
+			t.Parallel()
+			for _, tt := range g.tests {
+				t.Run(tt.name, func(t *testing.T) {
+					t.Parallel()
+					tt.fn(t, setup(t))
+				})
+			}
+		})
+	}
+}
+
+// test is one named test of the suite.
+type test struct {
+	name string
+	fn   func(t *testing.T, b *bundle)
+}

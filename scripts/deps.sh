@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Narrator needs that are missing.
+#   scripts/deps.sh runtime   speech engines and the MP3 encoder
+#   scripts/deps.sh test      the above, plus what the test suite uses
+set -euo pipefail
+
+runtime=(espeak-ng lame festival festvox-us-slt-hts flite ca-certificates)
+testing=(ffmpeg pocketsphinx pocketsphinx-en-us python3)
+
+want=("${runtime[@]}")
+if [[ "${1:-runtime}" == test ]]; then
+  want+=("${testing[@]}")
+fi
+
+missing=()
+for p in "${want[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+echo "Installing Debian packages: ${missing[*]}" >&2
+sudo=()
+[[ $(id -u) -ne 0 ]] && sudo=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -q >&2
+"${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" >&2

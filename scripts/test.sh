@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The quickstart's second command: installs what the tests need and runs the
+# whole suite, with nothing skipped. CI runs exactly this.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/deps.sh test
+export PATH="$PATH:/usr/local/go/bin"
+export NARRATOR_TEST_FULL=1 # tests fail instead of skipping when a tool is missing
+
+echo "== gofmt, go vet"
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+if [[ -n "$unformatted" ]]; then
+  echo "gofmt would change:"; echo "$unformatted"; exit 1
+fi
+go vet ./...
+
+echo "== go test (race detector on the concurrent packages)"
+go test -race -count=1 -timeout 15m ./internal/jobs/... ./internal/pipeline/... ./internal/sqlite/... ./internal/localfs/... ./internal/festival/... ./internal/flite/... ./internal/espeak/...
+
+echo "== go test (everything, including the end-to-end tests)"
+go test -count=1 -timeout 20m -tags e2e ./...
