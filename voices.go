@@ -1,25 +1,135 @@
 package narrator
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
-// Voice is one entry of the voice catalog. (Placeholder; the engine work replaces the catalog.)
+// Voice engines.
+const (
+	EngineFestival = "festival"
+	EngineFlite    = "flite"
+	EngineEspeak   = "espeak"
+)
+
+// Voice genders, as the v3 API shows them in a voice label.
+const (
+	GenderFemale = "Female"
+	GenderMale   = "Male"
+)
+
+// Voice is one entry of the voice catalog: a friendly name and gender, the language it speaks,
+// and the engine voice that speaks it.
 type Voice struct {
-	Name, Gender, Language, Engine, EngineVoice string
+	Name        string // friendly name, unique within its language, e.g. "Sally"
+	Gender      string // GenderFemale or GenderMale
+	Language    string // locale, e.g. "en_US"
+	Engine      string // EngineFestival, EngineFlite or EngineEspeak
+	EngineVoice string // the engine's own voice name, e.g. "cmu_us_slt_arctic_hts", "slt", "de+f3"
 }
 
-// Label returns the voice as the v3 API shows it: "Name (Gender)".
+// Label returns the voice as the v3 API shows it in a project's title_voice and body_voice:
+// "Name (Gender)", e.g. "Sally (Female)".
 func (v Voice) Label() string { return v.Name + " (" + v.Gender + ")" }
 
-var catalog = []Voice{
-	{"Sally", "Female", "en_US", "espeak", "en-us+f3"},
-	{"Mark", "Male", "en_US", "espeak", "en-us+m3"},
+// catalog is the voice catalog, sorted by language, then name. It is never modified.
+//
+// English uses festival's HTS voice (the most intelligible voice on the machine) and flite's
+// four voices, with espeak-ng's English as a fallback. Every other language uses espeak-ng, with
+// one female and one male variant; the variants were chosen by recognizer accuracy on English
+// samples, as a proxy for clarity.
+var catalog = [...]Voice{
+	{"Jan", GenderMale, "cs_CZ", EngineEspeak, "cs+m3"},
+	{"Tereza", GenderFemale, "cs_CZ", EngineEspeak, "cs+f3"},
+	{"Freja", GenderFemale, "da_DK", EngineEspeak, "da+f3"},
+	{"Mads", GenderMale, "da_DK", EngineEspeak, "da+m3"},
+	{"Anna", GenderFemale, "de_DE", EngineEspeak, "de+f3"},
+	{"Lukas", GenderMale, "de_DE", EngineEspeak, "de+m3"},
+	{"Eleni", GenderFemale, "el_GR", EngineEspeak, "el+f3"},
+	{"Nikos", GenderMale, "el_GR", EngineEspeak, "el+m3"},
+	{"Alan", GenderMale, "en_GB", EngineFlite, "awb"},
+	{"Oliver", GenderMale, "en_GB", EngineEspeak, "en-gb+m3"},
+	{"Olivia", GenderFemale, "en_GB", EngineEspeak, "en-gb+f3"},
+	{"Emma", GenderFemale, "en_US", EngineEspeak, "en-us+f3"},
+	{"Kevin", GenderMale, "en_US", EngineFlite, "kal16"},
+	{"Mark", GenderMale, "en_US", EngineEspeak, "en-us+m3"},
+	{"Richard", GenderMale, "en_US", EngineFlite, "rms"},
+	{"Sally", GenderFemale, "en_US", EngineFestival, "cmu_us_slt_arctic_hts"},
+	{"Susan", GenderFemale, "en_US", EngineFlite, "slt"},
+	{"Lucia", GenderFemale, "es_ES", EngineEspeak, "es+f3"},
+	{"Pablo", GenderMale, "es_ES", EngineEspeak, "es+m3"},
+	{"Diego", GenderMale, "es_MX", EngineEspeak, "es-419+m3"},
+	{"Sofia", GenderFemale, "es_MX", EngineEspeak, "es-419+f3"},
+	{"Aino", GenderFemale, "fi_FI", EngineEspeak, "fi+f3"},
+	{"Mikko", GenderMale, "fi_FI", EngineEspeak, "fi+m3"},
+	{"Julie", GenderFemale, "fr_FR", EngineEspeak, "fr-fr+f3"},
+	{"Thomas", GenderMale, "fr_FR", EngineEspeak, "fr-fr+m3"},
+	{"Bence", GenderMale, "hu_HU", EngineEspeak, "hu+m3"},
+	{"Reka", GenderFemale, "hu_HU", EngineEspeak, "hu+f3"},
+	{"Giulia", GenderFemale, "it_IT", EngineEspeak, "it+f3"},
+	{"Marco", GenderMale, "it_IT", EngineEspeak, "it+m3"},
+	{"Ingrid", GenderFemale, "nb_NO", EngineEspeak, "nb+f3"},
+	{"Lars", GenderMale, "nb_NO", EngineEspeak, "nb+m3"},
+	{"Daan", GenderMale, "nl_NL", EngineEspeak, "nl+m3"},
+	{"Sanne", GenderFemale, "nl_NL", EngineEspeak, "nl+f3"},
+	{"Jakub", GenderMale, "pl_PL", EngineEspeak, "pl+m3"},
+	{"Zofia", GenderFemale, "pl_PL", EngineEspeak, "pl+f3"},
+	{"Ana", GenderFemale, "pt_BR", EngineEspeak, "pt-br+f3"},
+	{"Pedro", GenderMale, "pt_BR", EngineEspeak, "pt-br+m3"},
+	{"Beatriz", GenderFemale, "pt_PT", EngineEspeak, "pt+f3"},
+	{"Tiago", GenderMale, "pt_PT", EngineEspeak, "pt+m3"},
+	{"Andrei", GenderMale, "ro_RO", EngineEspeak, "ro+m3"},
+	{"Ioana", GenderFemale, "ro_RO", EngineEspeak, "ro+f3"},
+	{"Ivan", GenderMale, "ru_RU", EngineEspeak, "ru+m3"},
+	{"Olga", GenderFemale, "ru_RU", EngineEspeak, "ru+f3"},
+	{"Elsa", GenderFemale, "sv_SE", EngineEspeak, "sv+f3"},
+	{"Erik", GenderMale, "sv_SE", EngineEspeak, "sv+m3"},
+	{"Elif", GenderFemale, "tr_TR", EngineEspeak, "tr+f3"},
+	{"Emre", GenderMale, "tr_TR", EngineEspeak, "tr+m3"},
 }
 
-// Voices returns the whole catalog.
-func Voices() []Voice { return append([]Voice(nil), catalog...) }
+// defaults holds each language's default title and body voice names, sorted by language.
+var defaults = [...]struct{ language, title, body string }{
+	{"cs_CZ", "Jan", "Tereza"},
+	{"da_DK", "Mads", "Freja"},
+	{"de_DE", "Lukas", "Anna"},
+	{"el_GR", "Nikos", "Eleni"},
+	{"en_GB", "Alan", "Alan"},
+	{"en_US", "Richard", "Sally"},
+	{"es_ES", "Pablo", "Lucia"},
+	{"es_MX", "Diego", "Sofia"},
+	{"fi_FI", "Mikko", "Aino"},
+	{"fr_FR", "Thomas", "Julie"},
+	{"hu_HU", "Bence", "Reka"},
+	{"it_IT", "Marco", "Giulia"},
+	{"nb_NO", "Lars", "Ingrid"},
+	{"nl_NL", "Daan", "Sanne"},
+	{"pl_PL", "Jakub", "Zofia"},
+	{"pt_BR", "Pedro", "Ana"},
+	{"pt_PT", "Tiago", "Beatriz"},
+	{"ro_RO", "Andrei", "Ioana"},
+	{"ru_RU", "Ivan", "Olga"},
+	{"sv_SE", "Erik", "Elsa"},
+	{"tr_TR", "Emre", "Elif"},
+}
 
-// LookupVoice finds a voice of a language by name or label.
+// Voices returns a copy of the whole voice catalog, sorted by language, then name.
+func Voices() []Voice { return slices.Clone(catalog[:]) }
+
+// Languages returns the locales a project may choose, sorted. Each has a default title voice
+// and a default body voice.
+func Languages() []string {
+	out := make([]string, len(defaults))
+	for i, d := range defaults {
+		out[i] = d.language
+	}
+	return out
+}
+
+// LookupVoice finds a voice of language by its name ("Sally") or its label ("Sally (Female)"),
+// ignoring case and surrounding space. It only finds voices of that language.
 func LookupVoice(language, name string) (Voice, bool) {
+	name = strings.TrimSpace(name)
 	for _, v := range catalog {
 		if v.Language == language && (strings.EqualFold(v.Name, name) || strings.EqualFold(v.Label(), name)) {
 			return v, true
@@ -28,10 +138,16 @@ func LookupVoice(language, name string) (Voice, bool) {
 	return Voice{}, false
 }
 
-// DefaultVoices returns a language's default title and body voices.
+// DefaultVoices returns language's default title and body voices. ok is false if the language
+// is not offered.
 func DefaultVoices(language string) (title, body Voice, ok bool) {
-	if language == "en_US" {
-		return catalog[1], catalog[0], true
+	for _, d := range defaults {
+		if d.language != language {
+			continue
+		}
+		title, ok1 := LookupVoice(language, d.title)
+		body, ok2 := LookupVoice(language, d.body)
+		return title, body, ok1 && ok2
 	}
 	return Voice{}, Voice{}, false
 }

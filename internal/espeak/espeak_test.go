@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/espeak"
 )
 
@@ -242,5 +243,24 @@ func BenchmarkStartup(b *testing.B) {
 		if out, err := exec.Command("espeak-ng", "-v", "en-us", "-q", "").CombinedOutput(); err != nil {
 			b.Fatalf("%v: %s", err, out)
 		}
+	}
+}
+
+// TestCatalogVoices speaks a word in every espeak voice of the catalog, in its language.
+func TestCatalogVoices(t *testing.T) {
+	t.Parallel()
+	e := mustEngine(t, espeak.Options{})
+	for _, v := range narrator.Voices() {
+		if v.Engine != narrator.EngineEspeak {
+			continue
+		}
+		t.Run(v.Language+"/"+v.Name, func(t *testing.T) {
+			t.Parallel()
+			samples, rate, err := e.Synthesize(t.Context(), v.EngineVoice, "1, 2, 3.", 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mustSpeech(t, samples, rate, 0.5, 5)
+		})
 	}
 }

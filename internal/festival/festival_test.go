@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/festival"
 )
 
@@ -367,5 +368,21 @@ func BenchmarkStartup(b *testing.B) {
 		if err := e.Close(); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestCatalogVoices speaks a word in every festival voice of the catalog.
+func TestCatalogVoices(t *testing.T) {
+	t.Parallel()
+	e := mustEngine(t, festival.Options{Procs: 1})
+	for _, v := range narrator.Voices() {
+		if v.Engine != narrator.EngineFestival {
+			continue
+		}
+		samples, rate, err := e.Synthesize(t.Context(), v.EngineVoice, "Testing.", 1)
+		if err != nil {
+			t.Fatalf("%s: %v", v.Label(), err)
+		}
+		mustSpeech(t, samples, rate, 0.3, 3)
 	}
 }

@@ -8,12 +8,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/flite"
 )
 
@@ -261,6 +263,16 @@ func BenchmarkStartup(b *testing.B) {
 	for b.Loop() {
 		if out, err := exec.Command("flite", "-voice", "slt", "-t", "", "-o", "none").CombinedOutput(); err != nil {
 			b.Fatalf("%v: %s", err, out)
+		}
+	}
+}
+
+// TestCatalogVoices checks that every flite voice of the catalog is one flite has.
+func TestCatalogVoices(t *testing.T) {
+	t.Parallel()
+	for _, v := range narrator.Voices() {
+		if v.Engine == narrator.EngineFlite && !slices.Contains(flite.Voices(), v.EngineVoice) {
+			t.Errorf("%s (%s): flite has no voice %q", v.Label(), v.Language, v.EngineVoice)
 		}
 	}
 }

@@ -78,10 +78,10 @@ func (o Options) args() []string {
 // An Encoder is not safe for concurrent use.
 type Encoder struct {
 	ctx     context.Context
-	opts    Options
 	cmd     *exec.Cmd
 	stdin   io.WriteCloser
 	stderr  *tail
+	out     *recordingWriter
 	buf     []byte
 	samples int64
 	done    bool
@@ -101,7 +101,8 @@ func NewEncoder(ctx context.Context, w io.Writer, opts Options) (*Encoder, error
 		return nil, fmt.Errorf("new mp3 encoder: unsupported bitrate %d kbps", opts.Bitrate)
 	}
 	cmd := exec.CommandContext(ctx, opts.Lame, opts.args()...)
-	cmd.Stdout = w
+	out := &recordingWriter{w: w}
+	cmd.Stdout = out
 	stderr := &tail{max: 4 << 10}
 	cmd.Stderr = stderr
 	stdin, err := cmd.StdinPipe()
@@ -111,7 +112,7 @@ func NewEncoder(ctx context.Context, w io.Writer, opts Options) (*Encoder, error
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("new mp3 encoder: start %s: %w", opts.Lame, err)
 	}
-	return &Encoder{ctx: ctx, opts: opts, cmd: cmd, stdin: stdin, stderr: stderr}, nil
+	return &Encoder{ctx: ctx, cmd: cmd, stdin: stdin, stderr: stderr, out: out}, nil
 }
 
 // Write encodes samples (mono, at Options.SampleRate). It blocks while lame
@@ -165,18 +166,20 @@ func (e *Encoder) Close() error {
 	return e.err
 }
 
-// fail records err, ending lame and adding its exit status and stderr.
+// fail records err, ending lame. When lame failed, its exit status and
+// stderr (or what killed it) explain more than err, a broken pipe, does.
 func (e *Encoder) fail(err error) {
 	e.done = true
 	_ = e.stdin.Close()
 	if werr := e.wait(); werr != nil {
-		err = fmt.Errorf("%w (%v)", err, werr)
+		err = fmt.Errorf("mp3 encode: %w", werr)
 	}
 	e.err = err
 }
 
-// wait waits for lame and describes a failure, preferring the context's
-// error when it was the cause.
+// wait waits for lame and describes a failure, preferring its cause when
+// that was the context or the destination writer: lame then dies of a
+// signal, which says little.
 func (e *Encoder) wait() error {
 	err := e.cmd.Wait()
 	if err == nil {
@@ -185,10 +188,38 @@ func (e *Encoder) wait() error {
 	if cerr := e.ctx.Err(); cerr != nil {
 		return fmt.Errorf("lame: %w", cerr)
 	}
+	if werr := e.out.error(); werr != nil {
+		return fmt.Errorf("write mp3: %w", werr)
+	}
 	if msg := e.stderr.String(); msg != "" {
 		return fmt.Errorf("lame: %w: %s", err, msg)
 	}
 	return fmt.Errorf("lame: %w", err)
+}
+
+// recordingWriter passes writes on to w and remembers the first error.
+type recordingWriter struct {
+	w   io.Writer
+	mu  sync.Mutex
+	err error
+}
+
+func (r *recordingWriter) Write(p []byte) (int, error) {
+	n, err := r.w.Write(p)
+	if err != nil {
+		r.mu.Lock()
+		if r.err == nil {
+			r.err = err
+		}
+		r.mu.Unlock()
+	}
+	return n, err
+}
+
+func (r *recordingWriter) error() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
 }
 
 // tail keeps the last max bytes written to it.

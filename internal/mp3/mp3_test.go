@@ -377,6 +377,43 @@ func TestEncoderErrors(t *testing.T) {
 	}
 }
 
+// TestEncoderWriterError checks that a failing destination stops the
+// encoder with the destination's error.
+func TestEncoderWriterError(t *testing.T) {
+	t.Parallel()
+	needTool(t, "lame")
+	full := errors.New("disk full")
+	enc, err := mp3.NewEncoder(t.Context(), &failingWriter{after: 10000, err: full}, mp3.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunk := tone(440, 0.3, 100*time.Millisecond)
+	for range 1000 {
+		if err = enc.Write(chunk); err != nil {
+			break
+		}
+	}
+	if cerr := enc.Close(); err == nil {
+		err = cerr
+	}
+	if !errors.Is(err, full) {
+		t.Errorf("error = %v, want %v", err, full)
+	}
+}
+
+type failingWriter struct {
+	after int
+	err   error
+}
+
+func (f *failingWriter) Write(p []byte) (int, error) {
+	if f.after < len(p) {
+		return 0, f.err
+	}
+	f.after -= len(p)
+	return len(p), nil
+}
+
 func TestEncoderCancel(t *testing.T) {
 	t.Parallel()
 	needTool(t, "lame")

@@ -33,3 +33,17 @@ func BenchmarkNormalize(b *testing.B) {
 	}
 	b.ReportMetric(60/(b.Elapsed().Seconds()/float64(b.N)), "x-realtime")
 }
+
+// BenchmarkNewResampler measures building the filter, paid once per call
+// of Resample.
+func BenchmarkNewResampler(b *testing.B) {
+	for _, from := range []int{16000, 22050, 48000} {
+		b.Run(fmt.Sprint(from), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := pcm.NewResampler(from, 44100); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

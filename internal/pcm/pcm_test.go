@@ -132,6 +132,10 @@ func TestResamplerStreamingMatches(t *testing.T) {
 		if !slicesEqual(got, want) {
 			t.Errorf("%d→%d: streaming gives %d samples, whole gives %d, or they differ", rates[0], rates[1], len(got), len(want))
 		}
+		r.Reset()
+		if again := r.Flush(r.Process(nil, in)); !slicesEqual(again, want) {
+			t.Errorf("%d→%d: after Reset, %d samples, want %d, or they differ", rates[0], rates[1], len(again), len(want))
+		}
 	}
 	if _, err := pcm.NewResampler(0, 44100); err == nil {
 		t.Error("NewResampler(0, 44100): want an error")

@@ -281,7 +281,8 @@ func (s *scripter) block(role Role, voice string, spans []article.Span, pause ti
 func (s *scripter) segment(role Role, voice string, seg *segment, pause time.Duration, end bool) {
 	text := s.applyRules(sanitizeKeep(seg.sb.String()))
 	n0 := len(s.units)
-	for _, sent := range sentences(s.l, text) {
+	sents := sentences(s.l, text)
+	for i, sent := range sents {
 		norm := cleanup(s.expand(s.l.apply(sent)))
 		if !hasWord(norm) {
 			continue
@@ -298,20 +299,16 @@ func (s *scripter) segment(role Role, voice string, seg *segment, pause time.Dur
 		}
 		if n := len(s.units); n > n0 {
 			s.units[n-1].Pause = PauseSentence
-			s.units[n-1].Text = finish(s.units[n-1].Text)
+			if end || i < len(sents)-1 {
+				// A break inside a sentence gets no final period.
+				s.units[n-1].Text = finish(s.units[n-1].Text)
+			}
 		}
 	}
 	n := len(s.units)
 	switch {
 	case n > n0:
 		s.units[n-1].Pause = pause
-		if !end {
-			// A break inside a sentence: no final period was wanted.
-			s.units[n-1].Text = strings.TrimRight(s.units[n-1].Text, ".")
-			if !hasWord(s.units[n-1].Text) {
-				s.units[n-1].Text += "."
-			}
-		}
 	case n > 0:
 		s.units[n-1].Pause = max(s.units[n-1].Pause, pause)
 	}

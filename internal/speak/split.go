@@ -15,7 +15,7 @@ var noEnd = map[string]map[string]bool{
 		"No", "Nos", "no", "Fig", "fig", "approx", "p", "pp", "vol", "Vol", "ch", "Ch", "a.k.a", "Jan", "Feb",
 		"Mar", "Apr", "Aug", "Sep", "Sept", "Oct", "Nov", "Dec", "est", "Univ", "Dept", "Ave", "Rd", "Blvd"),
 	"de": setOf("Dr", "Prof", "Hr", "Fr", "Nr", "St", "Str", "z.B", "d.h", "u.a", "ca", "bzw", "vgl", "evtl",
-		"ggf", "inkl", "zzgl", "Mio", "Mrd", "Jh", "bspw", "sog", "B", "h", "a"),
+		"ggf", "inkl", "zzgl", "Mio", "Mrd", "Jh", "bspw", "sog", "z", "d", "u", "B", "h", "a"),
 	"fr": setOf("M", "MM", "Dr", "Pr", "St", "Ste", "p", "ex", "env", "av", "bd", "c.-à-d", "n°"),
 }
 

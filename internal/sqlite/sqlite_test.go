@@ -316,7 +316,7 @@ func TestConcurrentWriters(t *testing.T) {
 	if err := s1.CreateProject(ctx, p); err != nil {
 		t.Fatal(err)
 	}
-	const workers, each = 8, 25
+	const workers, each = 6, 12
 	var wg sync.WaitGroup
 	errs := make(chan error, workers*each*2)
 	for w := 0; w < workers; w++ {
@@ -410,3 +410,44 @@ func TestOpenErrors(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestQueryPlans checks that the hot queries use their indexes and sort
+// nothing at run time.
+func TestQueryPlans(t *testing.T) {
+	t.Parallel()
+	s := mustOpen(t, Options{})
+	for _, tc := range []struct {
+		name, query string
+		args        []any
+		want        string
+	}{
+		{"list", listAudiosSQL, []any{1, 0, 50, 0}, "audios_list"},
+		{"external id", findLiveAudioByExternalIDSQL, []any{1, "x"}, "audios_external_id"},
+		{"media", loadMediaSQL, []any{"[1,2]"}, "sqlite_autoindex_media_1"},
+		{"api key", authenticateAPIKeySQL, []any{[]byte("x")}, "sqlite_autoindex_api_keys_1"},
+		{"unprocessed", unprocessedAudiosSQL, nil, "audios_unprocessed"},
+	} {
+		rows, err := s.reader.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+tc.query, tc.args...)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		var plan []string
+		for rows.Next() {
+			var id, parent, notused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		rows.Close()
+		text := strings.Join(plan, "; ")
+		t.Logf("%s: %s", tc.name, text)
+		if !strings.Contains(text, tc.want) {
+			t.Errorf("%s: plan %q does not use %s", tc.name, text, tc.want)
+		}
+		if tc.name == "list" && strings.Contains(text, "TEMP B-TREE") {
+			t.Errorf("%s: plan %q sorts at run time", tc.name, text)
+		}
+	}
+}

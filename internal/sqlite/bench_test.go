@@ -1,0 +1,106 @@
+package sqlite
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/storetest"
+)
+
+// benchBody is a 1,000-word article body (about 6 KB).
+var benchBody = strings.Repeat("The quick brown fox jumps over the lazy dog again. ", 100)
+
+// mustBenchProject returns a store with an account and a project.
+func mustBenchProject(tb testing.TB) (*Store, *narrator.Project) {
+	tb.Helper()
+	s := mustOpen(tb, Options{Enqueuer: recorderEnqueuer{&storetest.Recorder{}}})
+	acc := &narrator.Account{Name: "Acme"}
+	if err := s.CreateAccount(tb.Context(), acc); err != nil {
+		tb.Fatal(err)
+	}
+	p := &narrator.Project{AccountID: acc.ID, Title: "News", Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: "Mark", BodyVoice: "Sally"}
+	if err := s.CreateProject(tb.Context(), p); err != nil {
+		tb.Fatal(err)
+	}
+	return s, p
+}
+
+func BenchmarkCreateAudio(b *testing.B) {
+	s, p := mustBenchProject(b)
+	ctx := b.Context()
+	i := 0
+	for b.Loop() {
+		i++
+		a := &narrator.Audio{ProjectID: p.ID, Title: "Title", Body: benchBody, Author: "Ann",
+			ExternalID: fmt.Sprintf("article-%d", i), Metadata: map[string]string{"section": "news"}}
+		if _, err := s.CreateAudio(ctx, a); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkListAudios(b *testing.B) {
+	s, p := mustBenchProject(b)
+	ctx := b.Context()
+	const total = 10_000
+	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	n := 0
+	s.Now = func() time.Time { n++; return start.Add(time.Duration(n) * time.Second) }
+	for i := 0; i < total; i++ {
+		a := &narrator.Audio{ProjectID: p.ID, Title: "Title", Body: benchBody, ExternalID: fmt.Sprintf("a%d", i)}
+		if _, err := s.CreateAudio(ctx, a); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, bc := range []struct {
+		name  string
+		page  int
+		since time.Time
+	}{
+		{"page1", 1, time.Time{}},
+		{"page100", 100, time.Time{}},
+		{"page200", 200, time.Time{}},
+		{"since/page1", 1, start.Add(total / 2 * time.Second)},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				list, err := s.ListAudios(ctx, p.ID, bc.since, bc.page, 50)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(list) != 50 || len(list[0].Media) != 2 {
+					b.Fatalf("listed %d audios", len(list))
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkFindAudio(b *testing.B) {
+	s, p := mustBenchProject(b)
+	a := &narrator.Audio{ProjectID: p.ID, Body: benchBody, ExternalID: "ext"}
+	if _, err := s.CreateAudio(b.Context(), a); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := s.FindAudio(b.Context(), p.ID, "ext"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkAuthenticateAPIKey(b *testing.B) {
+	s, p := mustBenchProject(b)
+	hash := []byte("0123456789abcdef0123456789abcdef")
+	if _, err := s.CreateAPIKey(b.Context(), p.AccountID, hash, "nk_"); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := s.AuthenticateAPIKey(b.Context(), hash); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
