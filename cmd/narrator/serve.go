@@ -87,8 +87,15 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, e *env) 
 	}
 	defer closeEngines()
 
+	var cache *pipeline.UnitCache
+	if cfg.CacheMB > 0 {
+		if cache, err = pipeline.OpenUnitCache(cfg.CacheDir(), int64(cfg.CacheMB)<<20); err != nil {
+			return err
+		}
+	}
 	pipe := pipeline.New(pipeline.Config{
 		Engines:    engines,
+		Cache:      cache,
 		Media:      media,
 		Workers:    cfg.UnitWorkers,
 		ScratchDir: cfg.ScratchDir(),

@@ -41,6 +41,8 @@ type Config struct {
 	// UnitWorkers is how many sentences are synthesised at once across all
 	// audios' engines; it sizes the engine process pools.
 	UnitWorkers int
+	// CacheMB bounds the cache of synthesised sentences, in MiB.
+	CacheMB int
 }
 
 // DataFlag registers --data on fs, defaulting from the environment.
@@ -57,6 +59,7 @@ func ServeFlags(fs *flag.FlagSet, getenv func(string) string) func() (Config, er
 	fs.StringVar(&c.PublicURL, "public-url", getenv(EnvPublicURL), "base `URL` of every URL the API hands out (env "+EnvPublicURL+"; default http://ADDR)")
 	fs.IntVar(&c.SynthesisJobs, "jobs", 2, "audios synthesised at once")
 	fs.IntVar(&c.UnitWorkers, "unit-workers", runtime.NumCPU(), "sentences synthesised at once (engine processes per engine)")
+	fs.IntVar(&c.CacheMB, "cache-mb", 2048, "size bound of the cache of synthesised sentences, in `MiB` (0 turns it off)")
 	return func() (Config, error) {
 		c.DataDir = *data
 		if c.PublicURL == "" {
@@ -85,6 +88,9 @@ func (c *Config) Validate() error {
 	if c.UnitWorkers < 1 || c.UnitWorkers > 64 {
 		return fmt.Errorf("--unit-workers must be from 1 to 64, not %d", c.UnitWorkers)
 	}
+	if c.CacheMB < 0 {
+		return fmt.Errorf("--cache-mb must not be negative")
+	}
 	return nil
 }
 
@@ -96,6 +102,9 @@ func (c *Config) MediaDir() string { return filepath.Join(c.DataDir, "media") }
 
 // ScratchDir holds temporary files of renderings under way.
 func (c *Config) ScratchDir() string { return filepath.Join(c.DataDir, "tmp") }
+
+// CacheDir holds synthesised sentences for reuse.
+func (c *Config) CacheDir() string { return filepath.Join(c.DataDir, "cache", "units") }
 
 // LockPath is the file a running server holds locked.
 func (c *Config) LockPath() string { return filepath.Join(c.DataDir, "narrator.lock") }

@@ -64,7 +64,9 @@ type Config struct {
 	Workers int
 	// ScratchDir holds temporary files; "" means the system default.
 	ScratchDir string
-	Logger     *slog.Logger
+	// Cache keeps synthesised units between renderings; nil means none.
+	Cache  *UnitCache
+	Logger *slog.Logger
 }
 
 // Pipeline renders audios. It is safe for concurrent use.
@@ -73,6 +75,7 @@ type Pipeline struct {
 	media   MediaWriter
 	workers int
 	scratch string
+	cache   *UnitCache
 	logger  *slog.Logger
 }
 
@@ -83,6 +86,7 @@ func New(cfg Config) *Pipeline {
 		media:   cfg.Media,
 		workers: cfg.Workers,
 		scratch: cfg.ScratchDir,
+		cache:   cfg.Cache,
 		logger:  cfg.Logger,
 	}
 	if p.workers <= 0 {
@@ -223,24 +227,38 @@ func (p *Pipeline) speak(ctx context.Context, units []speak.Unit, voices []narra
 	return g.Wait()
 }
 
-// unit synthesises one unit and brings it to the output format: one rate,
-// even loudness, no ragged silence, then the unit's pause.
+// unit synthesises one unit, or takes it from the cache, and adds its pause.
 func (p *Pipeline) unit(ctx context.Context, u speak.Unit, v narrator.Voice) ([]int16, error) {
-	engine := p.engines[v.Engine]
 	rate := u.Rate
 	if rate <= 0 {
 		rate = 1
 	}
-	samples, sr, err := engine.Synthesize(ctx, v.EngineVoice, u.Text, rate)
+	key := cacheKey(v.Engine, v.EngineVoice, rate, u.Text)
+	samples, ok := p.cache.get(key)
+	if !ok {
+		var err error
+		if samples, err = p.synthesize(ctx, u.Text, v, rate); err != nil {
+			return nil, err
+		}
+		if err := p.cache.put(key, samples); err != nil {
+			p.logger.Warn("cache unit", "err", err)
+		}
+	}
+	return append(samples, pcm.Silence(SampleRate, u.Pause)...), nil
+}
+
+// synthesize speaks text and brings it to the output format: one rate, no
+// ragged silence at the ends, even loudness.
+func (p *Pipeline) synthesize(ctx context.Context, text string, v narrator.Voice, rate float64) ([]int16, error) {
+	samples, sr, err := p.engines[v.Engine].Synthesize(ctx, v.EngineVoice, text, rate)
 	if err != nil {
-		return nil, fmt.Errorf("synthesize %q with %s/%s: %w", abbreviate(u.Text), v.Engine, v.EngineVoice, err)
+		return nil, fmt.Errorf("synthesize %q with %s/%s: %w", abbreviate(text), v.Engine, v.EngineVoice, err)
 	}
 	if sr != SampleRate {
 		samples = pcm.Resample(samples, sr, SampleRate)
 	}
 	samples = pcm.TrimSilence(samples, SampleRate)
-	samples = pcm.Normalize(samples, SampleRate, pcm.DefaultTargetDBFS)
-	return append(samples, pcm.Silence(SampleRate, u.Pause)...), nil
+	return pcm.Normalize(samples, SampleRate, pcm.DefaultTargetDBFS), nil
 }
 
 // voicesFor resolves the voice of every unit: a unit's own voice where the
