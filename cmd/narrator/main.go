@@ -50,6 +50,7 @@ Commands:
   accounts      create accounts and manage their API keys
   projects      create and list projects
   voices        list the voices of the catalog
+  pronunciations  manage a project's pronunciation rules
   migrate       create or update the database schema
   demo          create a demo account and project, print a key and a curl
 
@@ -82,6 +83,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return runVoices(ctx, e, rest)
 	case "migrate":
 		return runMigrate(ctx, e, rest)
+	case "pronunciations":
+		return runPronunciations(ctx, e, rest)
 	case "demo":
 		return runDemo(ctx, e, rest)
 	case "help", "-h", "--help":

@@ -133,7 +133,20 @@ func TestCLI(t *testing.T) {
 		t.Errorf("voices: %s", out)
 	}
 
+	rule := mustJSON[pronunciationOut](t, mustCLI(t, "pronunciations", "add", "--data", data, "--project", fmt.Sprint(proj.ID), "--phrase", "nginx", "--say", "engine x", "--resynthesize"))
+	if rule.Phrase != "nginx" || rule.Resynthesized == nil || len(*rule.Resynthesized) != 0 {
+		t.Errorf("rule %+v", rule)
+	}
+	rules := mustJSON[[]pronunciationOut](t, mustCLI(t, "pronunciations", "list", "--data", data, "--project", fmt.Sprint(proj.ID)))
+	if len(rules) != 1 || rules[0].Say != "engine x" {
+		t.Errorf("rules %+v", rules)
+	}
+	mustCLI(t, "pronunciations", "remove", "--data", data, "--project", fmt.Sprint(proj.ID), "--id", fmt.Sprint(rule.ID))
+
 	bad := [][]string{
+		{"pronunciations", "add", "--data", data, "--project", fmt.Sprint(proj.ID), "--phrase", "x"},
+		{"pronunciations", "remove", "--data", data, "--project", fmt.Sprint(proj.ID), "--id", "12345"},
+		{"pronunciations", "list", "--data", data},
 		{},
 		{"nope"},
 		{"accounts"},

@@ -96,6 +96,7 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, e *env) 
 	pipe := pipeline.New(pipeline.Config{
 		Engines:    engines,
 		Cache:      cache,
+		Rules:      st,
 		Media:      media,
 		Workers:    cfg.UnitWorkers,
 		ScratchDir: cfg.ScratchDir(),

@@ -30,6 +30,14 @@ func openStore(ctx context.Context, dataDir string) (*sqlite.Store, error) {
 		st.Close()
 		return nil, err
 	}
+	// Commands enqueue jobs (re-synthesis) for a server to work; serve
+	// replaces this with its working queue.
+	q, err := jobs.NewInsertOnly(st.DB(), nil)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	st.SetEnqueuer(q)
 	return st, nil
 }
 

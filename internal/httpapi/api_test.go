@@ -559,3 +559,58 @@ func TestFailedAudioShowsError(t *testing.T) {
 	}
 	_ = time.Now
 }
+
+func TestPronunciations(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	with := b.create(t, map[string]any{"body": "We run nginx in production.", "external_id": "with"})
+	b.create(t, map[string]any{"body": "Nothing to see.", "external_id": "without"})
+	path := fmt.Sprintf("/api/v3/projects/%d/pronunciations", b.project.ID)
+
+	r := b.do(t, "POST", path, map[string]any{"api_key": b.key, "phrase": "nginx", "say": "engine x"})
+	if r.status != 200 {
+		t.Fatalf("add: %d %s", r.status, r.body)
+	}
+	rule := r.object(t)
+	if rule["phrase"] != "nginx" || rule["say"] != "engine x" || len(rule["resynthesized_audio_ids"].([]any)) != 0 {
+		t.Errorf("rule %v", rule)
+	}
+	list := b.do(t, "GET", path+"?api_key="+b.key, nil).array(t)
+	if len(list) != 1 || list[0]["id"] != rule["id"] {
+		t.Errorf("list %v", list)
+	}
+	r = b.do(t, "POST", path, map[string]any{"api_key": b.key, "phrase": "NGINX", "say": "engine ex", "resynthesize": true})
+	again := r.object(t)
+	ids := again["resynthesized_audio_ids"].([]any)
+	if again["id"] != rule["id"] || len(ids) != 1 || ids[0] != with["id"] {
+		t.Errorf("replace with resynthesis: %v", again)
+	}
+	wantError(t, b.do(t, "POST", path, map[string]any{"api_key": b.key, "phrase": "x"}), 400, 10, "say")
+	wantError(t, b.do(t, "POST", path, map[string]any{"api_key": b.key, "phrase": "x", "say": "y", "resynthesize": "maybe"}), 400, 10, "resynthesize")
+	r = b.do(t, "DELETE", fmt.Sprintf("%s/%v", path, rule["id"]), map[string]any{"api_key": b.key})
+	if r.status != 200 {
+		t.Fatalf("remove: %d %s", r.status, r.body)
+	}
+	wantError(t, b.do(t, "DELETE", fmt.Sprintf("%s/%v", path, rule["id"]), map[string]any{"api_key": b.key}), 404, 30, "Object not found")
+	wantError(t, b.do(t, "GET", "/api/v3/projects/9999/pronunciations?api_key="+b.key, nil), 404, 30, "Object not found")
+}
+
+func TestVoices(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	all := b.do(t, "GET", "/api/v3/voices?api_key="+b.key, nil).array(t)
+	if len(all) != len(narrator.Voices()) {
+		t.Errorf("%d voices, catalog has %d", len(all), len(narrator.Voices()))
+	}
+	de := b.do(t, "GET", "/api/v3/voices?language=de_DE&api_key="+b.key, nil).array(t)
+	if len(de) < 2 {
+		t.Fatalf("de_DE voices %v", de)
+	}
+	for _, v := range de {
+		if v["language"] != "de_DE" || !strings.HasSuffix(v["label"].(string), ")") {
+			t.Errorf("voice %v", v)
+		}
+	}
+	wantError(t, b.do(t, "GET", "/api/v3/voices?language=xx_XX&api_key="+b.key, nil), 400, 10, "language")
+	wantError(t, b.do(t, "GET", "/api/v3/voices", nil), 401, 20, "recognised")
+}

@@ -97,6 +97,27 @@ func (p *params) str(name string, numbers bool) (string, bool, error) {
 	return "", false, nil
 }
 
+// boolean returns a flag parameter: JSON true or false, or in forms and
+// queries "true", "1", "false" or "0". Absent means false.
+func (p *params) boolean(name string) (bool, error) {
+	if raw, ok := p.json[name]; ok {
+		var v *bool
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return false, narrator.Errorf(narrator.EINVALID, "%s must be true or false", name)
+		}
+		return v != nil && *v, nil
+	}
+	v, ok, _ := p.str(name, false)
+	if !ok || v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, narrator.Errorf(narrator.EINVALID, "%s must be true or false", name)
+	}
+	return b, nil
+}
+
 // metadata returns the metadata object and whether it was given. In forms it
 // is sent as metadata[key]=value pairs.
 func (p *params) metadata() (map[string]string, bool, error) {

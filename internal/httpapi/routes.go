@@ -16,7 +16,16 @@ func (s *Server) routes() {
 	s.mux.Handle("PUT /api/v3/projects/{project_id}/audio/{audio_id}", s.handle(s.authed(s.updateAudio)))
 	s.mux.Handle("DELETE /api/v3/projects/{project_id}/audio/{audio_id}", s.handle(s.authed(s.deleteAudio)))
 
+	// Extensions beside v3, documented in docs/api.md.
+	s.mux.Handle("GET /api/v3/voices", s.handle(s.authed(s.listVoices)))
+	s.mux.Handle("GET /api/v3/projects/{project_id}/pronunciations", s.handle(s.authed(s.listPronunciations)))
+	s.mux.Handle("POST /api/v3/projects/{project_id}/pronunciations", s.handle(s.authed(s.setPronunciation)))
+	s.mux.Handle("DELETE /api/v3/projects/{project_id}/pronunciations/{rule_id}", s.handle(s.authed(s.removePronunciation)))
+
 	for _, p := range []string{
+		"/api/v3/voices",
+		"/api/v3/projects/{project_id}/pronunciations",
+		"/api/v3/projects/{project_id}/pronunciations/{rule_id}",
 		"/api/v3/projects",
 		"/api/v3/projects/{project_id}/audio",
 		"/api/v3/projects/{project_id}/audio/{audio_id}",

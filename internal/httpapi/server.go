@@ -28,6 +28,13 @@ type Store interface {
 	UpdateAudio(ctx context.Context, projectID int64, ref string, u narrator.AudioUpdate) (*narrator.Audio, error)
 	DeleteAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error)
 	ListAudios(ctx context.Context, projectID int64, since time.Time, page, perPage int) ([]*narrator.Audio, error)
+
+	ListPronunciations(ctx context.Context, projectID int64) ([]*narrator.Pronunciation, error)
+	// SetPronunciation adds a rule or replaces the one for the same phrase.
+	SetPronunciation(ctx context.Context, p *narrator.Pronunciation) error
+	RemovePronunciation(ctx context.Context, projectID, id int64) (*narrator.Pronunciation, error)
+	// ResynthesizeMatching re-queues the audios that contain rule's phrase.
+	ResynthesizeMatching(ctx context.Context, projectID int64, rule *narrator.Pronunciation) ([]int64, error)
 }
 
 // Deps are the collaborators of the API server.

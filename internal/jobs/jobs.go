@@ -149,6 +149,21 @@ func New(db *sql.DB, synth *SynthesizeWorker, media *DeleteMediaWorker, cfg Conf
 	return &Queue{client: client, driver: driver, logger: cfg.Logger}, nil
 }
 
+// NewInsertOnly returns a queue that only enqueues jobs and never works
+// them: for command-line tools that change data while a server does the
+// work.
+func NewInsertOnly(db *sql.DB, logger *slog.Logger) (*Queue, error) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	driver := riversqlite.New(db)
+	client, err := river.NewClient(driver, &river.Config{Logger: riverLogger(logger)})
+	if err != nil {
+		return nil, fmt.Errorf("new river client: %w", err)
+	}
+	return &Queue{client: client, driver: driver, logger: logger}, nil
+}
+
 // riverLogger keeps River's own chatter at warnings and above.
 func riverLogger(l *slog.Logger) *slog.Logger {
 	return slog.New(levelHandler{Handler: l.Handler(), min: slog.LevelWarn}).With("component", "river")

@@ -55,11 +55,18 @@ type MediaWriter interface {
 	DeletePrefix(ctx context.Context, prefix string) error
 }
 
+// RuleSource gives a project's pronunciation rules.
+type RuleSource interface {
+	ListPronunciations(ctx context.Context, projectID int64) ([]*narrator.Pronunciation, error)
+}
+
 // Config configures a Pipeline.
 type Config struct {
 	// Engines maps an engine name (narrator.Voice.Engine) to the engine.
 	Engines map[string]Synthesizer
 	Media   MediaWriter
+	// Rules gives the pronunciation rules; nil means none.
+	Rules RuleSource
 	// Workers is how many units are synthesised at once; 0 means one per core.
 	Workers int
 	// ScratchDir holds temporary files; "" means the system default.
@@ -73,6 +80,7 @@ type Config struct {
 type Pipeline struct {
 	engines map[string]Synthesizer
 	media   MediaWriter
+	rules   RuleSource
 	workers int
 	scratch string
 	cache   *UnitCache
@@ -84,6 +92,7 @@ func New(cfg Config) *Pipeline {
 	p := &Pipeline{
 		engines: cfg.Engines,
 		media:   cfg.Media,
+		rules:   cfg.Rules,
 		workers: cfg.Workers,
 		scratch: cfg.ScratchDir,
 		cache:   cfg.Cache,
@@ -103,7 +112,17 @@ func New(cfg Config) *Pipeline {
 // the keys of the MP3 and the playlist by content type, and the duration.
 // On error it removes whatever it stored.
 func (p *Pipeline) Render(ctx context.Context, a *narrator.Audio, proj *narrator.Project) (keys map[string]string, d time.Duration, err error) {
-	units := speak.Script(proj.Language, a.Title, a.Author, a.Body, nil)
+	var rules []speak.Rule
+	if p.rules != nil {
+		prons, err := p.rules.ListPronunciations(ctx, proj.ID)
+		if err != nil {
+			return nil, 0, fmt.Errorf("load pronunciation rules: %w", err)
+		}
+		for _, r := range prons {
+			rules = append(rules, speak.Rule{Phrase: r.Phrase, Say: r.Say})
+		}
+	}
+	units := speak.Script(proj.Language, a.Title, a.Author, a.Body, rules)
 	if len(units) == 0 {
 		return nil, 0, narrator.Errorf(narrator.EINVALID, "the article has no text that can be read aloud.")
 	}

@@ -41,6 +41,11 @@ type Store interface {
 	PublishAudio(ctx context.Context, audioID int64, revision int, keys map[string]string, durationMS int64) error
 	FailAudio(ctx context.Context, audioID int64, revision int, message string) error
 	UnprocessedAudioIDs(ctx context.Context) ([]narrator.AudioRevision, error)
+
+	SetPronunciation(ctx context.Context, p *narrator.Pronunciation) error
+	ListPronunciations(ctx context.Context, projectID int64) ([]*narrator.Pronunciation, error)
+	RemovePronunciation(ctx context.Context, projectID, id int64) (*narrator.Pronunciation, error)
+	ResynthesizeMatching(ctx context.Context, projectID int64, rule *narrator.Pronunciation) ([]int64, error)
 }
 
 // NewStoreFunc returns a new, migrated, empty store for one test. The store
@@ -167,6 +172,7 @@ func Run(t *testing.T, newStore NewStoreFunc) {
 		{"List", listTests},
 		{"Synthesis", synthesisTests},
 		{"Enqueue", enqueueTests},
+		{"Pronunciation", pronunciationTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -1,0 +1,137 @@
+package httpapi
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/narrator/narrator"
+)
+
+// pronunciationJSON is a pronunciation rule on the wire (an extension of v3).
+type pronunciationJSON struct {
+	ID        int64     `json:"id"`
+	Phrase    string    `json:"phrase"`
+	Say       string    `json:"say"`
+	CreatedAt time.Time `json:"created_at"`
+	// Resynthesized lists the audios queued for synthesis again because
+	// they contain the phrase; only in answers to changes.
+	Resynthesized *[]int64 `json:"resynthesized_audio_ids,omitempty"`
+}
+
+func toPronunciationJSON(p *narrator.Pronunciation) pronunciationJSON {
+	return pronunciationJSON{ID: p.ID, Phrase: p.Phrase, Say: p.Say, CreatedAt: p.CreatedAt.UTC()}
+}
+
+func (s *Server) listPronunciations(w http.ResponseWriter, r *http.Request, c *call) error {
+	p, err := s.project(r, c)
+	if err != nil {
+		return err
+	}
+	rules, err := s.store.ListPronunciations(r.Context(), p.ID)
+	if err != nil {
+		return err
+	}
+	out := make([]pronunciationJSON, 0, len(rules))
+	for _, rule := range rules {
+		out = append(out, toPronunciationJSON(rule))
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (s *Server) setPronunciation(w http.ResponseWriter, r *http.Request, c *call) error {
+	p, err := s.project(r, c)
+	if err != nil {
+		return err
+	}
+	rule := &narrator.Pronunciation{ProjectID: p.ID}
+	for name, dst := range map[string]*string{"phrase": &rule.Phrase, "say": &rule.Say} {
+		v, _, err := c.params.str(name, false)
+		if err != nil {
+			return err
+		}
+		*dst = v
+	}
+	again, err := c.params.boolean("resynthesize")
+	if err != nil {
+		return err
+	}
+	if err := s.store.SetPronunciation(r.Context(), rule); err != nil {
+		return err
+	}
+	return s.answerRuleChange(w, r, rule, again)
+}
+
+func (s *Server) removePronunciation(w http.ResponseWriter, r *http.Request, c *call) error {
+	p, err := s.project(r, c)
+	if err != nil {
+		return err
+	}
+	id, err := strconv.ParseInt(r.PathValue("rule_id"), 10, 64)
+	if err != nil {
+		return narrator.Errorf(narrator.ENOTFOUND, "no such rule")
+	}
+	again, err := c.params.boolean("resynthesize")
+	if err != nil {
+		return err
+	}
+	rule, err := s.store.RemovePronunciation(r.Context(), p.ID, id)
+	if err != nil {
+		return err
+	}
+	return s.answerRuleChange(w, r, rule, again)
+}
+
+// answerRuleChange re-synthesises the audios that contain the rule's
+// phrase, when asked, and writes the rule.
+func (s *Server) answerRuleChange(w http.ResponseWriter, r *http.Request, rule *narrator.Pronunciation, again bool) error {
+	out := toPronunciationJSON(rule)
+	ids := []int64{}
+	if again {
+		var err error
+		if ids, err = s.store.ResynthesizeMatching(r.Context(), rule.ProjectID, rule); err != nil {
+			return err
+		}
+	}
+	out.Resynthesized = &ids
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// voiceJSON is a voice of the catalog (an extension of v3).
+type voiceJSON struct {
+	Name     string   `json:"name"`
+	Label    string   `json:"label"`
+	Gender   string   `json:"gender"`
+	Language string   `json:"language"`
+	Engine   string   `json:"engine"`
+	Default  []string `json:"default_for"`
+}
+
+func (s *Server) listVoices(w http.ResponseWriter, r *http.Request, c *call) error {
+	language, _, err := c.params.str("language", false)
+	if err != nil {
+		return err
+	}
+	out := []voiceJSON{}
+	for _, v := range narrator.Voices() {
+		if language != "" && v.Language != language {
+			continue
+		}
+		title, body, _ := narrator.DefaultVoices(v.Language)
+		roles := []string{}
+		if title.Name == v.Name {
+			roles = append(roles, "title")
+		}
+		if body.Name == v.Name {
+			roles = append(roles, "body")
+		}
+		out = append(out, voiceJSON{Name: v.Name, Label: v.Label(), Gender: v.Gender, Language: v.Language, Engine: v.Engine, Default: roles})
+	}
+	if language != "" && len(out) == 0 {
+		return narrator.Errorf(narrator.EINVALID, "language %q has no voices", language)
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}

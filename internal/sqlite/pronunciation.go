@@ -1,0 +1,164 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/narrator/narrator"
+)
+
+const upsertPronunciationSQL = `
+INSERT INTO pronunciations (project_id, phrase, say, created_at) VALUES (?, ?, ?, ?)
+ON CONFLICT (project_id, lower(phrase)) DO UPDATE SET phrase = excluded.phrase, say = excluded.say
+RETURNING id, created_at`
+
+// SetPronunciation adds a rule to a project, or replaces the rule for the
+// same phrase (in any letter case). It fills in p's ID and CreatedAt, and
+// returns ENOTFOUND if the project does not exist.
+func (s *Store) SetPronunciation(ctx context.Context, p *narrator.Pronunciation) error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	tx, err := s.beginWrite(ctx)
+	if err != nil {
+		return fmt.Errorf("set pronunciation: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := findProject(ctx, tx, p.ProjectID); err != nil {
+		return fmt.Errorf("set pronunciation in project %d: %w", p.ProjectID, err)
+	}
+	var created int64
+	p.Phrase, p.Say = strings.TrimSpace(p.Phrase), strings.TrimSpace(p.Say)
+	if err := tx.QueryRowContext(ctx, upsertPronunciationSQL, p.ProjectID, p.Phrase, p.Say, micros(s.now())).Scan(&p.ID, &created); err != nil {
+		return fmt.Errorf("set pronunciation %q: %w", p.Phrase, err)
+	}
+	p.CreatedAt = fromMicros(created)
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("set pronunciation %q: commit: %w", p.Phrase, err)
+	}
+	return nil
+}
+
+const listPronunciationsSQL = `
+SELECT id, project_id, phrase, say, created_at FROM pronunciations WHERE project_id = ? ORDER BY lower(phrase), id`
+
+// ListPronunciations returns a project's rules, by phrase.
+func (s *Store) ListPronunciations(ctx context.Context, projectID int64) ([]*narrator.Pronunciation, error) {
+	rows, err := s.reader.QueryContext(ctx, listPronunciationsSQL, projectID)
+	if err != nil {
+		return nil, fmt.Errorf("list pronunciations of project %d: %w", projectID, err)
+	}
+	defer rows.Close()
+	out := []*narrator.Pronunciation{}
+	for rows.Next() {
+		var p narrator.Pronunciation
+		var created int64
+		if err := rows.Scan(&p.ID, &p.ProjectID, &p.Phrase, &p.Say, &created); err != nil {
+			return nil, fmt.Errorf("list pronunciations of project %d: %w", projectID, err)
+		}
+		p.CreatedAt = fromMicros(created)
+		out = append(out, &p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list pronunciations of project %d: %w", projectID, err)
+	}
+	return out, nil
+}
+
+const deletePronunciationSQL = `
+DELETE FROM pronunciations WHERE id = ? AND project_id = ?
+RETURNING id, project_id, phrase, say, created_at`
+
+// RemovePronunciation deletes a rule of a project and returns it, or
+// ENOTFOUND.
+func (s *Store) RemovePronunciation(ctx context.Context, projectID, id int64) (*narrator.Pronunciation, error) {
+	var p narrator.Pronunciation
+	var created int64
+	err := s.writer.QueryRowContext(ctx, deletePronunciationSQL, id, projectID).Scan(&p.ID, &p.ProjectID, &p.Phrase, &p.Say, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, narrator.Errorf(narrator.ENOTFOUND, "project %d has no pronunciation %d", projectID, id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("remove pronunciation %d: %w", id, err)
+	}
+	p.CreatedAt = fromMicros(created)
+	return &p, nil
+}
+
+// candidatesSQL narrows the search with a case-insensitive LIKE (ASCII
+// case only); Matches then decides on whole words in any case.
+const candidatesSQL = `
+SELECT ` + audioColumns + ` FROM audios
+WHERE project_id = ? AND deleted_at IS NULL
+	AND (lower(title) LIKE ? ESCAPE '\' OR lower(body) LIKE ? ESCAPE '\' OR lower(author) LIKE ? ESCAPE '\')`
+
+// ResynthesizeMatching makes every live audio of a project whose title,
+// body or author contains the rule's phrase (as Pronunciation.Matches
+// decides) unprocessed again, and enqueues its synthesis, in one
+// transaction. Audios without the phrase are left alone. It returns the ids
+// of the audios it re-queued.
+func (s *Store) ResynthesizeMatching(ctx context.Context, projectID int64, rule *narrator.Pronunciation) ([]int64, error) {
+	tx, err := s.beginWrite(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("resynthesize %q: %w", rule.Phrase, err)
+	}
+	defer tx.Rollback()
+	pattern := "%" + likeEscaper.Replace(strings.ToLower(rule.Phrase)) + "%"
+	rows, err := tx.QueryContext(ctx, candidatesSQL, projectID, pattern, pattern, pattern)
+	if err != nil {
+		return nil, fmt.Errorf("resynthesize %q: %w", rule.Phrase, err)
+	}
+	var matching []*narrator.Audio
+	for rows.Next() {
+		a, err := scanAudio(rows)
+		if err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("resynthesize %q: %w", rule.Phrase, err)
+		}
+		if rule.Matches(a.Title) || rule.Matches(a.Body) || rule.Matches(a.Author) {
+			matching = append(matching, a)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("resynthesize %q: %w", rule.Phrase, err)
+	}
+	ids := []int64{}
+	for _, a := range matching {
+		if err := s.resynthesize(ctx, tx, a); err != nil {
+			return nil, err
+		}
+		ids = append(ids, a.ID)
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("resynthesize %q: commit: %w", rule.Phrase, err)
+	}
+	return ids, nil
+}
+
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
+const resynthesizeSQL = `
+UPDATE audios SET state = 'unprocessed', error = '', revision = ?, updated_at = ?
+WHERE id = ?`
+
+// resynthesize makes a live audio unprocessed at a new revision and
+// enqueues its synthesis, inside tx. Its media keep their keys until the
+// new result is published.
+func (s *Store) resynthesize(ctx context.Context, tx *sql.Tx, a *narrator.Audio) error {
+	enq, err := s.getEnqueuer()
+	if err != nil {
+		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
+	}
+	a.State, a.Error, a.Revision, a.UpdatedAt = narrator.StateUnprocessed, "", a.Revision+1, s.now()
+	if _, err := tx.ExecContext(ctx, resynthesizeSQL, a.Revision, micros(a.UpdatedAt), a.ID); err != nil {
+		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
+	}
+	if err := enq.SynthesizeTx(ctx, tx, a.ID, a.Revision); err != nil {
+		return fmt.Errorf("resynthesize audio %d: enqueue revision %d: %w", a.ID, a.Revision, err)
+	}
+	return nil
+}

@@ -1,0 +1,101 @@
+package storetest
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/narrator/narrator"
+)
+
+var pronunciationTests = []test{
+	{"SetListRemove", func(t *testing.T, b *bundle) {
+		ctx := t.Context()
+		p := mustProject(t, b.store)
+		rule := &narrator.Pronunciation{ProjectID: p.ID, Phrase: "nginx", Say: "engine x"}
+		if err := b.store.SetPronunciation(ctx, rule); err != nil {
+			t.Fatal(err)
+		}
+		if rule.ID == 0 || rule.CreatedAt.IsZero() {
+			t.Errorf("rule not filled in: %+v", rule)
+		}
+		// The same phrase in another case replaces the rule.
+		again := &narrator.Pronunciation{ProjectID: p.ID, Phrase: "NGINX", Say: "engine ex"}
+		if err := b.store.SetPronunciation(ctx, again); err != nil {
+			t.Fatal(err)
+		}
+		if again.ID != rule.ID {
+			t.Errorf("replacing made a new rule: %d, then %d", rule.ID, again.ID)
+		}
+		other := &narrator.Pronunciation{ProjectID: p.ID, Phrase: "Kubernetes", Say: "koo ber net eez"}
+		if err := b.store.SetPronunciation(ctx, other); err != nil {
+			t.Fatal(err)
+		}
+		rules, err := b.store.ListPronunciations(ctx, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rules) != 2 || rules[0].Phrase != "Kubernetes" || rules[1].Say != "engine ex" {
+			t.Fatalf("rules %+v", rules)
+		}
+		removed, err := b.store.RemovePronunciation(ctx, p.ID, other.ID)
+		if err != nil || removed.Phrase != "Kubernetes" {
+			t.Fatalf("remove: %+v %v", removed, err)
+		}
+		if _, err := b.store.RemovePronunciation(ctx, p.ID, other.ID); narrator.ErrorCode(err) != narrator.ENOTFOUND {
+			t.Errorf("second remove: %v, want ENOTFOUND", err)
+		}
+		otherProject := mustProjectOf(t, b.store, p.AccountID)
+		if _, err := b.store.RemovePronunciation(ctx, otherProject.ID, rule.ID); narrator.ErrorCode(err) != narrator.ENOTFOUND {
+			t.Errorf("remove from another project: %v, want ENOTFOUND", err)
+		}
+	}},
+	{"Invalid", func(t *testing.T, b *bundle) {
+		p := mustProject(t, b.store)
+		if err := b.store.SetPronunciation(t.Context(), &narrator.Pronunciation{ProjectID: p.ID, Phrase: " ", Say: "x"}); narrator.ErrorCode(err) != narrator.EINVALID {
+			t.Errorf("blank phrase: %v", err)
+		}
+		if err := b.store.SetPronunciation(t.Context(), &narrator.Pronunciation{ProjectID: 999999, Phrase: "x", Say: "y"}); narrator.ErrorCode(err) != narrator.ENOTFOUND {
+			t.Errorf("missing project: %v", err)
+		}
+	}},
+	{"ResynthesizeMatching", func(t *testing.T, b *bundle) {
+		ctx := t.Context()
+		p := mustProject(t, b.store)
+		with := newAudio(p.ID, "with")
+		with.Body = "We serve it with NGINX, mostly."
+		mustCreateAudio(t, b.store, with)
+		inside := newAudio(p.ID, "inside")
+		inside.Body = "The nginxes are not a word."
+		mustCreateAudio(t, b.store, inside)
+		without := newAudio(p.ID, "without")
+		mustCreateAudio(t, b.store, without)
+		deleted := newAudio(p.ID, "deleted")
+		deleted.Title = "nginx"
+		mustCreateAudio(t, b.store, deleted)
+		if _, err := b.store.DeleteAudio(ctx, p.ID, "deleted"); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.store.PublishAudio(ctx, with.ID, with.Revision, map[string]string{"mp3": "t/a.mp3", "m3u8": "t/a.m3u8"}, 1000); err != nil {
+			t.Fatal(err)
+		}
+		before := len(b.rec.Synthesized())
+		ids, err := b.store.ResynthesizeMatching(ctx, p.ID, &narrator.Pronunciation{Phrase: "nginx", Say: "engine x"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(ids, []int64{with.ID}) {
+			t.Fatalf("resynthesized %v, want only %d", ids, with.ID)
+		}
+		got, err := b.store.FindAudio(ctx, p.ID, "with")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.State != narrator.StateUnprocessed || got.Revision != with.Revision+1 {
+			t.Errorf("after resynthesis: state %s revision %d", got.State, got.Revision)
+		}
+		calls := b.rec.Synthesized()[before:]
+		if len(calls) != 1 || calls[0] != (SynthesizeCall{AudioID: with.ID, Revision: with.Revision + 1}) {
+			t.Errorf("enqueued %+v", calls)
+		}
+	}},
+}
