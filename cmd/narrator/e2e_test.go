@@ -251,3 +251,27 @@ func TestGracefulShutdown(t *testing.T) {
 	s = startServer(t, data, addr)
 	s.waitProcessed(t, proj.ID, "g", acct.APIKey, 90*time.Second)
 }
+
+// TestOtherLanguages processes articles in projects of other languages with
+// their default voices.
+func TestOtherLanguages(t *testing.T) {
+	data, acct, _ := fixture(t)
+	s := startServer(t, data, freeAddr(t))
+	articles := map[string]string{
+		"de_DE": "<h1>Neue Bibliothek</h1><p>Der Stadtrat hat am 3. Oktober 2026 eine neue Bibliothek beschlossen. Sie kostet 3,5 Millionen Euro und hat 10.000 Bücher.</p>",
+		"fr_FR": "<h1>Nouvelle bibliothèque</h1><p>Le conseil municipal a voté le 3 octobre 2026 pour une nouvelle bibliothèque. Elle coûtera 3,5 millions d'euros.</p>",
+	}
+	for lang, body := range articles {
+		proj := mustJSON[projectOut](t, mustCLI(t, "projects", "create", "--data", data, "--account", fmt.Sprint(acct.ID), "--title", lang, "--language", lang))
+		status, raw := s.call(t, "POST", fmt.Sprintf("/api/v3/projects/%d/audio", proj.ID), map[string]any{"api_key": acct.APIKey, "body": body, "external_id": lang})
+		if status != 200 {
+			t.Fatalf("%s create: %d %s", lang, status, raw)
+		}
+		a := s.waitProcessed(t, proj.ID, lang, acct.APIKey, 60*time.Second)
+		_, mp3 := fetch(t, a.url(t, "mp3"))
+		d, rms := decodeMP3(t, mp3)
+		if d < 4*time.Second || rms < 0.02 {
+			t.Errorf("%s: %s of audio at rms %.3f", lang, d, rms)
+		}
+	}
+}
