@@ -127,6 +127,14 @@ func parseMarkdown(body string, md bool) []Block {
 		}
 	}
 	flush()
+	// A short first line without final punctuation, over more text, is the
+	// article's title.
+	if len(blocks) > 1 && blocks[0].Kind == Paragraph {
+		t := strings.TrimSpace(blocks[0].Text())
+		if len(t) <= 150 && !strings.ContainsRune(".!?:;,", lastRune(t)) {
+			blocks[0].Kind, blocks[0].Level = Heading, 1
+		}
+	}
 	return blocks
 }
 

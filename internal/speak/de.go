@@ -62,7 +62,7 @@ func deCardinal(n uint64) string {
 	}
 	var parts []string
 	big := []struct {
-		v          uint64
+		v         uint64
 		one, many string
 	}{{1e18, "eine Trillion", "Trillionen"}, {1e15, "eine Billiarde", "Billiarden"}, {1e12, "eine Billion", "Billionen"},
 		{1e9, "eine Milliarde", "Milliarden"}, {1e6, "eine Million", "Millionen"}}

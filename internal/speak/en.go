@@ -62,11 +62,11 @@ var enWords = map[string]string{
 
 var enCurrencies = map[string]currency{
 	"$": {"dollar", "dollars", "cent", "cents"}, "US$": {"dollar", "dollars", "cent", "cents"},
-	"A$": {"Australian dollar", "Australian dollars", "cent", "cents"},
-	"C$": {"Canadian dollar", "Canadian dollars", "cent", "cents"},
+	"A$":  {"Australian dollar", "Australian dollars", "cent", "cents"},
+	"C$":  {"Canadian dollar", "Canadian dollars", "cent", "cents"},
 	"NZ$": {"New Zealand dollar", "New Zealand dollars", "cent", "cents"},
 	"HK$": {"Hong Kong dollar", "Hong Kong dollars", "cent", "cents"},
-	"£": {"pound", "pounds", "penny", "pence"}, "€": {"euro", "euros", "cent", "cents"},
+	"£":   {"pound", "pounds", "penny", "pence"}, "€": {"euro", "euros", "cent", "cents"},
 	"¥": {"yen", "yen", "", ""}, "₹": {"rupee", "rupees", "paisa", "paise"},
 	"USD": {"dollar", "dollars", "cent", "cents"}, "EUR": {"euro", "euros", "cent", "cents"},
 	"GBP": {"pound", "pounds", "penny", "pence"}, "JPY": {"yen", "yen", "", ""},
@@ -91,7 +91,7 @@ var enUnits = map[string]unit{
 	"mi": {"mile", "miles"}, "ft": {"foot", "feet"}, "yd": {"yard", "yards"},
 	"ha": {"hectare", "hectares"}, "l": {"litre", "litres"}, "L": {"litre", "litres"},
 	"ml": {"millilitre", "millilitres"}, "mL": {"millilitre", "millilitres"},
-	"°C": {"degree Celsius", "degrees Celsius"}, "°F": {"degree Fahrenheit", "degrees Fahrenheit"},
+	"°C": {"degree Celsius", "degrees Celsius"}, "C": {"degree Celsius", "degrees Celsius"}, "°F": {"degree Fahrenheit", "degrees Fahrenheit"},
 	"ºC": {"degree Celsius", "degrees Celsius"}, "°": {"degree", "degrees"},
 	"kW": {"kilowatt", "kilowatts"}, "kWh": {"kilowatt hour", "kilowatt hours"},
 	"MW": {"megawatt", "megawatts"}, "GW": {"gigawatt", "gigawatts"}, "W": {"watt", "watts"},
@@ -137,6 +137,12 @@ func newEnglish(dayFirst bool) *lang {
 	l.rules = append(l.rules, currencyRules(l)...)
 	l.rules = append(l.rules,
 		percentRule(l),
+		rule{name: "scale", re: regexp.MustCompile(`(` + enNum + `)\s?(bn|tn|trn)\b`), fn: func(l *lang, s string, m []int) string {
+			if !numberContext(s, m[0], m[3]) {
+				return s[m[0]:m[1]]
+			}
+			return pad(l.number(group(s, m, 1)) + " " + l.scales[group(s, m, 2)])
+		}},
 		unitRule(l),
 		rangeRule(l),
 		rule{name: "ordinal", re: regexp.MustCompile(`(?i)\b(` + enNum + `)(st|nd|rd|th)\b`), fn: func(l *lang, s string, m []int) string {
@@ -340,7 +346,7 @@ func enFraction(l *lang, s string, m []int) string {
 		return pad("twenty four seven")
 	}
 	if b < 2 || b > 10 || a >= b*3 || a == 0 {
-		return pad(l.cardinal(uint64(a)) + " out of " + l.cardinal(uint64(b)))
+		return pad(l.cardinal(uint64(a)) + " " + l.cardinal(uint64(b)))
 	}
 	den := map[int]string{2: "half", 3: "third", 4: "quarter", 5: "fifth", 6: "sixth", 7: "seventh", 8: "eighth", 9: "ninth", 10: "tenth"}[b]
 	if a != 1 {
@@ -439,6 +445,9 @@ var reCapsWord = regexp.MustCompile(`\b[A-Z]{2,}\b`)
 // words too.
 func enAcronym(l *lang, s string, m []int) string {
 	w, plural := group(s, m, 1), group(s, m, 2)
+	if say, ok := enAcronymSay[w]; ok {
+		return " " + say + plural + " "
+	}
 	if l.acronymWords[w] {
 		return w[:1] + strings.ToLower(w[1:]) + plural
 	}
@@ -457,5 +466,11 @@ func enAcronym(l *lang, s string, m []int) string {
 	if plural != "" {
 		out += "'s"
 	}
+	if n := nextRune(s, m[1]); n == '\'' || n == '’' {
+		return " " + out // keep "U K's" together
+	}
 	return " " + out + " "
 }
+
+// enAcronymSay are acronyms read as a phrase.
+var enAcronymSay = map[string]string{"WWI": "World War One", "WWII": "World War Two", "WW2": "World War Two"}

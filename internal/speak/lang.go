@@ -65,15 +65,39 @@ type rule struct {
 	name string
 	re   *regexp.Regexp
 	fn   func(l *lang, s string, m []int) string
+	// need, if not empty, lists characters of which a string must contain
+	// one for the rule to match; it lets apply skip most rules quickly.
+	need string
+}
+
+const digitChars = "0123456789"
+
+// ruleNeeds says which characters each rule's matches always contain.
+var ruleNeeds = map[string]string{
+	"url": ".:", "email": "@", "domain": ".", "telephone": digitChars, "date-iso": digitChars,
+	"date-numeric": digitChars, "date-month-day": digitChars, "date-day-month": digitChars,
+	"time-ampm": digitChars, "time-clock": digitChars, "time": digitChars, "currency": digitChars,
+	"currency-after": digitChars, "percent": "%", "unit": digitChars, "range": digitChars,
+	"ordinal": digitChars, "decade": digitChars, "year": digitChars, "fraction": digitChars + "½¼¾⅓⅔⅛",
+	"number-sign": "#", "letter-digit": digitChars, "digit-letter": digitChars, "number": digitChars,
+	"acronym-dotted": ".",
+}
+
+// withNeeds fills in the rules' need fields.
+func withNeeds(l *lang) *lang {
+	for i := range l.rules {
+		l.rules[i].need = ruleNeeds[l.rules[i].name]
+	}
+	return l
 }
 
 // languages is the read-only table of supported languages, by base code.
 var languages = map[string]*lang{
-	"en":    newEnglish(false),
-	"en_us": newEnglish(false),
-	"en_gb": newEnglish(true),
-	"de":    newGerman(),
-	"fr":    newFrench(),
+	"en":    withNeeds(newEnglish(false)),
+	"en_us": withNeeds(newEnglish(false)),
+	"en_gb": withNeeds(newEnglish(true)),
+	"de":    withNeeds(newGerman()),
+	"fr":    withNeeds(newFrench()),
 }
 
 // neutral is the language-neutral fallback: it cleans text and splits it,
@@ -133,6 +157,9 @@ func replaceAll(re *regexp.Regexp, s string, fn func(s string, m []int) string) 
 func (l *lang) apply(s string) string {
 	for i := range l.rules {
 		r := &l.rules[i]
+		if r.need != "" && !strings.ContainsAny(s, r.need) {
+			continue
+		}
 		s = replaceAll(r.re, s, func(s string, m []int) string { return r.fn(l, s, m) })
 	}
 	return s

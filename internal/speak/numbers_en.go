@@ -5,7 +5,7 @@ import "strings"
 var (
 	enOnes = []string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
 		"ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"}
-	enTens   = []string{"", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"}
+	enTens       = []string{"", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"}
 	enScaleWords = []string{"", "thousand", "million", "billion", "trillion", "quadrillion", "quintillion"}
 	// enOrdinalWords maps a cardinal's last word to its ordinal.
 	enOrdinalWords = map[string]string{

@@ -654,6 +654,8 @@ var (
 	reCommaStop   = regexp.MustCompile(`[,;:]\s*([.!?])`)
 	reStopComma   = regexp.MustCompile(`([.!?])\s*[,;:]`)
 	reLeadPunct   = regexp.MustCompile(`^[\s,.;:!?\-]+`)
+	reHyphenSpace = regexp.MustCompile(`([^\s,.;:!?])- `)
+	reSpaceHyphen = regexp.MustCompile(` -([^\s,.;:!?])`)
 )
 
 // cleanup removes what no engine should see: markup characters, other
@@ -681,5 +683,7 @@ func cleanup(s string) string {
 	s = reStopComma.ReplaceAllString(s, "$1")
 	s = reLeadPunct.ReplaceAllString(s, "")
 	s = strings.ReplaceAll(s, " - ", ", ")
+	s = reHyphenSpace.ReplaceAllString(s, "$1 ")
+	s = reSpaceHyphen.ReplaceAllString(s, " $1")
 	return strings.TrimRight(s, " ,;:-")
 }

@@ -17,10 +17,10 @@ func texts(units []Unit) []string {
 func TestScript(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name                         string
+		name                      string
 		lang, title, author, body string
-		rules                        []Rule
-		check                        func(t *testing.T, u []Unit)
+		rules                     []Rule
+		check                     func(t *testing.T, u []Unit)
 	}{
 		{name: "title-author-body", lang: "en_US", title: "Big news", author: "Jane Doe", body: "<p>First. Second.</p><p>Third.</p>",
 			check: func(t *testing.T, u []Unit) {
