@@ -119,7 +119,6 @@ func New(db *sql.DB, synth *SynthesizeWorker, media *DeleteMediaWorker, cfg Conf
 	if err := river.AddWorkerSafely(workers, media); err != nil {
 		return nil, fmt.Errorf("add media worker: %w", err)
 	}
-	synth.maxAttempts = cfg.MaxAttempts
 	driver := riversqlite.New(db)
 	client, err := river.NewClient(driver, &river.Config{
 		Logger:  riverLogger(cfg.Logger),

@@ -41,15 +41,17 @@ type MediaDeleter interface {
 // SynthesizeWorker renders an audio revision and publishes it.
 type SynthesizeWorker struct {
 	river.WorkerDefaults[SynthesizeArgs]
-	store       Store
-	render      Renderer
-	media       MediaDeleter
-	logger      *slog.Logger
-	maxAttempts int
+	store  Store
+	render Renderer
+	media  MediaDeleter
+	logger *slog.Logger
 }
 
 // NewSynthesizeWorker returns the synthesis worker.
 func NewSynthesizeWorker(store Store, render Renderer, media MediaDeleter, logger *slog.Logger) *SynthesizeWorker {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
 	return &SynthesizeWorker{store: store, render: render, media: media, logger: logger}
 }
 
@@ -77,7 +79,7 @@ func (w *SynthesizeWorker) Work(ctx context.Context, job *river.Job[SynthesizeAr
 		// A coded invalid error is a problem of the article itself: trying
 		// again cannot help.
 		permanent := narrator.ErrorCode(err) == narrator.EINVALID
-		if permanent || job.Attempt >= w.maxAttempts {
+		if permanent || job.Attempt >= job.MaxAttempts {
 			msg := "Speech could not be made for this article: " + publisherReason(err)
 			if ferr := w.store.FailAudio(context.WithoutCancel(ctx), a.ID, a.Revision, msg); ferr != nil {
 				return fmt.Errorf("render audio %d: %w (and marking it failed: %v)", a.ID, err, ferr)
