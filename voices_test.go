@@ -126,8 +126,8 @@ func TestLookupVoice(t *testing.T) {
 		{"en_US", "Sally (Female", ""},
 		{"en_US", "", ""},
 		{"en_GB", "Sally", ""},
-		{"de_DE", "Anna (Female)", "de+f3"},
-		{"de_DE", "Lukas", "de+m3"},
+		{"de_DE", "Anna (Female)", "de+f5"},
+		{"de_DE", "Lukas", "de"},
 		{"fr_FR", "Lukas", ""},
 		{"", "Sally", ""},
 	}

@@ -97,7 +97,7 @@ func TestSynthesize(t *testing.T) {
 		{"sentence", "The council approved the budget for the new library on Tuesday.", 1, 2.5, 6},
 		{"faster", "The council approved the budget for the new library on Tuesday.", 1.5, 1.5, 3.5},
 		{"slower", "The council approved the budget for the new library on Tuesday.", 0.7, 3.5, 8},
-		{"nasty", `He said "no (way)" \ back\slash; it's naïve — café, “quoted” ‘too’ 日本 )) (car 1) "`, 1, 2, 12},
+		{"nasty", `He said "no (way)" \ back\slash; it's naïve — café, “quoted” ‘too’ 日本 )) (car 1) NARRATOR_DONE 1 <speak>x</speak> "`, 1, 2, 25},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -385,4 +385,22 @@ func TestCatalogVoices(t *testing.T) {
 		}
 		mustSpeech(t, samples, rate, 0.3, 3)
 	}
+}
+
+// BenchmarkUnitParallel is the wall time per unit with a warm pool of one process per CPU, all
+// busy: the throughput a pipeline gets.
+func BenchmarkUnitParallel(b *testing.B) {
+	e := mustEngine(b, festival.Options{})
+	if err := e.Start(b.Context(), voice); err != nil {
+		b.Fatal(err)
+	}
+	b.SetParallelism(1)
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, _, err := e.Synthesize(context.Background(), voice, benchSentence, 1); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
 }
