@@ -34,6 +34,10 @@ const (
 	SampleRate    = 44100 // Hz, mono
 	Bitrate       = 64    // kbps, constant
 	SegmentTarget = 6 * time.Second
+	// EncoderQuality is lame's -q. Faster settings cost intelligibility:
+	// on the shared samples the recognizer's mean accuracy was 0.872 at 3
+	// (lame's default), 0.852 at 5 and 0.783 at 7, which halves encoding time.
+	EncoderQuality = 3
 )
 
 // File names inside an audio's media folder.
@@ -153,7 +157,7 @@ func (p *Pipeline) Render(ctx context.Context, a *narrator.Audio, proj *narrator
 	seg := hls.NewSegmenter(SegmentTarget, func(name string, data []byte) error {
 		return p.media.Put(ctx, prefix+name, bytes.NewReader(data))
 	})
-	enc, err := mp3.NewEncoder(ctx, io.MultiWriter(tmp, seg), mp3.Options{SampleRate: SampleRate, Bitrate: Bitrate})
+	enc, err := mp3.NewEncoder(ctx, io.MultiWriter(tmp, seg), mp3.Options{SampleRate: SampleRate, Bitrate: Bitrate, Quality: EncoderQuality})
 	if err != nil {
 		return nil, 0, fmt.Errorf("start encoder: %w", err)
 	}
