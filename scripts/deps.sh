@@ -5,7 +5,7 @@
 set -euo pipefail
 
 runtime=(espeak-ng lame festival festvox-us-slt-hts flite ca-certificates)
-testing=(ffmpeg pocketsphinx pocketsphinx-en-us python3)
+testing=(ffmpeg pocketsphinx pocketsphinx-en-us python3 chromium) # chromium: the dashboard browser tests
 
 want=("${runtime[@]}")
 if [[ "${1:-runtime}" == test ]]; then

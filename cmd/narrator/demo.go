@@ -7,12 +7,14 @@ import (
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/config"
+	"github.com/narrator/narrator/internal/sqlite"
 )
 
 // Names of what the demo creates.
 const (
 	demoAccount = "Demo"
 	demoProject = "Demo project"
+	demoEmail   = "demo@narrator.local"
 )
 
 // runDemo makes sure a demo account and project exist, gives them a fresh
@@ -65,6 +67,10 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	} else if key, _, err = createKey(ctx, st, p.AccountID); err != nil {
 		return err
 	}
+	dashboard, err := demoUser(ctx, st, p.AccountID, *data, base)
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(e.stdout, `Demo account %d, project %d (%q, %s).
 A new API key for it (shown only now): %s
 
@@ -77,6 +83,33 @@ and fetch it (state "processed" and media URLs after a few seconds):
 
   curl -s '%s/api/v3/projects/%d/audio/hello-narrator?api_key=%s'
 
-`, p.AccountID, p.ID, p.Title, p.Language, key, base, p.ID, key, base, p.ID, key)
+%s
+`, p.AccountID, p.ID, p.Title, p.Language, key, base, p.ID, key, base, p.ID, key, dashboard)
 	return nil
+}
+
+// demoUser makes sure the demo account has a dashboard user and returns
+// what to print about signing in. The password is generated and printed
+// only when the user is created; later runs say how to reset it.
+func demoUser(ctx context.Context, st *sqlite.Store, accountID int64, data, base string) (string, error) {
+	u, err := st.FindUserByEmail(ctx, demoEmail)
+	switch {
+	case err == nil:
+		return fmt.Sprintf(`Dashboard: open %s/ and sign in as %s
+Its password was printed when it was created. To set a new one, run
+  bin/narrator users create --data %s --account %d --email %s
+which prints a new password (or pipe one in on standard input).
+`, base, demoEmail, data, u.AccountID, demoEmail), nil
+	case narrator.ErrorCode(err) != narrator.ENOTFOUND:
+		return "", fmt.Errorf("find demo user: %w", err)
+	}
+	u, password, _, err := upsertUser(ctx, st, accountID, demoEmail, "")
+	if err != nil {
+		return "", fmt.Errorf("create demo user: %w", err)
+	}
+	return fmt.Sprintf(`Dashboard: open %s/ and sign in with
+  email:    %s
+  password: %s
+(shown only now; bin/narrator users create --data %s --account %d --email %s resets it).
+`, base, u.Email, password, data, accountID, demoEmail), nil
 }

@@ -48,6 +48,7 @@ const usage = `Usage: narrator COMMAND [flags]
 Commands:
   serve         run the API, the media server and the job workers
   accounts      create accounts and manage their API keys
+  users         create dashboard users (sign-in for the web dashboard)
   projects      create and list projects
   voices        list the voices of the catalog
   pronunciations  manage a project's pronunciation rules
@@ -79,6 +80,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return runAccounts(ctx, e, rest)
 	case "projects":
 		return runProjects(ctx, e, rest)
+	case "users":
+		return runUsers(ctx, e, rest)
 	case "voices":
 		return runVoices(ctx, e, rest)
 	case "migrate":

@@ -23,6 +23,7 @@ import (
 	"github.com/narrator/narrator/internal/mediaserve"
 	"github.com/narrator/narrator/internal/pipeline"
 	"github.com/narrator/narrator/internal/sqlite"
+	"github.com/narrator/narrator/internal/web"
 )
 
 // Compile-time checks that the implementations fit their consumers.
@@ -37,6 +38,9 @@ var (
 	_ pipeline.Synthesizer = (*festival.Engine)(nil)
 	_ pipeline.Synthesizer = (*flite.Engine)(nil)
 	_ pipeline.Synthesizer = (*espeak.Engine)(nil)
+
+	// The dashboard (issue 4).
+	_ web.Store = (*sqlite.Store)(nil)
 )
 
 func runServe(ctx context.Context, e *env, args []string) error {
@@ -121,8 +125,13 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, e *env) 
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
 	var ready atomic.Bool
+	handler, err := routes(cfg, st, media, engines, logger, &ready)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	srv := &http.Server{
-		Handler:           routes(cfg, st, media, logger, &ready),
+		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       2 * time.Minute,
 		IdleTimeout:       2 * time.Minute,
@@ -157,8 +166,8 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, e *env) 
 	return nil
 }
 
-// routes mounts the API, the media and the health check.
-func routes(cfg config.Config, st *sqlite.Store, media *localfs.Store, logger *slog.Logger, ready *atomic.Bool) http.Handler {
+// routes mounts the API, the media, the health check and the dashboard.
+func routes(cfg config.Config, st *sqlite.Store, media *localfs.Store, engines map[string]pipeline.Synthesizer, logger *slog.Logger, ready *atomic.Bool) (http.Handler, error) {
 	mux := http.NewServeMux()
 	api := httpapi.NewServer(httpapi.Deps{
 		Store:  st,
@@ -179,8 +188,12 @@ func routes(cfg config.Config, st *sqlite.Store, media *localfs.Store, logger *s
 		}
 		fmt.Fprintln(w, `{"status":"ok"}`)
 	})
-	mux.Handle("/", api) // everything else answers the API's JSON 404
-	return mux
+	dash, err := newDashboard(cfg, st, engines, logger, api)
+	if err != nil {
+		return nil, err
+	}
+	mux.Handle("/", dash) // the dashboard; unknown paths answer a 404 page, or the API's JSON 404 to non-browsers
+	return mux, nil
 }
 
 // startEngines starts the speech engines the voice catalog uses.

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"path/filepath"
+
+	"github.com/narrator/narrator/internal/config"
+	"github.com/narrator/narrator/internal/pipeline"
+	"github.com/narrator/narrator/internal/sqlite"
+	"github.com/narrator/narrator/internal/web"
+)
+
+// newDashboard builds the dashboard served at "/". Requests for unknown
+// paths that do not ask for HTML go to notFound (the API's JSON 404).
+func newDashboard(cfg config.Config, st *sqlite.Store, engines map[string]pipeline.Synthesizer, logger *slog.Logger, notFound http.Handler) (http.Handler, error) {
+	u, err := url.Parse(cfg.PublicURL)
+	if err != nil {
+		return nil, fmt.Errorf("dashboard: parse public URL: %w", err)
+	}
+	dash, err := web.New(web.Deps{
+		Store:  st,
+		Logger: logger,
+		MediaURL: func(key string) string {
+			return cfg.PublicURL + "/media/" + key
+		},
+		Previews:      voicePreviewer{engines: engines},
+		PreviewDir:    filepath.Join(cfg.DataDir, "cache", "previews"),
+		SecureCookies: u.Scheme == "https",
+		PublicOrigin:  u.Scheme + "://" + u.Host,
+		NotFound:      notFound,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("dashboard: %w", err)
+	}
+	return dash, nil
+}

@@ -1,0 +1,264 @@
+package web
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/narrator/narrator"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// staticHandler serves the embedded CSS, JavaScript and icons. Their names
+// do not change between builds, so they are cached for an hour only.
+func staticHandler() http.Handler {
+	sub, err := fs.Sub(staticFS, "static")
+	if err != nil {
+		panic(err) // the embed directive guarantees the directory
+	}
+	files := http.FileServerFS(sub)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "" || strings.HasSuffix(r.URL.Path, "/") {
+			http.NotFound(w, r) // no directory listings
+			return
+		}
+		w.Header().Set("Cache-Control", "public, max-age=3600")
+		files.ServeHTTP(w, r)
+	})
+}
+
+// pages holds one parsed template set per page, each with the layout.
+type pages struct {
+	sets map[string]*template.Template
+}
+
+// parsePages parses every page template with the layout.
+func parsePages() (*pages, error) {
+	names, err := fs.Glob(templateFS, "templates/*.html")
+	if err != nil {
+		return nil, fmt.Errorf("list templates: %w", err)
+	}
+	p := &pages{sets: map[string]*template.Template{}}
+	for _, n := range names {
+		name := strings.TrimSuffix(path.Base(n), ".html")
+		if name == "layout" {
+			continue
+		}
+		t, err := template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", n)
+		if err != nil {
+			return nil, fmt.Errorf("parse template %s: %w", name, err)
+		}
+		p.sets[name] = t
+	}
+	return p, nil
+}
+
+// page is what every template gets.
+type page struct {
+	Title   string
+	Nav     string // the active navigation item
+	CSRF    string // the token the page's forms carry
+	Flash   string
+	Account *narrator.Account // nil when signed out
+	Email   string
+	Data    any
+}
+
+// render writes a page with the layout.
+func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name string, p *page) error {
+	t, ok := s.pages.sets[name]
+	if !ok {
+		return fmt.Errorf("render: no template %q", name)
+	}
+	if p.Flash == "" {
+		p.Flash = s.takeFlash(w, r)
+	}
+	var buf bytes.Buffer
+	if err := t.ExecuteTemplate(&buf, "layout", p); err != nil {
+		return fmt.Errorf("render %s: %w", name, err)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+	return nil
+}
+
+// userPage returns the page of a signed-in request.
+func userPage(q *request, title, nav string, data any) *page {
+	return &page{Title: title, Nav: nav, CSRF: q.session.CSRFToken, Account: q.account, Email: q.session.Email, Data: data}
+}
+
+// handlerFunc is a handler that reports failure by returning an error.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// handle adapts a handlerFunc: a returned error becomes an error page, and
+// is logged here, once, if it is not the client's mistake.
+func (s *Server) handle(h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			s.writeError(w, r, err)
+		}
+	})
+}
+
+// errorPages maps error codes to a status and a heading. The message is
+// the error's own, except for internal errors, whose text stays in the log.
+var errorPages = map[string]struct {
+	status  int
+	heading string
+	message string
+}{
+	narrator.EINVALID:  {http.StatusBadRequest, "That did not work", ""},
+	narrator.ETOOLARGE: {http.StatusRequestEntityTooLarge, "Too large", ""},
+	narrator.ENOTFOUND: {http.StatusNotFound, "Not found", "This page does not exist, or it belongs to another account."},
+	narrator.ECONFLICT: {http.StatusConflict, "Conflict", ""},
+	errCSRF: {http.StatusForbidden, "Request refused",
+		"This form's security token is missing or out of date, so it was not accepted. Go back, reload the page and try again."},
+	narrator.EINTERNAL: {http.StatusInternalServerError, "Something went wrong", "The server could not complete the request. Try again in a moment."},
+}
+
+// writeError answers with the error page of err's code.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	code := narrator.ErrorCode(err)
+	if code == narrator.EUNAUTHORIZED {
+		http.Redirect(w, r, "/signin", http.StatusSeeOther)
+		return
+	}
+	e, ok := errorPages[code]
+	if !ok {
+		e = errorPages[narrator.EINTERNAL]
+	}
+	if e.status == http.StatusInternalServerError {
+		s.logger.Error("dashboard request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+	msg := e.message
+	if msg == "" {
+		msg = sentence(narrator.ErrorMessage(err))
+	}
+	s.renderError(w, r, e.status, e.heading, msg)
+}
+
+// renderError writes an error page; if even that fails, plain text.
+func (s *Server) renderError(w http.ResponseWriter, r *http.Request, status int, heading, msg string) {
+	d := struct {
+		Status  int
+		Heading string
+		Message string
+	}{status, heading, msg}
+	if err := s.render(w, r, status, "error", &page{Title: heading, Data: d}); err != nil {
+		s.logger.Error("render error page", "err", err)
+		http.Error(w, msg, status)
+	}
+}
+
+func (s *Server) notFoundPage(w http.ResponseWriter, r *http.Request) error {
+	if s.notFound != nil && !strings.Contains(r.Header.Get("Accept"), "text/html") {
+		s.notFound.ServeHTTP(w, r)
+		return nil
+	}
+	return narrator.Errorf(narrator.ENOTFOUND, "no such page")
+}
+
+// sentence capitalises a message and ends it with a full stop.
+func sentence(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return s
+	}
+	s = strings.ToUpper(s[:1]) + s[1:]
+	if !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
+}
+
+// funcs are the template functions.
+var funcs = template.FuncMap{
+	"datetime":    formatTime,
+	"isotime":     func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	"duration":    formatDuration,
+	"language":    languageName,
+	"voicelabel":  voiceLabel,
+	"add":         func(a, b int) int { return a + b },
+	"stateLabel":  stateLabel,
+	"isProcessed": func(a *narrator.Audio) bool { return a.State == narrator.StateProcessed },
+	"isFailed":    func(a *narrator.Audio) bool { return a.State == narrator.StateFailed },
+	"isPending":   func(a *narrator.Audio) bool { return a.State == narrator.StateUnprocessed },
+	"untitled":    untitled,
+	"dict":        dict,
+}
+
+// dict builds a map from alternating keys and values, to pass several
+// values to a template.
+func dict(kvs ...any) (map[string]any, error) {
+	if len(kvs)%2 != 0 {
+		return nil, fmt.Errorf("dict: odd number of arguments")
+	}
+	m := make(map[string]any, len(kvs)/2)
+	for i := 0; i < len(kvs); i += 2 {
+		k, ok := kvs[i].(string)
+		if !ok {
+			return nil, fmt.Errorf("dict: key %v is not a string", kvs[i])
+		}
+		m[k] = kvs[i+1]
+	}
+	return m, nil
+}
+
+// formatTime shows a time to people, in UTC.
+func formatTime(t time.Time) string { return t.UTC().Format("2 Jan 2006, 15:04 UTC") }
+
+// formatDuration shows milliseconds as m:ss, or "—" for none.
+func formatDuration(ms int64) string {
+	if ms <= 0 {
+		return "—"
+	}
+	sec := (ms + 500) / 1000
+	if sec >= 3600 {
+		return fmt.Sprintf("%d:%02d:%02d", sec/3600, sec/60%60, sec%60)
+	}
+	return fmt.Sprintf("%d:%02d", sec/60, sec%60)
+}
+
+// stateLabel is how a state reads in the dashboard.
+func stateLabel(state string) string {
+	switch state {
+	case narrator.StateUnprocessed:
+		return "Processing"
+	case narrator.StateProcessed:
+		return "Processed"
+	case narrator.StateFailed:
+		return "Failed"
+	}
+	return state
+}
+
+// untitled returns the title, or a placeholder for none.
+func untitled(title string) string {
+	if strings.TrimSpace(title) == "" {
+		return "(untitled)"
+	}
+	return title
+}
+
+// voiceLabel returns a voice's label ("Sally (Female)"), or name if the
+// language has no such voice.
+func voiceLabel(language, name string) string {
+	if v, ok := narrator.LookupVoice(language, name); ok {
+		return v.Label()
+	}
+	return name
+}

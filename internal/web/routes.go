@@ -1,0 +1,38 @@
+package web
+
+import "net/http"
+
+// routes registers every dashboard route. Pages that need a signed-in user
+// go through authed, which redirects others to /signin and checks the CSRF
+// token of every POST.
+func (s *Server) routes() {
+	m := s.mux
+	m.Handle("GET /static/", http.StripPrefix("/static/", staticHandler()))
+	m.Handle("GET /favicon.ico", http.RedirectHandler("/static/favicon.svg", http.StatusMovedPermanently))
+
+	m.Handle("GET /signin", s.handle(s.signinPage))
+	m.Handle("POST /signin", s.handle(s.signin))
+	m.Handle("POST /signout", s.handle(s.authed(s.signout)))
+
+	m.Handle("GET /{$}", s.handle(s.authed(s.home)))
+	m.Handle("GET /projects", s.handle(s.authed(s.projectsPage)))
+	m.Handle("POST /projects", s.handle(s.authed(s.createProject)))
+	m.Handle("GET /projects/{pid}", s.handle(s.authed(s.projectPage)))
+	m.Handle("GET /projects/{pid}/status", s.handle(s.authed(s.audioStatus)))
+	m.Handle("GET /projects/{pid}/audios/new", s.handle(s.authed(s.newAudioPage)))
+	m.Handle("POST /projects/{pid}/audios", s.handle(s.authed(s.createAudio)))
+	m.Handle("GET /projects/{pid}/audios/{aid}", s.handle(s.authed(s.audioPage)))
+	m.Handle("GET /projects/{pid}/audios/{aid}/edit", s.handle(s.authed(s.editAudioPage)))
+	m.Handle("POST /projects/{pid}/audios/{aid}", s.handle(s.authed(s.updateAudio)))
+	m.Handle("POST /projects/{pid}/audios/{aid}/regenerate", s.handle(s.authed(s.regenerateAudio)))
+	m.Handle("GET /projects/{pid}/audios/{aid}/delete", s.handle(s.authed(s.deleteAudioPage)))
+	m.Handle("POST /projects/{pid}/audios/{aid}/delete", s.handle(s.authed(s.deleteAudio)))
+
+	m.Handle("GET /keys", s.handle(s.authed(s.keysPage)))
+	m.Handle("POST /keys", s.handle(s.authed(s.createKey)))
+	m.Handle("POST /keys/{kid}/revoke", s.handle(s.authed(s.revokeKey)))
+
+	m.Handle("GET /voices/{lang}/{name}/preview.mp3", s.handle(s.authed(s.voicePreview)))
+
+	m.Handle("/", s.handle(s.notFoundPage))
+}

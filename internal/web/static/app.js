@@ -1,0 +1,162 @@
+// Narrator dashboard: small progressive enhancements. Every page works
+// without this script; it adds voice filtering and previews, copy buttons,
+// live state updates and native HLS playback.
+(function () {
+  "use strict";
+
+  // Voice pickers offer only the voices of the chosen language.
+  function setupVoicePickers() {
+    var lang = document.querySelector("[data-language-select]");
+    if (!lang) return;
+    var pickers = document.querySelectorAll("[data-voice-select]");
+    function apply(resetToDefaults) {
+      var code = lang.value;
+      var opt = lang.options[lang.selectedIndex];
+      pickers.forEach(function (sel) {
+        sel.querySelectorAll("optgroup").forEach(function (g) {
+          var on = g.getAttribute("data-language") === code;
+          g.hidden = !on;
+          g.disabled = !on;
+        });
+        var current = sel.options[sel.selectedIndex];
+        if (resetToDefaults || !current || current.getAttribute("data-language") !== code) {
+          var def = opt.getAttribute(sel.name === "title_voice" ? "data-title-voice" : "data-body-voice");
+          for (var i = 0; i < sel.options.length; i++) {
+            var o = sel.options[i];
+            if (o.getAttribute("data-language") === code && o.value === def) { sel.selectedIndex = i; break; }
+          }
+        }
+      });
+    }
+    lang.addEventListener("change", function () { apply(true); });
+    apply(false);
+  }
+
+  // Preview buttons play a short sample of the picked voice.
+  function setupPreviews() {
+    var player = null;
+    document.querySelectorAll("[data-preview]").forEach(function (btn) {
+      btn.addEventListener("click", function () {
+        var sel = document.getElementById(btn.getAttribute("data-preview"));
+        var o = sel && sel.options[sel.selectedIndex];
+        if (!o) return;
+        var url = "/voices/" + encodeURIComponent(o.getAttribute("data-language")) + "/" +
+          encodeURIComponent(o.value) + "/preview.mp3";
+        if (player) { player.pause(); }
+        player = new Audio(url);
+        var label = btn.textContent;
+        btn.textContent = "Loading…";
+        btn.disabled = true;
+        var done = function () { btn.textContent = label; btn.disabled = false; };
+        player.addEventListener("playing", done, { once: true });
+        player.addEventListener("error", function () { btn.textContent = "No preview"; setTimeout(done, 2000); }, { once: true });
+        player.play().catch(function () { done(); });
+      });
+    });
+  }
+
+  // Copy buttons copy the value of the input they name.
+  function setupCopy() {
+    document.querySelectorAll("[data-copy]").forEach(function (btn) {
+      btn.addEventListener("click", function () {
+        var input = document.getElementById(btn.getAttribute("data-copy"));
+        if (!input) return;
+        var ok = function () {
+          btn.textContent = "Copied";
+          setTimeout(function () { btn.textContent = "Copy"; }, 1500);
+        };
+        if (navigator.clipboard && window.isSecureContext) {
+          navigator.clipboard.writeText(input.value).then(ok, function () { input.select(); document.execCommand("copy"); ok(); });
+        } else {
+          input.select();
+          document.execCommand("copy");
+          ok();
+        }
+      });
+    });
+  }
+
+  // The project page polls the state of its unprocessed rows and updates
+  // them in place until they are done.
+  function setupRowUpdates() {
+    var table = document.getElementById("audios");
+    if (!table) return;
+    var url = table.getAttribute("data-status-url");
+    function pending() {
+      return Array.prototype.slice.call(table.querySelectorAll('tr[data-state="unprocessed"]'));
+    }
+    function tick() {
+      var rows = pending();
+      if (rows.length === 0) return;
+      var ids = rows.map(function (r) { return r.getAttribute("data-audio-id"); }).join(",");
+      fetch(url + "?ids=" + ids, { credentials: "same-origin", headers: { Accept: "application/json" } })
+        .then(function (res) { if (!res.ok) throw new Error(res.status); return res.json(); })
+        .then(function (list) {
+          list.forEach(function (a) {
+            var row = table.querySelector('tr[data-audio-id="' + a.id + '"]');
+            if (!row) return;
+            row.setAttribute("data-state", a.state);
+            var st = row.querySelector('[data-field="state"]');
+            st.textContent = a.state_label;
+            st.className = "badge badge-" + a.state;
+            if (a.duration) row.querySelector('[data-field="duration"]').textContent = a.duration;
+            var up = row.querySelector('[data-field="updated"]');
+            if (a.updated) { up.textContent = a.updated; up.setAttribute("datetime", a.updated_iso); }
+            var err = row.querySelector('[data-field="error"]');
+            err.textContent = a.error || "";
+            err.hidden = !a.error;
+          });
+          schedule(1500);
+        })
+        .catch(function () { schedule(5000); });
+    }
+    function schedule(ms) { if (pending().length) setTimeout(tick, ms); }
+    schedule(1000);
+  }
+
+  // The audio page reloads once its audio is no longer being processed.
+  function setupAudioPending() {
+    var el = document.getElementById("pending");
+    if (!el) return;
+    var url = el.getAttribute("data-status-url");
+    function tick() {
+      fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } })
+        .then(function (res) { if (!res.ok) throw new Error(res.status); return res.json(); })
+        .then(function (list) {
+          if (list.length && list[0].state !== "unprocessed") { window.location.reload(); return; }
+          setTimeout(tick, 1500);
+        })
+        .catch(function () { setTimeout(tick, 5000); });
+    }
+    setTimeout(tick, 1500);
+  }
+
+  // The player uses HLS where the browser plays it natively, else the MP3.
+  // If HLS fails to load, it falls back to the MP3.
+  function setupPlayer() {
+    var audio = document.getElementById("player");
+    if (!audio) return;
+    var hls = audio.getAttribute("data-hls");
+    var mp3 = audio.getAttribute("data-mp3");
+    var label = document.getElementById("player-source");
+    if (hls && audio.canPlayType("application/vnd.apple.mpegurl")) {
+      audio.addEventListener("error", function fallback() {
+        audio.removeEventListener("error", fallback);
+        audio.src = mp3;
+        if (label) label.textContent = "MP3";
+        audio.load();
+      });
+      audio.src = hls;
+      if (label) label.textContent = "HLS stream";
+    }
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    setupVoicePickers();
+    setupPreviews();
+    setupCopy();
+    setupRowUpdates();
+    setupAudioPending();
+    setupPlayer();
+  });
+})();

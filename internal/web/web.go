@@ -1,0 +1,199 @@
+// Package web is the dashboard: server-rendered html/template pages, with
+// their CSS and a little JavaScript embedded in the binary, for publishers
+// who sign in with an email and a password.
+//
+// # Security
+//
+//   - Passwords are hashed with bcrypt (HashPassword).
+//   - Sessions are server-side: the cookie holds a random token, the store
+//     keeps only its SHA-256 hash and an expiry. Cookies are HttpOnly,
+//     SameSite=Lax, and Secure when the request came over TLS or the public
+//     URL is https.
+//   - Every state-changing form carries a synchronizer CSRF token tied to
+//     the session; a POST without it gets a 403 page. The sign-in form,
+//     which has no session yet, uses a double-submit cookie instead.
+//   - Sign-in attempts are rate-limited per client IP and per email, in
+//     memory (one node; see Limiter).
+//   - Pages are html/template, which escapes all user content; a strict
+//     Content-Security-Policy allows only the embedded scripts and styles.
+package web
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/narrator/narrator"
+)
+
+// Store is what the dashboard needs from storage. Methods return
+// *narrator.Error values with ENOTFOUND, EINVALID, ECONFLICT or
+// EUNAUTHORIZED codes for the caller's mistakes.
+type Store interface {
+	FindAccount(ctx context.Context, id int64) (*narrator.Account, error)
+
+	// FindUserByEmail returns ENOTFOUND if no user has that email.
+	FindUserByEmail(ctx context.Context, email string) (*narrator.User, error)
+	// CreateSession stores a session under the hash of its token.
+	CreateSession(ctx context.Context, s *narrator.Session, tokenHash []byte) error
+	// FindSession returns EUNAUTHORIZED for an unknown or expired session.
+	FindSession(ctx context.Context, tokenHash []byte) (*narrator.Session, error)
+	DeleteSession(ctx context.Context, tokenHash []byte) error
+
+	ListProjects(ctx context.Context, accountID int64) ([]*narrator.Project, error)
+	// FindProject returns ENOTFOUND for a missing project or one of another account.
+	FindProject(ctx context.Context, accountID, projectID int64) (*narrator.Project, error)
+	CreateProject(ctx context.Context, p *narrator.Project) error
+
+	SearchAudios(ctx context.Context, projectID int64, query string, since time.Time, page, perPage int) ([]*narrator.Audio, int, error)
+	FindAudiosByID(ctx context.Context, projectID int64, ids []int64) ([]*narrator.Audio, error)
+	FindAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error)
+	// CreateAudio is the API's create: it updates the live audio with the
+	// same external_id instead of making a duplicate.
+	CreateAudio(ctx context.Context, a *narrator.Audio) (created bool, err error)
+	UpdateAudio(ctx context.Context, projectID int64, ref string, u narrator.AudioUpdate) (*narrator.Audio, error)
+	// RegenerateAudio re-synthesises an audio even if its text is unchanged.
+	RegenerateAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error)
+	DeleteAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error)
+	// ListPronunciations gives the rules the text is read with.
+	ListPronunciations(ctx context.Context, projectID int64) ([]*narrator.Pronunciation, error)
+
+	CreateAPIKey(ctx context.Context, accountID int64, hash []byte, prefix string) (*narrator.APIKey, error)
+	ListAPIKeys(ctx context.Context, accountID int64) ([]*narrator.APIKey, error)
+	// RevokeAPIKey returns ENOTFOUND for a key of another account.
+	RevokeAPIKey(ctx context.Context, accountID, keyID int64) error
+}
+
+// VoicePreviewer speaks a short sample text in a voice, for the voice
+// pickers' previews.
+type VoicePreviewer interface {
+	// PreviewVoice writes text spoken in voice v to w as an MP3.
+	PreviewVoice(ctx context.Context, v narrator.Voice, text string, w io.Writer) error
+}
+
+// Deps are the collaborators of the dashboard.
+type Deps struct {
+	Store  Store
+	Logger *slog.Logger
+	// MediaURL turns a media key into the absolute URL it is served at.
+	MediaURL func(key string) string
+	// Previews synthesises voice previews; nil turns previews off (404).
+	Previews VoicePreviewer
+	// PreviewDir caches synthesised previews on disk; "" keeps none.
+	PreviewDir string
+	// SecureCookies marks every cookie Secure, as when the public URL is
+	// https behind a TLS-terminating proxy. Cookies of requests that came
+	// over TLS are Secure anyway.
+	SecureCookies bool
+	// PublicOrigin is the scheme://host of the public URL, if it may differ
+	// from the Host the server sees (behind a proxy). Media are served from
+	// there, so the Content-Security-Policy allows it, and the sign-in form
+	// may be posted from there.
+	PublicOrigin string
+	// NotFound answers requests for unknown paths that do not ask for HTML
+	// (API clients); nil gives a plain 404.
+	NotFound http.Handler
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+	// Limiter limits sign-in attempts; NewLimiter's defaults when nil.
+	Limiter *Limiter
+	// SessionTTL is how long a session lasts; DefaultSessionTTL when zero.
+	SessionTTL time.Duration
+}
+
+// DefaultSessionTTL is how long a dashboard session lasts after sign-in.
+const DefaultSessionTTL = 7 * 24 * time.Hour
+
+// AudiosPerPage is the page size of a project's audio list.
+const AudiosPerPage = 25
+
+// maxFormBytes caps form bodies: the largest article, 100,000 characters,
+// fits even when each is four bytes and URL-encoded.
+const maxFormBytes = 2 << 20
+
+// Server is the dashboard as an http.Handler.
+type Server struct {
+	store        Store
+	logger       *slog.Logger
+	mediaURL     func(string) string
+	previews     VoicePreviewer
+	previewDir   string
+	secure       bool
+	publicOrigin string
+	notFound     http.Handler
+	now          func() time.Time
+	limiter      *Limiter
+	ttl          time.Duration
+	pages        *pages
+	mux          *http.ServeMux
+	previewMu    keyedMutex
+	dummyOnce    sync.Once
+	dummyHash    []byte
+}
+
+// New parses the embedded templates and returns the dashboard handler.
+func New(d Deps) (*Server, error) {
+	pg, err := parsePages()
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{
+		store:        d.Store,
+		logger:       d.Logger,
+		mediaURL:     d.MediaURL,
+		previews:     d.Previews,
+		previewDir:   d.PreviewDir,
+		secure:       d.SecureCookies,
+		publicOrigin: d.PublicOrigin,
+		notFound:     d.NotFound,
+		now:          d.Now,
+		limiter:      d.Limiter,
+		ttl:          d.SessionTTL,
+		pages:        pg,
+		mux:          http.NewServeMux(),
+	}
+	if s.logger == nil {
+		s.logger = slog.New(slog.DiscardHandler)
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.limiter == nil {
+		s.limiter = NewLimiter(LimiterConfig{Now: s.now})
+	}
+	if s.ttl <= 0 {
+		s.ttl = DefaultSessionTTL
+	}
+	if s.mediaURL == nil {
+		s.mediaURL = func(key string) string { return "/media/" + key }
+	}
+	s.routes()
+	return s, nil
+}
+
+// ServeHTTP implements http.Handler. It sets the security headers of every
+// dashboard response and turns a panic into a 500 page.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			s.logger.Error("panic in dashboard handler", "method", r.Method, "path", r.URL.Path, "panic", v)
+			s.renderError(w, r, http.StatusInternalServerError, "Something went wrong", "The server could not complete the request. Try again in a moment.")
+		}
+	}()
+	h := w.Header()
+	media := "'self'"
+	if s.publicOrigin != "" {
+		media += " " + s.publicOrigin
+	}
+	h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; media-src "+media+"; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "same-origin")
+	s.mux.ServeHTTP(w, r)
+}
