@@ -16,10 +16,3 @@ type AudioUpdate struct {
 	Metadata    map[string]string
 	MetadataSet bool
 }
-
-// AudioRevision names one revision of an audio: what a synthesis job is
-// made for. Stores return it when listing audios still waiting for speech.
-type AudioRevision struct {
-	ID       int64
-	Revision int
-}

@@ -301,15 +301,23 @@ func procStatus(pid int, field string) int64 {
 	return 0
 }
 
-// children lists the direct children of a process.
+// children lists the direct children of a process, from /proc/*/stat.
 func children(pid int) []int {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
-	if err != nil {
-		return nil
-	}
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
 	var out []int
-	for _, f := range strings.Fields(string(raw)) {
-		if c, err := strconv.Atoi(f); err == nil {
+	for _, path := range stats {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		// The command name is in parentheses and may hold spaces: the
+		// parent's pid is the second field after it.
+		rest := string(raw[strings.LastIndexByte(string(raw), ')')+1:])
+		fields := strings.Fields(rest)
+		if len(fields) < 2 || fields[1] != strconv.Itoa(pid) {
+			continue
+		}
+		if c, err := strconv.Atoi(filepath.Base(filepath.Dir(path))); err == nil {
 			out = append(out, c)
 		}
 	}

@@ -11,20 +11,17 @@
 package espeak
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"math"
 	"os/exec"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
 
+	"github.com/narrator/narrator/internal/proc"
 	"github.com/narrator/narrator/internal/wav"
 )
 
@@ -51,13 +48,8 @@ type Options struct {
 
 // Engine synthesises speech with espeak-ng. It is safe for concurrent use.
 type Engine struct {
-	opts Options
-	log  *slog.Logger
-	sem  chan struct{}
-
-	mu      sync.Mutex
-	running map[*exec.Cmd]struct{}
-	closed  bool
+	opts   Options
+	runner *proc.Runner
 }
 
 // New returns an Engine. It checks that the espeak-ng binary exists.
@@ -68,24 +60,13 @@ func New(opts Options) (*Engine, error) {
 	if _, err := exec.LookPath(opts.Command); err != nil {
 		return nil, fmt.Errorf("espeak: new: %w", err)
 	}
-	if opts.Procs <= 0 {
-		opts.Procs = runtime.NumCPU()
-	}
-	if opts.UnitTimeout <= 0 {
-		opts.UnitTimeout = 5 * time.Second
-	}
-	if opts.CharTimeout <= 0 {
-		opts.CharTimeout = 200 * time.Millisecond
-	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Engine{
-		opts:    opts,
-		log:     log.With("engine", "espeak"),
-		sem:     make(chan struct{}, opts.Procs),
-		running: make(map[*exec.Cmd]struct{}),
+		opts:   opts,
+		runner: proc.NewRunner("espeak-ng", opts.Procs, log.With("engine", "espeak")),
 	}, nil
 }
 
@@ -103,115 +84,37 @@ func (e *Engine) Synthesize(ctx context.Context, voice string, text string, rate
 	if rate < 0.25 || rate > 4 {
 		return nil, 0, fmt.Errorf("espeak: synthesize: rate %g out of range [0.25, 4]", rate)
 	}
-	select {
-	case e.sem <- struct{}{}:
-	case <-ctx.Done():
-		return nil, 0, ctx.Err()
-	}
-	defer func() { <-e.sem }()
-
 	text = strings.ToValidUTF8(text, " ")
-	limit := e.opts.UnitTimeout + time.Duration(len(text))*e.opts.CharTimeout
 	// espeak-ng accepts 80 to 450 words per minute.
 	wpm := min(max(int(math.Round(NormalWPM*rate)), 80), 450)
-	var errs []error
-	for attempt := range 2 {
-		samples, sampleRate, err = e.run(ctx, voice, text, wpm, limit)
-		if err == nil {
-			return samples, sampleRate, nil
-		}
-		if ctx.Err() != nil {
-			return nil, 0, ctx.Err()
-		}
-		if errors.Is(err, ErrClosed) {
-			return nil, 0, err
-		}
-		e.log.WarnContext(ctx, "espeak-ng unit failed", "attempt", attempt+1, "voice", voice, "chars", len(text), "err", err)
-		errs = append(errs, err)
+	build := func() *exec.Cmd {
+		// -b 1: the input is UTF-8. --stdin: the text comes on stdin. No -m: it is not markup.
+		cmd := exec.Command(e.opts.Command, "-v", voice, "-s", strconv.Itoa(wpm), "-b", "1", "--stdin", "--stdout")
+		cmd.Stdin = strings.NewReader(text)
+		return cmd
 	}
-	return nil, 0, fmt.Errorf("espeak: synthesize %q in %s: %w", abbrev(text), voice, errors.Join(errs...))
-}
-
-// run runs one espeak-ng process for one unit.
-func (e *Engine) run(ctx context.Context, voice, text string, wpm int, limit time.Duration) ([]int16, int, error) {
-	// -b 1: the input is UTF-8. --stdin: the text comes on stdin. No -m: it is not markup.
-	cmd := exec.Command(e.opts.Command, "-v", voice, "-s", strconv.Itoa(wpm), "-b", "1", "--stdin", "--stdout")
-	// A process group of its own, so that a kill reaches anything it started; and death with
-	// us, so that a crashed narrator leaves nothing behind.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	// Should a child escape the group kill and hold our pipes, stop waiting for it.
-	cmd.WaitDelay = time.Second
-	var stdout bytes.Buffer
-	stderr := &tail{}
-	cmd.Stdin = strings.NewReader(text)
-	cmd.Stdout = &stdout
-	cmd.Stderr = stderr
-	if err := e.start(cmd); err != nil {
+	parse := func(stdout []byte) (err error) {
+		samples, sampleRate, err = wav.Decode(stdout)
+		return err
+	}
+	limit := proc.Limit(e.opts.UnitTimeout, e.opts.CharTimeout, text)
+	err = e.runner.Run(ctx, limit, build, parse, "voice", voice, "chars", len(text))
+	switch {
+	case err == nil:
+		return samples, sampleRate, nil
+	case errors.Is(err, proc.ErrClosed):
+		return nil, 0, ErrClosed
+	case ctx.Err() != nil:
 		return nil, 0, err
 	}
-	defer e.forget(cmd)
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	timer := time.NewTimer(limit)
-	defer timer.Stop()
-	select {
-	case err := <-exited:
-		if err != nil {
-			return nil, 0, fmt.Errorf("espeak-ng: %w%s", err, stderr.suffix())
-		}
-	case <-timer.C:
-		kill(cmd)
-		<-exited
-		return nil, 0, fmt.Errorf("espeak-ng hung: no result within %s, killed%s", limit, stderr.suffix())
-	case <-ctx.Done():
-		kill(cmd)
-		<-exited
-		return nil, 0, ctx.Err()
-	}
-	samples, sampleRate, err := wav.Decode(stdout.Bytes())
-	if err != nil {
-		return nil, 0, fmt.Errorf("espeak-ng output: %w%s", err, stderr.suffix())
-	}
-	return samples, sampleRate, nil
-}
-
-// start starts cmd unless the engine is closed, and remembers it for Close.
-func (e *Engine) start(cmd *exec.Cmd) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.closed {
-		return ErrClosed
-	}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start espeak-ng: %w", err)
-	}
-	e.running[cmd] = struct{}{}
-	return nil
-}
-
-func (e *Engine) forget(cmd *exec.Cmd) {
-	e.mu.Lock()
-	delete(e.running, cmd)
-	e.mu.Unlock()
+	return nil, 0, fmt.Errorf("espeak: synthesize %q in %s: %w", proc.Abbrev(text), voice, err)
 }
 
 // Close kills every running espeak-ng process (their callers get an error). Later calls to
 // Synthesize return ErrClosed.
 func (e *Engine) Close() error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.closed = true
-	for cmd := range e.running {
-		kill(cmd)
-	}
+	e.runner.Close()
 	return nil
-}
-
-// kill kills cmd's process group.
-func kill(cmd *exec.Cmd) {
-	if cmd.Process != nil {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
 }
 
 // checkVoice accepts espeak-ng voice names: letters, digits, '-', '_' and '+' (before a
@@ -226,41 +129,4 @@ func checkVoice(voice string) error {
 		}
 	}
 	return nil
-}
-
-// tail keeps the last bytes written to it: a process's stderr, for error messages.
-type tail struct {
-	mu  sync.Mutex
-	buf []byte
-}
-
-const tailSize = 1024
-
-func (t *tail) Write(b []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, b...)
-	if len(t.buf) > tailSize {
-		t.buf = append(t.buf[:0], t.buf[len(t.buf)-tailSize:]...)
-	}
-	return len(b), nil
-}
-
-// suffix returns "; stderr: ..." with the tail, or "" if nothing was written.
-func (t *tail) suffix() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	s := strings.TrimSpace(strings.ToValidUTF8(string(t.buf), "?"))
-	if s == "" {
-		return ""
-	}
-	return "; stderr: " + s
-}
-
-// abbrev shortens text for error messages.
-func abbrev(s string) string {
-	if r := []rune(s); len(r) > 60 {
-		return string(r[:57]) + "..."
-	}
-	return s
 }

@@ -29,9 +29,9 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
+	"github.com/narrator/narrator/internal/proc"
 	"github.com/narrator/narrator/internal/wav"
 )
 
@@ -75,10 +75,10 @@ type Engine struct {
 	opts  Options
 	log   *slog.Logger
 	dir   string
-	slots chan *proc // one entry per process slot; nil means not started yet
+	slots chan *worker // one entry per process slot; nil means not started yet
 
 	mu     sync.Mutex
-	live   map[*proc]struct{}
+	live   map[*worker]struct{}
 	closed bool
 
 	nextID atomic.Int64
@@ -96,12 +96,6 @@ func New(opts Options) (*Engine, error) {
 	if opts.Procs <= 0 {
 		opts.Procs = defaultProcs()
 	}
-	if opts.UnitTimeout <= 0 {
-		opts.UnitTimeout = 5 * time.Second
-	}
-	if opts.CharTimeout <= 0 {
-		opts.CharTimeout = 200 * time.Millisecond
-	}
 	if opts.StartTimeout <= 0 {
 		opts.StartTimeout = 30 * time.Second
 	}
@@ -117,8 +111,8 @@ func New(opts Options) (*Engine, error) {
 		opts:  opts,
 		log:   log.With("engine", "festival"),
 		dir:   dir,
-		slots: make(chan *proc, opts.Procs),
-		live:  make(map[*proc]struct{}),
+		slots: make(chan *worker, opts.Procs),
+		live:  make(map[*worker]struct{}),
 	}
 	for range opts.Procs {
 		e.slots <- nil
@@ -168,7 +162,7 @@ func (e *Engine) Start(ctx context.Context, voice string) error {
 	)
 	for i := range e.opts.Procs {
 		wg.Go(func() {
-			var p *proc
+			var p *worker
 			select {
 			case p = <-e.slots:
 			case <-ctx.Done():
@@ -205,7 +199,7 @@ func (e *Engine) Synthesize(ctx context.Context, voice string, text string, rate
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err
 	}
-	var p *proc
+	var p *worker
 	select {
 	case p = <-e.slots:
 	case <-ctx.Done():
@@ -213,7 +207,7 @@ func (e *Engine) Synthesize(ctx context.Context, voice string, text string, rate
 	}
 	defer func() { e.slots <- p }()
 
-	limit := e.opts.UnitTimeout + time.Duration(len(text))*e.opts.CharTimeout
+	limit := proc.Limit(e.opts.UnitTimeout, e.opts.CharTimeout, text)
 	var errs []error
 	for attempt := range 2 {
 		if p, err = e.ready(ctx, p, voice); err != nil {
@@ -241,11 +235,11 @@ func (e *Engine) Synthesize(ctx context.Context, voice string, text string, rate
 		e.log.WarnContext(ctx, "festival process killed and replaced", "attempt", attempt+1, "voice", voice, "chars", len(text), "err", err)
 		errs = append(errs, err)
 	}
-	return nil, 0, fmt.Errorf("festival: synthesize %q in %s: %w", abbrev(text), voice, errors.Join(errs...))
+	return nil, 0, fmt.Errorf("festival: synthesize %q in %s: %w", proc.Abbrev(text), voice, errors.Join(errs...))
 }
 
 // ready returns a live process with voice selected, starting one if p is nil.
-func (e *Engine) ready(ctx context.Context, p *proc, voice string) (*proc, error) {
+func (e *Engine) ready(ctx context.Context, p *worker, voice string) (*worker, error) {
 	if p == nil {
 		var err error
 		if p, err = e.start(ctx); err != nil {
@@ -268,14 +262,14 @@ func (e *Engine) ready(ctx context.Context, p *proc, voice string) (*proc, error
 }
 
 // start starts one worker process and waits until it answers.
-func (e *Engine) start(ctx context.Context) (*proc, error) {
+func (e *Engine) start(ctx context.Context) (*worker, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed {
 		return nil, ErrClosed
 	}
 	id := e.nextID.Add(1)
-	p, err := startProc(ctx, e.opts.Command, filepath.Join(e.dir, fmt.Sprintf("w%d.wav", id)), e.opts.StartTimeout)
+	p, err := startWorker(ctx, e.opts.Command, filepath.Join(e.dir, fmt.Sprintf("w%d.wav", id)), e.opts.StartTimeout)
 	if err != nil {
 		return nil, err
 	}
@@ -284,7 +278,7 @@ func (e *Engine) start(ctx context.Context) (*proc, error) {
 }
 
 // discard kills p and forgets it.
-func (e *Engine) discard(p *proc) {
+func (e *Engine) discard(p *worker) {
 	if p == nil {
 		return
 	}
@@ -310,7 +304,7 @@ func (e *Engine) Close() error {
 	}
 	e.closed = true
 	live := e.live
-	e.live = make(map[*proc]struct{})
+	e.live = make(map[*worker]struct{})
 	e.mu.Unlock()
 	for p := range live {
 		p.kill()
@@ -321,12 +315,12 @@ func (e *Engine) Close() error {
 	return nil
 }
 
-// proc is one festival process. It is used by one goroutine at a time.
-type proc struct {
+// worker is one festival process. It is used by one goroutine at a time.
+type worker struct {
 	cmd      *exec.Cmd
 	stdin    io.WriteCloser
 	out      *bufio.Reader
-	stderr   *tail
+	stderr   *proc.Tail
 	exited   chan struct{} // closed once the process has been waited for
 	killOnce sync.Once
 	wavPath  string
@@ -336,13 +330,11 @@ type proc struct {
 	seq   int
 }
 
-// startProc starts command and waits until it echoes a marker.
-func startProc(ctx context.Context, command []string, wavPath string, limit time.Duration) (*proc, error) {
+// startWorker starts command and waits until it echoes a marker.
+func startWorker(ctx context.Context, command []string, wavPath string, limit time.Duration) (*worker, error) {
 	cmd := exec.Command(command[0], command[1:]...)
-	// A process group of its own, so that a kill also reaches anything festival started; and
-	// death with us, so that a crashed narrator leaves no festival behind.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	p := &proc{cmd: cmd, stderr: &tail{}, exited: make(chan struct{}), wavPath: wavPath}
+	proc.Isolate(cmd)
+	p := &worker{cmd: cmd, stderr: &proc.Tail{}, exited: make(chan struct{}), wavPath: wavPath}
 	cmd.Stderr = p.stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -369,7 +361,7 @@ func startProc(ctx context.Context, command []string, wavPath string, limit time
 
 // selectVoice selects voice and remembers the voice's HTS engine parameters, to which synth
 // adds the speaking rate.
-func (p *proc) selectVoice(ctx context.Context, voice string, limit time.Duration) error {
+func (p *worker) selectVoice(ctx context.Context, voice string, limit time.Duration) error {
 	script := fmt.Sprintf("(voice_%s)\n"+
 		"(set! narrator_hts (if (equal? (Parameter.get 'Synth_Method) 'HTS) hts_engine_params nil))\n", voice)
 	if err := p.exchange(ctx, script, limit); err != nil {
@@ -380,7 +372,7 @@ func (p *proc) selectVoice(ctx context.Context, voice string, limit time.Duratio
 }
 
 // synth synthesises one unit.
-func (p *proc) synth(ctx context.Context, text string, rate float64, limit time.Duration) ([]int16, int, error) {
+func (p *worker) synth(ctx context.Context, text string, rate float64, limit time.Duration) ([]int16, int, error) {
 	var b strings.Builder
 	if rate != p.rate {
 		// HTS voices ignore Duration_Stretch; the HTS engine takes a speed factor "-r".
@@ -395,12 +387,12 @@ func (p *proc) synth(ctx context.Context, text string, rate float64, limit time.
 	p.rate = rate
 	data, err := os.ReadFile(p.wavPath)
 	if err != nil {
-		return nil, 0, fmt.Errorf("read festival output: %w%s", err, p.stderr.suffix())
+		return nil, 0, fmt.Errorf("read festival output: %w%s", err, p.stderr.Suffix())
 	}
 	_ = os.Remove(p.wavPath)
 	samples, sampleRate, err := wav.Decode(data)
 	if err != nil {
-		return nil, 0, fmt.Errorf("festival output: %w%s", err, p.stderr.suffix())
+		return nil, 0, fmt.Errorf("festival output: %w%s", err, p.stderr.Suffix())
 	}
 	return samples, sampleRate, nil
 }
@@ -409,9 +401,9 @@ func (p *proc) synth(ctx context.Context, text string, rate float64, limit time.
 // succeeded and then "NARRATOR_DONE n", and waits for the DONE marker. It fails if the
 // process dies, if limit passes (the process is then killed), if ctx ends (likewise), or if
 // the OK marker is missing, which means a Scheme error.
-func (p *proc) exchange(ctx context.Context, script string, limit time.Duration) error {
+func (p *worker) exchange(ctx context.Context, script string, limit time.Duration) error {
 	p.seq++
-	p.stderr.reset()
+	p.stderr.Reset()
 	ok, done := fmt.Sprintf("NARRATOR_OK %d", p.seq), fmt.Sprintf("NARRATOR_DONE %d", p.seq)
 	msg := fmt.Sprintf("(begin\n%s(format t \"%s\\n\"))\n(format t \"%s\\n\")\n(fflush nil)\n", script, ok, done)
 	errc := make(chan error, 1)
@@ -432,7 +424,7 @@ func (p *proc) exchange(ctx context.Context, script string, limit time.Duration)
 				sawOK = true
 			case done:
 				if !sawOK {
-					errc <- fmt.Errorf("%w%s", errScheme, p.stderr.suffix())
+					errc <- fmt.Errorf("%w%s", errScheme, p.stderr.Suffix())
 					return
 				}
 				errc <- nil
@@ -450,14 +442,14 @@ func (p *proc) exchange(ctx context.Context, script string, limit time.Duration)
 		// The pipe broke: the process died, or is dying. Wait for its exit status.
 		select {
 		case <-p.exited:
-			return fmt.Errorf("festival %s: %w%s", p.cmd.ProcessState, err, p.stderr.suffix())
+			return fmt.Errorf("festival %s: %w%s", p.cmd.ProcessState, err, p.stderr.Suffix())
 		case <-time.After(time.Second):
-			return fmt.Errorf("festival: %w%s", err, p.stderr.suffix())
+			return fmt.Errorf("festival: %w%s", err, p.stderr.Suffix())
 		}
 	case <-timer.C:
 		p.kill()
 		<-errc
-		return fmt.Errorf("festival hung: no reply within %s, killed%s", limit, p.stderr.suffix())
+		return fmt.Errorf("festival hung: no reply within %s, killed%s", limit, p.stderr.Suffix())
 	case <-ctx.Done():
 		p.kill()
 		<-errc
@@ -467,50 +459,14 @@ func (p *proc) exchange(ctx context.Context, script string, limit time.Duration)
 
 // kill kills the process group and waits for the process to be reaped. It may be called more
 // than once, and concurrently (by Close).
-func (p *proc) kill() {
+func (p *worker) kill() {
 	p.killOnce.Do(func() {
-		// Even if festival itself has died, children may be left in its group. The group ID
-		// cannot be reused while any of them lives.
-		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		// Even if festival itself has died, children may be left in its group.
+		proc.Kill(p.cmd)
 		_ = p.stdin.Close()
 	})
 	<-p.exited
 	_ = os.Remove(p.wavPath)
-}
-
-// tail keeps the last bytes written to it: a process's stderr, for error messages.
-type tail struct {
-	mu  sync.Mutex
-	buf []byte
-}
-
-const tailSize = 1024
-
-func (t *tail) Write(b []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, b...)
-	if len(t.buf) > tailSize {
-		t.buf = append(t.buf[:0], t.buf[len(t.buf)-tailSize:]...)
-	}
-	return len(b), nil
-}
-
-func (t *tail) reset() {
-	t.mu.Lock()
-	t.buf = t.buf[:0]
-	t.mu.Unlock()
-}
-
-// suffix returns ": stderr: ..." with the tail, or "" if nothing was written.
-func (t *tail) suffix() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	s := strings.TrimSpace(strings.ToValidUTF8(string(t.buf), "?"))
-	if s == "" {
-		return ""
-	}
-	return "; stderr: " + s
 }
 
 func checkVoice(voice string) error {
@@ -526,11 +482,3 @@ func checkVoice(voice string) error {
 }
 
 func formatFloat(f float64) string { return strconv.FormatFloat(f, 'f', 4, 64) }
-
-// abbrev shortens text for error messages.
-func abbrev(s string) string {
-	if r := []rune(s); len(r) > 60 {
-		return string(r[:57]) + "..."
-	}
-	return s
-}

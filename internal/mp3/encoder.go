@@ -17,6 +17,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/narrator/narrator/internal/proc"
 )
 
 // Defaults for Options.
@@ -80,7 +82,7 @@ type Encoder struct {
 	ctx     context.Context
 	cmd     *exec.Cmd
 	stdin   io.WriteCloser
-	stderr  *tail
+	stderr  *proc.Tail
 	out     *recordingWriter
 	buf     []byte
 	samples int64
@@ -103,7 +105,7 @@ func NewEncoder(ctx context.Context, w io.Writer, opts Options) (*Encoder, error
 	cmd := exec.CommandContext(ctx, opts.Lame, opts.args()...)
 	out := &recordingWriter{w: w}
 	cmd.Stdout = out
-	stderr := &tail{max: 4 << 10}
+	stderr := &proc.Tail{Size: 4 << 10}
 	cmd.Stderr = stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -191,7 +193,7 @@ func (e *Encoder) wait() error {
 	if werr := e.out.error(); werr != nil {
 		return fmt.Errorf("write mp3: %w", werr)
 	}
-	if msg := e.stderr.String(); msg != "" {
+	if msg := lameMessage(e.stderr.String()); msg != "" {
 		return fmt.Errorf("lame: %w: %s", err, msg)
 	}
 	return fmt.Errorf("lame: %w", err)
@@ -222,30 +224,11 @@ func (r *recordingWriter) error() error {
 	return r.err
 }
 
-// tail keeps the last max bytes written to it.
-type tail struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
-}
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
-	if over := len(t.b) - t.max; over > 0 {
-		t.b = append(t.b[:0], t.b[over:]...)
-	}
-	return len(p), nil
-}
-
-// String returns the kept text, without lame's warning that it was built
-// with libsndfile (which it prints on every raw-input run), on one line.
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+// lameMessage returns lame's stderr on one line, without its warning that it was built with
+// libsndfile (which it prints on every raw-input run).
+func lameMessage(stderr string) string {
 	var lines []string
-	for line := range strings.Lines(string(t.b)) {
+	for line := range strings.Lines(stderr) {
 		line = strings.TrimSpace(line)
 		if line == "" || strings.Contains(line, "libsndfile") {
 			continue

@@ -483,27 +483,7 @@ func listAudios(ctx context.Context, tx *sql.Tx, projectID int64, since time.Tim
 	if !since.IsZero() {
 		sinceUS = micros(since)
 	}
-	rows, err := tx.QueryContext(ctx, listAudiosSQL, projectID, sinceUS, limit, offset)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	audios := []*narrator.Audio{}
-	for rows.Next() {
-		a, err := scanAudio(rows)
-		if err != nil {
-			return nil, err
-		}
-		audios = append(audios, a)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	rows.Close()
-	if err := loadMedia(ctx, tx, audios...); err != nil {
-		return nil, err
-	}
-	return audios, nil
+	return queryAudios(ctx, tx, listAudiosSQL, projectID, sinceUS, limit, offset)
 }
 
 // AudioForSynthesis returns an audio, deleted ones included (with Deleted
@@ -643,36 +623,4 @@ func (s *Store) FailAudio(ctx context.Context, audioID int64, revision int, mess
 		return fmt.Errorf("fail audio %d: commit: %w", audioID, err)
 	}
 	return nil
-}
-
-const unprocessedAudiosSQL = `
-SELECT id, revision FROM audios
-WHERE deleted_at IS NULL AND state = 'unprocessed'
-ORDER BY id`
-
-// UnprocessedAudioIDs returns the live audios waiting for synthesis, by ID,
-// so that start-up can re-enqueue any whose job is missing.
-func (s *Store) UnprocessedAudioIDs(ctx context.Context) ([]narrator.AudioRevision, error) {
-	tx, err := s.beginRead(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("unprocessed audios: %w", err)
-	}
-	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, unprocessedAudiosSQL)
-	if err != nil {
-		return nil, fmt.Errorf("unprocessed audios: %w", err)
-	}
-	defer rows.Close()
-	out := []narrator.AudioRevision{}
-	for rows.Next() {
-		var r narrator.AudioRevision
-		if err := rows.Scan(&r.ID, &r.Revision); err != nil {
-			return nil, fmt.Errorf("unprocessed audios: %w", err)
-		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("unprocessed audios: %w", err)
-	}
-	return out, nil
 }

@@ -106,7 +106,7 @@ func (s *Store) ResynthesizeMatching(ctx context.Context, projectID int64, rule 
 		return nil, fmt.Errorf("resynthesize %q: %w", rule.Phrase, err)
 	}
 	defer tx.Rollback()
-	pattern := "%" + likeEscaper.Replace(strings.ToLower(rule.Phrase)) + "%"
+	pattern := likePattern(strings.ToLower(rule.Phrase))
 	rows, err := tx.QueryContext(ctx, candidatesSQL, projectID, pattern, pattern, pattern)
 	if err != nil {
 		return nil, fmt.Errorf("resynthesize %q: %w", rule.Phrase, err)
@@ -138,8 +138,6 @@ func (s *Store) ResynthesizeMatching(ctx context.Context, projectID int64, rule 
 	}
 	return ids, nil
 }
-
-var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
 const resynthesizeSQL = `
 UPDATE audios SET state = 'unprocessed', error = '', revision = ?, updated_at = ?

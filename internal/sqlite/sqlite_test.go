@@ -393,10 +393,6 @@ func TestReopen(t *testing.T) {
 	if got.ID != a.ID || got.Metadata["k"] != "v" || len(got.Media) != 2 {
 		t.Fatalf("reopened audio = %+v, want %+v", got, a)
 	}
-	ids, err := s2.UnprocessedAudioIDs(ctx)
-	if err != nil || len(ids) != 1 || ids[0].ID != a.ID {
-		t.Fatalf("UnprocessedAudioIDs = %v, %v", ids, err)
-	}
 }
 
 func TestOpenErrors(t *testing.T) {
@@ -425,7 +421,6 @@ func TestQueryPlans(t *testing.T) {
 		{"external id", findLiveAudioByExternalIDSQL, []any{1, "x"}, "audios_external_id"},
 		{"media", loadMediaSQL, []any{"[1,2]"}, "sqlite_autoindex_media_1"},
 		{"api key", authenticateAPIKeySQL, []any{[]byte("x")}, "sqlite_autoindex_api_keys_1"},
-		{"unprocessed", unprocessedAudiosSQL, nil, "audios_unprocessed"},
 	} {
 		rows, err := s.reader.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+tc.query, tc.args...)
 		if err != nil {

@@ -539,31 +539,6 @@ var synthesisTests = []test{
 		_, _, err = b.store.AudioForSynthesis(ctx, 999)
 		wantCode(t, err, narrator.ENOTFOUND)
 	}},
-	{"UnprocessedAudioIDs", func(t *testing.T, b *bundle) {
-		ctx := t.Context()
-		p := mustProject(t, b.store)
-		waiting := mustAudio(t, b.store, p.ID, "")
-		processed := mustAudio(t, b.store, p.ID, "")
-		mustPublish(t, b.store, processed, "v1")
-		failed := mustAudio(t, b.store, p.ID, "")
-		if err := b.store.FailAudio(ctx, failed.ID, 1, "x"); err != nil {
-			t.Fatal(err)
-		}
-		deleted := mustAudio(t, b.store, p.ID, "")
-		if _, err := b.store.DeleteAudio(ctx, p.ID, itoa(deleted.ID)); err != nil {
-			t.Fatal(err)
-		}
-		changed := mustAudio(t, b.store, p.ID, "")
-		mustPublish(t, b.store, changed, "v1")
-		if _, err := b.store.UpdateAudio(ctx, p.ID, itoa(changed.ID), narrator.AudioUpdate{Title: ptr("T2")}); err != nil {
-			t.Fatal(err)
-		}
-		got, err := b.store.UnprocessedAudioIDs(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		wantEqual(t, "unprocessed", got, []narrator.AudioRevision{{ID: waiting.ID, Revision: 1}, {ID: changed.ID, Revision: 2}})
-	}},
 }
 
 var enqueueTests = []test{

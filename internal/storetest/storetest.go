@@ -40,7 +40,6 @@ type Store interface {
 	AudioForSynthesis(ctx context.Context, audioID int64) (*narrator.Audio, *narrator.Project, error)
 	PublishAudio(ctx context.Context, audioID int64, revision int, keys map[string]string, durationMS int64) error
 	FailAudio(ctx context.Context, audioID int64, revision int, message string) error
-	UnprocessedAudioIDs(ctx context.Context) ([]narrator.AudioRevision, error)
 
 	SetPronunciation(ctx context.Context, p *narrator.Pronunciation) error
 	ListPronunciations(ctx context.Context, projectID int64) ([]*narrator.Pronunciation, error)
