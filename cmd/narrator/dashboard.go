@@ -15,7 +15,7 @@ import (
 
 // newDashboard builds the dashboard served at "/". Requests for unknown
 // paths that do not ask for HTML go to notFound (the API's JSON 404).
-func newDashboard(cfg config.Config, st *sqlite.Store, engines map[string]pipeline.Synthesizer, logger *slog.Logger, notFound http.Handler) (http.Handler, error) {
+func newDashboard(cfg config.Config, st *sqlite.Store, pipe *pipeline.Pipeline, logger *slog.Logger, notFound http.Handler) (http.Handler, error) {
 	u, err := url.Parse(cfg.PublicURL)
 	if err != nil {
 		return nil, fmt.Errorf("dashboard: parse public URL: %w", err)
@@ -26,7 +26,7 @@ func newDashboard(cfg config.Config, st *sqlite.Store, engines map[string]pipeli
 		MediaURL: func(key string) string {
 			return cfg.PublicURL + "/media/" + key
 		},
-		Previews:      voicePreviewer{engines: engines},
+		Previews:      pipe,
 		PreviewDir:    filepath.Join(cfg.DataDir, "cache", "previews"),
 		SecureCookies: u.Scheme == "https",
 		PublicOrigin:  u.Scheme + "://" + u.Host,

@@ -17,10 +17,10 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
 	stop()
-	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "narrator:", err)
-		}
+	switch {
+	case errors.Is(err, flag.ErrHelp): // -h: the usage was printed
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "narrator:", err)
 		os.Exit(exitCode(err))
 	}
 }
@@ -37,7 +37,7 @@ func usagef(format string, args ...any) error {
 // exitCode is 2 for wrong usage and 1 for any other failure.
 func exitCode(err error) int {
 	var u *usageError
-	if errors.As(err, &u) || errors.Is(err, flag.ErrHelp) {
+	if errors.As(err, &u) {
 		return 2
 	}
 	return 1

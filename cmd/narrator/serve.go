@@ -35,12 +35,12 @@ var (
 	_ jobs.MediaDeleter    = (*localfs.Store)(nil)
 	_ mediaserve.Opener    = (*localfs.Store)(nil)
 	_ jobs.Renderer        = (*pipeline.Pipeline)(nil)
+	_ pipeline.RuleSource  = (*sqlite.Store)(nil)
 	_ pipeline.Synthesizer = (*festival.Engine)(nil)
 	_ pipeline.Synthesizer = (*flite.Engine)(nil)
 	_ pipeline.Synthesizer = (*espeak.Engine)(nil)
-
-	// The dashboard (issue 4).
-	_ web.Store = (*sqlite.Store)(nil)
+	_ web.Store            = (*sqlite.Store)(nil)
+	_ web.VoicePreviewer   = (*pipeline.Pipeline)(nil)
 )
 
 func runServe(ctx context.Context, e *env, args []string) error {
@@ -125,7 +125,7 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, e *env) 
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
 	var ready atomic.Bool
-	handler, err := routes(cfg, st, media, engines, logger, &ready)
+	handler, err := routes(cfg, st, media, pipe, logger, &ready)
 	if err != nil {
 		ln.Close()
 		return err
@@ -167,7 +167,7 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, e *env) 
 }
 
 // routes mounts the API, the media, the health check and the dashboard.
-func routes(cfg config.Config, st *sqlite.Store, media *localfs.Store, engines map[string]pipeline.Synthesizer, logger *slog.Logger, ready *atomic.Bool) (http.Handler, error) {
+func routes(cfg config.Config, st *sqlite.Store, media *localfs.Store, pipe *pipeline.Pipeline, logger *slog.Logger, ready *atomic.Bool) (http.Handler, error) {
 	mux := http.NewServeMux()
 	api := httpapi.NewServer(httpapi.Deps{
 		Store:  st,
@@ -188,7 +188,7 @@ func routes(cfg config.Config, st *sqlite.Store, media *localfs.Store, engines m
 		}
 		fmt.Fprintln(w, `{"status":"ok"}`)
 	})
-	dash, err := newDashboard(cfg, st, engines, logger, api)
+	dash, err := newDashboard(cfg, st, pipe, logger, api)
 	if err != nil {
 		return nil, err
 	}

@@ -284,6 +284,30 @@ func (p *Pipeline) synthesize(ctx context.Context, text string, v narrator.Voice
 	return pcm.Normalize(samples, SampleRate, pcm.DefaultTargetDBFS), nil
 }
 
+// PreviewVoice speaks text in one voice, processed like every unit of an
+// audio, and writes it to w as an MP3: the dashboard's voice previews.
+func (p *Pipeline) PreviewVoice(ctx context.Context, v narrator.Voice, text string, w io.Writer) error {
+	if p.engines[v.Engine] == nil {
+		return fmt.Errorf("preview %s: engine %s is not running", v.Name, v.Engine)
+	}
+	samples, err := p.synthesize(ctx, text, v, 1)
+	if err != nil {
+		return fmt.Errorf("preview %s: %w", v.Name, err)
+	}
+	enc, err := mp3.NewEncoder(ctx, w, mp3.Options{SampleRate: SampleRate, Bitrate: Bitrate, Quality: EncoderQuality})
+	if err != nil {
+		return fmt.Errorf("preview %s: start encoder: %w", v.Name, err)
+	}
+	if err := enc.Write(samples); err != nil {
+		_ = enc.Close()
+		return fmt.Errorf("preview %s: encode: %w", v.Name, err)
+	}
+	if err := enc.Close(); err != nil {
+		return fmt.Errorf("preview %s: encode: %w", v.Name, err)
+	}
+	return nil
+}
+
 // voicesFor resolves the voice of every unit: a unit's own voice where the
 // project's language has it, else the project's voice for the unit's role.
 func (p *Pipeline) voicesFor(proj *narrator.Project, units []speak.Unit) ([]narrator.Voice, error) {

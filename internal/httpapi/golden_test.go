@@ -1,0 +1,121 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// exchange is one request and its answer, as a golden file keeps it.
+type exchange struct {
+	Request string          `json:"request"`
+	Status  int             `json:"status"`
+	Body    json.RawMessage `json:"body"`
+}
+
+// TestGoldens freezes the v3 contract: for every endpoint, the exact JSON of
+// its success and error answers. Run with -update to rewrite the files, and
+// review the diff.
+func TestGoldens(t *testing.T) {
+	b := setup(t)
+	audios, audio := b.audiosPath(), b.audioPath("golden-1")
+	key := b.key
+	record := func(method, path string, body any) exchange {
+		r := b.do(t, method, path, body)
+		var indented bytes.Buffer
+		if err := json.Indent(&indented, r.body, "", "  "); err != nil {
+			t.Fatalf("%s %s: %v", method, path, err)
+		}
+		// The key is random: the files show it as KEY.
+		return exchange{Request: method + " " + strings.ReplaceAll(path, key, "KEY"), Status: r.status, Body: indented.Bytes()}
+	}
+	withKey := func(m map[string]any) map[string]any {
+		m["api_key"] = key
+		return m
+	}
+	files := []struct {
+		name string
+		run  func() []exchange
+	}{
+		{"create_audio", func() []exchange {
+			return []exchange{
+				record("POST", audios, withKey(map[string]any{"title": "T", "body": "Hello.", "external_id": "golden-1", "metadata": map[string]string{"section": "news"}})),
+				record("POST", audios, withKey(map[string]any{"title": "T"})),
+				record("POST", audios, map[string]any{"body": "Hello."}),
+				record("POST", "/api/v3/projects/999/audio", withKey(map[string]any{"body": "Hello."})),
+			}
+		}},
+		{"get_audio", func() []exchange {
+			a, err := b.store.FindAudio(t.Context(), b.project.ID, "golden-1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := b.store.PublishAudio(t.Context(), a.ID, a.Revision, map[string]string{"mp3": "token/audio.mp3", "m3u8": "token/audio.m3u8"}, 2500); err != nil {
+				t.Fatal(err)
+			}
+			return []exchange{
+				record("GET", audio+"?api_key="+key, nil),
+				record("GET", b.audioPath(999)+"?api_key="+key, nil),
+			}
+		}},
+		{"update_audio", func() []exchange {
+			return []exchange{
+				record("PUT", audio, withKey(map[string]any{"metadata": map[string]string{"section": "sport"}})),
+				record("PUT", audio, withKey(map[string]any{"body": " "})),
+			}
+		}},
+		{"list_audios", func() []exchange {
+			return []exchange{
+				record("GET", audios+"?api_key="+key, nil),
+				record("GET", audios+"?page=2&api_key="+key, nil),
+				record("GET", audios+"?period=yearly&api_key="+key, nil),
+			}
+		}},
+		{"delete_audio", func() []exchange {
+			return []exchange{
+				record("DELETE", audio, withKey(map[string]any{})),
+				record("DELETE", audio, withKey(map[string]any{})),
+			}
+		}},
+		{"list_projects", func() []exchange {
+			return []exchange{
+				record("GET", "/api/v3/projects?api_key="+key, nil),
+				record("GET", "/api/v3/projects?api_key=nk_wrong", nil),
+				record("PATCH", "/api/v3/projects", withKey(map[string]any{})),
+			}
+		}},
+	}
+	for _, f := range files {
+		got, err := json.MarshalIndent(f.run(), "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, '\n')
+		path := filepath.Join("testdata", f.name+".golden.json")
+		if *update {
+			if err := os.WriteFile(path, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%v (run go test -update to create it)", err)
+		}
+		if diff := cmp.Diff(string(want), string(got)); diff != "" {
+			t.Errorf("%s changed (-want +got):\n%s", path, diff)
+		}
+	}
+	if *update {
+		fmt.Println("golden files rewritten; review the diff")
+	}
+}
