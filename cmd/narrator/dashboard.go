@@ -9,13 +9,12 @@ import (
 
 	"github.com/narrator/narrator/internal/config"
 	"github.com/narrator/narrator/internal/pipeline"
-	"github.com/narrator/narrator/internal/sqlite"
 	"github.com/narrator/narrator/internal/web"
 )
 
 // newDashboard builds the dashboard served at "/". Requests for unknown
 // paths that do not ask for HTML go to notFound (the API's JSON 404).
-func newDashboard(cfg config.Config, st *sqlite.Store, pipe *pipeline.Pipeline, logger *slog.Logger, notFound http.Handler) (http.Handler, error) {
+func newDashboard(cfg config.Config, st purgingStore, pipe *pipeline.Pipeline, logger *slog.Logger, notFound http.Handler) (http.Handler, error) {
 	u, err := url.Parse(cfg.PublicURL)
 	if err != nil {
 		return nil, fmt.Errorf("dashboard: parse public URL: %w", err)

@@ -39,7 +39,8 @@ var (
 	_ pipeline.Synthesizer = (*festival.Engine)(nil)
 	_ pipeline.Synthesizer = (*flite.Engine)(nil)
 	_ pipeline.Synthesizer = (*espeak.Engine)(nil)
-	_ web.Store            = (*sqlite.Store)(nil)
+	_ httpapi.Store        = purgingStore{}
+	_ web.Store            = purgingStore{}
 	_ web.VoicePreviewer   = (*pipeline.Pipeline)(nil)
 )
 
@@ -106,9 +107,10 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, e *env) 
 		ScratchDir: cfg.ScratchDir(),
 		Logger:     logger,
 	})
+	purger := jobs.NewDeleteMediaWorker(media)
 	queue, err := jobs.New(st.DB(),
 		jobs.NewSynthesizeWorker(st, pipe, media, logger),
-		jobs.NewDeleteMediaWorker(media),
+		purger,
 		jobs.Config{Logger: logger, SynthesisWorkers: cfg.SynthesisJobs})
 	if err != nil {
 		return err
@@ -125,7 +127,7 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, e *env) 
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
 	var ready atomic.Bool
-	handler, err := routes(cfg, st, media, pipe, logger, &ready)
+	handler, err := routes(cfg, purgingStore{Store: st, purger: purger, logger: logger}, media, pipe, logger, &ready)
 	if err != nil {
 		ln.Close()
 		return err
@@ -167,7 +169,7 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, e *env) 
 }
 
 // routes mounts the API, the media, the health check and the dashboard.
-func routes(cfg config.Config, st *sqlite.Store, media *localfs.Store, pipe *pipeline.Pipeline, logger *slog.Logger, ready *atomic.Bool) (http.Handler, error) {
+func routes(cfg config.Config, st purgingStore, media *localfs.Store, pipe *pipeline.Pipeline, logger *slog.Logger, ready *atomic.Bool) (http.Handler, error) {
 	mux := http.NewServeMux()
 	api := httpapi.NewServer(httpapi.Deps{
 		Store:  st,
@@ -194,6 +196,34 @@ func routes(cfg config.Config, st *sqlite.Store, media *localfs.Store, pipe *pip
 	}
 	mux.Handle("/", dash) // the dashboard; unknown paths answer a 404 page, or the API's JSON 404 to non-browsers
 	return mux, nil
+}
+
+// purgingStore is the store as the API and the dashboard use it: deleting
+// an audio also removes its media files at once, so that its URLs answer
+// 404 as soon as the delete does. The deletion job queued with the delete
+// stays, and finishes the work if the process dies in between.
+type purgingStore struct {
+	*sqlite.Store
+	purger *jobs.DeleteMediaWorker
+	logger *slog.Logger
+}
+
+// DeleteAudio deletes an audio, then its media files.
+func (s purgingStore) DeleteAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error) {
+	a, err := s.Store.DeleteAudio(ctx, projectID, ref)
+	if err != nil {
+		return nil, err
+	}
+	var keys []string
+	for _, m := range a.Media {
+		if m.Key != "" {
+			keys = append(keys, m.Key)
+		}
+	}
+	if err := s.purger.Purge(ctx, keys); err != nil {
+		s.logger.Warn("delete media now; the queued job will retry", "audio_id", a.ID, "err", err)
+	}
+	return a, nil
 }
 
 // startEngines starts the speech engines the voice catalog uses.

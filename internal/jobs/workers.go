@@ -138,7 +138,14 @@ func NewDeleteMediaWorker(media MediaDeleter) *DeleteMediaWorker {
 
 // Work implements river.Worker. Deleting is idempotent.
 func (w *DeleteMediaWorker) Work(ctx context.Context, job *river.Job[DeleteMediaArgs]) error {
-	for _, prefix := range prefixes(job.Args.Keys) {
+	return w.Purge(ctx, job.Args.Keys)
+}
+
+// Purge deletes media files and everything stored beside them under the
+// same token, at once. Callers that purge right after a delete still leave
+// the queued job to finish the work if the process dies in between.
+func (w *DeleteMediaWorker) Purge(ctx context.Context, keys []string) error {
+	for _, prefix := range prefixes(keys) {
 		if err := w.media.DeletePrefix(ctx, prefix); err != nil {
 			return fmt.Errorf("delete media %s: %w", prefix, err)
 		}
