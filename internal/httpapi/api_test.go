@@ -540,6 +540,11 @@ func TestFormBody(t *testing.T) {
 	if a["external_id"] != "f1" || a["metadata"].(map[string]any)["src"] != "form" {
 		t.Errorf("form create: %v", a)
 	}
+	// curl -d '{...}' without a Content-Type header labels JSON as a form.
+	r = b.do(t, "POST", b.audiosPath(), `{"api_key": "`+b.key+`", "body": "JSON labelled as a form"}`, "Content-Type", "application/x-www-form-urlencoded")
+	if r.status != 200 {
+		t.Errorf("JSON labelled as a form: %d %s", r.status, r.body)
+	}
 }
 
 func TestFailedAudioShowsError(t *testing.T) {

@@ -42,8 +42,11 @@ func readParams(r *http.Request, max int64) (*params, error) {
 		return p, nil
 	}
 	mediaType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	switch mediaType {
-	case "application/x-www-form-urlencoded":
+	// `curl -d '{...}'` labels JSON as a form: a body that opens like a
+	// JSON object is read as one, whatever its label.
+	looksJSON := bytes.HasPrefix(bytes.TrimSpace(raw), []byte("{"))
+	switch {
+	case mediaType == "application/x-www-form-urlencoded" && !looksJSON:
 		form, err := url.ParseQuery(string(raw))
 		if err != nil {
 			return nil, narrator.Errorf(narrator.EINVALID, "the form body is not valid: %v", err)
