@@ -20,14 +20,19 @@ import (
 // toneEngine is a fake engine: a tone whose length follows the text, so
 // that tests run fast and can count what was synthesised.
 type toneEngine struct {
-	mu    sync.Mutex
-	texts []string
-	fail  string // text that fails
+	mu     sync.Mutex
+	texts  []string
+	voices map[string]string // text → engine voice
+	fail   string            // text that fails
 }
 
 func (e *toneEngine) Synthesize(ctx context.Context, voice, text string, rate float64) ([]int16, int, error) {
 	e.mu.Lock()
 	e.texts = append(e.texts, text)
+	if e.voices == nil {
+		e.voices = map[string]string{}
+	}
+	e.voices[text] = voice
 	e.mu.Unlock()
 	if e.fail != "" && strings.Contains(text, e.fail) {
 		return nil, 0, errors.New("engine failure")
@@ -189,4 +194,27 @@ func (r ruleList) ListPronunciations(ctx context.Context, projectID int64) ([]*n
 		out[i] = &r[i]
 	}
 	return out, nil
+}
+
+func TestParagraphVoices(t *testing.T) {
+	t.Parallel()
+	b := setup(t, false)
+	body := `<p>Read by the body voice.</p><p data-voice="Richard">Read by Richard.</p><p data-speechkit-voice="Nobody">Unknown voices fall back.</p>`
+	if _, _, err := b.pipe.Render(t.Context(), &narrator.Audio{Title: "Voices", Body: body}, b.proj); err != nil {
+		t.Fatal(err)
+	}
+	richard, _ := narrator.LookupVoice("en_US", "Richard")
+	_, bodyVoice, _ := narrator.DefaultVoices("en_US")
+	want := map[string]string{
+		"Read by the body voice.":   bodyVoice.EngineVoice,
+		"Read by Richard.":          richard.EngineVoice,
+		"Unknown voices fall back.": bodyVoice.EngineVoice,
+	}
+	b.engine.mu.Lock()
+	defer b.engine.mu.Unlock()
+	for text, voice := range want {
+		if got := b.engine.voices[text]; got != voice {
+			t.Errorf("%q read by %q, want %q", text, got, voice)
+		}
+	}
 }
