@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // ProjectTypeAPI is the only project type: audios arrive through the API.
@@ -37,6 +38,9 @@ func (p *Project) Validate() error {
 	}
 	if _, _, ok := DefaultVoices(p.Language); !ok {
 		return Errorf(EINVALID, "language %q is not supported; run `narrator voices` for the list", p.Language)
+	}
+	if n := utf8.RuneCountInString(p.URL); n > MaxURLChars {
+		return Errorf(EINVALID, "url is %d characters long; at most %d are allowed", n, MaxURLChars)
 	}
 	if p.URL != "" {
 		if err := validateURL(p.URL); err != nil {
