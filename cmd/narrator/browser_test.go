@@ -172,6 +172,10 @@ func TestDashboardInBrowser(t *testing.T) {
 	if !strings.Contains(text, "not right") {
 		t.Errorf("wrong password: alert %q", text)
 	}
+	browse(t, ctx, "focus after wrong password", chromedp.Evaluate(`document.activeElement.id`, &text))
+	if text != "password" {
+		t.Errorf("after a wrong password the focus is on %q, want the password field", text)
+	}
 	browse(t, ctx, "sign in",
 		chromedp.SendKeys("#password", password), // the form comes back with the password empty
 		chromedp.Submit("#signin-form"),
@@ -181,6 +185,14 @@ func TestDashboardInBrowser(t *testing.T) {
 	if !strings.HasSuffix(loc, "/keys") {
 		t.Errorf("after sign-in at %s, want /keys", loc)
 	}
+
+	// "New project" moves the focus to the form's first field.
+	browse(t, ctx, "new project link",
+		chromedp.Navigate(s.base+"/projects"),
+		chromedp.WaitVisible("#project-form"),
+		chromedp.Click("#new-project-link"),
+		waitJS(`document.activeElement && document.activeElement.id === 'p-title'`, 5*time.Second),
+	)
 
 	// Create a project from the form. The voice pickers follow the language.
 	var visibleGerman, visibleOther int
@@ -295,8 +307,23 @@ func TestDashboardInBrowser(t *testing.T) {
 	}
 	t.Logf("player source: %s", src)
 
+	// Short external IDs are not broken across lines.
+	var oneLine bool
+	browse(t, ctx, "external ID on one line",
+		chromedp.Navigate(projectURL),
+		chromedp.WaitVisible("#audios"),
+		chromedp.Evaluate(oneLineJS(`#audios code.ext-id`), &oneLine),
+	)
+	if !oneLine {
+		t.Error("an external ID wraps across lines at 1280 px")
+	}
+
 	// Phone-sized screenshots of the project and audio pages.
 	browse(t, ctx, "phone",
+		chromedp.Navigate(projectURL),
+		chromedp.WaitVisible("#audios"),
+		chromedp.Click(`#audios tbody tr a`),
+		chromedp.WaitVisible("#player"),
 		chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile),
 		chromedp.Reload(),
 		chromedp.WaitVisible("#player"),
@@ -304,8 +331,16 @@ func TestDashboardInBrowser(t *testing.T) {
 		chromedp.Navigate(projectURL),
 		chromedp.WaitVisible("#audios"),
 		shoot(t, shots, "project-phone"),
+		chromedp.Navigate(s.base+"/projects"),
+		chromedp.WaitVisible("#projects"),
+		// The "Title" and "Body" labels of the voices stay whole.
+		chromedp.Evaluate(oneLineJS(`#projects .voice-role`), &oneLine),
+		shoot(t, shots, "projects-phone"),
 		chromedp.EmulateViewport(1280, 900),
 	)
+	if !oneLine {
+		t.Error("on a phone the voice labels of the projects list break across lines")
+	}
 
 	// API keys: create one (shown once), use it, revoke it, see the API refuse it.
 	var key, prefix string
@@ -323,14 +358,108 @@ func TestDashboardInBrowser(t *testing.T) {
 	if got := apiStatus(t, s.base, key); got != 200 {
 		t.Fatalf("API with the new key: %d, want 200", got)
 	}
+	// Reloading the page that showed the key neither shows it again nor
+	// makes another key.
+	var rows, rowsBefore int
+	browse(t, ctx, "reload keys",
+		chromedp.Evaluate(`document.querySelectorAll('#keys tbody tr').length`, &rowsBefore),
+		chromedp.Reload(),
+		chromedp.WaitVisible("#keys"),
+		chromedp.Evaluate(`document.querySelector('#new-key') === null`, &same),
+		chromedp.Evaluate(`document.querySelectorAll('#keys tbody tr').length`, &rows),
+	)
+	if !same || rows != rowsBefore {
+		t.Errorf("after a reload: key shown again %v, %d keys before and %d after", !same, rowsBefore, rows)
+	}
+
+	// Metadata made with the API survives an edit of the title in the form.
+	projectID := projectURL[strings.LastIndex(projectURL, "/")+1:]
+	meta := map[string]string{"a: b": "c", "multi": "l1\nl2", " sp ": " v "}
+	status, raw := s.call(t, "POST", "/api/v3/projects/"+projectID+"/audio", map[string]any{
+		"api_key": key, "title": "Metadata", "body": "Short.", "metadata": meta})
+	if status != 200 {
+		t.Fatalf("create audio with metadata: %d %s", status, raw)
+	}
+	withMeta := mustJSON[audioOut](t, string(raw))
+	audioPath := fmt.Sprintf("%s/audios/%d", projectURL, withMeta.ID)
+	browse(t, ctx, "edit title only",
+		chromedp.Navigate(audioPath+"/edit"),
+		chromedp.WaitVisible("#audio-form"),
+		chromedp.SetValue("#a-title", "Metadata, edited"),
+		shoot(t, shots, "audio-edit"),
+		chromedp.Submit("#audio-form"),
+		chromedp.WaitVisible("#audio-title"),
+		chromedp.Text("#audio-title", &text),
+	)
+	status, raw = s.call(t, "GET", fmt.Sprintf("/api/v3/projects/%s/audio/%d?api_key=%s", projectID, withMeta.ID, key), nil)
+	if got := mustJSON[audioOut](t, string(raw)); status != 200 || text != "Metadata, edited" || fmt.Sprint(got.Metadata) != fmt.Sprint(meta) {
+		t.Errorf("after editing the title in the browser: %d, title %q, metadata %q; want metadata %q", status, text, got.Metadata, meta)
+	}
+
+	// Polling stops when an audio is deleted while its row or page waits.
+	var long strings.Builder
+	for i := range 80 {
+		fmt.Fprintf(&long, "Paragraph %d tells how the %d rooms of the old library will hold %d books by %d.\n\n", i+1, i+2, 1000+i*37, 2030+i)
+	}
+	pendingAudio := func(title string) int64 {
+		status, raw := s.call(t, "POST", "/api/v3/projects/"+projectID+"/audio", map[string]any{
+			"api_key": key, "title": title, "body": long.String()})
+		if status != 200 {
+			t.Fatalf("create %s: %d %s", title, status, raw)
+		}
+		return mustJSON[audioOut](t, string(raw)).ID
+	}
+	deleteAudio := func(id int64) {
+		if status, raw := s.call(t, "DELETE", fmt.Sprintf("/api/v3/projects/%s/audio/%d", projectID, id), map[string]any{"api_key": key}); status != 200 {
+			t.Fatalf("delete audio %d: %d %s", id, status, raw)
+		}
+	}
+	rowGone, pageGone := pendingAudio("Row to delete"), pendingAudio("Page to delete")
+	countFetches := chromedp.Evaluate(`window.__fetches = 0; const f = window.fetch; window.fetch = function () { window.__fetches++; return f.apply(this, arguments); }; 0`, nil)
+	var fetches int
+	browse(t, ctx, "row of a deleted audio",
+		chromedp.Navigate(projectURL),
+		chromedp.WaitVisible(fmt.Sprintf(`tr[data-audio-id="%d"][data-state="unprocessed"]`, rowGone)),
+		countFetches,
+		chromedp.ActionFunc(func(context.Context) error { deleteAudio(rowGone); return nil }),
+		waitJS(fmt.Sprintf(`document.querySelector('tr[data-audio-id="%d"]').dataset.state === 'deleted'`, rowGone), 20*time.Second),
+		chromedp.Text(fmt.Sprintf(`tr[data-audio-id="%d"] [data-field="state"]`, rowGone), &text),
+	)
+	if text != "Deleted" {
+		t.Errorf("deleted row's state %q, want Deleted", text)
+	}
+	browse(t, ctx, "page of a deleted audio",
+		chromedp.Navigate(fmt.Sprintf("%s/audios/%d", projectURL, pageGone)),
+		chromedp.WaitVisible("#pending"),
+		countFetches,
+		chromedp.ActionFunc(func(context.Context) error { deleteAudio(pageGone); return nil }),
+		waitJS(`document.querySelector('#pending').dataset.state === 'deleted'`, 20*time.Second),
+		chromedp.Evaluate(`window.__fetches`, &fetches),
+		chromedp.Sleep(4*time.Second),
+		chromedp.Evaluate(`window.__fetches`, &rows),
+		chromedp.Text("#pending", &text),
+	)
+	if rows != fetches || !strings.Contains(text, "deleted") {
+		t.Errorf("deleted audio's page: %q, %d status requests after it said so; want deleted, none", text, rows-fetches)
+	}
+
+	// Revoking asks first, naming the key.
+	var label string
 	browse(t, ctx, "revoke key",
 		chromedp.Navigate(s.base+"/keys"),
 		chromedp.WaitVisible(fmt.Sprintf(`tr[data-prefix=%q]`, prefix)),
 		chromedp.Evaluate(`document.querySelector('#new-key') === null`, &same),
-		chromedp.Submit(fmt.Sprintf(`tr[data-prefix=%q] form`, prefix)),
+		chromedp.AttributeValue(fmt.Sprintf(`tr[data-prefix=%q] a`, prefix), "aria-label", &label, nil),
+		chromedp.Click(fmt.Sprintf(`tr[data-prefix=%q] a`, prefix)),
+		chromedp.WaitVisible("#revoke-form"),
+		shoot(t, shots, "key-revoke"),
+		chromedp.Submit("#revoke-form"),
 		chromedp.WaitVisible(".flash"),
 		chromedp.Text(fmt.Sprintf(`tr[data-prefix=%q]`, prefix), &text),
 	)
+	if label != "Revoke key "+prefix {
+		t.Errorf("revoke button's name %q, want %q", label, "Revoke key "+prefix)
+	}
 	if !same {
 		t.Error("the keys page shows a key again after it was created")
 	}
@@ -366,6 +495,15 @@ func TestDashboardInBrowser(t *testing.T) {
 		t.Errorf("signed-out project page went to %s", loc)
 	}
 	t.Logf("browser test took %s; screenshots in %s", time.Since(start).Round(time.Millisecond), shots)
+}
+
+// oneLineJS is an expression that is true if the text of every element
+// that selector matches lies on one line.
+func oneLineJS(selector string) string {
+	return fmt.Sprintf(`Array.from(document.querySelectorAll(%q)).every(e => {
+		const r = document.createRange(); r.selectNodeContents(e);
+		return new Set(Array.from(r.getClientRects()).map(x => Math.round(x.top))).size === 1;
+	}) && document.querySelectorAll(%q).length > 0`, selector, selector)
 }
 
 // awaitPromise makes Evaluate wait for a returned promise.

@@ -1,8 +1,10 @@
 package web
 
 import (
+	"encoding/base64"
 	"fmt"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 
@@ -12,7 +14,9 @@ import (
 
 // audioForm is the values of the new-audio and edit-audio forms.
 type audioForm struct {
-	Title, Body, Author, ArticleURL, ExternalID, Metadata string
+	Title, Body, Author, ArticleURL, ExternalID string
+	// Metadata is the edit form's rows, one per entry, then blank ones.
+	Metadata []metaRow
 }
 
 // audioFormData is the new-audio and edit-audio pages.
@@ -31,7 +35,7 @@ func readAudioForm(r *http.Request) audioForm {
 		Author:     strings.TrimSpace(f.Get("author")),
 		ArticleURL: strings.TrimSpace(f.Get("article_url")),
 		ExternalID: strings.TrimSpace(f.Get("external_id")),
-		Metadata:   f.Get("metadata"),
+		Metadata:   readMetaRows(f),
 	}
 }
 
@@ -58,7 +62,7 @@ func (s *Server) createAudio(w http.ResponseWriter, r *http.Request, q *request)
 	created, err := s.store.CreateAudio(r.Context(), a)
 	if err != nil {
 		if code := narrator.ErrorCode(err); code == narrator.EINVALID || code == narrator.ECONFLICT {
-			d := audioFormData{Project: p, Form: f, Error: sentence(narrator.ErrorMessage(err))}
+			d := audioFormData{Project: p, Form: f, Error: formError(err, audioLabels)}
 			return s.render(w, r, http.StatusBadRequest, "audio_form", userPage(q, "New audio", "projects", d))
 		}
 		return err
@@ -114,6 +118,121 @@ func spokenText(p *narrator.Project, a *narrator.Audio, prons []*narrator.Pronun
 	return out
 }
 
+// blankMetaRows is how many empty rows the edit form offers for new
+// metadata entries. More can be added by saving and editing again.
+const blankMetaRows = 3
+
+// metaRow is a row of the edit form's metadata editor.
+type metaRow struct {
+	Key, Value string
+	// Orig is the stored entry the row shows, encoded by encodeOrig; "" for
+	// a new row. It lets an unchanged entry be saved byte for byte, though
+	// browsers drop line breaks from inputs and send those of text areas
+	// as CRLF.
+	Orig string
+}
+
+// Rows is the height of the row's value box.
+func (m metaRow) Rows() int {
+	return min(max(strings.Count(m.Value, "\n")+1, 1), 8)
+}
+
+// metaRows returns the editor's rows for stored metadata, sorted by key,
+// followed by blank rows.
+func metaRows(m map[string]string) []metaRow {
+	var rows []metaRow
+	for _, e := range sortedKV(m) {
+		rows = append(rows, metaRow{Key: e.Key, Value: e.Value, Orig: encodeOrig(e.Key, e.Value)})
+	}
+	return withBlankRows(rows)
+}
+
+// withBlankRows drops the blank rows of rows and appends blankMetaRows new ones.
+func withBlankRows(rows []metaRow) []metaRow {
+	out := make([]metaRow, 0, len(rows)+blankMetaRows)
+	for _, r := range rows {
+		if r.Key != "" || r.Value != "" || r.Orig != "" {
+			out = append(out, r)
+		}
+	}
+	return append(out, make([]metaRow, blankMetaRows)...)
+}
+
+// encodeOrig packs a stored entry into a hidden field's value. Base64
+// survives every normalisation browsers apply to form values.
+func encodeOrig(k, v string) string {
+	enc := base64.RawURLEncoding
+	return enc.EncodeToString([]byte(k)) + "." + enc.EncodeToString([]byte(v))
+}
+
+// decodeOrig unpacks encodeOrig's value.
+func decodeOrig(s string) (k, v string, ok bool) {
+	ek, ev, found := strings.Cut(s, ".")
+	if !found {
+		return "", "", false
+	}
+	enc := base64.RawURLEncoding
+	bk, err1 := enc.DecodeString(ek)
+	bv, err2 := enc.DecodeString(ev)
+	if err1 != nil || err2 != nil {
+		return "", "", false
+	}
+	return string(bk), string(bv), true
+}
+
+// readMetaRows reads the metadata editor's rows: the repeated fields
+// metadata_key, metadata_value and metadata_orig, in order. Keys and
+// values are kept as typed, without trimming. A value's CRLF line breaks,
+// which browsers send for text areas, become LF. A row that still shows
+// its stored entry, as far as a browser can show it, keeps that entry
+// byte for byte.
+func readMetaRows(f url.Values) []metaRow {
+	keys, values, origs := f["metadata_key"], f["metadata_value"], f["metadata_orig"]
+	rows := make([]metaRow, 0, len(keys))
+	for i, k := range keys {
+		var m metaRow
+		m.Key = k
+		if i < len(values) {
+			m.Value = strings.ReplaceAll(values[i], "\r\n", "\n")
+		}
+		if i < len(origs) {
+			m.Orig = origs[i]
+			if ok, ov, valid := decodeOrig(origs[i]); valid {
+				if m.Key == ok || m.Key == strings.NewReplacer("\r", "", "\n", "").Replace(ok) {
+					m.Key = ok
+				}
+				if m.Value == ov || m.Value == normalizeNewlines(ov) {
+					m.Value = ov
+				}
+			}
+		}
+		rows = append(rows, m)
+	}
+	return rows
+}
+
+// normalizeNewlines turns CRLF and CR into LF, as HTML does with the text
+// of a text area.
+func normalizeNewlines(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+}
+
+// metadataOf turns the editor's rows into metadata. A row with an empty key
+// is dropped; a key given twice is an error.
+func metadataOf(rows []metaRow) (map[string]string, error) {
+	m := map[string]string{}
+	for _, r := range rows {
+		if r.Key == "" {
+			continue
+		}
+		if _, dup := m[r.Key]; dup {
+			return nil, narrator.Errorf(narrator.EINVALID, "metadata key %q is given twice; each key can be used once", r.Key)
+		}
+		m[r.Key] = r.Value
+	}
+	return m, nil
+}
+
 // kv is a metadata entry.
 type kv struct{ Key, Value string }
 
@@ -163,37 +282,6 @@ func (s *Server) audioPage(w http.ResponseWriter, r *http.Request, q *request) e
 	return s.render(w, r, http.StatusOK, "audio", userPage(q, untitled(a.Title), "projects", d))
 }
 
-// formatMetadata writes metadata as the edit form shows it: one
-// "key: value" line per entry, sorted by key.
-func formatMetadata(m map[string]string) string {
-	var b strings.Builder
-	for _, e := range sortedKV(m) {
-		fmt.Fprintf(&b, "%s: %s\n", e.Key, e.Value)
-	}
-	return b.String()
-}
-
-// parseMetadata reads the edit form's metadata lines. Blank lines are
-// skipped; every other line must be "key: value".
-func parseMetadata(text string) (map[string]string, error) {
-	m := map[string]string{}
-	for i, line := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		k, v, ok := strings.Cut(line, ":")
-		k = strings.TrimSpace(k)
-		if !ok || k == "" {
-			return nil, narrator.Errorf(narrator.EINVALID, "metadata line %d must be written as key: value", i+1)
-		}
-		if _, dup := m[k]; dup {
-			return nil, narrator.Errorf(narrator.EINVALID, "metadata key %q is given twice", k)
-		}
-		m[k] = strings.TrimSpace(v)
-	}
-	return m, nil
-}
-
 func (s *Server) editAudioPage(w http.ResponseWriter, r *http.Request, q *request) error {
 	p, err := s.project(r, q)
 	if err != nil {
@@ -204,7 +292,7 @@ func (s *Server) editAudioPage(w http.ResponseWriter, r *http.Request, q *reques
 		return err
 	}
 	f := audioForm{Title: a.Title, Body: a.Body, Author: a.Author, ArticleURL: a.ArticleURL,
-		ExternalID: a.ExternalID, Metadata: formatMetadata(a.Metadata)}
+		ExternalID: a.ExternalID, Metadata: metaRows(a.Metadata)}
 	return s.render(w, r, http.StatusOK, "audio_form", userPage(q, "Edit audio", "projects", audioFormData{Project: p, Audio: a, Form: f}))
 }
 
@@ -219,16 +307,22 @@ func (s *Server) updateAudio(w http.ResponseWriter, r *http.Request, q *request)
 	}
 	f := readAudioForm(r)
 	fail := func(err error) error {
-		d := audioFormData{Project: p, Audio: a, Form: f, Error: sentence(narrator.ErrorMessage(err))}
+		f.Metadata = withBlankRows(f.Metadata)
+		d := audioFormData{Project: p, Audio: a, Form: f, Error: formError(err, audioLabels)}
 		return s.render(w, r, http.StatusBadRequest, "audio_form", userPage(q, "Edit audio", "projects", d))
-	}
-	meta, err := parseMetadata(f.Metadata)
-	if err != nil {
-		return fail(err)
 	}
 	u := narrator.AudioUpdate{
 		Title: &f.Title, Body: &f.Body, Author: &f.Author, ArticleURL: &f.ArticleURL,
-		ExternalID: &f.ExternalID, Metadata: meta, MetadataSet: true,
+		ExternalID: &f.ExternalID,
+	}
+	// A post without metadata rows did not come from the edit form, which
+	// always has some: it leaves the metadata as it is.
+	if _, ok := r.PostForm["metadata_key"]; ok {
+		meta, err := metadataOf(f.Metadata)
+		if err != nil {
+			return fail(err)
+		}
+		u.Metadata, u.MetadataSet = meta, true
 	}
 	got, err := s.store.UpdateAudio(r.Context(), p.ID, fmt.Sprint(a.ID), u)
 	if err != nil {

@@ -246,7 +246,16 @@ func (s *Server) signin(w http.ResponseWriter, r *http.Request) error {
 		d.Error = "Enter your email and password."
 		return s.renderSignin(w, r, http.StatusBadRequest, d)
 	}
-	if ok, wait := s.limiter.Allow(clientIP(r), email); !ok {
+	ip := clientIP(r)
+	if ref := s.limiter.Allow(ip, email); ref != nil {
+		if ref.First {
+			// Logged once per lockout. The email's domain says whose
+			// accounts are targeted without naming a person.
+			s.logger.Warn("sign-in attempts refused by the rate limit",
+				"limit", ref.By, "client_ip", ip, "email_domain", emailDomain(email),
+				"retry_after", ref.Wait.Round(time.Second).String())
+		}
+		wait := ref.Wait
 		minutes := int(wait.Round(time.Minute) / time.Minute)
 		if minutes < 1 {
 			minutes = 1
@@ -264,7 +273,7 @@ func (s *Server) signin(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if bcrypt.CompareHashAndPassword(hash, []byte(password)) != nil || u == nil {
-		s.limiter.Fail(email)
+		s.limiter.Fail(ip, email)
 		d.Error = "The email or password is not right."
 		return s.renderSignin(w, r, http.StatusUnauthorized, d)
 	}
@@ -345,6 +354,15 @@ func (s *Server) takeFlash(w http.ResponseWriter, r *http.Request) string {
 		return ""
 	}
 	return msg
+}
+
+// emailDomain is the part of an email after its last @, or "" if none.
+func emailDomain(email string) string {
+	i := strings.LastIndexByte(email, '@')
+	if i < 0 {
+		return ""
+	}
+	return email[i+1:]
 }
 
 func plural(n int) string {

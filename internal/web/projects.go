@@ -69,7 +69,7 @@ func (s *Server) createProject(w http.ResponseWriter, r *http.Request, q *reques
 	}
 	if err := s.store.CreateProject(r.Context(), p); err != nil {
 		if narrator.ErrorCode(err) == narrator.EINVALID {
-			return s.renderProjects(w, r, q, http.StatusBadRequest, f, sentence(narrator.ErrorMessage(err)))
+			return s.renderProjects(w, r, q, http.StatusBadRequest, f, formError(err, projectLabels))
 		}
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"path"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/narrator/narrator"
 )
@@ -172,6 +173,45 @@ func (s *Server) notFoundPage(w http.ResponseWriter, r *http.Request) error {
 	return narrator.Errorf(narrator.ENOTFOUND, "no such page")
 }
 
+// fieldLabel pairs a field name, as the domain's messages use it, with the
+// label of the form field that holds it.
+type fieldLabel struct{ field, label string }
+
+// projectLabels and audioLabels are the labels of the project and audio
+// forms. Longer names come first, so that "title_voice" is not read as
+// "title".
+var (
+	projectLabels = []fieldLabel{
+		{"title_voice", "Title voice"}, {"body_voice", "Body voice"}, {"language", "Language"},
+		{"title", "Title"}, {"url", "Website"},
+	}
+	audioLabels = []fieldLabel{
+		{"article_url", "Article URL"}, {"external_id", "External ID"}, {"metadata", "Metadata"},
+		{"title", "Title"}, {"body", "Text"}, {"author", "Author"},
+	}
+)
+
+// formError is a form's message for a validation error. The domain's
+// messages, written for API clients, name fields as the API does
+// ("external_id is …") and may point to the CLI; here the field's name
+// becomes the form's label and hints about commands are dropped.
+func formError(err error, labels []fieldLabel) string {
+	msg := narrator.ErrorMessage(err)
+	// Hints such as "; run `narrator voices` for the list" are for the CLI.
+	if i := strings.Index(msg, "; run `"); i >= 0 {
+		msg = msg[:i]
+	}
+	for _, l := range labels {
+		rest, ok := strings.CutPrefix(msg, l.field)
+		if !ok || (rest != "" && rest[0] != ' ' && rest[0] != ':') {
+			continue
+		}
+		msg = l.label + strings.TrimPrefix(rest, ":")
+		break
+	}
+	return sentence(msg)
+}
+
 // sentence capitalises a message and ends it with a full stop.
 func sentence(s string) string {
 	s = strings.TrimSpace(s)
@@ -226,7 +266,8 @@ func formatDuration(ms int64) string {
 	if ms <= 0 {
 		return "—"
 	}
-	sec := (ms + 500) / 1000
+	// Whole seconds, rounded down as players show them: 10.55 s is 0:10.
+	sec := ms / 1000
 	if sec >= 3600 {
 		return fmt.Sprintf("%d:%02d:%02d", sec/3600, sec/60%60, sec%60)
 	}
@@ -237,7 +278,7 @@ func formatDuration(ms int64) string {
 func stateLabel(state string) string {
 	switch state {
 	case narrator.StateUnprocessed:
-		return "Processing"
+		return "Unprocessed"
 	case narrator.StateProcessed:
 		return "Processed"
 	case narrator.StateFailed:
@@ -246,8 +287,19 @@ func stateLabel(state string) string {
 	return state
 }
 
-// untitled returns the title, or a placeholder for none.
+// untitled returns the title as one line of text, or a placeholder for
+// none. Line breaks and tabs become spaces and other control characters are
+// dropped, which fonts would draw as boxes.
 func untitled(title string) string {
+	title = strings.Map(func(r rune) rune {
+		switch {
+		case r == '\t' || r == '\n' || r == '\r':
+			return ' '
+		case unicode.IsControl(r):
+			return -1
+		}
+		return r
+	}, title)
 	if strings.TrimSpace(title) == "" {
 		return "(untitled)"
 	}

@@ -30,6 +30,7 @@ func (s *Server) routes() {
 
 	m.Handle("GET /keys", s.handle(s.authed(s.keysPage)))
 	m.Handle("POST /keys", s.handle(s.authed(s.createKey)))
+	m.Handle("GET /keys/{kid}/revoke", s.handle(s.authed(s.revokeKeyPage)))
 	m.Handle("POST /keys/{kid}/revoke", s.handle(s.authed(s.revokeKey)))
 
 	m.Handle("GET /voices/{lang}/{name}/preview.mp3", s.handle(s.authed(s.voicePreview)))

@@ -12,8 +12,8 @@
 //   - Every state-changing form carries a synchronizer CSRF token tied to
 //     the session; a POST without it gets a 403 page. The sign-in form,
 //     which has no session yet, uses a double-submit cookie instead.
-//   - Sign-in attempts are rate-limited per client IP and per email, in
-//     memory (one node; see Limiter).
+//   - Failed sign-ins are counted per client IP and per email, in memory
+//     (one node; see Limiter); past the limits attempts are refused.
 //   - Pages are html/template, which escapes all user content; a strict
 //     Content-Security-Policy allows only the embedded scripts and styles.
 package web
@@ -132,6 +132,7 @@ type Server struct {
 	previewMu    keyedMutex
 	dummyOnce    sync.Once
 	dummyHash    []byte
+	newKeys      newKeys
 }
 
 // New parses the embedded templates and returns the dashboard handler.

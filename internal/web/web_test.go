@@ -344,7 +344,9 @@ func TestSignInRateLimit(t *testing.T) {
 	// Other emails from this IP still get through, up to the IP's limit.
 	b.newUser(t, "Other", "other@acme.test")
 	wantStatus(t, b.browser(t).signIn("other@acme.test", testPassword), http.StatusSeeOther)
+	// Only failures count against the IP: 3 for ed, then 2 more make 5.
 	wantStatus(t, c.signIn("other@acme.test", "wrong"), http.StatusUnauthorized)
+	wantStatus(t, c.signIn("nobody@acme.test", "wrong"), http.StatusUnauthorized)
 	wantStatus(t, c.signIn("other@acme.test", testPassword), http.StatusTooManyRequests)
 	// After the window, the right password works again.
 	later := now.Add(time.Minute)
@@ -380,7 +382,7 @@ func TestCSRF(t *testing.T) {
 	if err != nil || len(keys) != 0 {
 		t.Errorf("refused posts created keys: %v %v", keys, err)
 	}
-	wantStatus(t, c.post("/keys", url.Values{"csrf_token": {tok}}), 200)
+	wantStatus(t, c.post("/keys", url.Values{"csrf_token": {tok}}), http.StatusSeeOther)
 }
 
 func TestProjectsAndAudios(t *testing.T) {
@@ -463,17 +465,19 @@ func TestProjectsAndAudios(t *testing.T) {
 		t.Fatal(err)
 	}
 	res = c.get(audioPath)
-	for _, want := range []string{`id="player"`, "https://media.test/media/tok/audio.mp3", "https://media.test/media/tok/audio.m3u8", "1:02", "download"} {
+	for _, want := range []string{`id="player"`, "https://media.test/media/tok/audio.mp3", "https://media.test/media/tok/audio.m3u8", "1:01", "download"} {
 		if !strings.Contains(res.body, want) {
 			t.Errorf("processed audio page lacks %q", want)
 		}
 	}
 
-	// Edit: metadata lines, and a title change re-synthesises.
-	res = c.post(audioPath, url.Values{"csrf_token": {tok}, "title": {"Fixed"}, "body": {a.Body}, "metadata": {"bad line"}})
+	// Edit: metadata rows, and a title change re-synthesises.
+	res = c.post(audioPath, url.Values{"csrf_token": {tok}, "title": {"Fixed"}, "body": {a.Body},
+		"metadata_key": {"dup", "dup"}, "metadata_value": {"1", "2"}})
 	wantStatus(t, res, http.StatusBadRequest)
 	res = c.post(audioPath, url.Values{"csrf_token": {tok}, "title": {"Fixed"}, "body": {a.Body}, "author": {"Jane"},
-		"article_url": {"https://news.test/a"}, "external_id": {"ext-1"}, "metadata": {"section: local\n\nkind: news\n"}})
+		"article_url": {"https://news.test/a"}, "external_id": {"ext-1"},
+		"metadata_key": {"section", "", "kind"}, "metadata_value": {"local", "", "news"}})
 	wantStatus(t, res, http.StatusSeeOther)
 	a2, err := b.store.FindAudio(t.Context(), b.project.ID, "ext-1")
 	if err != nil || a2.Title != "Fixed" || a2.Revision != 2 || a2.Metadata["section"] != "local" || a2.Metadata["kind"] != "news" {
@@ -511,6 +515,13 @@ func TestKeys(t *testing.T) {
 	c := b.browser(t)
 	tok := c.mustSignIn("ed@acme.test")
 	res := c.post("/keys", url.Values{"csrf_token": {tok}})
+	// POST, redirect, GET: the secret is not in the URL, and the page that
+	// shows it can be reloaded without making another key.
+	wantStatus(t, res, http.StatusSeeOther)
+	if loc := res.Header.Get("Location"); loc != "/keys" {
+		t.Errorf("create key redirects to %q, want /keys", loc)
+	}
+	res = c.get("/keys")
 	wantStatus(t, res, 200)
 	m := regexp.MustCompile(`id="new-key" readonly value="(nk_[0-9a-f]+)"`).FindStringSubmatch(res.body)
 	if m == nil {
@@ -525,6 +536,21 @@ func TestKeys(t *testing.T) {
 		t.Error("the keys page shows the secret again, or not the prefix")
 	}
 	keys, _ := b.store.ListAPIKeys(t.Context(), b.account.ID)
+	if len(keys) != 1 {
+		t.Fatalf("%d keys after one create and two GETs, want 1", len(keys))
+	}
+	// Revoking asks first; the row's link names the key.
+	if want := fmt.Sprintf(`href="/keys/%d/revoke" aria-label="Revoke key %s"`, keys[0].ID, keys[0].Prefix); !strings.Contains(res.body, want) {
+		t.Errorf("keys page lacks %s", want)
+	}
+	res = c.get(fmt.Sprintf("/keys/%d/revoke", keys[0].ID))
+	wantStatus(t, res, 200)
+	if !strings.Contains(res.body, `id="revoke-form"`) || !strings.Contains(res.body, "Revoke key "+keys[0].Prefix) {
+		t.Errorf("revoke confirmation page:\n%s", res.body)
+	}
+	if _, err := b.store.AuthenticateAPIKey(t.Context(), narrator.HashAPIKey(m[1])); err != nil {
+		t.Errorf("the confirmation page revoked the key: %v", err)
+	}
 	wantStatus(t, c.post(fmt.Sprintf("/keys/%d/revoke", keys[0].ID), url.Values{"csrf_token": {tok}}), http.StatusSeeOther)
 	if _, err := b.store.AuthenticateAPIKey(t.Context(), narrator.HashAPIKey(m[1])); narrator.ErrorCode(err) != narrator.EUNAUTHORIZED {
 		t.Errorf("revoked key still authenticates: %v", err)
@@ -538,6 +564,7 @@ func TestKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantStatus(t, c.post(fmt.Sprintf("/keys/%d/revoke", k.ID), url.Values{"csrf_token": {tok}}), http.StatusNotFound)
+	wantStatus(t, c.get(fmt.Sprintf("/keys/%d/revoke", k.ID)), http.StatusNotFound)
 }
 
 func TestOtherAccountsAreNotFound(t *testing.T) {
@@ -570,7 +597,7 @@ func TestBadInputNeverFails(t *testing.T) {
 		"/projects/abc", "/projects/-1", "/projects/99999999999999999999", base + "?page=0", base + "?page=abc",
 		base + "?page=99999999999", base + "?period=yearly", base + "?q=" + strings.Repeat("x", 600),
 		base + "/status?ids=a,b", base + "/status?ids=" + strings.Repeat("1,", 300), base + "/audios/999",
-		base + "/audios/%00", base + "/audios/999/edit", "/voices/xx_XX/Nobody/preview.mp3", "/voices/en_US/..%2f..%2fetc/preview.mp3",
+		base + "/audios/%00", base + "/audios/999/edit", "/keys/abc/revoke", "/keys/999/revoke", "/voices/xx_XX/Nobody/preview.mp3", "/voices/en_US/..%2f..%2fetc/preview.mp3",
 		"/nothing/here",
 	}
 	for _, path := range gets {

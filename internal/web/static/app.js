@@ -76,8 +76,24 @@
     });
   }
 
+  // fetchStatus GETs a status URL. It resolves to the list of states, or
+  // to a string when polling must stop: "gone" when the project is gone
+  // (404), "stop" when the session ended (the answer is a redirect to the
+  // sign-in page) or access is refused.
+  function fetchStatus(url) {
+    return fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } })
+      .then(function (res) {
+        if (res.status === 404) return "gone";
+        if (res.status === 401 || res.status === 403 || res.redirected) return "stop";
+        if (!res.ok) throw new Error(res.status);
+        var ct = res.headers.get("Content-Type") || "";
+        if (ct.indexOf("application/json") !== 0) return "stop";
+        return res.json();
+      });
+  }
+
   // The project page polls the state of its unprocessed rows and updates
-  // them in place until they are done.
+  // them in place until they are done, deleted, or polling is refused.
   function setupRowUpdates() {
     var table = document.getElementById("audios");
     if (!table) return;
@@ -85,26 +101,41 @@
     function pending() {
       return Array.prototype.slice.call(table.querySelectorAll('tr[data-state="unprocessed"]'));
     }
+    function update(row, a) {
+      row.setAttribute("data-state", a.state);
+      var st = row.querySelector('[data-field="state"]');
+      st.textContent = a.state_label;
+      st.className = "badge badge-" + a.state;
+      var hint = row.querySelector('[data-field="hint"]');
+      if (hint) hint.hidden = a.state !== "unprocessed";
+      if (a.duration) row.querySelector('[data-field="duration"]').textContent = a.duration;
+      var up = row.querySelector('[data-field="updated"]');
+      if (a.updated) { up.textContent = a.updated; up.setAttribute("datetime", a.updated_iso); }
+      var err = row.querySelector('[data-field="error"]');
+      err.textContent = a.error || "";
+      err.hidden = !a.error;
+    }
     function tick() {
       var rows = pending();
       if (rows.length === 0) return;
-      var ids = rows.map(function (r) { return r.getAttribute("data-audio-id"); }).join(",");
-      fetch(url + "?ids=" + ids, { credentials: "same-origin", headers: { Accept: "application/json" } })
-        .then(function (res) { if (!res.ok) throw new Error(res.status); return res.json(); })
+      var ids = rows.map(function (r) { return r.getAttribute("data-audio-id"); });
+      fetchStatus(url + "?ids=" + ids.join(","))
         .then(function (list) {
+          if (list === "stop") return;
+          if (list === "gone") {
+            // The project is gone: so are its audios.
+            rows.forEach(function (row) { update(row, { state: "deleted", state_label: "Deleted" }); });
+            return;
+          }
+          var seen = {};
           list.forEach(function (a) {
+            seen[a.id] = true;
             var row = table.querySelector('tr[data-audio-id="' + a.id + '"]');
-            if (!row) return;
-            row.setAttribute("data-state", a.state);
-            var st = row.querySelector('[data-field="state"]');
-            st.textContent = a.state_label;
-            st.className = "badge badge-" + a.state;
-            if (a.duration) row.querySelector('[data-field="duration"]').textContent = a.duration;
-            var up = row.querySelector('[data-field="updated"]');
-            if (a.updated) { up.textContent = a.updated; up.setAttribute("datetime", a.updated_iso); }
-            var err = row.querySelector('[data-field="error"]');
-            err.textContent = a.error || "";
-            err.hidden = !a.error;
+            if (row) update(row, a);
+          });
+          // An audio left out of the answer is gone.
+          rows.forEach(function (row) {
+            if (!seen[row.getAttribute("data-audio-id")]) update(row, { state: "deleted", state_label: "Deleted" });
           });
           schedule(1500);
         })
@@ -114,21 +145,48 @@
     schedule(1000);
   }
 
-  // The audio page reloads once its audio is no longer being processed.
+  // The audio page reloads once its audio is done, and says so, and stops
+  // polling, if the audio is deleted meanwhile.
   function setupAudioPending() {
     var el = document.getElementById("pending");
     if (!el) return;
     var url = el.getAttribute("data-status-url");
+    var id = el.getAttribute("data-audio-id");
+    function gone() {
+      el.textContent = "This audio was deleted.";
+      el.setAttribute("data-state", "deleted");
+      el.setAttribute("role", "status");
+      var badge = document.getElementById("audio-state");
+      if (badge) { badge.textContent = "Deleted"; badge.className = "badge badge-deleted"; }
+    }
     function tick() {
-      fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } })
-        .then(function (res) { if (!res.ok) throw new Error(res.status); return res.json(); })
+      fetchStatus(url)
         .then(function (list) {
-          if (list.length && list[0].state !== "unprocessed") { window.location.reload(); return; }
+          if (list === "stop") return;
+          var a = null;
+          if (list !== "gone") list.forEach(function (x) { if (String(x.id) === id) a = x; });
+          if (!a || a.state === "deleted") { gone(); return; }
+          if (a.state !== "unprocessed") { window.location.reload(); return; }
           setTimeout(tick, 1500);
         })
         .catch(function () { setTimeout(tick, 5000); });
     }
     setTimeout(tick, 1500);
+  }
+
+  // Links to a form field ("New project" → #p-title) move the focus there,
+  // also in browsers that only scroll to a fragment.
+  function setupFieldLinks() {
+    function focusTarget() {
+      var id = decodeURIComponent(window.location.hash.slice(1));
+      var el = id && document.getElementById(id);
+      if (el && /^(INPUT|SELECT|TEXTAREA)$/.test(el.tagName) && document.activeElement !== el) el.focus();
+    }
+    window.addEventListener("hashchange", focusTarget);
+    document.querySelectorAll('a[href^="#"]').forEach(function (a) {
+      a.addEventListener("click", function () { setTimeout(focusTarget, 0); });
+    });
+    focusTarget();
   }
 
   // The player uses HLS where the browser plays it natively, else the MP3.
@@ -157,6 +215,7 @@
     setupCopy();
     setupRowUpdates();
     setupAudioPending();
+    setupFieldLinks();
     setupPlayer();
   });
 })();
