@@ -86,7 +86,7 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, e *env) 
 	if err != nil {
 		return fmt.Errorf("open media directory: %w", err)
 	}
-	engines, closeEngines, err := startEngines(cfg, logger)
+	engines, closeEngines, err := startEngines(ctx, cfg, logger)
 	if err != nil {
 		return err
 	}
@@ -227,7 +227,7 @@ func (s purgingStore) DeleteAudio(ctx context.Context, projectID int64, ref stri
 }
 
 // startEngines starts the speech engines the voice catalog uses.
-func startEngines(cfg config.Config, logger *slog.Logger) (map[string]pipeline.Synthesizer, func(), error) {
+func startEngines(ctx context.Context, cfg config.Config, logger *slog.Logger) (map[string]pipeline.Synthesizer, func(), error) {
 	engines := map[string]pipeline.Synthesizer{}
 	var closers []func() error
 	closeAll := func() {
@@ -251,7 +251,7 @@ func startEngines(cfg config.Config, logger *slog.Logger) (map[string]pipeline.S
 		)
 		switch name {
 		case "festival":
-			eng, err = festival.New(festival.Options{Procs: cfg.UnitWorkers, Logger: logger, TempDir: cfg.ScratchDir()})
+			eng, err = startFestival(ctx, cfg, logger)
 		case "flite":
 			eng, err = flite.New(flite.Options{Procs: cfg.UnitWorkers, Logger: logger, TempDir: cfg.ScratchDir()})
 		case "espeak":
@@ -267,6 +267,23 @@ func startEngines(cfg config.Config, logger *slog.Logger) (map[string]pipeline.S
 		closers = append(closers, eng.Close)
 	}
 	return engines, closeAll, nil
+}
+
+// startFestival starts festival's pool with the default English voice
+// loaded in every process, so that the first audio does not pay festival's
+// start-up, the costliest of the engines.
+func startFestival(ctx context.Context, cfg config.Config, logger *slog.Logger) (*festival.Engine, error) {
+	f, err := festival.New(festival.Options{Procs: cfg.UnitWorkers, Logger: logger, TempDir: cfg.ScratchDir()})
+	if err != nil {
+		return nil, err
+	}
+	if _, body, _ := narrator.DefaultVoices("en_US"); body.Engine == narrator.EngineFestival {
+		if err := f.Start(ctx, body.EngineVoice); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	return f, nil
 }
 
 // lockDataDir takes an exclusive lock on the data directory, so that two

@@ -276,6 +276,7 @@ func TestAPIKeyPlaces(t *testing.T) {
 		{"query", "GET", b.audioPath(id) + "?api_key=" + b.key, nil, nil},
 		{"JSON body on GET", "GET", b.audioPath(id), map[string]any{"api_key": b.key}, nil},
 		{"bearer", "GET", b.audioPath(id), nil, []string{"Authorization", "Bearer " + b.key}},
+		{"bearer in lower case", "GET", b.audioPath(id), nil, []string{"Authorization", "bearer " + b.key}},
 		{"X-Api-Key", "GET", b.audioPath(id), nil, []string{"X-Api-Key", b.key}},
 		{"form", "PUT", b.audioPath(id), url.Values{"api_key": {b.key}}, nil},
 		{"list in query", "GET", b.audiosPath() + "?api_key=" + b.key, nil, nil},

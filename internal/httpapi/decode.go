@@ -164,7 +164,8 @@ func (p *params) apiKey(r *http.Request) string {
 	if k, ok, err := p.str("api_key", false); err == nil && ok && k != "" {
 		return k
 	}
-	if k, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && strings.TrimSpace(k) != "" {
+	// The scheme name is case-insensitive (RFC 9110).
+	if scheme, k, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " "); ok && strings.EqualFold(scheme, "Bearer") && strings.TrimSpace(k) != "" {
 		return strings.TrimSpace(k)
 	}
 	return strings.TrimSpace(r.Header.Get("X-Api-Key"))

@@ -122,7 +122,32 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hdr.Set("ETag", fmt.Sprintf(`"%x-%x"`, info.Size, info.ModTime.UnixNano()))
 	// ServeContent answers Range (206, 416), HEAD and conditional requests.
 	// On an error status it drops Cache-Control and ETag itself.
-	http.ServeContent(w, r, "", info.ModTime, f)
+	http.ServeContent(&jsonErrors{ResponseWriter: w}, r, "", info.ModTime, f)
+}
+
+// jsonErrors turns the plain-text errors of http.ServeContent (416 for a
+// range past the end, 412 for a failed precondition) into the v3 error body.
+type jsonErrors struct {
+	http.ResponseWriter
+	failed bool
+}
+
+// WriteHeader writes the v3 error body in place of an error status's text.
+func (w *jsonErrors) WriteHeader(status int) {
+	if status < 400 {
+		w.ResponseWriter.WriteHeader(status)
+		return
+	}
+	w.failed = true
+	writeError(w.ResponseWriter, status, 10, http.StatusText(status))
+}
+
+// Write drops the text that follows an error status.
+func (w *jsonErrors) Write(b []byte) (int, error) {
+	if w.failed {
+		return len(b), nil
+	}
+	return w.ResponseWriter.Write(b)
 }
 
 // errorBody is the v3 error response.

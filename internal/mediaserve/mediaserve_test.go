@@ -202,6 +202,11 @@ func TestRange(t *testing.T) {
 				if cc := rec.Header().Get("Cache-Control"); strings.Contains(cc, "immutable") {
 					t.Errorf("error response is cacheable: Cache-Control %q", cc)
 				}
+				checkHeaders(t, rec, map[string]string{"Content-Type": "application/json"})
+				var body struct{ Code int }
+				if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || body.Code != 10 {
+					t.Errorf("error body %q is not the v3 error: %v", rec.Body, err)
+				}
 				return
 			}
 			checkHeaders(t, rec, map[string]string{
