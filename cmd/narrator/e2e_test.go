@@ -212,19 +212,22 @@ func TestKillAndRestart(t *testing.T) {
 	for i := range 4 {
 		ref := fmt.Sprintf("k%d", i)
 		status, raw := s.call(t, "POST", fmt.Sprintf("/api/v3/projects/%d/audio", proj.ID), map[string]any{
-			"api_key": acct.APIKey, "title": "Story " + ref, "body": strings.Repeat("This sentence is here to keep the engine busy for a while. ", 8), "external_id": ref,
+			"api_key": acct.APIKey, "title": "Story " + ref, "body": sentences(ref, 8*(4-i)), "external_id": ref,
 		})
 		if status != 200 {
 			t.Fatalf("create: %d %s", status, raw)
 		}
 		refs = append(refs, ref)
 	}
-	time.Sleep(300 * time.Millisecond) // let a job start
+	time.Sleep(time.Second) // the first article takes a few seconds: it is being read now
 	s.stop(t, syscall.SIGKILL)
 
 	s = startServer(t, data, addr)
 	for _, ref := range refs {
 		s.waitProcessed(t, proj.ID, ref, acct.APIKey, 90*time.Second)
+	}
+	if !strings.Contains(s.logs.String(), "resumed jobs interrupted by the last stop") {
+		t.Errorf("no interrupted job was resumed; log:\n%s", s.logs.String())
 	}
 }
 
@@ -268,4 +271,14 @@ func TestOtherLanguages(t *testing.T) {
 			t.Errorf("%s: %s of audio at rms %.3f", lang, d, rms)
 		}
 	}
+}
+
+// sentences returns n different sentences, so that none comes from the
+// sentence cache.
+func sentences(ref string, n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "Story %s goes on with part %d, which keeps the engine busy for a while. ", ref, i+1)
+	}
+	return b.String()
 }
