@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"time"
@@ -121,48 +122,44 @@ func (s *Server) createAudio(w http.ResponseWriter, r *http.Request, c *call) er
 	return nil
 }
 
-func (s *Server) getAudio(w http.ResponseWriter, r *http.Request, c *call) error {
-	p, err := s.project(r, c)
-	if err != nil {
-		return err
+// audioOp is a store operation on one audio of a project.
+type audioOp func(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error)
+
+// oneAudio answers with the audio that op returns for the path's project
+// and audio_id.
+func (s *Server) oneAudio(op audioOp) func(w http.ResponseWriter, r *http.Request, c *call) error {
+	return func(w http.ResponseWriter, r *http.Request, c *call) error {
+		p, err := s.project(r, c)
+		if err != nil {
+			return err
+		}
+		a, err := op(r.Context(), p.ID, r.PathValue("audio_id"))
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, s.audioJSON(a, singleOrder))
+		return nil
 	}
-	a, err := s.store.FindAudio(r.Context(), p.ID, r.PathValue("audio_id"))
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, s.audioJSON(a, singleOrder))
-	return nil
 }
 
 func (s *Server) updateAudio(w http.ResponseWriter, r *http.Request, c *call) error {
-	p, err := s.project(r, c)
-	if err != nil {
-		return err
-	}
-	u, err := readUpdate(c.params)
-	if err != nil {
-		return err
-	}
-	a, err := s.store.UpdateAudio(r.Context(), p.ID, r.PathValue("audio_id"), u)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, s.audioJSON(a, singleOrder))
-	return nil
+	return s.oneAudio(func(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error) {
+		u, err := readUpdate(c.params)
+		if err != nil {
+			return nil, err
+		}
+		return s.store.UpdateAudio(ctx, projectID, ref, u)
+	})(w, r, c)
 }
 
 func (s *Server) deleteAudio(w http.ResponseWriter, r *http.Request, c *call) error {
-	p, err := s.project(r, c)
-	if err != nil {
-		return err
-	}
-	a, err := s.store.DeleteAudio(r.Context(), p.ID, r.PathValue("audio_id"))
-	if err != nil {
-		return err
-	}
-	a.Deleted = true
-	writeJSON(w, http.StatusOK, s.audioJSON(a, singleOrder))
-	return nil
+	return s.oneAudio(func(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error) {
+		a, err := s.store.DeleteAudio(ctx, projectID, ref)
+		if err == nil {
+			a.Deleted = true
+		}
+		return a, err
+	})(w, r, c)
 }
 
 // periods maps the list period names to how far back they reach; 0 is all.

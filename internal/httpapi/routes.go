@@ -12,7 +12,7 @@ func (s *Server) routes() {
 	s.mux.Handle("GET /api/v3/projects", s.handle(s.authed(s.listProjects)))
 	s.mux.Handle("POST /api/v3/projects/{project_id}/audio", s.handle(s.authed(s.createAudio)))
 	s.mux.Handle("GET /api/v3/projects/{project_id}/audio", s.handle(s.authed(s.listAudios)))
-	s.mux.Handle("GET /api/v3/projects/{project_id}/audio/{audio_id}", s.handle(s.authed(s.getAudio)))
+	s.mux.Handle("GET /api/v3/projects/{project_id}/audio/{audio_id}", s.handle(s.authed(s.oneAudio(s.store.FindAudio))))
 	s.mux.Handle("PUT /api/v3/projects/{project_id}/audio/{audio_id}", s.handle(s.authed(s.updateAudio)))
 	s.mux.Handle("DELETE /api/v3/projects/{project_id}/audio/{audio_id}", s.handle(s.authed(s.deleteAudio)))
 
