@@ -77,7 +77,7 @@ A new API key for it (shown only now): %s
 Once the server is up, create an audio:
 
   curl -s -X POST %s/api/v3/projects/%d/audio -H 'Content-Type: application/json' \
-    -d '{"api_key": "%s", "external_id": "hello-narrator", "title": "Hello from Narrator", "author": "The Narrator team", "body": "<p>Narrator turns articles into speech. On October 3rd, 2026, it read 1,500 words in under 10 seconds.</p>"}'
+    -d '{"api_key": "%s", "external_id": "hello-narrator", "title": "Hello from Narrator", "author": "The Narrator team", "body": "<p>Narrator turns articles into speech. On October 3rd, 2026, the council approved a budget of $3.5 million.</p>"}'
 
 and fetch it (state "processed" and media URLs after a few seconds):
 
