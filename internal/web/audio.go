@@ -76,9 +76,18 @@ func (s *Server) createAudio(w http.ResponseWriter, r *http.Request, q *request)
 	return nil
 }
 
-// audio loads the request's {aid} audio of a project.
-func (s *Server) audio(r *http.Request, p *narrator.Project) (*narrator.Audio, error) {
-	return s.store.FindAudio(r.Context(), p.ID, r.PathValue("aid"))
+// projectAudio resolves the path's project, within the user's account, and
+// the path's audio within it.
+func (s *Server) projectAudio(r *http.Request, q *request) (*narrator.Project, *narrator.Audio, error) {
+	p, err := s.project(r, q)
+	if err != nil {
+		return nil, nil, err
+	}
+	a, err := s.store.FindAudio(r.Context(), p.ID, r.PathValue("aid"))
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, a, nil
 }
 
 // spokenBlock is a paragraph of the text as read.
@@ -257,11 +266,7 @@ type audioData struct {
 }
 
 func (s *Server) audioPage(w http.ResponseWriter, r *http.Request, q *request) error {
-	p, err := s.project(r, q)
-	if err != nil {
-		return err
-	}
-	a, err := s.audio(r, p)
+	p, a, err := s.projectAudio(r, q)
 	if err != nil {
 		return err
 	}
@@ -283,11 +288,7 @@ func (s *Server) audioPage(w http.ResponseWriter, r *http.Request, q *request) e
 }
 
 func (s *Server) editAudioPage(w http.ResponseWriter, r *http.Request, q *request) error {
-	p, err := s.project(r, q)
-	if err != nil {
-		return err
-	}
-	a, err := s.audio(r, p)
+	p, a, err := s.projectAudio(r, q)
 	if err != nil {
 		return err
 	}
@@ -297,11 +298,7 @@ func (s *Server) editAudioPage(w http.ResponseWriter, r *http.Request, q *reques
 }
 
 func (s *Server) updateAudio(w http.ResponseWriter, r *http.Request, q *request) error {
-	p, err := s.project(r, q)
-	if err != nil {
-		return err
-	}
-	a, err := s.audio(r, p)
+	p, a, err := s.projectAudio(r, q)
 	if err != nil {
 		return err
 	}
@@ -341,11 +338,7 @@ func (s *Server) updateAudio(w http.ResponseWriter, r *http.Request, q *request)
 }
 
 func (s *Server) regenerateAudio(w http.ResponseWriter, r *http.Request, q *request) error {
-	p, err := s.project(r, q)
-	if err != nil {
-		return err
-	}
-	a, err := s.audio(r, p)
+	p, a, err := s.projectAudio(r, q)
 	if err != nil {
 		return err
 	}
@@ -358,11 +351,7 @@ func (s *Server) regenerateAudio(w http.ResponseWriter, r *http.Request, q *requ
 }
 
 func (s *Server) deleteAudioPage(w http.ResponseWriter, r *http.Request, q *request) error {
-	p, err := s.project(r, q)
-	if err != nil {
-		return err
-	}
-	a, err := s.audio(r, p)
+	p, a, err := s.projectAudio(r, q)
 	if err != nil {
 		return err
 	}
@@ -371,11 +360,7 @@ func (s *Server) deleteAudioPage(w http.ResponseWriter, r *http.Request, q *requ
 }
 
 func (s *Server) deleteAudio(w http.ResponseWriter, r *http.Request, q *request) error {
-	p, err := s.project(r, q)
-	if err != nil {
-		return err
-	}
-	a, err := s.audio(r, p)
+	p, a, err := s.projectAudio(r, q)
 	if err != nil {
 		return err
 	}
