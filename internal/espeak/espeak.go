@@ -11,6 +11,7 @@
 package espeak
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -21,8 +22,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/narrator/narrator/internal/pcm"
 	"github.com/narrator/narrator/internal/proc"
-	"github.com/narrator/narrator/internal/wav"
 )
 
 // NormalWPM is espeak-ng's default speaking rate in words per minute, rate factor 1.
@@ -94,7 +95,7 @@ func (e *Engine) Synthesize(ctx context.Context, voice string, text string, rate
 		return cmd
 	}
 	parse := func(stdout []byte) (err error) {
-		samples, sampleRate, err = wav.Decode(stdout)
+		samples, sampleRate, err = pcm.DecodeWAV(bytes.NewReader(stdout))
 		return err
 	}
 	limit := proc.Limit(e.opts.UnitTimeout, e.opts.CharTimeout, text)

@@ -16,6 +16,7 @@ package festival
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -31,8 +32,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/narrator/narrator/internal/pcm"
 	"github.com/narrator/narrator/internal/proc"
-	"github.com/narrator/narrator/internal/wav"
 )
 
 // DefaultVoice is the festival voice of the default English body voice: the HTS statistical
@@ -390,7 +391,7 @@ func (p *worker) synth(ctx context.Context, text string, rate float64, limit tim
 		return nil, 0, fmt.Errorf("read festival output: %w%s", err, p.stderr.Suffix())
 	}
 	_ = os.Remove(p.wavPath)
-	samples, sampleRate, err := wav.Decode(data)
+	samples, sampleRate, err := pcm.DecodeWAV(bytes.NewReader(data))
 	if err != nil {
 		return nil, 0, fmt.Errorf("festival output: %w%s", err, p.stderr.Suffix())
 	}

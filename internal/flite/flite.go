@@ -9,6 +9,7 @@
 package flite
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -21,8 +22,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/narrator/narrator/internal/pcm"
 	"github.com/narrator/narrator/internal/proc"
-	"github.com/narrator/narrator/internal/wav"
 )
 
 // Voices returns the voices compiled into Debian's flite, the only ones Synthesize accepts
@@ -112,7 +113,7 @@ func (e *Engine) Synthesize(ctx context.Context, voice string, text string, rate
 		if err != nil {
 			return err
 		}
-		samples, sampleRate, err = wav.Decode(data)
+		samples, sampleRate, err = pcm.DecodeWAV(bytes.NewReader(data))
 		return err
 	}
 	limit := proc.Limit(e.opts.UnitTimeout, e.opts.CharTimeout, text)

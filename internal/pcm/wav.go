@@ -174,29 +174,3 @@ func (f wavFormat) frame(b []byte) int16 {
 	}
 	return clamp16(sum / float64(f.channels))
 }
-
-// EncodeWAV writes samples as a mono 16-bit PCM RIFF/WAVE file at rate Hz.
-func EncodeWAV(w io.Writer, samples []int16, rate int) error {
-	data := uint32(2 * len(samples))
-	hdr := make([]byte, 44, 44+2*len(samples))
-	copy(hdr[0:], "RIFF")
-	binary.LittleEndian.PutUint32(hdr[4:], 36+data)
-	copy(hdr[8:], "WAVEfmt ")
-	binary.LittleEndian.PutUint32(hdr[16:], 16)
-	binary.LittleEndian.PutUint16(hdr[20:], wavFormatPCM)
-	binary.LittleEndian.PutUint16(hdr[22:], 1)
-	binary.LittleEndian.PutUint32(hdr[24:], uint32(rate))
-	binary.LittleEndian.PutUint32(hdr[28:], uint32(2*rate))
-	binary.LittleEndian.PutUint16(hdr[32:], 2)
-	binary.LittleEndian.PutUint16(hdr[34:], 16)
-	copy(hdr[36:], "data")
-	binary.LittleEndian.PutUint32(hdr[40:], data)
-	b := hdr
-	for _, s := range samples {
-		b = binary.LittleEndian.AppendUint16(b, uint16(s))
-	}
-	if _, err := w.Write(b); err != nil {
-		return fmt.Errorf("encode wav: %w", err)
-	}
-	return nil
-}
