@@ -1,5 +1,10 @@
 package narrator
 
+import (
+	"maps"
+	"time"
+)
+
 // AudioUpdate holds the fields of an update to an audio; a nil field means
 // "keep the stored value". Metadata is replaced as a whole, and only when
 // MetadataSet is true, so that "metadata omitted" (keep) differs from
@@ -15,4 +20,129 @@ type AudioUpdate struct {
 	// map then clears it.
 	Metadata    map[string]string
 	MetadataSet bool
+}
+
+// Replacement returns the update that a create with a's external ID makes
+// to the live audio already holding it: every article field (title, body,
+// author, article_url and metadata) is replaced, the external ID is kept.
+func (a *Audio) Replacement() AudioUpdate {
+	title, body, author, articleURL := a.Title, a.Body, a.Author, a.ArticleURL
+	return AudioUpdate{
+		Title: &title, Body: &body, Author: &author, ArticleURL: &articleURL,
+		Metadata: a.Metadata, MetadataSet: true,
+	}
+}
+
+// UpdatePlan is what applying an update to a stored audio comes to. Stores
+// persist Next as it is and enqueue a synthesis of Next.Revision when
+// Respeak is set.
+type UpdatePlan struct {
+	// Next is the audio after the update, validated, with UpdatedAt moved
+	// if anything changed.
+	Next Audio
+	// Changed reports whether anything stored differs; when false, nothing
+	// is to be written.
+	Changed bool
+	// Respeak reports whether what is spoken changed: Next is then
+	// unprocessed at a new revision, without an error, and needs new speech.
+	// Its media keep their keys until the new speech is published.
+	Respeak bool
+	// ExternalIDChanged reports whether Next takes a new, non-empty external
+	// ID, which the store must check is free among the project's live audios.
+	ExternalIDChanged bool
+}
+
+// PlanUpdate applies u to cur, a live audio as stored, at time now. It is the
+// one rule every store follows for updates: nil fields keep their values,
+// the merged audio must be valid, and only a change to the title, body or
+// author needs new speech. It returns an EINVALID *Error if the result is not
+// valid.
+func PlanUpdate(cur *Audio, u AudioUpdate, now time.Time) (UpdatePlan, error) {
+	next := *cur
+	next.Media = append([]Media(nil), cur.Media...)
+	for _, f := range []struct {
+		dst *string
+		src *string
+	}{
+		{&next.Title, u.Title}, {&next.Body, u.Body}, {&next.Author, u.Author},
+		{&next.ArticleURL, u.ArticleURL}, {&next.ExternalID, u.ExternalID},
+	} {
+		if f.src != nil {
+			*f.dst = *f.src
+		}
+	}
+	if u.MetadataSet {
+		next.Metadata = maps.Clone(u.Metadata)
+		if next.Metadata == nil {
+			next.Metadata = map[string]string{}
+		}
+	}
+	if err := next.Validate(); err != nil {
+		return UpdatePlan{}, err
+	}
+	plan := UpdatePlan{Respeak: !cur.SpokenEqual(&next)}
+	plan.Changed = plan.Respeak || next.ExternalID != cur.ExternalID || next.ArticleURL != cur.ArticleURL ||
+		!maps.Equal(next.Metadata, cur.Metadata)
+	if !plan.Changed {
+		plan.Next = *cur
+		return plan, nil
+	}
+	plan.ExternalIDChanged = next.ExternalID != cur.ExternalID && next.ExternalID != ""
+	next.UpdatedAt = now
+	if plan.Respeak {
+		next.Resynthesize(now)
+	}
+	plan.Next = next
+	return plan, nil
+}
+
+// Resynthesize marks a as needing new speech at time now: unprocessed, at
+// the next revision, without an error. Stores enqueue a SynthesizeJob for
+// the new revision in the same transaction. Its media keep their keys until
+// the new speech is published, so listeners hear the old version meanwhile.
+func (a *Audio) Resynthesize(now time.Time) {
+	a.State, a.Error, a.Revision, a.UpdatedAt = StateUnprocessed, "", a.Revision+1, now
+}
+
+// MediaKeys returns the keys of the audio's published media files.
+func (a *Audio) MediaKeys() []string {
+	var keys []string
+	for _, m := range a.Media {
+		if m.Key != "" {
+			keys = append(keys, m.Key)
+		}
+	}
+	return keys
+}
+
+// PlanPublish checks that the given revision of a, as stored with its media,
+// may be published with keys (content type → key), and returns the keys it
+// replaces, which the store enqueues for deletion. It returns an ECONFLICT
+// *Error, and nothing may be written, if a is deleted, at another revision,
+// or already processed at this revision: a result is published once, and a
+// stale or duplicate rendering is discarded by its worker. Keys for content
+// types a has no media of, or empty keys, are an EINVALID *Error.
+func PlanPublish(a *Audio, revision int, keys map[string]string) (replaced []string, err error) {
+	switch {
+	case a.Deleted:
+		return nil, Errorf(ECONFLICT, "audio %d is deleted", a.ID)
+	case a.Revision != revision:
+		return nil, Errorf(ECONFLICT, "audio %d is at revision %d", a.ID, a.Revision)
+	case a.State == StateProcessed:
+		return nil, Errorf(ECONFLICT, "audio %d revision %d is already published", a.ID, revision)
+	}
+	for ct, key := range keys {
+		if _, ok := a.MediaOf(ct); !ok {
+			return nil, Errorf(EINVALID, "audio %d has no %q media", a.ID, ct)
+		}
+		if key == "" {
+			return nil, Errorf(EINVALID, "empty key for %s media", ct)
+		}
+	}
+	for _, m := range a.Media {
+		if key, ok := keys[m.ContentType]; ok && key != m.Key && m.Key != "" {
+			replaced = append(replaced, m.Key)
+		}
+	}
+	return replaced, nil
 }

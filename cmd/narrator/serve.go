@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -30,7 +31,7 @@ import (
 var (
 	_ httpapi.Store        = (*sqlite.Store)(nil)
 	_ jobs.Store           = (*sqlite.Store)(nil)
-	_ sqlite.Enqueuer      = (*jobs.Queue)(nil)
+	_ sqlite.JobInserter   = (*jobs.Queue[*sql.Tx])(nil)
 	_ pipeline.MediaWriter = (*localfs.Store)(nil)
 	_ jobs.MediaDeleter    = (*localfs.Store)(nil)
 	_ mediaserve.Opener    = (*localfs.Store)(nil)
@@ -77,11 +78,24 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, e *env) 
 		return fmt.Errorf("create scratch directory: %w", err)
 	}
 
-	st, err := openStore(ctx, cfg.DataDir)
+	var queue *jobs.Queue[*sql.Tx]
+	st, err := sqlite.Open(ctx, cfg.DBPath(), sqlite.Options{
+		Jobs: func(db *sql.DB) (sqlite.JobInserter, error) {
+			var err error
+			queue, err = jobs.NewSQLite(db, jobs.Config{Logger: logger, Work: true, SynthesisWorkers: cfg.SynthesisJobs})
+			return queue, err
+		},
+	})
 	if err != nil {
-		return err
+		return fmt.Errorf("open database: %w", err)
 	}
 	defer st.Close()
+	if err := st.Migrate(ctx); err != nil {
+		return fmt.Errorf("migrate database: %w", err)
+	}
+	if err := jobs.MigrateSQLite(ctx, st.DB()); err != nil {
+		return err
+	}
 	media, err := localfs.New(cfg.MediaDir())
 	if err != nil {
 		return fmt.Errorf("open media directory: %w", err)
@@ -108,14 +122,9 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, e *env) 
 		Logger:     logger,
 	})
 	purger := jobs.NewDeleteMediaWorker(media)
-	queue, err := jobs.New(st.DB(),
-		jobs.NewSynthesizeWorker(st, pipe, media, logger),
-		purger,
-		jobs.Config{Logger: logger, SynthesisWorkers: cfg.SynthesisJobs})
-	if err != nil {
+	if err := st.ReleaseSynthesisLeases(ctx); err != nil {
 		return err
 	}
-	st.SetEnqueuer(queue)
 	if n, err := queue.RecoverInterrupted(ctx); err != nil {
 		return err
 	} else if n > 0 {
@@ -142,7 +151,10 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, e *env) 
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 
-	if err := queue.Start(ctx); err != nil {
+	if err := queue.Start(ctx, jobs.Workers{
+		Synthesize:  jobs.NewSynthesizeWorker(st, pipe, media, jobs.SynthesizeConfig{Logger: logger}),
+		DeleteMedia: purger,
+	}); err != nil {
 		srv.Close()
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,7 +19,10 @@ func openStore(ctx context.Context, dataDir string) (*sqlite.Store, error) {
 	if err := os.MkdirAll(dataDir, 0o750); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
-	st, err := sqlite.Open(ctx, config.DBPath(dataDir), sqlite.Options{})
+	// Commands enqueue jobs (re-synthesis) for a server to work.
+	st, err := sqlite.Open(ctx, config.DBPath(dataDir), sqlite.Options{
+		Jobs: func(db *sql.DB) (sqlite.JobInserter, error) { return jobs.NewSQLite(db, jobs.Config{}) },
+	})
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
@@ -26,18 +30,10 @@ func openStore(ctx context.Context, dataDir string) (*sqlite.Store, error) {
 		st.Close()
 		return nil, fmt.Errorf("migrate database: %w", err)
 	}
-	if err := jobs.Migrate(ctx, st.DB()); err != nil {
+	if err := jobs.MigrateSQLite(ctx, st.DB()); err != nil {
 		st.Close()
 		return nil, err
 	}
-	// Commands enqueue jobs (re-synthesis) for a server to work; serve
-	// replaces this with its working queue.
-	q, err := jobs.NewInsertOnly(st.DB(), nil)
-	if err != nil {
-		st.Close()
-		return nil, err
-	}
-	st.SetEnqueuer(q)
 	return st, nil
 }
 

@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -33,7 +34,9 @@ type testBundle struct {
 func setup(t *testing.T) *testBundle {
 	t.Helper()
 	ctx := t.Context()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "test.db"), sqlite.Options{})
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "test.db"), sqlite.Options{
+		Jobs: func(db *sql.DB) (sqlite.JobInserter, error) { return jobs.NewSQLite(db, jobs.Config{}) },
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,14 +44,9 @@ func setup(t *testing.T) *testBundle {
 	if err := st.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := jobs.Migrate(ctx, st.DB()); err != nil {
+	if err := jobs.MigrateSQLite(ctx, st.DB()); err != nil {
 		t.Fatal(err)
 	}
-	q, err := jobs.New(st.DB(), jobs.NewSynthesizeWorker(st, nil, nil, nil), jobs.NewDeleteMediaWorker(nil), jobs.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st.SetEnqueuer(q)
 	srv := httptest.NewServer(httpapi.NewServer(httpapi.Deps{
 		Store:    st,
 		MediaURL: func(key string) string { return "https://media.test/media/" + key },

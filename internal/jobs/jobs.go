@@ -1,6 +1,6 @@
-// Package jobs runs Narrator's background work on River: synthesising
-// audios and deleting media that is no longer referenced. It is the only
-// package that imports River.
+// Package jobs runs Narrator's background work on River, on SQLite or
+// PostgreSQL: synthesising audios and deleting media that is no longer
+// referenced. It is the only package that imports River.
 package jobs
 
 import (
@@ -12,11 +12,16 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
 	"github.com/riverqueue/river/rivertype"
+
+	"github.com/narrator/narrator"
 )
 
 // Queue names. Synthesis has its own queue so that a burst of deletions never
@@ -26,28 +31,27 @@ const (
 	queueMedia      = "media"
 )
 
-// SynthesizeArgs asks for one revision of an audio to be turned into speech.
+// SynthesizeArgs is narrator.SynthesizeJob as River stores it.
 type SynthesizeArgs struct {
 	AudioID  int64 `json:"audio_id"`
 	Revision int   `json:"revision"`
 }
 
 // Kind implements river.JobArgs.
-func (SynthesizeArgs) Kind() string { return "synthesize_audio" }
+func (SynthesizeArgs) Kind() string { return narrator.SynthesizeJob{}.JobKind() }
 
 // InsertOpts implements river.JobArgsWithInsertOpts.
 func (SynthesizeArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: queueSynthesize}
 }
 
-// DeleteMediaArgs asks for media objects, and everything stored beside them
-// under the same token, to be deleted.
+// DeleteMediaArgs is narrator.DeleteMediaJob as River stores it.
 type DeleteMediaArgs struct {
 	Keys []string `json:"keys"`
 }
 
 // Kind implements river.JobArgs.
-func (DeleteMediaArgs) Kind() string { return "delete_media" }
+func (DeleteMediaArgs) Kind() string { return narrator.DeleteMediaJob{}.JobKind() }
 
 // InsertOpts implements river.JobArgsWithInsertOpts.
 func (DeleteMediaArgs) InsertOpts() river.InsertOpts {
@@ -57,6 +61,9 @@ func (DeleteMediaArgs) InsertOpts() river.InsertOpts {
 // Config sets up the queue.
 type Config struct {
 	Logger *slog.Logger
+	// Work makes the queue work jobs (roles all and worker). A queue that
+	// does not work only inserts them (role api, and command-line tools).
+	Work bool
 	// SynthesisWorkers is how many audios are synthesised at once. Each one
 	// already spreads its sentences over every core, so a small number keeps
 	// the machine busy without making every audio wait longer.
@@ -66,9 +73,18 @@ type Config struct {
 	// RetryDelays are the waits before the second, third, ... attempt; the
 	// last one repeats.
 	RetryDelays []time.Duration
-	// JobTimeout bounds one synthesis attempt. The largest article takes a
-	// few minutes on two cores; a hung attempt must not hold a worker forever.
-	JobTimeout time.Duration
+	// RescueAfter is how long a job may run before River's rescuer takes it
+	// to have died with its node and makes it available to another one. A
+	// rescued job that is in fact still running meets its twin's lease and
+	// waits (see SynthesizeWorker), so this bounds how long an audio stays
+	// stuck after a node dies, not how long a synthesis may take. Default:
+	// 2 minutes.
+	RescueAfter time.Duration
+	// PollInterval is how often an idle worker looks for new jobs. On SQLite,
+	// which has no LISTEN/NOTIFY, it is the delay between a create and its
+	// first word; on PostgreSQL new jobs are announced at once and polling is
+	// only a fallback. Default: 200 ms.
+	PollInterval time.Duration
 }
 
 func (c *Config) setDefaults() {
@@ -84,21 +100,42 @@ func (c *Config) setDefaults() {
 	if len(c.RetryDelays) == 0 {
 		c.RetryDelays = []time.Duration{5 * time.Second, 15 * time.Second, 30 * time.Second, time.Minute}
 	}
-	if c.JobTimeout == 0 {
-		c.JobTimeout = 20 * time.Minute
+	if c.RescueAfter == 0 {
+		c.RescueAfter = 2 * time.Minute
+	}
+	if c.PollInterval == 0 {
+		c.PollInterval = 200 * time.Millisecond
 	}
 }
 
-// Queue is a River client on a SQLite database.
-type Queue struct {
-	client *river.Client[*sql.Tx]
-	driver *riversqlite.Driver
-	logger *slog.Logger
+// Queue is a River client on the database of a store. TTx is the
+// transaction type of the River driver: *sql.Tx on SQLite, pgx.Tx on
+// PostgreSQL.
+type Queue[TTx any] struct {
+	client  *river.Client[TTx]
+	workers *river.Workers // nil for a queue that only inserts
+	exec    riverdriver.Executor
+	logger  *slog.Logger
 }
 
-// Migrate brings River's own tables up to date.
-func Migrate(ctx context.Context, db *sql.DB) error {
-	m, err := rivermigrate.New(riversqlite.New(db), &rivermigrate.Config{Logger: slog.New(slog.DiscardHandler)})
+// Workers are the workers of a working queue, one per job kind.
+type Workers struct {
+	Synthesize  *SynthesizeWorker
+	DeleteMedia *DeleteMediaWorker
+}
+
+// MigrateSQLite brings River's own tables up to date on a SQLite database.
+func MigrateSQLite(ctx context.Context, db *sql.DB) error {
+	return migrate(ctx, riversqlite.New(db))
+}
+
+// MigratePostgres brings River's own tables up to date on PostgreSQL.
+func MigratePostgres(ctx context.Context, pool *pgxpool.Pool) error {
+	return migrate(ctx, riverpgxv5.New(pool))
+}
+
+func migrate[TTx any](ctx context.Context, driver riverdriver.Driver[TTx]) error {
+	m, err := rivermigrate.New(driver, &rivermigrate.Config{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return fmt.Errorf("river migrator: %w", err)
 	}
@@ -108,59 +145,59 @@ func Migrate(ctx context.Context, db *sql.DB) error {
 	return nil
 }
 
-// New returns a queue on db, which must be the SQLite store's single-writer
-// pool. synth does the synthesis work; media deletes published files.
-func New(db *sql.DB, synth *SynthesizeWorker, media *DeleteMediaWorker, cfg Config) (*Queue, error) {
-	cfg.setDefaults()
-	workers := river.NewWorkers()
-	if err := river.AddWorkerSafely(workers, synth); err != nil {
-		return nil, fmt.Errorf("add synthesize worker: %w", err)
-	}
-	if err := river.AddWorkerSafely(workers, media); err != nil {
-		return nil, fmt.Errorf("add media worker: %w", err)
-	}
-	driver := riversqlite.New(db)
-	client, err := river.NewClient(driver, &river.Config{
-		Logger:  riverLogger(cfg.Logger),
-		Workers: workers,
-		Queues: map[string]river.QueueConfig{
-			queueSynthesize: {MaxWorkers: cfg.SynthesisWorkers},
-			queueMedia:      {MaxWorkers: 2},
-		},
-		// SQLite has no LISTEN/NOTIFY: producers poll. A short interval
-		// keeps the time from create to first word small; the query is cheap.
-		FetchPollInterval: 200 * time.Millisecond,
-		FetchCooldown:     50 * time.Millisecond,
-		MaxAttempts:       cfg.MaxAttempts,
-		RetryPolicy:       retryPolicy(cfg.RetryDelays),
-		JobTimeout:        cfg.JobTimeout,
-		// A job still running this long after its start was lost with its
-		// node; another node takes it over. Single-node restarts do not wait
-		// for this: RecoverInterrupted takes them over at start.
-		RescueStuckJobsAfter: cfg.JobTimeout + 5*time.Minute,
-		// On shutdown, running jobs get this long to finish before their
-		// contexts are cancelled and they are put back in the queue.
-		SoftStopTimeout: 5 * time.Second,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("new river client: %w", err)
-	}
-	return &Queue{client: client, driver: driver, logger: cfg.Logger}, nil
+// NewSQLite returns a queue on db, which must be the SQLite store's
+// single-writer pool, so that River's transactions and the store's are
+// serialised on one connection.
+func NewSQLite(db *sql.DB, cfg Config) (*Queue[*sql.Tx], error) {
+	return newQueue(riversqlite.New(db), cfg)
 }
 
-// NewInsertOnly returns a queue that only enqueues jobs and never works
-// them: for command-line tools that change data while a server does the
-// work.
-func NewInsertOnly(db *sql.DB, logger *slog.Logger) (*Queue, error) {
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
+// NewPostgres returns a queue on a PostgreSQL pool, the store's own.
+func NewPostgres(pool *pgxpool.Pool, cfg Config) (*Queue[pgx.Tx], error) {
+	return newQueue(riverpgxv5.New(pool), cfg)
+}
+
+func newQueue[TTx any](driver riverdriver.Driver[TTx], cfg Config) (*Queue[TTx], error) {
+	cfg.setDefaults()
+	rc := &river.Config{
+		Logger: riverLogger(cfg.Logger),
+		// Stores insert jobs before Start adds the workers. InsertTx takes
+		// only the job kinds this package works, which is River's check.
+		SkipUnknownJobCheck: true,
 	}
-	driver := riversqlite.New(db)
-	client, err := river.NewClient(driver, &river.Config{Logger: riverLogger(logger)})
+	var workers *river.Workers
+	if cfg.Work {
+		// Workers are added by Start: they need the store, which needs
+		// this queue to insert jobs.
+		workers = river.NewWorkers()
+		rc.Workers = workers
+		rc.Queues = map[string]river.QueueConfig{
+			queueSynthesize: {MaxWorkers: cfg.SynthesisWorkers},
+			queueMedia:      {MaxWorkers: 2},
+		}
+		rc.FetchPollInterval = cfg.PollInterval
+		// A short cooldown keeps the time from create to first word small;
+		// the fetch query is cheap.
+		rc.FetchCooldown = min(50*time.Millisecond, cfg.PollInterval)
+		rc.MaxAttempts = cfg.MaxAttempts
+		rc.RetryPolicy = retryPolicy(cfg.RetryDelays)
+		// Each worker bounds its own jobs (Timeout methods): a synthesis of
+		// the largest article takes minutes, a media removal seconds.
+		rc.JobTimeout = -1
+		// A job still running this long after its start is taken to have
+		// died with its node, and is made available to another node.
+		// Single-node restarts do not wait for this: RecoverInterrupted
+		// takes their jobs over at start.
+		rc.RescueStuckJobsAfter = cfg.RescueAfter
+		// On shutdown, running jobs get this long to finish before their
+		// contexts are cancelled and they are put back in the queue.
+		rc.SoftStopTimeout = 5 * time.Second
+	}
+	client, err := river.NewClient(driver, rc)
 	if err != nil {
 		return nil, fmt.Errorf("new river client: %w", err)
 	}
-	return &Queue{client: client, driver: driver, logger: logger}, nil
+	return &Queue[TTx]{client: client, workers: workers, exec: driver.GetExecutor(), logger: cfg.Logger}, nil
 }
 
 // riverLogger keeps River's own chatter at warnings and above.
@@ -198,8 +235,8 @@ func (p retryPolicy) NextRetry(job *rivertype.JobRow) time.Time {
 // died available again at once. It is only safe while no other process
 // works this database, which the embedded server guarantees with a lock on
 // its data directory.
-func (q *Queue) RecoverInterrupted(ctx context.Context) (int, error) {
-	exec := q.driver.GetExecutor()
+func (q *Queue[TTx]) RecoverInterrupted(ctx context.Context) (int, error) {
+	exec := q.exec
 	stuck, err := exec.JobGetStuck(ctx, &riverdriver.JobGetStuckParams{Max: 10_000, StuckHorizon: time.Now().Add(time.Hour)})
 	if err != nil {
 		return 0, fmt.Errorf("list interrupted jobs: %w", err)
@@ -226,8 +263,18 @@ func (q *Queue) RecoverInterrupted(ctx context.Context) (int, error) {
 	return len(stuck), nil
 }
 
-// Start begins working jobs. Cancelling ctx does not stop them; call Stop.
-func (q *Queue) Start(ctx context.Context) error {
+// Start adds the workers and begins working jobs. Cancelling ctx does not
+// stop them; call Stop. A queue made without Config.Work cannot start.
+func (q *Queue[TTx]) Start(ctx context.Context, w Workers) error {
+	if q.workers == nil {
+		return errors.New("start river: this queue only inserts jobs")
+	}
+	if err := river.AddWorkerSafely(q.workers, w.Synthesize); err != nil {
+		return fmt.Errorf("add synthesize worker: %w", err)
+	}
+	if err := river.AddWorkerSafely(q.workers, w.DeleteMedia); err != nil {
+		return fmt.Errorf("add media worker: %w", err)
+	}
 	if err := q.client.Start(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("start river: %w", err)
 	}
@@ -236,28 +283,35 @@ func (q *Queue) Start(ctx context.Context) error {
 
 // Stop stops claiming jobs, gives running ones the soft-stop grace period,
 // then cancels them; cancelled jobs are put back to run on the next start.
-func (q *Queue) Stop(ctx context.Context) error {
+// Stopping a queue that did not start does nothing.
+func (q *Queue[TTx]) Stop(ctx context.Context) error {
+	if q.workers == nil {
+		return nil
+	}
 	if err := q.client.Stop(ctx); err != nil && !errors.Is(err, context.Canceled) {
 		return fmt.Errorf("stop river: %w", err)
 	}
 	return nil
 }
 
-// SynthesizeTx enqueues the synthesis of an audio revision inside tx.
-func (q *Queue) SynthesizeTx(ctx context.Context, tx *sql.Tx, audioID int64, revision int) error {
-	if _, err := q.client.InsertTx(ctx, tx, SynthesizeArgs{AudioID: audioID, Revision: revision}, nil); err != nil {
-		return fmt.Errorf("enqueue synthesis of audio %d: %w", audioID, err)
+// InsertTx enqueues job inside tx, the transaction of the change that
+// needs it. It is the one seam through which stores enqueue every kind of
+// job.
+func (q *Queue[TTx]) InsertTx(ctx context.Context, tx TTx, job narrator.Job) error {
+	var args river.JobArgs
+	switch j := job.(type) {
+	case narrator.SynthesizeJob:
+		args = SynthesizeArgs{AudioID: j.AudioID, Revision: j.Revision}
+	case narrator.DeleteMediaJob:
+		if len(j.Keys) == 0 {
+			return nil
+		}
+		args = DeleteMediaArgs{Keys: j.Keys}
+	default:
+		return fmt.Errorf("enqueue: unknown job kind %q", job.JobKind())
 	}
-	return nil
-}
-
-// DeleteMediaTx enqueues the deletion of media objects inside tx.
-func (q *Queue) DeleteMediaTx(ctx context.Context, tx *sql.Tx, keys []string) error {
-	if len(keys) == 0 {
-		return nil
-	}
-	if _, err := q.client.InsertTx(ctx, tx, DeleteMediaArgs{Keys: keys}, nil); err != nil {
-		return fmt.Errorf("enqueue media deletion: %w", err)
+	if _, err := q.client.InsertTx(ctx, tx, args, nil); err != nil {
+		return fmt.Errorf("enqueue %s: %w", job.JobKind(), err)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package jobs_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"path/filepath"
 	"strings"
@@ -49,7 +50,7 @@ type testBundle struct {
 	store  *sqlite.Store
 	media  *localfs.Store
 	render *fakeRenderer
-	queue  *jobs.Queue
+	queue  *jobs.Queue[*sql.Tx]
 	worker *jobs.SynthesizeWorker
 	audio  *narrator.Audio
 }
@@ -58,7 +59,18 @@ func setup(t *testing.T) *testBundle {
 	t.Helper()
 	ctx := t.Context()
 	dir := t.TempDir()
-	st, err := sqlite.Open(ctx, filepath.Join(dir, "db"), sqlite.Options{})
+	var queue *jobs.Queue[*sql.Tx]
+	st, err := sqlite.Open(ctx, filepath.Join(dir, "db"), sqlite.Options{
+		Jobs: func(db *sql.DB) (sqlite.JobInserter, error) {
+			var err error
+			queue, err = jobs.NewSQLite(db, jobs.Config{
+				Work:        true,
+				MaxAttempts: 3,
+				RetryDelays: []time.Duration{10 * time.Millisecond},
+			})
+			return queue, err
+		},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,23 +78,15 @@ func setup(t *testing.T) *testBundle {
 	if err := st.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := jobs.Migrate(ctx, st.DB()); err != nil {
+	if err := jobs.MigrateSQLite(ctx, st.DB()); err != nil {
 		t.Fatal(err)
 	}
 	media, err := localfs.New(filepath.Join(dir, "media"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &testBundle{store: st, media: media, render: &fakeRenderer{media: media}}
-	b.worker = jobs.NewSynthesizeWorker(st, b.render, media, nil)
-	b.queue, err = jobs.New(st.DB(), b.worker, jobs.NewDeleteMediaWorker(media), jobs.Config{
-		MaxAttempts: 3,
-		RetryDelays: []time.Duration{10 * time.Millisecond},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st.SetEnqueuer(b.queue)
+	b := &testBundle{store: st, media: media, render: &fakeRenderer{media: media}, queue: queue}
+	b.worker = jobs.NewSynthesizeWorker(st, b.render, media, jobs.SynthesizeConfig{})
 
 	acct := &narrator.Account{Name: "A"}
 	if err := st.CreateAccount(ctx, acct); err != nil {
@@ -207,7 +211,7 @@ func TestWorkFailsAtOnceOnBadArticle(t *testing.T) {
 func TestQueueRunsJobs(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	if err := b.queue.Start(t.Context()); err != nil {
+	if err := b.queue.Start(t.Context(), jobs.Workers{Synthesize: b.worker, DeleteMedia: jobs.NewDeleteMediaWorker(b.media)}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { b.queue.Stop(context.Background()) })

@@ -8,6 +8,8 @@ import (
 	"maps"
 	"path"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -23,6 +25,11 @@ type Store interface {
 	// since revision.
 	PublishAudio(ctx context.Context, audioID int64, revision int, keys map[string]string, durationMS int64) error
 	FailAudio(ctx context.Context, audioID int64, revision int, message string) error
+	// LeaseSynthesis takes or renews holder's lease on synthesising a
+	// revision; false while another holder's lease runs.
+	LeaseSynthesis(ctx context.Context, audioID int64, revision int, holder string, until time.Time) (bool, error)
+	// ReleaseSynthesis drops holder's lease, if it still holds it.
+	ReleaseSynthesis(ctx context.Context, audioID int64, holder string) error
 }
 
 // Renderer turns an audio into published media files.
@@ -38,22 +45,61 @@ type MediaDeleter interface {
 	DeletePrefix(ctx context.Context, prefix string) error
 }
 
+// SynthesizeConfig configures the synthesis worker.
+type SynthesizeConfig struct {
+	Logger *slog.Logger
+	// Node names this process in lease holders, so that logs and the
+	// database tell which node is working an audio.
+	Node string
+	// Timeout bounds one synthesis attempt. The largest article takes a few
+	// minutes on two cores; a hung attempt must not hold a worker forever.
+	// Default: 20 minutes.
+	Timeout time.Duration
+	// LeaseTTL is how long a lease lasts unless renewed; it is renewed at a
+	// third of it. A node that dies leaves its lease to run out, after
+	// which a rescued twin of its job takes the audio over. Default: 1 minute.
+	LeaseTTL time.Duration
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+}
+
 // SynthesizeWorker renders an audio revision and publishes it.
+//
+// Delivery is at least once, and in a cluster River rescues a job whose
+// node stopped answering, which can also rescue one that is only slow.
+// So each attempt first takes a lease on the audio in the database and
+// renews it while it works; a twin that finds the lease held waits for it
+// to end, and a result is published once (narrator.PlanPublish).
 type SynthesizeWorker struct {
 	river.WorkerDefaults[SynthesizeArgs]
 	store  Store
 	render Renderer
 	media  MediaDeleter
-	logger *slog.Logger
+	cfg    SynthesizeConfig
 }
 
 // NewSynthesizeWorker returns the synthesis worker.
-func NewSynthesizeWorker(store Store, render Renderer, media MediaDeleter, logger *slog.Logger) *SynthesizeWorker {
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
+func NewSynthesizeWorker(store Store, render Renderer, media MediaDeleter, cfg SynthesizeConfig) *SynthesizeWorker {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &SynthesizeWorker{store: store, render: render, media: media, logger: logger}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 20 * time.Minute
+	}
+	if cfg.LeaseTTL <= 0 {
+		cfg.LeaseTTL = time.Minute
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Node == "" {
+		cfg.Node = "node"
+	}
+	return &SynthesizeWorker{store: store, render: render, media: media, cfg: cfg}
 }
+
+// Timeout implements river.Worker.
+func (w *SynthesizeWorker) Timeout(*river.Job[SynthesizeArgs]) time.Duration { return w.cfg.Timeout }
 
 // Work implements river.Worker. Delivery is at least once, so every step is
 // idempotent: a stale or repeated job finds nothing to do.
@@ -65,12 +111,45 @@ func (w *SynthesizeWorker) Work(ctx context.Context, job *river.Job[SynthesizeAr
 		return nil
 	case err != nil:
 		return fmt.Errorf("load audio %d: %w", args.AudioID, err)
-	case a.Deleted || a.Revision != args.Revision || a.State == narrator.StateProcessed:
+	case a.Deleted || a.Revision != args.Revision || a.State != narrator.StateUnprocessed:
 		return nil
 	}
-	log := w.logger.With("audio_id", a.ID, "revision", a.Revision, "attempt", job.Attempt)
+	log := w.cfg.Logger.With("audio_id", a.ID, "revision", a.Revision, "attempt", job.Attempt)
+	holder := fmt.Sprintf("%s/job-%d/attempt-%d", w.cfg.Node, job.ID, job.Attempt)
+	ok, err := w.store.LeaseSynthesis(ctx, a.ID, a.Revision, holder, w.cfg.Now().Add(w.cfg.LeaseTTL))
+	switch {
+	case err != nil:
+		return fmt.Errorf("lease audio %d: %w", a.ID, err)
+	case !ok:
+		log.Info("another attempt holds this audio; waiting for its lease")
+		return river.JobSnooze(w.cfg.LeaseTTL)
+	}
+	defer func() {
+		if err := w.store.ReleaseSynthesis(context.WithoutCancel(ctx), a.ID, holder); err != nil {
+			log.Warn("release synthesis lease", "err", err)
+		}
+	}()
+	renderCtx, stopRender := context.WithCancel(ctx)
+	var (
+		renewing sync.WaitGroup
+		lost     atomic.Bool
+	)
+	renewing.Go(func() {
+		if !w.renew(renderCtx, a, holder, log) {
+			lost.Store(true)
+			stopRender()
+		}
+	})
 	start := time.Now()
-	keys, d, err := w.render.Render(ctx, a, p)
+	keys, d, err := w.render.Render(renderCtx, a, p)
+	stopRender()
+	renewing.Wait()
+	if lost.Load() {
+		if err == nil {
+			w.discard(context.WithoutCancel(ctx), keys, log)
+		}
+		return nil // changed, deleted, or another attempt took it over
+	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 			// The server is shutting down: put the job back untouched.
@@ -94,12 +173,36 @@ func (w *SynthesizeWorker) Work(ctx context.Context, job *river.Job[SynthesizeAr
 	if err := w.store.PublishAudio(ctx, a.ID, a.Revision, keys, d.Milliseconds()); err != nil {
 		w.discard(context.WithoutCancel(ctx), keys, log)
 		if narrator.ErrorCode(err) == narrator.ECONFLICT {
-			return nil // changed or deleted meanwhile; a newer job has it
+			return nil // changed, deleted or published meanwhile
 		}
 		return fmt.Errorf("publish audio %d: %w", a.ID, err)
 	}
 	log.Info("audio processed", "duration_ms", d.Milliseconds(), "took_ms", time.Since(start).Milliseconds())
 	return nil
+}
+
+// renew keeps holder's lease on a alive until ctx ends, and reports false
+// if the lease was lost: the audio changed or was deleted, or another
+// attempt took it over after a stall longer than the lease. A failed
+// renewal (a database hiccup) is retried at the next tick.
+func (w *SynthesizeWorker) renew(ctx context.Context, a *narrator.Audio, holder string, log *slog.Logger) bool {
+	t := time.NewTicker(w.cfg.LeaseTTL / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return true
+		case <-t.C:
+		}
+		ok, err := w.store.LeaseSynthesis(ctx, a.ID, a.Revision, holder, w.cfg.Now().Add(w.cfg.LeaseTTL))
+		switch {
+		case err != nil && ctx.Err() == nil:
+			log.Warn("renew synthesis lease", "err", err)
+		case err == nil && !ok:
+			log.Info("synthesis lease lost; stopping this attempt")
+			return false
+		}
+	}
 }
 
 // discard deletes files that were rendered but will not be published.
@@ -134,6 +237,12 @@ type DeleteMediaWorker struct {
 // NewDeleteMediaWorker returns the media deletion worker.
 func NewDeleteMediaWorker(media MediaDeleter) *DeleteMediaWorker {
 	return &DeleteMediaWorker{media: media}
+}
+
+// Timeout implements river.Worker: deleting a few files is quick, and a
+// stuck store must not hold a worker forever.
+func (w *DeleteMediaWorker) Timeout(*river.Job[DeleteMediaArgs]) time.Duration {
+	return 5 * time.Minute
 }
 
 // Work implements river.Worker. Deleting is idempotent.

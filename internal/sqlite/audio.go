@@ -159,6 +159,17 @@ func loadMedia(ctx context.Context, tx *sql.Tx, audios ...*narrator.Audio) error
 
 const projectExistsSQL = `SELECT COUNT(*) FROM projects WHERE id = ?`
 
+const addAudioCountSQL = `UPDATE projects SET audio_count = audio_count + ? WHERE id = ?`
+
+// addAudioCount moves a project's count of live audios by delta, in the
+// transaction that creates or deletes them.
+func addAudioCount(ctx context.Context, tx *sql.Tx, projectID int64, delta int) error {
+	if _, err := tx.ExecContext(ctx, addAudioCountSQL, delta, projectID); err != nil {
+		return fmt.Errorf("count audios of project %d: %w", projectID, err)
+	}
+	return nil
+}
+
 const insertAudioSQL = `
 INSERT INTO audios (project_id, external_id, title, body, author, article_url, metadata,
 	state, error, revision, duration_ms, created_at, updated_at)
@@ -214,11 +225,7 @@ func (s *Store) createAudio(ctx context.Context, tx *sql.Tx, a *narrator.Audio) 
 			if err := loadMedia(ctx, tx, cur); err != nil {
 				return nil, false, err
 			}
-			title, body, author, articleURL := a.Title, a.Body, a.Author, a.ArticleURL
-			got, err := s.updateAudio(ctx, tx, cur, narrator.AudioUpdate{
-				Title: &title, Body: &body, Author: &author, ArticleURL: &articleURL,
-				Metadata: a.Metadata, MetadataSet: true,
-			})
+			got, err := s.updateAudio(ctx, tx, cur, a.Replacement())
 			return got, false, err
 		case narrator.ErrorCode(err) != narrator.ENOTFOUND:
 			return nil, false, err
@@ -251,12 +258,11 @@ func (s *Store) createAudio(ctx context.Context, tx *sql.Tx, a *narrator.Audio) 
 	if got.Media, err = insertMedia(ctx, tx, id); err != nil {
 		return nil, false, err
 	}
-	enq, err := s.getEnqueuer()
-	if err != nil {
+	if err := addAudioCount(ctx, tx, a.ProjectID, 1); err != nil {
 		return nil, false, err
 	}
-	if err := enq.SynthesizeTx(ctx, tx, id, got.Revision); err != nil {
-		return nil, false, fmt.Errorf("enqueue synthesis of audio %d: %w", id, err)
+	if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: id, Revision: got.Revision}); err != nil {
+		return nil, false, err
 	}
 	return &got, true, nil
 }
@@ -341,36 +347,15 @@ UPDATE audios SET external_id = ?, title = ?, body = ?, author = ?, article_url 
 	state = ?, error = ?, revision = ?, updated_at = ?
 WHERE id = ?`
 
-// updateAudio applies u to cur, a live audio with its media loaded, and
-// returns the result.
+// updateAudio applies u to cur, a live audio with its media loaded, as
+// narrator.PlanUpdate decides, and returns the result.
 func (s *Store) updateAudio(ctx context.Context, tx *sql.Tx, cur *narrator.Audio, u narrator.AudioUpdate) (*narrator.Audio, error) {
-	next := *cur
-	for _, f := range []struct {
-		dst *string
-		src *string
-	}{
-		{&next.Title, u.Title}, {&next.Body, u.Body}, {&next.Author, u.Author},
-		{&next.ArticleURL, u.ArticleURL}, {&next.ExternalID, u.ExternalID},
-	} {
-		if f.src != nil {
-			*f.dst = *f.src
-		}
+	plan, err := narrator.PlanUpdate(cur, u, s.now())
+	if err != nil || !plan.Changed {
+		return &plan.Next, err
 	}
-	if u.MetadataSet {
-		next.Metadata = maps.Clone(u.Metadata)
-		if next.Metadata == nil {
-			next.Metadata = map[string]string{}
-		}
-	}
-	if err := next.Validate(); err != nil {
-		return nil, err
-	}
-	spoken := !cur.SpokenEqual(&next)
-	if !spoken && next.ExternalID == cur.ExternalID && next.ArticleURL == cur.ArticleURL &&
-		maps.Equal(next.Metadata, cur.Metadata) {
-		return cur, nil
-	}
-	if next.ExternalID != cur.ExternalID && next.ExternalID != "" {
+	next := &plan.Next
+	if plan.ExternalIDChanged {
 		other, err := findAudioByExternalID(ctx, tx, cur.ProjectID, next.ExternalID)
 		switch {
 		case err == nil:
@@ -378,10 +363,6 @@ func (s *Store) updateAudio(ctx context.Context, tx *sql.Tx, cur *narrator.Audio
 		case narrator.ErrorCode(err) != narrator.ENOTFOUND:
 			return nil, err
 		}
-	}
-	next.UpdatedAt = s.now()
-	if spoken {
-		next.State, next.Error, next.Revision = narrator.StateUnprocessed, "", cur.Revision+1
 	}
 	meta, err := encodeMetadata(next.Metadata)
 	if err != nil {
@@ -392,16 +373,12 @@ func (s *Store) updateAudio(ctx context.Context, tx *sql.Tx, cur *narrator.Audio
 		next.ID); err != nil {
 		return nil, formatError(err, "audio")
 	}
-	if spoken {
-		enq, err := s.getEnqueuer()
-		if err != nil {
+	if plan.Respeak {
+		if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: next.ID, Revision: next.Revision}); err != nil {
 			return nil, err
 		}
-		if err := enq.SynthesizeTx(ctx, tx, next.ID, next.Revision); err != nil {
-			return nil, fmt.Errorf("enqueue synthesis of audio %d revision %d: %w", next.ID, next.Revision, err)
-		}
 	}
-	return &next, nil
+	return next, nil
 }
 
 const deleteAudioSQL = `UPDATE audios SET deleted_at = ? WHERE id = ?`
@@ -422,19 +399,12 @@ func (s *Store) DeleteAudio(ctx context.Context, projectID int64, ref string) (*
 	if _, err := tx.ExecContext(ctx, deleteAudioSQL, micros(s.now()), a.ID); err != nil {
 		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
 	}
-	var keys []string
-	for _, m := range a.Media {
-		if m.Key != "" {
-			keys = append(keys, m.Key)
-		}
+	if err := addAudioCount(ctx, tx, a.ProjectID, -1); err != nil {
+		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
 	}
-	if len(keys) > 0 {
-		enq, err := s.getEnqueuer()
-		if err != nil {
+	if keys := a.MediaKeys(); len(keys) > 0 {
+		if err := s.enqueue(ctx, tx, narrator.DeleteMediaJob{Keys: keys}); err != nil {
 			return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
-		}
-		if err := enq.DeleteMediaTx(ctx, tx, keys); err != nil {
-			return nil, fmt.Errorf("delete audio %d: enqueue media removal: %w", a.ID, err)
 		}
 	}
 	if err := tx.Commit(); err != nil {
@@ -512,15 +482,17 @@ func (s *Store) AudioForSynthesis(ctx context.Context, audioID int64) (*narrator
 const setMediaKeySQL = `UPDATE media SET key = ? WHERE id = ?`
 
 const publishAudioSQL = `
-UPDATE audios SET state = 'processed', error = '', duration_ms = ?, updated_at = ?
+UPDATE audios SET state = 'processed', error = '', duration_ms = ?, updated_at = ?,
+	lease_holder = NULL, lease_revision = NULL, lease_until = NULL
 WHERE id = ?`
 
 // PublishAudio records the published media of one revision of an audio: it
 // sets each media's key (keys maps content type to key), marks the audio
-// processed with its duration, and enqueues the removal of the keys it
-// replaced, all in one transaction. It returns ECONFLICT, changing nothing,
-// if the audio is deleted or at another revision: the caller then discards
-// its files. It returns ENOTFOUND if the audio does not exist.
+// processed with its duration, releases its synthesis lease, and enqueues
+// the removal of the keys it replaced, all in one transaction. It returns
+// ECONFLICT, changing nothing, if the audio is deleted, at another revision
+// or already processed at this one (narrator.PlanPublish): the caller then
+// discards its files. It returns ENOTFOUND if the audio does not exist.
 func (s *Store) PublishAudio(ctx context.Context, audioID int64, revision int, keys map[string]string, durationMS int64) error {
 	tx, err := s.beginWrite(ctx)
 	if err != nil {
@@ -541,53 +513,34 @@ func (s *Store) publishAudio(ctx context.Context, tx *sql.Tx, audioID int64, rev
 	if err != nil {
 		return err
 	}
-	switch {
-	case a.Deleted:
-		return narrator.Errorf(narrator.ECONFLICT, "audio %d is deleted", audioID)
-	case a.Revision != revision:
-		return narrator.Errorf(narrator.ECONFLICT, "audio %d is at revision %d", audioID, a.Revision)
-	}
 	if err := loadMedia(ctx, tx, a); err != nil {
 		return err
 	}
-	for ct, key := range keys {
-		if _, ok := a.MediaOf(ct); !ok {
-			return fmt.Errorf("audio has no %q media", ct)
-		}
-		if key == "" {
-			return fmt.Errorf("empty key for %s media", ct)
-		}
+	replaced, err := narrator.PlanPublish(a, revision, keys)
+	if err != nil {
+		return err
 	}
-	var old []string
 	for _, m := range a.Media {
-		key, ok := keys[m.ContentType]
-		if !ok || key == m.Key {
-			continue
-		}
-		if m.Key != "" {
-			old = append(old, m.Key)
-		}
-		if _, err := tx.ExecContext(ctx, setMediaKeySQL, key, m.ID); err != nil {
-			return fmt.Errorf("set %s key: %w", m.ContentType, err)
+		if key, ok := keys[m.ContentType]; ok && key != m.Key {
+			if _, err := tx.ExecContext(ctx, setMediaKeySQL, key, m.ID); err != nil {
+				return fmt.Errorf("set %s key: %w", m.ContentType, err)
+			}
 		}
 	}
 	if _, err := tx.ExecContext(ctx, publishAudioSQL, durationMS, micros(s.now()), audioID); err != nil {
 		return err
 	}
-	if len(old) > 0 {
-		enq, err := s.getEnqueuer()
-		if err != nil {
-			return err
-		}
-		if err := enq.DeleteMediaTx(ctx, tx, old); err != nil {
-			return fmt.Errorf("enqueue removal of replaced media: %w", err)
+	if len(replaced) > 0 {
+		if err := s.enqueue(ctx, tx, narrator.DeleteMediaJob{Keys: replaced}); err != nil {
+			return fmt.Errorf("remove replaced media: %w", err)
 		}
 	}
 	return nil
 }
 
 const failAudioSQL = `
-UPDATE audios SET state = 'failed', error = ?, updated_at = ?
+UPDATE audios SET state = 'failed', error = ?, updated_at = ?,
+	lease_holder = NULL, lease_revision = NULL, lease_until = NULL
 WHERE id = ? AND revision = ? AND deleted_at IS NULL AND state <> 'processed'`
 
 const audioExistsSQL = `SELECT COUNT(*) FROM audios WHERE id = ?`

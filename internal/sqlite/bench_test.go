@@ -16,7 +16,7 @@ var benchBody = strings.Repeat("The quick brown fox jumps over the lazy dog agai
 // mustBenchProject returns a store with an account and a project.
 func mustBenchProject(tb testing.TB) (*Store, *narrator.Project) {
 	tb.Helper()
-	s := mustOpen(tb, Options{Enqueuer: recorderEnqueuer{&storetest.Recorder{}}})
+	s := mustOpen(tb, withJobs(recorderJobs{&storetest.Recorder{}}))
 	acc := &narrator.Account{Name: "Acme"}
 	if err := s.CreateAccount(tb.Context(), acc); err != nil {
 		tb.Fatal(err)

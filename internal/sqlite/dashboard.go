@@ -24,7 +24,14 @@ const searchAudiosSQL = `SELECT ` + audioColumns + audioFilterSQL + `
 ORDER BY created_at DESC, id DESC
 LIMIT ? OFFSET ?`
 
-const countAudiosSQL = `SELECT COUNT(*)` + audioFilterSQL
+// MaxSearchCount bounds how many matches SearchAudios counts for a search
+// or period filter, so that a search in a large archive stays fast.
+const MaxSearchCount = 10_000
+
+// countAudiosSQL counts matches up to MaxSearchCount.
+const countAudiosSQL = `SELECT COUNT(*) FROM (SELECT 1` + audioFilterSQL + ` LIMIT 10000)`
+
+const projectAudioCountSQL = `SELECT audio_count FROM projects WHERE id = ?`
 
 // likePattern returns a LIKE pattern that matches strings containing q.
 func likePattern(q string) string {
@@ -36,8 +43,9 @@ func likePattern(q string) string {
 // after since (the zero time means all) whose title or external ID contains
 // query, ignoring the case of ASCII letters ("" matches all), newest first
 // with ties broken by descending ID, media included. It also returns how
-// many audios match in all pages. Pages start at 1; perPage must be
-// positive.
+// many audios match in all pages: exactly when nothing is filtered (the
+// project's count), and at most MaxSearchCount otherwise. Pages start at 1;
+// perPage must be positive.
 func (s *Store) SearchAudios(ctx context.Context, projectID int64, query string, since time.Time, page, perPage int) ([]*narrator.Audio, int, error) {
 	if perPage <= 0 {
 		return nil, 0, narrator.Errorf(narrator.EINVALID, "per_page must be positive")
@@ -58,7 +66,11 @@ func (s *Store) SearchAudios(ctx context.Context, projectID int64, query string,
 	}
 	defer tx.Rollback()
 	var total int
-	if err := tx.QueryRowContext(ctx, countAudiosSQL, args...).Scan(&total); err != nil {
+	count, countArgs := countAudiosSQL, args
+	if query == "" && since.IsZero() {
+		count, countArgs = projectAudioCountSQL, []any{projectID}
+	}
+	if err := tx.QueryRowContext(ctx, count, countArgs...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("search audios of project %d: count: %w", projectID, err)
 	}
 	audios := []*narrator.Audio{}

@@ -22,7 +22,7 @@ type dashFixture struct {
 func newDashFixture(t *testing.T) *dashFixture {
 	t.Helper()
 	f := &dashFixture{rec: &storetest.Recorder{}, now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
-	f.store = mustOpen(t, Options{Enqueuer: recorderEnqueuer{f.rec}})
+	f.store = mustOpen(t, withJobs(recorderJobs{f.rec}))
 	f.store.Now = func() time.Time { return f.now }
 	f.account = &narrator.Account{Name: "Acme"}
 	if err := f.store.CreateAccount(t.Context(), f.account); err != nil {

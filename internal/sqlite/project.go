@@ -44,10 +44,10 @@ func (s *Store) CreateProject(ctx context.Context, p *narrator.Project) error {
 	return nil
 }
 
-// projectColumns are the columns scanProject reads, with the live audio
-// count last.
+// projectColumns are the columns scanProject reads. audio_count is kept by
+// the writes that create and delete audios, so no read counts them.
 const projectColumns = `p.id, p.account_id, p.title, p.type, p.language, p.url, p.title_voice, p.body_voice, p.created_at,
-	(SELECT COUNT(*) FROM audios a WHERE a.project_id = p.id AND a.deleted_at IS NULL)`
+	p.audio_count`
 
 func scanProject(sc interface{ Scan(...any) error }) (*narrator.Project, error) {
 	var p narrator.Project

@@ -143,20 +143,15 @@ const resynthesizeSQL = `
 UPDATE audios SET state = 'unprocessed', error = '', revision = ?, updated_at = ?
 WHERE id = ?`
 
-// resynthesize makes a live audio unprocessed at a new revision and
-// enqueues its synthesis, inside tx. Its media keep their keys until the
-// new result is published.
+// resynthesize makes a live audio unprocessed at a new revision
+// (narrator.Audio.Resynthesize) and enqueues its synthesis, inside tx.
 func (s *Store) resynthesize(ctx context.Context, tx *sql.Tx, a *narrator.Audio) error {
-	enq, err := s.getEnqueuer()
-	if err != nil {
-		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
-	}
-	a.State, a.Error, a.Revision, a.UpdatedAt = narrator.StateUnprocessed, "", a.Revision+1, s.now()
+	a.Resynthesize(s.now())
 	if _, err := tx.ExecContext(ctx, resynthesizeSQL, a.Revision, micros(a.UpdatedAt), a.ID); err != nil {
 		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
 	}
-	if err := enq.SynthesizeTx(ctx, tx, a.ID, a.Revision); err != nil {
-		return fmt.Errorf("resynthesize audio %d: enqueue revision %d: %w", a.ID, a.Revision, err)
+	if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: a.ID, Revision: a.Revision}); err != nil {
+		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
 	}
 	return nil
 }

@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"modernc.org/sqlite"
@@ -31,21 +30,20 @@ const defaultReadConns = 4
 //go:embed migrations/*.sql
 var migrationFS embed.FS
 
-// Enqueuer inserts jobs inside the caller's transaction, so that a job exists
-// exactly when the change that needs it is committed. The jobs package
-// implements it with River's InsertTx.
-type Enqueuer interface {
-	// SynthesizeTx enqueues the synthesis of the given revision of an audio.
-	SynthesizeTx(ctx context.Context, tx *sql.Tx, audioID int64, revision int) error
-	// DeleteMediaTx enqueues the removal of media files by key.
-	DeleteMediaTx(ctx context.Context, tx *sql.Tx, keys []string) error
+// JobInserter inserts a job inside the caller's transaction, so that the
+// job exists exactly when the change that needs it is committed. It is the
+// one seam between the store and the queue, whatever the kind of job; the
+// jobs package implements it with River's InsertTx.
+type JobInserter interface {
+	InsertTx(ctx context.Context, tx *sql.Tx, job narrator.Job) error
 }
 
 // Options configures a Store.
 type Options struct {
-	// Enqueuer receives the jobs of audio writes. It may be nil at Open and
-	// set later with SetEnqueuer; writes that must enqueue fail while it is nil.
-	Enqueuer Enqueuer
+	// Jobs builds the inserter of the jobs that writes need, on the store's
+	// writer pool, during Open (River's SQLite client must share that pool).
+	// When nil, writes that need a job fail and change nothing.
+	Jobs func(writer *sql.DB) (JobInserter, error)
 	// ReadConns is the size of the read-only pool; 0 means 4.
 	ReadConns int
 }
@@ -62,9 +60,7 @@ type Store struct {
 	path   string
 	writer *sql.DB
 	reader *sql.DB
-
-	mu       sync.RWMutex
-	enqueuer Enqueuer
+	jobs   JobInserter
 }
 
 // Open opens (creating if needed) the database file at path. It does not
@@ -125,35 +121,30 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		writer.Close()
 		return nil, fmt.Errorf("open sqlite reader %s: %w", path, err)
 	}
-	return &Store{
-		Now:      time.Now,
-		path:     path,
-		writer:   writer,
-		reader:   reader,
-		enqueuer: opts.Enqueuer,
-	}, nil
+	st := &Store{Now: time.Now, path: path, writer: writer, reader: reader}
+	if opts.Jobs != nil {
+		if st.jobs, err = opts.Jobs(writer); err != nil {
+			st.Close()
+			return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+		}
+	}
+	return st, nil
 }
 
-// DB returns the writer pool, which has exactly one connection. The jobs
-// package hands it to River, so River's transactions and the store's are
+// DB returns the writer pool, which has exactly one connection, for
+// River's migrations and tests. River's transactions and the store's are
 // serialised on that one connection.
 func (s *Store) DB() *sql.DB { return s.writer }
 
-// SetEnqueuer sets the enqueuer used by later writes. River's client is built
-// from DB, so it exists only after Open.
-func (s *Store) SetEnqueuer(e Enqueuer) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.enqueuer = e
-}
-
-func (s *Store) getEnqueuer() (Enqueuer, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if s.enqueuer == nil {
-		return nil, errors.New("sqlite store has no enqueuer")
+// enqueue inserts job inside tx.
+func (s *Store) enqueue(ctx context.Context, tx *sql.Tx, job narrator.Job) error {
+	if s.jobs == nil {
+		return fmt.Errorf("enqueue %s: the sqlite store was opened without a job inserter", job.JobKind())
 	}
-	return s.enqueuer, nil
+	if err := s.jobs.InsertTx(ctx, tx, job); err != nil {
+		return fmt.Errorf("enqueue %s: %w", job.JobKind(), err)
+	}
+	return nil
 }
 
 // Close closes both pools.

@@ -15,21 +15,19 @@ import (
 	"github.com/narrator/narrator/internal/storetest"
 )
 
-// recorderEnqueuer passes jobs to a storetest.Recorder.
-type recorderEnqueuer struct{ rec *storetest.Recorder }
+// recorderJobs passes jobs to a storetest.Recorder.
+type recorderJobs struct{ rec *storetest.Recorder }
 
-func (e recorderEnqueuer) SynthesizeTx(_ context.Context, tx *sql.Tx, audioID int64, revision int) error {
+func (e recorderJobs) InsertTx(_ context.Context, tx *sql.Tx, job narrator.Job) error {
 	if tx == nil {
 		return errors.New("no transaction")
 	}
-	return e.rec.Synthesize(audioID, revision)
+	return e.rec.Record(job)
 }
 
-func (e recorderEnqueuer) DeleteMediaTx(_ context.Context, tx *sql.Tx, keys []string) error {
-	if tx == nil {
-		return errors.New("no transaction")
-	}
-	return e.rec.DeleteMedia(keys)
+// withJobs returns Options whose job inserter is j.
+func withJobs(j JobInserter) Options {
+	return Options{Jobs: func(*sql.DB) (JobInserter, error) { return j, nil }}
 }
 
 // mustOpen opens and migrates a store in a new directory.
@@ -59,7 +57,7 @@ func mustOpenPath(tb testing.TB, path string, opts Options) *Store {
 func TestStore(t *testing.T) {
 	t.Parallel()
 	storetest.Run(t, func(t *testing.T, now func() time.Time, rec *storetest.Recorder) storetest.Store {
-		s := mustOpen(t, Options{Enqueuer: recorderEnqueuer{rec}})
+		s := mustOpen(t, withJobs(recorderJobs{rec}))
 		s.Now = now
 		return s
 	})
@@ -215,27 +213,32 @@ type jobTableEnqueuer struct{ fail bool }
 
 const createTestJobsSQL = `CREATE TABLE test_jobs (id INTEGER PRIMARY KEY, kind TEXT NOT NULL, arg TEXT NOT NULL)`
 
-func (e *jobTableEnqueuer) SynthesizeTx(ctx context.Context, tx *sql.Tx, audioID int64, revision int) error {
-	if _, err := tx.ExecContext(ctx, `INSERT INTO test_jobs (kind, arg) VALUES ('synthesize', ?)`,
-		fmt.Sprintf("%d/%d", audioID, revision)); err != nil {
+func (e *jobTableEnqueuer) InsertTx(ctx context.Context, tx *sql.Tx, job narrator.Job) error {
+	switch j := job.(type) {
+	case narrator.SynthesizeJob:
+		if _, err := tx.ExecContext(ctx, `INSERT INTO test_jobs (kind, arg) VALUES ('synthesize', ?)`,
+			fmt.Sprintf("%d/%d", j.AudioID, j.Revision)); err != nil {
+			return err
+		}
+		if e.fail {
+			return errors.New("enqueue failed after insert")
+		}
+		return nil
+	case narrator.DeleteMediaJob:
+		_, err := tx.ExecContext(ctx, `INSERT INTO test_jobs (kind, arg) VALUES ('delete', ?)`, strings.Join(j.Keys, ","))
 		return err
+	default:
+		return fmt.Errorf("unknown job %T", job)
 	}
-	if e.fail {
-		return errors.New("enqueue failed after insert")
-	}
-	return nil
-}
-
-func (e *jobTableEnqueuer) DeleteMediaTx(ctx context.Context, tx *sql.Tx, keys []string) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO test_jobs (kind, arg) VALUES ('delete', ?)`, strings.Join(keys, ","))
-	return err
 }
 
 func TestJobsInSameTransaction(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	enq := &jobTableEnqueuer{}
-	s := mustOpen(t, Options{})
+	path := filepath.Join(t.TempDir(), "narrator.db")
+	bare := mustOpenPath(t, path, Options{})
+	s := mustOpenPath(t, path, withJobs(enq))
 	if _, err := s.DB().ExecContext(ctx, createTestJobsSQL); err != nil {
 		t.Fatal(err)
 	}
@@ -248,11 +251,10 @@ func TestJobsInSameTransaction(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Without an enqueuer, a create is refused.
-	if _, err := s.CreateAudio(ctx, &narrator.Audio{ProjectID: p.ID, Body: "x"}); err == nil {
-		t.Fatal("CreateAudio without an enqueuer succeeded")
+	// Without a job inserter, a create is refused.
+	if _, err := bare.CreateAudio(ctx, &narrator.Audio{ProjectID: p.ID, Body: "x"}); err == nil {
+		t.Fatal("CreateAudio without a job inserter succeeded")
 	}
-	s.SetEnqueuer(enq)
 
 	jobs := func() []string {
 		t.Helper()
@@ -306,8 +308,8 @@ func TestConcurrentWriters(t *testing.T) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "narrator.db")
 	rec := &storetest.Recorder{}
-	s1 := mustOpenPath(t, path, Options{Enqueuer: recorderEnqueuer{rec}})
-	s2 := mustOpenPath(t, path, Options{Enqueuer: recorderEnqueuer{rec}})
+	s1 := mustOpenPath(t, path, withJobs(recorderJobs{rec}))
+	s2 := mustOpenPath(t, path, withJobs(recorderJobs{rec}))
 	acc := &narrator.Account{Name: "Acme"}
 	if err := s1.CreateAccount(ctx, acc); err != nil {
 		t.Fatal(err)
@@ -359,7 +361,7 @@ func TestReopen(t *testing.T) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "narrator.db")
 	rec := &storetest.Recorder{}
-	s, err := Open(ctx, path, Options{Enqueuer: recorderEnqueuer{rec}})
+	s, err := Open(ctx, path, withJobs(recorderJobs{rec}))
 	if err != nil {
 		t.Fatal(err)
 	}

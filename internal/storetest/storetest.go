@@ -2,13 +2,15 @@
 // sqlite tests run it today; a PostgreSQL store runs the same suite.
 //
 // A store enqueues jobs inside its own transactions, with a transaction type
-// of its own, so the suite cannot hand it a fake enqueuer. Instead the
-// store's test wires a small adapter from its Enqueuer interface to the
-// Recorder that Run passes in, and the suite inspects the Recorder.
+// of its own, so the suite cannot hand it a fake job inserter. Instead the
+// store's test wires a small adapter from its JobInserter interface to the
+// Recorder that Run passes in (Recorder.Record), and the suite inspects the
+// Recorder.
 package storetest
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -40,6 +42,11 @@ type Store interface {
 	AudioForSynthesis(ctx context.Context, audioID int64) (*narrator.Audio, *narrator.Project, error)
 	PublishAudio(ctx context.Context, audioID int64, revision int, keys map[string]string, durationMS int64) error
 	FailAudio(ctx context.Context, audioID int64, revision int, message string) error
+	RegenerateAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error)
+
+	LeaseSynthesis(ctx context.Context, audioID int64, revision int, holder string, until time.Time) (bool, error)
+	ReleaseSynthesis(ctx context.Context, audioID int64, holder string) error
+	ReleaseSynthesisLeases(ctx context.Context) error
 
 	SetPronunciation(ctx context.Context, p *narrator.Pronunciation) error
 	ListPronunciations(ctx context.Context, projectID int64) ([]*narrator.Pronunciation, error)
@@ -68,27 +75,22 @@ type Recorder struct {
 	err        error
 }
 
-// Synthesize records a synthesis job and returns the error set by FailWith.
-// A failed call is not recorded.
-func (r *Recorder) Synthesize(audioID int64, revision int) error {
+// Record records a job and returns the error set by FailWith. A failed
+// call is not recorded; an unknown kind of job is an error.
+func (r *Recorder) Record(job narrator.Job) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.err != nil {
 		return r.err
 	}
-	r.synthesize = append(r.synthesize, SynthesizeCall{AudioID: audioID, Revision: revision})
-	return nil
-}
-
-// DeleteMedia records a media removal job and returns the error set by
-// FailWith. A failed call is not recorded.
-func (r *Recorder) DeleteMedia(keys []string) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.err != nil {
-		return r.err
+	switch j := job.(type) {
+	case narrator.SynthesizeJob:
+		r.synthesize = append(r.synthesize, SynthesizeCall{AudioID: j.AudioID, Revision: j.Revision})
+	case narrator.DeleteMediaJob:
+		r.deletes = append(r.deletes, slices.Clone(j.Keys))
+	default:
+		return fmt.Errorf("storetest: unknown job %T", job)
 	}
-	r.deletes = append(r.deletes, slices.Clone(keys))
 	return nil
 }
 
@@ -172,6 +174,7 @@ func Run(t *testing.T, newStore NewStoreFunc) {
 		{"Synthesis", synthesisTests},
 		{"Enqueue", enqueueTests},
 		{"Pronunciation", pronunciationTests},
+		{"Lease", leaseTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -52,7 +53,9 @@ func setup(t *testing.T, mod func(*web.Deps)) *testBundle {
 	t.Helper()
 	ctx := t.Context()
 	dir := t.TempDir()
-	st, err := sqlite.Open(ctx, filepath.Join(dir, "test.db"), sqlite.Options{})
+	st, err := sqlite.Open(ctx, filepath.Join(dir, "test.db"), sqlite.Options{
+		Jobs: func(db *sql.DB) (sqlite.JobInserter, error) { return jobs.NewSQLite(db, jobs.Config{}) },
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,14 +63,9 @@ func setup(t *testing.T, mod func(*web.Deps)) *testBundle {
 	if err := st.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := jobs.Migrate(ctx, st.DB()); err != nil {
+	if err := jobs.MigrateSQLite(ctx, st.DB()); err != nil {
 		t.Fatal(err)
 	}
-	q, err := jobs.New(st.DB(), jobs.NewSynthesizeWorker(st, nil, nil, nil), jobs.NewDeleteMediaWorker(nil), jobs.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st.SetEnqueuer(q)
 	b := &testBundle{store: st, previews: &fakePreviewer{}, dir: dir}
 	d := web.Deps{
 		Store:      st,

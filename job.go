@@ -1,0 +1,28 @@
+package narrator
+
+// Job is background work that must follow a stored change. Stores enqueue
+// it in the transaction of the change, through one seam that every job kind
+// shares, so that the job exists exactly when the change is committed. The
+// jobs package maps each kind to its queue.
+type Job interface {
+	// JobKind names the kind of work, for logs and errors.
+	JobKind() string
+}
+
+// SynthesizeJob asks for one revision of an audio to be turned into speech.
+type SynthesizeJob struct {
+	AudioID  int64
+	Revision int
+}
+
+// JobKind implements Job.
+func (SynthesizeJob) JobKind() string { return "synthesize_audio" }
+
+// DeleteMediaJob asks for media files, and everything stored beside them
+// under the same token, to be deleted.
+type DeleteMediaJob struct {
+	Keys []string
+}
+
+// JobKind implements Job.
+func (DeleteMediaJob) JobKind() string { return "delete_media" }
