@@ -9,14 +9,13 @@ import (
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/config"
-	"github.com/narrator/narrator/internal/sqlite"
 )
 
 const accountsUsage = `Usage:
-  narrator accounts create --data DIR --name NAME
-  narrator accounts keys create --data DIR --account ID
-  narrator accounts keys list   --data DIR --account ID
-  narrator accounts keys revoke --data DIR --account ID --key KEY_ID|PREFIX|KEY`
+  narrator accounts create [--data DIR|--database URL] --name NAME
+  narrator accounts keys create [--data DIR|--database URL] --account ID
+  narrator accounts keys list   [--data DIR|--database URL] --account ID
+  narrator accounts keys revoke [--data DIR|--database URL] --account ID --key KEY_ID|PREFIX|KEY`
 
 func runAccounts(ctx context.Context, e *env, args []string) error {
 	if len(args) == 0 {
@@ -47,8 +46,8 @@ func runAccounts(ctx context.Context, e *env, args []string) error {
 }
 
 func runAccountsCreate(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "accounts create", "accounts create --data DIR --name NAME")
-	data := config.DataFlag(fs, e.getenv)
+	fs := newFlagSet(e, "accounts create", "accounts create [--data DIR|--database URL] --name NAME")
+	data := config.BackendFlags(fs, e.getenv)
 	name := fs.String("name", "", "account `name` (required)")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -57,7 +56,7 @@ func runAccountsCreate(ctx context.Context, e *env, args []string) error {
 		fs.Usage()
 		return usagef("accounts create: --name is required")
 	}
-	st, err := openStore(ctx, *data)
+	st, err := openStore(ctx, e, data)
 	if err != nil {
 		return err
 	}
@@ -74,7 +73,7 @@ func runAccountsCreate(ctx context.Context, e *env, args []string) error {
 }
 
 // createAccount creates an account with a first API key, returned in clear.
-func createAccount(ctx context.Context, st *sqlite.Store, name string) (*narrator.Account, string, error) {
+func createAccount(ctx context.Context, st dataStore, name string) (*narrator.Account, string, error) {
 	a := &narrator.Account{Name: name}
 	if err := st.CreateAccount(ctx, a); err != nil {
 		return nil, "", fmt.Errorf("create account: %w", err)
@@ -87,7 +86,7 @@ func createAccount(ctx context.Context, st *sqlite.Store, name string) (*narrato
 }
 
 // createKey makes a new API key for an account. Only its hash is stored.
-func createKey(ctx context.Context, st *sqlite.Store, accountID int64) (string, *narrator.APIKey, error) {
+func createKey(ctx context.Context, st dataStore, accountID int64) (string, *narrator.APIKey, error) {
 	secret, prefix, hash, err := narrator.NewAPIKey()
 	if err != nil {
 		return "", nil, err
@@ -115,15 +114,15 @@ func toKeyJSON(k *narrator.APIKey, secret string) keyJSON {
 }
 
 // keyFlags are the flags the key commands share.
-func keyFlags(e *env, name, synopsis string) (*flag.FlagSet, *string, *int64) {
+func keyFlags(e *env, name, synopsis string) (*flag.FlagSet, func() (config.Backends, error), *int64) {
 	fs := newFlagSet(e, name, synopsis)
-	data := config.DataFlag(fs, e.getenv)
+	data := config.BackendFlags(fs, e.getenv)
 	account := fs.Int64("account", 0, "account `id` (required)")
 	return fs, data, account
 }
 
 func runKeysCreate(ctx context.Context, e *env, args []string) error {
-	fs, data, account := keyFlags(e, "accounts keys create", "accounts keys create --data DIR --account ID")
+	fs, data, account := keyFlags(e, "accounts keys create", "accounts keys create [--data DIR|--database URL] --account ID")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -131,7 +130,7 @@ func runKeysCreate(ctx context.Context, e *env, args []string) error {
 		fs.Usage()
 		return usagef("accounts keys create: --account is required")
 	}
-	st, err := openStore(ctx, *data)
+	st, err := openStore(ctx, e, data)
 	if err != nil {
 		return err
 	}
@@ -144,7 +143,7 @@ func runKeysCreate(ctx context.Context, e *env, args []string) error {
 }
 
 func runKeysList(ctx context.Context, e *env, args []string) error {
-	fs, data, account := keyFlags(e, "accounts keys list", "accounts keys list --data DIR --account ID")
+	fs, data, account := keyFlags(e, "accounts keys list", "accounts keys list [--data DIR|--database URL] --account ID")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -152,7 +151,7 @@ func runKeysList(ctx context.Context, e *env, args []string) error {
 		fs.Usage()
 		return usagef("accounts keys list: --account is required")
 	}
-	st, err := openStore(ctx, *data)
+	st, err := openStore(ctx, e, data)
 	if err != nil {
 		return err
 	}
@@ -172,8 +171,8 @@ func runKeysList(ctx context.Context, e *env, args []string) error {
 }
 
 func runKeysRevoke(ctx context.Context, e *env, args []string) error {
-	f := newFlagSet(e, "accounts keys revoke", "accounts keys revoke --data DIR [--account ID] --key KEY_ID|PREFIX|KEY")
-	data := config.DataFlag(f, e.getenv)
+	f := newFlagSet(e, "accounts keys revoke", "accounts keys revoke [--data DIR|--database URL] [--account ID] --key KEY_ID|PREFIX|KEY")
+	data := config.BackendFlags(f, e.getenv)
 	account := f.Int64("account", 0, "account `id` (required unless --key is the whole key)")
 	keyArg := f.String("key", "", "the key to revoke: its id, its prefix, or the key itself")
 	f.StringVar(keyArg, "id", "", "same as --key")
@@ -184,7 +183,7 @@ func runKeysRevoke(ctx context.Context, e *env, args []string) error {
 		f.Usage()
 		return usagef("accounts keys revoke: --key is required")
 	}
-	st, err := openStore(ctx, *data)
+	st, err := openStore(ctx, e, data)
 	if err != nil {
 		return err
 	}
@@ -203,7 +202,7 @@ func runKeysRevoke(ctx context.Context, e *env, args []string) error {
 }
 
 // findKey resolves a key given by id, display prefix or in full.
-func findKey(ctx context.Context, st *sqlite.Store, accountID int64, ref string) (*narrator.APIKey, error) {
+func findKey(ctx context.Context, st dataStore, accountID int64, ref string) (*narrator.APIKey, error) {
 	if strings.HasPrefix(ref, "nk_") && len(ref) > 3+narrator.APIKeyPrefixLen {
 		id, err := st.AuthenticateAPIKey(ctx, narrator.HashAPIKey(ref))
 		if err != nil {

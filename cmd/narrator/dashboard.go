@@ -19,18 +19,19 @@ func newDashboard(cfg config.Config, st purgingStore, pipe *pipeline.Pipeline, l
 	if err != nil {
 		return nil, fmt.Errorf("dashboard: parse public URL: %w", err)
 	}
-	dash, err := web.New(web.Deps{
-		Store:  st,
-		Logger: logger,
-		MediaURL: func(key string) string {
-			return cfg.PublicURL + "/media/" + key
-		},
-		Previews:      pipe,
+	d := web.Deps{
+		Store:         st,
+		Logger:        logger,
+		MediaURL:      cfg.MediaURL,
 		PreviewDir:    filepath.Join(cfg.DataDir, "cache", "previews"),
 		SecureCookies: u.Scheme == "https",
 		PublicOrigin:  u.Scheme + "://" + u.Host,
 		NotFound:      notFound,
-	})
+	}
+	if pipe != nil {
+		d.Previews = pipe
+	}
+	dash, err := web.New(d)
 	if err != nil {
 		return nil, fmt.Errorf("dashboard: %w", err)
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/config"
-	"github.com/narrator/narrator/internal/sqlite"
 )
 
 // Names of what the demo creates.
@@ -21,8 +20,8 @@ const (
 // API key (keys are shown only once, so every run makes a new one) and
 // prints ready-to-paste commands. The quickstart runs it before serve.
 func runDemo(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "demo", "demo [--data DIR] [--public-url URL]")
-	data := config.DataFlag(fs, e.getenv)
+	fs := newFlagSet(e, "demo", "demo [[--data DIR|--database URL]|--database URL] [--public-url URL]")
+	data := config.BackendFlags(fs, e.getenv)
 	publicURL := fs.String("public-url", e.getenv(config.EnvPublicURL), "base `URL` the server will answer on (default http://"+config.DefaultAddr+")")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -35,7 +34,11 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 		}
 		base = "http://" + addr
 	}
-	st, err := openStore(ctx, *data)
+	b, err := data()
+	if err != nil {
+		return usagef("demo: %v", err)
+	}
+	st, err := openStore(ctx, e, func() (config.Backends, error) { return b, nil })
 	if err != nil {
 		return err
 	}
@@ -67,7 +70,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	} else if key, _, err = createKey(ctx, st, p.AccountID); err != nil {
 		return err
 	}
-	dashboard, err := demoUser(ctx, st, p.AccountID, *data, base)
+	dashboard, err := demoUser(ctx, st, p.AccountID, storeFlags(b), base)
 	if err != nil {
 		return err
 	}
@@ -91,15 +94,15 @@ and fetch it (state "processed" and media URLs after a few seconds):
 // demoUser makes sure the demo account has a dashboard user and returns
 // what to print about signing in. The password is generated and printed
 // only when the user is created; later runs say how to reset it.
-func demoUser(ctx context.Context, st *sqlite.Store, accountID int64, data, base string) (string, error) {
+func demoUser(ctx context.Context, st dataStore, accountID int64, flags, base string) (string, error) {
 	u, err := st.FindUserByEmail(ctx, demoEmail)
 	switch {
 	case err == nil:
 		return fmt.Sprintf(`Dashboard: open %s/ and sign in as %s
 Its password was printed when it was created. To set a new one, run
-  bin/narrator users create --data %s --account %d --email %s
+  bin/narrator users create %s --account %d --email %s
 which prints a new password (or pipe one in on standard input).
-`, base, demoEmail, data, u.AccountID, demoEmail), nil
+`, base, demoEmail, flags, u.AccountID, demoEmail), nil
 	case narrator.ErrorCode(err) != narrator.ENOTFOUND:
 		return "", fmt.Errorf("find demo user: %w", err)
 	}
@@ -110,6 +113,14 @@ which prints a new password (or pipe one in on standard input).
 	return fmt.Sprintf(`Dashboard: open %s/ and sign in with
   email:    %s
   password: %s
-(shown only now; bin/narrator users create --data %s --account %d --email %s resets it).
-`, base, u.Email, password, data, accountID, demoEmail), nil
+(shown only now; bin/narrator users create %s --account %d --email %s resets it).
+`, base, u.Email, password, flags, accountID, demoEmail), nil
+}
+
+// storeFlags returns the flags that name b's database for another command.
+func storeFlags(b config.Backends) string {
+	if kind, _, _ := config.ParseDatabase(b.Database); kind == config.SQLite {
+		return "--data " + b.DataDir
+	}
+	return "--database '" + b.Database + "'"
 }

@@ -172,8 +172,8 @@ func TestCLI(t *testing.T) {
 	}
 }
 
-// server is a narrator serve process.
-type server struct {
+// node is a narrator serve process.
+type node struct {
 	cmd  *exec.Cmd
 	base string
 	logs *bytes.Buffer
@@ -191,10 +191,10 @@ func freeAddr(t *testing.T) string {
 }
 
 // startServer runs `narrator serve` on data and waits for /healthz.
-func startServer(t *testing.T, data, addr string) *server {
+func startServer(t *testing.T, data, addr string, extra ...string) *node {
 	t.Helper()
-	s := &server{base: "http://" + addr, logs: &bytes.Buffer{}}
-	s.cmd = exec.Command(binary, "serve", "--data", data, "--addr", addr)
+	s := &node{base: "http://" + addr, logs: &bytes.Buffer{}}
+	s.cmd = exec.Command(binary, append([]string{"serve", "--data", data, "--addr", addr}, extra...)...)
 	s.cmd.Stdout, s.cmd.Stderr = s.logs, s.logs
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -223,7 +223,7 @@ func startServer(t *testing.T, data, addr string) *server {
 	return nil
 }
 
-func (s *server) stop(t *testing.T, sig syscall.Signal) {
+func (s *node) stop(t *testing.T, sig syscall.Signal) {
 	t.Helper()
 	if err := s.cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
@@ -241,7 +241,7 @@ func (s *server) stop(t *testing.T, sig syscall.Signal) {
 	}
 }
 
-func (s *server) call(t *testing.T, method, path string, body any) (int, []byte) {
+func (s *node) call(t *testing.T, method, path string, body any) (int, []byte) {
 	t.Helper()
 	var rd io.Reader
 	if body != nil {
@@ -301,7 +301,7 @@ func (a audioOut) url(t *testing.T, contentType string) string {
 }
 
 // waitProcessed polls an audio until it is processed.
-func (s *server) waitProcessed(t *testing.T, projectID int64, ref, key string, within time.Duration) audioOut {
+func (s *node) waitProcessed(t *testing.T, projectID int64, ref, key string, within time.Duration) audioOut {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	var a audioOut

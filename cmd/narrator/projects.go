@@ -11,8 +11,8 @@ import (
 )
 
 const projectsUsage = `Usage:
-  narrator projects create --data DIR --account ID --title T --language xx_XX [--url U] [--title-voice NAME] [--body-voice NAME]
-  narrator projects list --data DIR [--account ID]`
+  narrator projects create [--data DIR|--database URL] --account ID --title T --language xx_XX [--url U] [--title-voice NAME] [--body-voice NAME]
+  narrator projects list [--data DIR|--database URL] [--account ID]`
 
 func runProjects(ctx context.Context, e *env, args []string) error {
 	if len(args) == 0 {
@@ -30,8 +30,8 @@ func runProjects(ctx context.Context, e *env, args []string) error {
 }
 
 func runProjectsCreate(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "projects create", "projects create --data DIR --account ID --title T --language xx_XX [--url U] [--title-voice NAME] [--body-voice NAME]")
-	data := config.DataFlag(fs, e.getenv)
+	fs := newFlagSet(e, "projects create", "projects create [--data DIR|--database URL] --account ID --title T --language xx_XX [--url U] [--title-voice NAME] [--body-voice NAME]")
+	data := config.BackendFlags(fs, e.getenv)
 	account := fs.Int64("account", 0, "account `id` (required)")
 	title := fs.String("title", "", "project `title` (required)")
 	language := fs.String("language", "", "`locale` such as en_US (required; see `narrator voices`)")
@@ -79,7 +79,7 @@ func runProjectsCreate(ctx context.Context, e *env, args []string) error {
 		}
 		*v.dst = voice.Name
 	}
-	st, err := openStore(ctx, *data)
+	st, err := openStore(ctx, e, data)
 	if err != nil {
 		return err
 	}
@@ -97,13 +97,13 @@ func runProjectsCreate(ctx context.Context, e *env, args []string) error {
 }
 
 func runProjectsList(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "projects list", "projects list --data DIR [--account ID]")
-	data := config.DataFlag(fs, e.getenv)
+	fs := newFlagSet(e, "projects list", "projects list [--data DIR|--database URL] [--account ID]")
+	data := config.BackendFlags(fs, e.getenv)
 	account := fs.Int64("account", 0, "only this account's projects")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	st, err := openStore(ctx, *data)
+	st, err := openStore(ctx, e, data)
 	if err != nil {
 		return err
 	}

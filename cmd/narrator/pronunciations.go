@@ -7,13 +7,12 @@ import (
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/config"
-	"github.com/narrator/narrator/internal/sqlite"
 )
 
 const pronunciationsUsage = `Usage:
-  narrator pronunciations add    --data DIR --project ID --phrase WORD --say RESPELLING [--resynthesize]
-  narrator pronunciations list   --data DIR --project ID
-  narrator pronunciations remove --data DIR --project ID --id RULE_ID [--resynthesize]
+  narrator pronunciations add    [--data DIR|--database URL] --project ID --phrase WORD --say RESPELLING [--resynthesize]
+  narrator pronunciations list   [--data DIR|--database URL] --project ID
+  narrator pronunciations remove [--data DIR|--database URL] --project ID --id RULE_ID [--resynthesize]
 
 --resynthesize queues the project's audios that contain the phrase for synthesis again.`
 
@@ -33,8 +32,8 @@ func runPronunciations(ctx context.Context, e *env, args []string) error {
 		return usagef("pronunciations: missing subcommand")
 	}
 	sub, args := args[0], args[1:]
-	fs := newFlagSet(e, "pronunciations "+sub, "pronunciations "+sub+" --data DIR --project ID ...")
-	data := config.DataFlag(fs, e.getenv)
+	fs := newFlagSet(e, "pronunciations "+sub, "pronunciations "+sub+" [--data DIR|--database URL] --project ID ...")
+	data := config.BackendFlags(fs, e.getenv)
 	project := fs.Int64("project", 0, "project `id` (required)")
 	var phrase, say *string
 	var id *int64
@@ -63,7 +62,7 @@ func runPronunciations(ctx context.Context, e *env, args []string) error {
 		fs.Usage()
 		return usagef("pronunciations remove: --id is required")
 	}
-	st, err := openStore(ctx, *data)
+	st, err := openStore(ctx, e, data)
 	if err != nil {
 		return err
 	}
@@ -99,7 +98,7 @@ func runPronunciations(ctx context.Context, e *env, args []string) error {
 
 // printRuleChange re-queues the audios with the rule's phrase when asked,
 // and prints the rule.
-func printRuleChange(ctx context.Context, e *env, st *sqlite.Store, rule *narrator.Pronunciation, again bool) error {
+func printRuleChange(ctx context.Context, e *env, st dataStore, rule *narrator.Pronunciation, again bool) error {
 	out := pronunciationOut{ID: rule.ID, ProjectID: rule.ProjectID, Phrase: rule.Phrase, Say: rule.Say, CreatedAt: rule.CreatedAt}
 	ids := []int64{}
 	if again {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -20,33 +19,12 @@ import (
 	"github.com/narrator/narrator/internal/flite"
 	"github.com/narrator/narrator/internal/httpapi"
 	"github.com/narrator/narrator/internal/jobs"
-	"github.com/narrator/narrator/internal/localfs"
 	"github.com/narrator/narrator/internal/mediaserve"
 	"github.com/narrator/narrator/internal/pipeline"
-	"github.com/narrator/narrator/internal/sqlite"
-	"github.com/narrator/narrator/internal/web"
-)
-
-// Compile-time checks that the implementations fit their consumers.
-var (
-	_ httpapi.Store        = (*sqlite.Store)(nil)
-	_ jobs.Store           = (*sqlite.Store)(nil)
-	_ sqlite.JobInserter   = (*jobs.Queue[*sql.Tx])(nil)
-	_ pipeline.MediaWriter = (*localfs.Store)(nil)
-	_ jobs.MediaDeleter    = (*localfs.Store)(nil)
-	_ mediaserve.Opener    = (*localfs.Store)(nil)
-	_ jobs.Renderer        = (*pipeline.Pipeline)(nil)
-	_ pipeline.RuleSource  = (*sqlite.Store)(nil)
-	_ pipeline.Synthesizer = (*festival.Engine)(nil)
-	_ pipeline.Synthesizer = (*flite.Engine)(nil)
-	_ pipeline.Synthesizer = (*espeak.Engine)(nil)
-	_ httpapi.Store        = purgingStore{}
-	_ web.Store            = purgingStore{}
-	_ web.VoicePreviewer   = (*pipeline.Pipeline)(nil)
 )
 
 func runServe(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "serve", "serve [--data DIR] [--addr HOST:PORT] [--public-url URL]")
+	fs := newFlagSet(e, "serve", "serve [--data DIR] [--database URL] [--media URL] [--role all|api|worker] [--addr HOST:PORT] [--public-url URL]")
 	finish := config.ServeFlags(fs, e.getenv)
 	if err := parse(fs, args); err != nil {
 		return err
@@ -56,20 +34,76 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return usagef("serve: %v", err)
 	}
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	return serve(ctx, cfg, logger, e)
-}
-
-// serve runs the server until ctx ends, then shuts it down in dependency
-// order: HTTP, job claiming and running jobs, engines, the database.
-func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, e *env) error {
-	if err := os.MkdirAll(cfg.ScratchDir(), 0o750); err != nil {
-		return fmt.Errorf("create data directory: %w", err)
-	}
-	unlock, err := lockDataDir(cfg.LockPath())
+	srv, err := openServer(ctx, cfg, logger, e.getenv)
 	if err != nil {
 		return err
 	}
-	defer unlock()
+	runErr := srv.run(ctx)
+	return errors.Join(runErr, srv.close(ctx))
+}
+
+// server is one node: by role, the HTTP server (API, dashboard, media), the
+// job workers with their speech engines, or both.
+type server struct {
+	cfg    config.Config
+	logger *slog.Logger
+
+	unlock   func()
+	backends *backends
+	engines  func()             // closes the engines; nil when the node works no jobs
+	pipe     *pipeline.Pipeline // nil when the node works no jobs
+	started  bool               // the queue works jobs
+
+	ln    net.Listener
+	http  *http.Server
+	ready atomic.Bool
+}
+
+// openServer opens everything a node needs and listens on cfg.Addr, but
+// serves nothing yet: run does. On error, what was opened is closed.
+func openServer(ctx context.Context, cfg config.Config, logger *slog.Logger, getenv func(string) string) (_ *server, err error) {
+	s := &server{cfg: cfg, logger: logger}
+	defer func() {
+		if err != nil {
+			s.close(ctx)
+		}
+	}()
+	if err := s.openData(ctx, getenv); err != nil {
+		return nil, err
+	}
+	if cfg.Works() {
+		if err := s.startWorkers(ctx); err != nil {
+			return nil, err
+		}
+	}
+	handler, err := s.routes()
+	if err != nil {
+		return nil, err
+	}
+	if s.ln, err = net.Listen("tcp", cfg.Addr); err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	s.http = &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       2 * time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	return s, nil
+}
+
+// openData takes the node's data directory and opens the backends.
+func (s *server) openData(ctx context.Context, getenv func(string) string) error {
+	cfg := s.cfg
+	if err := os.MkdirAll(cfg.DataDir, 0o750); err != nil {
+		return fmt.Errorf("create data directory: %w", err)
+	}
+	unlock, err := lockFile(cfg.LockPath())
+	if err != nil {
+		return err
+	}
+	s.unlock = unlock
 	// Scratch files of renderings interrupted by a crash are of no use.
 	if err := os.RemoveAll(cfg.ScratchDir()); err != nil {
 		return fmt.Errorf("clear scratch directory: %w", err)
@@ -77,132 +111,149 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger, e *env) 
 	if err := os.MkdirAll(cfg.ScratchDir(), 0o750); err != nil {
 		return fmt.Errorf("create scratch directory: %w", err)
 	}
-
-	var queue *jobs.Queue[*sql.Tx]
-	st, err := sqlite.Open(ctx, cfg.DBPath(), sqlite.Options{
-		Jobs: func(db *sql.DB) (sqlite.JobInserter, error) {
-			var err error
-			queue, err = jobs.NewSQLite(db, jobs.Config{Logger: logger, Work: true, SynthesisWorkers: cfg.SynthesisJobs})
-			return queue, err
-		},
-	})
-	if err != nil {
-		return fmt.Errorf("open database: %w", err)
-	}
-	defer st.Close()
-	if err := st.Migrate(ctx); err != nil {
-		return fmt.Errorf("migrate database: %w", err)
-	}
-	if err := jobs.MigrateSQLite(ctx, st.DB()); err != nil {
-		return err
-	}
-	media, err := localfs.New(cfg.MediaDir())
-	if err != nil {
-		return fmt.Errorf("open media directory: %w", err)
-	}
-	engines, closeEngines, err := startEngines(ctx, cfg, logger)
+	s.backends, err = openBackends(ctx, cfg.Backends, jobs.Config{
+		Logger:           s.logger,
+		Work:             cfg.Works(),
+		SynthesisWorkers: cfg.SynthesisJobs,
+	}, getenv)
 	if err != nil {
 		return err
 	}
-	defer closeEngines()
+	if kind, path, _ := config.ParseDatabase(cfg.Database); kind == config.SQLite {
+		// One server per SQLite database, wherever its data directory is.
+		unlockDB, err := lockFile(path + ".lock")
+		if err != nil {
+			return err
+		}
+		unlockData := s.unlock
+		s.unlock = func() { unlockDB(); unlockData() }
+	}
+	return nil
+}
 
+// startWorkers starts the speech engines and the job workers. On SQLite,
+// which this server owns alone, it first takes over the jobs that the last
+// process left running; in a cluster River's rescuer does that.
+func (s *server) startWorkers(ctx context.Context) error {
+	cfg, b := s.cfg, s.backends
+	engines, closeEngines, err := startEngines(ctx, cfg, s.logger)
+	if err != nil {
+		return err
+	}
+	s.engines = closeEngines
 	var cache *pipeline.UnitCache
 	if cfg.CacheMB > 0 {
 		if cache, err = pipeline.OpenUnitCache(cfg.CacheDir(), int64(cfg.CacheMB)<<20); err != nil {
 			return err
 		}
 	}
-	pipe := pipeline.New(pipeline.Config{
+	s.pipe = pipeline.New(pipeline.Config{
 		Engines:    engines,
 		Cache:      cache,
-		Rules:      st,
-		Media:      media,
+		Rules:      b.store,
+		Media:      b.media,
 		Workers:    cfg.UnitWorkers,
 		ScratchDir: cfg.ScratchDir(),
-		Logger:     logger,
+		Logger:     s.logger,
 	})
-	purger := jobs.NewDeleteMediaWorker(media)
-	if err := st.ReleaseSynthesisLeases(ctx); err != nil {
-		return err
+	if b.embedded {
+		if err := b.store.ReleaseSynthesisLeases(ctx); err != nil {
+			return err
+		}
+		if n, err := b.queue.RecoverInterrupted(ctx); err != nil {
+			return err
+		} else if n > 0 {
+			s.logger.Info("resumed jobs interrupted by the last stop", "jobs", n)
+		}
 	}
-	if n, err := queue.RecoverInterrupted(ctx); err != nil {
-		return err
-	} else if n > 0 {
-		logger.Info("resumed jobs interrupted by the last stop", "jobs", n)
-	}
-
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
-	}
-	var ready atomic.Bool
-	handler, err := routes(cfg, purgingStore{Store: st, purger: purger, logger: logger}, media, pipe, logger, &ready)
-	if err != nil {
-		ln.Close()
-		return err
-	}
-	srv := &http.Server{
-		Handler:           handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       2 * time.Minute,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-	}
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
-
-	if err := queue.Start(ctx, jobs.Workers{
-		Synthesize:  jobs.NewSynthesizeWorker(st, pipe, media, jobs.SynthesizeConfig{Logger: logger}),
-		DeleteMedia: purger,
+	host, _ := os.Hostname()
+	if err := b.queue.Start(ctx, jobs.Workers{
+		Synthesize: jobs.NewSynthesizeWorker(b.store, s.pipe, b.media, jobs.SynthesizeConfig{
+			Logger: s.logger,
+			Node:   fmt.Sprintf("%s:%d", host, os.Getpid()),
+		}),
+		DeleteMedia: jobs.NewDeleteMediaWorker(b.media),
 	}); err != nil {
-		srv.Close()
 		return err
 	}
-	ready.Store(true)
-	logger.Info("narrator is serving", "addr", ln.Addr().String(), "public_url", cfg.PublicURL, "data", cfg.DataDir)
-
-	select {
-	case <-ctx.Done():
-	case err := <-serveErr:
-		logger.Error("http server stopped", "err", err)
-	}
-	ready.Store(false)
-	logger.Info("shutting down")
-	shutCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shutCtx); err != nil {
-		logger.Warn("http shutdown", "err", err)
-	}
-	if err := queue.Stop(shutCtx); err != nil {
-		logger.Warn("job queue shutdown", "err", err)
-	}
-	logger.Info("stopped")
+	s.started = true
 	return nil
 }
 
-// routes mounts the API, the media, the health check and the dashboard.
-func routes(cfg config.Config, st purgingStore, media *localfs.Store, pipe *pipeline.Pipeline, logger *slog.Logger, ready *atomic.Bool) (http.Handler, error) {
+// run serves until ctx ends or the HTTP server fails; a failure is returned.
+func (s *server) run(ctx context.Context) error {
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- s.http.Serve(s.ln) }()
+	s.ready.Store(true)
+	s.logger.Info("narrator is serving", "role", s.cfg.Role, "addr", s.ln.Addr().String(),
+		"public_url", s.cfg.PublicURL, "data", s.cfg.DataDir)
+	select {
+	case <-ctx.Done():
+		return nil
+	case err := <-serveErr:
+		return fmt.Errorf("http server: %w", err)
+	}
+}
+
+// close shuts the node down in dependency order: HTTP, job claiming and
+// running jobs, engines, the database, the lock. It is safe on a server
+// that opened only in part.
+func (s *server) close(ctx context.Context) error {
+	s.ready.Store(false)
+	s.logger.Info("shutting down")
+	shutCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	var errs []error
+	if s.http != nil {
+		if err := s.http.Shutdown(shutCtx); err != nil {
+			errs = append(errs, fmt.Errorf("http shutdown: %w", err))
+		}
+	} else if s.ln != nil {
+		s.ln.Close()
+	}
+	if s.started {
+		if err := s.backends.queue.Stop(shutCtx); err != nil {
+			errs = append(errs, fmt.Errorf("job queue shutdown: %w", err))
+		}
+	}
+	if s.engines != nil {
+		s.engines()
+	}
+	if s.backends != nil {
+		if err := s.backends.store.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close database: %w", err))
+		}
+	}
+	if s.unlock != nil {
+		s.unlock()
+	}
+	s.logger.Info("stopped")
+	return errors.Join(errs...)
+}
+
+// routes returns the node's HTTP handler: the API, the media, the health
+// check and the dashboard on nodes that serve; only the health check on
+// worker nodes.
+func (s *server) routes() (http.Handler, error) {
 	mux := http.NewServeMux()
-	api := httpapi.NewServer(httpapi.Deps{
-		Store:  st,
-		Logger: logger,
-		MediaURL: func(key string) string {
-			return cfg.PublicURL + "/media/" + key
-		},
-	})
-	mux.Handle("/api/", api)
-	mux.Handle("/media/", http.StripPrefix("/media/", mediaserve.New(media, logger)))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "no-store")
-		if !ready.Load() {
+		if !s.ready.Load() {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			fmt.Fprintln(w, `{"status":"starting"}`)
 			return
 		}
-		fmt.Fprintln(w, `{"status":"ok"}`)
+		fmt.Fprintf(w, "{\"status\":\"ok\",\"role\":%q}\n", s.cfg.Role)
 	})
-	dash, err := newDashboard(cfg, st, pipe, logger, api)
+	if !s.cfg.Serves() {
+		return mux, nil
+	}
+	st := purgingStore{dataStore: s.backends.store, purger: jobs.NewDeleteMediaWorker(s.backends.media), logger: s.logger}
+	api := httpapi.NewServer(httpapi.Deps{Store: st, Logger: s.logger, MediaURL: s.cfg.MediaURL})
+	mux.Handle("/api/", api)
+	mux.Handle("/media/", http.StripPrefix("/media/", mediaserve.New(s.backends.media, s.logger)))
+	dash, err := newDashboard(s.cfg, st, s.pipe, s.logger, api)
 	if err != nil {
 		return nil, err
 	}
@@ -215,24 +266,18 @@ func routes(cfg config.Config, st purgingStore, media *localfs.Store, pipe *pipe
 // 404 as soon as the delete does. The deletion job queued with the delete
 // stays, and finishes the work if the process dies in between.
 type purgingStore struct {
-	*sqlite.Store
+	dataStore
 	purger *jobs.DeleteMediaWorker
 	logger *slog.Logger
 }
 
 // DeleteAudio deletes an audio, then its media files.
 func (s purgingStore) DeleteAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error) {
-	a, err := s.Store.DeleteAudio(ctx, projectID, ref)
+	a, err := s.dataStore.DeleteAudio(ctx, projectID, ref)
 	if err != nil {
 		return nil, err
 	}
-	var keys []string
-	for _, m := range a.Media {
-		if m.Key != "" {
-			keys = append(keys, m.Key)
-		}
-	}
-	if err := s.purger.Purge(ctx, keys); err != nil {
+	if err := s.purger.Purge(ctx, a.MediaKeys()); err != nil {
 		s.logger.Warn("delete media now; the queued job will retry", "audio_id", a.ID, "err", err)
 	}
 	return a, nil
@@ -298,10 +343,9 @@ func startFestival(ctx context.Context, cfg config.Config, logger *slog.Logger) 
 	return f, nil
 }
 
-// lockDataDir takes an exclusive lock on the data directory, so that two
-// servers never work the same database and media. The lock dies with the
-// process, even on kill -9.
-func lockDataDir(path string) (func(), error) {
+// lockFile takes an exclusive lock on path, so that two servers never work
+// the same data. The lock dies with the process, even on kill -9.
+func lockFile(path string) (func(), error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open lock file: %w", err)

@@ -11,12 +11,11 @@ import (
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/config"
-	"github.com/narrator/narrator/internal/sqlite"
 	"github.com/narrator/narrator/internal/web"
 )
 
 const usersUsage = `Usage:
-  narrator users create --data DIR --account ID --email EMAIL
+  narrator users create [--data DIR|--database URL] --account ID --email EMAIL
 
 The password is read from the first line of standard input when it is piped
 or redirected; otherwise a random one is generated and printed once. If a
@@ -48,8 +47,8 @@ type userJSON struct {
 }
 
 func runUsersCreate(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "users create", "users create --data DIR --account ID --email EMAIL  (password on stdin, or generated)")
-	data := config.DataFlag(fs, e.getenv)
+	fs := newFlagSet(e, "users create", "users create [--data DIR|--database URL] --account ID --email EMAIL  (password on stdin, or generated)")
+	data := config.BackendFlags(fs, e.getenv)
 	account := fs.Int64("account", 0, "account `ID` (required)")
 	email := fs.String("email", "", "the user's `email` (required)")
 	if err := parse(fs, args); err != nil {
@@ -72,7 +71,7 @@ func runUsersCreate(ctx context.Context, e *env, args []string) error {
 			return usagef("users create: %s", narrator.ErrorMessage(err))
 		}
 	}
-	st, err := openStore(ctx, *data)
+	st, err := openStore(ctx, e, data)
 	if err != nil {
 		return err
 	}
@@ -111,7 +110,7 @@ func readPassword(stdin io.Reader) (pw string, given bool, err error) {
 // upsertUser creates a dashboard user of an account, or resets the password
 // of the account's user with that email. An empty password is generated
 // and returned.
-func upsertUser(ctx context.Context, st *sqlite.Store, accountID int64, email, password string) (u *narrator.User, generated string, reset bool, err error) {
+func upsertUser(ctx context.Context, st dataStore, accountID int64, email, password string) (u *narrator.User, generated string, reset bool, err error) {
 	if password == "" {
 		if password, err = web.GeneratePassword(); err != nil {
 			return nil, "", false, err

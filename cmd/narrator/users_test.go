@@ -3,10 +3,10 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/narrator/narrator/internal/config"
 	"github.com/narrator/narrator/internal/sqlite"
 	"golang.org/x/crypto/bcrypt"
 )
@@ -22,7 +22,7 @@ func runCLIStdin(t *testing.T, stdin string, args ...string) (string, error) {
 // storedHash reads a user's password hash from the data directory.
 func storedHash(t *testing.T, data, email string) []byte {
 	t.Helper()
-	st, err := sqlite.Open(t.Context(), config.DBPath(data), sqlite.Options{})
+	st, err := sqlite.Open(t.Context(), filepath.Join(data, "narrator.db"), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

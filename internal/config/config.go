@@ -15,9 +15,13 @@ import (
 
 // Environment variables that stand in for flags not given.
 const (
-	EnvData      = "NARRATOR_DATA"
-	EnvAddr      = "NARRATOR_ADDR"
-	EnvPublicURL = "NARRATOR_PUBLIC_URL"
+	EnvData         = "NARRATOR_DATA"
+	EnvDatabase     = "NARRATOR_DATABASE"
+	EnvMedia        = "NARRATOR_MEDIA"
+	EnvMediaBaseURL = "NARRATOR_MEDIA_BASE_URL"
+	EnvAddr         = "NARRATOR_ADDR"
+	EnvPublicURL    = "NARRATOR_PUBLIC_URL"
+	EnvRole         = "NARRATOR_ROLE"
 )
 
 // Defaults.
@@ -26,16 +30,133 @@ const (
 	DefaultAddr = "127.0.0.1:8080"
 )
 
+// Database kinds.
+const (
+	SQLite   = "sqlite"
+	Postgres = "postgres"
+)
+
+// Media store kinds.
+const (
+	File = "file"
+	S3   = "s3"
+)
+
+// Roles of a server node.
+const (
+	RoleAll    = "all"    // serves HTTP and works jobs: the embedded default
+	RoleAPI    = "api"    // serves the API, dashboard and media; synthesises nothing
+	RoleWorker = "worker" // only works jobs (and answers /healthz)
+)
+
+// Backends says where a command's data lives.
+type Backends struct {
+	// DataDir holds what belongs to one node: scratch files, caches and
+	// the lock that keeps a second server off them, and by default the
+	// SQLite database and the media.
+	DataDir string
+	// Database is "sqlite:PATH" or a PostgreSQL URL (postgres://...).
+	Database string
+	// Media is "file:DIR" or "s3://BUCKET/PREFIX?endpoint=...".
+	Media string
+}
+
+// BackendFlags registers --data, --database and --media on fs, defaulting
+// from the environment, and returns a function that completes and
+// validates the Backends once fs is parsed.
+func BackendFlags(fs *flag.FlagSet, getenv func(string) string) func() (Backends, error) {
+	var b Backends
+	fs.StringVar(&b.DataDir, "data", orDefault(getenv(EnvData), DefaultData), "data `dir`ectory: scratch files, caches, and the defaults of --database and --media (env "+EnvData+")")
+	fs.StringVar(&b.Database, "database", getenv(EnvDatabase), "`database`: sqlite:PATH or postgres://user:pass@host:port/db?sslmode=... (env "+EnvDatabase+"; default sqlite:DATA/narrator.db)")
+	fs.StringVar(&b.Media, "media", getenv(EnvMedia), "media `store`: file:DIR or s3://BUCKET/PREFIX?endpoint=URL&region=R&path_style=true, credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (env "+EnvMedia+"; default file:DATA/media)")
+	return func() (Backends, error) {
+		if b.Database == "" {
+			b.Database = SQLite + ":" + filepath.Join(b.DataDir, "narrator.db")
+		}
+		if b.Media == "" {
+			b.Media = File + ":" + filepath.Join(b.DataDir, "media")
+		}
+		return b, b.Validate()
+	}
+}
+
+// Validate reports the first problem with b, naming its flag.
+func (b *Backends) Validate() error {
+	if b.DataDir == "" {
+		return errors.New("--data must not be empty")
+	}
+	if _, _, err := ParseDatabase(b.Database); err != nil {
+		return fmt.Errorf("--database: %w", err)
+	}
+	if _, _, err := ParseMedia(b.Media); err != nil {
+		return fmt.Errorf("--media: %w", err)
+	}
+	return nil
+}
+
+// ParseDatabase returns the kind of a database setting (SQLite or Postgres)
+// and its target: the file path for SQLite, the URL for PostgreSQL.
+func ParseDatabase(s string) (kind, target string, err error) {
+	switch {
+	case strings.HasPrefix(s, "sqlite:"):
+		path := strings.TrimPrefix(s, "sqlite:")
+		if path == "" || strings.ContainsAny(path, "?\x00") {
+			return "", "", fmt.Errorf("%q: sqlite: needs a file path without '?'", s)
+		}
+		return SQLite, path, nil
+	case strings.HasPrefix(s, "postgres://"), strings.HasPrefix(s, "postgresql://"):
+		if _, err := url.Parse(s); err != nil {
+			return "", "", errors.New("the PostgreSQL URL does not parse (is a special character in the password not percent-encoded?)")
+		}
+		return Postgres, s, nil
+	default:
+		return "", "", fmt.Errorf("%q must be sqlite:PATH or a postgres:// URL", redact(s))
+	}
+}
+
+// ParseMedia returns the kind of a media setting (File or S3) and its
+// target: the directory for File, the URL for S3 (whose details the s3
+// package checks).
+func ParseMedia(s string) (kind, target string, err error) {
+	switch {
+	case strings.HasPrefix(s, "file:"):
+		dir := strings.TrimPrefix(s, "file:")
+		if dir == "" {
+			return "", "", fmt.Errorf("%q: file: needs a directory", s)
+		}
+		return File, dir, nil
+	case strings.HasPrefix(s, "s3://"):
+		return S3, s, nil
+	default:
+		return "", "", fmt.Errorf("%q must be file:DIR or an s3:// URL", s)
+	}
+}
+
+// redact hides the password of a URL-like setting, for error messages.
+func redact(s string) string {
+	if u, err := url.Parse(s); err == nil && u.User != nil {
+		if _, ok := u.User.Password(); ok {
+			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+			return u.String()
+		}
+	}
+	return s
+}
+
 // Config is the configuration of `narrator serve`.
 type Config struct {
-	// DataDir holds the database, media, scratch files and the lock that
-	// keeps a second server off the same data.
-	DataDir string
+	Backends
+	// Role is what this node does: RoleAll, RoleAPI or RoleWorker.
+	Role string
 	// Addr is the host:port to listen on.
 	Addr string
 	// PublicURL is the base of every URL the API hands out, without a
 	// trailing slash.
 	PublicURL string
+	// MediaBaseURL, when set, is where clients fetch media from directly
+	// (a public bucket or a CDN in front of it), without a trailing slash;
+	// otherwise media are served by the nodes under PublicURL/media/.
+	MediaBaseURL string
 	// SynthesisJobs is how many audios are synthesised at once.
 	SynthesisJobs int
 	// UnitWorkers is how many sentences are synthesised at once across all
@@ -45,42 +166,51 @@ type Config struct {
 	CacheMB int
 }
 
-// DataFlag registers --data on fs, defaulting from the environment.
-func DataFlag(fs *flag.FlagSet, getenv func(string) string) *string {
-	return fs.String("data", orDefault(getenv(EnvData), DefaultData), "data `dir`ectory (env "+EnvData+")")
-}
-
 // ServeFlags registers the serve flags on fs and returns a function that
 // completes and validates the Config once fs is parsed.
 func ServeFlags(fs *flag.FlagSet, getenv func(string) string) func() (Config, error) {
 	var c Config
-	data := DataFlag(fs, getenv)
+	backends := BackendFlags(fs, getenv)
+	fs.StringVar(&c.Role, "role", orDefault(getenv(EnvRole), RoleAll), "what this node does: all, api (HTTP only) or worker (jobs only) (env "+EnvRole+")")
 	fs.StringVar(&c.Addr, "addr", orDefault(getenv(EnvAddr), DefaultAddr), "listen `host:port` (env "+EnvAddr+")")
 	fs.StringVar(&c.PublicURL, "public-url", getenv(EnvPublicURL), "base `URL` of every URL the API hands out (env "+EnvPublicURL+"; default http://ADDR)")
+	fs.StringVar(&c.MediaBaseURL, "media-base-url", getenv(EnvMediaBaseURL), "base `URL` of media URLs, for a public bucket or a CDN (env "+EnvMediaBaseURL+"; default PUBLIC-URL/media)")
 	fs.IntVar(&c.SynthesisJobs, "jobs", 2, "audios synthesised at once")
 	fs.IntVar(&c.UnitWorkers, "unit-workers", runtime.NumCPU(), "sentences synthesised at once (engine processes per engine)")
 	fs.IntVar(&c.CacheMB, "cache-mb", 2048, "size bound of the cache of synthesised sentences, in `MiB` (0 turns it off)")
 	return func() (Config, error) {
-		c.DataDir = *data
+		b, err := backends()
+		if err != nil {
+			return Config{}, err
+		}
+		c.Backends = b
 		if c.PublicURL == "" {
 			c.PublicURL = "http://" + c.Addr
 		}
 		c.PublicURL = strings.TrimRight(c.PublicURL, "/")
+		c.MediaBaseURL = strings.TrimRight(c.MediaBaseURL, "/")
 		return c, c.Validate()
 	}
 }
 
 // Validate reports the first problem with c.
 func (c *Config) Validate() error {
-	if c.DataDir == "" {
-		return errors.New("--data must not be empty")
+	if err := c.Backends.Validate(); err != nil {
+		return err
+	}
+	switch c.Role {
+	case RoleAll, RoleAPI, RoleWorker:
+	default:
+		return fmt.Errorf("--role must be all, api or worker, not %q", c.Role)
 	}
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
 		return fmt.Errorf("--addr %q is not host:port: %w", c.Addr, err)
 	}
-	u, err := url.Parse(c.PublicURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if !isHTTPURL(c.PublicURL) {
 		return fmt.Errorf("--public-url %q must be an absolute http or https URL", c.PublicURL)
+	}
+	if c.MediaBaseURL != "" && !isHTTPURL(c.MediaBaseURL) {
+		return fmt.Errorf("--media-base-url %q must be an absolute http or https URL", c.MediaBaseURL)
 	}
 	if c.SynthesisJobs < 1 || c.SynthesisJobs > 64 {
 		return fmt.Errorf("--jobs must be from 1 to 64, not %d", c.SynthesisJobs)
@@ -94,11 +224,19 @@ func (c *Config) Validate() error {
 	return nil
 }
 
-// DBPath is the SQLite database.
-func (c *Config) DBPath() string { return DBPath(c.DataDir) }
+// MediaURL returns the URL clients fetch a media key from.
+func (c *Config) MediaURL(key string) string {
+	if c.MediaBaseURL != "" {
+		return c.MediaBaseURL + "/" + key
+	}
+	return c.PublicURL + "/media/" + key
+}
 
-// MediaDir holds published media files.
-func (c *Config) MediaDir() string { return filepath.Join(c.DataDir, "media") }
+// Serves reports whether the node serves the API, dashboard and media.
+func (c *Config) Serves() bool { return c.Role != RoleWorker }
+
+// Works reports whether the node works jobs.
+func (c *Config) Works() bool { return c.Role != RoleAPI }
 
 // ScratchDir holds temporary files of renderings under way.
 func (c *Config) ScratchDir() string { return filepath.Join(c.DataDir, "tmp") }
@@ -109,8 +247,10 @@ func (c *Config) CacheDir() string { return filepath.Join(c.DataDir, "cache", "u
 // LockPath is the file a running server holds locked.
 func (c *Config) LockPath() string { return filepath.Join(c.DataDir, "narrator.lock") }
 
-// DBPath is the SQLite database inside a data directory.
-func DBPath(dataDir string) string { return filepath.Join(dataDir, "narrator.db") }
+func isHTTPURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
 
 func orDefault(v, def string) string {
 	if v == "" {

@@ -18,17 +18,24 @@ func TestServeFlags(t *testing.T) {
 		want    config.Config
 		wantErr string
 	}{
-		{"defaults", nil, nil, config.Config{DataDir: "./narrator-data", Addr: "127.0.0.1:8080", PublicURL: "http://127.0.0.1:8080"}, ""},
+		{"defaults", nil, nil, config.Config{Backends: config.Backends{DataDir: "./narrator-data"}, Addr: "127.0.0.1:8080", PublicURL: "http://127.0.0.1:8080"}, ""},
 		{"environment", nil, map[string]string{config.EnvData: "/d", config.EnvAddr: "0.0.0.0:9", config.EnvPublicURL: "https://a.test/"},
-			config.Config{DataDir: "/d", Addr: "0.0.0.0:9", PublicURL: "https://a.test"}, ""},
+			config.Config{Backends: config.Backends{DataDir: "/d"}, Addr: "0.0.0.0:9", PublicURL: "https://a.test"}, ""},
 		{"flags win over the environment", []string{"--data", "/f", "--addr", "127.0.0.1:1", "--public-url", "http://f.test"}, map[string]string{config.EnvData: "/d"},
-			config.Config{DataDir: "/f", Addr: "127.0.0.1:1", PublicURL: "http://f.test"}, ""},
-		{"public url follows addr", []string{"--addr", "127.0.0.1:9999"}, nil, config.Config{DataDir: "./narrator-data", Addr: "127.0.0.1:9999", PublicURL: "http://127.0.0.1:9999"}, ""},
+			config.Config{Backends: config.Backends{DataDir: "/f"}, Addr: "127.0.0.1:1", PublicURL: "http://f.test"}, ""},
+		{"public url follows addr", []string{"--addr", "127.0.0.1:9999"}, nil, config.Config{Backends: config.Backends{DataDir: "./narrator-data"}, Addr: "127.0.0.1:9999", PublicURL: "http://127.0.0.1:9999"}, ""},
 		{"bad addr", []string{"--addr", "nonsense"}, nil, config.Config{}, "--addr"},
 		{"bad public url", []string{"--public-url", "ftp://x"}, nil, config.Config{}, "--public-url"},
 		{"empty data", []string{"--data", ""}, nil, config.Config{}, "--data"},
 		{"no workers", []string{"--unit-workers", "0"}, nil, config.Config{}, "--unit-workers"},
 		{"negative cache", []string{"--cache-mb", "-1"}, nil, config.Config{}, "--cache-mb"},
+		{"bad role", []string{"--role", "boss"}, nil, config.Config{}, "--role"},
+		{"bad database", []string{"--database", "mysql://x"}, nil, config.Config{}, "--database"},
+		{"empty sqlite path", []string{"--database", "sqlite:"}, nil, config.Config{}, "--database"},
+		{"bad media", []string{"--media", "gs://bucket"}, nil, config.Config{}, "--media"},
+		{"empty media dir", []string{"--media", "file:"}, nil, config.Config{}, "--media"},
+		{"bad media base url", []string{"--media-base-url", "cdn.example.com"}, nil, config.Config{}, "--media-base-url"},
+		{"password redacted", []string{"--database", "mysql://u:secret@h/db"}, nil, config.Config{}, "xxxxx"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -51,6 +58,42 @@ func TestServeFlags(t *testing.T) {
 			}
 			if got.DataDir != c.want.DataDir || got.Addr != c.want.Addr || got.PublicURL != c.want.PublicURL {
 				t.Errorf("got %+v, want %+v", got, c.want)
+			}
+		})
+	}
+}
+
+func TestBackendDefaults(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name         string
+		args         []string
+		env          map[string]string
+		db, media    string
+		role, media0 string
+	}{
+		{"under data", []string{"--data", "/srv/n"}, nil, "sqlite:/srv/n/narrator.db", "file:/srv/n/media", "all", "http://127.0.0.1:8080/media/k/a.mp3"},
+		{"cluster", []string{"--database", "postgres://n@db:5432/n?sslmode=disable", "--media", "s3://b/p?endpoint=http://s3:9000", "--role", "worker", "--media-base-url", "https://cdn.test/"},
+			nil, "postgres://n@db:5432/n?sslmode=disable", "s3://b/p?endpoint=http://s3:9000", "worker", "https://cdn.test/k/a.mp3"},
+		{"environment", nil, map[string]string{config.EnvDatabase: "sqlite:/x.db", config.EnvMedia: "file:/m", config.EnvRole: "api"},
+			"sqlite:/x.db", "file:/m", "api", "http://127.0.0.1:8080/media/k/a.mp3"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			finish := config.ServeFlags(fs, func(k string) string { return c.env[k] })
+			if err := fs.Parse(c.args); err != nil {
+				t.Fatal(err)
+			}
+			got, err := finish()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Database != c.db || got.Media != c.media || got.Role != c.role || got.MediaURL("k/a.mp3") != c.media0 {
+				t.Errorf("got database %q, media %q, role %q, media URL %q; want %q, %q, %q, %q",
+					got.Database, got.Media, got.Role, got.MediaURL("k/a.mp3"), c.db, c.media, c.role, c.media0)
 			}
 		})
 	}

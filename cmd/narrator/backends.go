@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/config"
+	"github.com/narrator/narrator/internal/httpapi"
+	"github.com/narrator/narrator/internal/jobs"
+	"github.com/narrator/narrator/internal/localfs"
+	"github.com/narrator/narrator/internal/mediaserve"
+	"github.com/narrator/narrator/internal/pipeline"
+	"github.com/narrator/narrator/internal/sqlite"
+	"github.com/narrator/narrator/internal/web"
+)
+
+// dataStore is what the commands need from a store. Both stores have it.
+type dataStore interface {
+	httpapi.Store
+	web.Store
+	jobs.Store
+	pipeline.RuleSource
+	CreateAccount(ctx context.Context, a *narrator.Account) error
+	CreateUser(ctx context.Context, u *narrator.User) error
+	SetUserPassword(ctx context.Context, userID int64, passwordHash []byte) error
+	ReleaseSynthesisLeases(ctx context.Context) error
+	Close() error
+}
+
+// jobQueue is a River queue of either driver.
+type jobQueue interface {
+	Start(ctx context.Context, w jobs.Workers) error
+	Stop(ctx context.Context) error
+	RecoverInterrupted(ctx context.Context) (int, error)
+}
+
+// mediaStore is what the commands need from a media store.
+type mediaStore interface {
+	pipeline.MediaWriter
+	jobs.MediaDeleter
+	mediaserve.Opener
+}
+
+// Compile-time checks that the implementations fit their consumers.
+var (
+	_ dataStore            = (*sqlite.Store)(nil)
+	_ sqlite.JobInserter   = (*jobs.Queue[*sql.Tx])(nil)
+	_ jobQueue             = (*jobs.Queue[*sql.Tx])(nil)
+	_ mediaStore           = (*localfs.Store)(nil)
+	_ jobs.Renderer        = (*pipeline.Pipeline)(nil)
+	_ web.VoicePreviewer   = (*pipeline.Pipeline)(nil)
+	_ httpapi.Store        = purgingStore{}
+	_ web.Store            = purgingStore{}
+	_ pipeline.MediaWriter = mediaStore(nil)
+)
+
+// backends are a command's open store, job queue and media store.
+type backends struct {
+	store dataStore
+	queue jobQueue
+	media mediaStore
+	// embedded is true when the database is SQLite, which one server owns
+	// alone: it may then recover its own interrupted jobs at start.
+	embedded bool
+}
+
+// openBackends opens the database (migrating it and River's tables) with a
+// job queue that works jobs if jc.Work, and the media store.
+func openBackends(ctx context.Context, b config.Backends, jc jobs.Config, getenv func(string) string) (_ *backends, err error) {
+	out := &backends{}
+	kind, target, err := config.ParseDatabase(b.Database)
+	if err != nil {
+		return nil, usagef("--database: %v", err)
+	}
+	switch kind {
+	case config.SQLite:
+		out.embedded = true
+		out.store, out.queue, err = openSQLite(ctx, target, jc)
+	default:
+		err = usagef("--database: %s databases are not supported by this build", kind)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			out.store.Close()
+		}
+	}()
+	if out.media, err = openMedia(ctx, b.Media, getenv); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// openSQLite opens and migrates a SQLite database with its queue.
+func openSQLite(ctx context.Context, path string, jc jobs.Config) (*sqlite.Store, *jobs.Queue[*sql.Tx], error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+		return nil, nil, fmt.Errorf("create database directory: %w", err)
+	}
+	var q *jobs.Queue[*sql.Tx]
+	st, err := sqlite.Open(ctx, path, sqlite.Options{
+		Jobs: func(db *sql.DB) (sqlite.JobInserter, error) {
+			var err error
+			q, err = jobs.NewSQLite(db, jc)
+			return q, err
+		},
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("open database: %w", err)
+	}
+	if err := st.Migrate(ctx); err != nil {
+		st.Close()
+		return nil, nil, fmt.Errorf("migrate database: %w", err)
+	}
+	if err := jobs.MigrateSQLite(ctx, st.DB()); err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	return st, q, nil
+}
+
+// openMedia opens the media store a --media setting names.
+func openMedia(ctx context.Context, setting string, getenv func(string) string) (mediaStore, error) {
+	kind, target, err := config.ParseMedia(setting)
+	if err != nil {
+		return nil, usagef("--media: %v", err)
+	}
+	switch kind {
+	case config.File:
+		m, err := localfs.New(target)
+		if err != nil {
+			return nil, fmt.Errorf("open media directory: %w", err)
+		}
+		return m, nil
+	default:
+		return nil, usagef("--media: %s media are not supported by this build", kind)
+	}
+}
+
+// openStore opens the data a command-line tool works on. Its jobs (a
+// re-synthesis) are only inserted, for a server to work.
+func openStore(ctx context.Context, e *env, finish func() (config.Backends, error)) (dataStore, error) {
+	b, err := finish()
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	bk, err := openBackends(ctx, b, jobs.Config{Logger: slog.New(slog.DiscardHandler)}, e.getenv)
+	if err != nil {
+		return nil, err
+	}
+	return bk.store, nil
+}
