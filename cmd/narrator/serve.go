@@ -21,6 +21,7 @@ import (
 	"github.com/narrator/narrator/internal/jobs"
 	"github.com/narrator/narrator/internal/mediaserve"
 	"github.com/narrator/narrator/internal/pipeline"
+	"github.com/narrator/narrator/internal/standin"
 )
 
 func runServe(ctx context.Context, e *env, args []string) error {
@@ -297,6 +298,13 @@ func startEngines(ctx context.Context, cfg config.Config, logger *slog.Logger) (
 	needed := map[string]bool{}
 	for _, v := range narrator.Voices() {
 		needed[v.Engine] = true
+	}
+	if cfg.EngineStandIn > 0 {
+		logger.Warn("speech engines replaced by a stand-in, for benchmarks", "per_sentence", cfg.EngineStandIn)
+		for name := range needed {
+			engines[name] = standin.New(cfg.EngineStandIn)
+		}
+		return engines, closeAll, nil
 	}
 	for name := range needed {
 		var (

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 )
 
 // Environment variables that stand in for flags not given.
@@ -164,6 +165,10 @@ type Config struct {
 	UnitWorkers int
 	// CacheMB bounds the cache of synthesised sentences, in MiB.
 	CacheMB int
+	// EngineStandIn, for benchmarks only, replaces every speech engine by a
+	// stand-in that waits this long per sentence without using the CPU; the
+	// sentence cache is then off. Zero uses the real engines.
+	EngineStandIn time.Duration
 }
 
 // ServeFlags registers the serve flags on fs and returns a function that
@@ -178,6 +183,7 @@ func ServeFlags(fs *flag.FlagSet, getenv func(string) string) func() (Config, er
 	fs.IntVar(&c.SynthesisJobs, "jobs", 2, "audios synthesised at once")
 	fs.IntVar(&c.UnitWorkers, "unit-workers", runtime.NumCPU(), "sentences synthesised at once (engine processes per engine)")
 	fs.IntVar(&c.CacheMB, "cache-mb", 2048, "size bound of the cache of synthesised sentences, in `MiB` (0 turns it off)")
+	fs.DurationVar(&c.EngineStandIn, "engine-standin", 0, "for benchmarks only: replace every speech engine by a stand-in that waits this `long` per sentence (turns the sentence cache off)")
 	return func() (Config, error) {
 		b, err := backends()
 		if err != nil {
@@ -189,6 +195,9 @@ func ServeFlags(fs *flag.FlagSet, getenv func(string) string) func() (Config, er
 		}
 		c.PublicURL = strings.TrimRight(c.PublicURL, "/")
 		c.MediaBaseURL = strings.TrimRight(c.MediaBaseURL, "/")
+		if c.EngineStandIn > 0 {
+			c.CacheMB = 0
+		}
 		return c, c.Validate()
 	}
 }
@@ -220,6 +229,9 @@ func (c *Config) Validate() error {
 	}
 	if c.CacheMB < 0 {
 		return fmt.Errorf("--cache-mb must not be negative")
+	}
+	if c.EngineStandIn < 0 || c.EngineStandIn > time.Minute {
+		return fmt.Errorf("--engine-standin must be from 0 to 1m, not %v", c.EngineStandIn)
 	}
 	return nil
 }
