@@ -116,6 +116,7 @@ func (s *server) openData(ctx context.Context, getenv func(string) string) error
 		Logger:           s.logger,
 		Work:             cfg.Works(),
 		SynthesisWorkers: cfg.SynthesisJobs,
+		RescueAfter:      cfg.RescueAfter,
 	}, getenv)
 	if err != nil {
 		return err
@@ -172,6 +173,9 @@ func (s *server) startWorkers(ctx context.Context) error {
 		Synthesize: jobs.NewSynthesizeWorker(b.store, s.pipe, b.media, jobs.SynthesizeConfig{
 			Logger: s.logger,
 			Node:   fmt.Sprintf("%s:%d", host, os.Getpid()),
+			// A rescued twin finds the lease of a dead node run out by the
+			// time River rescues the job.
+			LeaseTTL: cfg.RescueAfter / 2,
 		}),
 		DeleteMedia: jobs.NewDeleteMediaWorker(b.media),
 	}); err != nil {

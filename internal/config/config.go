@@ -165,6 +165,10 @@ type Config struct {
 	UnitWorkers int
 	// CacheMB bounds the cache of synthesised sentences, in MiB.
 	CacheMB int
+	// RescueAfter is how long a job may run before another node may take
+	// it over, taking its node for dead; a node that is only slow keeps its
+	// work (see jobs.Config.RescueAfter).
+	RescueAfter time.Duration
 	// EngineStandIn, for benchmarks only, replaces every speech engine by a
 	// stand-in that waits this long per sentence without using the CPU; the
 	// sentence cache is then off. Zero uses the real engines.
@@ -183,6 +187,7 @@ func ServeFlags(fs *flag.FlagSet, getenv func(string) string) func() (Config, er
 	fs.IntVar(&c.SynthesisJobs, "jobs", 2, "audios synthesised at once")
 	fs.IntVar(&c.UnitWorkers, "unit-workers", runtime.NumCPU(), "sentences synthesised at once (engine processes per engine)")
 	fs.IntVar(&c.CacheMB, "cache-mb", 2048, "size bound of the cache of synthesised sentences, in `MiB` (0 turns it off)")
+	fs.DurationVar(&c.RescueAfter, "rescue-after", 2*time.Minute, "how long a job may run before another node takes it over, taking its node for dead")
 	fs.DurationVar(&c.EngineStandIn, "engine-standin", 0, "for benchmarks only: replace every speech engine by a stand-in that waits this `long` per sentence (turns the sentence cache off)")
 	return func() (Config, error) {
 		b, err := backends()
@@ -229,6 +234,9 @@ func (c *Config) Validate() error {
 	}
 	if c.CacheMB < 0 {
 		return fmt.Errorf("--cache-mb must not be negative")
+	}
+	if c.RescueAfter < 5*time.Second || c.RescueAfter > time.Hour {
+		return fmt.Errorf("--rescue-after must be from 5s to 1h, not %v", c.RescueAfter)
 	}
 	if c.EngineStandIn < 0 || c.EngineStandIn > time.Minute {
 		return fmt.Errorf("--engine-standin must be from 0 to 1m, not %v", c.EngineStandIn)

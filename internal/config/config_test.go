@@ -29,6 +29,7 @@ func TestServeFlags(t *testing.T) {
 		{"empty data", []string{"--data", ""}, nil, config.Config{}, "--data"},
 		{"no workers", []string{"--unit-workers", "0"}, nil, config.Config{}, "--unit-workers"},
 		{"negative cache", []string{"--cache-mb", "-1"}, nil, config.Config{}, "--cache-mb"},
+		{"rescue too soon", []string{"--rescue-after", "1s"}, nil, config.Config{}, "--rescue-after"},
 		{"stand-in too slow", []string{"--engine-standin", "2m"}, nil, config.Config{}, "--engine-standin"},
 		{"bad role", []string{"--role", "boss"}, nil, config.Config{}, "--role"},
 		{"bad database", []string{"--database", "mysql://x"}, nil, config.Config{}, "--database"},
