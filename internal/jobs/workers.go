@@ -129,6 +129,7 @@ func (w *SynthesizeWorker) Work(ctx context.Context, job *river.Job[SynthesizeAr
 			log.Warn("release synthesis lease", "err", err)
 		}
 	}()
+	log.Info("synthesizing", "holder", holder)
 	renderCtx, stopRender := context.WithCancel(ctx)
 	var (
 		renewing sync.WaitGroup
