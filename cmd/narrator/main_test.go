@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -176,7 +177,25 @@ func TestCLI(t *testing.T) {
 type node struct {
 	cmd  *exec.Cmd
 	base string
-	logs *bytes.Buffer
+	logs *logBuffer
+}
+
+// logBuffer collects a process's output; tests read it while it runs.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // freeAddr returns a loopback address that was free a moment ago.
@@ -193,7 +212,7 @@ func freeAddr(t *testing.T) string {
 // startServer runs `narrator serve` on data and waits for /healthz.
 func startServer(t *testing.T, data, addr string, extra ...string) *node {
 	t.Helper()
-	s := &node{base: "http://" + addr, logs: &bytes.Buffer{}}
+	s := &node{base: "http://" + addr, logs: &logBuffer{}}
 	s.cmd = exec.Command(binary, append([]string{"serve", "--data", data, "--addr", addr}, extra...)...)
 	s.cmd.Stdout, s.cmd.Stderr = s.logs, s.logs
 	if err := s.cmd.Start(); err != nil {

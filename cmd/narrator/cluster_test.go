@@ -1,0 +1,223 @@
+//go:build e2e
+
+package main
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// clusterEnv returns what a cluster test needs from outside: a PostgreSQL
+// server, an S3 server and haproxy. It skips, or fails under
+// NARRATOR_TEST_FULL=1, when one is missing.
+func clusterEnv(t *testing.T) (adminURL, s3URL string) {
+	t.Helper()
+	adminURL, s3URL = os.Getenv("TEST_POSTGRES_URL"), os.Getenv("TEST_S3_URL")
+	_, errHAProxy := exec.LookPath("haproxy")
+	_, errPsql := exec.LookPath("psql")
+	if adminURL == "" || s3URL == "" || errHAProxy != nil || errPsql != nil {
+		msg := "cluster test needs TEST_POSTGRES_URL, TEST_S3_URL, haproxy and psql (scripts/test.sh provides them)"
+		if os.Getenv("NARRATOR_TEST_FULL") == "1" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return adminURL, s3URL
+}
+
+func randomName(t *testing.T, prefix string) string {
+	t.Helper()
+	b := make([]byte, 6)
+	rand.Read(b)
+	return prefix + hex.EncodeToString(b)
+}
+
+// newDatabase creates an empty database on the test server and returns its URL.
+func newDatabase(t *testing.T, adminURL string) string {
+	t.Helper()
+	name := randomName(t, "narrator_cluster_")
+	if out, err := exec.Command("psql", adminURL, "-v", "ON_ERROR_STOP=1", "-c", "CREATE DATABASE "+name).CombinedOutput(); err != nil {
+		t.Fatalf("create database: %v\n%s", err, out)
+	}
+	t.Cleanup(func() {
+		exec.Command("psql", adminURL, "-c", "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)").Run()
+	})
+	u, err := url.Parse(adminURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
+// withPrefix returns the S3 media URL with its own key prefix.
+func withPrefix(t *testing.T, s3URL, prefix string) string {
+	t.Helper()
+	u, err := url.Parse(s3URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + prefix
+	return u.String()
+}
+
+// startHAProxy balances round-robin over the HTTP nodes from addr.
+func startHAProxy(t *testing.T, addr string, backends ...*node) *node {
+	t.Helper()
+	var b strings.Builder
+	fmt.Fprintf(&b, `global
+	maxconn 256
+defaults
+	mode http
+	timeout connect 5s
+	timeout client 60s
+	timeout server 60s
+	retries 2
+	option redispatch
+frontend narrator
+	bind %s
+	default_backend nodes
+backend nodes
+	balance roundrobin
+	option httpchk GET /healthz
+`, addr)
+	for i, n := range backends {
+		fmt.Fprintf(&b, "\tserver n%d %s check inter 500ms\n", i, strings.TrimPrefix(n.base, "http://"))
+	}
+	cfg := filepath.Join(t.TempDir(), "haproxy.cfg")
+	if err := os.WriteFile(cfg, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	lb := &node{base: "http://" + addr, logs: &logBuffer{}}
+	lb.cmd = exec.Command("haproxy", "-db", "-f", cfg)
+	lb.cmd.Stdout, lb.cmd.Stderr = lb.logs, lb.logs
+	if err := lb.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		lb.cmd.Process.Kill()
+		lb.cmd.Wait()
+	})
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if res, err := http.Get(lb.base + "/healthz"); err == nil {
+			res.Body.Close()
+			if res.StatusCode == 200 {
+				return lb
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("haproxy not answering; log:\n%s", lb.logs.String())
+	return nil
+}
+
+// TestCluster drives two API nodes behind haproxy and two worker nodes on
+// one PostgreSQL database and one S3 bucket. A worker is killed with
+// SIGKILL in the middle of a synthesis; the other one completes the audio,
+// which is published once, and both API nodes serve the same audio and
+// media.
+func TestCluster(t *testing.T) {
+	adminURL, s3URL := clusterEnv(t)
+	db := newDatabase(t, adminURL)
+	media := withPrefix(t, s3URL, randomName(t, "cluster-"))
+	backends := []string{"--database", db, "--media", media}
+
+	acct := mustJSON[struct {
+		ID     int64  `json:"id"`
+		APIKey string `json:"api_key"`
+	}](t, mustCLI(t, append([]string{"accounts", "create", "--name", "Cluster"}, backends...)...))
+	proj := mustJSON[struct {
+		ID int64 `json:"id"`
+	}](t, mustCLI(t, append([]string{"projects", "create", "--account", fmt.Sprint(acct.ID), "--title", "C", "--language", "en_US"}, backends...)...))
+
+	// Every node hands out URLs of the balancer, whichever answers.
+	lbAddr := freeAddr(t)
+	start := func(role string) *node {
+		args := append([]string{"--role", role, "--public-url", "http://" + lbAddr,
+			"--rescue-after", "10s", "--unit-workers", "1", "--jobs", "1"}, backends...)
+		return startServer(t, t.TempDir(), freeAddr(t), args...)
+	}
+	api1, api2 := start("api"), start("api")
+	workers := []*node{start("worker"), start("worker")}
+	lb := startHAProxy(t, lbAddr, api1, api2)
+
+	// A short audio goes through the whole cluster.
+	status, raw := lb.call(t, "POST", fmt.Sprintf("/api/v3/projects/%d/audio", proj.ID),
+		map[string]any{"api_key": acct.APIKey, "title": "Short", "body": "<p>One node makes it, another serves it.</p>", "external_id": "short"})
+	if status != 200 {
+		t.Fatalf("create: %d %s", status, raw)
+	}
+	short := lb.waitProcessed(t, proj.ID, "short", acct.APIKey, 2*time.Minute)
+	for _, n := range []*node{api1, api2, api1, api2} {
+		res, err := http.Get(strings.Replace(short.url(t, "mp3"), lb.base, n.base, 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != 200 || res.Header.Get("Content-Type") != "audio/mpeg" {
+			t.Errorf("mp3 from %s: %d %s", n.base, res.StatusCode, res.Header.Get("Content-Type"))
+		}
+	}
+
+	// A long audio: the worker that takes it is killed mid-synthesis.
+	body := strings.Repeat("<p>The council met on Tuesday evening and agreed a new plan for the harbour after a long debate. "+
+		"Residents who attended said the meeting was calm, and the vote was close.</p>", 12)
+	status, raw = lb.call(t, "POST", fmt.Sprintf("/api/v3/projects/%d/audio", proj.ID),
+		map[string]any{"api_key": acct.APIKey, "title": "Long", "body": body, "external_id": "long"})
+	if status != 200 {
+		t.Fatalf("create: %d %s", status, raw)
+	}
+	long := mustJSON[audioOut](t, string(raw))
+	started := regexp.MustCompile(`msg=synthesizing audio_id=` + fmt.Sprint(long.ID) + `\b`)
+	var victim, survivor *node
+	deadline := time.Now().Add(2 * time.Minute)
+	for victim == nil && time.Now().Before(deadline) {
+		for i, w := range workers {
+			if started.MatchString(w.logs.String()) {
+				victim, survivor = w, workers[1-i]
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if victim == nil {
+		t.Fatal("no worker started the long audio within 2 minutes")
+	}
+	time.Sleep(2 * time.Second) // well into the synthesis
+	if err := victim.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	victim.cmd.Wait()
+	killedAt := time.Now()
+	got := lb.waitProcessed(t, proj.ID, "long", acct.APIKey, 5*time.Minute)
+	t.Logf("the surviving worker completed the audio %.0f s after the kill", time.Since(killedAt).Seconds())
+
+	processed := regexp.MustCompile(`msg="audio processed" audio_id=` + fmt.Sprint(long.ID) + `\b`)
+	if n := len(processed.FindAllString(survivor.logs.String(), -1)); n != 1 {
+		t.Errorf("the surviving worker published the long audio %d times, want once; log:\n%s", n, survivor.logs.String())
+	}
+	if processed.MatchString(victim.logs.String()) {
+		t.Errorf("the killed worker published the audio before it died; the test did not kill it mid-synthesis")
+	}
+	// Both API nodes give the same answer.
+	for _, n := range []*node{api1, api2} {
+		status, raw := n.call(t, "GET", fmt.Sprintf("/api/v3/projects/%d/audio/long?api_key=%s", proj.ID, acct.APIKey), nil)
+		if status != 200 {
+			t.Fatalf("get from %s: %d %s", n.base, status, raw)
+		}
+		if a := mustJSON[audioOut](t, string(raw)); a.url(t, "m3u8") != got.url(t, "m3u8") {
+			t.Errorf("%s answers m3u8 %s, the balancer %s", n.base, a.url(t, "m3u8"), got.url(t, "m3u8"))
+		}
+	}
+}
