@@ -33,11 +33,11 @@ func tone(freq float64, amp float64, d time.Duration) []int16 {
 	return s
 }
 
+// needTool skips the test if the program name is not installed, or fails it under
+// NARRATOR_TEST_FULL=1.
 func needTool(tb testing.TB, name string) {
 	tb.Helper()
-	if _, err := exec.LookPath(name); err != nil {
-		tb.Skipf("%s not installed", name)
-	}
+	proctest.NeedProgram(tb, name, "scripts/deps.sh test")
 }
 
 // mustEncode encodes samples in chunks of 4410 and returns the MP3.
