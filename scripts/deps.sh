@@ -5,7 +5,7 @@
 set -euo pipefail
 
 runtime=(espeak-ng lame festival festvox-us-slt-hts flite ca-certificates)
-testing=(ffmpeg pocketsphinx pocketsphinx-en-us python3 chromium) # chromium: the dashboard browser tests
+testing=(ffmpeg sox pocketsphinx pocketsphinx-en-us python3 chromium) # chromium: the dashboard browser tests; sox: reference resampling and WAV reading
 
 want=("${runtime[@]}")
 if [[ "${1:-runtime}" == test ]]; then

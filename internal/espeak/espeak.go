@@ -86,6 +86,10 @@ func (e *Engine) Synthesize(ctx context.Context, voice string, text string, rate
 		return nil, 0, fmt.Errorf("espeak: synthesize: rate %g out of range [0.25, 4]", rate)
 	}
 	text = strings.ToValidUTF8(text, " ")
+	if text == "" {
+		// Given no input at all, espeak-ng writes no wave; given a space, a wave of silence.
+		text = " "
+	}
 	// espeak-ng accepts 80 to 450 words per minute.
 	wpm := min(max(int(math.Round(NormalWPM*rate)), 80), 450)
 	build := func() *exec.Cmd {

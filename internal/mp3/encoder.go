@@ -10,13 +10,11 @@ package mp3
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/narrator/narrator/internal/proc"
 )
@@ -74,26 +72,19 @@ func (o Options) args() []string {
 	return append(args, "-", "-")
 }
 
-// An Encoder streams PCM through a lame process. Samples written to it are
-// piped to lame's stdin while lame's output is copied to the destination
-// writer concurrently, so memory stays flat whatever the length of the audio.
-// An Encoder is not safe for concurrent use.
+// An Encoder streams PCM through a lame process, run with proc.Stream. Samples written to it
+// are piped to lame's stdin while lame's output is copied to the destination writer
+// concurrently, so memory stays flat whatever the length of the audio. An Encoder is not safe
+// for concurrent use.
 type Encoder struct {
-	ctx     context.Context
-	cmd     *exec.Cmd
-	stdin   io.WriteCloser
-	stderr  *proc.Tail
-	out     *recordingWriter
+	stream  *proc.Stream
 	buf     []byte
 	samples int64
-	done    bool
-	err     error
 }
 
-// NewEncoder starts lame, writing the MP3 to w. w is written from another
-// goroutine until Close returns, and must not be used meanwhile. Cancelling
-// ctx kills lame; Write and Close then return an error. The caller must call
-// Close.
+// NewEncoder starts lame, writing the MP3 to w. w is written from another goroutine until
+// Close returns, and must not be used meanwhile. Cancelling ctx kills lame's process group;
+// Write and Close then return an error that matches ctx.Err(). The caller must call Close.
 func NewEncoder(ctx context.Context, w io.Writer, opts Options) (*Encoder, error) {
 	opts = opts.withDefaults()
 	if opts.SampleRate < 8000 || opts.SampleRate > 48000 {
@@ -102,42 +93,24 @@ func NewEncoder(ctx context.Context, w io.Writer, opts Options) (*Encoder, error
 	if opts.Bitrate < 8 || opts.Bitrate > 320 {
 		return nil, fmt.Errorf("new mp3 encoder: unsupported bitrate %d kbps", opts.Bitrate)
 	}
-	cmd := exec.CommandContext(ctx, opts.Lame, opts.args()...)
-	out := &recordingWriter{w: w}
-	cmd.Stdout = out
-	stderr := &proc.Tail{Size: 4 << 10}
-	cmd.Stderr = stderr
-	stdin, err := cmd.StdinPipe()
+	stderr := &proc.Tail{Size: 4 << 10, SkipFunc: isLameNoise}
+	stream, err := proc.StartStream(ctx, opts.Lame, exec.Command(opts.Lame, opts.args()...), w, stderr)
 	if err != nil {
 		return nil, fmt.Errorf("new mp3 encoder: %w", err)
 	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("new mp3 encoder: start %s: %w", opts.Lame, err)
-	}
-	return &Encoder{ctx: ctx, cmd: cmd, stdin: stdin, stderr: stderr, out: out}, nil
+	return &Encoder{stream: stream}, nil
 }
 
-// Write encodes samples (mono, at Options.SampleRate). It blocks while lame
-// catches up. If lame has failed, Write waits for it to exit and returns its
-// error, with the tail of its stderr; later calls return the same error.
+// Write encodes samples (mono, at Options.SampleRate). It blocks while lame catches up. If
+// lame has failed, Write waits for it to exit and returns its error, with the tail of its
+// stderr; later calls return the same error.
 func (e *Encoder) Write(samples []int16) error {
-	if e.err != nil {
-		return e.err
-	}
-	if e.done {
-		return errors.New("mp3 encode: write after close")
-	}
-	if err := e.ctx.Err(); err != nil {
-		e.fail(fmt.Errorf("mp3 encode: %w", err))
-		return e.err
-	}
 	e.buf = e.buf[:0]
 	for _, s := range samples {
 		e.buf = binary.LittleEndian.AppendUint16(e.buf, uint16(s))
 	}
-	if _, err := e.stdin.Write(e.buf); err != nil {
-		e.fail(fmt.Errorf("mp3 encode: write pcm: %w", err))
-		return e.err
+	if _, err := e.stream.Write(e.buf); err != nil {
+		return fmt.Errorf("mp3 encode: %w", err)
 	}
 	e.samples += int64(len(samples))
 	return nil
@@ -146,94 +119,16 @@ func (e *Encoder) Write(samples []int16) error {
 // Samples returns how many samples have been written so far.
 func (e *Encoder) Samples() int64 { return e.samples }
 
-// Close ends the input, waits for lame to flush its last frames to the
-// writer and exit, and returns any error, with the tail of lame's stderr.
-// Close is idempotent.
+// Close ends the input, waits for lame to flush its last frames to the writer and exit, and
+// returns any error: the context's or the writer's if either ended lame, else lame's exit
+// status with the tail of its stderr. Close is idempotent.
 func (e *Encoder) Close() error {
-	if e.done {
-		return e.err
+	if err := e.stream.Close(); err != nil {
+		return fmt.Errorf("mp3 encode: %w", err)
 	}
-	e.done = true
-	if e.err != nil {
-		return e.err
-	}
-	closeErr := e.stdin.Close()
-	if err := e.wait(); err != nil {
-		e.err = fmt.Errorf("mp3 encode: %w", err)
-		return e.err
-	}
-	if closeErr != nil {
-		e.err = fmt.Errorf("mp3 encode: close lame stdin: %w", closeErr)
-	}
-	return e.err
+	return nil
 }
 
-// fail records err, ending lame. When lame failed, its exit status and
-// stderr (or what killed it) explain more than err, a broken pipe, does.
-func (e *Encoder) fail(err error) {
-	e.done = true
-	_ = e.stdin.Close()
-	if werr := e.wait(); werr != nil {
-		err = fmt.Errorf("mp3 encode: %w", werr)
-	}
-	e.err = err
-}
-
-// wait waits for lame and describes a failure, preferring its cause when
-// that was the context or the destination writer: lame then dies of a
-// signal, which says little.
-func (e *Encoder) wait() error {
-	err := e.cmd.Wait()
-	if err == nil {
-		return nil
-	}
-	if cerr := e.ctx.Err(); cerr != nil {
-		return fmt.Errorf("lame: %w", cerr)
-	}
-	if werr := e.out.error(); werr != nil {
-		return fmt.Errorf("write mp3: %w", werr)
-	}
-	if msg := lameMessage(e.stderr.String()); msg != "" {
-		return fmt.Errorf("lame: %w: %s", err, msg)
-	}
-	return fmt.Errorf("lame: %w", err)
-}
-
-// recordingWriter passes writes on to w and remembers the first error.
-type recordingWriter struct {
-	w   io.Writer
-	mu  sync.Mutex
-	err error
-}
-
-func (r *recordingWriter) Write(p []byte) (int, error) {
-	n, err := r.w.Write(p)
-	if err != nil {
-		r.mu.Lock()
-		if r.err == nil {
-			r.err = err
-		}
-		r.mu.Unlock()
-	}
-	return n, err
-}
-
-func (r *recordingWriter) error() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.err
-}
-
-// lameMessage returns lame's stderr on one line, without its warning that it was built with
-// libsndfile (which it prints on every raw-input run).
-func lameMessage(stderr string) string {
-	var lines []string
-	for line := range strings.Lines(stderr) {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.Contains(line, "libsndfile") {
-			continue
-		}
-		lines = append(lines, line)
-	}
-	return strings.Join(lines, " | ")
-}
+// isLameNoise reports lame's warning that it was built with libsndfile, which it prints on
+// every raw-input run.
+func isLameNoise(line string) bool { return strings.Contains(line, "libsndfile") }

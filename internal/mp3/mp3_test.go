@@ -18,6 +18,7 @@ import (
 	gomp3 "github.com/hajimehoshi/go-mp3"
 
 	"github.com/narrator/narrator/internal/mp3"
+	"github.com/narrator/narrator/internal/proctest"
 )
 
 const rate = 44100
@@ -32,11 +33,11 @@ func tone(freq float64, amp float64, d time.Duration) []int16 {
 	return s
 }
 
+// needTool skips the test if the program name is not installed, or fails it under
+// NARRATOR_TEST_FULL=1.
 func needTool(tb testing.TB, name string) {
 	tb.Helper()
-	if _, err := exec.LookPath(name); err != nil {
-		tb.Skipf("%s not installed", name)
-	}
+	proctest.NeedProgram(tb, name, "scripts/deps.sh test")
 }
 
 // mustEncode encodes samples in chunks of 4410 and returns the MP3.
@@ -438,6 +439,47 @@ func TestEncoderCancel(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("error after cancel = %v, want context.Canceled", err)
 	}
+}
+
+// TestEncoderCancelKillsGroup checks that cancelling kills lame with what it started, so that
+// Write and Close return promptly even when a child of lame holds its output open.
+func TestEncoderCancelKillsGroup(t *testing.T) {
+	t.Parallel()
+	pidFile := filepath.Join(t.TempDir(), "child.pid")
+	fake := proctest.Script(t, "sleep 1000 & echo $! > "+pidFile+"\nexec cat >/dev/null")
+	ctx, cancel := context.WithCancel(t.Context())
+	enc, err := mp3.NewEncoder(ctx, io.Discard, mp3.Options{Lame: fake})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunk := tone(440, 0.3, 100*time.Millisecond)
+	if err := enc.Write(chunk); err != nil {
+		t.Fatal(err)
+	}
+	pid := proctest.PID(t, pidFile)
+	cancel()
+	done := make(chan error, 1)
+	go func() {
+		var err error
+		for range 1000 {
+			if err = enc.Write(chunk); err != nil {
+				break
+			}
+		}
+		if cerr := enc.Close(); err == nil {
+			err = cerr
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("error after cancel = %v, want context.Canceled", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Write and Close still blocked 5s after cancel")
+	}
+	proctest.Exited(t, pid, "child of a cancelled lame")
 }
 
 // TestEncoderFlatMemory checks that writing a long stream allocates nothing

@@ -1,12 +1,16 @@
-// Package proc runs engine processes that can hang or crash.
+// Package proc runs external programs, which can hang or crash. Every subprocess of Narrator
+// is run through it.
 //
-// Speech engines are external programs that sometimes never answer or die on odd input. proc
-// starts each in a process group of its own that also dies with us (Isolate), kills the whole
-// group when it must (Kill), bounds each unit of work by a time limit that grows with its text
-// (Limit), and keeps the tail of a process's stderr for error messages (Tail). Runner puts these
-// together for engines that run one short-lived process per unit: it caps concurrency, kills a
-// process that overruns its limit, retries a failed unit once on a fresh process, and kills
-// every running process on Close.
+// Speech engines and the MP3 encoder are external programs that sometimes never answer or die
+// on odd input. proc starts each in a process group of its own that also dies with us
+// (Isolate), kills the whole group when it must (Kill), bounds each unit of work by a time
+// limit that grows with its text (Limit), and keeps the tail of a process's stderr for error
+// messages (Tail). Runner puts these together for engines that run one short-lived process per
+// unit: it caps concurrency, kills a process that overruns its limit, retries a failed unit
+// once on a fresh process, and kills every running process on Close. Stream puts them together
+// for a long-lived filter such as lame, fed on its stdin while its stdout is copied on: it kills
+// the group when its context ends. The festival engine keeps long-lived processes of its own
+// and uses the parts directly.
 package proc
 
 import (
@@ -67,6 +71,9 @@ const defaultTailSize = 1024
 type Tail struct {
 	// Size is how many bytes are kept. Zero means 1 KiB. Set it before the first Write.
 	Size int
+	// SkipFunc, if set, reports the lines, without their line ends, that Suffix leaves out:
+	// noise a program prints on every run, which would only hide the message that matters.
+	SkipFunc func(line string) bool
 
 	mu  sync.Mutex
 	buf []byte
@@ -101,11 +108,21 @@ func (t *Tail) String() string {
 	return string(t.buf)
 }
 
-// Suffix returns "; stderr: " and the kept text, trimmed and made valid UTF-8, for appending
-// to an error message; or "" if only white space was written.
+// Suffix returns "; stderr: " and the kept text, without the lines SkipFunc reports, trimmed
+// and made valid UTF-8, for appending to an error message; or "" if nothing but white space is
+// left.
 func (t *Tail) Suffix() string {
-	s := strings.TrimSpace(strings.ToValidUTF8(t.String(), "?"))
-	if s == "" {
+	s := strings.ToValidUTF8(t.String(), "?")
+	if t.SkipFunc != nil {
+		var kept strings.Builder
+		for line := range strings.Lines(s) {
+			if !t.SkipFunc(strings.TrimRight(line, "\r\n")) {
+				kept.WriteString(line)
+			}
+		}
+		s = kept.String()
+	}
+	if s = strings.TrimSpace(s); s == "" {
 		return ""
 	}
 	return "; stderr: " + s

@@ -49,27 +49,33 @@ func TestAbbrev(t *testing.T) {
 	}
 }
 
+// noise is a Tail.SkipFunc that leaves out warnings.
+func noise(line string) bool { return strings.HasPrefix(line, "WARN: ") }
+
 func TestTail(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name       string
 		size       int
 		writes     []string
+		skip       func(line string) bool
 		wantString string
 		wantSuffix string
 	}{
-		{"empty", 0, nil, "", ""},
-		{"blank", 0, []string{" \n\t"}, " \n\t", ""},
-		{"kept", 0, []string{"oops\n"}, "oops\n", "; stderr: oops"},
-		{"last bytes", 4, []string{"abc", "def"}, "cdef", "; stderr: cdef"},
-		{"one long write", 3, []string{"abcdef"}, "def", "; stderr: def"},
-		{"default size", 0, []string{strings.Repeat("x", 2000)}, strings.Repeat("x", 1024), "; stderr: " + strings.Repeat("x", 1024)},
-		{"invalid utf-8", 0, []string{"a\xffb"}, "a\xffb", "; stderr: a?b"},
+		{"empty", 0, nil, nil, "", ""},
+		{"blank", 0, []string{" \n\t"}, nil, " \n\t", ""},
+		{"kept", 0, []string{"oops\n"}, nil, "oops\n", "; stderr: oops"},
+		{"last bytes", 4, []string{"abc", "def"}, nil, "cdef", "; stderr: cdef"},
+		{"one long write", 3, []string{"abcdef"}, nil, "def", "; stderr: def"},
+		{"default size", 0, []string{strings.Repeat("x", 2000)}, nil, strings.Repeat("x", 1024), "; stderr: " + strings.Repeat("x", 1024)},
+		{"invalid utf-8", 0, []string{"a\xffb"}, nil, "a\xffb", "; stderr: a?b"},
+		{"skipped lines", 0, []string{"WARN: noise\r\nfirst\nWARN: no", "ise\nlast"}, noise, "WARN: noise\r\nfirst\nWARN: noise\nlast", "; stderr: first\nlast"},
+		{"only skipped lines", 0, []string{"WARN: noise\n"}, noise, "WARN: noise\n", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			tail := &proc.Tail{Size: tt.size}
+			tail := &proc.Tail{Size: tt.size, SkipFunc: tt.skip}
 			for _, w := range tt.writes {
 				if n, err := tail.Write([]byte(w)); n != len(w) || err != nil {
 					t.Fatalf("Write(%q) = %d, %v", w, n, err)

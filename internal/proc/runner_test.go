@@ -6,10 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,6 +15,7 @@ import (
 	"time"
 
 	"github.com/narrator/narrator/internal/proc"
+	"github.com/narrator/narrator/internal/proctest"
 )
 
 // script is the shell script of each attempt; the last one repeats.
@@ -54,50 +53,11 @@ func (b *syncBuffer) String() string {
 // buffer, closed when the test ends.
 func mustRunner(tb testing.TB, procs int) (*proc.Runner, *syncBuffer) {
 	tb.Helper()
-	if _, err := exec.LookPath("sh"); err != nil {
-		tb.Skip("no sh")
-	}
+	proctest.NeedProgram(tb, "sh", "apt-get install dash")
 	logs := &syncBuffer{}
 	r := proc.NewRunner("tool", procs, slog.New(slog.NewTextHandler(logs, nil)))
 	tb.Cleanup(r.Close)
 	return r, logs
-}
-
-// mustPID waits until path holds a process ID and returns it.
-func mustPID(tb testing.TB, path string) int {
-	tb.Helper()
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		b, err := os.ReadFile(path)
-		if err != nil || !bytes.HasSuffix(b, []byte("\n")) {
-			continue
-		}
-		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-		if err != nil {
-			tb.Fatalf("%s: %v", path, err)
-		}
-		return pid
-	}
-	tb.Fatalf("%s: no process ID within 5s", path)
-	return 0
-}
-
-// mustExit fails the test unless process pid, started by what, has exited (it is gone or a
-// zombie) within 2s.
-func mustExit(tb testing.TB, pid int, what string) {
-	tb.Helper()
-	exited := func() bool {
-		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		// The state follows the command name, which is in parentheses.
-		return err != nil || strings.Contains(string(stat), ") Z ")
-	}
-	deadline := time.Now().Add(2 * time.Second)
-	for !exited() {
-		if time.Now().After(deadline) {
-			tb.Errorf("process %d (%s) still runs", pid, what)
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 func TestRun(t *testing.T) {
@@ -215,7 +175,7 @@ func TestRunKillsGroup(t *testing.T) {
 		t.Errorf("attempts = %d, want 2", n)
 	}
 	// The child is not the process that was killed, only in its group.
-	mustExit(t, mustPID(t, pidFile), "child sleep 100 of a hung process")
+	proctest.Exited(t, proctest.PID(t, pidFile), "child sleep 100 of a hung process")
 }
 
 func TestRunCancel(t *testing.T) {
@@ -247,7 +207,7 @@ func TestRunCancelWaiting(t *testing.T) {
 	busy, _ := script{"echo $$ > " + pidFile + "; exec sleep 100"}.build()
 	done := make(chan error, 1)
 	go func() { done <- r.Run(t.Context(), 10*time.Second, busy, nil) }()
-	mustPID(t, pidFile)
+	proctest.PID(t, pidFile)
 
 	build, calls := script{"true"}.build()
 	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
@@ -274,7 +234,7 @@ func TestClose(t *testing.T) {
 		pidFile := filepath.Join(dir, fmt.Sprintf("%d.pid", i))
 		build, _ := script{"echo $$ > " + pidFile + "; exec sleep 100"}.build()
 		go func() { done <- r.Run(t.Context(), 10*time.Second, build, nil) }()
-		pids = append(pids, mustPID(t, pidFile))
+		pids = append(pids, proctest.PID(t, pidFile))
 	}
 	r.Close()
 	for range 2 {
@@ -288,7 +248,7 @@ func TestClose(t *testing.T) {
 		}
 	}
 	for _, pid := range pids {
-		mustExit(t, pid, "running when the Runner was closed")
+		proctest.Exited(t, pid, "running when the Runner was closed")
 	}
 	build, _ := script{"true"}.build()
 	if err := r.Run(t.Context(), time.Second, build, nil); !errors.Is(err, proc.ErrClosed) {

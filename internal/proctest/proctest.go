@@ -1,0 +1,85 @@
+// Package proctest helps the tests of code that runs programs: finding the program or
+// skipping, scripts that stand in for a program and misbehave, and checks that the processes
+// they leave behind were killed.
+//
+// A test whose program is missing skips, unless NARRATOR_TEST_FULL=1 (scripts/test.sh), where
+// nothing may be skipped and it fails instead.
+package proctest
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Missing ends the test because something it needs, described by what, is not installed:
+// install says how to install it. The test skips, or fails when NARRATOR_TEST_FULL=1.
+func Missing(tb testing.TB, what, install string) {
+	tb.Helper()
+	if os.Getenv("NARRATOR_TEST_FULL") == "1" {
+		tb.Fatalf("%s not installed (%s), and NARRATOR_TEST_FULL=1 forbids skipping", what, install)
+	}
+	tb.Skipf("%s not installed (%s); set NARRATOR_TEST_FULL=1 to make this a failure", what, install)
+}
+
+// NeedProgram calls Missing unless program is found in PATH.
+func NeedProgram(tb testing.TB, program, install string) {
+	tb.Helper()
+	if _, err := exec.LookPath(program); err != nil {
+		Missing(tb, program, install)
+	}
+}
+
+// Script writes body, a shell script without its "#!/bin/sh" line, to an executable file in a
+// new temporary directory, and returns its path.
+func Script(tb testing.TB, body string) string {
+	tb.Helper()
+	path := filepath.Join(tb.TempDir(), "script.sh")
+	if err := os.WriteFile(path, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+// PID waits up to 5 s until the file at path holds a process ID and a newline, as a script's
+// "echo $$ > path" writes, and returns the ID.
+func PID(tb testing.TB, path string) int {
+	tb.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		b, err := os.ReadFile(path)
+		if err != nil || !bytes.HasSuffix(b, []byte("\n")) {
+			continue
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil {
+			tb.Fatalf("%s: %v", path, err)
+		}
+		return pid
+	}
+	tb.Fatalf("%s: no process ID within 5s", path)
+	return 0
+}
+
+// Exited fails the test unless process pid, described by what, has exited (it is gone, or a
+// zombie) within 2 s.
+func Exited(tb testing.TB, pid int, what string) {
+	tb.Helper()
+	exited := func() bool {
+		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		// The state follows the command name, which is in parentheses.
+		return err != nil || strings.Contains(string(stat), ") Z ")
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for !exited() {
+		if time.Now().After(deadline) {
+			tb.Errorf("process %d (%s) still runs", pid, what)
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
