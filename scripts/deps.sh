@@ -5,7 +5,10 @@
 set -euo pipefail
 
 runtime=(espeak-ng lame festival festvox-us-slt-hts flite ca-certificates)
-testing=(ffmpeg sox pocketsphinx pocketsphinx-en-us python3 chromium) # chromium: the dashboard browser tests; sox: reference resampling and WAV reading
+# For the tests: python3, ffmpeg, pocketsphinx (its pocketsphinx_continuous) and pocketsphinx-en-us
+# run scripts/intelligibility.py; sox: reference resampling and WAV reading; chromium: the dashboard
+# browser tests.
+testing=(ffmpeg sox pocketsphinx pocketsphinx-en-us python3 chromium)
 
 want=("${runtime[@]}")
 if [[ "${1:-runtime}" == test ]]; then
