@@ -34,9 +34,10 @@ const (
 	SampleRate    = 44100 // Hz, mono
 	Bitrate       = 64    // kbps, constant
 	SegmentTarget = 6 * time.Second
-	// EncoderQuality is lame's -q. Faster settings cost intelligibility:
-	// on the shared samples the recognizer's mean accuracy was 0.872 at 3
-	// (lame's default), 0.852 at 5 and 0.783 at 7, which halves encoding time.
+	// EncoderQuality is lame's -q. The fastest settings cost
+	// intelligibility: on the project's samples the recognizer's mean
+	// accuracy was 0.804 at 3 (lame's default), 0.808 at 5 and 0.769 at 7,
+	// which halves encoding time (docs/speech.md).
 	EncoderQuality = 3
 )
 
