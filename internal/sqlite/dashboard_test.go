@@ -242,7 +242,7 @@ func TestSearchAudios(t *testing.T) {
 	if err != nil || len(byID) != 0 {
 		t.Errorf("FindAudiosByID in another project = %v, %v", ids(byID), err)
 	}
-	_, err = f.store.FindAudiosByID(ctx, f.project.ID, make([]int64, MaxAudiosByID+1))
+	_, err = f.store.FindAudiosByID(ctx, f.project.ID, make([]int64, narrator.MaxAudiosByID+1))
 	wantErrCode(t, err, narrator.EINVALID)
 }
 

@@ -421,7 +421,7 @@ func TestQueryPlans(t *testing.T) {
 	}{
 		{"list", listAudiosSQL, []any{1, 0, 50, 0}, "audios_list"},
 		{"external id", findLiveAudioByExternalIDSQL, []any{1, "x"}, "audios_external_id"},
-		{"media", loadMediaSQL, []any{"[1,2]"}, "sqlite_autoindex_media_1"},
+		{"media", loadMediaSQL, []any{"[1,2]", `["mp3","m3u8"]`}, "sqlite_autoindex_media_1"},
 		{"api key", authenticateAPIKeySQL, []any{[]byte("x")}, "sqlite_autoindex_api_keys_1"},
 	} {
 		rows, err := s.reader.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+tc.query, tc.args...)
