@@ -176,11 +176,7 @@ INSERT INTO audios (project_id, external_id, title, body, author, article_url, m
 	state, error, revision, duration_ms, created_at, updated_at)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
-// insertMediaSQL inserts an audio's media, one of each content type in the
-// JSON array given second, in its order.
-const insertMediaSQL = `
-INSERT INTO media (audio_id, content_type) SELECT ?, value FROM json_each(?) ORDER BY key
-RETURNING id, content_type`
+const insertMediaSQL = `INSERT INTO media (audio_id, content_type) VALUES (?, ?)`
 
 // CreateAudio validates a.
 //
@@ -261,36 +257,18 @@ func (s *Store) createAudio(ctx context.Context, tx *sql.Tx, a *narrator.Audio) 
 	return &got, true, nil
 }
 
-// insertMedia inserts an audio's media rows, without keys, and returns them
-// in narrator.MediaTypes order.
+// insertMedia inserts an audio's media rows, one of each of
+// narrator.MediaTypes and in that order, without keys, and returns them.
 func insertMedia(ctx context.Context, tx *sql.Tx, audioID int64) ([]narrator.Media, error) {
-	types := narrator.MediaTypes()
-	typesJSON, err := json.Marshal(types)
-	if err != nil {
-		return nil, fmt.Errorf("insert media: %w", err)
-	}
-	rows, err := tx.QueryContext(ctx, insertMediaSQL, audioID, string(typesJSON))
-	if err != nil {
-		return nil, fmt.Errorf("insert media: %w", err)
-	}
-	defer rows.Close()
-	ids := map[string]int64{}
-	for rows.Next() {
-		var id int64
-		var ct string
-		if err := rows.Scan(&id, &ct); err != nil {
-			return nil, fmt.Errorf("insert media: %w", err)
+	var media []narrator.Media
+	for _, ct := range narrator.MediaTypes() {
+		res, err := tx.ExecContext(ctx, insertMediaSQL, audioID, ct)
+		if err != nil {
+			return nil, fmt.Errorf("insert %s media: %w", ct, err)
 		}
-		ids[ct] = id
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("insert media: %w", err)
-	}
-	media := make([]narrator.Media, 0, len(types))
-	for _, ct := range types {
-		id, ok := ids[ct]
-		if !ok {
-			return nil, fmt.Errorf("insert media: no %s row returned", ct)
+		id, err := res.LastInsertId()
+		if err != nil {
+			return nil, fmt.Errorf("insert %s media: %w", ct, err)
 		}
 		media = append(media, narrator.Media{ID: id, AudioID: audioID, ContentType: ct})
 	}
