@@ -33,6 +33,26 @@ func (a *Audio) Replacement() AudioUpdate {
 	}
 }
 
+// PlanCreate returns a, a valid audio that no live audio of its project
+// holds the external ID of, as a store first keeps it at time now:
+// unprocessed at revision 1, without error, duration or media, with empty
+// rather than nil metadata. Stores insert it as it is, with one media of each
+// of MediaTypes (without keys), add it to its project's AudioCount and
+// enqueue a SynthesizeJob for its revision, all in one transaction. A create
+// whose external ID a live audio holds is an update of that audio instead,
+// with a.Replacement().
+func PlanCreate(a *Audio, now time.Time) Audio {
+	next := *a
+	next.ID, next.Deleted, next.Media = 0, false, nil
+	next.State, next.Error, next.Revision, next.DurationMS = StateUnprocessed, "", 1, 0
+	next.CreatedAt, next.UpdatedAt = now, now
+	next.Metadata = maps.Clone(a.Metadata)
+	if next.Metadata == nil {
+		next.Metadata = map[string]string{}
+	}
+	return next
+}
+
 // UpdatePlan is what applying an update to a stored audio comes to. Stores
 // persist Next as it is and enqueue a synthesis of Next.Revision when
 // Respeak is set.
@@ -113,6 +133,14 @@ func (a *Audio) MediaKeys() []string {
 		}
 	}
 	return keys
+}
+
+// PlanFail reports whether the given revision of a, as stored, is to be
+// marked failed. It is not if a is deleted or at another revision, nor if
+// it is processed: a duplicate job succeeded, and its result stands. Stores
+// then change nothing and report no error.
+func PlanFail(a *Audio, revision int) bool {
+	return !a.Deleted && a.Revision == revision && a.State != StateProcessed
 }
 
 // PlanPublish checks that the given revision of a, as stored with its media,

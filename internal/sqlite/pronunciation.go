@@ -31,7 +31,7 @@ func (s *Store) SetPronunciation(ctx context.Context, p *narrator.Pronunciation)
 		return fmt.Errorf("set pronunciation in project %d: %w", p.ProjectID, err)
 	}
 	var created int64
-	p.Phrase, p.Say = strings.TrimSpace(p.Phrase), strings.TrimSpace(p.Say)
+	p.Trim()
 	if err := tx.QueryRowContext(ctx, upsertPronunciationSQL, p.ProjectID, p.Phrase, p.Say, micros(s.now())).Scan(&p.ID, &created); err != nil {
 		return fmt.Errorf("set pronunciation %q: %w", p.Phrase, err)
 	}
