@@ -8,6 +8,9 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/config"
 	"github.com/narrator/narrator/internal/httpapi"
@@ -15,6 +18,7 @@ import (
 	"github.com/narrator/narrator/internal/localfs"
 	"github.com/narrator/narrator/internal/mediaserve"
 	"github.com/narrator/narrator/internal/pipeline"
+	"github.com/narrator/narrator/internal/postgres"
 	"github.com/narrator/narrator/internal/sqlite"
 	"github.com/narrator/narrator/internal/web"
 )
@@ -49,6 +53,9 @@ type mediaStore interface {
 // Compile-time checks that the implementations fit their consumers.
 var (
 	_ dataStore            = (*sqlite.Store)(nil)
+	_ dataStore            = (*postgres.Store)(nil)
+	_ postgres.JobInserter = (*jobs.Queue[pgx.Tx])(nil)
+	_ jobQueue             = (*jobs.Queue[pgx.Tx])(nil)
 	_ sqlite.JobInserter   = (*jobs.Queue[*sql.Tx])(nil)
 	_ jobQueue             = (*jobs.Queue[*sql.Tx])(nil)
 	_ mediaStore           = (*localfs.Store)(nil)
@@ -81,6 +88,8 @@ func openBackends(ctx context.Context, b config.Backends, jc jobs.Config, getenv
 	case config.SQLite:
 		out.embedded = true
 		out.store, out.queue, err = openSQLite(ctx, target, jc)
+	case config.Postgres:
+		out.store, out.queue, err = openPostgres(ctx, target, jc)
 	default:
 		err = usagef("--database: %s databases are not supported by this build", kind)
 	}
@@ -119,6 +128,31 @@ func openSQLite(ctx context.Context, path string, jc jobs.Config) (*sqlite.Store
 		return nil, nil, fmt.Errorf("migrate database: %w", err)
 	}
 	if err := jobs.MigrateSQLite(ctx, st.DB()); err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	return st, q, nil
+}
+
+// openPostgres opens and migrates a PostgreSQL database with its queue.
+// Several nodes may do so at once: migrations take an advisory lock.
+func openPostgres(ctx context.Context, url string, jc jobs.Config) (*postgres.Store, *jobs.Queue[pgx.Tx], error) {
+	var q *jobs.Queue[pgx.Tx]
+	st, err := postgres.Open(ctx, url, postgres.Options{
+		Jobs: func(pool *pgxpool.Pool) (postgres.JobInserter, error) {
+			var err error
+			q, err = jobs.NewPostgres(pool, jc)
+			return q, err
+		},
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("open database: %w", err)
+	}
+	if err := st.Migrate(ctx); err != nil {
+		st.Close()
+		return nil, nil, fmt.Errorf("migrate database: %w", err)
+	}
+	if err := jobs.MigratePostgres(ctx, st.Pool()); err != nil {
 		st.Close()
 		return nil, nil, err
 	}
