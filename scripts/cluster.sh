@@ -28,19 +28,20 @@ backends=(--database "$db" --media "$S3_URL")
 
 bin/narrator demo "${backends[@]}" --data "$dir/demo" --public-url "$public"
 
-# node ROLE NAME: starts a node with its own data directory and port.
+# node ROLE NAME: starts a node with its own data directory and port, and
+# sets addr to its address.
 node() {
-  local role=$1 name=$2 addr
+  local role=$1 name=$2
   addr="127.0.0.1:$(free_port)"
   bin/narrator serve "${backends[@]}" --data "$dir/$name" --role "$role" \
     --addr "$addr" --public-url "$public" >"$dir/$name.log" 2>&1 &
   _service_pids+=($!)
   _wait_for 300 "node $name" curl -fsS "http://$addr/healthz" || { tail "$dir/$name.log" >&2; exit 1; }
-  echo "$addr"
 }
-api=$(node api api1)
-node worker worker1 >/dev/null
-node worker worker2 >/dev/null
+node api api1
+api=$addr
+node worker worker1
+node worker worker2
 
 cat >"$dir/haproxy.cfg" <<CFG
 global
@@ -68,7 +69,8 @@ cat <<MSG
 
 The cluster serves at $public (haproxy → api node $api; two worker nodes).
 Logs are in $dir/*.log. Add nodes with the same --database, --media and
---public-url, for example:
+--public-url, for example (with the AWS_ACCESS_KEY_ID=$AWS_ACCESS_KEY_ID and
+AWS_SECRET_ACCESS_KEY=$AWS_SECRET_ACCESS_KEY of this S3 server):
   bin/narrator serve --database '$db' --media '$S3_URL' --role worker --data $dir/worker3 --addr 127.0.0.1:0
 Ctrl-C stops everything.
 MSG
