@@ -19,6 +19,7 @@ import (
 	"github.com/narrator/narrator/internal/mediaserve"
 	"github.com/narrator/narrator/internal/pipeline"
 	"github.com/narrator/narrator/internal/postgres"
+	"github.com/narrator/narrator/internal/s3"
 	"github.com/narrator/narrator/internal/sqlite"
 	"github.com/narrator/narrator/internal/web"
 )
@@ -59,6 +60,7 @@ var (
 	_ sqlite.JobInserter   = (*jobs.Queue[*sql.Tx])(nil)
 	_ jobQueue             = (*jobs.Queue[*sql.Tx])(nil)
 	_ mediaStore           = (*localfs.Store)(nil)
+	_ mediaStore           = (*s3.Store)(nil)
 	_ jobs.Renderer        = (*pipeline.Pipeline)(nil)
 	_ web.VoicePreviewer   = (*pipeline.Pipeline)(nil)
 	_ httpapi.Store        = purgingStore{}
@@ -170,6 +172,16 @@ func openMedia(ctx context.Context, setting string, getenv func(string) string) 
 		m, err := localfs.New(target)
 		if err != nil {
 			return nil, fmt.Errorf("open media directory: %w", err)
+		}
+		return m, nil
+	case config.S3:
+		opts, err := s3.ParseURL(target, getenv)
+		if err != nil {
+			return nil, usagef("--media: %v", err)
+		}
+		m, err := s3.New(ctx, opts)
+		if err != nil {
+			return nil, fmt.Errorf("open media bucket: %w", err)
 		}
 		return m, nil
 	default:
