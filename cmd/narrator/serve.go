@@ -171,11 +171,9 @@ func (s *server) startWorkers(ctx context.Context) error {
 	host, _ := os.Hostname()
 	if err := b.queue.Start(ctx, jobs.Workers{
 		Synthesize: jobs.NewSynthesizeWorker(b.store, s.pipe, b.media, jobs.SynthesizeConfig{
-			Logger: s.logger,
-			Node:   fmt.Sprintf("%s:%d", host, os.Getpid()),
-			// A rescued twin finds the lease of a dead node run out by the
-			// time River rescues the job.
-			LeaseTTL: cfg.RescueAfter / 2,
+			Logger:      s.logger,
+			Node:        fmt.Sprintf("%s:%d", host, os.Getpid()),
+			RescueAfter: cfg.RescueAfter,
 		}),
 		DeleteMedia: jobs.NewDeleteMediaWorker(b.media),
 	}); err != nil {
