@@ -49,6 +49,10 @@ type Store interface {
 	ReleaseSynthesis(ctx context.Context, audioID int64, holder string) error
 	ReleaseSynthesisLeases(ctx context.Context) error
 
+	RecordSignInFailure(ctx context.Context, keys []string, at time.Time) error
+	RecentSignInFailures(ctx context.Context, key string, since time.Time, limit int) ([]time.Time, error)
+	ClearSignInFailures(ctx context.Context, key string) error
+
 	SetPronunciation(ctx context.Context, p *narrator.Pronunciation) error
 	ListPronunciations(ctx context.Context, projectID int64) ([]*narrator.Pronunciation, error)
 	RemovePronunciation(ctx context.Context, projectID, id int64) (*narrator.Pronunciation, error)
@@ -202,6 +206,7 @@ func Run(t *testing.T, newStore NewStoreFunc) {
 		{"Enqueue", enqueueTests},
 		{"Pronunciation", pronunciationTests},
 		{"Lease", leaseTests},
+		{"SignIn", signInTests},
 		{"Search", searchTests},
 		{"Regenerate", regenerateTests},
 		{"User", userTests},

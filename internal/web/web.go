@@ -13,7 +13,7 @@
 //     the session; a POST without it gets a 403 page. The sign-in form,
 //     which has no session yet, uses a double-submit cookie instead.
 //   - Failed sign-ins are counted per client IP and per email, in memory
-//     (one node; see Limiter); past the limits attempts are refused.
+//     (in the store, so on every node; see Limiter); past the limits attempts are refused.
 //   - Pages are html/template, which escapes all user content; a strict
 //     Content-Security-Policy allows only the embedded scripts and styles.
 package web
@@ -65,6 +65,8 @@ type Store interface {
 	ListAPIKeys(ctx context.Context, accountID int64) ([]*narrator.APIKey, error)
 	// RevokeAPIKey returns ENOTFOUND for a key of another account.
 	RevokeAPIKey(ctx context.Context, accountID, keyID int64) error
+
+	Failures
 }
 
 // VoicePreviewer speaks a short sample text in a voice, for the voice
@@ -132,7 +134,6 @@ type Server struct {
 	previewMu    keyedMutex
 	dummyOnce    sync.Once
 	dummyHash    []byte
-	newKeys      newKeys
 }
 
 // New parses the embedded templates and returns the dashboard handler.
@@ -163,7 +164,7 @@ func New(d Deps) (*Server, error) {
 		s.now = time.Now
 	}
 	if s.limiter == nil {
-		s.limiter = NewLimiter(LimiterConfig{Now: s.now})
+		s.limiter = NewLimiter(LimiterConfig{Store: s.store, Now: s.now})
 	}
 	if s.ttl <= 0 {
 		s.ttl = DefaultSessionTTL

@@ -47,6 +47,23 @@ type testBundle struct {
 	project  *narrator.Project
 	previews *fakePreviewer
 	dir      string
+	deps     web.Deps
+}
+
+// twin starts a second dashboard node on the same store, as a second node
+// behind a load balancer, and returns its base URL. A browser's cookies
+// reach both: cookies ignore the port.
+func (b *testBundle) twin(t *testing.T) string {
+	t.Helper()
+	d := b.deps
+	d.Limiter = nil // each node has its own, on the shared store
+	h, err := web.New(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL
 }
 
 func setup(t *testing.T, mod func(*web.Deps)) *testBundle {
@@ -81,6 +98,7 @@ func setup(t *testing.T, mod func(*web.Deps)) *testBundle {
 	if mod != nil {
 		mod(&d)
 	}
+	b.deps = d
 	h, err := web.New(d)
 	if err != nil {
 		t.Fatal(err)
@@ -327,7 +345,7 @@ func TestSignInRateLimit(t *testing.T) {
 	clock.Store(&now)
 	nowFunc := func() time.Time { return *clock.Load() }
 	b := setup(t, func(d *web.Deps) {
-		d.Limiter = web.NewLimiter(web.LimiterConfig{PerEmail: 3, PerIP: 5, Window: time.Minute, Now: nowFunc})
+		d.Limiter = web.NewLimiter(web.LimiterConfig{Store: d.Store, PerEmail: 3, PerIP: 5, Window: time.Minute, Now: nowFunc})
 	})
 	c := b.browser(t)
 	for i := range 3 {
@@ -668,5 +686,75 @@ func TestSecurityHeaders(t *testing.T) {
 	}
 	if res.Header.Get("X-Frame-Options") != "DENY" || res.Header.Get("X-Content-Type-Options") != "nosniff" {
 		t.Errorf("headers %v", res.Header)
+	}
+}
+
+// TestAnyNode checks what a user sees does not depend on which node
+// answers: a key created through one node is shown once by another, and
+// sign-in failures count across nodes.
+func TestAnyNode(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	other := b.twin(t)
+	c := b.browser(t)
+	tok := c.mustSignIn("ed@acme.test")
+	wantStatus(t, c.post("/keys", url.Values{"csrf_token": {tok}}), http.StatusSeeOther)
+
+	// A browser of another session gets nothing from the cookie.
+	thief := b.browser(t)
+	thief.mustSignIn("ed@acme.test")
+	u, _ := url.Parse(b.srv.URL + "/keys")
+	for _, ck := range c.client.Jar.Cookies(u) {
+		if ck.Name == "narrator_new_key" {
+			thief.client.Jar.SetCookies(u, []*http.Cookie{{Name: ck.Name, Value: ck.Value, Path: "/keys"}})
+		}
+	}
+
+	c.base = other
+	res := c.get("/keys")
+	wantStatus(t, res, 200)
+	m := regexp.MustCompile(`id="new-key" readonly value="(nk_[0-9a-f]+)"`).FindStringSubmatch(res.body)
+	if m == nil {
+		t.Fatalf("the other node does not show the new key:\n%s", res.body)
+	}
+	c.base = b.srv.URL
+	if res := c.get("/keys"); strings.Contains(res.body, m[1]) {
+		t.Error("the first node shows the key a second time")
+	}
+	if res := thief.get("/keys"); strings.Contains(res.body, m[1]) {
+		t.Error("another session's browser read the new key from the cookie")
+	}
+
+	// Failures on one node count on the other: the default limit is 5 per email.
+	for i := range 5 {
+		n := b.browser(t)
+		if i%2 == 1 {
+			n.base = other
+		}
+		wantStatus(t, n.signIn("ed@acme.test", fmt.Sprintf("wrong %d", i)), http.StatusUnauthorized)
+	}
+	n := b.browser(t)
+	n.base = other
+	wantStatus(t, n.signIn("ed@acme.test", testPassword), http.StatusTooManyRequests)
+}
+
+func TestNewKeyCookieTampered(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	c := b.browser(t)
+	tok := c.mustSignIn("ed@acme.test")
+	wantStatus(t, c.post("/keys", url.Values{"csrf_token": {tok}}), http.StatusSeeOther)
+	u, _ := url.Parse(b.srv.URL + "/keys")
+	for _, ck := range c.client.Jar.Cookies(u) {
+		if ck.Name == "narrator_new_key" {
+			v := []byte(ck.Value)
+			v[len(v)/2] ^= 1
+			c.client.Jar.SetCookies(u, []*http.Cookie{{Name: ck.Name, Value: string(v), Path: "/keys"}})
+		}
+	}
+	res := c.get("/keys")
+	wantStatus(t, res, 200)
+	if strings.Contains(res.body, `id="new-key"`) {
+		t.Error("a tampered cookie showed a key")
 	}
 }
