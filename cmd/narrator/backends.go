@@ -42,6 +42,7 @@ type jobQueue interface {
 	Start(ctx context.Context, w jobs.Workers) error
 	Stop(ctx context.Context) error
 	RecoverInterrupted(ctx context.Context) (int, error)
+	web.PreviewRequester
 }
 
 // mediaStore is what the commands need from a media store.
@@ -62,7 +63,7 @@ var (
 	_ mediaStore           = (*localfs.Store)(nil)
 	_ mediaStore           = (*s3.Store)(nil)
 	_ jobs.Renderer        = (*pipeline.Pipeline)(nil)
-	_ web.VoicePreviewer   = (*pipeline.Pipeline)(nil)
+	_ jobs.VoicePreviewer  = (*pipeline.Pipeline)(nil)
 	_ httpapi.Store        = purgingStore{}
 	_ web.Store            = purgingStore{}
 	_ pipeline.MediaWriter = mediaStore(nil)

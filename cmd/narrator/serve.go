@@ -176,6 +176,7 @@ func (s *server) startWorkers(ctx context.Context) error {
 			RescueAfter: cfg.RescueAfter,
 		}),
 		DeleteMedia: jobs.NewDeleteMediaWorker(b.media),
+		Preview:     jobs.NewPreviewWorker(s.pipe, b.media),
 	}); err != nil {
 		return err
 	}
@@ -256,7 +257,7 @@ func (s *server) routes() (http.Handler, error) {
 	api := httpapi.NewServer(httpapi.Deps{Store: st, Logger: s.logger, MediaURL: s.cfg.MediaURL})
 	mux.Handle("/api/", api)
 	mux.Handle("/media/", http.StripPrefix("/media/", mediaserve.New(s.backends.media, s.logger)))
-	dash, err := newDashboard(s.cfg, st, s.pipe, s.logger, api)
+	dash, err := newDashboard(s.cfg, st, s.backends, s.logger, api)
 	if err != nil {
 		return nil, err
 	}

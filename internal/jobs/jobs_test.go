@@ -386,7 +386,7 @@ func TestJobsCommittedWithRows(t *testing.T) {
 
 func TestQueueRunsJobs(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *testBundle) {
-		if err := b.queue.Start(t.Context(), jobs.Workers{Synthesize: b.worker, DeleteMedia: jobs.NewDeleteMediaWorker(b.media)}); err != nil {
+		if err := b.queue.Start(t.Context(), jobs.Workers{Synthesize: b.worker, DeleteMedia: jobs.NewDeleteMediaWorker(b.media), Preview: jobs.NewPreviewWorker(nil, b.media)}); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { b.queue.Stop(context.Background()) })

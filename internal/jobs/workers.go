@@ -1,9 +1,11 @@
 package jobs
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"maps"
 	"path"
@@ -302,4 +304,47 @@ func prefixes(keys []string) []string {
 		}
 	}
 	return out
+}
+
+// VoicePreviewer speaks a short text in a voice as an MP3: the pipeline.
+type VoicePreviewer interface {
+	PreviewVoice(ctx context.Context, v narrator.Voice, text string, w io.Writer) error
+}
+
+// MediaPutter stores media.
+type MediaPutter interface {
+	Put(ctx context.Context, key string, r io.Reader) error
+}
+
+// PreviewWorker makes voice previews and stores them where every node
+// finds them.
+type PreviewWorker struct {
+	river.WorkerDefaults[PreviewArgs]
+	previewer VoicePreviewer
+	media     MediaPutter
+}
+
+// NewPreviewWorker returns the preview worker.
+func NewPreviewWorker(previewer VoicePreviewer, media MediaPutter) *PreviewWorker {
+	return &PreviewWorker{previewer: previewer, media: media}
+}
+
+// Timeout implements river.Worker: a preview is one sentence.
+func (w *PreviewWorker) Timeout(*river.Job[PreviewArgs]) time.Duration { return time.Minute }
+
+// Work implements river.Worker. Storing the same preview again is harmless.
+func (w *PreviewWorker) Work(ctx context.Context, job *river.Job[PreviewArgs]) error {
+	args := job.Args
+	v, ok := narrator.LookupVoice(args.Language, args.Voice)
+	if !ok {
+		return river.JobCancel(fmt.Errorf("preview: no voice %s/%s", args.Language, args.Voice))
+	}
+	var buf bytes.Buffer
+	if err := w.previewer.PreviewVoice(ctx, v, args.Text, &buf); err != nil {
+		return fmt.Errorf("preview %s/%s: %w", args.Language, args.Voice, err)
+	}
+	if err := w.media.Put(ctx, args.Key, &buf); err != nil {
+		return fmt.Errorf("store preview %s: %w", args.Key, err)
+	}
+	return nil
 }

@@ -22,20 +22,33 @@ import (
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/jobs"
+	"github.com/narrator/narrator/internal/localfs"
 	"github.com/narrator/narrator/internal/sqlite"
 	"github.com/narrator/narrator/internal/web"
 )
 
 const testPassword = "correct horse battery"
 
-// fakePreviewer stands in for the speech engines: it writes a fixed,
-// MP3-looking payload and counts its calls.
-type fakePreviewer struct{ calls atomic.Int32 }
+// fakePreviewer stands in for the job queue and a worker node: asked for a
+// preview, it stores a fixed, MP3-looking payload in the media store a
+// moment later, as a worker would, and counts the requests. With never
+// set, it makes nothing.
+type fakePreviewer struct {
+	media *localfs.Store
+	calls atomic.Int32
+	never bool
+}
 
-func (f *fakePreviewer) PreviewVoice(ctx context.Context, v narrator.Voice, text string, w io.Writer) error {
+func (f *fakePreviewer) RequestPreview(ctx context.Context, job narrator.PreviewJob) error {
 	f.calls.Add(1)
-	_, err := fmt.Fprintf(w, "ID3 preview of %s: %s", v.Name, text)
-	return err
+	if f.never {
+		return nil
+	}
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		f.media.Put(context.Background(), job.Key, strings.NewReader(fmt.Sprintf("ID3 preview of %s: %s", job.Voice, job.Text)))
+	}()
+	return nil
 }
 
 // testBundle is the dashboard on a real SQLite store, with River's queue
@@ -83,12 +96,16 @@ func setup(t *testing.T, mod func(*web.Deps)) *testBundle {
 	if err := jobs.MigrateSQLite(ctx, st.DB()); err != nil {
 		t.Fatal(err)
 	}
-	b := &testBundle{store: st, previews: &fakePreviewer{}, dir: dir}
+	media, err := localfs.New(filepath.Join(dir, "media"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &testBundle{store: st, previews: &fakePreviewer{media: media}, dir: dir}
 	d := web.Deps{
-		Store:      st,
-		MediaURL:   func(key string) string { return "https://media.test/media/" + key },
-		Previews:   b.previews,
-		PreviewDir: filepath.Join(dir, "previews"),
+		Store:    st,
+		MediaURL: func(key string) string { return "https://media.test/media/" + key },
+		Previews: b.previews,
+		Media:    media,
 		NotFound: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(404)
@@ -668,12 +685,28 @@ func TestVoicePreview(t *testing.T) {
 		}
 	}
 	if n := b.previews.calls.Load(); n != 1 {
-		t.Errorf("previewer called %d times, want 1 (then the disk cache)", n)
+		t.Errorf("preview requested %d times, want 1 (then it is in the media store)", n)
 	}
-	if _, err := os.Stat(filepath.Join(b.dir, "previews", "de_DE_Anna.mp3")); err != nil {
-		t.Errorf("preview not cached: %v", err)
+	// Another node serves the same preview without asking again.
+	c.base = b.twin(t)
+	wantStatus(t, c.get("/voices/de_DE/Anna/preview.mp3"), 200)
+	if n := b.previews.calls.Load(); n != 1 {
+		t.Errorf("preview requested %d times after the other node served it, want 1", n)
 	}
 	wantStatus(t, c.get("/voices/de_DE/Sally/preview.mp3"), http.StatusNotFound)
+}
+
+func TestVoicePreviewTimeout(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(d *web.Deps) { d.PreviewTimeout = 300 * time.Millisecond })
+	b.previews.never = true
+	c := b.browser(t)
+	c.mustSignIn("ed@acme.test")
+	res := c.get("/voices/en_US/Sally/preview.mp3")
+	wantStatus(t, res, http.StatusServiceUnavailable)
+	if !strings.Contains(res.body, "not ready yet") {
+		t.Errorf("timeout page: %s", res.body)
+	}
 }
 
 func TestSecurityHeaders(t *testing.T) {
