@@ -29,6 +29,7 @@ type dataStore interface {
 	web.Store
 	jobs.Store
 	pipeline.RuleSource
+	copyStore
 	CreateAccount(ctx context.Context, a *narrator.Account) error
 	CreateUser(ctx context.Context, u *narrator.User) error
 	SetUserPassword(ctx context.Context, userID int64, passwordHash []byte) error
@@ -59,6 +60,7 @@ var (
 	_ sqlite.JobInserter   = (*jobs.Queue[*sql.Tx])(nil)
 	_ jobQueue             = (*jobs.Queue[*sql.Tx])(nil)
 	_ mediaStore           = (*localfs.Store)(nil)
+	_ copyMedia            = mediaStore(nil)
 	_ jobs.Renderer        = (*pipeline.Pipeline)(nil)
 	_ web.VoicePreviewer   = (*pipeline.Pipeline)(nil)
 	_ httpapi.Store        = purgingStore{}
