@@ -54,6 +54,7 @@ func runCopyData(ctx context.Context, e *env, args []string) error {
 	// not make an empty one and copy nothing from it.
 	if kind, path, _ := config.ParseDatabase(c.From.Database); kind == config.SQLite {
 		if _, err := os.Stat(path); err != nil {
+			fs.Usage()
 			return usagef("copy-data: --from-database: %v", err)
 		}
 	}
