@@ -22,19 +22,19 @@ func (s *Store) ExportMeta(ctx context.Context) (*narrator.Export, error) {
 	}
 	defer rollback(ctx, tx)
 	e := &narrator.Export{}
-	if e.Accounts, err = collect(ctx, tx, exportAccountsSQL, scanExportedAccount); err != nil {
+	if e.Accounts, err = exportRows(ctx, tx, exportAccountsSQL, scanAccount); err != nil {
 		return nil, fmt.Errorf("export accounts: %w", err)
 	}
-	if e.APIKeys, err = collect(ctx, tx, exportAPIKeysSQL, scanExportedAPIKey); err != nil {
+	if e.APIKeys, err = exportRows(ctx, tx, exportAPIKeysSQL, scanExportedAPIKey); err != nil {
 		return nil, fmt.Errorf("export api keys: %w", err)
 	}
-	if e.Projects, err = collect(ctx, tx, listAllProjectsSQL, scanProject); err != nil {
+	if e.Projects, err = exportRows(ctx, tx, listAllProjectsSQL, scanProject); err != nil {
 		return nil, fmt.Errorf("export projects: %w", err)
 	}
-	if e.Users, err = collect(ctx, tx, exportUsersSQL, scanExportedUser); err != nil {
+	if e.Users, err = exportRows(ctx, tx, exportUsersSQL, scanUser); err != nil {
 		return nil, fmt.Errorf("export users: %w", err)
 	}
-	if e.Pronunciations, err = collect(ctx, tx, exportPronunciationsSQL, scanPronunciation); err != nil {
+	if e.Pronunciations, err = exportRows(ctx, tx, exportPronunciationsSQL, scanPronunciation); err != nil {
 		return nil, fmt.Errorf("export pronunciations: %w", err)
 	}
 	ids := &e.LastIDs
@@ -45,9 +45,9 @@ func (s *Store) ExportMeta(ctx context.Context) (*narrator.Export, error) {
 	return e, nil
 }
 
-// collect runs a query in tx and scans each row with scan. The slice is
+// exportRows runs a query in tx and scans each row with scan. The slice is
 // empty, not nil, when there are no rows.
-func collect[T any](ctx context.Context, tx pgx.Tx, query string, scan func(pgx.Row) (T, error)) ([]T, error) {
+func exportRows[T any](ctx context.Context, tx pgx.Tx, query string, scan func(pgx.Row) (T, error)) ([]T, error) {
 	rows, err := tx.Query(ctx, query)
 	if err != nil {
 		return nil, err
@@ -64,15 +64,6 @@ func collect[T any](ctx context.Context, tx pgx.Tx, query string, scan func(pgx.
 
 const exportAccountsSQL = `SELECT id, name, created_at FROM accounts ORDER BY id`
 
-func scanExportedAccount(row pgx.Row) (*narrator.Account, error) {
-	var a narrator.Account
-	if err := row.Scan(&a.ID, &a.Name, &a.CreatedAt); err != nil {
-		return nil, err
-	}
-	a.CreatedAt = a.CreatedAt.UTC()
-	return &a, nil
-}
-
 const exportAPIKeysSQL = `SELECT id, account_id, hash, prefix, created_at, revoked_at FROM api_keys ORDER BY id`
 
 func scanExportedAPIKey(row pgx.Row) (*narrator.ExportedAPIKey, error) {
@@ -88,16 +79,7 @@ func scanExportedAPIKey(row pgx.Row) (*narrator.ExportedAPIKey, error) {
 	return &k, nil
 }
 
-const exportUsersSQL = `SELECT id, account_id, email, password_hash, created_at, updated_at FROM users ORDER BY id`
-
-func scanExportedUser(row pgx.Row) (*narrator.User, error) {
-	var u narrator.User
-	if err := row.Scan(&u.ID, &u.AccountID, &u.Email, &u.PasswordHash, &u.CreatedAt, &u.UpdatedAt); err != nil {
-		return nil, err
-	}
-	u.CreatedAt, u.UpdatedAt = u.CreatedAt.UTC(), u.UpdatedAt.UTC()
-	return &u, nil
-}
+const exportUsersSQL = `SELECT ` + userColumns + ` FROM users ORDER BY id`
 
 const exportPronunciationsSQL = `SELECT ` + pronunciationColumns + ` FROM pronunciations ORDER BY id`
 

@@ -18,19 +18,19 @@ func (s *Store) ExportMeta(ctx context.Context) (*narrator.Export, error) {
 	}
 	defer tx.Rollback()
 	e := &narrator.Export{}
-	if e.Accounts, err = exportAccounts(ctx, tx); err != nil {
+	if e.Accounts, err = exportRows(ctx, tx, exportAccountsSQL, scanAccount); err != nil {
 		return nil, fmt.Errorf("export accounts: %w", err)
 	}
-	if e.APIKeys, err = exportAPIKeys(ctx, tx); err != nil {
+	if e.APIKeys, err = exportRows(ctx, tx, exportAPIKeysSQL, scanExportedAPIKey); err != nil {
 		return nil, fmt.Errorf("export api keys: %w", err)
 	}
 	if e.Projects, err = listProjects(ctx, tx, 0); err != nil {
 		return nil, fmt.Errorf("export projects: %w", err)
 	}
-	if e.Users, err = exportUsers(ctx, tx); err != nil {
+	if e.Users, err = exportRows(ctx, tx, exportUsersSQL, scanUser); err != nil {
 		return nil, fmt.Errorf("export users: %w", err)
 	}
-	if e.Pronunciations, err = exportPronunciations(ctx, tx); err != nil {
+	if e.Pronunciations, err = exportRows(ctx, tx, exportPronunciationsSQL, scanPronunciation); err != nil {
 		return nil, fmt.Errorf("export pronunciations: %w", err)
 	}
 	if e.LastIDs, err = lastIDs(ctx, tx); err != nil {
@@ -39,92 +39,47 @@ func (s *Store) ExportMeta(ctx context.Context) (*narrator.Export, error) {
 	return e, nil
 }
 
-const exportAccountsSQL = `SELECT id, name, created_at FROM accounts ORDER BY id`
-
-func exportAccounts(ctx context.Context, tx *sql.Tx) ([]*narrator.Account, error) {
-	rows, err := tx.QueryContext(ctx, exportAccountsSQL)
+// exportRows runs a query in tx and scans each row with scan. The slice is
+// empty, not nil, when there are no rows.
+func exportRows[T any](ctx context.Context, tx *sql.Tx, query string, scan func(interface{ Scan(...any) error }) (T, error)) ([]T, error) {
+	rows, err := tx.QueryContext(ctx, query)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := []*narrator.Account{}
+	out := []T{}
 	for rows.Next() {
-		var a narrator.Account
-		var created int64
-		if err := rows.Scan(&a.ID, &a.Name, &created); err != nil {
+		r, err := scan(rows)
+		if err != nil {
 			return nil, err
 		}
-		a.CreatedAt = fromMicros(created)
-		out = append(out, &a)
+		out = append(out, r)
 	}
 	return out, rows.Err()
 }
 
+const exportAccountsSQL = `SELECT id, name, created_at FROM accounts ORDER BY id`
+
 const exportAPIKeysSQL = `SELECT id, account_id, hash, prefix, created_at, revoked_at FROM api_keys ORDER BY id`
 
-func exportAPIKeys(ctx context.Context, tx *sql.Tx) ([]*narrator.ExportedAPIKey, error) {
-	rows, err := tx.QueryContext(ctx, exportAPIKeysSQL)
-	if err != nil {
+func scanExportedAPIKey(sc interface{ Scan(...any) error }) (*narrator.ExportedAPIKey, error) {
+	var k narrator.ExportedAPIKey
+	var created int64
+	var revoked sql.NullInt64
+	if err := sc.Scan(&k.ID, &k.AccountID, &k.Hash, &k.Prefix, &created, &revoked); err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	out := []*narrator.ExportedAPIKey{}
-	for rows.Next() {
-		var k narrator.ExportedAPIKey
-		var created int64
-		var revoked sql.NullInt64
-		if err := rows.Scan(&k.ID, &k.AccountID, &k.Hash, &k.Prefix, &created, &revoked); err != nil {
-			return nil, err
-		}
-		k.CreatedAt = fromMicros(created)
-		if revoked.Valid {
-			t := fromMicros(revoked.Int64)
-			k.RevokedAt = &t
-		}
-		out = append(out, &k)
+	k.CreatedAt = fromMicros(created)
+	if revoked.Valid {
+		t := fromMicros(revoked.Int64)
+		k.RevokedAt = &t
 	}
-	return out, rows.Err()
+	return &k, nil
 }
 
 const exportUsersSQL = `SELECT ` + userColumns + ` FROM users ORDER BY id`
 
-func exportUsers(ctx context.Context, tx *sql.Tx) ([]*narrator.User, error) {
-	rows, err := tx.QueryContext(ctx, exportUsersSQL)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []*narrator.User{}
-	for rows.Next() {
-		u, err := scanUser(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, u)
-	}
-	return out, rows.Err()
-}
-
-const exportPronunciationsSQL = `SELECT id, project_id, phrase, say, created_at FROM pronunciations ORDER BY id`
-
-func exportPronunciations(ctx context.Context, tx *sql.Tx) ([]*narrator.Pronunciation, error) {
-	rows, err := tx.QueryContext(ctx, exportPronunciationsSQL)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []*narrator.Pronunciation{}
-	for rows.Next() {
-		var p narrator.Pronunciation
-		var created int64
-		if err := rows.Scan(&p.ID, &p.ProjectID, &p.Phrase, &p.Say, &created); err != nil {
-			return nil, err
-		}
-		p.CreatedAt = fromMicros(created)
-		out = append(out, &p)
-	}
-	return out, rows.Err()
-}
+const exportPronunciationsSQL = `SELECT ` + pronunciationColumns + ` FROM pronunciations ORDER BY id`
 
 // lastIDsSQL reads the counters of the AUTOINCREMENT tables: the highest
 // ID each table has ever held, deleted rows included. A table that never
