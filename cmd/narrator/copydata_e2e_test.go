@@ -18,29 +18,16 @@ import (
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/postgres"
+	"github.com/narrator/narrator/internal/postgres/pgtest"
 	"github.com/narrator/narrator/internal/sqlite"
 )
-
-// postgresURL returns TEST_POSTGRES_URL. It skips the test when it is
-// unset, or fails it under NARRATOR_TEST_FULL=1.
-func postgresURL(t *testing.T) string {
-	t.Helper()
-	u := os.Getenv("TEST_POSTGRES_URL")
-	if u == "" {
-		if os.Getenv("NARRATOR_TEST_FULL") == "1" {
-			t.Fatal("TEST_POSTGRES_URL is not set, and NARRATOR_TEST_FULL=1 forbids skipping")
-		}
-		t.Skip("TEST_POSTGRES_URL is not set")
-	}
-	return u
-}
 
 // TestCopyDataToPostgres moves an embedded install, with a processed, an
 // unprocessed and a deleted audio, into PostgreSQL and another media
 // directory, serves the copy, copies again, and refuses a database that
 // holds other data.
 func TestCopyDataToPostgres(t *testing.T) {
-	adminURL := postgresURL(t)
+	adminURL := pgtest.URL(t)
 	data, acct, proj := fixture(t)
 	account, project := fmt.Sprint(acct.ID), fmt.Sprint(proj.ID)
 	if _, err := runCLIStdin(t, "a long enough password\n", "users", "create", "--data", data, "--account", account, "--email", "ed@acme.test"); err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -10,30 +11,19 @@ import (
 func TestCopyDataUsage(t *testing.T) {
 	t.Parallel()
 	data, _, _ := fixture(t)
-	all := []string{"--from-database", "sqlite:" + filepath.Join(data, "narrator.db"), "--from-media", "file:" + filepath.Join(data, "media"),
-		"--to-database", "sqlite:" + filepath.Join(t.TempDir(), "narrator.db"), "--to-media", "file:" + t.TempDir()}
-	without := func(flag string) []string {
-		var out []string
-		for i := 0; i < len(all); i += 2 {
-			if all[i] != flag {
-				out = append(out, all[i], all[i+1])
-			}
-		}
-		return out
-	}
+	media := "file:" + filepath.Join(data, "media")
+	from := []string{"--from-database", "sqlite:" + filepath.Join(data, "narrator.db"), "--from-media", media}
+	to := []string{"--to-database", "sqlite:" + filepath.Join(t.TempDir(), "narrator.db"), "--to-media", "file:" + t.TempDir()}
 	cases := []struct {
 		name string
 		args []string
 		want string // in the error
 	}{
 		{"no flags", nil, "--from-database is required"},
-		{"no from-database", without("--from-database"), "--from-database is required"},
-		{"no from-media", without("--from-media"), "--from-media is required"},
-		{"no to-database", without("--to-database"), "--to-database is required"},
-		{"no to-media", without("--to-media"), "--to-media is required"},
-		{"no such source", append(without("--from-database"), "--from-database", "sqlite:"+filepath.Join(data, "nope.db")), "--from-database"},
-		{"bad target", append(without("--to-database"), "--to-database", "mysql://db"), "--to-database"},
-		{"stray argument", append(all, "now"), "unexpected argument"},
+		{"no target", from, "--to-database is required"},
+		{"no such source", slices.Concat([]string{"--from-database", "sqlite:" + filepath.Join(data, "nope.db"), "--from-media", media}, to), "--from-database"},
+		{"bad target", slices.Concat(from, []string{"--to-database", "mysql://db", "--to-media", "file:" + t.TempDir()}), "--to-database"},
+		{"stray argument", slices.Concat(from, to, []string{"now"}), "unexpected argument"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
