@@ -30,6 +30,7 @@ type dataStore interface {
 	web.Store
 	jobs.Store
 	pipeline.RuleSource
+	copyStore
 	CreateAccount(ctx context.Context, a *narrator.Account) error
 	CreateUser(ctx context.Context, u *narrator.User) error
 	SetUserPassword(ctx context.Context, userID int64, passwordHash []byte) error
@@ -62,6 +63,7 @@ var (
 	_ jobQueue             = (*jobs.Queue[*sql.Tx])(nil)
 	_ mediaStore           = (*localfs.Store)(nil)
 	_ mediaStore           = (*s3.Store)(nil)
+	_ copyMedia            = mediaStore(nil)
 	_ jobs.Renderer        = (*pipeline.Pipeline)(nil)
 	_ jobs.VoicePreviewer  = (*pipeline.Pipeline)(nil)
 	_ httpapi.Store        = purgingStore{}

@@ -54,12 +54,16 @@ const findAccountSQL = `SELECT id, name, created_at FROM accounts WHERE id = $1`
 
 // findAccount returns an account, or ENOTFOUND.
 func findAccount(ctx context.Context, tx pgx.Tx, id int64) (*narrator.Account, error) {
-	var a narrator.Account
-	err := tx.QueryRow(ctx, findAccountSQL, id).Scan(&a.ID, &a.Name, &a.CreatedAt)
+	a, err := scanAccount(tx.QueryRow(ctx, findAccountSQL, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, narrator.Errorf(narrator.ENOTFOUND, "account %d not found", id)
 	}
-	if err != nil {
+	return a, err
+}
+
+func scanAccount(row pgx.Row) (*narrator.Account, error) {
+	var a narrator.Account
+	if err := row.Scan(&a.ID, &a.Name, &a.CreatedAt); err != nil {
 		return nil, err
 	}
 	a.CreatedAt = a.CreatedAt.UTC()

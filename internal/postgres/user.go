@@ -42,8 +42,18 @@ func (s *Store) CreateUser(ctx context.Context, u *narrator.User) error {
 	return nil
 }
 
-const findUserByEmailSQL = `
-SELECT id, account_id, email, password_hash, created_at, updated_at FROM users WHERE email = $1`
+const userColumns = `id, account_id, email, password_hash, created_at, updated_at`
+
+func scanUser(row pgx.Row) (*narrator.User, error) {
+	var u narrator.User
+	if err := row.Scan(&u.ID, &u.AccountID, &u.Email, &u.PasswordHash, &u.CreatedAt, &u.UpdatedAt); err != nil {
+		return nil, err
+	}
+	u.CreatedAt, u.UpdatedAt = u.CreatedAt.UTC(), u.UpdatedAt.UTC()
+	return &u, nil
+}
+
+const findUserByEmailSQL = `SELECT ` + userColumns + ` FROM users WHERE email = $1`
 
 // FindUserByEmail returns the user with that email, compared after
 // narrator.NormalizeEmail, password hash included. It returns ENOTFOUND if
@@ -54,16 +64,14 @@ func (s *Store) FindUserByEmail(ctx context.Context, email string) (*narrator.Us
 	if !narrator.ValidText(email) {
 		return nil, notFound
 	}
-	var u narrator.User
-	err := s.pool.QueryRow(ctx, findUserByEmailSQL, email).Scan(&u.ID, &u.AccountID, &u.Email, &u.PasswordHash, &u.CreatedAt, &u.UpdatedAt)
+	u, err := scanUser(s.pool.QueryRow(ctx, findUserByEmailSQL, email))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, notFound
 	}
 	if err != nil {
 		return nil, fmt.Errorf("find user: %w", err)
 	}
-	u.CreatedAt, u.UpdatedAt = u.CreatedAt.UTC(), u.UpdatedAt.UTC()
-	return &u, nil
+	return u, nil
 }
 
 const setUserPasswordSQL = `UPDATE users SET password_hash = $1, updated_at = $2 WHERE id = $3`

@@ -67,6 +67,11 @@ type Store interface {
 	CreateSession(ctx context.Context, sess *narrator.Session, tokenHash []byte) error
 	FindSession(ctx context.Context, tokenHash []byte) (*narrator.Session, error)
 	DeleteSession(ctx context.Context, tokenHash []byte) error
+
+	ExportMeta(ctx context.Context) (*narrator.Export, error)
+	ImportMeta(ctx context.Context, e *narrator.Export) error
+	ExportAudios(ctx context.Context, afterID int64, limit int) ([]*narrator.Audio, error)
+	ImportAudios(ctx context.Context, audios []*narrator.Audio) (inserted int, err error)
 }
 
 // SchemaStore is a Store with what a process does with it besides reading
@@ -212,6 +217,7 @@ func Run(t *testing.T, newStore NewStoreFunc) {
 		{"User", userTests},
 		{"Session", sessionTests},
 		{"Time", timeTests},
+		{"Copy", copyTests(newStore)},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
