@@ -487,22 +487,20 @@ func (s *Store) publishAudio(ctx context.Context, tx *sql.Tx, audioID int64, rev
 	if err := loadMedia(ctx, tx, a); err != nil {
 		return err
 	}
-	replaced, err := narrator.PlanPublish(a, revision, keys)
+	plan, err := narrator.PlanPublish(a, revision, keys)
 	if err != nil {
 		return err
 	}
-	for _, m := range a.Media {
-		if key, ok := keys[m.ContentType]; ok && key != m.Key {
-			if _, err := tx.ExecContext(ctx, setMediaKeySQL, key, m.ID); err != nil {
-				return fmt.Errorf("set %s key: %w", m.ContentType, err)
-			}
+	for _, m := range plan.Media {
+		if _, err := tx.ExecContext(ctx, setMediaKeySQL, m.Key, m.ID); err != nil {
+			return fmt.Errorf("set %s key: %w", m.ContentType, err)
 		}
 	}
 	if _, err := tx.ExecContext(ctx, publishAudioSQL, durationMS, micros(s.now()), audioID); err != nil {
 		return err
 	}
-	if len(replaced) > 0 {
-		if err := s.enqueue(ctx, tx, narrator.DeleteMediaJob{Keys: replaced}); err != nil {
+	if len(plan.Replaced) > 0 {
+		if err := s.enqueue(ctx, tx, narrator.DeleteMediaJob{Keys: plan.Replaced}); err != nil {
 			return fmt.Errorf("remove replaced media: %w", err)
 		}
 	}

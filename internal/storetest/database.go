@@ -99,10 +99,7 @@ var databaseTests = []struct {
 	{"JobsCommittedWithRows", func(t *testing.T, db Database) {
 		ctx := t.Context()
 		rec := &Recorder{}
-		s := db.Open(t, time.Now, rec)
-		if err := s.Migrate(ctx); err != nil {
-			t.Fatal(err)
-		}
+		s := mustMigrated(t, db, time.Now, rec)
 		p := mustProject(t, s)
 
 		// Without a job inserter, a write that needs a job is refused.
@@ -138,12 +135,8 @@ var databaseTests = []struct {
 		}
 	}},
 	{"ExpiredSessionsRemoved", func(t *testing.T, db Database) {
-		ctx := t.Context()
 		clock := NewClock(epoch)
-		s := db.Open(t, clock.Now, &Recorder{})
-		if err := s.Migrate(ctx); err != nil {
-			t.Fatal(err)
-		}
+		s := mustMigrated(t, db, clock.Now, &Recorder{})
 		acc := mustAccount(t, s, "Acme")
 		ed := mustUser(t, s, acc.ID, "ed@acme.test")
 		ann := mustUser(t, s, acc.ID, "ann@acme.test")
@@ -159,10 +152,7 @@ var databaseTests = []struct {
 	{"ConcurrentWriters", func(t *testing.T, db Database) {
 		ctx := t.Context()
 		rec := &Recorder{}
-		s1, s2 := db.Open(t, time.Now, rec), db.Open(t, time.Now, rec)
-		if err := s1.Migrate(ctx); err != nil {
-			t.Fatal(err)
-		}
+		s1, s2 := mustMigrated(t, db, time.Now, rec), db.Open(t, time.Now, rec)
 		p := mustProject(t, s1)
 		const workers, each = 6, 10
 		var wg sync.WaitGroup
@@ -200,10 +190,7 @@ var databaseTests = []struct {
 	{"ConcurrentCreatesOfOneExternalID", func(t *testing.T, db Database) {
 		ctx := t.Context()
 		rec := &Recorder{}
-		s1, s2 := db.Open(t, time.Now, rec), db.Open(t, time.Now, rec)
-		if err := s1.Migrate(ctx); err != nil {
-			t.Fatal(err)
-		}
+		s1, s2 := mustMigrated(t, db, time.Now, rec), db.Open(t, time.Now, rec)
 		p := mustProject(t, s1)
 		// Every node receives the same article at once: one creates it,
 		// the others find it and change nothing.
@@ -260,4 +247,14 @@ var databaseTests = []struct {
 			wantCode(t, errors.Join(errA, errB), narrator.EINVALID)
 		}
 	}},
+}
+
+// mustMigrated opens a store on db and migrates the database.
+func mustMigrated(t *testing.T, db Database, now func() time.Time, rec *Recorder) SchemaStore {
+	t.Helper()
+	s := db.Open(t, now, rec)
+	if err := s.Migrate(t.Context()); err != nil {
+		t.Fatalf("Migrate: %v", err)
+	}
+	return s
 }
