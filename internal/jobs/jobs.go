@@ -150,8 +150,23 @@ func MigrateSQLite(ctx context.Context, db *sql.DB) error {
 	return migrate(ctx, riversqlite.New(db))
 }
 
+// riverMigrationLock is the advisory lock that nodes starting together
+// take while they migrate River's tables, one after the other.
+const riverMigrationLock = 0x6e61727261746f72 // "narrator"
+
 // MigratePostgres brings River's own tables up to date on PostgreSQL.
+// Nodes that start together take turns, under an advisory lock held by one
+// connection while the migration runs on others.
 func MigratePostgres(ctx context.Context, pool *pgxpool.Pool) error {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("migrate river: %w", err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", int64(riverMigrationLock)); err != nil {
+		return fmt.Errorf("migrate river: lock: %w", err)
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", int64(riverMigrationLock))
 	return migrate(ctx, riverpgxv5.New(pool))
 }
 
