@@ -4,18 +4,15 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
 
-// samplesDir holds article inputs beside NAME.spoken.txt, how each should
-// be read. SPEECH_SAMPLES overrides it.
-func samplesDir() string {
-	if d := os.Getenv("SPEECH_SAMPLES"); d != "" {
-		return d
-	}
-	return "/work/shared/speech-samples"
-}
+// samplesDir holds the article samples (HTML, Markdown, plain text), each
+// beside NAME.spoken.txt, how it should be read. The intelligibility test
+// of internal/pipeline reads them too.
+const samplesDir = "testdata/samples"
 
 var reWord = regexp.MustCompile(`[a-z]+`)
 
@@ -51,24 +48,23 @@ func editDistance(ref, hyp []string) int {
 // fails below 100%.
 func TestSamples(t *testing.T) {
 	t.Parallel()
-	dir := samplesDir()
-	spoken, _ := filepath.Glob(filepath.Join(dir, "*.spoken.txt"))
-	if len(spoken) == 0 {
-		t.Skipf("no samples in %s", dir)
+	spoken, err := filepath.Glob(filepath.Join(samplesDir, "*.spoken.txt"))
+	if err != nil || len(spoken) == 0 {
+		t.Fatalf("no samples in %s: %v", samplesDir, err)
 	}
 	totalWords, totalErrs := 0, 0
 	for _, sp := range spoken {
-		name := strings.TrimSuffix(filepath.Base(sp), ".spoken.txt")
-		inputs, _ := filepath.Glob(filepath.Join(dir, name+".*"))
+		name := strings.TrimSuffix(sp, ".spoken.txt")
+		inputs, _ := filepath.Glob(name + ".*")
+		inputs = slices.DeleteFunc(inputs, func(in string) bool { return in == sp })
+		if len(inputs) == 0 {
+			t.Errorf("%s: no article beside it", sp)
+		}
 		for _, in := range inputs {
-			if in == sp {
-				continue
-			}
 			t.Run(filepath.Base(in), func(t *testing.T) {
-				body := mustRead(t, in)
 				want := words(mustRead(t, sp))
 				var texts []string
-				for _, u := range Script("en_US", "", "", body, nil) {
+				for _, u := range Script("en_US", "", "", mustRead(t, in), nil) {
 					texts = append(texts, u.Text)
 				}
 				got := words(strings.Join(texts, " "))
