@@ -24,6 +24,9 @@ func (a *Account) Validate() error {
 	if len(a.Name) > 200 {
 		return Errorf(EINVALID, "name must be at most 200 characters")
 	}
+	if err := checkText("name", a.Name); err != nil {
+		return err
+	}
 	return nil
 }
 

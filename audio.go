@@ -19,6 +19,11 @@ const (
 	ContentTypeM3U8 = "m3u8"
 )
 
+// MediaTypes returns the content types of the media every audio has,
+// created with it, in the order single-audio responses list them. Stores
+// insert an audio's media in this order and read them back in it.
+func MediaTypes() []string { return []string{ContentTypeMP3, ContentTypeM3U8} }
+
 // Limits on article fields. The body limit is counted in characters.
 const (
 	MaxBodyChars       = 100_000
@@ -82,8 +87,8 @@ func (a *Audio) Validate() error {
 		{"external_id", a.ExternalID, MaxExternalIDChars},
 	}
 	for _, c := range checks {
-		if !utf8.ValidString(c.value) {
-			return Errorf(EINVALID, "%s must be valid UTF-8", c.field)
+		if err := checkText(c.field, c.value); err != nil {
+			return err
 		}
 		if n := utf8.RuneCountInString(c.value); n > c.max {
 			return Errorf(EINVALID, "%s is %d characters long; at most %d are allowed", c.field, n, c.max)
@@ -101,11 +106,11 @@ func (a *Audio) Validate() error {
 		return Errorf(EINVALID, "metadata has %d keys; at most %d are allowed", len(a.Metadata), MaxMetadataKeys)
 	}
 	for k, v := range a.Metadata {
-		if k == "" || len(k) > MaxMetadataKey || !utf8.ValidString(k) {
-			return Errorf(EINVALID, "metadata keys must be 1 to %d bytes of UTF-8", MaxMetadataKey)
+		if k == "" || len(k) > MaxMetadataKey || checkText("", k) != nil {
+			return Errorf(EINVALID, "metadata keys must be 1 to %d bytes of UTF-8 without NUL characters", MaxMetadataKey)
 		}
-		if len(v) > MaxMetadataValue || !utf8.ValidString(v) {
-			return Errorf(EINVALID, "metadata value of %q must be at most %d bytes of UTF-8", k, MaxMetadataValue)
+		if len(v) > MaxMetadataValue || checkText("", v) != nil {
+			return Errorf(EINVALID, "metadata value of %q must be at most %d bytes of UTF-8 without NUL characters", k, MaxMetadataValue)
 		}
 	}
 	return nil

@@ -33,6 +33,26 @@ func (a *Audio) Replacement() AudioUpdate {
 	}
 }
 
+// PlanCreate returns a, a valid audio that no live audio of its project
+// holds the external ID of, as a store first keeps it at time now:
+// unprocessed at revision 1, without error, duration or media, with empty
+// rather than nil metadata. Stores insert it as it is, with one media of each
+// of MediaTypes (without keys), add it to its project's AudioCount and
+// enqueue a SynthesizeJob for its revision, all in one transaction. A create
+// whose external ID a live audio holds is an update of that audio instead,
+// with a.Replacement().
+func PlanCreate(a *Audio, now time.Time) Audio {
+	next := *a
+	next.ID, next.Deleted, next.Media = 0, false, nil
+	next.State, next.Error, next.Revision, next.DurationMS = StateUnprocessed, "", 1, 0
+	next.CreatedAt, next.UpdatedAt = now, now
+	next.Metadata = maps.Clone(a.Metadata)
+	if next.Metadata == nil {
+		next.Metadata = map[string]string{}
+	}
+	return next
+}
+
 // UpdatePlan is what applying an update to a stored audio comes to. Stores
 // persist Next as it is and enqueue a synthesis of Next.Revision when
 // Respeak is set.
@@ -115,34 +135,59 @@ func (a *Audio) MediaKeys() []string {
 	return keys
 }
 
+// PlanFail reports whether the given revision of a, as stored, is to be
+// marked failed. It is not if a is deleted or at another revision, nor if
+// it is processed: a duplicate job succeeded, and its result stands. Stores
+// then change nothing and report no error.
+func PlanFail(a *Audio, revision int) bool {
+	return !a.Deleted && a.Revision == revision && a.State != StateProcessed
+}
+
+// PublishPlan is what publishing a revision of an audio comes to.
+type PublishPlan struct {
+	// Media are the audio's media whose key changes, with their new Key;
+	// stores set those keys and mark the audio processed.
+	Media []Media
+	// Replaced are the keys the new ones replace, which stores enqueue for
+	// deletion (a DeleteMediaJob) in the same transaction.
+	Replaced []string
+}
+
 // PlanPublish checks that the given revision of a, as stored with its media,
-// may be published with keys (content type → key), and returns the keys it
-// replaces, which the store enqueues for deletion. It returns an ECONFLICT
-// *Error, and nothing may be written, if a is deleted, at another revision,
-// or already processed at this revision: a result is published once, and a
-// stale or duplicate rendering is discarded by its worker. Keys for content
-// types a has no media of, or empty keys, are an EINVALID *Error.
-func PlanPublish(a *Audio, revision int, keys map[string]string) (replaced []string, err error) {
+// may be published with keys (content type → key), and returns what the
+// store writes. It returns an ECONFLICT *Error, and nothing may be written,
+// if a is deleted, at another revision, or already processed at this
+// revision: a result is published once, and a stale or duplicate rendering
+// is discarded by its worker. Keys for content types a has no media of, or
+// empty keys, are an EINVALID *Error.
+func PlanPublish(a *Audio, revision int, keys map[string]string) (PublishPlan, error) {
 	switch {
 	case a.Deleted:
-		return nil, Errorf(ECONFLICT, "audio %d is deleted", a.ID)
+		return PublishPlan{}, Errorf(ECONFLICT, "audio %d is deleted", a.ID)
 	case a.Revision != revision:
-		return nil, Errorf(ECONFLICT, "audio %d is at revision %d", a.ID, a.Revision)
+		return PublishPlan{}, Errorf(ECONFLICT, "audio %d is at revision %d", a.ID, a.Revision)
 	case a.State == StateProcessed:
-		return nil, Errorf(ECONFLICT, "audio %d revision %d is already published", a.ID, revision)
+		return PublishPlan{}, Errorf(ECONFLICT, "audio %d revision %d is already published", a.ID, revision)
 	}
 	for ct, key := range keys {
 		if _, ok := a.MediaOf(ct); !ok {
-			return nil, Errorf(EINVALID, "audio %d has no %q media", a.ID, ct)
+			return PublishPlan{}, Errorf(EINVALID, "audio %d has no %q media", a.ID, ct)
 		}
 		if key == "" {
-			return nil, Errorf(EINVALID, "empty key for %s media", ct)
+			return PublishPlan{}, Errorf(EINVALID, "empty key for %s media", ct)
 		}
 	}
+	var plan PublishPlan
 	for _, m := range a.Media {
-		if key, ok := keys[m.ContentType]; ok && key != m.Key && m.Key != "" {
-			replaced = append(replaced, m.Key)
+		key, ok := keys[m.ContentType]
+		if !ok || key == m.Key {
+			continue
 		}
+		if m.Key != "" {
+			plan.Replaced = append(plan.Replaced, m.Key)
+		}
+		m.Key = key
+		plan.Media = append(plan.Media, m)
 	}
-	return replaced, nil
+	return plan, nil
 }

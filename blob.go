@@ -2,6 +2,7 @@ package narrator
 
 import (
 	"errors"
+	"path"
 	"strings"
 	"time"
 )
@@ -42,4 +43,25 @@ func ValidateBlobKey(key string) error {
 		}
 	}
 	return nil
+}
+
+// MediaContentType returns the Content-Type of the media object at key,
+// chosen by the key's extension, case-insensitively. Anything unknown is
+// application/octet-stream, so that nothing is ever sniffed as HTML. Stores
+// record it with the object and the media server sends it, from this one rule.
+func MediaContentType(key string) string {
+	switch strings.ToLower(path.Ext(key)) {
+	case ".mp3":
+		return "audio/mpeg"
+	case ".m3u8":
+		return "application/vnd.apple.mpegurl"
+	case ".ts":
+		return "video/mp2t"
+	case ".aac":
+		return "audio/aac"
+	case ".m4a":
+		return "audio/mp4"
+	default:
+		return "application/octet-stream"
+	}
 }

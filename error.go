@@ -13,6 +13,7 @@ const (
 	ENOTFOUND     = "not_found"    // the object does not exist or is not visible
 	ECONFLICT     = "conflict"     // the object already exists or changed meanwhile
 	ETOOLARGE     = "too_large"    // the request body is over the size limit
+	EUNAVAILABLE  = "unavailable"  // the service cannot do it now; try again later
 	EINTERNAL     = "internal"     // anything else; its text is never shown to clients
 )
 

@@ -26,3 +26,15 @@ type DeleteMediaJob struct {
 
 // JobKind implements Job.
 func (DeleteMediaJob) JobKind() string { return "delete_media" }
+
+// PreviewJob asks for a short sample of a voice, spoken by a worker node
+// and stored in the media store at Key, where every node finds it.
+type PreviewJob struct {
+	Language string
+	Voice    string
+	Text     string
+	Key      string
+}
+
+// JobKind implements Job.
+func (PreviewJob) JobKind() string { return "voice_preview" }

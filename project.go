@@ -33,6 +33,9 @@ func (p *Project) Validate() error {
 	if len(p.Title) > 500 {
 		return Errorf(EINVALID, "title must be at most 500 characters")
 	}
+	if err := checkText("title", p.Title); err != nil {
+		return err
+	}
 	if p.Type != ProjectTypeAPI {
 		return Errorf(EINVALID, "type must be %q", ProjectTypeAPI)
 	}
@@ -41,6 +44,9 @@ func (p *Project) Validate() error {
 	}
 	if n := utf8.RuneCountInString(p.URL); n > MaxURLChars {
 		return Errorf(EINVALID, "url is %d characters long; at most %d are allowed", n, MaxURLChars)
+	}
+	if err := checkText("url", p.URL); err != nil {
+		return err
 	}
 	if p.URL != "" {
 		if err := validateURL(p.URL); err != nil {

@@ -33,7 +33,7 @@ func (p *Pronunciation) Validate() error {
 		if strings.TrimSpace(f.value) == "" {
 			return Errorf(EINVALID, "%s is required", f.name)
 		}
-		if !utf8.ValidString(f.value) || strings.ContainsAny(f.value, "<>") {
+		if checkText(f.name, f.value) != nil || strings.ContainsAny(f.value, "<>") {
 			return Errorf(EINVALID, "%s must be plain text", f.name)
 		}
 		if n := utf8.RuneCountInString(f.value); n > f.max {
@@ -41,6 +41,12 @@ func (p *Pronunciation) Validate() error {
 		}
 	}
 	return nil
+}
+
+// Trim removes the spaces around the rule's phrase and say, the form in
+// which stores keep a rule (after Validate).
+func (p *Pronunciation) Trim() {
+	p.Phrase, p.Say = strings.TrimSpace(p.Phrase), strings.TrimSpace(p.Say)
 }
 
 // Matches reports whether the rule's phrase occurs in text as a whole word

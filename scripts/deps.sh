@@ -2,18 +2,21 @@
 # Installs the Debian packages Narrator needs that are missing.
 #   scripts/deps.sh runtime   speech engines and the MP3 encoder
 #   scripts/deps.sh test      the above, plus what the test suite uses
+#   scripts/deps.sh cluster   runtime, plus PostgreSQL and haproxy
 set -euo pipefail
 
 runtime=(espeak-ng lame festival festvox-us-slt-hts flite ca-certificates)
 # For the tests: python3, ffmpeg, pocketsphinx (its pocketsphinx_continuous) and pocketsphinx-en-us
 # run scripts/intelligibility.py; sox: reference resampling and WAV reading; chromium: the dashboard
-# browser tests.
-testing=(ffmpeg sox pocketsphinx pocketsphinx-en-us python3 chromium)
+# browser tests; postgresql, haproxy and curl: the PostgreSQL store, the cluster test and the S3
+# server's set-up (scripts/services.sh).
+testing=(ffmpeg sox pocketsphinx pocketsphinx-en-us python3 chromium postgresql haproxy curl)
 
 want=("${runtime[@]}")
-if [[ "${1:-runtime}" == test ]]; then
-  want+=("${testing[@]}")
-fi
+case "${1:-runtime}" in
+  test) want+=("${testing[@]}") ;;
+  cluster) want+=(postgresql haproxy curl) ;; # scripts/cluster.sh
+esac
 
 missing=()
 for p in "${want[@]}"; do

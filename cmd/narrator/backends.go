@@ -8,6 +8,9 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/config"
 	"github.com/narrator/narrator/internal/httpapi"
@@ -15,6 +18,8 @@ import (
 	"github.com/narrator/narrator/internal/localfs"
 	"github.com/narrator/narrator/internal/mediaserve"
 	"github.com/narrator/narrator/internal/pipeline"
+	"github.com/narrator/narrator/internal/postgres"
+	"github.com/narrator/narrator/internal/s3"
 	"github.com/narrator/narrator/internal/sqlite"
 	"github.com/narrator/narrator/internal/web"
 )
@@ -25,6 +30,7 @@ type dataStore interface {
 	web.Store
 	jobs.Store
 	pipeline.RuleSource
+	copyStore
 	CreateAccount(ctx context.Context, a *narrator.Account) error
 	CreateUser(ctx context.Context, u *narrator.User) error
 	SetUserPassword(ctx context.Context, userID int64, passwordHash []byte) error
@@ -37,6 +43,7 @@ type jobQueue interface {
 	Start(ctx context.Context, w jobs.Workers) error
 	Stop(ctx context.Context) error
 	RecoverInterrupted(ctx context.Context) (int, error)
+	web.PreviewRequester
 }
 
 // mediaStore is what the commands need from a media store.
@@ -49,11 +56,16 @@ type mediaStore interface {
 // Compile-time checks that the implementations fit their consumers.
 var (
 	_ dataStore            = (*sqlite.Store)(nil)
+	_ dataStore            = (*postgres.Store)(nil)
+	_ postgres.JobInserter = (*jobs.Queue[pgx.Tx])(nil)
+	_ jobQueue             = (*jobs.Queue[pgx.Tx])(nil)
 	_ sqlite.JobInserter   = (*jobs.Queue[*sql.Tx])(nil)
 	_ jobQueue             = (*jobs.Queue[*sql.Tx])(nil)
 	_ mediaStore           = (*localfs.Store)(nil)
+	_ mediaStore           = (*s3.Store)(nil)
+	_ copyMedia            = mediaStore(nil)
 	_ jobs.Renderer        = (*pipeline.Pipeline)(nil)
-	_ web.VoicePreviewer   = (*pipeline.Pipeline)(nil)
+	_ jobs.VoicePreviewer  = (*pipeline.Pipeline)(nil)
 	_ httpapi.Store        = purgingStore{}
 	_ web.Store            = purgingStore{}
 	_ pipeline.MediaWriter = mediaStore(nil)
@@ -81,6 +93,8 @@ func openBackends(ctx context.Context, b config.Backends, jc jobs.Config, getenv
 	case config.SQLite:
 		out.embedded = true
 		out.store, out.queue, err = openSQLite(ctx, target, jc)
+	case config.Postgres:
+		out.store, out.queue, err = openPostgres(ctx, target, jc)
 	default:
 		err = usagef("--database: %s databases are not supported by this build", kind)
 	}
@@ -125,6 +139,31 @@ func openSQLite(ctx context.Context, path string, jc jobs.Config) (*sqlite.Store
 	return st, q, nil
 }
 
+// openPostgres opens and migrates a PostgreSQL database with its queue.
+// Several nodes may do so at once: migrations take an advisory lock.
+func openPostgres(ctx context.Context, url string, jc jobs.Config) (*postgres.Store, *jobs.Queue[pgx.Tx], error) {
+	var q *jobs.Queue[pgx.Tx]
+	st, err := postgres.Open(ctx, url, postgres.Options{
+		Jobs: func(pool *pgxpool.Pool) (postgres.JobInserter, error) {
+			var err error
+			q, err = jobs.NewPostgres(pool, jc)
+			return q, err
+		},
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("open database: %w", err)
+	}
+	if err := st.Migrate(ctx); err != nil {
+		st.Close()
+		return nil, nil, fmt.Errorf("migrate database: %w", err)
+	}
+	if err := jobs.MigratePostgres(ctx, st.Pool()); err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	return st, q, nil
+}
+
 // openMedia opens the media store a --media setting names.
 func openMedia(ctx context.Context, setting string, getenv func(string) string) (mediaStore, error) {
 	kind, target, err := config.ParseMedia(setting)
@@ -136,6 +175,16 @@ func openMedia(ctx context.Context, setting string, getenv func(string) string) 
 		m, err := localfs.New(target)
 		if err != nil {
 			return nil, fmt.Errorf("open media directory: %w", err)
+		}
+		return m, nil
+	case config.S3:
+		opts, err := s3.ParseURL(target, getenv)
+		if err != nil {
+			return nil, usagef("--media: %v", err)
+		}
+		m, err := s3.New(ctx, opts)
+		if err != nil {
+			return nil, fmt.Errorf("open media bucket: %w", err)
 		}
 		return m, nil
 	default:

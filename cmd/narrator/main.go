@@ -53,6 +53,7 @@ Commands:
   voices        list the voices of the catalog
   pronunciations  manage a project's pronunciation rules
   migrate       create or update the database schema
+  copy-data     copy an install's data and media into other stores (SQLite to PostgreSQL, file to S3)
   demo          create a demo account and project, print a key and a curl
 
 Run 'narrator COMMAND -h' for a command's flags.`
@@ -90,6 +91,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return runPronunciations(ctx, e, rest)
 	case "demo":
 		return runDemo(ctx, e, rest)
+	case "copy-data":
+		return runCopyData(ctx, e, rest)
 	case "help", "-h", "--help":
 		fmt.Fprintln(stdout, usage)
 		return nil

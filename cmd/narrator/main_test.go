@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -17,6 +19,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/narrator/narrator/internal/config"
 )
 
 // binary is the narrator binary built once for the tests that need a
@@ -340,4 +344,34 @@ func (s *node) waitProcessed(t *testing.T, projectID int64, ref, key string, wit
 	}
 	t.Fatalf("audio %s not processed within %s: %+v", ref, within, a)
 	return a
+}
+
+// TestServeFailsWhenHTTPFails checks that serve returns an error, and so
+// exits non-zero, when its HTTP server stops on its own.
+func TestServeFailsWhenHTTPFails(t *testing.T) {
+	t.Parallel()
+	var errOut bytes.Buffer
+	finish := func() (config.Config, error) {
+		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+		f := config.ServeFlags(fs, func(string) string { return "" })
+		if err := fs.Parse([]string{"--data", t.TempDir(), "--role", "api", "--addr", "127.0.0.1:0"}); err != nil {
+			return config.Config{}, err
+		}
+		return f()
+	}
+	cfg, err := finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := openServer(t.Context(), cfg, slog.New(slog.NewTextHandler(&errOut, nil)), func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.ln.Close() // the listener dies under the server
+	if err := srv.run(t.Context()); err == nil {
+		t.Fatal("run returned nil after the HTTP server failed")
+	}
+	if err := srv.close(t.Context()); err != nil {
+		t.Errorf("close: %v", err)
+	}
 }

@@ -171,13 +171,12 @@ func (s *server) startWorkers(ctx context.Context) error {
 	host, _ := os.Hostname()
 	if err := b.queue.Start(ctx, jobs.Workers{
 		Synthesize: jobs.NewSynthesizeWorker(b.store, s.pipe, b.media, jobs.SynthesizeConfig{
-			Logger: s.logger,
-			Node:   fmt.Sprintf("%s:%d", host, os.Getpid()),
-			// A rescued twin finds the lease of a dead node run out by the
-			// time River rescues the job.
-			LeaseTTL: cfg.RescueAfter / 2,
+			Logger:      s.logger,
+			Node:        fmt.Sprintf("%s:%d", host, os.Getpid()),
+			RescueAfter: cfg.RescueAfter,
 		}),
 		DeleteMedia: jobs.NewDeleteMediaWorker(b.media),
+		Preview:     jobs.NewPreviewWorker(s.pipe, b.media),
 	}); err != nil {
 		return err
 	}
@@ -258,7 +257,7 @@ func (s *server) routes() (http.Handler, error) {
 	api := httpapi.NewServer(httpapi.Deps{Store: st, Logger: s.logger, MediaURL: s.cfg.MediaURL})
 	mux.Handle("/api/", api)
 	mux.Handle("/media/", http.StripPrefix("/media/", mediaserve.New(s.backends.media, s.logger)))
-	dash, err := newDashboard(s.cfg, st, s.pipe, s.logger, api)
+	dash, err := newDashboard(s.cfg, st, s.backends, s.logger, api)
 	if err != nil {
 		return nil, err
 	}

@@ -133,6 +133,53 @@ func ParseMedia(s string) (kind, target string, err error) {
 	}
 }
 
+// Copy is the configuration of `narrator copy-data`: the backends data is
+// copied from and to. Their DataDir is unused. It takes nothing from the
+// environment, so that a copy never picks a store by accident.
+type Copy struct {
+	From, To Backends
+}
+
+// CopyFlags registers --from-database, --from-media, --to-database and
+// --to-media on fs and returns a function that validates the Copy once fs
+// is parsed. All four are required.
+func CopyFlags(fs *flag.FlagSet) func() (Copy, error) {
+	var c Copy
+	fs.StringVar(&c.From.Database, "from-database", "", "`database` to copy from: sqlite:PATH or a postgres:// URL (required)")
+	fs.StringVar(&c.From.Media, "from-media", "", "media `store` to copy from: file:DIR or an s3:// URL (required)")
+	fs.StringVar(&c.To.Database, "to-database", "", "`database` to copy into: sqlite:PATH or a postgres:// URL (required)")
+	fs.StringVar(&c.To.Media, "to-media", "", "media `store` to copy into: file:DIR or an s3:// URL (required)")
+	return func() (Copy, error) { return c, c.Validate() }
+}
+
+// Validate reports the first problem with c, naming its flag.
+func (c *Copy) Validate() error {
+	settings := []struct {
+		flag, value string
+		parse       func(string) (string, string, error)
+	}{
+		{"--from-database", c.From.Database, ParseDatabase},
+		{"--from-media", c.From.Media, ParseMedia},
+		{"--to-database", c.To.Database, ParseDatabase},
+		{"--to-media", c.To.Media, ParseMedia},
+	}
+	for _, s := range settings {
+		if s.value == "" {
+			return fmt.Errorf("%s is required", s.flag)
+		}
+		if _, _, err := s.parse(s.value); err != nil {
+			return fmt.Errorf("%s: %w", s.flag, err)
+		}
+	}
+	if c.From.Database == c.To.Database {
+		return errors.New("--to-database must not be --from-database")
+	}
+	if c.From.Media == c.To.Media {
+		return errors.New("--to-media must not be --from-media")
+	}
+	return nil
+}
+
 // redact hides the password of a URL-like setting, for error messages.
 func redact(s string) string {
 	if u, err := url.Parse(s); err == nil && u.User != nil {

@@ -100,3 +100,58 @@ func TestBackendDefaults(t *testing.T) {
 		})
 	}
 }
+
+func TestCopyFlags(t *testing.T) {
+	t.Parallel()
+	all := []string{"--from-database", "sqlite:/a/narrator.db", "--from-media", "file:/a/media",
+		"--to-database", "postgres://u:secret@db/narrator", "--to-media", "s3://bucket/media?endpoint=http://s3.test"}
+	without := func(flag string) []string {
+		var out []string
+		for i := 0; i < len(all); i += 2 {
+			if all[i] != flag {
+				out = append(out, all[i], all[i+1])
+			}
+		}
+		return out
+	}
+	with := func(flag, value string) []string { return append(without(flag), flag, value) }
+	cases := []struct {
+		name    string
+		args    []string
+		wantErr string // "" means valid
+	}{
+		{"all four", all, ""},
+		{"no from-database", without("--from-database"), "--from-database is required"},
+		{"no from-media", without("--from-media"), "--from-media is required"},
+		{"no to-database", without("--to-database"), "--to-database is required"},
+		{"no to-media", without("--to-media"), "--to-media is required"},
+		{"bad from-database", with("--from-database", "mysql://x"), "--from-database"},
+		{"bad to-media", with("--to-media", "gs://bucket"), "--to-media"},
+		{"password redacted", with("--to-database", "mysql://u:secret@h/db"), "xxxxx"},
+		{"same database", with("--to-database", "sqlite:/a/narrator.db"), "--to-database must not be --from-database"},
+		{"same media", with("--to-media", "file:/a/media"), "--to-media must not be --from-media"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			fs := flag.NewFlagSet("copy-data", flag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			finish := config.CopyFlags(fs)
+			if err := fs.Parse(c.args); err != nil {
+				t.Fatal(err)
+			}
+			got, err := finish()
+			switch {
+			case c.wantErr == "" && err != nil:
+				t.Fatalf("unexpected error %v", err)
+			case c.wantErr != "" && (err == nil || !strings.Contains(err.Error(), c.wantErr)):
+				t.Fatalf("error %v, want one containing %q", err, c.wantErr)
+			case c.wantErr == "" && (got.From.Database != all[1] || got.From.Media != all[3] || got.To.Database != all[5] || got.To.Media != all[7]):
+				t.Errorf("Copy = %+v", got)
+			}
+			if err != nil && strings.Contains(err.Error(), "secret") {
+				t.Errorf("error %v shows the password", err)
+			}
+		})
+	}
+}

@@ -29,6 +29,9 @@ import (
 const (
 	queueSynthesize = "synthesize"
 	queueMedia      = "media"
+	// Previews have their own queue so that a preview, which a person is
+	// waiting for, never waits behind long articles.
+	queuePreview = "preview"
 )
 
 // SynthesizeArgs is narrator.SynthesizeJob as River stores it.
@@ -56,6 +59,23 @@ func (DeleteMediaArgs) Kind() string { return narrator.DeleteMediaJob{}.JobKind(
 // InsertOpts implements river.JobArgsWithInsertOpts.
 func (DeleteMediaArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: queueMedia}
+}
+
+// PreviewArgs is narrator.PreviewJob as River stores it.
+type PreviewArgs struct {
+	Language string `json:"language"`
+	Voice    string `json:"voice"`
+	Text     string `json:"text"`
+	Key      string `json:"key"`
+}
+
+// Kind implements river.JobArgs.
+func (PreviewArgs) Kind() string { return narrator.PreviewJob{}.JobKind() }
+
+// InsertOpts implements river.JobArgsWithInsertOpts. Many requests for one
+// preview make one job.
+func (PreviewArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: queuePreview, MaxAttempts: 3, UniqueOpts: river.UniqueOpts{ByArgs: true}}
 }
 
 // Config sets up the queue.
@@ -122,6 +142,7 @@ type Queue[TTx any] struct {
 type Workers struct {
 	Synthesize  *SynthesizeWorker
 	DeleteMedia *DeleteMediaWorker
+	Preview     *PreviewWorker
 }
 
 // MigrateSQLite brings River's own tables up to date on a SQLite database.
@@ -129,8 +150,23 @@ func MigrateSQLite(ctx context.Context, db *sql.DB) error {
 	return migrate(ctx, riversqlite.New(db))
 }
 
+// riverMigrationLock is the advisory lock that nodes starting together
+// take while they migrate River's tables, one after the other.
+const riverMigrationLock = 0x6e61727261746f72 // "narrator"
+
 // MigratePostgres brings River's own tables up to date on PostgreSQL.
+// Nodes that start together take turns, under an advisory lock held by one
+// connection while the migration runs on others.
 func MigratePostgres(ctx context.Context, pool *pgxpool.Pool) error {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("migrate river: %w", err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", int64(riverMigrationLock)); err != nil {
+		return fmt.Errorf("migrate river: lock: %w", err)
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", int64(riverMigrationLock))
 	return migrate(ctx, riverpgxv5.New(pool))
 }
 
@@ -174,6 +210,7 @@ func newQueue[TTx any](driver riverdriver.Driver[TTx], cfg Config) (*Queue[TTx],
 		rc.Queues = map[string]river.QueueConfig{
 			queueSynthesize: {MaxWorkers: cfg.SynthesisWorkers},
 			queueMedia:      {MaxWorkers: 2},
+			queuePreview:    {MaxWorkers: 1},
 		}
 		rc.FetchPollInterval = cfg.PollInterval
 		// A short cooldown keeps the time from create to first word small;
@@ -275,6 +312,9 @@ func (q *Queue[TTx]) Start(ctx context.Context, w Workers) error {
 	if err := river.AddWorkerSafely(q.workers, w.DeleteMedia); err != nil {
 		return fmt.Errorf("add media worker: %w", err)
 	}
+	if err := river.AddWorkerSafely(q.workers, w.Preview); err != nil {
+		return fmt.Errorf("add preview worker: %w", err)
+	}
 	if err := q.client.Start(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("start river: %w", err)
 	}
@@ -290,6 +330,17 @@ func (q *Queue[TTx]) Stop(ctx context.Context) error {
 	}
 	if err := q.client.Stop(ctx); err != nil && !errors.Is(err, context.Canceled) {
 		return fmt.Errorf("stop river: %w", err)
+	}
+	return nil
+}
+
+// RequestPreview enqueues a voice preview, outside any transaction: it
+// follows no stored change. Requests for a preview whose job is still
+// pending or done insert nothing.
+func (q *Queue[TTx]) RequestPreview(ctx context.Context, job narrator.PreviewJob) error {
+	args := PreviewArgs{Language: job.Language, Voice: job.Voice, Text: job.Text, Key: job.Key}
+	if _, err := q.client.Insert(ctx, args, nil); err != nil {
+		return fmt.Errorf("enqueue %s: %w", job.JobKind(), err)
 	}
 	return nil
 }

@@ -3,21 +3,30 @@ package jobs_test
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/jobs"
 	"github.com/narrator/narrator/internal/localfs"
+	"github.com/narrator/narrator/internal/postgres"
+	"github.com/narrator/narrator/internal/postgres/pgtest"
 	"github.com/narrator/narrator/internal/sqlite"
 )
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
 
 // fakeRenderer writes two small files per rendering, or fails.
 type fakeRenderer struct {
@@ -36,7 +45,7 @@ func (f *fakeRenderer) Render(ctx context.Context, a *narrator.Audio, p *narrato
 	if f.err != nil {
 		return nil, 0, f.err
 	}
-	dir := "tok" + string(rune('a'+f.n.Add(1)))
+	dir := "tok" + string(rune('a'+f.n.Add(1)-1)) // toka, tokb, ...
 	keys := map[string]string{narrator.ContentTypeMP3: dir + "/audio.mp3", narrator.ContentTypeM3U8: dir + "/audio.m3u8"}
 	for _, k := range keys {
 		if err := f.media.Put(ctx, k, strings.NewReader("data")); err != nil {
@@ -46,29 +55,71 @@ func (f *fakeRenderer) Render(ctx context.Context, a *narrator.Audio, p *narrato
 	return keys, 1500 * time.Millisecond, nil
 }
 
+// store is what the tests need of a store.
+type store interface {
+	jobs.Store
+	CreateAccount(ctx context.Context, a *narrator.Account) error
+	CreateProject(ctx context.Context, p *narrator.Project) error
+	CreateAudio(ctx context.Context, a *narrator.Audio) (bool, error)
+	FindAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error)
+	UpdateAudio(ctx context.Context, projectID int64, ref string, u narrator.AudioUpdate) (*narrator.Audio, error)
+	DeleteAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error)
+}
+
+// queue is what the tests need of a jobs.Queue, whatever its driver.
+type queue interface {
+	Start(ctx context.Context, w jobs.Workers) error
+	Stop(ctx context.Context) error
+	RecoverInterrupted(ctx context.Context) (int, error)
+}
+
+// jobRow is one row of River's job table.
+type jobRow struct {
+	Kind, State string
+	Args        []byte
+}
+
+// riverDB is the test's own access to River's job table, in the dialect
+// of its database.
+type riverDB struct {
+	// jobs returns every job, oldest first.
+	jobs func(t *testing.T) []jobRow
+	// markRunning makes the synthesis jobs look as if their process died
+	// while running them, and returns how many there were.
+	markRunning func(t *testing.T) int64
+}
+
 type testBundle struct {
-	store  *sqlite.Store
+	store  store
 	media  *localfs.Store
 	render *fakeRenderer
-	queue  *jobs.Queue[*sql.Tx]
+	queue  queue
+	river  riverDB
 	worker *jobs.SynthesizeWorker
 	audio  *narrator.Audio
 }
 
-func setup(t *testing.T) *testBundle {
-	t.Helper()
+// queueConfig is the configuration of every test's queue.
+var queueConfig = jobs.Config{Work: true, MaxAttempts: 3, RetryDelays: []time.Duration{10 * time.Millisecond}}
+
+// backends are the databases the tests run on: a store and a queue on one
+// database, each with the driver of that database.
+var backends = []struct {
+	name string
+	open func(t *testing.T) (store, queue, riverDB)
+}{
+	{"sqlite", openSQLite},
+	{"postgres", openPostgres},
+}
+
+func openSQLite(t *testing.T) (store, queue, riverDB) {
 	ctx := t.Context()
-	dir := t.TempDir()
-	var queue *jobs.Queue[*sql.Tx]
-	st, err := sqlite.Open(ctx, filepath.Join(dir, "db"), sqlite.Options{
+	var q *jobs.Queue[*sql.Tx]
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "db"), sqlite.Options{
 		Jobs: func(db *sql.DB) (sqlite.JobInserter, error) {
 			var err error
-			queue, err = jobs.NewSQLite(db, jobs.Config{
-				Work:        true,
-				MaxAttempts: 3,
-				RetryDelays: []time.Duration{10 * time.Millisecond},
-			})
-			return queue, err
+			q, err = jobs.NewSQLite(db, queueConfig)
+			return q, err
 		},
 	})
 	if err != nil {
@@ -81,11 +132,110 @@ func setup(t *testing.T) *testBundle {
 	if err := jobs.MigrateSQLite(ctx, st.DB()); err != nil {
 		t.Fatal(err)
 	}
-	media, err := localfs.New(filepath.Join(dir, "media"))
+	return st, q, riverDB{
+		jobs: func(t *testing.T) []jobRow {
+			rows, err := st.DB().QueryContext(t.Context(), `SELECT kind, state, json(args) FROM river_job ORDER BY id`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			var out []jobRow
+			for rows.Next() {
+				var j jobRow
+				if err := rows.Scan(&j.Kind, &j.State, &j.Args); err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, j)
+			}
+			if err := rows.Err(); err != nil {
+				t.Fatal(err)
+			}
+			return out
+		},
+		markRunning: func(t *testing.T) int64 {
+			res, err := st.DB().ExecContext(t.Context(), `UPDATE river_job SET state = 'running', attempt = 1, attempted_at = datetime('now') WHERE kind = 'synthesize_audio'`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, err := res.RowsAffected()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		},
+	}
+}
+
+// riverTemplate is a database with the store's and River's schemas.
+var riverTemplate = pgtest.Template{Name: "river", Prepare: func(ctx context.Context, url string) error {
+	st, err := postgres.Open(ctx, url, postgres.Options{})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := st.Migrate(ctx); err != nil {
+		return err
+	}
+	return jobs.MigratePostgres(ctx, st.Pool())
+}}
+
+func openPostgres(t *testing.T) (store, queue, riverDB) {
+	url := pgtest.NewDatabase(t, riverTemplate)
+	var q *jobs.Queue[pgx.Tx]
+	st, err := postgres.Open(t.Context(), url, postgres.Options{
+		Jobs: func(pool *pgxpool.Pool) (postgres.JobInserter, error) {
+			var err error
+			q, err = jobs.NewPostgres(pool, queueConfig)
+			return q, err
+		},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &testBundle{store: st, media: media, render: &fakeRenderer{media: media}, queue: queue}
+	t.Cleanup(func() { st.Close() })
+	return st, q, riverDB{
+		jobs: func(t *testing.T) []jobRow {
+			rows, err := st.Pool().Query(t.Context(), `SELECT kind, state::text, args FROM river_job ORDER BY id`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := pgx.CollectRows(rows, pgx.RowToStructByPos[jobRow])
+			if err != nil {
+				t.Fatal(err)
+			}
+			return out
+		},
+		markRunning: func(t *testing.T) int64 {
+			tag, err := st.Pool().Exec(t.Context(), `UPDATE river_job SET state = 'running', attempt = 1, attempted_at = now() WHERE kind = 'synthesize_audio'`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return tag.RowsAffected()
+		},
+	}
+}
+
+// forEachBackend runs test on every backend, in parallel, each time with
+// a new bundle: a store, its queue, a project and one audio in it.
+func forEachBackend(t *testing.T, test func(t *testing.T, b *testBundle)) {
+	t.Parallel()
+	for _, be := range backends {
+		t.Run(be.name, func(t *testing.T) {
+			t.Parallel()
+			test(t, setup(t, be.open))
+		})
+	}
+}
+
+func setup(t *testing.T, open func(t *testing.T) (store, queue, riverDB)) *testBundle {
+	t.Helper()
+	ctx := t.Context()
+	st, q, rdb := open(t)
+	media, err := localfs.New(filepath.Join(t.TempDir(), "media"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &testBundle{store: st, media: media, render: &fakeRenderer{media: media}, queue: q, river: rdb}
 	b.worker = jobs.NewSynthesizeWorker(st, b.render, media, jobs.SynthesizeConfig{})
 
 	acct := &narrator.Account{Name: "A"}
@@ -123,140 +273,185 @@ func (b *testBundle) find(t *testing.T) *narrator.Audio {
 }
 
 func TestWorkPublishes(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	if err := b.work(t, b.audio.Revision, 1); err != nil {
-		t.Fatal(err)
-	}
-	a := b.find(t)
-	if a.State != narrator.StateProcessed || a.DurationMS != 1500 {
-		t.Fatalf("after work: %+v", a)
-	}
-	// A repeated delivery of the same job does nothing.
-	if err := b.work(t, b.audio.Revision, 1); err != nil || b.render.calls.Load() != 1 {
-		t.Errorf("repeat: err %v, %d renderings", err, b.render.calls.Load())
-	}
+	forEachBackend(t, func(t *testing.T, b *testBundle) {
+		if err := b.work(t, b.audio.Revision, 1); err != nil {
+			t.Fatal(err)
+		}
+		a := b.find(t)
+		if a.State != narrator.StateProcessed || a.DurationMS != 1500 {
+			t.Fatalf("after work: %+v", a)
+		}
+		// A repeated delivery of the same job does nothing.
+		if err := b.work(t, b.audio.Revision, 1); err != nil || b.render.calls.Load() != 1 {
+			t.Errorf("repeat: err %v, %d renderings", err, b.render.calls.Load())
+		}
+	})
 }
 
 func TestWorkSkipsStaleAndDeleted(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	if err := b.work(t, b.audio.Revision-1, 1); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := b.store.DeleteAudio(t.Context(), b.audio.ProjectID, "a"); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.work(t, b.audio.Revision, 1); err != nil {
-		t.Fatal(err)
-	}
-	if n := b.render.calls.Load(); n != 0 {
-		t.Errorf("%d renderings of stale or deleted audios", n)
-	}
+	forEachBackend(t, func(t *testing.T, b *testBundle) {
+		if err := b.work(t, b.audio.Revision-1, 1); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.store.DeleteAudio(t.Context(), b.audio.ProjectID, "a"); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.work(t, b.audio.Revision, 1); err != nil {
+			t.Fatal(err)
+		}
+		if n := b.render.calls.Load(); n != 0 {
+			t.Errorf("%d renderings of stale or deleted audios", n)
+		}
+	})
 }
 
 func TestWorkDiscardsSupersededResult(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	title := "Changed while rendering"
-	b.render.during = func() {
-		if _, err := b.store.UpdateAudio(context.Background(), b.audio.ProjectID, "a", narrator.AudioUpdate{Title: &title}); err != nil {
-			t.Error(err)
+	forEachBackend(t, func(t *testing.T, b *testBundle) {
+		title := "Changed while rendering"
+		b.render.during = func() {
+			if _, err := b.store.UpdateAudio(context.Background(), b.audio.ProjectID, "a", narrator.AudioUpdate{Title: &title}); err != nil {
+				t.Error(err)
+			}
 		}
-	}
-	if err := b.work(t, b.audio.Revision, 1); err != nil {
-		t.Fatal(err)
-	}
-	if a := b.find(t); a.State != narrator.StateUnprocessed {
-		t.Errorf("superseded result published: %+v", a)
-	}
-	if _, _, err := b.media.Open(t.Context(), "toka/audio.mp3"); !errors.Is(err, narrator.ErrBlobNotFound) {
-		t.Errorf("superseded files kept: %v", err)
-	}
+		if err := b.work(t, b.audio.Revision, 1); err != nil {
+			t.Fatal(err)
+		}
+		if a := b.find(t); a.State != narrator.StateUnprocessed {
+			t.Errorf("superseded result published: %+v", a)
+		}
+		if _, _, err := b.media.Open(t.Context(), "toka/audio.mp3"); !errors.Is(err, narrator.ErrBlobNotFound) {
+			t.Errorf("superseded files kept: %v", err)
+		}
+	})
 }
 
 func TestWorkFailsAfterLastAttempt(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	b.render.err = errors.New("engine exploded")
-	if err := b.work(t, b.audio.Revision, 2); err == nil {
-		t.Fatal("no error from a failed rendering")
-	}
-	if a := b.find(t); a.State != narrator.StateUnprocessed {
-		t.Fatalf("failed before the last attempt: %+v", a)
-	}
-	if err := b.work(t, b.audio.Revision, 3); err == nil {
-		t.Fatal("no error from a failed rendering")
-	}
-	a := b.find(t)
-	if a.State != narrator.StateFailed || !strings.Contains(a.Error, "speech engine") || strings.Contains(a.Error, "exploded") {
-		t.Errorf("after the last attempt: state %s, error %q", a.State, a.Error)
-	}
+	forEachBackend(t, func(t *testing.T, b *testBundle) {
+		b.render.err = errors.New("engine exploded")
+		if err := b.work(t, b.audio.Revision, 2); err == nil {
+			t.Fatal("no error from a failed rendering")
+		}
+		if a := b.find(t); a.State != narrator.StateUnprocessed {
+			t.Fatalf("failed before the last attempt: %+v", a)
+		}
+		if err := b.work(t, b.audio.Revision, 3); err == nil {
+			t.Fatal("no error from a failed rendering")
+		}
+		a := b.find(t)
+		if a.State != narrator.StateFailed || !strings.Contains(a.Error, "speech engine") || strings.Contains(a.Error, "exploded") {
+			t.Errorf("after the last attempt: state %s, error %q", a.State, a.Error)
+		}
+	})
 }
 
 func TestWorkFailsAtOnceOnBadArticle(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	b.render.err = narrator.Errorf(narrator.EINVALID, "the article has no text that can be read aloud.")
-	err := b.work(t, b.audio.Revision, 1)
-	var cancel *rivertype.JobCancelError
-	if !errors.As(err, &cancel) {
-		t.Fatalf("error %v, want a job cancellation", err)
-	}
-	if a := b.find(t); a.State != narrator.StateFailed || !strings.Contains(a.Error, "no text") {
-		t.Errorf("state %s, error %q", a.State, a.Error)
-	}
+	forEachBackend(t, func(t *testing.T, b *testBundle) {
+		b.render.err = narrator.Errorf(narrator.EINVALID, "the article has no text that can be read aloud.")
+		err := b.work(t, b.audio.Revision, 1)
+		var cancel *rivertype.JobCancelError
+		if !errors.As(err, &cancel) {
+			t.Fatalf("error %v, want a job cancellation", err)
+		}
+		if a := b.find(t); a.State != narrator.StateFailed || !strings.Contains(a.Error, "no text") {
+			t.Errorf("state %s, error %q", a.State, a.Error)
+		}
+	})
+}
+
+// TestJobsCommittedWithRows checks that River's job rows are written in the
+// store's transactions: there when the write is, absent when it is not.
+func TestJobsCommittedWithRows(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *testBundle) {
+		ctx := t.Context()
+		want := []jobRow{{Kind: "synthesize_audio", State: "available", Args: fmt.Appendf(nil, `{"audio_id":%d,"revision":1}`, b.audio.ID)}}
+		b.wantJobs(t, want)
+		// A write that fails enqueues nothing.
+		if _, err := b.store.UpdateAudio(ctx, b.audio.ProjectID, "a", narrator.AudioUpdate{Body: ptr(" ")}); err == nil {
+			t.Fatal("blank body accepted")
+		}
+		if _, err := b.store.CreateAudio(ctx, &narrator.Audio{ProjectID: b.audio.ProjectID + 1, Body: "x"}); err == nil {
+			t.Fatal("audio created in a missing project")
+		}
+		b.wantJobs(t, want)
+		if err := b.work(t, b.audio.Revision, 1); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.store.DeleteAudio(ctx, b.audio.ProjectID, "a"); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, jobRow{Kind: "delete_media", State: "available", Args: []byte(`{"keys":["toka/audio.mp3","toka/audio.m3u8"]}`)})
+		b.wantJobs(t, want)
+	})
 }
 
 func TestQueueRunsJobs(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	if err := b.queue.Start(t.Context(), jobs.Workers{Synthesize: b.worker, DeleteMedia: jobs.NewDeleteMediaWorker(b.media)}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.queue.Stop(context.Background()) })
-	deadline := time.Now().Add(10 * time.Second)
-	for b.find(t).State != narrator.StateProcessed {
-		if time.Now().After(deadline) {
-			t.Fatal("audio not processed by the queue")
+	forEachBackend(t, func(t *testing.T, b *testBundle) {
+		if err := b.queue.Start(t.Context(), jobs.Workers{Synthesize: b.worker, DeleteMedia: jobs.NewDeleteMediaWorker(b.media), Preview: jobs.NewPreviewWorker(nil, b.media)}); err != nil {
+			t.Fatal(err)
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	// Deleting the audio removes its files through the media job.
-	if _, err := b.store.DeleteAudio(t.Context(), b.audio.ProjectID, "a"); err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, _, err := b.media.Open(t.Context(), "toka/audio.mp3"); errors.Is(err, narrator.ErrBlobNotFound) {
-			break
+		t.Cleanup(func() { b.queue.Stop(context.Background()) })
+		deadline := time.Now().Add(10 * time.Second)
+		for b.find(t).State != narrator.StateProcessed {
+			if time.Now().After(deadline) {
+				t.Fatal("audio not processed by the queue")
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("media not deleted")
+		// Deleting the audio removes its files through the media job.
+		if _, err := b.store.DeleteAudio(t.Context(), b.audio.ProjectID, "a"); err != nil {
+			t.Fatal(err)
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		for {
+			if _, _, err := b.media.Open(t.Context(), "toka/audio.mp3"); errors.Is(err, narrator.ErrBlobNotFound) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("media not deleted")
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
 }
 
 func TestRecoverInterrupted(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	// Make the audio's job look as if its process died while running it.
-	res, err := b.store.DB().ExecContext(t.Context(), `UPDATE river_job SET state = 'running', attempt = 1, attempted_at = datetime('now') WHERE kind = 'synthesize_audio'`)
-	if err != nil {
-		t.Fatal(err)
+	forEachBackend(t, func(t *testing.T, b *testBundle) {
+		// Make the audio's job look as if its process died while running it.
+		if n := b.river.markRunning(t); n != 1 {
+			t.Fatalf("%d jobs", n)
+		}
+		n, err := b.queue.RecoverInterrupted(t.Context())
+		if err != nil || n != 1 {
+			t.Fatalf("recovered %d, %v", n, err)
+		}
+		if got := b.river.jobs(t); len(got) != 1 || got[0].State != "available" {
+			t.Errorf("jobs after recovery: %+v", got)
+		}
+	})
+}
+
+// wantJobs fails unless River's table holds exactly these jobs, arguments
+// compared as JSON.
+func (b *testBundle) wantJobs(t *testing.T, want []jobRow) {
+	t.Helper()
+	got := b.river.jobs(t)
+	norm := func(rows []jobRow) []jobRow {
+		out := make([]jobRow, len(rows))
+		for i, r := range rows {
+			var v any
+			if err := json.Unmarshal(r.Args, &v); err != nil {
+				t.Fatalf("job %d args %q: %v", i, r.Args, err)
+			}
+			args, err := json.Marshal(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[i] = jobRow{Kind: r.Kind, State: r.State, Args: args}
+		}
+		return out
 	}
-	if n, _ := res.RowsAffected(); n != 1 {
-		t.Fatalf("%d jobs", n)
-	}
-	n, err := b.queue.RecoverInterrupted(t.Context())
-	if err != nil || n != 1 {
-		t.Fatalf("recovered %d, %v", n, err)
-	}
-	var state string
-	if err := b.store.DB().QueryRowContext(t.Context(), `SELECT state FROM river_job WHERE kind = 'synthesize_audio'`).Scan(&state); err != nil {
-		t.Fatal(err)
-	}
-	if state != "available" {
-		t.Errorf("job state %s after recovery", state)
+	if diff := cmp.Diff(norm(want), norm(got)); diff != "" {
+		t.Errorf("River jobs (-want +got):\n%s", diff)
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

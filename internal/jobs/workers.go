@@ -1,9 +1,11 @@
 package jobs
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"maps"
 	"path"
@@ -55,9 +57,17 @@ type SynthesizeConfig struct {
 	// minutes on two cores; a hung attempt must not hold a worker forever.
 	// Default: 20 minutes.
 	Timeout time.Duration
+	// RescueAfter must equal the queue's Config.RescueAfter. It is the
+	// timeout this worker declares to River (see Timeout): River's rescuer
+	// honours a job kind's own timeout, so only a timeout this short lets
+	// it hand the job of a dead node to another within minutes. Default:
+	// 2 minutes.
+	RescueAfter time.Duration
 	// LeaseTTL is how long a lease lasts unless renewed; it is renewed at a
 	// third of it. A node that dies leaves its lease to run out, after
-	// which a rescued twin of its job takes the audio over. Default: 1 minute.
+	// which a rescued twin of its job takes the audio over. Default: half
+	// of RescueAfter, so that the lease of a dead node has run out when
+	// River rescues its job.
 	LeaseTTL time.Duration
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
@@ -86,8 +96,11 @@ func NewSynthesizeWorker(store Store, render Renderer, media MediaDeleter, cfg S
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 20 * time.Minute
 	}
+	if cfg.RescueAfter <= 0 {
+		cfg.RescueAfter = 2 * time.Minute
+	}
 	if cfg.LeaseTTL <= 0 {
-		cfg.LeaseTTL = time.Minute
+		cfg.LeaseTTL = cfg.RescueAfter / 2
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -98,8 +111,14 @@ func NewSynthesizeWorker(store Store, render Renderer, media MediaDeleter, cfg S
 	return &SynthesizeWorker{store: store, render: render, media: media, cfg: cfg}
 }
 
-// Timeout implements river.Worker.
-func (w *SynthesizeWorker) Timeout(*river.Job[SynthesizeArgs]) time.Duration { return w.cfg.Timeout }
+// Timeout implements river.Worker. It is River's rescue timer, not the
+// limit of an attempt: when it runs out River cancels the job's context
+// with DeadlineExceeded, which Work lets the rendering outlive (bounded by
+// SynthesizeConfig.Timeout, and kept alone by the lease), and the rescuer
+// may hand the job to another node, which waits for the lease.
+func (w *SynthesizeWorker) Timeout(*river.Job[SynthesizeArgs]) time.Duration {
+	return w.cfg.RescueAfter
+}
 
 // Work implements river.Worker. Delivery is at least once, so every step is
 // idempotent: a stale or repeated job finds nothing to do.
@@ -130,7 +149,17 @@ func (w *SynthesizeWorker) Work(ctx context.Context, job *river.Job[SynthesizeAr
 		}
 	}()
 	log.Info("synthesizing", "holder", holder)
-	renderCtx, stopRender := context.WithCancel(ctx)
+	// River ends ctx with DeadlineExceeded at its rescue timer and with
+	// Canceled at shutdown; only shutdown stops the work. workCtx bounds
+	// the attempt on its own and carries every later call.
+	workCtx, stopWork := context.WithTimeout(context.WithoutCancel(ctx), w.cfg.Timeout)
+	defer stopWork()
+	defer context.AfterFunc(ctx, func() {
+		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			stopWork()
+		}
+	})()
+	renderCtx, stopRender := context.WithCancel(workCtx)
 	var (
 		renewing sync.WaitGroup
 		lost     atomic.Bool
@@ -152,7 +181,7 @@ func (w *SynthesizeWorker) Work(ctx context.Context, job *river.Job[SynthesizeAr
 		return nil // changed, deleted, or another attempt took it over
 	}
 	if err != nil {
-		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		if errors.Is(err, context.Canceled) && errors.Is(ctx.Err(), context.Canceled) {
 			// The server is shutting down: put the job back untouched.
 			return river.JobSnooze(time.Second)
 		}
@@ -171,7 +200,7 @@ func (w *SynthesizeWorker) Work(ctx context.Context, job *river.Job[SynthesizeAr
 		}
 		return fmt.Errorf("render audio %d: %w", a.ID, err)
 	}
-	if err := w.store.PublishAudio(ctx, a.ID, a.Revision, keys, d.Milliseconds()); err != nil {
+	if err := w.store.PublishAudio(workCtx, a.ID, a.Revision, keys, d.Milliseconds()); err != nil {
 		w.discard(context.WithoutCancel(ctx), keys, log)
 		if narrator.ErrorCode(err) == narrator.ECONFLICT {
 			return nil // changed, deleted or published meanwhile
@@ -275,4 +304,47 @@ func prefixes(keys []string) []string {
 		}
 	}
 	return out
+}
+
+// VoicePreviewer speaks a short text in a voice as an MP3: the pipeline.
+type VoicePreviewer interface {
+	PreviewVoice(ctx context.Context, v narrator.Voice, text string, w io.Writer) error
+}
+
+// MediaPutter stores media.
+type MediaPutter interface {
+	Put(ctx context.Context, key string, r io.Reader) error
+}
+
+// PreviewWorker makes voice previews and stores them where every node
+// finds them.
+type PreviewWorker struct {
+	river.WorkerDefaults[PreviewArgs]
+	previewer VoicePreviewer
+	media     MediaPutter
+}
+
+// NewPreviewWorker returns the preview worker.
+func NewPreviewWorker(previewer VoicePreviewer, media MediaPutter) *PreviewWorker {
+	return &PreviewWorker{previewer: previewer, media: media}
+}
+
+// Timeout implements river.Worker: a preview is one sentence.
+func (w *PreviewWorker) Timeout(*river.Job[PreviewArgs]) time.Duration { return time.Minute }
+
+// Work implements river.Worker. Storing the same preview again is harmless.
+func (w *PreviewWorker) Work(ctx context.Context, job *river.Job[PreviewArgs]) error {
+	args := job.Args
+	v, ok := narrator.LookupVoice(args.Language, args.Voice)
+	if !ok {
+		return river.JobCancel(fmt.Errorf("preview: no voice %s/%s", args.Language, args.Voice))
+	}
+	var buf bytes.Buffer
+	if err := w.previewer.PreviewVoice(ctx, v, args.Text, &buf); err != nil {
+		return fmt.Errorf("preview %s/%s: %w", args.Language, args.Voice, err)
+	}
+	if err := w.media.Put(ctx, args.Key, &buf); err != nil {
+		return fmt.Errorf("store preview %s: %w", args.Key, err)
+	}
+	return nil
 }

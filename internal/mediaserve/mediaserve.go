@@ -20,7 +20,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"path"
 	"strconv"
 	"strings"
 
@@ -48,25 +47,6 @@ func New(store Opener, logger *slog.Logger) *Handler {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	return &Handler{store: store, logger: logger}
-}
-
-// ContentType returns the Content-Type the handler serves key with, chosen by
-// its extension. Anything unknown is application/octet-stream, never sniffed.
-func ContentType(key string) string {
-	switch strings.ToLower(path.Ext(key)) {
-	case ".mp3":
-		return "audio/mpeg"
-	case ".m3u8":
-		return "application/vnd.apple.mpegurl"
-	case ".ts":
-		return "video/mp2t"
-	case ".aac":
-		return "audio/aac"
-	case ".m4a":
-		return "audio/mp4"
-	default:
-		return "application/octet-stream"
-	}
 }
 
 const allowedMethods = "GET, HEAD, OPTIONS"
@@ -115,7 +95,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	defer f.Close()
 
-	hdr.Set("Content-Type", ContentType(key))
+	hdr.Set("Content-Type", narrator.MediaContentType(key))
 	hdr.Set("Cache-Control", "public, max-age=31536000, immutable")
 	// An object is never rewritten with other content, so size and time
 	// identify it; the ETag makes If-None-Match and If-Range work.

@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,11 +17,13 @@ import (
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/localfs"
 	"github.com/narrator/narrator/internal/mediaserve"
+	"github.com/narrator/narrator/internal/s3"
+	"github.com/narrator/narrator/internal/s3/s3test"
 )
 
 const (
 	mp3Key = "tok123/audio.mp3"
-	secret = "TOP SECRET, outside the media root"
+	secret = "TOP SECRET, outside the media store"
 )
 
 type testBundle struct {
@@ -31,16 +32,67 @@ type testBundle struct {
 	mp3     []byte
 }
 
-// setup stores a few objects in a real localfs store whose root has a
-// sibling secret file, and mounts the handler at /media/.
-func setup(t *testing.T) *testBundle {
+// store is what the tests need of a media store.
+type store interface {
+	mediaserve.Opener
+	Put(ctx context.Context, key string, r io.Reader) error
+}
+
+// stores are the media stores the handler is served from. Each one makes
+// a store for the media and its parent, a store one level up, where setup
+// puts a secret beside the media.
+var stores = []struct {
+	name string
+	new  func(t *testing.T) (media, parent store)
+}{
+	{"localfs", func(t *testing.T) (store, store) {
+		dir := t.TempDir()
+		return mustLocalfs(t, filepath.Join(dir, "media")), mustLocalfs(t, dir)
+	}},
+	{"s3", func(t *testing.T) (store, store) {
+		opts := s3test.Options(t)
+		parent := mustS3(t, opts)
+		opts.Prefix += "/media"
+		return mustS3(t, opts), parent
+	}},
+}
+
+func mustLocalfs(t *testing.T, root string) *localfs.Store {
 	t.Helper()
-	parent := t.TempDir()
-	if err := os.WriteFile(filepath.Join(parent, "secret.txt"), []byte(secret), 0o644); err != nil {
+	s, err := localfs.New(root)
+	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := localfs.New(filepath.Join(parent, "media"))
+	return s
+}
+
+func mustS3(t *testing.T, opts s3.Options) *s3.Store {
+	t.Helper()
+	s, err := s3.New(t.Context(), opts)
 	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// forEachStore runs test as a parallel subtest for each of stores, on a
+// fresh setup.
+func forEachStore(t *testing.T, test func(t *testing.T, b *testBundle)) {
+	t.Helper()
+	for _, st := range stores {
+		t.Run(st.name, func(t *testing.T) {
+			t.Parallel()
+			test(t, setup(t, st.new))
+		})
+	}
+}
+
+// setup stores a few objects in a store made by newStores, and a secret
+// beside them in its parent, and mounts the handler at /media/.
+func setup(t *testing.T, newStores func(t *testing.T) (media, parent store)) *testBundle {
+	t.Helper()
+	media, parent := newStores(t)
+	if err := parent.Put(t.Context(), "secret.txt", strings.NewReader(secret)); err != nil {
 		t.Fatal(err)
 	}
 	mp3 := make([]byte, 1000)
@@ -58,11 +110,11 @@ func setup(t *testing.T) *testBundle {
 		"tok123/deep/er/secret.txt": []byte("inside"),
 	}
 	for k, v := range objects {
-		if err := store.Put(t.Context(), k, bytes.NewReader(v)); err != nil {
+		if err := media.Put(t.Context(), k, bytes.NewReader(v)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	h := http.StripPrefix("/media/", mediaserve.New(store, slog.New(slog.NewTextHandler(t.Output(), nil))))
+	h := http.StripPrefix("/media/", mediaserve.New(media, slog.New(slog.NewTextHandler(t.Output(), nil))))
 	mux := http.NewServeMux()
 	mux.Handle("/media/", h)
 	return &testBundle{mux: mux, handler: h, mp3: mp3}
@@ -117,237 +169,244 @@ var corsHeaders = map[string]string{
 
 func TestGet(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
-	rec := do(b.mux, http.MethodGet, "/media/"+mp3Key, nil)
-	if rec.Code != http.StatusOK {
-		t.Fatalf("status = %d, want 200; body %q", rec.Code, rec.Body)
-	}
-	if !bytes.Equal(rec.Body.Bytes(), b.mp3) {
-		t.Errorf("body: %d bytes, not the stored object", rec.Body.Len())
-	}
-	checkHeaders(t, rec, corsHeaders)
-	checkHeaders(t, rec, map[string]string{
-		"Content-Type":   "audio/mpeg",
-		"Content-Length": "1000",
-		"Accept-Ranges":  "bytes",
-		"Cache-Control":  "public, max-age=31536000, immutable",
-	})
-	if rec.Header().Get("ETag") == "" || rec.Header().Get("Last-Modified") == "" {
-		t.Errorf("ETag %q, Last-Modified %q; want both set", rec.Header().Get("ETag"), rec.Header().Get("Last-Modified"))
-	}
-
-	// Revalidation by ETag or date is answered without the body.
-	for name, h := range map[string]map[string]string{
-		"If-None-Match":     {"If-None-Match": rec.Header().Get("ETag")},
-		"If-Modified-Since": {"If-Modified-Since": rec.Header().Get("Last-Modified")},
-	} {
-		if rec := do(b.mux, http.MethodGet, "/media/"+mp3Key, h); rec.Code != http.StatusNotModified || rec.Body.Len() != 0 {
-			t.Errorf("%s: status %d with %d body bytes, want 304 and none", name, rec.Code, rec.Body.Len())
+	forEachStore(t, func(t *testing.T, b *testBundle) {
+		rec := do(b.mux, http.MethodGet, "/media/"+mp3Key, nil)
+		if rec.Code != http.StatusOK {
+			t.Fatalf("status = %d, want 200; body %q", rec.Code, rec.Body)
 		}
-	}
+		if !bytes.Equal(rec.Body.Bytes(), b.mp3) {
+			t.Errorf("body: %d bytes, not the stored object", rec.Body.Len())
+		}
+		checkHeaders(t, rec, corsHeaders)
+		checkHeaders(t, rec, map[string]string{
+			"Content-Type":   "audio/mpeg",
+			"Content-Length": "1000",
+			"Accept-Ranges":  "bytes",
+			"Cache-Control":  "public, max-age=31536000, immutable",
+		})
+		if rec.Header().Get("ETag") == "" || rec.Header().Get("Last-Modified") == "" {
+			t.Errorf("ETag %q, Last-Modified %q; want both set", rec.Header().Get("ETag"), rec.Header().Get("Last-Modified"))
+		}
+
+		// Revalidation by ETag or date is answered without the body.
+		for name, h := range map[string]map[string]string{
+			"If-None-Match":     {"If-None-Match": rec.Header().Get("ETag")},
+			"If-Modified-Since": {"If-Modified-Since": rec.Header().Get("Last-Modified")},
+		} {
+			if rec := do(b.mux, http.MethodGet, "/media/"+mp3Key, h); rec.Code != http.StatusNotModified || rec.Body.Len() != 0 {
+				t.Errorf("%s: status %d with %d body bytes, want 304 and none", name, rec.Code, rec.Body.Len())
+			}
+		}
+	})
 }
 
 func TestContentTypes(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
-	tests := []struct{ key, want string }{
-		{"tok123/audio.mp3", "audio/mpeg"},
-		{"tok123/UPPER.MP3", "audio/mpeg"},
-		{"tok123/hls/index.m3u8", "application/vnd.apple.mpegurl"},
-		{"tok123/hls/seg00000.ts", "video/mp2t"},
-		{"tok123/audio.aac", "audio/aac"},
-		{"tok123/audio.m4a", "audio/mp4"},
-		{"tok123/notes.bin", "application/octet-stream"}, // never sniffed as HTML
-	}
-	for _, tt := range tests {
-		t.Run(tt.key, func(t *testing.T) {
-			t.Parallel()
-			rec := do(b.mux, http.MethodGet, "/media/"+tt.key, nil)
-			if rec.Code != http.StatusOK {
-				t.Fatalf("status = %d, want 200", rec.Code)
-			}
-			checkHeaders(t, rec, map[string]string{"Content-Type": tt.want})
-		})
-	}
+	forEachStore(t, func(t *testing.T, b *testBundle) {
+		tests := []struct{ key, want string }{
+			{"tok123/audio.mp3", "audio/mpeg"},
+			{"tok123/UPPER.MP3", "audio/mpeg"},
+			{"tok123/hls/index.m3u8", "application/vnd.apple.mpegurl"},
+			{"tok123/hls/seg00000.ts", "video/mp2t"},
+			{"tok123/audio.aac", "audio/aac"},
+			{"tok123/audio.m4a", "audio/mp4"},
+			{"tok123/notes.bin", "application/octet-stream"}, // never sniffed as HTML
+		}
+		for _, tt := range tests {
+			t.Run(tt.key, func(t *testing.T) {
+				t.Parallel()
+				rec := do(b.mux, http.MethodGet, "/media/"+tt.key, nil)
+				if rec.Code != http.StatusOK {
+					t.Fatalf("status = %d, want 200", rec.Code)
+				}
+				checkHeaders(t, rec, map[string]string{"Content-Type": tt.want})
+			})
+		}
+	})
 }
 
 func TestRange(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
-	tests := []struct {
-		name, rng    string
-		status       int
-		contentRange string
-		from, to     int // expected body b.mp3[from:to]
-	}{
-		{"first 100", "bytes=0-99", http.StatusPartialContent, "bytes 0-99/1000", 0, 100},
-		{"middle", "bytes=500-509", http.StatusPartialContent, "bytes 500-509/1000", 500, 510},
-		{"suffix", "bytes=-100", http.StatusPartialContent, "bytes 900-999/1000", 900, 1000},
-		{"open end", "bytes=990-", http.StatusPartialContent, "bytes 990-999/1000", 990, 1000},
-		{"end past size", "bytes=995-5000", http.StatusPartialContent, "bytes 995-999/1000", 995, 1000},
-		{"unsatisfiable", "bytes=5000-6000", http.StatusRequestedRangeNotSatisfiable, "bytes */1000", 0, 0},
-		// ServeContent refuses a malformed range without a Content-Range.
-		{"garbage", "bytes=zz", http.StatusRequestedRangeNotSatisfiable, "", 0, 0},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			rec := do(b.mux, http.MethodGet, "/media/"+mp3Key, map[string]string{"Range": tt.rng})
-			if rec.Code != tt.status {
-				t.Fatalf("status = %d, want %d; body %q", rec.Code, tt.status, rec.Body)
-			}
-			checkHeaders(t, rec, corsHeaders)
-			checkHeaders(t, rec, map[string]string{"Content-Range": tt.contentRange})
-			if tt.status != http.StatusPartialContent {
-				if cc := rec.Header().Get("Cache-Control"); strings.Contains(cc, "immutable") {
-					t.Errorf("error response is cacheable: Cache-Control %q", cc)
+	forEachStore(t, func(t *testing.T, b *testBundle) {
+		tests := []struct {
+			name, rng    string
+			status       int
+			contentRange string
+			from, to     int // expected body b.mp3[from:to]
+		}{
+			{"first 100", "bytes=0-99", http.StatusPartialContent, "bytes 0-99/1000", 0, 100},
+			{"middle", "bytes=500-509", http.StatusPartialContent, "bytes 500-509/1000", 500, 510},
+			{"suffix", "bytes=-100", http.StatusPartialContent, "bytes 900-999/1000", 900, 1000},
+			{"open end", "bytes=990-", http.StatusPartialContent, "bytes 990-999/1000", 990, 1000},
+			{"end past size", "bytes=995-5000", http.StatusPartialContent, "bytes 995-999/1000", 995, 1000},
+			{"unsatisfiable", "bytes=5000-6000", http.StatusRequestedRangeNotSatisfiable, "bytes */1000", 0, 0},
+			// ServeContent refuses a malformed range without a Content-Range.
+			{"garbage", "bytes=zz", http.StatusRequestedRangeNotSatisfiable, "", 0, 0},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				t.Parallel()
+				rec := do(b.mux, http.MethodGet, "/media/"+mp3Key, map[string]string{"Range": tt.rng})
+				if rec.Code != tt.status {
+					t.Fatalf("status = %d, want %d; body %q", rec.Code, tt.status, rec.Body)
 				}
-				checkHeaders(t, rec, map[string]string{"Content-Type": "application/json"})
-				var body struct{ Code int }
-				if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || body.Code != 10 {
-					t.Errorf("error body %q is not the v3 error: %v", rec.Body, err)
+				checkHeaders(t, rec, corsHeaders)
+				checkHeaders(t, rec, map[string]string{"Content-Range": tt.contentRange})
+				if tt.status != http.StatusPartialContent {
+					if cc := rec.Header().Get("Cache-Control"); strings.Contains(cc, "immutable") {
+						t.Errorf("error response is cacheable: Cache-Control %q", cc)
+					}
+					checkHeaders(t, rec, map[string]string{"Content-Type": "application/json"})
+					var body struct{ Code int }
+					if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || body.Code != 10 {
+						t.Errorf("error body %q is not the v3 error: %v", rec.Body, err)
+					}
+					return
 				}
-				return
-			}
-			checkHeaders(t, rec, map[string]string{
-				"Content-Type":   "audio/mpeg",
-				"Content-Length": fmt.Sprint(tt.to - tt.from),
+				checkHeaders(t, rec, map[string]string{
+					"Content-Type":   "audio/mpeg",
+					"Content-Length": fmt.Sprint(tt.to - tt.from),
+				})
+				if !bytes.Equal(rec.Body.Bytes(), b.mp3[tt.from:tt.to]) {
+					t.Errorf("body is not bytes %d-%d of the object", tt.from, tt.to-1)
+				}
 			})
-			if !bytes.Equal(rec.Body.Bytes(), b.mp3[tt.from:tt.to]) {
-				t.Errorf("body is not bytes %d-%d of the object", tt.from, tt.to-1)
-			}
-		})
-	}
+		}
+	})
 }
 
 func TestHead(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
-	rec := do(b.mux, http.MethodHead, "/media/"+mp3Key, nil)
-	if rec.Code != http.StatusOK || rec.Body.Len() != 0 {
-		t.Fatalf("HEAD: status %d with %d body bytes, want 200 and none", rec.Code, rec.Body.Len())
-	}
-	checkHeaders(t, rec, corsHeaders)
-	checkHeaders(t, rec, map[string]string{"Content-Type": "audio/mpeg", "Content-Length": "1000"})
+	forEachStore(t, func(t *testing.T, b *testBundle) {
+		rec := do(b.mux, http.MethodHead, "/media/"+mp3Key, nil)
+		if rec.Code != http.StatusOK || rec.Body.Len() != 0 {
+			t.Fatalf("HEAD: status %d with %d body bytes, want 200 and none", rec.Code, rec.Body.Len())
+		}
+		checkHeaders(t, rec, corsHeaders)
+		checkHeaders(t, rec, map[string]string{"Content-Type": "audio/mpeg", "Content-Length": "1000"})
 
-	rec = do(b.mux, http.MethodHead, "/media/"+mp3Key, map[string]string{"Range": "bytes=0-99"})
-	if rec.Code != http.StatusPartialContent || rec.Body.Len() != 0 {
-		t.Fatalf("HEAD with Range: status %d with %d body bytes, want 206 and none", rec.Code, rec.Body.Len())
-	}
-	checkHeaders(t, rec, map[string]string{"Content-Range": "bytes 0-99/1000", "Content-Length": "100"})
+		rec = do(b.mux, http.MethodHead, "/media/"+mp3Key, map[string]string{"Range": "bytes=0-99"})
+		if rec.Code != http.StatusPartialContent || rec.Body.Len() != 0 {
+			t.Fatalf("HEAD with Range: status %d with %d body bytes, want 206 and none", rec.Code, rec.Body.Len())
+		}
+		checkHeaders(t, rec, map[string]string{"Content-Range": "bytes 0-99/1000", "Content-Length": "100"})
 
-	rec = do(b.mux, http.MethodHead, "/media/tok123/missing.mp3", nil)
-	if rec.Code != http.StatusNotFound {
-		t.Errorf("HEAD of a missing object: status %d, want 404", rec.Code)
-	}
+		rec = do(b.mux, http.MethodHead, "/media/tok123/missing.mp3", nil)
+		if rec.Code != http.StatusNotFound {
+			t.Errorf("HEAD of a missing object: status %d, want 404", rec.Code)
+		}
+	})
 }
 
 func TestNotFound(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
-	for _, target := range []string{
-		"/media/tok123/missing.mp3",
-		"/media/nope/audio.mp3",
-		"/media/tok123",          // a prefix, not an object
-		"/media/tok123/",         // likewise, and no listing
-		"/media/",                // the empty key
-		"/media/tok123/.tmp-123", // temp files are unreachable
-		"/media/tok123/audio.mp3/x",
-		"/media/tok123%5caudio.mp3", // backslash
-		"/media/tok123/%00.mp3",     // NUL
-	} {
-		t.Run(target, func(t *testing.T) {
-			t.Parallel()
-			rec := do(b.mux, http.MethodGet, target, nil)
-			checkErrorBody(t, rec, http.StatusNotFound, 30)
-			if got, want := rec.Body.String(), `{"code":30,"message":"Object not found"}`+"\n"; got != want {
-				t.Errorf("body = %q, want %q", got, want)
-			}
-		})
-	}
+	forEachStore(t, func(t *testing.T, b *testBundle) {
+		for _, target := range []string{
+			"/media/tok123/missing.mp3",
+			"/media/nope/audio.mp3",
+			"/media/tok123",          // a prefix, not an object
+			"/media/tok123/",         // likewise, and no listing
+			"/media/",                // the empty key
+			"/media/tok123/.tmp-123", // temp files are unreachable
+			"/media/tok123/audio.mp3/x",
+			"/media/tok123%5caudio.mp3", // backslash
+			"/media/tok123/%00.mp3",     // NUL
+		} {
+			t.Run(target, func(t *testing.T) {
+				t.Parallel()
+				rec := do(b.mux, http.MethodGet, target, nil)
+				checkErrorBody(t, rec, http.StatusNotFound, 30)
+				if got, want := rec.Body.String(), `{"code":30,"message":"Object not found"}`+"\n"; got != want {
+					t.Errorf("body = %q, want %q", got, want)
+				}
+			})
+		}
+	})
 }
 
 func TestMethods(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
-	for _, m := range []string{http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodPatch} {
-		t.Run(m, func(t *testing.T) {
-			t.Parallel()
-			rec := do(b.mux, m, "/media/"+mp3Key, nil)
-			checkErrorBody(t, rec, http.StatusMethodNotAllowed, 10)
-			checkHeaders(t, rec, map[string]string{"Allow": "GET, HEAD, OPTIONS"})
-		})
-	}
-
-	t.Run("OPTIONS preflight", func(t *testing.T) {
-		t.Parallel()
-		rec := do(b.mux, http.MethodOptions, "/media/"+mp3Key, map[string]string{
-			"Origin":                         "https://publisher.example",
-			"Access-Control-Request-Method":  "GET",
-			"Access-Control-Request-Headers": "range",
-		})
-		if rec.Code != http.StatusNoContent || rec.Body.Len() != 0 {
-			t.Fatalf("status %d with %d body bytes, want 204 and none", rec.Code, rec.Body.Len())
+	forEachStore(t, func(t *testing.T, b *testBundle) {
+		for _, m := range []string{http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodPatch} {
+			t.Run(m, func(t *testing.T) {
+				t.Parallel()
+				rec := do(b.mux, m, "/media/"+mp3Key, nil)
+				checkErrorBody(t, rec, http.StatusMethodNotAllowed, 10)
+				checkHeaders(t, rec, map[string]string{"Allow": "GET, HEAD, OPTIONS"})
+			})
 		}
-		checkHeaders(t, rec, corsHeaders)
-		checkHeaders(t, rec, map[string]string{
-			"Access-Control-Allow-Methods": "GET, HEAD, OPTIONS",
-			"Access-Control-Allow-Headers": "Range",
+
+		t.Run("OPTIONS preflight", func(t *testing.T) {
+			t.Parallel()
+			rec := do(b.mux, http.MethodOptions, "/media/"+mp3Key, map[string]string{
+				"Origin":                         "https://publisher.example",
+				"Access-Control-Request-Method":  "GET",
+				"Access-Control-Request-Headers": "range",
+			})
+			if rec.Code != http.StatusNoContent || rec.Body.Len() != 0 {
+				t.Fatalf("status %d with %d body bytes, want 204 and none", rec.Code, rec.Body.Len())
+			}
+			checkHeaders(t, rec, corsHeaders)
+			checkHeaders(t, rec, map[string]string{
+				"Access-Control-Allow-Methods": "GET, HEAD, OPTIONS",
+				"Access-Control-Allow-Headers": "Range",
+			})
 		})
 	})
 }
 
 // TestTraversal sends traversal attempts over a real connection, both through
 // a ServeMux (which cleans paths) and to StripPrefix alone (which does not).
-// Neither may ever return the secret beside the root, or a 5xx.
+// Neither may ever return the secret beside the store, or a 5xx.
 func TestTraversal(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
-	targets := []string{
-		"/media/../secret.txt",
-		"/media/%2e%2e/secret.txt",
-		"/media/%2E%2E/secret.txt",
-		"/media/tok123/../../secret.txt",
-		"/media/tok123/%2e%2e/%2e%2e/secret.txt",
-		"/media/tok123%2f..%2f..%2fsecret.txt",
-		"/media/..%2fsecret.txt",
-		"/media/..%5csecret.txt",
-		"/media/%2fetc/passwd",
-		"/media//etc/passwd",
-		"/media/./tok123/audio.mp3",
-	}
-	for name, h := range map[string]http.Handler{"mux": b.mux, "stripprefix": b.handler} {
-		srv := httptest.NewServer(h)
-		t.Cleanup(srv.Close)
-		client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-		for _, target := range targets {
-			t.Run(name+target, func(t *testing.T) {
-				// NewRequest keeps the path as written: no cleaning, and
-				// %2e stays encoded on the wire.
-				req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL+target, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				resp, err := client.Do(req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				body, _ := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				if bytes.Contains(body, []byte(secret)) || resp.StatusCode == http.StatusOK {
-					t.Errorf("GET %s: status %d, body %q: escaped the root", target, resp.StatusCode, body)
-				}
-				if resp.StatusCode >= 500 {
-					t.Errorf("GET %s: status %d, want no 5xx for client input", target, resp.StatusCode)
-				}
-				t.Logf("status %d", resp.StatusCode)
-				// Without a ServeMux to redirect, the handler itself refuses.
-				if name == "stripprefix" && resp.StatusCode != http.StatusNotFound {
-					t.Errorf("GET %s: status %d, want 404", target, resp.StatusCode)
-				}
-			})
+	forEachStore(t, func(t *testing.T, b *testBundle) {
+		targets := []string{
+			"/media/../secret.txt",
+			"/media/%2e%2e/secret.txt",
+			"/media/%2E%2E/secret.txt",
+			"/media/tok123/../../secret.txt",
+			"/media/tok123/%2e%2e/%2e%2e/secret.txt",
+			"/media/tok123%2f..%2f..%2fsecret.txt",
+			"/media/..%2fsecret.txt",
+			"/media/..%5csecret.txt",
+			"/media/%2fetc/passwd",
+			"/media//etc/passwd",
+			"/media/./tok123/audio.mp3",
 		}
-	}
+		for name, h := range map[string]http.Handler{"mux": b.mux, "stripprefix": b.handler} {
+			srv := httptest.NewServer(h)
+			t.Cleanup(srv.Close)
+			client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+			for _, target := range targets {
+				t.Run(name+target, func(t *testing.T) {
+					// NewRequest keeps the path as written: no cleaning, and
+					// %2e stays encoded on the wire.
+					req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL+target, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					resp, err := client.Do(req)
+					if err != nil {
+						t.Fatal(err)
+					}
+					body, _ := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					if bytes.Contains(body, []byte(secret)) || resp.StatusCode == http.StatusOK {
+						t.Errorf("GET %s: status %d, body %q: escaped the store", target, resp.StatusCode, body)
+					}
+					if resp.StatusCode >= 500 {
+						t.Errorf("GET %s: status %d, want no 5xx for client input", target, resp.StatusCode)
+					}
+					t.Logf("status %d", resp.StatusCode)
+					// Without a ServeMux to redirect, the handler itself refuses.
+					if name == "stripprefix" && resp.StatusCode != http.StatusNotFound {
+						t.Errorf("GET %s: status %d, want 404", target, resp.StatusCode)
+					}
+				})
+			}
+		}
+	})
 }
 
 // openerFunc is an Opener made of a function, for failures a real store

@@ -43,6 +43,11 @@ func Script(tb testing.TB, body string) string {
 	if err := os.WriteFile(path, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
 		tb.Fatal(err)
 	}
+	// A process that another test forked while the file was open for
+	// writing holds that descriptor until it execs, and executing the
+	// script meanwhile fails with "text file busy" (golang/go#22315). The
+	// window is the time between a fork and its exec: a moment suffices.
+	time.Sleep(100 * time.Millisecond)
 	return path
 }
 

@@ -55,13 +55,17 @@ func (s *Store) FindAccount(ctx context.Context, id int64) (*narrator.Account, e
 const findAccountSQL = `SELECT id, name, created_at FROM accounts WHERE id = ?`
 
 func findAccount(ctx context.Context, tx *sql.Tx, id int64) (*narrator.Account, error) {
-	var a narrator.Account
-	var created int64
-	err := tx.QueryRowContext(ctx, findAccountSQL, id).Scan(&a.ID, &a.Name, &created)
+	a, err := scanAccount(tx.QueryRowContext(ctx, findAccountSQL, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, narrator.Errorf(narrator.ENOTFOUND, "account %d not found", id)
 	}
-	if err != nil {
+	return a, err
+}
+
+func scanAccount(sc interface{ Scan(...any) error }) (*narrator.Account, error) {
+	var a narrator.Account
+	var created int64
+	if err := sc.Scan(&a.ID, &a.Name, &created); err != nil {
 		return nil, err
 	}
 	a.CreatedAt = fromMicros(created)

@@ -6,17 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"math"
 	"strconv"
 	"time"
 
 	"github.com/narrator/narrator"
 )
-
-// mediaTypes are the media every audio has, created with it, in the order
-// single-audio reads return them.
-var mediaTypes = []string{narrator.ContentTypeMP3, narrator.ContentTypeM3U8}
 
 // audioColumns are the columns scanAudio reads.
 const audioColumns = `id, project_id, external_id, title, body, author, article_url, metadata,
@@ -112,30 +107,36 @@ func resolveAudio(ctx context.Context, tx *sql.Tx, projectID int64, ref string) 
 }
 
 // loadMediaSQL reads the media of several audios, given as a JSON array of
-// IDs, mp3 before m3u8 within an audio.
+// IDs, ordered within an audio as the second argument, a JSON array of
+// content types (narrator.MediaTypes), lists them.
 const loadMediaSQL = `
 SELECT id, audio_id, content_type, key
 FROM media
 WHERE audio_id IN (SELECT value FROM json_each(?))
-ORDER BY audio_id, CASE content_type WHEN 'mp3' THEN 0 WHEN 'm3u8' THEN 1 ELSE 2 END, id`
+ORDER BY audio_id, (SELECT t.key FROM json_each(?) t WHERE t.value = media.content_type), id`
 
 // loadMedia sets the Media of the given audios with one query.
 func loadMedia(ctx context.Context, tx *sql.Tx, audios ...*narrator.Audio) error {
 	if len(audios) == 0 {
 		return nil
 	}
+	types := narrator.MediaTypes()
 	byID := make(map[int64]*narrator.Audio, len(audios))
 	ids := make([]int64, len(audios))
 	for i, a := range audios {
 		byID[a.ID] = a
 		ids[i] = a.ID
-		a.Media = make([]narrator.Media, 0, len(mediaTypes))
+		a.Media = make([]narrator.Media, 0, len(types))
 	}
 	idsJSON, err := json.Marshal(ids)
 	if err != nil {
 		return fmt.Errorf("load media: %w", err)
 	}
-	rows, err := tx.QueryContext(ctx, loadMediaSQL, string(idsJSON))
+	typesJSON, err := json.Marshal(types)
+	if err != nil {
+		return fmt.Errorf("load media: %w", err)
+	}
+	rows, err := tx.QueryContext(ctx, loadMediaSQL, string(idsJSON), string(typesJSON))
 	if err != nil {
 		return fmt.Errorf("load media: %w", err)
 	}
@@ -173,11 +174,9 @@ func addAudioCount(ctx context.Context, tx *sql.Tx, projectID int64, delta int) 
 const insertAudioSQL = `
 INSERT INTO audios (project_id, external_id, title, body, author, article_url, metadata,
 	state, error, revision, duration_ms, created_at, updated_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, 'unprocessed', '', 1, 0, ?, ?)`
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
-const insertMediaSQL = `
-INSERT INTO media (audio_id, content_type) VALUES (?, 'mp3'), (?, 'm3u8')
-RETURNING id, content_type`
+const insertMediaSQL = `INSERT INTO media (audio_id, content_type) VALUES (?, ?)`
 
 // CreateAudio validates a.
 //
@@ -186,9 +185,9 @@ RETURNING id, content_type`
 // (title, body, author, article_url and metadata replaced), fills a with the
 // stored result and returns created=false.
 //
-// Otherwise it inserts the audio (unprocessed, revision 1) with its two
-// media, still without keys, enqueues its synthesis in the same transaction,
-// fills a in and returns created=true. If the enqueuer fails, nothing is
+// Otherwise it inserts the audio as narrator.PlanCreate makes it
+// (unprocessed, revision 1) with its media, still without keys, enqueues its
+// synthesis in the same transaction, fills a in and returns created=true. If the enqueuer fails, nothing is
 // stored. It returns ENOTFOUND if the project does not exist.
 func (s *Store) CreateAudio(ctx context.Context, a *narrator.Audio) (created bool, err error) {
 	if err := a.Validate(); err != nil {
@@ -232,66 +231,44 @@ func (s *Store) createAudio(ctx context.Context, tx *sql.Tx, a *narrator.Audio) 
 		}
 	}
 
-	meta, err := encodeMetadata(a.Metadata)
+	got := narrator.PlanCreate(a, s.now())
+	meta, err := encodeMetadata(got.Metadata)
 	if err != nil {
 		return nil, false, err
 	}
-	now := s.now()
-	res, err := tx.ExecContext(ctx, insertAudioSQL, a.ProjectID, nullString(a.ExternalID), a.Title, a.Body,
-		a.Author, a.ArticleURL, meta, micros(now), micros(now))
+	res, err := tx.ExecContext(ctx, insertAudioSQL, got.ProjectID, nullString(got.ExternalID), got.Title, got.Body,
+		got.Author, got.ArticleURL, meta, got.State, got.Error, got.Revision, got.DurationMS,
+		micros(got.CreatedAt), micros(got.UpdatedAt))
 	if err != nil {
 		return nil, false, formatError(err, "audio")
 	}
-	id, err := res.LastInsertId()
-	if err != nil {
+	if got.ID, err = res.LastInsertId(); err != nil {
 		return nil, false, err
 	}
-	got := *a
-	got.ID = id
-	got.State, got.Error, got.Revision, got.DurationMS = narrator.StateUnprocessed, "", 1, 0
-	got.Deleted = false
-	got.CreatedAt, got.UpdatedAt = now, now
-	got.Metadata = maps.Clone(a.Metadata)
-	if got.Metadata == nil {
-		got.Metadata = map[string]string{}
-	}
-	if got.Media, err = insertMedia(ctx, tx, id); err != nil {
+	if got.Media, err = insertMedia(ctx, tx, got.ID); err != nil {
 		return nil, false, err
 	}
-	if err := addAudioCount(ctx, tx, a.ProjectID, 1); err != nil {
+	if err := addAudioCount(ctx, tx, got.ProjectID, 1); err != nil {
 		return nil, false, err
 	}
-	if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: id, Revision: got.Revision}); err != nil {
+	if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: got.ID, Revision: got.Revision}); err != nil {
 		return nil, false, err
 	}
 	return &got, true, nil
 }
 
-// insertMedia inserts an audio's media rows, without keys, and returns them
-// in mediaTypes order.
+// insertMedia inserts an audio's media rows, one of each of
+// narrator.MediaTypes and in that order, without keys, and returns them.
 func insertMedia(ctx context.Context, tx *sql.Tx, audioID int64) ([]narrator.Media, error) {
-	rows, err := tx.QueryContext(ctx, insertMediaSQL, audioID, audioID)
-	if err != nil {
-		return nil, fmt.Errorf("insert media: %w", err)
-	}
-	defer rows.Close()
-	ids := map[string]int64{}
-	for rows.Next() {
-		var id int64
-		var ct string
-		if err := rows.Scan(&id, &ct); err != nil {
-			return nil, fmt.Errorf("insert media: %w", err)
+	var media []narrator.Media
+	for _, ct := range narrator.MediaTypes() {
+		res, err := tx.ExecContext(ctx, insertMediaSQL, audioID, ct)
+		if err != nil {
+			return nil, fmt.Errorf("insert %s media: %w", ct, err)
 		}
-		ids[ct] = id
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("insert media: %w", err)
-	}
-	media := make([]narrator.Media, 0, len(mediaTypes))
-	for _, ct := range mediaTypes {
-		id, ok := ids[ct]
-		if !ok {
-			return nil, fmt.Errorf("insert media: no %s row returned", ct)
+		id, err := res.LastInsertId()
+		if err != nil {
+			return nil, fmt.Errorf("insert %s media: %w", ct, err)
 		}
 		media = append(media, narrator.Media{ID: id, AudioID: audioID, ContentType: ct})
 	}
@@ -426,22 +403,16 @@ LIMIT ? OFFSET ?`
 // descending ID, media included. Pages start at 1; a page past the end gives
 // an empty slice. perPage must be positive.
 func (s *Store) ListAudios(ctx context.Context, projectID int64, since time.Time, page, perPage int) ([]*narrator.Audio, error) {
-	if perPage <= 0 {
-		return nil, narrator.Errorf(narrator.EINVALID, "per_page must be positive")
-	}
-	if page < 1 {
-		page = 1
-	}
-	audios := []*narrator.Audio{}
-	if int64(page-1) > math.MaxInt64/int64(perPage) {
-		return audios, nil
+	offset, err := narrator.PageOffset(page, perPage)
+	if err != nil {
+		return nil, err
 	}
 	tx, err := s.beginRead(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list audios: %w", err)
 	}
 	defer tx.Rollback()
-	audios, err = listAudios(ctx, tx, projectID, since, int64(perPage), int64(page-1)*int64(perPage))
+	audios, err := listAudios(ctx, tx, projectID, since, int64(perPage), offset)
 	if err != nil {
 		return nil, fmt.Errorf("list audios of project %d: %w", projectID, err)
 	}
@@ -516,22 +487,20 @@ func (s *Store) publishAudio(ctx context.Context, tx *sql.Tx, audioID int64, rev
 	if err := loadMedia(ctx, tx, a); err != nil {
 		return err
 	}
-	replaced, err := narrator.PlanPublish(a, revision, keys)
+	plan, err := narrator.PlanPublish(a, revision, keys)
 	if err != nil {
 		return err
 	}
-	for _, m := range a.Media {
-		if key, ok := keys[m.ContentType]; ok && key != m.Key {
-			if _, err := tx.ExecContext(ctx, setMediaKeySQL, key, m.ID); err != nil {
-				return fmt.Errorf("set %s key: %w", m.ContentType, err)
-			}
+	for _, m := range plan.Media {
+		if _, err := tx.ExecContext(ctx, setMediaKeySQL, m.Key, m.ID); err != nil {
+			return fmt.Errorf("set %s key: %w", m.ContentType, err)
 		}
 	}
 	if _, err := tx.ExecContext(ctx, publishAudioSQL, durationMS, micros(s.now()), audioID); err != nil {
 		return err
 	}
-	if len(replaced) > 0 {
-		if err := s.enqueue(ctx, tx, narrator.DeleteMediaJob{Keys: replaced}); err != nil {
+	if len(plan.Replaced) > 0 {
+		if err := s.enqueue(ctx, tx, narrator.DeleteMediaJob{Keys: plan.Replaced}); err != nil {
 			return fmt.Errorf("remove replaced media: %w", err)
 		}
 	}
@@ -541,36 +510,28 @@ func (s *Store) publishAudio(ctx context.Context, tx *sql.Tx, audioID int64, rev
 const failAudioSQL = `
 UPDATE audios SET state = 'failed', error = ?, updated_at = ?,
 	lease_holder = NULL, lease_revision = NULL, lease_until = NULL
-WHERE id = ? AND revision = ? AND deleted_at IS NULL AND state <> 'processed'`
-
-const audioExistsSQL = `SELECT COUNT(*) FROM audios WHERE id = ?`
+WHERE id = ?`
 
 // FailAudio marks a revision of an audio as failed, with a message for the
-// publisher. It does nothing if the audio is deleted, at another revision,
-// or already processed (a duplicate job succeeded). It returns ENOTFOUND if
-// the audio does not exist.
+// publisher, and releases its synthesis lease. It does nothing if the audio
+// is deleted, at another revision, or already processed (a duplicate job
+// succeeded), as narrator.PlanFail decides. It returns ENOTFOUND if the
+// audio does not exist.
 func (s *Store) FailAudio(ctx context.Context, audioID int64, revision int, message string) error {
 	tx, err := s.beginWrite(ctx)
 	if err != nil {
 		return fmt.Errorf("fail audio %d: %w", audioID, err)
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, failAudioSQL, message, micros(s.now()), audioID, revision)
+	a, err := findAudioByID(ctx, tx, audioID)
 	if err != nil {
 		return fmt.Errorf("fail audio %d: %w", audioID, err)
 	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return fmt.Errorf("fail audio %d: %w", audioID, err)
+	if !narrator.PlanFail(a, revision) {
+		return nil
 	}
-	if n == 0 {
-		var exists int
-		if err := tx.QueryRowContext(ctx, audioExistsSQL, audioID).Scan(&exists); err != nil {
-			return fmt.Errorf("fail audio %d: %w", audioID, err)
-		}
-		if exists == 0 {
-			return fmt.Errorf("fail audio %d: %w", audioID, audioNotFound(strconv.FormatInt(audioID, 10)))
-		}
+	if _, err := tx.ExecContext(ctx, failAudioSQL, message, micros(s.now()), audioID); err != nil {
+		return fmt.Errorf("fail audio %d: %w", audioID, err)
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("fail audio %d: commit: %w", audioID, err)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,12 +25,8 @@ const searchAudiosSQL = `SELECT ` + audioColumns + audioFilterSQL + `
 ORDER BY created_at DESC, id DESC
 LIMIT ? OFFSET ?`
 
-// MaxSearchCount bounds how many matches SearchAudios counts for a search
-// or period filter, so that a search in a large archive stays fast.
-const MaxSearchCount = 10_000
-
-// countAudiosSQL counts matches up to MaxSearchCount.
-const countAudiosSQL = `SELECT COUNT(*) FROM (SELECT 1` + audioFilterSQL + ` LIMIT 10000)`
+// countAudiosSQL counts matches up to narrator.MaxSearchCount.
+const countAudiosSQL = `SELECT COUNT(*) FROM (SELECT 1` + audioFilterSQL + ` LIMIT ?)`
 
 const projectAudioCountSQL = `SELECT audio_count FROM projects WHERE id = ?`
 
@@ -42,43 +39,43 @@ func likePattern(q string) string {
 // SearchAudios returns a page of a project's live audios created at or
 // after since (the zero time means all) whose title or external ID contains
 // query, ignoring the case of ASCII letters ("" matches all), newest first
-// with ties broken by descending ID, media included. It also returns how
-// many audios match in all pages: exactly when nothing is filtered (the
-// project's count), and at most MaxSearchCount otherwise. Pages start at 1;
-// perPage must be positive.
+// with ties broken by descending ID, media included, as narrator.PlanSearch
+// plans it. It also returns how many audios match in all pages: exactly
+// when nothing is filtered (the project's count), and at most
+// narrator.MaxSearchCount otherwise. Pages start at 1; perPage must be
+// positive.
 func (s *Store) SearchAudios(ctx context.Context, projectID int64, query string, since time.Time, page, perPage int) ([]*narrator.Audio, int, error) {
-	if perPage <= 0 {
-		return nil, 0, narrator.Errorf(narrator.EINVALID, "per_page must be positive")
+	plan, err := narrator.PlanSearch(query, since, page, perPage)
+	if err != nil {
+		return nil, 0, err
 	}
-	if page < 1 {
-		page = 1
+	if plan.NoMatch {
+		return []*narrator.Audio{}, 0, nil
 	}
-	query = strings.TrimSpace(query)
 	var sinceUS int64 = math.MinInt64
 	if !since.IsZero() {
 		sinceUS = micros(since)
 	}
-	pattern := likePattern(query)
-	args := []any{projectID, sinceUS, query, pattern, pattern}
+	pattern := likePattern(plan.Query)
+	args := []any{projectID, sinceUS, plan.Query, pattern, pattern}
 	tx, err := s.beginRead(ctx)
 	if err != nil {
 		return nil, 0, fmt.Errorf("search audios: %w", err)
 	}
 	defer tx.Rollback()
 	var total int
-	count, countArgs := countAudiosSQL, args
-	if query == "" && since.IsZero() {
+	count, countArgs := countAudiosSQL, append(slices.Clip(args), narrator.MaxSearchCount)
+	if plan.Exact {
 		count, countArgs = projectAudioCountSQL, []any{projectID}
 	}
 	if err := tx.QueryRowContext(ctx, count, countArgs...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("search audios of project %d: count: %w", projectID, err)
 	}
 	audios := []*narrator.Audio{}
-	if int64(page-1) > int64(total)/int64(perPage) {
+	if plan.Offset >= int64(total) {
 		return audios, total, nil
 	}
-	offset := int64(page-1) * int64(perPage)
-	audios, err = queryAudios(ctx, tx, searchAudiosSQL, append(args, perPage, offset)...)
+	audios, err = queryAudios(ctx, tx, searchAudiosSQL, append(args, perPage, plan.Offset)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("search audios of project %d: %w", projectID, err)
 	}
@@ -111,9 +108,6 @@ func queryAudios(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]
 	return audios, nil
 }
 
-// MaxAudiosByID bounds how many audios FindAudiosByID reads at once.
-const MaxAudiosByID = 500
-
 const findAudiosByIDSQL = `SELECT ` + audioColumns + `
 FROM audios
 WHERE project_id = ? AND deleted_at IS NULL AND id IN (SELECT value FROM json_each(?))
@@ -121,11 +115,11 @@ ORDER BY id`
 
 // FindAudiosByID returns the live audios of a project among the given IDs,
 // ordered by ID, media included. IDs of missing, deleted or other
-// projects' audios are left out. At most MaxAudiosByID IDs may be given;
-// more is EINVALID.
+// projects' audios are left out. At most narrator.MaxAudiosByID IDs may be
+// given; more is EINVALID.
 func (s *Store) FindAudiosByID(ctx context.Context, projectID int64, ids []int64) ([]*narrator.Audio, error) {
-	if len(ids) > MaxAudiosByID {
-		return nil, narrator.Errorf(narrator.EINVALID, "at most %d audios can be read at once", MaxAudiosByID)
+	if err := narrator.ValidateAudioIDs(ids); err != nil {
+		return nil, err
 	}
 	if len(ids) == 0 {
 		return []*narrator.Audio{}, nil

@@ -2,45 +2,47 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
-	"strconv"
 	"time"
+
+	"github.com/narrator/narrator"
 )
 
-const leaseSynthesisSQL = `
-UPDATE audios SET lease_holder = ?, lease_revision = ?, lease_until = ?
-WHERE id = ? AND revision = ? AND deleted_at IS NULL
-	AND (lease_until IS NULL OR lease_until <= ? OR lease_holder = ? OR lease_revision <> ?)`
+const findLeaseSQL = `SELECT lease_holder, lease_revision, lease_until FROM audios WHERE id = ?`
+
+const leaseSynthesisSQL = `UPDATE audios SET lease_holder = ?, lease_revision = ?, lease_until = ? WHERE id = ?`
 
 // LeaseSynthesis takes, or renews, for holder the lease on synthesising a
 // revision of a live audio, until the given time. It reports false, changing
-// nothing, while another holder's lease on that revision runs, and when the
-// audio is deleted or at another revision. A lease on an older revision
-// never blocks a newer one. It returns ENOTFOUND if the audio does not exist.
+// nothing, when narrator.PlanLease refuses: while another holder's lease on
+// that revision runs, and when the audio is deleted or at another revision.
+// A lease on an older revision never blocks a newer one. It returns
+// ENOTFOUND if the audio does not exist.
 func (s *Store) LeaseSynthesis(ctx context.Context, audioID int64, revision int, holder string, until time.Time) (bool, error) {
 	tx, err := s.beginWrite(ctx)
 	if err != nil {
 		return false, fmt.Errorf("lease audio %d: %w", audioID, err)
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, leaseSynthesisSQL, holder, revision, micros(until), audioID, revision,
-		micros(s.now()), holder, revision)
+	a, err := findAudioByID(ctx, tx, audioID)
 	if err != nil {
 		return false, fmt.Errorf("lease audio %d: %w", audioID, err)
 	}
-	n, err := res.RowsAffected()
-	if err != nil {
+	var cur narrator.SynthesisLease
+	var holderCol sql.NullString
+	var rev, untilCol sql.NullInt64
+	if err := tx.QueryRowContext(ctx, findLeaseSQL, audioID).Scan(&holderCol, &rev, &untilCol); err != nil {
 		return false, fmt.Errorf("lease audio %d: %w", audioID, err)
 	}
-	if n == 0 {
-		var exists int
-		if err := tx.QueryRowContext(ctx, audioExistsSQL, audioID).Scan(&exists); err != nil {
-			return false, fmt.Errorf("lease audio %d: %w", audioID, err)
-		}
-		if exists == 0 {
-			return false, fmt.Errorf("lease audio %d: %w", audioID, audioNotFound(strconv.FormatInt(audioID, 10)))
-		}
+	if holderCol.Valid {
+		cur = narrator.SynthesisLease{Holder: holderCol.String, Revision: int(rev.Int64), Until: fromMicros(untilCol.Int64)}
+	}
+	if !narrator.PlanLease(a, cur, holder, revision, s.now()) {
 		return false, nil
+	}
+	if _, err := tx.ExecContext(ctx, leaseSynthesisSQL, holder, revision, micros(until), audioID); err != nil {
+		return false, fmt.Errorf("lease audio %d: %w", audioID, err)
 	}
 	if err := tx.Commit(); err != nil {
 		return false, fmt.Errorf("lease audio %d: commit: %w", audioID, err)

@@ -31,7 +31,7 @@ func (s *Store) SetPronunciation(ctx context.Context, p *narrator.Pronunciation)
 		return fmt.Errorf("set pronunciation in project %d: %w", p.ProjectID, err)
 	}
 	var created int64
-	p.Phrase, p.Say = strings.TrimSpace(p.Phrase), strings.TrimSpace(p.Say)
+	p.Trim()
 	if err := tx.QueryRowContext(ctx, upsertPronunciationSQL, p.ProjectID, p.Phrase, p.Say, micros(s.now())).Scan(&p.ID, &created); err != nil {
 		return fmt.Errorf("set pronunciation %q: %w", p.Phrase, err)
 	}
@@ -42,8 +42,20 @@ func (s *Store) SetPronunciation(ctx context.Context, p *narrator.Pronunciation)
 	return nil
 }
 
+const pronunciationColumns = `id, project_id, phrase, say, created_at`
+
+func scanPronunciation(sc interface{ Scan(...any) error }) (*narrator.Pronunciation, error) {
+	var p narrator.Pronunciation
+	var created int64
+	if err := sc.Scan(&p.ID, &p.ProjectID, &p.Phrase, &p.Say, &created); err != nil {
+		return nil, err
+	}
+	p.CreatedAt = fromMicros(created)
+	return &p, nil
+}
+
 const listPronunciationsSQL = `
-SELECT id, project_id, phrase, say, created_at FROM pronunciations WHERE project_id = ? ORDER BY lower(phrase), id`
+SELECT ` + pronunciationColumns + ` FROM pronunciations WHERE project_id = ? ORDER BY lower(phrase), id`
 
 // ListPronunciations returns a project's rules, by phrase.
 func (s *Store) ListPronunciations(ctx context.Context, projectID int64) ([]*narrator.Pronunciation, error) {
@@ -54,13 +66,11 @@ func (s *Store) ListPronunciations(ctx context.Context, projectID int64) ([]*nar
 	defer rows.Close()
 	out := []*narrator.Pronunciation{}
 	for rows.Next() {
-		var p narrator.Pronunciation
-		var created int64
-		if err := rows.Scan(&p.ID, &p.ProjectID, &p.Phrase, &p.Say, &created); err != nil {
+		p, err := scanPronunciation(rows)
+		if err != nil {
 			return nil, fmt.Errorf("list pronunciations of project %d: %w", projectID, err)
 		}
-		p.CreatedAt = fromMicros(created)
-		out = append(out, &p)
+		out = append(out, p)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("list pronunciations of project %d: %w", projectID, err)

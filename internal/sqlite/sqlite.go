@@ -6,9 +6,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -17,6 +15,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/migration"
 )
 
 // BusyTimeout is how long a connection waits for another one's write lock
@@ -204,42 +203,6 @@ func formatError(err error, what string) error {
 	return err
 }
 
-// migration is one embedded migration file.
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-// migrations returns the embedded migrations in version order.
-func migrations() ([]migration, error) {
-	names, err := fs.Glob(migrationFS, "migrations/*.sql")
-	if err != nil {
-		return nil, fmt.Errorf("list migrations: %w", err)
-	}
-	var ms []migration
-	for _, name := range names {
-		base := strings.TrimPrefix(name, "migrations/")
-		num, _, ok := strings.Cut(base, "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil || v <= 0 {
-			return nil, fmt.Errorf("migration %s: name must start with a positive number and '_'", base)
-		}
-		b, err := migrationFS.ReadFile(name)
-		if err != nil {
-			return nil, fmt.Errorf("read migration %s: %w", base, err)
-		}
-		ms = append(ms, migration{version: v, name: base, sql: string(b)})
-	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
-	for i := 1; i < len(ms); i++ {
-		if ms[i].version == ms[i-1].version {
-			return nil, fmt.Errorf("migrations %s and %s have the same version", ms[i-1].name, ms[i].name)
-		}
-	}
-	return ms, nil
-}
-
 const createSchemaMigrationsSQL = `
 CREATE TABLE IF NOT EXISTS schema_migrations (
 	version    INTEGER PRIMARY KEY,
@@ -255,7 +218,7 @@ const recordMigrationSQL = `INSERT INTO schema_migrations (version, name, applie
 // transaction together with its row in schema_migrations. Running it again,
 // or from two processes at once, is safe.
 func (s *Store) Migrate(ctx context.Context) error {
-	ms, err := migrations()
+	ms, err := migration.Load(migrationFS, "migrations")
 	if err != nil {
 		return err
 	}
@@ -270,27 +233,27 @@ func (s *Store) Migrate(ctx context.Context) error {
 	return nil
 }
 
-func (s *Store) applyMigration(ctx context.Context, m migration) error {
+func (s *Store) applyMigration(ctx context.Context, m migration.Migration) error {
 	tx, err := s.beginWrite(ctx)
 	if err != nil {
-		return fmt.Errorf("migrate %s: %w", m.name, err)
+		return fmt.Errorf("migrate %s: %w", m.Name, err)
 	}
 	defer tx.Rollback()
 	var n int
-	if err := tx.QueryRowContext(ctx, migrationAppliedSQL, m.version).Scan(&n); err != nil {
-		return fmt.Errorf("migrate %s: %w", m.name, err)
+	if err := tx.QueryRowContext(ctx, migrationAppliedSQL, m.Version).Scan(&n); err != nil {
+		return fmt.Errorf("migrate %s: %w", m.Name, err)
 	}
 	if n > 0 {
 		return nil
 	}
-	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-		return fmt.Errorf("migrate %s: %w", m.name, err)
+	if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+		return fmt.Errorf("migrate %s: %w", m.Name, err)
 	}
-	if _, err := tx.ExecContext(ctx, recordMigrationSQL, m.version, m.name, micros(s.now())); err != nil {
-		return fmt.Errorf("migrate %s: record: %w", m.name, err)
+	if _, err := tx.ExecContext(ctx, recordMigrationSQL, m.Version, m.Name, micros(s.now())); err != nil {
+		return fmt.Errorf("migrate %s: record: %w", m.Name, err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("migrate %s: commit: %w", m.name, err)
+		return fmt.Errorf("migrate %s: commit: %w", m.Name, err)
 	}
 	return nil
 }
@@ -303,7 +266,7 @@ const appliedVersionsSQL = `SELECT version FROM schema_migrations ORDER BY versi
 // It returns an error if the database has migrations this binary does not
 // know, that is if a newer binary migrated it.
 func (s *Store) SchemaCurrent(ctx context.Context) (bool, error) {
-	ms, err := migrations()
+	ms, err := migration.Load(migrationFS, "migrations")
 	if err != nil {
 		return false, err
 	}
@@ -324,29 +287,16 @@ func (s *Store) SchemaCurrent(ctx context.Context) (bool, error) {
 		return false, fmt.Errorf("schema current: %w", err)
 	}
 	defer rows.Close()
-	applied := map[int]bool{}
+	var applied []int
 	for rows.Next() {
 		var v int
 		if err := rows.Scan(&v); err != nil {
 			return false, fmt.Errorf("schema current: %w", err)
 		}
-		applied[v] = true
+		applied = append(applied, v)
 	}
 	if err := rows.Err(); err != nil {
 		return false, fmt.Errorf("schema current: %w", err)
 	}
-	known := map[int]bool{}
-	current := true
-	for _, m := range ms {
-		known[m.version] = true
-		if !applied[m.version] {
-			current = false
-		}
-	}
-	for v := range applied {
-		if !known[v] {
-			return false, fmt.Errorf("database schema has migration %d, which this binary does not know; upgrade narrator", v)
-		}
-	}
-	return current, nil
+	return migration.Current(ms, applied)
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -54,6 +53,9 @@ func mustOpenPath(tb testing.TB, path string, opts Options) *Store {
 	return s
 }
 
+// The store has every method of the suite's interface.
+var _ storetest.SchemaStore = (*Store)(nil)
+
 func TestStore(t *testing.T) {
 	t.Parallel()
 	storetest.Run(t, func(t *testing.T, now func() time.Time, rec *storetest.Recorder) storetest.Store {
@@ -61,62 +63,6 @@ func TestStore(t *testing.T) {
 		s.Now = now
 		return s
 	})
-}
-
-func TestMigrate(t *testing.T) {
-	t.Parallel()
-	ctx := t.Context()
-	path := filepath.Join(t.TempDir(), "narrator.db")
-	s, err := Open(ctx, path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if ok, err := s.SchemaCurrent(ctx); err != nil || ok {
-		t.Fatalf("SchemaCurrent on a new file = %v, %v; want false, nil", ok, err)
-	}
-	for i := 0; i < 2; i++ {
-		if err := s.Migrate(ctx); err != nil {
-			t.Fatalf("Migrate #%d: %v", i+1, err)
-		}
-	}
-	if ok, err := s.SchemaCurrent(ctx); err != nil || !ok {
-		t.Fatalf("SchemaCurrent after Migrate = %v, %v; want true, nil", ok, err)
-	}
-	ms, err := migrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var n int
-	if err := s.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations`).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	if n != len(ms) || ms[0].version != 1 {
-		t.Fatalf("schema_migrations has %d rows, want %d", n, len(ms))
-	}
-
-	// Concurrent Migrate calls from two processes' worth of stores.
-	other := mustOpenPath(t, path, Options{})
-	var wg sync.WaitGroup
-	errs := make(chan error, 2)
-	for _, st := range []*Store{s, other} {
-		wg.Go(func() { errs <- st.Migrate(ctx) })
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Fatalf("concurrent Migrate: %v", err)
-		}
-	}
-
-	// A migration this binary does not know is reported.
-	if _, err := s.DB().ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (9999, '9999_future.sql', 0)`); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.SchemaCurrent(ctx); err == nil || !strings.Contains(err.Error(), "9999") {
-		t.Fatalf("SchemaCurrent with a future migration: err = %v", err)
-	}
 }
 
 func TestPragmas(t *testing.T) {
@@ -181,11 +127,12 @@ func TestPragmas(t *testing.T) {
 	}
 }
 
-func TestTimesAreMicrosecondsUTC(t *testing.T) {
+// TestTimesStoredAsMicroseconds checks the stored form of a time; the
+// suite checks that times read back as written.
+func TestTimesStoredAsMicroseconds(t *testing.T) {
 	t.Parallel()
 	s := mustOpen(t, Options{})
-	local := time.FixedZone("X", 3*3600)
-	s.Now = func() time.Time { return time.Date(2025, 1, 2, 3, 4, 5, 123456789, local) }
+	s.Now = func() time.Time { return time.Date(2025, 1, 2, 3, 4, 5, 123456789, time.FixedZone("X", 3*3600)) }
 	a := &narrator.Account{Name: "Acme"}
 	if err := s.CreateAccount(t.Context(), a); err != nil {
 		t.Fatal(err)
@@ -194,166 +141,86 @@ func TestTimesAreMicrosecondsUTC(t *testing.T) {
 	if err := s.DB().QueryRowContext(t.Context(), `SELECT created_at FROM accounts WHERE id = ?`, a.ID).Scan(&stored); err != nil {
 		t.Fatal(err)
 	}
-	want := time.Date(2025, 1, 2, 0, 4, 5, 123456000, time.UTC)
-	if stored != want.UnixMicro() {
-		t.Errorf("stored created_at = %d, want %d", stored, want.UnixMicro())
+	if want := time.Date(2025, 1, 2, 0, 4, 5, 123456000, time.UTC).UnixMicro(); stored != want {
+		t.Errorf("stored created_at = %d, want %d", stored, want)
 	}
-	got, err := s.FindAccount(t.Context(), a.ID)
+}
+
+// tableJobs writes each job to the test_jobs table inside the caller's
+// transaction, as River does, then passes it to a recorder.
+type tableJobs struct{ rec *storetest.Recorder }
+
+func (j tableJobs) InsertTx(ctx context.Context, tx *sql.Tx, job narrator.Job) error {
+	row, err := storetest.JobRow(job)
 	if err != nil {
-		t.Fatal(err)
-	}
-	if got.CreatedAt != want || a.CreatedAt != want {
-		t.Errorf("CreatedAt read %v, returned %v; want %v", got.CreatedAt, a.CreatedAt, want)
-	}
-}
-
-// jobTableEnqueuer writes jobs to a table inside the caller's transaction,
-// as River does, so that tests can see which jobs were committed.
-type jobTableEnqueuer struct{ fail bool }
-
-const createTestJobsSQL = `CREATE TABLE test_jobs (id INTEGER PRIMARY KEY, kind TEXT NOT NULL, arg TEXT NOT NULL)`
-
-func (e *jobTableEnqueuer) InsertTx(ctx context.Context, tx *sql.Tx, job narrator.Job) error {
-	switch j := job.(type) {
-	case narrator.SynthesizeJob:
-		if _, err := tx.ExecContext(ctx, `INSERT INTO test_jobs (kind, arg) VALUES ('synthesize', ?)`,
-			fmt.Sprintf("%d/%d", j.AudioID, j.Revision)); err != nil {
-			return err
-		}
-		if e.fail {
-			return errors.New("enqueue failed after insert")
-		}
-		return nil
-	case narrator.DeleteMediaJob:
-		_, err := tx.ExecContext(ctx, `INSERT INTO test_jobs (kind, arg) VALUES ('delete', ?)`, strings.Join(j.Keys, ","))
 		return err
-	default:
-		return fmt.Errorf("unknown job %T", job)
 	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO test_jobs (job) VALUES (?)`, row); err != nil {
+		return err
+	}
+	return j.rec.Record(job)
 }
 
-func TestJobsInSameTransaction(t *testing.T) {
+func TestDatabase(t *testing.T) {
 	t.Parallel()
-	ctx := t.Context()
-	enq := &jobTableEnqueuer{}
-	path := filepath.Join(t.TempDir(), "narrator.db")
-	bare := mustOpenPath(t, path, Options{})
-	s := mustOpenPath(t, path, withJobs(enq))
-	if _, err := s.DB().ExecContext(ctx, createTestJobsSQL); err != nil {
-		t.Fatal(err)
-	}
-	acc := &narrator.Account{Name: "Acme"}
-	if err := s.CreateAccount(ctx, acc); err != nil {
-		t.Fatal(err)
-	}
-	p := &narrator.Project{AccountID: acc.ID, Title: "News", Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: "Mark", BodyVoice: "Sally"}
-	if err := s.CreateProject(ctx, p); err != nil {
-		t.Fatal(err)
-	}
-
-	// Without a job inserter, a create is refused.
-	if _, err := bare.CreateAudio(ctx, &narrator.Audio{ProjectID: p.ID, Body: "x"}); err == nil {
-		t.Fatal("CreateAudio without a job inserter succeeded")
-	}
-
-	jobs := func() []string {
-		t.Helper()
-		rows, err := s.reader.QueryContext(ctx, `SELECT kind || ':' || arg FROM test_jobs ORDER BY id`)
+	storetest.RunDatabase(t, func(t *testing.T) storetest.Database {
+		path := filepath.Join(t.TempDir(), "narrator.db")
+		admin, err := Open(t.Context(), path, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer rows.Close()
-		out := []string{}
-		for rows.Next() {
-			var j string
-			if err := rows.Scan(&j); err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, j)
+		t.Cleanup(func() { admin.Close() })
+		if _, err := admin.DB().ExecContext(t.Context(), `CREATE TABLE test_jobs (id INTEGER PRIMARY KEY, job TEXT NOT NULL)`); err != nil {
+			t.Fatal(err)
 		}
-		return out
-	}
-	a := &narrator.Audio{ProjectID: p.ID, Body: "Hello."}
-	if _, err := s.CreateAudio(ctx, a); err != nil {
-		t.Fatal(err)
-	}
-	enq.fail = true
-	if _, err := s.CreateAudio(ctx, &narrator.Audio{ProjectID: p.ID, Body: "Lost.", ExternalID: "lost"}); err == nil {
-		t.Fatal("CreateAudio with a failing enqueuer succeeded")
-	}
-	enq.fail = false
-	if err := s.PublishAudio(ctx, a.ID, 1, map[string]string{"mp3": "k1.mp3", "m3u8": "k1.m3u8"}, 10); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.DeleteAudio(ctx, p.ID, fmt.Sprint(a.ID)); err != nil {
-		t.Fatal(err)
-	}
-	want := []string{fmt.Sprintf("synthesize:%d/1", a.ID), "delete:k1.mp3,k1.m3u8"}
-	if got := jobs(); fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Fatalf("committed jobs = %q, want %q", got, want)
-	}
-	var audios int
-	if err := s.reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM audios`).Scan(&audios); err != nil {
-		t.Fatal(err)
-	}
-	if audios != 1 {
-		t.Fatalf("%d audio rows, want 1 (the failed create must leave none)", audios)
-	}
-}
-
-// TestConcurrentWriters writes from many goroutines through two stores on
-// one file, as `narrator serve` and a CLI command do, while reading.
-func TestConcurrentWriters(t *testing.T) {
-	t.Parallel()
-	ctx := t.Context()
-	path := filepath.Join(t.TempDir(), "narrator.db")
-	rec := &storetest.Recorder{}
-	s1 := mustOpenPath(t, path, withJobs(recorderJobs{rec}))
-	s2 := mustOpenPath(t, path, withJobs(recorderJobs{rec}))
-	acc := &narrator.Account{Name: "Acme"}
-	if err := s1.CreateAccount(ctx, acc); err != nil {
-		t.Fatal(err)
-	}
-	p := &narrator.Project{AccountID: acc.ID, Title: "News", Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: "Mark", BodyVoice: "Sally"}
-	if err := s1.CreateProject(ctx, p); err != nil {
-		t.Fatal(err)
-	}
-	const workers, each = 6, 12
-	var wg sync.WaitGroup
-	errs := make(chan error, workers*each*2)
-	for w := 0; w < workers; w++ {
-		st := []*Store{s1, s2}[w%2]
-		wg.Go(func() {
-			for i := 0; i < each; i++ {
-				a := &narrator.Audio{ProjectID: p.ID, Body: "Body.", ExternalID: fmt.Sprintf("w%d-%d", w, i)}
-				if _, err := st.CreateAudio(ctx, a); err != nil {
-					errs <- err
-					continue
+		return storetest.Database{
+			Open: func(t *testing.T, now func() time.Time, rec *storetest.Recorder) storetest.SchemaStore {
+				var opts Options
+				if rec != nil {
+					opts = withJobs(tableJobs{rec})
 				}
-				if _, err := st.UpdateAudio(ctx, p.ID, a.ExternalID, narrator.AudioUpdate{Title: ptr("T")}); err != nil {
-					errs <- err
+				s, err := Open(t.Context(), path, opts)
+				if err != nil {
+					t.Fatal(err)
 				}
-				if _, err := st.ListAudios(ctx, p.ID, time.Time{}, 1, 50); err != nil {
-					errs <- err
+				t.Cleanup(func() { s.Close() })
+				s.Now = now
+				return s
+			},
+			CommittedJobs: func(t *testing.T) []string {
+				rows, err := admin.DB().QueryContext(t.Context(), `SELECT job FROM test_jobs ORDER BY id`)
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
-	got, err := s2.FindProject(ctx, acc.ID, p.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.AudioCount != workers*each {
-		t.Errorf("AudioCount = %d, want %d", got.AudioCount, workers*each)
-	}
-	if n := len(rec.Synthesized()); n != workers*each*2 {
-		t.Errorf("%d synthesis jobs, want %d", n, workers*each*2)
-	}
+				defer rows.Close()
+				jobs := []string{}
+				for rows.Next() {
+					var j string
+					if err := rows.Scan(&j); err != nil {
+						t.Fatal(err)
+					}
+					jobs = append(jobs, j)
+				}
+				if err := rows.Err(); err != nil {
+					t.Fatal(err)
+				}
+				return jobs
+			},
+			CountRows: func(t *testing.T, table string) int {
+				var n int
+				if err := admin.DB().QueryRowContext(t.Context(), `SELECT COUNT(*) FROM `+table).Scan(&n); err != nil {
+					t.Fatal(err)
+				}
+				return n
+			},
+			RecordMigration: func(t *testing.T, version int) {
+				if _, err := admin.DB().ExecContext(t.Context(), `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, 0)`,
+					version, fmt.Sprintf("%04d_future.sql", version)); err != nil {
+					t.Fatal(err)
+				}
+			},
+		}
+	})
 }
 
 func TestReopen(t *testing.T) {
@@ -421,7 +288,7 @@ func TestQueryPlans(t *testing.T) {
 	}{
 		{"list", listAudiosSQL, []any{1, 0, 50, 0}, "audios_list"},
 		{"external id", findLiveAudioByExternalIDSQL, []any{1, "x"}, "audios_external_id"},
-		{"media", loadMediaSQL, []any{"[1,2]"}, "sqlite_autoindex_media_1"},
+		{"media", loadMediaSQL, []any{"[1,2]", `["mp3","m3u8"]`}, "sqlite_autoindex_media_1"},
 		{"api key", authenticateAPIKeySQL, []any{[]byte("x")}, "sqlite_autoindex_api_keys_1"},
 	} {
 		rows, err := s.reader.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+tc.query, tc.args...)

@@ -57,6 +57,9 @@ var audioTests = []test{
 			"long body":   func(a *narrator.Audio) { a.Body = strings.Repeat("é", narrator.MaxBodyChars+1) },
 			"bad url":     func(a *narrator.Audio) { a.ArticleURL = "ftp://x" },
 			"external id": func(a *narrator.Audio) { a.ExternalID = " x" },
+			"NUL in body": func(a *narrator.Audio) { a.Body = "a\x00b" },
+			"bad UTF-8":   func(a *narrator.Audio) { a.Title = "\xff" },
+			"NUL in meta": func(a *narrator.Audio) { a.Metadata = map[string]string{"k": "\x00"} },
 		} {
 			a := newAudio(p.ID, "")
 			mod(a)
@@ -157,7 +160,7 @@ var audioTests = []test{
 				t.Errorf("FindAudio(%q) = audio %d, want %d", tc.ref, got.ID, tc.want)
 			}
 		}
-		for _, ref := range []string{"", "nope", "999999", "-1", "ARTICLE-1"} {
+		for _, ref := range []string{"", "nope", "999999", "-1", "ARTICLE-1", "article-1\x00", "\xff"} {
 			_, err := b.store.FindAudio(ctx, p.ID, ref)
 			wantCode(t, err, narrator.ENOTFOUND)
 		}
@@ -165,6 +168,64 @@ var audioTests = []test{
 		wantCode(t, err, narrator.ENOTFOUND)
 		_, err = b.store.FindAudio(ctx, other.ID, "article-1")
 		wantCode(t, err, narrator.ENOTFOUND)
+	}},
+	{"CountFollowsWrites", func(t *testing.T, b *bundle) {
+		ctx := t.Context()
+		p := mustProject(t, b.store)
+		other := mustProjectOf(t, b.store, p.AccountID)
+		mustAudio(t, b.store, other.ID, "x")
+		count := func(want int) {
+			t.Helper()
+			if got := mustProjectCount(t, b.store, p); got != want {
+				t.Fatalf("AudioCount = %d, want %d", got, want)
+			}
+			list, err := b.store.ListProjects(ctx, p.AccountID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if list[0].ID != p.ID || list[0].AudioCount != want {
+				t.Fatalf("listed project %d with AudioCount %d, want %d with %d", list[0].ID, list[0].AudioCount, p.ID, want)
+			}
+			if _, total, err := b.store.SearchAudios(ctx, p.ID, "", time.Time{}, 1, 1); err != nil || total != want {
+				t.Fatalf("search total = %d, %v; want %d", total, err, want)
+			}
+		}
+		count(0)
+		mustAudio(t, b.store, p.ID, "x")
+		mustAudio(t, b.store, p.ID, "y")
+		mustAudio(t, b.store, p.ID, "")
+		count(3)
+		if _, err := b.store.UpdateAudio(ctx, p.ID, "x", narrator.AudioUpdate{Body: ptr("Changed."), ExternalID: ptr("x2")}); err != nil {
+			t.Fatal(err)
+		}
+		count(3)
+		// A create with a live external ID updates that audio.
+		if created, err := b.store.CreateAudio(ctx, newAudio(p.ID, "y")); err != nil || created {
+			t.Fatalf("create over y = %v, %v", created, err)
+		}
+		count(3)
+		if _, err := b.store.DeleteAudio(ctx, p.ID, "y"); err != nil {
+			t.Fatal(err)
+		}
+		count(2)
+		_, err := b.store.DeleteAudio(ctx, p.ID, "y")
+		wantCode(t, err, narrator.ENOTFOUND)
+		count(2)
+		// The external ID of a deleted audio makes a new one.
+		mustAudio(t, b.store, p.ID, "y")
+		count(3)
+		b.rec.FailWith(errBroken)
+		if _, err := b.store.CreateAudio(ctx, newAudio(p.ID, "z")); err == nil {
+			t.Fatal("create succeeded without its job")
+		}
+		b.rec.FailWith(nil)
+		if _, err := b.store.CreateAudio(ctx, newAudio(p.ID+1000, "z")); narrator.ErrorCode(err) != narrator.ENOTFOUND {
+			t.Fatalf("create in a missing project: %v", err)
+		}
+		count(3)
+		if got := mustProjectCount(t, b.store, other); got != 1 {
+			t.Errorf("other project's AudioCount = %d, want 1", got)
+		}
 	}},
 }
 

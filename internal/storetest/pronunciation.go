@@ -11,12 +11,12 @@ var pronunciationTests = []test{
 	{"SetListRemove", func(t *testing.T, b *bundle) {
 		ctx := t.Context()
 		p := mustProject(t, b.store)
-		rule := &narrator.Pronunciation{ProjectID: p.ID, Phrase: "nginx", Say: "engine x"}
+		rule := &narrator.Pronunciation{ProjectID: p.ID, Phrase: " nginx ", Say: "engine x\n"}
 		if err := b.store.SetPronunciation(ctx, rule); err != nil {
 			t.Fatal(err)
 		}
-		if rule.ID == 0 || rule.CreatedAt.IsZero() {
-			t.Errorf("rule not filled in: %+v", rule)
+		if rule.ID == 0 || !rule.CreatedAt.Equal(epoch) || rule.Phrase != "nginx" || rule.Say != "engine x" {
+			t.Errorf("rule not filled in and trimmed: %+v", rule)
 		}
 		// The same phrase in another case replaces the rule.
 		again := &narrator.Pronunciation{ProjectID: p.ID, Phrase: "NGINX", Say: "engine ex"}

@@ -1,5 +1,6 @@
 // Package storetest is the conformance suite of Narrator's stores. The
-// sqlite tests run it today; a PostgreSQL store runs the same suite.
+// sqlite and postgres tests run it: Run with a new store for each test, and
+// RunDatabase with new databases for what spans stores and transactions.
 //
 // A store enqueues jobs inside its own transactions, with a transaction type
 // of its own, so the suite cannot hand it a fake job inserter. Instead the
@@ -48,10 +49,38 @@ type Store interface {
 	ReleaseSynthesis(ctx context.Context, audioID int64, holder string) error
 	ReleaseSynthesisLeases(ctx context.Context) error
 
+	RecordSignInFailure(ctx context.Context, keys []string, at time.Time) error
+	RecentSignInFailures(ctx context.Context, key string, since time.Time, limit int) ([]time.Time, error)
+	ClearSignInFailures(ctx context.Context, key string) error
+
 	SetPronunciation(ctx context.Context, p *narrator.Pronunciation) error
 	ListPronunciations(ctx context.Context, projectID int64) ([]*narrator.Pronunciation, error)
 	RemovePronunciation(ctx context.Context, projectID, id int64) (*narrator.Pronunciation, error)
 	ResynthesizeMatching(ctx context.Context, projectID int64, rule *narrator.Pronunciation) ([]int64, error)
+
+	SearchAudios(ctx context.Context, projectID int64, query string, since time.Time, page, perPage int) ([]*narrator.Audio, int, error)
+	FindAudiosByID(ctx context.Context, projectID int64, ids []int64) ([]*narrator.Audio, error)
+
+	CreateUser(ctx context.Context, u *narrator.User) error
+	FindUserByEmail(ctx context.Context, email string) (*narrator.User, error)
+	SetUserPassword(ctx context.Context, userID int64, passwordHash []byte) error
+	CreateSession(ctx context.Context, sess *narrator.Session, tokenHash []byte) error
+	FindSession(ctx context.Context, tokenHash []byte) (*narrator.Session, error)
+	DeleteSession(ctx context.Context, tokenHash []byte) error
+
+	ExportMeta(ctx context.Context) (*narrator.Export, error)
+	ImportMeta(ctx context.Context, e *narrator.Export) error
+	ExportAudios(ctx context.Context, afterID int64, limit int) ([]*narrator.Audio, error)
+	ImportAudios(ctx context.Context, audios []*narrator.Audio) (inserted int, err error)
+}
+
+// SchemaStore is a Store with what a process does with it besides reading
+// and writing: migrating its schema, checking it, and closing it.
+type SchemaStore interface {
+	Store
+	Migrate(ctx context.Context) error
+	SchemaCurrent(ctx context.Context) (bool, error)
+	Close() error
 }
 
 // NewStoreFunc returns a new, migrated, empty store for one test. The store
@@ -132,6 +161,13 @@ func (c *Clock) Now() time.Time {
 	return c.now
 }
 
+// Set moves the clock to t.
+func (c *Clock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = t
+}
+
 // Advance moves the clock forward by d and returns the new time.
 func (c *Clock) Advance(d time.Duration) time.Time {
 	c.mu.Lock()
@@ -175,6 +211,13 @@ func Run(t *testing.T, newStore NewStoreFunc) {
 		{"Enqueue", enqueueTests},
 		{"Pronunciation", pronunciationTests},
 		{"Lease", leaseTests},
+		{"SignIn", signInTests},
+		{"Search", searchTests},
+		{"Regenerate", regenerateTests},
+		{"User", userTests},
+		{"Session", sessionTests},
+		{"Time", timeTests},
+		{"Copy", copyTests(newStore)},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

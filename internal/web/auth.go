@@ -247,7 +247,11 @@ func (s *Server) signin(w http.ResponseWriter, r *http.Request) error {
 		return s.renderSignin(w, r, http.StatusBadRequest, d)
 	}
 	ip := clientIP(r)
-	if ref := s.limiter.Allow(ip, email); ref != nil {
+	ref, err := s.limiter.Allow(r.Context(), ip, email)
+	if err != nil {
+		return err
+	}
+	if ref != nil {
 		if ref.First {
 			// Logged once per lockout. The email's domain says whose
 			// accounts are targeted without naming a person.
@@ -273,11 +277,15 @@ func (s *Server) signin(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if bcrypt.CompareHashAndPassword(hash, []byte(password)) != nil || u == nil {
-		s.limiter.Fail(ip, email)
+		if err := s.limiter.Fail(r.Context(), ip, email); err != nil {
+			return err
+		}
 		d.Error = "The email or password is not right."
 		return s.renderSignin(w, r, http.StatusUnauthorized, d)
 	}
-	s.limiter.Succeed(email)
+	if err := s.limiter.Succeed(r.Context(), email); err != nil {
+		return err
+	}
 	if err := s.startSession(w, r, u); err != nil {
 		return err
 	}

@@ -273,7 +273,7 @@ func TestSignInLimitCountsFailuresOnly(t *testing.T) {
 	var logs syncBuffer
 	b := setup(t, func(d *web.Deps) {
 		d.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
-		d.Limiter = web.NewLimiter(web.LimiterConfig{PerEmail: 3, PerIP: 4, Window: time.Minute,
+		d.Limiter = web.NewLimiter(web.LimiterConfig{Store: d.Store, PerEmail: 3, PerIP: 4, Window: time.Minute,
 			Now: func() time.Time { return *clock.Load() }})
 	})
 	// Many successful sign-ins from one IP are never limited.
@@ -326,7 +326,7 @@ func TestPageDetails(t *testing.T) {
 		t.Error(`"New project" does not link to the title field`)
 	}
 
-	a := &narrator.Audio{ProjectID: b.project.ID, Title: "Bell\x07 and\ttab\x00", Body: "Text.", ExternalID: "weird-/20189-a-rather-long-external-id"}
+	a := &narrator.Audio{ProjectID: b.project.ID, Title: "Bell\x07 and\ttab", Body: "Text.", ExternalID: "weird-/20189-a-rather-long-external-id"}
 	if _, err := b.store.CreateAudio(t.Context(), a); err != nil {
 		t.Fatal(err)
 	}

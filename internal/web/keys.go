@@ -1,9 +1,16 @@
 package web
 
 import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"fmt"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/narrator/narrator"
@@ -22,51 +29,86 @@ type keysData struct {
 // shows it.
 const newKeyTTL = 5 * time.Minute
 
-// newKeys holds the secret of each session's newly created API key between
-// the POST that creates it and the GET that shows it, once (POST, redirect,
-// GET: reloading the page neither creates another key nor shows it again).
-// The secret stays in this process's memory only, never in a URL or cookie.
-// Behind a load balancer without sticky sessions the GET may reach another
-// node and find nothing; the key then must be revoked and made again.
-type newKeys struct {
-	mu   sync.Mutex
-	keys map[int64]pendingKey // session ID → its new key
-}
+// newKeyCookie carries the secret of a session's new API key from the POST
+// that creates it to the GET that shows it, once (POST, redirect, GET:
+// reloading the page neither creates another key nor shows it again). Any
+// node may answer the GET, so the secret cannot wait in one node's memory;
+// and the server keeps no copy of it, so it travels sealed (AES-GCM) under
+// a key derived from the session's token, which only the browser holds:
+// the database keeps the token's hash. Another session, a tampered cookie
+// or an expired one shows nothing.
+const newKeyCookie = "narrator_new_key"
 
-type pendingKey struct {
-	secret  string
-	expires time.Time
-}
-
-// put keeps secret for the session, replacing any it had, and forgets
-// expired ones.
-func (n *newKeys) put(sessionID int64, secret string, now time.Time) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.keys == nil {
-		n.keys = map[int64]pendingKey{}
+// newKeyAEAD returns the cipher that seals a new key for a session token.
+func newKeyAEAD(sessionToken string) (cipher.AEAD, error) {
+	mac := hmac.New(sha256.New, []byte(sessionToken))
+	mac.Write([]byte("narrator: the new API key of this session"))
+	block, err := aes.NewCipher(mac.Sum(nil))
+	if err != nil {
+		return nil, fmt.Errorf("new key cipher: %w", err)
 	}
-	for id, k := range n.keys {
-		if now.After(k.expires) {
-			delete(n.keys, id)
-		}
-	}
-	n.keys[sessionID] = pendingKey{secret: secret, expires: now.Add(newKeyTTL)}
+	return cipher.NewGCM(block)
 }
 
-// take returns and forgets the session's pending secret, "" if none.
-func (n *newKeys) take(sessionID int64, now time.Time) string {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	k, ok := n.keys[sessionID]
-	if !ok {
+// sealNewKey seals secret, to be shown before expires, for the session
+// whose token is given.
+func sealNewKey(sessionToken, secret string, expires time.Time) (string, error) {
+	aead, err := newKeyAEAD(sessionToken)
+	if err != nil {
+		return "", err
+	}
+	nonce := make([]byte, aead.NonceSize())
+	if _, err := rand.Read(nonce); err != nil {
+		return "", fmt.Errorf("seal new key: %w", err)
+	}
+	plain := binary.BigEndian.AppendUint64(nil, uint64(expires.Unix()))
+	plain = append(plain, secret...)
+	return base64.RawURLEncoding.EncodeToString(aead.Seal(nonce, nonce, plain, nil)), nil
+}
+
+// openNewKey returns the secret sealed in value for the session, or "" if
+// it is not this session's, was tampered with, or has expired.
+func openNewKey(sessionToken, value string, now time.Time) string {
+	raw, err := base64.RawURLEncoding.DecodeString(value)
+	if err != nil {
 		return ""
 	}
-	delete(n.keys, sessionID)
-	if now.After(k.expires) {
+	aead, err := newKeyAEAD(sessionToken)
+	if err != nil || len(raw) < aead.NonceSize() {
 		return ""
 	}
-	return k.secret
+	plain, err := aead.Open(nil, raw[:aead.NonceSize()], raw[aead.NonceSize():], nil)
+	if err != nil || len(plain) < 8 {
+		return ""
+	}
+	if now.Unix() > int64(binary.BigEndian.Uint64(plain[:8])) {
+		return ""
+	}
+	return string(plain[8:])
+}
+
+// setNewKeyCookie sets, or with maxAge < 0 deletes, the new key's cookie,
+// which only the keys page receives.
+func (s *Server) setNewKeyCookie(w http.ResponseWriter, r *http.Request, value string, maxAge int) {
+	http.SetCookie(w, &http.Cookie{
+		Name: newKeyCookie, Value: value, Path: "/keys", MaxAge: maxAge,
+		HttpOnly: true, Secure: s.secureRequest(r), SameSite: http.SameSiteLaxMode,
+	})
+}
+
+// takeNewKey returns the secret the request's new-key cookie carries for
+// its session, "" if none, and deletes the cookie.
+func (s *Server) takeNewKey(w http.ResponseWriter, r *http.Request) string {
+	c, err := r.Cookie(newKeyCookie)
+	if err != nil {
+		return ""
+	}
+	s.setNewKeyCookie(w, r, "", -1)
+	token, err := r.Cookie(sessionCookie)
+	if err != nil {
+		return ""
+	}
+	return openNewKey(token.Value, c.Value, s.now())
 }
 
 // keysPage lists the account's keys, and shows the secret of the key this
@@ -76,7 +118,7 @@ func (s *Server) keysPage(w http.ResponseWriter, r *http.Request, q *request) er
 	if err != nil {
 		return err
 	}
-	d := keysData{Keys: keys, NewKey: s.newKeys.take(q.session.ID, s.now())}
+	d := keysData{Keys: keys, NewKey: s.takeNewKey(w, r)}
 	for _, k := range keys {
 		if k.RevokedAt == nil {
 			d.Active++
@@ -95,7 +137,15 @@ func (s *Server) createKey(w http.ResponseWriter, r *http.Request, q *request) e
 	if _, err := s.store.CreateAPIKey(r.Context(), q.account.ID, hash, prefix); err != nil {
 		return err
 	}
-	s.newKeys.put(q.session.ID, secret, s.now())
+	token, err := r.Cookie(sessionCookie)
+	if err != nil {
+		return fmt.Errorf("create key: no session cookie: %w", err)
+	}
+	sealed, err := sealNewKey(token.Value, secret, s.now().Add(newKeyTTL))
+	if err != nil {
+		return err
+	}
+	s.setNewKeyCookie(w, r, sealed, int(newKeyTTL/time.Second))
 	http.Redirect(w, r, "/keys", http.StatusSeeOther)
 	return nil
 }

@@ -1,12 +1,29 @@
 package web
 
 import (
+	"context"
+	"fmt"
 	"sync"
 	"time"
 )
 
-// LimiterConfig configures a Limiter. Zero fields take the defaults.
+// Failures is where a Limiter keeps failed sign-ins: the database, so
+// that every node behind a load balancer counts the same failures.
+type Failures interface {
+	// RecordSignInFailure records a failure at time at under each key.
+	RecordSignInFailure(ctx context.Context, keys []string, at time.Time) error
+	// RecentSignInFailures returns key's failures at or after since,
+	// newest first, at most limit of them.
+	RecentSignInFailures(ctx context.Context, key string, since time.Time, limit int) ([]time.Time, error)
+	// ClearSignInFailures forgets key's failures.
+	ClearSignInFailures(ctx context.Context, key string) error
+}
+
+// LimiterConfig configures a Limiter. Zero fields take the defaults; Store
+// is required.
 type LimiterConfig struct {
+	// Store keeps the failures.
+	Store Failures
 	// Window is the period over which failures are counted; 15 minutes.
 	Window time.Duration
 	// PerEmail is how many failed sign-ins an email may have in a window; 5.
@@ -20,19 +37,16 @@ type LimiterConfig struct {
 }
 
 // Limiter limits sign-in attempts by counting failures per client IP and
-// per email. Its state
-// is in memory: it protects one node, and a restart forgets it. With many
-// nodes behind a load balancer each node limits on its own, so the
-// effective limits multiply by the number of nodes.
+// per email. The failures are in the store, so the limits hold across all
+// nodes and restarts. Only the note of which lockouts were already logged
+// is per node, so each node logs a lockout once.
 type Limiter struct {
 	cfg LimiterConfig
 
-	mu     sync.Mutex
-	events map[string][]time.Time // key → times of failures, oldest first
-	// reported holds, for each key whose refusals were reported, when that
-	// lockout ends, so that a lockout is reported once.
+	mu sync.Mutex
+	// reported holds, for each key whose refusals were logged, when that
+	// lockout ends.
 	reported map[string]time.Time
-	calls    int
 }
 
 // NewLimiter returns a Limiter.
@@ -49,7 +63,7 @@ func NewLimiter(cfg LimiterConfig) *Limiter {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Limiter{cfg: cfg, events: map[string][]time.Time{}, reported: map[string]time.Time{}}
+	return &Limiter{cfg: cfg, reported: map[string]time.Time{}}
 }
 
 // Refusal describes a refused sign-in attempt.
@@ -58,93 +72,72 @@ type Refusal struct {
 	Wait time.Duration
 	// By is the limit reached: "ip" or "email".
 	By string
-	// First is true for the first refusal of a lockout, which is the one
-	// worth logging.
+	// First is true for the first refusal of a lockout on this node, which
+	// is the one worth logging.
 	First bool
 }
 
 // Allow returns nil if a sign-in attempt from ip for email may proceed,
 // or why it may not. Only failures count (Fail).
-func (l *Limiter) Allow(ip, email string) *Refusal {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+func (l *Limiter) Allow(ctx context.Context, ip, email string) (*Refusal, error) {
 	now := l.cfg.Now()
-	l.gc(now)
 	for _, c := range []struct {
 		by, key string
 		max     int
 	}{{"ip", ipKey(ip), l.cfg.PerIP}, {"email", emailKey(email), l.cfg.PerEmail}} {
-		wait := l.full(c.key, c.max, now)
+		recent, err := l.cfg.Store.RecentSignInFailures(ctx, c.key, now.Add(-l.cfg.Window), c.max)
+		if err != nil {
+			return nil, fmt.Errorf("sign-in limit: %w", err)
+		}
+		if len(recent) < c.max {
+			continue
+		}
+		// The oldest of the last max failures leaves the window first.
+		wait := l.cfg.Window - now.Sub(recent[c.max-1])
 		if wait <= 0 {
 			continue
 		}
-		until := now.Add(wait)
-		first := !now.Before(l.reported[c.key])
-		if first {
-			l.reported[c.key] = until
+		return &Refusal{Wait: wait, By: c.by, First: l.firstReport(c.key, now, now.Add(wait))}, nil
+	}
+	return nil, nil
+}
+
+// firstReport reports whether key's lockout, lasting until until, has not
+// been logged on this node yet, and notes that it now is.
+func (l *Limiter) firstReport(key string, now, until time.Time) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for k, end := range l.reported {
+		if !now.Before(end) {
+			delete(l.reported, k)
 		}
-		return &Refusal{Wait: wait, By: c.by, First: first}
+	}
+	if now.Before(l.reported[key]) {
+		return false
+	}
+	l.reported[key] = until
+	return true
+}
+
+// Fail records a failed sign-in from ip for email.
+func (l *Limiter) Fail(ctx context.Context, ip, email string) error {
+	if err := l.cfg.Store.RecordSignInFailure(ctx, []string{ipKey(ip), emailKey(email)}, l.cfg.Now()); err != nil {
+		return fmt.Errorf("sign-in limit: %w", err)
 	}
 	return nil
 }
 
-// Fail records a failed sign-in from ip for email.
-func (l *Limiter) Fail(ip, email string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	now := l.cfg.Now()
-	for _, key := range []string{ipKey(ip), emailKey(email)} {
-		l.events[key] = append(l.events[key], now)
-	}
-}
-
 // Succeed forgets the failures of email after a successful sign-in. Those
 // of the IP stay: one good password must not reset the guessing of others.
-func (l *Limiter) Succeed(email string) {
+func (l *Limiter) Succeed(ctx context.Context, email string) error {
+	if err := l.cfg.Store.ClearSignInFailures(ctx, emailKey(email)); err != nil {
+		return fmt.Errorf("sign-in limit: %w", err)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	delete(l.events, emailKey(email))
 	delete(l.reported, emailKey(email))
+	return nil
 }
 
-func ipKey(ip string) string       { return "ip\x00" + ip }
-func emailKey(email string) string { return "email\x00" + email }
-
-// full drops key's events older than the window and, if max remain,
-// returns how long until the oldest leaves the window.
-func (l *Limiter) full(key string, max int, now time.Time) time.Duration {
-	ev := l.events[key]
-	cut := 0
-	for cut < len(ev) && now.Sub(ev[cut]) >= l.cfg.Window {
-		cut++
-	}
-	ev = ev[cut:]
-	if len(ev) == 0 {
-		delete(l.events, key)
-		return 0
-	}
-	l.events[key] = ev
-	if len(ev) < max {
-		return 0
-	}
-	return l.cfg.Window - now.Sub(ev[len(ev)-max])
-}
-
-// gc drops stale keys every so often, so memory stays bounded by the
-// attempts of one window.
-func (l *Limiter) gc(now time.Time) {
-	l.calls++
-	if l.calls%256 != 0 {
-		return
-	}
-	for k, ev := range l.events {
-		if len(ev) == 0 || now.Sub(ev[len(ev)-1]) >= l.cfg.Window {
-			delete(l.events, k)
-		}
-	}
-	for k, until := range l.reported {
-		if !now.Before(until) {
-			delete(l.reported, k)
-		}
-	}
-}
+func ipKey(ip string) string       { return "ip:" + ip }
+func emailKey(email string) string { return "email:" + email }

@@ -122,10 +122,11 @@ var errorPages = map[string]struct {
 	heading string
 	message string
 }{
-	narrator.EINVALID:  {http.StatusBadRequest, "That did not work", ""},
-	narrator.ETOOLARGE: {http.StatusRequestEntityTooLarge, "Too large", ""},
-	narrator.ENOTFOUND: {http.StatusNotFound, "Not found", "This page does not exist, or it belongs to another account."},
-	narrator.ECONFLICT: {http.StatusConflict, "Conflict", ""},
+	narrator.EINVALID:     {http.StatusBadRequest, "That did not work", ""},
+	narrator.ETOOLARGE:    {http.StatusRequestEntityTooLarge, "Too large", ""},
+	narrator.ENOTFOUND:    {http.StatusNotFound, "Not found", "This page does not exist, or it belongs to another account."},
+	narrator.ECONFLICT:    {http.StatusConflict, "Conflict", ""},
+	narrator.EUNAVAILABLE: {http.StatusServiceUnavailable, "Not ready yet", ""},
 	errCSRF: {http.StatusForbidden, "Request refused",
 		"This form's security token is missing or out of date, so it was not accepted. Go back, reload the page and try again."},
 	narrator.EINTERNAL: {http.StatusInternalServerError, "Something went wrong", "The server could not complete the request. Try again in a moment."},

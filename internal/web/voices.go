@@ -1,15 +1,14 @@
 package web
 
 import (
-	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/narrator/narrator"
@@ -94,113 +93,60 @@ func catalog() []languageOption {
 	return out
 }
 
-// previewTimeout bounds the synthesis of one preview.
+// previewTimeout bounds the wait for a preview a worker is making, unless
+// Deps.PreviewTimeout says otherwise.
 const previewTimeout = 30 * time.Second
 
-// voicePreview serves a short MP3 of a voice, synthesised on first request
-// and then cached on disk.
+// previewPoll is how often a request waiting for a preview looks for it.
+const previewPoll = 200 * time.Millisecond
+
+// previewKey is where a voice's preview of text is kept in the media
+// store: the same on every node, and new when the sample text changes.
+func previewKey(v narrator.Voice, text string) string {
+	sum := sha256.Sum256([]byte(text))
+	// The catalog's names are plain letters, so this is a valid key.
+	return "previews/" + v.Language + "/" + v.Name + "-" + hex.EncodeToString(sum[:8]) + ".mp3"
+}
+
+// voicePreview serves a short MP3 of a voice from the media store. On the
+// first request for it, a worker node makes it (a job), and the request
+// waits for it to appear, so that any node, including one that runs no
+// speech engines, serves the same preview.
 func (s *Server) voicePreview(w http.ResponseWriter, r *http.Request, q *request) error {
 	v, ok := narrator.LookupVoice(r.PathValue("lang"), r.PathValue("name"))
-	if !ok || s.previews == nil {
+	if !ok || s.previews == nil || s.media == nil {
 		return narrator.Errorf(narrator.ENOTFOUND, "no such voice")
 	}
-	// The catalog's names are plain letters, so this is a safe file name.
-	key := v.Language + "_" + v.Name + ".mp3"
-	unlock := s.previewMu.lock(key)
-	defer unlock()
-	var data []byte
-	var mod time.Time
-	file := ""
-	if s.previewDir != "" {
-		file = filepath.Join(s.previewDir, key)
-		if b, err := os.ReadFile(file); err == nil && len(b) > 0 {
-			data = b
-			if fi, err := os.Stat(file); err == nil {
-				mod = fi.ModTime()
+	text := previewText(v)
+	job := narrator.PreviewJob{Language: v.Language, Voice: v.Name, Text: text, Key: previewKey(v, text)}
+	ctx, cancel := context.WithTimeout(r.Context(), s.previewWait)
+	defer cancel()
+	requested := false
+	for {
+		f, info, err := s.media.Open(ctx, job.Key)
+		switch {
+		case err == nil:
+			defer f.Close()
+			w.Header().Set("Content-Type", "audio/mpeg")
+			w.Header().Set("Cache-Control", "private, max-age=86400")
+			http.ServeContent(w, r, "preview.mp3", info.ModTime, f)
+			return nil
+		case !errors.Is(err, narrator.ErrBlobNotFound) && ctx.Err() == nil:
+			return fmt.Errorf("open preview %s: %w", job.Key, err)
+		}
+		if !requested {
+			if err := s.previews.RequestPreview(ctx, job); err != nil {
+				return fmt.Errorf("request preview of %s/%s: %w", v.Language, v.Name, err)
 			}
+			requested = true
 		}
-	}
-	if data == nil {
-		ctx, cancel := context.WithTimeout(r.Context(), previewTimeout)
-		defer cancel()
-		var buf bytes.Buffer
-		if err := s.previews.PreviewVoice(ctx, v, previewText(v), &buf); err != nil {
-			return fmt.Errorf("preview voice %s/%s: %w", v.Language, v.Name, err)
-		}
-		data, mod = buf.Bytes(), s.now()
-		if file != "" {
-			if err := writeFileAtomic(file, data); err != nil {
-				s.logger.Warn("cache voice preview", "voice", v.Name, "err", err)
+		select {
+		case <-ctx.Done():
+			if r.Context().Err() != nil {
+				return r.Context().Err()
 			}
+			return narrator.Errorf(narrator.EUNAVAILABLE, "The preview of %s is not ready yet. Try again in a minute.", v.Name)
+		case <-time.After(previewPoll):
 		}
-	}
-	w.Header().Set("Content-Type", "audio/mpeg")
-	w.Header().Set("Cache-Control", "private, max-age=86400")
-	http.ServeContent(w, r, key, mod, bytes.NewReader(data))
-	return nil
-}
-
-// writeFileAtomic writes data to a temporary file beside path, then renames
-// it into place, so readers never see half a file.
-func writeFileAtomic(path string, data []byte) (err error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
-		return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".preview-*")
-	if err != nil {
-		return fmt.Errorf("create temporary file: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", f.Name(), err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", f.Name(), err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("rename to %s: %w", path, err)
-	}
-	return nil
-}
-
-// keyedMutex serialises work per key, so that two requests for the same
-// preview synthesise it once.
-type keyedMutex struct {
-	mu    sync.Mutex
-	locks map[string]*keyLock
-}
-
-type keyLock struct {
-	mu   sync.Mutex
-	refs int
-}
-
-// lock locks key and returns its unlock function.
-func (k *keyedMutex) lock(key string) func() {
-	k.mu.Lock()
-	if k.locks == nil {
-		k.locks = map[string]*keyLock{}
-	}
-	l := k.locks[key]
-	if l == nil {
-		l = &keyLock{}
-		k.locks[key] = l
-	}
-	l.refs++
-	k.mu.Unlock()
-	l.mu.Lock()
-	return func() {
-		l.mu.Unlock()
-		k.mu.Lock()
-		l.refs--
-		if l.refs == 0 {
-			delete(k.locks, key)
-		}
-		k.mu.Unlock()
 	}
 }

@@ -13,7 +13,7 @@
 //     the session; a POST without it gets a 403 page. The sign-in form,
 //     which has no session yet, uses a double-submit cookie instead.
 //   - Failed sign-ins are counted per client IP and per email, in memory
-//     (one node; see Limiter); past the limits attempts are refused.
+//     (in the store, so on every node; see Limiter); past the limits attempts are refused.
 //   - Pages are html/template, which escapes all user content; a strict
 //     Content-Security-Policy allows only the embedded scripts and styles.
 package web
@@ -65,13 +65,21 @@ type Store interface {
 	ListAPIKeys(ctx context.Context, accountID int64) ([]*narrator.APIKey, error)
 	// RevokeAPIKey returns ENOTFOUND for a key of another account.
 	RevokeAPIKey(ctx context.Context, accountID, keyID int64) error
+
+	Failures
 }
 
-// VoicePreviewer speaks a short sample text in a voice, for the voice
-// pickers' previews.
-type VoicePreviewer interface {
-	// PreviewVoice writes text spoken in voice v to w as an MP3.
-	PreviewVoice(ctx context.Context, v narrator.Voice, text string, w io.Writer) error
+// PreviewRequester asks a worker node for a voice preview: the job queue.
+type PreviewRequester interface {
+	// RequestPreview enqueues the job, once however often it is asked.
+	RequestPreview(ctx context.Context, job narrator.PreviewJob) error
+}
+
+// MediaOpener reads the media store, where previews are kept.
+type MediaOpener interface {
+	// Open returns an error matching narrator.ErrBlobNotFound for a
+	// missing key.
+	Open(ctx context.Context, key string) (io.ReadSeekCloser, narrator.BlobInfo, error)
 }
 
 // Deps are the collaborators of the dashboard.
@@ -80,10 +88,13 @@ type Deps struct {
 	Logger *slog.Logger
 	// MediaURL turns a media key into the absolute URL it is served at.
 	MediaURL func(key string) string
-	// Previews synthesises voice previews; nil turns previews off (404).
-	Previews VoicePreviewer
-	// PreviewDir caches synthesised previews on disk; "" keeps none.
-	PreviewDir string
+	// Previews asks workers for voice previews, which Media then holds;
+	// nil turns previews off (404).
+	Previews PreviewRequester
+	Media    MediaOpener
+	// PreviewTimeout bounds the wait for a preview a worker is making;
+	// 30 seconds when zero.
+	PreviewTimeout time.Duration
 	// SecureCookies marks every cookie Secure, as when the public URL is
 	// https behind a TLS-terminating proxy. Cookies of requests that came
 	// over TLS are Secure anyway.
@@ -119,8 +130,9 @@ type Server struct {
 	store        Store
 	logger       *slog.Logger
 	mediaURL     func(string) string
-	previews     VoicePreviewer
-	previewDir   string
+	previews     PreviewRequester
+	media        MediaOpener
+	previewWait  time.Duration
 	secure       bool
 	publicOrigin string
 	notFound     http.Handler
@@ -129,10 +141,8 @@ type Server struct {
 	ttl          time.Duration
 	pages        *pages
 	mux          *http.ServeMux
-	previewMu    keyedMutex
 	dummyOnce    sync.Once
 	dummyHash    []byte
-	newKeys      newKeys
 }
 
 // New parses the embedded templates and returns the dashboard handler.
@@ -146,7 +156,8 @@ func New(d Deps) (*Server, error) {
 		logger:       d.Logger,
 		mediaURL:     d.MediaURL,
 		previews:     d.Previews,
-		previewDir:   d.PreviewDir,
+		media:        d.Media,
+		previewWait:  d.PreviewTimeout,
 		secure:       d.SecureCookies,
 		publicOrigin: d.PublicOrigin,
 		notFound:     d.NotFound,
@@ -163,7 +174,10 @@ func New(d Deps) (*Server, error) {
 		s.now = time.Now
 	}
 	if s.limiter == nil {
-		s.limiter = NewLimiter(LimiterConfig{Now: s.now})
+		s.limiter = NewLimiter(LimiterConfig{Store: s.store, Now: s.now})
+	}
+	if s.previewWait <= 0 {
+		s.previewWait = previewTimeout
 	}
 	if s.ttl <= 0 {
 		s.ttl = DefaultSessionTTL

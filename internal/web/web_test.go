@@ -22,20 +22,33 @@ import (
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/jobs"
+	"github.com/narrator/narrator/internal/localfs"
 	"github.com/narrator/narrator/internal/sqlite"
 	"github.com/narrator/narrator/internal/web"
 )
 
 const testPassword = "correct horse battery"
 
-// fakePreviewer stands in for the speech engines: it writes a fixed,
-// MP3-looking payload and counts its calls.
-type fakePreviewer struct{ calls atomic.Int32 }
+// fakePreviewer stands in for the job queue and a worker node: asked for a
+// preview, it stores a fixed, MP3-looking payload in the media store a
+// moment later, as a worker would, and counts the requests. With never
+// set, it makes nothing.
+type fakePreviewer struct {
+	media *localfs.Store
+	calls atomic.Int32
+	never bool
+}
 
-func (f *fakePreviewer) PreviewVoice(ctx context.Context, v narrator.Voice, text string, w io.Writer) error {
+func (f *fakePreviewer) RequestPreview(ctx context.Context, job narrator.PreviewJob) error {
 	f.calls.Add(1)
-	_, err := fmt.Fprintf(w, "ID3 preview of %s: %s", v.Name, text)
-	return err
+	if f.never {
+		return nil
+	}
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		f.media.Put(context.Background(), job.Key, strings.NewReader(fmt.Sprintf("ID3 preview of %s: %s", job.Voice, job.Text)))
+	}()
+	return nil
 }
 
 // testBundle is the dashboard on a real SQLite store, with River's queue
@@ -47,6 +60,23 @@ type testBundle struct {
 	project  *narrator.Project
 	previews *fakePreviewer
 	dir      string
+	deps     web.Deps
+}
+
+// twin starts a second dashboard node on the same store, as a second node
+// behind a load balancer, and returns its base URL. A browser's cookies
+// reach both: cookies ignore the port.
+func (b *testBundle) twin(t *testing.T) string {
+	t.Helper()
+	d := b.deps
+	d.Limiter = nil // each node has its own, on the shared store
+	h, err := web.New(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL
 }
 
 func setup(t *testing.T, mod func(*web.Deps)) *testBundle {
@@ -66,12 +96,16 @@ func setup(t *testing.T, mod func(*web.Deps)) *testBundle {
 	if err := jobs.MigrateSQLite(ctx, st.DB()); err != nil {
 		t.Fatal(err)
 	}
-	b := &testBundle{store: st, previews: &fakePreviewer{}, dir: dir}
+	media, err := localfs.New(filepath.Join(dir, "media"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &testBundle{store: st, previews: &fakePreviewer{media: media}, dir: dir}
 	d := web.Deps{
-		Store:      st,
-		MediaURL:   func(key string) string { return "https://media.test/media/" + key },
-		Previews:   b.previews,
-		PreviewDir: filepath.Join(dir, "previews"),
+		Store:    st,
+		MediaURL: func(key string) string { return "https://media.test/media/" + key },
+		Previews: b.previews,
+		Media:    media,
 		NotFound: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(404)
@@ -81,6 +115,7 @@ func setup(t *testing.T, mod func(*web.Deps)) *testBundle {
 	if mod != nil {
 		mod(&d)
 	}
+	b.deps = d
 	h, err := web.New(d)
 	if err != nil {
 		t.Fatal(err)
@@ -327,7 +362,7 @@ func TestSignInRateLimit(t *testing.T) {
 	clock.Store(&now)
 	nowFunc := func() time.Time { return *clock.Load() }
 	b := setup(t, func(d *web.Deps) {
-		d.Limiter = web.NewLimiter(web.LimiterConfig{PerEmail: 3, PerIP: 5, Window: time.Minute, Now: nowFunc})
+		d.Limiter = web.NewLimiter(web.LimiterConfig{Store: d.Store, PerEmail: 3, PerIP: 5, Window: time.Minute, Now: nowFunc})
 	})
 	c := b.browser(t)
 	for i := range 3 {
@@ -650,12 +685,28 @@ func TestVoicePreview(t *testing.T) {
 		}
 	}
 	if n := b.previews.calls.Load(); n != 1 {
-		t.Errorf("previewer called %d times, want 1 (then the disk cache)", n)
+		t.Errorf("preview requested %d times, want 1 (then it is in the media store)", n)
 	}
-	if _, err := os.Stat(filepath.Join(b.dir, "previews", "de_DE_Anna.mp3")); err != nil {
-		t.Errorf("preview not cached: %v", err)
+	// Another node serves the same preview without asking again.
+	c.base = b.twin(t)
+	wantStatus(t, c.get("/voices/de_DE/Anna/preview.mp3"), 200)
+	if n := b.previews.calls.Load(); n != 1 {
+		t.Errorf("preview requested %d times after the other node served it, want 1", n)
 	}
 	wantStatus(t, c.get("/voices/de_DE/Sally/preview.mp3"), http.StatusNotFound)
+}
+
+func TestVoicePreviewTimeout(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(d *web.Deps) { d.PreviewTimeout = 300 * time.Millisecond })
+	b.previews.never = true
+	c := b.browser(t)
+	c.mustSignIn("ed@acme.test")
+	res := c.get("/voices/en_US/Sally/preview.mp3")
+	wantStatus(t, res, http.StatusServiceUnavailable)
+	if !strings.Contains(res.body, "not ready yet") {
+		t.Errorf("timeout page: %s", res.body)
+	}
 }
 
 func TestSecurityHeaders(t *testing.T) {
@@ -668,5 +719,75 @@ func TestSecurityHeaders(t *testing.T) {
 	}
 	if res.Header.Get("X-Frame-Options") != "DENY" || res.Header.Get("X-Content-Type-Options") != "nosniff" {
 		t.Errorf("headers %v", res.Header)
+	}
+}
+
+// TestAnyNode checks what a user sees does not depend on which node
+// answers: a key created through one node is shown once by another, and
+// sign-in failures count across nodes.
+func TestAnyNode(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	other := b.twin(t)
+	c := b.browser(t)
+	tok := c.mustSignIn("ed@acme.test")
+	wantStatus(t, c.post("/keys", url.Values{"csrf_token": {tok}}), http.StatusSeeOther)
+
+	// A browser of another session gets nothing from the cookie.
+	thief := b.browser(t)
+	thief.mustSignIn("ed@acme.test")
+	u, _ := url.Parse(b.srv.URL + "/keys")
+	for _, ck := range c.client.Jar.Cookies(u) {
+		if ck.Name == "narrator_new_key" {
+			thief.client.Jar.SetCookies(u, []*http.Cookie{{Name: ck.Name, Value: ck.Value, Path: "/keys"}})
+		}
+	}
+
+	c.base = other
+	res := c.get("/keys")
+	wantStatus(t, res, 200)
+	m := regexp.MustCompile(`id="new-key" readonly value="(nk_[0-9a-f]+)"`).FindStringSubmatch(res.body)
+	if m == nil {
+		t.Fatalf("the other node does not show the new key:\n%s", res.body)
+	}
+	c.base = b.srv.URL
+	if res := c.get("/keys"); strings.Contains(res.body, m[1]) {
+		t.Error("the first node shows the key a second time")
+	}
+	if res := thief.get("/keys"); strings.Contains(res.body, m[1]) {
+		t.Error("another session's browser read the new key from the cookie")
+	}
+
+	// Failures on one node count on the other: the default limit is 5 per email.
+	for i := range 5 {
+		n := b.browser(t)
+		if i%2 == 1 {
+			n.base = other
+		}
+		wantStatus(t, n.signIn("ed@acme.test", fmt.Sprintf("wrong %d", i)), http.StatusUnauthorized)
+	}
+	n := b.browser(t)
+	n.base = other
+	wantStatus(t, n.signIn("ed@acme.test", testPassword), http.StatusTooManyRequests)
+}
+
+func TestNewKeyCookieTampered(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	c := b.browser(t)
+	tok := c.mustSignIn("ed@acme.test")
+	wantStatus(t, c.post("/keys", url.Values{"csrf_token": {tok}}), http.StatusSeeOther)
+	u, _ := url.Parse(b.srv.URL + "/keys")
+	for _, ck := range c.client.Jar.Cookies(u) {
+		if ck.Name == "narrator_new_key" {
+			v := []byte(ck.Value)
+			v[len(v)/2] ^= 1
+			c.client.Jar.SetCookies(u, []*http.Cookie{{Name: ck.Name, Value: string(v), Path: "/keys"}})
+		}
+	}
+	res := c.get("/keys")
+	wantStatus(t, res, 200)
+	if strings.Contains(res.body, `id="new-key"`) {
+		t.Error("a tampered cookie showed a key")
 	}
 }

@@ -1,0 +1,560 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/narrator/narrator"
+)
+
+// rowLock ends a SELECT. forUpdate locks the rows it returns until the
+// transaction ends: a writer on another node that wants them waits, then
+// reads what this transaction committed. A row that no longer matches the
+// WHERE clause by then (a deleted audio) is left out.
+type rowLock string
+
+const (
+	noLock    rowLock = ""
+	forUpdate rowLock = "\nFOR UPDATE"
+)
+
+// externalIDIndex is the unique index on the external IDs of a project's
+// live audios.
+const externalIDIndex = "audios_external_id"
+
+// audioColumns are the columns scanAudio reads.
+const audioColumns = `id, project_id, external_id, title, body, author, article_url, metadata,
+	state, error, revision, duration_ms, created_at, updated_at, deleted_at`
+
+func scanAudio(row pgx.Row) (*narrator.Audio, error) {
+	var a narrator.Audio
+	var ext *string
+	var deleted *time.Time
+	if err := row.Scan(&a.ID, &a.ProjectID, &ext, &a.Title, &a.Body, &a.Author, &a.ArticleURL, &a.Metadata,
+		&a.State, &a.Error, &a.Revision, &a.DurationMS, &a.CreatedAt, &a.UpdatedAt, &deleted); err != nil {
+		return nil, err
+	}
+	if ext != nil {
+		a.ExternalID = *ext
+	}
+	if a.Metadata == nil {
+		a.Metadata = map[string]string{}
+	}
+	a.CreatedAt, a.UpdatedAt = a.CreatedAt.UTC(), a.UpdatedAt.UTC()
+	a.Deleted = deleted != nil
+	return &a, nil
+}
+
+func audioNotFound(ref string) error {
+	return narrator.Errorf(narrator.ENOTFOUND, "audio %s not found", ref)
+}
+
+const findAudioByIDSQL = `SELECT ` + audioColumns + ` FROM audios WHERE id = $1`
+
+// findAudioByID returns an audio, deleted or not, without its media.
+func findAudioByID(ctx context.Context, tx pgx.Tx, id int64, lock rowLock) (*narrator.Audio, error) {
+	a, err := scanAudio(tx.QueryRow(ctx, findAudioByIDSQL+string(lock), id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, audioNotFound(strconv.FormatInt(id, 10))
+	}
+	return a, err
+}
+
+const findLiveAudioByIDSQL = `SELECT ` + audioColumns + `
+FROM audios WHERE id = $1 AND project_id = $2 AND deleted_at IS NULL`
+
+const findLiveAudioByExternalIDSQL = `SELECT ` + audioColumns + `
+FROM audios WHERE project_id = $1 AND external_id = $2 AND deleted_at IS NULL`
+
+// findAudioByExternalID returns the live audio of a project with that
+// external ID, without its media.
+func findAudioByExternalID(ctx context.Context, tx pgx.Tx, projectID int64, externalID string, lock rowLock) (*narrator.Audio, error) {
+	a, err := scanAudio(tx.QueryRow(ctx, findLiveAudioByExternalIDSQL+string(lock), projectID, externalID))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, audioNotFound(strconv.Quote(externalID))
+	}
+	return a, err
+}
+
+// resolveAudio finds a live audio of a project by reference: first as its
+// numeric ID, if ref is an integer in canonical form ("12", not "012" or
+// "+12"), then as its external ID. It loads the media.
+func resolveAudio(ctx context.Context, tx pgx.Tx, projectID int64, ref string, lock rowLock) (*narrator.Audio, error) {
+	if id, err := strconv.ParseInt(ref, 10, 64); err == nil && strconv.FormatInt(id, 10) == ref {
+		a, err := scanAudio(tx.QueryRow(ctx, findLiveAudioByIDSQL+string(lock), id, projectID))
+		switch {
+		case err == nil:
+			return a, loadMedia(ctx, tx, a)
+		case !errors.Is(err, pgx.ErrNoRows):
+			return nil, err
+		}
+	}
+	if ref == "" || !narrator.ValidText(ref) {
+		return nil, audioNotFound(strconv.Quote(ref))
+	}
+	a, err := findAudioByExternalID(ctx, tx, projectID, ref, lock)
+	if err != nil {
+		return nil, err
+	}
+	return a, loadMedia(ctx, tx, a)
+}
+
+// loadMediaSQL reads the media of several audios, ordered within an audio
+// as $2 (narrator.MediaTypes) lists their content types.
+const loadMediaSQL = `
+SELECT id, audio_id, content_type, key
+FROM media
+WHERE audio_id = ANY($1)
+ORDER BY audio_id, array_position($2::text[], content_type), id`
+
+// loadMedia sets the Media of the given audios with one query.
+func loadMedia(ctx context.Context, tx pgx.Tx, audios ...*narrator.Audio) error {
+	if len(audios) == 0 {
+		return nil
+	}
+	types := narrator.MediaTypes()
+	byID := make(map[int64]*narrator.Audio, len(audios))
+	ids := make([]int64, len(audios))
+	for i, a := range audios {
+		byID[a.ID] = a
+		ids[i] = a.ID
+		a.Media = make([]narrator.Media, 0, len(types))
+	}
+	rows, err := tx.Query(ctx, loadMediaSQL, ids, types)
+	if err != nil {
+		return fmt.Errorf("load media: %w", err)
+	}
+	var m narrator.Media
+	var key *string
+	_, err = pgx.ForEachRow(rows, []any{&m.ID, &m.AudioID, &m.ContentType, &key}, func() error {
+		if a := byID[m.AudioID]; a != nil {
+			got := m
+			if key != nil {
+				got.Key = *key
+			}
+			a.Media = append(a.Media, got)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("load media: %w", err)
+	}
+	return nil
+}
+
+const addAudioCountSQL = `UPDATE projects SET audio_count = audio_count + $1 WHERE id = $2`
+
+// addAudioCount moves a project's count of live audios by delta, in the
+// transaction that creates or deletes them. It locks the project's row
+// until the transaction ends, so callers run it last.
+func addAudioCount(ctx context.Context, tx pgx.Tx, projectID int64, delta int) error {
+	if _, err := tx.Exec(ctx, addAudioCountSQL, delta, projectID); err != nil {
+		return fmt.Errorf("count audios of project %d: %w", projectID, err)
+	}
+	return nil
+}
+
+const insertAudioSQL = `
+INSERT INTO audios (project_id, external_id, title, body, author, article_url, metadata,
+	state, error, revision, duration_ms, created_at, updated_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+RETURNING id`
+
+const insertMediaSQL = `INSERT INTO media (audio_id, content_type) VALUES ($1, $2) RETURNING id`
+
+// CreateAudio validates a.
+//
+// If a.ExternalID is set and a live audio of a.ProjectID has it, CreateAudio
+// updates that audio as UpdateAudio would with every article field given
+// (title, body, author, article_url and metadata replaced), fills a with the
+// stored result and returns created=false.
+//
+// Otherwise it inserts the audio as narrator.PlanCreate makes it
+// (unprocessed, revision 1) with its media, still without keys, enqueues its
+// synthesis in the same transaction, fills a in and returns created=true.
+// If the enqueuer fails, nothing is stored. It returns ENOTFOUND if the
+// project does not exist.
+//
+// When another node creates an audio with the same external ID at the same
+// moment, the unique index lets one insert through; the other transaction
+// is run once more, finds that audio and updates it.
+func (s *Store) CreateAudio(ctx context.Context, a *narrator.Audio) (created bool, err error) {
+	if err := a.Validate(); err != nil {
+		return false, err
+	}
+	got, created, err := s.createAudioTx(ctx, a)
+	if violatedUnique(err) == externalIDIndex {
+		got, created, err = s.createAudioTx(ctx, a)
+	}
+	if err != nil {
+		return false, fmt.Errorf("create audio in project %d: %w", a.ProjectID, formatError(err, "audio"))
+	}
+	*a = *got
+	return created, nil
+}
+
+// createAudioTx runs createAudio in a transaction of its own.
+func (s *Store) createAudioTx(ctx context.Context, a *narrator.Audio) (*narrator.Audio, bool, error) {
+	tx, err := s.beginWrite(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	defer rollback(ctx, tx)
+	got, created, err := s.createAudio(ctx, tx, a)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return nil, false, fmt.Errorf("commit: %w", err)
+	}
+	return got, created, nil
+}
+
+func (s *Store) createAudio(ctx context.Context, tx pgx.Tx, a *narrator.Audio) (*narrator.Audio, bool, error) {
+	if _, err := findProject(ctx, tx, a.ProjectID); err != nil {
+		return nil, false, err
+	}
+	if a.ExternalID != "" {
+		cur, err := findAudioByExternalID(ctx, tx, a.ProjectID, a.ExternalID, forUpdate)
+		switch {
+		case err == nil:
+			if err := loadMedia(ctx, tx, cur); err != nil {
+				return nil, false, err
+			}
+			got, err := s.updateAudio(ctx, tx, cur, a.Replacement())
+			return got, false, err
+		case narrator.ErrorCode(err) != narrator.ENOTFOUND:
+			return nil, false, err
+		}
+	}
+	got := narrator.PlanCreate(a, s.now())
+	if err := tx.QueryRow(ctx, insertAudioSQL, got.ProjectID, nullString(got.ExternalID), got.Title, got.Body,
+		got.Author, got.ArticleURL, got.Metadata, got.State, got.Error, got.Revision, got.DurationMS,
+		got.CreatedAt, got.UpdatedAt).Scan(&got.ID); err != nil {
+		return nil, false, fmt.Errorf("insert audio: %w", err)
+	}
+	var err error
+	if got.Media, err = insertMedia(ctx, tx, got.ID); err != nil {
+		return nil, false, err
+	}
+	if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: got.ID, Revision: got.Revision}); err != nil {
+		return nil, false, err
+	}
+	if err := addAudioCount(ctx, tx, got.ProjectID, 1); err != nil {
+		return nil, false, err
+	}
+	return &got, true, nil
+}
+
+// insertMedia inserts an audio's media rows, one of each of
+// narrator.MediaTypes and in that order, without keys, and returns them.
+func insertMedia(ctx context.Context, tx pgx.Tx, audioID int64) ([]narrator.Media, error) {
+	var media []narrator.Media
+	for _, ct := range narrator.MediaTypes() {
+		m := narrator.Media{AudioID: audioID, ContentType: ct}
+		if err := tx.QueryRow(ctx, insertMediaSQL, audioID, ct).Scan(&m.ID); err != nil {
+			return nil, fmt.Errorf("insert %s media: %w", ct, err)
+		}
+		media = append(media, m)
+	}
+	return media, nil
+}
+
+// FindAudio returns a live audio of a project by reference: its numeric ID
+// first, then its external ID. It returns ENOTFOUND if neither matches.
+func (s *Store) FindAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error) {
+	tx, err := s.beginRead(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("find audio %q: %w", ref, err)
+	}
+	defer rollback(ctx, tx)
+	a, err := resolveAudio(ctx, tx, projectID, ref, noLock)
+	if err != nil {
+		return nil, fmt.Errorf("find audio %q in project %d: %w", ref, projectID, err)
+	}
+	return a, nil
+}
+
+// UpdateAudio changes a live audio found by reference as FindAudio does. Nil
+// fields of u keep the stored values; the merged audio is validated.
+//
+// A change to title, body or author makes the audio unprocessed again, clears
+// its error, bumps its revision and enqueues its synthesis in the same
+// transaction; its media keep their keys until the new result is published.
+// Other changes do not re-synthesise. UpdatedAt moves only if something
+// changed. It returns ENOTFOUND if the audio is missing, and EINVALID if the
+// new external ID is held by another live audio of the project, including
+// one that another node gives it at the same moment.
+func (s *Store) UpdateAudio(ctx context.Context, projectID int64, ref string, u narrator.AudioUpdate) (*narrator.Audio, error) {
+	got, err := s.updateAudioTx(ctx, projectID, ref, u)
+	if violatedUnique(err) == externalIDIndex {
+		// Another node took the external ID since this transaction looked;
+		// run it again to find that audio and say which one it is.
+		got, err = s.updateAudioTx(ctx, projectID, ref, u)
+	}
+	if violatedUnique(err) == externalIDIndex {
+		err = narrator.Errorf(narrator.EINVALID, "external_id is already used by another audio")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("update audio %q in project %d: %w", ref, projectID, err)
+	}
+	return got, nil
+}
+
+// updateAudioTx runs updateAudio in a transaction of its own, on the audio
+// found by reference and locked.
+func (s *Store) updateAudioTx(ctx context.Context, projectID int64, ref string, u narrator.AudioUpdate) (*narrator.Audio, error) {
+	tx, err := s.beginWrite(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer rollback(ctx, tx)
+	cur, err := resolveAudio(ctx, tx, projectID, ref, forUpdate)
+	if err != nil {
+		return nil, err
+	}
+	got, err := s.updateAudio(ctx, tx, cur, u)
+	if err != nil {
+		return nil, fmt.Errorf("audio %d: %w", cur.ID, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return nil, fmt.Errorf("audio %d: commit: %w", cur.ID, err)
+	}
+	return got, nil
+}
+
+const updateAudioSQL = `
+UPDATE audios SET external_id = $1, title = $2, body = $3, author = $4, article_url = $5, metadata = $6,
+	state = $7, error = $8, revision = $9, updated_at = $10
+WHERE id = $11`
+
+// updateAudio applies u to cur, a live audio locked with its media loaded,
+// as narrator.PlanUpdate decides, and returns the result. A unique
+// violation of externalIDIndex is returned as it is, for the caller to
+// retry.
+func (s *Store) updateAudio(ctx context.Context, tx pgx.Tx, cur *narrator.Audio, u narrator.AudioUpdate) (*narrator.Audio, error) {
+	plan, err := narrator.PlanUpdate(cur, u, s.now())
+	if err != nil || !plan.Changed {
+		return &plan.Next, err
+	}
+	next := &plan.Next
+	if plan.ExternalIDChanged {
+		other, err := findAudioByExternalID(ctx, tx, cur.ProjectID, next.ExternalID, noLock)
+		switch {
+		case err == nil:
+			return nil, narrator.Errorf(narrator.EINVALID, "external_id %q is already used by audio %d", next.ExternalID, other.ID)
+		case narrator.ErrorCode(err) != narrator.ENOTFOUND:
+			return nil, err
+		}
+	}
+	if _, err := tx.Exec(ctx, updateAudioSQL, nullString(next.ExternalID), next.Title, next.Body, next.Author,
+		next.ArticleURL, next.Metadata, next.State, next.Error, next.Revision, next.UpdatedAt, next.ID); err != nil {
+		return nil, err
+	}
+	if plan.Respeak {
+		if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: next.ID, Revision: next.Revision}); err != nil {
+			return nil, err
+		}
+	}
+	return next, nil
+}
+
+const deleteAudioSQL = `UPDATE audios SET deleted_at = $1 WHERE id = $2`
+
+// DeleteAudio marks a live audio, found by reference as FindAudio does, as
+// deleted, and in the same transaction enqueues the removal of its media
+// files. It returns the audio as it was, with Deleted set, or ENOTFOUND.
+func (s *Store) DeleteAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error) {
+	tx, err := s.beginWrite(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("delete audio %q: %w", ref, err)
+	}
+	defer rollback(ctx, tx)
+	a, err := resolveAudio(ctx, tx, projectID, ref, forUpdate)
+	if err != nil {
+		return nil, fmt.Errorf("delete audio %q in project %d: %w", ref, projectID, err)
+	}
+	if _, err := tx.Exec(ctx, deleteAudioSQL, s.now(), a.ID); err != nil {
+		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
+	}
+	if keys := a.MediaKeys(); len(keys) > 0 {
+		if err := s.enqueue(ctx, tx, narrator.DeleteMediaJob{Keys: keys}); err != nil {
+			return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
+		}
+	}
+	if err := addAudioCount(ctx, tx, a.ProjectID, -1); err != nil {
+		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return nil, fmt.Errorf("delete audio %d: commit: %w", a.ID, err)
+	}
+	a.Deleted = true
+	return a, nil
+}
+
+// listAudiosSQL is a range scan of the audios_list index: the zero time
+// of "since" is the year 1, before every audio.
+const listAudiosSQL = `
+SELECT ` + audioColumns + `
+FROM audios
+WHERE project_id = $1 AND deleted_at IS NULL AND created_at >= $2
+ORDER BY created_at DESC, id DESC
+LIMIT $3 OFFSET $4`
+
+// ListAudios returns a page of a project's live audios created at or after
+// since (the zero time means all), newest first with ties broken by
+// descending ID, media included. Pages start at 1; a page past the end gives
+// an empty slice. perPage must be positive.
+func (s *Store) ListAudios(ctx context.Context, projectID int64, since time.Time, page, perPage int) ([]*narrator.Audio, error) {
+	offset, err := narrator.PageOffset(page, perPage)
+	if err != nil {
+		return nil, err
+	}
+	tx, err := s.beginRead(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list audios: %w", err)
+	}
+	defer rollback(ctx, tx)
+	audios, err := queryAudios(ctx, tx, listAudiosSQL, projectID, since, perPage, offset)
+	if err != nil {
+		return nil, fmt.Errorf("list audios of project %d: %w", projectID, err)
+	}
+	return audios, nil
+}
+
+// queryAudios runs a query that selects audioColumns and loads the media
+// of the audios it returns.
+func queryAudios(ctx context.Context, tx pgx.Tx, query string, args ...any) ([]*narrator.Audio, error) {
+	rows, err := tx.Query(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	audios, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*narrator.Audio, error) { return scanAudio(row) })
+	if err != nil {
+		return nil, err
+	}
+	if audios == nil {
+		audios = []*narrator.Audio{}
+	}
+	if err := loadMedia(ctx, tx, audios...); err != nil {
+		return nil, err
+	}
+	return audios, nil
+}
+
+// AudioForSynthesis returns an audio, deleted ones included (with Deleted
+// set, so a worker can skip them), with its media and its project. It
+// returns ENOTFOUND if the audio does not exist.
+func (s *Store) AudioForSynthesis(ctx context.Context, audioID int64) (*narrator.Audio, *narrator.Project, error) {
+	tx, err := s.beginRead(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("audio %d for synthesis: %w", audioID, err)
+	}
+	defer rollback(ctx, tx)
+	a, err := findAudioByID(ctx, tx, audioID, noLock)
+	if err != nil {
+		return nil, nil, fmt.Errorf("audio %d for synthesis: %w", audioID, err)
+	}
+	if err := loadMedia(ctx, tx, a); err != nil {
+		return nil, nil, fmt.Errorf("audio %d for synthesis: %w", audioID, err)
+	}
+	p, err := findProject(ctx, tx, a.ProjectID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("audio %d for synthesis: %w", audioID, err)
+	}
+	return a, p, nil
+}
+
+const setMediaKeySQL = `UPDATE media SET key = $1 WHERE id = $2`
+
+const publishAudioSQL = `
+UPDATE audios SET state = 'processed', error = '', duration_ms = $1, updated_at = $2,
+	lease_holder = NULL, lease_revision = NULL, lease_until = NULL
+WHERE id = $3`
+
+// PublishAudio records the published media of one revision of an audio: it
+// sets each media's key (keys maps content type to key), marks the audio
+// processed with its duration, releases its synthesis lease, and enqueues
+// the removal of the keys it replaced, all in one transaction. It returns
+// ECONFLICT, changing nothing, if the audio is deleted, at another revision
+// or already processed at this one (narrator.PlanPublish): the caller then
+// discards its files. It returns ENOTFOUND if the audio does not exist.
+func (s *Store) PublishAudio(ctx context.Context, audioID int64, revision int, keys map[string]string, durationMS int64) error {
+	tx, err := s.beginWrite(ctx)
+	if err != nil {
+		return fmt.Errorf("publish audio %d: %w", audioID, err)
+	}
+	defer rollback(ctx, tx)
+	if err := s.publishAudio(ctx, tx, audioID, revision, keys, durationMS); err != nil {
+		return fmt.Errorf("publish audio %d revision %d: %w", audioID, revision, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("publish audio %d: commit: %w", audioID, err)
+	}
+	return nil
+}
+
+func (s *Store) publishAudio(ctx context.Context, tx pgx.Tx, audioID int64, revision int, keys map[string]string, durationMS int64) error {
+	a, err := findAudioByID(ctx, tx, audioID, forUpdate)
+	if err != nil {
+		return err
+	}
+	if err := loadMedia(ctx, tx, a); err != nil {
+		return err
+	}
+	plan, err := narrator.PlanPublish(a, revision, keys)
+	if err != nil {
+		return err
+	}
+	for _, m := range plan.Media {
+		if _, err := tx.Exec(ctx, setMediaKeySQL, m.Key, m.ID); err != nil {
+			return fmt.Errorf("set %s key: %w", m.ContentType, err)
+		}
+	}
+	if _, err := tx.Exec(ctx, publishAudioSQL, durationMS, s.now(), audioID); err != nil {
+		return err
+	}
+	if len(plan.Replaced) > 0 {
+		if err := s.enqueue(ctx, tx, narrator.DeleteMediaJob{Keys: plan.Replaced}); err != nil {
+			return fmt.Errorf("remove replaced media: %w", err)
+		}
+	}
+	return nil
+}
+
+const failAudioSQL = `
+UPDATE audios SET state = 'failed', error = $1, updated_at = $2,
+	lease_holder = NULL, lease_revision = NULL, lease_until = NULL
+WHERE id = $3`
+
+// FailAudio marks a revision of an audio as failed, with a message for the
+// publisher, and releases its synthesis lease. It does nothing if the audio
+// is deleted, at another revision, or already processed (a duplicate job
+// succeeded), as narrator.PlanFail decides. It returns ENOTFOUND if the
+// audio does not exist.
+func (s *Store) FailAudio(ctx context.Context, audioID int64, revision int, message string) error {
+	tx, err := s.beginWrite(ctx)
+	if err != nil {
+		return fmt.Errorf("fail audio %d: %w", audioID, err)
+	}
+	defer rollback(ctx, tx)
+	a, err := findAudioByID(ctx, tx, audioID, forUpdate)
+	if err != nil {
+		return fmt.Errorf("fail audio %d: %w", audioID, err)
+	}
+	if !narrator.PlanFail(a, revision) {
+		return nil
+	}
+	if _, err := tx.Exec(ctx, failAudioSQL, message, s.now(), audioID); err != nil {
+		return fmt.Errorf("fail audio %d: %w", audioID, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("fail audio %d: commit: %w", audioID, err)
+	}
+	return nil
+}

@@ -1,0 +1,9 @@
+package postgres
+
+// The hot queries, for the plan tests of package postgres_test.
+const (
+	ListAudiosSQL                = listAudiosSQL
+	FindLiveAudioByExternalIDSQL = findLiveAudioByExternalIDSQL
+	FindLiveAudioByIDSQL         = findLiveAudioByIDSQL
+	LoadMediaSQL                 = loadMediaSQL
+)

@@ -1,0 +1,231 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/postgres"
+	"github.com/narrator/narrator/internal/postgres/pgtest"
+	"github.com/narrator/narrator/internal/storetest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// The store has every method of the suite's interface, which are those of
+// the SQLite store.
+var _ storetest.SchemaStore = (*postgres.Store)(nil)
+
+const createTestJobsSQL = `CREATE TABLE test_jobs (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, job text NOT NULL)`
+
+// migrated is a migrated database with the test_jobs table.
+var migrated = pgtest.Template{Name: "store", Prepare: func(ctx context.Context, url string) error {
+	s, err := postgres.Open(ctx, url, postgres.Options{})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if err := s.Migrate(ctx); err != nil {
+		return err
+	}
+	_, err = s.Pool().Exec(ctx, createTestJobsSQL)
+	return err
+}}
+
+// recorderJobs passes jobs to a storetest.Recorder.
+type recorderJobs struct{ rec *storetest.Recorder }
+
+func (j recorderJobs) InsertTx(_ context.Context, tx pgx.Tx, job narrator.Job) error {
+	if tx == nil {
+		return errors.New("no transaction")
+	}
+	return j.rec.Record(job)
+}
+
+// tableJobs writes each job to the test_jobs table inside the caller's
+// transaction, as River does, then passes it to a recorder.
+type tableJobs struct{ rec *storetest.Recorder }
+
+func (j tableJobs) InsertTx(ctx context.Context, tx pgx.Tx, job narrator.Job) error {
+	row, err := storetest.JobRow(job)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO test_jobs (job) VALUES ($1)`, row); err != nil {
+		return err
+	}
+	return j.rec.Record(job)
+}
+
+// withJobs returns Options whose job inserter is j.
+func withJobs(j postgres.JobInserter) postgres.Options {
+	return postgres.Options{Jobs: func(*pgxpool.Pool) (postgres.JobInserter, error) { return j, nil }}
+}
+
+// mustOpen opens a store on the database at url, closing it at cleanup.
+func mustOpen(tb testing.TB, url string, opts postgres.Options) *postgres.Store {
+	tb.Helper()
+	s, err := postgres.Open(tb.Context(), url, opts)
+	if err != nil {
+		tb.Fatalf("Open: %v", err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestStore(t *testing.T) {
+	t.Parallel()
+	pgtest.URL(t)
+	storetest.Run(t, func(t *testing.T, now func() time.Time, rec *storetest.Recorder) storetest.Store {
+		s := mustOpen(t, pgtest.NewDatabase(t, migrated), withJobs(recorderJobs{rec}))
+		s.Now = now
+		return s
+	})
+}
+
+func TestDatabase(t *testing.T) {
+	t.Parallel()
+	pgtest.URL(t)
+	storetest.RunDatabase(t, func(t *testing.T) storetest.Database {
+		url := pgtest.NewDatabase(t, pgtest.Template{})
+		admin := mustOpen(t, url, postgres.Options{})
+		if _, err := admin.Pool().Exec(t.Context(), createTestJobsSQL); err != nil {
+			t.Fatal(err)
+		}
+		return storetest.Database{
+			Open: func(t *testing.T, now func() time.Time, rec *storetest.Recorder) storetest.SchemaStore {
+				var opts postgres.Options
+				if rec != nil {
+					opts = withJobs(tableJobs{rec})
+				}
+				s := mustOpen(t, url, opts)
+				s.Now = now
+				return s
+			},
+			CommittedJobs: func(t *testing.T) []string {
+				rows, err := admin.Pool().Query(t.Context(), `SELECT job FROM test_jobs ORDER BY id`)
+				if err != nil {
+					t.Fatal(err)
+				}
+				jobs, err := pgx.CollectRows(rows, pgx.RowTo[string])
+				if err != nil {
+					t.Fatal(err)
+				}
+				if jobs == nil {
+					jobs = []string{}
+				}
+				return jobs
+			},
+			CountRows: func(t *testing.T, table string) int {
+				var n int
+				if err := admin.Pool().QueryRow(t.Context(), `SELECT count(*) FROM `+pgx.Identifier{table}.Sanitize()).Scan(&n); err != nil {
+					t.Fatal(err)
+				}
+				return n
+			},
+			RecordMigration: func(t *testing.T, version int) {
+				if _, err := admin.Pool().Exec(t.Context(), `INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, now())`,
+					version, fmt.Sprintf("%04d_future.sql", version)); err != nil {
+					t.Fatal(err)
+				}
+			},
+		}
+	})
+}
+
+func TestOpenErrors(t *testing.T) {
+	t.Parallel()
+	pgtest.URL(t)
+	for _, url := range []string{
+		"postgres://narrator:s3cret-pw@127.0.0.1:1/narrator?connect_timeout=2",
+		"postgres://narrator:s3cret-pw@127.0.0.1:1/narrator?sslmode=nonsense",
+		"host=127.0.0.1 port=1 password=s3cret-pw sslmode=nonsense",
+	} {
+		s, err := postgres.Open(t.Context(), url, postgres.Options{})
+		if err == nil {
+			s.Close()
+			t.Errorf("Open(%q) succeeded", url)
+			continue
+		}
+		if strings.Contains(err.Error(), "s3cret-pw") {
+			t.Errorf("Open error shows the password: %v", err)
+		}
+	}
+}
+
+// bulkLoadSQL fills two projects with audios as doc.go tells a bulk load
+// to: audios, their media, and projects.audio_count.
+const bulkLoadSQL = `
+INSERT INTO accounts (name, created_at) VALUES ('Acme', now());
+INSERT INTO projects (account_id, title, type, language, title_voice, body_voice, created_at)
+SELECT id, 'News ' || n, 'api', 'en_US', 'Mark', 'Sally', now() FROM accounts, generate_series(1, 2) n;
+INSERT INTO audios (project_id, external_id, title, body, author, article_url, state, created_at, updated_at)
+SELECT p.id, 'ext-' || g, 'Title ' || g, 'Body.', '', '', 'processed',
+	now() - g * interval '1 second', now() - g * interval '1 second'
+FROM projects p, generate_series(1, 10000) g;
+INSERT INTO media (audio_id, content_type, key)
+SELECT a.id, t, a.id || '/audio.' || t FROM audios a, unnest(ARRAY['mp3', 'm3u8']) t;
+UPDATE projects p SET audio_count = (SELECT count(*) FROM audios a WHERE a.project_id = p.id AND a.deleted_at IS NULL);
+ANALYZE;
+`
+
+// TestQueryPlans checks, on bulk-loaded projects, that the hot queries use
+// their indexes and that page 1 of the list is read in index order without
+// a sort, and that the store reads what the bulk load wrote.
+func TestQueryPlans(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s := mustOpen(t, pgtest.NewDatabase(t, migrated), postgres.Options{})
+	if _, err := s.Pool().Exec(ctx, bulkLoadSQL); err != nil {
+		t.Fatal(err)
+	}
+	projects, err := s.ListProjects(ctx, 0)
+	if err != nil || len(projects) != 2 || projects[0].AudioCount != 10000 {
+		t.Fatalf("projects = %+v, %v", projects, err)
+	}
+	p := projects[0]
+	list, err := s.ListAudios(ctx, p.ID, time.Time{}, 1, 50)
+	if err != nil || len(list) != 50 || list[0].ExternalID != "ext-1" || list[0].Media[0].Key == "" {
+		t.Fatalf("page 1 = %d audios, %v", len(list), err)
+	}
+	a, err := s.FindAudio(ctx, p.ID, "ext-20")
+	if err != nil || a.ProjectID != p.ID || len(a.Media) != 2 || a.Media[0].ContentType != narrator.ContentTypeMP3 || len(a.Metadata) != 0 {
+		t.Fatalf("FindAudio(ext-20) = %+v, %v", a, err)
+	}
+	for _, tc := range []struct {
+		name, query string
+		args        []any
+		want        string
+	}{
+		{"list", postgres.ListAudiosSQL, []any{p.ID, time.Time{}, 50, 0}, "Index Scan using audios_list"},
+		{"external id", postgres.FindLiveAudioByExternalIDSQL, []any{p.ID, "ext-20"}, "audios_external_id"},
+		{"id", postgres.FindLiveAudioByIDSQL, []any{a.ID, p.ID}, "audios_pkey"},
+		{"media", postgres.LoadMediaSQL, []any{[]int64{a.ID, a.ID + 1}, narrator.MediaTypes()}, "media_audio_id_content_type_key"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rows, err := s.Pool().Query(ctx, "EXPLAIN "+tc.query, tc.args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+			if err != nil {
+				t.Fatal(err)
+			}
+			plan := strings.Join(lines, "\n")
+			t.Logf("%s:\n%s", tc.name, plan)
+			if !strings.Contains(plan, tc.want) {
+				t.Errorf("plan does not use %s", tc.want)
+			}
+			if tc.name == "list" && strings.Contains(plan, "Sort") {
+				t.Errorf("the list is sorted at run time")
+			}
+		})
+	}
+}

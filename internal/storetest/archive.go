@@ -1,0 +1,95 @@
+package storetest
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// ArchiveSizes are the project sizes BenchArchive measures, up to the
+// largest that NARRATOR_BENCH_ARCHIVE allows (default 100,000, so that a
+// plain -bench run stays short; bench/archive.sh sets 1,000,000).
+var ArchiveSizes = []int{1_000, 100_000, 1_000_000}
+
+// FillFunc adds the audios numbered from first to last (1-based, external
+// IDs "bulk-N", processed, with both media) to a project by the store's
+// own bulk SQL, keeping its audio_count right.
+type FillFunc func(b *testing.B, projectID int64, first, last int)
+
+// BenchArchive times the store reads behind the API's requests on one
+// project as it grows: GET one audio (the project check and the audio, by
+// ID and by external ID), list page 1 and page 1,000, and the projects
+// list with audio_count. Each size is a sub-benchmark.
+func BenchArchive(b *testing.B, s Store, fill FillFunc) {
+	largest := 100_000
+	if v := os.Getenv("NARRATOR_BENCH_ARCHIVE"); v != "" {
+		n, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			b.Fatalf("NARRATOR_BENCH_ARCHIVE=%q: %v", v, err)
+		}
+		largest = int(n)
+	}
+	ctx := b.Context()
+	p := mustProject(b, s)
+	have := 0
+	for _, size := range ArchiveSizes {
+		if size > largest {
+			break
+		}
+		start := time.Now()
+		fill(b, p.ID, have+1, size)
+		b.Logf("filled to %d audios in %v", size, time.Since(start).Round(time.Millisecond))
+		have = size
+		mid := strconv.Itoa(size / 2)
+		var byID string
+		if a, err := s.FindAudio(ctx, p.ID, "bulk-"+mid); err != nil {
+			b.Fatal(err)
+		} else {
+			byID = itoa(a.ID)
+		}
+		get := func(ref string) func() error {
+			return func() error {
+				if _, err := s.FindProject(ctx, p.AccountID, p.ID); err != nil {
+					return err
+				}
+				_, err := s.FindAudio(ctx, p.ID, ref)
+				return err
+			}
+		}
+		list := func(page, want int) func() error {
+			return func() error {
+				l, err := s.ListAudios(ctx, p.ID, time.Time{}, page, 50)
+				if err == nil && len(l) != want {
+					err = fmt.Errorf("page %d has %d audios, want %d", page, len(l), want)
+				}
+				return err
+			}
+		}
+		for _, op := range []struct {
+			name string
+			fn   func() error
+		}{
+			{"get_by_id", get(byID)},
+			{"get_by_external_id", get("bulk-" + mid)},
+			{"list_page_1", list(1, 50)},
+			{"list_page_1000", list(1000, min(50, max(0, size-999*50)))},
+			{"list_projects", func() error {
+				ps, err := s.ListProjects(ctx, p.AccountID)
+				if err == nil && (len(ps) != 1 || ps[0].AudioCount != size) {
+					err = fmt.Errorf("projects = %+v, want one of %d audios", ps, size)
+				}
+				return err
+			}},
+		} {
+			b.Run(fmt.Sprintf("audios=%d/%s", size, op.name), func(b *testing.B) {
+				for b.Loop() {
+					if err := op.fn(); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
