@@ -2,6 +2,8 @@ package web
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"sync"
 	"time"
@@ -139,5 +141,14 @@ func (l *Limiter) Succeed(ctx context.Context, email string) error {
 	return nil
 }
 
-func ipKey(ip string) string       { return "ip:" + ip }
-func emailKey(email string) string { return "email:" + email }
+// ipKey and emailKey name a limit's failures in the store. The value is
+// hashed, so that what people type in the email field (sometimes a
+// password) is not kept; a hashed IPv4 address can still be found by
+// trying them all, which is no worse than the logs.
+func ipKey(ip string) string       { return "ip:" + hashHex(ip) }
+func emailKey(email string) string { return "email:" + hashHex(email) }
+
+func hashHex(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}
