@@ -274,8 +274,6 @@ func TestOpenErrors(t *testing.T) {
 	}
 }
 
-func ptr[T any](v T) *T { return &v }
-
 // TestQueryPlans checks that the hot queries use their indexes and sort
 // nothing at run time.
 func TestQueryPlans(t *testing.T) {
