@@ -61,6 +61,10 @@ func MediaContentType(key string) string {
 		return "audio/aac"
 	case ".m4a":
 		return "audio/mp4"
+	case ".vtt":
+		return "text/vtt; charset=utf-8"
+	case ".json":
+		return "application/json"
 	default:
 		return "application/octet-stream"
 	}
