@@ -37,7 +37,7 @@ func TestTranscriptKeys(t *testing.T) {
 		{"a/b/audio.mp3", "a/b/transcript.json", "a/b/transcript.vtt"},
 		{"", "", ""},
 	} {
-		j, v := TranscriptKeys(c.mp3)
+		j, v := narrator.TranscriptKeys(c.mp3)
 		if j != c.json || v != c.vtt {
 			t.Errorf("TranscriptKeys(%q) = %q, %q; want %q, %q", c.mp3, j, v, c.json, c.vtt)
 		}
