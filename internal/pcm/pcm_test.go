@@ -314,6 +314,17 @@ func TestTrimSilence(t *testing.T) {
 			if tt.wantStart >= 0 && got[tt.wantStart] != 1000 {
 				t.Errorf("sound does not start at %d", tt.wantStart)
 			}
+			start, end := pcm.TrimBounds(tt.in, rate)
+			if end-start != len(got) || (len(got) > 0 && &tt.in[start] != &got[0]) {
+				t.Errorf("TrimBounds = %d, %d; TrimSilence kept %d samples", start, end, len(got))
+			}
+			onset := pcm.Onset(tt.in)
+			if tt.wantStart >= 0 && onset != start+tt.wantStart {
+				t.Errorf("Onset = %d, want %d", onset, start+tt.wantStart)
+			}
+			if tt.wantStart < 0 && onset != len(tt.in) {
+				t.Errorf("Onset of silence = %d, want %d", onset, len(tt.in))
+			}
 		})
 	}
 }

@@ -40,30 +40,42 @@ const (
 // result shares memory with samples. It returns an empty slice if samples
 // holds only silence.
 func TrimSilence(samples []int16, rate int) []int16 {
-	threshold := int(math.Ceil(fullScale * math.Pow(10, TrimThresholdDBFS/20)))
+	start, end := TrimBounds(samples, rate)
+	return samples[start:end]
+}
+
+// TrimBounds returns the bounds of the part of samples that TrimSilence
+// keeps: samples[start:end]. Both are 0 if samples holds only silence.
+func TrimBounds(samples []int16, rate int) (start, end int) {
 	margin := int(int64(rate) * int64(trimMargin) / int64(time.Second))
-	loud := func(i int) bool {
-		s := samples[i]
-		return int(s) >= threshold || -int(s) >= threshold
+	first := Onset(samples)
+	if first == len(samples) {
+		return 0, 0
 	}
-	first := -1
-	for i := range samples {
-		if loud(i) {
-			first = i
-			break
-		}
-	}
-	if first < 0 {
-		return samples[:0]
-	}
+	threshold := trimThreshold()
 	last := first
 	for i := len(samples) - 1; i > first; i-- {
-		if loud(i) {
+		if s := int(samples[i]); s >= threshold || -s >= threshold {
 			last = i
 			break
 		}
 	}
-	start := max(0, first-margin)
-	end := min(len(samples), last+1+margin)
-	return samples[start:end]
+	return max(0, first-margin), min(len(samples), last+1+margin)
+}
+
+// Onset returns the index of the first sample whose level reaches
+// TrimThresholdDBFS, where sound begins, or len(samples) if there is none.
+func Onset(samples []int16) int {
+	threshold := trimThreshold()
+	for i, s := range samples {
+		if int(s) >= threshold || -int(s) >= threshold {
+			return i
+		}
+	}
+	return len(samples)
+}
+
+// trimThreshold is TrimThresholdDBFS as a sample value.
+func trimThreshold() int {
+	return int(math.Ceil(fullScale * math.Pow(10, TrimThresholdDBFS/20)))
 }

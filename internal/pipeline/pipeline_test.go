@@ -3,18 +3,26 @@ package pipeline_test
 import (
 	"context"
 	"errors"
+	"html"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	gomp3 "github.com/hajimehoshi/go-mp3"
+
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/localfs"
 	"github.com/narrator/narrator/internal/mp3"
 	"github.com/narrator/narrator/internal/pipeline"
+	"github.com/narrator/narrator/internal/transcript"
 )
 
 // toneEngine is a fake engine: a tone whose length follows the text, so
@@ -216,5 +224,268 @@ func TestParagraphVoices(t *testing.T) {
 		if got := b.engine.voices[text]; got != voice {
 			t.Errorf("%q read by %q, want %q", text, got, voice)
 		}
+	}
+}
+
+// wordEngine is toneEngine that reports one word per space-separated
+// token, spread evenly over the tone, after a leading silence that the
+// pipeline trims.
+type wordEngine struct{ toneEngine }
+
+const wordLead = 0.25 // seconds of silence before the tone
+
+func (e *wordEngine) SynthesizeWords(ctx context.Context, voice, text string, rate float64) ([]int16, int, []narrator.TranscriptWord, error) {
+	tone, sr, err := e.Synthesize(ctx, voice, text, rate)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	samples := append(make([]int16, int(wordLead*float64(sr))), tone...)
+	fields := strings.Fields(text)
+	step := float64(len(tone)) / float64(sr) / float64(len(fields))
+	var words []narrator.TranscriptWord
+	for i, f := range fields {
+		start := wordLead + float64(i)*step
+		words = append(words, narrator.TranscriptWord{Start: start, End: start + step, Text: f})
+	}
+	return samples, sr, words, nil
+}
+
+// readTranscript reads back the transcript stored beside an MP3, checking
+// that its WebVTT form agrees.
+func readTranscript(t *testing.T, media *localfs.Store, mp3Key string) *narrator.Transcript {
+	t.Helper()
+	jsonKey, vttKey := narrator.TranscriptKeys(mp3Key)
+	f, _, err := media.Open(t.Context(), jsonKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tr, err := transcript.ReadJSON(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _, err := media.Open(t.Context(), vttKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	vtt, err := io.ReadAll(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cues := parseVTT(t, string(vtt))
+	if len(cues) != len(tr.Sentences) {
+		t.Fatalf("%d cues for %d sentences", len(cues), len(tr.Sentences))
+	}
+	for i, c := range cues {
+		s := tr.Sentences[i]
+		if math.Abs(c.start-s.Start) > 0.001 || math.Abs(c.end-s.End) > 0.001 {
+			t.Errorf("cue %d spans %.3f-%.3f, sentence %.3f-%.3f", i, c.start, c.end, s.Start, s.End)
+		}
+	}
+	return tr
+}
+
+type cue struct {
+	start, end float64
+	text       string
+}
+
+var reCueTiming = regexp.MustCompile(`^(\d{2,}):(\d{2}):(\d{2})\.(\d{3}) --> (\d{2,}):(\d{2}):(\d{2})\.(\d{3})$`)
+
+// parseVTT reads WebVTT captions strictly enough for the writer's output:
+// a header, then cues of an identifier, a timing line and text.
+func parseVTT(t *testing.T, vtt string) []cue {
+	t.Helper()
+	blocks := strings.Split(strings.TrimRight(vtt, "\n"), "\n\n")
+	if blocks[0] != "WEBVTT" {
+		t.Fatalf("WebVTT header %q", blocks[0])
+	}
+	var cues []cue
+	for _, b := range blocks[1:] {
+		lines := strings.Split(b, "\n")
+		if len(lines) < 3 {
+			t.Fatalf("cue %q", b)
+		}
+		m := reCueTiming.FindStringSubmatch(lines[1])
+		if m == nil {
+			t.Fatalf("cue timing %q", lines[1])
+		}
+		sec := func(h, mi, s, ms string) float64 {
+			n := func(x string) float64 { v, _ := strconv.Atoi(x); return float64(v) }
+			return n(h)*3600 + n(mi)*60 + n(s) + n(ms)/1000
+		}
+		text := html.UnescapeString(strings.Join(lines[2:], "\n"))
+		cues = append(cues, cue{sec(m[1], m[2], m[3], m[4]), sec(m[5], m[6], m[7], m[8]), text})
+	}
+	return cues
+}
+
+// decodeMP3 decodes an MP3 with go-mp3, as a browser would (no gapless
+// trimming), and returns one channel.
+func decodeMP3(t *testing.T, media *localfs.Store, key string) []int16 {
+	t.Helper()
+	f, _, err := media.Open(t.Context(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	d, err := gomp3.NewDecoder(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := io.ReadAll(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]int16, len(raw)/4)
+	for i := range out {
+		out[i] = int16(uint16(raw[4*i]) | uint16(raw[4*i+1])<<8)
+	}
+	return out
+}
+
+// onsets returns where sound starts after each silence of at least gap in
+// decoded audio, in seconds: the first sample of a 5 ms window whose RMS
+// reaches -40 dBFS after gap of windows below it.
+func onsets(samples []int16, gap time.Duration) []float64 {
+	const win = pipeline.SampleRate / 200
+	threshold := 32768 * math.Pow(10, -40.0/20)
+	quietWindows := int(gap.Seconds() * 200)
+	var out []float64
+	quiet := quietWindows // the start counts as after silence
+	for i := 0; i+win <= len(samples); i += win {
+		var sum float64
+		for _, v := range samples[i : i+win] {
+			sum += float64(v) * float64(v)
+		}
+		if math.Sqrt(sum/win) < threshold {
+			quiet++
+			continue
+		}
+		if quiet >= quietWindows {
+			// Refine to the first sample that reaches the threshold.
+			at := i
+			for j := max(0, i-win); j < i+win; j++ {
+				if math.Abs(float64(samples[j])) >= threshold {
+					at = j
+					break
+				}
+			}
+			out = append(out, float64(at)/pipeline.SampleRate)
+		}
+		quiet = 0
+	}
+	return out
+}
+
+// checkSync checks that every sentence's start is within tolerance of an
+// onset in the decoded MP3, each its own and in order.
+func checkSync(t *testing.T, tr *narrator.Transcript, found []float64, tolerance float64) {
+	t.Helper()
+	next := 0
+	for i, s := range tr.Sentences {
+		best, bestAt := math.Inf(1), -1
+		for j := next; j < len(found); j++ {
+			if d := math.Abs(found[j] - s.Start); d < best {
+				best, bestAt = d, j
+			}
+		}
+		if bestAt < 0 || best > tolerance {
+			t.Errorf("sentence %d %q starts at %.3f s; nearest onset %.0f ms away (onsets %.3f)", i, s.Text, s.Start, best*1000, found)
+			continue
+		}
+		t.Logf("sentence %d starts at %.3f s, onset at %.3f s (%+.0f ms)", i, s.Start, found[bestAt], (s.Start-found[bestAt])*1000)
+		next = bestAt + 1
+	}
+}
+
+func TestRenderTranscript(t *testing.T) {
+	t.Parallel()
+	b := setup(t, true)
+	long := strings.Repeat("The committee met again on Tuesday and talked for hours about the budget, ", 5) + "then it went home."
+	body := "<p>It costs $5 &amp; more. Dr. Smith agreed.</p><p>" + long + "</p>"
+	for round := range 2 { // the second rendering comes from the cache
+		keys, d, err := b.pipe.Render(t.Context(), &narrator.Audio{Title: "A <i>title</i>", Author: "Jo", Body: body}, b.proj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := readTranscript(t, b.media, keys[narrator.ContentTypeMP3])
+		var got []string
+		for _, s := range tr.Sentences {
+			got = append(got, s.Text)
+		}
+		want := []string{"A title", "By Jo", "It costs $5 & more.", "Dr. Smith agreed.", long}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("round %d: sentences (-want +got):\n%s", round, diff)
+		}
+		if math.Abs(tr.Duration-d.Seconds()) > 0.001 {
+			t.Errorf("transcript lasts %.3f s, audio %s", tr.Duration, d)
+		}
+		prev := 0.0
+		for i, s := range tr.Sentences {
+			if s.Start < prev || s.End <= s.Start || s.End > tr.Duration || s.Words != nil {
+				t.Errorf("sentence %d spans %.3f-%.3f after %.3f", i, s.Start, s.End, prev)
+			}
+			prev = s.End
+		}
+		checkSync(t, tr, onsets(decodeMP3(t, b.media, keys[narrator.ContentTypeMP3]), 100*time.Millisecond), 0.010)
+	}
+	if n := len(b.engine.calls()); n > 8 {
+		t.Errorf("%d engine calls: the second rendering did not come from the cache", n)
+	}
+}
+
+func TestRenderTranscriptWords(t *testing.T) {
+	t.Parallel()
+	b := setup(t, true)
+	eng := &wordEngine{}
+	engines := map[string]pipeline.Synthesizer{}
+	for _, v := range narrator.Voices() {
+		engines[v.Engine] = eng
+	}
+	cache, err := pipeline.OpenUnitCache(filepath.Join(b.root, "cache"), 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.pipe = pipeline.New(pipeline.Config{Engines: engines, Media: b.media, Cache: cache, ScratchDir: t.TempDir()})
+	var first *narrator.Transcript
+	for round := range 2 { // the second rendering comes from the cache
+		keys, _, err := b.pipe.Render(t.Context(), &narrator.Audio{Body: "One two three. Four five."}, b.proj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := readTranscript(t, b.media, keys[narrator.ContentTypeMP3])
+		if len(tr.Sentences) != 2 {
+			t.Fatalf("sentences %+v", tr.Sentences)
+		}
+		for i, want := range [][]string{{"One", "two", "three."}, {"Four", "five."}} {
+			s := tr.Sentences[i]
+			if len(s.Words) != len(want) {
+				t.Fatalf("sentence %d words %+v, want %q", i, s.Words, want)
+			}
+			for j, w := range s.Words {
+				if w.Text != want[j] {
+					t.Errorf("word %d.%d %q, want %q", i, j, w.Text, want[j])
+				}
+			}
+			// The leading silence was trimmed, with the words: the first
+			// word starts where the sentence does (the tone starts at
+			// once), give or take the 20 ms trimming margin.
+			if d := s.Words[0].Start - s.Start; math.Abs(d) > 0.025 {
+				t.Errorf("sentence %d starts at %.3f, its first word at %.3f", i, s.Start, s.Words[0].Start)
+			}
+			if last := s.Words[len(s.Words)-1]; last.End > s.End+0.025 || last.End < s.End-0.05 {
+				t.Errorf("sentence %d ends at %.3f, its last word at %.3f", i, s.End, last.End)
+			}
+		}
+		if round == 0 {
+			first = tr
+		} else if diff := cmp.Diff(first, tr); diff != "" {
+			t.Errorf("cached rendering's transcript differs (-first +second):\n%s", diff)
+		}
+	}
+	if n := len(eng.calls()); n != 2 {
+		t.Errorf("%d engine calls, want 2", n)
 	}
 }
