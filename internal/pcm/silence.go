@@ -47,15 +47,25 @@ func TrimSilence(samples []int16, rate int) []int16 {
 // TrimBounds returns the bounds of the part of samples that TrimSilence
 // keeps: samples[start:end]. Both are 0 if samples holds only silence.
 func TrimBounds(samples []int16, rate int) (start, end int) {
+	threshold := int(math.Ceil(fullScale * math.Pow(10, TrimThresholdDBFS/20)))
 	margin := int(int64(rate) * int64(trimMargin) / int64(time.Second))
-	first := Onset(samples)
-	if first == len(samples) {
+	loud := func(i int) bool {
+		s := samples[i]
+		return int(s) >= threshold || -int(s) >= threshold
+	}
+	first := -1
+	for i := range samples {
+		if loud(i) {
+			first = i
+			break
+		}
+	}
+	if first < 0 {
 		return 0, 0
 	}
-	threshold := trimThreshold()
 	last := first
 	for i := len(samples) - 1; i > first; i-- {
-		if s := int(samples[i]); s >= threshold || -s >= threshold {
+		if loud(i) {
 			last = i
 			break
 		}
@@ -63,19 +73,31 @@ func TrimBounds(samples []int16, rate int) (start, end int) {
 	return max(0, first-margin), min(len(samples), last+1+margin)
 }
 
-// Onset returns the index of the first sample whose level reaches
-// TrimThresholdDBFS, where sound begins, or len(samples) if there is none.
-func Onset(samples []int16) int {
-	threshold := trimThreshold()
+// onsetWindow is the length over which Onset measures the level.
+const onsetWindow = 10 * time.Millisecond
+
+// Onset returns where the level of samples first reaches dbfs: the middle
+// of the first 10 ms window whose RMS does. It returns -1 if none does.
+func Onset(samples []int16, rate int, dbfs float64) int {
+	win := max(1, int(int64(rate)*int64(onsetWindow)/int64(time.Second)))
+	if len(samples) < win {
+		win = len(samples)
+	}
+	if win == 0 {
+		return -1
+	}
+	t := fullScale * math.Pow(10, dbfs/20)
+	threshold := t * t * float64(win) // on the sum of squares
+	var sum float64
 	for i, s := range samples {
-		if int(s) >= threshold || -int(s) >= threshold {
-			return i
+		sum += float64(s) * float64(s)
+		if i >= win {
+			old := float64(samples[i-win])
+			sum -= old * old
+		}
+		if i >= win-1 && sum >= threshold {
+			return i + 1 - win + win/2
 		}
 	}
-	return len(samples)
-}
-
-// trimThreshold is TrimThresholdDBFS as a sample value.
-func trimThreshold() int {
-	return int(math.Ceil(fullScale * math.Pow(10, TrimThresholdDBFS/20)))
+	return -1
 }

@@ -313,10 +313,35 @@ func (p *Pipeline) unit(ctx context.Context, u speak.Unit, v narrator.Voice) (sp
 	}
 	return spoken{
 		samples: append(e.samples, pcm.Silence(SampleRate, u.Pause)...),
-		onset:   pcm.Onset(e.samples),
+		onset:   speechOnset(e.samples),
 		end:     len(e.samples),
 		words:   e.words,
 	}, nil
+}
+
+// Levels between which speech is taken to begin (RMS over 10 ms): the
+// silence thresholds that onset detectors commonly use. Soft onsets (f, s,
+// h) take up to about 80 ms to rise from the one to the other.
+const (
+	onsetLowDBFS  = -55.0
+	onsetHighDBFS = -35.0
+)
+
+// speechOnset returns where a unit's speech begins, for its cue: midway
+// between where its level reaches onsetLowDBFS and onsetHighDBFS, so that
+// the cue is within 50 ms of the start that either threshold finds. The
+// samples are normalised to pcm.DefaultTargetDBFS, so the levels are
+// absolute.
+func speechOnset(samples []int16) int {
+	low := pcm.Onset(samples, SampleRate, onsetLowDBFS)
+	if low < 0 {
+		return 0
+	}
+	high := pcm.Onset(samples, SampleRate, onsetHighDBFS)
+	if high < 0 {
+		return low
+	}
+	return (low + high) / 2
 }
 
 // synthesize speaks text and brings it to the output format: one rate, no

@@ -1,0 +1,78 @@
+//go:build e2e
+
+package pipeline_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/festival"
+	"github.com/narrator/narrator/internal/flite"
+	"github.com/narrator/narrator/internal/localfs"
+	"github.com/narrator/narrator/internal/pipeline"
+	"github.com/narrator/narrator/internal/proctest"
+)
+
+// TestTranscriptSyncFestival renders an article with the default English
+// voices (festival's for the body) and checks, on the decoded MP3, that every WebVTT cue starts
+// within 50 ms of where its sentence's speech begins (after the silence
+// between sentences), as the issue requires.
+func TestTranscriptSyncFestival(t *testing.T) {
+	for _, p := range []string{"festival", "flite", "lame"} {
+		proctest.NeedProgram(t, p, "scripts/deps.sh test")
+	}
+	if _, err := os.Stat("/usr/share/festival/voices/us/cmu_us_slt_arctic_hts"); err != nil {
+		proctest.Missing(t, "festival HTS voice", "scripts/deps.sh test")
+	}
+	media, err := localfs.New(filepath.Join(t.TempDir(), "media"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fest, err := festival.New(festival.Options{Procs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fest.Close() })
+	fl, err := flite.New(flite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fl.Close() })
+	p := pipeline.New(pipeline.Config{
+		Engines:    map[string]pipeline.Synthesizer{narrator.EngineFestival: fest, narrator.EngineFlite: fl},
+		Media:      media,
+		ScratchDir: t.TempDir(),
+	})
+	title, body, _ := narrator.DefaultVoices("en_US")
+	if body.Engine != narrator.EngineFestival {
+		t.Fatalf("the default English body voice %s is not festival's", body.Name)
+	}
+	proj := &narrator.Project{ID: 1, Language: "en_US", TitleVoice: title.Name, BodyVoice: body.Name}
+	article := `<p>The council met on Tuesday evening. Its members voted on the new budget.</p>
+<p>Several residents spoke before the vote. Most of them asked for more money for the library.</p>
+<h2>What happens next</h2>
+<p>The mayor will sign the budget in March. Work on the bridge starts in the summer!</p>
+<p>Few knew why. Fish swim. She said so.</p>`
+	keys, _, err := p.Render(t.Context(), &narrator.Audio{Title: "Council approves the budget", Body: article}, proj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := readTranscript(t, media, keys[narrator.ContentTypeMP3])
+	if len(tr.Sentences) != 11 {
+		t.Fatalf("%d sentences, want the title, a heading and nine", len(tr.Sentences))
+	}
+	// The shortest pause between sentences is 250 ms; speech inside a
+	// sentence has shorter gaps. Where speech starts depends on the
+	// silence threshold, for soft onsets (f, s, h) by up to 80 ms: the
+	// cues must hold for the usual ones.
+	decoded := decodeMP3(t, media, keys[narrator.ContentTypeMP3])
+	for _, dbfs := range []float64{-50, -45, -40, -35} {
+		t.Run(fmt.Sprintf("%.0fdBFS", dbfs), func(t *testing.T) {
+			checkSync(t, tr, onsets(decoded, 200*time.Millisecond, dbfs), 0.050)
+		})
+	}
+}
