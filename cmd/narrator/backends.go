@@ -69,6 +69,7 @@ var (
 	_ httpapi.Store        = purgingStore{}
 	_ web.Store            = purgingStore{}
 	_ pipeline.MediaWriter = mediaStore(nil)
+	_ httpapi.MediaOpener  = mediaStore(nil)
 )
 
 // backends are a command's open store, job queue and media store.

@@ -254,7 +254,7 @@ func (s *server) routes() (http.Handler, error) {
 		return mux, nil
 	}
 	st := purgingStore{dataStore: s.backends.store, purger: jobs.NewDeleteMediaWorker(s.backends.media), logger: s.logger}
-	api := httpapi.NewServer(httpapi.Deps{Store: st, Logger: s.logger, MediaURL: s.cfg.MediaURL})
+	api := httpapi.NewServer(httpapi.Deps{Store: st, Logger: s.logger, MediaURL: s.cfg.MediaURL, Media: s.backends.media})
 	mux.Handle("/api/", api)
 	mux.Handle("/media/", http.StripPrefix("/media/", mediaserve.New(s.backends.media, s.logger)))
 	dash, err := newDashboard(s.cfg, st, s.backends, s.logger, api)

@@ -18,6 +18,7 @@ import (
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/httpapi"
 	"github.com/narrator/narrator/internal/jobs"
+	"github.com/narrator/narrator/internal/localfs"
 	"github.com/narrator/narrator/internal/sqlite"
 )
 
@@ -25,6 +26,7 @@ import (
 // queue (not started: jobs are inserted and left alone).
 type testBundle struct {
 	store   *sqlite.Store
+	media   *localfs.Store
 	srv     *httptest.Server
 	account int64
 	key     string
@@ -47,12 +49,17 @@ func setup(t *testing.T) *testBundle {
 	if err := jobs.MigrateSQLite(ctx, st.DB()); err != nil {
 		t.Fatal(err)
 	}
+	media, err := localfs.New(filepath.Join(t.TempDir(), "media"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	srv := httptest.NewServer(httpapi.NewServer(httpapi.Deps{
 		Store:    st,
 		MediaURL: func(key string) string { return "https://media.test/media/" + key },
+		Media:    media,
 	}))
 	t.Cleanup(srv.Close)
-	b := &testBundle{store: st, srv: srv}
+	b := &testBundle{store: st, media: media, srv: srv}
 	b.account, b.key = b.newAccount(t, "Acme")
 	b.project = b.newProject(t, b.account)
 	return b

@@ -11,6 +11,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/transcript"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -65,6 +68,24 @@ func TestGoldens(t *testing.T) {
 			return []exchange{
 				record("GET", audio+"?api_key="+key, nil),
 				record("GET", b.audioPath(999)+"?api_key="+key, nil),
+			}
+		}},
+		{"get_transcript", func() []exchange {
+			before := record("GET", audio+"/transcript?api_key="+key, nil)
+			data, err := transcript.MarshalJSON(&narrator.Transcript{Duration: 2.5, Sentences: []narrator.TranscriptSentence{
+				{Start: 0.025, End: 0.6, Text: "T"},
+				{Start: 1.3, End: 2.1, Text: "Hello.", Words: []narrator.TranscriptWord{{Start: 1.3, End: 2.1, Text: "hello"}}},
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := b.media.Put(t.Context(), "token/transcript.json", bytes.NewReader(data)); err != nil {
+				t.Fatal(err)
+			}
+			return []exchange{
+				before,
+				record("GET", audio+"/transcript?api_key="+key, nil),
+				record("GET", b.audioPath(999)+"/transcript?api_key="+key, nil),
 			}
 		}},
 		{"update_audio", func() []exchange {

@@ -43,6 +43,8 @@ type Deps struct {
 	Logger *slog.Logger
 	// MediaURL turns a media key into the absolute URL clients fetch it from.
 	MediaURL func(key string) string
+	// Media reads published media, for the transcript extension.
+	Media MediaOpener
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 	// MaxBodyBytes caps request bodies; DefaultMaxBodyBytes when zero.
@@ -62,6 +64,7 @@ type Server struct {
 	store    Store
 	logger   *slog.Logger
 	mediaURL func(string) string
+	media    MediaOpener
 	now      func() time.Time
 	maxBody  int64
 	mux      *http.ServeMux
@@ -73,6 +76,7 @@ func NewServer(d Deps) *Server {
 		store:    d.Store,
 		logger:   d.Logger,
 		mediaURL: d.MediaURL,
+		media:    d.Media,
 		now:      d.Now,
 		maxBody:  d.MaxBodyBytes,
 		mux:      http.NewServeMux(),
