@@ -13,6 +13,7 @@ import (
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/config"
+	"github.com/narrator/narrator/internal/festival"
 	"github.com/narrator/narrator/internal/httpapi"
 	"github.com/narrator/narrator/internal/jobs"
 	"github.com/narrator/narrator/internal/localfs"
@@ -55,21 +56,22 @@ type mediaStore interface {
 
 // Compile-time checks that the implementations fit their consumers.
 var (
-	_ dataStore            = (*sqlite.Store)(nil)
-	_ dataStore            = (*postgres.Store)(nil)
-	_ postgres.JobInserter = (*jobs.Queue[pgx.Tx])(nil)
-	_ jobQueue             = (*jobs.Queue[pgx.Tx])(nil)
-	_ sqlite.JobInserter   = (*jobs.Queue[*sql.Tx])(nil)
-	_ jobQueue             = (*jobs.Queue[*sql.Tx])(nil)
-	_ mediaStore           = (*localfs.Store)(nil)
-	_ mediaStore           = (*s3.Store)(nil)
-	_ copyMedia            = mediaStore(nil)
-	_ jobs.Renderer        = (*pipeline.Pipeline)(nil)
-	_ jobs.VoicePreviewer  = (*pipeline.Pipeline)(nil)
-	_ httpapi.Store        = purgingStore{}
-	_ web.Store            = purgingStore{}
-	_ pipeline.MediaWriter = mediaStore(nil)
-	_ httpapi.MediaOpener  = mediaStore(nil)
+	_ dataStore                = (*sqlite.Store)(nil)
+	_ dataStore                = (*postgres.Store)(nil)
+	_ postgres.JobInserter     = (*jobs.Queue[pgx.Tx])(nil)
+	_ jobQueue                 = (*jobs.Queue[pgx.Tx])(nil)
+	_ sqlite.JobInserter       = (*jobs.Queue[*sql.Tx])(nil)
+	_ jobQueue                 = (*jobs.Queue[*sql.Tx])(nil)
+	_ mediaStore               = (*localfs.Store)(nil)
+	_ mediaStore               = (*s3.Store)(nil)
+	_ copyMedia                = mediaStore(nil)
+	_ jobs.Renderer            = (*pipeline.Pipeline)(nil)
+	_ jobs.VoicePreviewer      = (*pipeline.Pipeline)(nil)
+	_ httpapi.Store            = purgingStore{}
+	_ web.Store                = purgingStore{}
+	_ pipeline.MediaWriter     = mediaStore(nil)
+	_ httpapi.MediaOpener      = mediaStore(nil)
+	_ pipeline.WordSynthesizer = (*festival.Engine)(nil)
 )
 
 // backends are a command's open store, job queue and media store.

@@ -65,6 +65,32 @@ func TestTranscriptSyncFestival(t *testing.T) {
 	if len(tr.Sentences) != 11 {
 		t.Fatalf("%d sentences, want the title, a heading and nine", len(tr.Sentences))
 	}
+	// festival reports words; they lie within their sentences, in order,
+	// the first where the sentence starts.
+	for i, sent := range tr.Sentences {
+		v := body
+		if i == 0 {
+			v = title
+		}
+		if v.Engine != narrator.EngineFestival {
+			continue
+		}
+		if len(sent.Words) == 0 {
+			t.Errorf("sentence %d %q has no words", i, sent.Text)
+			continue
+		}
+		prev := sent.Start
+		for _, w := range sent.Words {
+			if w.Start < prev || w.End < w.Start || w.End > sent.End {
+				t.Errorf("sentence %d (%.3f-%.3f): word %q spans %.3f-%.3f after %.3f", i, sent.Start, sent.End, w.Text, w.Start, w.End, prev)
+			}
+			prev = w.End
+		}
+		if d := sent.Words[0].Start - sent.Start; d > 0.05 {
+			t.Errorf("sentence %d starts at %.3f s, its first word at %.3f s", i, sent.Start, sent.Words[0].Start)
+		}
+		t.Logf("sentence %d %.3f-%.3f: words %.3f-%.3f", i, sent.Start, sent.End, sent.Words[0].Start, sent.Words[len(sent.Words)-1].End)
+	}
 	// The shortest pause between sentences is 250 ms; speech inside a
 	// sentence has shorter gaps. Where speech starts depends on the
 	// silence threshold, for soft onsets (f, s, h) by up to 80 ms: the

@@ -36,10 +36,13 @@ func transcriptOf(units []speak.Unit, spans []span, d time.Duration) *narrator.T
 			cur = &t.Sentences[len(t.Sentences)-1]
 		}
 		cur.End = max(at(sp.end), cur.Start)
-		base := at(sp.unitStart)
+		// Words lie within their unit's speech: an engine's word boundary
+		// may fall a little before the level that starts the sentence.
+		base, from, to := at(sp.unitStart), at(sp.start), at(sp.end)
 		for _, w := range sp.words {
+			start := min(max(base+w.Start, from), to)
 			cur.Words = append(cur.Words, narrator.TranscriptWord{
-				Start: min(base+w.Start, dur), End: min(base+w.End, dur), Text: w.Text,
+				Start: start, End: min(max(base+w.End, start), to), Text: w.Text,
 			})
 		}
 	}
