@@ -278,8 +278,9 @@ func (c *copier) importAudios(ctx context.Context, audios []*narrator.Audio) (in
 	return n, nil
 }
 
-// copyFiles copies the published media files of an audio: the MP3, and the
-// playlist with every segment it names.
+// copyFiles copies the published media files of an audio: the MP3 with
+// the transcript beside it (renderings made before transcripts have none),
+// and the playlist with every segment it names.
 func (c *copier) copyFiles(ctx context.Context, a *narrator.Audio) error {
 	for _, m := range a.Media {
 		switch {
@@ -287,6 +288,16 @@ func (c *copier) copyFiles(ctx context.Context, a *narrator.Audio) error {
 		case m.ContentType == narrator.ContentTypeM3U8:
 			if err := c.copyPlaylist(ctx, m.Key); err != nil {
 				return err
+			}
+		case m.ContentType == narrator.ContentTypeMP3:
+			if err := c.copyFile(ctx, m.Key); err != nil {
+				return err
+			}
+			jsonKey, vttKey := narrator.TranscriptKeys(m.Key)
+			for _, k := range []string{jsonKey, vttKey} {
+				if err := c.copyFile(ctx, k); err != nil && !errors.Is(err, narrator.ErrBlobNotFound) {
+					return err
+				}
 			}
 		default:
 			if err := c.copyFile(ctx, m.Key); err != nil {
