@@ -130,12 +130,14 @@ func ReadJSON(r io.Reader) (*narrator.Transcript, error) {
 
 // VTT returns t as WebVTT captions: one cue per sentence, numbered from 1,
 // its text escaped so that no markup or cue syntax can come from the
-// article.
+// article. A cue lasts at least a millisecond, as players drop empty ones.
 func VTT(t *narrator.Transcript) []byte {
 	var b bytes.Buffer
 	b.WriteString("WEBVTT\n")
 	for i, s := range t.Sentences {
-		fmt.Fprintf(&b, "\n%d\n%s --> %s\n%s\n", i+1, timestamp(s.Start), timestamp(s.End), cueText(s.Text))
+		start := roundMS(max(s.Start, 0))
+		end := max(roundMS(s.End), start+0.001)
+		fmt.Fprintf(&b, "\n%d\n%s --> %s\n%s\n", i+1, timestamp(start), timestamp(end), cueText(s.Text))
 	}
 	return b.Bytes()
 }

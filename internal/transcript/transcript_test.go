@@ -100,13 +100,15 @@ func TestVTT(t *testing.T) {
 	tr.Sentences = append(tr.Sentences,
 		narrator.TranscriptSentence{Start: 3725.0005, End: 3726.9996, Text: "Two\n\nlines -- > and\r\nmore"},
 		narrator.TranscriptSentence{Start: 3727, End: 3728, Text: "WEBVTT NOTE 1 --> 2"},
+		narrator.TranscriptSentence{Start: 3728.5, End: 3728.5, Text: "Empty span"},
 	)
 	got := string(transcript.VTT(tr))
 	want := "WEBVTT\n" +
 		"\n1\n00:00:00.000 --> 00:00:02.310\nAs written.\n" +
 		"\n2\n00:00:02.560 --> 00:00:04.000\nOdd \"text\" &lt;b&gt;&amp;amp;&lt;/b&gt; --&gt; here\n" +
 		"\n3\n01:02:05.001 --> 01:02:07.000\nTwo lines -- &gt; and more\n" +
-		"\n4\n01:02:07.000 --> 01:02:08.000\nWEBVTT NOTE 1 --&gt; 2\n"
+		"\n4\n01:02:07.000 --> 01:02:08.000\nWEBVTT NOTE 1 --&gt; 2\n" +
+		"\n5\n01:02:08.500 --> 01:02:08.501\nEmpty span\n"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
