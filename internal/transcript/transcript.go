@@ -34,7 +34,11 @@ func (s Seconds) MarshalJSON() ([]byte, error) {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return nil, fmt.Errorf("transcript time %v is not a number of seconds", f)
 	}
-	return strconv.AppendFloat(nil, roundMS(f), 'f', -1, 64), nil
+	r := roundMS(f)
+	if r == 0 {
+		r = 0 // not -0
+	}
+	return strconv.AppendFloat(nil, r, 'f', -1, 64), nil
 }
 
 // Document is the JSON form of a transcript.

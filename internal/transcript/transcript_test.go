@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -39,6 +40,19 @@ func TestMarshalJSONWireShape(t *testing.T) {
 	}
 	if !json.Valid(got) {
 		t.Error("not valid JSON")
+	}
+}
+
+func TestSecondsJSON(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[float64]string{0: "0", -0.0001: "0", 1.0005: "1.001", 2.3099999: "2.31", 86400.25: "86400.25", 1e-7: "0", 123456.789: "123456.789"} {
+		got, err := json.Marshal(transcript.Seconds(in))
+		if err != nil || string(got) != want {
+			t.Errorf("Seconds(%v) = %s, %v; want %s", in, got, err, want)
+		}
+	}
+	if _, err := json.Marshal(transcript.Seconds(math.Inf(1))); err == nil {
+		t.Error("infinity marshalled")
 	}
 }
 
