@@ -5,6 +5,7 @@ package pipeline_test
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -28,7 +29,8 @@ func TestTranscriptSyncFestival(t *testing.T) {
 	if _, err := os.Stat("/usr/share/festival/voices/us/cmu_us_slt_arctic_hts"); err != nil {
 		proctest.Missing(t, "festival HTS voice", "scripts/deps.sh test")
 	}
-	media, err := localfs.New(filepath.Join(t.TempDir(), "media"))
+	root := filepath.Join(t.TempDir(), "media")
+	media, err := localfs.New(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,4 +103,19 @@ func TestTranscriptSyncFestival(t *testing.T) {
 			checkSync(t, tr, onsets(decoded, 200*time.Millisecond, dbfs), 0.050)
 		})
 	}
+	// The HLS stream, decoded by ffmpeg from its first sample (as players
+	// start its timeline at its first PTS), keeps the same time.
+	t.Run("hls", func(t *testing.T) {
+		proctest.NeedProgram(t, "ffmpeg", "scripts/deps.sh test")
+		playlist := filepath.Join(root, filepath.FromSlash(keys[narrator.ContentTypeM3U8]))
+		raw, err := exec.CommandContext(t.Context(), "ffmpeg", "-v", "error", "-i", playlist, "-f", "s16le", "-ac", "1", "-").Output()
+		if err != nil {
+			t.Fatalf("ffmpeg: %v", err)
+		}
+		hls := make([]int16, len(raw)/2)
+		for i := range hls {
+			hls[i] = int16(uint16(raw[2*i]) | uint16(raw[2*i+1])<<8)
+		}
+		checkSync(t, tr, onsets(hls, 200*time.Millisecond, -40), 0.050)
+	})
 }
