@@ -11,7 +11,6 @@ import (
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/enginetest"
 	"github.com/narrator/narrator/internal/festival"
-	"github.com/narrator/narrator/internal/pcm"
 	"github.com/narrator/narrator/internal/proctest"
 )
 
@@ -175,54 +174,4 @@ func BenchmarkUnitParallel(b *testing.B) {
 			}
 		}
 	})
-}
-
-func TestSynthesizeWords(t *testing.T) {
-	t.Parallel()
-	e := mustEngine(t, festival.Options{Procs: 1})
-	const text = "The council met on Tuesday evening, said Doctor Smith."
-	want := strings.Fields("The council met on Tuesday evening said Doctor Smith")
-	var lastEnd [2]float64
-	for i, rate := range []float64{1, 2} {
-		samples, sr, words, err := e.SynthesizeWords(t.Context(), voice, text, rate)
-		if err != nil {
-			t.Fatal(err)
-		}
-		length := float64(len(samples)) / float64(sr)
-		if len(words) != len(want) {
-			t.Fatalf("rate %g: words %+v, want %q", rate, words, want)
-		}
-		prev := 0.0
-		for j, w := range words {
-			if !strings.EqualFold(w.Text, want[j]) {
-				t.Errorf("rate %g: word %d is %q, want %q", rate, j, w.Text, want[j])
-			}
-			if w.Start < prev || w.End <= w.Start || w.End > length {
-				t.Errorf("rate %g: word %q spans %.3f-%.3f after %.3f, in %.3f s", rate, w.Text, w.Start, w.End, prev, length)
-			}
-			prev = w.End
-		}
-		// The spans match the sound: the first word starts where sound does,
-		// and the last ends before the trailing silence.
-		onset := float64(pcm.Onset(samples, sr, -40)) / float64(sr)
-		if d := words[0].Start - onset; d < -0.06 || d > 0.06 {
-			t.Errorf("rate %g: first word at %.3f s, sound at %.3f s", rate, words[0].Start, onset)
-		}
-		_, end := pcm.TrimBounds(samples, sr)
-		if d := float64(end)/float64(sr) - words[len(words)-1].End; d < -0.06 || d > 0.15 {
-			t.Errorf("rate %g: last word ends at %.3f s, sound at %.3f s", rate, words[len(words)-1].End, float64(end)/float64(sr))
-		}
-		lastEnd[i] = words[len(words)-1].End
-		// Synthesize gives the same speech.
-		plain, _, err := e.Synthesize(t.Context(), voice, text, rate)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(plain) != len(samples) {
-			t.Errorf("rate %g: Synthesize made %d samples, SynthesizeWords %d", rate, len(plain), len(samples))
-		}
-	}
-	if r := lastEnd[1] / lastEnd[0]; r < 0.4 || r > 0.6 {
-		t.Errorf("twice the rate: words end at %.3f s, at normal rate %.3f s", lastEnd[1], lastEnd[0])
-	}
 }
