@@ -293,7 +293,8 @@ func (w *DeleteMediaWorker) Purge(ctx context.Context, keys []string) error {
 }
 
 // prefixes returns the distinct folders of keys. All files of one rendering
-// (MP3, playlist, segments) share a folder named by a random token.
+// (MP3, playlist, segments, transcript) share a folder named by a random
+// token.
 func prefixes(keys []string) []string {
 	seen := map[string]bool{}
 	var out []string
