@@ -367,11 +367,30 @@ func (p *Pipeline) synthesize(ctx context.Context, text string, v narrator.Voice
 		samples = pcm.Resample(samples, sr, SampleRate)
 	}
 	start, end := pcm.TrimBounds(samples, SampleRate)
-	samples = samples[start:end]
+	samples = pcm.Normalize(samples[start:end], SampleRate, pcm.DefaultTargetDBFS)
+	cut := leadIn(samples)
+	samples = samples[cut:]
 	return cacheEntry{
-		samples: pcm.Normalize(samples, SampleRate, pcm.DefaultTargetDBFS),
-		words:   shiftWords(words, float64(start)/SampleRate, float64(len(samples))/SampleRate),
+		samples: samples,
+		words:   shiftWords(words, float64(start+cut)/SampleRate, float64(len(samples))/SampleRate),
 	}, nil
+}
+
+// leadMargin is the sound kept before the level at which speech begins.
+const leadMargin = 20 * time.Millisecond
+
+// leadIn returns how many samples of faint sound come before a unit's
+// speech, beyond leadMargin: a click or breath far quieter than speech
+// (flite's voices start with one, 150 ms before the words) that silence
+// trimming keeps. Cutting it puts the unit's first sound where its speech
+// begins, which is where its cue starts.
+func leadIn(samples []int16) int {
+	on := pcm.Onset(samples, SampleRate, onsetLowDBFS)
+	if on < 0 {
+		return 0
+	}
+	// Onset is the middle of a 10 ms window; keep the window and the margin.
+	return max(0, on-SampleRate/200-int(leadMargin.Seconds()*SampleRate))
 }
 
 // shiftWords moves word spans back by off seconds, as the samples before

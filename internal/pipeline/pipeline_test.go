@@ -32,6 +32,10 @@ type toneEngine struct {
 	texts  []string
 	voices map[string]string // text → engine voice
 	fail   string            // text that fails
+	// click starts every unit with a faint click, 150 ms before the tone,
+	// as flite's voices do: loud enough to survive silence trimming, far
+	// quieter than speech.
+	click bool
 }
 
 func (e *toneEngine) Synthesize(ctx context.Context, voice, text string, rate float64) ([]int16, int, error) {
@@ -50,6 +54,15 @@ func (e *toneEngine) Synthesize(ctx context.Context, voice, text string, rate fl
 	out := make([]int16, n)
 	for i := range out {
 		out[i] = int16(8000 * math.Sin(2*math.Pi*220*float64(i)/sr))
+	}
+	if e.click {
+		lead := make([]int16, sr*150/1000)
+		// 5 ms of 1 kHz, which lame keeps however faint: -45 dBFS peak
+		// and -56 dBFS RMS over 10 ms after normalising (-5 dB).
+		for i := range sr / 200 {
+			lead[i] = int16(180 * math.Sin(2*math.Pi*1000*float64(i)/sr))
+		}
+		out = append(lead, out...)
 	}
 	return out, sr, nil
 }
@@ -488,4 +501,22 @@ func TestRenderTranscriptWords(t *testing.T) {
 	if n := len(eng.calls()); n != 2 {
 		t.Errorf("%d engine calls, want 2", n)
 	}
+}
+
+func TestTranscriptCutsFaintLeadIn(t *testing.T) {
+	t.Parallel()
+	b := setup(t, false)
+	b.engine.click = true
+	keys, _, err := b.pipe.Render(t.Context(), &narrator.Audio{Title: "A title", Body: body}, b.proj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := readTranscript(t, b.media, keys[narrator.ContentTypeMP3])
+	// A detector that hears the click would put each sentence 150 ms early:
+	// no sound may come before the cues.
+	found := onsets(decodeMP3(t, b.media, keys[narrator.ContentTypeMP3]), 100*time.Millisecond, -60)
+	if len(found) != len(tr.Sentences) {
+		t.Errorf("sound starts at %.3f s, the %d sentences at %+v", found, len(tr.Sentences), tr.Sentences)
+	}
+	checkSync(t, tr, found, 0.010)
 }

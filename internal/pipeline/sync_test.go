@@ -98,7 +98,7 @@ func TestTranscriptSyncFestival(t *testing.T) {
 	// silence threshold, for soft onsets (f, s, h) by up to 80 ms: the
 	// cues must hold for the usual ones.
 	decoded := decodeMP3(t, media, keys[narrator.ContentTypeMP3])
-	for _, dbfs := range []float64{-50, -45, -40, -35} {
+	for _, dbfs := range []float64{-55, -50, -45, -40, -35} {
 		t.Run(fmt.Sprintf("%.0fdBFS", dbfs), func(t *testing.T) {
 			checkSync(t, tr, onsets(decoded, 200*time.Millisecond, dbfs), 0.050)
 		})
