@@ -9,8 +9,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/narrator/narrator"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -59,7 +62,7 @@ func TestGoldens(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := b.store.PublishAudio(t.Context(), a.ID, a.Revision, map[string]string{"mp3": "token/audio.mp3", "m3u8": "token/audio.m3u8"}, 2500); err != nil {
+			if err := b.store.PublishAudio(t.Context(), a.ID, a.Revision, narrator.Rendering{Keys: map[string]string{"mp3": "token/audio.mp3", "m3u8": "token/audio.m3u8"}, Bytes: map[string]int64{"mp3": 1000, "m3u8": 100}, Duration: 2500 * time.Millisecond}); err != nil {
 				t.Fatal(err)
 			}
 			return []exchange{

@@ -17,6 +17,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path"
 	"runtime"
 	"time"
 
@@ -57,6 +58,8 @@ type Synthesizer interface {
 // MediaWriter stores published media.
 type MediaWriter interface {
 	Put(ctx context.Context, key string, r io.Reader) error
+	// Open is used for the size of what was stored (narrator.BlobInfo).
+	Open(ctx context.Context, key string) (io.ReadSeekCloser, narrator.BlobInfo, error)
 	DeletePrefix(ctx context.Context, prefix string) error
 }
 
@@ -112,11 +115,37 @@ func New(cfg Config) *Pipeline {
 	return p
 }
 
-// Render synthesises an audio and stores its MP3, its HLS playlist and the
+// Render renders an audio (see render) and returns the keys of its MP3 and
+// playlist with their sizes as the media store reports them, which is what
+// a podcast feed announces, and its duration. On error it removes whatever
+// it stored.
+func (p *Pipeline) Render(ctx context.Context, a *narrator.Audio, proj *narrator.Project) (r narrator.Rendering, err error) {
+	keys, d, err := p.render(ctx, a, proj)
+	if err != nil {
+		return narrator.Rendering{}, err
+	}
+	r = narrator.Rendering{Keys: keys, Bytes: make(map[string]int64, len(keys)), Duration: d}
+	for ct, key := range keys {
+		f, info, err := p.media.Open(ctx, key)
+		if err == nil {
+			err = f.Close()
+		}
+		if err != nil {
+			if derr := p.media.DeletePrefix(context.WithoutCancel(ctx), path.Dir(key)+"/"); derr != nil {
+				p.logger.Warn("remove unpublished media", "key", key, "err", derr)
+			}
+			return narrator.Rendering{}, fmt.Errorf("size of %s: %w", key, err)
+		}
+		r.Bytes[ct] = info.Size
+	}
+	return r, nil
+}
+
+// render synthesises an audio and stores its MP3, its HLS playlist and the
 // playlist's segments in a new folder named by a random token. It returns
 // the keys of the MP3 and the playlist by content type, and the duration.
 // On error it removes whatever it stored.
-func (p *Pipeline) Render(ctx context.Context, a *narrator.Audio, proj *narrator.Project) (keys map[string]string, d time.Duration, err error) {
+func (p *Pipeline) render(ctx context.Context, a *narrator.Audio, proj *narrator.Project) (keys map[string]string, d time.Duration, err error) {
 	var rules []speak.Rule
 	if p.rules != nil {
 		prons, err := p.rules.ListPronunciations(ctx, proj.ID)

@@ -89,10 +89,11 @@ const body = `<p>The first paragraph has two sentences. This is the second one.<
 func TestRender(t *testing.T) {
 	t.Parallel()
 	b := setup(t, false)
-	keys, d, err := b.pipe.Render(t.Context(), &narrator.Audio{Title: "A title", Body: body}, b.proj)
+	r, err := b.pipe.Render(t.Context(), &narrator.Audio{Title: "A title", Body: body}, b.proj)
 	if err != nil {
 		t.Fatal(err)
 	}
+	keys, d := r.Keys, r.Duration
 	calls := b.engine.calls()
 	if len(calls) != 4 {
 		t.Fatalf("engine calls %q, want title and three sentences", calls)
@@ -128,11 +129,31 @@ func TestRender(t *testing.T) {
 	}
 }
 
+// TestRenderSizes checks that a rendering reports the sizes of its files as
+// they are on disk: a podcast feed announces them as enclosure lengths.
+func TestRenderSizes(t *testing.T) {
+	t.Parallel()
+	b := setup(t, false)
+	r, err := b.pipe.Render(t.Context(), &narrator.Audio{Title: "Sizes", Body: body}, b.proj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ct := range narrator.MediaTypes() {
+		fi, err := os.Stat(filepath.Join(b.media.Root(), filepath.FromSlash(r.Keys[ct])))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Bytes[ct] != fi.Size() || fi.Size() == 0 {
+			t.Errorf("%s: reported %d bytes, file has %d", ct, r.Bytes[ct], fi.Size())
+		}
+	}
+}
+
 func TestRenderFailureLeavesNothing(t *testing.T) {
 	t.Parallel()
 	b := setup(t, false)
 	b.engine.fail = "second one"
-	if _, _, err := b.pipe.Render(t.Context(), &narrator.Audio{Body: body}, b.proj); err == nil {
+	if _, err := b.pipe.Render(t.Context(), &narrator.Audio{Body: body}, b.proj); err == nil {
 		t.Fatal("no error")
 	}
 	entries, err := os.ReadDir(filepath.Join(b.root, "media"))
@@ -147,7 +168,7 @@ func TestRenderFailureLeavesNothing(t *testing.T) {
 func TestRenderNothingToRead(t *testing.T) {
 	t.Parallel()
 	b := setup(t, false)
-	_, _, err := b.pipe.Render(t.Context(), &narrator.Audio{Body: "<script>x()</script>"}, b.proj)
+	_, err := b.pipe.Render(t.Context(), &narrator.Audio{Body: "<script>x()</script>"}, b.proj)
 	if narrator.ErrorCode(err) != narrator.EINVALID {
 		t.Errorf("error %v, want EINVALID", err)
 	}
@@ -156,12 +177,12 @@ func TestRenderNothingToRead(t *testing.T) {
 func TestCacheResynthesizesOnlyChanges(t *testing.T) {
 	t.Parallel()
 	b := setup(t, true)
-	if _, _, err := b.pipe.Render(t.Context(), &narrator.Audio{Title: "A title", Body: body}, b.proj); err != nil {
+	if _, err := b.pipe.Render(t.Context(), &narrator.Audio{Title: "A title", Body: body}, b.proj); err != nil {
 		t.Fatal(err)
 	}
 	first := len(b.engine.calls())
 	changed := strings.Replace(body, "second one", "changed one", 1)
-	if _, _, err := b.pipe.Render(t.Context(), &narrator.Audio{Title: "A title", Body: changed}, b.proj); err != nil {
+	if _, err := b.pipe.Render(t.Context(), &narrator.Audio{Title: "A title", Body: changed}, b.proj); err != nil {
 		t.Fatal(err)
 	}
 	calls := b.engine.calls()[first:]
@@ -178,7 +199,7 @@ func TestRulesApply(t *testing.T) {
 		Media:   b.media,
 		Rules:   ruleList{{Phrase: "nginx", Say: "engine x"}},
 	})
-	if _, _, err := b.pipe.Render(t.Context(), &narrator.Audio{Body: "We run nginx."}, b.proj); err != nil {
+	if _, err := b.pipe.Render(t.Context(), &narrator.Audio{Body: "We run nginx."}, b.proj); err != nil {
 		t.Fatal(err)
 	}
 	if calls := b.engine.calls(); len(calls) != 1 || !strings.Contains(calls[0], "engine x") {
@@ -200,7 +221,7 @@ func TestParagraphVoices(t *testing.T) {
 	t.Parallel()
 	b := setup(t, false)
 	body := `<p>Read by the body voice.</p><p data-voice="Richard">Read by Richard.</p><p data-speechkit-voice="Nobody">Unknown voices fall back.</p>`
-	if _, _, err := b.pipe.Render(t.Context(), &narrator.Audio{Title: "Voices", Body: body}, b.proj); err != nil {
+	if _, err := b.pipe.Render(t.Context(), &narrator.Audio{Title: "Voices", Body: body}, b.proj); err != nil {
 		t.Fatal(err)
 	}
 	richard, _ := narrator.LookupVoice("en_US", "Richard")

@@ -251,10 +251,10 @@ INSERT INTO audios (id, project_id, external_id, title, body, author, article_ur
 	state, error, revision, duration_ms, created_at, updated_at)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
-const importMediaSQL = `INSERT INTO media (id, audio_id, content_type, key) VALUES (?, ?, ?, ?)`
+const importMediaSQL = `INSERT INTO media (id, audio_id, content_type, key, bytes) VALUES (?, ?, ?, ?, ?)`
 
 // ImportAudios inserts, in one transaction and with their IDs, the live
-// audios the store lacks, with their media (IDs and keys) and every field
+// audios the store lacks, with their media (IDs, keys and sizes) and every field
 // as given, counts them in their projects, and enqueues the synthesis of
 // those that narrator.Audio.AwaitsSynthesis says need it. An audio whose ID
 // the store holds, live or deleted, is left as it is if
@@ -306,7 +306,7 @@ func (s *Store) importAudio(ctx context.Context, tx *sql.Tx, a *narrator.Audio) 
 		return false, formatError(err, fmt.Sprintf("an audio with external_id %q in project %d", a.ExternalID, a.ProjectID))
 	}
 	for _, m := range a.Media {
-		if _, err := tx.ExecContext(ctx, importMediaSQL, m.ID, a.ID, m.ContentType, nullString(m.Key)); err != nil {
+		if _, err := tx.ExecContext(ctx, importMediaSQL, m.ID, a.ID, m.ContentType, nullString(m.Key), m.Bytes); err != nil {
 			return false, fmt.Errorf("insert %s media %d: %w", m.ContentType, m.ID, formatError(err, fmt.Sprintf("media %d", m.ID)))
 		}
 	}
