@@ -72,6 +72,11 @@ type Store interface {
 	ImportMeta(ctx context.Context, e *narrator.Export) error
 	ExportAudios(ctx context.Context, afterID int64, limit int) ([]*narrator.Audio, error)
 	ImportAudios(ctx context.Context, audios []*narrator.Audio) (inserted int, err error)
+
+	FindFeed(ctx context.Context, projectID int64) (*narrator.Feed, error)
+	SaveFeed(ctx context.Context, f *narrator.Feed) error
+	RotateFeedToken(ctx context.Context, projectID int64, token string) (*narrator.Feed, error)
+	FeedByToken(ctx context.Context, token string, limit int) (*narrator.FeedContent, error)
 }
 
 // SchemaStore is a Store with what a process does with it besides reading
@@ -218,6 +223,7 @@ func Run(t *testing.T, newStore NewStoreFunc) {
 		{"Session", sessionTests},
 		{"Time", timeTests},
 		{"Copy", copyTests(newStore)},
+		{"Feed", feedTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
