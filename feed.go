@@ -39,6 +39,11 @@ const (
 // MaxFeedItems is how many audios a feed lists at most: the newest ones.
 const MaxFeedItems = 300
 
+// FeedBodyChars is how much of each audio's body a feed reads, in
+// characters: enough for an item's description, and a bounded read
+// however long the articles are.
+const FeedBodyChars = 2_000
+
 // feedTokenBytes is the randomness in a feed token: 256 bits, far beyond
 // guessing, written as 43 characters of URL-safe base64.
 const feedTokenBytes = 32
@@ -205,7 +210,8 @@ type FeedContent struct {
 	Feed    *Feed
 	Project *Project
 	// Audios are the project's processed, live audios, newest first (by
-	// creation, then ID), at most MaxFeedItems.
+	// creation, then ID), with their media. Their Body holds only its first
+	// FeedBodyChars characters.
 	Audios []*Audio
 	// AudiosChangedAt is the latest time any audio of the project, listed
 	// or not, was created, changed or deleted; zero if it has none. An

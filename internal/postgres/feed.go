@@ -121,10 +121,13 @@ func (s *Store) RotateFeedToken(ctx context.Context, projectID int64, token stri
 
 const feedByTokenSQL = `SELECT ` + feedColumns + ` FROM feeds WHERE token = $1 AND enabled`
 
-// feedAudiosSQL reads the index audios_feed: the first entries of the
-// project's processed live audios, however many it has.
+// feedAudiosSQL selects the columns scanAudio reads, the body cut to its
+// first narrator.FeedBodyChars characters. It reads the first entries of
+// the index audios_feed: the project's processed live audios, however many
+// it has in other states.
 const feedAudiosSQL = `
-SELECT ` + audioColumns + `
+SELECT id, project_id, external_id, title, left(body, $3), author, article_url, metadata,
+	state, error, revision, duration_ms, created_at, updated_at, deleted_at
 FROM audios
 WHERE project_id = $1 AND deleted_at IS NULL AND state = 'processed'
 ORDER BY created_at DESC, id DESC
@@ -141,7 +144,7 @@ SELECT (SELECT updated_at FROM audios WHERE project_id = $1 ORDER BY updated_at 
 // FeedByToken returns what the turned-on feed whose token is token shows
 // (narrator.FeedContent), read in one transaction: the feed, its project,
 // up to limit of the project's processed live audios, newest first, with
-// their media, and when the project's audios last changed. It reads a
+// their media and the start of their body, and when the project's audios last changed. It reads a
 // bounded number of rows however many audios the project has. It returns
 // ENOTFOUND if no turned-on feed has that token, and EINVALID if limit is
 // not positive.
@@ -169,7 +172,7 @@ func (s *Store) FeedByToken(ctx context.Context, token string, limit int) (*narr
 	if c.Project, err = findProject(ctx, tx, f.ProjectID); err != nil {
 		return nil, fmt.Errorf("read feed of project %d: %w", f.ProjectID, err)
 	}
-	if c.Audios, err = queryAudios(ctx, tx, feedAudiosSQL, f.ProjectID, limit); err != nil {
+	if c.Audios, err = queryAudios(ctx, tx, feedAudiosSQL, f.ProjectID, limit, narrator.FeedBodyChars); err != nil {
 		return nil, fmt.Errorf("read feed of project %d: audios: %w", f.ProjectID, err)
 	}
 	var updated, deleted *time.Time

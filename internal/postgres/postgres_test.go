@@ -208,7 +208,7 @@ func TestQueryPlans(t *testing.T) {
 		{"external id", postgres.FindLiveAudioByExternalIDSQL, []any{p.ID, "ext-20"}, "audios_external_id"},
 		{"id", postgres.FindLiveAudioByIDSQL, []any{a.ID, p.ID}, "audios_pkey"},
 		{"media", postgres.LoadMediaSQL, []any{[]int64{a.ID, a.ID + 1}, narrator.MediaTypes()}, "media_audio_id_content_type_key"},
-		{"feed audios", postgres.FeedAudiosSQL, []any{p.ID, narrator.MaxFeedItems}, "Index Scan using audios_feed"},
+		{"feed audios", postgres.FeedAudiosSQL, []any{p.ID, narrator.MaxFeedItems, narrator.FeedBodyChars}, "Index Scan using audios_feed"},
 		{"feed changed", postgres.AudiosChangedSQL, []any{p.ID}, "Index Only Scan Backward using audios_changed"},
 		{"feed deleted", postgres.AudiosChangedSQL, []any{p.ID}, "Index Only Scan Backward using audios_deleted"},
 	} {

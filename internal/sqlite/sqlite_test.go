@@ -289,7 +289,7 @@ func TestQueryPlans(t *testing.T) {
 		{"media", loadMediaSQL, []any{"[1,2]", `["mp3","m3u8"]`}, "sqlite_autoindex_media_1"},
 		{"api key", authenticateAPIKeySQL, []any{[]byte("x")}, "sqlite_autoindex_api_keys_1"},
 		{"feed", feedByTokenSQL, []any{"x"}, "sqlite_autoindex_feeds_1"},
-		{"feed audios", feedAudiosSQL, []any{1, 300}, "audios_feed"},
+		{"feed audios", feedAudiosSQL, []any{2000, 1, 300}, "audios_feed"},
 		{"feed changed", audiosChangedSQL, []any{1}, "audios_changed"},
 		{"feed deleted", audiosChangedSQL, []any{1}, "audios_list"},
 	} {

@@ -165,7 +165,11 @@ var feedTests = []test{
 			t.Fatal(err)
 		}
 		b.clock.Advance(time.Minute)
-		publish("p4")
+		long := newAudio(p.ID, "p4")
+		long.Body = strings.Repeat("é", narrator.FeedBodyChars) + " and more."
+		mustCreateAudio(t, b.store, long)
+		mustPublish(t, b.store, long, "v1")
+		processed = append(processed, long)
 		otherProject := mustProjectOf(t, b.store, p.AccountID)
 		b.clock.Advance(time.Minute)
 		mustPublish(t, b.store, mustAudio(t, b.store, otherProject.ID, "elsewhere"), "v1")
@@ -173,7 +177,11 @@ var feedTests = []test{
 		c = mustFeedContent(t, b.store, feedToken('a'), 10)
 		want := []int64{processed[3].ID, processed[2].ID, processed[1].ID, processed[0].ID}
 		wantEqual(t, "feed audios", ids(c.Audios), want)
-		wantAudio(t, c.Audios[0], mustFindAudio(t, b.store, p.ID, "p4"))
+		wantAudio(t, c.Audios[1], mustFindAudio(t, b.store, p.ID, "p3"))
+		// Bodies are cut, by characters.
+		cut := mustFindAudio(t, b.store, p.ID, "p4")
+		cut.Body = strings.Repeat("é", narrator.FeedBodyChars)
+		wantAudio(t, c.Audios[0], cut)
 		if m := c.Audios[0].Media[0]; m.Bytes == 0 || m.Bytes != 100*int64(len(m.Key)) {
 			t.Errorf("listed media %+v lacks its size", m)
 		}
