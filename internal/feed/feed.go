@@ -91,7 +91,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
 	}
-	body, err := Render(c, h.cfg.MediaURL, h.cfg.PublicURL)
+	body, err := render(c, h.cfg.MediaURL, h.cfg.PublicURL)
 	if err != nil {
 		h.cfg.Logger.ErrorContext(r.Context(), "render feed", "project_id", c.Feed.ProjectID, "err", err)
 		http.Error(w, "internal error", http.StatusInternalServerError)
@@ -115,9 +115,9 @@ func notFound(w http.ResponseWriter) {
 	http.Error(w, "feed not found", http.StatusNotFound)
 }
 
-// Render returns the RSS document of c, with media URLs from mediaURL and
+// render returns the RSS document of c, with media URLs from mediaURL and
 // publicURL as the base of the feed's own URL.
-func Render(c *narrator.FeedContent, mediaURL func(key string) string, publicURL string) ([]byte, error) {
+func render(c *narrator.FeedContent, mediaURL func(key string) string, publicURL string) ([]byte, error) {
 	doc := newDocument(c, mediaURL, publicURL)
 	var buf bytes.Buffer
 	buf.WriteString(xmlHeader)
