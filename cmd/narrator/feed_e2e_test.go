@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"github.com/mmcdole/gofeed"
 
 	"github.com/narrator/narrator"
@@ -180,5 +181,75 @@ func TestPodcastFeed(t *testing.T) {
 		t.Fatalf("no new feed URL after rotation")
 	} else if res, _ := fetch(t, m[1]); res.StatusCode != 200 {
 		t.Errorf("new feed URL: %d", res.StatusCode)
+	}
+}
+
+// TestPodcastFeedInBrowser turns a feed on, gives it a new URL and turns it
+// off from the dashboard in headless chromium, with screenshots of the
+// page on a laptop and on a phone.
+func TestPodcastFeedInBrowser(t *testing.T) {
+	chromium := chromiumPath(t)
+	data, acct, proj := fixture(t)
+	const email, password = "ed@acme.test", "a long enough password"
+	if _, err := runCLIStdin(t, password+"\n", "users", "create", "--data", data, "--account", fmt.Sprint(acct.ID), "--email", email); err != nil {
+		t.Fatal(err)
+	}
+	s := startServer(t, data, freeAddr(t), "--engine-standin", "20ms")
+	shots := screenshotDir(t)
+	ctx := newBrowser(t, chromium)
+	var feedURL, rotatedURL, loc, flash string
+	var hasURL bool
+	browse(t, ctx, "sign in",
+		chromedp.Navigate(fmt.Sprintf("%s/projects/%d", s.base, proj.ID)),
+		chromedp.WaitVisible("#signin-form"),
+		chromedp.SendKeys("#email", email),
+		chromedp.SendKeys("#password", password),
+		chromedp.Submit("#signin-form"),
+		chromedp.WaitVisible(`a[href$="/feed"]`),
+	)
+	browse(t, ctx, "turn the feed on",
+		chromedp.Click(`a[href$="/feed"]`),
+		chromedp.WaitVisible("#feed-form"),
+		shoot(t, shots, "feed-new"),
+		chromedp.SendKeys("#f-description", "The day's stories, read aloud."),
+		chromedp.SendKeys("#f-author", "Acme News"),
+		chromedp.SetValue("#f-category", "News > Daily News"),
+		chromedp.Submit("#feed-form"),
+		chromedp.WaitVisible("#feed-url"),
+		chromedp.Value("#feed-url", &feedURL),
+		chromedp.Location(&loc),
+		shoot(t, shots, "feed-on"),
+	)
+	if !strings.HasSuffix(loc, fmt.Sprintf("/projects/%d/feed", proj.ID)) {
+		t.Errorf("after saving at %s", loc)
+	}
+	if res, raw := fetch(t, feedURL); res.StatusCode != 200 || !strings.Contains(string(raw), `<itunes:category text="Daily News">`) {
+		t.Fatalf("feed %s: %d\n%s", feedURL, res.StatusCode, raw)
+	}
+	browse(t, ctx, "new URL",
+		chromedp.Click(`#feed-rotate-form button`),
+		chromedp.WaitVisible("#feed-url"),
+		chromedp.Value("#feed-url", &rotatedURL),
+		chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile),
+		shoot(t, shots, "feed-phone"),
+		chromedp.EmulateViewport(1280, 900),
+	)
+	if rotatedURL == feedURL {
+		t.Fatal("the feed URL did not change")
+	}
+	if res, _ := fetch(t, feedURL); res.StatusCode != 404 {
+		t.Errorf("old feed URL: %d", res.StatusCode)
+	}
+	browse(t, ctx, "turn off",
+		chromedp.Click(`#feed-off-form button`),
+		chromedp.WaitVisible("#feed-off"),
+		chromedp.Text(".flash", &flash, chromedp.NodeVisible),
+		chromedp.Evaluate(`!!document.querySelector('#feed-url')`, &hasURL),
+	)
+	if hasURL || !strings.Contains(flash, "off") {
+		t.Errorf("after turning off: URL shown %v, flash %q", hasURL, flash)
+	}
+	if res, _ := fetch(t, rotatedURL); res.StatusCode != 404 {
+		t.Errorf("feed turned off: %d", res.StatusCode)
 	}
 }
