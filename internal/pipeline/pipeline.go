@@ -58,7 +58,8 @@ type Synthesizer interface {
 // MediaWriter stores published media.
 type MediaWriter interface {
 	Put(ctx context.Context, key string, r io.Reader) error
-	// Open is used for the size of what was stored (narrator.BlobInfo).
+	// Open gives the size of a stored object (its BlobInfo); Render does
+	// not read it.
 	Open(ctx context.Context, key string) (io.ReadSeekCloser, narrator.BlobInfo, error)
 	DeletePrefix(ctx context.Context, prefix string) error
 }
@@ -119,12 +120,12 @@ func New(cfg Config) *Pipeline {
 // playlist with their sizes as the media store reports them, which is what
 // a podcast feed announces, and its duration. On error it removes whatever
 // it stored.
-func (p *Pipeline) Render(ctx context.Context, a *narrator.Audio, proj *narrator.Project) (r narrator.Rendering, err error) {
+func (p *Pipeline) Render(ctx context.Context, a *narrator.Audio, proj *narrator.Project) (narrator.Rendering, error) {
 	keys, d, err := p.render(ctx, a, proj)
 	if err != nil {
 		return narrator.Rendering{}, err
 	}
-	r = narrator.Rendering{Keys: keys, Bytes: make(map[string]int64, len(keys)), Duration: d}
+	r := narrator.Rendering{Keys: keys, Bytes: make(map[string]int64, len(keys)), Duration: d}
 	for ct, key := range keys {
 		f, info, err := p.media.Open(ctx, key)
 		if err == nil {
