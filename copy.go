@@ -14,6 +14,10 @@ type Export struct {
 	Projects       []*Project
 	Users          []*User // with their password hashes
 	Pronunciations []*Pronunciation
+	// Feeds are the podcast feeds with their tokens, so that subscribers'
+	// URLs keep working. A target that has a feed for a project already
+	// keeps its own.
+	Feeds []*Feed
 	// LastIDs are the highest IDs the store has given, deleted rows'
 	// included.
 	LastIDs LastIDs

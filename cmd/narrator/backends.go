@@ -13,6 +13,7 @@ import (
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/config"
+	"github.com/narrator/narrator/internal/feed"
 	"github.com/narrator/narrator/internal/festival"
 	"github.com/narrator/narrator/internal/httpapi"
 	"github.com/narrator/narrator/internal/jobs"
@@ -29,6 +30,7 @@ import (
 type dataStore interface {
 	httpapi.Store
 	web.Store
+	feed.Store
 	jobs.Store
 	pipeline.RuleSource
 	copyStore
@@ -69,6 +71,7 @@ var (
 	_ jobs.VoicePreviewer      = (*pipeline.Pipeline)(nil)
 	_ httpapi.Store            = purgingStore{}
 	_ web.Store                = purgingStore{}
+	_ feed.Store               = purgingStore{}
 	_ pipeline.MediaWriter     = mediaStore(nil)
 	_ httpapi.MediaOpener      = mediaStore(nil)
 	_ pipeline.WordSynthesizer = (*festival.Engine)(nil)

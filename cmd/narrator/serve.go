@@ -15,6 +15,7 @@ import (
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/config"
 	"github.com/narrator/narrator/internal/espeak"
+	"github.com/narrator/narrator/internal/feed"
 	"github.com/narrator/narrator/internal/festival"
 	"github.com/narrator/narrator/internal/flite"
 	"github.com/narrator/narrator/internal/httpapi"
@@ -235,8 +236,8 @@ func (s *server) close(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// routes returns the node's HTTP handler: the API, the media, the health
-// check and the dashboard on nodes that serve; only the health check on
+// routes returns the node's HTTP handler: the API, the media, the podcast
+// feeds, the health check and the dashboard on nodes that serve; only the health check on
 // worker nodes.
 func (s *server) routes() (http.Handler, error) {
 	mux := http.NewServeMux()
@@ -257,6 +258,7 @@ func (s *server) routes() (http.Handler, error) {
 	api := httpapi.NewServer(httpapi.Deps{Store: st, Logger: s.logger, MediaURL: s.cfg.MediaURL, Media: s.backends.media})
 	mux.Handle("/api/", api)
 	mux.Handle("/media/", http.StripPrefix("/media/", mediaserve.New(s.backends.media, s.logger)))
+	mux.Handle("GET /feeds/{name}", feed.New(feed.Config{Store: st, MediaURL: s.cfg.MediaURL, PublicURL: s.cfg.PublicURL, Logger: s.logger}))
 	dash, err := newDashboard(s.cfg, st, s.backends, s.logger, api)
 	if err != nil {
 		return nil, err

@@ -406,7 +406,7 @@ func TestUpdateAudio(t *testing.T) {
 	publish := func(t *testing.T, rev int) {
 		t.Helper()
 		keys := map[string]string{"mp3": fmt.Sprintf("tok%d/audio.mp3", rev), "m3u8": fmt.Sprintf("tok%d/audio.m3u8", rev)}
-		if err := b.store.PublishAudio(t.Context(), id, rev, keys, 1234); err != nil {
+		if err := b.store.PublishAudio(t.Context(), id, rev, narrator.Rendering{Keys: keys, Bytes: map[string]int64{"mp3": 1000, "m3u8": 100}, Duration: 1234 * time.Millisecond}); err != nil {
 			t.Fatal(err)
 		}
 	}

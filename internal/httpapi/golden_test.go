@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -62,7 +63,7 @@ func TestGoldens(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := b.store.PublishAudio(t.Context(), a.ID, a.Revision, map[string]string{"mp3": "token/audio.mp3", "m3u8": "token/audio.m3u8"}, 2500); err != nil {
+			if err := b.store.PublishAudio(t.Context(), a.ID, a.Revision, narrator.Rendering{Keys: map[string]string{"mp3": "token/audio.mp3", "m3u8": "token/audio.m3u8"}, Bytes: map[string]int64{"mp3": 1000, "m3u8": 100}, Duration: 2500 * time.Millisecond}); err != nil {
 				t.Fatal(err)
 			}
 			return []exchange{

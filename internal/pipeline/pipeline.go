@@ -125,14 +125,14 @@ func New(cfg Config) *Pipeline {
 // Render synthesises an audio and stores its MP3, its HLS playlist and the
 // playlist's segments in a new folder named by a random token, and beside
 // them the transcript (narrator.TranscriptKeys). It returns the keys of the
-// MP3 and the playlist by content type, and the duration. On error it
-// removes whatever it stored.
-func (p *Pipeline) Render(ctx context.Context, a *narrator.Audio, proj *narrator.Project) (keys map[string]string, d time.Duration, err error) {
+// MP3 and the playlist by content type with their sizes, which a podcast
+// feed announces, and the duration. On error it removes whatever it stored.
+func (p *Pipeline) Render(ctx context.Context, a *narrator.Audio, proj *narrator.Project) (_ narrator.Rendering, err error) {
 	var rules []speak.Rule
 	if p.rules != nil {
 		prons, err := p.rules.ListPronunciations(ctx, proj.ID)
 		if err != nil {
-			return nil, 0, fmt.Errorf("load pronunciation rules: %w", err)
+			return narrator.Rendering{}, fmt.Errorf("load pronunciation rules: %w", err)
 		}
 		for _, r := range prons {
 			rules = append(rules, speak.Rule{Phrase: r.Phrase, Say: r.Say})
@@ -140,15 +140,15 @@ func (p *Pipeline) Render(ctx context.Context, a *narrator.Audio, proj *narrator
 	}
 	units := speak.Script(proj.Language, a.Title, a.Author, a.Body, rules)
 	if len(units) == 0 {
-		return nil, 0, narrator.Errorf(narrator.EINVALID, "the article has no text that can be read aloud.")
+		return narrator.Rendering{}, narrator.Errorf(narrator.EINVALID, "the article has no text that can be read aloud.")
 	}
 	voices, err := p.voicesFor(proj, units)
 	if err != nil {
-		return nil, 0, err
+		return narrator.Rendering{}, err
 	}
 	folder, err := newToken()
 	if err != nil {
-		return nil, 0, err
+		return narrator.Rendering{}, err
 	}
 	prefix := folder + "/"
 	defer func() {
@@ -161,7 +161,7 @@ func (p *Pipeline) Render(ctx context.Context, a *narrator.Audio, proj *narrator
 
 	tmp, err := os.CreateTemp(p.scratch, "narrator-*.mp3")
 	if err != nil {
-		return nil, 0, fmt.Errorf("create scratch file: %w", err)
+		return narrator.Rendering{}, fmt.Errorf("create scratch file: %w", err)
 	}
 	defer os.Remove(tmp.Name())
 	defer tmp.Close()
@@ -171,39 +171,51 @@ func (p *Pipeline) Render(ctx context.Context, a *narrator.Audio, proj *narrator
 	})
 	enc, err := mp3.NewEncoder(ctx, io.MultiWriter(tmp, seg), mp3.Options{SampleRate: SampleRate, Bitrate: Bitrate, Quality: EncoderQuality})
 	if err != nil {
-		return nil, 0, fmt.Errorf("start encoder: %w", err)
+		return narrator.Rendering{}, fmt.Errorf("start encoder: %w", err)
 	}
 	spans, err := p.speak(ctx, units, voices, enc)
 	if err != nil {
 		_ = enc.Close()
-		return nil, 0, err
+		return narrator.Rendering{}, err
 	}
 	if err := enc.Close(); err != nil {
-		return nil, 0, fmt.Errorf("encode mp3: %w", err)
+		return narrator.Rendering{}, fmt.Errorf("encode mp3: %w", err)
 	}
 	playlist, err := seg.Close()
 	if err != nil {
-		return nil, 0, fmt.Errorf("package hls: %w", err)
+		return narrator.Rendering{}, fmt.Errorf("package hls: %w", err)
 	}
+	var d time.Duration
 	for _, s := range seg.Segments() {
 		d += s.Duration()
 	}
 	if err := p.media.Put(ctx, prefix+PlaylistName, bytes.NewReader(playlist)); err != nil {
-		return nil, 0, fmt.Errorf("store playlist: %w", err)
+		return narrator.Rendering{}, fmt.Errorf("store playlist: %w", err)
+	}
+	size, err := tmp.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return narrator.Rendering{}, fmt.Errorf("size scratch mp3: %w", err)
 	}
 	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
-		return nil, 0, fmt.Errorf("rewind scratch mp3: %w", err)
+		return narrator.Rendering{}, fmt.Errorf("rewind scratch mp3: %w", err)
 	}
 	if err := p.media.Put(ctx, prefix+MP3Name, tmp); err != nil {
-		return nil, 0, fmt.Errorf("store mp3: %w", err)
+		return narrator.Rendering{}, fmt.Errorf("store mp3: %w", err)
 	}
 	if err := p.storeTranscript(ctx, prefix+MP3Name, transcriptOf(units, spans, d)); err != nil {
-		return nil, 0, err
+		return narrator.Rendering{}, err
 	}
-	return map[string]string{
-		narrator.ContentTypeMP3:  prefix + MP3Name,
-		narrator.ContentTypeM3U8: prefix + PlaylistName,
-	}, d, nil
+	return narrator.Rendering{
+		Keys: map[string]string{
+			narrator.ContentTypeMP3:  prefix + MP3Name,
+			narrator.ContentTypeM3U8: prefix + PlaylistName,
+		},
+		Bytes: map[string]int64{
+			narrator.ContentTypeMP3:  size,
+			narrator.ContentTypeM3U8: int64(len(playlist)),
+		},
+		Duration: d,
+	}, nil
 }
 
 // pcmWriter takes PCM in reading order.

@@ -110,10 +110,11 @@ const body = `<p>The first paragraph has two sentences. This is the second one.<
 func TestRender(t *testing.T) {
 	t.Parallel()
 	b := setup(t, false)
-	keys, d, err := b.pipe.Render(t.Context(), &narrator.Audio{Title: "A title", Body: body}, b.proj)
+	r, err := b.pipe.Render(t.Context(), &narrator.Audio{Title: "A title", Body: body}, b.proj)
 	if err != nil {
 		t.Fatal(err)
 	}
+	keys, d := r.Keys, r.Duration
 	calls := b.engine.calls()
 	if len(calls) != 4 {
 		t.Fatalf("engine calls %q, want title and three sentences", calls)
@@ -149,11 +150,31 @@ func TestRender(t *testing.T) {
 	}
 }
 
+// TestRenderSizes checks that a rendering reports the sizes of its files as
+// they are on disk: a podcast feed announces them as enclosure lengths.
+func TestRenderSizes(t *testing.T) {
+	t.Parallel()
+	b := setup(t, false)
+	r, err := b.pipe.Render(t.Context(), &narrator.Audio{Title: "Sizes", Body: body}, b.proj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ct := range narrator.MediaTypes() {
+		fi, err := os.Stat(filepath.Join(b.media.Root(), filepath.FromSlash(r.Keys[ct])))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Bytes[ct] != fi.Size() || fi.Size() == 0 {
+			t.Errorf("%s: reported %d bytes, file has %d", ct, r.Bytes[ct], fi.Size())
+		}
+	}
+}
+
 func TestRenderFailureLeavesNothing(t *testing.T) {
 	t.Parallel()
 	b := setup(t, false)
 	b.engine.fail = "second one"
-	if _, _, err := b.pipe.Render(t.Context(), &narrator.Audio{Body: body}, b.proj); err == nil {
+	if _, err := b.pipe.Render(t.Context(), &narrator.Audio{Body: body}, b.proj); err == nil {
 		t.Fatal("no error")
 	}
 	entries, err := os.ReadDir(filepath.Join(b.root, "media"))
@@ -168,7 +189,7 @@ func TestRenderFailureLeavesNothing(t *testing.T) {
 func TestRenderNothingToRead(t *testing.T) {
 	t.Parallel()
 	b := setup(t, false)
-	_, _, err := b.pipe.Render(t.Context(), &narrator.Audio{Body: "<script>x()</script>"}, b.proj)
+	_, err := b.pipe.Render(t.Context(), &narrator.Audio{Body: "<script>x()</script>"}, b.proj)
 	if narrator.ErrorCode(err) != narrator.EINVALID {
 		t.Errorf("error %v, want EINVALID", err)
 	}
@@ -177,12 +198,12 @@ func TestRenderNothingToRead(t *testing.T) {
 func TestCacheResynthesizesOnlyChanges(t *testing.T) {
 	t.Parallel()
 	b := setup(t, true)
-	if _, _, err := b.pipe.Render(t.Context(), &narrator.Audio{Title: "A title", Body: body}, b.proj); err != nil {
+	if _, err := b.pipe.Render(t.Context(), &narrator.Audio{Title: "A title", Body: body}, b.proj); err != nil {
 		t.Fatal(err)
 	}
 	first := len(b.engine.calls())
 	changed := strings.Replace(body, "second one", "changed one", 1)
-	if _, _, err := b.pipe.Render(t.Context(), &narrator.Audio{Title: "A title", Body: changed}, b.proj); err != nil {
+	if _, err := b.pipe.Render(t.Context(), &narrator.Audio{Title: "A title", Body: changed}, b.proj); err != nil {
 		t.Fatal(err)
 	}
 	calls := b.engine.calls()[first:]
@@ -199,7 +220,7 @@ func TestRulesApply(t *testing.T) {
 		Media:   b.media,
 		Rules:   ruleList{{Phrase: "nginx", Say: "engine x"}},
 	})
-	if _, _, err := b.pipe.Render(t.Context(), &narrator.Audio{Body: "We run nginx."}, b.proj); err != nil {
+	if _, err := b.pipe.Render(t.Context(), &narrator.Audio{Body: "We run nginx."}, b.proj); err != nil {
 		t.Fatal(err)
 	}
 	if calls := b.engine.calls(); len(calls) != 1 || !strings.Contains(calls[0], "engine x") {
@@ -221,7 +242,7 @@ func TestParagraphVoices(t *testing.T) {
 	t.Parallel()
 	b := setup(t, false)
 	body := `<p>Read by the body voice.</p><p data-voice="Richard">Read by Richard.</p><p data-speechkit-voice="Nobody">Unknown voices fall back.</p>`
-	if _, _, err := b.pipe.Render(t.Context(), &narrator.Audio{Title: "Voices", Body: body}, b.proj); err != nil {
+	if _, err := b.pipe.Render(t.Context(), &narrator.Audio{Title: "Voices", Body: body}, b.proj); err != nil {
 		t.Fatal(err)
 	}
 	richard, _ := narrator.LookupVoice("en_US", "Richard")
@@ -419,11 +440,11 @@ func TestRenderTranscript(t *testing.T) {
 	long := strings.Repeat("The committee met again on Tuesday and talked for hours about the budget, ", 5) + "then it went home."
 	body := "<p>It costs $5 &amp; more. Dr. Smith agreed.</p><p>" + long + "</p>"
 	for round := range 2 { // the second rendering comes from the cache
-		keys, d, err := b.pipe.Render(t.Context(), &narrator.Audio{Title: "A <i>title</i>", Author: "Jo", Body: body}, b.proj)
+		r, err := b.pipe.Render(t.Context(), &narrator.Audio{Title: "A <i>title</i>", Author: "Jo", Body: body}, b.proj)
 		if err != nil {
 			t.Fatal(err)
 		}
-		tr := readTranscript(t, b.media, keys[narrator.ContentTypeMP3])
+		tr := readTranscript(t, b.media, r.Keys[narrator.ContentTypeMP3])
 		var got []string
 		for _, s := range tr.Sentences {
 			got = append(got, s.Text)
@@ -432,8 +453,8 @@ func TestRenderTranscript(t *testing.T) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("round %d: sentences (-want +got):\n%s", round, diff)
 		}
-		if math.Abs(tr.Duration-d.Seconds()) > 0.001 {
-			t.Errorf("transcript lasts %.3f s, audio %s", tr.Duration, d)
+		if math.Abs(tr.Duration-r.Duration.Seconds()) > 0.001 {
+			t.Errorf("transcript lasts %.3f s, audio %s", tr.Duration, r.Duration)
 		}
 		prev := 0.0
 		for i, s := range tr.Sentences {
@@ -442,7 +463,7 @@ func TestRenderTranscript(t *testing.T) {
 			}
 			prev = s.End
 		}
-		checkSync(t, tr, onsets(decodeMP3(t, b.media, keys[narrator.ContentTypeMP3]), 100*time.Millisecond, -40), 0.010)
+		checkSync(t, tr, onsets(decodeMP3(t, b.media, r.Keys[narrator.ContentTypeMP3]), 100*time.Millisecond, -40), 0.010)
 	}
 	if n := len(b.engine.calls()); n > 8 {
 		t.Errorf("%d engine calls: the second rendering did not come from the cache", n)
@@ -464,11 +485,11 @@ func TestRenderTranscriptWords(t *testing.T) {
 	b.pipe = pipeline.New(pipeline.Config{Engines: engines, Media: b.media, Cache: cache, ScratchDir: t.TempDir()})
 	var first *narrator.Transcript
 	for round := range 2 { // the second rendering comes from the cache
-		keys, _, err := b.pipe.Render(t.Context(), &narrator.Audio{Body: "One two three. Four five."}, b.proj)
+		r, err := b.pipe.Render(t.Context(), &narrator.Audio{Body: "One two three. Four five."}, b.proj)
 		if err != nil {
 			t.Fatal(err)
 		}
-		tr := readTranscript(t, b.media, keys[narrator.ContentTypeMP3])
+		tr := readTranscript(t, b.media, r.Keys[narrator.ContentTypeMP3])
 		if len(tr.Sentences) != 2 {
 			t.Fatalf("sentences %+v", tr.Sentences)
 		}
@@ -507,14 +528,14 @@ func TestTranscriptCutsFaintLeadIn(t *testing.T) {
 	t.Parallel()
 	b := setup(t, false)
 	b.engine.click = true
-	keys, _, err := b.pipe.Render(t.Context(), &narrator.Audio{Title: "A title", Body: body}, b.proj)
+	r, err := b.pipe.Render(t.Context(), &narrator.Audio{Title: "A title", Body: body}, b.proj)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := readTranscript(t, b.media, keys[narrator.ContentTypeMP3])
+	tr := readTranscript(t, b.media, r.Keys[narrator.ContentTypeMP3])
 	// A detector that hears the click would put each sentence 150 ms early:
 	// no sound may come before the cues.
-	found := onsets(decodeMP3(t, b.media, keys[narrator.ContentTypeMP3]), 100*time.Millisecond, -60)
+	found := onsets(decodeMP3(t, b.media, r.Keys[narrator.ContentTypeMP3]), 100*time.Millisecond, -60)
 	if len(found) != len(tr.Sentences) {
 		t.Errorf("sound starts at %.3f s, the %d sentences at %+v", found, len(tr.Sentences), tr.Sentences)
 	}

@@ -59,11 +59,11 @@ func TestTranscriptSyncFestival(t *testing.T) {
 <h2>What happens next</h2>
 <p>The mayor will sign the budget in March. Work on the bridge starts in the summer!</p>
 <p>Few knew why. Fish swim. She said so.</p>`
-	keys, _, err := p.Render(t.Context(), &narrator.Audio{Title: "Council approves the budget", Body: article}, proj)
+	r, err := p.Render(t.Context(), &narrator.Audio{Title: "Council approves the budget", Body: article}, proj)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := readTranscript(t, media, keys[narrator.ContentTypeMP3])
+	tr := readTranscript(t, media, r.Keys[narrator.ContentTypeMP3])
 	if len(tr.Sentences) != 11 {
 		t.Fatalf("%d sentences, want the title, a heading and nine", len(tr.Sentences))
 	}
@@ -97,7 +97,7 @@ func TestTranscriptSyncFestival(t *testing.T) {
 	// sentence has shorter gaps. Where speech starts depends on the
 	// silence threshold, for soft onsets (f, s, h) by up to 80 ms: the
 	// cues must hold for the usual ones.
-	decoded := decodeMP3(t, media, keys[narrator.ContentTypeMP3])
+	decoded := decodeMP3(t, media, r.Keys[narrator.ContentTypeMP3])
 	for _, dbfs := range []float64{-55, -50, -45, -40, -35} {
 		t.Run(fmt.Sprintf("%.0fdBFS", dbfs), func(t *testing.T) {
 			checkSync(t, tr, onsets(decoded, 200*time.Millisecond, dbfs), 0.050)
@@ -107,7 +107,7 @@ func TestTranscriptSyncFestival(t *testing.T) {
 	// start its timeline at its first PTS), keeps the same time.
 	t.Run("hls", func(t *testing.T) {
 		proctest.NeedProgram(t, "ffmpeg", "scripts/deps.sh test")
-		playlist := filepath.Join(root, filepath.FromSlash(keys[narrator.ContentTypeM3U8]))
+		playlist := filepath.Join(root, filepath.FromSlash(r.Keys[narrator.ContentTypeM3U8]))
 		raw, err := exec.CommandContext(t.Context(), "ffmpeg", "-v", "error", "-i", playlist, "-f", "s16le", "-ac", "1", "-").Output()
 		if err != nil {
 			t.Fatalf("ffmpeg: %v", err)

@@ -6,4 +6,6 @@ const (
 	FindLiveAudioByExternalIDSQL = findLiveAudioByExternalIDSQL
 	FindLiveAudioByIDSQL         = findLiveAudioByIDSQL
 	LoadMediaSQL                 = loadMediaSQL
+	FeedAudiosSQL                = feedAudiosSQL
+	AudiosChangedSQL             = audiosChangedSQL
 )

@@ -208,6 +208,9 @@ func TestQueryPlans(t *testing.T) {
 		{"external id", postgres.FindLiveAudioByExternalIDSQL, []any{p.ID, "ext-20"}, "audios_external_id"},
 		{"id", postgres.FindLiveAudioByIDSQL, []any{a.ID, p.ID}, "audios_pkey"},
 		{"media", postgres.LoadMediaSQL, []any{[]int64{a.ID, a.ID + 1}, narrator.MediaTypes()}, "media_audio_id_content_type_key"},
+		{"feed audios", postgres.FeedAudiosSQL, []any{p.ID, narrator.MaxFeedItems, narrator.FeedBodyChars}, "Index Scan using audios_feed"},
+		{"feed changed", postgres.AudiosChangedSQL, []any{p.ID}, "Index Only Scan Backward using audios_changed"},
+		{"feed deleted", postgres.AudiosChangedSQL, []any{p.ID}, "Index Only Scan Backward using audios_deleted"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rows, err := s.Pool().Query(ctx, "EXPLAIN "+tc.query, tc.args...)
@@ -223,7 +226,7 @@ func TestQueryPlans(t *testing.T) {
 			if !strings.Contains(plan, tc.want) {
 				t.Errorf("plan does not use %s", tc.want)
 			}
-			if tc.name == "list" && strings.Contains(plan, "Sort") {
+			if (tc.name == "list" || tc.name == "feed audios") && strings.Contains(plan, "Sort") {
 				t.Errorf("the list is sorted at run time")
 			}
 		})

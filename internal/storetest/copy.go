@@ -43,6 +43,9 @@ func copyTests(newStore NewStoreFunc) []test {
 			if got, err := dst.AuthenticateAPIKey(ctx, hashOf("key-live")); err != nil || got != src.account.ID {
 				t.Errorf("AuthenticateAPIKey(live key) on the target = %d, %v; want %d", got, err, src.account.ID)
 			}
+			if c, err := dst.FeedByToken(ctx, feedToken('c'), 10); err != nil || c.Feed.ProjectID != src.project.ID || len(c.Audios) != 1 {
+				t.Errorf("FeedByToken on the target = %+v, %v", c, err)
+			}
 			_, err := dst.AuthenticateAPIKey(ctx, hashOf("key-revoked"))
 			wantCode(t, err, narrator.EUNAUTHORIZED)
 			if u, err := dst.FindUserByEmail(ctx, "ed@acme.test"); err != nil || string(u.PasswordHash) != "bcrypt-hash" {
@@ -172,7 +175,7 @@ type copySource struct {
 
 // mustCopySource fills b's store with a little of everything copy-data
 // copies: two accounts, a live and a revoked key, projects with and without
-// a URL, a user, a rule, and processed, failed, unprocessed and deleted
+// a URL, a user, a rule, a feed, and processed, failed, unprocessed and deleted
 // audios, in that order of ID.
 func mustCopySource(tb testing.TB, b *bundle) copySource {
 	tb.Helper()
@@ -204,6 +207,7 @@ func mustCopySource(tb testing.TB, b *bundle) copySource {
 	if err := s.SetPronunciation(ctx, &narrator.Pronunciation{ProjectID: src.project.ID, Phrase: "nginx", Say: "engine x"}); err != nil {
 		tb.Fatalf("SetPronunciation: %v", err)
 	}
+	mustSaveFeed(tb, s, newFeed(src.project.ID, feedToken('c')))
 
 	b.clock.Advance(time.Second)
 	processed := mustAudio(tb, s, src.project.ID, "processed")

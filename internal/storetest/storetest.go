@@ -41,7 +41,7 @@ type Store interface {
 	ListAudios(ctx context.Context, projectID int64, since time.Time, page, perPage int) ([]*narrator.Audio, error)
 
 	AudioForSynthesis(ctx context.Context, audioID int64) (*narrator.Audio, *narrator.Project, error)
-	PublishAudio(ctx context.Context, audioID int64, revision int, keys map[string]string, durationMS int64) error
+	PublishAudio(ctx context.Context, audioID int64, revision int, r narrator.Rendering) error
 	FailAudio(ctx context.Context, audioID int64, revision int, message string) error
 	RegenerateAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error)
 
@@ -72,6 +72,11 @@ type Store interface {
 	ImportMeta(ctx context.Context, e *narrator.Export) error
 	ExportAudios(ctx context.Context, afterID int64, limit int) ([]*narrator.Audio, error)
 	ImportAudios(ctx context.Context, audios []*narrator.Audio) (inserted int, err error)
+
+	FindFeed(ctx context.Context, projectID int64) (*narrator.Feed, error)
+	SaveFeed(ctx context.Context, f *narrator.Feed) error
+	RotateFeedToken(ctx context.Context, projectID int64, token string) (*narrator.Feed, error)
+	FeedByToken(ctx context.Context, token string, limit int) (*narrator.FeedContent, error)
 }
 
 // SchemaStore is a Store with what a process does with it besides reading
@@ -218,6 +223,7 @@ func Run(t *testing.T, newStore NewStoreFunc) {
 		{"Session", sessionTests},
 		{"Time", timeTests},
 		{"Copy", copyTests(newStore)},
+		{"Feed", feedTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

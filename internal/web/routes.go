@@ -27,6 +27,10 @@ func (s *Server) routes() {
 	m.Handle("POST /projects/{pid}/audios/{aid}/regenerate", s.handle(s.authed(s.regenerateAudio)))
 	m.Handle("GET /projects/{pid}/audios/{aid}/delete", s.handle(s.authed(s.deleteAudioPage)))
 	m.Handle("POST /projects/{pid}/audios/{aid}/delete", s.handle(s.authed(s.deleteAudio)))
+	m.Handle("GET /projects/{pid}/feed", s.handle(s.authed(s.feedPage)))
+	m.Handle("POST /projects/{pid}/feed", s.handle(s.authed(s.saveFeed)))
+	m.Handle("POST /projects/{pid}/feed/rotate", s.handle(s.authed(s.rotateFeed)))
+	m.Handle("POST /projects/{pid}/feed/off", s.handle(s.authed(s.disableFeed)))
 
 	m.Handle("GET /keys", s.handle(s.authed(s.keysPage)))
 	m.Handle("POST /keys", s.handle(s.authed(s.createKey)))
