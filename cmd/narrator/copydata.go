@@ -214,6 +214,7 @@ func countMeta(src, dst *narrator.Export) []tableCount {
 		countRows("projects", src.Projects, dst.Projects, func(p *narrator.Project) int64 { return p.ID }),
 		countRows("users", src.Users, dst.Users, func(u *narrator.User) int64 { return u.ID }),
 		countRows("pronunciations", src.Pronunciations, dst.Pronunciations, func(p *narrator.Pronunciation) int64 { return p.ID }),
+		countRows("webhooks", src.Webhooks, dst.Webhooks, func(h *narrator.Webhook) int64 { return h.ID }),
 	}
 }
 

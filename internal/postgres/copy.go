@@ -37,9 +37,12 @@ func (s *Store) ExportMeta(ctx context.Context) (*narrator.Export, error) {
 	if e.Pronunciations, err = exportRows(ctx, tx, exportPronunciationsSQL, scanPronunciation); err != nil {
 		return nil, fmt.Errorf("export pronunciations: %w", err)
 	}
+	if e.Webhooks, err = exportRows(ctx, tx, exportWebhooksSQL, scanWebhook); err != nil {
+		return nil, fmt.Errorf("export webhooks: %w", err)
+	}
 	ids := &e.LastIDs
 	if err := tx.QueryRow(ctx, lastIDsSQL).Scan(&ids.Account, &ids.APIKey, &ids.Project, &ids.Audio, &ids.Media,
-		&ids.User, &ids.Pronunciation); err != nil {
+		&ids.User, &ids.Pronunciation, &ids.Webhook); err != nil {
 		return nil, fmt.Errorf("export last ids: %w", err)
 	}
 	return e, nil
@@ -83,6 +86,8 @@ const exportUsersSQL = `SELECT ` + userColumns + ` FROM users ORDER BY id`
 
 const exportPronunciationsSQL = `SELECT ` + pronunciationColumns + ` FROM pronunciations ORDER BY id`
 
+const exportWebhooksSQL = `SELECT ` + webhookColumns + ` FROM webhooks ORDER BY id`
+
 // lastIDsSQL reads the last value of each table's identity sequence: the
 // highest ID the table has given, deleted rows included (a sequence never
 // goes back, even when its transaction rolls back). A sequence never used
@@ -95,7 +100,8 @@ SELECT
 	COALESCE(pg_sequence_last_value(pg_get_serial_sequence('audios', 'id')::regclass), 0),
 	COALESCE(pg_sequence_last_value(pg_get_serial_sequence('media', 'id')::regclass), 0),
 	COALESCE(pg_sequence_last_value(pg_get_serial_sequence('users', 'id')::regclass), 0),
-	COALESCE(pg_sequence_last_value(pg_get_serial_sequence('pronunciations', 'id')::regclass), 0)`
+	COALESCE(pg_sequence_last_value(pg_get_serial_sequence('pronunciations', 'id')::regclass), 0),
+	COALESCE(pg_sequence_last_value(pg_get_serial_sequence('webhooks', 'id')::regclass), 0)`
 
 // IDs are identity columns GENERATED ALWAYS: an insert that gives them says
 // OVERRIDING SYSTEM VALUE.
@@ -118,6 +124,10 @@ ON CONFLICT (id) DO NOTHING`
 	importPronunciationSQL = `
 INSERT INTO pronunciations (id, project_id, phrase, say, created_at) OVERRIDING SYSTEM VALUE
 VALUES ($1, $2, $3, $4, $5)
+ON CONFLICT (id) DO NOTHING`
+	importWebhookSQL = `
+INSERT INTO webhooks (id, project_id, url, events, secret, disabled_at, failing_since, created_at) OVERRIDING SYSTEM VALUE
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 ON CONFLICT (id) DO NOTHING`
 )
 
@@ -165,6 +175,12 @@ func (s *Store) ImportMeta(ctx context.Context, e *narrator.Export) error {
 			return fmt.Errorf("import pronunciation %d: %w", p.ID, formatError(err, fmt.Sprintf("a rule for %q in project %d", p.Phrase, p.ProjectID)))
 		}
 	}
+	for _, h := range e.Webhooks {
+		if _, err := tx.Exec(ctx, importWebhookSQL, h.ID, h.ProjectID, h.URL, h.Events, h.Secret,
+			nullTime(h.DisabledAt), nullTime(h.FailingSince), h.CreatedAt); err != nil {
+			return fmt.Errorf("import webhook %d: %w", h.ID, err)
+		}
+	}
 	ids := e.LastIDs
 	counters := map[string]int64{
 		"accounts":       ids.Account,
@@ -174,6 +190,7 @@ func (s *Store) ImportMeta(ctx context.Context, e *narrator.Export) error {
 		"media":          ids.Media,
 		"users":          ids.User,
 		"pronunciations": ids.Pronunciation,
+		"webhooks":       ids.Webhook,
 	}
 	for _, table := range slices.Sorted(maps.Keys(counters)) {
 		if err := raiseSequence(ctx, tx, table, counters[table]); err != nil {

@@ -4,13 +4,15 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 
 	"github.com/narrator/narrator"
 )
 
 // ExportMeta returns, in one snapshot and ordered by ID, every account, API
-// key (with its hash), project, dashboard user (with its password hash) and
-// pronunciation rule, and the highest IDs the store has given.
+// key (with its hash), project, dashboard user (with its password hash),
+// pronunciation rule and webhook (with its secret), and the highest IDs the
+// store has given.
 func (s *Store) ExportMeta(ctx context.Context) (*narrator.Export, error) {
 	tx, err := s.beginRead(ctx)
 	if err != nil {
@@ -32,6 +34,9 @@ func (s *Store) ExportMeta(ctx context.Context) (*narrator.Export, error) {
 	}
 	if e.Pronunciations, err = exportRows(ctx, tx, exportPronunciationsSQL, scanPronunciation); err != nil {
 		return nil, fmt.Errorf("export pronunciations: %w", err)
+	}
+	if e.Webhooks, err = exportRows(ctx, tx, exportWebhooksSQL, scanWebhook); err != nil {
+		return nil, fmt.Errorf("export webhooks: %w", err)
 	}
 	if e.LastIDs, err = lastIDs(ctx, tx); err != nil {
 		return nil, fmt.Errorf("export last ids: %w", err)
@@ -81,6 +86,8 @@ const exportUsersSQL = `SELECT ` + userColumns + ` FROM users ORDER BY id`
 
 const exportPronunciationsSQL = `SELECT ` + pronunciationColumns + ` FROM pronunciations ORDER BY id`
 
+const exportWebhooksSQL = `SELECT ` + webhookColumns + ` FROM webhooks ORDER BY id`
+
 // lastIDsSQL reads the counters of the AUTOINCREMENT tables: the highest
 // ID each table has ever held, deleted rows included. A table that never
 // held a row has none.
@@ -97,6 +104,7 @@ func idCounters(ids *narrator.LastIDs) map[string]*int64 {
 		"media":          &ids.Media,
 		"users":          &ids.User,
 		"pronunciations": &ids.Pronunciation,
+		"webhooks":       &ids.Webhook,
 	}
 }
 
@@ -135,6 +143,10 @@ INSERT INTO users (id, account_id, email, password_hash, created_at, updated_at)
 ON CONFLICT (id) DO NOTHING`
 	importPronunciationSQL = `
 INSERT INTO pronunciations (id, project_id, phrase, say, created_at) VALUES (?, ?, ?, ?, ?)
+ON CONFLICT (id) DO NOTHING`
+	importWebhookSQL = `
+INSERT INTO webhooks (id, project_id, url, events, secret, disabled_at, failing_since, created_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (id) DO NOTHING`
 )
 
@@ -184,6 +196,12 @@ func (s *Store) ImportMeta(ctx context.Context, e *narrator.Export) error {
 	for _, p := range e.Pronunciations {
 		if _, err := tx.ExecContext(ctx, importPronunciationSQL, p.ID, p.ProjectID, p.Phrase, p.Say, micros(p.CreatedAt)); err != nil {
 			return fmt.Errorf("import pronunciation %d: %w", p.ID, formatError(err, fmt.Sprintf("a rule for %q in project %d", p.Phrase, p.ProjectID)))
+		}
+	}
+	for _, h := range e.Webhooks {
+		if _, err := tx.ExecContext(ctx, importWebhookSQL, h.ID, h.ProjectID, h.URL, strings.Join(h.Events, ","), h.Secret,
+			nullMicros(h.DisabledAt), nullMicros(h.FailingSince), micros(h.CreatedAt)); err != nil {
+			return fmt.Errorf("import webhook %d: %w", h.ID, err)
 		}
 	}
 	ids := e.LastIDs
