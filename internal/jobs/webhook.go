@@ -103,7 +103,7 @@ func (w *WebhookWorker) Work(ctx context.Context, job *river.Job[WebhookArgs]) e
 	var a narrator.WebhookAttempt
 	if h.Wants(d.Event) {
 		a = w.sender.Send(ctx, h, d)
-		if errors.Is(ctx.Err(), context.Canceled) {
+		if !a.OK() && errors.Is(ctx.Err(), context.Canceled) {
 			// The server is shutting down: try again after the restart,
 			// without counting this attempt.
 			return river.JobSnooze(time.Second)

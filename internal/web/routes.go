@@ -30,6 +30,7 @@ func (s *Server) routes() {
 
 	m.Handle("GET /projects/{pid}/webhooks", s.handle(s.authed(s.webhooksPage)))
 	m.Handle("POST /projects/{pid}/webhooks", s.handle(s.authed(s.createWebhook)))
+	m.Handle("GET /projects/{pid}/webhooks/{wid}/delete", s.handle(s.authed(s.deleteWebhookPage)))
 	m.Handle("POST /projects/{pid}/webhooks/{wid}/delete", s.handle(s.authed(s.deleteWebhook)))
 	m.Handle("POST /projects/{pid}/webhooks/{wid}/rotate", s.handle(s.authed(s.rotateWebhook)))
 	m.Handle("POST /projects/{pid}/webhooks/{wid}/enable", s.handle(s.authed(s.enableWebhook)))

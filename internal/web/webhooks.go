@@ -170,6 +170,15 @@ func (s *Server) webhookAction(do func(r *http.Request, h *narrator.Webhook) (st
 	}
 }
 
+// deleteWebhookPage asks for confirmation before an endpoint is removed.
+func (s *Server) deleteWebhookPage(w http.ResponseWriter, r *http.Request, q *request) error {
+	h, err := s.webhook(r, q)
+	if err != nil {
+		return err
+	}
+	return s.render(w, r, http.StatusOK, "webhook_delete", userPage(q, "Remove webhook", "projects", h))
+}
+
 func (s *Server) deleteWebhook(w http.ResponseWriter, r *http.Request, q *request) error {
 	return s.webhookAction(func(r *http.Request, h *narrator.Webhook) (string, error) {
 		return "The webhook is removed. Its pending deliveries will not be sent.", s.store.DeleteWebhook(r.Context(), h.ProjectID, h.ID)

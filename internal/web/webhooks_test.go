@@ -114,6 +114,15 @@ func TestWebhooksPage(t *testing.T) {
 	wantStatus(t, c.post(hookPath+"/delete", url.Values{}), http.StatusForbidden)
 	wantStatus(t, c.post(page+"/abc/test", url.Values{"csrf_token": {tok}}), http.StatusNotFound)
 
+	// Removing asks first.
+	res = c.get(hookPath + "/delete")
+	wantStatus(t, res, 200)
+	if !strings.Contains(res.body, `id="remove-webhook-form"`) || !strings.Contains(res.body, h.URL) {
+		t.Errorf("remove confirmation page:\n%s", res.body)
+	}
+	if _, err := b.store.FindWebhook(t.Context(), b.project.ID, h.ID); err != nil {
+		t.Errorf("the confirmation page removed the webhook: %v", err)
+	}
 	wantStatus(t, c.post(hookPath+"/delete", url.Values{"csrf_token": {tok}}), http.StatusSeeOther)
 	if hooks, _ := b.store.ListWebhooks(t.Context(), b.project.ID); len(hooks) != 0 {
 		t.Errorf("webhooks after remove: %v", hooks)
