@@ -205,3 +205,28 @@ func PlanPublish(a *Audio, revision int, r Rendering) (PublishPlan, error) {
 	}
 	return plan, nil
 }
+
+// Apply returns a, as stored before the plan, as the plan publishes it with
+// its duration at time now: processed, without an error, its media's keys
+// set. Stores tell webhooks of this audio.
+func (p PublishPlan) Apply(a *Audio, durationMS int64, now time.Time) Audio {
+	next := *a
+	next.Media = append([]Media(nil), a.Media...)
+	for _, m := range p.Media {
+		for i := range next.Media {
+			if next.Media[i].ID == m.ID {
+				next.Media[i].Key, next.Media[i].Bytes = m.Key, m.Bytes
+			}
+		}
+	}
+	next.State, next.Error, next.DurationMS, next.UpdatedAt = StateProcessed, "", durationMS, now
+	return next
+}
+
+// Failed returns a as FailAudio stores it at time now: failed, with the
+// message for the publisher.
+func (a *Audio) Failed(message string, now time.Time) Audio {
+	next := *a
+	next.State, next.Error, next.UpdatedAt = StateFailed, message, now
+	return next
+}

@@ -60,12 +60,12 @@ func runCopyData(ctx context.Context, e *env, args []string) error {
 	}
 	// Only inserted: the target's servers synthesise the re-queued audios.
 	jc := jobs.Config{Logger: slog.New(slog.DiscardHandler)}
-	from, err := openBackends(ctx, c.From, jc, e.getenv)
+	from, err := openBackends(ctx, c.From, jc, cliEventBody(e.getenv), e.getenv)
 	if err != nil {
 		return fmt.Errorf("copy-data: source: %w", err)
 	}
 	defer from.store.Close()
-	to, err := openBackends(ctx, c.To, jc, e.getenv)
+	to, err := openBackends(ctx, c.To, jc, cliEventBody(e.getenv), e.getenv)
 	if err != nil {
 		return fmt.Errorf("copy-data: target: %w", err)
 	}
@@ -215,6 +215,7 @@ func countMeta(src, dst *narrator.Export) []tableCount {
 		countRows("users", src.Users, dst.Users, func(u *narrator.User) int64 { return u.ID }),
 		countRows("pronunciations", src.Pronunciations, dst.Pronunciations, func(p *narrator.Pronunciation) int64 { return p.ID }),
 		countRows("feeds", src.Feeds, dst.Feeds, func(f *narrator.Feed) int64 { return f.ProjectID }),
+		countRows("webhooks", src.Webhooks, dst.Webhooks, func(h *narrator.Webhook) int64 { return h.ID }),
 	}
 }
 

@@ -23,6 +23,7 @@ import (
 	"github.com/narrator/narrator/internal/mediaserve"
 	"github.com/narrator/narrator/internal/pipeline"
 	"github.com/narrator/narrator/internal/standin"
+	"github.com/narrator/narrator/internal/webhook"
 )
 
 func runServe(ctx context.Context, e *env, args []string) error {
@@ -118,7 +119,7 @@ func (s *server) openData(ctx context.Context, getenv func(string) string) error
 		Work:             cfg.Works(),
 		SynthesisWorkers: cfg.SynthesisJobs,
 		RescueAfter:      cfg.RescueAfter,
-	}, getenv)
+	}, httpapi.EventBody(cfg.MediaURL), getenv)
 	if err != nil {
 		return err
 	}
@@ -169,6 +170,9 @@ func (s *server) startWorkers(ctx context.Context) error {
 			s.logger.Info("resumed jobs interrupted by the last stop", "jobs", n)
 		}
 	}
+	if cfg.WebhooksAllowPrivate {
+		s.logger.Warn("webhook deliveries may reach loopback and private addresses (--webhooks-allow-private)")
+	}
 	host, _ := os.Hostname()
 	if err := b.queue.Start(ctx, jobs.Workers{
 		Synthesize: jobs.NewSynthesizeWorker(b.store, s.pipe, b.media, jobs.SynthesizeConfig{
@@ -178,6 +182,9 @@ func (s *server) startWorkers(ctx context.Context) error {
 		}),
 		DeleteMedia: jobs.NewDeleteMediaWorker(b.media),
 		Preview:     jobs.NewPreviewWorker(s.pipe, b.media),
+		Webhook: jobs.NewWebhookWorker(b.store,
+			webhook.New(webhook.Options{AllowPrivate: cfg.WebhooksAllowPrivate, Logger: s.logger}),
+			jobs.WebhookConfig{Logger: s.logger}),
 	}); err != nil {
 		return err
 	}

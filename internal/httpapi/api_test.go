@@ -36,8 +36,10 @@ type testBundle struct {
 func setup(t *testing.T) *testBundle {
 	t.Helper()
 	ctx := t.Context()
+	mediaURL := func(key string) string { return "https://media.test/media/" + key }
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "test.db"), sqlite.Options{
-		Jobs: func(db *sql.DB) (sqlite.JobInserter, error) { return jobs.NewSQLite(db, jobs.Config{}) },
+		Jobs:      func(db *sql.DB) (sqlite.JobInserter, error) { return jobs.NewSQLite(db, jobs.Config{}) },
+		EventBody: httpapi.EventBody(mediaURL),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +57,7 @@ func setup(t *testing.T) *testBundle {
 	}
 	srv := httptest.NewServer(httpapi.NewServer(httpapi.Deps{
 		Store:    st,
-		MediaURL: func(key string) string { return "https://media.test/media/" + key },
+		MediaURL: mediaURL,
 		Media:    media,
 	}))
 	t.Cleanup(srv.Close)

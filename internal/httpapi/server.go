@@ -35,6 +35,18 @@ type Store interface {
 	RemovePronunciation(ctx context.Context, projectID, id int64) (*narrator.Pronunciation, error)
 	// ResynthesizeMatching re-queues the audios that contain rule's phrase.
 	ResynthesizeMatching(ctx context.Context, projectID int64, rule *narrator.Pronunciation) ([]int64, error)
+
+	// Webhook methods return ENOTFOUND for an endpoint or delivery that is
+	// not the project's.
+	CreateWebhook(ctx context.Context, h *narrator.Webhook) error
+	ListWebhooks(ctx context.Context, projectID int64) ([]*narrator.Webhook, error)
+	FindWebhook(ctx context.Context, projectID, id int64) (*narrator.Webhook, error)
+	DeleteWebhook(ctx context.Context, projectID, id int64) error
+	RotateWebhookSecret(ctx context.Context, projectID, id int64, secret string) (*narrator.Webhook, error)
+	EnableWebhook(ctx context.Context, projectID, id int64) (*narrator.Webhook, error)
+	TestWebhook(ctx context.Context, projectID, id int64) (*narrator.WebhookDelivery, error)
+	ListDeliveries(ctx context.Context, projectID, webhookID int64, limit int) ([]*narrator.WebhookDelivery, error)
+	ResendDelivery(ctx context.Context, projectID, webhookID, deliveryID int64) (*narrator.WebhookDelivery, error)
 }
 
 // Deps are the collaborators of the API server.

@@ -66,6 +66,11 @@ type store interface {
 	FindAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error)
 	UpdateAudio(ctx context.Context, projectID int64, ref string, u narrator.AudioUpdate) (*narrator.Audio, error)
 	DeleteAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error)
+	jobs.WebhookStore
+	CreateWebhook(ctx context.Context, h *narrator.Webhook) error
+	ListDeliveries(ctx context.Context, projectID, webhookID int64, limit int) ([]*narrator.WebhookDelivery, error)
+	FindWebhook(ctx context.Context, projectID, id int64) (*narrator.Webhook, error)
+	TestWebhook(ctx context.Context, projectID, id int64) (*narrator.WebhookDelivery, error)
 }
 
 // queue is what the tests need of a jobs.Queue, whatever its driver.
@@ -123,6 +128,7 @@ func openSQLite(t *testing.T) (store, queue, riverDB) {
 			q, err = jobs.NewSQLite(db, queueConfig)
 			return q, err
 		},
+		EventBody: eventBody,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -190,6 +196,7 @@ func openPostgres(t *testing.T) (store, queue, riverDB) {
 			q, err = jobs.NewPostgres(pool, queueConfig)
 			return q, err
 		},
+		EventBody: eventBody,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -393,7 +400,7 @@ func TestJobsCommittedWithRows(t *testing.T) {
 
 func TestQueueRunsJobs(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *testBundle) {
-		if err := b.queue.Start(t.Context(), jobs.Workers{Synthesize: b.worker, DeleteMedia: jobs.NewDeleteMediaWorker(b.media), Preview: jobs.NewPreviewWorker(nil, b.media)}); err != nil {
+		if err := b.queue.Start(t.Context(), b.workers()); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { b.queue.Stop(context.Background()) })

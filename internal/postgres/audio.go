@@ -361,6 +361,9 @@ func (s *Store) updateAudio(ctx context.Context, tx pgx.Tx, cur *narrator.Audio,
 			return nil, err
 		}
 	}
+	if err := s.raise(ctx, tx, cur, next); err != nil {
+		return nil, err
+	}
 	return next, nil
 }
 
@@ -390,11 +393,15 @@ func (s *Store) DeleteAudio(ctx context.Context, projectID int64, ref string) (*
 	if err := addAudioCount(ctx, tx, a.ProjectID, -1); err != nil {
 		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
 	}
+	deleted := *a
+	deleted.Deleted = true
+	if err := s.raise(ctx, tx, a, &deleted); err != nil {
+		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
+	}
 	if err := tx.Commit(ctx); err != nil {
 		return nil, fmt.Errorf("delete audio %d: commit: %w", a.ID, err)
 	}
-	a.Deleted = true
-	return a, nil
+	return &deleted, nil
 }
 
 // listAudiosSQL is a range scan of the audios_list index: the zero time
@@ -516,7 +523,8 @@ func (s *Store) publishAudio(ctx context.Context, tx pgx.Tx, audioID int64, revi
 			return fmt.Errorf("set %s key: %w", m.ContentType, err)
 		}
 	}
-	if _, err := tx.Exec(ctx, publishAudioSQL, r.Duration.Milliseconds(), s.now(), audioID); err != nil {
+	next := plan.Apply(a, r.Duration.Milliseconds(), s.now())
+	if _, err := tx.Exec(ctx, publishAudioSQL, next.DurationMS, next.UpdatedAt, audioID); err != nil {
 		return err
 	}
 	if len(plan.Replaced) > 0 {
@@ -524,7 +532,7 @@ func (s *Store) publishAudio(ctx context.Context, tx pgx.Tx, audioID int64, revi
 			return fmt.Errorf("remove replaced media: %w", err)
 		}
 	}
-	return nil
+	return s.raise(ctx, tx, a, &next)
 }
 
 const failAudioSQL = `
@@ -550,7 +558,14 @@ func (s *Store) FailAudio(ctx context.Context, audioID int64, revision int, mess
 	if !narrator.PlanFail(a, revision) {
 		return nil
 	}
-	if _, err := tx.Exec(ctx, failAudioSQL, message, s.now(), audioID); err != nil {
+	if err := loadMedia(ctx, tx, a); err != nil {
+		return fmt.Errorf("fail audio %d: %w", audioID, err)
+	}
+	next := a.Failed(message, s.now())
+	if _, err := tx.Exec(ctx, failAudioSQL, message, next.UpdatedAt, audioID); err != nil {
+		return fmt.Errorf("fail audio %d: %w", audioID, err)
+	}
+	if err := s.raise(ctx, tx, a, &next); err != nil {
 		return fmt.Errorf("fail audio %d: %w", audioID, err)
 	}
 	if err := tx.Commit(ctx); err != nil {

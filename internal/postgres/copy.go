@@ -41,9 +41,12 @@ func (s *Store) ExportMeta(ctx context.Context) (*narrator.Export, error) {
 	if e.Feeds, err = exportRows(ctx, tx, exportFeedsSQL, scanFeed); err != nil {
 		return nil, fmt.Errorf("export feeds: %w", err)
 	}
+	if e.Webhooks, err = exportRows(ctx, tx, exportWebhooksSQL, scanWebhook); err != nil {
+		return nil, fmt.Errorf("export webhooks: %w", err)
+	}
 	ids := &e.LastIDs
 	if err := tx.QueryRow(ctx, lastIDsSQL).Scan(&ids.Account, &ids.APIKey, &ids.Project, &ids.Audio, &ids.Media,
-		&ids.User, &ids.Pronunciation); err != nil {
+		&ids.User, &ids.Pronunciation, &ids.Webhook); err != nil {
 		return nil, fmt.Errorf("export last ids: %w", err)
 	}
 	return e, nil
@@ -88,6 +91,7 @@ const exportUsersSQL = `SELECT ` + userColumns + ` FROM users ORDER BY id`
 const exportPronunciationsSQL = `SELECT ` + pronunciationColumns + ` FROM pronunciations ORDER BY id`
 
 const exportFeedsSQL = `SELECT ` + feedColumns + ` FROM feeds ORDER BY project_id`
+const exportWebhooksSQL = `SELECT ` + webhookColumns + ` FROM webhooks ORDER BY id`
 
 // lastIDsSQL reads the last value of each table's identity sequence: the
 // highest ID the table has given, deleted rows included (a sequence never
@@ -101,7 +105,8 @@ SELECT
 	COALESCE(pg_sequence_last_value(pg_get_serial_sequence('audios', 'id')::regclass), 0),
 	COALESCE(pg_sequence_last_value(pg_get_serial_sequence('media', 'id')::regclass), 0),
 	COALESCE(pg_sequence_last_value(pg_get_serial_sequence('users', 'id')::regclass), 0),
-	COALESCE(pg_sequence_last_value(pg_get_serial_sequence('pronunciations', 'id')::regclass), 0)`
+	COALESCE(pg_sequence_last_value(pg_get_serial_sequence('pronunciations', 'id')::regclass), 0),
+	COALESCE(pg_sequence_last_value(pg_get_serial_sequence('webhooks', 'id')::regclass), 0)`
 
 // IDs are identity columns GENERATED ALWAYS: an insert that gives them says
 // OVERRIDING SYSTEM VALUE.
@@ -128,6 +133,10 @@ ON CONFLICT (id) DO NOTHING`
 	importFeedSQL = `
 INSERT INTO feeds (` + feedColumns + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 ON CONFLICT (project_id) DO NOTHING`
+	importWebhookSQL = `
+INSERT INTO webhooks (id, project_id, url, events, secret, disabled_at, failing_since, created_at) OVERRIDING SYSTEM VALUE
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+ON CONFLICT (id) DO NOTHING`
 )
 
 // ImportMeta inserts, in one transaction and with their IDs, the rows of e
@@ -180,6 +189,12 @@ func (s *Store) ImportMeta(ctx context.Context, e *narrator.Export) error {
 			return fmt.Errorf("import feed of project %d: %w", f.ProjectID, formatError(err, fmt.Sprintf("a feed with the token of project %d's", f.ProjectID)))
 		}
 	}
+	for _, h := range e.Webhooks {
+		if _, err := tx.Exec(ctx, importWebhookSQL, h.ID, h.ProjectID, h.URL, h.Events, h.Secret,
+			nullTime(h.DisabledAt), nullTime(h.FailingSince), h.CreatedAt); err != nil {
+			return fmt.Errorf("import webhook %d: %w", h.ID, err)
+		}
+	}
 	ids := e.LastIDs
 	counters := map[string]int64{
 		"accounts":       ids.Account,
@@ -189,6 +204,7 @@ func (s *Store) ImportMeta(ctx context.Context, e *narrator.Export) error {
 		"media":          ids.Media,
 		"users":          ids.User,
 		"pronunciations": ids.Pronunciation,
+		"webhooks":       ids.Webhook,
 	}
 	for _, table := range slices.Sorted(maps.Keys(counters)) {
 		if err := raiseSequence(ctx, tx, table, counters[table]); err != nil {

@@ -84,7 +84,9 @@ func TestStore(t *testing.T) {
 	t.Parallel()
 	pgtest.URL(t)
 	storetest.Run(t, func(t *testing.T, now func() time.Time, rec *storetest.Recorder) storetest.Store {
-		s := mustOpen(t, pgtest.NewDatabase(t, migrated), withJobs(recorderJobs{rec}))
+		opts := withJobs(recorderJobs{rec})
+		opts.EventBody = rec.EventBody
+		s := mustOpen(t, pgtest.NewDatabase(t, migrated), opts)
 		s.Now = now
 		return s
 	})

@@ -355,6 +355,9 @@ func (s *Store) updateAudio(ctx context.Context, tx *sql.Tx, cur *narrator.Audio
 			return nil, err
 		}
 	}
+	if err := s.raise(ctx, tx, cur, next); err != nil {
+		return nil, err
+	}
 	return next, nil
 }
 
@@ -384,11 +387,15 @@ func (s *Store) DeleteAudio(ctx context.Context, projectID int64, ref string) (*
 			return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
 		}
 	}
+	deleted := *a
+	deleted.Deleted = true
+	if err := s.raise(ctx, tx, a, &deleted); err != nil {
+		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
+	}
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("delete audio %d: commit: %w", a.ID, err)
 	}
-	a.Deleted = true
-	return a, nil
+	return &deleted, nil
 }
 
 const listAudiosSQL = `
@@ -496,7 +503,8 @@ func (s *Store) publishAudio(ctx context.Context, tx *sql.Tx, audioID int64, rev
 			return fmt.Errorf("set %s key: %w", m.ContentType, err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, publishAudioSQL, r.Duration.Milliseconds(), micros(s.now()), audioID); err != nil {
+	next := plan.Apply(a, r.Duration.Milliseconds(), s.now())
+	if _, err := tx.ExecContext(ctx, publishAudioSQL, next.DurationMS, micros(next.UpdatedAt), audioID); err != nil {
 		return err
 	}
 	if len(plan.Replaced) > 0 {
@@ -504,7 +512,7 @@ func (s *Store) publishAudio(ctx context.Context, tx *sql.Tx, audioID int64, rev
 			return fmt.Errorf("remove replaced media: %w", err)
 		}
 	}
-	return nil
+	return s.raise(ctx, tx, a, &next)
 }
 
 const failAudioSQL = `
@@ -530,7 +538,14 @@ func (s *Store) FailAudio(ctx context.Context, audioID int64, revision int, mess
 	if !narrator.PlanFail(a, revision) {
 		return nil
 	}
-	if _, err := tx.ExecContext(ctx, failAudioSQL, message, micros(s.now()), audioID); err != nil {
+	if err := loadMedia(ctx, tx, a); err != nil {
+		return fmt.Errorf("fail audio %d: %w", audioID, err)
+	}
+	next := a.Failed(message, s.now())
+	if _, err := tx.ExecContext(ctx, failAudioSQL, message, micros(next.UpdatedAt), audioID); err != nil {
+		return fmt.Errorf("fail audio %d: %w", audioID, err)
+	}
+	if err := s.raise(ctx, tx, a, &next); err != nil {
 		return fmt.Errorf("fail audio %d: %w", audioID, err)
 	}
 	if err := tx.Commit(); err != nil {

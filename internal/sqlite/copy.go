@@ -4,14 +4,15 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 
 	"github.com/narrator/narrator"
 )
 
 // ExportMeta returns, in one snapshot and ordered by ID, every account, API
 // key (with its hash), project, dashboard user (with its password hash),
-// pronunciation rule and podcast feed (by project, with its token), and the
-// highest IDs the store has given.
+// pronunciation rule, podcast feed (by project, with its token) and webhook
+// (with its secret), and the highest IDs the store has given.
 func (s *Store) ExportMeta(ctx context.Context) (*narrator.Export, error) {
 	tx, err := s.beginRead(ctx)
 	if err != nil {
@@ -36,6 +37,9 @@ func (s *Store) ExportMeta(ctx context.Context) (*narrator.Export, error) {
 	}
 	if e.Feeds, err = exportRows(ctx, tx, exportFeedsSQL, scanFeed); err != nil {
 		return nil, fmt.Errorf("export feeds: %w", err)
+	}
+	if e.Webhooks, err = exportRows(ctx, tx, exportWebhooksSQL, scanWebhook); err != nil {
+		return nil, fmt.Errorf("export webhooks: %w", err)
 	}
 	if e.LastIDs, err = lastIDs(ctx, tx); err != nil {
 		return nil, fmt.Errorf("export last ids: %w", err)
@@ -86,6 +90,7 @@ const exportUsersSQL = `SELECT ` + userColumns + ` FROM users ORDER BY id`
 const exportPronunciationsSQL = `SELECT ` + pronunciationColumns + ` FROM pronunciations ORDER BY id`
 
 const exportFeedsSQL = `SELECT ` + feedColumns + ` FROM feeds ORDER BY project_id`
+const exportWebhooksSQL = `SELECT ` + webhookColumns + ` FROM webhooks ORDER BY id`
 
 // lastIDsSQL reads the counters of the AUTOINCREMENT tables: the highest
 // ID each table has ever held, deleted rows included. A table that never
@@ -103,6 +108,7 @@ func idCounters(ids *narrator.LastIDs) map[string]*int64 {
 		"media":          &ids.Media,
 		"users":          &ids.User,
 		"pronunciations": &ids.Pronunciation,
+		"webhooks":       &ids.Webhook,
 	}
 }
 
@@ -145,6 +151,10 @@ ON CONFLICT (id) DO NOTHING`
 	importFeedSQL = `
 INSERT INTO feeds (` + feedColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (project_id) DO NOTHING`
+	importWebhookSQL = `
+INSERT INTO webhooks (id, project_id, url, events, secret, disabled_at, failing_since, created_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (id) DO NOTHING`
 )
 
 // ImportMeta inserts, in one transaction and with their IDs, the rows of e
@@ -199,6 +209,12 @@ func (s *Store) ImportMeta(ctx context.Context, e *narrator.Export) error {
 		if _, err := tx.ExecContext(ctx, importFeedSQL, f.ProjectID, f.Enabled, f.Title, f.Description, f.Author, f.ImageURL,
 			f.Language, f.Category, f.Explicit, f.Token, micros(f.CreatedAt), micros(f.UpdatedAt)); err != nil {
 			return fmt.Errorf("import feed of project %d: %w", f.ProjectID, formatError(err, fmt.Sprintf("a feed with the token of project %d's", f.ProjectID)))
+		}
+	}
+	for _, h := range e.Webhooks {
+		if _, err := tx.ExecContext(ctx, importWebhookSQL, h.ID, h.ProjectID, h.URL, strings.Join(h.Events, ","), h.Secret,
+			nullMicros(h.DisabledAt), nullMicros(h.FailingSince), micros(h.CreatedAt)); err != nil {
+			return fmt.Errorf("import webhook %d: %w", h.ID, err)
 		}
 	}
 	ids := e.LastIDs

@@ -59,7 +59,9 @@ var _ storetest.SchemaStore = (*Store)(nil)
 func TestStore(t *testing.T) {
 	t.Parallel()
 	storetest.Run(t, func(t *testing.T, now func() time.Time, rec *storetest.Recorder) storetest.Store {
-		s := mustOpen(t, withJobs(recorderJobs{rec}))
+		opts := withJobs(recorderJobs{rec})
+		opts.EventBody = rec.EventBody
+		s := mustOpen(t, opts)
 		s.Now = now
 		return s
 	})

@@ -65,6 +65,13 @@ func copyTests(newStore NewStoreFunc) []test {
 			if p := mustProject(t, dst); p.ID <= meta.LastIDs.Project {
 				t.Errorf("new project ID %d, want above %d", p.ID, meta.LastIDs.Project)
 			}
+			// Endpoints arrive with their secrets and failure clocks.
+			if len(meta.Webhooks) != 2 || meta.Webhooks[0].FailingSince.IsZero() || meta.Webhooks[0].Secret == "" {
+				t.Errorf("exported webhooks %+v; want two, the first failing", meta.Webhooks)
+			}
+			if h := mustWebhook(t, dst, src.project.ID); h.ID <= meta.LastIDs.Webhook {
+				t.Errorf("new webhook ID %d, want above %d", h.ID, meta.LastIDs.Webhook)
+			}
 		}},
 		{"AgainIsNoOp", func(t *testing.T, b *bundle) {
 			ctx := t.Context()
@@ -208,6 +215,17 @@ func mustCopySource(tb testing.TB, b *bundle) copySource {
 		tb.Fatalf("SetPronunciation: %v", err)
 	}
 	mustSaveFeed(tb, s, newFeed(src.project.ID, feedToken('c')))
+	// One endpoint's clock runs; the other's delivery was made before the
+	// copy, and is not copied.
+	failing := mustWebhook(tb, s, src.project.ID, narrator.EventAudioFailed)
+	d, err := s.TestWebhook(ctx, src.project.ID, failing.ID)
+	if err != nil {
+		tb.Fatalf("TestWebhook: %v", err)
+	}
+	if _, err := s.RecordAttempt(ctx, d.ID, narrator.WebhookAttempt{At: b.clock.Now(), ResponseCode: 500, Error: "down"}); err != nil {
+		tb.Fatalf("RecordAttempt: %v", err)
+	}
+	mustWebhook(tb, s, withURL.ID)
 
 	b.clock.Advance(time.Second)
 	processed := mustAudio(tb, s, src.project.ID, "processed")

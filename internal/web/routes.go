@@ -32,6 +32,15 @@ func (s *Server) routes() {
 	m.Handle("POST /projects/{pid}/feed/rotate", s.handle(s.authed(s.rotateFeed)))
 	m.Handle("POST /projects/{pid}/feed/off", s.handle(s.authed(s.disableFeed)))
 
+	m.Handle("GET /projects/{pid}/webhooks", s.handle(s.authed(s.webhooksPage)))
+	m.Handle("POST /projects/{pid}/webhooks", s.handle(s.authed(s.createWebhook)))
+	m.Handle("GET /projects/{pid}/webhooks/{wid}/delete", s.handle(s.authed(s.deleteWebhookPage)))
+	m.Handle("POST /projects/{pid}/webhooks/{wid}/delete", s.handle(s.authed(s.deleteWebhook)))
+	m.Handle("POST /projects/{pid}/webhooks/{wid}/rotate", s.handle(s.authed(s.rotateWebhook)))
+	m.Handle("POST /projects/{pid}/webhooks/{wid}/enable", s.handle(s.authed(s.enableWebhook)))
+	m.Handle("POST /projects/{pid}/webhooks/{wid}/test", s.handle(s.authed(s.testWebhook)))
+	m.Handle("POST /projects/{pid}/webhooks/{wid}/deliveries/{did}/resend", s.handle(s.authed(s.resendDelivery)))
+
 	m.Handle("GET /keys", s.handle(s.authed(s.keysPage)))
 	m.Handle("POST /keys", s.handle(s.authed(s.createKey)))
 	m.Handle("GET /keys/{kid}/revoke", s.handle(s.authed(s.revokeKeyPage)))

@@ -73,6 +73,18 @@ type Store interface {
 	// RevokeAPIKey returns ENOTFOUND for a key of another account.
 	RevokeAPIKey(ctx context.Context, accountID, keyID int64) error
 
+	// Webhook methods return ENOTFOUND for an endpoint or delivery that is
+	// not the project's.
+	CreateWebhook(ctx context.Context, h *narrator.Webhook) error
+	ListWebhooks(ctx context.Context, projectID int64) ([]*narrator.Webhook, error)
+	FindWebhook(ctx context.Context, projectID, id int64) (*narrator.Webhook, error)
+	DeleteWebhook(ctx context.Context, projectID, id int64) error
+	RotateWebhookSecret(ctx context.Context, projectID, id int64, secret string) (*narrator.Webhook, error)
+	EnableWebhook(ctx context.Context, projectID, id int64) (*narrator.Webhook, error)
+	TestWebhook(ctx context.Context, projectID, id int64) (*narrator.WebhookDelivery, error)
+	ListDeliveries(ctx context.Context, projectID, webhookID int64, limit int) ([]*narrator.WebhookDelivery, error)
+	ResendDelivery(ctx context.Context, projectID, webhookID, deliveryID int64) (*narrator.WebhookDelivery, error)
+
 	Failures
 }
 

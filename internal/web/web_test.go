@@ -84,7 +84,8 @@ func setup(t *testing.T, mod func(*web.Deps)) *testBundle {
 	ctx := t.Context()
 	dir := t.TempDir()
 	st, err := sqlite.Open(ctx, filepath.Join(dir, "test.db"), sqlite.Options{
-		Jobs: func(db *sql.DB) (sqlite.JobInserter, error) { return jobs.NewSQLite(db, jobs.Config{}) },
+		Jobs:      func(db *sql.DB) (sqlite.JobInserter, error) { return jobs.NewSQLite(db, jobs.Config{}) },
+		EventBody: func(e *narrator.Event) ([]byte, error) { return []byte(`{"action_type":"` + e.Type + `"}`), nil },
 	})
 	if err != nil {
 		t.Fatal(err)
