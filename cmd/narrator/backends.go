@@ -14,6 +14,7 @@ import (
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/config"
 	"github.com/narrator/narrator/internal/festival"
+	"github.com/narrator/narrator/internal/flite"
 	"github.com/narrator/narrator/internal/httpapi"
 	"github.com/narrator/narrator/internal/jobs"
 	"github.com/narrator/narrator/internal/localfs"
@@ -72,6 +73,7 @@ var (
 	_ pipeline.MediaWriter     = mediaStore(nil)
 	_ httpapi.MediaOpener      = mediaStore(nil)
 	_ pipeline.WordSynthesizer = (*festival.Engine)(nil)
+	_ pipeline.WordSynthesizer = (*flite.Engine)(nil)
 )
 
 // backends are a command's open store, job queue and media store.
