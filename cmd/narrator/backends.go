@@ -15,6 +15,7 @@ import (
 	"github.com/narrator/narrator/internal/config"
 	"github.com/narrator/narrator/internal/feed"
 	"github.com/narrator/narrator/internal/festival"
+	"github.com/narrator/narrator/internal/flite"
 	"github.com/narrator/narrator/internal/httpapi"
 	"github.com/narrator/narrator/internal/jobs"
 	"github.com/narrator/narrator/internal/localfs"
@@ -78,6 +79,7 @@ var (
 	_ pipeline.MediaWriter     = mediaStore(nil)
 	_ httpapi.MediaOpener      = mediaStore(nil)
 	_ pipeline.WordSynthesizer = (*festival.Engine)(nil)
+	_ pipeline.WordSynthesizer = (*flite.Engine)(nil)
 )
 
 // backends are a command's open store, job queue and media store.

@@ -309,7 +309,7 @@ func (s *suite) testOddText(t *testing.T) {
 
 // testWords checks, for an engine that reports word boundaries (a pipeline.WordSynthesizer),
 // that it reports every word of the text in order, with spans that follow the speech at the
-// speaking rate; and that odd text gives sane spans. Other engines skip it.
+// speaking rate; and that odd text gives sane spans, if any. Other engines skip it.
 func (s *suite) testWords(t *testing.T) {
 	e := s.newEngine(t, Options{})
 	ws, ok := e.(pipeline.WordSynthesizer)
@@ -347,12 +347,11 @@ func (s *suite) testWords(t *testing.T) {
 	if r := spoken[1] / spoken[0]; r < 0.35 || r > 0.7 {
 		t.Errorf("twice the rate: words span %.3f s, at normal rate %.3f s", spoken[1], spoken[0])
 	}
+	// Odd text may leave an engine unsure which words it read: it may then
+	// report none, but never spans that make no sense.
 	samples, sampleRate, words, err := ws.SynthesizeWords(t.Context(), s.voice, nasty, 1)
 	if err != nil {
 		t.Fatalf("SynthesizeWords(%q): %v", nasty, err)
-	}
-	if len(words) < 10 {
-		t.Errorf("SynthesizeWords(%q): only %d words: %+v", nasty, len(words), words)
 	}
 	checkWordSpans(t, words, seconds(samples, sampleRate))
 }

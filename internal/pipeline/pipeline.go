@@ -333,7 +333,7 @@ func (p *Pipeline) unit(ctx context.Context, u speak.Unit, v narrator.Voice) (sp
 
 // Levels between which speech is taken to begin (RMS over 10 ms): the
 // silence thresholds that onset detectors commonly use. Soft onsets (f, s,
-// h) take up to about 80 ms to rise from the one to the other.
+// h) take up to about 100 ms to rise from the one to the other.
 const (
 	onsetLowDBFS  = -55.0
 	onsetHighDBFS = -35.0

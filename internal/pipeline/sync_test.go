@@ -67,16 +67,9 @@ func TestTranscriptSyncFestival(t *testing.T) {
 	if len(tr.Sentences) != 11 {
 		t.Fatalf("%d sentences, want the title, a heading and nine", len(tr.Sentences))
 	}
-	// festival reports words; they lie within their sentences, in order,
-	// the first where the sentence starts.
+	// festival and flite report words; they lie within their sentences, in
+	// order, the first where the sentence starts.
 	for i, sent := range tr.Sentences {
-		v := body
-		if i == 0 {
-			v = title
-		}
-		if v.Engine != narrator.EngineFestival {
-			continue
-		}
 		if len(sent.Words) == 0 {
 			t.Errorf("sentence %d %q has no words", i, sent.Text)
 			continue

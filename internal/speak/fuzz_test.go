@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -94,6 +95,14 @@ func FuzzScript(f *testing.F) {
 			if u.Rate <= 0 || u.Pause < 0 {
 				t.Fatalf("bad unit %+v", u)
 			}
+			// The text as written is clean text for captions.
+			if u.Source != strings.Join(strings.Fields(u.Source), " ") || !utf8.ValidString(u.Source) ||
+				strings.ContainsFunc(u.Source, func(r rune) bool { return r >= 0xE000 && r <= 0xF8FF || unicode.IsControl(r) }) {
+				t.Fatalf("unit source %q", u.Source)
+			}
+		}
+		if len(units) > 0 && units[0].Source == "" {
+			t.Fatalf("first unit %+v has no source", units[0])
 		}
 	})
 }

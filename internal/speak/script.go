@@ -293,6 +293,14 @@ func (s *scripter) source(sent string) string {
 			return out
 		})
 	}
+	// Private-use runes left are the article's own, which sanitizeKeep
+	// could not tell from placeholders.
+	sent = strings.Map(func(r rune) rune {
+		if r >= 0xE000 && r <= 0xF8FF {
+			return ' '
+		}
+		return r
+	}, sent)
 	return reSpacedStop.ReplaceAllString(strings.Join(strings.Fields(sent), " "), "$1$2")
 }
 
