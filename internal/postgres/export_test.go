@@ -6,4 +6,7 @@ const (
 	FindLiveAudioByExternalIDSQL = findLiveAudioByExternalIDSQL
 	FindLiveAudioByIDSQL         = findLiveAudioByIDSQL
 	LoadMediaSQL                 = loadMediaSQL
+	FindAudioByArticleURLSQL     = findAudioByArticleURLSQL
+	AudioListensSQL              = audioListensSQL
+	ProjectListensSQL            = projectListensSQL
 )

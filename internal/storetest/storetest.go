@@ -72,6 +72,12 @@ type Store interface {
 	ImportMeta(ctx context.Context, e *narrator.Export) error
 	ExportAudios(ctx context.Context, afterID int64, limit int) ([]*narrator.Audio, error)
 	ImportAudios(ctx context.Context, audios []*narrator.Audio) (inserted int, err error)
+
+	FindAudioByExternalID(ctx context.Context, projectID int64, externalID string) (*narrator.Audio, error)
+	FindAudioByArticleURL(ctx context.Context, projectID int64, articleURL string) (*narrator.Audio, error)
+	RecordListen(ctx context.Context, projectID, audioID int64, event string, at time.Time) error
+	AudioListens(ctx context.Context, audioID int64) (narrator.ListenCounts, error)
+	ProjectListens(ctx context.Context, projectID int64, since time.Time) (*narrator.ProjectListens, error)
 }
 
 // SchemaStore is a Store with what a process does with it besides reading
@@ -217,6 +223,8 @@ func Run(t *testing.T, newStore NewStoreFunc) {
 		{"User", userTests},
 		{"Session", sessionTests},
 		{"Time", timeTests},
+		{"EmbedLookup", embedLookupTests},
+		{"Listen", listenTests},
 		{"Copy", copyTests(newStore)},
 	}
 	for _, g := range groups {
