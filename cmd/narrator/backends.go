@@ -18,6 +18,7 @@ import (
 	"github.com/narrator/narrator/internal/localfs"
 	"github.com/narrator/narrator/internal/mediaserve"
 	"github.com/narrator/narrator/internal/pipeline"
+	"github.com/narrator/narrator/internal/player"
 	"github.com/narrator/narrator/internal/postgres"
 	"github.com/narrator/narrator/internal/s3"
 	"github.com/narrator/narrator/internal/sqlite"
@@ -28,6 +29,7 @@ import (
 type dataStore interface {
 	httpapi.Store
 	web.Store
+	player.Store
 	jobs.Store
 	pipeline.RuleSource
 	copyStore
@@ -68,6 +70,7 @@ var (
 	_ jobs.VoicePreviewer  = (*pipeline.Pipeline)(nil)
 	_ httpapi.Store        = purgingStore{}
 	_ web.Store            = purgingStore{}
+	_ player.Store         = purgingStore{}
 	_ pipeline.MediaWriter = mediaStore(nil)
 )
 

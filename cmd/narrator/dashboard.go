@@ -7,6 +7,7 @@ import (
 	"net/url"
 
 	"github.com/narrator/narrator/internal/config"
+	"github.com/narrator/narrator/internal/player"
 	"github.com/narrator/narrator/internal/web"
 )
 
@@ -31,4 +32,23 @@ func newDashboard(cfg config.Config, st purgingStore, b *backends, logger *slog.
 		return nil, fmt.Errorf("dashboard: %w", err)
 	}
 	return dash, nil
+}
+
+// newEmbed builds the embeddable player served at /embed.js and /embed/.
+// Its pages allow the media's origin, which --media-base-url may move.
+func newEmbed(cfg config.Config, st purgingStore, logger *slog.Logger) (http.Handler, error) {
+	u, err := url.Parse(cfg.MediaURL(""))
+	if err != nil {
+		return nil, fmt.Errorf("embed: parse media URL: %w", err)
+	}
+	h, err := player.New(player.Deps{
+		Store:       st,
+		Logger:      logger,
+		MediaURL:    cfg.MediaURL,
+		MediaOrigin: u.Scheme + "://" + u.Host,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("embed: %w", err)
+	}
+	return h, nil
 }
