@@ -91,7 +91,9 @@ func browse(t *testing.T, ctx context.Context, step string, actions ...chromedp.
 	defer cancel()
 	if err := chromedp.Run(c, actions...); err != nil {
 		var loc string
-		_ = chromedp.Run(ctx, chromedp.Location(&loc))
+		lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		_ = chromedp.Run(lctx, chromedp.Location(&loc))
 		t.Fatalf("%s: %v (page %s)", step, err, loc)
 	}
 }

@@ -285,7 +285,8 @@
       return found;
     }
     function highlight() {
-      var i = at(audio.currentTime);
+      // Nothing is lit before the first play.
+      var i = audio.paused && audio.currentTime === 0 ? -1 : at(audio.currentTime);
       if (i === current) return;
       if (current >= 0) {
         spans[current].classList.remove("np-active");
