@@ -68,6 +68,9 @@ type Media struct {
 	// processed. Keys contain a random token, so URLs built from them are
 	// unguessable and each key's content never changes.
 	Key string
+	// Bytes is the size of the object at Key, recorded when it is
+	// published (the podcast feed's enclosure length); 0 until then.
+	Bytes int64
 }
 
 // Validate checks an audio's client-supplied fields.

@@ -143,10 +143,19 @@ func PlanFail(a *Audio, revision int) bool {
 	return !a.Deleted && a.Revision == revision && a.State != StateProcessed
 }
 
+// Rendering is what one synthesis of an audio stored in the media store:
+// its media by content type, with their sizes, and its length. A renderer
+// returns it and the stores publish it (PlanPublish).
+type Rendering struct {
+	Keys     map[string]string // content type → media key
+	Bytes    map[string]int64  // content type → size in bytes of the object at Keys
+	Duration time.Duration
+}
+
 // PublishPlan is what publishing a revision of an audio comes to.
 type PublishPlan struct {
-	// Media are the audio's media whose key changes, with their new Key;
-	// stores set those keys and mark the audio processed.
+	// Media are the audio's media whose key changes, with their new Key
+	// and Bytes; stores set those and mark the audio processed.
 	Media []Media
 	// Replaced are the keys the new ones replace, which stores enqueue for
 	// deletion (a DeleteMediaJob) in the same transaction.
@@ -154,13 +163,13 @@ type PublishPlan struct {
 }
 
 // PlanPublish checks that the given revision of a, as stored with its media,
-// may be published with keys (content type → key), and returns what the
-// store writes. It returns an ECONFLICT *Error, and nothing may be written,
-// if a is deleted, at another revision, or already processed at this
-// revision: a result is published once, and a stale or duplicate rendering
-// is discarded by its worker. Keys for content types a has no media of, or
-// empty keys, are an EINVALID *Error.
-func PlanPublish(a *Audio, revision int, keys map[string]string) (PublishPlan, error) {
+// may be published with r, and returns what the store writes. It returns
+// an ECONFLICT *Error, and nothing may be written, if a is deleted, at
+// another revision, or already processed at this revision: a result is
+// published once, and a stale or duplicate rendering is discarded by its
+// worker. Keys for content types a has no media of, empty keys, keys
+// without a positive size, and a negative duration are an EINVALID *Error.
+func PlanPublish(a *Audio, revision int, r Rendering) (PublishPlan, error) {
 	switch {
 	case a.Deleted:
 		return PublishPlan{}, Errorf(ECONFLICT, "audio %d is deleted", a.ID)
@@ -168,26 +177,56 @@ func PlanPublish(a *Audio, revision int, keys map[string]string) (PublishPlan, e
 		return PublishPlan{}, Errorf(ECONFLICT, "audio %d is at revision %d", a.ID, a.Revision)
 	case a.State == StateProcessed:
 		return PublishPlan{}, Errorf(ECONFLICT, "audio %d revision %d is already published", a.ID, revision)
+	case r.Duration < 0:
+		return PublishPlan{}, Errorf(EINVALID, "negative duration %v", r.Duration)
 	}
-	for ct, key := range keys {
+	for ct, key := range r.Keys {
 		if _, ok := a.MediaOf(ct); !ok {
 			return PublishPlan{}, Errorf(EINVALID, "audio %d has no %q media", a.ID, ct)
 		}
 		if key == "" {
 			return PublishPlan{}, Errorf(EINVALID, "empty key for %s media", ct)
 		}
+		if r.Bytes[ct] <= 0 {
+			return PublishPlan{}, Errorf(EINVALID, "no size for %s media %q", ct, key)
+		}
 	}
 	var plan PublishPlan
 	for _, m := range a.Media {
-		key, ok := keys[m.ContentType]
+		key, ok := r.Keys[m.ContentType]
 		if !ok || key == m.Key {
 			continue
 		}
 		if m.Key != "" {
 			plan.Replaced = append(plan.Replaced, m.Key)
 		}
-		m.Key = key
+		m.Key, m.Bytes = key, r.Bytes[m.ContentType]
 		plan.Media = append(plan.Media, m)
 	}
 	return plan, nil
+}
+
+// Apply returns a, as stored before the plan, as the plan publishes it with
+// its duration at time now: processed, without an error, its media's keys
+// set. Stores tell webhooks of this audio.
+func (p PublishPlan) Apply(a *Audio, durationMS int64, now time.Time) Audio {
+	next := *a
+	next.Media = append([]Media(nil), a.Media...)
+	for _, m := range p.Media {
+		for i := range next.Media {
+			if next.Media[i].ID == m.ID {
+				next.Media[i].Key, next.Media[i].Bytes = m.Key, m.Bytes
+			}
+		}
+	}
+	next.State, next.Error, next.DurationMS, next.UpdatedAt = StateProcessed, "", durationMS, now
+	return next
+}
+
+// Failed returns a as FailAudio stores it at time now: failed, with the
+// message for the publisher.
+func (a *Audio) Failed(message string, now time.Time) Audio {
+	next := *a
+	next.State, next.Error, next.UpdatedAt = StateFailed, message, now
+	return next
 }

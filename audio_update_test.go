@@ -56,14 +56,19 @@ func TestPlanPublish(t *testing.T) {
 		{ID: 10, ContentType: narrator.ContentTypeMP3, Key: "old/audio.mp3"},
 		{ID: 11, ContentType: narrator.ContentTypeM3U8},
 	}}
-	got, err := narrator.PlanPublish(&a, 2, map[string]string{narrator.ContentTypeMP3: "new/audio.mp3", narrator.ContentTypeM3U8: "new/audio.m3u8"})
+	r := narrator.Rendering{
+		Keys:     map[string]string{narrator.ContentTypeMP3: "new/audio.mp3", narrator.ContentTypeM3U8: "new/audio.m3u8"},
+		Bytes:    map[string]int64{narrator.ContentTypeMP3: 5000, narrator.ContentTypeM3U8: 120},
+		Duration: time.Second,
+	}
+	got, err := narrator.PlanPublish(&a, 2, r)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := narrator.PublishPlan{
 		Media: []narrator.Media{
-			{ID: 10, ContentType: narrator.ContentTypeMP3, Key: "new/audio.mp3"},
-			{ID: 11, ContentType: narrator.ContentTypeM3U8, Key: "new/audio.m3u8"},
+			{ID: 10, ContentType: narrator.ContentTypeMP3, Key: "new/audio.mp3", Bytes: 5000},
+			{ID: 11, ContentType: narrator.ContentTypeM3U8, Key: "new/audio.m3u8", Bytes: 120},
 		},
 		Replaced: []string{"old/audio.mp3"},
 	}
@@ -74,23 +79,29 @@ func TestPlanPublish(t *testing.T) {
 		t.Error("PlanPublish changed the audio's media")
 	}
 	// An unchanged key is neither set nor replaced.
-	got, err = narrator.PlanPublish(&a, 2, map[string]string{narrator.ContentTypeMP3: "old/audio.mp3"})
+	mp3 := func(key string, size int64) narrator.Rendering {
+		return narrator.Rendering{Keys: map[string]string{narrator.ContentTypeMP3: key}, Bytes: map[string]int64{narrator.ContentTypeMP3: size}}
+	}
+	got, err = narrator.PlanPublish(&a, 2, mp3("old/audio.mp3", 10))
 	if err != nil || len(got.Media) != 0 || len(got.Replaced) != 0 {
 		t.Errorf("same key: %+v, %v", got, err)
 	}
 	for name, tc := range map[string]struct {
-		audio    narrator.Audio
-		revision int
-		keys     map[string]string
-		code     string
+		audio     narrator.Audio
+		revision  int
+		rendering narrator.Rendering
+		code      string
 	}{
-		"deleted":      {narrator.Audio{Revision: 2, Deleted: true}, 2, nil, narrator.ECONFLICT},
-		"stale":        {a, 1, nil, narrator.ECONFLICT},
-		"published":    {narrator.Audio{Revision: 2, State: narrator.StateProcessed}, 2, nil, narrator.ECONFLICT},
-		"unknown type": {a, 2, map[string]string{"wav": "k.wav"}, narrator.EINVALID},
-		"empty key":    {a, 2, map[string]string{narrator.ContentTypeMP3: ""}, narrator.EINVALID},
+		"deleted":           {narrator.Audio{Revision: 2, Deleted: true}, 2, narrator.Rendering{}, narrator.ECONFLICT},
+		"stale":             {a, 1, narrator.Rendering{}, narrator.ECONFLICT},
+		"published":         {narrator.Audio{Revision: 2, State: narrator.StateProcessed}, 2, narrator.Rendering{}, narrator.ECONFLICT},
+		"unknown type":      {a, 2, narrator.Rendering{Keys: map[string]string{"wav": "k.wav"}, Bytes: map[string]int64{"wav": 1}}, narrator.EINVALID},
+		"empty key":         {a, 2, mp3("", 10), narrator.EINVALID},
+		"no size":           {a, 2, narrator.Rendering{Keys: map[string]string{narrator.ContentTypeMP3: "k/audio.mp3"}}, narrator.EINVALID},
+		"zero size":         {a, 2, mp3("k/audio.mp3", 0), narrator.EINVALID},
+		"negative duration": {a, 2, narrator.Rendering{Duration: -time.Second}, narrator.EINVALID},
 	} {
-		if _, err := narrator.PlanPublish(&tc.audio, tc.revision, tc.keys); narrator.ErrorCode(err) != tc.code {
+		if _, err := narrator.PlanPublish(&tc.audio, tc.revision, tc.rendering); narrator.ErrorCode(err) != tc.code {
 			t.Errorf("%s: %v, want code %s", name, err, tc.code)
 		}
 	}

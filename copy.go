@@ -14,6 +14,13 @@ type Export struct {
 	Projects       []*Project
 	Users          []*User // with their password hashes
 	Pronunciations []*Pronunciation
+	// Feeds are the podcast feeds with their tokens, so that subscribers'
+	// URLs keep working. A target that has a feed for a project already
+	// keeps its own.
+	Feeds []*Feed
+	// Webhooks are the projects' endpoints with their secrets, so that
+	// receivers keep verifying; their deliveries are not copied.
+	Webhooks []*Webhook
 	// LastIDs are the highest IDs the store has given, deleted rows'
 	// included.
 	LastIDs LastIDs
@@ -31,7 +38,7 @@ type ExportedAPIKey struct {
 // that imports rows moves its own counters past them, so that no new row
 // ever reuses the ID of a copied row, or of one deleted before the copy.
 type LastIDs struct {
-	Account, APIKey, Project, Audio, Media, User, Pronunciation int64
+	Account, APIKey, Project, Audio, Media, User, Pronunciation, Webhook int64
 }
 
 // CheckCopyTarget decides whether the rows of a source store, exported as
@@ -41,7 +48,7 @@ type LastIDs struct {
 //
 //   - every account of the target is an account of the source, with the
 //     same ID, name and creation time;
-//   - every API key, project, user and pronunciation rule of the target
+//   - every API key, project, user, pronunciation rule and webhook of the target
 //     whose ID is also in the source is the same row: the same account (or
 //     project, for a rule) and creation time, and for a key the same hash.
 //
@@ -78,6 +85,12 @@ func CheckCopyTarget(src, dst *Export) error {
 	for _, p := range dst.Pronunciations {
 		if s, ok := rules[p.ID]; ok && (s.ProjectID != p.ProjectID || !s.CreatedAt.Equal(p.CreatedAt)) {
 			return otherRow("pronunciation rule", p.ID)
+		}
+	}
+	hooks := byID(src.Webhooks, func(h *Webhook) int64 { return h.ID })
+	for _, h := range dst.Webhooks {
+		if s, ok := hooks[h.ID]; ok && (s.ProjectID != h.ProjectID || !s.CreatedAt.Equal(h.CreatedAt)) {
+			return otherRow("webhook", h.ID)
 		}
 	}
 	return nil

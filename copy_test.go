@@ -21,6 +21,7 @@ func TestCheckCopyTarget(t *testing.T) {
 			Pronunciations: []*narrator.Pronunciation{
 				{ID: 1, ProjectID: 1, Phrase: "nginx", CreatedAt: t0},
 			},
+			Webhooks: []*narrator.Webhook{{ID: 1, ProjectID: 1, CreatedAt: t0}},
 		}
 	}
 	cases := []struct {
@@ -72,6 +73,11 @@ func TestCheckCopyTarget(t *testing.T) {
 			e.Pronunciations[0].CreatedAt = later
 			return e
 		}, "pronunciation rule 1"},
+		{"another webhook", func() *narrator.Export {
+			e := source()
+			e.Webhooks[0].ProjectID = 2
+			return e
+		}, "webhook 1"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

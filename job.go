@@ -38,3 +38,12 @@ type PreviewJob struct {
 
 // JobKind implements Job.
 func (PreviewJob) JobKind() string { return "voice_preview" }
+
+// WebhookJob asks for one attempt at a webhook delivery, and more if it
+// fails. Resending a delivery enqueues another.
+type WebhookJob struct {
+	DeliveryID int64
+}
+
+// JobKind implements Job.
+func (WebhookJob) JobKind() string { return "webhook_delivery" }

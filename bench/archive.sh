@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Latency of the reads behind GET one audio, list page 1, list page 1,000
-# and the projects list (with audio_count), on a project of 10^3, 10^5 and
-# 10^6 audios, on SQLite and on PostgreSQL (a private server this script
-# starts). Goal: page 1, GET one and the projects list flat, under 20 ms at
-# 10^6. Prints Go benchmark lines (ns/op) and a summary in milliseconds.
+# Latency of the reads behind GET one audio, list page 1, list page 1,000,
+# the projects list (with audio_count) and the podcast feed (300 items), on
+# a project of 10^3, 10^5 and 10^6 audios, on SQLite and on PostgreSQL (a
+# private server this script starts). Goal: page 1, GET one, the projects
+# list and the feed flat, under 20 ms at 10^6. Prints Go benchmark lines (ns/op) and a summary in milliseconds.
 #   bench/archive.sh [LARGEST]   (default 1e6)
 set -euo pipefail
 cd "$(dirname "$0")/.."

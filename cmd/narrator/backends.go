@@ -13,6 +13,8 @@ import (
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/config"
+	"github.com/narrator/narrator/internal/feed"
+	"github.com/narrator/narrator/internal/festival"
 	"github.com/narrator/narrator/internal/httpapi"
 	"github.com/narrator/narrator/internal/jobs"
 	"github.com/narrator/narrator/internal/localfs"
@@ -23,6 +25,7 @@ import (
 	"github.com/narrator/narrator/internal/s3"
 	"github.com/narrator/narrator/internal/sqlite"
 	"github.com/narrator/narrator/internal/web"
+	"github.com/narrator/narrator/internal/webhook"
 )
 
 // dataStore is what the commands need from a store. Both stores have it.
@@ -30,7 +33,9 @@ type dataStore interface {
 	httpapi.Store
 	web.Store
 	player.Store
+	feed.Store
 	jobs.Store
+	jobs.WebhookStore
 	pipeline.RuleSource
 	copyStore
 	CreateAccount(ctx context.Context, a *narrator.Account) error
@@ -57,21 +62,25 @@ type mediaStore interface {
 
 // Compile-time checks that the implementations fit their consumers.
 var (
-	_ dataStore            = (*sqlite.Store)(nil)
-	_ dataStore            = (*postgres.Store)(nil)
-	_ postgres.JobInserter = (*jobs.Queue[pgx.Tx])(nil)
-	_ jobQueue             = (*jobs.Queue[pgx.Tx])(nil)
-	_ sqlite.JobInserter   = (*jobs.Queue[*sql.Tx])(nil)
-	_ jobQueue             = (*jobs.Queue[*sql.Tx])(nil)
-	_ mediaStore           = (*localfs.Store)(nil)
-	_ mediaStore           = (*s3.Store)(nil)
-	_ copyMedia            = mediaStore(nil)
-	_ jobs.Renderer        = (*pipeline.Pipeline)(nil)
-	_ jobs.VoicePreviewer  = (*pipeline.Pipeline)(nil)
-	_ httpapi.Store        = purgingStore{}
-	_ web.Store            = purgingStore{}
-	_ player.Store         = purgingStore{}
-	_ pipeline.MediaWriter = mediaStore(nil)
+	_ dataStore                = (*sqlite.Store)(nil)
+	_ dataStore                = (*postgres.Store)(nil)
+	_ postgres.JobInserter     = (*jobs.Queue[pgx.Tx])(nil)
+	_ jobQueue                 = (*jobs.Queue[pgx.Tx])(nil)
+	_ sqlite.JobInserter       = (*jobs.Queue[*sql.Tx])(nil)
+	_ jobQueue                 = (*jobs.Queue[*sql.Tx])(nil)
+	_ mediaStore               = (*localfs.Store)(nil)
+	_ mediaStore               = (*s3.Store)(nil)
+	_ copyMedia                = mediaStore(nil)
+	_ jobs.Renderer            = (*pipeline.Pipeline)(nil)
+	_ jobs.VoicePreviewer      = (*pipeline.Pipeline)(nil)
+	_ jobs.WebhookSender       = (*webhook.Client)(nil)
+	_ httpapi.Store            = purgingStore{}
+	_ web.Store                = purgingStore{}
+	_ feed.Store               = purgingStore{}
+	_ player.Store             = purgingStore{}
+	_ pipeline.MediaWriter     = mediaStore(nil)
+	_ httpapi.MediaOpener      = mediaStore(nil)
+	_ pipeline.WordSynthesizer = (*festival.Engine)(nil)
 )
 
 // backends are a command's open store, job queue and media store.
@@ -86,7 +95,8 @@ type backends struct {
 
 // openBackends opens the database (migrating it and River's tables) with a
 // job queue that works jobs if jc.Work, and the media store.
-func openBackends(ctx context.Context, b config.Backends, jc jobs.Config, getenv func(string) string) (_ *backends, err error) {
+// Webhook deliveries written by its store get bodies from body.
+func openBackends(ctx context.Context, b config.Backends, jc jobs.Config, body narrator.EventBodyFunc, getenv func(string) string) (_ *backends, err error) {
 	out := &backends{}
 	kind, target, err := config.ParseDatabase(b.Database)
 	if err != nil {
@@ -95,9 +105,9 @@ func openBackends(ctx context.Context, b config.Backends, jc jobs.Config, getenv
 	switch kind {
 	case config.SQLite:
 		out.embedded = true
-		out.store, out.queue, err = openSQLite(ctx, target, jc)
+		out.store, out.queue, err = openSQLite(ctx, target, jc, body)
 	case config.Postgres:
-		out.store, out.queue, err = openPostgres(ctx, target, jc)
+		out.store, out.queue, err = openPostgres(ctx, target, jc, body)
 	default:
 		err = usagef("--database: %s databases are not supported by this build", kind)
 	}
@@ -116,7 +126,7 @@ func openBackends(ctx context.Context, b config.Backends, jc jobs.Config, getenv
 }
 
 // openSQLite opens and migrates a SQLite database with its queue.
-func openSQLite(ctx context.Context, path string, jc jobs.Config) (*sqlite.Store, *jobs.Queue[*sql.Tx], error) {
+func openSQLite(ctx context.Context, path string, jc jobs.Config, body narrator.EventBodyFunc) (*sqlite.Store, *jobs.Queue[*sql.Tx], error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return nil, nil, fmt.Errorf("create database directory: %w", err)
 	}
@@ -127,6 +137,7 @@ func openSQLite(ctx context.Context, path string, jc jobs.Config) (*sqlite.Store
 			q, err = jobs.NewSQLite(db, jc)
 			return q, err
 		},
+		EventBody: body,
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("open database: %w", err)
@@ -144,7 +155,7 @@ func openSQLite(ctx context.Context, path string, jc jobs.Config) (*sqlite.Store
 
 // openPostgres opens and migrates a PostgreSQL database with its queue.
 // Several nodes may do so at once: migrations take an advisory lock.
-func openPostgres(ctx context.Context, url string, jc jobs.Config) (*postgres.Store, *jobs.Queue[pgx.Tx], error) {
+func openPostgres(ctx context.Context, url string, jc jobs.Config, body narrator.EventBodyFunc) (*postgres.Store, *jobs.Queue[pgx.Tx], error) {
 	var q *jobs.Queue[pgx.Tx]
 	st, err := postgres.Open(ctx, url, postgres.Options{
 		Jobs: func(pool *pgxpool.Pool) (postgres.JobInserter, error) {
@@ -152,6 +163,7 @@ func openPostgres(ctx context.Context, url string, jc jobs.Config) (*postgres.St
 			q, err = jobs.NewPostgres(pool, jc)
 			return q, err
 		},
+		EventBody: body,
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("open database: %w", err)
@@ -195,6 +207,13 @@ func openMedia(ctx context.Context, setting string, getenv func(string) string) 
 	}
 }
 
+// cliEventBody renders the webhook deliveries that command-line tools
+// write (tests of endpoints), with media URLs as a server started with the
+// same environment makes them.
+func cliEventBody(getenv func(string) string) narrator.EventBodyFunc {
+	return httpapi.EventBody(config.MediaURLFromEnv(getenv))
+}
+
 // openStore opens the data a command-line tool works on. Its jobs (a
 // re-synthesis) are only inserted, for a server to work.
 func openStore(ctx context.Context, e *env, finish func() (config.Backends, error)) (dataStore, error) {
@@ -202,7 +221,7 @@ func openStore(ctx context.Context, e *env, finish func() (config.Backends, erro
 	if err != nil {
 		return nil, usagef("%v", err)
 	}
-	bk, err := openBackends(ctx, b, jobs.Config{Logger: slog.New(slog.DiscardHandler)}, e.getenv)
+	bk, err := openBackends(ctx, b, jobs.Config{Logger: slog.New(slog.DiscardHandler)}, cliEventBody(e.getenv), e.getenv)
 	if err != nil {
 		return nil, err
 	}

@@ -60,12 +60,12 @@ func runCopyData(ctx context.Context, e *env, args []string) error {
 	}
 	// Only inserted: the target's servers synthesise the re-queued audios.
 	jc := jobs.Config{Logger: slog.New(slog.DiscardHandler)}
-	from, err := openBackends(ctx, c.From, jc, e.getenv)
+	from, err := openBackends(ctx, c.From, jc, cliEventBody(e.getenv), e.getenv)
 	if err != nil {
 		return fmt.Errorf("copy-data: source: %w", err)
 	}
 	defer from.store.Close()
-	to, err := openBackends(ctx, c.To, jc, e.getenv)
+	to, err := openBackends(ctx, c.To, jc, cliEventBody(e.getenv), e.getenv)
 	if err != nil {
 		return fmt.Errorf("copy-data: target: %w", err)
 	}
@@ -214,6 +214,8 @@ func countMeta(src, dst *narrator.Export) []tableCount {
 		countRows("projects", src.Projects, dst.Projects, func(p *narrator.Project) int64 { return p.ID }),
 		countRows("users", src.Users, dst.Users, func(u *narrator.User) int64 { return u.ID }),
 		countRows("pronunciations", src.Pronunciations, dst.Pronunciations, func(p *narrator.Pronunciation) int64 { return p.ID }),
+		countRows("feeds", src.Feeds, dst.Feeds, func(f *narrator.Feed) int64 { return f.ProjectID }),
+		countRows("webhooks", src.Webhooks, dst.Webhooks, func(h *narrator.Webhook) int64 { return h.ID }),
 	}
 }
 
@@ -278,8 +280,9 @@ func (c *copier) importAudios(ctx context.Context, audios []*narrator.Audio) (in
 	return n, nil
 }
 
-// copyFiles copies the published media files of an audio: the MP3, and the
-// playlist with every segment it names.
+// copyFiles copies the published media files of an audio: the MP3 with
+// the transcript beside it (renderings made before transcripts have none),
+// and the playlist with every segment it names.
 func (c *copier) copyFiles(ctx context.Context, a *narrator.Audio) error {
 	for _, m := range a.Media {
 		switch {
@@ -287,6 +290,16 @@ func (c *copier) copyFiles(ctx context.Context, a *narrator.Audio) error {
 		case m.ContentType == narrator.ContentTypeM3U8:
 			if err := c.copyPlaylist(ctx, m.Key); err != nil {
 				return err
+			}
+		case m.ContentType == narrator.ContentTypeMP3:
+			if err := c.copyFile(ctx, m.Key); err != nil {
+				return err
+			}
+			jsonKey, vttKey := narrator.TranscriptKeys(m.Key)
+			for _, k := range []string{jsonKey, vttKey} {
+				if err := c.copyFile(ctx, k); err != nil && !errors.Is(err, narrator.ErrBlobNotFound) {
+					return err
+				}
 			}
 		default:
 			if err := c.copyFile(ctx, m.Key); err != nil {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mmcdole/gofeed"
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/narrator/narrator"
@@ -60,6 +61,7 @@ func TestCopyDataToPostgres(t *testing.T) {
 		t.Fatalf("delete: %d %s", status, raw)
 	}
 	api.stop(t, syscall.SIGTERM)
+	feedToken := mustSaveFeed(t, data, acct.ID, proj.ID)
 
 	target := newDatabase(t, adminURL)
 	targetMedia := filepath.Join(t.TempDir(), "media")
@@ -70,7 +72,7 @@ func TestCopyDataToPostgres(t *testing.T) {
 	files := countFiles(t, filepath.Join(data, "media"))
 	out := mustCLI(t, copyArgs(target)...)
 	for _, want := range []string{"accounts: 1 copied, 0 already on the target", "api_keys: 2 copied", "projects: 1 copied", "users: 1 copied",
-		"pronunciations: 1 copied", "audios: 2 copied (1 queued for synthesis), 0 already on the target",
+		"pronunciations: 1 copied", "feeds: 1 copied", "audios: 2 copied (1 queued for synthesis), 0 already on the target",
 		fmt.Sprintf("media files: %d copied, 0 skipped", files), "sessions: not copied"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
@@ -127,6 +129,21 @@ func TestCopyDataToPostgres(t *testing.T) {
 		if res, body := fetch(t, url); res.StatusCode != 200 || !bytes.Equal(body, want) {
 			t.Errorf("target %s: %d, %d bytes; want the source's %d", ct, res.StatusCode, len(body), len(want))
 		}
+	}
+	// The feed answers at the same URL, with the sizes recorded at the
+	// source.
+	res, raw := fetch(t, ts.base+narrator.FeedPath(feedToken))
+	if res.StatusCode != 200 {
+		t.Fatalf("feed on the target: %d", res.StatusCode)
+	}
+	f, err := gofeed.NewParser().ParseString(string(raw))
+	if err != nil || len(f.Items) != 1 || len(f.Items[0].Enclosures) != 1 {
+		t.Fatalf("feed on the target: %v\n%s", err, raw)
+	}
+	if enc := f.Items[0].Enclosures[0]; enc.URL != got.url(t, "mp3") {
+		t.Errorf("enclosure %s, want %s", enc.URL, got.url(t, "mp3"))
+	} else if _, mp3 := fetch(t, enc.URL); enc.Length != fmt.Sprint(len(mp3)) {
+		t.Errorf("enclosure length %s, the MP3 has %d bytes", enc.Length, len(mp3))
 	}
 	if status, _ := ts.call(t, "GET", audioPath+"/done?api_key="+revoked.APIKey, nil); status != 401 {
 		t.Errorf("revoked key on the target: %d, want 401", status)
@@ -206,4 +223,27 @@ func sameFiles(t *testing.T, want, got string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// mustSaveFeed turns on the feed of a project in the SQLite database of a
+// data directory, while no server runs, and returns its token.
+func mustSaveFeed(t *testing.T, data string, accountID, projectID int64) string {
+	t.Helper()
+	st, err := sqlite.Open(t.Context(), filepath.Join(data, "narrator.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	p, err := st.FindProject(t.Context(), accountID, projectID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := narrator.NewFeedSettings(p)
+	if f.Token, err = narrator.NewFeedToken(); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SaveFeed(t.Context(), f); err != nil {
+		t.Fatal(err)
+	}
+	return f.Token
 }

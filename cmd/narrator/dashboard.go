@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 
+	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/config"
 	"github.com/narrator/narrator/internal/player"
 	"github.com/narrator/narrator/internal/web"
@@ -22,6 +23,7 @@ func newDashboard(cfg config.Config, st purgingStore, b *backends, logger *slog.
 		Store:         st,
 		Logger:        logger,
 		MediaURL:      cfg.MediaURL,
+		FeedURL:       func(token string) string { return cfg.PublicURL + narrator.FeedPath(token) },
 		Previews:      b.queue,
 		Media:         b.media,
 		SecureCookies: u.Scheme == "https",

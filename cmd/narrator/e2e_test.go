@@ -102,6 +102,19 @@ func playlist(t *testing.T, raw []byte) (uris []string, durations []float64, tar
 	return uris, durations, target
 }
 
+// transcriptOut is the answer of the transcript extension.
+type transcriptOut struct {
+	AudioID   int64   `json:"audio_id"`
+	Duration  float64 `json:"duration"`
+	VTTURL    string  `json:"vtt_url"`
+	JSONURL   string  `json:"json_url"`
+	Sentences []struct {
+		Start float64 `json:"start"`
+		End   float64 `json:"end"`
+		Text  string  `json:"text"`
+	} `json:"sentences"`
+}
+
 func TestEndToEnd(t *testing.T) {
 	data, acct, proj := fixture(t)
 	s := startServer(t, data, freeAddr(t))
@@ -162,12 +175,48 @@ func TestEndToEnd(t *testing.T) {
 		t.Errorf("segments add up to %.3f s, the mp3 lasts %.3f s", total, d.Seconds())
 	}
 
+	// The transcript: the sentences as written, timed within the MP3, and
+	// its files served beside it.
+	status, raw = s.call(t, "GET", fmt.Sprintf("/api/v3/projects/%d/audio/lib-1/transcript?api_key=%s", proj.ID, acct.APIKey), nil)
+	if status != 200 {
+		t.Fatalf("transcript: %d %s", status, raw)
+	}
+	tr := mustJSON[transcriptOut](t, string(raw))
+	var texts []string
+	for _, sent := range tr.Sentences {
+		texts = append(texts, sent.Text)
+		if sent.Start < 0 || sent.End <= sent.Start || sent.End > d.Seconds() {
+			t.Errorf("sentence %q spans %.3f-%.3f in %s", sent.Text, sent.Start, sent.End, d)
+		}
+	}
+	wantTexts := []string{"Council approves new library", "By Jane Doe",
+		"The city council voted on Tuesday to build a new public library on Main Street.",
+		"The building will cost about $3.5 million and open in 2028.",
+		"Dr. Maria Lopez, who chairs the library board, said 65% of residents asked for longer opening hours.",
+		`"People want a quiet place to read," she said.`,
+		"Ten thousand books at opening.", "A children's corner."}
+	if strings.Join(texts, "\n") != strings.Join(wantTexts, "\n") {
+		t.Errorf("transcript sentences %q, want %q", texts, wantTexts)
+	}
+	if tr.AudioID != a.ID || math.Abs(tr.Duration-d.Seconds()) > 0.001 || !strings.HasPrefix(tr.VTTURL, mp3URL[:strings.LastIndex(mp3URL, "/")+1]) {
+		t.Errorf("transcript of audio %d lasting %.3f s at %s: %+v", a.ID, d.Seconds(), mp3URL, tr)
+	}
+	res, vtt := fetch(t, tr.VTTURL)
+	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/vtt") || res.Header.Get("Access-Control-Allow-Origin") != "*" ||
+		!strings.HasPrefix(string(vtt), "WEBVTT\n") || strings.Count(string(vtt), " --> ") != len(wantTexts) {
+		t.Errorf("captions: %d %v\n%s", res.StatusCode, res.Header, vtt)
+	}
+	res, doc := fetch(t, tr.JSONURL)
+	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "application/json" || !strings.HasPrefix(string(doc), `{"duration":`) {
+		t.Errorf("transcript file: %d %v\n%s", res.StatusCode, res.Header, doc)
+	}
+
 	// Delete removes the media.
 	status, raw = s.call(t, "DELETE", fmt.Sprintf("/api/v3/projects/%d/audio/lib-1", proj.ID), map[string]any{"api_key": acct.APIKey})
 	if status != 200 || !mustJSON[audioOut](t, string(raw)).Deleted {
 		t.Fatalf("delete: %d %s", status, raw)
 	}
-	for _, u := range []string{mp3URL, m3u8URL, m3u8URL[:strings.LastIndex(m3u8URL, "/")+1] + uris[0]} {
+	for _, u := range []string{mp3URL, m3u8URL, m3u8URL[:strings.LastIndex(m3u8URL, "/")+1] + uris[0], tr.VTTURL, tr.JSONURL} {
 		if res, _ := fetch(t, u); res.StatusCode != 404 {
 			t.Errorf("%s still served right after the delete: %d", u, res.StatusCode)
 		}

@@ -52,6 +52,7 @@ Commands:
   projects      create and list projects
   voices        list the voices of the catalog
   pronunciations  manage a project's pronunciation rules
+  webhooks      manage a project's webhook endpoints
   migrate       create or update the database schema
   copy-data     copy an install's data and media into other stores (SQLite to PostgreSQL, file to S3)
   demo          create a demo account and project, print a key and a curl
@@ -89,6 +90,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return runMigrate(ctx, e, rest)
 	case "pronunciations":
 		return runPronunciations(ctx, e, rest)
+	case "webhooks":
+		return runWebhooks(ctx, e, rest)
 	case "demo":
 		return runDemo(ctx, e, rest)
 	case "copy-data":

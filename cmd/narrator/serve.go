@@ -15,6 +15,7 @@ import (
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/config"
 	"github.com/narrator/narrator/internal/espeak"
+	"github.com/narrator/narrator/internal/feed"
 	"github.com/narrator/narrator/internal/festival"
 	"github.com/narrator/narrator/internal/flite"
 	"github.com/narrator/narrator/internal/httpapi"
@@ -22,6 +23,7 @@ import (
 	"github.com/narrator/narrator/internal/mediaserve"
 	"github.com/narrator/narrator/internal/pipeline"
 	"github.com/narrator/narrator/internal/standin"
+	"github.com/narrator/narrator/internal/webhook"
 )
 
 func runServe(ctx context.Context, e *env, args []string) error {
@@ -117,7 +119,7 @@ func (s *server) openData(ctx context.Context, getenv func(string) string) error
 		Work:             cfg.Works(),
 		SynthesisWorkers: cfg.SynthesisJobs,
 		RescueAfter:      cfg.RescueAfter,
-	}, getenv)
+	}, httpapi.EventBody(cfg.MediaURL), getenv)
 	if err != nil {
 		return err
 	}
@@ -168,6 +170,9 @@ func (s *server) startWorkers(ctx context.Context) error {
 			s.logger.Info("resumed jobs interrupted by the last stop", "jobs", n)
 		}
 	}
+	if cfg.WebhooksAllowPrivate {
+		s.logger.Warn("webhook deliveries may reach loopback and private addresses (--webhooks-allow-private)")
+	}
 	host, _ := os.Hostname()
 	if err := b.queue.Start(ctx, jobs.Workers{
 		Synthesize: jobs.NewSynthesizeWorker(b.store, s.pipe, b.media, jobs.SynthesizeConfig{
@@ -177,6 +182,9 @@ func (s *server) startWorkers(ctx context.Context) error {
 		}),
 		DeleteMedia: jobs.NewDeleteMediaWorker(b.media),
 		Preview:     jobs.NewPreviewWorker(s.pipe, b.media),
+		Webhook: jobs.NewWebhookWorker(b.store,
+			webhook.New(webhook.Options{AllowPrivate: cfg.WebhooksAllowPrivate, Logger: s.logger}),
+			jobs.WebhookConfig{Logger: s.logger}),
 	}); err != nil {
 		return err
 	}
@@ -235,8 +243,8 @@ func (s *server) close(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// routes returns the node's HTTP handler: the API, the media, the health
-// check and the dashboard on nodes that serve; only the health check on
+// routes returns the node's HTTP handler: the API, the media, the podcast
+// feeds, the health check and the dashboard on nodes that serve; only the health check on
 // worker nodes.
 func (s *server) routes() (http.Handler, error) {
 	mux := http.NewServeMux()
@@ -254,7 +262,7 @@ func (s *server) routes() (http.Handler, error) {
 		return mux, nil
 	}
 	st := purgingStore{dataStore: s.backends.store, purger: jobs.NewDeleteMediaWorker(s.backends.media), logger: s.logger}
-	api := httpapi.NewServer(httpapi.Deps{Store: st, Logger: s.logger, MediaURL: s.cfg.MediaURL})
+	api := httpapi.NewServer(httpapi.Deps{Store: st, Logger: s.logger, MediaURL: s.cfg.MediaURL, Media: s.backends.media})
 	mux.Handle("/api/", api)
 	mux.Handle("/media/", http.StripPrefix("/media/", mediaserve.New(s.backends.media, s.logger)))
 	embed, err := newEmbed(s.cfg, st, s.logger)
@@ -263,6 +271,7 @@ func (s *server) routes() (http.Handler, error) {
 	}
 	mux.Handle("GET /embed.js", embed)
 	mux.Handle("/embed/", embed) // the only pages other sites may frame
+	mux.Handle("GET /feeds/{name}", feed.New(feed.Config{Store: st, MediaURL: s.cfg.MediaURL, PublicURL: s.cfg.PublicURL, Logger: s.logger}))
 	dash, err := newDashboard(s.cfg, st, s.backends, s.logger, api)
 	if err != nil {
 		return nil, err

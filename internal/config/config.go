@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -23,6 +24,8 @@ const (
 	EnvAddr         = "NARRATOR_ADDR"
 	EnvPublicURL    = "NARRATOR_PUBLIC_URL"
 	EnvRole         = "NARRATOR_ROLE"
+	// EnvWebhooksAllowPrivate is "true" or "1" to set --webhooks-allow-private.
+	EnvWebhooksAllowPrivate = "NARRATOR_WEBHOOKS_ALLOW_PRIVATE"
 )
 
 // Defaults.
@@ -220,6 +223,10 @@ type Config struct {
 	// stand-in that waits this long per sentence without using the CPU; the
 	// sentence cache is then off. Zero uses the real engines.
 	EngineStandIn time.Duration
+	// WebhooksAllowPrivate lets webhook deliveries reach loopback, private,
+	// link-local and other internal addresses, which they never do
+	// otherwise: for tests, and for receivers inside a trusted network.
+	WebhooksAllowPrivate bool
 }
 
 // ServeFlags registers the serve flags on fs and returns a function that
@@ -236,7 +243,12 @@ func ServeFlags(fs *flag.FlagSet, getenv func(string) string) func() (Config, er
 	fs.IntVar(&c.CacheMB, "cache-mb", 2048, "size bound of the cache of synthesised sentences, in `MiB` (0 turns it off)")
 	fs.DurationVar(&c.RescueAfter, "rescue-after", 2*time.Minute, "how long a job may run before another node takes it over, taking its node for dead")
 	fs.DurationVar(&c.EngineStandIn, "engine-standin", 0, "for benchmarks only: replace every speech engine by a stand-in that waits this `long` per sentence (turns the sentence cache off)")
+	allowPrivate, allowPrivateErr := envBool(getenv, EnvWebhooksAllowPrivate)
+	fs.BoolVar(&c.WebhooksAllowPrivate, "webhooks-allow-private", allowPrivate, "let webhook deliveries reach loopback, private and link-local addresses (env "+EnvWebhooksAllowPrivate+")")
 	return func() (Config, error) {
+		if allowPrivateErr != nil {
+			return Config{}, allowPrivateErr
+		}
 		b, err := backends()
 		if err != nil {
 			return Config{}, err
@@ -317,6 +329,30 @@ func (c *Config) LockPath() string { return filepath.Join(c.DataDir, "narrator.l
 func isHTTPURL(s string) bool {
 	u, err := url.Parse(s)
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// envBool reads a boolean environment variable; unset is false.
+func envBool(getenv func(string) string, name string) (bool, error) {
+	v := getenv(name)
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("%s must be true or false, not %q", name, v)
+	}
+	return b, nil
+}
+
+// MediaURLFromEnv returns the media URLs of a server started with the
+// environment's settings and no flags, for command-line tools that write
+// what holds them.
+func MediaURLFromEnv(getenv func(string) string) func(key string) string {
+	c := Config{
+		PublicURL:    strings.TrimRight(orDefault(getenv(EnvPublicURL), "http://"+orDefault(getenv(EnvAddr), DefaultAddr)), "/"),
+		MediaBaseURL: strings.TrimRight(getenv(EnvMediaBaseURL), "/"),
+	}
+	return c.MediaURL
 }
 
 func orDefault(v, def string) string {

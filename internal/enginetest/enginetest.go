@@ -130,6 +130,7 @@ func Run(t *testing.T, newEngine NewEngineFunc, cfg Config) {
 		{"Voices", s.testVoices},
 		{"CatalogVoices", s.testCatalogVoices},
 		{"Rate", s.testRate},
+		{"Words", s.testWords},
 		{"BlankText", s.testBlankText},
 		{"OddText", s.testOddText},
 		{"BadVoices", s.testBadVoices},
@@ -304,6 +305,82 @@ func (s *suite) testOddText(t *testing.T) {
 			t.Errorf("Synthesize(%q): %d samples at %d Hz, want at most 10s at %d Hz", text, len(samples), rate, want)
 		}
 	}
+}
+
+// testWords checks, for an engine that reports word boundaries (a pipeline.WordSynthesizer),
+// that it reports every word of the text in order, with spans that follow the speech at the
+// speaking rate; and that odd text gives sane spans. Other engines skip it.
+func (s *suite) testWords(t *testing.T) {
+	e := s.newEngine(t, Options{})
+	ws, ok := e.(pipeline.WordSynthesizer)
+	if !ok {
+		t.Skip("the engine reports no word boundaries")
+	}
+	want := strings.Fields(strings.TrimSuffix(sentence, "."))
+	var spoken [2]float64
+	for i, rate := range []float64{1, 2} {
+		samples, sampleRate, words, err := ws.SynthesizeWords(t.Context(), s.voice, sentence, rate)
+		if err != nil {
+			t.Fatalf("SynthesizeWords(%g): %v", rate, err)
+		}
+		length := seconds(samples, sampleRate)
+		if len(words) != len(want) {
+			t.Fatalf("SynthesizeWords(%g): words %+v, want %q", rate, words, want)
+		}
+		checkWordSpans(t, words, length)
+		for j, w := range words {
+			if !strings.EqualFold(w.Text, want[j]) {
+				t.Errorf("SynthesizeWords(%g): word %d is %q, want %q", rate, j, w.Text, want[j])
+			}
+		}
+		// The spans match the sound: the first word starts about where sound does, the
+		// last ends about where it does.
+		first, last := soundBounds(samples, sampleRate)
+		if d := words[0].Start - first; d < -0.08 || d > 0.08 {
+			t.Errorf("SynthesizeWords(%g): first word at %.3f s, sound at %.3f s", rate, words[0].Start, first)
+		}
+		if d := last - words[len(words)-1].End; d < -0.08 || d > 0.15 {
+			t.Errorf("SynthesizeWords(%g): last word ends at %.3f s, sound at %.3f s", rate, words[len(words)-1].End, last)
+		}
+		spoken[i] = words[len(words)-1].End - words[0].Start
+	}
+	if r := spoken[1] / spoken[0]; r < 0.35 || r > 0.7 {
+		t.Errorf("twice the rate: words span %.3f s, at normal rate %.3f s", spoken[1], spoken[0])
+	}
+	samples, sampleRate, words, err := ws.SynthesizeWords(t.Context(), s.voice, nasty, 1)
+	if err != nil {
+		t.Fatalf("SynthesizeWords(%q): %v", nasty, err)
+	}
+	if len(words) < 10 {
+		t.Errorf("SynthesizeWords(%q): only %d words: %+v", nasty, len(words), words)
+	}
+	checkWordSpans(t, words, seconds(samples, sampleRate))
+}
+
+// checkWordSpans checks that words are in order, apart, non-empty and within length seconds.
+func checkWordSpans(t *testing.T, words []narrator.TranscriptWord, length float64) {
+	t.Helper()
+	prev := 0.0
+	for _, w := range words {
+		if strings.TrimSpace(w.Text) == "" || w.Start < prev || w.End < w.Start || w.End > length {
+			t.Errorf("word %q spans %.3f-%.3f after %.3f, in %.3f s", w.Text, w.Start, w.End, prev, length)
+		}
+		prev = w.End
+	}
+}
+
+// soundBounds returns where sound starts and ends in samples, in seconds: the first and last
+// sample louder than -40 dBFS.
+func soundBounds(samples []int16, rate int) (first, last float64) {
+	const threshold = 328 // -40 dBFS
+	i, j := 0, len(samples)-1
+	for i < len(samples) && samples[i] < threshold && samples[i] > -threshold {
+		i++
+	}
+	for j > i && samples[j] < threshold && samples[j] > -threshold {
+		j--
+	}
+	return seconds(samples[:i], rate), seconds(samples[:j+1], rate)
 }
 
 // testBadVoices checks that voices the engine does not have, or that could be read as

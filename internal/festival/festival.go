@@ -32,6 +32,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/pcm"
 	"github.com/narrator/narrator/internal/proc"
 )
@@ -188,23 +189,32 @@ func (e *Engine) Start(ctx context.Context, voice string) error {
 // speaking-rate factor: 1 is normal, 2 twice as fast; zero means 1. It returns ctx.Err() if ctx
 // ends first, and ErrClosed after Close.
 func (e *Engine) Synthesize(ctx context.Context, voice string, text string, rate float64) (samples []int16, sampleRate int, err error) {
+	samples, sampleRate, _, err = e.SynthesizeWords(ctx, voice, text, rate)
+	return samples, sampleRate, err
+}
+
+// SynthesizeWords is Synthesize that also returns the words festival spoke (its Word
+// relation: the text's tokens as read, numbers and abbreviations expanded), with their spans
+// in seconds from the start of the samples, at the speaking rate. The spans come from
+// festival's segment timings, which the HTS engine sets from the speech it made.
+func (e *Engine) SynthesizeWords(ctx context.Context, voice string, text string, rate float64) (samples []int16, sampleRate int, words []narrator.TranscriptWord, err error) {
 	if err := checkVoice(voice); err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	if rate == 0 {
 		rate = 1
 	}
 	if rate < 0.25 || rate > 4 {
-		return nil, 0, fmt.Errorf("festival: synthesize: rate %g out of range [0.25, 4]", rate)
+		return nil, 0, nil, fmt.Errorf("festival: synthesize: rate %g out of range [0.25, 4]", rate)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	var p *worker
 	select {
 	case p = <-e.slots:
 	case <-ctx.Done():
-		return nil, 0, ctx.Err()
+		return nil, 0, nil, ctx.Err()
 	}
 	defer func() { e.slots <- p }()
 
@@ -213,30 +223,30 @@ func (e *Engine) Synthesize(ctx context.Context, voice string, text string, rate
 	for attempt := range 2 {
 		if p, err = e.ready(ctx, p, voice); err != nil {
 			if ctx.Err() != nil {
-				return nil, 0, ctx.Err()
+				return nil, 0, nil, ctx.Err()
 			}
 			if errors.Is(err, errScheme) {
-				return nil, 0, fmt.Errorf("festival: synthesize in %s: %w", voice, err)
+				return nil, 0, nil, fmt.Errorf("festival: synthesize in %s: %w", voice, err)
 			}
 			errs = append(errs, err)
 			continue
 		}
-		samples, sampleRate, err = p.synth(ctx, text, rate, limit)
+		samples, sampleRate, words, err = p.synth(ctx, text, rate, limit)
 		if err == nil {
-			return samples, sampleRate, nil
+			return samples, sampleRate, words, nil
 		}
 		e.discard(p)
 		p = nil
 		if ctx.Err() != nil {
-			return nil, 0, ctx.Err()
+			return nil, 0, nil, ctx.Err()
 		}
 		if e.isClosed() {
-			return nil, 0, ErrClosed
+			return nil, 0, nil, ErrClosed
 		}
 		e.log.WarnContext(ctx, "festival process killed and replaced", "attempt", attempt+1, "voice", voice, "chars", len(text), "err", err)
 		errs = append(errs, err)
 	}
-	return nil, 0, fmt.Errorf("festival: synthesize %q in %s: %w", proc.Abbrev(text), voice, errors.Join(errs...))
+	return nil, 0, nil, fmt.Errorf("festival: synthesize %q in %s: %w", proc.Abbrev(text), voice, errors.Join(errs...))
 }
 
 // ready returns a live process with voice selected, starting one if p is nil.
@@ -353,7 +363,7 @@ func startWorker(ctx context.Context, command []string, wavPath string, limit ti
 		_ = cmd.Wait()
 		close(p.exited)
 	}()
-	if err := p.exchange(ctx, "", limit); err != nil {
+	if _, err := p.exchange(ctx, "", limit); err != nil {
 		p.kill()
 		return nil, fmt.Errorf("start %s: %w", strings.Join(command, " "), err)
 	}
@@ -365,15 +375,30 @@ func startWorker(ctx context.Context, command []string, wavPath string, limit ti
 func (p *worker) selectVoice(ctx context.Context, voice string, limit time.Duration) error {
 	script := fmt.Sprintf("(voice_%s)\n"+
 		"(set! narrator_hts (if (equal? (Parameter.get 'Synth_Method) 'HTS) hts_engine_params nil))\n", voice)
-	if err := p.exchange(ctx, script, limit); err != nil {
+	if _, err := p.exchange(ctx, script, limit); err != nil {
 		return fmt.Errorf("select voice %s: %w", voice, err)
 	}
 	p.voice, p.rate = voice, 0
 	return nil
 }
 
+// wordPrefix marks the lines on which synth has festival print a word and its span.
+const wordPrefix = "NARRATOR_WORD "
+
+// synthScript has festival synthesise the utterance, save it, and print each word of its
+// Word relation with its span: from the end of the segment before its first segment to the
+// end of its last segment.
+const synthScript = `(set! narrator_utt (utt.synth (Utterance Text %s)))
+(utt.save.wave narrator_utt %s 'riff)
+(mapcar (lambda (w) (format t "` + wordPrefix + `%%s %%s %%s\n"
+  (item.feat w "R:SylStructure.daughter1.daughter1.R:Segment.p.end")
+  (item.feat w "R:SylStructure.daughtern.daughtern.R:Segment.end")
+  (item.name w)))
+  (utt.relation.items narrator_utt 'Word))
+`
+
 // synth synthesises one unit.
-func (p *worker) synth(ctx context.Context, text string, rate float64, limit time.Duration) ([]int16, int, error) {
+func (p *worker) synth(ctx context.Context, text string, rate float64, limit time.Duration) ([]int16, int, []narrator.TranscriptWord, error) {
 	var b strings.Builder
 	if rate != p.rate {
 		// HTS voices ignore Duration_Stretch; the HTS engine takes a speed factor "-r".
@@ -381,33 +406,64 @@ func (p *worker) synth(ctx context.Context, text string, rate float64, limit tim
 		fmt.Fprintf(&b, "(if narrator_hts (set! hts_engine_params (append narrator_hts (list (list \"-r\" %s)))))\n", formatFloat(rate))
 	}
 	_ = os.Remove(p.wavPath)
-	fmt.Fprintf(&b, "(utt.save.wave (utt.synth (Utterance Text %s)) %s 'riff)\n", Quote(text), Quote(p.wavPath))
-	if err := p.exchange(ctx, b.String(), limit); err != nil {
-		return nil, 0, err
+	fmt.Fprintf(&b, synthScript, Quote(text), Quote(p.wavPath))
+	lines, err := p.exchange(ctx, b.String(), limit)
+	if err != nil {
+		return nil, 0, nil, err
 	}
 	p.rate = rate
 	data, err := os.ReadFile(p.wavPath)
 	if err != nil {
-		return nil, 0, fmt.Errorf("read festival output: %w%s", err, p.stderr.Suffix())
+		return nil, 0, nil, fmt.Errorf("read festival output: %w%s", err, p.stderr.Suffix())
 	}
 	_ = os.Remove(p.wavPath)
 	samples, sampleRate, err := pcm.DecodeWAV(bytes.NewReader(data))
 	if err != nil {
-		return nil, 0, fmt.Errorf("festival output: %w%s", err, p.stderr.Suffix())
+		return nil, 0, nil, fmt.Errorf("festival output: %w%s", err, p.stderr.Suffix())
 	}
-	return samples, sampleRate, nil
+	return samples, sampleRate, parseWords(lines, float64(len(samples))/float64(sampleRate)), nil
+}
+
+// parseWords reads the word lines of synthScript. A line festival printed oddly is skipped
+// rather than failing the unit: the words only time the transcript. Spans are kept within
+// [0, length], in order and apart.
+func parseWords(lines []string, length float64) []narrator.TranscriptWord {
+	var words []narrator.TranscriptWord
+	prev := 0.0
+	for _, line := range lines {
+		rest, ok := strings.CutPrefix(line, wordPrefix)
+		if !ok {
+			continue
+		}
+		f := strings.SplitN(rest, " ", 3)
+		if len(f) != 3 || strings.TrimSpace(f[2]) == "" {
+			continue
+		}
+		start, err1 := strconv.ParseFloat(f[0], 64)
+		end, err2 := strconv.ParseFloat(f[1], 64)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		start = min(max(start, prev), length)
+		end = min(max(end, start), length)
+		words = append(words, narrator.TranscriptWord{Start: start, End: end, Text: strings.TrimSpace(f[2])})
+		prev = end
+	}
+	return words
 }
 
 // exchange sends script wrapped so that festival prints "NARRATOR_OK n" if every form of it
-// succeeded and then "NARRATOR_DONE n", and waits for the DONE marker. It fails if the
-// process dies, if limit passes (the process is then killed), if ctx ends (likewise), or if
-// the OK marker is missing, which means a Scheme error.
-func (p *worker) exchange(ctx context.Context, script string, limit time.Duration) error {
+// succeeded and then "NARRATOR_DONE n", waits for the DONE marker, and returns the lines
+// printed before it that start with wordPrefix. It fails if the process dies, if limit passes
+// (the process is then killed), if ctx ends (likewise), or if the OK marker is missing, which
+// means a Scheme error.
+func (p *worker) exchange(ctx context.Context, script string, limit time.Duration) ([]string, error) {
 	p.seq++
 	p.stderr.Reset()
 	ok, done := fmt.Sprintf("NARRATOR_OK %d", p.seq), fmt.Sprintf("NARRATOR_DONE %d", p.seq)
 	msg := fmt.Sprintf("(begin\n%s(format t \"%s\\n\"))\n(format t \"%s\\n\")\n(fflush nil)\n", script, ok, done)
 	errc := make(chan error, 1)
+	var lines []string // written by the goroutine until it sends on errc
 	go func() {
 		if _, err := io.WriteString(p.stdin, msg); err != nil {
 			errc <- fmt.Errorf("write command: %w", err)
@@ -419,6 +475,10 @@ func (p *worker) exchange(ctx context.Context, script string, limit time.Duratio
 			if err != nil {
 				errc <- fmt.Errorf("read reply: %w", err)
 				return
+			}
+			if strings.HasPrefix(line, wordPrefix) {
+				lines = append(lines, strings.TrimRight(line, "\r\n"))
+				continue
 			}
 			switch strings.TrimSpace(line) {
 			case ok:
@@ -437,24 +497,27 @@ func (p *worker) exchange(ctx context.Context, script string, limit time.Duratio
 	defer timer.Stop()
 	select {
 	case err := <-errc:
-		if err == nil || errors.Is(err, errScheme) {
-			return err
+		if err == nil {
+			return lines, nil
+		}
+		if errors.Is(err, errScheme) {
+			return nil, err
 		}
 		// The pipe broke: the process died, or is dying. Wait for its exit status.
 		select {
 		case <-p.exited:
-			return fmt.Errorf("festival %s: %w%s", p.cmd.ProcessState, err, p.stderr.Suffix())
+			return nil, fmt.Errorf("festival %s: %w%s", p.cmd.ProcessState, err, p.stderr.Suffix())
 		case <-time.After(time.Second):
-			return fmt.Errorf("festival: %w%s", err, p.stderr.Suffix())
+			return nil, fmt.Errorf("festival: %w%s", err, p.stderr.Suffix())
 		}
 	case <-timer.C:
 		p.kill()
 		<-errc
-		return fmt.Errorf("festival hung: no reply within %s, killed%s", limit, p.stderr.Suffix())
+		return nil, fmt.Errorf("festival hung: no reply within %s, killed%s", limit, p.stderr.Suffix())
 	case <-ctx.Done():
 		p.kill()
 		<-errc
-		return ctx.Err()
+		return nil, ctx.Err()
 	}
 }
 

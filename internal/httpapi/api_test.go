@@ -18,6 +18,7 @@ import (
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/httpapi"
 	"github.com/narrator/narrator/internal/jobs"
+	"github.com/narrator/narrator/internal/localfs"
 	"github.com/narrator/narrator/internal/sqlite"
 )
 
@@ -25,6 +26,7 @@ import (
 // queue (not started: jobs are inserted and left alone).
 type testBundle struct {
 	store   *sqlite.Store
+	media   *localfs.Store
 	srv     *httptest.Server
 	account int64
 	key     string
@@ -34,8 +36,10 @@ type testBundle struct {
 func setup(t *testing.T) *testBundle {
 	t.Helper()
 	ctx := t.Context()
+	mediaURL := func(key string) string { return "https://media.test/media/" + key }
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "test.db"), sqlite.Options{
-		Jobs: func(db *sql.DB) (sqlite.JobInserter, error) { return jobs.NewSQLite(db, jobs.Config{}) },
+		Jobs:      func(db *sql.DB) (sqlite.JobInserter, error) { return jobs.NewSQLite(db, jobs.Config{}) },
+		EventBody: httpapi.EventBody(mediaURL),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -47,12 +51,17 @@ func setup(t *testing.T) *testBundle {
 	if err := jobs.MigrateSQLite(ctx, st.DB()); err != nil {
 		t.Fatal(err)
 	}
+	media, err := localfs.New(filepath.Join(t.TempDir(), "media"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	srv := httptest.NewServer(httpapi.NewServer(httpapi.Deps{
 		Store:    st,
-		MediaURL: func(key string) string { return "https://media.test/media/" + key },
+		MediaURL: mediaURL,
+		Media:    media,
 	}))
 	t.Cleanup(srv.Close)
-	b := &testBundle{store: st, srv: srv}
+	b := &testBundle{store: st, media: media, srv: srv}
 	b.account, b.key = b.newAccount(t, "Acme")
 	b.project = b.newProject(t, b.account)
 	return b
@@ -399,7 +408,7 @@ func TestUpdateAudio(t *testing.T) {
 	publish := func(t *testing.T, rev int) {
 		t.Helper()
 		keys := map[string]string{"mp3": fmt.Sprintf("tok%d/audio.mp3", rev), "m3u8": fmt.Sprintf("tok%d/audio.m3u8", rev)}
-		if err := b.store.PublishAudio(t.Context(), id, rev, keys, 1234); err != nil {
+		if err := b.store.PublishAudio(t.Context(), id, rev, narrator.Rendering{Keys: keys, Bytes: map[string]int64{"mp3": 1000, "m3u8": 100}, Duration: 1234 * time.Millisecond}); err != nil {
 			t.Fatal(err)
 		}
 	}

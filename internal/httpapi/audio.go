@@ -37,6 +37,12 @@ var (
 )
 
 func (s *Server) audioJSON(a *narrator.Audio, order []string) audioJSON {
+	return newAudioJSON(a, order, s.mediaURL)
+}
+
+// newAudioJSON converts an audio to the v3 Audio, its media in the given
+// order of content types, their URLs made by mediaURL.
+func newAudioJSON(a *narrator.Audio, order []string, mediaURL func(string) string) audioJSON {
 	out := audioJSON{
 		ID:       a.ID,
 		State:    a.State,
@@ -60,7 +66,7 @@ func (s *Server) audioJSON(a *narrator.Audio, order []string) audioJSON {
 		}
 		var url any = []string{}
 		if a.State == narrator.StateProcessed && m.Key != "" {
-			url = s.mediaURL(m.Key)
+			url = mediaURL(m.Key)
 		}
 		out.Media = append(out.Media, mediaJSON{ID: m.ID, ContentType: m.ContentType, URL: url})
 	}

@@ -9,8 +9,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/transcript"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -59,12 +63,30 @@ func TestGoldens(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := b.store.PublishAudio(t.Context(), a.ID, a.Revision, map[string]string{"mp3": "token/audio.mp3", "m3u8": "token/audio.m3u8"}, 2500); err != nil {
+			if err := b.store.PublishAudio(t.Context(), a.ID, a.Revision, narrator.Rendering{Keys: map[string]string{"mp3": "token/audio.mp3", "m3u8": "token/audio.m3u8"}, Bytes: map[string]int64{"mp3": 1000, "m3u8": 100}, Duration: 2500 * time.Millisecond}); err != nil {
 				t.Fatal(err)
 			}
 			return []exchange{
 				record("GET", audio+"?api_key="+key, nil),
 				record("GET", b.audioPath(999)+"?api_key="+key, nil),
+			}
+		}},
+		{"get_transcript", func() []exchange {
+			before := record("GET", audio+"/transcript?api_key="+key, nil)
+			data, err := transcript.MarshalJSON(&narrator.Transcript{Duration: 2.5, Sentences: []narrator.TranscriptSentence{
+				{Start: 0.025, End: 0.6, Text: "T"},
+				{Start: 1.3, End: 2.1, Text: "Hello.", Words: []narrator.TranscriptWord{{Start: 1.3, End: 2.1, Text: "hello"}}},
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := b.media.Put(t.Context(), "token/transcript.json", bytes.NewReader(data)); err != nil {
+				t.Fatal(err)
+			}
+			return []exchange{
+				before,
+				record("GET", audio+"/transcript?api_key="+key, nil),
+				record("GET", b.audioPath(999)+"/transcript?api_key="+key, nil),
 			}
 		}},
 		{"update_audio", func() []exchange {

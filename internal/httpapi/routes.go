@@ -18,17 +18,36 @@ func (s *Server) routes() {
 
 	// Extensions beside v3, documented in docs/api.md.
 	s.mux.Handle("GET /api/v3/voices", s.handle(s.authed(s.listVoices)))
+	s.mux.Handle("GET /api/v3/projects/{project_id}/audio/{audio_id}/transcript", s.handle(s.authed(s.audioTranscript)))
 	s.mux.Handle("GET /api/v3/projects/{project_id}/pronunciations", s.handle(s.authed(s.listPronunciations)))
 	s.mux.Handle("POST /api/v3/projects/{project_id}/pronunciations", s.handle(s.authed(s.setPronunciation)))
 	s.mux.Handle("DELETE /api/v3/projects/{project_id}/pronunciations/{rule_id}", s.handle(s.authed(s.removePronunciation)))
 
+	s.mux.Handle("GET /api/v3/projects/{project_id}/webhooks", s.handle(s.authed(s.listWebhooks)))
+	s.mux.Handle("POST /api/v3/projects/{project_id}/webhooks", s.handle(s.authed(s.createWebhook)))
+	s.mux.Handle("GET /api/v3/projects/{project_id}/webhooks/{webhook_id}", s.handle(s.authed(s.getWebhook)))
+	s.mux.Handle("DELETE /api/v3/projects/{project_id}/webhooks/{webhook_id}", s.handle(s.authed(s.deleteWebhook)))
+	s.mux.Handle("POST /api/v3/projects/{project_id}/webhooks/{webhook_id}/rotate-secret", s.handle(s.authed(s.rotateWebhookSecret)))
+	s.mux.Handle("POST /api/v3/projects/{project_id}/webhooks/{webhook_id}/enable", s.handle(s.authed(s.enableWebhook)))
+	s.mux.Handle("POST /api/v3/projects/{project_id}/webhooks/{webhook_id}/test", s.handle(s.authed(s.testWebhook)))
+	s.mux.Handle("GET /api/v3/projects/{project_id}/webhooks/{webhook_id}/deliveries", s.handle(s.authed(s.listDeliveries)))
+	s.mux.Handle("POST /api/v3/projects/{project_id}/webhooks/{webhook_id}/deliveries/{delivery_id}/resend", s.handle(s.authed(s.resendDelivery)))
+
 	for _, p := range []string{
+		"/api/v3/projects/{project_id}/webhooks",
+		"/api/v3/projects/{project_id}/webhooks/{webhook_id}",
+		"/api/v3/projects/{project_id}/webhooks/{webhook_id}/rotate-secret",
+		"/api/v3/projects/{project_id}/webhooks/{webhook_id}/enable",
+		"/api/v3/projects/{project_id}/webhooks/{webhook_id}/test",
+		"/api/v3/projects/{project_id}/webhooks/{webhook_id}/deliveries",
+		"/api/v3/projects/{project_id}/webhooks/{webhook_id}/deliveries/{delivery_id}/resend",
 		"/api/v3/voices",
 		"/api/v3/projects/{project_id}/pronunciations",
 		"/api/v3/projects/{project_id}/pronunciations/{rule_id}",
 		"/api/v3/projects",
 		"/api/v3/projects/{project_id}/audio",
 		"/api/v3/projects/{project_id}/audio/{audio_id}",
+		"/api/v3/projects/{project_id}/audio/{audio_id}/transcript",
 	} {
 		s.mux.Handle(p, s.handle(methodNotAllowed))
 	}

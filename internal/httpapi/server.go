@@ -35,6 +35,18 @@ type Store interface {
 	RemovePronunciation(ctx context.Context, projectID, id int64) (*narrator.Pronunciation, error)
 	// ResynthesizeMatching re-queues the audios that contain rule's phrase.
 	ResynthesizeMatching(ctx context.Context, projectID int64, rule *narrator.Pronunciation) ([]int64, error)
+
+	// Webhook methods return ENOTFOUND for an endpoint or delivery that is
+	// not the project's.
+	CreateWebhook(ctx context.Context, h *narrator.Webhook) error
+	ListWebhooks(ctx context.Context, projectID int64) ([]*narrator.Webhook, error)
+	FindWebhook(ctx context.Context, projectID, id int64) (*narrator.Webhook, error)
+	DeleteWebhook(ctx context.Context, projectID, id int64) error
+	RotateWebhookSecret(ctx context.Context, projectID, id int64, secret string) (*narrator.Webhook, error)
+	EnableWebhook(ctx context.Context, projectID, id int64) (*narrator.Webhook, error)
+	TestWebhook(ctx context.Context, projectID, id int64) (*narrator.WebhookDelivery, error)
+	ListDeliveries(ctx context.Context, projectID, webhookID int64, limit int) ([]*narrator.WebhookDelivery, error)
+	ResendDelivery(ctx context.Context, projectID, webhookID, deliveryID int64) (*narrator.WebhookDelivery, error)
 }
 
 // Deps are the collaborators of the API server.
@@ -43,6 +55,8 @@ type Deps struct {
 	Logger *slog.Logger
 	// MediaURL turns a media key into the absolute URL clients fetch it from.
 	MediaURL func(key string) string
+	// Media reads published media, for the transcript extension.
+	Media MediaOpener
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 	// MaxBodyBytes caps request bodies; DefaultMaxBodyBytes when zero.
@@ -62,6 +76,7 @@ type Server struct {
 	store    Store
 	logger   *slog.Logger
 	mediaURL func(string) string
+	media    MediaOpener
 	now      func() time.Time
 	maxBody  int64
 	mux      *http.ServeMux
@@ -73,6 +88,7 @@ func NewServer(d Deps) *Server {
 		store:    d.Store,
 		logger:   d.Logger,
 		mediaURL: d.MediaURL,
+		media:    d.Media,
 		now:      d.Now,
 		maxBody:  d.MaxBodyBytes,
 		mux:      http.NewServeMux(),

@@ -1,6 +1,6 @@
 // Package jobs runs Narrator's background work on River, on SQLite or
-// PostgreSQL: synthesising audios and deleting media that is no longer
-// referenced. It is the only package that imports River.
+// PostgreSQL: synthesising audios, deleting media that is no longer
+// referenced, and delivering webhooks. It is the only package that imports River.
 package jobs
 
 import (
@@ -32,6 +32,9 @@ const (
 	// Previews have their own queue so that a preview, which a person is
 	// waiting for, never waits behind long articles.
 	queuePreview = "preview"
+	// Webhook deliveries have their own queue so that a slow receiver
+	// never holds up media removal, nor a burst of deliveries synthesis.
+	queueWebhook = "webhook"
 )
 
 // SynthesizeArgs is narrator.SynthesizeJob as River stores it.
@@ -76,6 +79,24 @@ func (PreviewArgs) Kind() string { return narrator.PreviewJob{}.JobKind() }
 // preview make one job.
 func (PreviewArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: queuePreview, MaxAttempts: 3, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+}
+
+// WebhookArgs is narrator.WebhookJob as River stores it.
+type WebhookArgs struct {
+	DeliveryID int64 `json:"delivery_id"`
+}
+
+// Kind implements river.JobArgs.
+func (WebhookArgs) Kind() string { return narrator.WebhookJob{}.JobKind() }
+
+// WebhookMaxAttempts is how often a delivery is tried: with the default
+// backoff (see WebhookConfig.RetryBase) the last attempt comes about a day
+// after the first.
+const WebhookMaxAttempts = 16
+
+// InsertOpts implements river.JobArgsWithInsertOpts.
+func (WebhookArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: queueWebhook, MaxAttempts: WebhookMaxAttempts}
 }
 
 // Config sets up the queue.
@@ -143,6 +164,7 @@ type Workers struct {
 	Synthesize  *SynthesizeWorker
 	DeleteMedia *DeleteMediaWorker
 	Preview     *PreviewWorker
+	Webhook     *WebhookWorker
 }
 
 // MigrateSQLite brings River's own tables up to date on a SQLite database.
@@ -211,6 +233,8 @@ func newQueue[TTx any](driver riverdriver.Driver[TTx], cfg Config) (*Queue[TTx],
 			queueSynthesize: {MaxWorkers: cfg.SynthesisWorkers},
 			queueMedia:      {MaxWorkers: 2},
 			queuePreview:    {MaxWorkers: 1},
+			// Deliveries mostly wait on the network.
+			queueWebhook: {MaxWorkers: 8},
 		}
 		rc.FetchPollInterval = cfg.PollInterval
 		// A short cooldown keeps the time from create to first word small;
@@ -315,6 +339,9 @@ func (q *Queue[TTx]) Start(ctx context.Context, w Workers) error {
 	if err := river.AddWorkerSafely(q.workers, w.Preview); err != nil {
 		return fmt.Errorf("add preview worker: %w", err)
 	}
+	if err := river.AddWorkerSafely(q.workers, w.Webhook); err != nil {
+		return fmt.Errorf("add webhook worker: %w", err)
+	}
 	if err := q.client.Start(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("start river: %w", err)
 	}
@@ -358,6 +385,8 @@ func (q *Queue[TTx]) InsertTx(ctx context.Context, tx TTx, job narrator.Job) err
 			return nil
 		}
 		args = DeleteMediaArgs{Keys: j.Keys}
+	case narrator.WebhookJob:
+		args = WebhookArgs{DeliveryID: j.DeliveryID}
 	default:
 		return fmt.Errorf("enqueue: unknown job kind %q", job.JobKind())
 	}

@@ -28,7 +28,8 @@ import (
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
-// fakeRenderer writes two small files per rendering, or fails.
+// fakeRenderer writes two small files per rendering, of different sizes,
+// or fails.
 type fakeRenderer struct {
 	media  *localfs.Store
 	calls  atomic.Int32
@@ -37,22 +38,23 @@ type fakeRenderer struct {
 	during func() // runs while rendering
 }
 
-func (f *fakeRenderer) Render(ctx context.Context, a *narrator.Audio, p *narrator.Project) (map[string]string, time.Duration, error) {
+func (f *fakeRenderer) Render(ctx context.Context, a *narrator.Audio, p *narrator.Project) (narrator.Rendering, error) {
 	f.calls.Add(1)
 	if f.during != nil {
 		f.during()
 	}
 	if f.err != nil {
-		return nil, 0, f.err
+		return narrator.Rendering{}, f.err
 	}
 	dir := "tok" + string(rune('a'+f.n.Add(1)-1)) // toka, tokb, ...
-	keys := map[string]string{narrator.ContentTypeMP3: dir + "/audio.mp3", narrator.ContentTypeM3U8: dir + "/audio.m3u8"}
-	for _, k := range keys {
-		if err := f.media.Put(ctx, k, strings.NewReader("data")); err != nil {
-			return nil, 0, err
+	r := narrator.Rendering{Keys: map[string]string{}, Bytes: map[string]int64{}, Duration: 1500 * time.Millisecond}
+	for ct, data := range map[string]string{narrator.ContentTypeMP3: "mp3 data", narrator.ContentTypeM3U8: "m3u8"} {
+		r.Keys[ct], r.Bytes[ct] = dir+"/audio."+ct, int64(len(data))
+		if err := f.media.Put(ctx, r.Keys[ct], strings.NewReader(data)); err != nil {
+			return narrator.Rendering{}, err
 		}
 	}
-	return keys, 1500 * time.Millisecond, nil
+	return r, nil
 }
 
 // store is what the tests need of a store.
@@ -64,6 +66,11 @@ type store interface {
 	FindAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error)
 	UpdateAudio(ctx context.Context, projectID int64, ref string, u narrator.AudioUpdate) (*narrator.Audio, error)
 	DeleteAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error)
+	jobs.WebhookStore
+	CreateWebhook(ctx context.Context, h *narrator.Webhook) error
+	ListDeliveries(ctx context.Context, projectID, webhookID int64, limit int) ([]*narrator.WebhookDelivery, error)
+	FindWebhook(ctx context.Context, projectID, id int64) (*narrator.Webhook, error)
+	TestWebhook(ctx context.Context, projectID, id int64) (*narrator.WebhookDelivery, error)
 }
 
 // queue is what the tests need of a jobs.Queue, whatever its driver.
@@ -121,6 +128,7 @@ func openSQLite(t *testing.T) (store, queue, riverDB) {
 			q, err = jobs.NewSQLite(db, queueConfig)
 			return q, err
 		},
+		EventBody: eventBody,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -188,6 +196,7 @@ func openPostgres(t *testing.T) (store, queue, riverDB) {
 			q, err = jobs.NewPostgres(pool, queueConfig)
 			return q, err
 		},
+		EventBody: eventBody,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -280,6 +289,11 @@ func TestWorkPublishes(t *testing.T) {
 		a := b.find(t)
 		if a.State != narrator.StateProcessed || a.DurationMS != 1500 {
 			t.Fatalf("after work: %+v", a)
+		}
+		for _, m := range a.Media {
+			if want := map[string]int64{narrator.ContentTypeMP3: 8, narrator.ContentTypeM3U8: 4}[m.ContentType]; m.Bytes != want {
+				t.Errorf("%s media has %d bytes, want %d", m.ContentType, m.Bytes, want)
+			}
 		}
 		// A repeated delivery of the same job does nothing.
 		if err := b.work(t, b.audio.Revision, 1); err != nil || b.render.calls.Load() != 1 {
@@ -386,7 +400,7 @@ func TestJobsCommittedWithRows(t *testing.T) {
 
 func TestQueueRunsJobs(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *testBundle) {
-		if err := b.queue.Start(t.Context(), jobs.Workers{Synthesize: b.worker, DeleteMedia: jobs.NewDeleteMediaWorker(b.media), Preview: jobs.NewPreviewWorker(nil, b.media)}); err != nil {
+		if err := b.queue.Start(t.Context(), b.workers()); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { b.queue.Stop(context.Background()) })

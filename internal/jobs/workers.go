@@ -25,7 +25,7 @@ type Store interface {
 	AudioForSynthesis(ctx context.Context, audioID int64) (*narrator.Audio, *narrator.Project, error)
 	// PublishAudio returns ECONFLICT if the audio was deleted or changed
 	// since revision.
-	PublishAudio(ctx context.Context, audioID int64, revision int, keys map[string]string, durationMS int64) error
+	PublishAudio(ctx context.Context, audioID int64, revision int, r narrator.Rendering) error
 	FailAudio(ctx context.Context, audioID int64, revision int, message string) error
 	// LeaseSynthesis takes or renews holder's lease on synthesising a
 	// revision; false while another holder's lease runs.
@@ -36,9 +36,10 @@ type Store interface {
 
 // Renderer turns an audio into published media files.
 type Renderer interface {
-	// Render writes the audio's media and returns their keys by content type
-	// and the audio's duration. On error it leaves no files behind.
-	Render(ctx context.Context, a *narrator.Audio, p *narrator.Project) (keys map[string]string, d time.Duration, err error)
+	// Render writes the audio's media and returns their keys and sizes by
+	// content type and the audio's duration. On error it leaves no files
+	// behind.
+	Render(ctx context.Context, a *narrator.Audio, p *narrator.Project) (narrator.Rendering, error)
 }
 
 // MediaDeleter removes media files.
@@ -171,12 +172,12 @@ func (w *SynthesizeWorker) Work(ctx context.Context, job *river.Job[SynthesizeAr
 		}
 	})
 	start := time.Now()
-	keys, d, err := w.render.Render(renderCtx, a, p)
+	r, err := w.render.Render(renderCtx, a, p)
 	stopRender()
 	renewing.Wait()
 	if lost.Load() {
 		if err == nil {
-			w.discard(context.WithoutCancel(ctx), keys, log)
+			w.discard(context.WithoutCancel(ctx), r.Keys, log)
 		}
 		return nil // changed, deleted, or another attempt took it over
 	}
@@ -200,14 +201,14 @@ func (w *SynthesizeWorker) Work(ctx context.Context, job *river.Job[SynthesizeAr
 		}
 		return fmt.Errorf("render audio %d: %w", a.ID, err)
 	}
-	if err := w.store.PublishAudio(workCtx, a.ID, a.Revision, keys, d.Milliseconds()); err != nil {
-		w.discard(context.WithoutCancel(ctx), keys, log)
+	if err := w.store.PublishAudio(workCtx, a.ID, a.Revision, r); err != nil {
+		w.discard(context.WithoutCancel(ctx), r.Keys, log)
 		if narrator.ErrorCode(err) == narrator.ECONFLICT {
 			return nil // changed, deleted or published meanwhile
 		}
 		return fmt.Errorf("publish audio %d: %w", a.ID, err)
 	}
-	log.Info("audio processed", "duration_ms", d.Milliseconds(), "took_ms", time.Since(start).Milliseconds())
+	log.Info("audio processed", "duration_ms", r.Duration.Milliseconds(), "took_ms", time.Since(start).Milliseconds())
 	return nil
 }
 
@@ -293,7 +294,8 @@ func (w *DeleteMediaWorker) Purge(ctx context.Context, keys []string) error {
 }
 
 // prefixes returns the distinct folders of keys. All files of one rendering
-// (MP3, playlist, segments) share a folder named by a random token.
+// (MP3, playlist, segments, transcript) share a folder named by a random
+// token.
 func prefixes(keys []string) []string {
 	seen := map[string]bool{}
 	var out []string

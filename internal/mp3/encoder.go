@@ -26,6 +26,14 @@ const (
 	DefaultLame       = "lame"
 )
 
+// Delay is how many samples a decoder outputs before the first sample that
+// went into the encoder: lame's encoder delay (576) and the MPEG decoder's
+// (529). The files carry no Xing/LAME tag, so no decoder trims it: sample
+// n of the input plays at (n+Delay)/rate in the MP3, in ffmpeg (Chromium),
+// go-mp3 and the HLS segments alike. (lame --decode removes the decoder's
+// part only.)
+const Delay = 1105
+
 // Options configure an Encoder. The zero value means mono 44.1 kHz in and
 // out, 64 kbps CBR, lame's default quality.
 type Options struct {

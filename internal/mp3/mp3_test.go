@@ -531,3 +531,26 @@ func (c *countWriter) Write(p []byte) (int, error) {
 	*c += countWriter(len(p))
 	return len(p), nil
 }
+
+// TestDelay checks where an input sample plays in the decoded MP3, which
+// transcripts rely on: n+Delay, within a few samples of the onset's
+// smearing.
+func TestDelay(t *testing.T) {
+	t.Parallel()
+	const at = rate / 2
+	in := make([]int16, at)
+	in = append(in, tone(440, 0.4, 100*time.Millisecond)...)
+	in = append(in, make([]int16, rate/2)...)
+	out := decode(t, mustEncode(t, in, mp3.Options{}))
+	onset := -1
+	for i, v := range out {
+		if v > 3000 || v < -3000 {
+			onset = i
+			break
+		}
+	}
+	// The tone reaches 3000 within its first few samples.
+	if want := at + mp3.Delay; onset < want-10 || onset > want+20 {
+		t.Errorf("tone starting at sample %d decodes at %d, want about %d", at, onset, want)
+	}
+}

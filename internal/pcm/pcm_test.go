@@ -314,6 +314,10 @@ func TestTrimSilence(t *testing.T) {
 			if tt.wantStart >= 0 && got[tt.wantStart] != 1000 {
 				t.Errorf("sound does not start at %d", tt.wantStart)
 			}
+			start, end := pcm.TrimBounds(tt.in, rate)
+			if end-start != len(got) || (len(got) > 0 && &tt.in[start] != &got[0]) {
+				t.Errorf("TrimBounds = %d, %d; TrimSilence kept %d samples", start, end, len(got))
+			}
 		})
 	}
 }
@@ -503,4 +507,42 @@ func mustSox(tb testing.TB, path string) []int16 {
 		s[i] = int16(binary.LittleEndian.Uint16(raw[2*i:]))
 	}
 	return s
+}
+
+func TestOnset(t *testing.T) {
+	t.Parallel()
+	const rate = 16000
+	win := rate / 100 // 10 ms
+	// A tone whose RMS is about -9 dBFS after 1000 samples of silence, and
+	// one ten times quieter (-29 dBFS).
+	loud := concat(make([]int16, 1000), sine(300, 0.5, rate, 1600))
+	quiet := concat(make([]int16, 1000), sine(300, 0.05, rate, 1600))
+	tests := []struct {
+		name string
+		in   []int16
+		dbfs float64
+		want int // -1, or the onset within a window's half
+	}{
+		{"loud at -40", loud, -40, 1000},
+		{"quiet at -40", quiet, -40, 1000},
+		{"quiet at -20", quiet, -20, -1},
+		{"silence", make([]int16, 5000), -60, -1},
+		{"empty", nil, -60, -1},
+		{"shorter than a window", sine(300, 0.5, rate, 50), -40, 25},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := pcm.Onset(tt.in, rate, tt.dbfs)
+			if tt.want < 0 {
+				if got != -1 {
+					t.Errorf("Onset = %d, want -1", got)
+				}
+				return
+			}
+			if got < tt.want-win/2 || got > tt.want+win/2 {
+				t.Errorf("Onset = %d, want %d ± %d", got, tt.want, win/2)
+			}
+		})
+	}
 }

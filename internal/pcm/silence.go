@@ -40,6 +40,13 @@ const (
 // result shares memory with samples. It returns an empty slice if samples
 // holds only silence.
 func TrimSilence(samples []int16, rate int) []int16 {
+	start, end := TrimBounds(samples, rate)
+	return samples[start:end]
+}
+
+// TrimBounds returns the bounds of the part of samples that TrimSilence
+// keeps: samples[start:end]. Both are 0 if samples holds only silence.
+func TrimBounds(samples []int16, rate int) (start, end int) {
 	threshold := int(math.Ceil(fullScale * math.Pow(10, TrimThresholdDBFS/20)))
 	margin := int(int64(rate) * int64(trimMargin) / int64(time.Second))
 	loud := func(i int) bool {
@@ -54,7 +61,7 @@ func TrimSilence(samples []int16, rate int) []int16 {
 		}
 	}
 	if first < 0 {
-		return samples[:0]
+		return 0, 0
 	}
 	last := first
 	for i := len(samples) - 1; i > first; i-- {
@@ -63,7 +70,34 @@ func TrimSilence(samples []int16, rate int) []int16 {
 			break
 		}
 	}
-	start := max(0, first-margin)
-	end := min(len(samples), last+1+margin)
-	return samples[start:end]
+	return max(0, first-margin), min(len(samples), last+1+margin)
+}
+
+// onsetWindow is the length over which Onset measures the level.
+const onsetWindow = 10 * time.Millisecond
+
+// Onset returns where the level of samples first reaches dbfs: the middle
+// of the first 10 ms window whose RMS does. It returns -1 if none does.
+func Onset(samples []int16, rate int, dbfs float64) int {
+	win := max(1, int(int64(rate)*int64(onsetWindow)/int64(time.Second)))
+	if len(samples) < win {
+		win = len(samples)
+	}
+	if win == 0 {
+		return -1
+	}
+	t := fullScale * math.Pow(10, dbfs/20)
+	threshold := t * t * float64(win) // on the sum of squares
+	var sum float64
+	for i, s := range samples {
+		sum += float64(s) * float64(s)
+		if i >= win {
+			old := float64(samples[i-win])
+			sum -= old * old
+		}
+		if i >= win-1 && sum >= threshold {
+			return i + 1 - win + win/2
+		}
+	}
+	return -1
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,14 +14,36 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/narrator/narrator"
 )
 
 // cacheVersion changes whenever the processing after synthesis changes
-// (rate, trimming, loudness), so that old entries are never reused.
-const cacheVersion = "1"
+// (rate, trimming, loudness) or the entries' format does, so that old
+// entries are never reused. 2: entries hold word timings, and faint
+// sound before the speech is cut.
+const cacheVersion = "2"
 
-// UnitCache keeps synthesised units on disk, keyed by engine, voice, rate
-// and the unit's final text (after pronunciation rules and normalisation).
+// cacheEntry is one synthesised unit: its samples, trimmed and normalised,
+// and the spoken words in seconds from its first sample (nil if the engine
+// does not report them).
+type cacheEntry struct {
+	samples []int16
+	words   []narrator.TranscriptWord
+}
+
+// cachedWord is a word's form in a cache entry.
+type cachedWord struct {
+	Start float64 `json:"s"`
+	End   float64 `json:"e"`
+	Text  string  `json:"t"`
+}
+
+// UnitCache keeps synthesised units on disk, with their word timings,
+// keyed by engine, voice, rate and the unit's final text (after
+// pronunciation rules and normalisation). An entry is a file: the number
+// of samples (uint32), the samples (little-endian int16), then the words
+// as JSON.
 // An update that changes one sentence re-synthesises only that sentence.
 // The cache is bounded: past its size, the least recently used entries go.
 type UnitCache struct {
@@ -65,28 +88,42 @@ func (c *UnitCache) path(key string) string {
 	return filepath.Join(c.dir, key[:2], key+".pcm")
 }
 
-// get returns a cached unit's samples. A nil cache has nothing.
-func (c *UnitCache) get(key string) ([]int16, bool) {
+// get returns a cached unit. A nil cache has nothing.
+func (c *UnitCache) get(key string) (cacheEntry, bool) {
 	if c == nil {
-		return nil, false
+		return cacheEntry{}, false
 	}
 	p := c.path(key)
 	raw, err := os.ReadFile(p)
-	if err != nil || len(raw)%2 != 0 {
-		return nil, false
+	if err != nil || len(raw) < 4 {
+		return cacheEntry{}, false
+	}
+	n := int(binary.LittleEndian.Uint32(raw))
+	raw = raw[4:]
+	if len(raw) < 2*n {
+		return cacheEntry{}, false
+	}
+	var words []cachedWord
+	if rest := raw[2*n:]; len(rest) > 0 {
+		if json.Unmarshal(rest, &words) != nil {
+			return cacheEntry{}, false
+		}
 	}
 	now := time.Now()
 	_ = os.Chtimes(p, now, now) // recently used; failure only ages it
-	samples := make([]int16, len(raw)/2)
-	for i := range samples {
-		samples[i] = int16(binary.LittleEndian.Uint16(raw[2*i:]))
+	e := cacheEntry{samples: make([]int16, n)}
+	for i := range e.samples {
+		e.samples[i] = int16(binary.LittleEndian.Uint16(raw[2*i:]))
 	}
-	return samples, true
+	for _, w := range words {
+		e.words = append(e.words, narrator.TranscriptWord{Start: w.Start, End: w.End, Text: w.Text})
+	}
+	return e, true
 }
 
-// put stores a unit's samples. Failures are not fatal to a rendering, so
-// put reports them only for logging. A nil cache stores nothing.
-func (c *UnitCache) put(key string, samples []int16) error {
+// put stores a unit. Failures are not fatal to a rendering, so put reports
+// them only for logging. A nil cache stores nothing.
+func (c *UnitCache) put(key string, e cacheEntry) error {
 	if c == nil {
 		return nil
 	}
@@ -94,9 +131,21 @@ func (c *UnitCache) put(key string, samples []int16) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o750); err != nil {
 		return fmt.Errorf("cache put: %w", err)
 	}
-	raw := make([]byte, 2*len(samples))
-	for i, s := range samples {
-		binary.LittleEndian.PutUint16(raw[2*i:], uint16(s))
+	raw := make([]byte, 4, 4+2*len(e.samples))
+	binary.LittleEndian.PutUint32(raw, uint32(len(e.samples)))
+	for _, s := range e.samples {
+		raw = binary.LittleEndian.AppendUint16(raw, uint16(s))
+	}
+	if len(e.words) > 0 {
+		words := make([]cachedWord, len(e.words))
+		for i, w := range e.words {
+			words[i] = cachedWord{Start: w.Start, End: w.End, Text: w.Text}
+		}
+		data, err := json.Marshal(words)
+		if err != nil {
+			return fmt.Errorf("cache put: %w", err)
+		}
+		raw = append(raw, data...)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
 	if err != nil {

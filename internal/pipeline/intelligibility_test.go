@@ -187,10 +187,11 @@ func scoreSample(t *testing.T, p *pipeline.Pipeline, media *localfs.Store, proj 
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys, _, err := p.Render(t.Context(), &narrator.Audio{ID: 1, Body: string(raw)}, proj)
+	r, err := p.Render(t.Context(), &narrator.Audio{ID: 1, Body: string(raw)}, proj)
 	if err != nil {
 		t.Fatal(err)
 	}
+	keys := r.Keys
 	dir := t.TempDir()
 	mp3 := filepath.Join(dir, "ours.mp3")
 	copyBlob(t, media, keys[narrator.ContentTypeMP3], mp3)

@@ -54,6 +54,16 @@ type Synthesizer interface {
 	Synthesize(ctx context.Context, voice, text string, rate float64) ([]int16, int, error)
 }
 
+// WordSynthesizer is a Synthesizer that also says when each word is
+// spoken. Where an engine is one, the transcript has word timings.
+type WordSynthesizer interface {
+	Synthesizer
+	// SynthesizeWords is Synthesize that also returns the spoken words in
+	// order, with their spans in seconds from the start of the returned
+	// samples.
+	SynthesizeWords(ctx context.Context, voice, text string, rate float64) ([]int16, int, []narrator.TranscriptWord, error)
+}
+
 // MediaWriter stores published media.
 type MediaWriter interface {
 	Put(ctx context.Context, key string, r io.Reader) error
@@ -113,15 +123,16 @@ func New(cfg Config) *Pipeline {
 }
 
 // Render synthesises an audio and stores its MP3, its HLS playlist and the
-// playlist's segments in a new folder named by a random token. It returns
-// the keys of the MP3 and the playlist by content type, and the duration.
-// On error it removes whatever it stored.
-func (p *Pipeline) Render(ctx context.Context, a *narrator.Audio, proj *narrator.Project) (keys map[string]string, d time.Duration, err error) {
+// playlist's segments in a new folder named by a random token, and beside
+// them the transcript (narrator.TranscriptKeys). It returns the keys of the
+// MP3 and the playlist by content type with their sizes, which a podcast
+// feed announces, and the duration. On error it removes whatever it stored.
+func (p *Pipeline) Render(ctx context.Context, a *narrator.Audio, proj *narrator.Project) (_ narrator.Rendering, err error) {
 	var rules []speak.Rule
 	if p.rules != nil {
 		prons, err := p.rules.ListPronunciations(ctx, proj.ID)
 		if err != nil {
-			return nil, 0, fmt.Errorf("load pronunciation rules: %w", err)
+			return narrator.Rendering{}, fmt.Errorf("load pronunciation rules: %w", err)
 		}
 		for _, r := range prons {
 			rules = append(rules, speak.Rule{Phrase: r.Phrase, Say: r.Say})
@@ -129,15 +140,15 @@ func (p *Pipeline) Render(ctx context.Context, a *narrator.Audio, proj *narrator
 	}
 	units := speak.Script(proj.Language, a.Title, a.Author, a.Body, rules)
 	if len(units) == 0 {
-		return nil, 0, narrator.Errorf(narrator.EINVALID, "the article has no text that can be read aloud.")
+		return narrator.Rendering{}, narrator.Errorf(narrator.EINVALID, "the article has no text that can be read aloud.")
 	}
 	voices, err := p.voicesFor(proj, units)
 	if err != nil {
-		return nil, 0, err
+		return narrator.Rendering{}, err
 	}
 	folder, err := newToken()
 	if err != nil {
-		return nil, 0, err
+		return narrator.Rendering{}, err
 	}
 	prefix := folder + "/"
 	defer func() {
@@ -150,7 +161,7 @@ func (p *Pipeline) Render(ctx context.Context, a *narrator.Audio, proj *narrator
 
 	tmp, err := os.CreateTemp(p.scratch, "narrator-*.mp3")
 	if err != nil {
-		return nil, 0, fmt.Errorf("create scratch file: %w", err)
+		return narrator.Rendering{}, fmt.Errorf("create scratch file: %w", err)
 	}
 	defer os.Remove(tmp.Name())
 	defer tmp.Close()
@@ -160,35 +171,51 @@ func (p *Pipeline) Render(ctx context.Context, a *narrator.Audio, proj *narrator
 	})
 	enc, err := mp3.NewEncoder(ctx, io.MultiWriter(tmp, seg), mp3.Options{SampleRate: SampleRate, Bitrate: Bitrate, Quality: EncoderQuality})
 	if err != nil {
-		return nil, 0, fmt.Errorf("start encoder: %w", err)
+		return narrator.Rendering{}, fmt.Errorf("start encoder: %w", err)
 	}
-	if err := p.speak(ctx, units, voices, enc); err != nil {
+	spans, err := p.speak(ctx, units, voices, enc)
+	if err != nil {
 		_ = enc.Close()
-		return nil, 0, err
+		return narrator.Rendering{}, err
 	}
 	if err := enc.Close(); err != nil {
-		return nil, 0, fmt.Errorf("encode mp3: %w", err)
+		return narrator.Rendering{}, fmt.Errorf("encode mp3: %w", err)
 	}
 	playlist, err := seg.Close()
 	if err != nil {
-		return nil, 0, fmt.Errorf("package hls: %w", err)
+		return narrator.Rendering{}, fmt.Errorf("package hls: %w", err)
 	}
+	var d time.Duration
 	for _, s := range seg.Segments() {
 		d += s.Duration()
 	}
 	if err := p.media.Put(ctx, prefix+PlaylistName, bytes.NewReader(playlist)); err != nil {
-		return nil, 0, fmt.Errorf("store playlist: %w", err)
+		return narrator.Rendering{}, fmt.Errorf("store playlist: %w", err)
+	}
+	size, err := tmp.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return narrator.Rendering{}, fmt.Errorf("size scratch mp3: %w", err)
 	}
 	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
-		return nil, 0, fmt.Errorf("rewind scratch mp3: %w", err)
+		return narrator.Rendering{}, fmt.Errorf("rewind scratch mp3: %w", err)
 	}
 	if err := p.media.Put(ctx, prefix+MP3Name, tmp); err != nil {
-		return nil, 0, fmt.Errorf("store mp3: %w", err)
+		return narrator.Rendering{}, fmt.Errorf("store mp3: %w", err)
 	}
-	return map[string]string{
-		narrator.ContentTypeMP3:  prefix + MP3Name,
-		narrator.ContentTypeM3U8: prefix + PlaylistName,
-	}, d, nil
+	if err := p.storeTranscript(ctx, prefix+MP3Name, transcriptOf(units, spans, d)); err != nil {
+		return narrator.Rendering{}, err
+	}
+	return narrator.Rendering{
+		Keys: map[string]string{
+			narrator.ContentTypeMP3:  prefix + MP3Name,
+			narrator.ContentTypeM3U8: prefix + PlaylistName,
+		},
+		Bytes: map[string]int64{
+			narrator.ContentTypeMP3:  size,
+			narrator.ContentTypeM3U8: int64(len(playlist)),
+		},
+		Duration: d,
+	}, nil
 }
 
 // pcmWriter takes PCM in reading order.
@@ -196,13 +223,34 @@ type pcmWriter interface {
 	Write(samples []int16) error
 }
 
+// spoken is one unit ready to be written.
+type spoken struct {
+	// samples are the unit's speech followed by its pause.
+	samples []int16
+	// onset and end bound the speech in samples: where sound begins and
+	// where the pause begins.
+	onset, end int
+	// words are the spoken words, in seconds from the start of samples,
+	// or nil if the engine does not report them.
+	words []narrator.TranscriptWord
+}
+
+// span is where a unit's speech lies in the output, in samples from the
+// start of the PCM written to the encoder.
+type span struct {
+	start, end int64
+	words      []narrator.TranscriptWord // in seconds from the unit's first sample
+	unitStart  int64                     // the unit's first sample
+}
+
 // speak synthesises units on the worker pool and writes them to w in order.
-// At most a window of units waits in memory for its turn.
-func (p *Pipeline) speak(ctx context.Context, units []speak.Unit, voices []narrator.Voice, w pcmWriter) error {
+// At most a window of units waits in memory for its turn. It returns where
+// each unit's speech lies in what it wrote.
+func (p *Pipeline) speak(ctx context.Context, units []speak.Unit, voices []narrator.Voice, w pcmWriter) ([]span, error) {
 	g, gctx := errgroup.WithContext(ctx)
-	slots := make([]chan []int16, len(units))
+	slots := make([]chan spoken, len(units))
 	for i := range slots {
-		slots[i] = make(chan []int16, 1)
+		slots[i] = make(chan spoken, 1)
 	}
 	window := make(chan struct{}, 4*p.workers)
 	todo := make(chan int)
@@ -225,22 +273,26 @@ func (p *Pipeline) speak(ctx context.Context, units []speak.Unit, voices []narra
 	for range p.workers {
 		g.Go(func() error {
 			for i := range todo {
-				samples, err := p.unit(gctx, units[i], voices[i])
+				sp, err := p.unit(gctx, units[i], voices[i])
 				if err != nil {
 					return err
 				}
-				slots[i] <- samples
+				slots[i] <- sp
 			}
 			return nil
 		})
 	}
+	spans := make([]span, len(units))
 	g.Go(func() error {
+		var pos int64
 		for i := range units {
 			select {
-			case samples := <-slots[i]:
-				if err := w.Write(samples); err != nil {
+			case sp := <-slots[i]:
+				if err := w.Write(sp.samples); err != nil {
 					return fmt.Errorf("encode unit %d: %w", i, err)
 				}
+				spans[i] = span{start: pos + int64(sp.onset), end: pos + int64(sp.end), words: sp.words, unitStart: pos}
+				pos += int64(len(sp.samples))
 				<-window
 			case <-gctx.Done():
 				return gctx.Err()
@@ -248,41 +300,125 @@ func (p *Pipeline) speak(ctx context.Context, units []speak.Unit, voices []narra
 		}
 		return nil
 	})
-	return g.Wait()
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return spans, nil
 }
 
 // unit synthesises one unit, or takes it from the cache, and adds its pause.
-func (p *Pipeline) unit(ctx context.Context, u speak.Unit, v narrator.Voice) ([]int16, error) {
+func (p *Pipeline) unit(ctx context.Context, u speak.Unit, v narrator.Voice) (spoken, error) {
 	rate := u.Rate
 	if rate <= 0 {
 		rate = 1
 	}
 	key := cacheKey(v.Engine, v.EngineVoice, rate, u.Text)
-	samples, ok := p.cache.get(key)
+	e, ok := p.cache.get(key)
 	if !ok {
 		var err error
-		if samples, err = p.synthesize(ctx, u.Text, v, rate); err != nil {
-			return nil, err
+		if e, err = p.synthesize(ctx, u.Text, v, rate); err != nil {
+			return spoken{}, err
 		}
-		if err := p.cache.put(key, samples); err != nil {
+		if err := p.cache.put(key, e); err != nil {
 			p.logger.Warn("cache unit", "err", err)
 		}
 	}
-	return append(samples, pcm.Silence(SampleRate, u.Pause)...), nil
+	return spoken{
+		samples: append(e.samples, pcm.Silence(SampleRate, u.Pause)...),
+		onset:   speechOnset(e.samples),
+		end:     len(e.samples),
+		words:   e.words,
+	}, nil
+}
+
+// Levels between which speech is taken to begin (RMS over 10 ms): the
+// silence thresholds that onset detectors commonly use. Soft onsets (f, s,
+// h) take up to about 80 ms to rise from the one to the other.
+const (
+	onsetLowDBFS  = -55.0
+	onsetHighDBFS = -35.0
+)
+
+// speechOnset returns where a unit's speech begins, for its cue: midway
+// between where its level reaches onsetLowDBFS and onsetHighDBFS, so that
+// the cue is within 50 ms of the start that either threshold finds. The
+// samples are normalised to pcm.DefaultTargetDBFS, so the levels are
+// absolute.
+func speechOnset(samples []int16) int {
+	low := pcm.Onset(samples, SampleRate, onsetLowDBFS)
+	if low < 0 {
+		return 0
+	}
+	high := pcm.Onset(samples, SampleRate, onsetHighDBFS)
+	if high < 0 {
+		return low
+	}
+	return (low + high) / 2
 }
 
 // synthesize speaks text and brings it to the output format: one rate, no
-// ragged silence at the ends, even loudness.
-func (p *Pipeline) synthesize(ctx context.Context, text string, v narrator.Voice, rate float64) ([]int16, error) {
-	samples, sr, err := p.engines[v.Engine].Synthesize(ctx, v.EngineVoice, text, rate)
+// ragged silence at the ends, even loudness. Word spans, where the engine
+// gives them, follow the trimming.
+func (p *Pipeline) synthesize(ctx context.Context, text string, v narrator.Voice, rate float64) (cacheEntry, error) {
+	var (
+		samples []int16
+		sr      int
+		words   []narrator.TranscriptWord
+		err     error
+	)
+	switch eng := p.engines[v.Engine].(type) {
+	case WordSynthesizer:
+		samples, sr, words, err = eng.SynthesizeWords(ctx, v.EngineVoice, text, rate)
+	default:
+		samples, sr, err = eng.Synthesize(ctx, v.EngineVoice, text, rate)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("synthesize %q with %s/%s: %w", abbreviate(text), v.Engine, v.EngineVoice, err)
+		return cacheEntry{}, fmt.Errorf("synthesize %q with %s/%s: %w", abbreviate(text), v.Engine, v.EngineVoice, err)
 	}
 	if sr != SampleRate {
 		samples = pcm.Resample(samples, sr, SampleRate)
 	}
-	samples = pcm.TrimSilence(samples, SampleRate)
-	return pcm.Normalize(samples, SampleRate, pcm.DefaultTargetDBFS), nil
+	start, end := pcm.TrimBounds(samples, SampleRate)
+	samples = pcm.Normalize(samples[start:end], SampleRate, pcm.DefaultTargetDBFS)
+	cut := leadIn(samples)
+	samples = samples[cut:]
+	return cacheEntry{
+		samples: samples,
+		words:   shiftWords(words, float64(start+cut)/SampleRate, float64(len(samples))/SampleRate),
+	}, nil
+}
+
+// leadMargin is the sound kept before the level at which speech begins.
+const leadMargin = 20 * time.Millisecond
+
+// leadIn returns how many samples of faint sound come before a unit's
+// speech, beyond leadMargin: a click or breath far quieter than speech
+// (flite's voices start with one, 150 ms before the words) that silence
+// trimming keeps. Cutting it puts the unit's first sound where its speech
+// begins, which is where its cue starts.
+func leadIn(samples []int16) int {
+	on := pcm.Onset(samples, SampleRate, onsetLowDBFS)
+	if on < 0 {
+		return 0
+	}
+	// Onset is the middle of a 10 ms window; keep the window and the margin.
+	return max(0, on-SampleRate/200-int(leadMargin.Seconds()*SampleRate))
+}
+
+// shiftWords moves word spans back by off seconds, as the samples before
+// off were cut, and keeps them within [0, length]. Words wholly cut are
+// dropped.
+func shiftWords(words []narrator.TranscriptWord, off, length float64) []narrator.TranscriptWord {
+	var out []narrator.TranscriptWord
+	for _, w := range words {
+		if w.End <= off || w.Start-off >= length {
+			continue
+		}
+		w.Start = min(max(w.Start-off, 0), length)
+		w.End = min(max(w.End-off, w.Start), length)
+		out = append(out, w)
+	}
+	return out
 }
 
 // PreviewVoice speaks text in one voice, processed like every unit of an
@@ -291,10 +427,11 @@ func (p *Pipeline) PreviewVoice(ctx context.Context, v narrator.Voice, text stri
 	if p.engines[v.Engine] == nil {
 		return fmt.Errorf("preview %s: engine %s is not running", v.Name, v.Engine)
 	}
-	samples, err := p.synthesize(ctx, text, v, 1)
+	e, err := p.synthesize(ctx, text, v, 1)
 	if err != nil {
 		return fmt.Errorf("preview %s: %w", v.Name, err)
 	}
+	samples := e.samples
 	enc, err := mp3.NewEncoder(ctx, w, mp3.Options{SampleRate: SampleRate, Bitrate: Bitrate, Quality: EncoderQuality})
 	if err != nil {
 		return fmt.Errorf("preview %s: start encoder: %w", v.Name, err)

@@ -90,7 +90,9 @@ func (b *testBundle) publish(t *testing.T, a *narrator.Audio, token string) {
 		narrator.ContentTypeMP3:  fmt.Sprintf("%d/%s/audio.mp3", a.ID, token),
 		narrator.ContentTypeM3U8: fmt.Sprintf("%d/%s/audio.m3u8", a.ID, token),
 	}
-	if err := b.store.PublishAudio(t.Context(), a.ID, a.Revision, keys, 83_500); err != nil {
+	r := narrator.Rendering{Keys: keys, Duration: 83500 * time.Millisecond,
+		Bytes: map[string]int64{narrator.ContentTypeMP3: 1000, narrator.ContentTypeM3U8: 100}}
+	if err := b.store.PublishAudio(t.Context(), a.ID, a.Revision, r); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -107,7 +107,7 @@ func resolveAudio(ctx context.Context, tx pgx.Tx, projectID int64, ref string, l
 // loadMediaSQL reads the media of several audios, ordered within an audio
 // as $2 (narrator.MediaTypes) lists their content types.
 const loadMediaSQL = `
-SELECT id, audio_id, content_type, key
+SELECT id, audio_id, content_type, key, bytes
 FROM media
 WHERE audio_id = ANY($1)
 ORDER BY audio_id, array_position($2::text[], content_type), id`
@@ -131,7 +131,7 @@ func loadMedia(ctx context.Context, tx pgx.Tx, audios ...*narrator.Audio) error 
 	}
 	var m narrator.Media
 	var key *string
-	_, err = pgx.ForEachRow(rows, []any{&m.ID, &m.AudioID, &m.ContentType, &key}, func() error {
+	_, err = pgx.ForEachRow(rows, []any{&m.ID, &m.AudioID, &m.ContentType, &key, &m.Bytes}, func() error {
 		if a := byID[m.AudioID]; a != nil {
 			got := m
 			if key != nil {
@@ -361,6 +361,9 @@ func (s *Store) updateAudio(ctx context.Context, tx pgx.Tx, cur *narrator.Audio,
 			return nil, err
 		}
 	}
+	if err := s.raise(ctx, tx, cur, next); err != nil {
+		return nil, err
+	}
 	return next, nil
 }
 
@@ -390,11 +393,15 @@ func (s *Store) DeleteAudio(ctx context.Context, projectID int64, ref string) (*
 	if err := addAudioCount(ctx, tx, a.ProjectID, -1); err != nil {
 		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
 	}
+	deleted := *a
+	deleted.Deleted = true
+	if err := s.raise(ctx, tx, a, &deleted); err != nil {
+		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
+	}
 	if err := tx.Commit(ctx); err != nil {
 		return nil, fmt.Errorf("delete audio %d: commit: %w", a.ID, err)
 	}
-	a.Deleted = true
-	return a, nil
+	return &deleted, nil
 }
 
 // listAudiosSQL is a range scan of the audios_list index: the zero time
@@ -470,7 +477,7 @@ func (s *Store) AudioForSynthesis(ctx context.Context, audioID int64) (*narrator
 	return a, p, nil
 }
 
-const setMediaKeySQL = `UPDATE media SET key = $1 WHERE id = $2`
+const setMediaKeySQL = `UPDATE media SET key = $1, bytes = $2 WHERE id = $3`
 
 const publishAudioSQL = `
 UPDATE audios SET state = 'processed', error = '', duration_ms = $1, updated_at = $2,
@@ -478,19 +485,19 @@ UPDATE audios SET state = 'processed', error = '', duration_ms = $1, updated_at 
 WHERE id = $3`
 
 // PublishAudio records the published media of one revision of an audio: it
-// sets each media's key (keys maps content type to key), marks the audio
-// processed with its duration, releases its synthesis lease, and enqueues
+// sets each media's key and size from r, marks the audio processed with
+// r's duration, releases its synthesis lease, and enqueues
 // the removal of the keys it replaced, all in one transaction. It returns
 // ECONFLICT, changing nothing, if the audio is deleted, at another revision
 // or already processed at this one (narrator.PlanPublish): the caller then
 // discards its files. It returns ENOTFOUND if the audio does not exist.
-func (s *Store) PublishAudio(ctx context.Context, audioID int64, revision int, keys map[string]string, durationMS int64) error {
+func (s *Store) PublishAudio(ctx context.Context, audioID int64, revision int, r narrator.Rendering) error {
 	tx, err := s.beginWrite(ctx)
 	if err != nil {
 		return fmt.Errorf("publish audio %d: %w", audioID, err)
 	}
 	defer rollback(ctx, tx)
-	if err := s.publishAudio(ctx, tx, audioID, revision, keys, durationMS); err != nil {
+	if err := s.publishAudio(ctx, tx, audioID, revision, r); err != nil {
 		return fmt.Errorf("publish audio %d revision %d: %w", audioID, revision, err)
 	}
 	if err := tx.Commit(ctx); err != nil {
@@ -499,7 +506,7 @@ func (s *Store) PublishAudio(ctx context.Context, audioID int64, revision int, k
 	return nil
 }
 
-func (s *Store) publishAudio(ctx context.Context, tx pgx.Tx, audioID int64, revision int, keys map[string]string, durationMS int64) error {
+func (s *Store) publishAudio(ctx context.Context, tx pgx.Tx, audioID int64, revision int, r narrator.Rendering) error {
 	a, err := findAudioByID(ctx, tx, audioID, forUpdate)
 	if err != nil {
 		return err
@@ -507,16 +514,17 @@ func (s *Store) publishAudio(ctx context.Context, tx pgx.Tx, audioID int64, revi
 	if err := loadMedia(ctx, tx, a); err != nil {
 		return err
 	}
-	plan, err := narrator.PlanPublish(a, revision, keys)
+	plan, err := narrator.PlanPublish(a, revision, r)
 	if err != nil {
 		return err
 	}
 	for _, m := range plan.Media {
-		if _, err := tx.Exec(ctx, setMediaKeySQL, m.Key, m.ID); err != nil {
+		if _, err := tx.Exec(ctx, setMediaKeySQL, m.Key, m.Bytes, m.ID); err != nil {
 			return fmt.Errorf("set %s key: %w", m.ContentType, err)
 		}
 	}
-	if _, err := tx.Exec(ctx, publishAudioSQL, durationMS, s.now(), audioID); err != nil {
+	next := plan.Apply(a, r.Duration.Milliseconds(), s.now())
+	if _, err := tx.Exec(ctx, publishAudioSQL, next.DurationMS, next.UpdatedAt, audioID); err != nil {
 		return err
 	}
 	if len(plan.Replaced) > 0 {
@@ -524,7 +532,7 @@ func (s *Store) publishAudio(ctx context.Context, tx pgx.Tx, audioID int64, revi
 			return fmt.Errorf("remove replaced media: %w", err)
 		}
 	}
-	return nil
+	return s.raise(ctx, tx, a, &next)
 }
 
 const failAudioSQL = `
@@ -550,7 +558,14 @@ func (s *Store) FailAudio(ctx context.Context, audioID int64, revision int, mess
 	if !narrator.PlanFail(a, revision) {
 		return nil
 	}
-	if _, err := tx.Exec(ctx, failAudioSQL, message, s.now(), audioID); err != nil {
+	if err := loadMedia(ctx, tx, a); err != nil {
+		return fmt.Errorf("fail audio %d: %w", audioID, err)
+	}
+	next := a.Failed(message, s.now())
+	if _, err := tx.Exec(ctx, failAudioSQL, message, next.UpdatedAt, audioID); err != nil {
+		return fmt.Errorf("fail audio %d: %w", audioID, err)
+	}
+	if err := s.raise(ctx, tx, a, &next); err != nil {
 		return fmt.Errorf("fail audio %d: %w", audioID, err)
 	}
 	if err := tx.Commit(ctx); err != nil {

@@ -13,8 +13,9 @@ import (
 )
 
 // ExportMeta returns, in one snapshot and ordered by ID, every account, API
-// key (with its hash), project, dashboard user (with its password hash) and
-// pronunciation rule, and the highest IDs the store has given.
+// key (with its hash), project, dashboard user (with its password hash),
+// pronunciation rule and podcast feed (by project, with its token), and the
+// highest IDs the store has given.
 func (s *Store) ExportMeta(ctx context.Context) (*narrator.Export, error) {
 	tx, err := s.beginRead(ctx)
 	if err != nil {
@@ -37,9 +38,15 @@ func (s *Store) ExportMeta(ctx context.Context) (*narrator.Export, error) {
 	if e.Pronunciations, err = exportRows(ctx, tx, exportPronunciationsSQL, scanPronunciation); err != nil {
 		return nil, fmt.Errorf("export pronunciations: %w", err)
 	}
+	if e.Feeds, err = exportRows(ctx, tx, exportFeedsSQL, scanFeed); err != nil {
+		return nil, fmt.Errorf("export feeds: %w", err)
+	}
+	if e.Webhooks, err = exportRows(ctx, tx, exportWebhooksSQL, scanWebhook); err != nil {
+		return nil, fmt.Errorf("export webhooks: %w", err)
+	}
 	ids := &e.LastIDs
 	if err := tx.QueryRow(ctx, lastIDsSQL).Scan(&ids.Account, &ids.APIKey, &ids.Project, &ids.Audio, &ids.Media,
-		&ids.User, &ids.Pronunciation); err != nil {
+		&ids.User, &ids.Pronunciation, &ids.Webhook); err != nil {
 		return nil, fmt.Errorf("export last ids: %w", err)
 	}
 	return e, nil
@@ -83,6 +90,9 @@ const exportUsersSQL = `SELECT ` + userColumns + ` FROM users ORDER BY id`
 
 const exportPronunciationsSQL = `SELECT ` + pronunciationColumns + ` FROM pronunciations ORDER BY id`
 
+const exportFeedsSQL = `SELECT ` + feedColumns + ` FROM feeds ORDER BY project_id`
+const exportWebhooksSQL = `SELECT ` + webhookColumns + ` FROM webhooks ORDER BY id`
+
 // lastIDsSQL reads the last value of each table's identity sequence: the
 // highest ID the table has given, deleted rows included (a sequence never
 // goes back, even when its transaction rolls back). A sequence never used
@@ -95,7 +105,8 @@ SELECT
 	COALESCE(pg_sequence_last_value(pg_get_serial_sequence('audios', 'id')::regclass), 0),
 	COALESCE(pg_sequence_last_value(pg_get_serial_sequence('media', 'id')::regclass), 0),
 	COALESCE(pg_sequence_last_value(pg_get_serial_sequence('users', 'id')::regclass), 0),
-	COALESCE(pg_sequence_last_value(pg_get_serial_sequence('pronunciations', 'id')::regclass), 0)`
+	COALESCE(pg_sequence_last_value(pg_get_serial_sequence('pronunciations', 'id')::regclass), 0),
+	COALESCE(pg_sequence_last_value(pg_get_serial_sequence('webhooks', 'id')::regclass), 0)`
 
 // IDs are identity columns GENERATED ALWAYS: an insert that gives them says
 // OVERRIDING SYSTEM VALUE.
@@ -119,18 +130,25 @@ ON CONFLICT (id) DO NOTHING`
 INSERT INTO pronunciations (id, project_id, phrase, say, created_at) OVERRIDING SYSTEM VALUE
 VALUES ($1, $2, $3, $4, $5)
 ON CONFLICT (id) DO NOTHING`
+	importFeedSQL = `
+INSERT INTO feeds (` + feedColumns + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+ON CONFLICT (project_id) DO NOTHING`
+	importWebhookSQL = `
+INSERT INTO webhooks (id, project_id, url, events, secret, disabled_at, failing_since, created_at) OVERRIDING SYSTEM VALUE
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+ON CONFLICT (id) DO NOTHING`
 )
 
 // ImportMeta inserts, in one transaction and with their IDs, the rows of e
-// that the store lacks; a row whose ID the store holds is left as it is,
-// whatever its fields. Rows are stored as they are, without validation.
+// that the store lacks; a row whose ID the store holds (for a feed, one
+// whose project has a feed) is left as it is, whatever its fields. Rows are stored as they are, without validation.
 // Projects are inserted with no audios: ImportAudios counts the audios it
 // imports. It then moves the store's identity sequences past e.LastIDs, so
 // that new rows never reuse an ID of the exporting store (sequences are not
 // transactional: a failed import may leave them moved, which only skips
 // IDs). It returns ECONFLICT, storing nothing, if a row collides with
 // another one on a unique field (an API key's hash, a user's email, a
-// rule's phrase), and an error if a row's account or project is in neither
+// rule's phrase, a feed's token), and an error if a row's account or project is in neither
 // e nor the store. Whether the store may take e at all is
 // narrator.CheckCopyTarget's decision, for the caller to make first.
 func (s *Store) ImportMeta(ctx context.Context, e *narrator.Export) error {
@@ -165,6 +183,18 @@ func (s *Store) ImportMeta(ctx context.Context, e *narrator.Export) error {
 			return fmt.Errorf("import pronunciation %d: %w", p.ID, formatError(err, fmt.Sprintf("a rule for %q in project %d", p.Phrase, p.ProjectID)))
 		}
 	}
+	for _, f := range e.Feeds {
+		if _, err := tx.Exec(ctx, importFeedSQL, f.ProjectID, f.Enabled, f.Title, f.Description, f.Author, f.ImageURL,
+			f.Language, f.Category, f.Explicit, f.Token, f.CreatedAt, f.UpdatedAt); err != nil {
+			return fmt.Errorf("import feed of project %d: %w", f.ProjectID, formatError(err, fmt.Sprintf("a feed with the token of project %d's", f.ProjectID)))
+		}
+	}
+	for _, h := range e.Webhooks {
+		if _, err := tx.Exec(ctx, importWebhookSQL, h.ID, h.ProjectID, h.URL, h.Events, h.Secret,
+			nullTime(h.DisabledAt), nullTime(h.FailingSince), h.CreatedAt); err != nil {
+			return fmt.Errorf("import webhook %d: %w", h.ID, err)
+		}
+	}
 	ids := e.LastIDs
 	counters := map[string]int64{
 		"accounts":       ids.Account,
@@ -174,6 +204,7 @@ func (s *Store) ImportMeta(ctx context.Context, e *narrator.Export) error {
 		"media":          ids.Media,
 		"users":          ids.User,
 		"pronunciations": ids.Pronunciation,
+		"webhooks":       ids.Webhook,
 	}
 	for _, table := range slices.Sorted(maps.Keys(counters)) {
 		if err := raiseSequence(ctx, tx, table, counters[table]); err != nil {
@@ -236,10 +267,10 @@ INSERT INTO audios (id, project_id, external_id, title, body, author, article_ur
 OVERRIDING SYSTEM VALUE VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`
 
 const importMediaSQL = `
-INSERT INTO media (id, audio_id, content_type, key) OVERRIDING SYSTEM VALUE VALUES ($1, $2, $3, $4)`
+INSERT INTO media (id, audio_id, content_type, key, bytes) OVERRIDING SYSTEM VALUE VALUES ($1, $2, $3, $4, $5)`
 
 // ImportAudios inserts, in one transaction and with their IDs, the live
-// audios the store lacks, with their media (IDs and keys) and every field
+// audios the store lacks, with their media (IDs, keys and sizes) and every field
 // as given, counts them in their projects, and enqueues the synthesis of
 // those that narrator.Audio.AwaitsSynthesis says need it. An audio whose ID
 // the store holds, live or deleted, is left as it is if
@@ -314,7 +345,7 @@ func (s *Store) importAudio(ctx context.Context, tx pgx.Tx, a *narrator.Audio) (
 		return false, formatError(err, fmt.Sprintf("an audio with external_id %q in project %d", a.ExternalID, a.ProjectID))
 	}
 	for _, m := range a.Media {
-		if _, err := tx.Exec(ctx, importMediaSQL, m.ID, a.ID, m.ContentType, nullString(m.Key)); err != nil {
+		if _, err := tx.Exec(ctx, importMediaSQL, m.ID, a.ID, m.ContentType, nullString(m.Key), m.Bytes); err != nil {
 			return false, fmt.Errorf("insert %s media %d: %w", m.ContentType, m.ID, formatError(err, fmt.Sprintf("media %d", m.ID)))
 		}
 	}

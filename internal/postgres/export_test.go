@@ -9,4 +9,6 @@ const (
 	FindAudioByArticleURLSQL     = findAudioByArticleURLSQL
 	AudioListensSQL              = audioListensSQL
 	ProjectListensSQL            = projectListensSQL
+	FeedAudiosSQL                = feedAudiosSQL
+	AudiosChangedSQL             = audiosChangedSQL
 )

@@ -32,6 +32,9 @@ type Options struct {
 	// pool, during Open. When nil, writes that need a job fail and change
 	// nothing.
 	Jobs func(pool *pgxpool.Pool) (JobInserter, error)
+	// EventBody renders the body of webhook deliveries. When nil, a change
+	// that an endpoint is to hear of fails and changes nothing.
+	EventBody narrator.EventBodyFunc
 }
 
 // Store is the PostgreSQL store. Many processes, on many nodes, may use one
@@ -43,6 +46,7 @@ type Store struct {
 
 	pool *pgxpool.Pool
 	jobs JobInserter
+	body narrator.EventBodyFunc
 }
 
 // Open connects to the database at url, a PostgreSQL URL or keyword/value
@@ -66,7 +70,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("open postgres %s: %w", where, err)
 	}
-	st := &Store{Now: time.Now, pool: pool}
+	st := &Store{Now: time.Now, pool: pool, body: opts.EventBody}
 	if opts.Jobs != nil {
 		if st.jobs, err = opts.Jobs(pool); err != nil {
 			pool.Close()

@@ -84,7 +84,9 @@ func TestStore(t *testing.T) {
 	t.Parallel()
 	pgtest.URL(t)
 	storetest.Run(t, func(t *testing.T, now func() time.Time, rec *storetest.Recorder) storetest.Store {
-		s := mustOpen(t, pgtest.NewDatabase(t, migrated), withJobs(recorderJobs{rec}))
+		opts := withJobs(recorderJobs{rec})
+		opts.EventBody = rec.EventBody
+		s := mustOpen(t, pgtest.NewDatabase(t, migrated), opts)
 		s.Now = now
 		return s
 	})
@@ -217,6 +219,9 @@ func TestQueryPlans(t *testing.T) {
 		{"article url", postgres.FindAudioByArticleURLSQL, []any{p.ID, "https://news.test/20"}, "audios_article_url"},
 		{"audio listens", postgres.AudioListensSQL, []any{a.ID}, "audio_listens_pkey"},
 		{"project listens", postgres.ProjectListensSQL, []any{p.ID}, "project_listens_pkey"},
+		{"feed audios", postgres.FeedAudiosSQL, []any{p.ID, narrator.MaxFeedItems, narrator.FeedBodyChars}, "Index Scan using audios_feed"},
+		{"feed changed", postgres.AudiosChangedSQL, []any{p.ID}, "Index Only Scan Backward using audios_changed"},
+		{"feed deleted", postgres.AudiosChangedSQL, []any{p.ID}, "Index Only Scan Backward using audios_deleted"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rows, err := s.Pool().Query(ctx, "EXPLAIN "+tc.query, tc.args...)
@@ -232,7 +237,7 @@ func TestQueryPlans(t *testing.T) {
 			if !strings.Contains(plan, tc.want) {
 				t.Errorf("plan does not use %s", tc.want)
 			}
-			if (tc.name == "list" || tc.name == "article url" || tc.name == "project listens") && strings.Contains(plan, "Sort") {
+			if (tc.name == "list" || tc.name == "feed audios" || tc.name == "article url" || tc.name == "project listens") && strings.Contains(plan, "Sort") {
 				t.Errorf("the list is sorted at run time")
 			}
 		})

@@ -39,6 +39,13 @@ type Unit struct {
 	// Spell is always false: spelling is written out in Text instead, so
 	// every engine reads it the same way.
 	Spell bool
+	// Source is the sentence as written in the article, for transcripts:
+	// markup removed and white space collapsed, but not normalised and
+	// without pronunciation rules (say-as and rule phrases appear as
+	// written). The author's unit reads "By <author>" in the language. A
+	// sentence split into several units for length has its Source on the
+	// first; the later pieces have an empty Source, as they continue it.
+	Source string
 }
 
 // Rule is a project pronunciation rule: whenever Phrase occurs as a whole
@@ -150,6 +157,16 @@ type scripter struct {
 	rulesRe   *regexp.Regexp
 	units     []Unit
 	protected []string // texts hidden behind placeholders
+	// written holds, by placeholder, the text as written that it stands
+	// for, and whether that text touched a neighbour (no white space) before
+	// and after it.
+	written []writtenText
+}
+
+// writtenText is what a placeholder stands for in the article.
+type writtenText struct {
+	text                  string
+	glueBefore, glueAfter bool
 }
 
 func newScripter(language string, rules []Rule) *scripter {
@@ -183,10 +200,12 @@ func newScripter(language string, rules []Rule) *scripter {
 }
 
 // placeholder hides text from the normaliser: it returns a token of
-// private-use runes that no rule touches, replaced by text at the end.
-func (s *scripter) placeholder(text string) string {
+// private-use runes that no rule touches, replaced by text at the end;
+// written is what the article showed in its place.
+func (s *scripter) placeholder(text, written string) string {
 	i := len(s.protected)
 	s.protected = append(s.protected, text)
+	s.written = append(s.written, writtenText{text: written})
 	var sb strings.Builder
 	sb.WriteString(" \uE000")
 	for {
@@ -202,22 +221,79 @@ func (s *scripter) placeholder(text string) string {
 
 var rePlaceholder = regexp.MustCompile("\uE000([\uE100-\uE1FF]+)\uE001")
 
+// placeholderIndex returns the index of a placeholder token.
+func placeholderIndex(m string) int {
+	m = strings.TrimSpace(m)
+	i, mult := 0, 1
+	for _, r := range strings.TrimSuffix(strings.TrimPrefix(m, "\uE000"), "\uE001") {
+		i += int(r-0xE100) * mult
+		mult *= 256
+	}
+	return i
+}
+
 // expand replaces placeholders with their texts.
 func (s *scripter) expand(t string) string {
 	if !strings.ContainsRune(t, '\uE000') {
 		return t
 	}
 	return rePlaceholder.ReplaceAllStringFunc(t, func(m string) string {
-		i, mult := 0, 1
-		for _, r := range strings.TrimSuffix(strings.TrimPrefix(m, "\uE000"), "\uE001") {
-			i += int(r-0xE100) * mult
-			mult *= 256
-		}
-		if i < len(s.protected) {
+		if i := placeholderIndex(m); i < len(s.protected) {
 			return " " + s.protected[i] + " "
 		}
 		return " "
 	})
+}
+
+// markGlue records, for the placeholders in t (a segment's text before
+// white space is collapsed), whether the article had white space around
+// the text each stands for, so that source can undo their padding.
+func (s *scripter) markGlue(t string) {
+	for _, m := range rePlaceholder.FindAllStringIndex(t, -1) {
+		i := placeholderIndex(t[m[0]:m[1]])
+		if i >= len(s.written) {
+			continue
+		}
+		// A placeholder is padded with one space on each side.
+		if m[0] >= 2 {
+			r, _ := utf8.DecodeLastRuneInString(t[:m[0]-1])
+			s.written[i].glueBefore = !unicode.IsSpace(r)
+		}
+		if m[1]+1 < len(t) {
+			r, _ := utf8.DecodeRuneInString(t[m[1]+1:])
+			s.written[i].glueAfter = !unicode.IsSpace(r)
+		}
+	}
+}
+
+var (
+	rePaddedPlaceholder = regexp.MustCompile(" ?\uE000[\uE100-\uE1FF]+\uE001 ?")
+	// reSpacedStop is a period or comma after a space that markup put there
+	// (SSML keeps the text after a say-as apart from it).
+	reSpacedStop = regexp.MustCompile(` ([.,])( |$)`)
+)
+
+// source returns a sentence (white space collapsed, placeholders in it) as
+// written in the article.
+func (s *scripter) source(sent string) string {
+	if strings.ContainsRune(sent, '\uE000') {
+		sent = rePaddedPlaceholder.ReplaceAllStringFunc(sent, func(m string) string {
+			i := placeholderIndex(m)
+			if i >= len(s.written) {
+				return " "
+			}
+			w := s.written[i]
+			out := w.text
+			if strings.HasPrefix(m, " ") && !w.glueBefore {
+				out = " " + out
+			}
+			if strings.HasSuffix(m, " ") && !w.glueAfter {
+				out += " "
+			}
+			return out
+		})
+	}
+	return reSpacedStop.ReplaceAllString(strings.Join(strings.Fields(sent), " "), "$1$2")
 }
 
 // applyRules replaces pronunciation-rule phrases with placeholders.
@@ -233,7 +309,7 @@ func (s *scripter) applyRules(t string) string {
 			return match
 		}
 		key := strings.ToLower(strings.Join(strings.Fields(match), " "))
-		return s.placeholder(cleanup(sanitize(s.rules[key])))
+		return s.placeholder(cleanup(sanitize(s.rules[key])), match)
 	})
 }
 
@@ -262,7 +338,7 @@ func (s *scripter) block(role Role, voice string, spans []article.Span, pause ti
 			}
 			seg.rate = rate
 			if sp.SayAs != "" && sp.SayAs != "text" {
-				seg.sb.WriteString(s.placeholder(cleanup(s.sayAs(sp.SayAs, sp.Format, sp.Text))))
+				seg.sb.WriteString(s.placeholder(cleanup(s.sayAs(sp.SayAs, sp.Format, sp.Text)), sp.Text))
 			} else {
 				seg.sb.WriteString(sp.Text)
 			}
@@ -280,6 +356,7 @@ func (s *scripter) block(role Role, voice string, spans []article.Span, pause ti
 // has none. An empty segment lengthens the previous unit's pause instead.
 func (s *scripter) segment(role Role, voice string, seg *segment, pause time.Duration, end bool) {
 	text := s.applyRules(sanitizeKeep(seg.sb.String()))
+	s.markGlue(text)
 	n0 := len(s.units)
 	sents := sentences(s.l, text)
 	for i, sent := range sents {
@@ -287,6 +364,7 @@ func (s *scripter) segment(role Role, voice string, seg *segment, pause time.Dur
 		if !hasWord(norm) {
 			continue
 		}
+		src := s.source(sent)
 		for _, piece := range splitLong(norm, MaxUnitChars-1) {
 			if !hasWord(piece) {
 				continue
@@ -295,7 +373,8 @@ func (s *scripter) segment(role Role, voice string, seg *segment, pause time.Dur
 			if strings.ContainsAny(piece[len(piece)-1:], ",;:") {
 				p = PauseClause
 			}
-			s.units = append(s.units, Unit{Role: role, Voice: voice, Text: piece, Pause: p, Rate: seg.rate})
+			s.units = append(s.units, Unit{Role: role, Voice: voice, Text: piece, Pause: p, Rate: seg.rate, Source: src})
+			src = ""
 		}
 		if n := len(s.units); n > n0 {
 			s.units[n-1].Pause = PauseSentence

@@ -25,11 +25,11 @@ func TestScript(t *testing.T) {
 		{name: "title-author-body", lang: "en_US", title: "Big news", author: "Jane Doe", body: "<p>First. Second.</p><p>Third.</p>",
 			check: func(t *testing.T, u []Unit) {
 				want := []Unit{
-					{Role: RoleTitle, Text: "Big news.", Pause: PauseTitle, Rate: 1},
-					{Role: RoleTitle, Text: "By Jane Doe.", Pause: PauseTitle, Rate: 1},
-					{Role: RoleBody, Text: "First.", Pause: PauseSentence, Rate: 1},
-					{Role: RoleBody, Text: "Second.", Pause: PauseParagraph, Rate: 1},
-					{Role: RoleBody, Text: "Third.", Pause: PauseParagraph, Rate: 1},
+					{Role: RoleTitle, Text: "Big news.", Pause: PauseTitle, Rate: 1, Source: "Big news"},
+					{Role: RoleTitle, Text: "By Jane Doe.", Pause: PauseTitle, Rate: 1, Source: "By Jane Doe"},
+					{Role: RoleBody, Text: "First.", Pause: PauseSentence, Rate: 1, Source: "First."},
+					{Role: RoleBody, Text: "Second.", Pause: PauseParagraph, Rate: 1, Source: "Second."},
+					{Role: RoleBody, Text: "Third.", Pause: PauseParagraph, Rate: 1, Source: "Third."},
 				}
 				if len(u) != len(want) {
 					t.Fatalf("got %d units %q, want %d", len(u), texts(u), len(want))
@@ -119,6 +119,64 @@ func TestScript(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			tc.check(t, Script(tc.lang, tc.title, tc.author, tc.body, tc.rules))
+		})
+	}
+}
+
+func TestScriptSource(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("The committee met again on Tuesday, and it talked for hours about the budget, ", 6) + "then it went home."
+	tests := []struct {
+		name                      string
+		lang, title, author, body string
+		rules                     []Rule
+		want                      []string // Source of each unit
+	}{
+		{name: "title-author", lang: "en_US", title: "Big <b>news</b> &amp; 3 more", author: "Dr.  Jane Doe", body: "Text.",
+			want: []string{"Big news & 3 more", "By Dr. Jane Doe", "Text."}},
+		{name: "numbers-abbreviations", lang: "en_US",
+			body: "<p>Dr. Smith paid $3.5m on 3 Oct. 2026 for  NASA's   kit, e.g. this. It's 10:30 a.m. now!</p>",
+			want: []string{"Dr. Smith paid $3.5m on 3 Oct. 2026 for NASA's kit, e.g. this.", "It's 10:30 a.m. now!"}},
+		{name: "pronunciation-rules", lang: "en_US", body: "Narrator runs Kubernetes Engine (Kubernetes). Narrator, again.",
+			rules: []Rule{{"narrator", "NAIR-ay-tor"}, {"Kubernetes", "koo-ber-NET-eez"}, {"Kubernetes Engine", "koo EN-jin"}},
+			want:  []string{"Narrator runs Kubernetes Engine (Kubernetes).", "Narrator, again."}},
+		{name: "html", lang: "en_US", body: `<h2>A &lt;heading&gt;</h2><p>Some <em>very</em><br>odd <a href="/x">link</a>&nbsp;text.</p><ul><li>Item one</li></ul>`,
+			want: []string{"A <heading>", "Some very", "odd link text.", "Item one"}},
+		{name: "markdown", lang: "en_US", body: "# Head\n\nSome *bold* text and [a link](http://x.y). Second one.",
+			want: []string{"Head", "Some bold text and a link.", "Second one."}},
+		{name: "ssml", lang: "en_US",
+			body: `<speak><p>Hello <break time="1s"/> world.</p><p><prosody rate="slow">Slowly <say-as interpret-as="characters">abc</say-as>.</prosody> Call <say-as interpret-as="telephone">555-1234</say-as> on <say-as interpret-as="date" format="mdy">10/03/2026</say-as>, ok?</p></speak>`,
+			want: []string{"Hello", "world.", "Slowly abc.", "Call 555-1234 on 10/03/2026, ok?"}},
+		{name: "german", lang: "de_DE", body: "Am 3. Oktober kostet es 5 €. Dr. Müller kommt.",
+			want: []string{"Am 3. Oktober kostet es 5 €.", "Dr. Müller kommt."}},
+		{name: "long-sentence", lang: "en_US", body: long, want: nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			units := Script(tt.lang, tt.title, tt.author, tt.body, tt.rules)
+			if tt.want == nil {
+				// A sentence split for length: the first piece carries it.
+				if len(units) < 2 {
+					t.Fatalf("got %d units, want the sentence split", len(units))
+				}
+				if units[0].Source != long {
+					t.Errorf("first piece: got Source %q, want the whole sentence", units[0].Source)
+				}
+				for i, u := range units[1:] {
+					if u.Source != "" {
+						t.Errorf("piece %d: got Source %q, want empty", i+1, u.Source)
+					}
+				}
+				return
+			}
+			got := make([]string, len(units))
+			for i, u := range units {
+				got[i] = u.Source
+			}
+			if strings.Join(got, " | ") != strings.Join(tt.want, " | ") {
+				t.Errorf("got %q, want %q (texts %q)", got, tt.want, texts(units))
+			}
 		})
 	}
 }

@@ -110,7 +110,7 @@ func resolveAudio(ctx context.Context, tx *sql.Tx, projectID int64, ref string) 
 // IDs, ordered within an audio as the second argument, a JSON array of
 // content types (narrator.MediaTypes), lists them.
 const loadMediaSQL = `
-SELECT id, audio_id, content_type, key
+SELECT id, audio_id, content_type, key, bytes
 FROM media
 WHERE audio_id IN (SELECT value FROM json_each(?))
 ORDER BY audio_id, (SELECT t.key FROM json_each(?) t WHERE t.value = media.content_type), id`
@@ -144,7 +144,7 @@ func loadMedia(ctx context.Context, tx *sql.Tx, audios ...*narrator.Audio) error
 	for rows.Next() {
 		var m narrator.Media
 		var key sql.NullString
-		if err := rows.Scan(&m.ID, &m.AudioID, &m.ContentType, &key); err != nil {
+		if err := rows.Scan(&m.ID, &m.AudioID, &m.ContentType, &key, &m.Bytes); err != nil {
 			return fmt.Errorf("load media: %w", err)
 		}
 		m.Key = key.String
@@ -355,6 +355,9 @@ func (s *Store) updateAudio(ctx context.Context, tx *sql.Tx, cur *narrator.Audio
 			return nil, err
 		}
 	}
+	if err := s.raise(ctx, tx, cur, next); err != nil {
+		return nil, err
+	}
 	return next, nil
 }
 
@@ -384,11 +387,15 @@ func (s *Store) DeleteAudio(ctx context.Context, projectID int64, ref string) (*
 			return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
 		}
 	}
+	deleted := *a
+	deleted.Deleted = true
+	if err := s.raise(ctx, tx, a, &deleted); err != nil {
+		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
+	}
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("delete audio %d: commit: %w", a.ID, err)
 	}
-	a.Deleted = true
-	return a, nil
+	return &deleted, nil
 }
 
 const listAudiosSQL = `
@@ -450,7 +457,7 @@ func (s *Store) AudioForSynthesis(ctx context.Context, audioID int64) (*narrator
 	return a, p, nil
 }
 
-const setMediaKeySQL = `UPDATE media SET key = ? WHERE id = ?`
+const setMediaKeySQL = `UPDATE media SET key = ?, bytes = ? WHERE id = ?`
 
 const publishAudioSQL = `
 UPDATE audios SET state = 'processed', error = '', duration_ms = ?, updated_at = ?,
@@ -458,19 +465,19 @@ UPDATE audios SET state = 'processed', error = '', duration_ms = ?, updated_at =
 WHERE id = ?`
 
 // PublishAudio records the published media of one revision of an audio: it
-// sets each media's key (keys maps content type to key), marks the audio
-// processed with its duration, releases its synthesis lease, and enqueues
+// sets each media's key and size from r, marks the audio processed with
+// r's duration, releases its synthesis lease, and enqueues
 // the removal of the keys it replaced, all in one transaction. It returns
 // ECONFLICT, changing nothing, if the audio is deleted, at another revision
 // or already processed at this one (narrator.PlanPublish): the caller then
 // discards its files. It returns ENOTFOUND if the audio does not exist.
-func (s *Store) PublishAudio(ctx context.Context, audioID int64, revision int, keys map[string]string, durationMS int64) error {
+func (s *Store) PublishAudio(ctx context.Context, audioID int64, revision int, r narrator.Rendering) error {
 	tx, err := s.beginWrite(ctx)
 	if err != nil {
 		return fmt.Errorf("publish audio %d: %w", audioID, err)
 	}
 	defer tx.Rollback()
-	if err := s.publishAudio(ctx, tx, audioID, revision, keys, durationMS); err != nil {
+	if err := s.publishAudio(ctx, tx, audioID, revision, r); err != nil {
 		return fmt.Errorf("publish audio %d revision %d: %w", audioID, revision, err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -479,7 +486,7 @@ func (s *Store) PublishAudio(ctx context.Context, audioID int64, revision int, k
 	return nil
 }
 
-func (s *Store) publishAudio(ctx context.Context, tx *sql.Tx, audioID int64, revision int, keys map[string]string, durationMS int64) error {
+func (s *Store) publishAudio(ctx context.Context, tx *sql.Tx, audioID int64, revision int, r narrator.Rendering) error {
 	a, err := findAudioByID(ctx, tx, audioID)
 	if err != nil {
 		return err
@@ -487,16 +494,17 @@ func (s *Store) publishAudio(ctx context.Context, tx *sql.Tx, audioID int64, rev
 	if err := loadMedia(ctx, tx, a); err != nil {
 		return err
 	}
-	plan, err := narrator.PlanPublish(a, revision, keys)
+	plan, err := narrator.PlanPublish(a, revision, r)
 	if err != nil {
 		return err
 	}
 	for _, m := range plan.Media {
-		if _, err := tx.ExecContext(ctx, setMediaKeySQL, m.Key, m.ID); err != nil {
+		if _, err := tx.ExecContext(ctx, setMediaKeySQL, m.Key, m.Bytes, m.ID); err != nil {
 			return fmt.Errorf("set %s key: %w", m.ContentType, err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, publishAudioSQL, durationMS, micros(s.now()), audioID); err != nil {
+	next := plan.Apply(a, r.Duration.Milliseconds(), s.now())
+	if _, err := tx.ExecContext(ctx, publishAudioSQL, next.DurationMS, micros(next.UpdatedAt), audioID); err != nil {
 		return err
 	}
 	if len(plan.Replaced) > 0 {
@@ -504,7 +512,7 @@ func (s *Store) publishAudio(ctx context.Context, tx *sql.Tx, audioID int64, rev
 			return fmt.Errorf("remove replaced media: %w", err)
 		}
 	}
-	return nil
+	return s.raise(ctx, tx, a, &next)
 }
 
 const failAudioSQL = `
@@ -530,7 +538,14 @@ func (s *Store) FailAudio(ctx context.Context, audioID int64, revision int, mess
 	if !narrator.PlanFail(a, revision) {
 		return nil
 	}
-	if _, err := tx.ExecContext(ctx, failAudioSQL, message, micros(s.now()), audioID); err != nil {
+	if err := loadMedia(ctx, tx, a); err != nil {
+		return fmt.Errorf("fail audio %d: %w", audioID, err)
+	}
+	next := a.Failed(message, s.now())
+	if _, err := tx.ExecContext(ctx, failAudioSQL, message, micros(next.UpdatedAt), audioID); err != nil {
+		return fmt.Errorf("fail audio %d: %w", audioID, err)
+	}
+	if err := s.raise(ctx, tx, a, &next); err != nil {
 		return fmt.Errorf("fail audio %d: %w", audioID, err)
 	}
 	if err := tx.Commit(); err != nil {

@@ -4,13 +4,15 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 
 	"github.com/narrator/narrator"
 )
 
 // ExportMeta returns, in one snapshot and ordered by ID, every account, API
-// key (with its hash), project, dashboard user (with its password hash) and
-// pronunciation rule, and the highest IDs the store has given.
+// key (with its hash), project, dashboard user (with its password hash),
+// pronunciation rule, podcast feed (by project, with its token) and webhook
+// (with its secret), and the highest IDs the store has given.
 func (s *Store) ExportMeta(ctx context.Context) (*narrator.Export, error) {
 	tx, err := s.beginRead(ctx)
 	if err != nil {
@@ -32,6 +34,12 @@ func (s *Store) ExportMeta(ctx context.Context) (*narrator.Export, error) {
 	}
 	if e.Pronunciations, err = exportRows(ctx, tx, exportPronunciationsSQL, scanPronunciation); err != nil {
 		return nil, fmt.Errorf("export pronunciations: %w", err)
+	}
+	if e.Feeds, err = exportRows(ctx, tx, exportFeedsSQL, scanFeed); err != nil {
+		return nil, fmt.Errorf("export feeds: %w", err)
+	}
+	if e.Webhooks, err = exportRows(ctx, tx, exportWebhooksSQL, scanWebhook); err != nil {
+		return nil, fmt.Errorf("export webhooks: %w", err)
 	}
 	if e.LastIDs, err = lastIDs(ctx, tx); err != nil {
 		return nil, fmt.Errorf("export last ids: %w", err)
@@ -81,6 +89,9 @@ const exportUsersSQL = `SELECT ` + userColumns + ` FROM users ORDER BY id`
 
 const exportPronunciationsSQL = `SELECT ` + pronunciationColumns + ` FROM pronunciations ORDER BY id`
 
+const exportFeedsSQL = `SELECT ` + feedColumns + ` FROM feeds ORDER BY project_id`
+const exportWebhooksSQL = `SELECT ` + webhookColumns + ` FROM webhooks ORDER BY id`
+
 // lastIDsSQL reads the counters of the AUTOINCREMENT tables: the highest
 // ID each table has ever held, deleted rows included. A table that never
 // held a row has none.
@@ -97,6 +108,7 @@ func idCounters(ids *narrator.LastIDs) map[string]*int64 {
 		"media":          &ids.Media,
 		"users":          &ids.User,
 		"pronunciations": &ids.Pronunciation,
+		"webhooks":       &ids.Webhook,
 	}
 }
 
@@ -136,16 +148,23 @@ ON CONFLICT (id) DO NOTHING`
 	importPronunciationSQL = `
 INSERT INTO pronunciations (id, project_id, phrase, say, created_at) VALUES (?, ?, ?, ?, ?)
 ON CONFLICT (id) DO NOTHING`
+	importFeedSQL = `
+INSERT INTO feeds (` + feedColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (project_id) DO NOTHING`
+	importWebhookSQL = `
+INSERT INTO webhooks (id, project_id, url, events, secret, disabled_at, failing_since, created_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (id) DO NOTHING`
 )
 
 // ImportMeta inserts, in one transaction and with their IDs, the rows of e
-// that the store lacks; a row whose ID the store holds is left as it is,
-// whatever its fields. Rows are stored as they are, without validation.
+// that the store lacks; a row whose ID the store holds (for a feed, one
+// whose project has a feed) is left as it is, whatever its fields. Rows are stored as they are, without validation.
 // Projects are inserted with no audios: ImportAudios counts the audios it
 // imports. It then moves the store's ID counters past e.LastIDs, so that
 // new rows never reuse an ID of the exporting store. It returns ECONFLICT,
 // storing nothing, if a row collides with another one on a unique field
-// (an API key's hash, a user's email, a rule's phrase), and an error if a
+// (an API key's hash, a user's email, a rule's phrase, a feed's token), and an error if a
 // row's account or project is in neither e nor the store.
 // Whether the store may take e at all is narrator.CheckCopyTarget's
 // decision, for the caller to make first.
@@ -184,6 +203,18 @@ func (s *Store) ImportMeta(ctx context.Context, e *narrator.Export) error {
 	for _, p := range e.Pronunciations {
 		if _, err := tx.ExecContext(ctx, importPronunciationSQL, p.ID, p.ProjectID, p.Phrase, p.Say, micros(p.CreatedAt)); err != nil {
 			return fmt.Errorf("import pronunciation %d: %w", p.ID, formatError(err, fmt.Sprintf("a rule for %q in project %d", p.Phrase, p.ProjectID)))
+		}
+	}
+	for _, f := range e.Feeds {
+		if _, err := tx.ExecContext(ctx, importFeedSQL, f.ProjectID, f.Enabled, f.Title, f.Description, f.Author, f.ImageURL,
+			f.Language, f.Category, f.Explicit, f.Token, micros(f.CreatedAt), micros(f.UpdatedAt)); err != nil {
+			return fmt.Errorf("import feed of project %d: %w", f.ProjectID, formatError(err, fmt.Sprintf("a feed with the token of project %d's", f.ProjectID)))
+		}
+	}
+	for _, h := range e.Webhooks {
+		if _, err := tx.ExecContext(ctx, importWebhookSQL, h.ID, h.ProjectID, h.URL, strings.Join(h.Events, ","), h.Secret,
+			nullMicros(h.DisabledAt), nullMicros(h.FailingSince), micros(h.CreatedAt)); err != nil {
+			return fmt.Errorf("import webhook %d: %w", h.ID, err)
 		}
 	}
 	ids := e.LastIDs
@@ -251,10 +282,10 @@ INSERT INTO audios (id, project_id, external_id, title, body, author, article_ur
 	state, error, revision, duration_ms, created_at, updated_at)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
-const importMediaSQL = `INSERT INTO media (id, audio_id, content_type, key) VALUES (?, ?, ?, ?)`
+const importMediaSQL = `INSERT INTO media (id, audio_id, content_type, key, bytes) VALUES (?, ?, ?, ?, ?)`
 
 // ImportAudios inserts, in one transaction and with their IDs, the live
-// audios the store lacks, with their media (IDs and keys) and every field
+// audios the store lacks, with their media (IDs, keys and sizes) and every field
 // as given, counts them in their projects, and enqueues the synthesis of
 // those that narrator.Audio.AwaitsSynthesis says need it. An audio whose ID
 // the store holds, live or deleted, is left as it is if
@@ -306,7 +337,7 @@ func (s *Store) importAudio(ctx context.Context, tx *sql.Tx, a *narrator.Audio) 
 		return false, formatError(err, fmt.Sprintf("an audio with external_id %q in project %d", a.ExternalID, a.ProjectID))
 	}
 	for _, m := range a.Media {
-		if _, err := tx.ExecContext(ctx, importMediaSQL, m.ID, a.ID, m.ContentType, nullString(m.Key)); err != nil {
+		if _, err := tx.ExecContext(ctx, importMediaSQL, m.ID, a.ID, m.ContentType, nullString(m.Key), m.Bytes); err != nil {
 			return false, fmt.Errorf("insert %s media %d: %w", m.ContentType, m.ID, formatError(err, fmt.Sprintf("media %d", m.ID)))
 		}
 	}

@@ -45,6 +45,9 @@ type Options struct {
 	Jobs func(writer *sql.DB) (JobInserter, error)
 	// ReadConns is the size of the read-only pool; 0 means 4.
 	ReadConns int
+	// EventBody renders the body of webhook deliveries. When nil, a change
+	// that an endpoint is to hear of fails and changes nothing.
+	EventBody narrator.EventBodyFunc
 }
 
 // Store is the SQLite store. It holds two pools on one database file: a
@@ -60,6 +63,7 @@ type Store struct {
 	writer *sql.DB
 	reader *sql.DB
 	jobs   JobInserter
+	body   narrator.EventBodyFunc
 }
 
 // Open opens (creating if needed) the database file at path. It does not
@@ -120,7 +124,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		writer.Close()
 		return nil, fmt.Errorf("open sqlite reader %s: %w", path, err)
 	}
-	st := &Store{Now: time.Now, path: path, writer: writer, reader: reader}
+	st := &Store{Now: time.Now, path: path, writer: writer, reader: reader, body: opts.EventBody}
 	if opts.Jobs != nil {
 		if st.jobs, err = opts.Jobs(writer); err != nil {
 			st.Close()

@@ -59,7 +59,9 @@ var _ storetest.SchemaStore = (*Store)(nil)
 func TestStore(t *testing.T) {
 	t.Parallel()
 	storetest.Run(t, func(t *testing.T, now func() time.Time, rec *storetest.Recorder) storetest.Store {
-		s := mustOpen(t, withJobs(recorderJobs{rec}))
+		opts := withJobs(recorderJobs{rec})
+		opts.EventBody = rec.EventBody
+		s := mustOpen(t, opts)
 		s.Now = now
 		return s
 	})
@@ -291,6 +293,10 @@ func TestQueryPlans(t *testing.T) {
 		{"article url", findAudioByArticleURLSQL, []any{1, "https://x.test/a"}, "audios_article_url"},
 		{"audio listens", audioListensSQL, []any{1}, "PRIMARY KEY (audio_id=?)"},
 		{"project listens", projectListensSQL, []any{1}, "PRIMARY KEY (project_id=?)"},
+		{"feed", feedByTokenSQL, []any{"x"}, "sqlite_autoindex_feeds_1"},
+		{"feed audios", feedAudiosSQL, []any{2000, 1, 300}, "audios_feed"},
+		{"feed changed", audiosChangedSQL, []any{1}, "audios_changed"},
+		{"feed deleted", audiosChangedSQL, []any{1}, "audios_list"},
 	} {
 		rows, err := s.reader.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+tc.query, tc.args...)
 		if err != nil {
@@ -311,7 +317,7 @@ func TestQueryPlans(t *testing.T) {
 		if !strings.Contains(text, tc.want) {
 			t.Errorf("%s: plan %q does not use %s", tc.name, text, tc.want)
 		}
-		if (tc.name == "list" || tc.name == "article url" || tc.name == "project listens") && strings.Contains(text, "TEMP B-TREE") {
+		if (tc.name == "list" || tc.name == "article url" || tc.name == "project listens" || strings.HasPrefix(tc.name, "feed")) && strings.Contains(text, "TEMP B-TREE") {
 			t.Errorf("%s: plan %q sorts at run time", tc.name, text)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/narrator/narrator"
 )
 
 // ArchiveSizes are the project sizes BenchArchive measures, up to the
@@ -20,8 +22,9 @@ type FillFunc func(b *testing.B, projectID int64, first, last int)
 
 // BenchArchive times the store reads behind the API's requests on one
 // project as it grows: GET one audio (the project check and the audio, by
-// ID and by external ID), list page 1 and page 1,000, and the projects
-// list with audio_count. Each size is a sub-benchmark.
+// ID and by external ID), list page 1 and page 1,000, the projects list
+// with audio_count, and the project's podcast feed. Each size is a
+// sub-benchmark.
 func BenchArchive(b *testing.B, s Store, fill FillFunc) {
 	largest := 100_000
 	if v := os.Getenv("NARRATOR_BENCH_ARCHIVE"); v != "" {
@@ -33,6 +36,7 @@ func BenchArchive(b *testing.B, s Store, fill FillFunc) {
 	}
 	ctx := b.Context()
 	p := mustProject(b, s)
+	mustSaveFeed(b, s, newFeed(p.ID, feedToken('f')))
 	have := 0
 	for _, size := range ArchiveSizes {
 		if size > largest {
@@ -75,6 +79,13 @@ func BenchArchive(b *testing.B, s Store, fill FillFunc) {
 			{"get_by_external_id", get("bulk-" + mid)},
 			{"list_page_1", list(1, 50)},
 			{"list_page_1000", list(1000, min(50, max(0, size-999*50)))},
+			{"feed", func() error {
+				c, err := s.FeedByToken(ctx, feedToken('f'), narrator.MaxFeedItems)
+				if err == nil && len(c.Audios) != min(size, narrator.MaxFeedItems) {
+					err = fmt.Errorf("feed has %d audios, want %d", len(c.Audios), min(size, narrator.MaxFeedItems))
+				}
+				return err
+			}},
 			{"list_projects", func() error {
 				ps, err := s.ListProjects(ctx, p.AccountID)
 				if err == nil && (len(ps) != 1 || ps[0].AudioCount != size) {

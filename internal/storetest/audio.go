@@ -488,8 +488,10 @@ var synthesisTests = []test{
 		want := *a
 		want.State, want.DurationMS, want.UpdatedAt = narrator.StateProcessed, 1234, now
 		want.Media = []narrator.Media{
-			{ID: a.Media[0].ID, AudioID: a.ID, ContentType: narrator.ContentTypeMP3, Key: keys[narrator.ContentTypeMP3]},
-			{ID: a.Media[1].ID, AudioID: a.ID, ContentType: narrator.ContentTypeM3U8, Key: keys[narrator.ContentTypeM3U8]},
+			{ID: a.Media[0].ID, AudioID: a.ID, ContentType: narrator.ContentTypeMP3, Key: keys[narrator.ContentTypeMP3],
+				Bytes: 100 * int64(len(keys[narrator.ContentTypeMP3]))},
+			{ID: a.Media[1].ID, AudioID: a.ID, ContentType: narrator.ContentTypeM3U8, Key: keys[narrator.ContentTypeM3U8],
+				Bytes: 100 * int64(len(keys[narrator.ContentTypeM3U8]))},
 		}
 		wantAudio(t, got, &want)
 		if n := len(b.rec.DeletedMedia()); n != 0 {
@@ -498,10 +500,10 @@ var synthesisTests = []test{
 
 		// Stale and future revisions are refused and change nothing.
 		for _, rev := range []int{0, 2} {
-			err := b.store.PublishAudio(ctx, a.ID, rev, map[string]string{narrator.ContentTypeMP3: "x.mp3"}, 1)
+			err := b.store.PublishAudio(ctx, a.ID, rev, rendering(map[string]string{narrator.ContentTypeMP3: "x.mp3"}, 1))
 			wantCode(t, err, narrator.ECONFLICT)
 		}
-		err := b.store.PublishAudio(ctx, 999, 1, keys, 1)
+		err := b.store.PublishAudio(ctx, 999, 1, rendering(keys, 1))
 		wantCode(t, err, narrator.ENOTFOUND)
 
 		// A new revision's result replaces the keys and removes the old files.
@@ -509,12 +511,12 @@ var synthesisTests = []test{
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = b.store.PublishAudio(ctx, a.ID, 1, map[string]string{narrator.ContentTypeMP3: "old.mp3"}, 1)
+		err = b.store.PublishAudio(ctx, a.ID, 1, rendering(map[string]string{narrator.ContentTypeMP3: "old.mp3"}, 1))
 		wantCode(t, err, narrator.ECONFLICT)
 		keys2 := mustPublish(t, b.store, upd, "v2")
 		got = mustFindAudio(t, b.store, p.ID, "ext")
 		if got.State != narrator.StateProcessed || got.Revision != 2 || got.Media[0].Key != keys2[narrator.ContentTypeMP3] ||
-			got.Media[1].Key != keys2[narrator.ContentTypeM3U8] {
+			got.Media[1].Key != keys2[narrator.ContentTypeM3U8] || got.Media[0].Bytes != 100*int64(len(keys2[narrator.ContentTypeMP3])) {
 			t.Errorf("republished audio = %+v", got)
 		}
 		wantEqual(t, "media removals", b.rec.DeletedMedia(),
@@ -527,7 +529,7 @@ var synthesisTests = []test{
 		if _, err := b.store.DeleteAudio(t.Context(), p.ID, itoa(a.ID)); err != nil {
 			t.Fatal(err)
 		}
-		err := b.store.PublishAudio(t.Context(), a.ID, 1, map[string]string{narrator.ContentTypeMP3: "x.mp3"}, 1)
+		err := b.store.PublishAudio(t.Context(), a.ID, 1, rendering(map[string]string{narrator.ContentTypeMP3: "x.mp3"}, 1))
 		wantCode(t, err, narrator.ECONFLICT)
 		got, _, err := b.store.AudioForSynthesis(t.Context(), a.ID)
 		if err != nil || got.State != narrator.StateUnprocessed || got.Media[0].Key != "" {
@@ -646,7 +648,7 @@ var enqueueTests = []test{
 			t.Fatal(err)
 		}
 		b.rec.FailWith(errBroken)
-		err = b.store.PublishAudio(ctx, a.ID, upd.Revision, map[string]string{narrator.ContentTypeMP3: "new.mp3"}, 1)
+		err = b.store.PublishAudio(ctx, a.ID, upd.Revision, rendering(map[string]string{narrator.ContentTypeMP3: "new.mp3"}, 1))
 		if err == nil {
 			t.Fatal("PublishAudio succeeded with a failing enqueuer")
 		}

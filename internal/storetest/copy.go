@@ -43,6 +43,9 @@ func copyTests(newStore NewStoreFunc) []test {
 			if got, err := dst.AuthenticateAPIKey(ctx, hashOf("key-live")); err != nil || got != src.account.ID {
 				t.Errorf("AuthenticateAPIKey(live key) on the target = %d, %v; want %d", got, err, src.account.ID)
 			}
+			if c, err := dst.FeedByToken(ctx, feedToken('c'), 10); err != nil || c.Feed.ProjectID != src.project.ID || len(c.Audios) != 1 {
+				t.Errorf("FeedByToken on the target = %+v, %v", c, err)
+			}
 			_, err := dst.AuthenticateAPIKey(ctx, hashOf("key-revoked"))
 			wantCode(t, err, narrator.EUNAUTHORIZED)
 			if u, err := dst.FindUserByEmail(ctx, "ed@acme.test"); err != nil || string(u.PasswordHash) != "bcrypt-hash" {
@@ -61,6 +64,13 @@ func copyTests(newStore NewStoreFunc) []test {
 			}
 			if p := mustProject(t, dst); p.ID <= meta.LastIDs.Project {
 				t.Errorf("new project ID %d, want above %d", p.ID, meta.LastIDs.Project)
+			}
+			// Endpoints arrive with their secrets and failure clocks.
+			if len(meta.Webhooks) != 2 || meta.Webhooks[0].FailingSince.IsZero() || meta.Webhooks[0].Secret == "" {
+				t.Errorf("exported webhooks %+v; want two, the first failing", meta.Webhooks)
+			}
+			if h := mustWebhook(t, dst, src.project.ID); h.ID <= meta.LastIDs.Webhook {
+				t.Errorf("new webhook ID %d, want above %d", h.ID, meta.LastIDs.Webhook)
 			}
 		}},
 		{"AgainIsNoOp", func(t *testing.T, b *bundle) {
@@ -172,7 +182,7 @@ type copySource struct {
 
 // mustCopySource fills b's store with a little of everything copy-data
 // copies: two accounts, a live and a revoked key, projects with and without
-// a URL, a user, a rule, and processed, failed, unprocessed and deleted
+// a URL, a user, a rule, a feed, and processed, failed, unprocessed and deleted
 // audios, in that order of ID.
 func mustCopySource(tb testing.TB, b *bundle) copySource {
 	tb.Helper()
@@ -204,6 +214,18 @@ func mustCopySource(tb testing.TB, b *bundle) copySource {
 	if err := s.SetPronunciation(ctx, &narrator.Pronunciation{ProjectID: src.project.ID, Phrase: "nginx", Say: "engine x"}); err != nil {
 		tb.Fatalf("SetPronunciation: %v", err)
 	}
+	mustSaveFeed(tb, s, newFeed(src.project.ID, feedToken('c')))
+	// One endpoint's clock runs; the other's delivery was made before the
+	// copy, and is not copied.
+	failing := mustWebhook(tb, s, src.project.ID, narrator.EventAudioFailed)
+	d, err := s.TestWebhook(ctx, src.project.ID, failing.ID)
+	if err != nil {
+		tb.Fatalf("TestWebhook: %v", err)
+	}
+	if _, err := s.RecordAttempt(ctx, d.ID, narrator.WebhookAttempt{At: b.clock.Now(), ResponseCode: 500, Error: "down"}); err != nil {
+		tb.Fatalf("RecordAttempt: %v", err)
+	}
+	mustWebhook(tb, s, withURL.ID)
 
 	b.clock.Advance(time.Second)
 	processed := mustAudio(tb, s, src.project.ID, "processed")

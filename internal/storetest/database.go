@@ -44,6 +44,8 @@ func JobRow(job narrator.Job) (string, error) {
 		return fmt.Sprintf("%s %d/%d", j.JobKind(), j.AudioID, j.Revision), nil
 	case narrator.DeleteMediaJob:
 		return j.JobKind() + " " + strings.Join(j.Keys, ","), nil
+	case narrator.WebhookJob:
+		return fmt.Sprintf("%s %d", j.JobKind(), j.DeliveryID), nil
 	default:
 		return "", fmt.Errorf("storetest: unknown job %T", job)
 	}

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/narrator/narrator"
 )
@@ -98,10 +99,21 @@ func mustPublish(tb testing.TB, s Store, a *narrator.Audio, tag string) map[stri
 		narrator.ContentTypeMP3:  fmt.Sprintf("%d/%s/audio.mp3", a.ID, tag),
 		narrator.ContentTypeM3U8: fmt.Sprintf("%d/%s/audio.m3u8", a.ID, tag),
 	}
-	if err := s.PublishAudio(tb.Context(), a.ID, a.Revision, keys, 1234); err != nil {
+	if err := s.PublishAudio(tb.Context(), a.ID, a.Revision, rendering(keys, 1234)); err != nil {
 		tb.Fatalf("PublishAudio(%d, %d): %v", a.ID, a.Revision, err)
 	}
 	return keys
+}
+
+// rendering returns a rendering of keys (content type → key) lasting
+// durationMS, in which each file has 100 bytes per byte of its key, so that
+// sizes differ from file to file.
+func rendering(keys map[string]string, durationMS int64) narrator.Rendering {
+	r := narrator.Rendering{Keys: keys, Bytes: map[string]int64{}, Duration: time.Duration(durationMS) * time.Millisecond}
+	for ct, key := range keys {
+		r.Bytes[ct] = 100 * int64(len(key))
+	}
+	return r
 }
 
 // mustProjectCount returns a project's AudioCount.

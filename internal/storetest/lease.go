@@ -95,7 +95,7 @@ var leaseTests = []test{
 		}
 		mustPublish(t, b.store, a, "v1")
 		// Published once: a twin's result for the same revision is refused.
-		err := b.store.PublishAudio(ctx, a.ID, 1, map[string]string{narrator.ContentTypeMP3: "twin/audio.mp3"}, 1)
+		err := b.store.PublishAudio(ctx, a.ID, 1, rendering(map[string]string{narrator.ContentTypeMP3: "twin/audio.mp3"}, 1))
 		wantCode(t, err, narrator.ECONFLICT)
 
 		f := mustAudio(t, b.store, p.ID, "fail")

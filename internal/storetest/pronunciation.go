@@ -75,7 +75,7 @@ var pronunciationTests = []test{
 		if _, err := b.store.DeleteAudio(ctx, p.ID, "deleted"); err != nil {
 			t.Fatal(err)
 		}
-		if err := b.store.PublishAudio(ctx, with.ID, with.Revision, map[string]string{"mp3": "t/a.mp3", "m3u8": "t/a.m3u8"}, 1000); err != nil {
+		if err := b.store.PublishAudio(ctx, with.ID, with.Revision, rendering(map[string]string{"mp3": "t/a.mp3", "m3u8": "t/a.m3u8"}, 1000)); err != nil {
 			t.Fatal(err)
 		}
 		before := len(b.rec.Synthesized())

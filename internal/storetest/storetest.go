@@ -41,7 +41,7 @@ type Store interface {
 	ListAudios(ctx context.Context, projectID int64, since time.Time, page, perPage int) ([]*narrator.Audio, error)
 
 	AudioForSynthesis(ctx context.Context, audioID int64) (*narrator.Audio, *narrator.Project, error)
-	PublishAudio(ctx context.Context, audioID int64, revision int, keys map[string]string, durationMS int64) error
+	PublishAudio(ctx context.Context, audioID int64, revision int, r narrator.Rendering) error
 	FailAudio(ctx context.Context, audioID int64, revision int, message string) error
 	RegenerateAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error)
 
@@ -73,6 +73,22 @@ type Store interface {
 	ExportAudios(ctx context.Context, afterID int64, limit int) ([]*narrator.Audio, error)
 	ImportAudios(ctx context.Context, audios []*narrator.Audio) (inserted int, err error)
 
+	FindFeed(ctx context.Context, projectID int64) (*narrator.Feed, error)
+	SaveFeed(ctx context.Context, f *narrator.Feed) error
+	RotateFeedToken(ctx context.Context, projectID int64, token string) (*narrator.Feed, error)
+	FeedByToken(ctx context.Context, token string, limit int) (*narrator.FeedContent, error)
+	CreateWebhook(ctx context.Context, h *narrator.Webhook) error
+	ListWebhooks(ctx context.Context, projectID int64) ([]*narrator.Webhook, error)
+	FindWebhook(ctx context.Context, projectID, id int64) (*narrator.Webhook, error)
+	DeleteWebhook(ctx context.Context, projectID, id int64) error
+	RotateWebhookSecret(ctx context.Context, projectID, id int64, secret string) (*narrator.Webhook, error)
+	EnableWebhook(ctx context.Context, projectID, id int64) (*narrator.Webhook, error)
+	TestWebhook(ctx context.Context, projectID, id int64) (*narrator.WebhookDelivery, error)
+	ListDeliveries(ctx context.Context, projectID, webhookID int64, limit int) ([]*narrator.WebhookDelivery, error)
+	ResendDelivery(ctx context.Context, projectID, webhookID, deliveryID int64) (*narrator.WebhookDelivery, error)
+	DeliveryForAttempt(ctx context.Context, deliveryID int64) (*narrator.WebhookDelivery, *narrator.Webhook, error)
+	RecordAttempt(ctx context.Context, deliveryID int64, a narrator.WebhookAttempt) (narrator.AttemptPlan, error)
+
 	FindAudioByExternalID(ctx context.Context, projectID int64, externalID string) (*narrator.Audio, error)
 	FindAudioByArticleURL(ctx context.Context, projectID int64, articleURL string) (*narrator.Audio, error)
 	RecordListen(ctx context.Context, projectID, audioID int64, event string, at time.Time) error
@@ -91,7 +107,8 @@ type SchemaStore interface {
 
 // NewStoreFunc returns a new, migrated, empty store for one test. The store
 // must use now as its clock and pass every job it enqueues to rec, returning
-// rec's error so that a failing enqueue rolls the store's transaction back.
+// rec's error so that a failing enqueue rolls the store's transaction back,
+// and render webhook deliveries with rec.EventBody.
 // It should register its cleanup with t.Cleanup.
 type NewStoreFunc func(t *testing.T, now func() time.Time, rec *Recorder) Store
 
@@ -107,6 +124,7 @@ type Recorder struct {
 	mu         sync.Mutex
 	synthesize []SynthesizeCall
 	deletes    [][]string
+	webhooks   []int64
 	err        error
 }
 
@@ -123,6 +141,8 @@ func (r *Recorder) Record(job narrator.Job) error {
 		r.synthesize = append(r.synthesize, SynthesizeCall{AudioID: j.AudioID, Revision: j.Revision})
 	case narrator.DeleteMediaJob:
 		r.deletes = append(r.deletes, slices.Clone(j.Keys))
+	case narrator.WebhookJob:
+		r.webhooks = append(r.webhooks, j.DeliveryID)
 	default:
 		return fmt.Errorf("storetest: unknown job %T", job)
 	}
@@ -149,6 +169,25 @@ func (r *Recorder) DeletedMedia() [][]string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.Clone(r.deletes)
+}
+
+// Delivered returns the delivery IDs of the recorded webhook jobs, oldest
+// first.
+func (r *Recorder) Delivered() []int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.webhooks)
+}
+
+// EventBody renders an event as a line that the suite checks: its type,
+// project, time, and for an audio event the audio's ID, state, deletion
+// and media keys.
+func (r *Recorder) EventBody(e *narrator.Event) ([]byte, error) {
+	s := fmt.Sprintf("%s project=%d at=%s", e.Type, e.ProjectID, e.CreatedAt.UTC().Format(time.RFC3339Nano))
+	if a := e.Audio; a != nil {
+		s += fmt.Sprintf(" audio=%d state=%s deleted=%t keys=%v", a.ID, a.State, a.Deleted, a.MediaKeys())
+	}
+	return []byte(s), nil
 }
 
 // Clock is a manual clock for stores under test.
@@ -226,6 +265,10 @@ func Run(t *testing.T, newStore NewStoreFunc) {
 		{"EmbedLookup", embedLookupTests},
 		{"Listen", listenTests},
 		{"Copy", copyTests(newStore)},
+		{"Feed", feedTests},
+		{"Webhook", webhookTests},
+		{"WebhookEvent", webhookEventTests},
+		{"WebhookDelivery", webhookDeliveryTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

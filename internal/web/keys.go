@@ -39,10 +39,17 @@ const newKeyTTL = 5 * time.Minute
 // or an expired one shows nothing.
 const newKeyCookie = "narrator_new_key"
 
-// newKeyAEAD returns the cipher that seals a new key for a session token.
-func newKeyAEAD(sessionToken string) (cipher.AEAD, error) {
+// Purposes of sealed secrets: each has a cipher of its own.
+const (
+	purposeAPIKey        = "narrator: the new API key of this session"
+	purposeWebhookSecret = "narrator: the new webhook secret of this session"
+)
+
+// newKeyAEAD returns the cipher that seals a new secret for a purpose and a
+// session token.
+func newKeyAEAD(sessionToken, purpose string) (cipher.AEAD, error) {
 	mac := hmac.New(sha256.New, []byte(sessionToken))
-	mac.Write([]byte("narrator: the new API key of this session"))
+	mac.Write([]byte(purpose))
 	block, err := aes.NewCipher(mac.Sum(nil))
 	if err != nil {
 		return nil, fmt.Errorf("new key cipher: %w", err)
@@ -52,8 +59,8 @@ func newKeyAEAD(sessionToken string) (cipher.AEAD, error) {
 
 // sealNewKey seals secret, to be shown before expires, for the session
 // whose token is given.
-func sealNewKey(sessionToken, secret string, expires time.Time) (string, error) {
-	aead, err := newKeyAEAD(sessionToken)
+func sealNewKey(sessionToken, purpose, secret string, expires time.Time) (string, error) {
+	aead, err := newKeyAEAD(sessionToken, purpose)
 	if err != nil {
 		return "", err
 	}
@@ -68,12 +75,12 @@ func sealNewKey(sessionToken, secret string, expires time.Time) (string, error) 
 
 // openNewKey returns the secret sealed in value for the session, or "" if
 // it is not this session's, was tampered with, or has expired.
-func openNewKey(sessionToken, value string, now time.Time) string {
+func openNewKey(sessionToken, purpose, value string, now time.Time) string {
 	raw, err := base64.RawURLEncoding.DecodeString(value)
 	if err != nil {
 		return ""
 	}
-	aead, err := newKeyAEAD(sessionToken)
+	aead, err := newKeyAEAD(sessionToken, purpose)
 	if err != nil || len(raw) < aead.NonceSize() {
 		return ""
 	}
@@ -108,7 +115,7 @@ func (s *Server) takeNewKey(w http.ResponseWriter, r *http.Request) string {
 	if err != nil {
 		return ""
 	}
-	return openNewKey(token.Value, c.Value, s.now())
+	return openNewKey(token.Value, purposeAPIKey, c.Value, s.now())
 }
 
 // keysPage lists the account's keys, and shows the secret of the key this
@@ -141,7 +148,7 @@ func (s *Server) createKey(w http.ResponseWriter, r *http.Request, q *request) e
 	if err != nil {
 		return fmt.Errorf("create key: no session cookie: %w", err)
 	}
-	sealed, err := sealNewKey(token.Value, secret, s.now().Add(newKeyTTL))
+	sealed, err := sealNewKey(token.Value, purposeAPIKey, secret, s.now().Add(newKeyTTL))
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"net/http"
 	"path"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -240,6 +241,7 @@ var funcs = template.FuncMap{
 	"isPending":   func(a *narrator.Audio) bool { return a.State == narrator.StateUnprocessed },
 	"untitled":    untitled,
 	"dict":        dict,
+	"has":         slices.Contains[[]string],
 }
 
 // dict builds a map from alternating keys and values, to pass several

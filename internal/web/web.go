@@ -61,10 +61,29 @@ type Store interface {
 	// ListPronunciations gives the rules the text is read with.
 	ListPronunciations(ctx context.Context, projectID int64) ([]*narrator.Pronunciation, error)
 
+	// FindFeed returns ENOTFOUND if the project never had a podcast feed.
+	FindFeed(ctx context.Context, projectID int64) (*narrator.Feed, error)
+	// SaveFeed creates or updates a feed; an existing feed keeps its token.
+	SaveFeed(ctx context.Context, f *narrator.Feed) error
+	// RotateFeedToken returns ENOTFOUND if the project has no feed.
+	RotateFeedToken(ctx context.Context, projectID int64, token string) (*narrator.Feed, error)
+
 	CreateAPIKey(ctx context.Context, accountID int64, hash []byte, prefix string) (*narrator.APIKey, error)
 	ListAPIKeys(ctx context.Context, accountID int64) ([]*narrator.APIKey, error)
 	// RevokeAPIKey returns ENOTFOUND for a key of another account.
 	RevokeAPIKey(ctx context.Context, accountID, keyID int64) error
+
+	// Webhook methods return ENOTFOUND for an endpoint or delivery that is
+	// not the project's.
+	CreateWebhook(ctx context.Context, h *narrator.Webhook) error
+	ListWebhooks(ctx context.Context, projectID int64) ([]*narrator.Webhook, error)
+	FindWebhook(ctx context.Context, projectID, id int64) (*narrator.Webhook, error)
+	DeleteWebhook(ctx context.Context, projectID, id int64) error
+	RotateWebhookSecret(ctx context.Context, projectID, id int64, secret string) (*narrator.Webhook, error)
+	EnableWebhook(ctx context.Context, projectID, id int64) (*narrator.Webhook, error)
+	TestWebhook(ctx context.Context, projectID, id int64) (*narrator.WebhookDelivery, error)
+	ListDeliveries(ctx context.Context, projectID, webhookID int64, limit int) ([]*narrator.WebhookDelivery, error)
+	ResendDelivery(ctx context.Context, projectID, webhookID, deliveryID int64) (*narrator.WebhookDelivery, error)
 
 	Failures
 }
@@ -88,6 +107,9 @@ type Deps struct {
 	Logger *slog.Logger
 	// MediaURL turns a media key into the absolute URL it is served at.
 	MediaURL func(key string) string
+	// FeedURL turns a feed token into the feed's absolute URL; when nil,
+	// pages show the path (narrator.FeedPath).
+	FeedURL func(token string) string
 	// Previews asks workers for voice previews, which Media then holds;
 	// nil turns previews off (404).
 	Previews PreviewRequester
@@ -130,6 +152,7 @@ type Server struct {
 	store        Store
 	logger       *slog.Logger
 	mediaURL     func(string) string
+	feedURL      func(string) string
 	previews     PreviewRequester
 	media        MediaOpener
 	previewWait  time.Duration
@@ -155,6 +178,7 @@ func New(d Deps) (*Server, error) {
 		store:        d.Store,
 		logger:       d.Logger,
 		mediaURL:     d.MediaURL,
+		feedURL:      d.FeedURL,
 		previews:     d.Previews,
 		media:        d.Media,
 		previewWait:  d.PreviewTimeout,
@@ -184,6 +208,9 @@ func New(d Deps) (*Server, error) {
 	}
 	if s.mediaURL == nil {
 		s.mediaURL = func(key string) string { return "/media/" + key }
+	}
+	if s.feedURL == nil {
+		s.feedURL = narrator.FeedPath
 	}
 	s.routes()
 	return s, nil

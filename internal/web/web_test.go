@@ -84,7 +84,8 @@ func setup(t *testing.T, mod func(*web.Deps)) *testBundle {
 	ctx := t.Context()
 	dir := t.TempDir()
 	st, err := sqlite.Open(ctx, filepath.Join(dir, "test.db"), sqlite.Options{
-		Jobs: func(db *sql.DB) (sqlite.JobInserter, error) { return jobs.NewSQLite(db, jobs.Config{}) },
+		Jobs:      func(db *sql.DB) (sqlite.JobInserter, error) { return jobs.NewSQLite(db, jobs.Config{}) },
+		EventBody: func(e *narrator.Event) ([]byte, error) { return []byte(`{"action_type":"` + e.Type + `"}`), nil },
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -494,7 +495,7 @@ func TestProjectsAndAudios(t *testing.T) {
 	}
 
 	// A processed audio shows its player and media URLs.
-	if err := b.store.PublishAudio(t.Context(), a.ID, 1, map[string]string{"mp3": "tok/audio.mp3", "m3u8": "tok/audio.m3u8"}, 61_500); err != nil {
+	if err := b.store.PublishAudio(t.Context(), a.ID, 1, narrator.Rendering{Keys: map[string]string{"mp3": "tok/audio.mp3", "m3u8": "tok/audio.m3u8"}, Bytes: map[string]int64{"mp3": 1000, "m3u8": 100}, Duration: 61_500 * time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
 	res = c.get(audioPath)

@@ -1,0 +1,255 @@
+//go:build e2e
+
+package main
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/mmcdole/gofeed"
+
+	"github.com/narrator/narrator"
+)
+
+// dashboard is a signed-in dashboard client: cookies kept, redirects not
+// followed.
+type dashboard struct {
+	t      *testing.T
+	base   string
+	client *http.Client
+}
+
+var csrfField = regexp.MustCompile(`name="csrf_token" value="([^"]+)"`)
+
+func signIn(t *testing.T, base, email, password string) *dashboard {
+	t.Helper()
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &dashboard{t: t, base: base, client: &http.Client{
+		Jar:           jar,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}}
+	status, _ := d.post("/signin", d.csrf("/signin"), url.Values{"email": {email}, "password": {password}})
+	if status != http.StatusSeeOther {
+		t.Fatalf("sign in: %d", status)
+	}
+	return d
+}
+
+func (d *dashboard) get(path string) (int, string) {
+	d.t.Helper()
+	res, err := d.client.Get(d.base + path)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	return res.StatusCode, string(body)
+}
+
+// csrf returns the CSRF token of the forms on a page.
+func (d *dashboard) csrf(path string) string {
+	d.t.Helper()
+	_, body := d.get(path)
+	m := csrfField.FindStringSubmatch(body)
+	if m == nil {
+		d.t.Fatalf("no CSRF token on %s", path)
+	}
+	return m[1]
+}
+
+func (d *dashboard) post(path, csrf string, form url.Values) (int, string) {
+	d.t.Helper()
+	form.Set("csrf_token", csrf)
+	res, err := d.client.PostForm(d.base+path, form)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	return res.StatusCode, string(body)
+}
+
+var feedURLField = regexp.MustCompile(`id="feed-url" readonly value="([^"]+)"`)
+
+// TestPodcastFeed turns a project's feed on in the dashboard of a real
+// server whose audios are rendered by the real pipeline (lame, HLS) with
+// the engine stand-in, and reads the feed with gofeed: every enclosure's
+// length is the size of the MP3 its URL serves.
+func TestPodcastFeed(t *testing.T) {
+	data, acct, proj := fixture(t)
+	const password = "a long enough password"
+	if _, err := runCLIStdin(t, password+"\n", "users", "create", "--data", data, "--account", fmt.Sprint(acct.ID), "--email", "ed@acme.test"); err != nil {
+		t.Fatal(err)
+	}
+	s := startServer(t, data, freeAddr(t), "--engine-standin", "20ms")
+	titles := map[string]string{
+		"one": "Q&A: <Tom> said \"]]>\" 🎙️",
+		"two": "A second story, somewhat longer",
+	}
+	for i, ref := range []string{"one", "two"} {
+		status, raw := s.call(t, "POST", fmt.Sprintf("/api/v3/projects/%d/audio", proj.ID), map[string]any{
+			"api_key": acct.APIKey, "title": titles[ref], "external_id": ref, "article_url": "https://acme.test/" + ref,
+			"body": article + strings.Repeat("<p>More text for the second story.</p>", 5*i),
+		})
+		if status != 200 {
+			t.Fatalf("create %s: %d %s", ref, status, raw)
+		}
+		s.waitProcessed(t, proj.ID, ref, acct.APIKey, 60*time.Second)
+	}
+
+	d := signIn(t, s.base, "ed@acme.test", password)
+	page := fmt.Sprintf("/projects/%d/feed", proj.ID)
+	tok := d.csrf(page)
+	if status, body := d.post(page, tok, url.Values{"title": {"Acme Daily"}, "language": {"en-US"}, "author": {"Acme"},
+		"category": {"News > Daily News"}}); status != http.StatusSeeOther {
+		t.Fatalf("turn the feed on: %d\n%s", status, body)
+	}
+	_, body := d.get(page)
+	m := feedURLField.FindStringSubmatch(body)
+	if m == nil {
+		t.Fatalf("no feed URL on the page:\n%s", body)
+	}
+	feedURL := m[1]
+	if !strings.HasPrefix(feedURL, s.base+"/feeds/") || !strings.HasSuffix(feedURL, ".xml") {
+		t.Fatalf("feed URL %q", feedURL)
+	}
+
+	res, raw := fetch(t, feedURL)
+	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "application/rss+xml; charset=utf-8" {
+		t.Fatalf("feed: %d %v", res.StatusCode, res.Header)
+	}
+	f, err := gofeed.NewParser().ParseString(string(raw))
+	if err != nil {
+		t.Fatalf("gofeed: %v\n%s", err, raw)
+	}
+	if f.Title != "Acme Daily" || f.ITunesExt == nil || f.ITunesExt.Author != "Acme" || len(f.Items) != 2 {
+		t.Fatalf("feed %q by %+v with %d items", f.Title, f.ITunesExt, len(f.Items))
+	}
+	for i, ref := range []string{"two", "one"} { // newest first
+		it := f.Items[i]
+		if it.Title != titles[ref] || it.Link != "https://acme.test/"+ref || len(it.Enclosures) != 1 {
+			t.Fatalf("item %d: %q, link %q, %d enclosures", i, it.Title, it.Link, len(it.Enclosures))
+		}
+		enc := it.Enclosures[0]
+		mres, mp3 := fetch(t, enc.URL)
+		if mres.StatusCode != 200 || mres.Header.Get("Content-Type") != "audio/mpeg" {
+			t.Fatalf("item %d: enclosure %s: %d", i, enc.URL, mres.StatusCode)
+		}
+		if enc.Type != "audio/mpeg" || enc.Length != strconv.Itoa(len(mp3)) || len(mp3) == 0 {
+			t.Errorf("item %d: enclosure length %s, type %s; the MP3 has %d bytes", i, enc.Length, enc.Type, len(mp3))
+		}
+		dur, _ := decodeMP3(t, mp3)
+		secs, err := strconv.Atoi(it.ITunesExt.Duration)
+		if diff := time.Duration(secs)*time.Second - dur; err != nil || diff > time.Second || diff < -time.Second {
+			t.Errorf("item %d: itunes:duration %q, the MP3 lasts %s", i, it.ITunesExt.Duration, dur)
+		}
+		if tr := it.Extensions["podcast"]["transcript"]; len(tr) != 1 || tr[0].Attrs["url"] != strings.TrimSuffix(enc.URL, "audio.mp3")+narrator.TranscriptVTTName {
+			t.Errorf("item %d: podcast:transcript %+v", i, tr)
+		}
+	}
+
+	// A conditional poll costs nothing; a rotated URL is gone.
+	if res, body := fetch(t, feedURL, "If-None-Match", res.Header.Get("ETag")); res.StatusCode != http.StatusNotModified || len(body) != 0 {
+		t.Errorf("conditional GET: %d, %d bytes", res.StatusCode, len(body))
+	}
+	if status, _ := d.post(page+"/rotate", tok, url.Values{}); status != http.StatusSeeOther {
+		t.Fatalf("rotate: %d", status)
+	}
+	if res, _ := fetch(t, feedURL); res.StatusCode != http.StatusNotFound {
+		t.Errorf("old feed URL after rotation: %d", res.StatusCode)
+	}
+	_, body = d.get(page)
+	if m := feedURLField.FindStringSubmatch(body); m == nil || m[1] == feedURL {
+		t.Fatalf("no new feed URL after rotation")
+	} else if res, _ := fetch(t, m[1]); res.StatusCode != 200 {
+		t.Errorf("new feed URL: %d", res.StatusCode)
+	}
+}
+
+// TestPodcastFeedInBrowser turns a feed on, gives it a new URL and turns it
+// off from the dashboard in headless chromium, with screenshots of the
+// page on a laptop and on a phone.
+func TestPodcastFeedInBrowser(t *testing.T) {
+	chromium := chromiumPath(t)
+	data, acct, proj := fixture(t)
+	const email, password = "ed@acme.test", "a long enough password"
+	if _, err := runCLIStdin(t, password+"\n", "users", "create", "--data", data, "--account", fmt.Sprint(acct.ID), "--email", email); err != nil {
+		t.Fatal(err)
+	}
+	s := startServer(t, data, freeAddr(t), "--engine-standin", "20ms")
+	shots := screenshotDir(t)
+	ctx := newBrowser(t, chromium)
+	var feedURL, rotatedURL, loc, flash string
+	var hasURL bool
+	browse(t, ctx, "sign in",
+		chromedp.Navigate(fmt.Sprintf("%s/projects/%d", s.base, proj.ID)),
+		chromedp.WaitVisible("#signin-form"),
+		chromedp.SendKeys("#email", email),
+		chromedp.SendKeys("#password", password),
+		chromedp.Submit("#signin-form"),
+		chromedp.WaitVisible(`a[href$="/feed"]`),
+	)
+	browse(t, ctx, "turn the feed on",
+		chromedp.Click(`a[href$="/feed"]`),
+		chromedp.WaitVisible("#feed-form"),
+		shoot(t, shots, "feed-new"),
+		chromedp.SendKeys("#f-description", "The day's stories, read aloud."),
+		chromedp.SendKeys("#f-author", "Acme News"),
+		chromedp.SetValue("#f-category", "News > Daily News"),
+		chromedp.Submit("#feed-form"),
+		chromedp.WaitVisible("#feed-url"),
+		chromedp.Value("#feed-url", &feedURL),
+		chromedp.Location(&loc),
+		shoot(t, shots, "feed-on"),
+	)
+	if !strings.HasSuffix(loc, fmt.Sprintf("/projects/%d/feed", proj.ID)) {
+		t.Errorf("after saving at %s", loc)
+	}
+	if res, raw := fetch(t, feedURL); res.StatusCode != 200 || !strings.Contains(string(raw), `<itunes:category text="Daily News">`) {
+		t.Fatalf("feed %s: %d\n%s", feedURL, res.StatusCode, raw)
+	}
+	browse(t, ctx, "new URL",
+		chromedp.Click(`#feed-rotate-form button`),
+		chromedp.WaitVisible("#feed-url"),
+		chromedp.Value("#feed-url", &rotatedURL),
+		chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile),
+		shoot(t, shots, "feed-phone"),
+		chromedp.EmulateViewport(1280, 900),
+	)
+	if rotatedURL == feedURL {
+		t.Fatal("the feed URL did not change")
+	}
+	if res, _ := fetch(t, feedURL); res.StatusCode != 404 {
+		t.Errorf("old feed URL: %d", res.StatusCode)
+	}
+	browse(t, ctx, "turn off",
+		chromedp.Click(`#feed-off-form button`),
+		chromedp.WaitVisible("#feed-off"),
+		chromedp.Text(".flash", &flash, chromedp.NodeVisible),
+		chromedp.Evaluate(`!!document.querySelector('#feed-url')`, &hasURL),
+	)
+	if hasURL || !strings.Contains(flash, "off") {
+		t.Errorf("after turning off: URL shown %v, flash %q", hasURL, flash)
+	}
+	if res, _ := fetch(t, rotatedURL); res.StatusCode != 404 {
+		t.Errorf("feed turned off: %d", res.StatusCode)
+	}
+}

@@ -1,0 +1,522 @@
+package feed_test
+
+import (
+	"database/sql"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mmcdole/gofeed"
+
+	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/feed"
+	"github.com/narrator/narrator/internal/jobs"
+	"github.com/narrator/narrator/internal/localfs"
+	"github.com/narrator/narrator/internal/pipeline"
+	"github.com/narrator/narrator/internal/sqlite"
+	"github.com/narrator/narrator/internal/standin"
+	"github.com/narrator/narrator/internal/storetest"
+)
+
+const (
+	mediaBase  = "https://cdn.example/media/"
+	publicBase = "https://audio.example"
+)
+
+type testBundle struct {
+	store   *sqlite.Store
+	clock   *storetest.Clock
+	srv     *httptest.Server
+	project *narrator.Project
+	feed    *narrator.Feed
+}
+
+// setup returns a real SQLite store with a project whose feed is on, and
+// the feed handler on a real HTTP server.
+func setup(t *testing.T) *testBundle {
+	t.Helper()
+	ctx := t.Context()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "test.db"), sqlite.Options{
+		Jobs: func(db *sql.DB) (sqlite.JobInserter, error) { return jobs.NewSQLite(db, jobs.Config{}) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := jobs.MigrateSQLite(ctx, st.DB()); err != nil {
+		t.Fatal(err)
+	}
+	b := &testBundle{store: st, clock: storetest.NewClock(time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC))}
+	st.Now = b.clock.Now
+	acc := &narrator.Account{Name: "Acme"}
+	if err := st.CreateAccount(ctx, acc); err != nil {
+		t.Fatal(err)
+	}
+	title, body, _ := narrator.DefaultVoices("en_US")
+	b.project = &narrator.Project{AccountID: acc.ID, Title: "Acme Daily", Type: narrator.ProjectTypeAPI, Language: "en_US",
+		URL: "https://acme.example/", TitleVoice: title.Name, BodyVoice: body.Name}
+	if err := st.CreateProject(ctx, b.project); err != nil {
+		t.Fatal(err)
+	}
+	b.feed = narrator.NewFeedSettings(b.project)
+	b.feed.Description, b.feed.Author = "The day's articles, read aloud.", "Acme Newsroom"
+	b.feed.ImageURL, b.feed.Category = "https://acme.example/cover.png", "News > Daily News"
+	b.feed.Token = mustToken(t)
+	if err := st.SaveFeed(ctx, b.feed); err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /feeds/{name}", feed.New(feed.Config{
+		Store:     st,
+		MediaURL:  func(key string) string { return mediaBase + key },
+		PublicURL: publicBase,
+	}))
+	b.srv = httptest.NewServer(mux)
+	t.Cleanup(b.srv.Close)
+	return b
+}
+
+func mustToken(t *testing.T) string {
+	t.Helper()
+	tok, err := narrator.NewFeedToken()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+func (b *testBundle) url() string { return b.srv.URL + narrator.FeedPath(b.feed.Token) }
+
+// publish creates an audio and publishes a rendering of it made of keys
+// under tag, with sizes that differ per audio.
+func (b *testBundle) publish(t *testing.T, a *narrator.Audio) *narrator.Audio {
+	t.Helper()
+	a.ProjectID = b.project.ID
+	if a.Body == "" {
+		a.Body = "<p>Some text.</p>"
+	}
+	if _, err := b.store.CreateAudio(t.Context(), a); err != nil {
+		t.Fatal(err)
+	}
+	tag := "tok" + strconv.FormatInt(a.ID, 10)
+	r := narrator.Rendering{
+		Keys:     map[string]string{narrator.ContentTypeMP3: tag + "/audio.mp3", narrator.ContentTypeM3U8: tag + "/audio.m3u8"},
+		Bytes:    map[string]int64{narrator.ContentTypeMP3: 10_000 + a.ID, narrator.ContentTypeM3U8: 100},
+		Duration: 61_400 * time.Millisecond,
+	}
+	b.publishRendering(t, a, r)
+	return a
+}
+
+func (b *testBundle) publishRendering(t *testing.T, a *narrator.Audio, r narrator.Rendering) {
+	t.Helper()
+	if err := b.store.PublishAudio(t.Context(), a.ID, a.Revision, r); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// get fetches url with the given request headers.
+func get(t *testing.T, url string, hdr map[string]string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, body
+}
+
+// mustParse checks that body is well-formed XML, strictly, and parses it
+// with gofeed, a podcast-aware feed parser independent of this project.
+func mustParse(t *testing.T, body []byte) *gofeed.Feed {
+	t.Helper()
+	dec := xml.NewDecoder(strings.NewReader(string(body)))
+	dec.Strict = true
+	for {
+		_, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("not well-formed XML: %v\n%s", err, body)
+		}
+	}
+	f, err := gofeed.NewParser().ParseString(string(body))
+	if err != nil {
+		t.Fatalf("gofeed: %v\n%s", err, body)
+	}
+	if f.FeedType != "rss" || f.FeedVersion != "2.0" {
+		t.Errorf("feed type %s %s, want rss 2.0", f.FeedType, f.FeedVersion)
+	}
+	return f
+}
+
+// mustFeed fetches and parses the feed.
+func (b *testBundle) mustFeed(t *testing.T) *gofeed.Feed {
+	t.Helper()
+	resp, body := get(t, b.url(), nil)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET feed: %s %s", resp.Status, body)
+	}
+	return mustParse(t, body)
+}
+
+func TestFeed(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	first := b.publish(t, &narrator.Audio{Title: "First", Author: "Ann", ArticleURL: "https://acme.example/first",
+		Body: "<p>The first paragraph &amp; more.</p><p>A second one.</p>"})
+	b.clock.Advance(time.Hour)
+	second := b.publish(t, &narrator.Audio{Title: "Second", Body: "Plain text only."})
+	b.clock.Advance(time.Hour)
+	waiting := &narrator.Audio{ProjectID: b.project.ID, Title: "Not yet", Body: "Waiting."}
+	if _, err := b.store.CreateAudio(t.Context(), waiting); err != nil {
+		t.Fatal(err)
+	}
+
+	resp, body := get(t, b.url(), nil)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET: %s", resp.Status)
+	}
+	for k, want := range map[string]string{
+		"Content-Type":  "application/rss+xml; charset=utf-8",
+		"Cache-Control": feed.CacheControl,
+		"Last-Modified": b.clock.Now().Format(http.TimeFormat), // the unprocessed audio's creation
+	} {
+		if got := resp.Header.Get(k); got != want {
+			t.Errorf("%s: %q, want %q", k, got, want)
+		}
+	}
+	if etag := resp.Header.Get("ETag"); !strings.HasPrefix(etag, `"`) || len(etag) < 10 {
+		t.Errorf("ETag %q is not a strong validator", etag)
+	}
+	for _, ns := range []string{`xmlns:itunes="` + feed.NamespaceITunes + `"`, `xmlns:podcast="` + feed.NamespacePodcast + `"`} {
+		if !strings.Contains(string(body), ns) {
+			t.Errorf("feed lacks %s", ns)
+		}
+	}
+	f := mustParse(t, body)
+
+	// The channel.
+	got := map[string]string{
+		"title": f.Title, "description": f.Description, "link": f.Link, "language": f.Language,
+		"author": f.ITunesExt.Author, "image": f.ITunesExt.Image, "explicit": f.ITunesExt.Explicit,
+	}
+	want := map[string]string{
+		"title": "Acme Daily", "description": b.feed.Description, "link": "https://acme.example/", "language": "en-US",
+		"author": "Acme Newsroom", "image": "https://acme.example/cover.png", "explicit": "false",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("channel (-want +got):\n%s", diff)
+	}
+	if cats := f.ITunesExt.Categories; len(cats) != 1 || cats[0].Text != "News" || cats[0].Subcategory == nil || cats[0].Subcategory.Text != "Daily News" {
+		t.Errorf("categories %+v", cats)
+	}
+
+	// The items: processed audios only, newest first.
+	if len(f.Items) != 2 {
+		t.Fatalf("%d items, want 2", len(f.Items))
+	}
+	for i, a := range []*narrator.Audio{second, first} {
+		a, err := b.store.FindAudio(t.Context(), b.project.ID, strconv.FormatInt(a.ID, 10))
+		if err != nil {
+			t.Fatal(err)
+		}
+		it := f.Items[i]
+		mp3, _ := a.MediaOf(narrator.ContentTypeMP3)
+		if it.Title != a.Title || it.GUID != feed.GUID(a) || it.Link != a.ArticleURL {
+			t.Errorf("item %d: title %q guid %q link %q", i, it.Title, it.GUID, it.Link)
+		}
+		if it.PublishedParsed == nil || !it.PublishedParsed.Equal(a.CreatedAt.Truncate(time.Second)) {
+			t.Errorf("item %d: published %v, want %v", i, it.PublishedParsed, a.CreatedAt)
+		}
+		if it.ITunesExt == nil || it.ITunesExt.Duration != "61" {
+			t.Errorf("item %d: itunes %+v, want duration 61", i, it.ITunesExt)
+		}
+		wantEnc := []*gofeed.Enclosure{{URL: mediaBase + mp3.Key, Length: strconv.FormatInt(mp3.Bytes, 10), Type: "audio/mpeg"}}
+		if diff := cmp.Diff(wantEnc, it.Enclosures); diff != "" {
+			t.Errorf("item %d: enclosures (-want +got):\n%s", i, diff)
+		}
+		_, vtt := narrator.TranscriptKeys(mp3.Key)
+		tr := it.Extensions["podcast"]["transcript"]
+		if len(tr) != 1 || tr[0].Attrs["url"] != mediaBase+vtt || tr[0].Attrs["type"] != "text/vtt" {
+			t.Errorf("item %d: podcast:transcript %+v", i, tr)
+		}
+	}
+	if d := f.Items[1].Description; d != "The first paragraph & more. A second one." {
+		t.Errorf("description %q", d)
+	}
+	if f.Items[0].Link != "" {
+		t.Errorf("an audio without article URL has link %q", f.Items[0].Link)
+	}
+	// A HEAD gets the headers alone.
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodHead, b.url(), nil)
+	head, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head.Body.Close()
+	if head.StatusCode != http.StatusOK || head.Header.Get("ETag") != resp.Header.Get("ETag") {
+		t.Errorf("HEAD: %s, ETag %q", head.Status, head.Header.Get("ETag"))
+	}
+}
+
+// TestAwkwardText puts into every text what breaks naive XML: markup
+// characters, a CDATA terminator, emoji, and control characters XML 1.0
+// cannot hold.
+func TestAwkwardText(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	const nasty = "Tom & Jerry <b>bold</b> ]]> \"quoted\" 'single' 🎙️📰 \x01\x07\x0b\x1b\x7f\u0085\ufffe end"
+	const clean = "Tom & Jerry <b>bold</b> ]]> \"quoted\" 'single' 🎙️📰 \x7f\u0085 end"
+	b.feed.Title, b.feed.Description, b.feed.Author = nasty, nasty, nasty
+	if err := b.store.SaveFeed(t.Context(), b.feed); err != nil {
+		t.Fatal(err)
+	}
+	b.publish(t, &narrator.Audio{Title: nasty, Author: nasty, Body: "<p>" + strings.ReplaceAll(nasty, "<", "&lt;") + "</p>",
+		ArticleURL: "https://acme.example/a?x=1&y=<2>"})
+	f := b.mustFeed(t)
+	if f.Title != clean || f.Description != clean || f.ITunesExt.Author != clean {
+		t.Errorf("channel title %q description %q author %q, want %q", f.Title, f.Description, f.ITunesExt.Author, clean)
+	}
+	if len(f.Items) != 1 {
+		t.Fatalf("%d items", len(f.Items))
+	}
+	it := f.Items[0]
+	if it.Title != clean || it.ITunesExt.Author != clean || it.Link != "https://acme.example/a?x=1&y=<2>" {
+		t.Errorf("item title %q author %q link %q", it.Title, it.ITunesExt.Author, it.Link)
+	}
+	if !strings.Contains(it.Description, "Tom & Jerry <b>bold</b> ]]>") {
+		t.Errorf("item description %q", it.Description)
+	}
+}
+
+func TestConditionalGET(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.publish(t, &narrator.Audio{Title: "One"})
+	resp, _ := get(t, b.url(), nil)
+	etag, lastMod := resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
+
+	// Nothing changed: 304, without a body, with the validators.
+	for name, hdr := range map[string]map[string]string{
+		"If-None-Match":     {"If-None-Match": etag},
+		"If-Modified-Since": {"If-Modified-Since": lastMod},
+		"both":              {"If-None-Match": etag, "If-Modified-Since": lastMod},
+		"several ETags":     {"If-None-Match": `"other", ` + etag},
+	} {
+		resp, body := get(t, b.url(), hdr)
+		if resp.StatusCode != http.StatusNotModified || len(body) != 0 || resp.Header.Get("ETag") != etag {
+			t.Errorf("%s: %s, %d bytes, ETag %q", name, resp.Status, len(body), resp.Header.Get("ETag"))
+		}
+	}
+	// A stale validator gets the feed.
+	if resp, _ := get(t, b.url(), map[string]string{"If-None-Match": `"stale"`}); resp.StatusCode != http.StatusOK {
+		t.Errorf("stale ETag: %s", resp.Status)
+	}
+
+	// Every kind of change gives a new ETag and a later Last-Modified, so
+	// that clients sending either validator see it.
+	changes := []struct {
+		name   string
+		change func(t *testing.T)
+	}{
+		{"new audio", func(t *testing.T) { b.publish(t, &narrator.Audio{Title: "Two", ExternalID: "two"}) }},
+		{"audio deleted", func(t *testing.T) {
+			if _, err := b.store.DeleteAudio(t.Context(), b.project.ID, "two"); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"settings", func(t *testing.T) {
+			b.feed.Title = "Renamed"
+			if err := b.store.SaveFeed(t.Context(), b.feed); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
+	for _, c := range changes {
+		b.clock.Advance(time.Second)
+		c.change(t)
+		for name, hdr := range map[string]map[string]string{
+			"If-None-Match":     {"If-None-Match": etag},
+			"If-Modified-Since": {"If-Modified-Since": lastMod},
+		} {
+			if resp, _ := get(t, b.url(), hdr); resp.StatusCode != http.StatusOK {
+				t.Errorf("%s, then %s: %s", c.name, name, resp.Status)
+			}
+		}
+		resp, _ := get(t, b.url(), nil)
+		if resp.Header.Get("ETag") == etag || resp.Header.Get("Last-Modified") == lastMod {
+			t.Errorf("%s: ETag %q and Last-Modified %q did not change", c.name, resp.Header.Get("ETag"), resp.Header.Get("Last-Modified"))
+		}
+		etag, lastMod = resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
+	}
+}
+
+func TestNotFound(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.publish(t, &narrator.Audio{Title: "One"})
+	old := b.url()
+	if resp, _ := get(t, old, nil); resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET: %s", resp.Status)
+	}
+	for _, path := range []string{
+		narrator.FeedPath(mustToken(t)),        // never issued
+		"/feeds/" + b.feed.Token,               // no .xml
+		"/feeds/" + b.feed.Token + ".rss",      // another suffix
+		"/feeds/" + b.feed.Token[:20] + ".xml", // malformed
+		"/feeds/" + strings.ToUpper(b.feed.Token) + ".xml",
+	} {
+		resp, _ := get(t, b.srv.URL+path, nil)
+		if resp.StatusCode != http.StatusNotFound || resp.Header.Get("Cache-Control") != "no-store" {
+			t.Errorf("%s: %s, Cache-Control %q", path, resp.Status, resp.Header.Get("Cache-Control"))
+		}
+	}
+
+	// Rotation: the old URL stops working at once, the new one works.
+	f, err := b.store.RotateFeedToken(t.Context(), b.project.ID, mustToken(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.feed = f
+	if resp, _ := get(t, old, nil); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("old URL after rotation: %s", resp.Status)
+	}
+	b.mustFeed(t)
+
+	// Turned off: 404.
+	b.feed.Enabled = false
+	if err := b.store.SaveFeed(t.Context(), b.feed); err != nil {
+		t.Fatal(err)
+	}
+	if resp, _ := get(t, b.url(), nil); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("feed turned off: %s", resp.Status)
+	}
+}
+
+func TestCapAndOrder(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	var ids []int64
+	for i := range narrator.MaxFeedItems + 5 {
+		if i%50 == 0 {
+			// Some unprocessed audios between the others.
+			if _, err := b.store.CreateAudio(t.Context(), &narrator.Audio{ProjectID: b.project.ID, Body: "Waiting."}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if i%3 != 0 { // some share a creation time
+			b.clock.Advance(time.Minute)
+		}
+		ids = append(ids, b.publish(t, &narrator.Audio{Title: fmt.Sprintf("Audio %d", i)}).ID)
+	}
+	f := b.mustFeed(t)
+	if len(f.Items) != narrator.MaxFeedItems {
+		t.Fatalf("%d items, want %d", len(f.Items), narrator.MaxFeedItems)
+	}
+	// Newest first; equal times by descending ID, which here is creation order.
+	for i, it := range f.Items {
+		want := ids[len(ids)-1-i]
+		if it.GUID != feed.GUID(&narrator.Audio{ID: want, ProjectID: b.project.ID}) {
+			t.Fatalf("item %d is %s, want audio %d", i, it.GUID, want)
+		}
+	}
+}
+
+// TestRealRendering publishes an audio rendered by the real pipeline, with
+// the engine stand-in and lame, into a real media store: the enclosure's
+// length is the MP3's size as the media store holds it.
+func TestRealRendering(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	media, err := localfs.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	engines := map[string]pipeline.Synthesizer{}
+	for _, v := range narrator.Voices() {
+		engines[v.Engine] = standin.New(0)
+	}
+	pipe := pipeline.New(pipeline.Config{Engines: engines, Media: media, ScratchDir: t.TempDir(), Workers: 2})
+	a := &narrator.Audio{ProjectID: b.project.ID, Title: "Rendered", Body: "<p>One sentence here. And another one, a little longer.</p>"}
+	if _, err := b.store.CreateAudio(t.Context(), a); err != nil {
+		t.Fatal(err)
+	}
+	r, err := pipe.Render(t.Context(), a, b.project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.publishRendering(t, a, r)
+
+	f := b.mustFeed(t)
+	if len(f.Items) != 1 || len(f.Items[0].Enclosures) != 1 {
+		t.Fatalf("items %+v", f.Items)
+	}
+	enc := f.Items[0].Enclosures[0]
+	key, ok := strings.CutPrefix(enc.URL, mediaBase)
+	if !ok || key != r.Keys[narrator.ContentTypeMP3] {
+		t.Fatalf("enclosure URL %q, want %s%s", enc.URL, mediaBase, r.Keys[narrator.ContentTypeMP3])
+	}
+	obj, _, err := media.Open(t.Context(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer obj.Close()
+	n, err := io.Copy(io.Discard, obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 || enc.Length != strconv.FormatInt(n, 10) {
+		t.Errorf("enclosure length %s, the stored MP3 has %d bytes", enc.Length, n)
+	}
+	if want := strconv.FormatInt((r.Duration.Milliseconds()+500)/1000, 10); f.Items[0].ITunesExt.Duration != want {
+		t.Errorf("duration %s, want %s", f.Items[0].ITunesExt.Duration, want)
+	}
+}
+
+// TestItemTexts checks the descriptions made from long articles and the
+// titles of untitled ones.
+func TestItemTexts(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	long := strings.Repeat("Word after word in a long article. ", 200)
+	b.publish(t, &narrator.Audio{Title: "Long", Body: "# Heading\n\n" + long})
+	b.clock.Advance(time.Minute)
+	b.publish(t, &narrator.Audio{Body: "<p>An untitled piece starts with this sentence, which goes on and on for quite a while.</p>"})
+	f := b.mustFeed(t)
+	if len(f.Items) != 2 {
+		t.Fatalf("%d items", len(f.Items))
+	}
+	untitled, longItem := f.Items[0], f.Items[1]
+	if untitled.Title != "An untitled piece starts with this sentence, which goes on and on for quite a…" {
+		t.Errorf("untitled audio's title %q", untitled.Title)
+	}
+	d := longItem.Description
+	if !strings.HasPrefix(d, "Heading Word after word") || !strings.HasSuffix(d, "…") || len([]rune(d)) > 601 || len([]rune(d)) < 500 {
+		t.Errorf("description of a long article (%d characters): %q", len([]rune(d)), d)
+	}
+}

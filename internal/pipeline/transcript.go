@@ -1,0 +1,67 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/mp3"
+	"github.com/narrator/narrator/internal/speak"
+	"github.com/narrator/narrator/internal/transcript"
+)
+
+// transcriptOf returns the transcript of a rendering: one sentence per
+// unit, or per run of units that split one sentence, each as written in
+// the article, timed in the MP3 of duration d. A sample written to the
+// encoder at n plays at n+mp3.Delay, in the MP3 and the HLS stream alike.
+func transcriptOf(units []speak.Unit, spans []span, d time.Duration) *narrator.Transcript {
+	dur := d.Seconds()
+	at := func(n int64) float64 {
+		return min(float64(n+mp3.Delay)/SampleRate, dur)
+	}
+	t := &narrator.Transcript{Duration: dur}
+	for i, u := range units {
+		sp := spans[i]
+		var cur *narrator.TranscriptSentence
+		if n := len(t.Sentences); n > 0 && u.Source == "" {
+			cur = &t.Sentences[n-1] // the next piece of a long sentence
+		} else {
+			text := u.Source
+			if text == "" {
+				text = u.Text
+			}
+			t.Sentences = append(t.Sentences, narrator.TranscriptSentence{Start: at(sp.start), Text: text})
+			cur = &t.Sentences[len(t.Sentences)-1]
+		}
+		cur.End = max(at(sp.end), cur.Start)
+		// Words lie within their unit's speech: an engine's word boundary
+		// may fall a little before the level that starts the sentence.
+		base, from, to := at(sp.unitStart), at(sp.start), at(sp.end)
+		for _, w := range sp.words {
+			start := min(max(base+w.Start, from), to)
+			cur.Words = append(cur.Words, narrator.TranscriptWord{
+				Start: start, End: min(max(base+w.End, start), to), Text: w.Text,
+			})
+		}
+	}
+	return t
+}
+
+// storeTranscript stores the transcript beside the MP3 at mp3Key, as JSON
+// and as WebVTT.
+func (p *Pipeline) storeTranscript(ctx context.Context, mp3Key string, t *narrator.Transcript) error {
+	jsonKey, vttKey := narrator.TranscriptKeys(mp3Key)
+	data, err := transcript.MarshalJSON(t)
+	if err != nil {
+		return err
+	}
+	if err := p.media.Put(ctx, jsonKey, bytes.NewReader(data)); err != nil {
+		return fmt.Errorf("store transcript: %w", err)
+	}
+	if err := p.media.Put(ctx, vttKey, bytes.NewReader(transcript.VTT(t))); err != nil {
+		return fmt.Errorf("store captions: %w", err)
+	}
+	return nil
+}

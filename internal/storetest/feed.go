@@ -1,0 +1,220 @@
+package storetest
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/narrator/narrator"
+)
+
+// feedToken returns a valid feed token made of c, different for each c.
+func feedToken(c byte) string { return strings.Repeat(string(c), 42) + "A" }
+
+// newFeed returns valid feed settings of a project with token.
+func newFeed(projectID int64, token string) *narrator.Feed {
+	return &narrator.Feed{ProjectID: projectID, Enabled: true, Title: "Daily", Description: "The news, read.",
+		Author: "Acme", ImageURL: "https://acme.test/cover.png", Language: "en-US", Category: "News > Daily News",
+		Explicit: true, Token: token}
+}
+
+// mustSaveFeed saves f.
+func mustSaveFeed(tb testing.TB, s Store, f *narrator.Feed) *narrator.Feed {
+	tb.Helper()
+	if err := s.SaveFeed(tb.Context(), f); err != nil {
+		tb.Fatalf("SaveFeed(project %d): %v", f.ProjectID, err)
+	}
+	return f
+}
+
+// mustFeedContent reads the feed with token, listing up to limit audios.
+func mustFeedContent(tb testing.TB, s Store, token string, limit int) *narrator.FeedContent {
+	tb.Helper()
+	c, err := s.FeedByToken(tb.Context(), token, limit)
+	if err != nil {
+		tb.Fatalf("FeedByToken: %v", err)
+	}
+	return c
+}
+
+var feedTests = []test{
+	{"SaveFindRotate", func(t *testing.T, b *bundle) {
+		ctx := t.Context()
+		p := mustProject(t, b.store)
+		_, err := b.store.FindFeed(ctx, p.ID)
+		wantCode(t, err, narrator.ENOTFOUND)
+
+		f := mustSaveFeed(t, b.store, newFeed(p.ID, feedToken('a')))
+		want := *newFeed(p.ID, feedToken('a'))
+		want.CreatedAt, want.UpdatedAt = epoch, epoch
+		wantEqual(t, "saved feed", *f, want)
+		got, err := b.store.FindFeed(ctx, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantEqual(t, "found feed", *got, want)
+
+		// Saving again changes the settings, never the token.
+		later := b.clock.Advance(time.Minute)
+		edit := newFeed(p.ID, feedToken('b'))
+		edit.Title, edit.Category, edit.ImageURL, edit.Explicit = "Weekly", "Technology", "", false
+		mustSaveFeed(t, b.store, edit)
+		want.Title, want.Category, want.ImageURL, want.Explicit, want.UpdatedAt = "Weekly", "Technology", "", false, later
+		wantEqual(t, "edited feed", *edit, want)
+		got, _ = b.store.FindFeed(ctx, p.ID)
+		wantEqual(t, "found edited feed", *got, want)
+		c := mustFeedContent(t, b.store, feedToken('a'), 10)
+		wantEqual(t, "feed by token", *c.Feed, want)
+		if c.Project.ID != p.ID || c.Project.Title != p.Title {
+			t.Errorf("feed's project = %+v, want %+v", c.Project, p)
+		}
+		_, err = b.store.FeedByToken(ctx, feedToken('b'), 10)
+		wantCode(t, err, narrator.ENOTFOUND)
+
+		// Rotating makes the old token unknown at once.
+		later = b.clock.Advance(time.Minute)
+		rotated, err := b.store.RotateFeedToken(ctx, p.ID, feedToken('c'))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want.Token, want.UpdatedAt = feedToken('c'), later
+		wantEqual(t, "rotated feed", *rotated, want)
+		_, err = b.store.FeedByToken(ctx, feedToken('a'), 10)
+		wantCode(t, err, narrator.ENOTFOUND)
+		mustFeedContent(t, b.store, feedToken('c'), 10)
+
+		// A feed turned off is not found by its token, but keeps its
+		// settings; turned on again, it answers at the same URL.
+		off := newFeed(p.ID, feedToken('d'))
+		off.Enabled = false
+		mustSaveFeed(t, b.store, off)
+		_, err = b.store.FeedByToken(ctx, feedToken('c'), 10)
+		wantCode(t, err, narrator.ENOTFOUND)
+		got, _ = b.store.FindFeed(ctx, p.ID)
+		if got.Enabled || got.Token != feedToken('c') || got.Title != "Daily" {
+			t.Errorf("feed turned off = %+v", got)
+		}
+		mustSaveFeed(t, b.store, newFeed(p.ID, feedToken('e')))
+		mustFeedContent(t, b.store, feedToken('c'), 10)
+	}},
+	{"Invalid", func(t *testing.T, b *bundle) {
+		ctx := t.Context()
+		p := mustProject(t, b.store)
+		bad := newFeed(p.ID, feedToken('a'))
+		bad.Category = "Cooking"
+		wantCode(t, b.store.SaveFeed(ctx, bad), narrator.EINVALID)
+		wantCode(t, b.store.SaveFeed(ctx, newFeed(p.ID, "short")), narrator.EINVALID)
+		wantCode(t, b.store.SaveFeed(ctx, newFeed(999999, feedToken('a'))), narrator.ENOTFOUND)
+		_, err := b.store.RotateFeedToken(ctx, p.ID, feedToken('b'))
+		wantCode(t, err, narrator.ENOTFOUND)
+		if _, err := b.store.FindFeed(ctx, p.ID); narrator.ErrorCode(err) != narrator.ENOTFOUND {
+			t.Fatalf("a refused save stored a feed: %v", err)
+		}
+
+		// Tokens are unique across projects.
+		mustSaveFeed(t, b.store, newFeed(p.ID, feedToken('a')))
+		other := mustProjectOf(t, b.store, p.AccountID)
+		wantCode(t, b.store.SaveFeed(ctx, newFeed(other.ID, feedToken('a'))), narrator.ECONFLICT)
+		mustSaveFeed(t, b.store, newFeed(other.ID, feedToken('o')))
+		_, err = b.store.RotateFeedToken(ctx, other.ID, feedToken('a'))
+		wantCode(t, err, narrator.ECONFLICT)
+		_, err = b.store.RotateFeedToken(ctx, other.ID, "not a token")
+		wantCode(t, err, narrator.EINVALID)
+		if c := mustFeedContent(t, b.store, feedToken('o'), 1); c.Feed.ProjectID != other.ID {
+			t.Errorf("token o reads project %d's feed, want %d", c.Feed.ProjectID, other.ID)
+		}
+
+		_, err = b.store.FeedByToken(ctx, feedToken('a'), 0)
+		wantCode(t, err, narrator.EINVALID)
+		for _, token := range []string{"", "../x", strings.Repeat("a", 500)} {
+			_, err = b.store.FeedByToken(ctx, token, 10)
+			wantCode(t, err, narrator.ENOTFOUND)
+		}
+	}},
+	{"Items", func(t *testing.T, b *bundle) {
+		ctx := t.Context()
+		p := mustProject(t, b.store)
+		mustSaveFeed(t, b.store, newFeed(p.ID, feedToken('a')))
+		c := mustFeedContent(t, b.store, feedToken('a'), 10)
+		if c.Audios == nil || len(c.Audios) != 0 || !c.AudiosChangedAt.IsZero() {
+			t.Fatalf("empty feed: audios %#v, changed %v", c.Audios, c.AudiosChangedAt)
+		}
+
+		// Audios of every kind, a minute apart; two share a creation time.
+		var processed []*narrator.Audio
+		publish := func(ext string) *narrator.Audio {
+			a := mustAudio(t, b.store, p.ID, ext)
+			mustPublish(t, b.store, a, "v1")
+			processed = append(processed, a)
+			return a
+		}
+		publish("p1")
+		b.clock.Advance(time.Minute)
+		mustAudio(t, b.store, p.ID, "waiting")
+		failed := mustAudio(t, b.store, p.ID, "failed")
+		if err := b.store.FailAudio(ctx, failed.ID, failed.Revision, "no"); err != nil {
+			t.Fatal(err)
+		}
+		b.clock.Advance(time.Minute)
+		publish("p2")
+		publish("p3") // same creation time as p2, higher ID
+		b.clock.Advance(time.Minute)
+		gone := publish("gone")
+		processed = processed[:len(processed)-1]
+		if _, err := b.store.DeleteAudio(ctx, p.ID, "gone"); err != nil {
+			t.Fatal(err)
+		}
+		b.clock.Advance(time.Minute)
+		long := newAudio(p.ID, "p4")
+		long.Body = strings.Repeat("é", narrator.FeedBodyChars) + " and more."
+		mustCreateAudio(t, b.store, long)
+		mustPublish(t, b.store, long, "v1")
+		processed = append(processed, long)
+		otherProject := mustProjectOf(t, b.store, p.AccountID)
+		b.clock.Advance(time.Minute)
+		mustPublish(t, b.store, mustAudio(t, b.store, otherProject.ID, "elsewhere"), "v1")
+
+		c = mustFeedContent(t, b.store, feedToken('a'), 10)
+		want := []int64{processed[3].ID, processed[2].ID, processed[1].ID, processed[0].ID}
+		wantEqual(t, "feed audios", ids(c.Audios), want)
+		wantAudio(t, c.Audios[1], mustFindAudio(t, b.store, p.ID, "p3"))
+		// Bodies are cut, by characters.
+		cut := mustFindAudio(t, b.store, p.ID, "p4")
+		cut.Body = strings.Repeat("é", narrator.FeedBodyChars)
+		wantAudio(t, c.Audios[0], cut)
+		if m := c.Audios[0].Media[0]; m.Bytes == 0 || m.Bytes != 100*int64(len(m.Key)) {
+			t.Errorf("listed media %+v lacks its size", m)
+		}
+		wantEqual(t, "capped", ids(mustFeedContent(t, b.store, feedToken('a'), 2).Audios), want[:2])
+		if p4 := mustFindAudio(t, b.store, p.ID, "p4"); !c.AudiosChangedAt.Equal(p4.UpdatedAt) {
+			t.Errorf("audios changed at %v, want p4's update %v", c.AudiosChangedAt, p4.UpdatedAt)
+		}
+		if _, err := b.store.FindAudio(ctx, p.ID, itoa(gone.ID)); narrator.ErrorCode(err) != narrator.ENOTFOUND {
+			t.Fatalf("deleted audio found: %v", err)
+		}
+
+		// An audio leaving the feed moves its last change: deleted...
+		deletedAt := b.clock.Advance(time.Minute)
+		if _, err := b.store.DeleteAudio(ctx, p.ID, "p1"); err != nil {
+			t.Fatal(err)
+		}
+		c = mustFeedContent(t, b.store, feedToken('a'), 10)
+		wantEqual(t, "after delete", ids(c.Audios), want[:3])
+		if !c.AudiosChangedAt.Equal(deletedAt) {
+			t.Errorf("after delete: audios changed at %v, want %v", c.AudiosChangedAt, deletedAt)
+		}
+		// ... or to be synthesised again.
+		regenAt := b.clock.Advance(time.Minute)
+		if _, err := b.store.RegenerateAudio(ctx, p.ID, "p2"); err != nil {
+			t.Fatal(err)
+		}
+		c = mustFeedContent(t, b.store, feedToken('a'), 10)
+		wantEqual(t, "after regenerate", ids(c.Audios), []int64{want[0], want[1]})
+		if !c.AudiosChangedAt.Equal(regenAt) {
+			t.Errorf("after regenerate: audios changed at %v, want %v", c.AudiosChangedAt, regenAt)
+		}
+		if got := c.LastModified(); !got.Equal(regenAt) {
+			t.Errorf("LastModified = %v, want %v", got, regenAt)
+		}
+	}},
+}

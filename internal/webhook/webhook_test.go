@@ -1,0 +1,244 @@
+package webhook_test
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/webhook"
+)
+
+// verify checks a delivery as the Standard Webhooks specification tells a
+// receiver to, written from the specification alone: the secret's part
+// after "whsec_" is base64 and decodes to the key; the signed content is
+// id + "." + timestamp + "." + body; the header holds space-separated
+// "v1,<base64 HMAC-SHA256>" signatures, any of which may match.
+func verify(secret string, h http.Header, body []byte, now time.Time) error {
+	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, "whsec_"))
+	if err != nil {
+		return err
+	}
+	id, ts, sigs := h.Get("webhook-id"), h.Get("webhook-timestamp"), h.Get("webhook-signature")
+	if id == "" || ts == "" || sigs == "" {
+		return errors.New("missing headers")
+	}
+	sec, err := strconv.ParseInt(ts, 10, 64)
+	if err != nil {
+		return err
+	}
+	if d := now.Sub(time.Unix(sec, 0)); d > 5*time.Minute || d < -5*time.Minute {
+		return errors.New("timestamp too far from now")
+	}
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte(id + "." + ts + "." + string(body)))
+	want := mac.Sum(nil)
+	for _, s := range strings.Fields(sigs) {
+		version, b64, ok := strings.Cut(s, ",")
+		if !ok || version != "v1" {
+			continue
+		}
+		got, err := base64.StdEncoding.DecodeString(b64)
+		if err == nil && hmac.Equal(got, want) {
+			return nil
+		}
+	}
+	return errors.New("no signature matches")
+}
+
+func TestSignMatchesTheSpecification(t *testing.T) {
+	t.Parallel()
+	// The example of the Standard Webhooks specification.
+	const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+	ts := time.Unix(1614265330, 0)
+	body := []byte(`{"test": 2432232314}`)
+	got, err := webhook.Sign(secret, "msg_p5jXN8AQM9LWM0D4loKWxJek", ts, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="; got != want {
+		t.Errorf("Sign = %q, want the specification's %q", got, want)
+	}
+	h := http.Header{}
+	h.Set("webhook-id", "msg_p5jXN8AQM9LWM0D4loKWxJek")
+	h.Set("webhook-timestamp", "1614265330")
+	h.Set("webhook-signature", got)
+	if err := verify(secret, h, body, ts); err != nil {
+		t.Errorf("independent verifier: %v", err)
+	}
+	if err := verify(secret, h, append(body, ' '), ts); err == nil {
+		t.Error("independent verifier accepted a changed body")
+	}
+	if _, err := webhook.Sign("no prefix", "msg", ts, body); err == nil {
+		t.Error("Sign accepted a secret without whsec_")
+	}
+}
+
+// receiver records what a test endpoint gets.
+type receiver struct {
+	mu      sync.Mutex
+	headers []http.Header
+	bodies  [][]byte
+	status  int
+}
+
+func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	body, _ := io.ReadAll(req.Body)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.headers = append(r.headers, req.Header.Clone())
+	r.bodies = append(r.bodies, body)
+	w.WriteHeader(r.status)
+}
+
+func (r *receiver) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.bodies)
+}
+
+func mustHook(t *testing.T, url string) (*narrator.Webhook, *narrator.WebhookDelivery) {
+	t.Helper()
+	h, err := narrator.NewWebhook(1, url, nil, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &narrator.Event{Type: narrator.EventWebhookTest, ProjectID: 1, CreatedAt: time.Now()}
+	d, err := narrator.NewDelivery(h, e, []byte(`{"action_type":"webhook.test"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h, d
+}
+
+func TestSendSignsAndReports(t *testing.T) {
+	t.Parallel()
+	rec := &receiver{status: http.StatusNoContent}
+	srv := httptest.NewServer(rec)
+	t.Cleanup(srv.Close)
+	c := webhook.New(webhook.Options{AllowPrivate: true})
+	h, d := mustHook(t, srv.URL+"/hook?token=abc")
+	a := c.Send(t.Context(), h, d)
+	if !a.OK() || a.ResponseCode != http.StatusNoContent {
+		t.Fatalf("attempt = %+v; want a success with 204", a)
+	}
+	if rec.count() != 1 {
+		t.Fatalf("receiver got %d requests, want 1", rec.count())
+	}
+	if err := verify(h.Secret, rec.headers[0], rec.bodies[0], time.Now()); err != nil {
+		t.Errorf("independent verifier: %v", err)
+	}
+	if got := rec.headers[0].Get("webhook-id"); got != d.MessageID {
+		t.Errorf("webhook-id = %q, want %q", got, d.MessageID)
+	}
+	if string(rec.bodies[0]) != string(d.Body) {
+		t.Errorf("body = %s, want %s", rec.bodies[0], d.Body)
+	}
+
+	rec.mu.Lock()
+	rec.status = http.StatusInternalServerError
+	rec.mu.Unlock()
+	a = c.Send(t.Context(), h, d)
+	if a.OK() || a.ResponseCode != 500 || !strings.Contains(a.Error, "500") {
+		t.Errorf("attempt against a 500 = %+v; want a failure with the code", a)
+	}
+	if strings.Contains(a.Error, "token") || strings.Contains(a.Error, h.Secret) {
+		t.Errorf("attempt error %q shows the URL or the secret", a.Error)
+	}
+}
+
+func TestRefusesInternalAddresses(t *testing.T) {
+	t.Parallel()
+	rec := &receiver{status: http.StatusOK}
+	srv := httptest.NewServer(rec)
+	t.Cleanup(srv.Close)
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	c := webhook.New(webhook.Options{})
+	// By address, and by a name that resolves to it: the check runs on
+	// the address dialled, after resolution.
+	for _, u := range []string{srv.URL, "http://localhost:" + port + "/"} {
+		h, d := mustHook(t, u)
+		a := c.Send(t.Context(), h, d)
+		if a.OK() || !strings.Contains(a.Error, "refused") {
+			t.Errorf("Send to %s = %+v; want refused", u, a)
+		}
+	}
+	if rec.count() != 0 {
+		t.Errorf("the loopback receiver got %d requests", rec.count())
+	}
+}
+
+func TestRedirectsLimited(t *testing.T) {
+	t.Parallel()
+	var hops int
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hops++
+		mu.Unlock()
+		http.Redirect(w, r, "/again", http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(srv.Close)
+	c := webhook.New(webhook.Options{AllowPrivate: true, MaxRedirects: 2})
+	h, d := mustHook(t, srv.URL)
+	a := c.Send(t.Context(), h, d)
+	if a.OK() || !strings.Contains(a.Error, "redirects") {
+		t.Errorf("attempt = %+v; want stopped by the redirect limit", a)
+	}
+	if hops != 3 {
+		t.Errorf("server saw %d requests; want the first and 2 redirects", hops)
+	}
+}
+
+func TestCheckAddress(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		addr    string
+		refused bool
+	}{
+		{"93.184.216.34:443", false},
+		{"[2606:2800:220:1:248:1893:25c8:1946]:443", false},
+		{"8.8.8.8:80", false},
+		{"127.0.0.1:80", true},
+		{"127.1.2.3:80", true},
+		{"[::1]:80", true},
+		{"10.1.2.3:80", true},
+		{"172.16.0.1:80", true},
+		{"172.31.255.255:80", true},
+		{"192.168.1.1:80", true},
+		{"169.254.169.254:80", true},
+		{"[fe80::1]:80", true},
+		{"[fe80::1%eth0]:80", true},
+		{"0.0.0.0:80", true},
+		{"[::]:80", true},
+		{"224.0.0.1:80", true},
+		{"[ff02::1]:80", true},
+		{"100.64.0.1:80", true},
+		{"100.127.255.254:80", true},
+		{"[fd00::1]:80", true},
+		{"[fc00::1]:80", true},
+		{"[::ffff:127.0.0.1]:80", true},
+		{"[::ffff:10.0.0.1]:80", true},
+		{"[64:ff9b::a00:1]:80", true},
+		{"255.255.255.255:80", true},
+		{"198.18.0.1:80", true},
+		{"example.com:80", true},
+	} {
+		t.Run(tc.addr, func(t *testing.T) {
+			err := webhook.CheckAddress(tc.addr)
+			if got := errors.Is(err, webhook.ErrRefused); got != tc.refused {
+				t.Errorf("CheckAddress(%s) = %v; refused %v, want %v", tc.addr, err, got, tc.refused)
+			}
+		})
+	}
+}
