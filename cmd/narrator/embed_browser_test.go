@@ -3,14 +3,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -131,7 +129,7 @@ func TestEmbedInBrowser(t *testing.T) {
 		t.Fatalf("create: %d %s", status, raw)
 	}
 	a := s.waitProcessed(t, proj.ID, "lib-1", acct.APIKey, 90*time.Second)
-	tr := transcriptOf(t, s, data, a)
+	tr := transcriptOf(t, a)
 	if len(tr.Sentences) < 5 {
 		t.Fatalf("transcript has %d sentences, want the article's", len(tr.Sentences))
 	}
@@ -280,51 +278,74 @@ func TestEmbedInBrowser(t *testing.T) {
 	if !wraps {
 		t.Error("on a phone the seek bar does not get a wide row of its own")
 	}
+
+	// The listening events arrived: the dashboard shows them. Four page
+	// views (two players, twice), one of them played to the end.
+	const email, password = "editor@acme.test", "correct horse battery"
+	var out, errOut bytes.Buffer
+	if err := run(t.Context(), []string{"users", "create", "--data", data, "--account", fmt.Sprint(acct.ID), "--email", email},
+		func(string) string { return "" }, strings.NewReader(password+"\n"), &out, &errOut); err != nil {
+		t.Fatalf("users create: %v\n%s", err, errOut.String())
+	}
+	browse(t, ctx, "sign in",
+		chromedp.Navigate(s.base+"/signin"),
+		chromedp.WaitVisible("#signin-form"),
+		chromedp.SendKeys("#email", email),
+		chromedp.SendKeys("#password", password),
+		chromedp.Submit("#signin-form"),
+		chromedp.WaitNotPresent("#signin-form"),
+	)
+	want := map[string]string{"load": "4", "play": "1", "progress_25": "1", "progress_50": "1", "progress_75": "1", "complete": "1"}
+	counts := `Object.fromEntries(Array.from(document.querySelectorAll('#listen-counts dd')).map(e => [e.dataset.count, e.textContent]))`
+	var got map[string]string
+	projectPage := fmt.Sprintf("%s/projects/%d", s.base, proj.ID)
+	for deadline := time.Now().Add(15 * time.Second); ; {
+		browse(t, ctx, "project figures",
+			chromedp.Navigate(projectPage),
+			chromedp.WaitVisible("#listen-counts"),
+			chromedp.Evaluate(counts, &got),
+		)
+		if fmt.Sprint(got) == fmt.Sprint(want) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("project page counts %v, want %v", got, want)
+	}
+	var todayPlays string
+	browse(t, ctx, "plays chart",
+		chromedp.AttributeValue(`#plays-chart rect.chart-bar:last-of-type`, "data-plays", &todayPlays, nil),
+		shoot(t, shots, "project-listening"),
+	)
+	if todayPlays != "1" {
+		t.Errorf("today's bar shows %s plays, want 1", todayPlays)
+	}
+	// The audio page has the same player, with the read-along, the
+	// snippets and the audio's counts.
+	var snippet string
+	browse(t, ctx, "audio page",
+		chromedp.Navigate(fmt.Sprintf("%s/audios/%d", projectPage, a.ID)),
+		waitJS(root+` && `+root+`.dataset.ready === 'true' && document.querySelectorAll('.np-s').length > 0`, 20*time.Second),
+		chromedp.Evaluate(counts, &got),
+		chromedp.Value("#snippet-script", &snippet),
+		shoot(t, shots, "audio-player"),
+	)
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("audio page counts %v, want %v", got, want)
+	}
+	if want := fmt.Sprintf(`<script src="%s/embed.js" data-project="%d" data-external-id="lib-1" async></script>`, s.base, proj.ID); snippet != want {
+		t.Errorf("script snippet %q, want %q", snippet, want)
+	}
 }
 
-// transcriptOf returns the transcript of a processed audio, from its media
-// URL. Until the pipeline writes transcripts, a test stand-in is written
-// first, spreading the sentences over the audio.
-func transcriptOf(t *testing.T, s *node, data string, a audioOut) transcriptJSON {
+// transcriptOf returns the transcript the pipeline wrote beside an
+// audio's MP3, from its media URL.
+func transcriptOf(t *testing.T, a audioOut) transcriptJSON {
 	t.Helper()
 	mp3URL := a.url(t, "mp3")
 	jsonURL := mp3URL[:strings.LastIndex(mp3URL, "/")+1] + "transcript.json"
 	res, body := fetch(t, jsonURL)
-	if res.StatusCode == 404 {
-		key := strings.TrimPrefix(mp3URL, s.base+"/media/")
-		_, mp3 := fetch(t, mp3URL)
-		d, _ := decodeMP3(t, mp3)
-		texts := []string{"Council approves new library.",
-			"The city council voted on Tuesday to build a new public library on Main Street.",
-			"It will open in the spring.",
-			"Ten thousand books will be on the shelves on the first day, with a children's corner, a café and quiet rooms for reading and study.",
-			"Volunteers are welcome.",
-			"The mayor said the library would be a place for everyone in the city, young and old, and that its doors would stay open late on weekdays.",
-			"Work starts next month."}
-		var chars int
-		for _, x := range texts {
-			chars += len(x)
-		}
-		tr := map[string]any{"duration": d.Seconds()}
-		var sentences []map[string]any
-		var pos float64
-		for _, x := range texts {
-			end := pos + d.Seconds()*float64(len(x))/float64(chars)
-			sentences = append(sentences, map[string]any{"start": pos, "end": end, "text": x})
-			pos = end
-		}
-		tr["sentences"] = sentences
-		raw, err := json.Marshal(tr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		file := filepath.Join(data, "media", filepath.FromSlash(path.Join(path.Dir(key), "transcript.json")))
-		if err := os.WriteFile(file, raw, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("no transcript from the pipeline; wrote a stand-in")
-		res, body = fetch(t, jsonURL)
-	}
 	if res.StatusCode != 200 {
 		t.Fatalf("transcript %s: %d", jsonURL, res.StatusCode)
 	}

@@ -58,6 +58,11 @@ type Store interface {
 	// RegenerateAudio re-synthesises an audio even if its text is unchanged.
 	RegenerateAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error)
 	DeleteAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error)
+	// AudioListens returns an audio's listening counts of all time.
+	AudioListens(ctx context.Context, audioID int64) (narrator.ListenCounts, error)
+	// ProjectListens returns a project's listening counts of all time and
+	// of each day since the day of since.
+	ProjectListens(ctx context.Context, projectID int64, since time.Time) (*narrator.ProjectListens, error)
 	// ListPronunciations gives the rules the text is read with.
 	ListPronunciations(ctx context.Context, projectID int64) ([]*narrator.Pronunciation, error)
 
@@ -233,7 +238,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.publicOrigin != "" {
 		media += " " + s.publicOrigin
 	}
-	h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; media-src "+media+"; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'")
+	h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; media-src "+media+"; connect-src "+media+"; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Referrer-Policy", "same-origin")
