@@ -40,10 +40,10 @@ type reachRow struct {
 // playsChart is a bar chart of plays per day, drawn as SVG on the server.
 type playsChart struct {
 	Width, Height, Base float64
-	Bars               []chartBar
-	Max, Total         int64
-	First, Last        string // the first and last days, as labels
-	Summary            string // the chart in words, for screen readers
+	Bars                []chartBar
+	Max, Total          int64
+	First, Last         string // the first and last days, as labels
+	Summary             string // the chart in words, for screen readers
 }
 
 // chartBar is one day of the chart.
