@@ -279,6 +279,38 @@ func TestEmbedInBrowser(t *testing.T) {
 		t.Error("on a phone the seek bar does not get a wide row of its own")
 	}
 
+	// An audio still being made: the embed says so, checks by itself, and
+	// notices when the audio is gone.
+	var long strings.Builder
+	for i := range 80 {
+		fmt.Fprintf(&long, "Paragraph %d tells how the %d rooms of the old library will hold %d books by %d.\n\n", i+1, i+2, 1000+i*37, 2030+i)
+	}
+	status, raw = s.call(t, "POST", fmt.Sprintf("/api/v3/projects/%d/audio", proj.ID), map[string]any{
+		"api_key": acct.APIKey, "title": "Later", "body": long.String(), "external_id": "later"})
+	if status != 200 {
+		t.Fatalf("create: %d %s", status, raw)
+	}
+	var message string
+	browse(t, ctx, "being prepared",
+		chromedp.Navigate(fmt.Sprintf("%s/embed/%d?external_id=later", s.base, proj.ID)),
+		chromedp.WaitVisible(`#np-message[data-state="pending"]`),
+		chromedp.Text("#np-message", &message),
+		shoot(t, shots, "embed-pending"),
+	)
+	if !strings.Contains(message, "being prepared") {
+		t.Errorf("pending embed says %q", message)
+	}
+	if status, raw := s.call(t, "DELETE", fmt.Sprintf("/api/v3/projects/%d/audio/later", proj.ID), map[string]any{"api_key": acct.APIKey}); status != 200 {
+		t.Fatalf("delete: %d %s", status, raw)
+	}
+	browse(t, ctx, "gone",
+		chromedp.WaitVisible(`#np-message:not([data-state])`),
+		chromedp.Text("#np-message", &message),
+	)
+	if !strings.Contains(message, "not available") {
+		t.Errorf("embed of a deleted audio says %q", message)
+	}
+
 	// The listening events arrived: the dashboard shows them. Four page
 	// views (two players, twice), one of them played to the end.
 	const email, password = "editor@acme.test", "correct horse battery"
