@@ -223,12 +223,12 @@ type pageData struct {
 	Pending   bool
 	StatusURL string
 	Audio     *narrator.Audio
-	Player    *Player
+	Player    *playerData
 }
 
-// Player is what the player's markup carries: the player script reads it
-// from data attributes. The dashboard builds the same markup.
-type Player struct {
+// playerData is what the player's markup carries: the player script
+// reads it from data attributes. The dashboard builds the same markup.
+type playerData struct {
 	MP3URL        string
 	HLSURL        string
 	TranscriptURL string
@@ -242,14 +242,14 @@ type Player struct {
 	Duration float64
 }
 
-// NewPlayer returns the player of a processed audio, or nil if it has no
-// MP3 yet.
-func NewPlayer(a *narrator.Audio, mediaURL func(string) string) *Player {
+// newPlayerData returns the player of a processed audio, or nil if it has
+// no MP3 yet.
+func newPlayerData(a *narrator.Audio, mediaURL func(string) string) *playerData {
 	mp3, ok := a.MediaOf(narrator.ContentTypeMP3)
 	if !ok || mp3.Key == "" || a.State != narrator.StateProcessed {
 		return nil
 	}
-	p := &Player{MP3URL: mediaURL(mp3.Key), ProjectID: a.ProjectID, AudioID: a.ID, Duration: float64(a.DurationMS) / 1000}
+	p := &playerData{MP3URL: mediaURL(mp3.Key), ProjectID: a.ProjectID, AudioID: a.ID, Duration: float64(a.DurationMS) / 1000}
 	if m, ok := a.MediaOf(narrator.ContentTypeM3U8); ok && m.Key != "" {
 		p.HLSURL = mediaURL(m.Key)
 	}
@@ -271,14 +271,11 @@ func (h *Handler) servePage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d := pageData{Title: untitled(a.Title), Audio: a}
-	switch a.State {
-	case narrator.StateProcessed:
-		if d.Player = NewPlayer(a, h.mediaURL); d.Player != nil {
-			d.Player.EventsURL = "/embed/events"
-			break
-		}
-		fallthrough
-	case narrator.StateUnprocessed:
+	d.Player = newPlayerData(a, h.mediaURL)
+	switch {
+	case d.Player != nil:
+		d.Player.EventsURL = "/embed/events"
+	case a.State == narrator.StateUnprocessed:
 		d.Pending = true
 		d.Heading = "The audio of this article is being prepared"
 		d.Message = "It will be ready in a moment. This player checks again by itself."

@@ -127,8 +127,9 @@ type Deps struct {
 	// over TLS are Secure anyway.
 	SecureCookies bool
 	// PublicOrigin is the scheme://host of the public URL, if it may differ
-	// from the Host the server sees (behind a proxy). Media are served from
-	// there, so the Content-Security-Policy allows it, and the sign-in form
+	// from the Host the server sees (behind a proxy). Media and transcripts
+	// are served from there, so the Content-Security-Policy allows it for
+	// audio and fetches; embed snippets name it; and the sign-in form
 	// may be posted from there.
 	PublicOrigin string
 	// NotFound answers requests for unknown paths that do not ask for HTML
