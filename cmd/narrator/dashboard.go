@@ -19,6 +19,10 @@ func newDashboard(cfg config.Config, st purgingStore, b *backends, logger *slog.
 	if err != nil {
 		return nil, fmt.Errorf("dashboard: parse public URL: %w", err)
 	}
+	m, err := url.Parse(cfg.MediaURL(""))
+	if err != nil {
+		return nil, fmt.Errorf("dashboard: parse media URL: %w", err)
+	}
 	dash, err := web.New(web.Deps{
 		Store:         st,
 		Logger:        logger,
@@ -28,6 +32,7 @@ func newDashboard(cfg config.Config, st purgingStore, b *backends, logger *slog.
 		Media:         b.media,
 		SecureCookies: u.Scheme == "https",
 		PublicOrigin:  u.Scheme + "://" + u.Host,
+		MediaOrigin:   m.Scheme + "://" + m.Host,
 		NotFound:      notFound,
 	})
 	if err != nil {

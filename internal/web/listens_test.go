@@ -29,6 +29,7 @@ func TestListeningFigures(t *testing.T) {
 	b := setup(t, func(d *web.Deps) {
 		d.Now = func() time.Time { return now }
 		d.PublicOrigin = "https://audio.example"
+		d.MediaOrigin = "https://media.test" // where setup's MediaURL points
 	})
 	ctx := t.Context()
 	a := &narrator.Audio{ProjectID: b.project.ID, ExternalID: `post "1" & <more>`, Title: "Library", Body: "The council voted."}
@@ -101,6 +102,13 @@ func TestListeningFigures(t *testing.T) {
 	} {
 		if !strings.Contains(res.body, s) {
 			t.Errorf("audio page lacks %q", s)
+		}
+	}
+	// The player's media and transcript come from the media origin.
+	csp := res.Header.Get("Content-Security-Policy")
+	for _, want := range []string{"media-src 'self' https://audio.example https://media.test;", "connect-src 'self' https://audio.example https://media.test;", "frame-ancestors 'none'"} {
+		if !strings.Contains(csp, want) {
+			t.Errorf("audio page CSP %q lacks %q", csp, want)
 		}
 	}
 	if strings.Contains(res.body, "data-events") {

@@ -132,6 +132,11 @@ type Deps struct {
 	// audio and fetches; embed snippets name it; and the sign-in form
 	// may be posted from there.
 	PublicOrigin string
+	// MediaOrigin is the scheme://host media are served from when
+	// --media-base-url moves them off the public URL; the
+	// Content-Security-Policy allows it for audio and the transcripts the
+	// player fetches. "" when media are served with the pages.
+	MediaOrigin string
 	// NotFound answers requests for unknown paths that do not ask for HTML
 	// (API clients); nil gives a plain 404.
 	NotFound http.Handler
@@ -164,6 +169,7 @@ type Server struct {
 	previewWait  time.Duration
 	secure       bool
 	publicOrigin string
+	mediaOrigin  string
 	notFound     http.Handler
 	now          func() time.Time
 	limiter      *Limiter
@@ -190,6 +196,7 @@ func New(d Deps) (*Server, error) {
 		previewWait:  d.PreviewTimeout,
 		secure:       d.SecureCookies,
 		publicOrigin: d.PublicOrigin,
+		mediaOrigin:  d.MediaOrigin,
 		notFound:     d.NotFound,
 		now:          d.Now,
 		limiter:      d.Limiter,
@@ -238,6 +245,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	media := "'self'"
 	if s.publicOrigin != "" {
 		media += " " + s.publicOrigin
+	}
+	if s.mediaOrigin != "" && s.mediaOrigin != s.publicOrigin {
+		media += " " + s.mediaOrigin
 	}
 	h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; media-src "+media+"; connect-src "+media+"; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'")
 	h.Set("X-Content-Type-Options", "nosniff")
