@@ -296,18 +296,19 @@ type statusBody struct {
 // "processed" or "failed", or 404 with "not_found".
 func (h *Handler) serveStatus(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
+	var a *narrator.Audio
 	l, err := readLookup(r)
-	if err != nil {
-		httpapi.WriteError(w, err)
-		return
+	if err == nil {
+		a, err = h.find(r.Context(), l)
 	}
-	a, err := h.find(r.Context(), l)
 	switch {
 	case narrator.ErrorCode(err) == narrator.ENOTFOUND:
 		httpapi.WriteJSON(w, http.StatusNotFound, statusBody{State: "not_found"})
 		return
 	case err != nil:
-		h.logError(r, err)
+		if narrator.ErrorCode(err) == narrator.EINTERNAL {
+			h.logError(r, err)
+		}
 		httpapi.WriteError(w, err)
 		return
 	}

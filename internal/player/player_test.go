@@ -253,6 +253,9 @@ func TestPageStates(t *testing.T) {
 	if code, body := status(fmt.Sprintf("/embed/%d/status?external_id=gone", pid)); code != 404 || body != `{"state":"not_found"}` {
 		t.Errorf("status of a deleted audio: %d %s", code, body)
 	}
+	if code, body := status("/embed/abc/status?external_id=pending"); code != 404 || body != `{"state":"not_found"}` {
+		t.Errorf("status in a project that cannot exist: %d %s", code, body)
+	}
 	if code, body := status(fmt.Sprintf("/embed/%d/status", pid)); code != 400 || !strings.Contains(body, "external_id") {
 		t.Errorf("status without a lookup: %d %s", code, body)
 	}
