@@ -31,6 +31,12 @@ var errorTable = map[string]struct {
 	narrator.EINTERNAL:     {http.StatusInternalServerError, 50, "Internal error"},
 }
 
+// WriteError writes err as the v3 error body with the status of its code,
+// for the service's other JSON edges (the embedded player's events), so
+// that every JSON error looks the same. Internal error text never reaches
+// the client.
+func WriteError(w http.ResponseWriter, err error) { writeError(w, err) }
+
 // writeError writes err as the v3 error body. Internal error text never
 // reaches the client.
 func writeError(w http.ResponseWriter, err error) {
