@@ -295,7 +295,8 @@ type AttemptPlan struct {
 // stored. A success delivers and resets the endpoint's failure clock. A
 // failure starts the clock if it is not running, and disables the endpoint
 // once it has run for WebhookDisableAfter; the delivery then fails for good,
-// as it does after the final attempt, and otherwise stays pending.
+// as it does after the final attempt, and otherwise stays pending. A final
+// attempt that does not disable the endpoint stops the clock.
 func PlanAttempt(h *Webhook, a WebhookAttempt) AttemptPlan {
 	if a.OK() {
 		return AttemptPlan{State: DeliveryDelivered}
@@ -307,6 +308,12 @@ func PlanAttempt(h *Webhook, a WebhookAttempt) AttemptPlan {
 	p.Disable = !h.Disabled() && a.At.Sub(p.FailingSince) >= WebhookDisableAfter
 	if a.Final || p.Disable || h.Disabled() {
 		p.State = DeliveryFailed
+	}
+	if a.Final && !p.Disable {
+		// A delivery given up on before the endpoint failed for a day
+		// (a resend, a test, or attempts cut short) leaves no clock running
+		// that one failure weeks later would find expired.
+		p.FailingSince = time.Time{}
 	}
 	return p
 }

@@ -33,7 +33,7 @@ type WebhookConfig struct {
 	Logger *slog.Logger
 	// RetryBase is the wait after the first failed attempt; each later
 	// wait doubles, up to 4,320 times RetryBase. Default: 5 seconds, which
-	// spreads WebhookMaxAttempts over about a day (the longest wait is 6
+	// spreads WebhookMaxAttempts over about 29 hours (the longest wait is 6
 	// hours). Tests set it shorter; nothing else should.
 	RetryBase time.Duration
 	// Now is the clock; time.Now when nil.
