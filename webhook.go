@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -164,6 +165,14 @@ func (h *Webhook) Validate() error {
 	}
 	if u.Fragment != "" {
 		return Errorf(EINVALID, "url must not have a #fragment")
+	}
+	if port := u.Port(); port != "" {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return Errorf(EINVALID, "url has port %s; a port is 1 to 65535", port)
+		}
+	}
+	if strings.ContainsFunc(h.URL, func(r rune) bool { return r <= ' ' || strings.ContainsRune("\"<>\\^`{|}", r) }) {
+		return Errorf(EINVALID, "url must not hold spaces or any of \" < > \\ ^ ` { | }; percent-encode them")
 	}
 	if len(h.Events) == 0 {
 		return Errorf(EINVALID, "an endpoint must subscribe to at least one event")

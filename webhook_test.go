@@ -85,6 +85,11 @@ func TestNewWebhook(t *testing.T) {
 		{"user info", "https://u:p@example.com/", nil},
 		{"too long", "https://example.com/" + strings.Repeat("a", narrator.MaxWebhookURLChars), nil},
 		{"unknown event", "https://example.com/", []string{"audio.created"}},
+		{"port too big", "http://example.com:99999/", nil},
+		{"port zero", "http://example.com:0/", nil},
+		{"quote in path", "https://example.com/a\"b", nil},
+		{"angle brackets", "https://example.com/<x>", nil},
+		{"space", "https://example.com/a b", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := narrator.NewWebhook(3, tc.url, tc.events, time.Time{}); narrator.ErrorCode(err) != narrator.EINVALID {
