@@ -14,7 +14,9 @@
 //
 // Mount the handler on a pattern with a {name} wildcard:
 //
-//	mux.Handle("GET /feeds/{name}", feed.New(feed.Config{...}))
+//	mux.Handle("/feeds/{name}", feed.New(feed.Config{...}))
+//
+// Methods other than GET and HEAD get 405.
 package feed
 
 import (
@@ -76,6 +78,11 @@ func New(cfg Config) *Handler {
 // ServeHTTP serves the feed named by the request's {name} path value,
 // "TOKEN.xml". GET and HEAD only; the mux pattern decides the method.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "A feed can only be read.", http.StatusMethodNotAllowed)
+		return
+	}
 	token, ok := strings.CutSuffix(r.PathValue("name"), ".xml")
 	if !ok || narrator.ValidateFeedToken(token) != nil {
 		notFound(w)

@@ -79,7 +79,7 @@ func setup(t *testing.T) *testBundle {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("GET /feeds/{name}", feed.New(feed.Config{
+	mux.Handle("/feeds/{name}", feed.New(feed.Config{
 		Store:     st,
 		MediaURL:  func(key string) string { return mediaBase + key },
 		PublicURL: publicBase,
@@ -396,6 +396,19 @@ func TestNotFound(t *testing.T) {
 		resp, _ := get(t, b.srv.URL+path, nil)
 		if resp.StatusCode != http.StatusNotFound || resp.Header.Get("Cache-Control") != "no-store" {
 			t.Errorf("%s: %s, Cache-Control %q", path, resp.Status, resp.Header.Get("Cache-Control"))
+		}
+	}
+
+	// Only GET and HEAD read a feed.
+	for _, m := range []string{"POST", "PUT", "DELETE"} {
+		req, _ := http.NewRequestWithContext(t.Context(), m, old, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "GET, HEAD" {
+			t.Errorf("%s: %s, Allow %q; want 405 with Allow", m, resp.Status, resp.Header.Get("Allow"))
 		}
 	}
 

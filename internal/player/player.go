@@ -129,10 +129,31 @@ func New(d Deps) (*Handler, error) {
 	h.mux.HandleFunc("GET /embed/{project_id}", h.servePage)
 	h.mux.HandleFunc("GET /embed/{project_id}/status", h.serveStatus)
 	h.mux.HandleFunc("POST /embed/events", h.serveEvent)
-	h.mux.HandleFunc("/embed/", func(w http.ResponseWriter, r *http.Request) {
-		h.renderMessage(w, r, http.StatusNotFound, "Not found", "There is no player here.")
-	})
+	h.mux.HandleFunc("/embed/", h.serveOther)
 	return h, nil
+}
+
+// serveOther answers what no route takes: a method a route does not
+// support gets 405 with Allow (JSON on the JSON routes), anything else 404.
+func (h *Handler) serveOther(w http.ResponseWriter, r *http.Request) {
+	rest := strings.TrimPrefix(r.URL.Path, "/embed/")
+	parts := strings.Split(rest, "/")
+	switch {
+	case r.Method == http.MethodGet || r.Method == http.MethodHead:
+	case rest == "events":
+		w.Header().Set("Allow", http.MethodPost)
+		httpapi.WriteError(w, httpapi.MethodNotAllowed(r.Method))
+		return
+	case len(parts) == 2 && parts[0] != "" && parts[1] == "status":
+		w.Header().Set("Allow", "GET, HEAD")
+		httpapi.WriteError(w, httpapi.MethodNotAllowed(r.Method))
+		return
+	case len(parts) == 1 && parts[0] != "":
+		w.Header().Set("Allow", "GET, HEAD")
+		h.renderMessage(w, r, http.StatusMethodNotAllowed, "Method not allowed", "This page can only be read.")
+		return
+	}
+	h.renderMessage(w, r, http.StatusNotFound, "Not found", "There is no player here.")
 }
 
 // ServeHTTP implements http.Handler.

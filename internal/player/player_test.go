@@ -352,3 +352,29 @@ func TestAssets(t *testing.T) {
 		t.Errorf("missing static file: %d", res.StatusCode)
 	}
 }
+
+// TestMethods checks that a method a route does not support is a 405 with
+// Allow, in JSON on the JSON routes, and that unknown paths stay 404.
+func TestMethods(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for _, c := range []struct {
+		method, path string
+		status       int
+		allow        string
+		json         bool
+	}{
+		{"POST", "/embed/1/status", 405, "GET, HEAD", true},
+		{"GET", "/embed/events", 404, "", false}, // the page of a project "events"
+		{"DELETE", "/embed/events", 405, "POST", true},
+		{"POST", "/embed/1", 405, "GET, HEAD", false},
+		{"GET", "/embed/1/other", 404, "", false},
+		{"POST", "/embed/1/other", 404, "", false},
+	} {
+		res := b.do(t, c.method, c.path, "", "")
+		isJSON := strings.HasPrefix(res.Header.Get("Content-Type"), "application/json")
+		if res.StatusCode != c.status || res.Header.Get("Allow") != c.allow || isJSON != c.json {
+			t.Errorf("%s %s: %d, Allow %q, %s; want %d, Allow %q, JSON %v", c.method, c.path, res.StatusCode, res.Header.Get("Allow"), res.Header.Get("Content-Type"), c.status, c.allow, c.json)
+		}
+	}
+}
