@@ -305,6 +305,11 @@ func (h *Handler) servePage(w http.ResponseWriter, r *http.Request) {
 		d.Heading = "This audio is not available"
 		d.Message = "Sorry, the audio of this article could not be prepared."
 	}
+	if d.Player == nil {
+		// Anyone may ask for any external ID: an article that is not
+		// published as audio yet keeps its title to itself.
+		d.Title = d.Heading
+	}
 	h.render(w, r, http.StatusOK, d)
 }
 

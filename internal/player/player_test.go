@@ -226,6 +226,9 @@ func TestPageStates(t *testing.T) {
 			if strings.Contains(res.body, "<audio") {
 				t.Errorf("a page without a playable audio has a player:\n%s", res.body)
 			}
+			if strings.Contains(res.body, "Council approves") {
+				t.Errorf("a page without a playable audio tells its article's title:\n%s", res.body)
+			}
 		})
 	}
 	res := b.get(t, fmt.Sprintf("/embed/%d?external_id=pending", pid))
