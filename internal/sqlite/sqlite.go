@@ -64,6 +64,7 @@ type Store struct {
 	reader *sql.DB
 	jobs   JobInserter
 	body   narrator.EventBodyFunc
+	reads  stmtCache[readStmts]
 }
 
 // Open opens (creating if needed) the database file at path. It does not
@@ -124,7 +125,8 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		writer.Close()
 		return nil, fmt.Errorf("open sqlite reader %s: %w", path, err)
 	}
-	st := &Store{Now: time.Now, path: path, writer: writer, reader: reader, body: opts.EventBody}
+	st := &Store{Now: time.Now, path: path, writer: writer, reader: reader, body: opts.EventBody,
+		reads: stmtCache[readStmts]{prepare: prepareReads}}
 	if opts.Jobs != nil {
 		if st.jobs, err = opts.Jobs(writer); err != nil {
 			st.Close()
@@ -150,9 +152,9 @@ func (s *Store) enqueue(ctx context.Context, tx *sql.Tx, job narrator.Job) error
 	return nil
 }
 
-// Close closes both pools.
+// Close closes the prepared statements and both pools.
 func (s *Store) Close() error {
-	return errors.Join(s.reader.Close(), s.writer.Close())
+	return errors.Join(s.reads.close(), s.reader.Close(), s.writer.Close())
 }
 
 // now returns the clock's time as stored: UTC, in whole microseconds.
