@@ -22,31 +22,47 @@ trap 'stop_services; rm -rf "$dir"' EXIT
 go build -o "$dir/narrator" ./cmd/narrator
 go build -o "$dir/load" ./bench/load
 
-# rps URL: wrk's requests per second, failing on any non-2xx answer.
-rps() {
-  local out
+# cpu PID: the CPU time the process has used, in clock ticks.
+cpu() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
+# measure URL PID: runs wrk against URL, failing on any non-2xx answer, and
+# prints requests per second and the CPU microseconds that process PID
+# spent per request. The second figure does not depend on what else the
+# shared machine runs.
+measure() {
+  local out before after
+  before=$(cpu "$2")
   out=$(wrk -t2 -c"$conns" -d"${secs}s" "$1")
+  after=$(cpu "$2")
   if grep -q "Non-2xx" <<<"$out"; then
     echo "wrk $1: non-2xx answers" >&2
     echo "$out" >&2
     return 1
   fi
-  awk '/^Requests\/sec:/ { printf "%.0f", $2 }' <<<"$out"
+  awk -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" \
+    '/^Requests\/sec:/ { rps = $2 } / requests in / { n = $1 } END { printf "%.0f %.0f", rps, t / hz * 1e6 / n }' <<<"$out"
 }
 
-# compare NAME URL BARE_URL: wrk against both, bare first, and the ratio.
+# compare NAME URL BARE_URL BARE_PID: wrk against both, bare first, and the
+# ratios of throughput and of CPU per request. While the server
+# synthesises (busy=1), its CPU is mostly synthesis: only throughput counts.
+busy=0
 compare() {
   local bare api
-  bare=$(rps "$3")
-  api=$(rps "$2")
-  awk -v n="$1" -v a="$api" -v b="$bare" \
-    'BEGIN { printf "%-22s %7d req/s  (bare net/http handler, same JSON: %7d req/s)  ratio %.2f\n", n, a, b, a / b }'
+  bare=$(measure "$3" "$4")
+  api=$(measure "$2" "$SERVER")
+  awk -v n="$1" -v a="$api" -v b="$bare" -v busy=$busy 'BEGIN { split(a, x, " "); split(b, y, " ");
+    if (busy) { printf "%-22s %6d req/s  (bare net/http handler, same JSON: %6d req/s)  ratio %.2f\n", n, x[1], y[1], x[1] / y[1]; exit }
+    printf "%-22s %6d req/s, %5d µs CPU/req  (bare net/http handler, same JSON: %6d req/s, %4d µs CPU/req)  ratio %.2f, by CPU %.2f\n",
+      n, x[1], x[2], y[1], y[2], x[1] / y[1], y[2] / x[2] }'
 }
 
-# bare LIKE_URL: starts a bare handler answering what LIKE_URL answers; sets BARE.
+# bare LIKE_URL: starts a bare handler answering what LIKE_URL answers;
+# sets BARE, its URL, and BARE_PID.
 bare() {
   "$dir/load" bare -like "$1" >"$dir/bare.out" 2>&1 &
   _service_pids+=($!)
+  BARE_PID=$!
   _wait_for 50 "bare handler" grep -q 127.0.0.1 "$dir/bare.out"
   BARE="http://$(head -1 "$dir/bare.out")"
 }
@@ -78,10 +94,10 @@ one="/api/v3/projects/$pid/audio/30?api_key=$key"
 list="/api/v3/projects/$pid/audio?api_key=$key&page=1"
 
 echo "== idle: narrator serve --role api on SQLite; wrk -t2 -c$conns, ${secs} s each"
-bare "$BASE$one"; bare_one=$BARE
-bare "$BASE$list"; bare_list=$BARE
-compare "GET one audio" "$BASE$one" "$bare_one"
-compare "list page 1 (50)" "$BASE$list" "$bare_list"
+bare "$BASE$one"; bare_one=("$BARE" "$BARE_PID")
+bare "$BASE$list"; bare_list=("$BARE" "$BARE_PID")
+compare "GET one audio" "$BASE$one" "${bare_one[@]}"
+compare "list page 1 (50)" "$BASE$list" "${bare_list[@]}"
 "$dir/load" creates -base "$BASE" -project "$pid" -key "$key" -seconds "$secs" -clients "$conns" -label "sqlite"
 kill "$SERVER"; wait "$SERVER" 2>/dev/null || true
 
@@ -92,8 +108,9 @@ for i in $(seq 1 4); do
   _service_pids+=($!)
 done
 sleep 5 # the engines start and take both cores
+busy=1
 "$dir/load" latency -base "$BASE" -project "$pid" -key "$key" -ref 30 -n 300 -label "busy"
-compare "GET one audio (busy)" "$BASE$one" "$bare_one"
-compare "list page 1 (busy)" "$BASE$list" "$bare_list"
+compare "GET one audio (busy)" "$BASE$one" "${bare_one[@]}"
+compare "list page 1 (busy)" "$BASE$list" "${bare_list[@]}"
 "$dir/load" creates -base "$BASE" -project "$pid" -key "$key" -seconds "$secs" -clients "$conns" -label "sqlite, busy"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -252,123 +252,6 @@ func loadMedia(ctx context.Context, tx *sql.Tx, audios ...*narrator.Audio) error
 	return nil
 }
 
-const projectExistsSQL = `SELECT COUNT(*) FROM projects WHERE id = ?`
-
-const addAudioCountSQL = `UPDATE projects SET audio_count = audio_count + ? WHERE id = ?`
-
-// addAudioCount moves a project's count of live audios by delta, in the
-// transaction that creates or deletes them.
-func addAudioCount(ctx context.Context, tx *sql.Tx, projectID int64, delta int) error {
-	if _, err := tx.ExecContext(ctx, addAudioCountSQL, delta, projectID); err != nil {
-		return fmt.Errorf("count audios of project %d: %w", projectID, err)
-	}
-	return nil
-}
-
-const insertAudioSQL = `
-INSERT INTO audios (project_id, external_id, title, body, author, article_url, metadata,
-	state, error, revision, duration_ms, created_at, updated_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-
-const insertMediaSQL = `INSERT INTO media (audio_id, content_type) VALUES (?, ?)`
-
-// CreateAudio validates a.
-//
-// If a.ExternalID is set and a live audio of a.ProjectID has it, CreateAudio
-// updates that audio as UpdateAudio would with every article field given
-// (title, body, author, article_url and metadata replaced), fills a with the
-// stored result and returns created=false.
-//
-// Otherwise it inserts the audio as narrator.PlanCreate makes it
-// (unprocessed, revision 1) with its media, still without keys, enqueues its
-// synthesis in the same transaction, fills a in and returns created=true. If the enqueuer fails, nothing is
-// stored. It returns ENOTFOUND if the project does not exist.
-func (s *Store) CreateAudio(ctx context.Context, a *narrator.Audio) (created bool, err error) {
-	if err := a.Validate(); err != nil {
-		return false, err
-	}
-	tx, err := s.beginWrite(ctx)
-	if err != nil {
-		return false, fmt.Errorf("create audio: %w", err)
-	}
-	defer tx.Rollback()
-	got, created, err := s.createAudio(ctx, tx, a)
-	if err != nil {
-		return false, fmt.Errorf("create audio in project %d: %w", a.ProjectID, err)
-	}
-	if err := tx.Commit(); err != nil {
-		return false, fmt.Errorf("create audio in project %d: commit: %w", a.ProjectID, err)
-	}
-	*a = *got
-	return created, nil
-}
-
-func (s *Store) createAudio(ctx context.Context, tx *sql.Tx, a *narrator.Audio) (*narrator.Audio, bool, error) {
-	var n int
-	if err := tx.QueryRowContext(ctx, projectExistsSQL, a.ProjectID).Scan(&n); err != nil {
-		return nil, false, err
-	}
-	if n == 0 {
-		return nil, false, narrator.Errorf(narrator.ENOTFOUND, "project %d not found", a.ProjectID)
-	}
-	if a.ExternalID != "" {
-		cur, err := findAudioByExternalID(ctx, tx, a.ProjectID, a.ExternalID)
-		switch {
-		case err == nil:
-			if err := loadMedia(ctx, tx, cur); err != nil {
-				return nil, false, err
-			}
-			got, err := s.updateAudio(ctx, tx, cur, a.Replacement())
-			return got, false, err
-		case narrator.ErrorCode(err) != narrator.ENOTFOUND:
-			return nil, false, err
-		}
-	}
-
-	got := narrator.PlanCreate(a, s.now())
-	meta, err := encodeMetadata(got.Metadata)
-	if err != nil {
-		return nil, false, err
-	}
-	res, err := tx.ExecContext(ctx, insertAudioSQL, got.ProjectID, nullString(got.ExternalID), got.Title, got.Body,
-		got.Author, got.ArticleURL, meta, got.State, got.Error, got.Revision, got.DurationMS,
-		micros(got.CreatedAt), micros(got.UpdatedAt))
-	if err != nil {
-		return nil, false, formatError(err, "audio")
-	}
-	if got.ID, err = res.LastInsertId(); err != nil {
-		return nil, false, err
-	}
-	if got.Media, err = insertMedia(ctx, tx, got.ID); err != nil {
-		return nil, false, err
-	}
-	if err := addAudioCount(ctx, tx, got.ProjectID, 1); err != nil {
-		return nil, false, err
-	}
-	if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: got.ID, Revision: got.Revision}); err != nil {
-		return nil, false, err
-	}
-	return &got, true, nil
-}
-
-// insertMedia inserts an audio's media rows, one of each of
-// narrator.MediaTypes and in that order, without keys, and returns them.
-func insertMedia(ctx context.Context, tx *sql.Tx, audioID int64) ([]narrator.Media, error) {
-	var media []narrator.Media
-	for _, ct := range narrator.MediaTypes() {
-		res, err := tx.ExecContext(ctx, insertMediaSQL, audioID, ct)
-		if err != nil {
-			return nil, fmt.Errorf("insert %s media: %w", ct, err)
-		}
-		id, err := res.LastInsertId()
-		if err != nil {
-			return nil, fmt.Errorf("insert %s media: %w", ct, err)
-		}
-		media = append(media, narrator.Media{ID: id, AudioID: audioID, ContentType: ct})
-	}
-	return media, nil
-}
-
 // FindAudio returns a live audio of a project by reference: its numeric ID
 // first, then its external ID. It returns ENOTFOUND if neither matches.
 // The audio and its media are read in one statement, a snapshot of their
@@ -493,29 +376,30 @@ func (s *Store) DeleteAudio(ctx context.Context, projectID int64, ref string) (*
 	return &deleted, nil
 }
 
-// listAudiosWithMediaSQL pages through a project's live audios in the
-// audios_list index, then joins the media of the page's audios only.
+// listAudiosPageSQL is the page of a project's live audios that
+// ListAudios reads, in the audios_list index. listPageMediaSQL reads the
+// media of the same page: joined, each audio's columns would be read once
+// per media.
 //
 // LIMIT and OFFSET are "? + 0", not "?": SQLite's planner reads a bare
 // bound LIMIT, which makes a prepared statement parse and plan itself again
 // whenever it is bound anew, that is on every call; an expression it
 // leaves alone. That re-preparation cost more than the query.
-const listAudiosWithMediaSQL = `
-SELECT ` + audioColumnsA + `, ` + mediaColumnsM + `
-FROM (
-	SELECT ` + audioColumns + `
+const (
+	listAudiosPage = `
 	FROM audios
 	WHERE project_id = ? AND deleted_at IS NULL AND created_at >= ?
 	ORDER BY created_at DESC, id DESC
-	LIMIT ? + 0 OFFSET ? + 0
-) a LEFT JOIN media m ON m.audio_id = a.id
-ORDER BY a.created_at DESC, a.id DESC`
+	LIMIT ? + 0 OFFSET ? + 0`
+	listAudiosPageSQL = `SELECT ` + audioColumns + listAudiosPage
+	listPageMediaSQL  = `SELECT audio_id, id, content_type, key, bytes FROM media
+WHERE audio_id IN (SELECT id ` + listAudiosPage + `)`
+)
 
 // ListAudios returns a page of a project's live audios created at or after
 // since (the zero time means all), newest first with ties broken by
 // descending ID, media included. Pages start at 1; a page past the end gives
-// an empty slice. perPage must be positive. The page and its media are read
-// in one statement, a snapshot of their own.
+// an empty slice. perPage must be positive.
 func (s *Store) ListAudios(ctx context.Context, projectID int64, since time.Time, page, perPage int) ([]*narrator.Audio, error) {
 	offset, err := narrator.PageOffset(page, perPage)
 	if err != nil {
@@ -529,13 +413,63 @@ func (s *Store) ListAudios(ctx context.Context, projectID int64, since time.Time
 	if !since.IsZero() {
 		sinceUS = micros(since)
 	}
-	rows, err := st.listAudios.QueryContext(ctx, projectID, sinceUS, perPage, offset)
+	tx, err := s.beginRead(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list audios: %w", err)
+	}
+	defer tx.Rollback()
+	audios, err := listPage(ctx, tx, st, projectID, sinceUS, perPage, offset)
 	if err != nil {
 		return nil, fmt.Errorf("list audios of project %d: %w", projectID, err)
 	}
-	audios, err := scanAudiosWithMedia(rows)
+	return audios, nil
+}
+
+// listPage reads a page of audios, then the media of the page, in tx.
+func listPage(ctx context.Context, tx *sql.Tx, st *readStmts, args ...any) ([]*narrator.Audio, error) {
+	rows, err := tx.StmtContext(ctx, st.listAudios).QueryContext(ctx, args...)
 	if err != nil {
-		return nil, fmt.Errorf("list audios of project %d: %w", projectID, err)
+		return nil, err
+	}
+	defer rows.Close()
+	audios := []*narrator.Audio{}
+	byID := map[int64]*narrator.Audio{}
+	for rows.Next() {
+		a, err := scanAudio(rows)
+		if err != nil {
+			return nil, err
+		}
+		a.Media = make([]narrator.Media, 0, 2)
+		audios = append(audios, a)
+		byID[a.ID] = a
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	if len(audios) == 0 {
+		return audios, nil
+	}
+	if rows, err = tx.StmtContext(ctx, st.listMedia).QueryContext(ctx, args...); err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var m narrator.Media
+		var key sql.NullString
+		if err := rows.Scan(&m.AudioID, &m.ID, &m.ContentType, &key, &m.Bytes); err != nil {
+			return nil, err
+		}
+		m.Key = key.String
+		if a := byID[m.AudioID]; a != nil {
+			a.Media = append(a.Media, m)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for _, a := range audios {
+		narrator.SortMedia(a.Media)
 	}
 	return audios, nil
 }

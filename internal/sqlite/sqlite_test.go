@@ -24,6 +24,18 @@ func (e recorderJobs) InsertTx(_ context.Context, tx *sql.Tx, job narrator.Job) 
 	return e.rec.Record(job)
 }
 
+func (e recorderJobs) InsertManyTx(_ context.Context, tx *sql.Tx, jobs []narrator.Job) error {
+	if tx == nil {
+		return errors.New("no transaction")
+	}
+	for _, job := range jobs {
+		if err := e.rec.Record(job); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // withJobs returns Options whose job inserter is j.
 func withJobs(j JobInserter) Options {
 	return Options{Jobs: func(*sql.DB) (JobInserter, error) { return j, nil }}
@@ -163,6 +175,15 @@ func (j tableJobs) InsertTx(ctx context.Context, tx *sql.Tx, job narrator.Job) e
 	return j.rec.Record(job)
 }
 
+func (j tableJobs) InsertManyTx(ctx context.Context, tx *sql.Tx, jobs []narrator.Job) error {
+	for _, job := range jobs {
+		if err := j.InsertTx(ctx, tx, job); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func TestDatabase(t *testing.T) {
 	t.Parallel()
 	storetest.RunDatabase(t, func(t *testing.T) storetest.Database {
@@ -286,8 +307,8 @@ func TestQueryPlans(t *testing.T) {
 		args        []any
 		want        string
 	}{
-		{"list", listAudiosWithMediaSQL, []any{1, 0, 50, 0}, "audios_list"},
-		{"list media", listAudiosWithMediaSQL, []any{1, 0, 50, 0}, "sqlite_autoindex_media_1"},
+		{"list", listAudiosPageSQL, []any{1, 0, 50, 0}, "audios_list"},
+		{"list media", listPageMediaSQL, []any{1, 0, 50, 0}, "sqlite_autoindex_media_1"},
 		{"external id", findLiveAudioByExternalIDSQL, []any{1, "x"}, "audios_external_id"},
 		{"one by id", findLiveAudioWithMediaByIDSQL, []any{1, 1}, "sqlite_autoindex_media_1"},
 		{"one by external id", findLiveAudioWithMediaByExternalIDSQL, []any{1, "x"}, "audios_external_id"},

@@ -19,6 +19,7 @@ type readStmts struct {
 	audioByID         *sql.Stmt
 	audioByExternalID *sql.Stmt
 	listAudios        *sql.Stmt
+	listMedia         *sql.Stmt
 }
 
 // stmtCache prepares a set of statements on first use and keeps them until
@@ -89,6 +90,7 @@ func prepareReads(p *preparer) *readStmts {
 		authorizeProject:  p.stmt(authorizeProjectSQL),
 		audioByID:         p.stmt(findLiveAudioWithMediaByIDSQL),
 		audioByExternalID: p.stmt(findLiveAudioWithMediaByExternalIDSQL),
-		listAudios:        p.stmt(listAudiosWithMediaSQL),
+		listAudios:        p.stmt(listAudiosPageSQL),
+		listMedia:         p.stmt(listPageMediaSQL),
 	}
 }

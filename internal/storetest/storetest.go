@@ -244,6 +244,7 @@ func Run(t *testing.T, newStore NewStoreFunc) {
 		{"APIKey", apiKeyTests},
 		{"Project", projectTests},
 		{"Audio", audioTests},
+		{"Concurrent", concurrentTests},
 		{"Update", updateTests},
 		{"Delete", deleteTests},
 		{"List", listTests},
