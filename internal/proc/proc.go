@@ -50,7 +50,7 @@ func Isolate(cmd *exec.Cmd) {
 // synthesis saturates the cores, the kernel then gives the API's threads
 // the CPU first, so that reads answer in milliseconds, while an otherwise
 // idle machine still runs the engines at full speed
-// (docs/architecture.md, "The API beside synthesis").
+// (docs/architecture.md, "The API's reads and writes").
 const Nice = 10
 
 // Lower sets the niceness of cmd, started after Isolate, and of its process

@@ -20,7 +20,7 @@ import (
 // With WAL and synchronous=NORMAL a commit is written to the operating
 // system before CreateAudio returns, and survives the process being killed
 // at any moment; the WAL is synced at checkpoints, so a power failure can
-// lose the last commits (docs/architecture.md, "Durability").
+// lose the last commits (docs/architecture.md, "Durability and restarts").
 
 // maxCreateBatch caps the creates of one transaction, which holds the
 // writer for its whole length.
