@@ -4,7 +4,9 @@
 #      `narrator serve --role api`, against a bare net/http handler that
 #      encodes the same JSON (bench/load bare), and their ratio (goal ≥ 0.5);
 #   2. creates per second with durable enqueue against a bare handler
-#      (bench/load creates; goal ≥ 2,000/s);
+#      (bench/load creates; goal ≥ 2,000/s), with the server's CPU per
+#      create, and beside a bare SQLite insert transaction (go test -bench
+#      BenchmarkCreates ./internal/sqlite, 16 callers);
 #   3. the same while `narrator serve` synthesises articles with the real
 #      default voice on every core: p50/p99 of GET one and the list (goal
 #      p50 < 5 ms), wrk's GET one, and creates per second.
@@ -57,6 +59,20 @@ compare() {
       n, x[1], x[2], y[1], y[2], x[1] / y[1], y[2] / x[2] }'
 }
 
+# creates LABEL: bench/load creates against the server, then the server's
+# CPU per create, and the creates per second that CPU allows on this
+# machine's cores: a figure the shared machine's other load does not move.
+creates() {
+  local before after out n
+  before=$(cpu "$SERVER")
+  out=$("$dir/load" creates -base "$BASE" -project "$pid" -key "$key" -seconds "$secs" -clients "$conns" -label "$1")
+  after=$(cpu "$SERVER")
+  echo "$out"
+  n=$(sed -E 's/.*; ([0-9]+) creates\).*/\1/' <<<"$out")
+  ((busy)) || awk -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" -v n="$n" -v cores="$(nproc)" -v label="$1" \
+    'BEGIN { us = t / hz * 1e6 / n; printf "%s server CPU per create %.0f µs: at most %.0f creates/s on %d cores\n", label, us, cores * 1e6 / us, cores }'
+}
+
 # bare LIKE_URL: starts a bare handler answering what LIKE_URL answers;
 # sets BARE, its URL, and BARE_PID.
 bare() {
@@ -98,8 +114,11 @@ bare "$BASE$one"; bare_one=("$BARE" "$BARE_PID")
 bare "$BASE$list"; bare_list=("$BARE" "$BARE_PID")
 compare "GET one audio" "$BASE$one" "${bare_one[@]}"
 compare "list page 1 (50)" "$BASE$list" "${bare_list[@]}"
-"$dir/load" creates -base "$BASE" -project "$pid" -key "$key" -seconds "$secs" -clients "$conns" -label "sqlite"
+creates sqlite
 kill "$SERVER"; wait "$SERVER" 2>/dev/null || true
+go test -run '^$' -bench '^BenchmarkCreates$' -cpu 16 -benchtime 3s ./internal/sqlite | awk '
+  /^BenchmarkCreates\/bare/ { bare = $3 } /^BenchmarkCreates\/store/ { store = $3 }
+  END { printf "store creates in process: %.0f/s  (bare SQLite insert transaction, same pragmas and writer: %.0f/s)  ratio %.2f\n", 1e9 / store, 1e9 / bare, bare / store }'
 
 echo "== while synthesis runs: narrator serve (all roles), real engines, default voice"
 serve all
@@ -112,5 +131,5 @@ busy=1
 "$dir/load" latency -base "$BASE" -project "$pid" -key "$key" -ref 30 -n 300 -label "busy"
 compare "GET one audio (busy)" "$BASE$one" "${bare_one[@]}"
 compare "list page 1 (busy)" "$BASE$list" "${bare_list[@]}"
-"$dir/load" creates -base "$BASE" -project "$pid" -key "$key" -seconds "$secs" -clients "$conns" -label "sqlite, busy"
+creates "sqlite, busy"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -142,7 +142,7 @@ func article(i, n int) string {
 }
 
 func (c *client) creates(d time.Duration, clients int) error {
-	run := func(url string) (float64, error) {
+	run := func(url string) (float64, int64, error) {
 		var done atomic.Int64
 		var firstErr atomic.Value
 		deadline := time.Now().Add(d)
@@ -163,25 +163,25 @@ func (c *client) creates(d time.Duration, clients int) error {
 		}
 		wg.Wait()
 		if err, ok := firstErr.Load().(error); ok {
-			return 0, err
+			return 0, 0, err
 		}
-		return float64(done.Load()) / time.Since(start).Seconds(), nil
+		return float64(done.Load()) / time.Since(start).Seconds(), done.Load(), nil
 	}
 	bareURL, stop, err := bare()
 	if err != nil {
 		return err
 	}
 	defer stop()
-	baseline, err := run(bareURL + "/api/v3/projects/1/audio")
+	baseline, _, err := run(bareURL + "/api/v3/projects/1/audio")
 	if err != nil {
 		return err
 	}
-	got, err := run(fmt.Sprintf("%s/api/v3/projects/%d/audio", c.base, c.project))
+	got, n, err := run(fmt.Sprintf("%s/api/v3/projects/%d/audio", c.base, c.project))
 	if err != nil {
 		return err
 	}
-	fmt.Printf("%screates/s %.0f  (bare net/http handler %.0f/s, ratio %.3f; %d clients, %v)\n",
-		c.prefix(), got, baseline, got/baseline, clients, d)
+	fmt.Printf("%screates/s %.0f  (bare net/http handler %.0f/s, ratio %.3f; %d clients, %v; %d creates)\n",
+		c.prefix(), got, baseline, got/baseline, clients, d, n)
 	return nil
 }
 
