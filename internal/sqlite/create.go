@@ -109,7 +109,8 @@ func (s *Store) CreateAudio(ctx context.Context, a *narrator.Audio) (created boo
 }
 
 // leadCreates commits the group at the head of the line, which starts with
-// the caller's own request, then hands the lead to the next in line.
+// the caller's own request, then hands the lead to the next in line: even
+// if the commit panics, so that the line never stalls.
 func (s *Store) leadCreates() {
 	q := &s.creates
 	q.mu.Lock()
@@ -118,9 +119,21 @@ func (s *Store) leadCreates() {
 	copy(group, q.pending)
 	q.pending = append(q.pending[:0], q.pending[n:]...)
 	q.mu.Unlock()
-
+	defer s.handOver(group)
 	s.commitCreates(group)
+}
 
+// handOver answers the group's other callers and wakes the next in line to
+// lead, or marks the line idle. A request left without an outcome (the
+// commit panicked) fails.
+func (s *Store) handOver(group []*createRequest) {
+	for _, r := range group {
+		if !r.done {
+			r.done, r.created = true, false
+			r.err = fmt.Errorf("create audio in project %d: the group's commit failed", r.a.ProjectID)
+		}
+	}
+	q := &s.creates
 	q.mu.Lock()
 	var next *createRequest
 	if len(q.pending) > 0 {
