@@ -1,14 +1,21 @@
 // Command edit measures what an edit costs through the real pipeline, with
-// the real engines and the default English voices: for each article, the
-// time of its first rendering (nothing cached), then of a rendering after
-// one sentence changed (the sentence cache and the encoded-chunk cache warm,
-// as on a server), and their ratio, in the same run.
+// the real engines and the default English voices. For each article it
+// prints, in the same run:
+//
+//   - the time of its first rendering, nothing cached;
+//   - the time of a rendering after one sentence changed (the sentence in
+//     the middle of the article gets a word more), with the sentence cache
+//     and the encoded-chunk cache warm, as on a server, and the ratio;
+//   - the time to encode the article's audio with one lame process, as the
+//     pipeline did before it encoded in chunks, and in chunks on every
+//     core, as it does now.
+//
+// The machine's speed drifts, so compare the ratios, not the times.
 //
 //	go run ./bench/edit [-cpuprofile edit.prof] [ARTICLE.html ...]
 //
-// With no arguments it reads bench/testdata/edit-*.html. In each article,
-// the sentence after the marker <!--edit--> is the one changed: its first
-// word is replaced by "Indeed, " and itself.
+// With no arguments it reads bench/testdata/article1000.html and
+// bench/testdata/edit-*.html, which no test uses.
 package main
 
 import (
@@ -16,18 +23,25 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"runtime/pprof"
 	"strings"
 	"time"
+	"unicode"
+
+	gomp3 "github.com/hajimehoshi/go-mp3"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/festival"
 	"github.com/narrator/narrator/internal/flite"
 	"github.com/narrator/narrator/internal/localfs"
+	"github.com/narrator/narrator/internal/mp3"
 	"github.com/narrator/narrator/internal/pipeline"
 )
 
@@ -46,12 +60,11 @@ func run(ctx context.Context, paths []string, cpuprofile string) error {
 		if err != nil {
 			return err
 		}
-		if paths, err = filepath.Glob(filepath.Join(root, "bench", "testdata", "edit-*.html")); err != nil {
+		more, err := filepath.Glob(filepath.Join(root, "bench", "testdata", "edit-*.html"))
+		if err != nil {
 			return err
 		}
-		if len(paths) == 0 {
-			return errors.New("no article in bench/testdata/edit-*.html")
-		}
+		paths = append([]string{filepath.Join(root, "bench", "testdata", "article1000.html")}, more...)
 	}
 	tmp, err := os.MkdirTemp("", "narrator-bench-edit-")
 	if err != nil {
@@ -85,7 +98,7 @@ func run(ctx context.Context, paths []string, cpuprofile string) error {
 	title, body, _ := narrator.DefaultVoices("en_US")
 	proj := &narrator.Project{ID: 1, Language: "en_US", TitleVoice: title.Name, BodyVoice: body.Name}
 
-	// Warm the engines' processes, as a running server has them.
+	// Start the engines' processes, as a running server has them.
 	if _, err := p.Render(ctx, &narrator.Audio{Title: "Warm up", Body: "<p>The engines start.</p>"}, proj); err != nil {
 		return err
 	}
@@ -96,18 +109,17 @@ func run(ctx context.Context, paths []string, cpuprofile string) error {
 		}
 		defer prof.Close()
 	}
+	fmt.Printf("%d cores; load average %s\n", runtime.NumCPU(), loadAverage())
 	for _, path := range paths {
 		raw, err := os.ReadFile(path)
 		if err != nil {
 			return err
 		}
 		article := string(raw)
-		i := strings.Index(article, "<!--edit-->")
-		if i < 0 {
-			return fmt.Errorf("%s: no <!--edit--> marker", path)
+		edited, sentence, err := editMiddle(article)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
 		}
-		edited := article[:i] + "Indeed, " + article[i+len("<!--edit-->"):]
-		article = article[:i] + article[i+len("<!--edit-->"):]
 		title := strings.TrimSuffix(filepath.Base(path), ".html")
 		words := len(strings.Fields(regexp.MustCompile(`<[^>]+>`).ReplaceAllString(article, " ")))
 
@@ -133,11 +145,124 @@ func run(ctx context.Context, paths []string, cpuprofile string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Printf("%s: %d words, %.0f s of audio: first rendering %.2f s, one-sentence edit %.3f s, ratio %.1f %%\n",
-			filepath.Base(path), words, first.Duration.Seconds(), firstTime.Seconds(), editTime.Seconds(),
-			100*editTime.Seconds()/firstTime.Seconds())
+		fmt.Printf("%s: %d words, %.0f s of audio; edited: %q\n", filepath.Base(path), words, first.Duration.Seconds(), sentence)
+		fmt.Printf("  first rendering %.2f s, one-sentence edit %.3f s: %.1f %% of the first\n",
+			firstTime.Seconds(), editTime.Seconds(), 100*editTime.Seconds()/firstTime.Seconds())
+
+		pcm, err := decode(filepath.Join(media.Root(), filepath.FromSlash(first.Keys[narrator.ContentTypeMP3])))
+		if err != nil {
+			return err
+		}
+		single, chunked, err := timeEncoders(ctx, pcm)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("  encoding its audio: one lame process %.2f s, chunks on %d cores %.2f s: %.2fx faster\n",
+			single.Seconds(), runtime.NumCPU(), chunked.Seconds(), single.Seconds()/chunked.Seconds())
 	}
 	return nil
+}
+
+// editMiddle returns the article with the sentence that starts nearest its
+// middle given a word more, and that sentence's first words.
+func editMiddle(article string) (edited, sentence string, err error) {
+	starts := regexp.MustCompile(`[.!?] ([A-Z])`).FindAllStringSubmatchIndex(article, -1)
+	best := -1
+	for _, m := range starts {
+		i := m[2]
+		if best < 0 || abs(i-len(article)/2) < abs(best-len(article)/2) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return "", "", errors.New("no sentence to edit")
+	}
+	rest := article[best:]
+	first := []rune(rest)[0]
+	if !strings.HasPrefix(rest, "I ") {
+		rest = string(unicode.ToLower(first)) + rest[len(string(first)):]
+	}
+	edited = article[:best] + "Indeed, " + rest
+	end := strings.IndexAny(edited[best:], ".!?")
+	return edited, edited[best : best+end+1], nil
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// decode returns the samples of an MP3 file.
+func decode(path string) ([]int16, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	d, err := gomp3.NewDecoder(f)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := io.ReadAll(d)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int16, len(raw)/4)
+	for i := range out {
+		out[i] = int16(uint16(raw[4*i]) | uint16(raw[4*i+1])<<8)
+	}
+	return out, nil
+}
+
+// timeEncoders encodes pcm with one lame process, then in chunks of about
+// pipeline.ChunkTarget on every core, and returns the time of each.
+func timeEncoders(ctx context.Context, pcm []int16) (single, chunked time.Duration, err error) {
+	opts := mp3.Options{SampleRate: pipeline.SampleRate, Bitrate: pipeline.Bitrate, Quality: pipeline.EncoderQuality}
+	start := time.Now()
+	enc, err := mp3.NewEncoder(ctx, io.Discard, opts)
+	if err != nil {
+		return 0, 0, err
+	}
+	if err := enc.Write(pcm); err != nil {
+		_ = enc.Close()
+		return 0, 0, err
+	}
+	if err := enc.Close(); err != nil {
+		return 0, 0, err
+	}
+	single = time.Since(start)
+
+	size := int(pipeline.ChunkTarget.Seconds()*pipeline.SampleRate) / mp3.FrameSamples * mp3.FrameSamples
+	start = time.Now()
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.NumCPU())
+	for from := 0; from < len(pcm); from += size {
+		to := min(from+size, len(pcm))
+		c := mp3.Chunk{
+			Before:  pcm[max(0, from-mp3.ChunkPrime):from],
+			Samples: pcm[from:to],
+			After:   pcm[to:min(len(pcm), to+mp3.ChunkPrime)],
+			Last:    to == len(pcm),
+		}
+		g.Go(func() error {
+			_, err := mp3.EncodeChunk(gctx, c, opts)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return 0, 0, err
+	}
+	return single, time.Since(start), nil
+}
+
+func loadAverage() string {
+	raw, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	return strings.Join(strings.Fields(string(raw))[:3], " ")
 }
 
 func repoRoot() (string, error) {

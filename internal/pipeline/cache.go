@@ -45,6 +45,8 @@ type cachedWord struct {
 // of samples (uint32), the samples (little-endian int16), then the words
 // as JSON.
 // An update that changes one sentence re-synthesises only that sentence.
+// The cache also keeps encoded chunks of MP3 (chunkEncoder), keyed by the
+// PCM they encode, as files of MP3 frames.
 // The cache is bounded: past its size, the least recently used entries go.
 type UnitCache struct {
 	dir string

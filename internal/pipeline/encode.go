@@ -202,7 +202,7 @@ func chunkKey(c mp3.Chunk) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "chunk %s; %d Hz, %d kbps, q%d; last %t;", chunkVersion,
 		encodeOptions.SampleRate, encodeOptions.Bitrate, encodeOptions.Quality, c.Last)
-	var b []byte
+	b := make([]byte, 0, 8+2*max(len(c.Before), len(c.Samples), len(c.After)))
 	for _, part := range [][]int16{c.Before, c.Samples, c.After} {
 		b = binary.LittleEndian.AppendUint64(b[:0], uint64(len(part)))
 		for _, s := range part {

@@ -3,9 +3,12 @@
 //
 // Sentences are independent synthesis units. A pool of workers, sized to
 // the machine's cores, synthesises them in parallel; a single writer takes
-// them back in order and streams them into the MP3 encoder, whose output is
-// cut into HLS segments as it arrives. Only a bounded window of units is in
-// memory at a time, so memory stays flat however long the article is.
+// them back in order and hands them to the MP3 encoder, which encodes the
+// audio in chunks cut in pauses, on as many lame processes, reusing the
+// chunks an earlier rendering encoded (chunkEncoder). The chunks' frames
+// are cut into HLS segments as they arrive in order. Only a bounded window
+// of units and chunks is in memory at a time, so memory stays flat however
+// long the article is.
 package pipeline
 
 import (
@@ -82,7 +85,8 @@ type Config struct {
 	Media   MediaWriter
 	// Rules gives the pronunciation rules; nil means none.
 	Rules RuleSource
-	// Workers is how many units are synthesised at once; 0 means one per core.
+	// Workers is how many units are synthesised, and how many chunks of
+	// MP3 encoded, at once; 0 means one per core.
 	Workers int
 	// ScratchDir holds temporary files; "" means the system default.
 	ScratchDir string
