@@ -15,12 +15,21 @@ import (
 	"github.com/narrator/narrator/internal/mp3"
 )
 
-// ChunkTarget is how much audio the MP3 is encoded in at a time, at least:
-// a chunk ends at the first pause between sentences after it. Chunks are
-// encoded in parallel, and an edit re-encodes only the chunks whose audio
-// changed; longer chunks cost an edit more, shorter ones start more lame
-// processes.
-const ChunkTarget = 8 * time.Second
+// How the audio is cut into chunks, which are encoded in parallel, and of
+// which an edit re-encodes only those whose audio changed. A chunk may end
+// only in a pause between sentences. Where it ends depends on the sentence
+// before the pause alone, not on the length of the chunk so far: it ends
+// there if the hash of that sentence's samples is a multiple of chunkOdds,
+// so that chunks hold chunkOdds sentences on average (about 8 s). An edit
+// then moves no boundary but its own sentence's, and the chunks after it
+// stay the same. The first chunk ends at the first pause, so that the
+// stream starts at once, and a chunk longer than ChunkMax ends at the next.
+const (
+	chunkOdds = 2
+	// ChunkMax bounds the chunks, and with them memory and the cost of
+	// an edit, whatever the hashes.
+	ChunkMax = 30 * time.Second
+)
 
 // chunkCut is the shortest silence a chunk may end in: the chunk keeps the
 // first half, and both halves are at least mp3.ChunkPrime, so that the
@@ -106,11 +115,8 @@ func (c *chunkEncoder) Write(samples []int16) (int, error) {
 	for quiet < len(samples) && samples[len(samples)-1-quiet] == 0 {
 		quiet++
 	}
-	target := int(ChunkTarget.Seconds() * SampleRate)
-	if c.chunks == 0 {
-		target = 0 // the first chunk ends at the first pause: the stream starts at once
-	}
-	if quiet < chunkCut || len(c.buf)+len(samples) < target {
+	long := len(c.buf)+len(samples) >= int(ChunkMax.Seconds()*SampleRate)
+	if quiet < chunkCut || (c.chunks > 0 && !long && soundHash(samples)%chunkOdds != 0) {
 		c.buf = append(c.buf, samples...)
 		return 0, nil
 	}
@@ -195,6 +201,16 @@ func (c *chunkEncoder) cut(after []int16, last bool) error {
 		return nil
 	})
 	return nil
+}
+
+// soundHash is the FNV-1a hash of samples: the same in every process.
+func soundHash(samples []int16) uint32 {
+	h := uint32(2166136261)
+	for _, v := range samples {
+		h ^= uint32(uint16(v))
+		h *= 16777619
+	}
+	return h
 }
 
 // chunkKey names the encoding of a chunk: what lame is given, and how.

@@ -125,7 +125,8 @@ func cachedChunks(t *testing.T, dir string) map[string]bool {
 }
 
 // TestEditReencodesOneChunk changes one sentence, making it longer, and
-// checks that only the chunk holding it is encoded again, and that the
+// checks that only the chunk holding it is encoded again (or the two it
+// now makes, or the one it joins), and that the
 // result is the very MP3 and HLS stream that a rendering from scratch
 // gives.
 func TestEditReencodesOneChunk(t *testing.T) {
@@ -141,7 +142,8 @@ func TestEditReencodesOneChunk(t *testing.T) {
 	if len(before) < 4 {
 		t.Fatalf("%d chunks cached, want at least 4", len(before))
 	}
-	edited := &narrator.Audio{Title: audio.Title, Body: strings.Replace(longBody, "Paragraph 3 opens", "Paragraph 3, which is the third, opens", 1)}
+	// Early in the article, so that many chunks follow, all moved later.
+	edited := &narrator.Audio{Title: audio.Title, Body: strings.Replace(longBody, "Paragraph 1 opens", "Paragraph 1, which is the first, opens", 1)}
 	second, err := b.pipe.Render(t.Context(), edited, b.proj)
 	if err != nil {
 		t.Fatal(err)
@@ -152,8 +154,10 @@ func TestEditReencodesOneChunk(t *testing.T) {
 			added = append(added, name)
 		}
 	}
-	if len(added) != 1 {
-		t.Errorf("the edit encoded %d chunks, want 1", len(added))
+	// The chunk that holds the edited sentence, or two if the sentence
+	// now ends its chunk, or no longer does.
+	if len(added) < 1 || len(added) > 2 {
+		t.Errorf("the edit encoded %d chunks of %d, want 1 or 2", len(added), len(before))
 	}
 	read := func(media interface {
 		Root() string
