@@ -218,13 +218,17 @@ func chunkKey(c mp3.Chunk) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "chunk %s; %d Hz, %d kbps, q%d; last %t;", chunkVersion,
 		encodeOptions.SampleRate, encodeOptions.Bitrate, encodeOptions.Quality, c.Last)
-	b := make([]byte, 0, 8+2*max(len(c.Before), len(c.Samples), len(c.After)))
+	var b [8 << 10]byte
 	for _, part := range [][]int16{c.Before, c.Samples, c.After} {
-		b = binary.LittleEndian.AppendUint64(b[:0], uint64(len(part)))
-		for _, s := range part {
-			b = binary.LittleEndian.AppendUint16(b, uint16(s))
+		h.Write(binary.LittleEndian.AppendUint64(b[:0], uint64(len(part))))
+		for len(part) > 0 {
+			n := min(len(part), len(b)/2)
+			for i, s := range part[:n] {
+				binary.LittleEndian.PutUint16(b[2*i:], uint16(s))
+			}
+			h.Write(b[:2*n])
+			part = part[n:]
 		}
-		h.Write(b)
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
