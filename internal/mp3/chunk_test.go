@@ -3,6 +3,7 @@ package mp3_test
 import (
 	"bytes"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/narrator/narrator/internal/mp3"
@@ -151,5 +152,34 @@ func TestEncodeChunkNoiseWithoutReservoir(t *testing.T) {
 	t.Logf("SNR of speech at 64 kbps: %.1f dB with the reservoir, %.1f dB without", with, without)
 	if without < with-3 {
 		t.Errorf("SNR without the reservoir %.1f dB, with it %.1f dB: more than 3 dB lost", without, with)
+	}
+}
+
+func TestEncodeChunkErrors(t *testing.T) {
+	t.Parallel()
+	frames := make([]int16, 2*mp3.FrameSamples)
+	for _, tc := range []struct {
+		name  string
+		chunk mp3.Chunk
+		opts  mp3.Options
+		want  string
+	}{
+		{"before not whole frames", mp3.Chunk{Before: frames[:100], Samples: frames}, mp3.Options{}, "samples before it"},
+		{"chunk not whole frames", mp3.Chunk{Samples: frames[:100]}, mp3.Options{}, "not whole frames"},
+		{"lame fails", mp3.Chunk{Samples: frames, Last: true}, mp3.Options{Lame: "false"}, "encode mp3 chunk"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := mp3.EncodeChunk(t.Context(), tc.chunk, tc.opts)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("EncodeChunk: %v, want an error saying %q", err, tc.want)
+			}
+		})
+	}
+	// The last chunk may hold any number of samples.
+	needTool(t, "lame")
+	data, err := mp3.EncodeChunk(t.Context(), mp3.Chunk{Before: frames, Samples: frames[:100], Last: true}, mp3.Options{})
+	if err != nil || len(data) == 0 {
+		t.Errorf("EncodeChunk of a short last chunk: %d bytes, %v", len(data), err)
 	}
 }
