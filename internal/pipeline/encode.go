@@ -42,8 +42,10 @@ const chunkCut = 2 * mp3.ChunkPrime
 // options are part of the key), so that old encodings are never reused.
 const chunkVersion = "1"
 
-// encodeOptions are the settings of every MP3.
-var encodeOptions = mp3.Options{SampleRate: SampleRate, Bitrate: Bitrate, Quality: EncoderQuality}
+// encodeOptions returns the settings of every MP3.
+func encodeOptions() mp3.Options {
+	return mp3.Options{SampleRate: SampleRate, Bitrate: Bitrate, Quality: EncoderQuality}
+}
 
 // A chunkEncoder is the pipeline's MP3 encoder. It cuts the PCM written to
 // it into chunks that end in pauses and hold whole MP3 frames, encodes
@@ -189,7 +191,7 @@ func (c *chunkEncoder) cut(after []int16, last bool) error {
 		case <-c.gctx.Done():
 			return c.gctx.Err()
 		}
-		data, err := mp3.EncodeChunk(c.gctx, chunk, encodeOptions)
+		data, err := mp3.EncodeChunk(c.gctx, chunk, encodeOptions())
 		<-c.sem
 		if err != nil {
 			return err
@@ -216,8 +218,9 @@ func soundHash(samples []int16) uint32 {
 // chunkKey names the encoding of a chunk: what lame is given, and how.
 func chunkKey(c mp3.Chunk) string {
 	h := sha256.New()
+	opts := encodeOptions()
 	fmt.Fprintf(h, "chunk %s; %d Hz, %d kbps, q%d; last %t;", chunkVersion,
-		encodeOptions.SampleRate, encodeOptions.Bitrate, encodeOptions.Quality, c.Last)
+		opts.SampleRate, opts.Bitrate, opts.Quality, c.Last)
 	var b [8 << 10]byte
 	for _, part := range [][]int16{c.Before, c.Samples, c.After} {
 		h.Write(binary.LittleEndian.AppendUint64(b[:0], uint64(len(part))))

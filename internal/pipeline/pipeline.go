@@ -437,7 +437,7 @@ func (p *Pipeline) PreviewVoice(ctx context.Context, v narrator.Voice, text stri
 		return fmt.Errorf("preview %s: %w", v.Name, err)
 	}
 	samples := e.samples
-	enc, err := mp3.NewEncoder(ctx, w, encodeOptions)
+	enc, err := mp3.NewEncoder(ctx, w, encodeOptions())
 	if err != nil {
 		return fmt.Errorf("preview %s: start encoder: %w", v.Name, err)
 	}
