@@ -74,31 +74,25 @@ func (b *bench) drain(count int) error {
 		return err
 	}
 	posted := time.Since(start)
-	// Jobs are taken roughly in order, so each sweep stops at the first
-	// audio still waiting.
-	pending := refs
-	for len(pending) > 0 {
-		if time.Since(start) > 30*time.Minute {
+	// The log says when each audio is published (see logWatch).
+	for n.logs.count() < count {
+		if failed := n.logs.failures(); failed > 0 || time.Since(start) > 30*time.Minute {
 			s.Stop()
-			return fmt.Errorf("%d audios still unprocessed after 30 minutes", len(pending))
+			return fmt.Errorf("%d audios failed, %d still unprocessed after %s", failed, count-n.logs.count(), time.Since(start).Round(time.Second))
 		}
-		a, err := n.call("GET", fmt.Sprintf("/api/v3/projects/%d/audio/%s", n.project, pending[0]), map[string]any{})
-		if err != nil {
-			s.Stop()
-			return err
-		}
-		switch a["state"] {
-		case "processed":
-			pending = pending[1:]
-		case "failed":
-			s.Stop()
-			return fmt.Errorf("audio %s failed: %v", pending[0], a["error"])
-		default:
-			time.Sleep(50 * time.Millisecond)
-		}
+		time.Sleep(5 * time.Millisecond)
 	}
 	took := time.Since(start)
 	prof := s.Stop()
+	for _, ref := range refs {
+		a, err := n.call("GET", fmt.Sprintf("/api/v3/projects/%d/audio/%s", n.project, ref), map[string]any{})
+		if err != nil {
+			return err
+		}
+		if a["state"] != "processed" {
+			return fmt.Errorf("audio %s: the log says processed, the API %v", ref, a["state"])
+		}
+	}
 	fmt.Printf("%d articles processed in %.1f s (all posted after %.1f s): %.2f articles/s; load average at end %s\n",
 		count, took.Seconds(), posted.Seconds(), float64(count)/took.Seconds(), loadAvg())
 	fmt.Printf("  %s\n", prof)

@@ -38,6 +38,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/narrator/narrator/internal/speak"
@@ -262,7 +263,77 @@ type narrator struct {
 	base    string
 	key     string
 	project int64
-	logs    bytes.Buffer
+	logs    *logWatch
+}
+
+// logWatch keeps narrator serve's log and notes when each audio was
+// processed, as the log says the moment it is published: waiting on it
+// costs the server nothing, where polling the API every few milliseconds
+// would cost it CPU that the profile would count.
+type logWatch struct {
+	mu        sync.Mutex
+	text      bytes.Buffer
+	partial   []byte
+	processed map[int64][]time.Time // by audio ID, each rendering published
+	failed    map[int64]bool
+}
+
+var reAudioID = regexp.MustCompile(` audio_id=(\d+) `)
+
+func (l *logWatch) Write(p []byte) (int, error) {
+	now := time.Now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.text.Write(p)
+	l.partial = append(l.partial, p...)
+	for {
+		i := bytes.IndexByte(l.partial, '\n')
+		if i < 0 {
+			break
+		}
+		line := string(l.partial[:i])
+		l.partial = l.partial[i+1:]
+		m := reAudioID.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		id, _ := strconv.ParseInt(m[1], 10, 64)
+		switch {
+		case strings.Contains(line, `msg="audio processed"`):
+			l.processed[id] = append(l.processed[id], now)
+		case strings.Contains(line, `msg="synthesis failed for good"`):
+			l.failed[id] = true
+		}
+	}
+	return len(p), nil
+}
+
+// renderings returns when each rendering of an audio was published, and
+// whether the audio failed for good.
+func (l *logWatch) renderings(id int64) ([]time.Time, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]time.Time(nil), l.processed[id]...), l.failed[id]
+}
+
+// count is how many audios have been processed at least once.
+func (l *logWatch) count() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.processed)
+}
+
+// failures is how many audios failed for good.
+func (l *logWatch) failures() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.failed)
+}
+
+func (l *logWatch) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.text.String()
 }
 
 func startNarrator(bin, data string, extra ...string) (*narrator, error) {
@@ -293,9 +364,10 @@ func startNarrator(bin, data string, extra ...string) (*narrator, error) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	n := &narrator{base: "http://" + addr, key: acct.APIKey, project: proj.ID}
+	n := &narrator{base: "http://" + addr, key: acct.APIKey, project: proj.ID,
+		logs: &logWatch{processed: map[int64][]time.Time{}, failed: map[int64]bool{}}}
 	n.cmd = exec.Command(bin, append([]string{"serve", "--data", data, "--addr", addr}, extra...)...)
-	n.cmd.Stderr = &n.logs
+	n.cmd.Stderr = n.logs
 	if err := n.cmd.Start(); err != nil {
 		return nil, err
 	}
@@ -308,7 +380,7 @@ func startNarrator(bin, data string, extra ...string) (*narrator, error) {
 		}
 	}
 	n.stop()
-	return nil, fmt.Errorf("narrator did not start:\n%s", n.logs.String())
+	return nil, fmt.Errorf("narrator did not start:\n%s", n.logs)
 }
 
 func (n *narrator) stop() {
@@ -343,36 +415,46 @@ func (n *narrator) timeCreate(ref, title, body string) (time.Duration, profile, 
 	s := newSampler(n.cmd.Process.Pid)
 	s.Start()
 	start := time.Now()
-	if _, err := n.call("POST", fmt.Sprintf("/api/v3/projects/%d/audio", n.project), map[string]any{"body": body, "title": title, "external_id": ref}); err != nil {
+	a, err := n.call("POST", fmt.Sprintf("/api/v3/projects/%d/audio", n.project), map[string]any{"body": body, "title": title, "external_id": ref})
+	if err != nil {
 		s.Stop()
 		return 0, profile{}, err
 	}
-	d, err := n.wait(ref, start)
+	d, err := n.wait(int64(a["id"].(float64)), 1, start)
 	return d, s.Stop(), err
 }
 
+// timeUpdate changes an audio's body and returns the time until its second
+// rendering is processed.
 func (n *narrator) timeUpdate(ref, body string) (time.Duration, error) {
 	start := time.Now()
-	if _, err := n.call("PUT", fmt.Sprintf("/api/v3/projects/%d/audio/%s", n.project, ref), map[string]any{"body": body}); err != nil {
+	a, err := n.call("PUT", fmt.Sprintf("/api/v3/projects/%d/audio/%s", n.project, ref), map[string]any{"body": body})
+	if err != nil {
 		return 0, err
 	}
-	return n.wait(ref, start)
+	return n.wait(int64(a["id"].(float64)), 2, start)
 }
 
-// wait polls until the audio is processed.
-func (n *narrator) wait(ref string, start time.Time) (time.Duration, error) {
+// wait waits until the log says the nth rendering of an audio was
+// published, checks with the API that it is processed, and returns the
+// time from start to publication.
+func (n *narrator) wait(id int64, nth int, start time.Time) (time.Duration, error) {
 	for time.Since(start) < 15*time.Minute {
-		a, err := n.call("GET", fmt.Sprintf("/api/v3/projects/%d/audio/%s", n.project, ref), map[string]any{})
-		if err != nil {
-			return 0, err
+		done, failed := n.logs.renderings(id)
+		switch {
+		case failed:
+			return 0, fmt.Errorf("audio %d failed:\n%s", id, n.logs)
+		case len(done) >= nth:
+			a, err := n.call("GET", fmt.Sprintf("/api/v3/projects/%d/audio/%d", n.project, id), map[string]any{})
+			if err != nil {
+				return 0, err
+			}
+			if a["state"] != "processed" {
+				return 0, fmt.Errorf("audio %d: the log says processed, the API %v", id, a["state"])
+			}
+			return done[nth-1].Sub(start), nil
 		}
-		switch a["state"] {
-		case "processed":
-			return time.Since(start), nil
-		case "failed":
-			return 0, fmt.Errorf("audio failed: %v", a["error"])
-		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond)
 	}
 	return 0, errors.New("not processed within 15 minutes")
 }
