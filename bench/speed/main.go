@@ -35,6 +35,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -132,8 +133,9 @@ func (b *bench) run(runs int, large bool) error {
 	}
 	fmt.Printf("%d articles, %d runs each; load average at start %s\n", len(paths), runs, loadAvg())
 	var (
-		ratios          []float64
-		sumHand, sumNar time.Duration
+		ratios               []float64
+		sumHand, sumNar      time.Duration
+		handCPU, narratorCPU time.Duration
 	)
 	for r := range runs {
 		for _, path := range paths {
@@ -168,10 +170,17 @@ func (b *bench) run(runs int, large bool) error {
 			fmt.Printf("  run %d, load %s: by hand %.2f s (text2wave CPU %.2f s, lame CPU %.2f s); narrator %.2f s; %.2fx\n",
 				r+1, loadAvg(), hand.wall.Seconds(), hand.synth.Seconds(), hand.lame.Seconds(), d.Seconds(), ratio)
 			fmt.Printf("    %s\n", prof)
+			handCPU += hand.synth + hand.lame
+			narratorCPU += prof.total()
+			fmt.Printf("    CPU by hand %.2f s, narrator %.2f s: at full use of %d idle cores, at most %.2fx\n",
+				(hand.synth + hand.lame).Seconds(), prof.total().Seconds(), runtime.NumCPU(),
+				float64(runtime.NumCPU())*(hand.synth+hand.lame).Seconds()/prof.total().Seconds())
 		}
 	}
 	fmt.Printf("\nall articles: by hand %.2f s, narrator %.2f s: %.2fx (median of the ratios %.2fx)\n",
 		sumHand.Seconds(), sumNar.Seconds(), sumHand.Seconds()/sumNar.Seconds(), medianF(ratios))
+	fmt.Printf("all articles, CPU: by hand %.2f s, narrator %.2f s: at full use of %d idle cores, at most %.2fx\n",
+		handCPU.Seconds(), narratorCPU.Seconds(), runtime.NumCPU(), float64(runtime.NumCPU())*handCPU.Seconds()/narratorCPU.Seconds())
 
 	// An update that changes one sentence, with the cache on.
 	raw, err := os.ReadFile(filepath.Join(b.root, "bench", "testdata", "article1000.html"))
