@@ -1,11 +1,24 @@
 // Command speed measures Narrator end to end on this machine and prints the
-// figures: seconds per 1,000-word article through `narrator serve` (from
-// POST to processed), the same article read by hand with the engine's
-// command line and lame, their ratio, the time of an update that changes one
-// sentence, and, with -large, the peak RSS while the largest allowed article
-// (100,000 characters) is processed.
+// figures, each beside its baseline measured in the same run.
 //
-//	go run ./bench/speed [-runs 3] [-large]
+// For each article under bench/testdata/speed (news prose no test or cache
+// uses, 1,000 words or more) and each run, it reads the article by hand
+// with festival's text2wave and lame, then sends it through a fresh
+// `narrator serve` (a new data directory, so no cache has seen it) with the
+// default voice, and times POST to processed. It prints the ratio, how many
+// distinct sentences the article has, and where the CPU time went from POST
+// to processed: narrator's own threads, festival, flite and lame, the share
+// of all cores they used, and how busy each of the machine's cores was
+// (other work included). It ends with an update that changes one sentence
+// of bench/testdata/article1000.html, and, with -large, the peak RSS while
+// the largest allowed article (100,000 characters) is processed.
+//
+// With -drain N it instead posts a backlog of N short articles (a title and
+// two sentences, all different) to a fresh server, waits until all are
+// processed, and prints articles per second and the CPU profile of the run.
+//
+//	go run ./bench/speed [-runs 1] [-large] [-serve-flags "--jobs 2"] [-bin narrator]
+//	go run ./bench/speed -drain 1000
 package main
 
 import (
@@ -22,96 +35,182 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/narrator/narrator/internal/speak"
 )
 
 func main() {
-	runs := flag.Int("runs", 3, "timed runs of each pipeline")
+	runs := flag.Int("runs", 1, "timed runs of each article through each pipeline")
 	large := flag.Bool("large", false, "also process a 100,000-character article and report peak RSS")
+	drain := flag.Int("drain", 0, "instead, measure how fast a backlog of this many short articles drains")
+	serveFlags := flag.String("serve-flags", "", "extra flags for narrator serve, space-separated")
+	bin := flag.String("bin", "", "a narrator binary to measure instead of building this tree's (an older build, say)")
 	flag.Parse()
-	if err := run(*runs, *large); err != nil {
+	b, err := newBench(*bin, strings.Fields(*serveFlags))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "speed:", err)
+		os.Exit(1)
+	}
+	defer os.RemoveAll(b.tmp)
+	if *drain > 0 {
+		err = b.drain(*drain)
+	} else {
+		err = b.run(*runs, *large)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "speed:", err)
 		os.Exit(1)
 	}
 }
 
-func run(runs int, large bool) error {
+type bench struct {
+	root, tmp, bin string
+	serveFlags     []string
+	servers        int
+}
+
+func newBench(prebuilt string, serveFlags []string) (*bench, error) {
 	root, err := repoRoot()
 	if err != nil {
-		return err
-	}
-	article, err := os.ReadFile(filepath.Join(root, "bench", "testdata", "article1000.html"))
-	if err != nil {
-		return err
+		return nil, err
 	}
 	tmp, err := os.MkdirTemp("", "narrator-bench-")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer os.RemoveAll(tmp)
 	bin := filepath.Join(tmp, "narrator")
+	if prebuilt != "" {
+		return &bench{root: root, tmp: tmp, bin: prebuilt, serveFlags: serveFlags}, nil
+	}
 	if out, err := exec.Command("go", "build", "-o", bin, filepath.Join(root, "cmd", "narrator")).CombinedOutput(); err != nil {
-		return fmt.Errorf("build: %v\n%s", err, out)
+		os.RemoveAll(tmp)
+		return nil, fmt.Errorf("build: %v\n%s", err, out)
 	}
-	plain := strings.Join(strings.Fields(regexp.MustCompile(`<[^>]+>`).ReplaceAllString(string(article), " ")), " ")
-	fmt.Printf("article: %d words, %d characters; %d runs each\n", len(strings.Fields(plain)), len(plain), runs)
+	return &bench{root: root, tmp: tmp, bin: bin, serveFlags: serveFlags}, nil
+}
 
-	// By hand: festival's command line, then lame, as a person would do it.
-	var byHand []time.Duration
-	for range runs {
-		d, err := timeByHand(tmp, plain)
-		if err != nil {
-			return err
+// fresh starts narrator serve on a data directory of its own.
+func (b *bench) fresh(extra ...string) (*narrator, error) {
+	b.servers++
+	return startNarrator(b.bin, filepath.Join(b.tmp, fmt.Sprintf("data%d", b.servers)), append(extra, b.serveFlags...)...)
+}
+
+// plainText is an article's HTML as the plain text a person would give
+// text2wave.
+func plainText(html string) string {
+	return strings.Join(strings.Fields(regexp.MustCompile(`<[^>]+>`).ReplaceAllString(html, " ")), " ")
+}
+
+// titleOf is the text of an article's first heading.
+func titleOf(html string) string {
+	if m := regexp.MustCompile(`(?s)<h1>(.*?)</h1>`).FindStringSubmatch(html); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// sentences counts an article's units as Narrator reads it, and the
+// distinct ones among them.
+func sentences(title, html string) (units, distinct int) {
+	us := speak.Script("en_US", title, "", html, nil)
+	seen := map[string]bool{}
+	for _, u := range us {
+		seen[u.Text] = true
+	}
+	return len(us), len(seen)
+}
+
+func (b *bench) run(runs int, large bool) error {
+	paths, err := filepath.Glob(filepath.Join(b.root, "bench", "testdata", "speed", "*.html"))
+	if err != nil || len(paths) == 0 {
+		return fmt.Errorf("no articles under bench/testdata/speed")
+	}
+	fmt.Printf("%d articles, %d runs each; load average at start %s\n", len(paths), runs, loadAvg())
+	var (
+		ratios               []float64
+		sumHand, sumNar      time.Duration
+		handCPU, narratorCPU time.Duration
+	)
+	for r := range runs {
+		for _, path := range paths {
+			raw, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			html, name := string(raw), strings.TrimSuffix(filepath.Base(path), ".html")
+			plain := plainText(html)
+			title := titleOf(html)
+			units, distinct := sentences(title, html)
+			if r == 0 {
+				fmt.Printf("\n%s: %d words, %d units read, %d distinct sentences\n", name, len(strings.Fields(plain)), units, distinct)
+			}
+			hand, err := timeByHand(b.tmp, plain)
+			if err != nil {
+				return err
+			}
+			n, err := b.fresh()
+			if err != nil {
+				return err
+			}
+			d, prof, err := n.timeCreate(name, title, html)
+			n.stop()
+			if err != nil {
+				return err
+			}
+			ratio := hand.wall.Seconds() / d.Seconds()
+			ratios = append(ratios, ratio)
+			sumHand += hand.wall
+			sumNar += d
+			fmt.Printf("  run %d, load %s: by hand %.2f s (text2wave CPU %.2f s, lame CPU %.2f s); narrator %.2f s; %.2fx\n",
+				r+1, loadAvg(), hand.wall.Seconds(), hand.synth.Seconds(), hand.lame.Seconds(), d.Seconds(), ratio)
+			fmt.Printf("    %s\n", prof)
+			handCPU += hand.synth + hand.lame
+			narratorCPU += prof.total()
+			fmt.Printf("    CPU by hand %.2f s, narrator %.2f s: at full use of %d idle cores, at most %.2fx\n",
+				(hand.synth + hand.lame).Seconds(), prof.total().Seconds(), runtime.NumCPU(),
+				float64(runtime.NumCPU())*(hand.synth+hand.lame).Seconds()/prof.total().Seconds())
 		}
-		byHand = append(byHand, d)
 	}
+	fmt.Printf("\nall articles: by hand %.2f s, narrator %.2f s: %.2fx (median of the ratios %.2fx)\n",
+		sumHand.Seconds(), sumNar.Seconds(), sumHand.Seconds()/sumNar.Seconds(), medianF(ratios))
+	fmt.Printf("all articles, CPU: by hand %.2f s, narrator %.2f s: at full use of %d idle cores, at most %.2fx\n",
+		handCPU.Seconds(), narratorCPU.Seconds(), runtime.NumCPU(), float64(runtime.NumCPU())*handCPU.Seconds()/narratorCPU.Seconds())
 
-	// Through narrator serve, with the sentence cache off so every run
-	// synthesises everything.
-	cold, err := startNarrator(bin, filepath.Join(tmp, "cold"), "--cache-mb", "0")
+	// An update that changes one sentence, with the cache on.
+	raw, err := os.ReadFile(filepath.Join(b.root, "bench", "testdata", "article1000.html"))
 	if err != nil {
 		return err
 	}
-	var served []time.Duration
-	for i := range runs {
-		d, _, err := cold.timeCreate(fmt.Sprintf("bench-%d", i), string(article))
-		if err != nil {
-			cold.stop()
-			return err
-		}
-		served = append(served, d)
-	}
-	if large {
-		if err := measureLarge(cold, string(article)); err != nil {
-			cold.stop()
-			return err
-		}
-	}
-	cold.stop()
-
-	fmt.Printf("by hand (text2wave + lame):      %s per article\n", summary(byHand))
-	fmt.Printf("narrator serve (POST→processed): %s per article\n", summary(served))
-	fmt.Printf("speed-up: %.2fx (median by hand / median narrator)\n", median(byHand).Seconds()/median(served).Seconds())
-
-	// An update that changes one sentence, with the cache on.
-	warm, err := startNarrator(bin, filepath.Join(tmp, "warm"))
+	article := string(raw)
+	warm, err := b.fresh()
 	if err != nil {
 		return err
 	}
 	defer warm.stop()
-	first, _, err := warm.timeCreate("update", string(article))
+	first, _, err := warm.timeCreate("update", "Bench update", article)
 	if err != nil {
 		return err
 	}
-	changed := strings.Replace(string(article), "Nearly six hundred people came to watch.", "Nearly seven hundred people came to watch.", 1)
+	changed := strings.Replace(article, "Nearly six hundred people came to watch.", "Nearly seven hundred people came to watch.", 1)
 	upd, err := warm.timeUpdate("update", changed)
 	if err != nil {
 		return err
 	}
 	fmt.Printf("update changing one sentence: %.2f s (first rendering %.2f s)\n", upd.Seconds(), first.Seconds())
-
+	if large {
+		cold, err := b.fresh("--cache-mb", "0")
+		if err != nil {
+			return err
+		}
+		defer cold.stop()
+		return measureLarge(cold, article)
+	}
 	return nil
 }
 
@@ -127,12 +226,12 @@ func measureLarge(n *narrator, article string) error {
 	if len(body) > 100_000 {
 		body = body[:strings.LastIndex(body[:100_000], "</p>")+4]
 	}
-	d, rss, err := n.timeCreate("large", body)
+	d, prof, err := n.timeCreate("large", "Bench large", body)
 	if err != nil {
 		return err
 	}
 	fmt.Printf("100,000-character article (%d characters): %.1f s; peak RSS of narrator serve %d MiB, of its engine processes %d MiB\n",
-		len([]rune(body)), d.Seconds(), rss.server>>20, rss.engines>>20)
+		len([]rune(body)), d.Seconds(), procStatus(n.cmd.Process.Pid, "VmHWM:")>>20, prof.peakRSS>>20)
 	return nil
 }
 
@@ -144,21 +243,28 @@ func repoRoot() (string, error) {
 	return filepath.Dir(strings.TrimSpace(string(out))), nil
 }
 
-func timeByHand(dir, text string) (time.Duration, error) {
+// handTimes is a reading by hand: its wall time and the CPU time of each
+// command.
+type handTimes struct{ wall, synth, lame time.Duration }
+
+func timeByHand(dir, text string) (handTimes, error) {
 	txt := filepath.Join(dir, "hand.txt")
 	wav := filepath.Join(dir, "hand.wav")
 	mp3 := filepath.Join(dir, "hand.mp3")
 	if err := os.WriteFile(txt, []byte(text), 0o600); err != nil {
-		return 0, err
+		return handTimes{}, err
 	}
+	cpu := func(c *exec.Cmd) time.Duration { return c.ProcessState.UserTime() + c.ProcessState.SystemTime() }
 	start := time.Now()
-	if out, err := exec.Command("text2wave", "-eval", "(voice_cmu_us_slt_arctic_hts)", txt, "-o", wav).CombinedOutput(); err != nil {
-		return 0, fmt.Errorf("text2wave: %v\n%s", err, out)
+	t2w := exec.Command("text2wave", "-eval", "(voice_cmu_us_slt_arctic_hts)", txt, "-o", wav)
+	if out, err := t2w.CombinedOutput(); err != nil {
+		return handTimes{}, fmt.Errorf("text2wave: %v\n%s", err, out)
 	}
-	if out, err := exec.Command("lame", "--quiet", "-m", "m", "-b", "64", wav, mp3).CombinedOutput(); err != nil {
-		return 0, fmt.Errorf("lame: %v\n%s", err, out)
+	lame := exec.Command("lame", "--quiet", "-m", "m", "-b", "64", wav, mp3)
+	if out, err := lame.CombinedOutput(); err != nil {
+		return handTimes{}, fmt.Errorf("lame: %v\n%s", err, out)
 	}
-	return time.Since(start), nil
+	return handTimes{wall: time.Since(start), synth: cpu(t2w), lame: cpu(lame)}, nil
 }
 
 type narrator struct {
@@ -166,7 +272,77 @@ type narrator struct {
 	base    string
 	key     string
 	project int64
-	logs    bytes.Buffer
+	logs    *logWatch
+}
+
+// logWatch keeps narrator serve's log and notes when each audio was
+// processed, as the log says the moment it is published: waiting on it
+// costs the server nothing, where polling the API every few milliseconds
+// would cost it CPU that the profile would count.
+type logWatch struct {
+	mu        sync.Mutex
+	text      bytes.Buffer
+	partial   []byte
+	processed map[int64][]time.Time // by audio ID, each rendering published
+	failed    map[int64]bool
+}
+
+var reAudioID = regexp.MustCompile(` audio_id=(\d+) `)
+
+func (l *logWatch) Write(p []byte) (int, error) {
+	now := time.Now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.text.Write(p)
+	l.partial = append(l.partial, p...)
+	for {
+		i := bytes.IndexByte(l.partial, '\n')
+		if i < 0 {
+			break
+		}
+		line := string(l.partial[:i])
+		l.partial = l.partial[i+1:]
+		m := reAudioID.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		id, _ := strconv.ParseInt(m[1], 10, 64)
+		switch {
+		case strings.Contains(line, `msg="audio processed"`):
+			l.processed[id] = append(l.processed[id], now)
+		case strings.Contains(line, `msg="synthesis failed for good"`):
+			l.failed[id] = true
+		}
+	}
+	return len(p), nil
+}
+
+// renderings returns when each rendering of an audio was published, and
+// whether the audio failed for good.
+func (l *logWatch) renderings(id int64) ([]time.Time, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]time.Time(nil), l.processed[id]...), l.failed[id]
+}
+
+// count is how many audios have been processed at least once.
+func (l *logWatch) count() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.processed)
+}
+
+// failures is how many audios failed for good.
+func (l *logWatch) failures() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.failed)
+}
+
+func (l *logWatch) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.text.String()
 }
 
 func startNarrator(bin, data string, extra ...string) (*narrator, error) {
@@ -197,9 +373,10 @@ func startNarrator(bin, data string, extra ...string) (*narrator, error) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	n := &narrator{base: "http://" + addr, key: acct.APIKey, project: proj.ID}
+	n := &narrator{base: "http://" + addr, key: acct.APIKey, project: proj.ID,
+		logs: &logWatch{processed: map[int64][]time.Time{}, failed: map[int64]bool{}}}
 	n.cmd = exec.Command(bin, append([]string{"serve", "--data", data, "--addr", addr}, extra...)...)
-	n.cmd.Stderr = &n.logs
+	n.cmd.Stderr = n.logs
 	if err := n.cmd.Start(); err != nil {
 		return nil, err
 	}
@@ -212,7 +389,7 @@ func startNarrator(bin, data string, extra ...string) (*narrator, error) {
 		}
 	}
 	n.stop()
-	return nil, fmt.Errorf("narrator did not start:\n%s", n.logs.String())
+	return nil, fmt.Errorf("narrator did not start:\n%s", n.logs)
 }
 
 func (n *narrator) stop() {
@@ -241,49 +418,54 @@ func (n *narrator) call(method, path string, body map[string]any) (map[string]an
 	return m, json.Unmarshal(out, &m)
 }
 
-// rss is peak resident memory in bytes.
-type rss struct{ server, engines int64 }
-
-func (n *narrator) timeCreate(ref, body string) (time.Duration, rss, error) {
+// timeCreate posts an audio and returns the time until it is processed,
+// with the CPU profile of narrator and its engines meanwhile.
+func (n *narrator) timeCreate(ref, title, body string) (time.Duration, profile, error) {
+	s := newSampler(n.cmd.Process.Pid)
+	s.Start()
 	start := time.Now()
-	if _, err := n.call("POST", fmt.Sprintf("/api/v3/projects/%d/audio", n.project), map[string]any{"body": body, "title": "Bench " + ref, "external_id": ref}); err != nil {
-		return 0, rss{}, err
+	a, err := n.call("POST", fmt.Sprintf("/api/v3/projects/%d/audio", n.project), map[string]any{"body": body, "title": title, "external_id": ref})
+	if err != nil {
+		s.Stop()
+		return 0, profile{}, err
 	}
-	return n.wait(ref, start)
+	d, err := n.wait(int64(a["id"].(float64)), 1, start)
+	return d, s.Stop(), err
 }
 
+// timeUpdate changes an audio's body and returns the time until its second
+// rendering is processed.
 func (n *narrator) timeUpdate(ref, body string) (time.Duration, error) {
 	start := time.Now()
-	if _, err := n.call("PUT", fmt.Sprintf("/api/v3/projects/%d/audio/%s", n.project, ref), map[string]any{"body": body}); err != nil {
+	a, err := n.call("PUT", fmt.Sprintf("/api/v3/projects/%d/audio/%s", n.project, ref), map[string]any{"body": body})
+	if err != nil {
 		return 0, err
 	}
-	d, _, err := n.wait(ref, start)
-	return d, err
+	return n.wait(int64(a["id"].(float64)), 2, start)
 }
 
-// wait polls until the audio is processed, sampling memory meanwhile.
-func (n *narrator) wait(ref string, start time.Time) (time.Duration, rss, error) {
-	var peak rss
+// wait waits until the log says the nth rendering of an audio was
+// published, checks with the API that it is processed, and returns the
+// time from start to publication.
+func (n *narrator) wait(id int64, nth int, start time.Time) (time.Duration, error) {
 	for time.Since(start) < 15*time.Minute {
-		a, err := n.call("GET", fmt.Sprintf("/api/v3/projects/%d/audio/%s", n.project, ref), map[string]any{})
-		if err != nil {
-			return 0, peak, err
+		done, failed := n.logs.renderings(id)
+		switch {
+		case failed:
+			return 0, fmt.Errorf("audio %d failed:\n%s", id, n.logs)
+		case len(done) >= nth:
+			a, err := n.call("GET", fmt.Sprintf("/api/v3/projects/%d/audio/%d", n.project, id), map[string]any{})
+			if err != nil {
+				return 0, err
+			}
+			if a["state"] != "processed" {
+				return 0, fmt.Errorf("audio %d: the log says processed, the API %v", id, a["state"])
+			}
+			return done[nth-1].Sub(start), nil
 		}
-		switch a["state"] {
-		case "processed":
-			peak.server = max(peak.server, procStatus(n.cmd.Process.Pid, "VmHWM:"))
-			return time.Since(start), peak, nil
-		case "failed":
-			return 0, peak, fmt.Errorf("audio failed: %v", a["error"])
-		}
-		var engines int64
-		for _, pid := range children(n.cmd.Process.Pid) {
-			engines += procStatus(pid, "VmRSS:")
-		}
-		peak.engines = max(peak.engines, engines)
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond)
 	}
-	return 0, peak, errors.New("not processed within 15 minutes")
+	return 0, errors.New("not processed within 15 minutes")
 }
 
 // procStatus reads a kB field of /proc/PID/status, in bytes.
@@ -301,45 +483,8 @@ func procStatus(pid int, field string) int64 {
 	return 0
 }
 
-// children lists the direct children of a process, from /proc/*/stat.
-func children(pid int) []int {
-	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
-	var out []int
-	for _, path := range stats {
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			continue
-		}
-		// The command name is in parentheses and may hold spaces: the
-		// parent's pid is the second field after it.
-		rest := string(raw[strings.LastIndexByte(string(raw), ')')+1:])
-		fields := strings.Fields(rest)
-		if len(fields) < 2 || fields[1] != strconv.Itoa(pid) {
-			continue
-		}
-		if c, err := strconv.Atoi(filepath.Base(filepath.Dir(path))); err == nil {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-func median(ds []time.Duration) time.Duration {
-	s := append([]time.Duration(nil), ds...)
-	for i := range s {
-		for j := i + 1; j < len(s); j++ {
-			if s[j] < s[i] {
-				s[i], s[j] = s[j], s[i]
-			}
-		}
-	}
+func medianF(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
 	return s[len(s)/2]
-}
-
-func summary(ds []time.Duration) string {
-	parts := make([]string, len(ds))
-	for i, d := range ds {
-		parts[i] = fmt.Sprintf("%.2f", d.Seconds())
-	}
-	return fmt.Sprintf("median %.2f s (runs: %s s)", median(ds).Seconds(), strings.Join(parts, ", "))
 }

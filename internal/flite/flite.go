@@ -8,8 +8,9 @@
 // always passed with -t, never in SSML mode (flite's SSML parser can spin forever).
 //
 // SynthesizeWords, which the pipeline uses for transcripts, runs a second, silent process per
-// unit to find the words' boundaries: it costs a little more than the synthesis itself (190 ms
-// against 150 ms for a 20-word sentence, measured on the 2-core build machine while busy).
+// unit to find the words' boundaries: it costs a little more CPU than the synthesis itself (190
+// ms against 150 ms for a 20-word sentence, measured on the 2-core build machine while busy),
+// and runs beside it, so that a unit waits for the longer of the two, not their sum.
 package flite
 
 import (
@@ -105,14 +106,45 @@ func (e *Engine) Synthesize(ctx context.Context, voice string, text string, rate
 // number each word has. Where that does not add up (flite read some symbol as words, say),
 // there are no words, and no error.
 func (e *Engine) SynthesizeWords(ctx context.Context, voice string, text string, rate float64) (samples []int16, sampleRate int, words []narrator.TranscriptWord, err error) {
+	tokens := wordTokens(Clean(text))
+	if !isVoice(voice) || len(tokens) == 0 {
+		samples, sampleRate, err = e.Synthesize(ctx, voice, text, rate)
+		return samples, sampleRate, nil, err
+	}
+	// The two runs are independent: the silent one runs beside the
+	// synthesis, so that the words cost no time on a unit's way, only CPU.
+	countCtx, stopCount := context.WithCancel(ctx)
+	defer stopCount()
+	var (
+		counts   []int
+		countErr error
+		counted  = make(chan struct{})
+	)
+	go func() {
+		defer close(counted)
+		counts, countErr = e.countPhones(countCtx, voice, text, tokens)
+	}()
 	samples, sampleRate, segs, err := e.synthesize(ctx, voice, text, rate)
 	if err != nil {
+		stopCount()
+		<-counted
 		return nil, 0, nil, err
 	}
-	tokens := wordTokens(Clean(text))
-	if len(tokens) == 0 || len(segs) == 0 {
-		return samples, sampleRate, nil, nil
+	<-counted
+	switch {
+	case errors.Is(countErr, proc.ErrClosed):
+		return nil, 0, nil, ErrClosed
+	case ctx.Err() != nil:
+		return nil, 0, nil, ctx.Err()
+	case countErr != nil || len(segs) == 0:
+		return samples, sampleRate, nil, nil // the speech stands without its words
 	}
+	return samples, sampleRate, assignWords(tokens, counts, segs, float64(len(samples))/float64(sampleRate)), nil
+}
+
+// countPhones runs flite silently on the words of text apart and returns how many segments
+// each word has.
+func (e *Engine) countPhones(ctx context.Context, voice, text string, tokens []string) ([]int, error) {
 	var counts []int
 	build := func() *exec.Cmd {
 		return exec.Command(e.opts.Command, "-voice", voice, "-ps", "-t", strings.Join(tokens, " -- "), "-o", "none")
@@ -123,15 +155,9 @@ func (e *Engine) SynthesizeWords(ctx context.Context, voice string, text string,
 	}
 	limit := proc.Limit(e.opts.UnitTimeout, e.opts.CharTimeout, text)
 	if err := e.runner.Run(ctx, limit, build, parse, "voice", voice, "chars", len(text), "words", true); err != nil {
-		if errors.Is(err, proc.ErrClosed) {
-			return nil, 0, nil, ErrClosed
-		}
-		if ctx.Err() != nil {
-			return nil, 0, nil, ctx.Err()
-		}
-		return samples, sampleRate, nil, nil // the speech stands without its words
+		return nil, err
 	}
-	return samples, sampleRate, assignWords(tokens, counts, segs, float64(len(samples))/float64(sampleRate)), nil
+	return counts, nil
 }
 
 // synthesize runs flite on text and returns the speech and the segments flite printed.

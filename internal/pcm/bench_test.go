@@ -47,3 +47,13 @@ func BenchmarkNewResampler(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkResampleFestival resamples 60 s of audio at the rate of
+// festival's HTS voice, as the pipeline does a unit at a time.
+func BenchmarkResampleFestival(b *testing.B) {
+	in := sine(440, 0.5, 32000, 60*32000)
+	for b.Loop() {
+		pcm.Resample(in, 32000, 44100)
+	}
+	b.ReportMetric(60/(b.Elapsed().Seconds()/float64(b.N)), "x-realtime")
+}

@@ -119,25 +119,32 @@ func Gain(samples []int16, rate int, db float64) []int16 {
 	g := math.Pow(10, db/20)
 	ceiling := fullScale * math.Pow(10, PeakCeilingDBFS/20)
 
+	var peak float64
+	for _, s := range samples {
+		peak = max(peak, math.Abs(float64(s)))
+	}
+	if peak*g <= ceiling {
+		// Nothing to limit: no gain curve needed.
+		for i, s := range samples {
+			out[i] = clamp16(float64(s) * g)
+		}
+		return out
+	}
 	// need[i] is the largest gain that keeps sample i under the ceiling.
 	need := make([]float64, len(samples))
-	limited := false
 	for i, s := range samples {
 		a := math.Abs(float64(s))
 		if a*g > ceiling {
 			need[i] = ceiling / a
-			limited = true
 		} else {
 			need[i] = g
 		}
 	}
-	if limited {
-		w := max(1, rate*5/1000) // half window: 5 ms
-		// A running minimum over ±w followed by a moving average over ±w
-		// gives a smooth gain curve that is never above need[i] at any i,
-		// because every minimum averaged at i already covers i.
-		need = movingAverage(runningMin(need, w), w)
-	}
+	w := max(1, rate*5/1000) // half window: 5 ms
+	// A running minimum over ±w followed by a moving average over ±w gives
+	// a smooth gain curve that is never above need[i] at any i, because
+	// every minimum averaged at i already covers i.
+	need = movingAverage(runningMin(need, w), w)
 	for i, s := range samples {
 		v := float64(s) * need[i]
 		// Guard against rounding at the ceiling.

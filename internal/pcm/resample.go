@@ -158,11 +158,7 @@ func (r *Resampler) run(dst []int16, limit int64) []int16 {
 		}
 		win := r.buf[first-r.base : first-r.base+int64(r.taps)]
 		row := r.table[int(p)*r.taps : (int(p)+1)*r.taps]
-		var acc float32
-		for k, c := range row {
-			acc += c * win[k]
-		}
-		dst = append(dst, clamp16(float64(acc)))
+		dst = append(dst, clamp16(float64(dot(row, win))))
 		r.next++
 	}
 	// Keep input from the first sample the next output needs.
@@ -173,6 +169,26 @@ func (r *Resampler) run(dst []int16, limit int64) []int16 {
 		r.base = keep
 	}
 	return dst
+}
+
+// dot is the sum of row[k]*win[k]. It keeps four sums apart, so that each
+// addition need not wait for the one before: resampling, one dot product of
+// 72 taps per output sample, is most of the CPU time the pipeline spends on
+// a unit beside the engine's. win must be at least as long as row.
+func dot(row, win []float32) float32 {
+	win = win[:len(row)]
+	var a0, a1, a2, a3 float32
+	k := 0
+	for ; k+3 < len(row); k += 4 {
+		a0 += row[k] * win[k]
+		a1 += row[k+1] * win[k+1]
+		a2 += row[k+2] * win[k+2]
+		a3 += row[k+3] * win[k+3]
+	}
+	for ; k < len(row); k++ {
+		a0 += row[k] * win[k]
+	}
+	return (a0 + a1) + (a2 + a3)
 }
 
 func sinc(x float64) float64 {
@@ -205,13 +221,20 @@ func gcd(a, b int) int {
 }
 
 // clamp16 rounds v to the nearest int16, saturating at the limits.
+// clamp16 rounds v half away from zero, as math.Round does, and clamps it
+// to the int16 range. Adding a half and truncating gives math.Round's
+// result for every v but the two doubles next to ±0.5 (which it rounds
+// away from zero), and is several times faster: it runs once per output
+// sample of every resampling and gain.
 func clamp16(v float64) int16 {
-	v = math.Round(v)
-	if v > math.MaxInt16 {
+	switch {
+	case v >= math.MaxInt16:
 		return math.MaxInt16
-	}
-	if v < math.MinInt16 {
+	case v <= math.MinInt16:
 		return math.MinInt16
+	case v >= 0:
+		return int16(v + 0.5)
+	default:
+		return int16(v - 0.5)
 	}
-	return int16(v)
 }

@@ -274,10 +274,15 @@ func (p *Pipeline) speak(ctx context.Context, units []speak.Unit, voices []narra
 		}
 		return nil
 	})
-	for range p.workers {
+	// Twice as many hands as units synthesised at once: while one unit is
+	// resampled and levelled here, the engine process that made it is
+	// already speaking the next one. The engines' own pools bound how many
+	// units they speak at once.
+	for range 2 * p.workers {
 		g.Go(func() error {
+			rs := resamplers{}
 			for i := range todo {
-				sp, err := p.unit(gctx, units[i], voices[i])
+				sp, err := p.unit(gctx, units[i], voices[i], rs)
 				if err != nil {
 					return err
 				}
@@ -312,7 +317,7 @@ func (p *Pipeline) speak(ctx context.Context, units []speak.Unit, voices []narra
 }
 
 // unit synthesises one unit, or takes it from the cache, and adds its pause.
-func (p *Pipeline) unit(ctx context.Context, u speak.Unit, v narrator.Voice) (spoken, error) {
+func (p *Pipeline) unit(ctx context.Context, u speak.Unit, v narrator.Voice, rs resamplers) (spoken, error) {
 	rate := u.Rate
 	if rate <= 0 {
 		rate = 1
@@ -321,7 +326,7 @@ func (p *Pipeline) unit(ctx context.Context, u speak.Unit, v narrator.Voice) (sp
 	e, ok := p.cache.get(key)
 	if !ok {
 		var err error
-		if e, err = p.synthesize(ctx, u.Text, v, rate); err != nil {
+		if e, err = p.synthesize(ctx, u.Text, v, rate, rs); err != nil {
 			return spoken{}, err
 		}
 		if err := p.cache.put(key, e); err != nil {
@@ -361,10 +366,31 @@ func speechOnset(samples []int16) int {
 	return (low + high) / 2
 }
 
+// resamplers keeps one resampler to SampleRate per engine rate, for the
+// units of one goroutine: building a filter costs a few milliseconds, a
+// cost short units would otherwise pay each time.
+type resamplers map[int]*pcm.Resampler
+
+// resample converts samples at rate to SampleRate, as pcm.Resample does.
+func (rs resamplers) resample(samples []int16, rate int) ([]int16, error) {
+	r, ok := rs[rate]
+	if ok {
+		r.Reset()
+	} else {
+		var err error
+		if r, err = pcm.NewResampler(rate, SampleRate); err != nil {
+			return nil, err
+		}
+		rs[rate] = r
+	}
+	out := make([]int16, 0, len(samples)*SampleRate/rate+1)
+	return r.Flush(r.Process(out, samples)), nil
+}
+
 // synthesize speaks text and brings it to the output format: one rate, no
 // ragged silence at the ends, even loudness. Word spans, where the engine
-// gives them, follow the trimming.
-func (p *Pipeline) synthesize(ctx context.Context, text string, v narrator.Voice, rate float64) (cacheEntry, error) {
+// gives them, follow the trimming. rs resamples.
+func (p *Pipeline) synthesize(ctx context.Context, text string, v narrator.Voice, rate float64, rs resamplers) (cacheEntry, error) {
 	var (
 		samples []int16
 		sr      int
@@ -381,7 +407,9 @@ func (p *Pipeline) synthesize(ctx context.Context, text string, v narrator.Voice
 		return cacheEntry{}, fmt.Errorf("synthesize %q with %s/%s: %w", abbreviate(text), v.Engine, v.EngineVoice, err)
 	}
 	if sr != SampleRate {
-		samples = pcm.Resample(samples, sr, SampleRate)
+		if samples, err = rs.resample(samples, sr); err != nil {
+			return cacheEntry{}, fmt.Errorf("synthesize %q with %s/%s: %w", abbreviate(text), v.Engine, v.EngineVoice, err)
+		}
 	}
 	start, end := pcm.TrimBounds(samples, SampleRate)
 	samples = pcm.Normalize(samples[start:end], SampleRate, pcm.DefaultTargetDBFS)
@@ -432,7 +460,7 @@ func (p *Pipeline) PreviewVoice(ctx context.Context, v narrator.Voice, text stri
 	if p.engines[v.Engine] == nil {
 		return fmt.Errorf("preview %s: engine %s is not running", v.Name, v.Engine)
 	}
-	e, err := p.synthesize(ctx, text, v, 1)
+	e, err := p.synthesize(ctx, text, v, 1, resamplers{})
 	if err != nil {
 		return fmt.Errorf("preview %s: %w", v.Name, err)
 	}
