@@ -267,8 +267,8 @@ func TestEmbedInBrowser(t *testing.T) {
 	browse(t, ctx, "phone screenshot",
 		waitJS(`document.querySelector('#by-id iframe').getBoundingClientRect().height !== 140`, 10*time.Second),
 		shoot(t, shots, "embed-phone"),
-		chromedp.EmulateViewport(1280, 800),
 	)
+	// Measured while the page is still phone-sized.
 	var wraps bool
 	browse(t, phone, "phone layout", chromedp.Evaluate(`(() => {
 		const seek = document.querySelector('.np-seek').getBoundingClientRect();
@@ -278,6 +278,7 @@ func TestEmbedInBrowser(t *testing.T) {
 	if !wraps {
 		t.Error("on a phone the seek bar does not get a wide row of its own")
 	}
+	browse(t, ctx, "laptop again", chromedp.EmulateViewport(1280, 800))
 
 	// An audio still being made: the embed says so, checks by itself, and
 	// notices when the audio is gone.
