@@ -30,6 +30,7 @@ type testBundle struct {
 	mux     http.Handler // the handler mounted as the lead does
 	handler http.Handler // StripPrefix alone, with no ServeMux path cleaning
 	mp3     []byte
+	media   store
 }
 
 // store is what the tests need of a media store.
@@ -117,7 +118,7 @@ func setup(t *testing.T, newStores func(t *testing.T) (media, parent store)) *te
 	h := http.StripPrefix("/media/", mediaserve.New(media, slog.New(slog.NewTextHandler(t.Output(), nil))))
 	mux := http.NewServeMux()
 	mux.Handle("/media/", h)
-	return &testBundle{mux: mux, handler: h, mp3: mp3}
+	return &testBundle{mux: mux, handler: h, mp3: mp3, media: media}
 }
 
 func do(h http.Handler, method, target string, header map[string]string) *httptest.ResponseRecorder {
@@ -446,4 +447,46 @@ func TestStoreErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLivePlaylist checks that a live playlist, which is rewritten as its
+// audio grows, is served to be revalidated on every reload, by ETag only,
+// while the segments beside it stay immutable.
+func TestLivePlaylist(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, b *testBundle) {
+		const key = "tok123/" + narrator.LivePlaylistName
+		v1 := "#EXTM3U\n#EXT-X-PLAYLIST-TYPE:EVENT\n#EXTINF:2.0,\nseg-00000.ts\n"
+		if err := b.media.Put(t.Context(), key, strings.NewReader(v1)); err != nil {
+			t.Fatal(err)
+		}
+		rec := do(b.mux, http.MethodGet, "/media/"+key, nil)
+		if rec.Code != http.StatusOK || rec.Body.String() != v1 {
+			t.Fatalf("status %d, body %q; want 200 and the playlist", rec.Code, rec.Body)
+		}
+		checkHeaders(t, rec, map[string]string{
+			"Content-Type":  "application/vnd.apple.mpegurl",
+			"Cache-Control": "no-cache",
+			"Last-Modified": "",
+		})
+		etag := rec.Header().Get("ETag")
+		if etag == "" {
+			t.Fatal("no ETag")
+		}
+		if rec := do(b.mux, http.MethodGet, "/media/"+key, map[string]string{"If-None-Match": etag}); rec.Code != http.StatusNotModified {
+			t.Errorf("unchanged playlist revalidated: status %d, want 304", rec.Code)
+		}
+
+		v2 := v1 + "#EXTINF:6.0,\nseg-00001.ts\n"
+		if err := b.media.Put(t.Context(), key, strings.NewReader(v2)); err != nil {
+			t.Fatal(err)
+		}
+		rec = do(b.mux, http.MethodGet, "/media/"+key, map[string]string{"If-None-Match": etag})
+		if rec.Code != http.StatusOK || rec.Body.String() != v2 {
+			t.Errorf("grown playlist revalidated: status %d, body %q; want 200 and the new version", rec.Code, rec.Body)
+		}
+		// A segment stays immutable.
+		rec = do(b.mux, http.MethodGet, "/media/tok123/hls/seg00000.ts", nil)
+		checkHeaders(t, rec, map[string]string{"Cache-Control": "public, max-age=31536000, immutable"})
+	})
 }
