@@ -16,25 +16,18 @@ import (
 // as soon as the title and the first sentence are spoken.
 const FirstSegmentTarget = 2 * time.Second
 
-// A ProgressFunc receives a rendering's progress as it changes: after each
-// unit is written and after each segment of the live stream is published.
-// It is called from the rendering's goroutines, one call at a time, and
-// must return at once: a caller that stores progress keeps the latest
-// report and writes it from its own goroutine.
-type ProgressFunc func(narrator.RenderProgress)
-
 // liveStream publishes a rendering's live playlist and reports its
 // progress.
 type liveStream struct {
 	media  MediaWriter
 	key    string // the live playlist's media key
-	report ProgressFunc
+	report func(narrator.RenderProgress)
 
 	mu       sync.Mutex
 	progress narrator.RenderProgress
 }
 
-func newLiveStream(media MediaWriter, prefix string, units int, report ProgressFunc) *liveStream {
+func newLiveStream(media MediaWriter, prefix string, units int, report func(narrator.RenderProgress)) *liveStream {
 	if report == nil {
 		report = func(narrator.RenderProgress) {}
 	}

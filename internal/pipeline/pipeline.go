@@ -136,7 +136,12 @@ func (p *Pipeline) Render(ctx context.Context, a *narrator.Audio, proj *narrator
 // (narrator.LivePlaylistName) in the same folder, published after every
 // segment from the first, which is cut short (FirstSegmentTarget); the
 // first report that carries its key comes once it plays.
-func (p *Pipeline) RenderLive(ctx context.Context, a *narrator.Audio, proj *narrator.Project, progress ProgressFunc) (_ narrator.Rendering, err error) {
+//
+// progress is called after each unit is written and when the live
+// playlist is first published, from the rendering's goroutines, one call
+// at a time. It must return at once: a caller that stores progress keeps
+// the latest report and writes it from a goroutine of its own.
+func (p *Pipeline) RenderLive(ctx context.Context, a *narrator.Audio, proj *narrator.Project, progress func(narrator.RenderProgress)) (_ narrator.Rendering, err error) {
 	var rules []speak.Rule
 	if p.rules != nil {
 		prons, err := p.rules.ListPronunciations(ctx, proj.ID)
