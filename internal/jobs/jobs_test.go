@@ -79,6 +79,7 @@ type queue interface {
 	Start(ctx context.Context, w jobs.Workers) error
 	Stop(ctx context.Context) error
 	RecoverInterrupted(ctx context.Context) (int, error)
+	SynthesisQueuePosition(ctx context.Context, audioID int64) (int, bool, error)
 }
 
 // jobRow is one row of River's job table.
@@ -510,6 +511,49 @@ func TestWorkReportsProgress(t *testing.T) {
 		}
 		if _, err := b.store.SynthesisProgress(t.Context(), b.audio.ID, b.audio.Revision); narrator.ErrorCode(err) != narrator.ENOTFOUND {
 			t.Errorf("progress after publishing: %v, want ENOTFOUND", err)
+		}
+	})
+}
+
+// TestSynthesisQueuePosition checks an audio's place among the synthesis
+// jobs waiting for a worker, in the order River fetches them.
+func TestSynthesisQueuePosition(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *testBundle) {
+		ctx := t.Context()
+		create := func(ext string) *narrator.Audio {
+			t.Helper()
+			a := &narrator.Audio{ProjectID: b.audio.ProjectID, Body: "Hello " + ext + ".", ExternalID: ext}
+			if _, err := b.store.CreateAudio(ctx, a); err != nil {
+				t.Fatal(err)
+			}
+			return a
+		}
+		position := func(a *narrator.Audio) (int, bool) {
+			t.Helper()
+			n, ok, err := b.queue.SynthesisQueuePosition(ctx, a.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n, ok
+		}
+		second, third := create("b"), create("c")
+		for i, a := range []*narrator.Audio{b.audio, second, third} {
+			if n, ok := position(a); !ok || n != i+1 {
+				t.Errorf("audio %d: position %d, %v; want %d, true", i, n, ok, i+1)
+			}
+		}
+		// Jobs that run wait no more, and no longer stand ahead of others.
+		if n := b.river.markRunning(t); n != 3 {
+			t.Fatalf("%d jobs marked running, want 3", n)
+		}
+		if n, ok := position(b.audio); ok {
+			t.Errorf("running audio: position %d, true; want none", n)
+		}
+		if n, ok := position(create("d")); !ok || n != 1 {
+			t.Errorf("new audio after the others started: position %d, %v; want 1, true", n, ok)
+		}
+		if n, ok := position(&narrator.Audio{ID: 999_999}); ok {
+			t.Errorf("audio without a job: position %d, true", n)
 		}
 	})
 }
