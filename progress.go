@@ -11,11 +11,20 @@ import (
 // final VOD playlist. Players can start on it once synthesis has begun.
 const LivePlaylistName = "live.m3u8"
 
-// MediaIsLive reports whether the object at key changes after it is first
-// written, so that it must not be cached: a live playlist. Every other
-// media object is written once and never changes.
+// LiveMP3Name is the file name, beside a live playlist, under which the
+// media server sends the live stream as one growing MP3, for players
+// that cannot play a live HLS stream (Chromium, Firefox): the MP3 frames
+// of the segments, each as soon as it is stored, until the stream ends.
+// No object is stored under it.
+const LiveMP3Name = "live.mp3"
+
+// MediaIsLive reports whether the media at key changes after it is first
+// written, so that it must not be cached: a live playlist, or the growing
+// MP3 beside it. Every other media object is written once and never
+// changes.
 func MediaIsLive(key string) bool {
-	return path.Base(key) == LivePlaylistName
+	base := path.Base(key)
+	return base == LivePlaylistName || base == LiveMP3Name
 }
 
 // RenderProgress is how far a rendering has got, as the renderer reports

@@ -12,7 +12,9 @@ func TestMediaIsLive(t *testing.T) {
 	}{
 		{"abc/live.m3u8", true},
 		{"live.m3u8", true},
+		{"abc/live.mp3", true},
 		{"abc/audio.m3u8", false},
+		{"abc/audio.mp3", false},
 		{"abc/seg-00000.ts", false},
 		{"abc/live.m3u8.bak", false},
 		{"live.m3u8/x.ts", false},

@@ -180,3 +180,30 @@ func TestLiveShort(t *testing.T) {
 		})
 	}
 }
+
+// TestSegmentMP3 checks that the MP3 frames taken back out of the
+// segments are, end to end, the MP3 that was segmented, byte for byte.
+func TestSegmentMP3(t *testing.T) {
+	t.Parallel()
+	data := mustEncode(t, signal(15*time.Second))
+	_, st := mustPackage(t, data, 2*time.Second)
+	var got []byte
+	for _, name := range st.names {
+		b, err := hls.SegmentMP3(st.files[name])
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		got = append(got, b...)
+	}
+	if !bytes.Equal(got, data) {
+		t.Errorf("segments give back %d bytes, want the %d bytes of the MP3", len(got), len(data))
+	}
+	for name, bad := range map[string][]byte{
+		"not packets":  []byte("hello"),
+		"no sync byte": make([]byte, 188),
+	} {
+		if _, err := hls.SegmentMP3(bad); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}

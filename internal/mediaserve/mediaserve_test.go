@@ -8,15 +8,20 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/http/httptest"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/hls"
 	"github.com/narrator/narrator/internal/localfs"
 	"github.com/narrator/narrator/internal/mediaserve"
+	"github.com/narrator/narrator/internal/mp3"
 	"github.com/narrator/narrator/internal/s3"
 	"github.com/narrator/narrator/internal/s3/s3test"
 )
@@ -488,5 +493,88 @@ func TestLivePlaylist(t *testing.T) {
 		// A segment stays immutable.
 		rec = do(b.mux, http.MethodGet, "/media/tok123/hls/seg00000.ts", nil)
 		checkHeaders(t, rec, map[string]string{"Cache-Control": "public, max-age=31536000, immutable"})
+	})
+}
+
+// TestLiveMP3 checks the growing MP3 of a live stream: it sends the first
+// segment's frames while the rest is still to come, then each segment as
+// it is stored, and ends, complete, once the live playlist ends.
+func TestLiveMP3(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("lame"); err != nil {
+		t.Skip("lame not installed")
+	}
+	var data bytes.Buffer
+	enc, err := mp3.NewEncoder(t.Context(), &data, mp3.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tone := make([]int16, 8*44100)
+	for i := range tone {
+		tone[i] = int16(8000 * math.Sin(2*math.Pi*440*float64(i)/44100))
+	}
+	if err := enc.Write(tone); err != nil {
+		t.Fatal(err)
+	}
+	if err := enc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	segs := map[string][]byte{}
+	if _, err := hls.Package(t.Context(), bytes.NewReader(data.Bytes()), 2*time.Second, func(name string, b []byte) error {
+		names = append(names, name)
+		segs[name] = b
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	forEachStore(t, func(t *testing.T, b *testBundle) {
+		ctx := t.Context()
+		put := func(key string, v []byte) {
+			t.Helper()
+			if err := b.media.Put(ctx, key, bytes.NewReader(v)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		srv := httptest.NewServer(b.mux)
+		t.Cleanup(srv.Close)
+		if res, err := http.Get(srv.URL + "/media/tok123/" + narrator.LiveMP3Name); err != nil || res.StatusCode != 404 {
+			t.Fatalf("growing MP3 without a live playlist: %v %v, want 404", res.StatusCode, err)
+		}
+
+		put("live/"+names[0], segs[names[0]])
+		put("live/"+narrator.LivePlaylistName, []byte("#EXTM3U\n#EXT-X-PLAYLIST-TYPE:EVENT\n#EXTINF:2,\n"+names[0]+"\n"))
+		res, err := http.Get(srv.URL + "/media/live/" + narrator.LiveMP3Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		if ct, cc := res.Header.Get("Content-Type"), res.Header.Get("Cache-Control"); res.StatusCode != 200 || ct != "audio/mpeg" || cc != "no-store" {
+			t.Errorf("growing MP3: status %d, Content-Type %q, Cache-Control %q; want 200, audio/mpeg, no-store", res.StatusCode, ct, cc)
+		}
+		first, err := hls.SegmentMP3(segs[names[0]])
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]byte, len(first))
+		if _, err := io.ReadFull(res.Body, got); err != nil || !bytes.Equal(got, first) {
+			t.Fatalf("first segment's frames: %v, equal %v", err, bytes.Equal(got, first))
+		}
+		// The rest comes as it is stored; the ended playlist ends it.
+		playlist := "#EXTM3U\n#EXT-X-PLAYLIST-TYPE:EVENT\n"
+		for _, name := range names {
+			if name != names[0] {
+				put("live/"+name, segs[name])
+			}
+			playlist += "#EXTINF:2,\n" + name + "\n"
+		}
+		put("live/"+narrator.LivePlaylistName, []byte(playlist+"#EXT-X-ENDLIST\n"))
+		rest, err := io.ReadAll(res.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if all := append(got, rest...); !bytes.Equal(all, data.Bytes()) {
+			t.Errorf("growing MP3 sent %d bytes, want the %d bytes of the MP3", len(all), data.Len())
+		}
 	})
 }
