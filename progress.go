@@ -18,6 +18,12 @@ const LivePlaylistName = "live.m3u8"
 // No object is stored under it.
 const LiveMP3Name = "live.mp3"
 
+// LiveMP3Key returns the key of the growing MP3 beside the live playlist
+// at liveKey.
+func LiveMP3Key(liveKey string) string {
+	return path.Join(path.Dir(liveKey), LiveMP3Name)
+}
+
 // MediaIsLive reports whether the media at key changes after it is first
 // written, so that it must not be cached: a live playlist, or the growing
 // MP3 beside it. Every other media object is written once and never

@@ -26,6 +26,12 @@ func TestMediaIsLive(t *testing.T) {
 	}
 }
 
+func TestLiveMP3Key(t *testing.T) {
+	if got := LiveMP3Key("tok/live.m3u8"); got != "tok/live.mp3" {
+		t.Errorf("LiveMP3Key = %q, want tok/live.mp3", got)
+	}
+}
+
 func TestSynthesisProgress(t *testing.T) {
 	start := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	p := SynthesisProgress{Revision: 2, RenderProgress: RenderProgress{UnitsDone: 10, UnitsTotal: 40}, StartedAt: start}

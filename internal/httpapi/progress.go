@@ -32,8 +32,10 @@ type progressJSON struct {
 	Share      *float64 `json:"share,omitempty"`
 	// ETASeconds estimates the seconds left, rounded, once a unit is done.
 	ETASeconds *int `json:"eta_seconds,omitempty"`
-	// LiveURL is the live HLS playlist, once its first segment plays.
-	LiveURL string `json:"live_url,omitempty"`
+	// LiveURL is the live HLS playlist, once its first segment plays, and
+	// LiveMP3URL the same stream as a growing MP3.
+	LiveURL    string `json:"live_url,omitempty"`
+	LiveMP3URL string `json:"live_mp3_url,omitempty"`
 }
 
 // audioProgress answers with how far the synthesis of the path's audio,
@@ -70,6 +72,7 @@ func (s *Server) audioProgress(w http.ResponseWriter, r *http.Request, c *call) 
 		}
 		if prog.LiveKey != "" {
 			out.LiveURL = s.mediaURL(prog.LiveKey)
+			out.LiveMP3URL = s.mediaURL(narrator.LiveMP3Key(prog.LiveKey))
 		}
 	case err != nil && narrator.ErrorCode(err) != narrator.ENOTFOUND:
 		return err

@@ -59,7 +59,7 @@ func TestAudioProgress(t *testing.T) {
 	b.report(t, "one", "h", 10, 40, "tok/live.m3u8", 10*time.Second)
 	got := progress("one")
 	if got["queued"] != false || got["units_done"] != 10.0 || got["units_total"] != 40.0 || got["share"] != 0.25 ||
-		got["live_url"] != "https://media.test/media/tok/live.m3u8" {
+		got["live_url"] != "https://media.test/media/tok/live.m3u8" || got["live_mp3_url"] != "https://media.test/media/tok/live.mp3" {
 		t.Errorf("under way: %v", got)
 	}
 	if _, ok := got["queue_position"]; ok {

@@ -30,8 +30,12 @@ type progressJSON struct {
 	Percent int `json:"percent"`
 	// ETASeconds is the estimated time left; -1 while unknown.
 	ETASeconds int `json:"eta_seconds"`
-	// LiveURL is the live HLS playlist, once its first segment plays.
-	LiveURL string `json:"live_url,omitempty"`
+	// LiveURL is the live HLS playlist, once its first segment plays, and
+	// LiveMP3URL the same stream as a growing MP3, which the page plays:
+	// every browser plays an MP3 as it arrives, while Chromium's own HLS
+	// player refuses a playlist that has not ended.
+	LiveURL    string `json:"live_url,omitempty"`
+	LiveMP3URL string `json:"live_mp3_url,omitempty"`
 	// Label says it in words: "Waiting in line, position 3",
 	// "12 of 40 sentences · about 21 s left".
 	Label string `json:"label"`
@@ -55,6 +59,7 @@ func (s *Server) progressOf(ctx context.Context, a *narrator.Audio) (*progressJS
 		}
 		if p.LiveKey != "" && s.mediaURL != nil {
 			out.LiveURL = s.mediaURL(p.LiveKey)
+			out.LiveMP3URL = s.mediaURL(narrator.LiveMP3Key(p.LiveKey))
 		}
 	case err != nil && narrator.ErrorCode(err) != narrator.ENOTFOUND:
 		return nil, err

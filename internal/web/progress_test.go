@@ -80,7 +80,7 @@ func TestProgress(t *testing.T) {
 		t.Errorf("under way: %+v", got)
 	}
 	res = c.get(page)
-	for _, want := range []string{"10 of 40 sentences · about 3", `value="25"`, `data-live="https://media.test/media/tok/live.m3u8"`} {
+	for _, want := range []string{"10 of 40 sentences · about 3", `value="25"`, `data-live="https://media.test/media/tok/live.mp3"`} {
 		if !strings.Contains(res.body, want) {
 			t.Errorf("audio page under way lacks %q:\n%s", want, res.body)
 		}

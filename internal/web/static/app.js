@@ -147,10 +147,12 @@
   }
 
   // The audio page shows how far its unprocessed audio has got, plays its
-  // live stream once the first words are out (where the browser plays HLS
-  // natively), and reloads once the audio is done, unless the live stream
-  // is playing: that one ends by itself, complete. It says so, and stops
-  // polling, if the audio is deleted meanwhile.
+  // live stream once the first words are out, and reloads once the audio
+  // is done, unless the live stream is playing: that one ends by itself,
+  // complete. It says so, and stops polling, if the audio is deleted
+  // meanwhile. The live stream is the growing MP3, which every browser
+  // plays as it arrives; Chromium's own HLS player refuses a live
+  // playlist, and hls.js would be a dependency loaded into the page.
   function setupAudioPending() {
     var el = document.getElementById("pending");
     if (!el) return;
@@ -161,13 +163,8 @@
     var live = document.getElementById("live-player");
     var note = document.getElementById("live-note");
     var badge = document.getElementById("audio-state");
-    var canHLS = live && live.canPlayType("application/vnd.apple.mpegurl") !== "";
     function showLive(src) {
       if (!live || live.getAttribute("src")) return;
-      if (!canHLS) {
-        if (note) note.textContent = "This browser cannot play the stream while it is being made; the audio plays here when it is ready.";
-        return;
-      }
       live.src = src;
       live.hidden = false;
       if (note) note.textContent = "Playing while it is made: the rest follows as it is ready.";
@@ -202,7 +199,7 @@
           if (p) {
             if (label) label.textContent = p.label;
             if (bar) { bar.value = p.percent; bar.textContent = p.percent + " %"; }
-            if (p.live_url) showLive(p.live_url);
+            if (p.live_mp3_url) showLive(p.live_mp3_url);
           }
           setTimeout(tick, 1000);
         })
