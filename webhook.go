@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -165,6 +166,14 @@ func (h *Webhook) Validate() error {
 	if u.Fragment != "" {
 		return Errorf(EINVALID, "url must not have a #fragment")
 	}
+	if port := u.Port(); port != "" {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return Errorf(EINVALID, "url has port %s; a port is 1 to 65535", port)
+		}
+	}
+	if strings.ContainsFunc(h.URL, func(r rune) bool { return r <= ' ' || strings.ContainsRune("\"<>\\^`{|}", r) }) {
+		return Errorf(EINVALID, "url must not hold spaces or any of \" < > \\ ^ ` { | }; percent-encode them")
+	}
 	if len(h.Events) == 0 {
 		return Errorf(EINVALID, "an endpoint must subscribe to at least one event")
 	}
@@ -295,7 +304,8 @@ type AttemptPlan struct {
 // stored. A success delivers and resets the endpoint's failure clock. A
 // failure starts the clock if it is not running, and disables the endpoint
 // once it has run for WebhookDisableAfter; the delivery then fails for good,
-// as it does after the final attempt, and otherwise stays pending.
+// as it does after the final attempt, and otherwise stays pending. A final
+// attempt that does not disable the endpoint stops the clock.
 func PlanAttempt(h *Webhook, a WebhookAttempt) AttemptPlan {
 	if a.OK() {
 		return AttemptPlan{State: DeliveryDelivered}
@@ -307,6 +317,12 @@ func PlanAttempt(h *Webhook, a WebhookAttempt) AttemptPlan {
 	p.Disable = !h.Disabled() && a.At.Sub(p.FailingSince) >= WebhookDisableAfter
 	if a.Final || p.Disable || h.Disabled() {
 		p.State = DeliveryFailed
+	}
+	if a.Final && !p.Disable {
+		// A delivery given up on before the endpoint failed for a day
+		// (a resend, a test, or attempts cut short) leaves no clock running
+		// that one failure weeks later would find expired.
+		p.FailingSince = time.Time{}
 	}
 	return p
 }

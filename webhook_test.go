@@ -85,6 +85,11 @@ func TestNewWebhook(t *testing.T) {
 		{"user info", "https://u:p@example.com/", nil},
 		{"too long", "https://example.com/" + strings.Repeat("a", narrator.MaxWebhookURLChars), nil},
 		{"unknown event", "https://example.com/", []string{"audio.created"}},
+		{"port too big", "http://example.com:99999/", nil},
+		{"port zero", "http://example.com:0/", nil},
+		{"quote in path", "https://example.com/a\"b", nil},
+		{"angle brackets", "https://example.com/<x>", nil},
+		{"space", "https://example.com/a b", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := narrator.NewWebhook(3, tc.url, tc.events, time.Time{}); narrator.ErrorCode(err) != narrator.EINVALID {
@@ -110,8 +115,12 @@ func TestPlanAttempt(t *testing.T) {
 			narrator.AttemptPlan{State: narrator.DeliveryDelivered}},
 		{"first failure starts the clock", narrator.Webhook{}, fail(t0, false),
 			narrator.AttemptPlan{State: narrator.DeliveryPending, FailingSince: t0}},
-		{"final failure", narrator.Webhook{}, fail(t0, true),
-			narrator.AttemptPlan{State: narrator.DeliveryFailed, FailingSince: t0}},
+		{"final failure stops the clock", narrator.Webhook{}, fail(t0, true),
+			narrator.AttemptPlan{State: narrator.DeliveryFailed}},
+		{"final failure within a day stops the running clock", narrator.Webhook{FailingSince: t0}, fail(t0.Add(2*time.Hour), true),
+			narrator.AttemptPlan{State: narrator.DeliveryFailed}},
+		{"final failure after a day disables", narrator.Webhook{FailingSince: t0}, fail(t0.Add(29*time.Hour), true),
+			narrator.AttemptPlan{State: narrator.DeliveryFailed, FailingSince: t0, Disable: true}},
 		{"just under a day", narrator.Webhook{FailingSince: t0}, fail(t0.Add(narrator.WebhookDisableAfter-time.Second), false),
 			narrator.AttemptPlan{State: narrator.DeliveryPending, FailingSince: t0}},
 		{"a day of failures disables", narrator.Webhook{FailingSince: t0}, fail(t0.Add(narrator.WebhookDisableAfter), false),

@@ -21,6 +21,7 @@ import (
 	"github.com/narrator/narrator/internal/localfs"
 	"github.com/narrator/narrator/internal/mediaserve"
 	"github.com/narrator/narrator/internal/pipeline"
+	"github.com/narrator/narrator/internal/player"
 	"github.com/narrator/narrator/internal/postgres"
 	"github.com/narrator/narrator/internal/s3"
 	"github.com/narrator/narrator/internal/sqlite"
@@ -32,6 +33,7 @@ import (
 type dataStore interface {
 	httpapi.Store
 	web.Store
+	player.Store
 	feed.Store
 	jobs.Store
 	jobs.WebhookStore
@@ -77,6 +79,7 @@ var (
 	_ httpapi.Store            = purgingStore{}
 	_ web.Store                = purgingStore{}
 	_ feed.Store               = purgingStore{}
+	_ player.Store             = purgingStore{}
 	_ pipeline.MediaWriter     = mediaStore(nil)
 	_ httpapi.MediaOpener      = mediaStore(nil)
 	_ pipeline.WordSynthesizer = (*festival.Engine)(nil)

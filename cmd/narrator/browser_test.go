@@ -91,7 +91,9 @@ func browse(t *testing.T, ctx context.Context, step string, actions ...chromedp.
 	defer cancel()
 	if err := chromedp.Run(c, actions...); err != nil {
 		var loc string
-		_ = chromedp.Run(ctx, chromedp.Location(&loc))
+		lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		_ = chromedp.Run(lctx, chromedp.Location(&loc))
 		t.Fatalf("%s: %v (page %s)", step, err, loc)
 	}
 }
@@ -289,7 +291,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	var src string
 	browse(t, ctx, "play audio",
 		chromedp.Click(`#audios tbody tr a`),
-		chromedp.WaitVisible("#player"),
+		chromedp.WaitVisible("#np .np-play"),
 		chromedp.Evaluate(`window.__xss === undefined`, &same),
 		chromedp.Text("#audio-title", &text),
 		chromedp.Evaluate(`(async () => { const a = document.querySelector('#player'); a.muted = true; await a.play(); return a.currentSrc; })()`, &src, awaitPromise),
@@ -323,10 +325,10 @@ func TestDashboardInBrowser(t *testing.T) {
 		chromedp.Navigate(projectURL),
 		chromedp.WaitVisible("#audios"),
 		chromedp.Click(`#audios tbody tr a`),
-		chromedp.WaitVisible("#player"),
+		chromedp.WaitVisible("#np .np-play"),
 		chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile),
 		chromedp.Reload(),
-		chromedp.WaitVisible("#player"),
+		chromedp.WaitVisible("#np .np-play"),
 		shoot(t, shots, "audio-phone"),
 		chromedp.Navigate(projectURL),
 		chromedp.WaitVisible("#audios"),

@@ -8,6 +8,7 @@ import (
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/config"
+	"github.com/narrator/narrator/internal/player"
 	"github.com/narrator/narrator/internal/web"
 )
 
@@ -17,6 +18,10 @@ func newDashboard(cfg config.Config, st purgingStore, b *backends, logger *slog.
 	u, err := url.Parse(cfg.PublicURL)
 	if err != nil {
 		return nil, fmt.Errorf("dashboard: parse public URL: %w", err)
+	}
+	m, err := url.Parse(cfg.MediaURL(""))
+	if err != nil {
+		return nil, fmt.Errorf("dashboard: parse media URL: %w", err)
 	}
 	dash, err := web.New(web.Deps{
 		Store:         st,
@@ -28,10 +33,30 @@ func newDashboard(cfg config.Config, st purgingStore, b *backends, logger *slog.
 		Media:         b.media,
 		SecureCookies: u.Scheme == "https",
 		PublicOrigin:  u.Scheme + "://" + u.Host,
+		MediaOrigin:   m.Scheme + "://" + m.Host,
 		NotFound:      notFound,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("dashboard: %w", err)
 	}
 	return dash, nil
+}
+
+// newEmbed builds the embeddable player served at /embed.js and /embed/.
+// Its pages allow the media's origin, which --media-base-url may move.
+func newEmbed(cfg config.Config, st purgingStore, logger *slog.Logger) (http.Handler, error) {
+	u, err := url.Parse(cfg.MediaURL(""))
+	if err != nil {
+		return nil, fmt.Errorf("embed: parse media URL: %w", err)
+	}
+	h, err := player.New(player.Deps{
+		Store:       st,
+		Logger:      logger,
+		MediaURL:    cfg.MediaURL,
+		MediaOrigin: u.Scheme + "://" + u.Host,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("embed: %w", err)
+	}
+	return h, nil
 }

@@ -265,7 +265,13 @@ func (s *server) routes() (http.Handler, error) {
 	api := httpapi.NewServer(httpapi.Deps{Store: st, Logger: s.logger, MediaURL: s.cfg.MediaURL, Media: s.backends.media, Queue: s.backends.queue})
 	mux.Handle("/api/", api)
 	mux.Handle("/media/", http.StripPrefix("/media/", mediaserve.New(s.backends.media, s.logger)))
-	mux.Handle("GET /feeds/{name}", feed.New(feed.Config{Store: st, MediaURL: s.cfg.MediaURL, PublicURL: s.cfg.PublicURL, Logger: s.logger}))
+	embed, err := newEmbed(s.cfg, st, s.logger)
+	if err != nil {
+		return nil, err
+	}
+	mux.Handle("GET /embed.js", embed)
+	mux.Handle("/embed/", embed) // the only pages other sites may frame
+	mux.Handle("/feeds/{name}", feed.New(feed.Config{Store: st, MediaURL: s.cfg.MediaURL, PublicURL: s.cfg.PublicURL, Logger: s.logger}))
 	dash, err := newDashboard(s.cfg, st, s.backends, s.logger, api)
 	if err != nil {
 		return nil, err

@@ -7,12 +7,16 @@
 // Responses carry a strong ETag computed from the XML and a Last-Modified
 // from the feed's settings and audios (narrator.FeedContent.LastModified),
 // and http.ServeContent answers If-None-Match and If-Modified-Since with
-// 304. Podcast apps poll feeds; a conditional poll costs one small read of
-// the database and no transfer.
+// 304. Podcast apps poll feeds; a conditional poll still reads the feed's
+// items (one indexed read of at most narrator.MaxFeedItems rows, a few milliseconds
+// at a million audios) and renders the XML to compare ETags, but transfers
+// nothing.
 //
 // Mount the handler on a pattern with a {name} wildcard:
 //
-//	mux.Handle("GET /feeds/{name}", feed.New(feed.Config{...}))
+//	mux.Handle("/feeds/{name}", feed.New(feed.Config{...}))
+//
+// Methods other than GET and HEAD get 405.
 package feed
 
 import (
@@ -74,6 +78,11 @@ func New(cfg Config) *Handler {
 // ServeHTTP serves the feed named by the request's {name} path value,
 // "TOKEN.xml". GET and HEAD only; the mux pattern decides the method.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "A feed can only be read.", http.StatusMethodNotAllowed)
+		return
+	}
 	token, ok := strings.CutSuffix(r.PathValue("name"), ".xml")
 	if !ok || narrator.ValidateFeedToken(token) != nil {
 		notFound(w)

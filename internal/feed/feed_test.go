@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -78,7 +79,7 @@ func setup(t *testing.T) *testBundle {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("GET /feeds/{name}", feed.New(feed.Config{
+	mux.Handle("/feeds/{name}", feed.New(feed.Config{
 		Store:     st,
 		MediaURL:  func(key string) string { return mediaBase + key },
 		PublicURL: publicBase,
@@ -222,7 +223,7 @@ func TestFeed(t *testing.T) {
 
 	// The channel.
 	got := map[string]string{
-		"title": f.Title, "description": f.Description, "link": f.Link, "language": f.Language,
+		"title": f.Title, "description": html.UnescapeString(f.Description), "link": f.Link, "language": f.Language,
 		"author": f.ITunesExt.Author, "image": f.ITunesExt.Image, "explicit": f.ITunesExt.Explicit,
 	}
 	want := map[string]string{
@@ -266,7 +267,8 @@ func TestFeed(t *testing.T) {
 			t.Errorf("item %d: podcast:transcript %+v", i, tr)
 		}
 	}
-	if d := f.Items[1].Description; d != "The first paragraph & more. A second one." {
+	// Descriptions are HTML, as podcast apps read them: text as typed.
+	if d := f.Items[1].Description; d != "The first paragraph &amp; more. A second one." {
 		t.Errorf("description %q", d)
 	}
 	if f.Items[0].Link != "" {
@@ -299,7 +301,7 @@ func TestAwkwardText(t *testing.T) {
 	b.publish(t, &narrator.Audio{Title: nasty, Author: nasty, Body: "<p>" + strings.ReplaceAll(nasty, "<", "&lt;") + "</p>",
 		ArticleURL: "https://acme.example/a?x=1&y=<2>"})
 	f := b.mustFeed(t)
-	if f.Title != clean || f.Description != clean || f.ITunesExt.Author != clean {
+	if f.Title != clean || html.UnescapeString(f.Description) != clean || f.ITunesExt.Author != clean {
 		t.Errorf("channel title %q description %q author %q, want %q", f.Title, f.Description, f.ITunesExt.Author, clean)
 	}
 	if len(f.Items) != 1 {
@@ -309,7 +311,7 @@ func TestAwkwardText(t *testing.T) {
 	if it.Title != clean || it.ITunesExt.Author != clean || it.Link != "https://acme.example/a?x=1&y=<2>" {
 		t.Errorf("item title %q author %q link %q", it.Title, it.ITunesExt.Author, it.Link)
 	}
-	if !strings.Contains(it.Description, "Tom & Jerry <b>bold</b> ]]>") {
+	if !strings.Contains(it.Description, "Tom &amp; Jerry &lt;b&gt;bold&lt;/b&gt; ]]&gt;") {
 		t.Errorf("item description %q", it.Description)
 	}
 }
@@ -394,6 +396,19 @@ func TestNotFound(t *testing.T) {
 		resp, _ := get(t, b.srv.URL+path, nil)
 		if resp.StatusCode != http.StatusNotFound || resp.Header.Get("Cache-Control") != "no-store" {
 			t.Errorf("%s: %s, Cache-Control %q", path, resp.Status, resp.Header.Get("Cache-Control"))
+		}
+	}
+
+	// Only GET and HEAD read a feed.
+	for _, m := range []string{"POST", "PUT", "DELETE"} {
+		req, _ := http.NewRequestWithContext(t.Context(), m, old, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "GET, HEAD" {
+			t.Errorf("%s: %s, Allow %q; want 405 with Allow", m, resp.Status, resp.Header.Get("Allow"))
 		}
 	}
 

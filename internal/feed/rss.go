@@ -114,7 +114,7 @@ func newDocument(c *narrator.FeedContent, mediaURL func(string) string, publicUR
 	ch := channel{
 		Title:         clean(f.Title),
 		Link:          clean(link),
-		Description:   clean(f.Description),
+		Description:   htmlText(f.Description),
 		Language:      clean(f.Language),
 		LastBuildDate: c.LastModified().UTC().Format(time.RFC1123Z),
 		Generator:     "Narrator",
@@ -141,7 +141,7 @@ func newDocument(c *narrator.FeedContent, mediaURL func(string) string, publicUR
 		it := item{
 			Title:       clean(itemTitle(a)),
 			Link:        clean(a.ArticleURL),
-			Description: clean(excerpt(a.Body, 600)),
+			Description: htmlText(excerpt(a.Body, 600)),
 			GUID:        guid{IsPermaLink: "false", Value: GUID(a)},
 			PubDate:     a.CreatedAt.UTC().Format(time.RFC1123Z),
 			Author:      clean(a.Author),
@@ -149,7 +149,7 @@ func newDocument(c *narrator.FeedContent, mediaURL func(string) string, publicUR
 			Duration:    strconv.FormatInt((a.DurationMS+500)/1000, 10),
 		}
 		if it.Description == "" {
-			it.Description = it.Title
+			it.Description = htmlText(itemTitle(a))
 		}
 		// Sizes and transcripts came with the same version: an audio
 		// published before it has neither until it is synthesised again.
@@ -227,3 +227,11 @@ func xmlChar(r rune) bool {
 		r >= 0xE000 && r <= 0xFFFD ||
 		r >= 0x10000 && r <= 0x10FFFF
 }
+
+// htmlText writes plain text as the HTML that RSS descriptions hold, so
+// that podcast apps, which render them as HTML, show "<b>" as typed rather
+// than as markup.
+func htmlText(s string) string { return htmlEscaper.Replace(clean(s)) }
+
+// htmlEscaper escapes what HTML text must not hold literally.
+var htmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")

@@ -180,6 +180,10 @@ func pathID(r *http.Request, name string) (int64, error) {
 	return id, nil
 }
 
+// WriteJSON writes v as a JSON response with status, as the API does, for
+// the service's other JSON edges.
+func WriteJSON(w http.ResponseWriter, status int, v any) { writeJSON(w, status, v) }
+
 // writeJSON encodes v into a buffer first, so that an encoding failure can
 // still become a clean error response.
 func writeJSON(w http.ResponseWriter, status int, v any) {

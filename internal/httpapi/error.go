@@ -31,6 +31,12 @@ var errorTable = map[string]struct {
 	narrator.EINTERNAL:     {http.StatusInternalServerError, 50, "Internal error"},
 }
 
+// WriteError writes err as the v3 error body with the status of its code,
+// for the service's other JSON edges (the embedded player's events), so
+// that every JSON error looks the same. Internal error text never reaches
+// the client.
+func WriteError(w http.ResponseWriter, err error) { writeError(w, err) }
+
 // writeError writes err as the v3 error body. Internal error text never
 // reaches the client.
 func writeError(w http.ResponseWriter, err error) {
@@ -42,7 +48,7 @@ func writeError(w http.ResponseWriter, err error) {
 	if msg == "" {
 		msg = narrator.ErrorMessage(err)
 	}
-	if e.status == http.StatusMethodNotAllowed {
+	if e.status == http.StatusMethodNotAllowed && w.Header().Get("Allow") == "" {
 		w.Header().Set("Allow", "GET, POST, PUT, DELETE")
 	}
 	writeJSON(w, e.status, errorBody{Code: e.code, Message: msg})

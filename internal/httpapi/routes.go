@@ -57,7 +57,13 @@ func (s *Server) routes() {
 }
 
 func methodNotAllowed(w http.ResponseWriter, r *http.Request) error {
-	return narrator.Errorf(errMethod, "method %s is not allowed on this path", r.Method)
+	return MethodNotAllowed(r.Method)
+}
+
+// MethodNotAllowed is the error, a 405 in WriteError, for a method that a
+// path does not support.
+func MethodNotAllowed(method string) error {
+	return narrator.Errorf(errMethod, "method %s is not allowed on this path", method)
 }
 
 func notFound(w http.ResponseWriter, r *http.Request) error {

@@ -137,11 +137,15 @@ func timeOrNil(t time.Time) *time.Time {
 
 // list returns a parameter that holds a list of strings: a JSON array of
 // strings, or in JSON, forms and queries one or more comma-separated
-// strings. Absent means nil.
+// strings. Absent means nil; present but empty means an empty, non-nil
+// list.
 func (p *params) list(name string) ([]string, error) {
 	if raw, ok := p.json[name]; ok {
 		var arr []string
 		if err := json.Unmarshal(raw, &arr); err == nil {
+			if arr == nil {
+				arr = []string{} // null
+			}
 			return arr, nil
 		}
 	}
@@ -161,6 +165,9 @@ func (p *params) list(name string) ([]string, error) {
 		vs = p.query[name]
 	}
 	var out []string
+	if vs != nil {
+		out = []string{}
+	}
 	for _, v := range vs {
 		for _, s := range strings.Split(v, ",") {
 			if s = strings.TrimSpace(s); s != "" {
@@ -214,6 +221,9 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request, c *call) 
 	events, err := c.params.list("events")
 	if err != nil {
 		return err
+	}
+	if events != nil && len(events) == 0 {
+		return narrator.Errorf(narrator.EINVALID, "events must name at least one event; leave it out to subscribe to all")
 	}
 	h, err := narrator.NewWebhook(p.ID, u, events, s.now())
 	if err != nil {

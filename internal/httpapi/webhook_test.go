@@ -63,6 +63,9 @@ func TestWebhookEndpoints(t *testing.T) {
 		{"too long", map[string]any{"url": "https://x.example/" + strings.Repeat("a", 3000)}, "at most"},
 		{"unknown event", map[string]any{"url": "https://x.example/", "events": []string{"audio.created"}}, "audio.created"},
 		{"events not strings", map[string]any{"url": "https://x.example/", "events": 3}, "array of strings"},
+		{"events empty", map[string]any{"url": "https://x.example/", "events": []string{}}, "at least one event"},
+		{"events blank", map[string]any{"url": "https://x.example/", "events": ""}, "at least one event"},
+		{"bad port", map[string]any{"url": "https://x.example:99999/"}, "port"},
 		{"url not a string", map[string]any{"url": 3}, "url must be a string"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -90,9 +90,10 @@ type WebhookArgs struct {
 func (WebhookArgs) Kind() string { return narrator.WebhookJob{}.JobKind() }
 
 // WebhookMaxAttempts is how often a delivery is tried: with the default
-// backoff (see WebhookConfig.RetryBase) the last attempt comes about a day
-// after the first.
-const WebhookMaxAttempts = 16
+// backoff (see WebhookConfig.RetryBase) the last attempt comes about 29
+// hours after the first, past narrator.WebhookDisableAfter, so that an
+// endpoint that failed all of a delivery's attempts has failed for a day.
+const WebhookMaxAttempts = 17
 
 // InsertOpts implements river.JobArgsWithInsertOpts.
 func (WebhookArgs) InsertOpts() river.InsertOpts {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -33,7 +34,7 @@ type WebhookConfig struct {
 	Logger *slog.Logger
 	// RetryBase is the wait after the first failed attempt; each later
 	// wait doubles, up to 4,320 times RetryBase. Default: 5 seconds, which
-	// spreads WebhookMaxAttempts over about a day (the longest wait is 6
+	// spreads WebhookMaxAttempts over about 29 hours (the longest wait is 6
 	// hours). Tests set it shorter; nothing else should.
 	RetryBase time.Duration
 	// Now is the clock; time.Now when nil.
@@ -49,7 +50,19 @@ type WebhookWorker struct {
 	store  WebhookStore
 	sender WebhookSender
 	cfg    WebhookConfig
+
+	mu   sync.Mutex
+	busy map[int64]int // attempts under way, by endpoint
 }
+
+// WebhookPerEndpoint is how many attempts at one endpoint a node makes at
+// once. An endpoint that accepts connections and never answers then holds
+// this many of the queue's workers for its 10 s timeouts, not all of them,
+// so other projects' deliveries go on; its further jobs wait their turn.
+const WebhookPerEndpoint = 2
+
+// webhookWait is how long a job whose endpoint is busy waits to try again.
+const webhookWait = 2 * time.Second
 
 // NewWebhookWorker returns the delivery worker.
 func NewWebhookWorker(store WebhookStore, sender WebhookSender, cfg WebhookConfig) *WebhookWorker {
@@ -62,7 +75,7 @@ func NewWebhookWorker(store WebhookStore, sender WebhookSender, cfg WebhookConfi
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &WebhookWorker{store: store, sender: sender, cfg: cfg}
+	return &WebhookWorker{store: store, sender: sender, cfg: cfg, busy: map[int64]int{}}
 }
 
 // Timeout implements river.Worker: an attempt is bounded by the sender
@@ -102,7 +115,11 @@ func (w *WebhookWorker) Work(ctx context.Context, job *river.Job[WebhookArgs]) e
 	log := w.cfg.Logger.With("delivery_id", d.ID, "webhook_id", h.ID, "event", d.Event, "attempt", job.Attempt)
 	var a narrator.WebhookAttempt
 	if h.Wants(d.Event) {
+		if !w.take(h.ID) {
+			return river.JobSnooze(webhookWait)
+		}
 		a = w.sender.Send(ctx, h, d)
+		w.release(h.ID)
 		if !a.OK() && errors.Is(ctx.Err(), context.Canceled) {
 			// The server is shutting down: try again after the restart,
 			// without counting this attempt.
@@ -131,4 +148,25 @@ func (w *WebhookWorker) Work(ctx context.Context, job *river.Job[WebhookArgs]) e
 	}
 	log.Info("webhook attempt failed", "status", a.ResponseCode, "err", a.Error)
 	return failure
+}
+
+// take claims one of the endpoint's WebhookPerEndpoint attempt slots on
+// this node; false when they are all taken.
+func (w *WebhookWorker) take(endpoint int64) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.busy[endpoint] >= WebhookPerEndpoint {
+		return false
+	}
+	w.busy[endpoint]++
+	return true
+}
+
+// release gives back a slot that take claimed.
+func (w *WebhookWorker) release(endpoint int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.busy[endpoint]--; w.busy[endpoint] == 0 {
+		delete(w.busy, endpoint)
+	}
 }

@@ -226,8 +226,8 @@ func TestRetryDelay(t *testing.T) {
 	for attempt := 1; attempt < jobs.WebhookMaxAttempts; attempt++ {
 		total += jobs.RetryDelay(base, attempt)
 	}
-	if total < 20*time.Hour || total > 28*time.Hour {
-		t.Errorf("the waits between %d attempts add up to %v; want about a day", jobs.WebhookMaxAttempts, total)
+	if total <= narrator.WebhookDisableAfter || total > 30*time.Hour {
+		t.Errorf("the waits between %d attempts add up to %v; want a little over narrator.WebhookDisableAfter", jobs.WebhookMaxAttempts, total)
 	}
 	for _, tc := range []struct {
 		attempt int
@@ -237,4 +237,62 @@ func TestRetryDelay(t *testing.T) {
 			t.Errorf("RetryDelay(5s, %d) = %v, want %v", tc.attempt, got, tc.want)
 		}
 	}
+}
+
+// TestWebhookEndpointCannotHoldEveryWorker checks that an endpoint that
+// never answers holds at most jobs.WebhookPerEndpoint attempts on a node:
+// its next job waits, and another endpoint's delivery goes on.
+func TestWebhookEndpointCannotHoldEveryWorker(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *testBundle) {
+		ctx := t.Context()
+		arrived := make(chan struct{}, 10)
+		unblock := make(chan struct{})
+		stuck := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			arrived <- struct{}{}
+			<-unblock
+			w.WriteHeader(http.StatusNoContent)
+		}))
+		t.Cleanup(stuck.Close)
+		t.Cleanup(func() { close(unblock) })
+		rec := &hookReceiver{}
+		healthy := httptest.NewServer(rec)
+		t.Cleanup(healthy.Close)
+		slow, fine := b.mustHook(t, stuck.URL), b.mustHook(t, healthy.URL)
+		w := jobs.NewWebhookWorker(b.store, webhook.New(webhook.Options{AllowPrivate: true}), jobs.WebhookConfig{})
+		work := func(h *narrator.Webhook) error {
+			d, err := b.store.TestWebhook(ctx, h.ProjectID, h.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return w.Work(ctx, &river.Job[jobs.WebhookArgs]{
+				JobRow: &rivertype.JobRow{Attempt: 1, MaxAttempts: jobs.WebhookMaxAttempts},
+				Args:   jobs.WebhookArgs{DeliveryID: d.ID},
+			})
+		}
+		done := make(chan error, jobs.WebhookPerEndpoint)
+		for range jobs.WebhookPerEndpoint {
+			go func() { done <- work(slow) }()
+			<-arrived
+		}
+		var snooze *rivertype.JobSnoozeError
+		if err := work(slow); !errors.As(err, &snooze) {
+			t.Errorf("a third attempt at the busy endpoint = %v; want it snoozed", err)
+		}
+		if err := work(fine); err != nil {
+			t.Errorf("another endpoint's delivery while one is stuck: %v", err)
+		}
+		if ids, _ := rec.seen(); len(ids) != 1 {
+			t.Errorf("the healthy endpoint got %d requests, want 1", len(ids))
+		}
+		if len(arrived) != 0 {
+			t.Errorf("the stuck endpoint got more than %d requests at once", jobs.WebhookPerEndpoint)
+		}
+		unblock <- struct{}{}
+		unblock <- struct{}{}
+		for range jobs.WebhookPerEndpoint {
+			if err := <-done; err != nil {
+				t.Errorf("attempt at the stuck endpoint once it answered: %v", err)
+			}
+		}
+	})
 }

@@ -6,6 +6,9 @@ const (
 	FindLiveAudioByExternalIDSQL = findLiveAudioByExternalIDSQL
 	FindLiveAudioByIDSQL         = findLiveAudioByIDSQL
 	LoadMediaSQL                 = loadMediaSQL
+	FindAudioByArticleURLSQL     = findAudioByArticleURLSQL
+	AudioListensSQL              = audioListensSQL
+	ProjectListensSQL            = projectListensSQL
 	FeedAudiosSQL                = feedAudiosSQL
 	AudiosChangedSQL             = audiosChangedSQL
 )

@@ -90,6 +90,12 @@ type Store interface {
 	ResendDelivery(ctx context.Context, projectID, webhookID, deliveryID int64) (*narrator.WebhookDelivery, error)
 	DeliveryForAttempt(ctx context.Context, deliveryID int64) (*narrator.WebhookDelivery, *narrator.Webhook, error)
 	RecordAttempt(ctx context.Context, deliveryID int64, a narrator.WebhookAttempt) (narrator.AttemptPlan, error)
+
+	FindAudioByExternalID(ctx context.Context, projectID int64, externalID string) (*narrator.Audio, error)
+	FindAudioByArticleURL(ctx context.Context, projectID int64, articleURL string) (*narrator.Audio, error)
+	RecordListen(ctx context.Context, projectID, audioID int64, event string, at time.Time) error
+	AudioListens(ctx context.Context, audioID int64) (narrator.ListenCounts, error)
+	ProjectListens(ctx context.Context, projectID int64, since time.Time) (*narrator.ProjectListens, error)
 }
 
 // SchemaStore is a Store with what a process does with it besides reading
@@ -259,6 +265,8 @@ func Run(t *testing.T, newStore NewStoreFunc) {
 		{"User", userTests},
 		{"Session", sessionTests},
 		{"Time", timeTests},
+		{"EmbedLookup", embedLookupTests},
+		{"Listen", listenTests},
 		{"Copy", copyTests(newStore)},
 		{"Feed", feedTests},
 		{"Webhook", webhookTests},

@@ -297,12 +297,17 @@ var webhookDeliveryTests = []test{
 		if plan := attempt(t0.Add(25*time.Hour), 500, true); plan.Disable || plan.State != narrator.DeliveryFailed {
 			t.Fatalf("final failure after a success: %+v; want failed, not disabling", plan)
 		}
-		if plan := attempt(t0.Add(49*time.Hour), 500, false); !plan.Disable || plan.State != narrator.DeliveryFailed {
-			t.Fatalf("failure a day after the first: %+v; want disabling", plan)
+		// The final failure stopped the clock: a failure a day later starts
+		// it again rather than finding it a day old.
+		if plan := attempt(t0.Add(49*time.Hour), 500, false); plan.Disable || plan.State != narrator.DeliveryPending || !plan.FailingSince.Equal(t0.Add(49*time.Hour)) {
+			t.Fatalf("failure a day after a final one: %+v; want pending, the clock started again", plan)
+		}
+		if plan := attempt(t0.Add(73*time.Hour), 500, false); !plan.Disable || plan.State != narrator.DeliveryFailed {
+			t.Fatalf("failure a day after the clock started: %+v; want disabling", plan)
 		}
 		hook, err = b.store.FindWebhook(ctx, p.ID, h.ID)
-		if err != nil || !hook.DisabledAt.Equal(t0.Add(49*time.Hour)) {
-			t.Fatalf("endpoint = %+v, %v; want disabled at %v", hook, err, t0.Add(49*time.Hour))
+		if err != nil || !hook.DisabledAt.Equal(t0.Add(73*time.Hour)) {
+			t.Fatalf("endpoint = %+v, %v; want disabled at %v", hook, err, t0.Add(73*time.Hour))
 		}
 		hook, err = b.store.EnableWebhook(ctx, p.ID, h.ID)
 		if err != nil || hook.Disabled() || !hook.FailingSince.IsZero() {

@@ -265,6 +265,12 @@ type audioData struct {
 	BaseURL  string
 	// Progress is there while the audio is unprocessed.
 	Progress *progressJSON
+	// TranscriptURL and Duration (seconds) feed the embed's player, which
+	// the page shows too.
+	TranscriptURL string
+	Duration      float64
+	Embed         embedSnippets
+	Listens       listensData
 }
 
 func (s *Server) audioPage(w http.ResponseWriter, r *http.Request, q *request) error {
@@ -286,11 +292,20 @@ func (s *Server) audioPage(w http.ResponseWriter, r *http.Request, q *request) e
 	if a.State == narrator.StateProcessed {
 		if m, ok := a.MediaOf(narrator.ContentTypeMP3); ok && m.Key != "" {
 			d.MP3URL = s.mediaURL(m.Key)
+			jsonKey, _ := narrator.TranscriptKeys(m.Key)
+			d.TranscriptURL = s.mediaURL(jsonKey)
+			d.Duration = float64(a.DurationMS) / 1000
 		}
 		if m, ok := a.MediaOf(narrator.ContentTypeM3U8); ok && m.Key != "" {
 			d.M3U8URL = s.mediaURL(m.Key)
 		}
 	}
+	d.Embed = newEmbedSnippets(s.baseURL(r), a)
+	counts, err := s.store.AudioListens(r.Context(), a.ID)
+	if err != nil {
+		return err
+	}
+	d.Listens = newListensData(counts)
 	return s.render(w, r, http.StatusOK, "audio", userPage(q, untitled(a.Title), "projects", d))
 }
 

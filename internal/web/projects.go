@@ -112,6 +112,7 @@ type projectData struct {
 		Back        time.Duration
 	}
 	PrevURL, NextURL string
+	Listens          listensData
 }
 
 // audioRow is an audio as a list row.
@@ -160,6 +161,13 @@ func (s *Server) projectPage(w http.ResponseWriter, r *http.Request, q *request)
 		return err
 	}
 	d := projectData{Project: p, Total: total, Page: pageNum, Period: period, Query: query, Periods: periods}
+	now := s.now()
+	listens, err := s.store.ProjectListens(r.Context(), p.ID, now.AddDate(0, 0, -chartDays))
+	if err != nil {
+		return err
+	}
+	d.Listens = newListensData(listens.Total)
+	d.Listens.Chart = newPlaysChart(listens.Days, now)
 	d.Pages = max(1, (total+AudiosPerPage-1)/AudiosPerPage)
 	for _, a := range audios {
 		d.Audios = append(d.Audios, audioRow{Audio: a, URL: fmt.Sprintf("/projects/%d/audios/%d", p.ID, a.ID)})

@@ -58,6 +58,11 @@ type Store interface {
 	// RegenerateAudio re-synthesises an audio even if its text is unchanged.
 	RegenerateAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error)
 	DeleteAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error)
+	// AudioListens returns an audio's listening counts of all time.
+	AudioListens(ctx context.Context, audioID int64) (narrator.ListenCounts, error)
+	// ProjectListens returns a project's listening counts of all time and
+	// of each day since the day of since.
+	ProjectListens(ctx context.Context, projectID int64, since time.Time) (*narrator.ProjectListens, error)
 	// ListPronunciations gives the rules the text is read with.
 	ListPronunciations(ctx context.Context, projectID int64) ([]*narrator.Pronunciation, error)
 
@@ -129,10 +134,16 @@ type Deps struct {
 	// over TLS are Secure anyway.
 	SecureCookies bool
 	// PublicOrigin is the scheme://host of the public URL, if it may differ
-	// from the Host the server sees (behind a proxy). Media are served from
-	// there, so the Content-Security-Policy allows it, and the sign-in form
+	// from the Host the server sees (behind a proxy). Media and transcripts
+	// are served from there, so the Content-Security-Policy allows it for
+	// audio and fetches; embed snippets name it; and the sign-in form
 	// may be posted from there.
 	PublicOrigin string
+	// MediaOrigin is the scheme://host media are served from when
+	// --media-base-url moves them off the public URL; the
+	// Content-Security-Policy allows it for audio and the transcripts the
+	// player fetches. "" when media are served with the pages.
+	MediaOrigin string
 	// NotFound answers requests for unknown paths that do not ask for HTML
 	// (API clients); nil gives a plain 404.
 	NotFound http.Handler
@@ -166,6 +177,7 @@ type Server struct {
 	previewWait  time.Duration
 	secure       bool
 	publicOrigin string
+	mediaOrigin  string
 	notFound     http.Handler
 	now          func() time.Time
 	limiter      *Limiter
@@ -193,6 +205,7 @@ func New(d Deps) (*Server, error) {
 		previewWait:  d.PreviewTimeout,
 		secure:       d.SecureCookies,
 		publicOrigin: d.PublicOrigin,
+		mediaOrigin:  d.MediaOrigin,
 		notFound:     d.NotFound,
 		now:          d.Now,
 		limiter:      d.Limiter,
@@ -242,7 +255,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.publicOrigin != "" {
 		media += " " + s.publicOrigin
 	}
-	h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; media-src "+media+"; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'")
+	if s.mediaOrigin != "" && s.mediaOrigin != s.publicOrigin {
+		media += " " + s.mediaOrigin
+	}
+	h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; media-src "+media+"; connect-src "+media+"; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Referrer-Policy", "same-origin")

@@ -126,6 +126,12 @@ func New(opts Options) *Client {
 				if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
 					return fmt.Errorf("redirect to a %s URL", req.URL.Scheme)
 				}
+				if req.Method != http.MethodPost {
+					// A 301, 302 or 303 would turn the delivery into an
+					// empty GET: the redirect itself is the answer, a
+					// failure that says so.
+					return http.ErrUseLastResponse
+				}
 				return nil
 			},
 		},
@@ -211,7 +217,10 @@ func (c *Client) Send(ctx context.Context, h *narrator.Webhook, d *narrator.Webh
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxResponseBytes))
 	a.ResponseCode = resp.StatusCode
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+	switch {
+	case resp.StatusCode >= 300 && resp.StatusCode <= 399:
+		a.Error = fmt.Sprintf("the endpoint answered %d %s; only 307 and 308 redirects, which keep the POST, are followed", resp.StatusCode, http.StatusText(resp.StatusCode))
+	case resp.StatusCode < 200 || resp.StatusCode > 299:
 		a.Error = fmt.Sprintf("the endpoint answered %d %s", resp.StatusCode, http.StatusText(resp.StatusCode))
 	}
 	return a
@@ -231,6 +240,9 @@ func describe(err error) string {
 		return "no answer within the time limit"
 	case errors.Is(err, context.Canceled):
 		return "the attempt was cancelled"
+	case errors.As(err, new(*net.DNSError)):
+		// The resolver's own address stays out of the message.
+		return "the endpoint's host name could not be resolved"
 	default:
 		return err.Error()
 	}

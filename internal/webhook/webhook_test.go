@@ -242,3 +242,50 @@ func TestCheckAddress(t *testing.T) {
 		})
 	}
 }
+
+// TestRedirectKeepsPost checks that a 307 or 308 is followed with the same
+// signed POST, while a 301, 302 or 303, which would make it an empty GET,
+// is a failed attempt that says why.
+func TestRedirectKeepsPost(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		code   int
+		follow bool
+	}{
+		{http.StatusMovedPermanently, false},
+		{http.StatusFound, false},
+		{http.StatusSeeOther, false},
+		{http.StatusTemporaryRedirect, true},
+		{http.StatusPermanentRedirect, true},
+	} {
+		var (
+			mu  sync.Mutex
+			got []string
+		)
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			mu.Lock()
+			got = append(got, r.Method+" "+r.URL.Path+" "+r.Header.Get("webhook-id")+" "+string(body))
+			mu.Unlock()
+			if r.URL.Path == "/in" {
+				http.Redirect(w, r, "/after", tc.code)
+				return
+			}
+			w.WriteHeader(http.StatusNoContent)
+		}))
+		c := webhook.New(webhook.Options{AllowPrivate: true, MaxRedirects: 2})
+		h, d := mustHook(t, srv.URL+"/in")
+		a := c.Send(t.Context(), h, d)
+		srv.Close()
+		if tc.follow {
+			want := "POST /after " + d.MessageID + " " + string(d.Body)
+			if !a.OK() || len(got) != 2 || got[1] != want {
+				t.Errorf("%d: attempt %+v, requests %q; want the POST again at /after", tc.code, a, got)
+			}
+			continue
+		}
+		if a.OK() || a.ResponseCode != tc.code || !strings.Contains(a.Error, "307 and 308") || len(got) != 1 {
+			t.Errorf("%d: attempt %+v, requests %q; want a failure naming the redirect and no second request", tc.code, a, got)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 // Narrator dashboard: small progressive enhancements. Every page works
-// without this script; it adds voice filtering and previews, copy buttons,
-// live state updates and native HLS playback.
+// without this script; it adds voice filtering and previews, copy buttons
+// and live state updates. The audio page's player is the embed's
+// (/embed/player.js).
 (function () {
   "use strict";
 
@@ -224,26 +225,6 @@
     focusTarget();
   }
 
-  // The player uses HLS where the browser plays it natively, else the MP3.
-  // If HLS fails to load, it falls back to the MP3.
-  function setupPlayer() {
-    var audio = document.getElementById("player");
-    if (!audio) return;
-    var hls = audio.getAttribute("data-hls");
-    var mp3 = audio.getAttribute("data-mp3");
-    var label = document.getElementById("player-source");
-    if (hls && audio.canPlayType("application/vnd.apple.mpegurl")) {
-      audio.addEventListener("error", function fallback() {
-        audio.removeEventListener("error", fallback);
-        audio.src = mp3;
-        if (label) label.textContent = "MP3";
-        audio.load();
-      });
-      audio.src = hls;
-      if (label) label.textContent = "HLS stream";
-    }
-  }
-
   document.addEventListener("DOMContentLoaded", function () {
     setupVoicePickers();
     setupPreviews();
@@ -251,6 +232,5 @@
     setupRowUpdates();
     setupAudioPending();
     setupFieldLinks();
-    setupPlayer();
   });
 })();

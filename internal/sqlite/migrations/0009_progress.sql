@@ -1,4 +1,4 @@
--- 0008_progress: synthesis progress, for live streams and progress bars.
+-- 0009_progress: synthesis progress, for live streams and progress bars.
 --
 -- The attempt that holds an audio's synthesis lease reports here, a few
 -- times a second at most, how many of the revision's units it has

@@ -1,0 +1,475 @@
+// Package player is the embeddable audio player: the pages publishers put
+// in an <iframe> on their article pages, the one-line script that inserts
+// that iframe, the player's script and styles (also used by the
+// dashboard's audio page), and the public endpoint where players report
+// listening events.
+//
+// Routes, mounted at the root of the service's mux:
+//
+//	GET  /embed.js                         the loader script
+//	GET  /embed/{project_id}?external_id=… the player page; or ?url=ARTICLE_URL
+//	GET  /embed/{project_id}/status?…      {"state": …} of the same audio, for a page still waiting
+//	GET  /embed/player.js, /embed/player.css the player's script and styles
+//	POST /embed/events                     a listening event; 204
+//
+// Only the player pages may be framed by other sites (frame-ancestors *);
+// they load nothing from other origins but the media, whose origin their
+// Content-Security-Policy names.
+package player
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"io/fs"
+	"log/slog"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/httpapi"
+)
+
+// Store is what the player needs from storage.
+type Store interface {
+	// FindAudioByExternalID returns ENOTFOUND unless the project has a live
+	// audio with that external ID.
+	FindAudioByExternalID(ctx context.Context, projectID int64, externalID string) (*narrator.Audio, error)
+	// FindAudioByArticleURL returns the project's newest live audio with
+	// that article URL, or ENOTFOUND.
+	FindAudioByArticleURL(ctx context.Context, projectID int64, articleURL string) (*narrator.Audio, error)
+	// RecordListen returns ENOTFOUND unless the audio is a live audio of
+	// the project, and EINVALID for an unknown event.
+	RecordListen(ctx context.Context, projectID, audioID int64, event string, at time.Time) error
+}
+
+// Deps are the collaborators of the player.
+type Deps struct {
+	Store  Store
+	Logger *slog.Logger
+	// MediaURL turns a media key into the absolute URL it is served at.
+	MediaURL func(key string) string
+	// MediaOrigin is the scheme://host media are served from, when it is
+	// not the origin the player pages are served from; the pages'
+	// Content-Security-Policy allows it for audio and the transcript.
+	MediaOrigin string
+	// Now is the clock that dates listening events; time.Now when nil.
+	Now func() time.Time
+}
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// maxEventBytes caps the body of a listening event, which is about 60
+// bytes.
+const maxEventBytes = 1024
+
+// Handler is the player as an http.Handler.
+type Handler struct {
+	store       Store
+	logger      *slog.Logger
+	mediaURL    func(string) string
+	mediaOrigin string
+	now         func() time.Time
+	page        *template.Template
+	loader      []byte
+	mux         *http.ServeMux
+}
+
+// New parses the embedded templates and returns the player's handler.
+func New(d Deps) (*Handler, error) {
+	t, err := template.New("embed.html").Funcs(template.FuncMap{"duration": formatDuration}).ParseFS(templateFS, "templates/embed.html")
+	if err != nil {
+		return nil, fmt.Errorf("player: parse template: %w", err)
+	}
+	loader, err := staticFS.ReadFile("static/embed.js")
+	if err != nil {
+		return nil, fmt.Errorf("player: read loader: %w", err)
+	}
+	h := &Handler{
+		store:       d.Store,
+		logger:      d.Logger,
+		mediaURL:    d.MediaURL,
+		mediaOrigin: d.MediaOrigin,
+		now:         d.Now,
+		page:        t,
+		loader:      loader,
+		mux:         http.NewServeMux(),
+	}
+	if h.logger == nil {
+		h.logger = slog.New(slog.DiscardHandler)
+	}
+	if h.now == nil {
+		h.now = time.Now
+	}
+	if h.mediaURL == nil {
+		h.mediaURL = func(key string) string { return "/media/" + key }
+	}
+	static, err := fs.Sub(staticFS, "static")
+	if err != nil {
+		return nil, fmt.Errorf("player: static files: %w", err)
+	}
+	files := staticHeaders(http.StripPrefix("/embed", http.FileServerFS(static)))
+	h.mux.HandleFunc("GET /embed.js", h.serveLoader)
+	h.mux.Handle("GET /embed/player.js", files)
+	h.mux.Handle("GET /embed/player.css", files)
+	h.mux.HandleFunc("GET /embed/{project_id}", h.servePage)
+	h.mux.HandleFunc("GET /embed/{project_id}/status", h.serveStatus)
+	h.mux.HandleFunc("POST /embed/events", h.serveEvent)
+	h.mux.HandleFunc("/embed/", h.serveOther)
+	return h, nil
+}
+
+// serveOther answers what no route takes: a method a route does not
+// support gets 405 with Allow (JSON on the JSON routes), anything else 404.
+func (h *Handler) serveOther(w http.ResponseWriter, r *http.Request) {
+	rest := strings.TrimPrefix(r.URL.Path, "/embed/")
+	parts := strings.Split(rest, "/")
+	switch {
+	case r.Method == http.MethodGet || r.Method == http.MethodHead:
+	case rest == "events":
+		w.Header().Set("Allow", http.MethodPost)
+		httpapi.WriteError(w, httpapi.MethodNotAllowed(r.Method))
+		return
+	case len(parts) == 2 && parts[0] != "" && parts[1] == "status":
+		w.Header().Set("Allow", "GET, HEAD")
+		httpapi.WriteError(w, httpapi.MethodNotAllowed(r.Method))
+		return
+	case len(parts) == 1 && parts[0] != "":
+		w.Header().Set("Allow", "GET, HEAD")
+		h.renderMessage(w, r, http.StatusMethodNotAllowed, "Method not allowed", "This page can only be read.")
+		return
+	}
+	h.renderMessage(w, r, http.StatusNotFound, "Not found", "There is no player here.")
+}
+
+// ServeHTTP implements http.Handler.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	h.mux.ServeHTTP(w, r)
+}
+
+// staticHeaders caches the player's files for an hour: their names do not
+// change between builds.
+func staticHeaders(files http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=3600")
+		files.ServeHTTP(w, r)
+	})
+}
+
+// serveLoader serves the script that publishers put on their pages. It
+// runs on their origin and inserts the player's iframe.
+func (h *Handler) serveLoader(w http.ResponseWriter, r *http.Request) {
+	hdr := w.Header()
+	hdr.Set("Content-Type", "text/javascript; charset=utf-8")
+	hdr.Set("Cache-Control", "public, max-age=3600")
+	hdr.Set("Access-Control-Allow-Origin", "*")
+	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(h.loader))
+}
+
+// lookup is how an embed names its audio.
+type lookup struct {
+	projectID  int64
+	externalID string // "" when url is given
+	url        string
+}
+
+// query returns the lookup's query string, for the status URL.
+func (l lookup) query() string {
+	if l.externalID != "" {
+		return "external_id=" + url.QueryEscape(l.externalID)
+	}
+	return "url=" + url.QueryEscape(l.url)
+}
+
+// readLookup reads the project from the path and the audio's external_id
+// or article url from the query; external_id wins if both are given.
+func readLookup(r *http.Request) (lookup, error) {
+	var l lookup
+	id, err := strconv.ParseInt(r.PathValue("project_id"), 10, 64)
+	if err != nil || id <= 0 {
+		return l, narrator.Errorf(narrator.ENOTFOUND, "no project %q", r.PathValue("project_id"))
+	}
+	l.projectID = id
+	q := r.URL.Query()
+	l.externalID, l.url = q.Get("external_id"), q.Get("url")
+	switch {
+	case l.externalID != "":
+		if utf8.RuneCountInString(l.externalID) > narrator.MaxExternalIDChars || !narrator.ValidText(l.externalID) {
+			return l, narrator.Errorf(narrator.EINVALID, "external_id must be at most %d characters of text", narrator.MaxExternalIDChars)
+		}
+		l.url = ""
+	case l.url != "":
+		// The fragment names a place in the page, not another article.
+		l.url, _, _ = strings.Cut(l.url, "#")
+		probe := narrator.Audio{Body: "x", ArticleURL: l.url}
+		if err := probe.Validate(); err != nil {
+			return l, narrator.Errorf(narrator.EINVALID, "url must be the article's absolute http or https URL, at most %d characters", narrator.MaxURLChars)
+		}
+	default:
+		return l, narrator.Errorf(narrator.EINVALID, "give the audio's external_id or the article's url")
+	}
+	return l, nil
+}
+
+// find returns the audio a lookup names.
+func (h *Handler) find(ctx context.Context, l lookup) (*narrator.Audio, error) {
+	if l.externalID != "" {
+		return h.store.FindAudioByExternalID(ctx, l.projectID, l.externalID)
+	}
+	return h.store.FindAudioByArticleURL(ctx, l.projectID, l.url)
+}
+
+// pageData is what the page template gets.
+type pageData struct {
+	Title   string
+	Heading string
+	Message string
+	// Pending is set while the audio is being made: the page checks
+	// StatusURL and reloads itself once it is done.
+	Pending   bool
+	StatusURL string
+	Audio     *narrator.Audio
+	Player    *playerData
+}
+
+// playerData is what the player's markup carries: the player script
+// reads it from data attributes. The dashboard builds the same markup.
+type playerData struct {
+	MP3URL        string
+	HLSURL        string
+	TranscriptURL string
+	// EventsURL, ProjectID and AudioID say where to report listening
+	// events; EventsURL is "" where nothing is reported.
+	EventsURL string
+	ProjectID int64
+	AudioID   int64
+	// Duration is the audio's length in seconds, shown until the browser
+	// knows it.
+	Duration float64
+}
+
+// newPlayerData returns the player of a processed audio, or nil if it has
+// no MP3 yet.
+func newPlayerData(a *narrator.Audio, mediaURL func(string) string) *playerData {
+	mp3, ok := a.MediaOf(narrator.ContentTypeMP3)
+	if !ok || mp3.Key == "" || a.State != narrator.StateProcessed {
+		return nil
+	}
+	p := &playerData{MP3URL: mediaURL(mp3.Key), ProjectID: a.ProjectID, AudioID: a.ID, Duration: float64(a.DurationMS) / 1000}
+	if m, ok := a.MediaOf(narrator.ContentTypeM3U8); ok && m.Key != "" {
+		p.HLSURL = mediaURL(m.Key)
+	}
+	jsonKey, _ := narrator.TranscriptKeys(mp3.Key)
+	p.TranscriptURL = mediaURL(jsonKey)
+	return p
+}
+
+// servePage serves the player page of an audio, or a message in its place.
+func (h *Handler) servePage(w http.ResponseWriter, r *http.Request) {
+	l, err := readLookup(r)
+	if err != nil {
+		h.renderError(w, r, err)
+		return
+	}
+	a, err := h.find(r.Context(), l)
+	if err != nil {
+		h.renderError(w, r, err)
+		return
+	}
+	d := pageData{Title: untitled(a.Title), Audio: a}
+	d.Player = newPlayerData(a, h.mediaURL)
+	switch {
+	case d.Player != nil:
+		d.Player.EventsURL = "/embed/events"
+	case a.State == narrator.StateUnprocessed:
+		d.Pending = true
+		d.Heading = "The audio of this article is being prepared"
+		d.Message = "It will be ready in a moment. This player checks again by itself."
+		d.StatusURL = fmt.Sprintf("/embed/%d/status?%s", l.projectID, l.query())
+	default:
+		d.Heading = "This audio is not available"
+		d.Message = "Sorry, the audio of this article could not be prepared."
+	}
+	if d.Player == nil {
+		// Anyone may ask for any external ID: an article that is not
+		// published as audio yet keeps its title to itself.
+		d.Title = d.Heading
+	}
+	h.render(w, r, http.StatusOK, d)
+}
+
+// statusBody is the answer of the status endpoint.
+type statusBody struct {
+	State string `json:"state"`
+}
+
+// serveStatus tells a waiting page the state of its audio: "unprocessed",
+// "processed" or "failed", or 404 with "not_found".
+func (h *Handler) serveStatus(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	var a *narrator.Audio
+	l, err := readLookup(r)
+	if err == nil {
+		a, err = h.find(r.Context(), l)
+	}
+	switch {
+	case narrator.ErrorCode(err) == narrator.ENOTFOUND:
+		httpapi.WriteJSON(w, http.StatusNotFound, statusBody{State: "not_found"})
+		return
+	case err != nil:
+		if narrator.ErrorCode(err) == narrator.EINTERNAL {
+			h.logError(r, err)
+		}
+		httpapi.WriteError(w, err)
+		return
+	}
+	httpapi.WriteJSON(w, http.StatusOK, statusBody{State: a.State})
+}
+
+// eventBody is a listening event as players send it.
+type eventBody struct {
+	ProjectID int64  `json:"project_id"`
+	AudioID   int64  `json:"audio_id"`
+	Event     string `json:"event"`
+}
+
+// serveEvent counts one listening event. The body is a small JSON object,
+// sent as application/json or, by navigator.sendBeacon, as text/plain.
+// Anything else is refused with a 4xx; nothing about the sender is kept.
+func (h *Handler) serveEvent(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	if err := h.recordEvent(r); err != nil {
+		if narrator.ErrorCode(err) == narrator.EINTERNAL {
+			h.logError(r, err)
+		}
+		httpapi.WriteError(w, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (h *Handler) recordEvent(r *http.Request) error {
+	mediaType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if mediaType != "application/json" && mediaType != "text/plain" {
+		return narrator.Errorf(narrator.EINVALID, "the body must be JSON (application/json or text/plain)")
+	}
+	if r.ContentLength > maxEventBytes {
+		return narrator.Errorf(narrator.ETOOLARGE, "the request body is larger than %d bytes", maxEventBytes)
+	}
+	raw, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxEventBytes))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return narrator.Errorf(narrator.ETOOLARGE, "the request body is larger than %d bytes", maxEventBytes)
+		}
+		return narrator.Errorf(narrator.EINVALID, "could not read the request body")
+	}
+	var e eventBody
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&e); err != nil {
+		return narrator.Errorf(narrator.EINVALID, "the body must be a JSON object with project_id, audio_id and event")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return narrator.Errorf(narrator.EINVALID, "the body must hold a single JSON object")
+	}
+	if e.ProjectID <= 0 || e.AudioID <= 0 {
+		return narrator.Errorf(narrator.EINVALID, "project_id and audio_id must be positive integers")
+	}
+	if err := narrator.ValidateListenEvent(e.Event); err != nil {
+		return err
+	}
+	return h.store.RecordListen(r.Context(), e.ProjectID, e.AudioID, e.Event, h.now())
+}
+
+// render writes the page with the headers of a page that other sites may
+// frame.
+func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, d pageData) {
+	var buf bytes.Buffer
+	if err := h.page.Execute(&buf, d); err != nil {
+		h.logError(r, fmt.Errorf("render embed page: %w", err))
+		status = http.StatusInternalServerError
+		buf.Reset()
+		buf.WriteString("<!doctype html><title>Error</title><p>The player could not be shown.</p>")
+	}
+	media := "'self'"
+	if h.mediaOrigin != "" {
+		media += " " + h.mediaOrigin
+	}
+	hdr := w.Header()
+	hdr.Set("Content-Type", "text/html; charset=utf-8")
+	hdr.Set("Cache-Control", "no-store")
+	// Any site may frame the player: that is what it is for. Everything it
+	// loads comes from here, except the media, from their origin.
+	hdr.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "+
+		"media-src "+media+"; connect-src "+media+"; form-action 'none'; base-uri 'none'; frame-ancestors *")
+	hdr.Set("Referrer-Policy", "no-referrer")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// renderMessage writes a page with a message in place of the player.
+func (h *Handler) renderMessage(w http.ResponseWriter, r *http.Request, status int, heading, message string) {
+	h.render(w, r, status, pageData{Title: heading, Heading: heading, Message: message})
+}
+
+// renderError writes the message page of an error.
+func (h *Handler) renderError(w http.ResponseWriter, r *http.Request, err error) {
+	switch narrator.ErrorCode(err) {
+	case narrator.ENOTFOUND:
+		h.renderMessage(w, r, http.StatusNotFound, "This audio is not available", "Sorry, there is no audio for this article.")
+	case narrator.EINVALID:
+		h.renderMessage(w, r, http.StatusBadRequest, "This player is not set up right", sentence(narrator.ErrorMessage(err)))
+	default:
+		h.logError(r, err)
+		h.renderMessage(w, r, http.StatusInternalServerError, "The player is not available", "Something went wrong. Try again in a moment.")
+	}
+}
+
+func (h *Handler) logError(r *http.Request, err error) {
+	h.logger.ErrorContext(r.Context(), "embed request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+}
+
+// sentence capitalises a message and ends it with a full stop.
+func sentence(s string) string {
+	if s == "" {
+		return s
+	}
+	s = strings.ToUpper(s[:1]) + s[1:]
+	if !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
+}
+
+// untitled returns a title for the page, or a placeholder for none.
+func untitled(title string) string {
+	if strings.TrimSpace(title) == "" {
+		return "Listen to this article"
+	}
+	return title
+}
+
+// formatDuration shows milliseconds as m:ss, as the player does.
+func formatDuration(ms int64) string {
+	sec := ms / 1000
+	if sec >= 3600 {
+		return fmt.Sprintf("%d:%02d:%02d", sec/3600, sec/60%60, sec%60)
+	}
+	return fmt.Sprintf("%d:%02d", sec/60, sec%60)
+}
