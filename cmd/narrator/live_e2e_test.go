@@ -66,7 +66,7 @@ func (s *node) waitLive(t *testing.T, projectID int64, ref, key string) progress
 func livePlaylist(t *testing.T, raw []byte) (uris []string, durations []float64, ended bool) {
 	t.Helper()
 	if !bytes.HasPrefix(raw, []byte("#EXTM3U\n")) || !bytes.Contains(raw, []byte("\n#EXT-X-PLAYLIST-TYPE:EVENT\n")) ||
-		!bytes.Contains(raw, []byte("\n#EXT-X-TARGETDURATION:10\n")) {
+		!bytes.Contains(raw, []byte("\n#EXT-X-TARGETDURATION:7\n")) {
 		t.Fatalf("not a live EVENT playlist:\n%s", raw)
 	}
 	for _, line := range strings.Split(string(raw), "\n") {

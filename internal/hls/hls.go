@@ -2,7 +2,8 @@
 // MPEG-TS segments that carry the MP3 frames untouched (stream type 0x03),
 // and a version 3 VOD playlist. While the stream is still being made, an
 // EVENT playlist of the segments stored so far lets players start early
-// (Segmenter.Live, EventPlaylist).
+// (Segmenter.Live, EventPlaylist): its segments are stored as soon as they
+// are cut, the first one short, and its last one may be short too.
 //
 // Segments are cut at frame boundaries once they reach the target duration,
 // so each lasts the target plus at most one frame. A last piece shorter than
@@ -77,8 +78,9 @@ type Segmenter struct {
 	err      error
 	closed   bool
 
-	first  time.Duration                  // target of the first segment; 0 means target (see Live)
-	stored func(segments []Segment) error // called after each segment is stored; nil for none
+	live   bool                           // see Live
+	first  time.Duration                  // target of the first segment; 0 means target
+	stored func(segments []Segment) error // called after each segment is stored
 }
 
 type pending struct {
@@ -97,14 +99,16 @@ func NewSegmenter(target time.Duration, put PutFunc) *Segmenter {
 	return s
 }
 
-// Live makes the Segmenter cut its first segment at first (0 means the
-// target) and store it at once, never holding it back to join a short last
-// piece, so that a player has something to play as early as possible; and
-// call stored with all segments stored so far after storing each one, from
-// within Write or Close, for the caller to publish a live playlist
+// Live makes the Segmenter cut a live stream: its first segment at first
+// (0 means the target), so that a player has something to play as early
+// as possible, and every segment stored the moment it is cut, never held
+// back to join a short last piece, which stays a segment of its own; and
+// it calls stored with all segments stored so far after storing each one,
+// from within Write or Close, for the caller to publish a live playlist
 // (EventPlaylist). An error from stored ends the stream like a failed put.
 // Call Live before the first Write.
 func (s *Segmenter) Live(first time.Duration, stored func(segments []Segment) error) {
+	s.live = true
 	s.first = first
 	s.stored = stored
 }
@@ -180,10 +184,9 @@ func (s *Segmenter) addFrame(f mp3.Frame) error {
 	s.pes = append(s.pes, f.Data...)
 	s.samples += int64(f.Samples)
 	s.cur.samples += int64(f.Samples)
-	// The first segment of a live stream is cut short and stored at once.
-	firstLive := s.first > 0 && len(s.segments) == 0 && s.prev == nil
+	// The first segment of a live stream is cut short.
 	target := s.target
-	if firstLive {
+	if s.first > 0 && len(s.segments) == 0 {
 		target = s.first
 	}
 	if s.dur(s.cur.samples) < target {
@@ -192,7 +195,9 @@ func (s *Segmenter) addFrame(f mp3.Frame) error {
 	s.flushPES()
 	cur := s.cur
 	s.cur = nil
-	if firstLive {
+	if s.live {
+		// A live stream's segments are stored at once, for players
+		// close behind.
 		return s.store(cur)
 	}
 	return s.finish(cur)
@@ -291,17 +296,15 @@ func EventPlaylist(segments []Segment, target time.Duration, ended bool) []byte 
 }
 
 // LiveTargetDuration is the EXT-X-TARGETDURATION of a live playlist, in
-// seconds: a bound on every segment a Segmenter with the given target (0
-// means DefaultTarget) can cut, known before the first one. A segment
-// lasts less than the target plus one frame, except a last piece joined to
-// the segment before it, which stays under one and a half targets plus
-// one frame (at most 1152 samples at 8 kHz, 0.144 s).
+// seconds: a bound on every segment a live Segmenter with the given target
+// (0 means DefaultTarget) can cut, known before the first one. A segment
+// lasts less than the target plus one frame (at most 1152 samples at
+// 8 kHz, 0.144 s).
 func LiveTargetDuration(target time.Duration) int64 {
 	if target <= 0 {
 		target = DefaultTarget
 	}
-	bound := target + target/2 + 144*time.Millisecond
-	return int64(math.Ceil(bound.Seconds()))
+	return int64(math.Ceil((target + 144*time.Millisecond).Seconds()))
 }
 
 // extinfs returns the EXTINF value of each segment and the longest, in

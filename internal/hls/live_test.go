@@ -39,7 +39,7 @@ func TestLiveSegmenter(t *testing.T) {
 		lives    [][]byte
 		fedAt    []int // frames written when each segment was stored
 		fed      int
-		liveHead = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:10\n#EXT-X-PLAYLIST-TYPE:EVENT\n#EXT-X-MEDIA-SEQUENCE:0\n"
+		liveHead = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:7\n#EXT-X-PLAYLIST-TYPE:EVENT\n#EXT-X-MEDIA-SEQUENCE:0\n"
 	)
 	seg := hls.NewSegmenter(target, st.put)
 	seg.Live(first, func(segments []hls.Segment) error {
@@ -75,6 +75,14 @@ func TestLiveSegmenter(t *testing.T) {
 	if fedAt[0] != wantFrames {
 		t.Errorf("first segment stored after %d frames were written, want %d", fedAt[0], wantFrames)
 	}
+	// Every segment is stored the moment its last frame is written.
+	var upTo int64
+	for i, seg := range segments {
+		upTo += seg.Samples
+		if want := int(upTo / frameSamples); fedAt[i] != want {
+			t.Errorf("segment %d stored after %d frames were written, want %d", i, fedAt[i], want)
+		}
+	}
 	for i, s := range segments[1 : len(segments)-1] {
 		if d := s.Duration(); d < target || d > target+30*time.Millisecond {
 			t.Errorf("segment %d lasts %v, want the target %v plus at most a frame", i+1, d, target)
@@ -100,11 +108,11 @@ func TestLiveSegmenter(t *testing.T) {
 	if want := string(lives[len(lives)-1]) + "#EXT-X-ENDLIST\n"; string(ended) != want {
 		t.Errorf("ended live playlist:\n%s\nwant:\n%s", ended, want)
 	}
-	// Apart from its type and target duration, it is the VOD playlist.
+	// Apart from its type, it is the VOD playlist.
 	norm := func(b []byte) string {
 		var keep []string
 		for _, l := range strings.Split(string(b), "\n") {
-			if !strings.HasPrefix(l, "#EXT-X-PLAYLIST-TYPE:") && !strings.HasPrefix(l, "#EXT-X-TARGETDURATION:") {
+			if !strings.HasPrefix(l, "#EXT-X-PLAYLIST-TYPE:") {
 				keep = append(keep, l)
 			}
 		}
@@ -141,8 +149,8 @@ func TestLiveSegmenter(t *testing.T) {
 }
 
 // TestLiveShort checks a live stream shorter than its first segment, and
-// one whose rest after the first segment is short: no piece is joined to
-// a first segment already published.
+// ones that end with a short piece: it stays a segment of its own, as the
+// segment before it was published already.
 func TestLiveShort(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -152,7 +160,7 @@ func TestLiveShort(t *testing.T) {
 	}{
 		{"shorter than the first segment", time.Second, []time.Duration{time.Second}},
 		{"short rest", 3 * time.Second, []time.Duration{2 * time.Second, time.Second}},
-		{"rest joined to the second", 8*time.Second + 500*time.Millisecond, []time.Duration{2 * time.Second, 6500 * time.Millisecond}},
+		{"short rest kept", 8*time.Second + 500*time.Millisecond, []time.Duration{2 * time.Second, 6 * time.Second, 500 * time.Millisecond}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
