@@ -1,6 +1,8 @@
 package narrator
 
 import (
+	"cmp"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -123,6 +125,21 @@ func (a *Audio) Validate() error {
 // whether their title, body and author are equal.
 func (a *Audio) SpokenEqual(b *Audio) bool {
 	return a.Title == b.Title && a.Body == b.Body && a.Author == b.Author
+}
+
+// SortMedia orders an audio's media as MediaTypes lists their content
+// types, then by ID: the order stores return them in.
+func SortMedia(media []Media) {
+	types := MediaTypes()
+	rank := func(ct string) int {
+		if i := slices.Index(types, ct); i >= 0 {
+			return i
+		}
+		return len(types)
+	}
+	slices.SortStableFunc(media, func(a, b Media) int {
+		return cmp.Or(cmp.Compare(rank(a.ContentType), rank(b.ContentType)), cmp.Compare(a.ID, b.ID))
+	})
 }
 
 // MediaOf returns the audio's media of the given content type.

@@ -11,6 +11,10 @@
 //	    the projects list, beside a bare handler's
 //	load drain -base URL -project ID -key KEY [-audios 40] [-sentences 10]
 //	    posts audios, waits until all are processed, prints audios/min
+//	load bare -addr HOST:PORT -like URL
+//	    serves, until killed, a bare net/http handler that encodes on every
+//	    request the JSON that a GET of URL answered: the ceiling that wrk
+//	    measures the API against (bench/api.sh)
 package main
 
 import (
@@ -24,6 +28,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -46,6 +51,8 @@ func main() {
 	audios := fs.Int("audios", 40, "drain: audios to post")
 	sentences := fs.Int("sentences", 10, "drain: sentences per audio")
 	label := fs.String("label", "", "a label printed with each figure")
+	addr := fs.String("addr", "127.0.0.1:0", "bare: address to listen on")
+	like := fs.String("like", "", "bare: URL whose JSON answer the bare handler encodes")
 	fs.Parse(os.Args[2:])
 	c := &client{base: strings.TrimRight(*base, "/"), project: *project, key: *key, label: *label,
 		http: &http.Client{Timeout: 60 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
@@ -57,6 +64,8 @@ func main() {
 		err = c.latency(*ref, *n)
 	case "drain":
 		err = c.drain(*audios, *sentences)
+	case "bare":
+		err = c.serveBare(*addr, *like)
 	default:
 		err = fmt.Errorf("unknown mode %q", os.Args[1])
 	}
@@ -133,7 +142,7 @@ func article(i, n int) string {
 }
 
 func (c *client) creates(d time.Duration, clients int) error {
-	run := func(url string) (float64, error) {
+	run := func(url string) (float64, int64, error) {
 		var done atomic.Int64
 		var firstErr atomic.Value
 		deadline := time.Now().Add(d)
@@ -154,25 +163,25 @@ func (c *client) creates(d time.Duration, clients int) error {
 		}
 		wg.Wait()
 		if err, ok := firstErr.Load().(error); ok {
-			return 0, err
+			return 0, 0, err
 		}
-		return float64(done.Load()) / time.Since(start).Seconds(), nil
+		return float64(done.Load()) / time.Since(start).Seconds(), done.Load(), nil
 	}
 	bareURL, stop, err := bare()
 	if err != nil {
 		return err
 	}
 	defer stop()
-	baseline, err := run(bareURL + "/api/v3/projects/1/audio")
+	baseline, _, err := run(bareURL + "/api/v3/projects/1/audio")
 	if err != nil {
 		return err
 	}
-	got, err := run(fmt.Sprintf("%s/api/v3/projects/%d/audio", c.base, c.project))
+	got, n, err := run(fmt.Sprintf("%s/api/v3/projects/%d/audio", c.base, c.project))
 	if err != nil {
 		return err
 	}
-	fmt.Printf("%screates/s %.0f  (bare net/http handler %.0f/s, ratio %.3f; %d clients, %v)\n",
-		c.prefix(), got, baseline, got/baseline, clients, d)
+	fmt.Printf("%screates/s %.0f  (bare net/http handler %.0f/s, ratio %.3f; %d clients, %v; %d creates)\n",
+		c.prefix(), got, baseline, got/baseline, clients, d, n)
 	return nil
 }
 
@@ -276,4 +285,59 @@ func (c *client) drain(audios, sentences int) error {
 	fmt.Printf("%s%d audios of %d sentences processed in %.1f s (posted in %.1f s): %.1f audios/min\n",
 		c.prefix(), audios, sentences, took.Seconds(), posted.Seconds(), float64(audios)/took.Minutes())
 	return nil
+}
+
+// audioJSON mirrors the API's v3 Audio, so that the bare handler encodes
+// the same struct shapes as the server, not a generic map.
+type audioJSON struct {
+	ID         int64             `json:"id"`
+	ExternalID *string           `json:"external_id"`
+	State      string            `json:"state"`
+	Media      []mediaJSON       `json:"media"`
+	Deleted    bool              `json:"deleted"`
+	Metadata   map[string]string `json:"metadata"`
+	Error      string            `json:"error,omitempty"`
+}
+
+type mediaJSON struct {
+	ID          int64  `json:"id"`
+	ContentType string `json:"content_type"`
+	URL         any    `json:"url"`
+}
+
+// serveBare answers every request with the JSON that like answered, decoded
+// once into the API's wire shapes and encoded again each time, as the API's
+// own writeJSON does: into a buffer, then with Content-Length.
+func (c *client) serveBare(addr, like string) error {
+	b, err := c.do("GET", like, nil)
+	if err != nil {
+		return err
+	}
+	var v any
+	if bytes.HasPrefix(bytes.TrimSpace(b), []byte("[")) {
+		var list []audioJSON
+		err, v = json.Unmarshal(b, &list), list
+	} else {
+		var one audioJSON
+		err, v = json.Unmarshal(b, &one), one
+	}
+	if err != nil {
+		return fmt.Errorf("decode %s: %w", like, err)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	fmt.Println(ln.Addr())
+	return http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var buf bytes.Buffer
+		if err := json.NewEncoder(&buf).Encode(v); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
+		w.Write(buf.Bytes())
+	}))
 }

@@ -358,6 +358,7 @@ func startWorker(ctx context.Context, command []string, wavPath string, limit ti
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", command[0], err)
 	}
+	proc.Lower(cmd)
 	p.stdin, p.out = stdin, bufio.NewReader(stdout)
 	go func() {
 		_ = cmd.Wait()

@@ -33,7 +33,7 @@ type testBundle struct {
 	project *narrator.Project
 }
 
-func setup(t *testing.T) *testBundle {
+func setup(t testing.TB) *testBundle {
 	t.Helper()
 	ctx := t.Context()
 	mediaURL := func(key string) string { return "https://media.test/media/" + key }
@@ -73,7 +73,7 @@ func setup(t *testing.T) *testBundle {
 	return b
 }
 
-func (b *testBundle) newAccount(t *testing.T, name string) (int64, string) {
+func (b *testBundle) newAccount(t testing.TB, name string) (int64, string) {
 	t.Helper()
 	a := &narrator.Account{Name: name}
 	if err := b.store.CreateAccount(t.Context(), a); err != nil {
@@ -89,7 +89,7 @@ func (b *testBundle) newAccount(t *testing.T, name string) (int64, string) {
 	return a.ID, secret
 }
 
-func (b *testBundle) newProject(t *testing.T, account int64) *narrator.Project {
+func (b *testBundle) newProject(t testing.TB, account int64) *narrator.Project {
 	t.Helper()
 	title, body, _ := narrator.DefaultVoices("en_US")
 	p := &narrator.Project{AccountID: account, Title: "News", Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: title.Name, BodyVoice: body.Name}

@@ -57,11 +57,15 @@ func (s *Server) listProjects(w http.ResponseWriter, r *http.Request, c *call) e
 	return nil
 }
 
-// project resolves the path's project_id within the caller's account.
+// project returns the path's project, which authed found with the key, or
+// ENOTFOUND if the path's project_id is not a number.
 func (s *Server) project(r *http.Request, c *call) (*narrator.Project, error) {
-	id, err := pathID(r, "project_id")
-	if err != nil {
+	if c.project == nil {
+		_, err := pathID(r, "project_id")
+		if err == nil {
+			err = narrator.Errorf(narrator.EINTERNAL, "the project of %s was not authorized", r.URL.Path)
+		}
 		return nil, err
 	}
-	return s.store.FindProject(r.Context(), c.accountID, id)
+	return c.project, nil
 }

@@ -19,8 +19,10 @@ type Store interface {
 	// AuthenticateAPIKey returns the account of a key hash; EUNAUTHORIZED if
 	// the key is unknown or revoked.
 	AuthenticateAPIKey(ctx context.Context, hash []byte) (int64, error)
-	// FindProject returns ENOTFOUND for a missing project or one of another account.
-	FindProject(ctx context.Context, accountID, projectID int64) (*narrator.Project, error)
+	// AuthorizeProject returns a project through a live key of its account,
+	// in one read: EUNAUTHORIZED if the key is unknown or revoked, ENOTFOUND
+	// for a missing project or one of another account.
+	AuthorizeProject(ctx context.Context, hash []byte, projectID int64) (*narrator.Project, error)
 	ListProjects(ctx context.Context, accountID int64) ([]*narrator.Project, error)
 	// CreateAudio inserts a, or updates the live audio with a's external_id.
 	CreateAudio(ctx context.Context, a *narrator.Audio) (created bool, err error)

@@ -386,22 +386,53 @@ func (q *Queue[TTx]) RequestPreview(ctx context.Context, job narrator.PreviewJob
 // needs it. It is the one seam through which stores enqueue every kind of
 // job.
 func (q *Queue[TTx]) InsertTx(ctx context.Context, tx TTx, job narrator.Job) error {
-	var args river.JobArgs
-	switch j := job.(type) {
-	case narrator.SynthesizeJob:
-		args = SynthesizeArgs{AudioID: j.AudioID, Revision: j.Revision}
-	case narrator.DeleteMediaJob:
-		if len(j.Keys) == 0 {
-			return nil
-		}
-		args = DeleteMediaArgs{Keys: j.Keys}
-	case narrator.WebhookJob:
-		args = WebhookArgs{DeliveryID: j.DeliveryID}
-	default:
-		return fmt.Errorf("enqueue: unknown job kind %q", job.JobKind())
+	args, err := jobArgs(job)
+	if err != nil || args == nil {
+		return err
 	}
 	if _, err := q.client.InsertTx(ctx, tx, args, nil); err != nil {
 		return fmt.Errorf("enqueue %s: %w", job.JobKind(), err)
 	}
 	return nil
+}
+
+// InsertManyTx enqueues jobs inside tx with one insert that returns
+// nothing: on SQLite, River parses its insert statement once per call,
+// which costs more than the insert of one job. None of the jobs it takes
+// has uniqueness options, whose conflicts this kind of insert would fail on.
+func (q *Queue[TTx]) InsertManyTx(ctx context.Context, tx TTx, jobs []narrator.Job) error {
+	params := make([]river.InsertManyParams, 0, len(jobs))
+	for _, job := range jobs {
+		args, err := jobArgs(job)
+		if err != nil {
+			return err
+		}
+		if args != nil {
+			params = append(params, river.InsertManyParams{Args: args})
+		}
+	}
+	if len(params) == 0 {
+		return nil
+	}
+	if _, err := q.client.InsertManyFastTx(ctx, tx, params); err != nil {
+		return fmt.Errorf("enqueue %d jobs: %w", len(params), err)
+	}
+	return nil
+}
+
+// jobArgs is a job as River stores it; nil for a job with nothing to do.
+func jobArgs(job narrator.Job) (river.JobArgs, error) {
+	switch j := job.(type) {
+	case narrator.SynthesizeJob:
+		return SynthesizeArgs{AudioID: j.AudioID, Revision: j.Revision}, nil
+	case narrator.DeleteMediaJob:
+		if len(j.Keys) == 0 {
+			return nil, nil
+		}
+		return DeleteMediaArgs{Keys: j.Keys}, nil
+	case narrator.WebhookJob:
+		return WebhookArgs{DeliveryID: j.DeliveryID}, nil
+	default:
+		return nil, fmt.Errorf("enqueue: unknown job kind %q", job.JobKind())
+	}
 }

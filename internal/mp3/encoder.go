@@ -48,6 +48,9 @@ type Options struct {
 	Quality int
 	// Lame is the lame executable. "" means DefaultLame, looked up in PATH.
 	Lame string
+
+	// noReservoir turns lame's bit reservoir off (EncodeChunk).
+	noReservoir bool
 }
 
 func (o Options) withDefaults() Options {
@@ -76,6 +79,9 @@ func (o Options) args() []string {
 	}
 	if o.Quality > 0 {
 		args = append(args, "-q", strconv.Itoa(o.Quality))
+	}
+	if o.noReservoir {
+		args = append(args, "--nores")
 	}
 	return append(args, "-", "-")
 }

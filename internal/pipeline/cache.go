@@ -45,6 +45,8 @@ type cachedWord struct {
 // of samples (uint32), the samples (little-endian int16), then the words
 // as JSON.
 // An update that changes one sentence re-synthesises only that sentence.
+// The cache also keeps encoded chunks of MP3 (chunkEncoder), keyed by the
+// PCM they encode, as files of MP3 frames.
 // The cache is bounded: past its size, the least recently used entries go.
 type UnitCache struct {
 	dir string
@@ -88,14 +90,24 @@ func (c *UnitCache) path(key string) string {
 	return filepath.Join(c.dir, key[:2], key+".pcm")
 }
 
+// read returns the file at p, marking it recently used.
+func (c *UnitCache) read(p string) ([]byte, bool) {
+	raw, err := os.ReadFile(p)
+	if err != nil {
+		return nil, false
+	}
+	now := time.Now()
+	_ = os.Chtimes(p, now, now) // recently used; failure only ages it
+	return raw, true
+}
+
 // get returns a cached unit. A nil cache has nothing.
 func (c *UnitCache) get(key string) (cacheEntry, bool) {
 	if c == nil {
 		return cacheEntry{}, false
 	}
-	p := c.path(key)
-	raw, err := os.ReadFile(p)
-	if err != nil || len(raw) < 4 {
+	raw, ok := c.read(c.path(key))
+	if !ok || len(raw) < 4 {
 		return cacheEntry{}, false
 	}
 	n := int(binary.LittleEndian.Uint32(raw))
@@ -109,8 +121,6 @@ func (c *UnitCache) get(key string) (cacheEntry, bool) {
 			return cacheEntry{}, false
 		}
 	}
-	now := time.Now()
-	_ = os.Chtimes(p, now, now) // recently used; failure only ages it
 	e := cacheEntry{samples: make([]int16, n)}
 	for i := range e.samples {
 		e.samples[i] = int16(binary.LittleEndian.Uint16(raw[2*i:]))
@@ -128,9 +138,6 @@ func (c *UnitCache) put(key string, e cacheEntry) error {
 		return nil
 	}
 	p := c.path(key)
-	if err := os.MkdirAll(filepath.Dir(p), 0o750); err != nil {
-		return fmt.Errorf("cache put: %w", err)
-	}
 	raw := make([]byte, 4, 4+2*len(e.samples))
 	binary.LittleEndian.PutUint32(raw, uint32(len(e.samples)))
 	for _, s := range e.samples {
@@ -146,6 +153,15 @@ func (c *UnitCache) put(key string, e cacheEntry) error {
 			return fmt.Errorf("cache put: %w", err)
 		}
 		raw = append(raw, data...)
+	}
+	return c.write(p, raw)
+}
+
+// write stores raw at p atomically, then prunes the cache if it has grown
+// past its bound.
+func (c *UnitCache) write(p string, raw []byte) error {
+	if err := os.MkdirAll(filepath.Dir(p), 0o750); err != nil {
+		return fmt.Errorf("cache put: %w", err)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
 	if err != nil {
@@ -203,4 +219,26 @@ func (c *UnitCache) prune() {
 		}
 	}
 	c.total = total
+}
+
+// chunkPath names an encoded chunk's file.
+func (c *UnitCache) chunkPath(key string) string {
+	return filepath.Join(c.dir, key[:2], key+".mp3")
+}
+
+// getChunk returns a cached chunk's MP3 frames. A nil cache has nothing.
+func (c *UnitCache) getChunk(key string) ([]byte, bool) {
+	if c == nil {
+		return nil, false
+	}
+	return c.read(c.chunkPath(key))
+}
+
+// putChunk stores a chunk's MP3 frames; like put, it reports failures only
+// for logging. A nil cache stores nothing.
+func (c *UnitCache) putChunk(key string, data []byte) error {
+	if c == nil {
+		return nil
+	}
+	return c.write(c.chunkPath(key), data)
 }

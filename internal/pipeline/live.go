@@ -82,10 +82,11 @@ type countingWriter struct {
 	live *liveStream
 }
 
-func (w countingWriter) Write(samples []int16) error {
-	if err := w.pcmWriter.Write(samples); err != nil {
-		return err
+func (w countingWriter) Write(samples []int16) (int, error) {
+	pad, err := w.pcmWriter.Write(samples)
+	if err != nil {
+		return pad, err
 	}
 	w.live.unitWritten()
-	return nil
+	return pad, nil
 }

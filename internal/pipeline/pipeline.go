@@ -3,9 +3,12 @@
 //
 // Sentences are independent synthesis units. A pool of workers, sized to
 // the machine's cores, synthesises them in parallel; a single writer takes
-// them back in order and streams them into the MP3 encoder, whose output is
-// cut into HLS segments as it arrives. Only a bounded window of units is in
-// memory at a time, so memory stays flat however long the article is.
+// them back in order and hands them to the MP3 encoder, which encodes the
+// audio in chunks cut in pauses, on as many lame processes, reusing the
+// chunks an earlier rendering encoded (chunkEncoder). The chunks' frames
+// are cut into HLS segments as they arrive in order. Only a bounded window
+// of units and chunks is in memory at a time, so memory stays flat however
+// long the article is.
 package pipeline
 
 import (
@@ -82,7 +85,8 @@ type Config struct {
 	Media   MediaWriter
 	// Rules gives the pronunciation rules; nil means none.
 	Rules RuleSource
-	// Workers is how many units are synthesised at once; 0 means one per core.
+	// Workers is how many units are synthesised, and how many chunks of
+	// MP3 encoded, at once; 0 means one per core.
 	Workers int
 	// ScratchDir holds temporary files; "" means the system default.
 	ScratchDir string
@@ -185,13 +189,10 @@ func (p *Pipeline) RenderLive(ctx context.Context, a *narrator.Audio, proj *narr
 	})
 	live := newLiveStream(p.media, prefix, len(units), progress)
 	seg.Live(FirstSegmentTarget, func(segments []hls.Segment) error { return live.stored(ctx, segments) })
-	enc, err := mp3.NewEncoder(ctx, io.MultiWriter(tmp, seg), mp3.Options{SampleRate: SampleRate, Bitrate: Bitrate, Quality: EncoderQuality})
-	if err != nil {
-		return narrator.Rendering{}, fmt.Errorf("start encoder: %w", err)
-	}
+	enc := p.newChunkEncoder(ctx, io.MultiWriter(tmp, seg))
 	spans, err := p.speak(ctx, units, voices, countingWriter{enc, live})
 	if err != nil {
-		_ = enc.Close()
+		enc.Abort()
 		return narrator.Rendering{}, err
 	}
 	if err := enc.Close(); err != nil {
@@ -239,9 +240,12 @@ func (p *Pipeline) RenderLive(ctx context.Context, a *narrator.Audio, proj *narr
 	}, nil
 }
 
-// pcmWriter takes PCM in reading order.
+// pcmWriter takes PCM in reading order, one unit at a time.
 type pcmWriter interface {
-	Write(samples []int16) error
+	// Write writes a unit's samples, its speech then its pause, and
+	// returns how many samples of silence it added at the end of the
+	// pause (chunkEncoder).
+	Write(samples []int16) (int, error)
 }
 
 // spoken is one unit ready to be written.
@@ -309,11 +313,12 @@ func (p *Pipeline) speak(ctx context.Context, units []speak.Unit, voices []narra
 		for i := range units {
 			select {
 			case sp := <-slots[i]:
-				if err := w.Write(sp.samples); err != nil {
+				pad, err := w.Write(sp.samples)
+				if err != nil {
 					return fmt.Errorf("encode unit %d: %w", i, err)
 				}
 				spans[i] = span{start: pos + int64(sp.onset), end: pos + int64(sp.end), words: sp.words, unitStart: pos}
-				pos += int64(len(sp.samples))
+				pos += int64(len(sp.samples) + pad)
 				<-window
 			case <-gctx.Done():
 				return gctx.Err()
@@ -453,7 +458,7 @@ func (p *Pipeline) PreviewVoice(ctx context.Context, v narrator.Voice, text stri
 		return fmt.Errorf("preview %s: %w", v.Name, err)
 	}
 	samples := e.samples
-	enc, err := mp3.NewEncoder(ctx, w, mp3.Options{SampleRate: SampleRate, Bitrate: Bitrate, Quality: EncoderQuality})
+	enc, err := mp3.NewEncoder(ctx, w, encodeOptions())
 	if err != nil {
 		return fmt.Errorf("preview %s: start encoder: %w", v.Name, err)
 	}

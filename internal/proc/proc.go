@@ -46,6 +46,23 @@ func Isolate(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }
 
+// Nice is the niceness engine processes run at, above the server's 0: when
+// synthesis saturates the cores, the kernel then gives the API's threads
+// the CPU first, so that reads answer in milliseconds, while an otherwise
+// idle machine still runs the engines at full speed
+// (docs/architecture.md, "The API's reads and writes").
+const Nice = 10
+
+// Lower sets the niceness of cmd, started after Isolate, and of its process
+// group, to Nice. The process runs at the server's niceness for the moment
+// between its start and this call. An error is ignored: the process then
+// merely competes with the server as an equal.
+func Lower(cmd *exec.Cmd) {
+	if cmd.Process != nil {
+		_ = syscall.Setpriority(syscall.PRIO_PGRP, cmd.Process.Pid, Nice)
+	}
+}
+
 // Kill kills the process group of cmd, started after Isolate, with SIGKILL. It does nothing if
 // cmd has not started. Even after cmd itself has exited it reaches the children left in its
 // group: the group ID cannot be reused while any of them lives.

@@ -133,6 +133,7 @@ func (r *Runner) start(cmd *exec.Cmd) error {
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start %s: %w", r.name, err)
 	}
+	Lower(cmd)
 	r.running[cmd] = struct{}{}
 	return nil
 }

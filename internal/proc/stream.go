@@ -55,6 +55,7 @@ func StartStream(ctx context.Context, name string, cmd *exec.Cmd, stdout io.Writ
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
+	Lower(cmd)
 	return &Stream{
 		name:   name,
 		ctx:    ctx,

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -152,4 +153,27 @@ func TestStreamCancel(t *testing.T) {
 		t.Errorf("returned after %s, want soon after the deadline", d)
 	}
 	proctest.Exited(t, pid, "child of a cancelled stream")
+}
+
+// TestStreamLowersPriority checks that a started process's group runs at
+// proc.Nice: the shell waits for a line, so that the child it then starts
+// is forked only after StartStream has returned, and the child prints its
+// own niceness (field 19 of /proc/self/stat).
+func TestStreamLowersPriority(t *testing.T) {
+	t.Parallel()
+	proctest.NeedProgram(t, "sh", "apt-get install dash")
+	var out bytes.Buffer
+	s, err := proc.StartStream(t.Context(), "tool", exec.Command("sh", "-c", "read x; cut -d' ' -f19 /proc/self/stat"), &out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Write([]byte("go\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.TrimSpace(out.String()), strconv.Itoa(proc.Nice); got != want {
+		t.Errorf("niceness of the started process's child = %q, want %q", got, want)
+	}
 }

@@ -51,11 +51,11 @@ func Script(tb testing.TB, body string) string {
 	return path
 }
 
-// PID waits up to 5 s until the file at path holds a process ID and a newline, as a script's
+// PID waits up to 30 s (a loaded machine starts processes slowly) until the file at path holds a process ID and a newline, as a script's
 // "echo $$ > path" writes, and returns the ID.
 func PID(tb testing.TB, path string) int {
 	tb.Helper()
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		b, err := os.ReadFile(path)
 		if err != nil || !bytes.HasSuffix(b, []byte("\n")) {
 			continue
@@ -66,12 +66,12 @@ func PID(tb testing.TB, path string) int {
 		}
 		return pid
 	}
-	tb.Fatalf("%s: no process ID within 5s", path)
+	tb.Fatalf("%s: no process ID within 30s", path)
 	return 0
 }
 
 // Exited fails the test unless process pid, described by what, has exited (it is gone, or a
-// zombie) within 2 s.
+// zombie) within 10 s; a child left running sleeps far longer.
 func Exited(tb testing.TB, pid int, what string) {
 	tb.Helper()
 	exited := func() bool {
@@ -79,7 +79,7 @@ func Exited(tb testing.TB, pid int, what string) {
 		// The state follows the command name, which is in parentheses.
 		return err != nil || strings.Contains(string(stat), ") Z ")
 	}
-	deadline := time.Now().Add(2 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	for !exited() {
 		if time.Now().After(deadline) {
 			tb.Errorf("process %d (%s) still runs", pid, what)

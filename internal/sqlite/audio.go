@@ -17,27 +17,88 @@ import (
 const audioColumns = `id, project_id, external_id, title, body, author, article_url, metadata,
 	state, error, revision, duration_ms, created_at, updated_at, deleted_at`
 
-func scanAudio(sc interface{ Scan(...any) error }) (*narrator.Audio, error) {
-	var a narrator.Audio
-	var ext sql.NullString
-	var meta string
-	var created, updated int64
-	var deleted sql.NullInt64
-	if err := sc.Scan(&a.ID, &a.ProjectID, &ext, &a.Title, &a.Body, &a.Author, &a.ArticleURL, &meta,
-		&a.State, &a.Error, &a.Revision, &a.DurationMS, &created, &updated, &deleted); err != nil {
-		return nil, err
-	}
-	a.ExternalID = ext.String
+// audioColumnsA are audioColumns of the audios table aliased as a, for
+// queries that join its media.
+const audioColumnsA = `a.id, a.project_id, a.external_id, a.title, a.body, a.author, a.article_url, a.metadata,
+	a.state, a.error, a.revision, a.duration_ms, a.created_at, a.updated_at, a.deleted_at`
+
+// audioRow receives the columns of audioColumns.
+type audioRow struct {
+	a                narrator.Audio
+	ext              sql.NullString
+	meta             string
+	created, updated int64
+	deleted          sql.NullInt64
+}
+
+func (r *audioRow) dest() []any {
+	a := &r.a
+	return []any{&a.ID, &a.ProjectID, &r.ext, &a.Title, &a.Body, &a.Author, &a.ArticleURL, &r.meta,
+		&a.State, &a.Error, &a.Revision, &a.DurationMS, &r.created, &r.updated, &r.deleted}
+}
+
+// audio decodes the scanned row.
+func (r *audioRow) audio() (*narrator.Audio, error) {
+	a := r.a
+	a.ExternalID = r.ext.String
 	a.Metadata = map[string]string{}
-	if err := json.Unmarshal([]byte(meta), &a.Metadata); err != nil {
+	if err := json.Unmarshal([]byte(r.meta), &a.Metadata); err != nil {
 		return nil, fmt.Errorf("audio %d: decode metadata: %w", a.ID, err)
 	}
 	if a.Metadata == nil { // the JSON was null
 		a.Metadata = map[string]string{}
 	}
-	a.CreatedAt, a.UpdatedAt = fromMicros(created), fromMicros(updated)
-	a.Deleted = deleted.Valid
+	a.CreatedAt, a.UpdatedAt = fromMicros(r.created), fromMicros(r.updated)
+	a.Deleted = r.deleted.Valid
 	return &a, nil
+}
+
+func scanAudio(sc interface{ Scan(...any) error }) (*narrator.Audio, error) {
+	var r audioRow
+	if err := sc.Scan(r.dest()...); err != nil {
+		return nil, err
+	}
+	return r.audio()
+}
+
+// mediaColumnsM are the columns of a media row aliased as m that
+// scanAudiosWithMedia reads after an audio's; NULL where an audio has none.
+const mediaColumnsM = `m.id, m.content_type, m.key, m.bytes`
+
+// scanAudiosWithMedia reads rows of audioColumnsA then mediaColumnsM, the
+// rows of one audio next to each other, into audios with their media in
+// the order of narrator.MediaTypes.
+func scanAudiosWithMedia(rows *sql.Rows) ([]*narrator.Audio, error) {
+	defer rows.Close()
+	audios := []*narrator.Audio{}
+	var cur *narrator.Audio
+	for rows.Next() {
+		var r audioRow
+		var mid, bytes sql.NullInt64
+		var ct, key sql.NullString
+		if err := rows.Scan(append(r.dest(), &mid, &ct, &key, &bytes)...); err != nil {
+			return nil, err
+		}
+		if cur == nil || cur.ID != r.a.ID {
+			a, err := r.audio()
+			if err != nil {
+				return nil, err
+			}
+			a.Media = make([]narrator.Media, 0, 2)
+			audios = append(audios, a)
+			cur = a
+		}
+		if mid.Valid {
+			cur.Media = append(cur.Media, narrator.Media{ID: mid.Int64, AudioID: cur.ID, ContentType: ct.String, Key: key.String, Bytes: bytes.Int64})
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for _, a := range audios {
+		narrator.SortMedia(a.Media)
+	}
+	return audios, nil
 }
 
 // encodeMetadata encodes metadata as a JSON object; nil becomes {}.
@@ -67,9 +128,6 @@ func findAudioByID(ctx context.Context, tx *sql.Tx, id int64) (*narrator.Audio, 
 	return a, err
 }
 
-const findLiveAudioByIDSQL = `SELECT ` + audioColumns + `
-FROM audios WHERE id = ? AND project_id = ? AND deleted_at IS NULL`
-
 const findLiveAudioByExternalIDSQL = `SELECT ` + audioColumns + `
 FROM audios WHERE project_id = ? AND external_id = ? AND deleted_at IS NULL`
 
@@ -83,27 +141,63 @@ func findAudioByExternalID(ctx context.Context, tx *sql.Tx, projectID int64, ext
 	return a, err
 }
 
-// resolveAudio finds a live audio of a project by reference: first as its
-// numeric ID, if ref is an integer in canonical form ("12", not "012" or
-// "+12"), then as its external ID. It loads the media.
-func resolveAudio(ctx context.Context, tx *sql.Tx, projectID int64, ref string) (*narrator.Audio, error) {
+const findLiveAudioWithMediaByIDSQL = `SELECT ` + audioColumnsA + `, ` + mediaColumnsM + `
+FROM audios a LEFT JOIN media m ON m.audio_id = a.id
+WHERE a.id = ? AND a.project_id = ? AND a.deleted_at IS NULL`
+
+const findLiveAudioWithMediaByExternalIDSQL = `SELECT ` + audioColumnsA + `, ` + mediaColumnsM + `
+FROM audios a LEFT JOIN media m ON m.audio_id = a.id
+WHERE a.project_id = ? AND a.external_id = ? AND a.deleted_at IS NULL`
+
+// rowsFunc runs one query with its arguments: a prepared statement's
+// QueryContext, or a query text bound to a transaction (txRows).
+type rowsFunc func(ctx context.Context, args ...any) (*sql.Rows, error)
+
+// txRows binds query to tx.
+func txRows(tx *sql.Tx, query string) rowsFunc {
+	return func(ctx context.Context, args ...any) (*sql.Rows, error) {
+		return tx.QueryContext(ctx, query, args...)
+	}
+}
+
+// resolveAudio finds a live audio of a project by reference, with its
+// media, in one statement: first as its numeric ID, if ref is an integer in
+// canonical form ("12", not "012" or "+12"), through byID
+// (findLiveAudioWithMediaByIDSQL), then as its external ID through
+// byExternalID (findLiveAudioWithMediaByExternalIDSQL).
+func resolveAudio(ctx context.Context, byID, byExternalID rowsFunc, projectID int64, ref string) (*narrator.Audio, error) {
 	if id, err := strconv.ParseInt(ref, 10, 64); err == nil && strconv.FormatInt(id, 10) == ref {
-		a, err := scanAudio(tx.QueryRowContext(ctx, findLiveAudioByIDSQL, id, projectID))
-		switch {
-		case err == nil:
-			return a, loadMedia(ctx, tx, a)
-		case !errors.Is(err, sql.ErrNoRows):
-			return nil, err
+		a, err := oneAudio(byID(ctx, id, projectID))
+		if a != nil || err != nil {
+			return a, err
 		}
 	}
 	if ref == "" {
 		return nil, audioNotFound(`""`)
 	}
-	a, err := findAudioByExternalID(ctx, tx, projectID, ref)
+	a, err := oneAudio(byExternalID(ctx, projectID, ref))
+	if a == nil && err == nil {
+		return nil, audioNotFound(strconv.Quote(ref))
+	}
+	return a, err
+}
+
+// resolveAudioTx is resolveAudio inside tx.
+func resolveAudioTx(ctx context.Context, tx *sql.Tx, projectID int64, ref string) (*narrator.Audio, error) {
+	return resolveAudio(ctx, txRows(tx, findLiveAudioWithMediaByIDSQL), txRows(tx, findLiveAudioWithMediaByExternalIDSQL), projectID, ref)
+}
+
+// oneAudio reads the audio of rows from a query of one audio with its
+// media; nil if there is none.
+func oneAudio(rows *sql.Rows, err error) (*narrator.Audio, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a, loadMedia(ctx, tx, a)
+	audios, err := scanAudiosWithMedia(rows)
+	if err != nil || len(audios) == 0 {
+		return nil, err
+	}
+	return audios[0], nil
 }
 
 // loadMediaSQL reads the media of several audios, given as a JSON array of
@@ -158,132 +252,16 @@ func loadMedia(ctx context.Context, tx *sql.Tx, audios ...*narrator.Audio) error
 	return nil
 }
 
-const projectExistsSQL = `SELECT COUNT(*) FROM projects WHERE id = ?`
-
-const addAudioCountSQL = `UPDATE projects SET audio_count = audio_count + ? WHERE id = ?`
-
-// addAudioCount moves a project's count of live audios by delta, in the
-// transaction that creates or deletes them.
-func addAudioCount(ctx context.Context, tx *sql.Tx, projectID int64, delta int) error {
-	if _, err := tx.ExecContext(ctx, addAudioCountSQL, delta, projectID); err != nil {
-		return fmt.Errorf("count audios of project %d: %w", projectID, err)
-	}
-	return nil
-}
-
-const insertAudioSQL = `
-INSERT INTO audios (project_id, external_id, title, body, author, article_url, metadata,
-	state, error, revision, duration_ms, created_at, updated_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-
-const insertMediaSQL = `INSERT INTO media (audio_id, content_type) VALUES (?, ?)`
-
-// CreateAudio validates a.
-//
-// If a.ExternalID is set and a live audio of a.ProjectID has it, CreateAudio
-// updates that audio as UpdateAudio would with every article field given
-// (title, body, author, article_url and metadata replaced), fills a with the
-// stored result and returns created=false.
-//
-// Otherwise it inserts the audio as narrator.PlanCreate makes it
-// (unprocessed, revision 1) with its media, still without keys, enqueues its
-// synthesis in the same transaction, fills a in and returns created=true. If the enqueuer fails, nothing is
-// stored. It returns ENOTFOUND if the project does not exist.
-func (s *Store) CreateAudio(ctx context.Context, a *narrator.Audio) (created bool, err error) {
-	if err := a.Validate(); err != nil {
-		return false, err
-	}
-	tx, err := s.beginWrite(ctx)
-	if err != nil {
-		return false, fmt.Errorf("create audio: %w", err)
-	}
-	defer tx.Rollback()
-	got, created, err := s.createAudio(ctx, tx, a)
-	if err != nil {
-		return false, fmt.Errorf("create audio in project %d: %w", a.ProjectID, err)
-	}
-	if err := tx.Commit(); err != nil {
-		return false, fmt.Errorf("create audio in project %d: commit: %w", a.ProjectID, err)
-	}
-	*a = *got
-	return created, nil
-}
-
-func (s *Store) createAudio(ctx context.Context, tx *sql.Tx, a *narrator.Audio) (*narrator.Audio, bool, error) {
-	var n int
-	if err := tx.QueryRowContext(ctx, projectExistsSQL, a.ProjectID).Scan(&n); err != nil {
-		return nil, false, err
-	}
-	if n == 0 {
-		return nil, false, narrator.Errorf(narrator.ENOTFOUND, "project %d not found", a.ProjectID)
-	}
-	if a.ExternalID != "" {
-		cur, err := findAudioByExternalID(ctx, tx, a.ProjectID, a.ExternalID)
-		switch {
-		case err == nil:
-			if err := loadMedia(ctx, tx, cur); err != nil {
-				return nil, false, err
-			}
-			got, err := s.updateAudio(ctx, tx, cur, a.Replacement())
-			return got, false, err
-		case narrator.ErrorCode(err) != narrator.ENOTFOUND:
-			return nil, false, err
-		}
-	}
-
-	got := narrator.PlanCreate(a, s.now())
-	meta, err := encodeMetadata(got.Metadata)
-	if err != nil {
-		return nil, false, err
-	}
-	res, err := tx.ExecContext(ctx, insertAudioSQL, got.ProjectID, nullString(got.ExternalID), got.Title, got.Body,
-		got.Author, got.ArticleURL, meta, got.State, got.Error, got.Revision, got.DurationMS,
-		micros(got.CreatedAt), micros(got.UpdatedAt))
-	if err != nil {
-		return nil, false, formatError(err, "audio")
-	}
-	if got.ID, err = res.LastInsertId(); err != nil {
-		return nil, false, err
-	}
-	if got.Media, err = insertMedia(ctx, tx, got.ID); err != nil {
-		return nil, false, err
-	}
-	if err := addAudioCount(ctx, tx, got.ProjectID, 1); err != nil {
-		return nil, false, err
-	}
-	if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: got.ID, Revision: got.Revision}); err != nil {
-		return nil, false, err
-	}
-	return &got, true, nil
-}
-
-// insertMedia inserts an audio's media rows, one of each of
-// narrator.MediaTypes and in that order, without keys, and returns them.
-func insertMedia(ctx context.Context, tx *sql.Tx, audioID int64) ([]narrator.Media, error) {
-	var media []narrator.Media
-	for _, ct := range narrator.MediaTypes() {
-		res, err := tx.ExecContext(ctx, insertMediaSQL, audioID, ct)
-		if err != nil {
-			return nil, fmt.Errorf("insert %s media: %w", ct, err)
-		}
-		id, err := res.LastInsertId()
-		if err != nil {
-			return nil, fmt.Errorf("insert %s media: %w", ct, err)
-		}
-		media = append(media, narrator.Media{ID: id, AudioID: audioID, ContentType: ct})
-	}
-	return media, nil
-}
-
 // FindAudio returns a live audio of a project by reference: its numeric ID
 // first, then its external ID. It returns ENOTFOUND if neither matches.
+// The audio and its media are read in one statement, a snapshot of their
+// own, so no transaction is needed.
 func (s *Store) FindAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error) {
-	tx, err := s.beginRead(ctx)
+	st, err := s.reads.get(ctx, s.reader)
 	if err != nil {
 		return nil, fmt.Errorf("find audio %q: %w", ref, err)
 	}
-	defer tx.Rollback()
-	a, err := resolveAudio(ctx, tx, projectID, ref)
+	a, err := resolveAudio(ctx, st.audioByID.QueryContext, st.audioByExternalID.QueryContext, projectID, ref)
 	if err != nil {
 		return nil, fmt.Errorf("find audio %q in project %d: %w", ref, projectID, err)
 	}
@@ -305,7 +283,7 @@ func (s *Store) UpdateAudio(ctx context.Context, projectID int64, ref string, u 
 		return nil, fmt.Errorf("update audio %q: %w", ref, err)
 	}
 	defer tx.Rollback()
-	cur, err := resolveAudio(ctx, tx, projectID, ref)
+	cur, err := resolveAudioTx(ctx, tx, projectID, ref)
 	if err != nil {
 		return nil, fmt.Errorf("update audio %q in project %d: %w", ref, projectID, err)
 	}
@@ -372,7 +350,7 @@ func (s *Store) DeleteAudio(ctx context.Context, projectID int64, ref string) (*
 		return nil, fmt.Errorf("delete audio %q: %w", ref, err)
 	}
 	defer tx.Rollback()
-	a, err := resolveAudio(ctx, tx, projectID, ref)
+	a, err := resolveAudioTx(ctx, tx, projectID, ref)
 	if err != nil {
 		return nil, fmt.Errorf("delete audio %q in project %d: %w", ref, projectID, err)
 	}
@@ -398,12 +376,25 @@ func (s *Store) DeleteAudio(ctx context.Context, projectID int64, ref string) (*
 	return &deleted, nil
 }
 
-const listAudiosSQL = `
-SELECT ` + audioColumns + `
-FROM audios
-WHERE project_id = ? AND deleted_at IS NULL AND created_at >= ?
-ORDER BY created_at DESC, id DESC
-LIMIT ? OFFSET ?`
+// listAudiosPageSQL is the page of a project's live audios that
+// ListAudios reads, in the audios_list index. listPageMediaSQL reads the
+// media of the same page: joined, each audio's columns would be read once
+// per media.
+//
+// LIMIT and OFFSET are "? + 0", not "?": SQLite's planner reads a bare
+// bound LIMIT, which makes a prepared statement parse and plan itself again
+// whenever it is bound anew, that is on every call; an expression it
+// leaves alone. That re-preparation cost more than the query.
+const (
+	listAudiosPage = `
+	FROM audios
+	WHERE project_id = ? AND deleted_at IS NULL AND created_at >= ?
+	ORDER BY created_at DESC, id DESC
+	LIMIT ? + 0 OFFSET ? + 0`
+	listAudiosPageSQL = `SELECT ` + audioColumns + listAudiosPage
+	listPageMediaSQL  = `SELECT audio_id, id, content_type, key, bytes FROM media
+WHERE audio_id IN (SELECT id ` + listAudiosPage + `)`
+)
 
 // ListAudios returns a page of a project's live audios created at or after
 // since (the zero time means all), newest first with ties broken by
@@ -414,24 +405,73 @@ func (s *Store) ListAudios(ctx context.Context, projectID int64, since time.Time
 	if err != nil {
 		return nil, err
 	}
+	st, err := s.reads.get(ctx, s.reader)
+	if err != nil {
+		return nil, fmt.Errorf("list audios: %w", err)
+	}
+	var sinceUS int64 = math.MinInt64
+	if !since.IsZero() {
+		sinceUS = micros(since)
+	}
 	tx, err := s.beginRead(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list audios: %w", err)
 	}
 	defer tx.Rollback()
-	audios, err := listAudios(ctx, tx, projectID, since, int64(perPage), offset)
+	audios, err := listPage(ctx, tx, st, projectID, sinceUS, perPage, offset)
 	if err != nil {
 		return nil, fmt.Errorf("list audios of project %d: %w", projectID, err)
 	}
 	return audios, nil
 }
 
-func listAudios(ctx context.Context, tx *sql.Tx, projectID int64, since time.Time, limit, offset int64) ([]*narrator.Audio, error) {
-	var sinceUS int64 = math.MinInt64
-	if !since.IsZero() {
-		sinceUS = micros(since)
+// listPage reads a page of audios, then the media of the page, in tx.
+func listPage(ctx context.Context, tx *sql.Tx, st *readStmts, args ...any) ([]*narrator.Audio, error) {
+	rows, err := tx.StmtContext(ctx, st.listAudios).QueryContext(ctx, args...)
+	if err != nil {
+		return nil, err
 	}
-	return queryAudios(ctx, tx, listAudiosSQL, projectID, sinceUS, limit, offset)
+	defer rows.Close()
+	audios := []*narrator.Audio{}
+	byID := map[int64]*narrator.Audio{}
+	for rows.Next() {
+		a, err := scanAudio(rows)
+		if err != nil {
+			return nil, err
+		}
+		a.Media = make([]narrator.Media, 0, 2)
+		audios = append(audios, a)
+		byID[a.ID] = a
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	if len(audios) == 0 {
+		return audios, nil
+	}
+	if rows, err = tx.StmtContext(ctx, st.listMedia).QueryContext(ctx, args...); err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var m narrator.Media
+		var key sql.NullString
+		if err := rows.Scan(&m.AudioID, &m.ID, &m.ContentType, &key, &m.Bytes); err != nil {
+			return nil, err
+		}
+		m.Key = key.String
+		if a := byID[m.AudioID]; a != nil {
+			a.Media = append(a.Media, m)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for _, a := range audios {
+		narrator.SortMedia(a.Media)
+	}
+	return audios, nil
 }
 
 // AudioForSynthesis returns an audio, deleted ones included (with Deleted

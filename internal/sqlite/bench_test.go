@@ -1,12 +1,15 @@
 package sqlite
 
 import (
+	"database/sql"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/jobs"
 	"github.com/narrator/narrator/internal/storetest"
 )
 
@@ -103,4 +106,59 @@ func BenchmarkAuthenticateAPIKey(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkCreates compares concurrent creates (run it with -cpu 16 for 16
+// callers), each an audio, its media and its River job, with the bare
+// baseline of the same database: a transaction inserting one row of the
+// same body on the writer, from as many callers. bench/api.sh prints their
+// ratio.
+func BenchmarkCreates(b *testing.B) {
+	ctx := b.Context()
+	s := mustOpen(b, Options{Jobs: func(db *sql.DB) (JobInserter, error) { return jobs.NewSQLite(db, jobs.Config{}) }})
+	if err := jobs.MigrateSQLite(ctx, s.DB()); err != nil {
+		b.Fatal(err)
+	}
+	acc := &narrator.Account{Name: "Acme"}
+	if err := s.CreateAccount(ctx, acc); err != nil {
+		b.Fatal(err)
+	}
+	p := &narrator.Project{AccountID: acc.ID, Title: "News", Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: "Mark", BodyVoice: "Sally"}
+	if err := s.CreateProject(ctx, p); err != nil {
+		b.Fatal(err)
+	}
+	const body = "Report 1, part 1: the council met on a quiet evening and agreed on a plan for the harbour."
+	if _, err := s.writer.ExecContext(ctx, `CREATE TABLE bare (id INTEGER PRIMARY KEY, body TEXT NOT NULL)`); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("bare", func(b *testing.B) {
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				tx, err := s.writer.BeginTx(ctx, nil)
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				if _, err := tx.ExecContext(ctx, `INSERT INTO bare (body) VALUES (?)`, body); err != nil {
+					b.Error(err)
+				}
+				if err := tx.Commit(); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	})
+	var n atomic.Int64
+	b.Run("store", func(b *testing.B) {
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				a := &narrator.Audio{ProjectID: p.ID, Title: "Load", Body: body, ExternalID: fmt.Sprintf("c%d", n.Add(1))}
+				if _, err := s.CreateAudio(ctx, a); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	})
 }

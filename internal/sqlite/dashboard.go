@@ -151,7 +151,7 @@ func (s *Store) RegenerateAudio(ctx context.Context, projectID int64, ref string
 		return nil, fmt.Errorf("regenerate audio %q: %w", ref, err)
 	}
 	defer tx.Rollback()
-	a, err := resolveAudio(ctx, tx, projectID, ref)
+	a, err := resolveAudioTx(ctx, tx, projectID, ref)
 	if err != nil {
 		return nil, fmt.Errorf("regenerate audio %q in project %d: %w", ref, projectID, err)
 	}

@@ -130,3 +130,34 @@ func listProjects(ctx context.Context, tx *sql.Tx, accountID int64) ([]*narrator
 	}
 	return ps, rows.Err()
 }
+
+// authorizeProjectSQL finds a project through the live API key of its
+// account, in one statement.
+const authorizeProjectSQL = `SELECT ` + projectColumns + `
+FROM projects p
+WHERE p.id = ? AND p.account_id = (SELECT account_id FROM api_keys WHERE hash = ? AND revoked_at IS NULL)`
+
+// AuthorizeProject returns the project projectID if the API key with this
+// hash is live and belongs to the project's account, in one statement on
+// the read path. It returns EUNAUTHORIZED if the key is unknown or revoked,
+// and ENOTFOUND if the project does not exist or is another account's. It
+// reads the key on every call, so a revocation takes effect at once on
+// every node.
+func (s *Store) AuthorizeProject(ctx context.Context, hash []byte, projectID int64) (*narrator.Project, error) {
+	st, err := s.reads.get(ctx, s.reader)
+	if err != nil {
+		return nil, fmt.Errorf("authorize project %d: %w", projectID, err)
+	}
+	p, err := scanProject(st.authorizeProject.QueryRowContext(ctx, projectID, hash))
+	if err == nil {
+		return p, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("authorize project %d: %w", projectID, err)
+	}
+	// Rare: tell a bad key from a project that is not the key's.
+	if _, err := s.AuthenticateAPIKey(ctx, hash); err != nil {
+		return nil, err
+	}
+	return nil, narrator.Errorf(narrator.ENOTFOUND, "project %d not found", projectID)
+}

@@ -29,12 +29,15 @@ const defaultReadConns = 4
 //go:embed migrations/*.sql
 var migrationFS embed.FS
 
-// JobInserter inserts a job inside the caller's transaction, so that the
-// job exists exactly when the change that needs it is committed. It is the
-// one seam between the store and the queue, whatever the kind of job; the
-// jobs package implements it with River's InsertTx.
+// JobInserter inserts jobs inside the caller's transaction, so that a job
+// exists exactly when the change that needs it is committed. It is the one
+// seam between the store and the queue, whatever the kind of job; the jobs
+// package implements it with River's InsertTx and InsertManyTx.
 type JobInserter interface {
 	InsertTx(ctx context.Context, tx *sql.Tx, job narrator.Job) error
+	// InsertManyTx inserts several jobs at once: the jobs of a group of
+	// creates (CreateAudio).
+	InsertManyTx(ctx context.Context, tx *sql.Tx, jobs []narrator.Job) error
 }
 
 // Options configures a Store.
@@ -64,6 +67,10 @@ type Store struct {
 	reader *sql.DB
 	jobs   JobInserter
 	body   narrator.EventBodyFunc
+	reads  stmtCache[readStmts]
+	writes stmtCache[writeStmts]
+	// creates is the line of CreateAudio calls, committed in groups.
+	creates createQueue
 }
 
 // Open opens (creating if needed) the database file at path. It does not
@@ -124,7 +131,8 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		writer.Close()
 		return nil, fmt.Errorf("open sqlite reader %s: %w", path, err)
 	}
-	st := &Store{Now: time.Now, path: path, writer: writer, reader: reader, body: opts.EventBody}
+	st := &Store{Now: time.Now, path: path, writer: writer, reader: reader, body: opts.EventBody,
+		reads: stmtCache[readStmts]{prepare: prepareReads}, writes: stmtCache[writeStmts]{prepare: prepareWrites}}
 	if opts.Jobs != nil {
 		if st.jobs, err = opts.Jobs(writer); err != nil {
 			st.Close()
@@ -150,9 +158,23 @@ func (s *Store) enqueue(ctx context.Context, tx *sql.Tx, job narrator.Job) error
 	return nil
 }
 
-// Close closes both pools.
+// enqueueMany inserts jobs inside tx; none is fine.
+func (s *Store) enqueueMany(ctx context.Context, tx *sql.Tx, jobs []narrator.Job) error {
+	if len(jobs) == 0 {
+		return nil
+	}
+	if s.jobs == nil {
+		return fmt.Errorf("enqueue %d jobs: the sqlite store was opened without a job inserter", len(jobs))
+	}
+	if err := s.jobs.InsertManyTx(ctx, tx, jobs); err != nil {
+		return fmt.Errorf("enqueue %d jobs: %w", len(jobs), err)
+	}
+	return nil
+}
+
+// Close closes the prepared statements and both pools.
 func (s *Store) Close() error {
-	return errors.Join(s.reader.Close(), s.writer.Close())
+	return errors.Join(s.reads.close(), s.writes.close(), s.reader.Close(), s.writer.Close())
 }
 
 // now returns the clock's time as stored: UTC, in whole microseconds.

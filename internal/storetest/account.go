@@ -132,6 +132,53 @@ var apiKeyTests = []test{
 			t.Fatalf("key revoked through another account: %d, %v", got, err)
 		}
 	}},
+	{"AuthorizeProject", func(t *testing.T, b *bundle) {
+		ctx := t.Context()
+		acc := mustAccount(t, b.store, "Acme")
+		other := mustAccount(t, b.store, "Other")
+		k, err := b.store.CreateAPIKey(ctx, acc.ID, hashOf("mine"), "nk_min")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.store.CreateAPIKey(ctx, other.ID, hashOf("theirs"), "nk_the"); err != nil {
+			t.Fatal(err)
+		}
+		p := mustProjectOf(t, b.store, acc.ID)
+		theirs := mustProjectOf(t, b.store, other.ID)
+		mustCreateAudio(t, b.store, newAudio(p.ID, "counted"))
+		want, err := b.store.FindProject(ctx, acc.ID, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := b.store.AuthorizeProject(ctx, hashOf("mine"), p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantEqual(t, "AuthorizeProject", got, want)
+		if got.AudioCount != 1 {
+			t.Errorf("AudioCount = %d, want 1", got.AudioCount)
+		}
+
+		_, err = b.store.AuthorizeProject(ctx, hashOf("mine"), theirs.ID)
+		wantCode(t, err, narrator.ENOTFOUND)
+		_, err = b.store.AuthorizeProject(ctx, hashOf("mine"), 999)
+		wantCode(t, err, narrator.ENOTFOUND)
+		// A bad key is refused whatever the project, so that it learns
+		// nothing of which projects exist.
+		for _, id := range []int64{p.ID, theirs.ID, 999} {
+			_, err = b.store.AuthorizeProject(ctx, hashOf("wrong"), id)
+			wantCode(t, err, narrator.EUNAUTHORIZED)
+			_, err = b.store.AuthorizeProject(ctx, nil, id)
+			wantCode(t, err, narrator.EUNAUTHORIZED)
+		}
+
+		// Revocation takes effect on the next call.
+		if err := b.store.RevokeAPIKey(ctx, acc.ID, k.ID); err != nil {
+			t.Fatal(err)
+		}
+		_, err = b.store.AuthorizeProject(ctx, hashOf("mine"), p.ID)
+		wantCode(t, err, narrator.EUNAUTHORIZED)
+	}},
 }
 
 var projectTests = []test{

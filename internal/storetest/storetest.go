@@ -29,6 +29,7 @@ type Store interface {
 	ListAPIKeys(ctx context.Context, accountID int64) ([]*narrator.APIKey, error)
 	RevokeAPIKey(ctx context.Context, accountID, keyID int64) error
 	AuthenticateAPIKey(ctx context.Context, hash []byte) (int64, error)
+	AuthorizeProject(ctx context.Context, hash []byte, projectID int64) (*narrator.Project, error)
 
 	CreateProject(ctx context.Context, p *narrator.Project) error
 	FindProject(ctx context.Context, accountID, projectID int64) (*narrator.Project, error)
@@ -251,6 +252,7 @@ func Run(t *testing.T, newStore NewStoreFunc) {
 		{"APIKey", apiKeyTests},
 		{"Project", projectTests},
 		{"Audio", audioTests},
+		{"Concurrent", concurrentTests},
 		{"Update", updateTests},
 		{"Delete", deleteTests},
 		{"List", listTests},

@@ -1,0 +1,237 @@
+package pipeline
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/narrator/narrator/internal/mp3"
+)
+
+// How the audio is cut into chunks, which are encoded in parallel, and of
+// which an edit re-encodes only those whose audio changed. A chunk may end
+// only in a pause between sentences. Where it ends depends on the sentence
+// before the pause alone, not on the length of the chunk so far: it ends
+// there if the hash of that sentence's samples is a multiple of chunkOdds,
+// so that chunks hold chunkOdds sentences on average (about 8 s). An edit
+// then moves no boundary but its own sentence's, and the chunks after it
+// stay the same. The first chunk ends at the first pause, so that the
+// stream starts at once, and a chunk longer than ChunkMax ends at the next.
+const (
+	chunkOdds = 2
+	// ChunkMax bounds the chunks, and with them memory and the cost of
+	// an edit, whatever the hashes.
+	ChunkMax = 30 * time.Second
+)
+
+// chunkCut is the shortest silence a chunk may end in: the chunk keeps the
+// first half, and both halves are at least mp3.ChunkPrime, so that the
+// audio the encoder sees around a cut is silence on both sides, the same
+// whatever the chunks hold (Pause… in internal/speak: 250 ms between
+// sentences, more between paragraphs; never within one).
+const chunkCut = 2 * mp3.ChunkPrime
+
+// chunkVersion changes whenever the encoding of chunks does (the lame
+// options are part of the key), so that old encodings are never reused.
+const chunkVersion = "1"
+
+// encodeOptions returns the settings of every MP3.
+func encodeOptions() mp3.Options {
+	return mp3.Options{SampleRate: SampleRate, Bitrate: Bitrate, Quality: EncoderQuality}
+}
+
+// A chunkEncoder is the pipeline's MP3 encoder. It cuts the PCM written to
+// it into chunks that end in pauses and hold whole MP3 frames, encodes
+// them on up to workers lame processes at once (mp3.EncodeChunk), reusing
+// the encodings the cache holds, and writes the MP3 in order to its
+// writer.
+//
+// Each chunk's length is made a whole number of frames by lengthening the
+// pause it ends in by less than a frame (26 ms), so that every chunk
+// starts on a frame and holds the same samples wherever it lies in the
+// audio: after an edit that changes one sentence, the chunks of the other
+// sentences are the same, and the cache has their encodings. What Write
+// returns says how much it lengthened the pause, for the timeline.
+//
+// Write and Close are called from one goroutine. At most a few chunks per
+// worker are in memory at a time.
+type chunkEncoder struct {
+	cache  *UnitCache
+	logger *slog.Logger
+	g      *errgroup.Group
+	gctx   context.Context
+	cancel context.CancelFunc
+	sem    chan struct{}    // one slot per lame process
+	order  chan chan []byte // the chunks' encodings to come, in order
+	buf    []int16          // the chunk being filled
+	prev   []int16          // the end of the chunk before it
+	chunks int              // chunks cut so far
+	closed bool
+}
+
+// newChunkEncoder returns an encoder writing the MP3 to w, from another
+// goroutine, until Close returns. Cancelling ctx stops it; Write and Close
+// then return an error.
+func (p *Pipeline) newChunkEncoder(ctx context.Context, w io.Writer) *chunkEncoder {
+	ctx, cancel := context.WithCancel(ctx)
+	g, gctx := errgroup.WithContext(ctx)
+	c := &chunkEncoder{
+		cache:  p.cache,
+		logger: p.logger,
+		g:      g,
+		gctx:   gctx,
+		cancel: cancel,
+		sem:    make(chan struct{}, p.workers),
+		order:  make(chan chan []byte, 2*p.workers+1),
+	}
+	g.Go(func() error {
+		for next := range c.order {
+			select {
+			case data := <-next:
+				if _, err := w.Write(data); err != nil {
+					return fmt.Errorf("write mp3: %w", err)
+				}
+			case <-gctx.Done():
+				return gctx.Err()
+			}
+		}
+		return nil
+	})
+	return c
+}
+
+// Write takes the samples of one unit, its speech then its pause, and
+// returns how many samples of silence it added to the pause.
+func (c *chunkEncoder) Write(samples []int16) (int, error) {
+	if err := c.gctx.Err(); err != nil {
+		return 0, c.fail()
+	}
+	quiet := 0
+	for quiet < len(samples) && samples[len(samples)-1-quiet] == 0 {
+		quiet++
+	}
+	long := len(c.buf)+len(samples) >= int(ChunkMax.Seconds()*SampleRate)
+	if quiet < chunkCut || (c.chunks > 0 && !long && soundHash(samples)%chunkOdds != 0) {
+		c.buf = append(c.buf, samples...)
+		return 0, nil
+	}
+	carry := quiet / 2
+	c.buf = append(c.buf, samples[:len(samples)-carry]...)
+	pad := (mp3.FrameSamples - len(c.buf)%mp3.FrameSamples) % mp3.FrameSamples
+	c.buf = append(c.buf, make([]int16, pad)...)
+	next := make([]int16, carry)
+	if err := c.cut(next[:mp3.ChunkPrime], false); err != nil {
+		return 0, err
+	}
+	c.buf = next
+	return pad, nil
+}
+
+// Close encodes the last chunk, waits for every chunk to be written, and
+// returns the first error.
+func (c *chunkEncoder) Close() error {
+	defer c.cancel()
+	if c.closed {
+		return c.fail()
+	}
+	if err := c.cut(nil, true); err != nil {
+		return err
+	}
+	c.closed = true
+	close(c.order)
+	return c.g.Wait()
+}
+
+// Abort stops the encoder, killing its lame processes, and waits for it.
+func (c *chunkEncoder) Abort() {
+	c.cancel()
+	_ = c.fail()
+}
+
+// fail waits for the encoder to stop and returns the error that stopped it.
+func (c *chunkEncoder) fail() error {
+	if !c.closed {
+		c.closed = true
+		close(c.order)
+	}
+	if err := c.g.Wait(); err != nil {
+		return err
+	}
+	return c.gctx.Err()
+}
+
+// cut hands the chunk in buf, followed in the audio by after, to a lame
+// process, and queues its encoding to be written in turn.
+func (c *chunkEncoder) cut(after []int16, last bool) error {
+	chunk := mp3.Chunk{Before: c.prev, Samples: c.buf, After: after, Last: last}
+	// Whole frames, as every chunk but the last is.
+	c.prev = c.buf[len(c.buf)-min(len(c.buf), mp3.ChunkPrime):]
+	c.chunks++
+	done := make(chan []byte, 1)
+	select {
+	case c.order <- done:
+	case <-c.gctx.Done():
+		return c.fail()
+	}
+	c.g.Go(func() error {
+		key := chunkKey(chunk)
+		if data, ok := c.cache.getChunk(key); ok {
+			done <- data
+			return nil
+		}
+		select {
+		case c.sem <- struct{}{}:
+		case <-c.gctx.Done():
+			return c.gctx.Err()
+		}
+		data, err := mp3.EncodeChunk(c.gctx, chunk, encodeOptions())
+		<-c.sem
+		if err != nil {
+			return err
+		}
+		if err := c.cache.putChunk(key, data); err != nil {
+			c.logger.Warn("cache mp3 chunk", "err", err)
+		}
+		done <- data
+		return nil
+	})
+	return nil
+}
+
+// soundHash is the FNV-1a hash of samples: the same in every process.
+func soundHash(samples []int16) uint32 {
+	h := uint32(2166136261)
+	for _, v := range samples {
+		h ^= uint32(uint16(v))
+		h *= 16777619
+	}
+	return h
+}
+
+// chunkKey names the encoding of a chunk: what lame is given, and how.
+func chunkKey(c mp3.Chunk) string {
+	h := sha256.New()
+	opts := encodeOptions()
+	fmt.Fprintf(h, "chunk %s; %d Hz, %d kbps, q%d; last %t;", chunkVersion,
+		opts.SampleRate, opts.Bitrate, opts.Quality, c.Last)
+	var b [8 << 10]byte
+	for _, part := range [][]int16{c.Before, c.Samples, c.After} {
+		h.Write(binary.LittleEndian.AppendUint64(b[:0], uint64(len(part))))
+		for len(part) > 0 {
+			n := min(len(part), len(b)/2)
+			for i, s := range part[:n] {
+				binary.LittleEndian.PutUint16(b[2*i:], uint16(s))
+			}
+			h.Write(b[:2*n])
+			part = part[n:]
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}

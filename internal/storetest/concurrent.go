@@ -1,0 +1,111 @@
+package storetest
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/narrator/narrator"
+)
+
+var concurrentTests = []test{
+	{"Creates", func(t *testing.T, b *bundle) {
+		// Many creates at once, as a busy API makes them: every one is
+		// committed exactly once with exactly one job, and a create that
+		// fails (a missing project) fails alone, whatever store groups
+		// them into transactions.
+		p := mustProject(t, b.store)
+		const n = 60
+		type outcome struct {
+			a       *narrator.Audio
+			created bool
+			err     error
+		}
+		out := make([]outcome, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				a := newAudio(p.ID, fmt.Sprintf("c%d", i))
+				switch i % 6 {
+				case 0:
+					a.ProjectID = p.ID + 1000
+				case 1:
+					a.ExternalID = ""
+				}
+				created, err := b.store.CreateAudio(t.Context(), a)
+				out[i] = outcome{a, created, err}
+			})
+		}
+		wg.Wait()
+		var want []int64
+		for i, o := range out {
+			if i%6 == 0 {
+				wantCode(t, o.err, narrator.ENOTFOUND)
+				continue
+			}
+			if o.err != nil || !o.created || o.a.ID == 0 || len(o.a.Media) != 2 {
+				t.Fatalf("create %d = %v, %v, %+v; want created with 2 media", i, o.created, o.err, o.a)
+			}
+			want = append(want, o.a.ID)
+		}
+		slices.Sort(want)
+		if len(slices.Compact(slices.Clone(want))) != len(want) {
+			t.Fatalf("audio IDs %v repeat", want)
+		}
+		list, err := b.store.ListAudios(t.Context(), p.ID, time.Time{}, 1, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ids(list)
+		slices.Sort(got)
+		wantEqual(t, "stored audio IDs", got, want)
+		var jobs []int64
+		for _, c := range b.rec.Synthesized() {
+			jobs = append(jobs, c.AudioID)
+		}
+		slices.Sort(jobs)
+		wantEqual(t, "synthesis jobs", jobs, want)
+		if got := mustProjectCount(t, b.store, p); got != len(want) {
+			t.Errorf("AudioCount = %d, want %d", got, len(want))
+		}
+	}},
+	{"SameExternalID", func(t *testing.T, b *bundle) {
+		// Creates of one external ID at once make one audio; every
+		// answer that is not an error is that audio.
+		p := mustProject(t, b.store)
+		const n = 20
+		audios := make([]*narrator.Audio, n)
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				a := newAudio(p.ID, "same")
+				_, errs[i] = b.store.CreateAudio(t.Context(), a)
+				audios[i] = a
+			})
+		}
+		wg.Wait()
+		var id int64
+		for i, err := range errs {
+			if err != nil {
+				// PostgreSQL may refuse a create racing another's insert.
+				wantCode(t, err, narrator.ECONFLICT)
+				continue
+			}
+			if id == 0 {
+				id = audios[i].ID
+			}
+			if audios[i].ID != id {
+				t.Errorf("create %d gave audio %d, another %d", i, audios[i].ID, id)
+			}
+		}
+		if id == 0 {
+			t.Fatal("no create succeeded")
+		}
+		if got := mustProjectCount(t, b.store, p); got != 1 {
+			t.Errorf("AudioCount = %d, want 1", got)
+		}
+	}},
+}
