@@ -39,11 +39,13 @@ func TestLivePlaybackInBrowser(t *testing.T) {
 	)
 
 	// Twelve short sentences: with two at a time, 800 ms each, the
-	// rendering takes about 5 s, and the audio lasts about 20 s, so that
+	// rendering takes about 5 s, and the audio lasts about 30 s, so that
 	// playback starts long before the rendering ends.
 	var sentences []string
+	// Sentences of different lengths, as in an article: the stand-in's
+	// tones then differ, and so do the chunks the encoder cuts.
 	for i := range 12 {
-		sentences = append(sentences, fmt.Sprintf("Live sentence number %d.", i+1))
+		sentences = append(sentences, fmt.Sprintf("Live sentence number %d%s.", i+1, strings.Repeat(" and more", i%4)))
 	}
 	status, raw := s.call(t, "POST", fmt.Sprintf("/api/v3/projects/%d/audio", proj.ID), map[string]any{
 		"api_key": acct.APIKey, "title": "Live", "body": "<p>" + strings.Join(sentences, " ") + "</p>", "external_id": "live",
@@ -136,7 +138,7 @@ func TestLiveEmbedInBrowser(t *testing.T) {
 	ctx := newBrowser(t, chromium)
 	var sentences []string
 	for i := range 10 {
-		sentences = append(sentences, fmt.Sprintf("Embedded sentence number %d.", i+1))
+		sentences = append(sentences, fmt.Sprintf("Embedded sentence number %d%s.", i+1, strings.Repeat(" and more", i%4)))
 	}
 	status, raw := s.call(t, "POST", fmt.Sprintf("/api/v3/projects/%d/audio", proj.ID), map[string]any{
 		"api_key": acct.APIKey, "title": "Live embed", "body": "<p>" + strings.Join(sentences, " ") + "</p>", "external_id": "embed-live",
