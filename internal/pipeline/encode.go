@@ -76,7 +76,7 @@ type chunkEncoder struct {
 	chunks int              // chunks cut so far
 	// encoded counts the samples of the chunks cut so far.
 	encoded int64
-	closed bool
+	closed  bool
 }
 
 // newChunkEncoder returns an encoder writing the MP3 to w, from another
