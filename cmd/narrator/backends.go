@@ -52,6 +52,7 @@ type jobQueue interface {
 	Stop(ctx context.Context) error
 	RecoverInterrupted(ctx context.Context) (int, error)
 	web.PreviewRequester
+	httpapi.QueuePositioner
 }
 
 // mediaStore is what the commands need from a media store.

@@ -29,6 +29,7 @@ func newDashboard(cfg config.Config, st purgingStore, b *backends, logger *slog.
 		MediaURL:      cfg.MediaURL,
 		FeedURL:       func(token string) string { return cfg.PublicURL + narrator.FeedPath(token) },
 		Previews:      b.queue,
+		Queue:         b.queue,
 		Media:         b.media,
 		SecureCookies: u.Scheme == "https",
 		PublicOrigin:  u.Scheme + "://" + u.Host,

@@ -1,6 +1,9 @@
 // Package hls packages an MP3 stream as HTTP Live Streaming video on demand:
 // MPEG-TS segments that carry the MP3 frames untouched (stream type 0x03),
-// and a version 3 VOD playlist.
+// and a version 3 VOD playlist. While the stream is still being made, an
+// EVENT playlist of the segments stored so far lets players start early
+// (Segmenter.Live, EventPlaylist): its segments are stored as soon as they
+// are cut, the first one short, and its last one may be short too.
 //
 // Segments are cut at frame boundaries once they reach the target duration,
 // so each lasts the target plus at most one frame. A last piece shorter than
@@ -74,6 +77,10 @@ type Segmenter struct {
 	segments []Segment
 	err      error
 	closed   bool
+
+	live   bool                           // see Live
+	first  time.Duration                  // target of the first segment; 0 means target
+	stored func(segments []Segment) error // called after each segment is stored
 }
 
 type pending struct {
@@ -90,6 +97,20 @@ func NewSegmenter(target time.Duration, put PutFunc) *Segmenter {
 	s := &Segmenter{target: target, put: put}
 	s.frames = mp3.NewFrameWriter(s.addFrame)
 	return s
+}
+
+// Live makes the Segmenter cut a live stream: its first segment at first
+// (0 means the target), so that a player has something to play as early
+// as possible, and every segment stored the moment it is cut, never held
+// back to join a short last piece, which stays a segment of its own; and
+// it calls stored with all segments stored so far after storing each one,
+// from within Write or Close, for the caller to publish a live playlist
+// (EventPlaylist). An error from stored ends the stream like a failed put.
+// Call Live before the first Write.
+func (s *Segmenter) Live(first time.Duration, stored func(segments []Segment) error) {
+	s.live = true
+	s.first = first
+	s.stored = stored
 }
 
 // Write consumes MP3 bytes. It returns an error if storing a segment failed.
@@ -163,12 +184,22 @@ func (s *Segmenter) addFrame(f mp3.Frame) error {
 	s.pes = append(s.pes, f.Data...)
 	s.samples += int64(f.Samples)
 	s.cur.samples += int64(f.Samples)
-	if s.dur(s.cur.samples) < s.target {
+	// The first segment of a live stream is cut short.
+	target := s.target
+	if s.first > 0 && len(s.segments) == 0 {
+		target = s.first
+	}
+	if s.dur(s.cur.samples) < target {
 		return nil
 	}
 	s.flushPES()
 	cur := s.cur
 	s.cur = nil
+	if s.live {
+		// A live stream's segments are stored at once, for players
+		// close behind.
+		return s.store(cur)
+	}
 	return s.finish(cur)
 }
 
@@ -206,6 +237,11 @@ func (s *Segmenter) store(p *pending) error {
 		return fmt.Errorf("hls: store %s: %w", seg.Name, err)
 	}
 	s.segments = append(s.segments, seg)
+	if s.stored != nil {
+		if err := s.stored(s.Segments()); err != nil {
+			return fmt.Errorf("hls: after storing %s: %w", seg.Name, err)
+		}
+	}
 	return nil
 }
 
@@ -242,9 +278,40 @@ func (c ctxReader) Read(p []byte) (int, error) {
 // up to the total duration rounded to the microsecond.
 // EXT-X-TARGETDURATION is the longest EXTINF rounded up.
 func Playlist(segments []Segment) []byte {
-	durations := make([]int64, len(segments)) // microseconds
+	durations, longest := extinfs(segments)
+	return appendPlaylist(nil, "VOD", int64(math.Ceil(float64(longest)/1e6)), segments, durations, true)
+}
+
+// EventPlaylist returns the live playlist (version 3, EXT-X-PLAYLIST-TYPE
+// EVENT) of the segments a Segmenter with the given target has stored so
+// far, the first ones of the stream, which later versions only extend.
+// When ended, it closes with EXT-X-ENDLIST: the stream is complete and the
+// playlist lists the same segments, with the same EXTINF values, as the
+// VOD playlist. Players reload a playlist without EXT-X-ENDLIST, so it
+// must be served uncached. Its EXT-X-TARGETDURATION, which must not change
+// from one version to the next, is LiveTargetDuration(target) throughout.
+func EventPlaylist(segments []Segment, target time.Duration, ended bool) []byte {
+	durations, _ := extinfs(segments)
+	return appendPlaylist(nil, "EVENT", LiveTargetDuration(target), segments, durations, ended)
+}
+
+// LiveTargetDuration is the EXT-X-TARGETDURATION of a live playlist, in
+// seconds: a bound on every segment a live Segmenter with the given target
+// (0 means DefaultTarget) can cut, known before the first one. A segment
+// lasts less than the target plus one frame (at most 1152 samples at
+// 8 kHz, 0.144 s).
+func LiveTargetDuration(target time.Duration) int64 {
+	if target <= 0 {
+		target = DefaultTarget
+	}
+	return int64(math.Ceil((target + 144*time.Millisecond).Seconds()))
+}
+
+// extinfs returns the EXTINF value of each segment and the longest, in
+// microseconds.
+func extinfs(segments []Segment) (durations []int64, longest int64) {
+	durations = make([]int64, len(segments)) // microseconds
 	var total, prevUS int64
-	var longest int64
 	for i, seg := range segments {
 		total += seg.Samples * 1_000_000 // in µs × rate
 		us := (total + int64(seg.SampleRate)/2) / int64(seg.SampleRate)
@@ -252,12 +319,21 @@ func Playlist(segments []Segment) []byte {
 		prevUS = us
 		longest = max(longest, durations[i])
 	}
-	b := []byte("#EXTM3U\n#EXT-X-VERSION:3\n")
-	b = append(b, "#EXT-X-TARGETDURATION:"...)
-	b = strconv.AppendInt(b, int64(math.Ceil(float64(longest)/1e6)), 10)
-	b = append(b, "\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXT-X-MEDIA-SEQUENCE:0\n"...)
+	return durations, longest
+}
+
+// appendPlaylist appends a media playlist of the given type to b.
+func appendPlaylist(b []byte, kind string, targetSeconds int64, segments []Segment, durations []int64, end bool) []byte {
+	b = append(b, "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:"...)
+	b = strconv.AppendInt(b, targetSeconds, 10)
+	b = append(b, "\n#EXT-X-PLAYLIST-TYPE:"...)
+	b = append(b, kind...)
+	b = append(b, "\n#EXT-X-MEDIA-SEQUENCE:0\n"...)
 	for i, seg := range segments {
 		b = fmt.Appendf(b, "#EXTINF:%d.%06d,\n%s\n", durations[i]/1e6, durations[i]%1e6, seg.Name)
 	}
-	return append(b, "#EXT-X-ENDLIST\n"...)
+	if end {
+		b = append(b, "#EXT-X-ENDLIST\n"...)
+	}
+	return b
 }

@@ -37,8 +37,13 @@ func setup(t testing.TB) *testBundle {
 	t.Helper()
 	ctx := t.Context()
 	mediaURL := func(key string) string { return "https://media.test/media/" + key }
+	var queue *jobs.Queue[*sql.Tx]
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "test.db"), sqlite.Options{
-		Jobs:      func(db *sql.DB) (sqlite.JobInserter, error) { return jobs.NewSQLite(db, jobs.Config{}) },
+		Jobs: func(db *sql.DB) (sqlite.JobInserter, error) {
+			var err error
+			queue, err = jobs.NewSQLite(db, jobs.Config{})
+			return queue, err
+		},
 		EventBody: httpapi.EventBody(mediaURL),
 	})
 	if err != nil {
@@ -59,6 +64,7 @@ func setup(t testing.TB) *testBundle {
 		Store:    st,
 		MediaURL: mediaURL,
 		Media:    media,
+		Queue:    queue,
 	}))
 	t.Cleanup(srv.Close)
 	b := &testBundle{store: st, media: media, srv: srv}

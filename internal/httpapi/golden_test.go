@@ -115,6 +115,19 @@ func TestGoldens(t *testing.T) {
 				record("PATCH", "/api/v3/projects", withKey(map[string]any{})),
 			}
 		}},
+		{"get_progress", func() []exchange {
+			progress := b.audioPath("golden-2") + "/progress?api_key=" + key
+			created := record("POST", audios, withKey(map[string]any{"body": "Hello. Again.", "external_id": "golden-2"}))
+			queued := record("GET", progress, nil)
+			// 10 of 40 units in 10 s: 30 s left.
+			b.report(t, "golden-2", "holder", 10, 40, "token2/live.m3u8", 10*time.Second)
+			return []exchange{
+				created,
+				queued,
+				record("GET", progress, nil),
+				record("GET", b.audioPath(999)+"/progress?api_key="+key, nil),
+			}
+		}},
 	}
 	for _, f := range files {
 		got, err := json.MarshalIndent(f.run(), "", "  ")

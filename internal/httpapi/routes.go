@@ -19,6 +19,7 @@ func (s *Server) routes() {
 	// Extensions beside v3, documented in docs/api.md.
 	s.mux.Handle("GET /api/v3/voices", s.handle(s.authed(s.listVoices)))
 	s.mux.Handle("GET /api/v3/projects/{project_id}/audio/{audio_id}/transcript", s.handle(s.authed(s.audioTranscript)))
+	s.mux.Handle("GET /api/v3/projects/{project_id}/audio/{audio_id}/progress", s.handle(s.authed(s.audioProgress)))
 	s.mux.Handle("GET /api/v3/projects/{project_id}/pronunciations", s.handle(s.authed(s.listPronunciations)))
 	s.mux.Handle("POST /api/v3/projects/{project_id}/pronunciations", s.handle(s.authed(s.setPronunciation)))
 	s.mux.Handle("DELETE /api/v3/projects/{project_id}/pronunciations/{rule_id}", s.handle(s.authed(s.removePronunciation)))
@@ -48,6 +49,7 @@ func (s *Server) routes() {
 		"/api/v3/projects/{project_id}/audio",
 		"/api/v3/projects/{project_id}/audio/{audio_id}",
 		"/api/v3/projects/{project_id}/audio/{audio_id}/transcript",
+		"/api/v3/projects/{project_id}/audio/{audio_id}/progress",
 	} {
 		s.mux.Handle(p, s.handle(methodNotAllowed))
 	}

@@ -49,6 +49,10 @@ type Store interface {
 	TestWebhook(ctx context.Context, projectID, id int64) (*narrator.WebhookDelivery, error)
 	ListDeliveries(ctx context.Context, projectID, webhookID int64, limit int) ([]*narrator.WebhookDelivery, error)
 	ResendDelivery(ctx context.Context, projectID, webhookID, deliveryID int64) (*narrator.WebhookDelivery, error)
+
+	// SynthesisProgress returns ENOTFOUND while no progress on the
+	// revision is reported.
+	SynthesisProgress(ctx context.Context, audioID int64, revision int) (narrator.SynthesisProgress, error)
 }
 
 // Deps are the collaborators of the API server.
@@ -59,6 +63,9 @@ type Deps struct {
 	MediaURL func(key string) string
 	// Media reads published media, for the transcript extension.
 	Media MediaOpener
+	// Queue gives queue positions to the progress extension; nil leaves
+	// them out.
+	Queue QueuePositioner
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 	// MaxBodyBytes caps request bodies; DefaultMaxBodyBytes when zero.
@@ -79,6 +86,7 @@ type Server struct {
 	logger   *slog.Logger
 	mediaURL func(string) string
 	media    MediaOpener
+	queue    QueuePositioner
 	now      func() time.Time
 	maxBody  int64
 	mux      *http.ServeMux
@@ -91,6 +99,7 @@ func NewServer(d Deps) *Server {
 		logger:   d.Logger,
 		mediaURL: d.MediaURL,
 		media:    d.Media,
+		queue:    d.Queue,
 		now:      d.Now,
 		maxBody:  d.MaxBodyBytes,
 		mux:      http.NewServeMux(),

@@ -129,6 +129,10 @@ type Config struct {
 	PollInterval time.Duration
 }
 
+// synthesisPollInterval bounds the poll interval of the synthesis queue
+// (see Config.PollInterval).
+const synthesisPollInterval = 50 * time.Millisecond
+
 func (c *Config) setDefaults() {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
@@ -231,7 +235,12 @@ func newQueue[TTx any](driver riverdriver.Driver[TTx], cfg Config) (*Queue[TTx],
 		workers = river.NewWorkers()
 		rc.Workers = workers
 		rc.Queues = map[string]river.QueueConfig{
-			queueSynthesize: {MaxWorkers: cfg.SynthesisWorkers},
+			// A new audio's first segment should play within a second of
+			// its create, so an idle synthesis worker looks for jobs more
+			// often than the others: on SQLite, which cannot announce new
+			// jobs, this poll is the delay before synthesis starts. The
+			// fetch is one indexed query.
+			queueSynthesize: {MaxWorkers: cfg.SynthesisWorkers, FetchPollInterval: min(cfg.PollInterval, synthesisPollInterval)},
 			queueMedia:      {MaxWorkers: 2},
 			queuePreview:    {MaxWorkers: 1},
 			// Deliveries mostly wait on the network.

@@ -35,13 +35,13 @@ type fakeRenderer struct {
 	calls  atomic.Int32
 	n      atomic.Int32
 	err    error
-	during func() // runs while rendering
+	during func(progress func(narrator.RenderProgress)) // runs while rendering
 }
 
-func (f *fakeRenderer) Render(ctx context.Context, a *narrator.Audio, p *narrator.Project) (narrator.Rendering, error) {
+func (f *fakeRenderer) RenderLive(ctx context.Context, a *narrator.Audio, p *narrator.Project, progress func(narrator.RenderProgress)) (narrator.Rendering, error) {
 	f.calls.Add(1)
 	if f.during != nil {
-		f.during()
+		f.during(progress)
 	}
 	if f.err != nil {
 		return narrator.Rendering{}, f.err
@@ -66,6 +66,7 @@ type store interface {
 	FindAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error)
 	UpdateAudio(ctx context.Context, projectID int64, ref string, u narrator.AudioUpdate) (*narrator.Audio, error)
 	DeleteAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error)
+	SynthesisProgress(ctx context.Context, audioID int64, revision int) (narrator.SynthesisProgress, error)
 	jobs.WebhookStore
 	CreateWebhook(ctx context.Context, h *narrator.Webhook) error
 	ListDeliveries(ctx context.Context, projectID, webhookID int64, limit int) ([]*narrator.WebhookDelivery, error)
@@ -78,6 +79,7 @@ type queue interface {
 	Start(ctx context.Context, w jobs.Workers) error
 	Stop(ctx context.Context) error
 	RecoverInterrupted(ctx context.Context) (int, error)
+	SynthesisQueuePosition(ctx context.Context, audioID int64) (int, bool, error)
 }
 
 // jobRow is one row of River's job table.
@@ -322,7 +324,7 @@ func TestWorkSkipsStaleAndDeleted(t *testing.T) {
 func TestWorkDiscardsSupersededResult(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *testBundle) {
 		title := "Changed while rendering"
-		b.render.during = func() {
+		b.render.during = func(func(narrator.RenderProgress)) {
 			if _, err := b.store.UpdateAudio(context.Background(), b.audio.ProjectID, "a", narrator.AudioUpdate{Title: &title}); err != nil {
 				t.Error(err)
 			}
@@ -469,3 +471,89 @@ func (b *testBundle) wantJobs(t *testing.T, want []jobRow) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestWorkReportsProgress checks that progress reported while rendering
+// reaches the store, where every node reads it, and that it goes with the
+// lease once the audio is published.
+func TestWorkReportsProgress(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *testBundle) {
+		var seen narrator.SynthesisProgress
+		b.render.during = func(progress func(narrator.RenderProgress)) {
+			progress(narrator.RenderProgress{UnitsDone: 1, UnitsTotal: 3})
+			progress(narrator.RenderProgress{UnitsDone: 1, UnitsTotal: 3, LiveKey: "toka/live.m3u8"})
+			// The playlist's first report is written at once, whatever the
+			// interval; wait for it as a listener would.
+			for {
+				p, err := b.store.SynthesisProgress(t.Context(), b.audio.ID, b.audio.Revision)
+				if err == nil && p.LiveKey != "" {
+					seen = p
+					return
+				}
+				if err != nil && narrator.ErrorCode(err) != narrator.ENOTFOUND {
+					t.Errorf("SynthesisProgress: %v", err)
+					return
+				}
+				select {
+				case <-t.Context().Done():
+					return
+				case <-time.After(10 * time.Millisecond):
+				}
+			}
+		}
+		if err := b.work(t, b.audio.Revision, 1); err != nil {
+			t.Fatal(err)
+		}
+		if seen.UnitsDone != 1 || seen.UnitsTotal != 3 || seen.LiveKey != "toka/live.m3u8" || seen.StartedAt.IsZero() {
+			t.Errorf("progress seen while rendering: %+v", seen)
+		}
+		if a := b.find(t); a.State != narrator.StateProcessed {
+			t.Fatalf("state %s, want processed", a.State)
+		}
+		if _, err := b.store.SynthesisProgress(t.Context(), b.audio.ID, b.audio.Revision); narrator.ErrorCode(err) != narrator.ENOTFOUND {
+			t.Errorf("progress after publishing: %v, want ENOTFOUND", err)
+		}
+	})
+}
+
+// TestSynthesisQueuePosition checks an audio's place among the synthesis
+// jobs waiting for a worker, in the order River fetches them.
+func TestSynthesisQueuePosition(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *testBundle) {
+		ctx := t.Context()
+		create := func(ext string) *narrator.Audio {
+			t.Helper()
+			a := &narrator.Audio{ProjectID: b.audio.ProjectID, Body: "Hello " + ext + ".", ExternalID: ext}
+			if _, err := b.store.CreateAudio(ctx, a); err != nil {
+				t.Fatal(err)
+			}
+			return a
+		}
+		position := func(a *narrator.Audio) (int, bool) {
+			t.Helper()
+			n, ok, err := b.queue.SynthesisQueuePosition(ctx, a.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n, ok
+		}
+		second, third := create("b"), create("c")
+		for i, a := range []*narrator.Audio{b.audio, second, third} {
+			if n, ok := position(a); !ok || n != i+1 {
+				t.Errorf("audio %d: position %d, %v; want %d, true", i, n, ok, i+1)
+			}
+		}
+		// Jobs that run wait no more, and no longer stand ahead of others.
+		if n := b.river.markRunning(t); n != 3 {
+			t.Fatalf("%d jobs marked running, want 3", n)
+		}
+		if n, ok := position(b.audio); ok {
+			t.Errorf("running audio: position %d, true; want none", n)
+		}
+		if n, ok := position(create("d")); !ok || n != 1 {
+			t.Errorf("new audio after the others started: position %d, %v; want 1, true", n, ok)
+		}
+		if n, ok := position(&narrator.Audio{ID: 999_999}); ok {
+			t.Errorf("audio without a job: position %d, true", n)
+		}
+	})
+}

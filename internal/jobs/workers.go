@@ -30,16 +30,21 @@ type Store interface {
 	// LeaseSynthesis takes or renews holder's lease on synthesising a
 	// revision; false while another holder's lease runs.
 	LeaseSynthesis(ctx context.Context, audioID int64, revision int, holder string, until time.Time) (bool, error)
-	// ReleaseSynthesis drops holder's lease, if it still holds it.
+	// ReleaseSynthesis drops holder's lease, if it still holds it, and
+	// the progress it reported.
 	ReleaseSynthesis(ctx context.Context, audioID int64, holder string) error
+	// ReportSynthesis records holder's progress on a revision; false
+	// unless holder holds the lease on it.
+	ReportSynthesis(ctx context.Context, audioID int64, holder string, p narrator.SynthesisProgress) (bool, error)
 }
 
 // Renderer turns an audio into published media files.
 type Renderer interface {
-	// Render writes the audio's media and returns their keys and sizes by
-	// content type and the audio's duration. On error it leaves no files
-	// behind.
-	Render(ctx context.Context, a *narrator.Audio, p *narrator.Project) (narrator.Rendering, error)
+	// RenderLive writes the audio's media and returns their keys and sizes
+	// by content type and the audio's duration. On error it leaves no
+	// files behind. While it works it calls progress, which must not
+	// block, with its progress and the key of its live playlist.
+	RenderLive(ctx context.Context, a *narrator.Audio, p *narrator.Project, progress func(narrator.RenderProgress)) (narrator.Rendering, error)
 }
 
 // MediaDeleter removes media files.
@@ -172,7 +177,9 @@ func (w *SynthesizeWorker) Work(ctx context.Context, job *river.Job[SynthesizeAr
 		}
 	})
 	start := time.Now()
-	r, err := w.render.Render(renderCtx, a, p)
+	progress := newProgressReporter(w.store, a, holder, w.cfg.Now(), log)
+	renewing.Go(func() { progress.run(renderCtx) })
+	r, err := w.render.RenderLive(renderCtx, a, p, progress.report)
 	stopRender()
 	renewing.Wait()
 	if lost.Load() {

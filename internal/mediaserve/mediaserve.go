@@ -2,7 +2,10 @@
 // segments) over public HTTP.
 //
 // Keys contain a random token and an object never changes once written, so
-// responses are cacheable forever. Any origin may fetch them, because web
+// responses are cacheable forever; the one exception, a live playlist
+// (narrator.MediaIsLive), is served to be revalidated on every use, and
+// beside it the live stream as a growing MP3 (narrator.LiveMP3Name), which
+// the handler makes from the segments as they are stored. Any origin may fetch them, because web
 // players (hls.js, <audio>) load them cross-origin. Range requests, HEAD,
 // If-Modified-Since and If-None-Match are answered by http.ServeContent.
 //
@@ -20,8 +23,10 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"path"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/narrator/narrator"
 )
@@ -81,28 +86,49 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeNotFound(w)
 		return
 	}
-	f, info, err := h.store.Open(r.Context(), key)
-	switch {
-	case errors.Is(err, narrator.ErrBlobNotFound), narrator.ErrorCode(err) == narrator.EINVALID:
-		writeNotFound(w)
+	if path.Base(key) == narrator.LiveMP3Name {
+		h.serveLiveMP3(w, r, key)
 		return
-	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
-		return // the client went away
-	case err != nil:
-		h.logger.ErrorContext(r.Context(), "open media", "key", key, "err", err)
-		writeError(w, http.StatusInternalServerError, 50, "Internal error")
+	}
+	f, info, err := h.store.Open(r.Context(), key)
+	if err != nil {
+		h.openFailed(w, r, key, err)
 		return
 	}
 	defer f.Close()
 
 	hdr.Set("Content-Type", narrator.MediaContentType(key))
-	hdr.Set("Cache-Control", "public, max-age=31536000, immutable")
-	// An object is never rewritten with other content, so size and time
-	// identify it; the ETag makes If-None-Match and If-Range work.
+	// Size and time identify an object's content; the ETag makes
+	// If-None-Match and If-Range work.
 	hdr.Set("ETag", fmt.Sprintf(`"%x-%x"`, info.Size, info.ModTime.UnixNano()))
+	modTime := info.ModTime
+	if narrator.MediaIsLive(key) {
+		// A live playlist grows while its audio is made, and players
+		// reload it: every reload must see the latest version, checked by
+		// ETag. Last-Modified is left out, as a playlist can change twice
+		// within its one-second resolution.
+		hdr.Set("Cache-Control", "no-cache")
+		modTime = time.Time{}
+	} else {
+		// Every other object is never rewritten with other content.
+		hdr.Set("Cache-Control", "public, max-age=31536000, immutable")
+	}
 	// ServeContent answers Range (206, 416), HEAD and conditional requests.
 	// On an error status it drops Cache-Control and ETag itself.
-	http.ServeContent(&jsonErrors{ResponseWriter: w}, r, "", info.ModTime, f)
+	http.ServeContent(&jsonErrors{ResponseWriter: w}, r, "", modTime, f)
+}
+
+// openFailed answers a request whose object could not be opened.
+func (h *Handler) openFailed(w http.ResponseWriter, r *http.Request, key string, err error) {
+	switch {
+	case errors.Is(err, narrator.ErrBlobNotFound), narrator.ErrorCode(err) == narrator.EINVALID:
+		writeNotFound(w)
+	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
+		// the client went away
+	default:
+		h.logger.ErrorContext(r.Context(), "open media", "key", key, "err", err)
+		writeError(w, http.StatusInternalServerError, 50, "Internal error")
+	}
 }
 
 // jsonErrors turns the plain-text errors of http.ServeContent (416 for a

@@ -8,15 +8,20 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/http/httptest"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/hls"
 	"github.com/narrator/narrator/internal/localfs"
 	"github.com/narrator/narrator/internal/mediaserve"
+	"github.com/narrator/narrator/internal/mp3"
 	"github.com/narrator/narrator/internal/s3"
 	"github.com/narrator/narrator/internal/s3/s3test"
 )
@@ -30,6 +35,7 @@ type testBundle struct {
 	mux     http.Handler // the handler mounted as the lead does
 	handler http.Handler // StripPrefix alone, with no ServeMux path cleaning
 	mp3     []byte
+	media   store
 }
 
 // store is what the tests need of a media store.
@@ -117,7 +123,7 @@ func setup(t *testing.T, newStores func(t *testing.T) (media, parent store)) *te
 	h := http.StripPrefix("/media/", mediaserve.New(media, slog.New(slog.NewTextHandler(t.Output(), nil))))
 	mux := http.NewServeMux()
 	mux.Handle("/media/", h)
-	return &testBundle{mux: mux, handler: h, mp3: mp3}
+	return &testBundle{mux: mux, handler: h, mp3: mp3, media: media}
 }
 
 func do(h http.Handler, method, target string, header map[string]string) *httptest.ResponseRecorder {
@@ -446,4 +452,129 @@ func TestStoreErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLivePlaylist checks that a live playlist, which is rewritten as its
+// audio grows, is served to be revalidated on every reload, by ETag only,
+// while the segments beside it stay immutable.
+func TestLivePlaylist(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, b *testBundle) {
+		const key = "tok123/" + narrator.LivePlaylistName
+		v1 := "#EXTM3U\n#EXT-X-PLAYLIST-TYPE:EVENT\n#EXTINF:2.0,\nseg-00000.ts\n"
+		if err := b.media.Put(t.Context(), key, strings.NewReader(v1)); err != nil {
+			t.Fatal(err)
+		}
+		rec := do(b.mux, http.MethodGet, "/media/"+key, nil)
+		if rec.Code != http.StatusOK || rec.Body.String() != v1 {
+			t.Fatalf("status %d, body %q; want 200 and the playlist", rec.Code, rec.Body)
+		}
+		checkHeaders(t, rec, map[string]string{
+			"Content-Type":  "application/vnd.apple.mpegurl",
+			"Cache-Control": "no-cache",
+			"Last-Modified": "",
+		})
+		etag := rec.Header().Get("ETag")
+		if etag == "" {
+			t.Fatal("no ETag")
+		}
+		if rec := do(b.mux, http.MethodGet, "/media/"+key, map[string]string{"If-None-Match": etag}); rec.Code != http.StatusNotModified {
+			t.Errorf("unchanged playlist revalidated: status %d, want 304", rec.Code)
+		}
+
+		v2 := v1 + "#EXTINF:6.0,\nseg-00001.ts\n"
+		if err := b.media.Put(t.Context(), key, strings.NewReader(v2)); err != nil {
+			t.Fatal(err)
+		}
+		rec = do(b.mux, http.MethodGet, "/media/"+key, map[string]string{"If-None-Match": etag})
+		if rec.Code != http.StatusOK || rec.Body.String() != v2 {
+			t.Errorf("grown playlist revalidated: status %d, body %q; want 200 and the new version", rec.Code, rec.Body)
+		}
+		// A segment stays immutable.
+		rec = do(b.mux, http.MethodGet, "/media/tok123/hls/seg00000.ts", nil)
+		checkHeaders(t, rec, map[string]string{"Cache-Control": "public, max-age=31536000, immutable"})
+	})
+}
+
+// TestLiveMP3 checks the growing MP3 of a live stream: it sends the first
+// segment's frames while the rest is still to come, then each segment as
+// it is stored, and ends, complete, once the live playlist ends.
+func TestLiveMP3(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("lame"); err != nil {
+		t.Skip("lame not installed")
+	}
+	var data bytes.Buffer
+	enc, err := mp3.NewEncoder(t.Context(), &data, mp3.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tone := make([]int16, 8*44100)
+	for i := range tone {
+		tone[i] = int16(8000 * math.Sin(2*math.Pi*440*float64(i)/44100))
+	}
+	if err := enc.Write(tone); err != nil {
+		t.Fatal(err)
+	}
+	if err := enc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	segs := map[string][]byte{}
+	if _, err := hls.Package(t.Context(), bytes.NewReader(data.Bytes()), 2*time.Second, func(name string, b []byte) error {
+		names = append(names, name)
+		segs[name] = b
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	forEachStore(t, func(t *testing.T, b *testBundle) {
+		ctx := t.Context()
+		put := func(key string, v []byte) {
+			t.Helper()
+			if err := b.media.Put(ctx, key, bytes.NewReader(v)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		srv := httptest.NewServer(b.mux)
+		t.Cleanup(srv.Close)
+		if res, err := http.Get(srv.URL + "/media/tok123/" + narrator.LiveMP3Name); err != nil || res.StatusCode != 404 {
+			t.Fatalf("growing MP3 without a live playlist: %v %v, want 404", res.StatusCode, err)
+		}
+
+		put("live/"+names[0], segs[names[0]])
+		put("live/"+narrator.LivePlaylistName, []byte("#EXTM3U\n#EXT-X-PLAYLIST-TYPE:EVENT\n#EXTINF:2,\n"+names[0]+"\n"))
+		res, err := http.Get(srv.URL + "/media/live/" + narrator.LiveMP3Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		if ct, cc := res.Header.Get("Content-Type"), res.Header.Get("Cache-Control"); res.StatusCode != 200 || ct != "audio/mpeg" || cc != "no-store" {
+			t.Errorf("growing MP3: status %d, Content-Type %q, Cache-Control %q; want 200, audio/mpeg, no-store", res.StatusCode, ct, cc)
+		}
+		first, err := hls.SegmentMP3(segs[names[0]])
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]byte, len(first))
+		if _, err := io.ReadFull(res.Body, got); err != nil || !bytes.Equal(got, first) {
+			t.Fatalf("first segment's frames: %v, equal %v", err, bytes.Equal(got, first))
+		}
+		// The rest comes as it is stored; the ended playlist ends it.
+		playlist := "#EXTM3U\n#EXT-X-PLAYLIST-TYPE:EVENT\n"
+		for _, name := range names {
+			if name != names[0] {
+				put("live/"+name, segs[name])
+			}
+			playlist += "#EXTINF:2,\n" + name + "\n"
+		}
+		put("live/"+narrator.LivePlaylistName, []byte(playlist+"#EXT-X-ENDLIST\n"))
+		rest, err := io.ReadAll(res.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if all := append(got, rest...); !bytes.Equal(all, data.Bytes()) {
+			t.Errorf("growing MP3 sent %d bytes, want the %d bytes of the MP3", len(all), data.Len())
+		}
+	})
 }

@@ -22,8 +22,9 @@ import (
 // there if the hash of that sentence's samples is a multiple of chunkOdds,
 // so that chunks hold chunkOdds sentences on average (about 8 s). An edit
 // then moves no boundary but its own sentence's, and the chunks after it
-// stay the same. The first chunk ends at the first pause, so that the
-// stream starts at once, and a chunk longer than ChunkMax ends at the next.
+// stay the same. Chunks end at every pause until they cover the live
+// stream's first segment (FirstSegmentTarget), so that the stream starts
+// at once, and a chunk longer than ChunkMax ends at the next.
 const (
 	chunkOdds = 2
 	// ChunkMax bounds the chunks, and with them memory and the cost of
@@ -73,7 +74,9 @@ type chunkEncoder struct {
 	buf    []int16          // the chunk being filled
 	prev   []int16          // the end of the chunk before it
 	chunks int              // chunks cut so far
-	closed bool
+	// encoded counts the samples of the chunks cut so far.
+	encoded int64
+	closed  bool
 }
 
 // newChunkEncoder returns an encoder writing the MP3 to w, from another
@@ -118,7 +121,10 @@ func (c *chunkEncoder) Write(samples []int16) (int, error) {
 		quiet++
 	}
 	long := len(c.buf)+len(samples) >= int(ChunkMax.Seconds()*SampleRate)
-	if quiet < chunkCut || (c.chunks > 0 && !long && soundHash(samples)%chunkOdds != 0) {
+	// Until the live stream's first segment is covered, every pause ends
+	// a chunk, so that its audio is encoded as soon as it is spoken.
+	early := c.encoded < int64(FirstSegmentTarget.Seconds()*SampleRate)
+	if quiet < chunkCut || (!early && !long && soundHash(samples)%chunkOdds != 0) {
 		c.buf = append(c.buf, samples...)
 		return 0, nil
 	}
@@ -174,6 +180,7 @@ func (c *chunkEncoder) cut(after []int16, last bool) error {
 	// Whole frames, as every chunk but the last is.
 	c.prev = c.buf[len(c.buf)-min(len(c.buf), mp3.ChunkPrime):]
 	c.chunks++
+	c.encoded += int64(len(c.buf))
 	done := make(chan []byte, 1)
 	select {
 	case c.order <- done:

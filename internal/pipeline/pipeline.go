@@ -131,7 +131,21 @@ func New(cfg Config) *Pipeline {
 // them the transcript (narrator.TranscriptKeys). It returns the keys of the
 // MP3 and the playlist by content type with their sizes, which a podcast
 // feed announces, and the duration. On error it removes whatever it stored.
-func (p *Pipeline) Render(ctx context.Context, a *narrator.Audio, proj *narrator.Project) (_ narrator.Rendering, err error) {
+func (p *Pipeline) Render(ctx context.Context, a *narrator.Audio, proj *narrator.Project) (narrator.Rendering, error) {
+	return p.RenderLive(ctx, a, proj, nil)
+}
+
+// RenderLive is Render that reports its progress to progress (nil for
+// none). While it works, the audio plays from the live playlist
+// (narrator.LivePlaylistName) in the same folder, published after every
+// segment from the first, which is cut short (FirstSegmentTarget); the
+// first report that carries its key comes once it plays.
+//
+// progress is called after each unit is written and when the live
+// playlist is first published, from the rendering's goroutines, one call
+// at a time. It must return at once: a caller that stores progress keeps
+// the latest report and writes it from a goroutine of its own.
+func (p *Pipeline) RenderLive(ctx context.Context, a *narrator.Audio, proj *narrator.Project, progress func(narrator.RenderProgress)) (_ narrator.Rendering, err error) {
 	var rules []speak.Rule
 	if p.rules != nil {
 		prons, err := p.rules.ListPronunciations(ctx, proj.ID)
@@ -173,8 +187,10 @@ func (p *Pipeline) Render(ctx context.Context, a *narrator.Audio, proj *narrator
 	seg := hls.NewSegmenter(SegmentTarget, func(name string, data []byte) error {
 		return p.media.Put(ctx, prefix+name, bytes.NewReader(data))
 	})
+	live := newLiveStream(p.media, prefix, len(units), progress)
+	seg.Live(FirstSegmentTarget, func(segments []hls.Segment) error { return live.stored(ctx, segments) })
 	enc := p.newChunkEncoder(ctx, io.MultiWriter(tmp, seg))
-	spans, err := p.speak(ctx, units, voices, enc)
+	spans, err := p.speak(ctx, units, voices, countingWriter{enc, live})
 	if err != nil {
 		enc.Abort()
 		return narrator.Rendering{}, err
@@ -186,12 +202,17 @@ func (p *Pipeline) Render(ctx context.Context, a *narrator.Audio, proj *narrator
 	if err != nil {
 		return narrator.Rendering{}, fmt.Errorf("package hls: %w", err)
 	}
-	var d time.Duration
+	// Summed in samples: segment durations each round down.
+	var samples int64
 	for _, s := range seg.Segments() {
-		d += s.Duration()
+		samples += s.Samples
 	}
+	d := time.Duration(samples * int64(time.Second) / SampleRate)
 	if err := p.media.Put(ctx, prefix+PlaylistName, bytes.NewReader(playlist)); err != nil {
 		return narrator.Rendering{}, fmt.Errorf("store playlist: %w", err)
+	}
+	if err := live.end(ctx, seg.Segments()); err != nil {
+		return narrator.Rendering{}, err
 	}
 	size, err := tmp.Seek(0, io.SeekCurrent)
 	if err != nil {

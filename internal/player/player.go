@@ -51,6 +51,9 @@ type Store interface {
 	// RecordListen returns ENOTFOUND unless the audio is a live audio of
 	// the project, and EINVALID for an unknown event.
 	RecordListen(ctx context.Context, projectID, audioID int64, event string, at time.Time) error
+	// SynthesisProgress returns ENOTFOUND while no progress on the
+	// revision is reported.
+	SynthesisProgress(ctx context.Context, audioID int64, revision int) (narrator.SynthesisProgress, error)
 }
 
 // Deps are the collaborators of the player.
@@ -316,10 +319,14 @@ func (h *Handler) servePage(w http.ResponseWriter, r *http.Request) {
 // statusBody is the answer of the status endpoint.
 type statusBody struct {
 	State string `json:"state"`
+	// LiveMP3URL is the live stream as a growing MP3, once an unprocessed
+	// audio's first words are out: the waiting player plays it at once.
+	LiveMP3URL string `json:"live_mp3_url,omitempty"`
 }
 
 // serveStatus tells a waiting page the state of its audio: "unprocessed",
-// "processed" or "failed", or 404 with "not_found".
+// "processed" or "failed", or 404 with "not_found"; and, while it is
+// made, its live stream once that plays.
 func (h *Handler) serveStatus(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	var a *narrator.Audio
@@ -338,7 +345,19 @@ func (h *Handler) serveStatus(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, err)
 		return
 	}
-	httpapi.WriteJSON(w, http.StatusOK, statusBody{State: a.State})
+	body := statusBody{State: a.State}
+	if a.State == narrator.StateUnprocessed {
+		p, err := h.store.SynthesisProgress(r.Context(), a.ID, a.Revision)
+		switch {
+		case err == nil && p.Current(a) && p.LiveKey != "":
+			body.LiveMP3URL = h.mediaURL(narrator.LiveMP3Key(p.LiveKey))
+		case err != nil && narrator.ErrorCode(err) != narrator.ENOTFOUND:
+			h.logError(r, err)
+			httpapi.WriteError(w, err)
+			return
+		}
+	}
+	httpapi.WriteJSON(w, http.StatusOK, body)
 }
 
 // eventBody is a listening event as players send it.

@@ -246,6 +246,18 @@ func TestPageStates(t *testing.T) {
 	if code, body := status(statusURL); code != 200 || body != `{"state":"unprocessed"}` {
 		t.Errorf("status while pending: %d %s", code, body)
 	}
+	// Once its first segment is out, the waiting player gets the live
+	// stream, as a growing MP3.
+	if ok, err := b.store.LeaseSynthesis(t.Context(), pending.ID, pending.Revision, "h", time.Now().Add(time.Minute)); err != nil || !ok {
+		t.Fatalf("lease = %v, %v", ok, err)
+	}
+	if ok, err := b.store.ReportSynthesis(t.Context(), pending.ID, "h", narrator.SynthesisProgress{Revision: pending.Revision,
+		RenderProgress: narrator.RenderProgress{UnitsDone: 2, UnitsTotal: 9, LiveKey: "tokp/live.m3u8"}, StartedAt: time.Now()}); err != nil || !ok {
+		t.Fatalf("report = %v, %v", ok, err)
+	}
+	if code, body := status(statusURL); code != 200 || body != `{"state":"unprocessed","live_mp3_url":"https://media.test/media/tokp/live.mp3"}` {
+		t.Errorf("status while live: %d %s", code, body)
+	}
 	b.publish(t, pending, "tokp")
 	if code, body := status(statusURL); code != 200 || body != `{"state":"processed"}` {
 		t.Errorf("status once processed: %d %s", code, body)

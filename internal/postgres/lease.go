@@ -55,12 +55,24 @@ const releaseSynthesisSQL = `
 UPDATE audios SET lease_holder = NULL, lease_revision = NULL, lease_until = NULL
 WHERE id = $1 AND lease_holder = $2`
 
-// ReleaseSynthesis drops holder's lease on an audio, if it still holds it.
+const deleteProgressSQL = `DELETE FROM synthesis_progress WHERE audio_id = $1 AND holder = $2`
+
+// ReleaseSynthesis drops holder's lease on an audio, if it still holds it,
+// and the progress holder reported (ReportSynthesis).
 func (s *Store) ReleaseSynthesis(ctx context.Context, audioID int64, holder string) error {
-	// One statement is its own transaction, and checks the holder
-	// atomically.
-	if _, err := s.pool.Exec(ctx, releaseSynthesisSQL, audioID, holder); err != nil {
+	tx, err := s.beginWrite(ctx)
+	if err != nil {
 		return fmt.Errorf("release lease on audio %d: %w", audioID, err)
+	}
+	defer rollback(ctx, tx)
+	// Each statement checks the holder atomically.
+	for _, q := range []string{releaseSynthesisSQL, deleteProgressSQL} {
+		if _, err := tx.Exec(ctx, q, audioID, holder); err != nil {
+			return fmt.Errorf("release lease on audio %d: %w", audioID, err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("release lease on audio %d: commit: %w", audioID, err)
 	}
 	return nil
 }
@@ -69,14 +81,26 @@ const releaseAllSynthesisSQL = `
 UPDATE audios SET lease_holder = NULL, lease_revision = NULL, lease_until = NULL
 WHERE lease_holder IS NOT NULL`
 
-// ReleaseSynthesisLeases drops every lease. It is for start-up recovery,
+// ReleaseSynthesisLeases drops every lease, and all progress reported. It is for start-up recovery,
 // and safe only while one process uses the database: the holders of the
 // leases it finds died with the last process. A node of a cluster must not
 // call it, since other nodes' leases are alive; their leases run out by
 // themselves.
 func (s *Store) ReleaseSynthesisLeases(ctx context.Context) error {
-	if _, err := s.pool.Exec(ctx, releaseAllSynthesisSQL); err != nil {
+	tx, err := s.beginWrite(ctx)
+	if err != nil {
 		return fmt.Errorf("release synthesis leases: %w", err)
+	}
+	defer rollback(ctx, tx)
+	for _, q := range []string{releaseAllSynthesisSQL, deleteAllProgressSQL} {
+		if _, err := tx.Exec(ctx, q); err != nil {
+			return fmt.Errorf("release synthesis leases: %w", err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("release synthesis leases: commit: %w", err)
 	}
 	return nil
 }
+
+const deleteAllProgressSQL = `DELETE FROM synthesis_progress`

@@ -54,10 +54,23 @@ const releaseSynthesisSQL = `
 UPDATE audios SET lease_holder = NULL, lease_revision = NULL, lease_until = NULL
 WHERE id = ? AND lease_holder = ?`
 
-// ReleaseSynthesis drops holder's lease on an audio, if it still holds it.
+const deleteProgressSQL = `DELETE FROM synthesis_progress WHERE audio_id = ? AND holder = ?`
+
+// ReleaseSynthesis drops holder's lease on an audio, if it still holds it,
+// and the progress holder reported (ReportSynthesis).
 func (s *Store) ReleaseSynthesis(ctx context.Context, audioID int64, holder string) error {
-	if _, err := s.writer.ExecContext(ctx, releaseSynthesisSQL, audioID, holder); err != nil {
+	tx, err := s.beginWrite(ctx)
+	if err != nil {
 		return fmt.Errorf("release lease on audio %d: %w", audioID, err)
+	}
+	defer tx.Rollback()
+	for _, q := range []string{releaseSynthesisSQL, deleteProgressSQL} {
+		if _, err := tx.ExecContext(ctx, q, audioID, holder); err != nil {
+			return fmt.Errorf("release lease on audio %d: %w", audioID, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("release lease on audio %d: commit: %w", audioID, err)
 	}
 	return nil
 }
@@ -66,12 +79,24 @@ const releaseAllSynthesisSQL = `
 UPDATE audios SET lease_holder = NULL, lease_revision = NULL, lease_until = NULL
 WHERE lease_holder IS NOT NULL`
 
-// ReleaseSynthesisLeases drops every lease. It is for start-up recovery,
+// ReleaseSynthesisLeases drops every lease, and all progress reported. It is for start-up recovery,
 // and safe only while one process owns the database, as the embedded server
 // does: the holders of the leases it finds died with the last process.
 func (s *Store) ReleaseSynthesisLeases(ctx context.Context) error {
-	if _, err := s.writer.ExecContext(ctx, releaseAllSynthesisSQL); err != nil {
+	tx, err := s.beginWrite(ctx)
+	if err != nil {
 		return fmt.Errorf("release synthesis leases: %w", err)
+	}
+	defer tx.Rollback()
+	for _, q := range []string{releaseAllSynthesisSQL, deleteAllProgressSQL} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("release synthesis leases: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("release synthesis leases: commit: %w", err)
 	}
 	return nil
 }
+
+const deleteAllProgressSQL = `DELETE FROM synthesis_progress`

@@ -49,6 +49,8 @@ type Store interface {
 	LeaseSynthesis(ctx context.Context, audioID int64, revision int, holder string, until time.Time) (bool, error)
 	ReleaseSynthesis(ctx context.Context, audioID int64, holder string) error
 	ReleaseSynthesisLeases(ctx context.Context) error
+	ReportSynthesis(ctx context.Context, audioID int64, holder string, p narrator.SynthesisProgress) (bool, error)
+	SynthesisProgress(ctx context.Context, audioID int64, revision int) (narrator.SynthesisProgress, error)
 
 	RecordSignInFailure(ctx context.Context, keys []string, at time.Time) error
 	RecentSignInFailures(ctx context.Context, key string, since time.Time, limit int) ([]time.Time, error)
@@ -258,6 +260,7 @@ func Run(t *testing.T, newStore NewStoreFunc) {
 		{"Enqueue", enqueueTests},
 		{"Pronunciation", pronunciationTests},
 		{"Lease", leaseTests},
+		{"Progress", progressTests},
 		{"SignIn", signInTests},
 		{"Search", searchTests},
 		{"Regenerate", regenerateTests},

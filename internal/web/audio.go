@@ -263,6 +263,8 @@ type audioData struct {
 	M3U8URL  string
 	Metadata []kv
 	BaseURL  string
+	// Progress is there while the audio is unprocessed.
+	Progress *progressJSON
 	// TranscriptURL and Duration (seconds) feed the embed's player, which
 	// the page shows too.
 	TranscriptURL string
@@ -282,6 +284,11 @@ func (s *Server) audioPage(w http.ResponseWriter, r *http.Request, q *request) e
 	}
 	d := audioData{Project: p, Audio: a, Spoken: spokenText(p, a, prons), Metadata: sortedKV(a.Metadata),
 		BaseURL: fmt.Sprintf("/projects/%d/audios/%d", p.ID, a.ID)}
+	if a.State == narrator.StateUnprocessed {
+		if d.Progress, err = s.progressOf(r.Context(), a); err != nil {
+			return err
+		}
+	}
 	if a.State == narrator.StateProcessed {
 		if m, ok := a.MediaOf(narrator.ContentTypeMP3); ok && m.Key != "" {
 			d.MP3URL = s.mediaURL(m.Key)

@@ -207,6 +207,8 @@ type audioStatusJSON struct {
 	Updated    string `json:"updated"`
 	UpdatedISO string `json:"updated_iso"`
 	Error      string `json:"error"`
+	// Progress is there while the audio is unprocessed.
+	Progress *progressJSON `json:"progress,omitempty"`
 }
 
 // maxStatusIDs bounds the audios one status request asks about.
@@ -250,8 +252,13 @@ func (s *Server) audioStatus(w http.ResponseWriter, r *http.Request, q *request)
 			ID: a.ID, State: a.State, StateLabel: stateLabel(a.State), Duration: formatDuration(a.DurationMS),
 			Updated: formatTime(a.UpdatedAt), UpdatedISO: a.UpdatedAt.UTC().Format(time.RFC3339),
 		}
-		if a.State == narrator.StateFailed {
+		switch a.State {
+		case narrator.StateFailed:
 			st.Error = a.Error
+		case narrator.StateUnprocessed:
+			if st.Progress, err = s.progressOf(r.Context(), a); err != nil {
+				return err
+			}
 		}
 		out = append(out, st)
 	}

@@ -90,6 +90,10 @@ type Store interface {
 	ListDeliveries(ctx context.Context, projectID, webhookID int64, limit int) ([]*narrator.WebhookDelivery, error)
 	ResendDelivery(ctx context.Context, projectID, webhookID, deliveryID int64) (*narrator.WebhookDelivery, error)
 
+	// SynthesisProgress returns ENOTFOUND while no progress on the
+	// revision is reported.
+	SynthesisProgress(ctx context.Context, audioID int64, revision int) (narrator.SynthesisProgress, error)
+
 	Failures
 }
 
@@ -119,6 +123,9 @@ type Deps struct {
 	// nil turns previews off (404).
 	Previews PreviewRequester
 	Media    MediaOpener
+	// Queue gives the place in line of audios waiting for synthesis; nil
+	// leaves it out.
+	Queue QueuePositioner
 	// PreviewTimeout bounds the wait for a preview a worker is making;
 	// 30 seconds when zero.
 	PreviewTimeout time.Duration
@@ -166,6 +173,7 @@ type Server struct {
 	feedURL      func(string) string
 	previews     PreviewRequester
 	media        MediaOpener
+	queue        QueuePositioner
 	previewWait  time.Duration
 	secure       bool
 	publicOrigin string
@@ -193,6 +201,7 @@ func New(d Deps) (*Server, error) {
 		feedURL:      d.FeedURL,
 		previews:     d.Previews,
 		media:        d.Media,
+		queue:        d.Queue,
 		previewWait:  d.PreviewTimeout,
 		secure:       d.SecureCookies,
 		publicOrigin: d.PublicOrigin,

@@ -83,8 +83,13 @@ func setup(t *testing.T, mod func(*web.Deps)) *testBundle {
 	t.Helper()
 	ctx := t.Context()
 	dir := t.TempDir()
+	var queue *jobs.Queue[*sql.Tx]
 	st, err := sqlite.Open(ctx, filepath.Join(dir, "test.db"), sqlite.Options{
-		Jobs:      func(db *sql.DB) (sqlite.JobInserter, error) { return jobs.NewSQLite(db, jobs.Config{}) },
+		Jobs: func(db *sql.DB) (sqlite.JobInserter, error) {
+			var err error
+			queue, err = jobs.NewSQLite(db, jobs.Config{})
+			return queue, err
+		},
 		EventBody: func(e *narrator.Event) ([]byte, error) { return []byte(`{"action_type":"` + e.Type + `"}`), nil },
 	})
 	if err != nil {
@@ -107,6 +112,7 @@ func setup(t *testing.T, mod func(*web.Deps)) *testBundle {
 		MediaURL: func(key string) string { return "https://media.test/media/" + key },
 		Previews: b.previews,
 		Media:    media,
+		Queue:    queue,
 		NotFound: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(404)

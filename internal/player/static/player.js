@@ -12,7 +12,8 @@
 //                    with data-project and data-audio
 //
 // A .np-message element with data-status-url is a player still waiting for
-// its audio: it asks that URL now and then, and reloads when it is ready.
+// its audio: it asks that URL now and then, plays the live stream once its
+// first words are out, and reloads when it is ready.
 (function () {
   "use strict";
 
@@ -320,9 +321,25 @@
 
   // waitForAudio asks the status URL now and then until the audio is no
   // longer being made, then reloads to show the player or the reason.
+  // Once the audio's first words are out, it offers them at once: the live
+  // stream, as an MP3 that grows while the rest is made. A listener who
+  // started it keeps it to the end, with no reload.
   function waitForAudio(box) {
     var url = box.getAttribute("data-status-url");
-    var delay = 3000;
+    var delay = 1500;
+    var live = null;
+    function showLive(src) {
+      if (live) return;
+      live = document.createElement("audio");
+      live.id = "np-live";
+      live.controls = true;
+      live.preload = "none";
+      live.src = src;
+      var text = box.querySelector(".np-message-text");
+      if (text) text.textContent = "Listen now: the rest follows while it is prepared.";
+      (text ? text.parentNode : box).appendChild(live);
+    }
+    function listening() { return live && (live.currentTime > 0 || !live.paused); }
     function tick() {
       fetch(url, { credentials: "omit", headers: { Accept: "application/json" } })
         .then(function (res) {
@@ -331,15 +348,25 @@
           return res.json();
         })
         .then(function (s) {
-          if (s.state === "unprocessed") { again(); return; }
+          if (s.state === "unprocessed") {
+            if (s.live_mp3_url) showLive(s.live_mp3_url);
+            again();
+            return;
+          }
           box.setAttribute("data-state", s.state);
+          if (s.state === "processed" && listening()) {
+            var spin = box.querySelector(".np-spinner");
+            if (spin) spin.hidden = true;
+            return;
+          }
           window.location.reload();
         })
         .catch(again);
     }
     function again() {
       setTimeout(tick, delay);
-      delay = Math.min(delay * 1.5, 30000);
+      // Quick while the live stream may start, slower after.
+      delay = live ? Math.min(delay * 1.5, 30000) : Math.min(delay * 1.2, 5000);
     }
     again();
   }

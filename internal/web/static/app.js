@@ -115,6 +115,7 @@
       var err = row.querySelector('[data-field="error"]');
       err.textContent = a.error || "";
       err.hidden = !a.error;
+      if (hint && a.progress) hint.textContent = a.progress.label;
     }
     function tick() {
       var rows = pending();
@@ -146,19 +147,46 @@
     schedule(1000);
   }
 
-  // The audio page reloads once its audio is done, and says so, and stops
-  // polling, if the audio is deleted meanwhile.
+  // The audio page shows how far its unprocessed audio has got, plays its
+  // live stream once the first words are out, and reloads once the audio
+  // is done, unless the live stream is playing: that one ends by itself,
+  // complete. It says so, and stops polling, if the audio is deleted
+  // meanwhile. The live stream is the growing MP3, which every browser
+  // plays as it arrives; Chromium's own HLS player refuses a live
+  // playlist, and hls.js would be a dependency loaded into the page.
   function setupAudioPending() {
     var el = document.getElementById("pending");
     if (!el) return;
     var url = el.getAttribute("data-status-url");
     var id = el.getAttribute("data-audio-id");
+    var label = document.getElementById("progress-label");
+    var bar = document.getElementById("progress-bar");
+    var live = document.getElementById("live-player");
+    var note = document.getElementById("live-note");
+    var badge = document.getElementById("audio-state");
+    function showLive(src) {
+      if (!live || live.getAttribute("src")) return;
+      live.src = src;
+      live.hidden = false;
+      if (note) note.textContent = "Playing while it is made: the rest follows as it is ready.";
+    }
+    function liveStarted() { return live && live.getAttribute("src") && (live.currentTime > 0 || !live.paused); }
     function gone() {
       el.textContent = "This audio was deleted.";
       el.setAttribute("data-state", "deleted");
       el.setAttribute("role", "status");
-      var badge = document.getElementById("audio-state");
       if (badge) { badge.textContent = "Deleted"; badge.className = "badge badge-deleted"; }
+    }
+    function done(a) {
+      if (!liveStarted()) { window.location.reload(); return; }
+      // Keep the live stream playing; it now ends as the final audio.
+      el.setAttribute("data-state", a.state);
+      if (badge) { badge.textContent = a.state_label; badge.className = "badge badge-" + a.state; }
+      if (label) label.textContent = a.state === "processed" ? "done" : a.state_label;
+      if (bar) bar.value = 100;
+      var spin = el.querySelector(".spinner");
+      if (spin) spin.hidden = true;
+      if (note) note.textContent = "Ready. Reload the page for the MP3 and the media URLs.";
     }
     function tick() {
       fetchStatus(url)
@@ -167,12 +195,19 @@
           var a = null;
           if (list !== "gone") list.forEach(function (x) { if (String(x.id) === id) a = x; });
           if (!a || a.state === "deleted") { gone(); return; }
-          if (a.state !== "unprocessed") { window.location.reload(); return; }
-          setTimeout(tick, 1500);
+          if (a.state !== "unprocessed") { done(a); return; }
+          var p = a.progress;
+          if (p) {
+            if (label) label.textContent = p.label;
+            if (bar) { bar.value = p.percent; bar.textContent = p.percent + " %"; }
+            if (p.live_mp3_url) showLive(p.live_mp3_url);
+          }
+          setTimeout(tick, 1000);
         })
         .catch(function () { setTimeout(tick, 5000); });
     }
-    setTimeout(tick, 1500);
+    if (live && live.getAttribute("data-live")) showLive(live.getAttribute("data-live"));
+    setTimeout(tick, 1000);
   }
 
   // Links to a form field ("New project" → #p-title) move the focus there,

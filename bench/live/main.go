@@ -1,0 +1,265 @@
+// Command live measures how soon a new audio can be heard: for each of a
+// few articles that no test uses (bench/testdata/live), the time from the
+// acknowledged POST to its first HLS segment fetched and decoded, from the
+// live stream the progress extension names, beside the time to processed.
+// The sentence cache is off, so every sentence is synthesised; articles go
+// one at a time, so that the server is otherwise idle. Figures taken on a
+// shared machine are noisy: compare them with the whole rendering of the
+// same run.
+//
+//	go run ./bench/live [-runs 2]
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	gomp3 "github.com/hajimehoshi/go-mp3"
+
+	"github.com/narrator/narrator/internal/hls"
+)
+
+func main() {
+	runs := flag.Int("runs", 2, "runs of each article")
+	flag.Parse()
+	if err := run(*runs); err != nil {
+		fmt.Fprintln(os.Stderr, "live:", err)
+		os.Exit(1)
+	}
+}
+
+func run(runs int) error {
+	root, err := repoRoot()
+	if err != nil {
+		return err
+	}
+	files, err := filepath.Glob(filepath.Join(root, "bench", "testdata", "live", "*.html"))
+	if err != nil || len(files) == 0 {
+		return fmt.Errorf("no articles in bench/testdata/live: %v", err)
+	}
+	sort.Strings(files)
+	tmp, err := os.MkdirTemp("", "narrator-live-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	bin := filepath.Join(tmp, "narrator")
+	if out, err := exec.Command("go", "build", "-o", bin, filepath.Join(root, "cmd", "narrator")).CombinedOutput(); err != nil {
+		return fmt.Errorf("build: %v\n%s", err, out)
+	}
+	n, err := startNarrator(bin, filepath.Join(tmp, "data"), "--cache-mb", "0")
+	if err != nil {
+		return err
+	}
+	defer n.stop()
+
+	fmt.Printf("%-14s %6s %6s %22s %16s %7s\n", "article", "words", "units", "POST→first segment ms", "POST→processed ms", "ratio")
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		words := len(strings.Fields(regexp.MustCompile(`<[^>]+>`).ReplaceAllString(string(raw), " ")))
+		name := strings.TrimSuffix(filepath.Base(f), ".html")
+		for i := range runs {
+			m, err := n.measure(fmt.Sprintf("%s-%d", name, i), string(raw))
+			if err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			fmt.Printf("%-14s %6d %6d %22d %16d %6.1f%%\n", name, words, m.units,
+				m.first.Milliseconds(), m.processed.Milliseconds(), 100*m.first.Seconds()/m.processed.Seconds())
+		}
+	}
+	return nil
+}
+
+type measurement struct {
+	first, processed time.Duration
+	units            int
+}
+
+// measure posts an article, plays its first segment from the live stream
+// as soon as the progress extension names it, and waits for processed.
+func (n *narrator) measure(ref, body string) (measurement, error) {
+	var m measurement
+	if _, err := n.call("POST", fmt.Sprintf("/api/v3/projects/%d/audio", n.project), map[string]any{"body": body, "external_id": ref}); err != nil {
+		return m, err
+	}
+	acked := time.Now()
+	progress := fmt.Sprintf("/api/v3/projects/%d/audio/%s/progress", n.project, ref)
+	for deadline := acked.Add(2 * time.Minute); ; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return m, errors.New("no live stream within 2 minutes")
+		}
+		p, err := n.call("GET", progress, map[string]any{})
+		if err != nil {
+			return m, err
+		}
+		live, _ := p["live_url"].(string)
+		if live == "" {
+			if p["state"] != "unprocessed" {
+				return m, fmt.Errorf("audio is %v without a live stream", p["state"])
+			}
+			continue
+		}
+		if err := playFirstSegment(live[:strings.LastIndex(live, "/")+1] + hls.SegmentName(0)); err != nil {
+			return m, err
+		}
+		m.first = time.Since(acked)
+		if total, ok := p["units_total"].(float64); ok {
+			m.units = int(total)
+		}
+		break
+	}
+	for deadline := acked.Add(10 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return m, errors.New("not processed within 10 minutes")
+		}
+		p, err := n.call("GET", progress, map[string]any{})
+		if err != nil {
+			return m, err
+		}
+		switch p["state"] {
+		case "processed":
+			m.processed = time.Since(acked)
+			return m, nil
+		case "failed":
+			return m, errors.New("synthesis failed")
+		}
+	}
+}
+
+// playFirstSegment fetches a segment and decodes its MP3 frames, as a
+// player does before the first sound.
+func playFirstSegment(url string) error {
+	res, err := http.Get(url)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	ts, err := io.ReadAll(res.Body)
+	if err != nil || res.StatusCode != 200 {
+		return fmt.Errorf("fetch %s: %d %v", url, res.StatusCode, err)
+	}
+	frames, err := hls.SegmentMP3(ts)
+	if err != nil {
+		return err
+	}
+	dec, err := gomp3.NewDecoder(bytes.NewReader(frames))
+	if err != nil {
+		return fmt.Errorf("decode first segment: %w", err)
+	}
+	pcm, err := io.ReadAll(dec)
+	if err != nil || len(pcm) == 0 {
+		return fmt.Errorf("decode first segment: %d bytes, %v", len(pcm), err)
+	}
+	return nil
+}
+
+func repoRoot() (string, error) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Dir(strings.TrimSpace(string(out))), nil
+}
+
+type narrator struct {
+	cmd     *exec.Cmd
+	base    string
+	key     string
+	project int64
+	logs    bytes.Buffer
+}
+
+func startNarrator(bin, data string, extra ...string) (*narrator, error) {
+	out, err := exec.Command(bin, "accounts", "create", "--data", data, "--name", "Bench").Output()
+	if err != nil {
+		return nil, fmt.Errorf("accounts create: %w", err)
+	}
+	var acct struct {
+		ID     int64  `json:"id"`
+		APIKey string `json:"api_key"`
+	}
+	if err := json.Unmarshal(out, &acct); err != nil {
+		return nil, err
+	}
+	out, err = exec.Command(bin, "projects", "create", "--data", data, "--account", strconv.FormatInt(acct.ID, 10), "--title", "Bench", "--language", "en_US").Output()
+	if err != nil {
+		return nil, fmt.Errorf("projects create: %w", err)
+	}
+	var proj struct {
+		ID int64 `json:"id"`
+	}
+	if err := json.Unmarshal(out, &proj); err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	n := &narrator{base: "http://" + addr, key: acct.APIKey, project: proj.ID}
+	n.cmd = exec.Command(bin, append([]string{"serve", "--data", data, "--addr", addr}, extra...)...)
+	n.cmd.Stderr = &n.logs
+	if err := n.cmd.Start(); err != nil {
+		return nil, err
+	}
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if res, err := http.Get(n.base + "/healthz"); err == nil {
+			res.Body.Close()
+			if res.StatusCode == 200 {
+				return n, nil
+			}
+		}
+	}
+	n.stop()
+	return nil, fmt.Errorf("narrator did not start:\n%s", n.logs.String())
+}
+
+func (n *narrator) stop() {
+	n.cmd.Process.Signal(os.Interrupt)
+	n.cmd.Wait()
+}
+
+func (n *narrator) call(method, path string, body map[string]any) (map[string]any, error) {
+	var rd io.Reader
+	if method != "GET" {
+		body["api_key"] = n.key
+		raw, _ := json.Marshal(body)
+		rd = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequestWithContext(context.Background(), method, n.base+path, rd)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+n.key)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	out, _ := io.ReadAll(res.Body)
+	if res.StatusCode != 200 {
+		return nil, fmt.Errorf("%s %s: %d %s", method, path, res.StatusCode, out)
+	}
+	var m map[string]any
+	return m, json.Unmarshal(out, &m)
+}
