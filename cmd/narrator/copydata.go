@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path"
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/config"
@@ -282,13 +283,19 @@ func (c *copier) importAudios(ctx context.Context, audios []*narrator.Audio) (in
 
 // copyFiles copies the published media files of an audio: the MP3 with
 // the transcript beside it (renderings made before transcripts have none),
-// and the playlist with every segment it names.
+// and the playlist with every segment it names and the ended live playlist
+// beside it (renderings made before live streams have none), which a
+// player that started while the audio was made may still read.
 func (c *copier) copyFiles(ctx context.Context, a *narrator.Audio) error {
 	for _, m := range a.Media {
 		switch {
 		case m.Key == "":
 		case m.ContentType == narrator.ContentTypeM3U8:
 			if err := c.copyPlaylist(ctx, m.Key); err != nil {
+				return err
+			}
+			live := path.Join(path.Dir(m.Key), narrator.LivePlaylistName)
+			if err := c.copyFile(ctx, live); err != nil && !errors.Is(err, narrator.ErrBlobNotFound) {
 				return err
 			}
 		case m.ContentType == narrator.ContentTypeMP3:
