@@ -18,16 +18,16 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/narrator/narrator/bench/internal/benchserve"
 
 	gomp3 "github.com/hajimehoshi/go-mp3"
 
@@ -66,7 +66,7 @@ func run(runs int) error {
 	if err != nil {
 		return err
 	}
-	defer n.stop()
+	defer n.Stop()
 
 	fmt.Printf("%-14s %6s %6s %22s %16s %7s\n", "article", "words", "units", "POST→first segment ms", "POST→processed ms", "ratio")
 	for _, f := range files {
@@ -97,11 +97,11 @@ type measurement struct {
 // as soon as the progress extension names it, and waits for processed.
 func (n *narrator) measure(ref, body string) (measurement, error) {
 	var m measurement
-	if _, err := n.call("POST", fmt.Sprintf("/api/v3/projects/%d/audio", n.project), map[string]any{"body": body, "external_id": ref}); err != nil {
+	if _, err := n.call("POST", fmt.Sprintf("/api/v3/projects/%d/audio", n.Project), map[string]any{"body": body, "external_id": ref}); err != nil {
 		return m, err
 	}
 	acked := time.Now()
-	progress := fmt.Sprintf("/api/v3/projects/%d/audio/%s/progress", n.project, ref)
+	progress := fmt.Sprintf("/api/v3/projects/%d/audio/%s/progress", n.Project, ref)
 	for deadline := acked.Add(2 * time.Minute); ; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			return m, errors.New("no live stream within 2 minutes")
@@ -180,77 +180,33 @@ func repoRoot() (string, error) {
 }
 
 type narrator struct {
-	cmd     *exec.Cmd
-	base    string
-	key     string
-	project int64
-	logs    bytes.Buffer
+	*benchserve.Server
+	logs bytes.Buffer
 }
 
 func startNarrator(bin, data string, extra ...string) (*narrator, error) {
-	out, err := exec.Command(bin, "accounts", "create", "--data", data, "--name", "Bench").Output()
+	n := &narrator{}
+	srv, err := benchserve.Start(bin, data, &n.logs, extra...)
 	if err != nil {
-		return nil, fmt.Errorf("accounts create: %w", err)
+		return nil, fmt.Errorf("%w:\n%s", err, n.logs.String())
 	}
-	var acct struct {
-		ID     int64  `json:"id"`
-		APIKey string `json:"api_key"`
-	}
-	if err := json.Unmarshal(out, &acct); err != nil {
-		return nil, err
-	}
-	out, err = exec.Command(bin, "projects", "create", "--data", data, "--account", strconv.FormatInt(acct.ID, 10), "--title", "Bench", "--language", "en_US").Output()
-	if err != nil {
-		return nil, fmt.Errorf("projects create: %w", err)
-	}
-	var proj struct {
-		ID int64 `json:"id"`
-	}
-	if err := json.Unmarshal(out, &proj); err != nil {
-		return nil, err
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	n := &narrator{base: "http://" + addr, key: acct.APIKey, project: proj.ID}
-	n.cmd = exec.Command(bin, append([]string{"serve", "--data", data, "--addr", addr}, extra...)...)
-	n.cmd.Stderr = &n.logs
-	if err := n.cmd.Start(); err != nil {
-		return nil, err
-	}
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if res, err := http.Get(n.base + "/healthz"); err == nil {
-			res.Body.Close()
-			if res.StatusCode == 200 {
-				return n, nil
-			}
-		}
-	}
-	n.stop()
-	return nil, fmt.Errorf("narrator did not start:\n%s", n.logs.String())
-}
-
-func (n *narrator) stop() {
-	n.cmd.Process.Signal(os.Interrupt)
-	n.cmd.Wait()
+	n.Server = srv
+	return n, nil
 }
 
 func (n *narrator) call(method, path string, body map[string]any) (map[string]any, error) {
 	var rd io.Reader
 	if method != "GET" {
-		body["api_key"] = n.key
+		body["api_key"] = n.Key
 		raw, _ := json.Marshal(body)
 		rd = bytes.NewReader(raw)
 	}
-	req, err := http.NewRequestWithContext(context.Background(), method, n.base+path, rd)
+	req, err := http.NewRequestWithContext(context.Background(), method, n.Base+path, rd)
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+n.key)
+	req.Header.Set("Authorization", "Bearer "+n.Key)
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return nil, err

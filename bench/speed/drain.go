@@ -39,9 +39,9 @@ func (b *bench) drain(count int) error {
 	if err != nil {
 		return err
 	}
-	defer n.stop()
+	defer n.Stop()
 	fmt.Printf("backlog of %d short articles (a title and two sentences, all different); load average at start %s\n", count, loadAvg())
-	s := newSampler(n.cmd.Process.Pid)
+	s := newSampler(n.Cmd.Process.Pid)
 	s.Start()
 	start := time.Now()
 	refs := make([]string, count)
@@ -59,7 +59,7 @@ func (b *bench) drain(count int) error {
 				}
 				title, body := brief(i)
 				refs[i] = fmt.Sprintf("brief-%d", i)
-				if _, err := n.call("POST", fmt.Sprintf("/api/v3/projects/%d/audio", n.project),
+				if _, err := n.call("POST", fmt.Sprintf("/api/v3/projects/%d/audio", n.Project),
 					map[string]any{"title": title, "body": body, "external_id": refs[i]}); err != nil {
 					errs <- err
 					return
@@ -85,7 +85,7 @@ func (b *bench) drain(count int) error {
 	took := time.Since(start)
 	prof := s.Stop()
 	for _, ref := range refs {
-		a, err := n.call("GET", fmt.Sprintf("/api/v3/projects/%d/audio/%s", n.project, ref), map[string]any{})
+		a, err := n.call("GET", fmt.Sprintf("/api/v3/projects/%d/audio/%s", n.Project, ref), map[string]any{})
 		if err != nil {
 			return err
 		}

@@ -29,7 +29,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -41,6 +40,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/narrator/narrator/bench/internal/benchserve"
 
 	"github.com/narrator/narrator/internal/speak"
 )
@@ -159,7 +160,7 @@ func (b *bench) run(runs int, large bool) error {
 				return err
 			}
 			d, prof, err := n.timeCreate(name, title, html)
-			n.stop()
+			n.Stop()
 			if err != nil {
 				return err
 			}
@@ -192,7 +193,7 @@ func (b *bench) run(runs int, large bool) error {
 	if err != nil {
 		return err
 	}
-	defer warm.stop()
+	defer warm.Stop()
 	first, _, err := warm.timeCreate("update", "Bench update", article)
 	if err != nil {
 		return err
@@ -208,7 +209,7 @@ func (b *bench) run(runs int, large bool) error {
 		if err != nil {
 			return err
 		}
-		defer cold.stop()
+		defer cold.Stop()
 		return measureLarge(cold, article)
 	}
 	return nil
@@ -231,7 +232,7 @@ func measureLarge(n *narrator, article string) error {
 		return err
 	}
 	fmt.Printf("100,000-character article (%d characters): %.1f s; peak RSS of narrator serve %d MiB, of its engine processes %d MiB\n",
-		len([]rune(body)), d.Seconds(), procStatus(n.cmd.Process.Pid, "VmHWM:")>>20, prof.peakRSS>>20)
+		len([]rune(body)), d.Seconds(), procStatus(n.Cmd.Process.Pid, "VmHWM:")>>20, prof.peakRSS>>20)
 	return nil
 }
 
@@ -268,11 +269,8 @@ func timeByHand(dir, text string) (handTimes, error) {
 }
 
 type narrator struct {
-	cmd     *exec.Cmd
-	base    string
-	key     string
-	project int64
-	logs    *logWatch
+	*benchserve.Server
+	logs *logWatch
 }
 
 // logWatch keeps narrator serve's log and notes when each audio was
@@ -346,61 +344,19 @@ func (l *logWatch) String() string {
 }
 
 func startNarrator(bin, data string, extra ...string) (*narrator, error) {
-	out, err := exec.Command(bin, "accounts", "create", "--data", data, "--name", "Bench").Output()
+	n := &narrator{logs: &logWatch{processed: map[int64][]time.Time{}, failed: map[int64]bool{}}}
+	srv, err := benchserve.Start(bin, data, n.logs, extra...)
 	if err != nil {
-		return nil, fmt.Errorf("accounts create: %w", err)
+		return nil, fmt.Errorf("%w:\n%s", err, n.logs)
 	}
-	var acct struct {
-		ID     int64  `json:"id"`
-		APIKey string `json:"api_key"`
-	}
-	if err := json.Unmarshal(out, &acct); err != nil {
-		return nil, err
-	}
-	out, err = exec.Command(bin, "projects", "create", "--data", data, "--account", strconv.FormatInt(acct.ID, 10), "--title", "Bench", "--language", "en_US").Output()
-	if err != nil {
-		return nil, fmt.Errorf("projects create: %w", err)
-	}
-	var proj struct {
-		ID int64 `json:"id"`
-	}
-	if err := json.Unmarshal(out, &proj); err != nil {
-		return nil, err
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	n := &narrator{base: "http://" + addr, key: acct.APIKey, project: proj.ID,
-		logs: &logWatch{processed: map[int64][]time.Time{}, failed: map[int64]bool{}}}
-	n.cmd = exec.Command(bin, append([]string{"serve", "--data", data, "--addr", addr}, extra...)...)
-	n.cmd.Stderr = n.logs
-	if err := n.cmd.Start(); err != nil {
-		return nil, err
-	}
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if res, err := http.Get(n.base + "/healthz"); err == nil {
-			res.Body.Close()
-			if res.StatusCode == 200 {
-				return n, nil
-			}
-		}
-	}
-	n.stop()
-	return nil, fmt.Errorf("narrator did not start:\n%s", n.logs)
-}
-
-func (n *narrator) stop() {
-	n.cmd.Process.Signal(os.Interrupt)
-	n.cmd.Wait()
+	n.Server = srv
+	return n, nil
 }
 
 func (n *narrator) call(method, path string, body map[string]any) (map[string]any, error) {
-	body["api_key"] = n.key
+	body["api_key"] = n.Key
 	raw, _ := json.Marshal(body)
-	req, err := http.NewRequestWithContext(context.Background(), method, n.base+path, bytes.NewReader(raw))
+	req, err := http.NewRequestWithContext(context.Background(), method, n.Base+path, bytes.NewReader(raw))
 	if err != nil {
 		return nil, err
 	}
@@ -421,10 +377,10 @@ func (n *narrator) call(method, path string, body map[string]any) (map[string]an
 // timeCreate posts an audio and returns the time until it is processed,
 // with the CPU profile of narrator and its engines meanwhile.
 func (n *narrator) timeCreate(ref, title, body string) (time.Duration, profile, error) {
-	s := newSampler(n.cmd.Process.Pid)
+	s := newSampler(n.Cmd.Process.Pid)
 	s.Start()
 	start := time.Now()
-	a, err := n.call("POST", fmt.Sprintf("/api/v3/projects/%d/audio", n.project), map[string]any{"body": body, "title": title, "external_id": ref})
+	a, err := n.call("POST", fmt.Sprintf("/api/v3/projects/%d/audio", n.Project), map[string]any{"body": body, "title": title, "external_id": ref})
 	if err != nil {
 		s.Stop()
 		return 0, profile{}, err
@@ -437,7 +393,7 @@ func (n *narrator) timeCreate(ref, title, body string) (time.Duration, profile, 
 // rendering is processed.
 func (n *narrator) timeUpdate(ref, body string) (time.Duration, error) {
 	start := time.Now()
-	a, err := n.call("PUT", fmt.Sprintf("/api/v3/projects/%d/audio/%s", n.project, ref), map[string]any{"body": body})
+	a, err := n.call("PUT", fmt.Sprintf("/api/v3/projects/%d/audio/%s", n.Project, ref), map[string]any{"body": body})
 	if err != nil {
 		return 0, err
 	}
@@ -454,7 +410,7 @@ func (n *narrator) wait(id int64, nth int, start time.Time) (time.Duration, erro
 		case failed:
 			return 0, fmt.Errorf("audio %d failed:\n%s", id, n.logs)
 		case len(done) >= nth:
-			a, err := n.call("GET", fmt.Sprintf("/api/v3/projects/%d/audio/%d", n.project, id), map[string]any{})
+			a, err := n.call("GET", fmt.Sprintf("/api/v3/projects/%d/audio/%d", n.Project, id), map[string]any{})
 			if err != nil {
 				return 0, err
 			}

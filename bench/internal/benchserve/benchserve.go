@@ -1,0 +1,80 @@
+// Package benchserve starts `narrator serve` for the benchmarks under
+// bench/: a fresh data directory with an account and a project, a free
+// loopback port, and a wait until the server answers.
+package benchserve
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"time"
+)
+
+// Server is a running `narrator serve` and what its clients need.
+type Server struct {
+	Cmd     *exec.Cmd
+	Base    string // http://127.0.0.1:PORT
+	Key     string // the account's API key
+	Project int64
+}
+
+// Start creates an account and an en_US project in data with bin, then
+// starts `bin serve --data data` with extra flags on a free loopback
+// port, its standard error to stderr, and waits up to a minute until it
+// answers /healthz.
+func Start(bin, data string, stderr io.Writer, extra ...string) (*Server, error) {
+	out, err := exec.Command(bin, "accounts", "create", "--data", data, "--name", "Bench").Output()
+	if err != nil {
+		return nil, fmt.Errorf("accounts create: %w", err)
+	}
+	var acct struct {
+		ID     int64  `json:"id"`
+		APIKey string `json:"api_key"`
+	}
+	if err := json.Unmarshal(out, &acct); err != nil {
+		return nil, err
+	}
+	out, err = exec.Command(bin, "projects", "create", "--data", data, "--account", strconv.FormatInt(acct.ID, 10), "--title", "Bench", "--language", "en_US").Output()
+	if err != nil {
+		return nil, fmt.Errorf("projects create: %w", err)
+	}
+	var proj struct {
+		ID int64 `json:"id"`
+	}
+	if err := json.Unmarshal(out, &proj); err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	s := &Server{Base: "http://" + addr, Key: acct.APIKey, Project: proj.ID}
+	s.Cmd = exec.Command(bin, append([]string{"serve", "--data", data, "--addr", addr}, extra...)...)
+	s.Cmd.Stderr = stderr
+	if err := s.Cmd.Start(); err != nil {
+		return nil, err
+	}
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if res, err := http.Get(s.Base + "/healthz"); err == nil {
+			res.Body.Close()
+			if res.StatusCode == 200 {
+				return s, nil
+			}
+		}
+	}
+	s.Stop()
+	return nil, fmt.Errorf("narrator did not start on %s", addr)
+}
+
+// Stop interrupts the server and waits for it to exit.
+func (s *Server) Stop() {
+	s.Cmd.Process.Signal(os.Interrupt)
+	s.Cmd.Wait()
+}
