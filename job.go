@@ -47,3 +47,12 @@ type WebhookJob struct {
 
 // JobKind implements Job.
 func (WebhookJob) JobKind() string { return "webhook_delivery" }
+
+// JobCount is how many jobs of one kind are in one state of the queue
+// ("available", "scheduled", "retryable", "running" or "pending"): a
+// reading of the queue's depth, for metrics.
+type JobCount struct {
+	Kind  string
+	State string
+	Count int64
+}

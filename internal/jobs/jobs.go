@@ -127,6 +127,8 @@ type Config struct {
 	// first word; on PostgreSQL new jobs are announced at once and polling is
 	// only a fallback. Default: 200 ms.
 	PollInterval time.Duration
+	// Metrics, if not nil, is told how every job attempt on this node went.
+	Metrics Recorder
 }
 
 // synthesisPollInterval bounds the poll interval of the synthesis queue
@@ -263,6 +265,9 @@ func newQueue[TTx any](driver riverdriver.Driver[TTx], cfg Config) (*Queue[TTx],
 		// On shutdown, running jobs get this long to finish before their
 		// contexts are cancelled and they are put back in the queue.
 		rc.SoftStopTimeout = 5 * time.Second
+		if cfg.Metrics != nil {
+			rc.Middleware = []rivertype.Middleware{&recordWork{rec: cfg.Metrics}}
+		}
 	}
 	client, err := river.NewClient(driver, rc)
 	if err != nil {

@@ -80,6 +80,7 @@ type queue interface {
 	Stop(ctx context.Context) error
 	RecoverInterrupted(ctx context.Context) (int, error)
 	SynthesisQueuePosition(ctx context.Context, audioID int64) (int, bool, error)
+	JobCounts(ctx context.Context) ([]narrator.JobCount, error)
 }
 
 // jobRow is one row of River's job table.
@@ -554,6 +555,37 @@ func TestSynthesisQueuePosition(t *testing.T) {
 		}
 		if n, ok := position(&narrator.Audio{ID: 999_999}); ok {
 			t.Errorf("audio without a job: position %d, true", n)
+		}
+	})
+}
+
+// TestJobCounts checks the queue depth by kind and state, zeros included,
+// as metrics read it.
+func TestJobCounts(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *testBundle) {
+		count := func() map[string]int64 {
+			t.Helper()
+			counts, err := b.queue.JobCounts(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(counts) != 4*5 {
+				t.Errorf("%d counts, want one for each of 4 kinds and 5 states", len(counts))
+			}
+			out := map[string]int64{}
+			for _, c := range counts {
+				if c.Count != 0 {
+					out[c.Kind+"/"+c.State] = c.Count
+				}
+			}
+			return out
+		}
+		if diff := cmp.Diff(map[string]int64{"synthesize_audio/available": 1}, count()); diff != "" {
+			t.Errorf("counts after one create (-want +got):\n%s", diff)
+		}
+		b.river.markRunning(t)
+		if diff := cmp.Diff(map[string]int64{"synthesize_audio/running": 1}, count()); diff != "" {
+			t.Errorf("counts after the job started (-want +got):\n%s", diff)
 		}
 	})
 }

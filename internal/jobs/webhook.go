@@ -39,6 +39,14 @@ type WebhookConfig struct {
 	RetryBase time.Duration
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// Metrics, if not nil, is told the outcome of every attempt.
+	Metrics WebhookRecorder
+}
+
+// WebhookRecorder is told the outcome of every attempt at a delivery:
+// "delivered", "failed", or "skipped" when the endpoint is disabled.
+type WebhookRecorder interface {
+	WebhookAttempt(outcome string)
 }
 
 // WebhookWorker makes the attempts at a webhook delivery. Each attempt is
@@ -114,7 +122,8 @@ func (w *WebhookWorker) Work(ctx context.Context, job *river.Job[WebhookArgs]) e
 	}
 	log := w.cfg.Logger.With("delivery_id", d.ID, "webhook_id", h.ID, "event", d.Event, "attempt", job.Attempt)
 	var a narrator.WebhookAttempt
-	if h.Wants(d.Event) {
+	sent := h.Wants(d.Event)
+	if sent {
 		if !w.take(h.ID) {
 			return river.JobSnooze(webhookWait)
 		}
@@ -129,6 +138,7 @@ func (w *WebhookWorker) Work(ctx context.Context, job *river.Job[WebhookArgs]) e
 		a = narrator.WebhookAttempt{At: w.cfg.Now(), Error: "not sent: the endpoint is disabled"}
 	}
 	a.Final = job.Attempt >= job.MaxAttempts
+	w.record(sent, a)
 	plan, err := w.store.RecordAttempt(context.WithoutCancel(ctx), d.ID, a)
 	switch {
 	case narrator.ErrorCode(err) == narrator.ENOTFOUND:
@@ -168,5 +178,18 @@ func (w *WebhookWorker) release(endpoint int64) {
 	defer w.mu.Unlock()
 	if w.busy[endpoint]--; w.busy[endpoint] == 0 {
 		delete(w.busy, endpoint)
+	}
+}
+
+// record tells the recorder how an attempt went.
+func (w *WebhookWorker) record(sent bool, a narrator.WebhookAttempt) {
+	switch {
+	case w.cfg.Metrics == nil:
+	case !sent:
+		w.cfg.Metrics.WebhookAttempt("skipped")
+	case a.OK():
+		w.cfg.Metrics.WebhookAttempt("delivered")
+	default:
+		w.cfg.Metrics.WebhookAttempt("failed")
 	}
 }

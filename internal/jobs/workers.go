@@ -77,6 +77,14 @@ type SynthesizeConfig struct {
 	LeaseTTL time.Duration
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// Metrics, if not nil, is told of every audio published.
+	Metrics SynthesisRecorder
+}
+
+// SynthesisRecorder is told of every audio published: the engine of its
+// body voice, the length of the audio and the wall time its synthesis took.
+type SynthesisRecorder interface {
+	Synthesized(engine string, audio, took time.Duration)
 }
 
 // SynthesizeWorker renders an audio revision and publishes it.
@@ -139,7 +147,7 @@ func (w *SynthesizeWorker) Work(ctx context.Context, job *river.Job[SynthesizeAr
 	case a.Deleted || a.Revision != args.Revision || a.State != narrator.StateUnprocessed:
 		return nil
 	}
-	log := w.cfg.Logger.With("audio_id", a.ID, "revision", a.Revision, "attempt", job.Attempt)
+	log := w.cfg.Logger.With("audio_id", a.ID, "project_id", a.ProjectID, "revision", a.Revision, "attempt", job.Attempt)
 	holder := fmt.Sprintf("%s/job-%d/attempt-%d", w.cfg.Node, job.ID, job.Attempt)
 	ok, err := w.store.LeaseSynthesis(ctx, a.ID, a.Revision, holder, w.cfg.Now().Add(w.cfg.LeaseTTL))
 	switch {
@@ -215,8 +223,24 @@ func (w *SynthesizeWorker) Work(ctx context.Context, job *river.Job[SynthesizeAr
 		}
 		return fmt.Errorf("publish audio %d: %w", a.ID, err)
 	}
-	log.Info("audio processed", "duration_ms", r.Duration.Milliseconds(), "took_ms", time.Since(start).Milliseconds())
+	took := time.Since(start)
+	log.Info("audio processed", "duration_ms", r.Duration.Milliseconds(), "took_ms", took.Milliseconds())
+	if w.cfg.Metrics != nil {
+		w.cfg.Metrics.Synthesized(bodyEngine(p), r.Duration, took)
+	}
 	return nil
+}
+
+// bodyEngine names the engine of a project's body voice, which speaks most
+// of every audio.
+func bodyEngine(p *narrator.Project) string {
+	if v, ok := narrator.LookupVoice(p.Language, p.BodyVoice); ok {
+		return v.Engine
+	}
+	if _, v, ok := narrator.DefaultVoices(p.Language); ok {
+		return v.Engine
+	}
+	return "unknown"
 }
 
 // renew keeps holder's lease on a alive until ctx ends, and reports false
