@@ -19,11 +19,13 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/pipeline"
+	"github.com/narrator/narrator/internal/proc"
 	"github.com/narrator/narrator/internal/proctest"
 )
 
@@ -65,6 +67,37 @@ type Options struct {
 	// UnitTimeout, if not zero, is the time limit of one unit, whatever its text: see
 	// Timeouts.
 	UnitTimeout time.Duration
+	// Metrics, if not nil, is the engine's proc.Recorder.
+	Metrics proc.Recorder
+}
+
+// Counts is a proc.Recorder that counts what it is told, for the failure tests.
+type Counts struct {
+	busy, restarted, timedOut atomic.Int32
+}
+
+// Busy implements proc.Recorder.
+func (c *Counts) Busy(delta int) { c.busy.Add(int32(delta)) }
+
+// Restarted implements proc.Recorder.
+func (c *Counts) Restarted() { c.restarted.Add(1) }
+
+// TimedOut implements proc.Recorder.
+func (c *Counts) TimedOut() { c.timedOut.Add(1) }
+
+// check fails t unless c counted restarted restarts and timedOut timeouts, and no process
+// is left busy.
+func (c *Counts) check(t *testing.T, restarted, timedOut int32) {
+	t.Helper()
+	if got := c.restarted.Load(); got != restarted {
+		t.Errorf("recorded %d restarted processes, want %d", got, restarted)
+	}
+	if got := c.timedOut.Load(); got != timedOut {
+		t.Errorf("recorded %d timed-out processes, want %d", got, timedOut)
+	}
+	if got := c.busy.Load(); got != 0 {
+		t.Errorf("%d processes recorded busy after the unit, want 0", got)
+	}
 }
 
 // Timeouts returns the parts of a unit's time limit for the engine's options (see proc.Limit):
@@ -482,9 +515,11 @@ func (s *suite) testHungReplaced(t *testing.T) {
 	// The limit leaves a loaded machine time to start the hung child and
 	// let it write its PID before the kill; the bound below only tells a
 	// kill at the limit from none at all (the child sleeps 1000 s).
-	e := s.newEngine(t, Options{Procs: 1, Fault: HangOnce, PIDFile: pidFile, UnitTimeout: 2 * time.Second})
+	counts := &Counts{}
+	e := s.newEngine(t, Options{Procs: 1, Fault: HangOnce, PIDFile: pidFile, UnitTimeout: 2 * time.Second, Metrics: counts})
 	start := time.Now()
 	s.mustSpeak(t, e, s.voice, "Still here.", 1, 0.4, 3)
+	counts.check(t, 1, 1)
 	if d := time.Since(start); d > 60*time.Second {
 		t.Errorf("took %s, want the hung unit killed after about 2s", d)
 	}
@@ -500,8 +535,10 @@ func (s *suite) testHungEverywhere(t *testing.T) {
 }
 
 func (s *suite) testCrashReplaced(t *testing.T) {
-	e := s.newEngine(t, Options{Procs: 1, Fault: CrashOnce})
+	counts := &Counts{}
+	e := s.newEngine(t, Options{Procs: 1, Fault: CrashOnce, Metrics: counts})
 	s.mustSpeak(t, e, s.voice, "Still here.", 1, 0.4, 3)
+	counts.check(t, 1, 0)
 }
 
 // testCrashEverywhere checks that the error of a unit that always crashes says so, with the

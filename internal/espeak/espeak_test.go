@@ -30,7 +30,7 @@ func mustEngine(tb testing.TB, opts espeak.Options) *espeak.Engine {
 func TestConformance(t *testing.T) {
 	t.Parallel()
 	newEngine := func(t *testing.T, opts enginetest.Options) enginetest.Engine {
-		o := espeak.Options{Procs: opts.Procs, Command: enginetest.FaultyCommand(t, "espeak-ng", opts)}
+		o := espeak.Options{Procs: opts.Procs, Metrics: opts.Metrics, Command: enginetest.FaultyCommand(t, "espeak-ng", opts)}
 		o.UnitTimeout, o.CharTimeout = opts.Timeouts()
 		return mustEngine(t, o)
 	}

@@ -49,6 +49,9 @@ const MemoryPerProc = 400 << 20
 // errScheme means festival reported an error evaluating our command; the process lives on.
 var errScheme = errors.New("festival scheme error")
 
+// errHung marks a process killed for overrunning a unit's limit.
+var errHung = errors.New("festival hung")
+
 // ErrClosed is returned by Synthesize after Close.
 var ErrClosed = errors.New("festival: engine closed")
 
@@ -59,6 +62,8 @@ type Options struct {
 	Procs int
 	// Logger receives warnings about killed and replaced processes. Nil discards them.
 	Logger *slog.Logger
+	// Metrics is told of busy, failed and hung processes. Nil records nothing.
+	Metrics proc.Recorder
 	// UnitTimeout is the fixed part of one unit's time limit. Zero means 5 s.
 	UnitTimeout time.Duration
 	// CharTimeout is added to a unit's time limit per character of text. Zero means 200 ms.
@@ -100,6 +105,9 @@ func New(opts Options) (*Engine, error) {
 	}
 	if opts.StartTimeout <= 0 {
 		opts.StartTimeout = 30 * time.Second
+	}
+	if opts.Metrics == nil {
+		opts.Metrics = proc.Discard
 	}
 	log := opts.Logger
 	if log == nil {
@@ -231,7 +239,9 @@ func (e *Engine) SynthesizeWords(ctx context.Context, voice string, text string,
 			errs = append(errs, err)
 			continue
 		}
+		e.opts.Metrics.Busy(1)
 		samples, sampleRate, words, err = p.synth(ctx, text, rate, limit)
+		e.opts.Metrics.Busy(-1)
 		if err == nil {
 			return samples, sampleRate, words, nil
 		}
@@ -244,6 +254,10 @@ func (e *Engine) SynthesizeWords(ctx context.Context, voice string, text string,
 			return nil, 0, nil, ErrClosed
 		}
 		e.log.WarnContext(ctx, "festival process killed and replaced", "attempt", attempt+1, "voice", voice, "chars", len(text), "err", err)
+		if errors.Is(err, errHung) {
+			e.opts.Metrics.TimedOut()
+		}
+		e.opts.Metrics.Restarted()
 		errs = append(errs, err)
 	}
 	return nil, 0, nil, fmt.Errorf("festival: synthesize %q in %s: %w", proc.Abbrev(text), voice, errors.Join(errs...))
@@ -514,7 +528,7 @@ func (p *worker) exchange(ctx context.Context, script string, limit time.Duratio
 	case <-timer.C:
 		p.kill()
 		<-errc
-		return nil, fmt.Errorf("festival hung: no reply within %s, killed%s", limit, p.stderr.Suffix())
+		return nil, fmt.Errorf("%w: no reply within %s, killed%s", errHung, limit, p.stderr.Suffix())
 	case <-ctx.Done():
 		p.kill()
 		<-errc

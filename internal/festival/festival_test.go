@@ -39,7 +39,7 @@ func mustEngine(tb testing.TB, opts festival.Options) *festival.Engine {
 func TestConformance(t *testing.T) {
 	t.Parallel()
 	newEngine := func(t *testing.T, opts enginetest.Options) enginetest.Engine {
-		o := festival.Options{Procs: opts.Procs, Command: faultyFestival(t, opts)}
+		o := festival.Options{Procs: opts.Procs, Metrics: opts.Metrics, Command: faultyFestival(t, opts)}
 		o.UnitTimeout, o.CharTimeout = opts.Timeouts()
 		return mustEngine(t, o)
 	}

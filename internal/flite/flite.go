@@ -46,6 +46,8 @@ type Options struct {
 	Procs int
 	// Logger receives warnings about killed processes. Nil discards them.
 	Logger *slog.Logger
+	// Metrics is told of busy, failed and hung processes. Nil records nothing.
+	Metrics proc.Recorder
 	// UnitTimeout is the fixed part of one unit's time limit. Zero means 5 s.
 	UnitTimeout time.Duration
 	// CharTimeout is added to a unit's time limit per character of text. Zero means 200 ms.
@@ -85,7 +87,7 @@ func New(opts Options) (*Engine, error) {
 	return &Engine{
 		opts:   opts,
 		dir:    dir,
-		runner: proc.NewRunner("flite", opts.Procs, log.With("engine", "flite")),
+		runner: proc.NewRunner("flite", opts.Procs, log.With("engine", "flite"), opts.Metrics),
 	}, nil
 }
 

@@ -30,7 +30,7 @@ func mustEngine(tb testing.TB, opts flite.Options) *flite.Engine {
 func TestConformance(t *testing.T) {
 	t.Parallel()
 	newEngine := func(t *testing.T, opts enginetest.Options) enginetest.Engine {
-		o := flite.Options{Procs: opts.Procs, Command: enginetest.FaultyCommand(t, "flite", opts)}
+		o := flite.Options{Procs: opts.Procs, Metrics: opts.Metrics, Command: enginetest.FaultyCommand(t, "flite", opts)}
 		o.UnitTimeout, o.CharTimeout = opts.Timeouts()
 		return mustEngine(t, o)
 	}

@@ -20,6 +20,7 @@ var ErrClosed = errors.New("proc: runner closed")
 type Runner struct {
 	name string
 	log  *slog.Logger
+	rec  Recorder
 	sem  chan struct{}
 
 	mu      sync.Mutex
@@ -29,17 +30,22 @@ type Runner struct {
 
 // NewRunner returns a Runner that runs at most procs processes at once (zero or less means one
 // per CPU). name is the program's name in errors and log records; log receives a warning for
-// every failed attempt, and nil discards them.
-func NewRunner(name string, procs int, log *slog.Logger) *Runner {
+// every failed attempt, and nil discards them. rec is told of busy, failed and hung processes;
+// nil means Discard.
+func NewRunner(name string, procs int, log *slog.Logger, rec Recorder) *Runner {
 	if procs <= 0 {
 		procs = runtime.NumCPU()
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	if rec == nil {
+		rec = Discard
+	}
 	return &Runner{
 		name:    name,
 		log:     log,
+		rec:     rec,
 		sem:     make(chan struct{}, procs),
 		running: make(map[*exec.Cmd]struct{}),
 	}
@@ -77,6 +83,7 @@ func (r *Runner) Run(ctx context.Context, limit time.Duration, build func() *exe
 		}
 		args := append([]any{"attempt", attempt + 1}, logArgs...)
 		r.log.WarnContext(ctx, r.name+" unit failed", append(args, "err", err)...)
+		r.rec.Restarted()
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
@@ -96,6 +103,8 @@ func (r *Runner) once(ctx context.Context, limit time.Duration, build func() *ex
 		return err
 	}
 	defer r.forget(cmd)
+	r.rec.Busy(1)
+	defer r.rec.Busy(-1)
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	timer := time.NewTimer(limit)
@@ -108,6 +117,7 @@ func (r *Runner) once(ctx context.Context, limit time.Duration, build func() *ex
 	case <-timer.C:
 		Kill(cmd)
 		<-exited
+		r.rec.TimedOut()
 		return fmt.Errorf("%s hung: no result within %s, killed%s", r.name, limit, stderr.Suffix())
 	case <-ctx.Done():
 		Kill(cmd)

@@ -49,15 +49,29 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
+// recorder counts what a Runner tells its proc.Recorder.
+type recorder struct {
+	busy, maxBusy, restarted, timedOut atomic.Int32
+}
+
+func (r *recorder) Busy(delta int) {
+	n := r.busy.Add(int32(delta))
+	for m := r.maxBusy.Load(); n > m && !r.maxBusy.CompareAndSwap(m, n); m = r.maxBusy.Load() {
+	}
+}
+func (r *recorder) Restarted() { r.restarted.Add(1) }
+func (r *recorder) TimedOut()  { r.timedOut.Add(1) }
+
 // mustRunner returns a Runner of procs processes named "tool" that logs to the returned
-// buffer, closed when the test ends.
-func mustRunner(tb testing.TB, procs int) (*proc.Runner, *syncBuffer) {
+// buffer and records to the returned recorder, closed when the test ends.
+func mustRunner(tb testing.TB, procs int) (*proc.Runner, *syncBuffer, *recorder) {
 	tb.Helper()
 	proctest.NeedProgram(tb, "sh", "apt-get install dash")
 	logs := &syncBuffer{}
-	r := proc.NewRunner("tool", procs, slog.New(slog.NewTextHandler(logs, nil)))
+	rec := &recorder{}
+	r := proc.NewRunner("tool", procs, slog.New(slog.NewTextHandler(logs, nil)), rec)
 	tb.Cleanup(r.Close)
-	return r, logs
+	return r, logs, rec
 }
 
 func TestRun(t *testing.T) {
@@ -70,6 +84,8 @@ func TestRun(t *testing.T) {
 		wantCalls int32
 		wantErr   []string // substrings of the error; nil means success
 		wantLogs  int
+		// wantHung is how many processes are killed for overrunning the limit.
+		wantHung int32
 	}{
 		{
 			name:      "ok",
@@ -88,6 +104,7 @@ func TestRun(t *testing.T) {
 			limit:     300 * time.Millisecond,
 			wantCalls: 2,
 			wantLogs:  1,
+			wantHung:  1,
 		},
 		{
 			name:      "always crashes",
@@ -103,6 +120,7 @@ func TestRun(t *testing.T) {
 			wantCalls: 2,
 			wantErr:   []string{"tool hung: no result within 200ms, killed; stderr: stuck"},
 			wantLogs:  2,
+			wantHung:  2,
 		},
 		{
 			name:      "bad output retried",
@@ -116,7 +134,7 @@ func TestRun(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			r, logs := mustRunner(t, 1)
+			r, logs, rec := mustRunner(t, 1)
 			build, calls := tt.script.build()
 			var got []byte
 			parse := tt.parse
@@ -158,6 +176,16 @@ func TestRun(t *testing.T) {
 			if tt.wantLogs > 0 && !strings.Contains(logs.String(), "attempt=1 voice=v1 err=") {
 				t.Errorf("warning lacks attempt, log args and error:\n%s", logs)
 			}
+			// Every failed attempt's process was replaced; the one process ran at a time.
+			if got, want := rec.restarted.Load(), int32(tt.wantLogs); got != want {
+				t.Errorf("recorded %d restarts, want %d", got, want)
+			}
+			if got := rec.timedOut.Load(); got != tt.wantHung {
+				t.Errorf("recorded %d timeouts, want %d", got, tt.wantHung)
+			}
+			if busy, peak := rec.busy.Load(), rec.maxBusy.Load(); busy != 0 || peak != 1 {
+				t.Errorf("busy processes: %d after the run, %d at most; want 0 and 1", busy, peak)
+			}
 		})
 	}
 }
@@ -165,7 +193,7 @@ func TestRun(t *testing.T) {
 // TestRunKillsGroup checks that a hung process is killed with the children it started.
 func TestRunKillsGroup(t *testing.T) {
 	t.Parallel()
-	r, _ := mustRunner(t, 1)
+	r, _, _ := mustRunner(t, 1)
 	pidFile := filepath.Join(t.TempDir(), "child.pid")
 	build, calls := script{"sleep 100 & echo $! > " + pidFile + "; wait", "true"}.build()
 	if err := r.Run(t.Context(), 300*time.Millisecond, build, nil); err != nil {
@@ -180,7 +208,7 @@ func TestRunKillsGroup(t *testing.T) {
 
 func TestRunCancel(t *testing.T) {
 	t.Parallel()
-	r, logs := mustRunner(t, 1)
+	r, logs, _ := mustRunner(t, 1)
 	build, calls := script{"sleep 100"}.build()
 	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
 	defer cancel()
@@ -202,7 +230,7 @@ func TestRunCancel(t *testing.T) {
 // TestRunCancelWaiting checks that a unit waiting for a free slot gives up when ctx ends.
 func TestRunCancelWaiting(t *testing.T) {
 	t.Parallel()
-	r, _ := mustRunner(t, 1)
+	r, _, _ := mustRunner(t, 1)
 	pidFile := filepath.Join(t.TempDir(), "busy.pid")
 	busy, _ := script{"echo $$ > " + pidFile + "; exec sleep 100"}.build()
 	done := make(chan error, 1)
@@ -226,7 +254,7 @@ func TestRunCancelWaiting(t *testing.T) {
 
 func TestClose(t *testing.T) {
 	t.Parallel()
-	r, _ := mustRunner(t, 2)
+	r, _, _ := mustRunner(t, 2)
 	dir := t.TempDir()
 	var pids []int
 	done := make(chan error, 2)
@@ -261,7 +289,7 @@ func TestClose(t *testing.T) {
 func TestConcurrency(t *testing.T) {
 	t.Parallel()
 	const procs = 2
-	r, _ := mustRunner(t, procs)
+	r, _, _ := mustRunner(t, procs)
 	var running, peak atomic.Int32
 	var wg sync.WaitGroup
 	for range 6 {
