@@ -26,6 +26,14 @@ const (
 	EnvRole         = "NARRATOR_ROLE"
 	// EnvWebhooksAllowPrivate is "true" or "1" to set --webhooks-allow-private.
 	EnvWebhooksAllowPrivate = "NARRATOR_WEBHOOKS_ALLOW_PRIVATE"
+	EnvMetricsAddr          = "NARRATOR_METRICS_ADDR"
+	EnvLogFormat            = "NARRATOR_LOG_FORMAT"
+)
+
+// Log formats.
+const (
+	LogText = "text"
+	LogJSON = "json"
 )
 
 // Defaults.
@@ -227,6 +235,11 @@ type Config struct {
 	// link-local and other internal addresses, which they never do
 	// otherwise: for tests, and for receivers inside a trusted network.
 	WebhooksAllowPrivate bool
+	// MetricsAddr, when set, is a host:port of its own where /metrics is
+	// served, and then only there; otherwise /metrics is on Addr.
+	MetricsAddr string
+	// LogFormat is LogText or LogJSON.
+	LogFormat string
 }
 
 // ServeFlags registers the serve flags on fs and returns a function that
@@ -245,6 +258,8 @@ func ServeFlags(fs *flag.FlagSet, getenv func(string) string) func() (Config, er
 	fs.DurationVar(&c.EngineStandIn, "engine-standin", 0, "for benchmarks only: replace every speech engine by a stand-in that waits this `long` per sentence (turns the sentence cache off)")
 	allowPrivate, allowPrivateErr := envBool(getenv, EnvWebhooksAllowPrivate)
 	fs.BoolVar(&c.WebhooksAllowPrivate, "webhooks-allow-private", allowPrivate, "let webhook deliveries reach loopback, private and link-local addresses (env "+EnvWebhooksAllowPrivate+")")
+	fs.StringVar(&c.MetricsAddr, "metrics-addr", getenv(EnvMetricsAddr), "serve /metrics only on this `host:port` of its own (env "+EnvMetricsAddr+"; default: on --addr)")
+	fs.StringVar(&c.LogFormat, "log-format", orDefault(getenv(EnvLogFormat), LogText), "log `format`: text or json (env "+EnvLogFormat+")")
 	return func() (Config, error) {
 		if allowPrivateErr != nil {
 			return Config{}, allowPrivateErr
@@ -299,6 +314,19 @@ func (c *Config) Validate() error {
 	}
 	if c.EngineStandIn < 0 || c.EngineStandIn > time.Minute {
 		return fmt.Errorf("--engine-standin must be from 0 to 1m, not %v", c.EngineStandIn)
+	}
+	if c.MetricsAddr != "" {
+		if _, _, err := net.SplitHostPort(c.MetricsAddr); err != nil {
+			return fmt.Errorf("--metrics-addr %q is not host:port: %w", c.MetricsAddr, err)
+		}
+		if c.MetricsAddr == c.Addr {
+			return fmt.Errorf("--metrics-addr must differ from --addr (leave it empty to serve /metrics on --addr)")
+		}
+	}
+	switch c.LogFormat {
+	case LogText, LogJSON:
+	default:
+		return fmt.Errorf("--log-format must be text or json, not %q", c.LogFormat)
 	}
 	return nil
 }

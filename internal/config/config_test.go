@@ -23,6 +23,8 @@ func TestServeFlags(t *testing.T) {
 			config.Config{Backends: config.Backends{DataDir: "/d"}, Addr: "0.0.0.0:9", PublicURL: "https://a.test"}, ""},
 		{"flags win over the environment", []string{"--data", "/f", "--addr", "127.0.0.1:1", "--public-url", "http://f.test"}, map[string]string{config.EnvData: "/d"},
 			config.Config{Backends: config.Backends{DataDir: "/f"}, Addr: "127.0.0.1:1", PublicURL: "http://f.test"}, ""},
+		{"observability from the environment", nil, map[string]string{config.EnvMetricsAddr: "127.0.0.1:9100", config.EnvLogFormat: "json"},
+			config.Config{Backends: config.Backends{DataDir: "./narrator-data"}, Addr: "127.0.0.1:8080", PublicURL: "http://127.0.0.1:8080", MetricsAddr: "127.0.0.1:9100", LogFormat: "json"}, ""},
 		{"public url follows addr", []string{"--addr", "127.0.0.1:9999"}, nil, config.Config{Backends: config.Backends{DataDir: "./narrator-data"}, Addr: "127.0.0.1:9999", PublicURL: "http://127.0.0.1:9999"}, ""},
 		{"bad addr", []string{"--addr", "nonsense"}, nil, config.Config{}, "--addr"},
 		{"bad public url", []string{"--public-url", "ftp://x"}, nil, config.Config{}, "--public-url"},
@@ -37,6 +39,9 @@ func TestServeFlags(t *testing.T) {
 		{"bad media", []string{"--media", "gs://bucket"}, nil, config.Config{}, "--media"},
 		{"empty media dir", []string{"--media", "file:"}, nil, config.Config{}, "--media"},
 		{"bad media base url", []string{"--media-base-url", "cdn.example.com"}, nil, config.Config{}, "--media-base-url"},
+		{"bad metrics addr", []string{"--metrics-addr", "9100"}, nil, config.Config{}, "--metrics-addr"},
+		{"metrics addr is addr", []string{"--metrics-addr", "127.0.0.1:8080"}, nil, config.Config{}, "--metrics-addr"},
+		{"bad log format", nil, map[string]string{config.EnvLogFormat: "xml"}, config.Config{}, "--log-format"},
 		{"password redacted", []string{"--database", "mysql://u:secret@h/db"}, nil, config.Config{}, "xxxxx"},
 	}
 	for _, c := range cases {
@@ -58,11 +63,20 @@ func TestServeFlags(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got.DataDir != c.want.DataDir || got.Addr != c.want.Addr || got.PublicURL != c.want.PublicURL {
+			if got.DataDir != c.want.DataDir || got.Addr != c.want.Addr || got.PublicURL != c.want.PublicURL ||
+				got.MetricsAddr != c.want.MetricsAddr || got.LogFormat != orText(c.want.LogFormat) {
 				t.Errorf("got %+v, want %+v", got, c.want)
 			}
 		})
 	}
+}
+
+// orText is a wanted log format, text when the case leaves it out.
+func orText(format string) string {
+	if format == "" {
+		return config.LogText
+	}
+	return format
 }
 
 func TestBackendDefaults(t *testing.T) {
