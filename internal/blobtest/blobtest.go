@@ -36,6 +36,9 @@ type Store interface {
 	// DeletePrefix removes the object at prefix and every object under
 	// prefix + "/"; nothing there is not an error; "" is EINVALID.
 	DeletePrefix(ctx context.Context, prefix string) error
+	// Ping checks cheaply, without writing, that the store is there to be
+	// used: readiness checks call it.
+	Ping(ctx context.Context) error
 }
 
 // LargeSize is the size of the object the streaming test writes.
@@ -75,6 +78,7 @@ func Run(t *testing.T, newStore func(t *testing.T) Store, opts ...Option) {
 		name string
 		fn   func(t *testing.T, s Store)
 	}{
+		{"Ping", testPing},
 		{"PutOpen", testPutOpen},
 		{"Seek", testSeek},
 		{"Overwrite", testOverwrite},
@@ -93,6 +97,12 @@ func Run(t *testing.T, newStore func(t *testing.T) Store, opts ...Option) {
 			t.Parallel()
 			tt.fn(t, newStore(t))
 		})
+	}
+}
+
+func testPing(t *testing.T, s Store) {
+	if err := s.Ping(t.Context()); err != nil {
+		t.Fatalf("Ping: %v", err)
 	}
 }
 

@@ -45,6 +45,21 @@ func New(root string) (*Store, error) {
 // Root returns the absolute path of the store's root directory.
 func (s *Store) Root() string { return s.root }
 
+// Ping checks that the root is a directory this process may write in.
+func (s *Store) Ping(ctx context.Context) error {
+	fi, err := os.Stat(s.root)
+	switch {
+	case err != nil:
+		return fmt.Errorf("localfs: ping: %w", err)
+	case !fi.IsDir():
+		return fmt.Errorf("localfs: ping: %s is not a directory", s.root)
+	}
+	if err := syscall.Access(s.root, 2 /* W_OK */); err != nil {
+		return fmt.Errorf("localfs: ping: %s is not writable: %w", s.root, err)
+	}
+	return nil
+}
+
 // path validates key and returns its file path under the root.
 func (s *Store) path(key string) (string, error) {
 	if err := narrator.ValidateBlobKey(key); err != nil {

@@ -162,3 +162,20 @@ func TestNewCreatesRoot(t *testing.T) {
 		t.Error("New on a regular file succeeded")
 	}
 }
+
+// TestPingRemovedRoot checks that a store whose directory is gone fails
+// its ping, which the server's readiness check reports.
+func TestPingRemovedRoot(t *testing.T) {
+	t.Parallel()
+	root := filepath.Join(t.TempDir(), "media")
+	s := mustNew(t, root)
+	if err := s.Ping(t.Context()); err != nil {
+		t.Fatalf("Ping: %v", err)
+	}
+	if err := os.RemoveAll(root); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Ping(t.Context()); err == nil {
+		t.Fatal("Ping with the root removed: no error")
+	}
+}

@@ -84,6 +84,14 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 // queue, whose transactions are then the store's own kind.
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 
+// Ping checks that the database answers a query.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.pool.Ping(ctx); err != nil {
+		return fmt.Errorf("ping database: %w", err)
+	}
+	return nil
+}
+
 // Close closes the pool, waiting for connections in use to be returned.
 func (s *Store) Close() error {
 	s.pool.Close()

@@ -222,6 +222,19 @@ func (s *Store) objectName(key string) (string, error) {
 	return s.prefix + key, nil
 }
 
+// Ping checks that the bucket exists and the credentials reach it: one
+// HEAD request, which S3 bills as a read.
+func (s *Store) Ping(ctx context.Context) error {
+	ok, err := s.client.BucketExists(ctx, s.bucket)
+	switch {
+	case err != nil:
+		return fmt.Errorf("s3: ping bucket %q: %w", s.bucket, err)
+	case !ok:
+		return fmt.Errorf("s3: ping: bucket %q does not exist", s.bucket)
+	}
+	return nil
+}
+
 // Put stores the object read from r at key, replacing any existing object,
 // with the Content-Type of narrator.MediaContentType. Memory stays bounded:
 // an object of up to 1 MiB goes in one PUT from a buffer, a larger one in a

@@ -172,6 +172,16 @@ func (s *Store) enqueueMany(ctx context.Context, tx *sql.Tx, jobs []narrator.Job
 	return nil
 }
 
+// Ping checks that the database answers a query on the read pool, which
+// a long write transaction does not hold up.
+func (s *Store) Ping(ctx context.Context) error {
+	var n int
+	if err := s.reader.QueryRowContext(ctx, "SELECT 1").Scan(&n); err != nil {
+		return fmt.Errorf("ping database: %w", err)
+	}
+	return nil
+}
+
 // Close closes the prepared statements and both pools.
 func (s *Store) Close() error {
 	return errors.Join(s.reads.close(), s.writes.close(), s.reader.Close(), s.writer.Close())

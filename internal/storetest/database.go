@@ -66,6 +66,22 @@ var databaseTests = []struct {
 	name string
 	fn   func(t *testing.T, db Database)
 }{
+	{"Ping", func(t *testing.T, db Database) {
+		ctx := t.Context()
+		st := db.Open(t, time.Now, nil)
+		if err := st.Migrate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Ping(ctx); err != nil {
+			t.Fatalf("Ping on an open store: %v", err)
+		}
+		if err := st.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Ping(ctx); err == nil {
+			t.Fatal("Ping on a closed store: no error")
+		}
+	}},
 	{"Migrate", func(t *testing.T, db Database) {
 		ctx := t.Context()
 		stores := []SchemaStore{db.Open(t, time.Now, nil), db.Open(t, time.Now, nil), db.Open(t, time.Now, nil)}

@@ -105,6 +105,9 @@ type SchemaStore interface {
 	Store
 	Migrate(ctx context.Context) error
 	SchemaCurrent(ctx context.Context) (bool, error)
+	// Ping checks that the database answers a query; it fails on a
+	// closed store. Readiness checks call it.
+	Ping(ctx context.Context) error
 	Close() error
 }
 
