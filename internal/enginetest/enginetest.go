@@ -38,6 +38,9 @@ type Engine interface {
 	// process. It returns ctx.Err() if ctx ends first, and the engine's closed error after
 	// Close (to units running then too).
 	pipeline.Synthesizer
+	// Ping reports whether the engine can run units; after Close it returns the engine's
+	// closed error.
+	Ping(ctx context.Context) error
 	// Close stops every process of the engine. It may be called more than once.
 	Close() error
 }
@@ -554,8 +557,14 @@ func (s *suite) testCrashEverywhere(t *testing.T) {
 func (s *suite) testClose(t *testing.T) {
 	e := s.newEngine(t, Options{Procs: 1})
 	s.mustSpeak(t, e, s.voice, "Hello there.", 1, 0.5, 3)
+	if err := e.Ping(t.Context()); err != nil {
+		t.Errorf("Ping: %v", err)
+	}
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
+	}
+	if err := e.Ping(t.Context()); !errors.Is(err, s.cfg.ErrClosed) {
+		t.Errorf("Ping after Close: err = %v, want %v", err, s.cfg.ErrClosed)
 	}
 	if _, _, err := e.Synthesize(t.Context(), s.voice, "Hi.", 1); !errors.Is(err, s.cfg.ErrClosed) {
 		t.Errorf("after Close: err = %v, want %v", err, s.cfg.ErrClosed)

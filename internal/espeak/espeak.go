@@ -117,6 +117,17 @@ func (e *Engine) Synthesize(ctx context.Context, voice string, text string, rate
 	return nil, 0, fmt.Errorf("espeak: synthesize %q in %s: %w", proc.Abbrev(text), voice, err)
 }
 
+// Ping reports whether the engine can run units: ErrClosed after Close,
+// and an error if the espeak-ng binary is gone.
+func (e *Engine) Ping(ctx context.Context) error {
+	if err := e.runner.Ping(e.opts.Command); errors.Is(err, proc.ErrClosed) {
+		return ErrClosed
+	} else if err != nil {
+		return fmt.Errorf("espeak: ping: %w", err)
+	}
+	return nil
+}
+
 // Close kills every running espeak-ng process (their callers get an error). Later calls to
 // Synthesize return ErrClosed.
 func (e *Engine) Close() error {

@@ -319,6 +319,19 @@ func (e *Engine) isClosed() bool {
 	return e.closed
 }
 
+// Ping reports whether the engine can run units: ErrClosed after Close,
+// and an error if the festival binary is gone. Its processes start, or are
+// replaced, when a unit needs them.
+func (e *Engine) Ping(ctx context.Context) error {
+	if e.isClosed() {
+		return ErrClosed
+	}
+	if _, err := exec.LookPath(e.opts.Command[0]); err != nil {
+		return fmt.Errorf("festival: ping: %w", err)
+	}
+	return nil
+}
+
 // Close kills every festival process, including those synthesising a unit (their callers get
 // an error), and removes the scratch directory. Later calls to Synthesize return ErrClosed.
 func (e *Engine) Close() error {

@@ -208,6 +208,17 @@ func (e *Engine) synthesize(ctx context.Context, voice string, text string, rate
 	return nil, 0, nil, fmt.Errorf("flite: synthesize %q in %s: %w", proc.Abbrev(text), voice, err)
 }
 
+// Ping reports whether the engine can run units: ErrClosed after Close,
+// and an error if the flite binary is gone.
+func (e *Engine) Ping(ctx context.Context) error {
+	if err := e.runner.Ping(e.opts.Command); errors.Is(err, proc.ErrClosed) {
+		return ErrClosed
+	} else if err != nil {
+		return fmt.Errorf("flite: ping: %w", err)
+	}
+	return nil
+}
+
 // Close kills every running flite process (their callers get an error) and removes the scratch
 // directory. Later calls to Synthesize return ErrClosed.
 func (e *Engine) Close() error {

@@ -155,6 +155,21 @@ func (r *Runner) forget(cmd *exec.Cmd) {
 	r.mu.Unlock()
 }
 
+// Ping reports whether the Runner can still run program: ErrClosed after
+// Close, and an error if program is no longer installed.
+func (r *Runner) Ping(program string) error {
+	r.mu.Lock()
+	closed := r.closed
+	r.mu.Unlock()
+	if closed {
+		return ErrClosed
+	}
+	if _, err := exec.LookPath(program); err != nil {
+		return fmt.Errorf("%s: %w", r.name, err)
+	}
+	return nil
+}
+
 // Close kills every running process with its group (their callers get an error). Later calls
 // to Run return ErrClosed. Close may be called more than once.
 func (r *Runner) Close() {

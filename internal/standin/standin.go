@@ -24,6 +24,9 @@ type Engine struct {
 // New returns a stand-in that takes perSentence for each sentence.
 func New(perSentence time.Duration) *Engine { return &Engine{perSentence: perSentence} }
 
+// Ping reports that the stand-in is ready; it always is.
+func (e *Engine) Ping(context.Context) error { return nil }
+
 // Synthesize waits the stand-in's time, or until ctx ends, and returns a
 // 220 Hz tone of about a third of a second per word.
 func (e *Engine) Synthesize(ctx context.Context, _, text string, rate float64) ([]int16, int, error) {
