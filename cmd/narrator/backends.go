@@ -12,7 +12,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/accesslog"
 	"github.com/narrator/narrator/internal/config"
+	"github.com/narrator/narrator/internal/espeak"
 	"github.com/narrator/narrator/internal/feed"
 	"github.com/narrator/narrator/internal/festival"
 	"github.com/narrator/narrator/internal/flite"
@@ -20,11 +22,14 @@ import (
 	"github.com/narrator/narrator/internal/jobs"
 	"github.com/narrator/narrator/internal/localfs"
 	"github.com/narrator/narrator/internal/mediaserve"
+	"github.com/narrator/narrator/internal/metrics"
 	"github.com/narrator/narrator/internal/pipeline"
 	"github.com/narrator/narrator/internal/player"
 	"github.com/narrator/narrator/internal/postgres"
+	"github.com/narrator/narrator/internal/proc"
 	"github.com/narrator/narrator/internal/s3"
 	"github.com/narrator/narrator/internal/sqlite"
+	"github.com/narrator/narrator/internal/standin"
 	"github.com/narrator/narrator/internal/web"
 	"github.com/narrator/narrator/internal/webhook"
 )
@@ -43,6 +48,7 @@ type dataStore interface {
 	CreateUser(ctx context.Context, u *narrator.User) error
 	SetUserPassword(ctx context.Context, userID int64, passwordHash []byte) error
 	ReleaseSynthesisLeases(ctx context.Context) error
+	Ping(ctx context.Context) error
 	Close() error
 }
 
@@ -53,6 +59,7 @@ type jobQueue interface {
 	RecoverInterrupted(ctx context.Context) (int, error)
 	web.PreviewRequester
 	httpapi.QueuePositioner
+	metrics.JobCounter
 }
 
 // mediaStore is what the commands need from a media store.
@@ -60,6 +67,7 @@ type mediaStore interface {
 	pipeline.MediaWriter
 	jobs.MediaDeleter
 	mediaserve.Opener
+	Ping(ctx context.Context) error
 }
 
 // Compile-time checks that the implementations fit their consumers.
@@ -84,6 +92,15 @@ var (
 	_ httpapi.MediaOpener      = mediaStore(nil)
 	_ pipeline.WordSynthesizer = (*festival.Engine)(nil)
 	_ pipeline.WordSynthesizer = (*flite.Engine)(nil)
+	_ pinger                   = (*festival.Engine)(nil)
+	_ pinger                   = (*flite.Engine)(nil)
+	_ pinger                   = (*espeak.Engine)(nil)
+	_ pinger                   = (*standin.Engine)(nil)
+	_ proc.Recorder            = (*metrics.EngineRecorder)(nil)
+	_ accesslog.Observer       = (*metrics.Metrics)(nil)
+	_ jobs.Recorder            = (*metrics.Metrics)(nil)
+	_ jobs.SynthesisRecorder   = (*metrics.Metrics)(nil)
+	_ jobs.WebhookRecorder     = (*metrics.Metrics)(nil)
 )
 
 // backends are a command's open store, job queue and media store.

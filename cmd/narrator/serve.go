@@ -13,15 +13,19 @@ import (
 	"time"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/accesslog"
 	"github.com/narrator/narrator/internal/config"
 	"github.com/narrator/narrator/internal/espeak"
 	"github.com/narrator/narrator/internal/feed"
 	"github.com/narrator/narrator/internal/festival"
 	"github.com/narrator/narrator/internal/flite"
+	"github.com/narrator/narrator/internal/health"
 	"github.com/narrator/narrator/internal/httpapi"
 	"github.com/narrator/narrator/internal/jobs"
 	"github.com/narrator/narrator/internal/mediaserve"
+	"github.com/narrator/narrator/internal/metrics"
 	"github.com/narrator/narrator/internal/pipeline"
+	"github.com/narrator/narrator/internal/proc"
 	"github.com/narrator/narrator/internal/standin"
 	"github.com/narrator/narrator/internal/webhook"
 )
@@ -36,7 +40,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return usagef("serve: %v", err)
 	}
-	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	logger := newLogger(e.stderr, cfg.LogFormat)
 	srv, err := openServer(ctx, cfg, logger, e.getenv)
 	if err != nil {
 		return err
@@ -60,12 +64,17 @@ type server struct {
 	ln    net.Listener
 	http  *http.Server
 	ready atomic.Bool
+
+	metrics      *metrics.Metrics
+	engineChecks []health.Check // the engines' readiness; none when the node works no jobs
+	metricsLn    net.Listener   // with metricsHTTP, /metrics on --metrics-addr; nil without it
+	metricsHTTP  *http.Server
 }
 
 // openServer opens everything a node needs and listens on cfg.Addr, but
 // serves nothing yet: run does. On error, what was opened is closed.
 func openServer(ctx context.Context, cfg config.Config, logger *slog.Logger, getenv func(string) string) (_ *server, err error) {
-	s := &server{cfg: cfg, logger: logger}
+	s := &server{cfg: cfg, logger: logger, metrics: metrics.New()}
 	defer func() {
 		if err != nil {
 			s.close(ctx)
@@ -85,6 +94,9 @@ func openServer(ctx context.Context, cfg config.Config, logger *slog.Logger, get
 	}
 	if s.ln, err = net.Listen("tcp", cfg.Addr); err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	if err := s.listenMetrics(); err != nil {
+		return nil, err
 	}
 	s.http = &http.Server{
 		Handler:           handler,
@@ -119,10 +131,12 @@ func (s *server) openData(ctx context.Context, getenv func(string) string) error
 		Work:             cfg.Works(),
 		SynthesisWorkers: cfg.SynthesisJobs,
 		RescueAfter:      cfg.RescueAfter,
+		Metrics:          s.metrics,
 	}, httpapi.EventBody(cfg.MediaURL), getenv)
 	if err != nil {
 		return err
 	}
+	s.metrics.WatchQueue(s.backends.queue)
 	if kind, path, _ := config.ParseDatabase(cfg.Database); kind == config.SQLite {
 		// One server per SQLite database, wherever its data directory is.
 		unlockDB, err := lockFile(path + ".lock")
@@ -140,11 +154,12 @@ func (s *server) openData(ctx context.Context, getenv func(string) string) error
 // process left running; in a cluster River's rescuer does that.
 func (s *server) startWorkers(ctx context.Context) error {
 	cfg, b := s.cfg, s.backends
-	engines, closeEngines, err := startEngines(ctx, cfg, s.logger)
+	engines, closeEngines, err := startEngines(ctx, cfg, s.logger, s.metrics)
 	if err != nil {
 		return err
 	}
 	s.engines = closeEngines
+	s.engineChecks = engineChecks(engines)
 	var cache *pipeline.UnitCache
 	if cfg.CacheMB > 0 {
 		if cache, err = pipeline.OpenUnitCache(cfg.CacheDir(), int64(cfg.CacheMB)<<20); err != nil {
@@ -179,12 +194,13 @@ func (s *server) startWorkers(ctx context.Context) error {
 			Logger:      s.logger,
 			Node:        fmt.Sprintf("%s:%d", host, os.Getpid()),
 			RescueAfter: cfg.RescueAfter,
+			Metrics:     s.metrics,
 		}),
 		DeleteMedia: jobs.NewDeleteMediaWorker(b.media),
 		Preview:     jobs.NewPreviewWorker(s.pipe, b.media),
 		Webhook: jobs.NewWebhookWorker(b.store,
 			webhook.New(webhook.Options{AllowPrivate: cfg.WebhooksAllowPrivate, Logger: s.logger}),
-			jobs.WebhookConfig{Logger: s.logger}),
+			jobs.WebhookConfig{Logger: s.logger, Metrics: s.metrics}),
 	}); err != nil {
 		return err
 	}
@@ -196,6 +212,9 @@ func (s *server) startWorkers(ctx context.Context) error {
 func (s *server) run(ctx context.Context) error {
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- s.http.Serve(s.ln) }()
+	if s.metricsHTTP != nil {
+		go func() { serveErr <- s.metricsHTTP.Serve(s.metricsLn) }()
+	}
 	s.ready.Store(true)
 	s.logger.Info("narrator is serving", "role", s.cfg.Role, "addr", s.ln.Addr().String(),
 		"public_url", s.cfg.PublicURL, "data", s.cfg.DataDir)
@@ -223,6 +242,13 @@ func (s *server) close(ctx context.Context) error {
 	} else if s.ln != nil {
 		s.ln.Close()
 	}
+	if s.metricsHTTP != nil {
+		if err := s.metricsHTTP.Shutdown(shutCtx); err != nil {
+			errs = append(errs, fmt.Errorf("metrics http shutdown: %w", err))
+		}
+	} else if s.metricsLn != nil {
+		s.metricsLn.Close()
+	}
 	if s.started {
 		if err := s.backends.queue.Stop(shutCtx); err != nil {
 			errs = append(errs, fmt.Errorf("job queue shutdown: %w", err))
@@ -244,10 +270,18 @@ func (s *server) close(ctx context.Context) error {
 }
 
 // routes returns the node's HTTP handler: the API, the media, the podcast
-// feeds, the health check and the dashboard on nodes that serve; only the health check on
-// worker nodes.
+// feeds, the health checks, the metrics and the dashboard on nodes that
+// serve; only the health checks and the metrics on worker nodes. Every
+// request goes through the access log.
 func (s *server) routes() (http.Handler, error) {
 	mux := http.NewServeMux()
+	handler := accesslog.Middleware(accesslog.Options{
+		Logger: s.logger, Observer: s.metrics, SecretPrefixes: []string{"/feeds/"},
+	})(mux)
+	mux.Handle("GET /readyz", s.readiness())
+	if s.cfg.MetricsAddr == "" {
+		mux.Handle("GET /metrics", s.metrics.Handler(s.logger))
+	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "no-store")
@@ -259,7 +293,7 @@ func (s *server) routes() (http.Handler, error) {
 		fmt.Fprintf(w, "{\"status\":\"ok\",\"role\":%q}\n", s.cfg.Role)
 	})
 	if !s.cfg.Serves() {
-		return mux, nil
+		return handler, nil
 	}
 	st := purgingStore{dataStore: s.backends.store, purger: jobs.NewDeleteMediaWorker(s.backends.media), logger: s.logger}
 	api := httpapi.NewServer(httpapi.Deps{Store: st, Logger: s.logger, MediaURL: s.cfg.MediaURL, Media: s.backends.media, Queue: s.backends.queue})
@@ -277,7 +311,7 @@ func (s *server) routes() (http.Handler, error) {
 		return nil, err
 	}
 	mux.Handle("/", dash) // the dashboard; unknown paths answer a 404 page, or the API's JSON 404 to non-browsers
-	return mux, nil
+	return handler, nil
 }
 
 // purgingStore is the store as the API and the dashboard use it: deleting
@@ -303,7 +337,7 @@ func (s purgingStore) DeleteAudio(ctx context.Context, projectID int64, ref stri
 }
 
 // startEngines starts the speech engines the voice catalog uses.
-func startEngines(ctx context.Context, cfg config.Config, logger *slog.Logger) (map[string]pipeline.Synthesizer, func(), error) {
+func startEngines(ctx context.Context, cfg config.Config, logger *slog.Logger, m *metrics.Metrics) (map[string]pipeline.Synthesizer, func(), error) {
 	engines := map[string]pipeline.Synthesizer{}
 	var closers []func() error
 	closeAll := func() {
@@ -334,11 +368,11 @@ func startEngines(ctx context.Context, cfg config.Config, logger *slog.Logger) (
 		)
 		switch name {
 		case "festival":
-			eng, err = startFestival(ctx, cfg, logger)
+			eng, err = startFestival(ctx, cfg, logger, m.Engine(name))
 		case "flite":
-			eng, err = flite.New(flite.Options{Procs: cfg.UnitWorkers, Logger: logger, TempDir: cfg.ScratchDir()})
+			eng, err = flite.New(flite.Options{Procs: cfg.UnitWorkers, Logger: logger, TempDir: cfg.ScratchDir(), Metrics: m.Engine(name)})
 		case "espeak":
-			eng, err = espeak.New(espeak.Options{Procs: cfg.UnitWorkers, Logger: logger})
+			eng, err = espeak.New(espeak.Options{Procs: cfg.UnitWorkers, Logger: logger, Metrics: m.Engine(name)})
 		default:
 			err = fmt.Errorf("the voice catalog names engine %q, which this build does not have", name)
 		}
@@ -355,8 +389,8 @@ func startEngines(ctx context.Context, cfg config.Config, logger *slog.Logger) (
 // startFestival starts festival's pool with the default English voice
 // loaded in every process, so that the first audio does not pay festival's
 // start-up, the costliest of the engines.
-func startFestival(ctx context.Context, cfg config.Config, logger *slog.Logger) (*festival.Engine, error) {
-	f, err := festival.New(festival.Options{Procs: cfg.UnitWorkers, Logger: logger, TempDir: cfg.ScratchDir()})
+func startFestival(ctx context.Context, cfg config.Config, logger *slog.Logger, rec proc.Recorder) (*festival.Engine, error) {
+	f, err := festival.New(festival.Options{Procs: cfg.UnitWorkers, Logger: logger, TempDir: cfg.ScratchDir(), Metrics: rec})
 	if err != nil {
 		return nil, err
 	}

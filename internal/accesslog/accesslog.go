@@ -54,7 +54,10 @@ func Middleware(opts Options) func(http.Handler) http.Handler {
 				id = newID()
 			}
 			w.Header().Set(Header, id)
-			r = r.WithContext(context.WithValue(r.Context(), idKey{}, id))
+			// The line is logged with the context as it came, so that a
+			// ContextHandler does not add the ID a second time.
+			logCtx := r.Context()
+			r = r.WithContext(context.WithValue(logCtx, idKey{}, id))
 			rec := &recorder{ResponseWriter: w}
 			defer func() {
 				// A panic that net/http recovers (ErrAbortHandler) still
@@ -69,7 +72,7 @@ func Middleware(opts Options) func(http.Handler) http.Handler {
 				if opts.Observer != nil {
 					opts.Observer.ObserveRequest(r.Pattern, r.Method, code, took)
 				}
-				opts.Logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
+				opts.Logger.LogAttrs(logCtx, slog.LevelInfo, "request",
 					slog.String("method", r.Method),
 					slog.String("route", r.Pattern),
 					slog.String("path", opts.redactPath(r.URL.Path)),

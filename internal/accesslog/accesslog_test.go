@@ -209,4 +209,7 @@ func TestContextHandler(t *testing.T) {
 	if len(lines) != 2 || lines[0]["request_id"] != "ctx-id" || lines[0]["msg"] != "failed" || lines[1]["request_id"] != "ctx-id" {
 		t.Errorf("lines %v, want the error and the access line with request_id ctx-id", lines)
 	}
+	if n := strings.Count(logs.buf.String(), `"request_id"`); n != 2 {
+		t.Errorf("request_id appears %d times in two lines:\n%s", n, logs.buf.String())
+	}
 }

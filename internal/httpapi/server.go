@@ -144,7 +144,7 @@ func (s *Server) handle(h handlerFunc) http.Handler {
 			return
 		}
 		if narrator.ErrorCode(err) == narrator.EINTERNAL {
-			s.logger.Error("api request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+			s.logger.ErrorContext(r.Context(), "api request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 		}
 		writeError(w, err)
 	})

@@ -98,6 +98,11 @@ func New() *Metrics {
 		m.engineBusy, m.engineRestarted, m.engineTimedOut,
 		m.webhookDeliveries,
 	)
+	// Known outcomes start at zero, so that rates of them exist from the
+	// first scrape.
+	for _, o := range []string{"delivered", "failed", "skipped"} {
+		m.webhookDeliveries.WithLabelValues(o)
+	}
 	return m
 }
 
@@ -150,21 +155,29 @@ func (m *Metrics) Synthesized(engine string, audio, took time.Duration) {
 	m.realTimeFactor.WithLabelValues(engine).Observe(took.Seconds() / audio.Seconds())
 }
 
-// ProcBusy adds delta (1 or -1) to the engine's busy processes.
-func (m *Metrics) ProcBusy(engine string, delta int) {
-	m.engineBusy.WithLabelValues(engine).Add(float64(delta))
+// Engine returns the recorder of one engine's processes (a proc.Recorder).
+func (m *Metrics) Engine(name string) *EngineRecorder {
+	return &EngineRecorder{
+		busy:      m.engineBusy.WithLabelValues(name),
+		restarted: m.engineRestarted.WithLabelValues(name),
+		timedOut:  m.engineTimedOut.WithLabelValues(name),
+	}
 }
 
-// ProcRestarted records an engine process killed after a failure and
-// replaced.
-func (m *Metrics) ProcRestarted(engine string) {
-	m.engineRestarted.WithLabelValues(engine).Inc()
+// EngineRecorder records what one engine's processes do.
+type EngineRecorder struct {
+	busy                prometheus.Gauge
+	restarted, timedOut prometheus.Counter
 }
 
-// ProcTimedOut records an engine process killed for overrunning its limit.
-func (m *Metrics) ProcTimedOut(engine string) {
-	m.engineTimedOut.WithLabelValues(engine).Inc()
-}
+// Busy adds delta (1 or -1) to the engine's busy processes.
+func (r *EngineRecorder) Busy(delta int) { r.busy.Add(float64(delta)) }
+
+// Restarted records a process killed after a failure, to be replaced.
+func (r *EngineRecorder) Restarted() { r.restarted.Inc() }
+
+// TimedOut records a process killed for overrunning its limit.
+func (r *EngineRecorder) TimedOut() { r.timedOut.Inc() }
 
 // WebhookAttempt records one attempt at a webhook delivery by outcome.
 func (m *Metrics) WebhookAttempt(outcome string) {

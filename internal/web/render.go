@@ -145,7 +145,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		e = errorPages[narrator.EINTERNAL]
 	}
 	if e.status == http.StatusInternalServerError {
-		s.logger.Error("dashboard request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		s.logger.ErrorContext(r.Context(), "dashboard request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
 	msg := e.message
 	if msg == "" {
