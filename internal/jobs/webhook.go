@@ -120,7 +120,7 @@ func (w *WebhookWorker) Work(ctx context.Context, job *river.Job[WebhookArgs]) e
 	case d.State == narrator.DeliveryDelivered:
 		return nil
 	}
-	log := w.cfg.Logger.With("delivery_id", d.ID, "webhook_id", h.ID, "event", d.Event, "attempt", job.Attempt)
+	log := w.cfg.Logger.With("delivery_id", d.ID, "webhook_id", h.ID, "project_id", h.ProjectID, "event", d.Event, "attempt", job.Attempt)
 	var a narrator.WebhookAttempt
 	sent := h.Wants(d.Event)
 	if sent {
