@@ -122,18 +122,16 @@ type Config struct {
 	// stuck after a node dies, not how long a synthesis may take. Default:
 	// 2 minutes.
 	RescueAfter time.Duration
-	// PollInterval is how often an idle worker looks for new jobs. On SQLite,
-	// which has no LISTEN/NOTIFY, it is the delay between a create and its
-	// first word; on PostgreSQL new jobs are announced at once and polling is
-	// only a fallback. Default: 200 ms.
+	// PollInterval is how often an idle worker looks for new jobs that
+	// nobody announced. Both drivers announce an insert to the workers at
+	// once (PostgreSQL with NOTIFY, River's SQLite driver through a table
+	// its listener polls every 50 ms), so this is only a fallback; each
+	// poll of each queue is a query that the pure-Go SQLite parses anew.
+	// Default: 1 s.
 	PollInterval time.Duration
 	// Metrics, if not nil, is told how every job attempt on this node went.
 	Metrics Recorder
 }
-
-// synthesisPollInterval bounds the poll interval of the synthesis queue
-// (see Config.PollInterval).
-const synthesisPollInterval = 50 * time.Millisecond
 
 func (c *Config) setDefaults() {
 	if c.Logger == nil {
@@ -152,7 +150,7 @@ func (c *Config) setDefaults() {
 		c.RescueAfter = 2 * time.Minute
 	}
 	if c.PollInterval == 0 {
-		c.PollInterval = 200 * time.Millisecond
+		c.PollInterval = time.Second
 	}
 }
 
@@ -237,12 +235,7 @@ func newQueue[TTx any](driver riverdriver.Driver[TTx], cfg Config) (*Queue[TTx],
 		workers = river.NewWorkers()
 		rc.Workers = workers
 		rc.Queues = map[string]river.QueueConfig{
-			// A new audio's first segment should play within a second of
-			// its create, so an idle synthesis worker looks for jobs more
-			// often than the others: on SQLite, which cannot announce new
-			// jobs, this poll is the delay before synthesis starts. The
-			// fetch is one indexed query.
-			queueSynthesize: {MaxWorkers: cfg.SynthesisWorkers, FetchPollInterval: min(cfg.PollInterval, synthesisPollInterval)},
+			queueSynthesize: {MaxWorkers: cfg.SynthesisWorkers},
 			queueMedia:      {MaxWorkers: 2},
 			queuePreview:    {MaxWorkers: 1},
 			// Deliveries mostly wait on the network.

@@ -8,7 +8,7 @@ import (
 	"github.com/narrator/narrator/internal/mp3"
 )
 
-// speech60s returns 60 s of espeak-ng speech at 44.1 kHz.
+// speech60s returns 60 s of espeak-ng speech at the test rate.
 func speech60s(tb testing.TB) []int16 {
 	tb.Helper()
 	one := mustSpeech(tb, "Narrator turns articles into speech that people want to hear. "+

@@ -21,8 +21,8 @@ import (
 
 // Defaults for Options.
 const (
-	DefaultSampleRate = 44100
-	DefaultBitrate    = 64 // kbps
+	DefaultSampleRate = 32000 // the pipeline's rate
+	DefaultBitrate    = 64    // kbps
 	DefaultLame       = "lame"
 )
 
@@ -34,7 +34,7 @@ const (
 // part only.)
 const Delay = 1105
 
-// Options configure an Encoder. The zero value means mono 44.1 kHz in and
+// Options configure an Encoder. The zero value means mono 32 kHz in and
 // out, 64 kbps CBR, lame's default quality.
 type Options struct {
 	// SampleRate of the PCM written to the encoder, in Hz; the MP3 has the

@@ -21,9 +21,9 @@ import (
 	"github.com/narrator/narrator/internal/proctest"
 )
 
-const rate = 44100
+const rate = 32000
 
-// tone returns d of a sine at freq Hz and amplitude amp (0..1), at 44.1 kHz.
+// tone returns d of a sine at freq Hz and amplitude amp (0..1), at the test rate.
 func tone(freq float64, amp float64, d time.Duration) []int16 {
 	n := int(int64(d) * rate / int64(time.Second))
 	s := make([]int16, n)
@@ -62,7 +62,7 @@ func mustEncode(tb testing.TB, samples []int16, opts mp3.Options) []byte {
 	return out.Bytes()
 }
 
-// mustSpeech returns espeak-ng's rendering of text, resampled to 44.1 kHz
+// mustSpeech returns espeak-ng's rendering of text, resampled to the test rate
 // by sox (the pcm package has its own tests).
 func mustSpeech(tb testing.TB, text string) []int16 {
 	tb.Helper()
@@ -72,7 +72,7 @@ func mustSpeech(tb testing.TB, text string) []int16 {
 	if out, err := exec.CommandContext(tb.Context(), "espeak-ng", "-w", wav, text).CombinedOutput(); err != nil {
 		tb.Fatalf("espeak-ng: %v: %s", err, out)
 	}
-	raw, err := exec.CommandContext(tb.Context(), "sox", wav, "-t", "raw", "-r", "44100", "-e", "signed", "-b", "16", "-c", "1", "-L", "-").Output()
+	raw, err := exec.CommandContext(tb.Context(), "sox", wav, "-t", "raw", "-r", strconv.Itoa(rate), "-e", "signed", "-b", "16", "-c", "1", "-L", "-").Output()
 	if err != nil {
 		tb.Fatalf("sox: %v", err)
 	}
@@ -156,8 +156,8 @@ func TestEncode(t *testing.T) {
 			info, err := mp3.Frames(bytes.NewReader(data), func(f mp3.Frame) error {
 				frames++
 				if f.SampleRate != rate || f.Samples != 1152 || f.Channels != 1 || f.Bitrate != 64000 {
-					t.Fatalf("frame %d: rate %d, samples %d, channels %d, bitrate %d; want 44100 Hz, 1152, mono, 64 kbps",
-						frames, f.SampleRate, f.Samples, f.Channels, f.Bitrate)
+					t.Fatalf("frame %d: rate %d, samples %d, channels %d, bitrate %d; want %d Hz, 1152, mono, 64 kbps",
+						frames, f.SampleRate, f.Samples, f.Channels, f.Bitrate, rate)
 				}
 				return nil
 			})

@@ -21,8 +21,8 @@ import (
 // cacheVersion changes whenever the processing after synthesis changes
 // (rate, trimming, loudness) or the entries' format does, so that old
 // entries are never reused. 2: entries hold word timings, and faint
-// sound before the speech is cut.
-const cacheVersion = "2"
+// sound before the speech is cut. 3: 32 kHz.
+const cacheVersion = "3"
 
 // cacheEntry is one synthesised unit: its samples, trimmed and normalised,
 // and the spoken words in seconds from its first sample (nil if the engine

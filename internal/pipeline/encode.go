@@ -32,16 +32,22 @@ const (
 	ChunkMax = 30 * time.Second
 )
 
-// chunkCut is the shortest silence a chunk may end in: the chunk keeps the
-// first half, and both halves are at least mp3.ChunkPrime, so that the
-// audio the encoder sees around a cut is silence on both sides, the same
-// whatever the chunks hold (Pause… in internal/speak: 250 ms between
-// sentences, more between paragraphs; never within one).
+// chunkCut is the silence a chunk ends in: the chunk keeps the first
+// half, and both halves are at least mp3.ChunkPrime, so that the audio the
+// encoder sees around a cut is silence on both sides, the same whatever
+// the chunks hold.
 const chunkCut = 2 * mp3.ChunkPrime
+
+// chunkPause is the shortest pause a chunk may end in: every pause between
+// sentences (Pause… in internal/speak: 250 ms, more between paragraphs)
+// and none within one (120 ms at most). A shorter one than chunkCut (288
+// ms at 32 kHz) is stretched to it, which no listener hears. It is at
+// least mp3.ChunkPrime.
+const chunkPause = SampleRate / 5
 
 // chunkVersion changes whenever the encoding of chunks does (the lame
 // options are part of the key), so that old encodings are never reused.
-const chunkVersion = "1"
+const chunkVersion = "2"
 
 // encodeOptions returns the settings of every MP3.
 func encodeOptions() mp3.Options {
@@ -55,7 +61,7 @@ func encodeOptions() mp3.Options {
 // writer.
 //
 // Each chunk's length is made a whole number of frames by lengthening the
-// pause it ends in by less than a frame (26 ms), so that every chunk
+// pause it ends in by less than a frame (36 ms), so that every chunk
 // starts on a frame and holds the same samples wherever it lies in the
 // audio: after an edit that changes one sentence, the chunks of the other
 // sentences are the same, and the cache has their encodings. What Write
@@ -124,20 +130,24 @@ func (c *chunkEncoder) Write(samples []int16) (int, error) {
 	// Until the live stream's first segment is covered, every pause ends
 	// a chunk, so that its audio is encoded as soon as it is spoken.
 	early := c.encoded < int64(FirstSegmentTarget.Seconds()*SampleRate)
-	if quiet < chunkCut || (!early && !long && soundHash(samples)%chunkOdds != 0) {
+	if quiet < chunkPause || (!early && !long && soundHash(samples)%chunkOdds != 0) {
 		c.buf = append(c.buf, samples...)
 		return 0, nil
 	}
-	carry := quiet / 2
+	// A pause shorter than chunkCut is stretched to it; the chunk keeps
+	// the stretch and half the rest, the next one starts with the other
+	// half (at least mp3.ChunkPrime, as chunkPause is).
+	stretch := max(0, chunkCut-quiet)
+	carry := (quiet + stretch) / 2
 	c.buf = append(c.buf, samples[:len(samples)-carry]...)
-	pad := (mp3.FrameSamples - len(c.buf)%mp3.FrameSamples) % mp3.FrameSamples
-	c.buf = append(c.buf, make([]int16, pad)...)
+	pad := (mp3.FrameSamples - (len(c.buf)+stretch)%mp3.FrameSamples) % mp3.FrameSamples
+	c.buf = append(c.buf, make([]int16, stretch+pad)...)
 	next := make([]int16, carry)
 	if err := c.cut(next[:mp3.ChunkPrime], false); err != nil {
 		return 0, err
 	}
 	c.buf = next
-	return pad, nil
+	return stretch + pad, nil
 }
 
 // Close encodes the last chunk, waits for every chunk to be written, and
