@@ -80,6 +80,21 @@ func TestMismatchIsCaught(t *testing.T) {
 			}
 		})
 	}
+	t.Run("webhook message", func(t *testing.T) {
+		t.Parallel()
+		event := `{"id": 1, "external_id": "e", "state": "processed", "deleted": false, "metadata": {},
+			"media": [{"id": 1, "content_type": "mp3", "url": "https://n.test/a.mp3", "duration": 1.5}],
+			"action_type": "audio.processed", "project_id": 1, "created_at": "2026-11-23T15:21:04.512093Z"}`
+		if err := v.CheckSchema("AudioEvent", []byte(event)); err != nil {
+			t.Errorf("conforming message: %v", err)
+		}
+		if err := v.CheckSchema("AudioEvent", []byte(strings.Replace(event, `"action_type": "audio.processed", `, ``, 1))); err == nil {
+			t.Error("a message without action_type passed")
+		}
+		if err := v.CheckSchema("AudioEvent", []byte(strings.Replace(event, `, "duration": 1.5`, ``, 1))); err == nil {
+			t.Error("a message whose media lack their duration passed")
+		}
+	})
 	t.Run("undocumented API route", func(t *testing.T) {
 		t.Parallel()
 		req := httptest.NewRequest("GET", "/api/v3/colours", nil)
