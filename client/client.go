@@ -56,8 +56,14 @@ const maxErrorBody = 64 << 10
 // do sends one request: in (if not nil) as the JSON body, and decodes a
 // 2xx answer into out (if not nil). Other answers become *Error.
 func (c *Client) do(ctx context.Context, method, path string, query url.Values, in, out any) error {
+	// path is escaped already (audio references may hold any character).
 	u := *c.base
-	u.Path += path
+	u.RawPath = c.base.EscapedPath() + path
+	unescaped, err := url.PathUnescape(u.RawPath)
+	if err != nil {
+		return fmt.Errorf("client: %s %s: %w", method, path, err)
+	}
+	u.Path = unescaped
 	u.RawQuery = query.Encode()
 	var body io.Reader
 	if in != nil {

@@ -114,6 +114,26 @@ func TestEveryMethod(t *testing.T) {
 	}
 }
 
+// TestReservedCharactersInReferences finds audios by external IDs that
+// hold characters with a meaning in URLs.
+func TestReservedCharactersInReferences(t *testing.T) {
+	t.Parallel()
+	c := mustClient(t, apiKey)
+	for _, ref := range []string{"a b", "news/2026/11/lib", "q?x=1#frag", "100%", "ünïcødé"} {
+		a, err := c.CreateAudio(t.Context(), projectID, client.NewAudio{Body: "Reserved characters.", ExternalID: ref})
+		if err != nil {
+			t.Fatalf("create %q: %v", ref, err)
+		}
+		got, err := c.GetAudio(t.Context(), projectID, ref)
+		if err != nil || got.ID != a.ID || got.ExternalID != ref {
+			t.Errorf("get %q = %+v, %v; want audio %d", ref, got, err, a.ID)
+		}
+		if _, err := c.DeleteAudio(t.Context(), projectID, ref); err != nil {
+			t.Errorf("delete %q: %v", ref, err)
+		}
+	}
+}
+
 // TestErrors checks that error answers become *Error with their status and
 // v3 code.
 func TestErrors(t *testing.T) {

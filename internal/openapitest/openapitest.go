@@ -99,6 +99,11 @@ func (v *Validator) CheckResponse(ctx context.Context, req *http.Request, status
 }
 
 func (v *Validator) check(ctx context.Context, req *http.Request, reqBody []byte, checkRequest bool, status int, header http.Header, body []byte) error {
+	// The router matches the decoded path, where an escaped slash inside
+	// a path parameter (an external_id such as "news/2026/lib") would look
+	// like a segment boundary: route on the escaped path instead.
+	req = req.Clone(ctx)
+	req.URL.Path, req.URL.RawPath = req.URL.EscapedPath(), ""
 	route, params, err := v.router.FindRoute(req)
 	if err != nil {
 		if !strings.HasPrefix(req.URL.Path, "/api/") {
