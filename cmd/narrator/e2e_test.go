@@ -239,9 +239,9 @@ func waitProcessed(t *testing.T, c *client.Client, projectID int64, ref string, 
 	return a
 }
 
-// waitSynthesizing polls an audio's progress until its synthesis has
-// started and is not finished: some of its units are known, not all done.
-// It returns that progress; it fails t if the audio is processed first.
+// waitSynthesizing polls an audio's progress until its synthesis is under
+// way: at least one unit written, not all. It returns that progress; it
+// fails t if the audio is processed first.
 func waitSynthesizing(t *testing.T, c *client.Client, projectID int64, ref string) *client.Progress {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
@@ -253,7 +253,7 @@ func waitSynthesizing(t *testing.T, c *client.Client, projectID int64, ref strin
 		switch {
 		case p.State != client.StateUnprocessed:
 			t.Fatalf("audio %s is %s before its synthesis was seen under way: %+v", ref, p.State, p)
-		case p.UnitsTotal > 0 && p.UnitsDone < p.UnitsTotal:
+		case p.UnitsDone >= 1 && p.UnitsDone < p.UnitsTotal:
 			return p
 		case time.Now().After(deadline):
 			t.Fatalf("synthesis of %s not under way within 60 s: %+v", ref, p)

@@ -191,7 +191,7 @@ func TestWebhooksUnderLoad(t *testing.T) {
 			t.Fatalf("update %s: %d %s", ref, status, raw)
 		}
 	}
-	time.Sleep(300 * time.Millisecond)
+	waitSynthesizing(t, s.client(t, acct.APIKey), proj.ID, "w0")
 	s.stop(t, syscall.SIGKILL)
 	rec.mu.Lock()
 	rejected := rec.rejected
