@@ -5,8 +5,12 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/narrator/narrator/internal/openapi"
 	"github.com/narrator/narrator/internal/openapitest"
@@ -135,5 +139,42 @@ func TestHandler(t *testing.T) {
 	h.ServeHTTP(rec, req)
 	if rec.Code != http.StatusNotModified {
 		t.Errorf("revalidation answered %d, want 304", rec.Code)
+	}
+}
+
+// TestDocumentMatchesOASSchema validates the document against the OpenAPI
+// Initiative's own JSON Schema of OpenAPI 3.1 documents, independently of
+// kin-openapi's loader, and shows that a broken document fails it.
+func TestDocumentMatchesOASSchema(t *testing.T) {
+	t.Parallel()
+	const id = "https://spec.openapis.org/oas/3.1/schema/2022-10-07"
+	raw, err := os.ReadFile(filepath.Join("testdata", "oas-3.1-schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource(id, meta); err != nil {
+		t.Fatal(err)
+	}
+	schema, err := c.Compile(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(openapi.Document()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := schema.Validate(doc); err != nil {
+		t.Errorf("the document is not a valid OpenAPI 3.1 document: %v", err)
+	}
+	broken := doc.(map[string]any)
+	delete(broken, "info")
+	broken["paths"].(map[string]any)["/healthz"].(map[string]any)["get"].(map[string]any)["responses"] = map[string]any{"200": map[string]any{}}
+	if err := schema.Validate(broken); err == nil {
+		t.Error("a document without info, with a response without description, passed")
 	}
 }
