@@ -171,7 +171,7 @@ func TestCluster(t *testing.T) {
 	}
 	short := lb.waitProcessed(t, proj.ID, "short", acct.APIKey, 2*time.Minute)
 	for _, n := range []*node{api1, api2, api1, api2} {
-		res, err := http.Get(strings.Replace(short.url(t, "mp3"), lb.base, n.base, 1))
+		res, err := checkedHTTP(t).Get(strings.Replace(short.url(t, "mp3"), lb.base, n.base, 1))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -207,7 +207,7 @@ func TestCluster(t *testing.T) {
 	if victim == nil {
 		t.Fatal("no worker started the long audio within 2 minutes")
 	}
-	time.Sleep(time.Second) // into the synthesis
+	waitSynthesizing(t, lb.client(t, acct.APIKey), proj.ID, "long")
 	if err := victim.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}

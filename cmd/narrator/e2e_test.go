@@ -5,6 +5,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -16,6 +17,8 @@ import (
 	"time"
 
 	"github.com/hajimehoshi/go-mp3"
+
+	"github.com/narrator/narrator/client"
 )
 
 const article = `<h2>Council approves new library</h2>
@@ -34,7 +37,7 @@ func fetch(t *testing.T, url string, header ...string) (*http.Response, []byte) 
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
-	res, err := http.DefaultClient.Do(req)
+	res, err := checkedHTTP(t).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,38 +105,29 @@ func playlist(t *testing.T, raw []byte) (uris []string, durations []float64, tar
 	return uris, durations, target
 }
 
-// transcriptOut is the answer of the transcript extension.
-type transcriptOut struct {
-	AudioID   int64   `json:"audio_id"`
-	Duration  float64 `json:"duration"`
-	VTTURL    string  `json:"vtt_url"`
-	JSONURL   string  `json:"json_url"`
-	Sentences []struct {
-		Start float64 `json:"start"`
-		End   float64 `json:"end"`
-		Text  string  `json:"text"`
-	} `json:"sentences"`
-}
-
 func TestEndToEnd(t *testing.T) {
 	data, acct, proj := fixture(t)
 	s := startServer(t, data, freeAddr(t))
+	c := s.client(t, acct.APIKey)
+	ctx := t.Context()
 	start := time.Now()
-	status, raw := s.call(t, "POST", fmt.Sprintf("/api/v3/projects/%d/audio", proj.ID), map[string]any{
-		"api_key": acct.APIKey, "title": "Council approves new library", "author": "Jane Doe",
-		"body": article, "external_id": "lib-1", "metadata": map[string]string{"section": "local"},
+	created, err := c.CreateAudio(ctx, proj.ID, client.NewAudio{
+		Title: "Council approves new library", Author: "Jane Doe",
+		Body: article, ExternalID: "lib-1", Metadata: map[string]string{"section": "local"},
 	})
-	if status != 200 {
-		t.Fatalf("create: %d %s", status, raw)
+	if err != nil {
+		t.Fatalf("create: %v", err)
 	}
-	created := mustJSON[audioOut](t, string(raw))
-	if created.State != "unprocessed" {
+	if created.State != client.StateUnprocessed || created.MediaURL(client.ContentTypeMP3) != "" {
 		t.Fatalf("created %+v", created)
 	}
-	a := s.waitProcessed(t, proj.ID, "lib-1", acct.APIKey, 60*time.Second)
+	a := waitProcessed(t, c, proj.ID, "lib-1", 60*time.Second)
 	t.Logf("processed in %s", time.Since(start).Round(time.Millisecond))
+	if a.Metadata["section"] != "local" || a.ExternalID != "lib-1" {
+		t.Errorf("processed %+v", a)
+	}
 
-	mp3URL := a.url(t, "mp3")
+	mp3URL := a.MediaURL(client.ContentTypeMP3)
 	if !strings.Contains(mp3URL, ".mp3") || !strings.HasPrefix(mp3URL, s.base+"/media/") {
 		t.Errorf("mp3 url %s", mp3URL)
 	}
@@ -154,7 +148,7 @@ func TestEndToEnd(t *testing.T) {
 		t.Errorf("range request: %d, %d bytes", res.StatusCode, len(part))
 	}
 
-	m3u8URL := a.url(t, "m3u8")
+	m3u8URL := a.MediaURL(client.ContentTypeM3U8)
 	res, list := fetch(t, m3u8URL)
 	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "application/vnd.apple.mpegurl" {
 		t.Errorf("playlist response %d %v", res.StatusCode, res.Header)
@@ -179,11 +173,10 @@ func TestEndToEnd(t *testing.T) {
 
 	// The transcript: the sentences as written, timed within the MP3, and
 	// its files served beside it.
-	status, raw = s.call(t, "GET", fmt.Sprintf("/api/v3/projects/%d/audio/lib-1/transcript?api_key=%s", proj.ID, acct.APIKey), nil)
-	if status != 200 {
-		t.Fatalf("transcript: %d %s", status, raw)
+	tr, err := c.Transcript(ctx, proj.ID, "lib-1")
+	if err != nil {
+		t.Fatalf("transcript: %v", err)
 	}
-	tr := mustJSON[transcriptOut](t, string(raw))
 	var texts []string
 	for _, sent := range tr.Sentences {
 		texts = append(texts, sent.Text)
@@ -213,37 +206,82 @@ func TestEndToEnd(t *testing.T) {
 		t.Errorf("transcript file: %d %v\n%s", res.StatusCode, res.Header, doc)
 	}
 
+	// The OpenAPI document is served, without a key.
+	res, oa := fetch(t, s.base+"/api/v3/openapi.json")
+	if res.StatusCode != 200 || !bytes.HasPrefix(oa, []byte("{")) || !bytes.Contains(oa, []byte(`"openapi": "3.1.0"`)) {
+		t.Errorf("openapi.json: %d %.100s", res.StatusCode, oa)
+	}
+
 	// Delete removes the media.
-	status, raw = s.call(t, "DELETE", fmt.Sprintf("/api/v3/projects/%d/audio/lib-1", proj.ID), map[string]any{"api_key": acct.APIKey})
-	if status != 200 || !mustJSON[audioOut](t, string(raw)).Deleted {
-		t.Fatalf("delete: %d %s", status, raw)
+	deleted, err := c.DeleteAudio(ctx, proj.ID, "lib-1")
+	if err != nil || !deleted.Deleted {
+		t.Fatalf("delete: %+v, %v", deleted, err)
 	}
 	for _, u := range []string{mp3URL, m3u8URL, m3u8URL[:strings.LastIndex(m3u8URL, "/")+1] + uris[0], tr.VTTURL, tr.JSONURL} {
 		if res, _ := fetch(t, u); res.StatusCode != 404 {
 			t.Errorf("%s still served right after the delete: %d", u, res.StatusCode)
 		}
 	}
+	if _, err := c.GetAudio(ctx, proj.ID, "lib-1"); !client.IsNotFound(err) {
+		t.Errorf("get after delete: %v", err)
+	}
+}
+
+// waitProcessed waits, through the client, until an audio is processed.
+func waitProcessed(t *testing.T, c *client.Client, projectID int64, ref string, within time.Duration) *client.Audio {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), within)
+	defer cancel()
+	a, err := c.WaitProcessed(ctx, projectID, ref, client.WaitOptions{Initial: 100 * time.Millisecond, Max: time.Second})
+	if err != nil {
+		t.Fatalf("audio %s not processed within %s: %v (last seen %+v)", ref, within, err, a)
+	}
+	return a
+}
+
+// waitSynthesizing polls an audio's progress until its synthesis is under
+// way: at least one unit written, not all. It returns that progress; it
+// fails t if the audio is processed first.
+func waitSynthesizing(t *testing.T, c *client.Client, projectID int64, ref string) *client.Progress {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		p, err := c.Progress(t.Context(), projectID, ref)
+		if err != nil {
+			t.Fatalf("progress of %s: %v", ref, err)
+		}
+		switch {
+		case p.State != client.StateUnprocessed:
+			t.Fatalf("audio %s is %s before its synthesis was seen under way: %+v", ref, p.State, p)
+		case p.UnitsDone >= 1 && p.UnitsDone < p.UnitsTotal:
+			return p
+		case time.Now().After(deadline):
+			t.Fatalf("synthesis of %s not under way within 60 s: %+v", ref, p)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 func TestUpdateResynthesizes(t *testing.T) {
 	data, acct, proj := fixture(t)
 	s := startServer(t, data, freeAddr(t))
-	path := fmt.Sprintf("/api/v3/projects/%d/audio", proj.ID)
-	if status, raw := s.call(t, "POST", path, map[string]any{"api_key": acct.APIKey, "body": "First version.", "external_id": "u"}); status != 200 {
-		t.Fatalf("create: %d %s", status, raw)
+	c := s.client(t, acct.APIKey)
+	if _, err := c.CreateAudio(t.Context(), proj.ID, client.NewAudio{Body: "First version.", ExternalID: "u"}); err != nil {
+		t.Fatalf("create: %v", err)
 	}
-	first := s.waitProcessed(t, proj.ID, "u", acct.APIKey, 60*time.Second)
-	status, raw := s.call(t, "PUT", path+"/u", map[string]any{"api_key": acct.APIKey, "body": "Second version, which is longer than the first one."})
-	if status != 200 || mustJSON[audioOut](t, string(raw)).State != "unprocessed" {
-		t.Fatalf("update: %d %s", status, raw)
+	first := waitProcessed(t, c, proj.ID, "u", 60*time.Second)
+	updated, err := c.UpdateAudio(t.Context(), proj.ID, "u", client.AudioUpdate{Body: client.String("Second version, which is longer than the first one.")})
+	if err != nil || updated.State != client.StateUnprocessed {
+		t.Fatalf("update: %+v, %v", updated, err)
 	}
-	second := s.waitProcessed(t, proj.ID, "u", acct.APIKey, 60*time.Second)
-	if second.url(t, "mp3") == first.url(t, "mp3") {
+	second := waitProcessed(t, c, proj.ID, "u", 60*time.Second)
+	oldURL := first.MediaURL(client.ContentTypeMP3)
+	if second.MediaURL(client.ContentTypeMP3) == oldURL {
 		t.Error("re-synthesis kept the old URL")
 	}
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		if res, _ := fetch(t, first.url(t, "mp3")); res.StatusCode == 404 {
+		if res, _ := fetch(t, oldURL); res.StatusCode == 404 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -259,45 +297,54 @@ func TestKillAndRestart(t *testing.T) {
 	data, acct, proj := fixture(t)
 	addr := freeAddr(t)
 	s := startServer(t, data, addr)
+	c := s.client(t, acct.APIKey)
 	var refs []string
 	for i := range 4 {
 		ref := fmt.Sprintf("k%d", i)
-		status, raw := s.call(t, "POST", fmt.Sprintf("/api/v3/projects/%d/audio", proj.ID), map[string]any{
-			"api_key": acct.APIKey, "title": "Story " + ref, "body": sentences(ref, 8*(4-i)), "external_id": ref,
-		})
-		if status != 200 {
-			t.Fatalf("create: %d %s", status, raw)
+		if _, err := c.CreateAudio(t.Context(), proj.ID, client.NewAudio{Title: "Story " + ref, Body: sentences(ref, 8*(4-i)), ExternalID: ref}); err != nil {
+			t.Fatalf("create: %v", err)
 		}
 		refs = append(refs, ref)
 	}
-	time.Sleep(time.Second) // the first article takes a few seconds: it is being read now
+	// Kill it while the first, longest article is being read.
+	p := waitSynthesizing(t, c, proj.ID, "k0")
 	s.stop(t, syscall.SIGKILL)
+	t.Logf("killed with %d of %d units of k0 done", p.UnitsDone, p.UnitsTotal)
 
 	s = startServer(t, data, addr)
+	c = s.client(t, acct.APIKey)
 	for _, ref := range refs {
-		s.waitProcessed(t, proj.ID, ref, acct.APIKey, 90*time.Second)
+		waitProcessed(t, c, proj.ID, ref, 90*time.Second)
 	}
 	if !strings.Contains(s.logs.String(), "resumed jobs interrupted by the last stop") {
 		t.Errorf("no interrupted job was resumed; log:\n%s", s.logs.String())
 	}
 }
 
-// TestGracefulShutdown stops the server with SIGTERM mid-job and checks
-// that the interrupted work is finished after the next start.
+// TestGracefulShutdown stops the server with SIGTERM while a job is being
+// worked, checks that the job was interrupted (the audio is still
+// unprocessed after the stop), and that its work is finished after the
+// next start.
 func TestGracefulShutdown(t *testing.T) {
 	data, acct, proj := fixture(t)
 	addr := freeAddr(t)
 	s := startServer(t, data, addr)
-	status, raw := s.call(t, "POST", fmt.Sprintf("/api/v3/projects/%d/audio", proj.ID), map[string]any{
-		"api_key": acct.APIKey, "body": strings.Repeat("A long article needs a long time to read aloud. ", 40), "external_id": "g",
-	})
-	if status != 200 {
-		t.Fatalf("create: %d %s", status, raw)
+	c := s.client(t, acct.APIKey)
+	// Different sentences, so that none comes from the cache: reading them
+	// takes far longer than the 5 s that running jobs get at shutdown.
+	if _, err := c.CreateAudio(t.Context(), proj.ID, client.NewAudio{Body: sentences("g", 80), ExternalID: "g"}); err != nil {
+		t.Fatalf("create: %v", err)
 	}
-	time.Sleep(500 * time.Millisecond)
+	p := waitSynthesizing(t, c, proj.ID, "g")
 	s.stop(t, syscall.SIGTERM)
+	t.Logf("stopped with %d of %d units done", p.UnitsDone, p.UnitsTotal)
+
 	s = startServer(t, data, addr)
-	s.waitProcessed(t, proj.ID, "g", acct.APIKey, 90*time.Second)
+	c = s.client(t, acct.APIKey)
+	if a, err := c.GetAudio(t.Context(), proj.ID, "g"); err != nil || a.State != client.StateUnprocessed {
+		t.Fatalf("right after the restart the audio is %+v, %v; want it unprocessed, its job interrupted by the stop", a, err)
+	}
+	waitProcessed(t, c, proj.ID, "g", 120*time.Second)
 }
 
 // TestOtherLanguages processes articles in projects of other languages with
@@ -305,18 +352,18 @@ func TestGracefulShutdown(t *testing.T) {
 func TestOtherLanguages(t *testing.T) {
 	data, acct, _ := fixture(t)
 	s := startServer(t, data, freeAddr(t))
+	c := s.client(t, acct.APIKey)
 	articles := map[string]string{
 		"de_DE": "<h1>Neue Bibliothek</h1><p>Der Stadtrat hat am 3. Oktober 2026 eine neue Bibliothek beschlossen. Sie kostet 3,5 Millionen Euro und hat 10.000 Bücher.</p>",
 		"fr_FR": "<h1>Nouvelle bibliothèque</h1><p>Le conseil municipal a voté le 3 octobre 2026 pour une nouvelle bibliothèque. Elle coûtera 3,5 millions d'euros.</p>",
 	}
 	for lang, body := range articles {
 		proj := mustJSON[projectOut](t, mustCLI(t, "projects", "create", "--data", data, "--account", fmt.Sprint(acct.ID), "--title", lang, "--language", lang))
-		status, raw := s.call(t, "POST", fmt.Sprintf("/api/v3/projects/%d/audio", proj.ID), map[string]any{"api_key": acct.APIKey, "body": body, "external_id": lang})
-		if status != 200 {
-			t.Fatalf("%s create: %d %s", lang, status, raw)
+		if _, err := c.CreateAudio(t.Context(), proj.ID, client.NewAudio{Body: body, ExternalID: lang}); err != nil {
+			t.Fatalf("%s create: %v", lang, err)
 		}
-		a := s.waitProcessed(t, proj.ID, lang, acct.APIKey, 60*time.Second)
-		_, mp3 := fetch(t, a.url(t, "mp3"))
+		a := waitProcessed(t, c, proj.ID, lang, 60*time.Second)
+		_, mp3 := fetch(t, a.MediaURL(client.ContentTypeMP3))
 		d, rms := decodeMP3(t, mp3)
 		if d < 4*time.Second || rms < 0.02 {
 			t.Errorf("%s: %s of audio at rms %.3f", lang, d, rms)

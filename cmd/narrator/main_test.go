@@ -20,7 +20,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/narrator/narrator/client"
 	"github.com/narrator/narrator/internal/config"
+	"github.com/narrator/narrator/internal/openapitest"
 )
 
 // binary is the narrator binary built once for the tests that need a
@@ -281,7 +283,7 @@ func (s *node) call(t *testing.T, method, path string, body any) (int, []byte) {
 		t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
+	res, err := checkedHTTP(t).Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, path, err)
 	}
@@ -291,6 +293,34 @@ func (s *node) call(t *testing.T, method, path string, body any) (int, []byte) {
 		t.Fatal(err)
 	}
 	return res.StatusCode, raw
+}
+
+// contract checks exchanges against the OpenAPI document; it is loaded
+// once for all tests.
+var contract = sync.OnceValues(func() (*openapitest.Validator, error) {
+	return openapitest.Load(context.Background())
+})
+
+// checkedHTTP returns an HTTP client that checks every request and answer
+// against the OpenAPI document, and fails t on a mismatch.
+func checkedHTTP(t testing.TB) *http.Client {
+	t.Helper()
+	v, err := contract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &http.Client{Transport: v.Transport(t, nil)}
+}
+
+// client returns a Go client of the node for key, whose exchanges are
+// checked against the OpenAPI document.
+func (s *node) client(t testing.TB, key string) *client.Client {
+	t.Helper()
+	c, err := client.New(s.base, key, client.WithHTTPClient(checkedHTTP(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 // audioOut is the v3 Audio as the tests read it.

@@ -60,6 +60,9 @@ func (h *hookReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		err = json.Unmarshal(body, &e)
 	}
+	if err == nil {
+		err = checkEventSchema(e.Action, body)
+	}
 	if err != nil {
 		h.bad = append(h.bad, err.Error())
 		w.WriteHeader(http.StatusBadRequest)
@@ -77,6 +80,19 @@ func (h *hookReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.events[id] = e
 	h.copies[id]++
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// checkEventSchema checks a message against its schema in the OpenAPI
+// document's webhooks section.
+func checkEventSchema(action string, body []byte) error {
+	v, err := contract()
+	if err != nil {
+		return err
+	}
+	if action == "webhook.test" {
+		return v.CheckSchema("TestEvent", body)
+	}
+	return v.CheckSchema("AudioEvent", body)
 }
 
 // verifyStandardWebhook checks a delivery as the specification says: the
@@ -175,7 +191,7 @@ func TestWebhooksUnderLoad(t *testing.T) {
 			t.Fatalf("update %s: %d %s", ref, status, raw)
 		}
 	}
-	time.Sleep(300 * time.Millisecond)
+	waitSynthesizing(t, s.client(t, acct.APIKey), proj.ID, "w0")
 	s.stop(t, syscall.SIGKILL)
 	rec.mu.Lock()
 	rejected := rec.rejected

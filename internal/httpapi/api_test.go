@@ -19,6 +19,7 @@ import (
 	"github.com/narrator/narrator/internal/httpapi"
 	"github.com/narrator/narrator/internal/jobs"
 	"github.com/narrator/narrator/internal/localfs"
+	"github.com/narrator/narrator/internal/openapitest"
 	"github.com/narrator/narrator/internal/sqlite"
 )
 
@@ -31,6 +32,8 @@ type testBundle struct {
 	account int64
 	key     string
 	project *narrator.Project
+	// contract checks exchanges against the OpenAPI document.
+	contract *openapitest.Validator
 }
 
 func setup(t testing.TB) *testBundle {
@@ -67,7 +70,7 @@ func setup(t testing.TB) *testBundle {
 		Queue:    queue,
 	}))
 	t.Cleanup(srv.Close)
-	b := &testBundle{store: st, media: media, srv: srv}
+	b := &testBundle{store: st, media: media, srv: srv, contract: openapitest.MustLoad(t)}
 	b.account, b.key = b.newAccount(t, "Acme")
 	b.project = b.newProject(t, b.account)
 	return b
@@ -152,7 +155,9 @@ func (b *testBundle) do(t *testing.T, method, path string, body any, headers ...
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}
-	res, err := http.DefaultClient.Do(req)
+	// Every exchange of the handler tests is checked against the OpenAPI
+	// document.
+	res, err := (&http.Client{Transport: b.contract.Transport(t, nil)}).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

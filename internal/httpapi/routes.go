@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/openapi"
 )
 
 // routes registers every route. Method-less patterns catch the methods a
@@ -34,7 +35,11 @@ func (s *Server) routes() {
 	s.mux.Handle("GET /api/v3/projects/{project_id}/webhooks/{webhook_id}/deliveries", s.handle(s.authed(s.listDeliveries)))
 	s.mux.Handle("POST /api/v3/projects/{project_id}/webhooks/{webhook_id}/deliveries/{delivery_id}/resend", s.handle(s.authed(s.resendDelivery)))
 
+	// The OpenAPI document of all of the above, public and cacheable.
+	s.mux.Handle("GET /api/v3/openapi.json", openapi.NewHandler())
+
 	for _, p := range []string{
+		"/api/v3/openapi.json",
 		"/api/v3/projects/{project_id}/webhooks",
 		"/api/v3/projects/{project_id}/webhooks/{webhook_id}",
 		"/api/v3/projects/{project_id}/webhooks/{webhook_id}/rotate-secret",

@@ -12,6 +12,7 @@ import (
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/httpapi"
+	"github.com/narrator/narrator/internal/openapitest"
 )
 
 func (b *testBundle) hooksPath(rest ...any) string {
@@ -160,6 +161,7 @@ func TestEventBody(t *testing.T) {
 	t.Parallel()
 	render := httpapi.EventBody(func(key string) string { return "https://m.test/" + key })
 	at := time.Date(2025, 3, 4, 5, 6, 7, 8000, time.UTC)
+	contract := openapitest.MustLoad(t)
 	a := &narrator.Audio{ID: 7, ProjectID: 3, ExternalID: "ext", State: narrator.StateUnprocessed, DurationMS: 1500,
 		Metadata: map[string]string{"k": "<v>"}, Media: []narrator.Media{
 			{ID: 1, ContentType: narrator.ContentTypeMP3, Key: "t/a.mp3"}, {ID: 2, ContentType: narrator.ContentTypeM3U8, Key: "t/a.m3u8"}}}
@@ -185,6 +187,14 @@ func TestEventBody(t *testing.T) {
 			}
 			if !json.Valid(got) {
 				t.Error("body is not JSON")
+			}
+			// The body is what the OpenAPI document's webhooks section says.
+			schema := "AudioEvent"
+			if tc.e.Audio == nil {
+				schema = "TestEvent"
+			}
+			if err := contract.CheckSchema(schema, got); err != nil {
+				t.Error(err)
 			}
 		})
 	}
