@@ -56,6 +56,7 @@ Commands:
   migrate       create or update the database schema
   copy-data     copy an install's data and media into other stores (SQLite to PostgreSQL, file to S3)
   demo          create a demo account and project, print a key and a curl
+  version       print the version, commit and Go version (also --version)
 
 Run 'narrator COMMAND -h' for a command's flags.`
 
@@ -96,6 +97,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return runDemo(ctx, e, rest)
 	case "copy-data":
 		return runCopyData(ctx, e, rest)
+	case "version", "--version", "-version":
+		return runVersion(ctx, e, rest)
 	case "help", "-h", "--help":
 		fmt.Fprintln(stdout, usage)
 		return nil

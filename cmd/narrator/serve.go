@@ -197,7 +197,7 @@ func (s *server) run(ctx context.Context) error {
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- s.http.Serve(s.ln) }()
 	s.ready.Store(true)
-	s.logger.Info("narrator is serving", "role", s.cfg.Role, "addr", s.ln.Addr().String(),
+	s.logger.Info("narrator is serving", "version", readBuildInfo().String(), "role", s.cfg.Role, "addr", s.ln.Addr().String(),
 		"public_url", s.cfg.PublicURL, "data", s.cfg.DataDir)
 	select {
 	case <-ctx.Done():
