@@ -37,7 +37,7 @@ func TestBackupWhileServing(t *testing.T) {
 		}
 	}
 	mp3s := map[string][32]byte{} // processed before the backup: ref → SHA-256 of its MP3
-	var lostURL string              // the MP3 of before-0, removed by hand at the end
+	var lostURL string            // the MP3 of before-0, removed by hand at the end
 	for i := range 4 {
 		create(s, fmt.Sprintf("before-%d", i))
 	}
