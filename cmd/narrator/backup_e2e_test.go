@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -217,10 +218,30 @@ func TestBackupWhileServing(t *testing.T) {
 		if a.State != "processed" {
 			a = r.waitProcessed(t, proj.ID, ref, acct.APIKey, 60*time.Second)
 		}
-		for _, ct := range []string{"mp3", "m3u8"} {
-			if res, _ := fetch(t, a.url(t, ct)); res.StatusCode != 200 {
-				t.Errorf("restored %s: GET %s %d", ref, ct, res.StatusCode)
+		if res, _ := fetch(t, a.url(t, "mp3")); res.StatusCode != 200 {
+			t.Errorf("restored %s: GET mp3 %d", ref, res.StatusCode)
+		}
+		res, raw := fetch(t, a.url(t, "m3u8"))
+		if res.StatusCode != 200 {
+			t.Errorf("restored %s: GET m3u8 %d", ref, res.StatusCode)
+			continue
+		}
+		uris, _, _ := playlist(t, raw)
+		base, err := url.Parse(a.url(t, "m3u8"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range uris {
+			seg, err := base.Parse(u)
+			if err != nil {
+				t.Fatal(err)
 			}
+			if res, _ := fetch(t, seg.String()); res.StatusCode != 200 {
+				t.Errorf("restored %s: GET segment %s %d", ref, u, res.StatusCode)
+			}
+		}
+		if len(uris) == 0 {
+			t.Errorf("restored %s: the playlist names no segment", ref)
 		}
 	}
 }
