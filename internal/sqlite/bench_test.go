@@ -164,13 +164,15 @@ func BenchmarkCreates(b *testing.B) {
 }
 
 // BenchmarkCreatesSynchronous compares concurrent creates (run it with -cpu
-// 16 for 16 callers), each an audio, its media and its River job, on the
-// store as opened (synchronous=FULL: the WAL is fsynced at every commit)
-// and on the same store switched to synchronous=NORMAL (the WAL is fsynced
-// only at checkpoints), in the same run. Creates commit in groups, so one
-// fsync serves every create of a group. Run it on a real disk, not a tmpfs:
+// 16 for 16 callers), each an audio, its media and its River job, with
+// synchronous=FULL (the store's setting: the WAL is fsynced at every
+// commit) and with synchronous=NORMAL (the WAL is fsynced only at
+// checkpoints), in the same run. Creates commit in groups, so one fsync
+// serves every create of a group. Run it on a real disk, not a tmpfs:
 //
-//	TMPDIR=/var/tmp go test ./internal/sqlite -run '^$' -bench CreatesSynchronous -cpu 16 -count 3
+//	go test ./internal/sqlite -run '^$' -bench CreatesSynchronous -cpu 1,16 -count 3
+//
+// On a busy machine, alternate the two in rounds (README, "Durability").
 func BenchmarkCreatesSynchronous(b *testing.B) {
 	for _, mode := range []string{"NORMAL", "FULL"} {
 		b.Run(mode, func(b *testing.B) {
