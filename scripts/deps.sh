@@ -9,8 +9,8 @@ runtime=(espeak-ng lame festival festvox-us-slt-hts flite ca-certificates)
 # For the tests: python3, ffmpeg, pocketsphinx (its pocketsphinx_continuous) and pocketsphinx-en-us
 # run scripts/intelligibility.py; sox: reference resampling and WAV reading; chromium: the dashboard
 # browser tests; postgresql, haproxy and curl: the PostgreSQL store, the cluster test and the S3
-# server's set-up (scripts/services.sh).
-testing=(ffmpeg sox pocketsphinx pocketsphinx-en-us python3 chromium postgresql haproxy curl)
+# server's set-up (scripts/services.sh); systemd: systemd-analyze verify of deploy/narrator.service.
+testing=(ffmpeg sox pocketsphinx pocketsphinx-en-us python3 chromium postgresql haproxy curl systemd)
 
 want=("${runtime[@]}")
 case "${1:-runtime}" in

@@ -55,7 +55,10 @@ Commands:
   webhooks      manage a project's webhook endpoints
   migrate       create or update the database schema
   copy-data     copy an install's data and media into other stores (SQLite to PostgreSQL, file to S3)
+  backup        copy the SQLite database and the media into a directory, while serving
+  restore       put a backup back into a new data directory
   demo          create a demo account and project, print a key and a curl
+  version       print the version, commit and Go version (also --version)
 
 Run 'narrator COMMAND -h' for a command's flags.`
 
@@ -96,6 +99,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return runDemo(ctx, e, rest)
 	case "copy-data":
 		return runCopyData(ctx, e, rest)
+	case "backup":
+		return runBackup(ctx, e, rest)
+	case "restore":
+		return runRestore(ctx, e, rest)
+	case "version", "--version", "-version":
+		return runVersion(ctx, e, rest)
 	case "help", "-h", "--help":
 		fmt.Fprintln(stdout, usage)
 		return nil

@@ -216,7 +216,7 @@ func (s *server) run(ctx context.Context) error {
 		go func() { serveErr <- s.metricsHTTP.Serve(s.metricsLn) }()
 	}
 	s.ready.Store(true)
-	s.logger.Info("narrator is serving", "role", s.cfg.Role, "addr", s.ln.Addr().String(),
+	s.logger.Info("narrator is serving", "version", readBuildInfo().String(), "role", s.cfg.Role, "addr", s.ln.Addr().String(),
 		"public_url", s.cfg.PublicURL, "data", s.cfg.DataDir)
 	select {
 	case <-ctx.Done():

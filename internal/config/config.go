@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/url"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -17,13 +18,18 @@ import (
 
 // Environment variables that stand in for flags not given.
 const (
-	EnvData         = "NARRATOR_DATA"
-	EnvDatabase     = "NARRATOR_DATABASE"
-	EnvMedia        = "NARRATOR_MEDIA"
-	EnvMediaBaseURL = "NARRATOR_MEDIA_BASE_URL"
-	EnvAddr         = "NARRATOR_ADDR"
-	EnvPublicURL    = "NARRATOR_PUBLIC_URL"
-	EnvRole         = "NARRATOR_ROLE"
+	EnvData          = "NARRATOR_DATA"
+	EnvDatabase      = "NARRATOR_DATABASE"
+	EnvMedia         = "NARRATOR_MEDIA"
+	EnvMediaBaseURL  = "NARRATOR_MEDIA_BASE_URL"
+	EnvAddr          = "NARRATOR_ADDR"
+	EnvPublicURL     = "NARRATOR_PUBLIC_URL"
+	EnvRole          = "NARRATOR_ROLE"
+	EnvJobs          = "NARRATOR_JOBS"
+	EnvUnitWorkers   = "NARRATOR_UNIT_WORKERS"
+	EnvCacheMB       = "NARRATOR_CACHE_MB"
+	EnvRescueAfter   = "NARRATOR_RESCUE_AFTER"
+	EnvEngineStandIn = "NARRATOR_ENGINE_STANDIN"
 	// EnvWebhooksAllowPrivate is "true" or "1" to set --webhooks-allow-private.
 	EnvWebhooksAllowPrivate = "NARRATOR_WEBHOOKS_ALLOW_PRIVATE"
 	EnvMetricsAddr          = "NARRATOR_METRICS_ADDR"
@@ -244,29 +250,34 @@ type Config struct {
 
 // ServeFlags registers the serve flags on fs and returns a function that
 // completes and validates the Config once fs is parsed.
+//
+// Every flag has an environment variable, named in its usage as
+// "(env NARRATOR_...)", whose value is the flag's default; a flag given on
+// the command line wins. A variable that does not parse is an error that
+// names it, and so is one whose value Validate refuses.
 func ServeFlags(fs *flag.FlagSet, getenv func(string) string) func() (Config, error) {
 	var c Config
+	env := &envDefaults{getenv: getenv}
 	backends := BackendFlags(fs, getenv)
 	fs.StringVar(&c.Role, "role", orDefault(getenv(EnvRole), RoleAll), "what this node does: all, api (HTTP only) or worker (jobs only) (env "+EnvRole+")")
 	fs.StringVar(&c.Addr, "addr", orDefault(getenv(EnvAddr), DefaultAddr), "listen `host:port` (env "+EnvAddr+")")
 	fs.StringVar(&c.PublicURL, "public-url", getenv(EnvPublicURL), "base `URL` of every URL the API hands out (env "+EnvPublicURL+"; default http://ADDR)")
 	fs.StringVar(&c.MediaBaseURL, "media-base-url", getenv(EnvMediaBaseURL), "base `URL` of media URLs, for a public bucket or a CDN (env "+EnvMediaBaseURL+"; default PUBLIC-URL/media)")
-	fs.IntVar(&c.SynthesisJobs, "jobs", 2, "audios synthesised at once")
-	fs.IntVar(&c.UnitWorkers, "unit-workers", runtime.NumCPU(), "sentences synthesised at once (engine processes per engine)")
-	fs.IntVar(&c.CacheMB, "cache-mb", 2048, "size bound of the cache of synthesised sentences, in `MiB` (0 turns it off)")
-	fs.DurationVar(&c.RescueAfter, "rescue-after", 2*time.Minute, "how long a job may run before another node takes it over, taking its node for dead")
-	fs.DurationVar(&c.EngineStandIn, "engine-standin", 0, "for benchmarks only: replace every speech engine by a stand-in that waits this `long` per sentence (turns the sentence cache off)")
-	allowPrivate, allowPrivateErr := envBool(getenv, EnvWebhooksAllowPrivate)
-	fs.BoolVar(&c.WebhooksAllowPrivate, "webhooks-allow-private", allowPrivate, "let webhook deliveries reach loopback, private and link-local addresses (env "+EnvWebhooksAllowPrivate+")")
+	fs.IntVar(&c.SynthesisJobs, "jobs", env.int(EnvJobs, 2), "audios synthesised at once (env "+EnvJobs+")")
+	fs.IntVar(&c.UnitWorkers, "unit-workers", env.int(EnvUnitWorkers, runtime.NumCPU()), "sentences synthesised at once (engine processes per engine) (env "+EnvUnitWorkers+")")
+	fs.IntVar(&c.CacheMB, "cache-mb", env.int(EnvCacheMB, 2048), "size bound of the cache of synthesised sentences, in `MiB` (0 turns it off) (env "+EnvCacheMB+")")
+	fs.DurationVar(&c.RescueAfter, "rescue-after", env.duration(EnvRescueAfter, 2*time.Minute), "how long a job may run before another node takes it over, taking its node for dead (env "+EnvRescueAfter+")")
+	fs.DurationVar(&c.EngineStandIn, "engine-standin", env.duration(EnvEngineStandIn, 0), "for benchmarks only: replace every speech engine by a stand-in that waits this `long` per sentence (turns the sentence cache off) (env "+EnvEngineStandIn+")")
+	fs.BoolVar(&c.WebhooksAllowPrivate, "webhooks-allow-private", env.bool(EnvWebhooksAllowPrivate), "let webhook deliveries reach loopback, private and link-local addresses (env "+EnvWebhooksAllowPrivate+")")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", getenv(EnvMetricsAddr), "serve /metrics only on this `host:port` of its own (env "+EnvMetricsAddr+"; default: on --addr)")
 	fs.StringVar(&c.LogFormat, "log-format", orDefault(getenv(EnvLogFormat), LogText), "log `format`: text or json (env "+EnvLogFormat+")")
 	return func() (Config, error) {
-		if allowPrivateErr != nil {
-			return Config{}, allowPrivateErr
+		if err := env.err(); err != nil {
+			return Config{}, err
 		}
 		b, err := backends()
 		if err != nil {
-			return Config{}, err
+			return Config{}, fromEnv(fs, getenv, err)
 		}
 		c.Backends = b
 		if c.PublicURL == "" {
@@ -277,7 +288,10 @@ func ServeFlags(fs *flag.FlagSet, getenv func(string) string) func() (Config, er
 		if c.EngineStandIn > 0 {
 			c.CacheMB = 0
 		}
-		return c, c.Validate()
+		if err := c.Validate(); err != nil {
+			return Config{}, fromEnv(fs, getenv, err)
+		}
+		return c, nil
 	}
 }
 
@@ -357,6 +371,80 @@ func (c *Config) LockPath() string { return filepath.Join(c.DataDir, "narrator.l
 func isHTTPURL(s string) bool {
 	u, err := url.Parse(s)
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// envDefaults reads flag defaults from the environment and keeps the
+// errors of variables that do not parse, for ServeFlags to report once the
+// flags are parsed. An unset or empty variable is the given default.
+type envDefaults struct {
+	getenv func(string) string
+	errs   []error
+}
+
+// int reads an integer variable.
+func (e *envDefaults) int(name string, def int) int {
+	v := e.getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		e.errs = append(e.errs, fmt.Errorf("%s must be an integer, not %q", name, v))
+		return def
+	}
+	return n
+}
+
+// duration reads a duration variable such as 90s or 2m.
+func (e *envDefaults) duration(name string, def time.Duration) time.Duration {
+	v := e.getenv(name)
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		e.errs = append(e.errs, fmt.Errorf("%s must be a duration such as 90s or 2m, not %q", name, v))
+		return def
+	}
+	return d
+}
+
+// bool reads a boolean variable; its default is false.
+func (e *envDefaults) bool(name string) bool {
+	b, err := envBool(e.getenv, name)
+	if err != nil {
+		e.errs = append(e.errs, err)
+	}
+	return b
+}
+
+// err returns the errors of the variables read, or nil.
+func (e *envDefaults) err() error { return errors.Join(e.errs...) }
+
+// envInUsage finds the environment variable a flag's usage names.
+var envInUsage = regexp.MustCompile(`\(env (NARRATOR_[A-Z0-9_]+)`)
+
+// fromEnv adds to a validation error, which names a flag ("--jobs must
+// be ..."), the environment variable its value came from, when the flag was
+// not given on the command line but its variable was set.
+func fromEnv(fs *flag.FlagSet, getenv func(string) string, err error) error {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	msg := err.Error()
+	var hint error
+	fs.VisitAll(func(f *flag.Flag) {
+		m := envInUsage.FindStringSubmatch(f.Usage)
+		if hint != nil || given[f.Name] || m == nil || getenv(m[1]) == "" {
+			return
+		}
+		if name := "--" + f.Name; strings.HasPrefix(msg, name+" ") || strings.HasPrefix(msg, name+":") {
+			hint = fmt.Errorf("%w (set by the environment variable %s)", err, m[1])
+		}
+	})
+	if hint != nil {
+		return hint
+	}
+	return err
 }
 
 // envBool reads a boolean environment variable; unset is false.

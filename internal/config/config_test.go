@@ -3,8 +3,12 @@ package config_test
 import (
 	"flag"
 	"io"
+	"reflect"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/narrator/narrator/internal/config"
 )
@@ -167,5 +171,95 @@ func TestCopyFlags(t *testing.T) {
 				t.Errorf("error %v shows the password", err)
 			}
 		})
+	}
+}
+
+// serveEnvSamples holds, for every serve flag, a valid value unlike its
+// default and, where one exists, a value its environment variable must
+// refuse. TestServeFlagsEnvironment fails for a flag missing here, so that
+// every new flag comes with an environment variable and a test of it.
+var serveEnvSamples = map[string]struct{ good, bad string }{
+	"data":                   {"/srv/narrator", ""},
+	"database":               {"sqlite:/srv/x.db", "mysql://x"},
+	"media":                  {"file:/srv/m", "gs://bucket"},
+	"role":                   {"worker", "boss"},
+	"addr":                   {"0.0.0.0:9000", "nonsense"},
+	"public-url":             {"https://audio.example.com", "ftp://x"},
+	"media-base-url":         {"https://cdn.example.com", "ftp://x"},
+	"jobs":                   {"7", "many"},
+	"unit-workers":           {"61", "0"},
+	"cache-mb":               {"10", "-1"},
+	"rescue-after":           {"5m", "soon"},
+	"engine-standin":         {"5ms", "2m"},
+	"webhooks-allow-private": {"true", "perhaps"},
+	"metrics-addr":           {"127.0.0.1:9100", "nonsense"},
+	"log-format":             {"json", "xml"},
+}
+
+// TestServeFlagsEnvironment walks every flag of serve: its usage, which
+// --help prints, names its environment variable; setting that variable
+// alone changes the parsed Config as the flag would; a bad value is an
+// error naming the variable; and the flag wins over the variable.
+func TestServeFlagsEnvironment(t *testing.T) {
+	t.Parallel()
+	parse := func(env map[string]string, args ...string) (config.Config, error) {
+		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		finish := config.ServeFlags(fs, func(k string) string { return env[k] })
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		return finish()
+	}
+	defaults, err := parse(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	config.ServeFlags(fs, func(string) string { return "" })
+	envName := regexp.MustCompile(`\(env (NARRATOR_[A-Z0-9_]+)[;)]`)
+	seen := map[string]bool{}
+	fs.VisitAll(func(f *flag.Flag) {
+		t.Run(f.Name, func(t *testing.T) {
+			m := envName.FindStringSubmatch(f.Usage)
+			if m == nil {
+				t.Fatalf("--%s usage %q does not name its environment variable as (env NARRATOR_...)", f.Name, f.Usage)
+			}
+			name := m[1]
+			if seen[name] {
+				t.Fatalf("%s names a second flag", name)
+			}
+			seen[name] = true
+			sample, ok := serveEnvSamples[f.Name]
+			if !ok {
+				t.Fatalf("--%s has no sample values in serveEnvSamples", f.Name)
+			}
+			byEnv, err := parse(map[string]string{name: sample.good})
+			if err != nil {
+				t.Fatalf("%s=%s: %v", name, sample.good, err)
+			}
+			if reflect.DeepEqual(byEnv, defaults) {
+				t.Errorf("%s=%s left the Config at its defaults", name, sample.good)
+			}
+			byFlag, err := parse(nil, "--"+f.Name, sample.good)
+			if err != nil {
+				t.Fatalf("--%s %s: %v", f.Name, sample.good, err)
+			}
+			if diff := cmp.Diff(byFlag, byEnv); diff != "" {
+				t.Errorf("%s=%s and --%s %s differ (-flag +env):\n%s", name, sample.good, f.Name, sample.good, diff)
+			}
+			if won, err := parse(map[string]string{name: sample.good}, "--"+f.Name+"="+f.DefValue); err != nil || !reflect.DeepEqual(won, defaults) {
+				t.Errorf("--%s=%s with %s=%s: got %+v, %v; want the flag to win", f.Name, f.DefValue, name, sample.good, won, err)
+			}
+			if sample.bad == "" {
+				return
+			}
+			if _, err := parse(map[string]string{name: sample.bad}); err == nil || !strings.Contains(err.Error(), name) {
+				t.Errorf("%s=%s: error %v, want one naming %s", name, sample.bad, err, name)
+			}
+		})
+	})
+	if len(seen) != len(serveEnvSamples) {
+		t.Errorf("serveEnvSamples has %d flags, serve %d", len(serveEnvSamples), len(seen))
 	}
 }

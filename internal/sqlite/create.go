@@ -17,10 +17,10 @@ import (
 // River insert, which otherwise parses its long statement once per job.
 // A create is answered only once its transaction is committed.
 //
-// With WAL and synchronous=NORMAL a commit is written to the operating
-// system before CreateAudio returns, and survives the process being killed
-// at any moment; the WAL is synced at checkpoints, so a power failure can
-// lose the last commits (docs/architecture.md, "Durability and restarts").
+// With WAL and synchronous=FULL a commit is written to the WAL and the WAL
+// fsynced before CreateAudio returns, so it survives the process being
+// killed and a power failure at any moment; the group shares that one
+// fsync (docs/architecture.md, "Durability and restarts").
 
 // maxCreateBatch caps the creates of one transaction, which holds the
 // writer for its whole length.

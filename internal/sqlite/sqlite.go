@@ -93,7 +93,10 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	wq.Add("_pragma", "busy_timeout("+busy+")")
 	wq.Add("_pragma", "journal_mode(WAL)")
 	wq.Add("_pragma", "foreign_keys(ON)")
-	wq.Add("_pragma", "synchronous(NORMAL)")
+	// FULL: the WAL is fsynced at every commit, so that an acknowledged
+	// write survives a power cut, not only the process dying. Creates
+	// commit in groups, which share one fsync (BenchmarkCreatesSynchronous).
+	wq.Add("_pragma", "synchronous(FULL)")
 	wq.Set("_txlock", "immediate")
 	writer, err := sql.Open("sqlite", path+"?"+wq.Encode())
 	if err != nil {
@@ -113,7 +116,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	rq := url.Values{}
 	rq.Add("_pragma", "busy_timeout("+busy+")")
 	rq.Add("_pragma", "foreign_keys(ON)")
-	rq.Add("_pragma", "synchronous(NORMAL)")
+	rq.Add("_pragma", "synchronous(FULL)")
 	rq.Add("_pragma", "query_only(ON)")
 	reader, err := sql.Open("sqlite", path+"?"+rq.Encode())
 	if err != nil {

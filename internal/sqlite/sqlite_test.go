@@ -87,7 +87,7 @@ func TestPragmas(t *testing.T) {
 		"journal_mode": "wal",
 		"foreign_keys": "1",
 		"busy_timeout": "10000",
-		"synchronous":  "1", // NORMAL
+		"synchronous":  "2", // FULL: every commit is fsynced
 	}
 	pools := map[string]*sql.DB{"writer": s.writer, "reader": s.reader}
 	for name, db := range pools {
