@@ -22,7 +22,7 @@ import (
 	"github.com/narrator/narrator/internal/mp3"
 )
 
-const rate = 44100
+const rate = 32000
 
 func needTool(tb testing.TB, name string) {
 	tb.Helper()
@@ -395,7 +395,7 @@ func TestSegmenterBehindEncoder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "codec_name=mp3\nsample_rate=44100\nchannels=1\nnb_read_packets=" + strconv.Itoa(info.Frames) + "\n"
+	want := "codec_name=mp3\nsample_rate=" + strconv.Itoa(rate) + "\nchannels=1\nnb_read_packets=" + strconv.Itoa(info.Frames) + "\n"
 	// The HLS demuxer lists the stream twice: in its program and alone.
 	if !strings.HasPrefix(string(probe), want) {
 		t.Errorf("ffprobe of the playlist:\n%s\nwant:\n%s", probe, want)
@@ -435,7 +435,9 @@ func TestPackageErrors(t *testing.T) {
 
 func TestPlaylistExactSum(t *testing.T) {
 	t.Parallel()
-	// 1000 segments of 263 frames: EXTINF rounding must not accumulate.
+	// 1000 segments of 263 frames at 44.1 kHz: EXTINF rounding must not
+	// accumulate.
+	const rate = 44100
 	segs := make([]hls.Segment, 1000)
 	for i := range segs {
 		segs[i] = hls.Segment{Name: hls.SegmentName(i), Samples: 263 * 1152, SampleRate: rate}
