@@ -23,18 +23,23 @@ func newDashboard(cfg config.Config, st purgingStore, b *backends, logger *slog.
 	if err != nil {
 		return nil, fmt.Errorf("dashboard: parse media URL: %w", err)
 	}
+	proxies, err := cfg.TrustedProxyPrefixes()
+	if err != nil {
+		return nil, fmt.Errorf("dashboard: %w", err)
+	}
 	dash, err := web.New(web.Deps{
-		Store:         st,
-		Logger:        logger,
-		MediaURL:      cfg.MediaURL,
-		FeedURL:       func(token string) string { return cfg.PublicURL + narrator.FeedPath(token) },
-		Previews:      b.queue,
-		Queue:         b.queue,
-		Media:         b.media,
-		SecureCookies: u.Scheme == "https",
-		PublicOrigin:  u.Scheme + "://" + u.Host,
-		MediaOrigin:   m.Scheme + "://" + m.Host,
-		NotFound:      notFound,
+		Store:          st,
+		Logger:         logger,
+		MediaURL:       cfg.MediaURL,
+		FeedURL:        func(token string) string { return cfg.PublicURL + narrator.FeedPath(token) },
+		Previews:       b.queue,
+		Queue:          b.queue,
+		Media:          b.media,
+		SecureCookies:  u.Scheme == "https",
+		PublicOrigin:   u.Scheme + "://" + u.Host,
+		MediaOrigin:    m.Scheme + "://" + m.Host,
+		NotFound:       notFound,
+		TrustedProxies: proxies,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("dashboard: %w", err)

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"path/filepath"
 	"runtime"
@@ -26,12 +27,20 @@ const (
 	EnvRole         = "NARRATOR_ROLE"
 	// EnvWebhooksAllowPrivate is "true" or "1" to set --webhooks-allow-private.
 	EnvWebhooksAllowPrivate = "NARRATOR_WEBHOOKS_ALLOW_PRIVATE"
+	// EnvTrustedProxies is a comma-separated list of CIDRs or addresses
+	// for --trusted-proxies.
+	EnvTrustedProxies = "NARRATOR_TRUSTED_PROXIES"
+	// EnvMaxConnections is a number for --max-connections.
+	EnvMaxConnections = "NARRATOR_MAX_CONNECTIONS"
 )
 
 // Defaults.
 const (
 	DefaultData = "./narrator-data"
 	DefaultAddr = "127.0.0.1:8080"
+	// DefaultMaxConnections is how many client connections a node holds
+	// open at once unless told otherwise.
+	DefaultMaxConnections = 1024
 )
 
 // Database kinds.
@@ -227,6 +236,13 @@ type Config struct {
 	// link-local and other internal addresses, which they never do
 	// otherwise: for tests, and for receivers inside a trusted network.
 	WebhooksAllowPrivate bool
+	// TrustedProxies lists, comma-separated, the CIDRs or addresses of the
+	// reverse proxies whose X-Forwarded-For header names the client (see
+	// TrustedProxyPrefixes); empty trusts none.
+	TrustedProxies string
+	// MaxConnections caps the client connections open at once; more wait
+	// in the listen backlog until one closes.
+	MaxConnections int
 }
 
 // ServeFlags registers the serve flags on fs and returns a function that
@@ -245,9 +261,15 @@ func ServeFlags(fs *flag.FlagSet, getenv func(string) string) func() (Config, er
 	fs.DurationVar(&c.EngineStandIn, "engine-standin", 0, "for benchmarks only: replace every speech engine by a stand-in that waits this `long` per sentence (turns the sentence cache off)")
 	allowPrivate, allowPrivateErr := envBool(getenv, EnvWebhooksAllowPrivate)
 	fs.BoolVar(&c.WebhooksAllowPrivate, "webhooks-allow-private", allowPrivate, "let webhook deliveries reach loopback, private and link-local addresses (env "+EnvWebhooksAllowPrivate+")")
+	fs.StringVar(&c.TrustedProxies, "trusted-proxies", getenv(EnvTrustedProxies), "comma-separated `CIDRs` of the reverse proxies whose X-Forwarded-For names the client, for the sign-in limits (env "+EnvTrustedProxies+"; default none: the peer is the client)")
+	maxConns, maxConnsErr := envInt(getenv, EnvMaxConnections, DefaultMaxConnections)
+	fs.IntVar(&c.MaxConnections, "max-connections", maxConns, "client connections open at once; more wait until one closes (env "+EnvMaxConnections+")")
 	return func() (Config, error) {
 		if allowPrivateErr != nil {
 			return Config{}, allowPrivateErr
+		}
+		if maxConnsErr != nil {
+			return Config{}, maxConnsErr
 		}
 		b, err := backends()
 		if err != nil {
@@ -300,7 +322,35 @@ func (c *Config) Validate() error {
 	if c.EngineStandIn < 0 || c.EngineStandIn > time.Minute {
 		return fmt.Errorf("--engine-standin must be from 0 to 1m, not %v", c.EngineStandIn)
 	}
+	if _, err := c.TrustedProxyPrefixes(); err != nil {
+		return err
+	}
+	if c.MaxConnections < 16 || c.MaxConnections > 1_000_000 {
+		return fmt.Errorf("--max-connections must be from 16 to 1000000, not %d", c.MaxConnections)
+	}
 	return nil
+}
+
+// TrustedProxyPrefixes parses TrustedProxies: CIDRs ("10.0.0.0/8") or
+// single addresses ("192.0.2.1"), separated by commas.
+func (c *Config) TrustedProxyPrefixes() ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, f := range strings.Split(c.TrustedProxies, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(f)
+		if err != nil {
+			a, aerr := netip.ParseAddr(f)
+			if aerr != nil {
+				return nil, fmt.Errorf("--trusted-proxies: %q is neither a CIDR nor an IP address", f)
+			}
+			p = netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen())
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
 }
 
 // MediaURL returns the URL clients fetch a media key from.
@@ -342,6 +392,19 @@ func envBool(getenv func(string) string, name string) (bool, error) {
 		return false, fmt.Errorf("%s must be true or false, not %q", name, v)
 	}
 	return b, nil
+}
+
+// envInt reads an integer environment variable; unset is def.
+func envInt(getenv func(string) string, name string, def int) (int, error) {
+	v := getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, fmt.Errorf("%s must be a whole number, not %q", name, v)
+	}
+	return n, nil
 }
 
 // MediaURLFromEnv returns the media URLs of a server started with the

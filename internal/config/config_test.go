@@ -3,6 +3,8 @@ package config_test
 import (
 	"flag"
 	"io"
+	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 
@@ -37,6 +39,10 @@ func TestServeFlags(t *testing.T) {
 		{"bad media", []string{"--media", "gs://bucket"}, nil, config.Config{}, "--media"},
 		{"empty media dir", []string{"--media", "file:"}, nil, config.Config{}, "--media"},
 		{"bad media base url", []string{"--media-base-url", "cdn.example.com"}, nil, config.Config{}, "--media-base-url"},
+		{"bad trusted proxies", []string{"--trusted-proxies", "10.0.0.0/8, proxy.lan"}, nil, config.Config{}, "--trusted-proxies"},
+		{"bad trusted proxies from env", nil, map[string]string{config.EnvTrustedProxies: "10.0.0.0/33"}, config.Config{}, "--trusted-proxies"},
+		{"too few connections", []string{"--max-connections", "1"}, nil, config.Config{}, "--max-connections"},
+		{"connections not a number", nil, map[string]string{config.EnvMaxConnections: "many"}, config.Config{}, config.EnvMaxConnections},
 		{"password redacted", []string{"--database", "mysql://u:secret@h/db"}, nil, config.Config{}, "xxxxx"},
 	}
 	for _, c := range cases {
@@ -62,6 +68,35 @@ func TestServeFlags(t *testing.T) {
 				t.Errorf("got %+v, want %+v", got, c.want)
 			}
 		})
+	}
+}
+
+func TestHardeningFlags(t *testing.T) {
+	t.Parallel()
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	env := map[string]string{config.EnvTrustedProxies: "10.0.0.0/8, 192.0.2.7,2001:db8::/32", config.EnvMaxConnections: "64"}
+	finish := config.ServeFlags(fs, func(k string) string { return env[k] })
+	if err := fs.Parse(nil); err != nil {
+		t.Fatal(err)
+	}
+	c, err := finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := c.TrustedProxyPrefixes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.0.2.7/32"), netip.MustParsePrefix("2001:db8::/32")}
+	if !slices.Equal(ps, want) || c.MaxConnections != 64 {
+		t.Errorf("trusted proxies %v, max connections %d; want %v and 64", ps, c.MaxConnections, want)
+	}
+	for _, name := range []string{"trusted-proxies", "max-connections"} {
+		f := fs.Lookup(name)
+		if f == nil || !strings.Contains(f.Usage, "(env NARRATOR_") {
+			t.Errorf("flag --%s is missing or its usage names no env variable", name)
+		}
 	}
 }
 
