@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/net/netutil"
+
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/config"
 	"github.com/narrator/narrator/internal/espeak"
@@ -83,14 +85,23 @@ func openServer(ctx context.Context, cfg config.Config, logger *slog.Logger, get
 	if err != nil {
 		return nil, err
 	}
-	if s.ln, err = net.Listen("tcp", cfg.Addr); err != nil {
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
+	// Past the cap, new connections wait in the kernel's backlog until
+	// one closes; the timeouts below make every connection close in time.
+	s.ln = netutil.LimitListener(ln, cfg.MaxConnections)
 	s.http = &http.Server{
-		Handler:           handler,
+		Handler: handler,
+		// A client must send its headers within ReadHeaderTimeout and its
+		// body within ReadTimeout; an idle keep-alive connection is closed
+		// after IdleTimeout. WriteTimeout stays zero, as it would bound a
+		// whole response, long media downloads included: media bound each
+		// write instead (mediaserve.Options.WriteTimeout).
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       2 * time.Minute,
-		IdleTimeout:       2 * time.Minute,
+		IdleTimeout:       time.Minute,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	return s, nil
@@ -264,7 +275,7 @@ func (s *server) routes() (http.Handler, error) {
 	st := purgingStore{dataStore: s.backends.store, purger: jobs.NewDeleteMediaWorker(s.backends.media), logger: s.logger}
 	api := httpapi.NewServer(httpapi.Deps{Store: st, Logger: s.logger, MediaURL: s.cfg.MediaURL, Media: s.backends.media, Queue: s.backends.queue})
 	mux.Handle("/api/", api)
-	mux.Handle("/media/", http.StripPrefix("/media/", mediaserve.New(s.backends.media, s.logger)))
+	mux.Handle("/media/", http.StripPrefix("/media/", mediaserve.New(s.backends.media, mediaserve.Options{Logger: s.logger})))
 	embed, err := newEmbed(s.cfg, st, s.logger)
 	if err != nil {
 		return nil, err
