@@ -633,3 +633,19 @@ func TestVoices(t *testing.T) {
 	wantError(t, b.do(t, "GET", "/api/v3/voices?language=xx_XX&api_key="+b.key, nil), 400, 10, "language")
 	wantError(t, b.do(t, "GET", "/api/v3/voices", nil), 401, 20, "recognised")
 }
+
+func TestPronunciationsBounded(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for i := range narrator.MaxPronunciations {
+		if err := b.store.SetPronunciation(t.Context(), &narrator.Pronunciation{ProjectID: b.project.ID, Phrase: fmt.Sprint("word", i), Say: "x"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := fmt.Sprintf("/api/v3/projects/%d/pronunciations", b.project.ID)
+	r := b.do(t, "POST", path, map[string]any{"phrase": "nginx", "say": "engine x"}, "X-Api-Key", b.key)
+	wantError(t, r, http.StatusConflict, 40, "500 pronunciation rules, the most allowed")
+	if r := b.do(t, "POST", path, map[string]any{"phrase": "Word7", "say": "y"}, "X-Api-Key", b.key); r.status != 200 {
+		t.Errorf("replacing a rule at the limit: %d %s", r.status, r.body)
+	}
+}
