@@ -24,6 +24,7 @@ import (
 	"github.com/narrator/narrator/internal/jobs"
 	"github.com/narrator/narrator/internal/mediaserve"
 	"github.com/narrator/narrator/internal/pipeline"
+	"github.com/narrator/narrator/internal/speak"
 	"github.com/narrator/narrator/internal/standin"
 	"github.com/narrator/narrator/internal/webhook"
 )
@@ -59,6 +60,10 @@ type server struct {
 	pipe     *pipeline.Pipeline // nil when the node works no jobs
 	started  bool               // the queue works jobs
 
+	// rules keeps compiled pronunciation rules for the pipeline and the
+	// dashboard alike.
+	rules *speak.RuleCache
+
 	ln    net.Listener
 	http  *http.Server
 	ready atomic.Bool
@@ -67,7 +72,7 @@ type server struct {
 // openServer opens everything a node needs and listens on cfg.Addr, but
 // serves nothing yet: run does. On error, what was opened is closed.
 func openServer(ctx context.Context, cfg config.Config, logger *slog.Logger, getenv func(string) string) (_ *server, err error) {
-	s := &server{cfg: cfg, logger: logger}
+	s := &server{cfg: cfg, logger: logger, rules: speak.NewRuleCache(0)}
 	defer func() {
 		if err != nil {
 			s.close(ctx)
@@ -166,6 +171,7 @@ func (s *server) startWorkers(ctx context.Context) error {
 		Engines:    engines,
 		Cache:      cache,
 		Rules:      b.store,
+		RuleCache:  s.rules,
 		Media:      b.media,
 		Workers:    cfg.UnitWorkers,
 		ScratchDir: cfg.ScratchDir(),
@@ -283,7 +289,7 @@ func (s *server) routes() (http.Handler, error) {
 	mux.Handle("GET /embed.js", embed)
 	mux.Handle("/embed/", embed) // the only pages other sites may frame
 	mux.Handle("/feeds/{name}", feed.New(feed.Config{Store: st, MediaURL: s.cfg.MediaURL, PublicURL: s.cfg.PublicURL, Logger: s.logger}))
-	dash, err := newDashboard(s.cfg, st, s.backends, s.logger, api)
+	dash, err := newDashboard(s.cfg, st, s.backends, s.rules, s.logger, api)
 	if err != nil {
 		return nil, err
 	}

@@ -27,7 +27,7 @@ func BenchmarkScript100k(b *testing.B) {
 	body := bigArticle(100_000)
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
-		Script("en_US", "Title", "Author", body, []Rule{{"council", "COWN-sil"}})
+		Script("en_US", "Title", "Author", body, CompileRules([]Rule{{"council", "COWN-sil"}}))
 	}
 }
 

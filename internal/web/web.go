@@ -33,6 +33,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/speak"
 )
 
 // Store is what the dashboard needs from storage. Methods return
@@ -167,6 +168,9 @@ type Deps struct {
 	// once; one per core when zero. A sign-in beyond them is answered 503
 	// at once.
 	PasswordChecks int
+	// RuleCache keeps the compiled pronunciation rules of the spoken text
+	// shown on audio pages; a cache of its own when nil.
+	RuleCache *speak.RuleCache
 	// TrustedProxies are the addresses of the reverse proxies whose
 	// X-Forwarded-For header names the client; none when empty, and then
 	// the peer is the client.
@@ -203,6 +207,7 @@ type Server struct {
 	compare        func(hash, password []byte) error
 	checks         chan struct{} // a semaphore of password checks
 	trustedProxies []netip.Prefix
+	rules          *speak.RuleCache
 	pages          *pages
 	mux            *http.ServeMux
 	dummyOnce      sync.Once
@@ -233,6 +238,7 @@ func New(d Deps) (*Server, error) {
 		ttl:            d.SessionTTL,
 		compare:        d.ComparePasswordFunc,
 		trustedProxies: d.TrustedProxies,
+		rules:          d.RuleCache,
 		pages:          pg,
 		mux:            http.NewServeMux(),
 	}
@@ -250,6 +256,9 @@ func New(d Deps) (*Server, error) {
 		checks = runtime.NumCPU()
 	}
 	s.checks = make(chan struct{}, checks)
+	if s.rules == nil {
+		s.rules = speak.NewRuleCache(0)
+	}
 	if s.compare == nil {
 		s.compare = bcrypt.CompareHashAndPassword
 	}
