@@ -71,3 +71,35 @@ func TestBigArticleUnits(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkScriptRules500 compares, in one run, scripting a short article
+// with no rules, with a project's 500 rules compiled each time (as every
+// rendering and audio page did) and with them taken from a RuleCache.
+func BenchmarkScriptRules500(b *testing.B) {
+	rules := make([]Rule, 500)
+	for i := range rules {
+		rules[i] = Rule{Phrase: "term" + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + string(rune('a'+i/26%26)), Say: "say it"}
+	}
+	body := bigArticle(2_000)
+	b.Run("compile only", func(b *testing.B) {
+		for b.Loop() {
+			CompileRules(rules)
+		}
+	})
+	b.Run("no rules", func(b *testing.B) {
+		for b.Loop() {
+			Script("en_US", "Title", "", body, nil)
+		}
+	})
+	b.Run("compiled each time", func(b *testing.B) {
+		for b.Loop() {
+			Script("en_US", "Title", "", body, CompileRules(rules))
+		}
+	})
+	b.Run("cached", func(b *testing.B) {
+		c := NewRuleCache(0)
+		for b.Loop() {
+			Script("en_US", "Title", "", body, c.Rules(1, rules))
+		}
+	})
+}
