@@ -11,7 +11,23 @@ import (
 const (
 	MaxPhraseChars = 100
 	MaxSayChars    = 200
+	// MaxPronunciations is how many rules a project may have. Every
+	// rendering and every page that shows the spoken text matches all of
+	// a project's rules, so their number is bounded.
+	MaxPronunciations = 500
 )
+
+// CheckPronunciationCount decides whether a project that has count rules
+// may take one more: ECONFLICT once it has MaxPronunciations. A rule that
+// replaces one for the same phrase adds none (replacing true) and is
+// always allowed. Both stores call it in the transaction that adds the
+// rule, after locking the project.
+func CheckPronunciationCount(count int, replacing bool) error {
+	if replacing || count < MaxPronunciations {
+		return nil
+	}
+	return Errorf(ECONFLICT, "the project has %d pronunciation rules, the most allowed; remove one before adding another", MaxPronunciations)
+}
 
 // Pronunciation is a project's rule for saying a word or phrase: wherever
 // Phrase occurs as a whole word or phrase, in any letter case, the engine

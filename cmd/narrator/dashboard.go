@@ -9,12 +9,13 @@ import (
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/config"
 	"github.com/narrator/narrator/internal/player"
+	"github.com/narrator/narrator/internal/speak"
 	"github.com/narrator/narrator/internal/web"
 )
 
 // newDashboard builds the dashboard served at "/". Requests for unknown
 // paths that do not ask for HTML go to notFound (the API's JSON 404).
-func newDashboard(cfg config.Config, st purgingStore, b *backends, logger *slog.Logger, notFound http.Handler) (http.Handler, error) {
+func newDashboard(cfg config.Config, st purgingStore, b *backends, rules *speak.RuleCache, logger *slog.Logger, notFound http.Handler) (http.Handler, error) {
 	u, err := url.Parse(cfg.PublicURL)
 	if err != nil {
 		return nil, fmt.Errorf("dashboard: parse public URL: %w", err)
@@ -23,18 +24,24 @@ func newDashboard(cfg config.Config, st purgingStore, b *backends, logger *slog.
 	if err != nil {
 		return nil, fmt.Errorf("dashboard: parse media URL: %w", err)
 	}
+	proxies, err := cfg.TrustedProxyPrefixes()
+	if err != nil {
+		return nil, fmt.Errorf("dashboard: %w", err)
+	}
 	dash, err := web.New(web.Deps{
-		Store:         st,
-		Logger:        logger,
-		MediaURL:      cfg.MediaURL,
-		FeedURL:       func(token string) string { return cfg.PublicURL + narrator.FeedPath(token) },
-		Previews:      b.queue,
-		Queue:         b.queue,
-		Media:         b.media,
-		SecureCookies: u.Scheme == "https",
-		PublicOrigin:  u.Scheme + "://" + u.Host,
-		MediaOrigin:   m.Scheme + "://" + m.Host,
-		NotFound:      notFound,
+		Store:          st,
+		Logger:         logger,
+		MediaURL:       cfg.MediaURL,
+		FeedURL:        func(token string) string { return cfg.PublicURL + narrator.FeedPath(token) },
+		Previews:       b.queue,
+		Queue:          b.queue,
+		Media:          b.media,
+		SecureCookies:  u.Scheme == "https",
+		PublicOrigin:   u.Scheme + "://" + u.Host,
+		MediaOrigin:    m.Scheme + "://" + m.Host,
+		NotFound:       notFound,
+		TrustedProxies: proxies,
+		RuleCache:      rules,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("dashboard: %w", err)

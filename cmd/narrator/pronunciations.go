@@ -81,8 +81,11 @@ func runPronunciations(ctx context.Context, e *env, args []string) error {
 	case "add":
 		rule := &narrator.Pronunciation{ProjectID: *project, Phrase: *phrase, Say: *say}
 		if err := st.SetPronunciation(ctx, rule); err != nil {
-			if narrator.ErrorCode(err) == narrator.EINVALID {
+			switch narrator.ErrorCode(err) {
+			case narrator.EINVALID:
 				return usagef("pronunciations add: %s", narrator.ErrorMessage(err))
+			case narrator.ECONFLICT: // the project has as many rules as allowed
+				return fmt.Errorf("pronunciations add: %s", narrator.ErrorMessage(err))
 			}
 			return fmt.Errorf("pronunciations add: %w", err)
 		}

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/net/netutil"
+
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/accesslog"
 	"github.com/narrator/narrator/internal/config"
@@ -26,6 +28,7 @@ import (
 	"github.com/narrator/narrator/internal/metrics"
 	"github.com/narrator/narrator/internal/pipeline"
 	"github.com/narrator/narrator/internal/proc"
+	"github.com/narrator/narrator/internal/speak"
 	"github.com/narrator/narrator/internal/standin"
 	"github.com/narrator/narrator/internal/webhook"
 )
@@ -61,6 +64,10 @@ type server struct {
 	pipe     *pipeline.Pipeline // nil when the node works no jobs
 	started  bool               // the queue works jobs
 
+	// rules keeps compiled pronunciation rules for the pipeline and the
+	// dashboard alike.
+	rules *speak.RuleCache
+
 	ln    net.Listener
 	http  *http.Server
 	ready atomic.Bool
@@ -74,7 +81,7 @@ type server struct {
 // openServer opens everything a node needs and listens on cfg.Addr, but
 // serves nothing yet: run does. On error, what was opened is closed.
 func openServer(ctx context.Context, cfg config.Config, logger *slog.Logger, getenv func(string) string) (_ *server, err error) {
-	s := &server{cfg: cfg, logger: logger, metrics: metrics.New()}
+	s := &server{cfg: cfg, logger: logger, metrics: metrics.New(), rules: speak.NewRuleCache(0)}
 	defer func() {
 		if err != nil {
 			s.close(ctx)
@@ -92,17 +99,26 @@ func openServer(ctx context.Context, cfg config.Config, logger *slog.Logger, get
 	if err != nil {
 		return nil, err
 	}
-	if s.ln, err = net.Listen("tcp", cfg.Addr); err != nil {
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
+	// Past the cap, new connections wait in the kernel's backlog until
+	// one closes; the timeouts below make every connection close in time.
+	s.ln = netutil.LimitListener(ln, cfg.MaxConnections)
 	if err := s.listenMetrics(); err != nil {
 		return nil, err
 	}
 	s.http = &http.Server{
-		Handler:           handler,
+		Handler: handler,
+		// A client must send its headers within ReadHeaderTimeout and its
+		// body within ReadTimeout; an idle keep-alive connection is closed
+		// after IdleTimeout. WriteTimeout stays zero, as it would bound a
+		// whole response, long media downloads included: media bound each
+		// write instead (mediaserve.Options.WriteTimeout).
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       2 * time.Minute,
-		IdleTimeout:       2 * time.Minute,
+		IdleTimeout:       time.Minute,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	return s, nil
@@ -170,6 +186,7 @@ func (s *server) startWorkers(ctx context.Context) error {
 		Engines:    engines,
 		Cache:      cache,
 		Rules:      b.store,
+		RuleCache:  s.rules,
 		Media:      b.media,
 		Workers:    cfg.UnitWorkers,
 		ScratchDir: cfg.ScratchDir(),
@@ -298,7 +315,7 @@ func (s *server) routes() (http.Handler, error) {
 	st := purgingStore{dataStore: s.backends.store, purger: jobs.NewDeleteMediaWorker(s.backends.media), logger: s.logger}
 	api := httpapi.NewServer(httpapi.Deps{Store: st, Logger: s.logger, MediaURL: s.cfg.MediaURL, Media: s.backends.media, Queue: s.backends.queue})
 	mux.Handle("/api/", api)
-	mux.Handle("/media/", http.StripPrefix("/media/", mediaserve.New(s.backends.media, s.logger)))
+	mux.Handle("/media/", http.StripPrefix("/media/", mediaserve.New(s.backends.media, mediaserve.Options{Logger: s.logger})))
 	embed, err := newEmbed(s.cfg, st, s.logger)
 	if err != nil {
 		return nil, err
@@ -306,7 +323,7 @@ func (s *server) routes() (http.Handler, error) {
 	mux.Handle("GET /embed.js", embed)
 	mux.Handle("/embed/", embed) // the only pages other sites may frame
 	mux.Handle("/feeds/{name}", feed.New(feed.Config{Store: st, MediaURL: s.cfg.MediaURL, PublicURL: s.cfg.PublicURL, Logger: s.logger}))
-	dash, err := newDashboard(s.cfg, st, s.backends, s.logger, api)
+	dash, err := newDashboard(s.cfg, st, s.backends, s.rules, s.logger, api)
 	if err != nil {
 		return nil, err
 	}

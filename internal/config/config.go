@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"path/filepath"
 	"regexp"
@@ -34,6 +35,11 @@ const (
 	EnvWebhooksAllowPrivate = "NARRATOR_WEBHOOKS_ALLOW_PRIVATE"
 	EnvMetricsAddr          = "NARRATOR_METRICS_ADDR"
 	EnvLogFormat            = "NARRATOR_LOG_FORMAT"
+	// EnvTrustedProxies is a comma-separated list of CIDRs or addresses
+	// for --trusted-proxies.
+	EnvTrustedProxies = "NARRATOR_TRUSTED_PROXIES"
+	// EnvMaxConnections is a number for --max-connections.
+	EnvMaxConnections = "NARRATOR_MAX_CONNECTIONS"
 )
 
 // Log formats.
@@ -46,6 +52,9 @@ const (
 const (
 	DefaultData = "./narrator-data"
 	DefaultAddr = "127.0.0.1:8080"
+	// DefaultMaxConnections is how many client connections a node holds
+	// open at once unless told otherwise.
+	DefaultMaxConnections = 1024
 )
 
 // Database kinds.
@@ -246,6 +255,13 @@ type Config struct {
 	MetricsAddr string
 	// LogFormat is LogText or LogJSON.
 	LogFormat string
+	// TrustedProxies lists, comma-separated, the CIDRs or addresses of the
+	// reverse proxies whose X-Forwarded-For header names the client (see
+	// TrustedProxyPrefixes); empty trusts none.
+	TrustedProxies string
+	// MaxConnections caps the client connections open at once; more wait
+	// in the listen backlog until one closes.
+	MaxConnections int
 }
 
 // ServeFlags registers the serve flags on fs and returns a function that
@@ -271,6 +287,8 @@ func ServeFlags(fs *flag.FlagSet, getenv func(string) string) func() (Config, er
 	fs.BoolVar(&c.WebhooksAllowPrivate, "webhooks-allow-private", env.bool(EnvWebhooksAllowPrivate), "let webhook deliveries reach loopback, private and link-local addresses (env "+EnvWebhooksAllowPrivate+")")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", getenv(EnvMetricsAddr), "serve /metrics only on this `host:port` of its own (env "+EnvMetricsAddr+"; default: on --addr)")
 	fs.StringVar(&c.LogFormat, "log-format", orDefault(getenv(EnvLogFormat), LogText), "log `format`: text or json (env "+EnvLogFormat+")")
+	fs.StringVar(&c.TrustedProxies, "trusted-proxies", getenv(EnvTrustedProxies), "comma-separated `CIDRs` of the reverse proxies whose X-Forwarded-For names the client, for the sign-in limits (env "+EnvTrustedProxies+"; default none: the peer is the client)")
+	fs.IntVar(&c.MaxConnections, "max-connections", env.int(EnvMaxConnections, DefaultMaxConnections), "client connections open at once; more wait until one closes (env "+EnvMaxConnections+")")
 	return func() (Config, error) {
 		if err := env.err(); err != nil {
 			return Config{}, err
@@ -342,7 +360,35 @@ func (c *Config) Validate() error {
 	default:
 		return fmt.Errorf("--log-format must be text or json, not %q", c.LogFormat)
 	}
+	if _, err := c.TrustedProxyPrefixes(); err != nil {
+		return err
+	}
+	if c.MaxConnections < 16 || c.MaxConnections > 1_000_000 {
+		return fmt.Errorf("--max-connections must be from 16 to 1000000, not %d", c.MaxConnections)
+	}
 	return nil
+}
+
+// TrustedProxyPrefixes parses TrustedProxies: CIDRs ("10.0.0.0/8") or
+// single addresses ("192.0.2.1"), separated by commas.
+func (c *Config) TrustedProxyPrefixes() ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, f := range strings.Split(c.TrustedProxies, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(f)
+		if err != nil {
+			a, aerr := netip.ParseAddr(f)
+			if aerr != nil {
+				return nil, fmt.Errorf("--trusted-proxies: %q is neither a CIDR nor an IP address", f)
+			}
+			p = netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen())
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
 }
 
 // MediaURL returns the URL clients fetch a media key from.

@@ -3,8 +3,10 @@ package config_test
 import (
 	"flag"
 	"io"
+	"net/netip"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -46,6 +48,10 @@ func TestServeFlags(t *testing.T) {
 		{"bad metrics addr", []string{"--metrics-addr", "9100"}, nil, config.Config{}, "--metrics-addr"},
 		{"metrics addr is addr", []string{"--metrics-addr", "127.0.0.1:8080"}, nil, config.Config{}, "--metrics-addr"},
 		{"bad log format", nil, map[string]string{config.EnvLogFormat: "xml"}, config.Config{}, "--log-format"},
+		{"bad trusted proxies", []string{"--trusted-proxies", "10.0.0.0/8, proxy.lan"}, nil, config.Config{}, "--trusted-proxies"},
+		{"bad trusted proxies from env", nil, map[string]string{config.EnvTrustedProxies: "10.0.0.0/33"}, config.Config{}, "--trusted-proxies"},
+		{"too few connections", []string{"--max-connections", "1"}, nil, config.Config{}, "--max-connections"},
+		{"connections not a number", nil, map[string]string{config.EnvMaxConnections: "many"}, config.Config{}, config.EnvMaxConnections},
 		{"password redacted", []string{"--database", "mysql://u:secret@h/db"}, nil, config.Config{}, "xxxxx"},
 	}
 	for _, c := range cases {
@@ -81,6 +87,35 @@ func orText(format string) string {
 		return config.LogText
 	}
 	return format
+}
+
+func TestHardeningFlags(t *testing.T) {
+	t.Parallel()
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	env := map[string]string{config.EnvTrustedProxies: "10.0.0.0/8, 192.0.2.7,2001:db8::/32", config.EnvMaxConnections: "64"}
+	finish := config.ServeFlags(fs, func(k string) string { return env[k] })
+	if err := fs.Parse(nil); err != nil {
+		t.Fatal(err)
+	}
+	c, err := finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := c.TrustedProxyPrefixes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.0.2.7/32"), netip.MustParsePrefix("2001:db8::/32")}
+	if !slices.Equal(ps, want) || c.MaxConnections != 64 {
+		t.Errorf("trusted proxies %v, max connections %d; want %v and 64", ps, c.MaxConnections, want)
+	}
+	for _, name := range []string{"trusted-proxies", "max-connections"} {
+		f := fs.Lookup(name)
+		if f == nil || !strings.Contains(f.Usage, "(env NARRATOR_") {
+			t.Errorf("flag --%s is missing or its usage names no env variable", name)
+		}
+	}
 }
 
 func TestBackendDefaults(t *testing.T) {
@@ -194,6 +229,8 @@ var serveEnvSamples = map[string]struct{ good, bad string }{
 	"webhooks-allow-private": {"true", "perhaps"},
 	"metrics-addr":           {"127.0.0.1:9100", "nonsense"},
 	"log-format":             {"json", "xml"},
+	"trusted-proxies":        {"10.0.0.0/8", "10.0.0.0/33"},
+	"max-connections":        {"64", "many"},
 }
 
 // TestServeFlagsEnvironment walks every flag of serve: its usage, which

@@ -272,10 +272,10 @@ func TestCreateValidation(t *testing.T) {
 	})
 	t.Run("oversized request refused", func(t *testing.T) {
 		t.Parallel()
-		r := b.do(t, "POST", b.audiosPath(), map[string]any{"api_key": b.key, "body": strings.Repeat("a", httpapi.DefaultMaxBodyBytes+1)})
-		if r.status != 413 && r.status != 400 {
-			t.Fatalf("status %d", r.status)
-		}
+		big := map[string]any{"api_key": b.key, "body": strings.Repeat("a", httpapi.DefaultMaxBodyBytes+1)}
+		wantError(t, b.do(t, "POST", b.audiosPath(), big, "X-Api-Key", b.key), 413, 10, "larger than")
+		// A key inside a body too large to read is not found.
+		wantError(t, b.do(t, "POST", b.audiosPath(), big), 401, 20, "")
 	})
 }
 
@@ -637,4 +637,20 @@ func TestVoices(t *testing.T) {
 	}
 	wantError(t, b.do(t, "GET", "/api/v3/voices?language=xx_XX&api_key="+b.key, nil), 400, 10, "language")
 	wantError(t, b.do(t, "GET", "/api/v3/voices", nil), 401, 20, "recognised")
+}
+
+func TestPronunciationsBounded(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for i := range narrator.MaxPronunciations {
+		if err := b.store.SetPronunciation(t.Context(), &narrator.Pronunciation{ProjectID: b.project.ID, Phrase: fmt.Sprint("word", i), Say: "x"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := fmt.Sprintf("/api/v3/projects/%d/pronunciations", b.project.ID)
+	r := b.do(t, "POST", path, map[string]any{"phrase": "nginx", "say": "engine x"}, "X-Api-Key", b.key)
+	wantError(t, r, http.StatusConflict, 40, "500 pronunciation rules, the most allowed")
+	if r := b.do(t, "POST", path, map[string]any{"phrase": "Word7", "say": "y"}, "X-Api-Key", b.key); r.status != 200 {
+		t.Errorf("replacing a rule at the limit: %d %s", r.status, r.body)
+	}
 }

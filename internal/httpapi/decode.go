@@ -158,10 +158,10 @@ func (p *params) metadata() (map[string]string, bool, error) {
 	return m, m != nil, nil
 }
 
-// apiKey finds the API key in the body, the query, or the Authorization or
-// X-Api-Key headers, in that order.
-func (p *params) apiKey(r *http.Request) string {
-	if k, ok, err := p.str("api_key", false); err == nil && ok && k != "" {
+// outerAPIKey finds the API key outside the body: in the query, or the
+// Authorization or X-Api-Key headers, in that order.
+func outerAPIKey(r *http.Request) string {
+	if k := strings.TrimSpace(r.URL.Query().Get("api_key")); k != "" {
 		return k
 	}
 	// The scheme name is case-insensitive (RFC 9110).
@@ -169,6 +169,18 @@ func (p *params) apiKey(r *http.Request) string {
 		return strings.TrimSpace(k)
 	}
 	return strings.TrimSpace(r.Header.Get("X-Api-Key"))
+}
+
+// bodyAPIKey returns the api_key parameter of the JSON or form body.
+func (p *params) bodyAPIKey() string {
+	if raw, ok := p.json["api_key"]; ok {
+		var k string
+		if json.Unmarshal(raw, &k) == nil {
+			return strings.TrimSpace(k)
+		}
+		return ""
+	}
+	return strings.TrimSpace(p.form.Get("api_key"))
 }
 
 // pathID parses a numeric path parameter. Anything else names no object.

@@ -28,7 +28,7 @@ const (
 // sent. Any node can send it: it reads only the media store. Players that
 // cannot play a live HLS playlist play it as a plain MP3 of unknown length.
 // A folder without a live playlist is a 404.
-func (h *Handler) serveLiveMP3(w http.ResponseWriter, r *http.Request, key string) {
+func (h *Handler) serveLiveMP3(w *deadlineWriter, r *http.Request, key string) {
 	ctx := r.Context()
 	dir := path.Dir(key) + "/"
 	playlistKey := dir + narrator.LivePlaylistName
@@ -43,7 +43,6 @@ func (h *Handler) serveLiveMP3(w http.ResponseWriter, r *http.Request, key strin
 	if r.Method == http.MethodHead {
 		return
 	}
-	rc := http.NewResponseController(w)
 	idleSince := time.Now()
 	for n := 0; ; {
 		segKey := dir + hls.SegmentName(n)
@@ -58,7 +57,9 @@ func (h *Handler) serveLiveMP3(w http.ResponseWriter, r *http.Request, key strin
 			if _, err := w.Write(frames); err != nil {
 				return // the player went away
 			}
-			_ = rc.Flush()
+			if err := w.Flush(); err != nil {
+				return // the player stopped reading
+			}
 			n++
 			idleSince = time.Now()
 			continue

@@ -12,7 +12,12 @@
 // Mount the handler under a prefix with http.StripPrefix, so that the path it
 // sees is the object key:
 //
-//	mux.Handle("/media/", http.StripPrefix("/media/", mediaserve.New(store, logger)))
+//	mux.Handle("/media/", http.StripPrefix("/media/", mediaserve.New(store, mediaserve.Options{Logger: logger})))
+//
+// A client that stops reading cannot hold a connection and its handler
+// for good: every write of a response must finish within
+// Options.WriteTimeout, which is renewed before each write, so that a long
+// download at any steady pace still completes.
 package mediaserve
 
 import (
@@ -39,19 +44,36 @@ type Opener interface {
 	Open(ctx context.Context, key string) (io.ReadSeekCloser, narrator.BlobInfo, error)
 }
 
-// Handler is the media http.Handler.
-type Handler struct {
-	store  Opener
-	logger *slog.Logger
+// DefaultWriteTimeout is how long one write of a response may take by
+// default: a client that reads nothing for this long is cut off.
+const DefaultWriteTimeout = 30 * time.Second
+
+// Options configure a Handler.
+type Options struct {
+	// Logger receives internal errors; discarded if nil.
+	Logger *slog.Logger
+	// WriteTimeout bounds each write of a response (at most 32 KiB), not
+	// the whole response; DefaultWriteTimeout when zero.
+	WriteTimeout time.Duration
 }
 
-// New returns a Handler that serves the objects of store, logging internal
-// errors to logger (discarded if nil).
-func New(store Opener, logger *slog.Logger) *Handler {
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
+// Handler is the media http.Handler.
+type Handler struct {
+	store        Opener
+	logger       *slog.Logger
+	writeTimeout time.Duration
+}
+
+// New returns a Handler that serves the objects of store.
+func New(store Opener, opts Options) *Handler {
+	h := &Handler{store: store, logger: opts.Logger, writeTimeout: opts.WriteTimeout}
+	if h.logger == nil {
+		h.logger = slog.New(slog.DiscardHandler)
 	}
-	return &Handler{store: store, logger: logger}
+	if h.writeTimeout <= 0 {
+		h.writeTimeout = DefaultWriteTimeout
+	}
+	return h
 }
 
 const allowedMethods = "GET, HEAD, OPTIONS"
@@ -59,7 +81,9 @@ const allowedMethods = "GET, HEAD, OPTIONS"
 // ServeHTTP serves the object whose key is r.URL.Path (one leading slash is
 // ignored). A missing object or a malformed key is a 404 with the v3 error
 // body; a method other than GET, HEAD or OPTIONS is a 405.
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+	w := newDeadlineWriter(rw, h.writeTimeout)
+	defer w.done()
 	hdr := w.Header()
 	hdr.Set("Access-Control-Allow-Origin", "*")
 	hdr.Set("Access-Control-Expose-Headers", "Content-Length, Content-Range, Accept-Ranges")
@@ -117,6 +141,50 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// On an error status it drops Cache-Control and ETag itself.
 	http.ServeContent(&jsonErrors{ResponseWriter: w}, r, "", modTime, f)
 }
+
+// deadlineWriter gives every write of a response its own deadline, so
+// that a client that stops reading is cut off while one that reads a long
+// download at any steady pace is not. The server's WriteTimeout, which
+// would bound the whole response, stays zero.
+type deadlineWriter struct {
+	http.ResponseWriter
+	rc      *http.ResponseController
+	timeout time.Duration
+}
+
+func newDeadlineWriter(w http.ResponseWriter, timeout time.Duration) *deadlineWriter {
+	return &deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: timeout}
+}
+
+// Write writes b within the timeout. It hides the ResponseWriter's
+// ReadFrom, so that http.ServeContent copies in 32 KiB writes, each under
+// its own deadline.
+func (w *deadlineWriter) Write(b []byte) (int, error) {
+	w.extend()
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush sends what is buffered within the timeout.
+func (w *deadlineWriter) Flush() error {
+	w.extend()
+	return w.rc.Flush()
+}
+
+func (w *deadlineWriter) extend() {
+	// A writer that cannot take deadlines (a test recorder) writes without.
+	_ = w.rc.SetWriteDeadline(time.Now().Add(w.timeout))
+}
+
+// done sends the rest of the response within the timeout, then lifts the
+// deadline: the server, with no WriteTimeout, does not reset it for the
+// next request on the connection.
+func (w *deadlineWriter) done() {
+	_ = w.Flush()
+	_ = w.rc.SetWriteDeadline(time.Time{})
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *deadlineWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // openFailed answers a request whose object could not be opened.
 func (h *Handler) openFailed(w http.ResponseWriter, r *http.Request, key string, err error) {

@@ -120,7 +120,7 @@ func setup(t *testing.T, newStores func(t *testing.T) (media, parent store)) *te
 			t.Fatal(err)
 		}
 	}
-	h := http.StripPrefix("/media/", mediaserve.New(media, slog.New(slog.NewTextHandler(t.Output(), nil))))
+	h := http.StripPrefix("/media/", mediaserve.New(media, mediaserve.Options{Logger: slog.New(slog.NewTextHandler(t.Output(), nil))}))
 	mux := http.NewServeMux()
 	mux.Handle("/media/", h)
 	return &testBundle{mux: mux, handler: h, mp3: mp3, media: media}
@@ -441,7 +441,7 @@ func TestStoreErrors(t *testing.T) {
 			var logs bytes.Buffer
 			h := mediaserve.New(openerFunc(func(context.Context, string) (io.ReadSeekCloser, narrator.BlobInfo, error) {
 				return nil, narrator.BlobInfo{}, tt.err
-			}), slog.New(slog.NewTextHandler(&logs, nil)))
+			}), mediaserve.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 			rec := do(h, http.MethodGet, "/tok/a.mp3", nil)
 			checkErrorBody(t, rec, tt.status, tt.code)
 			if strings.Contains(rec.Body.String(), "disk on fire") {

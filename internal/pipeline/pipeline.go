@@ -89,6 +89,8 @@ type Config struct {
 	Media   MediaWriter
 	// Rules gives the pronunciation rules; nil means none.
 	Rules RuleSource
+	// RuleCache keeps the rule sets compiled; a cache of its own when nil.
+	RuleCache *speak.RuleCache
 	// Workers is how many units are synthesised, and how many chunks of
 	// MP3 encoded, at once; 0 means one per core.
 	Workers int
@@ -104,6 +106,7 @@ type Pipeline struct {
 	engines map[string]Synthesizer
 	media   MediaWriter
 	rules   RuleSource
+	compile *speak.RuleCache
 	workers int
 	scratch string
 	cache   *UnitCache
@@ -116,6 +119,7 @@ func New(cfg Config) *Pipeline {
 		engines: cfg.Engines,
 		media:   cfg.Media,
 		rules:   cfg.Rules,
+		compile: cfg.RuleCache,
 		workers: cfg.Workers,
 		scratch: cfg.ScratchDir,
 		cache:   cfg.Cache,
@@ -123,6 +127,9 @@ func New(cfg Config) *Pipeline {
 	}
 	if p.workers <= 0 {
 		p.workers = runtime.NumCPU()
+	}
+	if p.compile == nil {
+		p.compile = speak.NewRuleCache(0)
 	}
 	if p.logger == nil {
 		p.logger = slog.New(slog.DiscardHandler)
@@ -150,15 +157,17 @@ func (p *Pipeline) Render(ctx context.Context, a *narrator.Audio, proj *narrator
 // at a time. It must return at once: a caller that stores progress keeps
 // the latest report and writes it from a goroutine of its own.
 func (p *Pipeline) RenderLive(ctx context.Context, a *narrator.Audio, proj *narrator.Project, progress func(narrator.RenderProgress)) (_ narrator.Rendering, err error) {
-	var rules []speak.Rule
+	var rules *speak.Rules
 	if p.rules != nil {
 		prons, err := p.rules.ListPronunciations(ctx, proj.ID)
 		if err != nil {
 			return narrator.Rendering{}, fmt.Errorf("load pronunciation rules: %w", err)
 		}
-		for _, r := range prons {
-			rules = append(rules, speak.Rule{Phrase: r.Phrase, Say: r.Say})
+		set := make([]speak.Rule, len(prons))
+		for i, r := range prons {
+			set[i] = speak.Rule{Phrase: r.Phrase, Say: r.Say}
 		}
+		rules = p.compile.Rules(proj.ID, set)
 	}
 	units := speak.Script(proj.Language, a.Title, a.Author, a.Body, rules)
 	if len(units) == 0 {

@@ -15,9 +15,13 @@ INSERT INTO pronunciations (project_id, phrase, say, created_at) VALUES ($1, $2,
 ON CONFLICT (project_id, lower(phrase)) DO UPDATE SET phrase = excluded.phrase, say = excluded.say
 RETURNING id, created_at`
 
+const countPronunciationsSQL = `
+SELECT count(*), count(*) FILTER (WHERE lower(phrase) = lower($2)) FROM pronunciations WHERE project_id = $1`
+
 // SetPronunciation adds a rule to a project, or replaces the rule for the
 // same phrase (in any letter case). It fills in p's ID and CreatedAt, and
-// returns ENOTFOUND if the project does not exist.
+// returns ENOTFOUND if the project does not exist and ECONFLICT if it
+// has narrator.MaxPronunciations rules already and p adds one.
 func (s *Store) SetPronunciation(ctx context.Context, p *narrator.Pronunciation) error {
 	if err := p.Validate(); err != nil {
 		return err
@@ -31,6 +35,18 @@ func (s *Store) SetPronunciation(ctx context.Context, p *narrator.Pronunciation)
 		return fmt.Errorf("set pronunciation in project %d: %w", p.ProjectID, err)
 	}
 	p.Trim()
+	// The project's row lock (lockProjectSQL) serialises the rules added
+	// to it, so that concurrent adds cannot pass the count together.
+	if _, err := tx.Exec(ctx, lockProjectSQL, p.ProjectID); err != nil {
+		return fmt.Errorf("set pronunciation in project %d: lock: %w", p.ProjectID, err)
+	}
+	var count, same int
+	if err := tx.QueryRow(ctx, countPronunciationsSQL, p.ProjectID, p.Phrase).Scan(&count, &same); err != nil {
+		return fmt.Errorf("set pronunciation in project %d: count: %w", p.ProjectID, err)
+	}
+	if err := narrator.CheckPronunciationCount(count, same > 0); err != nil {
+		return err
+	}
 	if err := tx.QueryRow(ctx, upsertPronunciationSQL, p.ProjectID, p.Phrase, p.Say, s.now()).Scan(&p.ID, &p.CreatedAt); err != nil {
 		return fmt.Errorf("set pronunciation %q: %w", p.Phrase, err)
 	}

@@ -3,69 +3,102 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/narrator/narrator"
 )
 
 // SignInFailureRetention is how long failed sign-ins are kept.
 const SignInFailureRetention = 24 * time.Hour
 
-const insertSignInFailureSQL = `INSERT INTO signin_failures (key, at) SELECT unnest($1::text[]), $2`
+// lockSignInKeySQL serialises the attempts under one key until the end of
+// the transaction, on every node.
+const lockSignInKeySQL = `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`
+
+const recentSignInAttemptsSQL = `
+SELECT at FROM signin_failures WHERE key = $1 AND at >= $2 ORDER BY at DESC LIMIT $3`
+
+const insertSignInAttemptSQL = `INSERT INTO signin_failures (key, at, attempt) SELECT unnest($1::text[]), $2, $3`
 
 const pruneSignInFailuresSQL = `DELETE FROM signin_failures WHERE at < $1`
 
-// RecordSignInFailure records a failed sign-in at time at under each key,
-// and forgets failures older than SignInFailureRetention.
-func (s *Store) RecordSignInFailure(ctx context.Context, keys []string, at time.Time) error {
+// ReserveSignInAttempt records a sign-in attempt at time at under the key
+// of every limit, named attempt, unless a limit is full
+// (narrator.CheckSignInLimits): then it records nothing and says which.
+// The limits' keys are locked (advisory transaction locks, taken in key
+// order) before they are counted, so that concurrent attempts on any node
+// cannot all pass a limit. It also forgets attempts older than
+// SignInFailureRetention.
+func (s *Store) ReserveSignInAttempt(ctx context.Context, attempt string, limits []narrator.SignInLimit, at time.Time) (*narrator.SignInRefusal, error) {
 	tx, err := s.beginWrite(ctx)
 	if err != nil {
-		return fmt.Errorf("record sign-in failure: %w", err)
+		return nil, fmt.Errorf("reserve sign-in attempt: %w", err)
 	}
 	defer rollback(ctx, tx)
 	at = at.UTC().Truncate(time.Microsecond)
-	if _, err := tx.Exec(ctx, insertSignInFailureSQL, keys, at); err != nil {
-		return fmt.Errorf("record sign-in failure: %w", err)
+	keys := make([]string, len(limits))
+	for i, l := range limits {
+		keys[i] = l.Key
+	}
+	locked := slices.Compact(slices.Sorted(slices.Values(keys)))
+	for _, k := range locked {
+		if _, err := tx.Exec(ctx, lockSignInKeySQL, k); err != nil {
+			return nil, fmt.Errorf("reserve sign-in attempt: lock: %w", err)
+		}
+	}
+	recent := make([][]time.Time, len(limits))
+	for i, l := range limits {
+		rows, err := tx.Query(ctx, recentSignInAttemptsSQL, l.Key, at.Add(-l.Window), l.Max)
+		if err != nil {
+			return nil, fmt.Errorf("reserve sign-in attempt: %w", err)
+		}
+		recent[i], err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (time.Time, error) {
+			var t time.Time
+			err := r.Scan(&t)
+			return t.UTC(), err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("reserve sign-in attempt: %w", err)
+		}
+	}
+	if ref := narrator.CheckSignInLimits(limits, at, recent); ref != nil {
+		return ref, nil
+	}
+	if _, err := tx.Exec(ctx, insertSignInAttemptSQL, keys, at, attempt); err != nil {
+		return nil, fmt.Errorf("reserve sign-in attempt: %w", err)
 	}
 	if _, err := tx.Exec(ctx, pruneSignInFailuresSQL, at.Add(-SignInFailureRetention)); err != nil {
-		return fmt.Errorf("record sign-in failure: prune: %w", err)
+		return nil, fmt.Errorf("reserve sign-in attempt: prune: %w", err)
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("record sign-in failure: commit: %w", err)
+		return nil, fmt.Errorf("reserve sign-in attempt: commit: %w", err)
 	}
-	return nil
+	return nil, nil
 }
 
-const recentSignInFailuresSQL = `
-SELECT at FROM signin_failures WHERE key = $1 AND at >= $2 ORDER BY at DESC LIMIT $3`
+const deleteSignInAttemptSQL = `DELETE FROM signin_failures WHERE attempt = $1 AND attempt <> ''`
 
-// RecentSignInFailures returns the times of key's failures at or after
-// since, newest first, at most limit of them.
-func (s *Store) RecentSignInFailures(ctx context.Context, key string, since time.Time, limit int) ([]time.Time, error) {
-	rows, err := s.pool.Query(ctx, recentSignInFailuresSQL, key, since.UTC(), limit)
+const clearSignInFailuresSQL = `DELETE FROM signin_failures WHERE key = ANY($1::text[])`
+
+// ClearSignInAttempts forgets the attempt named attempt, which succeeded,
+// and every attempt recorded under keys.
+func (s *Store) ClearSignInAttempts(ctx context.Context, attempt string, keys []string) error {
+	tx, err := s.beginWrite(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("recent sign-in failures: %w", err)
+		return fmt.Errorf("clear sign-in attempts: %w", err)
 	}
-	times, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (time.Time, error) {
-		var t time.Time
-		err := r.Scan(&t)
-		return t.UTC(), err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("recent sign-in failures: %w", err)
+	defer rollback(ctx, tx)
+	if _, err := tx.Exec(ctx, deleteSignInAttemptSQL, attempt); err != nil {
+		return fmt.Errorf("clear sign-in attempts: %w", err)
 	}
-	if times == nil {
-		times = []time.Time{}
+	if _, err := tx.Exec(ctx, clearSignInFailuresSQL, keys); err != nil {
+		return fmt.Errorf("clear sign-in attempts: %w", err)
 	}
-	return times, nil
-}
-
-const clearSignInFailuresSQL = `DELETE FROM signin_failures WHERE key = $1`
-
-// ClearSignInFailures forgets key's failures.
-func (s *Store) ClearSignInFailures(ctx context.Context, key string) error {
-	if _, err := s.pool.Exec(ctx, clearSignInFailuresSQL, key); err != nil {
-		return fmt.Errorf("clear sign-in failures: %w", err)
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("clear sign-in attempts: commit: %w", err)
 	}
 	return nil
 }

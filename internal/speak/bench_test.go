@@ -27,7 +27,7 @@ func BenchmarkScript100k(b *testing.B) {
 	body := bigArticle(100_000)
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
-		Script("en_US", "Title", "Author", body, []Rule{{"council", "COWN-sil"}})
+		Script("en_US", "Title", "Author", body, CompileRules([]Rule{{"council", "COWN-sil"}}))
 	}
 }
 
@@ -70,4 +70,36 @@ func TestBigArticleUnits(t *testing.T) {
 			t.Logf("%v %q", u.Pause, u.Text)
 		}
 	}
+}
+
+// BenchmarkScriptRules500 compares, in one run, scripting a short article
+// with no rules, with a project's 500 rules compiled each time (as every
+// rendering and audio page did) and with them taken from a RuleCache.
+func BenchmarkScriptRules500(b *testing.B) {
+	rules := make([]Rule, 500)
+	for i := range rules {
+		rules[i] = Rule{Phrase: "term" + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + string(rune('a'+i/26%26)), Say: "say it"}
+	}
+	body := bigArticle(2_000)
+	b.Run("compile only", func(b *testing.B) {
+		for b.Loop() {
+			CompileRules(rules)
+		}
+	})
+	b.Run("no rules", func(b *testing.B) {
+		for b.Loop() {
+			Script("en_US", "Title", "", body, nil)
+		}
+	})
+	b.Run("compiled each time", func(b *testing.B) {
+		for b.Loop() {
+			Script("en_US", "Title", "", body, CompileRules(rules))
+		}
+	})
+	b.Run("cached", func(b *testing.B) {
+		c := NewRuleCache(0)
+		for b.Loop() {
+			Script("en_US", "Title", "", body, c.Rules(1, rules))
+		}
+	})
 }

@@ -80,7 +80,7 @@ func FuzzScript(f *testing.F) {
 	f.Add("en_GB", "<b>x</b>", strings.Repeat("word, ", 200))
 	f.Fuzz(func(t *testing.T, lang, title, body string) {
 		start := time.Now()
-		units := Script(lang, title, "", body, []Rule{{"cost", "kost"}, {"a", "<b>"}})
+		units := Script(lang, title, "", body, CompileRules([]Rule{{"cost", "kost"}, {"a", "<b>"}}))
 		if d := time.Since(start); d > fuzzLimit {
 			t.Fatalf("took %v on %d bytes", d, len(body))
 		}

@@ -35,7 +35,7 @@ func TestPathologicalInputs(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			start := time.Now()
-			units := Script("en_US", "", "", in, []Rule{{"a", "ay"}})
+			units := Script("en_US", "", "", in, CompileRules([]Rule{{"a", "ay"}}))
 			if d := time.Since(start); d > 10*time.Second {
 				t.Errorf("took %v", d)
 			}

@@ -3,7 +3,6 @@ package speak
 import (
 	"html"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -102,9 +101,9 @@ func sanitize(s string) string {
 // plain text, a first paragraph) equal to the title, that heading is not
 // read twice. language is a locale like "en_US", "en_GB", "de_DE",
 // "fr_FR"; unknown languages fall back to language-neutral handling.
-// Pronunciation rules apply before normalisation, to whole words and
-// phrases, case-insensitively, longest phrase first.
-func Script(language, title, author, body string, rules []Rule) []Unit {
+// Pronunciation rules (nil for none) apply before normalisation, to whole
+// words and phrases, case-insensitively, longest phrase first.
+func Script(language, title, author, body string, rules *Rules) []Unit {
 	s := newScripter(language, rules)
 	title = plainTitle(title)
 	if title != "" {
@@ -153,7 +152,7 @@ func sameWords(a, b string) bool {
 // scripter turns blocks into units.
 type scripter struct {
 	l         *lang
-	rules     map[string]string // lower-case phrase → say
+	rules     map[string]string // lower-case phrase → say; read only
 	rulesRe   *regexp.Regexp
 	units     []Unit
 	protected []string // texts hidden behind placeholders
@@ -169,32 +168,10 @@ type writtenText struct {
 	glueBefore, glueAfter bool
 }
 
-func newScripter(language string, rules []Rule) *scripter {
-	s := &scripter{l: lookup(language), rules: map[string]string{}}
-	var phrases []string
-	for _, r := range rules {
-		p := strings.Join(strings.Fields(r.Phrase), " ")
-		if p == "" {
-			continue
-		}
-		if _, dup := s.rules[strings.ToLower(p)]; dup {
-			continue
-		}
-		s.rules[strings.ToLower(p)] = r.Say
-		phrases = append(phrases, p)
-	}
-	if len(phrases) > 0 {
-		slices.SortFunc(phrases, func(a, b string) int {
-			if len(a) != len(b) {
-				return len(b) - len(a)
-			}
-			return strings.Compare(a, b)
-		})
-		alts := make([]string, len(phrases))
-		for i, p := range phrases {
-			alts[i] = strings.ReplaceAll(regexp.QuoteMeta(p), " ", `\s+`)
-		}
-		s.rulesRe = regexp.MustCompile(`(?i)` + strings.Join(alts, "|"))
+func newScripter(language string, rules *Rules) *scripter {
+	s := &scripter{l: lookup(language)}
+	if rules != nil {
+		s.rules, s.rulesRe = rules.says, rules.re
 	}
 	return s
 }

@@ -118,7 +118,7 @@ func TestScript(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			tc.check(t, Script(tc.lang, tc.title, tc.author, tc.body, tc.rules))
+			tc.check(t, Script(tc.lang, tc.title, tc.author, tc.body, CompileRules(tc.rules)))
 		})
 	}
 }
@@ -154,7 +154,7 @@ func TestScriptSource(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			units := Script(tt.lang, tt.title, tt.author, tt.body, tt.rules)
+			units := Script(tt.lang, tt.title, tt.author, tt.body, CompileRules(tt.rules))
 			if tt.want == nil {
 				// A sentence split for length: the first piece carries it.
 				if len(units) < 2 {

@@ -15,9 +15,13 @@ INSERT INTO pronunciations (project_id, phrase, say, created_at) VALUES (?, ?, ?
 ON CONFLICT (project_id, lower(phrase)) DO UPDATE SET phrase = excluded.phrase, say = excluded.say
 RETURNING id, created_at`
 
+const countPronunciationsSQL = `
+SELECT count(*), coalesce(sum(lower(phrase) = lower(?)), 0) FROM pronunciations WHERE project_id = ?`
+
 // SetPronunciation adds a rule to a project, or replaces the rule for the
 // same phrase (in any letter case). It fills in p's ID and CreatedAt, and
-// returns ENOTFOUND if the project does not exist.
+// returns ENOTFOUND if the project does not exist and ECONFLICT if it
+// has narrator.MaxPronunciations rules already and p adds one.
 func (s *Store) SetPronunciation(ctx context.Context, p *narrator.Pronunciation) error {
 	if err := p.Validate(); err != nil {
 		return err
@@ -30,8 +34,17 @@ func (s *Store) SetPronunciation(ctx context.Context, p *narrator.Pronunciation)
 	if _, err := findProject(ctx, tx, p.ProjectID); err != nil {
 		return fmt.Errorf("set pronunciation in project %d: %w", p.ProjectID, err)
 	}
-	var created int64
 	p.Trim()
+	// SQLite has one writer: no rule is added between the count and the
+	// insert.
+	var count, same int
+	if err := tx.QueryRowContext(ctx, countPronunciationsSQL, p.Phrase, p.ProjectID).Scan(&count, &same); err != nil {
+		return fmt.Errorf("set pronunciation in project %d: count: %w", p.ProjectID, err)
+	}
+	if err := narrator.CheckPronunciationCount(count, same > 0); err != nil {
+		return err
+	}
+	var created int64
 	if err := tx.QueryRowContext(ctx, upsertPronunciationSQL, p.ProjectID, p.Phrase, p.Say, micros(s.now())).Scan(&p.ID, &created); err != nil {
 		return fmt.Errorf("set pronunciation %q: %w", p.Phrase, err)
 	}

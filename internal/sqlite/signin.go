@@ -2,70 +2,99 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"time"
+
+	"github.com/narrator/narrator"
 )
 
 // SignInFailureRetention is how long failed sign-ins are kept.
 const SignInFailureRetention = 24 * time.Hour
 
-const insertSignInFailureSQL = `INSERT INTO signin_failures (key, at) VALUES (?, ?)`
+const recentSignInAttemptsSQL = `
+SELECT at FROM signin_failures WHERE key = ? AND at >= ? ORDER BY at DESC LIMIT ?`
+
+const insertSignInAttemptSQL = `INSERT INTO signin_failures (key, at, attempt) VALUES (?, ?, ?)`
 
 const pruneSignInFailuresSQL = `DELETE FROM signin_failures WHERE at < ?`
 
-// RecordSignInFailure records a failed sign-in at time at under each key,
-// and forgets failures older than SignInFailureRetention.
-func (s *Store) RecordSignInFailure(ctx context.Context, keys []string, at time.Time) error {
+// ReserveSignInAttempt records a sign-in attempt at time at under the key
+// of every limit, named attempt, unless a limit is full
+// (narrator.CheckSignInLimits): then it records nothing and says which.
+// The check and the record are one write transaction, and SQLite has one
+// writer, so concurrent attempts cannot all pass a limit. It also forgets
+// attempts older than SignInFailureRetention.
+func (s *Store) ReserveSignInAttempt(ctx context.Context, attempt string, limits []narrator.SignInLimit, at time.Time) (*narrator.SignInRefusal, error) {
 	tx, err := s.beginWrite(ctx)
 	if err != nil {
-		return fmt.Errorf("record sign-in failure: %w", err)
+		return nil, fmt.Errorf("reserve sign-in attempt: %w", err)
 	}
 	defer tx.Rollback()
-	for _, k := range keys {
-		if _, err := tx.ExecContext(ctx, insertSignInFailureSQL, k, micros(at)); err != nil {
-			return fmt.Errorf("record sign-in failure: %w", err)
+	recent := make([][]time.Time, len(limits))
+	for i, l := range limits {
+		if recent[i], err = recentSignInAttempts(ctx, tx, l, at); err != nil {
+			return nil, fmt.Errorf("reserve sign-in attempt: %w", err)
+		}
+	}
+	if ref := narrator.CheckSignInLimits(limits, at, recent); ref != nil {
+		return ref, nil
+	}
+	for _, l := range limits {
+		if _, err := tx.ExecContext(ctx, insertSignInAttemptSQL, l.Key, micros(at), attempt); err != nil {
+			return nil, fmt.Errorf("reserve sign-in attempt: %w", err)
 		}
 	}
 	if _, err := tx.ExecContext(ctx, pruneSignInFailuresSQL, micros(at.Add(-SignInFailureRetention))); err != nil {
-		return fmt.Errorf("record sign-in failure: prune: %w", err)
+		return nil, fmt.Errorf("reserve sign-in attempt: prune: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("record sign-in failure: commit: %w", err)
+		return nil, fmt.Errorf("reserve sign-in attempt: commit: %w", err)
 	}
-	return nil
+	return nil, nil
 }
 
-const recentSignInFailuresSQL = `
-SELECT at FROM signin_failures WHERE key = ? AND at >= ? ORDER BY at DESC LIMIT ?`
-
-// RecentSignInFailures returns the times of key's failures at or after
-// since, newest first, at most limit of them.
-func (s *Store) RecentSignInFailures(ctx context.Context, key string, since time.Time, limit int) ([]time.Time, error) {
-	rows, err := s.reader.QueryContext(ctx, recentSignInFailuresSQL, key, micros(since), limit)
+// recentSignInAttempts returns the times of l's attempts in its window
+// before at, newest first, at most l.Max of them.
+func recentSignInAttempts(ctx context.Context, tx *sql.Tx, l narrator.SignInLimit, at time.Time) ([]time.Time, error) {
+	rows, err := tx.QueryContext(ctx, recentSignInAttemptsSQL, l.Key, micros(at.Add(-l.Window)), l.Max)
 	if err != nil {
-		return nil, fmt.Errorf("recent sign-in failures: %w", err)
+		return nil, err
 	}
 	defer rows.Close()
-	out := []time.Time{}
+	var out []time.Time
 	for rows.Next() {
 		var us int64
 		if err := rows.Scan(&us); err != nil {
-			return nil, fmt.Errorf("recent sign-in failures: %w", err)
+			return nil, err
 		}
 		out = append(out, fromMicros(us))
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("recent sign-in failures: %w", err)
-	}
-	return out, nil
+	return out, rows.Err()
 }
+
+const deleteSignInAttemptSQL = `DELETE FROM signin_failures WHERE attempt = ? AND attempt <> ''`
 
 const clearSignInFailuresSQL = `DELETE FROM signin_failures WHERE key = ?`
 
-// ClearSignInFailures forgets key's failures.
-func (s *Store) ClearSignInFailures(ctx context.Context, key string) error {
-	if _, err := s.writer.ExecContext(ctx, clearSignInFailuresSQL, key); err != nil {
-		return fmt.Errorf("clear sign-in failures: %w", err)
+// ClearSignInAttempts forgets the attempt named attempt, which succeeded,
+// and every attempt recorded under keys.
+func (s *Store) ClearSignInAttempts(ctx context.Context, attempt string, keys []string) error {
+	tx, err := s.beginWrite(ctx)
+	if err != nil {
+		return fmt.Errorf("clear sign-in attempts: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, deleteSignInAttemptSQL, attempt); err != nil {
+		return fmt.Errorf("clear sign-in attempts: %w", err)
+	}
+	for _, k := range keys {
+		if _, err := tx.ExecContext(ctx, clearSignInFailuresSQL, k); err != nil {
+			return fmt.Errorf("clear sign-in attempts: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("clear sign-in attempts: commit: %w", err)
 	}
 	return nil
 }

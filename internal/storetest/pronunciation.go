@@ -1,7 +1,10 @@
 package storetest
 
 import (
+	"fmt"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/narrator/narrator"
@@ -47,6 +50,51 @@ var pronunciationTests = []test{
 		otherProject := mustProjectOf(t, b.store, p.AccountID)
 		if _, err := b.store.RemovePronunciation(ctx, otherProject.ID, rule.ID); narrator.ErrorCode(err) != narrator.ENOTFOUND {
 			t.Errorf("remove from another project: %v, want ENOTFOUND", err)
+		}
+	}},
+	{"Bounded", func(t *testing.T, b *bundle) {
+		// A project holds at most MaxPronunciations rules, even when rules
+		// are added concurrently; replacing a rule at the limit still works.
+		ctx := t.Context()
+		p := mustProject(t, b.store)
+		const free = 10
+		for i := range narrator.MaxPronunciations - free {
+			if err := b.store.SetPronunciation(ctx, &narrator.Pronunciation{ProjectID: p.ID, Phrase: fmt.Sprint("word", i), Say: "x"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var added, refused atomic.Int32
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for i := range 3 * free {
+			wg.Go(func() {
+				<-start
+				err := b.store.SetPronunciation(ctx, &narrator.Pronunciation{ProjectID: p.ID, Phrase: fmt.Sprint("race", i), Say: "y"})
+				switch narrator.ErrorCode(err) {
+				case "":
+					added.Add(1)
+				case narrator.ECONFLICT:
+					refused.Add(1)
+				default:
+					t.Error(err)
+				}
+			})
+		}
+		close(start)
+		wg.Wait()
+		if added.Load() != free || refused.Load() != 2*free {
+			t.Errorf("%d added and %d refused of %d concurrent rules with room for %d", added.Load(), refused.Load(), 3*free, free)
+		}
+		rules, err := b.store.ListPronunciations(ctx, p.ID)
+		if err != nil || len(rules) != narrator.MaxPronunciations {
+			t.Fatalf("%d rules, %v; want %d", len(rules), err, narrator.MaxPronunciations)
+		}
+		if err := b.store.SetPronunciation(ctx, &narrator.Pronunciation{ProjectID: p.ID, Phrase: "WORD0", Say: "other"}); err != nil {
+			t.Errorf("replacing a rule at the limit: %v", err)
+		}
+		err = b.store.SetPronunciation(ctx, &narrator.Pronunciation{ProjectID: p.ID, Phrase: "one more", Say: "z"})
+		if narrator.ErrorCode(err) != narrator.ECONFLICT {
+			t.Errorf("a rule past the limit: %v, want ECONFLICT", err)
 		}
 	}},
 	{"Invalid", func(t *testing.T, b *bundle) {

@@ -52,9 +52,8 @@ type Store interface {
 	ReportSynthesis(ctx context.Context, audioID int64, holder string, p narrator.SynthesisProgress) (bool, error)
 	SynthesisProgress(ctx context.Context, audioID int64, revision int) (narrator.SynthesisProgress, error)
 
-	RecordSignInFailure(ctx context.Context, keys []string, at time.Time) error
-	RecentSignInFailures(ctx context.Context, key string, since time.Time, limit int) ([]time.Time, error)
-	ClearSignInFailures(ctx context.Context, key string) error
+	ReserveSignInAttempt(ctx context.Context, attempt string, limits []narrator.SignInLimit, at time.Time) (*narrator.SignInRefusal, error)
+	ClearSignInAttempts(ctx context.Context, attempt string, keys []string) error
 
 	SetPronunciation(ctx context.Context, p *narrator.Pronunciation) error
 	ListPronunciations(ctx context.Context, projectID int64) ([]*narrator.Pronunciation, error)

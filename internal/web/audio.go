@@ -99,11 +99,12 @@ type spokenBlock struct {
 // spokenText groups an audio's synthesis units, read with the project's
 // pronunciation rules, into paragraphs: a unit followed by a
 // paragraph-sized pause ends one.
-func spokenText(p *narrator.Project, a *narrator.Audio, prons []*narrator.Pronunciation) []spokenBlock {
-	rules := make([]speak.Rule, len(prons))
+func (s *Server) spokenText(p *narrator.Project, a *narrator.Audio, prons []*narrator.Pronunciation) []spokenBlock {
+	set := make([]speak.Rule, len(prons))
 	for i, r := range prons {
-		rules[i] = speak.Rule{Phrase: r.Phrase, Say: r.Say}
+		set[i] = speak.Rule{Phrase: r.Phrase, Say: r.Say}
 	}
+	rules := s.rules.Rules(p.ID, set)
 	var out []spokenBlock
 	var cur []string
 	role := speak.RoleTitle
@@ -282,7 +283,7 @@ func (s *Server) audioPage(w http.ResponseWriter, r *http.Request, q *request) e
 	if err != nil {
 		return err
 	}
-	d := audioData{Project: p, Audio: a, Spoken: spokenText(p, a, prons), Metadata: sortedKV(a.Metadata),
+	d := audioData{Project: p, Audio: a, Spoken: s.spokenText(p, a, prons), Metadata: sortedKV(a.Metadata),
 		BaseURL: fmt.Sprintf("/projects/%d/audios/%d", p.ID, a.ID)}
 	if a.State == narrator.StateUnprocessed {
 		if d.Progress, err = s.progressOf(r.Context(), a); err != nil {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"time"
@@ -246,10 +247,40 @@ func (s *Server) signin(w http.ResponseWriter, r *http.Request) error {
 		d.Error = "Enter your email and password."
 		return s.renderSignin(w, r, http.StatusBadRequest, d)
 	}
-	ip := clientIP(r)
-	ref, err := s.limiter.Allow(r.Context(), ip, email)
-	if err != nil {
+	ip := s.clientIP(r)
+	// bcrypt is slow by design: the checks under way are bounded, and an
+	// attempt beyond them is answered at once rather than queued.
+	select {
+	case s.checks <- struct{}{}:
+	default:
+		w.Header().Set("Retry-After", "1")
+		d.Error = "The server is busy checking other sign-ins. Try again in a moment."
+		return s.renderSignin(w, r, http.StatusServiceUnavailable, d)
+	}
+	u, attempt, ok, err := s.checkPassword(w, r, ip, email, password)
+	<-s.checks
+	if err != nil || !ok {
 		return err
+	}
+	if err := s.limiter.Succeed(r.Context(), attempt, ip, email); err != nil {
+		return err
+	}
+	if err := s.startSession(w, r, u); err != nil {
+		return err
+	}
+	s.setCookie(w, r, signinCookie, "", -1)
+	http.Redirect(w, r, d.Next, http.StatusSeeOther)
+	return nil
+}
+
+// checkPassword reserves a sign-in attempt under the limits, then checks
+// the password. If the attempt is refused or the password wrong, it
+// renders the sign-in page with the reason and returns ok false.
+func (s *Server) checkPassword(w http.ResponseWriter, r *http.Request, ip, email, password string) (u *narrator.User, attempt string, ok bool, err error) {
+	d := signinData{Email: email, Next: safeNext(r.PostForm.Get("next"))}
+	attempt, ref, err := s.limiter.Reserve(r.Context(), ip, email)
+	if err != nil {
+		return nil, "", false, err
 	}
 	if ref != nil {
 		if ref.First {
@@ -266,32 +297,22 @@ func (s *Server) signin(w http.ResponseWriter, r *http.Request) error {
 		}
 		w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds())+1))
 		d.Error = fmt.Sprintf("Too many sign-in attempts. Try again in %d minute%s.", minutes, plural(minutes))
-		return s.renderSignin(w, r, http.StatusTooManyRequests, d)
+		return nil, "", false, s.renderSignin(w, r, http.StatusTooManyRequests, d)
 	}
-	u, err := s.store.FindUserByEmail(r.Context(), email)
+	u, err = s.store.FindUserByEmail(r.Context(), email)
 	hash := s.dummy()
 	switch {
 	case err == nil:
 		hash = u.PasswordHash
 	case narrator.ErrorCode(err) != narrator.ENOTFOUND:
-		return err
+		return nil, "", false, err
 	}
-	if bcrypt.CompareHashAndPassword(hash, []byte(password)) != nil || u == nil {
-		if err := s.limiter.Fail(r.Context(), ip, email); err != nil {
-			return err
-		}
+	// A failed attempt stays recorded: it was counted when reserved.
+	if s.compare(hash, []byte(password)) != nil || u == nil {
 		d.Error = "The email or password is not right."
-		return s.renderSignin(w, r, http.StatusUnauthorized, d)
+		return nil, "", false, s.renderSignin(w, r, http.StatusUnauthorized, d)
 	}
-	if err := s.limiter.Succeed(r.Context(), email); err != nil {
-		return err
-	}
-	if err := s.startSession(w, r, u); err != nil {
-		return err
-	}
-	s.setCookie(w, r, signinCookie, "", -1)
-	http.Redirect(w, r, d.Next, http.StatusSeeOther)
-	return nil
+	return u, attempt, true, nil
 }
 
 // startSession creates a session for u and sets its cookie.
@@ -334,15 +355,50 @@ func safeNext(next string) string {
 	return next
 }
 
-// clientIP is the address of the peer. Forwarding headers are not trusted:
-// behind a proxy every client shares the proxy's address, and the per-email
-// limit still applies.
-func clientIP(r *http.Request) string {
+// clientIP is the address of the client. Forwarding headers are trusted
+// only from the proxies the operator named (TrustedProxies): from a
+// trusted peer, X-Forwarded-For is read from the right, past the trusted
+// hops, and the first address not trusted is the client's. Anything left
+// of it was written by the client and is ignored. Without trusted
+// proxies, the peer's address is the client's.
+func (s *Server) clientIP(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
-		return r.RemoteAddr
+		host = r.RemoteAddr
+	}
+	if !s.trusted(host) {
+		return host
+	}
+	hops := r.Header.Values("X-Forwarded-For")
+	for i := len(hops) - 1; i >= 0; i-- {
+		parts := strings.Split(hops[i], ",")
+		for j := len(parts) - 1; j >= 0; j-- {
+			hop := strings.TrimSpace(parts[j])
+			if hop == "" {
+				continue
+			}
+			if !s.trusted(hop) {
+				return hop
+			}
+			host = hop
+		}
 	}
 	return host
+}
+
+// trusted reports whether addr is the address of a trusted proxy.
+func (s *Server) trusted(addr string) bool {
+	ip, err := netip.ParseAddr(addr)
+	if err != nil {
+		return false
+	}
+	ip = ip.Unmap()
+	for _, p := range s.trustedProxies {
+		if p.Contains(ip) {
+			return true
+		}
+	}
+	return false
 }
 
 // setFlash leaves a one-time message for the next page.

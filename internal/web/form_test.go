@@ -273,7 +273,7 @@ func TestSignInLimitCountsFailuresOnly(t *testing.T) {
 	var logs syncBuffer
 	b := setup(t, func(d *web.Deps) {
 		d.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
-		d.Limiter = web.NewLimiter(web.LimiterConfig{Store: d.Store, PerEmail: 3, PerIP: 4, Window: time.Minute,
+		d.Limiter = web.NewLimiter(web.LimiterConfig{Store: d.Store, PerPair: 3, PerIP: 4, Window: time.Minute,
 			Now: func() time.Time { return *clock.Load() }})
 	})
 	// Many successful sign-ins from one IP are never limited.

@@ -12,8 +12,10 @@
 //   - Every state-changing form carries a synchronizer CSRF token tied to
 //     the session; a POST without it gets a 403 page. The sign-in form,
 //     which has no session yet, uses a double-submit cookie instead.
-//   - Failed sign-ins are counted per client IP and per email, in memory
-//     (in the store, so on every node; see Limiter); past the limits attempts are refused.
+//   - Sign-in attempts are recorded before the password is checked, per
+//     email and client IP, per client IP and per email, in the store (so on
+//     every node; see Limiter); past the limits attempts are refused. The
+//     bcrypt checks under way at once are bounded.
 //   - Pages are html/template, which escapes all user content; a strict
 //     Content-Security-Policy allows only the embedded scripts and styles.
 package web
@@ -23,10 +25,15 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
+	"runtime"
 	"sync"
 	"time"
 
+	"golang.org/x/crypto/bcrypt"
+
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/speak"
 )
 
 // Store is what the dashboard needs from storage. Methods return
@@ -94,7 +101,7 @@ type Store interface {
 	// revision is reported.
 	SynthesisProgress(ctx context.Context, audioID int64, revision int) (narrator.SynthesisProgress, error)
 
-	Failures
+	Attempts
 }
 
 // PreviewRequester asks a worker node for a voice preview: the job queue.
@@ -153,6 +160,21 @@ type Deps struct {
 	Limiter *Limiter
 	// SessionTTL is how long a session lasts; DefaultSessionTTL when zero.
 	SessionTTL time.Duration
+	// ComparePasswordFunc checks a password against its hash;
+	// bcrypt.CompareHashAndPassword when nil. Tests count the checks
+	// through it.
+	ComparePasswordFunc func(hash, password []byte) error
+	// PasswordChecks bounds the password checks (bcrypt) under way at
+	// once; one per core when zero. A sign-in beyond them is answered 503
+	// at once.
+	PasswordChecks int
+	// RuleCache keeps the compiled pronunciation rules of the spoken text
+	// shown on audio pages; a cache of its own when nil.
+	RuleCache *speak.RuleCache
+	// TrustedProxies are the addresses of the reverse proxies whose
+	// X-Forwarded-For header names the client; none when empty, and then
+	// the peer is the client.
+	TrustedProxies []netip.Prefix
 }
 
 // DefaultSessionTTL is how long a dashboard session lasts after sign-in.
@@ -167,25 +189,29 @@ const maxFormBytes = 2 << 20
 
 // Server is the dashboard as an http.Handler.
 type Server struct {
-	store        Store
-	logger       *slog.Logger
-	mediaURL     func(string) string
-	feedURL      func(string) string
-	previews     PreviewRequester
-	media        MediaOpener
-	queue        QueuePositioner
-	previewWait  time.Duration
-	secure       bool
-	publicOrigin string
-	mediaOrigin  string
-	notFound     http.Handler
-	now          func() time.Time
-	limiter      *Limiter
-	ttl          time.Duration
-	pages        *pages
-	mux          *http.ServeMux
-	dummyOnce    sync.Once
-	dummyHash    []byte
+	store          Store
+	logger         *slog.Logger
+	mediaURL       func(string) string
+	feedURL        func(string) string
+	previews       PreviewRequester
+	media          MediaOpener
+	queue          QueuePositioner
+	previewWait    time.Duration
+	secure         bool
+	publicOrigin   string
+	mediaOrigin    string
+	notFound       http.Handler
+	now            func() time.Time
+	limiter        *Limiter
+	ttl            time.Duration
+	compare        func(hash, password []byte) error
+	checks         chan struct{} // a semaphore of password checks
+	trustedProxies []netip.Prefix
+	rules          *speak.RuleCache
+	pages          *pages
+	mux            *http.ServeMux
+	dummyOnce      sync.Once
+	dummyHash      []byte
 }
 
 // New parses the embedded templates and returns the dashboard handler.
@@ -195,23 +221,26 @@ func New(d Deps) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		store:        d.Store,
-		logger:       d.Logger,
-		mediaURL:     d.MediaURL,
-		feedURL:      d.FeedURL,
-		previews:     d.Previews,
-		media:        d.Media,
-		queue:        d.Queue,
-		previewWait:  d.PreviewTimeout,
-		secure:       d.SecureCookies,
-		publicOrigin: d.PublicOrigin,
-		mediaOrigin:  d.MediaOrigin,
-		notFound:     d.NotFound,
-		now:          d.Now,
-		limiter:      d.Limiter,
-		ttl:          d.SessionTTL,
-		pages:        pg,
-		mux:          http.NewServeMux(),
+		store:          d.Store,
+		logger:         d.Logger,
+		mediaURL:       d.MediaURL,
+		feedURL:        d.FeedURL,
+		previews:       d.Previews,
+		media:          d.Media,
+		queue:          d.Queue,
+		previewWait:    d.PreviewTimeout,
+		secure:         d.SecureCookies,
+		publicOrigin:   d.PublicOrigin,
+		mediaOrigin:    d.MediaOrigin,
+		notFound:       d.NotFound,
+		now:            d.Now,
+		limiter:        d.Limiter,
+		ttl:            d.SessionTTL,
+		compare:        d.ComparePasswordFunc,
+		trustedProxies: d.TrustedProxies,
+		rules:          d.RuleCache,
+		pages:          pg,
+		mux:            http.NewServeMux(),
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
@@ -221,6 +250,17 @@ func New(d Deps) (*Server, error) {
 	}
 	if s.limiter == nil {
 		s.limiter = NewLimiter(LimiterConfig{Store: s.store, Now: s.now})
+	}
+	checks := d.PasswordChecks
+	if checks <= 0 {
+		checks = runtime.NumCPU()
+	}
+	s.checks = make(chan struct{}, checks)
+	if s.rules == nil {
+		s.rules = speak.NewRuleCache(0)
+	}
+	if s.compare == nil {
+		s.compare = bcrypt.CompareHashAndPassword
 	}
 	if s.previewWait <= 0 {
 		s.previewWait = previewTimeout

@@ -369,7 +369,7 @@ func TestSignInRateLimit(t *testing.T) {
 	clock.Store(&now)
 	nowFunc := func() time.Time { return *clock.Load() }
 	b := setup(t, func(d *web.Deps) {
-		d.Limiter = web.NewLimiter(web.LimiterConfig{Store: d.Store, PerEmail: 3, PerIP: 5, Window: time.Minute, Now: nowFunc})
+		d.Limiter = web.NewLimiter(web.LimiterConfig{Store: d.Store, PerPair: 3, PerIP: 5, Window: time.Minute, Now: nowFunc})
 	})
 	c := b.browser(t)
 	for i := range 3 {
