@@ -134,7 +134,9 @@ func TestLivePlaybackInBrowser(t *testing.T) {
 func TestLiveEmbedInBrowser(t *testing.T) {
 	chromium := chromiumPath(t)
 	data, acct, proj := fixture(t)
-	s := startServer(t, data, freeAddr(t), "--engine-standin", "800ms")
+	// 1.5 s a sentence: the audio stays unprocessed for about 8 s, time
+	// enough for a loaded machine to open the page and start playing.
+	s := startServer(t, data, freeAddr(t), "--engine-standin", "1500ms")
 	ctx := newBrowser(t, chromium)
 	var sentences []string
 	for i := range 10 {
