@@ -31,6 +31,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/pcm"
@@ -108,6 +109,10 @@ func New(opts Options) (*Engine, error) {
 	dir, err := os.MkdirTemp(opts.TempDir, "narrator-festival-")
 	if err != nil {
 		return nil, fmt.Errorf("festival: new: %w", err)
+	}
+	if strings.ContainsFunc(dir, unicode.IsControl) {
+		_ = os.Remove(dir)
+		return nil, fmt.Errorf("festival: new: scratch directory %q has a control character", dir)
 	}
 	e := &Engine{
 		opts:  opts,
@@ -407,7 +412,7 @@ func (p *worker) synth(ctx context.Context, text string, rate float64, limit tim
 		fmt.Fprintf(&b, "(if narrator_hts (set! hts_engine_params (append narrator_hts (list (list \"-r\" %s)))))\n", formatFloat(rate))
 	}
 	_ = os.Remove(p.wavPath)
-	fmt.Fprintf(&b, synthScript, Quote(text), Quote(p.wavPath))
+	fmt.Fprintf(&b, synthScript, Quote(text), quotePath(p.wavPath))
 	lines, err := p.exchange(ctx, b.String(), limit)
 	if err != nil {
 		return nil, 0, nil, err

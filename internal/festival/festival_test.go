@@ -175,3 +175,24 @@ func BenchmarkUnitParallel(b *testing.B) {
 		}
 	})
 }
+
+// TestAccentedScratchDir synthesises with the scratch directory inside a data directory whose
+// name is not ASCII: the wave's path must reach festival as it is, not folded like the text.
+func TestAccentedScratchDir(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "Données", "tmp")
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	e := mustEngine(t, festival.Options{Procs: 1, TempDir: dir})
+	if err := e.Start(t.Context(), voice); err != nil {
+		t.Fatal(err)
+	}
+	samples, rate, err := e.Synthesize(t.Context(), voice, "Hello from a data directory with an accent.", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := float64(len(samples)) / float64(rate); d < 1 {
+		t.Errorf("speech lasts %.2f s, want over 1 s", d)
+	}
+}
