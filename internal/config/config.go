@@ -28,6 +28,16 @@ const (
 	EnvWebhooksAllowPrivate = "NARRATOR_WEBHOOKS_ALLOW_PRIVATE"
 )
 
+// EnvSandbox stands in for --sandbox.
+const EnvSandbox = "NARRATOR_SANDBOX"
+
+// Values of --sandbox: whether engine processes run in a sandbox (bubblewrap).
+const (
+	SandboxAuto = "auto" // if the sandbox works here; else unsandboxed, with a warning
+	SandboxOn   = "on"   // always; serve fails to start where the sandbox does not work
+	SandboxOff  = "off"  // never
+)
+
 // Defaults.
 const (
 	DefaultData = "./narrator-data"
@@ -227,6 +237,9 @@ type Config struct {
 	// link-local and other internal addresses, which they never do
 	// otherwise: for tests, and for receivers inside a trusted network.
 	WebhooksAllowPrivate bool
+	// Sandbox says whether engine processes run in a sandbox: SandboxAuto,
+	// SandboxOn or SandboxOff.
+	Sandbox string
 }
 
 // ServeFlags registers the serve flags on fs and returns a function that
@@ -245,6 +258,7 @@ func ServeFlags(fs *flag.FlagSet, getenv func(string) string) func() (Config, er
 	fs.DurationVar(&c.EngineStandIn, "engine-standin", 0, "for benchmarks only: replace every speech engine by a stand-in that waits this `long` per sentence (turns the sentence cache off)")
 	allowPrivate, allowPrivateErr := envBool(getenv, EnvWebhooksAllowPrivate)
 	fs.BoolVar(&c.WebhooksAllowPrivate, "webhooks-allow-private", allowPrivate, "let webhook deliveries reach loopback, private and link-local addresses (env "+EnvWebhooksAllowPrivate+")")
+	fs.StringVar(&c.Sandbox, "sandbox", orDefault(getenv(EnvSandbox), SandboxAuto), "run speech engines and the MP3 encoder in a sandbox (bubblewrap): auto (if it works here, else warn), on (fail to start without it) or off (env "+EnvSandbox+")")
 	return func() (Config, error) {
 		if allowPrivateErr != nil {
 			return Config{}, allowPrivateErr
@@ -299,6 +313,11 @@ func (c *Config) Validate() error {
 	}
 	if c.EngineStandIn < 0 || c.EngineStandIn > time.Minute {
 		return fmt.Errorf("--engine-standin must be from 0 to 1m, not %v", c.EngineStandIn)
+	}
+	switch c.Sandbox {
+	case SandboxAuto, SandboxOn, SandboxOff:
+	default:
+		return fmt.Errorf("--sandbox must be auto, on or off, not %q", c.Sandbox)
 	}
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -24,6 +25,7 @@ import (
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/pipeline"
+	"github.com/narrator/narrator/internal/proc"
 	"github.com/narrator/narrator/internal/proctest"
 )
 
@@ -65,6 +67,11 @@ type Options struct {
 	// UnitTimeout, if not zero, is the time limit of one unit, whatever its text: see
 	// Timeouts.
 	UnitTimeout time.Duration
+	// Sandbox, if not nil, is the sandbox the engine runs its processes in.
+	Sandbox *proc.Sandbox
+	// DataDir, if not empty, is a directory the Sandbox hides, in which the engine's
+	// scratch directory is to be, as the server lays them out.
+	DataDir string
 }
 
 // Timeouts returns the parts of a unit's time limit for the engine's options (see proc.Limit):
@@ -127,6 +134,7 @@ func Run(t *testing.T, newEngine NewEngineFunc, cfg Config) {
 		fn   func(t *testing.T)
 	}{
 		{"Speech", s.testSpeech},
+		{"Sandboxed", s.testSandboxed},
 		{"Voices", s.testVoices},
 		{"CatalogVoices", s.testCatalogVoices},
 		{"Rate", s.testRate},
@@ -205,6 +213,23 @@ func hangFile(t *testing.T) string { return filepath.Join(t.TempDir(), "hung.pid
 func (s *suite) testSpeech(t *testing.T) {
 	e := s.newEngine(t, Options{})
 	s.mustSpeak(t, e, s.voice, sentence, 1, 2, 6)
+}
+
+// testSandboxed speaks, in every catalog voice of the engine and with odd text, in a
+// sandbox that hides the data directory the engine's scratch directory lies in.
+func (s *suite) testSandboxed(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "Données")
+	if err := os.MkdirAll(filepath.Join(data, "tmp"), 0o750); err != nil {
+		t.Fatal(err)
+	}
+	e := s.newEngine(t, Options{Sandbox: proctest.Sandbox(t, data), DataDir: data})
+	s.mustSpeak(t, e, s.voice, sentence, 1, 2, 6)
+	s.mustSpeak(t, e, s.voice, nasty, 1, 2, 25)
+	for _, v := range narrator.Voices() {
+		if v.Engine == s.cfg.Engine {
+			s.mustSpeak(t, e, v.EngineVoice, "1 2 3 4 5 6 7 8 9 10", 1, 1, 15)
+		}
+	}
 }
 
 func (s *suite) testVoices(t *testing.T) {

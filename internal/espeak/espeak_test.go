@@ -32,6 +32,7 @@ func TestConformance(t *testing.T) {
 	newEngine := func(t *testing.T, opts enginetest.Options) enginetest.Engine {
 		o := espeak.Options{Procs: opts.Procs, Command: enginetest.FaultyCommand(t, "espeak-ng", opts)}
 		o.UnitTimeout, o.CharTimeout = opts.Timeouts()
+		o.Sandbox = opts.Sandbox
 		return mustEngine(t, o)
 	}
 	enginetest.Run(t, newEngine, enginetest.Config{

@@ -71,6 +71,18 @@ type Options struct {
 	Command []string
 	// TempDir is where the scratch directory for wave files is made. Empty means os.TempDir().
 	TempDir string
+	// Sandbox runs the processes with less power than the server; nil runs them as they are.
+	// Each process can write only a directory of its own in the scratch directory.
+	Sandbox *proc.Sandbox
+}
+
+// sandboxLimits bounds a sandboxed festival process. One with the HTS voice loaded peaked at
+// 417 MB of address space after 120 units of 300 characters (speak.MaxUnitChars), the most a
+// unit holds; 2 GiB leaves room for odd text. A process lives for many units: its CPU limit
+// (about 100,000 units) ends it only in a long run, and the pool replaces it as one that died,
+// retrying its unit. A unit's wave is a few MB.
+func sandboxLimits() proc.Limits {
+	return proc.Limits{Memory: 2 << 30, CPU: 4 * time.Hour, FileSize: 64 << 20, Procs: proc.SandboxProcs}
 }
 
 // Engine synthesises speech with a pool of festival processes. It is safe for concurrent use.
@@ -284,9 +296,15 @@ func (e *Engine) start(ctx context.Context) (*worker, error) {
 	if e.closed {
 		return nil, ErrClosed
 	}
-	id := e.nextID.Add(1)
-	p, err := startWorker(ctx, e.opts.Command, filepath.Join(e.dir, fmt.Sprintf("w%d.wav", id)), e.opts.StartTimeout)
+	// Each process has a directory of its own, the one it may write in a sandbox.
+	dir := filepath.Join(e.dir, fmt.Sprintf("w%d", e.nextID.Add(1)))
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("start festival: %w", err)
+	}
+	cmd := e.opts.Sandbox.Command(sandboxLimits(), dir, e.opts.Command[0], e.opts.Command[1:]...)
+	p, err := startWorker(ctx, cmd, strings.Join(e.opts.Command, " "), dir, e.opts.StartTimeout)
 	if err != nil {
+		_ = os.RemoveAll(dir)
 		return nil, err
 	}
 	e.live[p] = struct{}{}
@@ -339,6 +357,7 @@ type worker struct {
 	stderr   *proc.Tail
 	exited   chan struct{} // closed once the process has been waited for
 	killOnce sync.Once
+	dir      string // the process's scratch directory
 	wavPath  string
 
 	voice string  // selected voice, "" before the first
@@ -346,22 +365,22 @@ type worker struct {
 	seq   int
 }
 
-// startWorker starts command and waits until it echoes a marker.
-func startWorker(ctx context.Context, command []string, wavPath string, limit time.Duration) (*worker, error) {
-	cmd := exec.Command(command[0], command[1:]...)
+// startWorker starts cmd, the command line name, which writes its waves in dir, and waits
+// until it echoes a marker.
+func startWorker(ctx context.Context, cmd *exec.Cmd, name, dir string, limit time.Duration) (*worker, error) {
 	proc.Isolate(cmd)
-	p := &worker{cmd: cmd, stderr: &proc.Tail{}, exited: make(chan struct{}), wavPath: wavPath}
+	p := &worker{cmd: cmd, stderr: &proc.Tail{}, exited: make(chan struct{}), dir: dir, wavPath: filepath.Join(dir, "unit.wav")}
 	cmd.Stderr = p.stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return nil, fmt.Errorf("start %s: %w", command[0], err)
+		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, fmt.Errorf("start %s: %w", command[0], err)
+		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s: %w", command[0], err)
+		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
 	proc.Lower(cmd)
 	p.stdin, p.out = stdin, bufio.NewReader(stdout)
@@ -371,7 +390,7 @@ func startWorker(ctx context.Context, command []string, wavPath string, limit ti
 	}()
 	if _, err := p.exchange(ctx, "", limit); err != nil {
 		p.kill()
-		return nil, fmt.Errorf("start %s: %w", strings.Join(command, " "), err)
+		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
 	return p, nil
 }
@@ -536,7 +555,7 @@ func (p *worker) kill() {
 		_ = p.stdin.Close()
 	})
 	<-p.exited
-	_ = os.Remove(p.wavPath)
+	_ = os.RemoveAll(p.dir)
 }
 
 func checkVoice(voice string) error {

@@ -2,6 +2,7 @@ package festival_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,8 +40,11 @@ func mustEngine(tb testing.TB, opts festival.Options) *festival.Engine {
 func TestConformance(t *testing.T) {
 	t.Parallel()
 	newEngine := func(t *testing.T, opts enginetest.Options) enginetest.Engine {
-		o := festival.Options{Procs: opts.Procs, Command: faultyFestival(t, opts)}
+		o := festival.Options{Procs: opts.Procs, Command: faultyFestival(t, opts), Sandbox: opts.Sandbox}
 		o.UnitTimeout, o.CharTimeout = opts.Timeouts()
+		if opts.DataDir != "" {
+			o.TempDir = filepath.Join(opts.DataDir, "tmp")
+		}
 		return mustEngine(t, o)
 	}
 	enginetest.Run(t, newEngine, enginetest.Config{
@@ -176,23 +180,35 @@ func BenchmarkUnitParallel(b *testing.B) {
 	})
 }
 
-// TestAccentedScratchDir synthesises with the scratch directory inside a data directory whose
-// name is not ASCII: the wave's path must reach festival as it is, not folded like the text.
-func TestAccentedScratchDir(t *testing.T) {
+// TestDataDir synthesises with the scratch directory inside a data directory whose name is
+// not ASCII, as the server lays it out: the wave's path must reach festival as it is, not
+// folded like the text. In a sandbox that hides the data directory, festival still writes
+// its waves, in the scratch directory bound into the sandbox.
+func TestDataDir(t *testing.T) {
 	t.Parallel()
-	dir := filepath.Join(t.TempDir(), "Données", "tmp")
-	if err := os.MkdirAll(dir, 0o750); err != nil {
-		t.Fatal(err)
-	}
-	e := mustEngine(t, festival.Options{Procs: 1, TempDir: dir})
-	if err := e.Start(t.Context(), voice); err != nil {
-		t.Fatal(err)
-	}
-	samples, rate, err := e.Synthesize(t.Context(), voice, "Hello from a data directory with an accent.", 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := float64(len(samples)) / float64(rate); d < 1 {
-		t.Errorf("speech lasts %.2f s, want over 1 s", d)
+	for _, sandboxed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("sandboxed=%t", sandboxed), func(t *testing.T) {
+			t.Parallel()
+			data := filepath.Join(t.TempDir(), "Données")
+			dir := filepath.Join(data, "tmp")
+			if err := os.MkdirAll(dir, 0o750); err != nil {
+				t.Fatal(err)
+			}
+			opts := festival.Options{Procs: 1, TempDir: dir}
+			if sandboxed {
+				opts.Sandbox = proctest.Sandbox(t, data)
+			}
+			e := mustEngine(t, opts)
+			if err := e.Start(t.Context(), voice); err != nil {
+				t.Fatal(err)
+			}
+			samples, rate, err := e.Synthesize(t.Context(), voice, "Hello from a data directory with an accent.", 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := float64(len(samples)) / float64(rate); d < 1 {
+				t.Errorf("speech lasts %.2f s, want over 1 s", d)
+			}
+		})
 	}
 }

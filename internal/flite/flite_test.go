@@ -2,6 +2,7 @@ package flite_test
 
 import (
 	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/narrator/narrator"
@@ -32,6 +33,10 @@ func TestConformance(t *testing.T) {
 	newEngine := func(t *testing.T, opts enginetest.Options) enginetest.Engine {
 		o := flite.Options{Procs: opts.Procs, Command: enginetest.FaultyCommand(t, "flite", opts)}
 		o.UnitTimeout, o.CharTimeout = opts.Timeouts()
+		o.Sandbox = opts.Sandbox
+		if opts.DataDir != "" {
+			o.TempDir = filepath.Join(opts.DataDir, "tmp")
+		}
 		return mustEngine(t, o)
 	}
 	enginetest.Run(t, newEngine, enginetest.Config{

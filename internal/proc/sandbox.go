@@ -32,6 +32,10 @@ type Limits struct {
 	Procs int
 }
 
+// SandboxProcs is the RLIMIT_NPROC of sandboxed engines (Limits.Procs): generous, since it
+// counts the server's threads too, but a bound on a fork bomb.
+const SandboxProcs = 1024
+
 // SandboxOptions configures a Sandbox.
 type SandboxOptions struct {
 	// Hide lists directories that sandboxed processes must not see, not even read: the data

@@ -110,7 +110,7 @@ func limitsLine(t *testing.T, limits, resource string) string {
 }
 
 // mustSandbox returns a Sandbox, or skips the test (fails it under NARRATOR_TEST_FULL=1) where
-// bwrap is missing.
+// bwrap is missing. (proctest.Sandbox is the same for the default options.)
 func mustSandbox(tb testing.TB, opts proc.SandboxOptions) *proc.Sandbox {
 	tb.Helper()
 	proctest.NeedProgram(tb, "bwrap", "apt-get install bubblewrap")
