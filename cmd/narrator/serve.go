@@ -22,6 +22,7 @@ import (
 	"github.com/narrator/narrator/internal/jobs"
 	"github.com/narrator/narrator/internal/mediaserve"
 	"github.com/narrator/narrator/internal/pipeline"
+	"github.com/narrator/narrator/internal/proc"
 	"github.com/narrator/narrator/internal/standin"
 	"github.com/narrator/narrator/internal/webhook"
 )
@@ -140,7 +141,11 @@ func (s *server) openData(ctx context.Context, getenv func(string) string) error
 // process left running; in a cluster River's rescuer does that.
 func (s *server) startWorkers(ctx context.Context) error {
 	cfg, b := s.cfg, s.backends
-	engines, closeEngines, err := startEngines(ctx, cfg, s.logger)
+	sb, err := openSandbox(ctx, cfg.Sandbox, sandboxOptions(cfg), s.logger)
+	if err != nil {
+		return err
+	}
+	engines, closeEngines, err := startEngines(ctx, cfg, sb, s.logger)
 	if err != nil {
 		return err
 	}
@@ -159,6 +164,7 @@ func (s *server) startWorkers(ctx context.Context) error {
 		Workers:    cfg.UnitWorkers,
 		ScratchDir: cfg.ScratchDir(),
 		Logger:     s.logger,
+		Sandbox:    sb,
 	})
 	if b.embedded {
 		if err := b.store.ReleaseSynthesisLeases(ctx); err != nil {
@@ -302,8 +308,9 @@ func (s purgingStore) DeleteAudio(ctx context.Context, projectID int64, ref stri
 	return a, nil
 }
 
-// startEngines starts the speech engines the voice catalog uses.
-func startEngines(ctx context.Context, cfg config.Config, logger *slog.Logger) (map[string]pipeline.Synthesizer, func(), error) {
+// startEngines starts the speech engines the voice catalog uses, their
+// processes in sb (nil for none).
+func startEngines(ctx context.Context, cfg config.Config, sb *proc.Sandbox, logger *slog.Logger) (map[string]pipeline.Synthesizer, func(), error) {
 	engines := map[string]pipeline.Synthesizer{}
 	var closers []func() error
 	closeAll := func() {
@@ -334,11 +341,11 @@ func startEngines(ctx context.Context, cfg config.Config, logger *slog.Logger) (
 		)
 		switch name {
 		case "festival":
-			eng, err = startFestival(ctx, cfg, logger)
+			eng, err = startFestival(ctx, cfg, sb, logger)
 		case "flite":
-			eng, err = flite.New(flite.Options{Procs: cfg.UnitWorkers, Logger: logger, TempDir: cfg.ScratchDir()})
+			eng, err = flite.New(flite.Options{Procs: cfg.UnitWorkers, Logger: logger, TempDir: cfg.ScratchDir(), Sandbox: sb})
 		case "espeak":
-			eng, err = espeak.New(espeak.Options{Procs: cfg.UnitWorkers, Logger: logger})
+			eng, err = espeak.New(espeak.Options{Procs: cfg.UnitWorkers, Logger: logger, Sandbox: sb})
 		default:
 			err = fmt.Errorf("the voice catalog names engine %q, which this build does not have", name)
 		}
@@ -355,8 +362,8 @@ func startEngines(ctx context.Context, cfg config.Config, logger *slog.Logger) (
 // startFestival starts festival's pool with the default English voice
 // loaded in every process, so that the first audio does not pay festival's
 // start-up, the costliest of the engines.
-func startFestival(ctx context.Context, cfg config.Config, logger *slog.Logger) (*festival.Engine, error) {
-	f, err := festival.New(festival.Options{Procs: cfg.UnitWorkers, Logger: logger, TempDir: cfg.ScratchDir()})
+func startFestival(ctx context.Context, cfg config.Config, sb *proc.Sandbox, logger *slog.Logger) (*festival.Engine, error) {
+	f, err := festival.New(festival.Options{Procs: cfg.UnitWorkers, Logger: logger, TempDir: cfg.ScratchDir(), Sandbox: sb})
 	if err != nil {
 		return nil, err
 	}
