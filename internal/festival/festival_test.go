@@ -114,16 +114,24 @@ func TestQuote(t *testing.T) {
 const benchSentence = "The central library reopened on Monday after eighteen months of renovation work."
 
 // BenchmarkUnitWarm is the per-unit latency of the pool: a running process with its voice
-// loaded.
+// loaded, unsandboxed and sandboxed.
 func BenchmarkUnitWarm(b *testing.B) {
-	e := mustEngine(b, festival.Options{Procs: 1})
-	if err := e.Start(b.Context(), voice); err != nil {
-		b.Fatal(err)
-	}
-	for b.Loop() {
-		if _, _, err := e.Synthesize(b.Context(), voice, benchSentence, 1); err != nil {
-			b.Fatal(err)
-		}
+	for _, sandboxed := range []bool{false, true} {
+		b.Run(fmt.Sprintf("sandboxed=%t", sandboxed), func(b *testing.B) {
+			opts := festival.Options{Procs: 1}
+			if sandboxed {
+				opts.Sandbox = proctest.Sandbox(b)
+			}
+			e := mustEngine(b, opts)
+			if err := e.Start(b.Context(), voice); err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if _, _, err := e.Synthesize(b.Context(), voice, benchSentence, 1); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

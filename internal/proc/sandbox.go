@@ -226,7 +226,10 @@ func (lim Limits) script() string {
 	if lim.Procs > 0 {
 		cmds = append(cmds, "ulimit -p "+strconv.Itoa(lim.Procs))
 	}
-	cmds = append(cmds, `exec nice -n $((`+strconv.Itoa(Nice)+` - $(nice))) "$0" "$@"`)
+	// The shell's niceness is the 19th field of /proc/self/stat, read without starting a
+	// process: a function's arguments split the fields, leaving "$@" alone.
+	cmds = append(cmds, `f() { n=${19}; }`, `read -r s < /proc/self/stat`, `f $s`,
+		`exec nice -n $((`+strconv.Itoa(Nice)+` - n)) "$0" "$@"`)
 	return strings.Join(cmds, " && ")
 }
 
