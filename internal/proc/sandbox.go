@@ -58,14 +58,14 @@ func DefaultSystem() []string {
 }
 
 // Sandbox runs programs with less power than the server, with bubblewrap (bwrap) and rlimits
-// (the shell's ulimit): each process sees only the system's programs and data, read-only, an empty /tmp,
-// read-only too, and, if it is given one, its own scratch directory, the only place it can
-// write (TMPDIR names it). It sees no other file of the server: not the data directory, the
-// database or the media. It has no network (only a loopback device of its own), its own
-// process, IPC and host-name namespaces, no capabilities, a new session (so it cannot push
-// input into a terminal), an empty environment but for PATH, HOME (/tmp) and TMPDIR, and the Limits of its
-// program. It dies with the server, and its whole process namespace dies with it when Kill
-// kills the group it was started in.
+// (the shell's ulimit). Each process sees only the system's programs and data, read-only, an
+// empty /tmp, read-only too, and, if it is given one, its own scratch directory, the only
+// place it can write (TMPDIR names it). It sees no other file of the server: not the data
+// directory, the database or the media. It has no network (only a loopback device of its
+// own), its own process, IPC and host-name namespaces, no capabilities, a new session (so it
+// cannot push input into a terminal), an empty environment but for PATH, HOME (/tmp) and
+// TMPDIR, and the Limits of its program. It dies with the server, and its whole process
+// namespace dies with it when Kill kills the group it was started in.
 //
 // A nil *Sandbox runs programs as they are: see Command. A Sandbox is safe for concurrent
 // use.
@@ -119,8 +119,7 @@ func NewSandbox(opts SandboxOptions) (*Sandbox, error) {
 	for _, dir := range opts.Hide {
 		s.hide = append(s.hide, realPath(dir))
 	}
-	s.mounts = append(s.mounts, "--dev", "/dev", "--proc", "/proc",
-		"--tmpfs", "/tmp")
+	s.mounts = append(s.mounts, "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp")
 	return s, nil
 }
 
@@ -148,9 +147,10 @@ func (s *Sandbox) shows(path string) bool {
 // Command returns a command that runs the program name with args. With a nil Sandbox that is
 // exec.Command(name, args...). Otherwise the program runs in the sandbox under lim, at
 // niceness Nice, in the directory scratch (if not empty), which it can write and which must
-// exist; else in /, with nowhere to write. Paths in args are read inside the sandbox: the scratch
-// directory is at its own path there. A program outside the System directories is shown
-// read-only with its directory (a test's script, say), unless that lies in a hidden one.
+// exist; else in /, with nowhere to write. Paths in args are read inside the sandbox: the
+// scratch directory is at its own path there. A program outside the System directories is
+// shown read-only with its directory (a test's script, say), unless that lies in a hidden
+// one.
 //
 // The command is not started; the caller sets it up and starts it as it would the program
 // (Isolate, then Start).
