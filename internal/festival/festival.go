@@ -76,9 +76,9 @@ type Options struct {
 	Sandbox *proc.Sandbox
 }
 
-// sandboxLimits bounds a sandboxed festival process. One with the HTS voice loaded peaked at
-// 417 MB of address space after 120 units of 300 characters (speak.MaxUnitChars), the most a
-// unit holds; 2 GiB leaves room for odd text. A process lives for many units: its CPU limit
+// sandboxLimits bounds a sandboxed festival process. With the HTS voice loaded, two processes
+// speaking a 100,000-character article in units of up to 300 characters (speak.MaxUnitChars)
+// peaked at 425 MB of address space; 2 GiB leaves room for odd text. A process lives for many units: its CPU limit
 // (about 100,000 units) ends it only in a long run, and the pool replaces it as one that died,
 // retrying its unit. A unit's wave is a few MB.
 func sandboxLimits() proc.Limits {
