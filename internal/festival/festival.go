@@ -78,9 +78,9 @@ type Options struct {
 
 // sandboxLimits bounds a sandboxed festival process. With the HTS voice loaded, two processes
 // speaking a 100,000-character article in units of up to 300 characters (speak.MaxUnitChars)
-// peaked at 425 MB of address space; 2 GiB leaves room for odd text. A process lives for many units: its CPU limit
-// (about 100,000 units) ends it only in a long run, and the pool replaces it as one that died,
-// retrying its unit. A unit's wave is a few MB.
+// peaked at 425 MB of address space; 2 GiB leaves room for odd text. A process lives for many
+// units: its CPU limit (about 100,000 units) ends it only in a long run, and the pool replaces
+// it as one that died, retrying its unit. A unit's wave is a few MB.
 func sandboxLimits() proc.Limits {
 	return proc.Limits{Memory: 2 << 30, CPU: 4 * time.Hour, FileSize: 64 << 20, Procs: proc.SandboxProcs}
 }
