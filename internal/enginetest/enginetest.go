@@ -230,6 +230,15 @@ func (s *suite) testSandboxed(t *testing.T) {
 			s.mustSpeak(t, e, v.EngineVoice, "1 2 3 4 5 6 7 8 9 10", 1, 1, 15)
 		}
 	}
+	if ws, ok := e.(pipeline.WordSynthesizer); ok {
+		_, _, words, err := ws.SynthesizeWords(t.Context(), s.voice, sentence, 1)
+		if err != nil {
+			t.Fatalf("SynthesizeWords: %v", err)
+		}
+		if want := len(strings.Fields(sentence)); len(words) != want {
+			t.Errorf("SynthesizeWords: %d words %+v, want %d", len(words), words, want)
+		}
+	}
 }
 
 func (s *suite) testVoices(t *testing.T) {
