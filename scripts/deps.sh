@@ -5,7 +5,8 @@
 #   scripts/deps.sh cluster   runtime, plus PostgreSQL and haproxy
 set -euo pipefail
 
-runtime=(espeak-ng lame festival festvox-us-slt-hts flite ca-certificates)
+# bubblewrap: the sandbox the engines run in (narrator serve --sandbox).
+runtime=(espeak-ng lame festival festvox-us-slt-hts flite bubblewrap ca-certificates)
 # For the tests: python3, ffmpeg, pocketsphinx (its pocketsphinx_continuous) and pocketsphinx-en-us
 # run scripts/intelligibility.py; sox: reference resampling and WAV reading; chromium: the dashboard
 # browser tests; postgresql, haproxy and curl: the PostgreSQL store, the cluster test and the S3

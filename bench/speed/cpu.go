@@ -96,9 +96,9 @@ func loadAvg() string {
 	return strings.Join(f[:3], " ")
 }
 
-// sampler follows the CPU time of a process and of its children, by
-// command name, from Start to Stop. A child's time is the last value seen
-// while it lived; the children that exited between two samples are made
+// sampler follows the CPU time of a process and of its descendants, by
+// command name, from Start to Stop. A descendant's time is the last value
+// seen while it lived; those that exited between two samples are made
 // whole from the parent's cutime, which counts them exactly, and that rest
 // is given to the short-lived command (flite), the only one that can fall
 // between samples.
@@ -128,7 +128,7 @@ func (s *sampler) Start() {
 	s.first, s.last = map[int]procTimes{}, map[int]procTimes{}
 	s.stop, s.done = make(chan struct{}), make(chan struct{})
 	s.root0 = readProc(s.pid)
-	for _, c := range children(s.pid) {
+	for _, c := range descendants(s.pid) {
 		s.first[c] = readProc(c)
 	}
 	s.cpu0 = readCPUStat()
@@ -150,7 +150,7 @@ func (s *sampler) Start() {
 
 func (s *sampler) sample() {
 	var rss int64
-	for _, c := range children(s.pid) {
+	for _, c := range descendants(s.pid) {
 		if p := readProc(c); p.exists {
 			s.mu.Lock()
 			s.last[c] = p
@@ -220,7 +220,7 @@ func (s *sampler) Stop() profile {
 	p := profile{wall: time.Since(s.startedAt), byComm: map[string]time.Duration{}, peakRSS: s.peakRSS,
 		server: s.rootLast.self - s.root0.self, cores: coreBusy(s.cpu0, s.cpuLast)}
 	live := map[int]bool{}
-	for _, c := range children(s.pid) {
+	for _, c := range descendants(s.pid) {
 		live[c] = true
 	}
 	var seenDead time.Duration
@@ -235,6 +235,21 @@ func (s *sampler) Stop() profile {
 		p.byComm["flite"] += rest
 	}
 	return p
+}
+
+// descendants lists the children of a process, their children, and so on:
+// the engines of a sandboxed server run under bwrap, not as its children.
+func descendants(pid int) []int {
+	var out []int
+	for next := children(pid); len(next) > 0; {
+		out = append(out, next...)
+		var deeper []int
+		for _, c := range next {
+			deeper = append(deeper, children(c)...)
+		}
+		next = deeper
+	}
+	return out
 }
 
 // children lists the direct children of a process, from the children

@@ -44,9 +44,13 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	}
 	defer st.Close()
 
-	projects, err := st.ListProjects(ctx, 0)
+	accountID, key, err := demoAccountID(ctx, st)
 	if err != nil {
-		return fmt.Errorf("list projects: %w", err)
+		return err
+	}
+	projects, err := st.ListProjects(ctx, accountID)
+	if err != nil {
+		return fmt.Errorf("list demo projects: %w", err)
 	}
 	var p *narrator.Project
 	for _, cand := range projects {
@@ -55,20 +59,17 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 			break
 		}
 	}
-	var key string
 	if p == nil {
-		a, k, err := createAccount(ctx, st, demoAccount)
-		if err != nil {
-			return err
-		}
 		title, body, _ := narrator.DefaultVoices("en_US")
-		p = &narrator.Project{AccountID: a.ID, Title: demoProject, Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: title.Name, BodyVoice: body.Name}
+		p = &narrator.Project{AccountID: accountID, Title: demoProject, Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: title.Name, BodyVoice: body.Name}
 		if err := st.CreateProject(ctx, p); err != nil {
 			return fmt.Errorf("create demo project: %w", err)
 		}
-		key = k
-	} else if key, _, err = createKey(ctx, st, p.AccountID); err != nil {
-		return err
+	}
+	if key == "" {
+		if key, _, err = createKey(ctx, st, accountID); err != nil {
+			return err
+		}
 	}
 	dashboard, err := demoUser(ctx, st, p.AccountID, storeFlags(b), base)
 	if err != nil {
@@ -89,6 +90,25 @@ and fetch it (state "processed" and media URLs after a few seconds):
 %s
 `, p.AccountID, p.ID, p.Title, p.Language, key, base, p.ID, key, base, p.ID, key, dashboard)
 	return nil
+}
+
+// demoAccountID returns the demo account: the account of the demo user,
+// which an earlier run made, or else a new account, with its first API key.
+// The demo user, not a project's title, says which account is the demo's:
+// other accounts may have a project titled like the demo's.
+func demoAccountID(ctx context.Context, st dataStore) (id int64, key string, err error) {
+	u, err := st.FindUserByEmail(ctx, demoEmail)
+	switch {
+	case err == nil:
+		return u.AccountID, "", nil
+	case narrator.ErrorCode(err) != narrator.ENOTFOUND:
+		return 0, "", fmt.Errorf("find demo user: %w", err)
+	}
+	a, key, err := createAccount(ctx, st, demoAccount)
+	if err != nil {
+		return 0, "", err
+	}
+	return a.ID, key, nil
 }
 
 // demoUser makes sure the demo account has a dashboard user and returns

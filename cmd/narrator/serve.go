@@ -170,7 +170,11 @@ func (s *server) openData(ctx context.Context, getenv func(string) string) error
 // process left running; in a cluster River's rescuer does that.
 func (s *server) startWorkers(ctx context.Context) error {
 	cfg, b := s.cfg, s.backends
-	engines, closeEngines, err := startEngines(ctx, cfg, s.logger, s.metrics)
+	sb, err := openSandbox(ctx, cfg.Sandbox, sandboxOptions(cfg), s.logger)
+	if err != nil {
+		return err
+	}
+	engines, closeEngines, err := startEngines(ctx, cfg, sb, s.logger, s.metrics)
 	if err != nil {
 		return err
 	}
@@ -191,6 +195,7 @@ func (s *server) startWorkers(ctx context.Context) error {
 		Workers:    cfg.UnitWorkers,
 		ScratchDir: cfg.ScratchDir(),
 		Logger:     s.logger,
+		Sandbox:    sb,
 	})
 	if b.embedded {
 		if err := b.store.ReleaseSynthesisLeases(ctx); err != nil {
@@ -353,8 +358,9 @@ func (s purgingStore) DeleteAudio(ctx context.Context, projectID int64, ref stri
 	return a, nil
 }
 
-// startEngines starts the speech engines the voice catalog uses.
-func startEngines(ctx context.Context, cfg config.Config, logger *slog.Logger, m *metrics.Metrics) (map[string]pipeline.Synthesizer, func(), error) {
+// startEngines starts the speech engines the voice catalog uses, their
+// processes in sb (nil for none).
+func startEngines(ctx context.Context, cfg config.Config, sb *proc.Sandbox, logger *slog.Logger, m *metrics.Metrics) (map[string]pipeline.Synthesizer, func(), error) {
 	engines := map[string]pipeline.Synthesizer{}
 	var closers []func() error
 	closeAll := func() {
@@ -385,11 +391,11 @@ func startEngines(ctx context.Context, cfg config.Config, logger *slog.Logger, m
 		)
 		switch name {
 		case "festival":
-			eng, err = startFestival(ctx, cfg, logger, m.Engine(name))
+			eng, err = startFestival(ctx, cfg, sb, logger, m.Engine(name))
 		case "flite":
-			eng, err = flite.New(flite.Options{Procs: cfg.UnitWorkers, Logger: logger, TempDir: cfg.ScratchDir(), Metrics: m.Engine(name)})
+			eng, err = flite.New(flite.Options{Procs: cfg.UnitWorkers, Logger: logger, TempDir: cfg.ScratchDir(), Sandbox: sb, Metrics: m.Engine(name)})
 		case "espeak":
-			eng, err = espeak.New(espeak.Options{Procs: cfg.UnitWorkers, Logger: logger, Metrics: m.Engine(name)})
+			eng, err = espeak.New(espeak.Options{Procs: cfg.UnitWorkers, Logger: logger, Sandbox: sb, Metrics: m.Engine(name)})
 		default:
 			err = fmt.Errorf("the voice catalog names engine %q, which this build does not have", name)
 		}
@@ -406,8 +412,8 @@ func startEngines(ctx context.Context, cfg config.Config, logger *slog.Logger, m
 // startFestival starts festival's pool with the default English voice
 // loaded in every process, so that the first audio does not pay festival's
 // start-up, the costliest of the engines.
-func startFestival(ctx context.Context, cfg config.Config, logger *slog.Logger, rec proc.Recorder) (*festival.Engine, error) {
-	f, err := festival.New(festival.Options{Procs: cfg.UnitWorkers, Logger: logger, TempDir: cfg.ScratchDir(), Metrics: rec})
+func startFestival(ctx context.Context, cfg config.Config, sb *proc.Sandbox, logger *slog.Logger, rec proc.Recorder) (*festival.Engine, error) {
+	f, err := festival.New(festival.Options{Procs: cfg.UnitWorkers, Logger: logger, TempDir: cfg.ScratchDir(), Sandbox: sb, Metrics: rec})
 	if err != nil {
 		return nil, err
 	}

@@ -107,3 +107,30 @@ func TestDemoUser(t *testing.T) {
 		t.Errorf("second demo run:\n%s", second)
 	}
 }
+
+// TestDemoOwnProject checks that demo never picks another account's project that happens to
+// be titled like the demo's, and finds its own again on a second run.
+func TestDemoOwnProject(t *testing.T) {
+	t.Parallel()
+	data := t.TempDir()
+	other := mustJSON[accountOut](t, mustCLI(t, "accounts", "create", "--data", data, "--name", "Other"))
+	otherProj := mustJSON[projectOut](t, mustCLI(t, "projects", "create", "--data", data, "--account", fmt.Sprint(other.ID), "--title", demoProject, "--language", "en_US"))
+	demoIDs := func() (account, project int64) {
+		t.Helper()
+		out, err := runCLIStdin(t, "", "demo", "--data", data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fmt.Sscanf(out, "Demo account %d, project %d", &account, &project); err != nil {
+			t.Fatalf("demo output %q: %v", out, err)
+		}
+		return account, project
+	}
+	account, project := demoIDs()
+	if account == other.ID || project == otherProj.ID {
+		t.Errorf("demo chose account %d, project %d: the other account's (%d, %d)", account, project, other.ID, otherProj.ID)
+	}
+	if a2, p2 := demoIDs(); a2 != account || p2 != project {
+		t.Errorf("second demo run chose account %d, project %d; the first made %d, %d", a2, p2, account, project)
+	}
+}

@@ -14,11 +14,17 @@ func TestFold(t *testing.T) {
 		{"ascii kept", `plain "text" \ 1-2`, `plain "text" \ 1-2`},
 		{"controls", "two\nlines\t\x7f", "two lines  "},
 		{"accents", "café naïve Łódź ÆSOP", "cafe naive Lodz AESOP"},
+		{"central european", "Dvořák ještě Erdős Űrhajó", "Dvorak jeste Erdos Urhajo"},
+		{"romanian and turkish", "București Şiş Erdoğan İzmir", "Bucuresti Sis Erdogan Izmir"},
+		{"letters that do not decompose", "Ørsted łódź Straße Æbelø Đorđe þorn", "Orsted lodz Strasse AEbelo Dorde thorn"},
+		{"decomposed input", "e\u0301te\u0301", "ete"},
+		{"ligature", "ﬁne", "fine"},
 		{"quotes", "“q” ‘s’ «g»", `"q" 's' "g"`},
 		{"dashes", "a—b a‐b", "a, b a-b"},
 		{"ellipsis", "so…", "so..."},
 		{"symbols", "5€ 3°", "5 euros  3 degrees "},
 		{"other", "日本", "  "},
+		{"greek", "αβ", "  "},
 		{"empty", "", ""},
 	}
 	for _, tt := range tests {

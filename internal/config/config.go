@@ -48,6 +48,16 @@ const (
 	LogJSON = "json"
 )
 
+// EnvSandbox stands in for --sandbox.
+const EnvSandbox = "NARRATOR_SANDBOX"
+
+// Values of --sandbox: whether engine processes run in a sandbox (bubblewrap).
+const (
+	SandboxAuto = "auto" // if the sandbox works here; else unsandboxed, with a warning
+	SandboxOn   = "on"   // always; serve fails to start where the sandbox does not work
+	SandboxOff  = "off"  // never
+)
+
 // Defaults.
 const (
 	DefaultData = "./narrator-data"
@@ -262,6 +272,9 @@ type Config struct {
 	// MaxConnections caps the client connections open at once; more wait
 	// in the listen backlog until one closes.
 	MaxConnections int
+	// Sandbox says whether engine processes run in a sandbox: SandboxAuto,
+	// SandboxOn or SandboxOff.
+	Sandbox string
 }
 
 // ServeFlags registers the serve flags on fs and returns a function that
@@ -289,6 +302,7 @@ func ServeFlags(fs *flag.FlagSet, getenv func(string) string) func() (Config, er
 	fs.StringVar(&c.LogFormat, "log-format", orDefault(getenv(EnvLogFormat), LogText), "log `format`: text or json (env "+EnvLogFormat+")")
 	fs.StringVar(&c.TrustedProxies, "trusted-proxies", getenv(EnvTrustedProxies), "comma-separated `CIDRs` of the reverse proxies whose X-Forwarded-For names the client, for the sign-in limits (env "+EnvTrustedProxies+"; default none: the peer is the client)")
 	fs.IntVar(&c.MaxConnections, "max-connections", env.int(EnvMaxConnections, DefaultMaxConnections), "client connections open at once; more wait until one closes (env "+EnvMaxConnections+")")
+	fs.StringVar(&c.Sandbox, "sandbox", orDefault(getenv(EnvSandbox), SandboxAuto), "run speech engines and the MP3 encoder in a sandbox (bubblewrap): auto (if it works here, else warn), on (fail to start without it) or off (env "+EnvSandbox+")")
 	return func() (Config, error) {
 		if err := env.err(); err != nil {
 			return Config{}, err
@@ -365,6 +379,11 @@ func (c *Config) Validate() error {
 	}
 	if c.MaxConnections < 16 || c.MaxConnections > 1_000_000 {
 		return fmt.Errorf("--max-connections must be from 16 to 1000000, not %d", c.MaxConnections)
+	}
+	switch c.Sandbox {
+	case SandboxAuto, SandboxOn, SandboxOff:
+	default:
+		return fmt.Errorf("--sandbox must be auto, on or off, not %q", c.Sandbox)
 	}
 	return nil
 }

@@ -231,6 +231,7 @@ var serveEnvSamples = map[string]struct{ good, bad string }{
 	"log-format":             {"json", "xml"},
 	"trusted-proxies":        {"10.0.0.0/8", "10.0.0.0/33"},
 	"max-connections":        {"64", "many"},
+	"sandbox":                {"off", "maybe"},
 }
 
 // TestServeFlagsEnvironment walks every flag of serve: its usage, which
@@ -298,5 +299,50 @@ func TestServeFlagsEnvironment(t *testing.T) {
 	})
 	if len(seen) != len(serveEnvSamples) {
 		t.Errorf("serveEnvSamples has %d flags, serve %d", len(serveEnvSamples), len(seen))
+	}
+}
+
+func TestSandboxFlag(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, env string
+		args      []string
+		want      string
+		wantErr   bool
+	}{
+		{name: "default", want: config.SandboxAuto},
+		{name: "environment", env: "on", want: config.SandboxOn},
+		{name: "flag wins", env: "on", args: []string{"--sandbox", "off"}, want: config.SandboxOff},
+		{name: "bad value", args: []string{"--sandbox", "yes"}, wantErr: true},
+		{name: "bad environment", env: "maybe", wantErr: true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			finish := config.ServeFlags(fs, func(k string) string {
+				if k == config.EnvSandbox {
+					return c.env
+				}
+				return ""
+			})
+			if err := fs.Parse(c.args); err != nil {
+				t.Fatal(err)
+			}
+			got, err := finish()
+			if c.wantErr {
+				if err == nil || !strings.Contains(err.Error(), "--sandbox") {
+					t.Fatalf("error %v, want one naming --sandbox", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Sandbox != c.want {
+				t.Errorf("Sandbox = %q, want %q", got.Sandbox, c.want)
+			}
+		})
 	}
 }

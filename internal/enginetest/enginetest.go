@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -72,6 +73,11 @@ type Options struct {
 	UnitTimeout time.Duration
 	// Metrics, if not nil, is the engine's proc.Recorder.
 	Metrics proc.Recorder
+	// Sandbox, if not nil, is the sandbox the engine runs its processes in.
+	Sandbox *proc.Sandbox
+	// DataDir, if not empty, is a directory the Sandbox hides, in which the engine's
+	// scratch directory is to be, as the server lays them out.
+	DataDir string
 }
 
 // Counts is a proc.Recorder that counts what it is told, for the failure tests.
@@ -163,6 +169,7 @@ func Run(t *testing.T, newEngine NewEngineFunc, cfg Config) {
 		fn   func(t *testing.T)
 	}{
 		{"Speech", s.testSpeech},
+		{"Sandboxed", s.testSandboxed},
 		{"Voices", s.testVoices},
 		{"CatalogVoices", s.testCatalogVoices},
 		{"Rate", s.testRate},
@@ -241,6 +248,32 @@ func hangFile(t *testing.T) string { return filepath.Join(t.TempDir(), "hung.pid
 func (s *suite) testSpeech(t *testing.T) {
 	e := s.newEngine(t, Options{})
 	s.mustSpeak(t, e, s.voice, sentence, 1, 2, 6)
+}
+
+// testSandboxed speaks, in every catalog voice of the engine and with odd text, in a
+// sandbox that hides the data directory the engine's scratch directory lies in.
+func (s *suite) testSandboxed(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "Données")
+	if err := os.MkdirAll(filepath.Join(data, "tmp"), 0o750); err != nil {
+		t.Fatal(err)
+	}
+	e := s.newEngine(t, Options{Sandbox: proctest.Sandbox(t, data), DataDir: data})
+	s.mustSpeak(t, e, s.voice, sentence, 1, 2, 6)
+	s.mustSpeak(t, e, s.voice, nasty, 1, 2, 25)
+	for _, v := range narrator.Voices() {
+		if v.Engine == s.cfg.Engine {
+			s.mustSpeak(t, e, v.EngineVoice, "1 2 3 4 5 6 7 8 9 10", 1, 1, 15)
+		}
+	}
+	if ws, ok := e.(pipeline.WordSynthesizer); ok {
+		_, _, words, err := ws.SynthesizeWords(t.Context(), s.voice, sentence, 1)
+		if err != nil {
+			t.Fatalf("SynthesizeWords: %v", err)
+		}
+		if want := len(strings.Fields(sentence)); len(words) != want {
+			t.Errorf("SynthesizeWords: %d words %+v, want %d", len(words), words, want)
+		}
+	}
 }
 
 func (s *suite) testVoices(t *testing.T) {

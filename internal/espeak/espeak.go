@@ -47,6 +47,16 @@ type Options struct {
 	// Command is the espeak-ng binary. Empty means "espeak-ng". Tests substitute programs that
 	// hang or crash.
 	Command string
+	// Sandbox runs the processes with less power than the server; nil runs them as they are.
+	// espeak-ng reads its stdin and writes its stdout, and is given nowhere to write.
+	Sandbox *proc.Sandbox
+}
+
+// sandboxLimits bounds a sandboxed espeak-ng process, which speaks one unit: it needs a few
+// tens of MB and well under a second of CPU. It writes no file, but the PulseAudio library it
+// loads sizes a 64 MiB shared-memory file at start-up, which the file size limit must allow.
+func sandboxLimits() proc.Limits {
+	return proc.Limits{Memory: 512 << 20, CPU: 2 * time.Minute, FileSize: 128 << 20, Procs: proc.SandboxProcs}
 }
 
 // Engine synthesises speech with espeak-ng. It is safe for concurrent use.
@@ -96,7 +106,7 @@ func (e *Engine) Synthesize(ctx context.Context, voice string, text string, rate
 	wpm := min(max(int(math.Round(NormalWPM*rate)), 80), 450)
 	build := func() *exec.Cmd {
 		// -b 1: the input is UTF-8. --stdin: the text comes on stdin. No -m: it is not markup.
-		cmd := exec.Command(e.opts.Command, "-v", voice, "-s", strconv.Itoa(wpm), "-b", "1", "--stdin", "--stdout")
+		cmd := e.opts.Sandbox.Command(sandboxLimits(), "", e.opts.Command, "-v", voice, "-s", strconv.Itoa(wpm), "-b", "1", "--stdin", "--stdout")
 		cmd.Stdin = strings.NewReader(text)
 		return cmd
 	}

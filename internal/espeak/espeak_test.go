@@ -1,6 +1,7 @@
 package espeak_test
 
 import (
+	"fmt"
 	"os/exec"
 	"testing"
 
@@ -32,6 +33,7 @@ func TestConformance(t *testing.T) {
 	newEngine := func(t *testing.T, opts enginetest.Options) enginetest.Engine {
 		o := espeak.Options{Procs: opts.Procs, Metrics: opts.Metrics, Command: enginetest.FaultyCommand(t, "espeak-ng", opts)}
 		o.UnitTimeout, o.CharTimeout = opts.Timeouts()
+		o.Sandbox = opts.Sandbox
 		return mustEngine(t, o)
 	}
 	enginetest.Run(t, newEngine, enginetest.Config{
@@ -49,13 +51,22 @@ func TestConformance(t *testing.T) {
 
 const benchSentence = "The central library reopened on Monday after eighteen months of renovation work."
 
-// BenchmarkUnit is the per-unit latency: one espeak-ng process, start to wave.
+// BenchmarkUnit is the per-unit latency: one espeak-ng process, start to wave, unsandboxed
+// and sandboxed.
 func BenchmarkUnit(b *testing.B) {
-	e := mustEngine(b, espeak.Options{Procs: 1})
-	for b.Loop() {
-		if _, _, err := e.Synthesize(b.Context(), "en-us", benchSentence, 1); err != nil {
-			b.Fatal(err)
-		}
+	for _, sandboxed := range []bool{false, true} {
+		b.Run(fmt.Sprintf("sandboxed=%t", sandboxed), func(b *testing.B) {
+			opts := espeak.Options{Procs: 1}
+			if sandboxed {
+				opts.Sandbox = proctest.Sandbox(b)
+			}
+			e := mustEngine(b, opts)
+			for b.Loop() {
+				if _, _, err := e.Synthesize(b.Context(), "en-us", benchSentence, 1); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

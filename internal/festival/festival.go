@@ -31,6 +31,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/pcm"
@@ -75,6 +76,18 @@ type Options struct {
 	Command []string
 	// TempDir is where the scratch directory for wave files is made. Empty means os.TempDir().
 	TempDir string
+	// Sandbox runs the processes with less power than the server; nil runs them as they are.
+	// Each process can write only a directory of its own in the scratch directory.
+	Sandbox *proc.Sandbox
+}
+
+// sandboxLimits bounds a sandboxed festival process. With the HTS voice loaded, two processes
+// speaking a 100,000-character article in units of up to 300 characters (speak.MaxUnitChars)
+// peaked at 425 MB of address space; 2 GiB leaves room for odd text. A process lives for many
+// units: its CPU limit (about 100,000 units) ends it only in a long run, and the pool replaces
+// it as one that died, retrying its unit. A unit's wave is a few MB.
+func sandboxLimits() proc.Limits {
+	return proc.Limits{Memory: 2 << 30, CPU: 4 * time.Hour, FileSize: 64 << 20, Procs: proc.SandboxProcs}
 }
 
 // Engine synthesises speech with a pool of festival processes. It is safe for concurrent use.
@@ -116,6 +129,10 @@ func New(opts Options) (*Engine, error) {
 	dir, err := os.MkdirTemp(opts.TempDir, "narrator-festival-")
 	if err != nil {
 		return nil, fmt.Errorf("festival: new: %w", err)
+	}
+	if strings.ContainsFunc(dir, unicode.IsControl) {
+		_ = os.Remove(dir)
+		return nil, fmt.Errorf("festival: new: scratch directory %q has a control character", dir)
 	}
 	e := &Engine{
 		opts:  opts,
@@ -293,9 +310,15 @@ func (e *Engine) start(ctx context.Context) (*worker, error) {
 	if e.closed {
 		return nil, ErrClosed
 	}
-	id := e.nextID.Add(1)
-	p, err := startWorker(ctx, e.opts.Command, filepath.Join(e.dir, fmt.Sprintf("w%d.wav", id)), e.opts.StartTimeout)
+	// Each process has a directory of its own, the one it may write in a sandbox.
+	dir := filepath.Join(e.dir, fmt.Sprintf("w%d", e.nextID.Add(1)))
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("start festival: %w", err)
+	}
+	cmd := e.opts.Sandbox.Command(sandboxLimits(), dir, e.opts.Command[0], e.opts.Command[1:]...)
+	p, err := startWorker(ctx, cmd, strings.Join(e.opts.Command, " "), dir, e.opts.StartTimeout)
 	if err != nil {
+		_ = os.RemoveAll(dir)
 		return nil, err
 	}
 	e.live[p] = struct{}{}
@@ -361,6 +384,7 @@ type worker struct {
 	stderr   *proc.Tail
 	exited   chan struct{} // closed once the process has been waited for
 	killOnce sync.Once
+	dir      string // the process's scratch directory
 	wavPath  string
 
 	voice string  // selected voice, "" before the first
@@ -368,22 +392,22 @@ type worker struct {
 	seq   int
 }
 
-// startWorker starts command and waits until it echoes a marker.
-func startWorker(ctx context.Context, command []string, wavPath string, limit time.Duration) (*worker, error) {
-	cmd := exec.Command(command[0], command[1:]...)
+// startWorker starts cmd, the command line name, which writes its waves in dir, and waits
+// until it echoes a marker.
+func startWorker(ctx context.Context, cmd *exec.Cmd, name, dir string, limit time.Duration) (*worker, error) {
 	proc.Isolate(cmd)
-	p := &worker{cmd: cmd, stderr: &proc.Tail{}, exited: make(chan struct{}), wavPath: wavPath}
+	p := &worker{cmd: cmd, stderr: &proc.Tail{}, exited: make(chan struct{}), dir: dir, wavPath: filepath.Join(dir, "unit.wav")}
 	cmd.Stderr = p.stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return nil, fmt.Errorf("start %s: %w", command[0], err)
+		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, fmt.Errorf("start %s: %w", command[0], err)
+		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s: %w", command[0], err)
+		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
 	proc.Lower(cmd)
 	p.stdin, p.out = stdin, bufio.NewReader(stdout)
@@ -393,7 +417,7 @@ func startWorker(ctx context.Context, command []string, wavPath string, limit ti
 	}()
 	if _, err := p.exchange(ctx, "", limit); err != nil {
 		p.kill()
-		return nil, fmt.Errorf("start %s: %w", strings.Join(command, " "), err)
+		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
 	return p, nil
 }
@@ -434,7 +458,7 @@ func (p *worker) synth(ctx context.Context, text string, rate float64, limit tim
 		fmt.Fprintf(&b, "(if narrator_hts (set! hts_engine_params (append narrator_hts (list (list \"-r\" %s)))))\n", formatFloat(rate))
 	}
 	_ = os.Remove(p.wavPath)
-	fmt.Fprintf(&b, synthScript, Quote(text), Quote(p.wavPath))
+	fmt.Fprintf(&b, synthScript, Quote(text), quotePath(p.wavPath))
 	lines, err := p.exchange(ctx, b.String(), limit)
 	if err != nil {
 		return nil, 0, nil, err
@@ -558,7 +582,7 @@ func (p *worker) kill() {
 		_ = p.stdin.Close()
 	})
 	<-p.exited
-	_ = os.Remove(p.wavPath)
+	_ = os.RemoveAll(p.dir)
 }
 
 func checkVoice(voice string) error {

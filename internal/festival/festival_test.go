@@ -2,6 +2,7 @@ package festival_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,8 +40,11 @@ func mustEngine(tb testing.TB, opts festival.Options) *festival.Engine {
 func TestConformance(t *testing.T) {
 	t.Parallel()
 	newEngine := func(t *testing.T, opts enginetest.Options) enginetest.Engine {
-		o := festival.Options{Procs: opts.Procs, Metrics: opts.Metrics, Command: faultyFestival(t, opts)}
+		o := festival.Options{Procs: opts.Procs, Metrics: opts.Metrics, Command: faultyFestival(t, opts), Sandbox: opts.Sandbox}
 		o.UnitTimeout, o.CharTimeout = opts.Timeouts()
+		if opts.DataDir != "" {
+			o.TempDir = filepath.Join(opts.DataDir, "tmp")
+		}
 		return mustEngine(t, o)
 	}
 	enginetest.Run(t, newEngine, enginetest.Config{
@@ -110,16 +114,24 @@ func TestQuote(t *testing.T) {
 const benchSentence = "The central library reopened on Monday after eighteen months of renovation work."
 
 // BenchmarkUnitWarm is the per-unit latency of the pool: a running process with its voice
-// loaded.
+// loaded, unsandboxed and sandboxed.
 func BenchmarkUnitWarm(b *testing.B) {
-	e := mustEngine(b, festival.Options{Procs: 1})
-	if err := e.Start(b.Context(), voice); err != nil {
-		b.Fatal(err)
-	}
-	for b.Loop() {
-		if _, _, err := e.Synthesize(b.Context(), voice, benchSentence, 1); err != nil {
-			b.Fatal(err)
-		}
+	for _, sandboxed := range []bool{false, true} {
+		b.Run(fmt.Sprintf("sandboxed=%t", sandboxed), func(b *testing.B) {
+			opts := festival.Options{Procs: 1}
+			if sandboxed {
+				opts.Sandbox = proctest.Sandbox(b)
+			}
+			e := mustEngine(b, opts)
+			if err := e.Start(b.Context(), voice); err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if _, _, err := e.Synthesize(b.Context(), voice, benchSentence, 1); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
@@ -174,4 +186,37 @@ func BenchmarkUnitParallel(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestDataDir synthesises with the scratch directory inside a data directory whose name is
+// not ASCII, as the server lays it out: the wave's path must reach festival as it is, not
+// folded like the text. In a sandbox that hides the data directory, festival still writes
+// its waves, in the scratch directory bound into the sandbox.
+func TestDataDir(t *testing.T) {
+	t.Parallel()
+	for _, sandboxed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("sandboxed=%t", sandboxed), func(t *testing.T) {
+			t.Parallel()
+			data := filepath.Join(t.TempDir(), "Données")
+			dir := filepath.Join(data, "tmp")
+			if err := os.MkdirAll(dir, 0o750); err != nil {
+				t.Fatal(err)
+			}
+			opts := festival.Options{Procs: 1, TempDir: dir}
+			if sandboxed {
+				opts.Sandbox = proctest.Sandbox(t, data)
+			}
+			e := mustEngine(t, opts)
+			if err := e.Start(t.Context(), voice); err != nil {
+				t.Fatal(err)
+			}
+			samples, rate, err := e.Synthesize(t.Context(), voice, "Hello from a data directory with an accent.", 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := float64(len(samples)) / float64(rate); d < 1 {
+				t.Errorf("speech lasts %.2f s, want over 1 s", d)
+			}
+		})
+	}
 }

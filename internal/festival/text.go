@@ -17,5 +17,11 @@ func Quote(text string) string {
 	return `"` + quoteEscaper.Replace(ascii.Fold(text)) + `"`
 }
 
+// quotePath returns a file's path as a Scheme string literal. Unlike Quote it does not fold:
+// festival opens the bytes it reads, so a path outside ASCII (a data directory named
+// "Données") must reach it unchanged. New refuses a scratch directory with control
+// characters, the one thing that would break the command's line.
+func quotePath(path string) string { return `"` + quoteEscaper.Replace(path) + `"` }
+
 // quoteEscaper escapes the two characters that end or escape a Scheme string.
 var quoteEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`)

@@ -57,6 +57,16 @@ type Options struct {
 	Command string
 	// TempDir is where the scratch directory for wave files is made. Empty means os.TempDir().
 	TempDir string
+	// Sandbox runs the processes with less power than the server; nil runs them as they are.
+	// Each unit's process can write only a directory of its own in the scratch directory.
+	Sandbox *proc.Sandbox
+}
+
+// sandboxLimits bounds a sandboxed flite process, which speaks one unit: its voices are
+// compiled in, and it needs a few tens of MB; a unit takes well under a second of CPU, and
+// its wave is a few MB.
+func sandboxLimits() proc.Limits {
+	return proc.Limits{Memory: 512 << 20, CPU: 2 * time.Minute, FileSize: 64 << 20, Procs: proc.SandboxProcs}
 }
 
 // Engine synthesises speech with flite. It is safe for concurrent use.
@@ -65,6 +75,7 @@ type Engine struct {
 	dir    string
 	runner *proc.Runner
 	close  sync.Once
+	closed atomic.Bool
 	next   atomic.Int64
 }
 
@@ -149,7 +160,7 @@ func (e *Engine) SynthesizeWords(ctx context.Context, voice string, text string,
 func (e *Engine) countPhones(ctx context.Context, voice, text string, tokens []string) ([]int, error) {
 	var counts []int
 	build := func() *exec.Cmd {
-		return exec.Command(e.opts.Command, "-voice", voice, "-ps", "-t", strings.Join(tokens, " -- "), "-o", "none")
+		return e.opts.Sandbox.Command(sandboxLimits(), "", e.opts.Command, "-voice", voice, "-ps", "-t", strings.Join(tokens, " -- "), "-o", "none")
 	}
 	parse := func(stdout []byte) error {
 		counts = phoneCounts(string(stdout))
@@ -174,12 +185,20 @@ func (e *Engine) synthesize(ctx context.Context, voice string, text string, rate
 		return nil, 0, nil, fmt.Errorf("flite: synthesize: rate %g out of range [0.25, 4]", rate)
 	}
 	text = Clean(text)
-	out := filepath.Join(e.dir, fmt.Sprintf("u%d.wav", e.next.Add(1)))
-	defer os.Remove(out)
+	// Each unit has a directory of its own, the one its process may write in a sandbox.
+	dir := filepath.Join(e.dir, fmt.Sprintf("u%d", e.next.Add(1)))
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		if e.closed.Load() {
+			return nil, 0, nil, ErrClosed // Close removed the scratch directory
+		}
+		return nil, 0, nil, fmt.Errorf("flite: synthesize: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	out := filepath.Join(dir, "unit.wav")
 	build := func() *exec.Cmd {
 		// No wave from an attempt that failed may pass for this one's.
 		_ = os.Remove(out)
-		return exec.Command(e.opts.Command,
+		return e.opts.Sandbox.Command(sandboxLimits(), dir, e.opts.Command,
 			"-voice", voice,
 			"--setf", "duration_stretch="+strconv.FormatFloat(1/rate, 'f', 4, 64),
 			"-psdur",
@@ -224,6 +243,7 @@ func (e *Engine) Ping(ctx context.Context) error {
 func (e *Engine) Close() error {
 	var err error
 	e.close.Do(func() {
+		e.closed.Store(true)
 		e.runner.Close()
 		if rerr := os.RemoveAll(e.dir); rerr != nil {
 			err = fmt.Errorf("flite: close: %w", rerr)

@@ -1,7 +1,9 @@
 package flite_test
 
 import (
+	"fmt"
 	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/narrator/narrator"
@@ -32,6 +34,10 @@ func TestConformance(t *testing.T) {
 	newEngine := func(t *testing.T, opts enginetest.Options) enginetest.Engine {
 		o := flite.Options{Procs: opts.Procs, Metrics: opts.Metrics, Command: enginetest.FaultyCommand(t, "flite", opts)}
 		o.UnitTimeout, o.CharTimeout = opts.Timeouts()
+		o.Sandbox = opts.Sandbox
+		if opts.DataDir != "" {
+			o.TempDir = filepath.Join(opts.DataDir, "tmp")
+		}
 		return mustEngine(t, o)
 	}
 	enginetest.Run(t, newEngine, enginetest.Config{
@@ -63,13 +69,22 @@ func TestClean(t *testing.T) {
 
 const benchSentence = "The central library reopened on Monday after eighteen months of renovation work."
 
-// BenchmarkUnit is the per-unit latency: one flite process, start to wave.
+// BenchmarkUnit is the per-unit latency: one flite process, start to wave, unsandboxed and
+// sandboxed.
 func BenchmarkUnit(b *testing.B) {
-	e := mustEngine(b, flite.Options{Procs: 1})
-	for b.Loop() {
-		if _, _, err := e.Synthesize(b.Context(), "slt", benchSentence, 1); err != nil {
-			b.Fatal(err)
-		}
+	for _, sandboxed := range []bool{false, true} {
+		b.Run(fmt.Sprintf("sandboxed=%t", sandboxed), func(b *testing.B) {
+			opts := flite.Options{Procs: 1}
+			if sandboxed {
+				opts.Sandbox = proctest.Sandbox(b)
+			}
+			e := mustEngine(b, opts)
+			for b.Loop() {
+				if _, _, err := e.Synthesize(b.Context(), "slt", benchSentence, 1); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

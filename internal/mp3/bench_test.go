@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/narrator/narrator/internal/mp3"
+	"github.com/narrator/narrator/internal/proctest"
 )
 
 // speech60s returns 60 s of espeak-ng speech at the test rate.
@@ -53,4 +54,25 @@ func benchmarkEncode(b *testing.B, samples []int16, opts mp3.Options) {
 	}
 	perOp := b.Elapsed().Seconds() / float64(b.N)
 	b.ReportMetric(60/perOp, "x-realtime")
+}
+
+// BenchmarkEncodeChunk encodes an 8 s chunk, the pipeline's average, unsandboxed and
+// sandboxed: the pipeline starts one lame per chunk, so the sandbox's start-up counts here.
+func BenchmarkEncodeChunk(b *testing.B) {
+	samples := speech60s(b)
+	c := mp3.Chunk{Samples: samples[:8*rate/mp3.FrameSamples*mp3.FrameSamples]}
+	for _, sandboxed := range []bool{false, true} {
+		b.Run(fmt.Sprintf("sandboxed=%t", sandboxed), func(b *testing.B) {
+			needTool(b, "lame")
+			var opts mp3.Options
+			if sandboxed {
+				opts.Sandbox = proctest.Sandbox(b)
+			}
+			for b.Loop() {
+				if _, err := mp3.EncodeChunk(b.Context(), c, opts); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -12,9 +12,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"os/exec"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/narrator/narrator/internal/proc"
 )
@@ -48,6 +48,9 @@ type Options struct {
 	Quality int
 	// Lame is the lame executable. "" means DefaultLame, looked up in PATH.
 	Lame string
+	// Sandbox runs lame with less power than the server; nil runs it as it is. lame reads
+	// its stdin and writes its stdout, and is given nowhere to write.
+	Sandbox *proc.Sandbox
 
 	// noReservoir turns lame's bit reservoir off (EncodeChunk).
 	noReservoir bool
@@ -108,7 +111,8 @@ func NewEncoder(ctx context.Context, w io.Writer, opts Options) (*Encoder, error
 		return nil, fmt.Errorf("new mp3 encoder: unsupported bitrate %d kbps", opts.Bitrate)
 	}
 	stderr := &proc.Tail{Size: 4 << 10, SkipFunc: isLameNoise}
-	stream, err := proc.StartStream(ctx, opts.Lame, exec.Command(opts.Lame, opts.args()...), w, stderr)
+	cmd := opts.Sandbox.Command(sandboxLimits(), "", opts.Lame, opts.args()...)
+	stream, err := proc.StartStream(ctx, opts.Lame, cmd, w, stderr)
 	if err != nil {
 		return nil, fmt.Errorf("new mp3 encoder: %w", err)
 	}
@@ -141,6 +145,12 @@ func (e *Encoder) Close() error {
 		return fmt.Errorf("mp3 encode: %w", err)
 	}
 	return nil
+}
+
+// sandboxLimits bounds a sandboxed lame: it holds a few frames in memory (a few MB), encodes
+// about 200 times faster than real time, and writes no file.
+func sandboxLimits() proc.Limits {
+	return proc.Limits{Memory: 256 << 20, CPU: 10 * time.Minute, FileSize: 1 << 20, Procs: proc.SandboxProcs}
 }
 
 // isLameNoise reports lame's warning that it was built with libsndfile, which it prints on

@@ -554,3 +554,27 @@ func TestDelay(t *testing.T) {
 		t.Errorf("tone starting at sample %d decodes at %d, want about %d", at, onset, want)
 	}
 }
+
+// TestEncodeSandboxed encodes in a sandbox, in one stream and in chunks, and checks that
+// the MP3 is the same as lame makes unsandboxed.
+func TestEncodeSandboxed(t *testing.T) {
+	t.Parallel()
+	sb := proctest.Sandbox(t)
+	pcm := tone(440, 0.3, 3*time.Second)
+	want := mustEncode(t, pcm, mp3.Options{})
+	if got := mustEncode(t, pcm, mp3.Options{Sandbox: sb}); !bytes.Equal(got, want) {
+		t.Errorf("sandboxed lame wrote %d bytes unlike the %d unsandboxed", len(got), len(want))
+	}
+	c := mp3.Chunk{Samples: pcm[:80*mp3.FrameSamples], Last: true}
+	wantChunk, err := mp3.EncodeChunk(t.Context(), c, mp3.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotChunk, err := mp3.EncodeChunk(t.Context(), c, mp3.Options{Sandbox: sb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(gotChunk, wantChunk) {
+		t.Errorf("sandboxed chunk of %d bytes unlike the %d unsandboxed", len(gotChunk), len(wantChunk))
+	}
+}

@@ -50,8 +50,8 @@ const chunkPause = SampleRate / 5
 const chunkVersion = "2"
 
 // encodeOptions returns the settings of every MP3.
-func encodeOptions() mp3.Options {
-	return mp3.Options{SampleRate: SampleRate, Bitrate: Bitrate, Quality: EncoderQuality}
+func (p *Pipeline) encodeOptions() mp3.Options {
+	return mp3.Options{SampleRate: SampleRate, Bitrate: Bitrate, Quality: EncoderQuality, Sandbox: p.sandbox}
 }
 
 // A chunkEncoder is the pipeline's MP3 encoder. It cuts the PCM written to
@@ -72,6 +72,7 @@ func encodeOptions() mp3.Options {
 type chunkEncoder struct {
 	cache  *UnitCache
 	logger *slog.Logger
+	opts   mp3.Options
 	g      *errgroup.Group
 	gctx   context.Context
 	cancel context.CancelFunc
@@ -94,6 +95,7 @@ func (p *Pipeline) newChunkEncoder(ctx context.Context, w io.Writer) *chunkEncod
 	c := &chunkEncoder{
 		cache:  p.cache,
 		logger: p.logger,
+		opts:   p.encodeOptions(),
 		g:      g,
 		gctx:   gctx,
 		cancel: cancel,
@@ -208,7 +210,7 @@ func (c *chunkEncoder) cut(after []int16, last bool) error {
 		case <-c.gctx.Done():
 			return c.gctx.Err()
 		}
-		data, err := mp3.EncodeChunk(c.gctx, chunk, encodeOptions())
+		data, err := mp3.EncodeChunk(c.gctx, chunk, c.opts)
 		<-c.sem
 		if err != nil {
 			return err
@@ -235,9 +237,8 @@ func soundHash(samples []int16) uint32 {
 // chunkKey names the encoding of a chunk: what lame is given, and how.
 func chunkKey(c mp3.Chunk) string {
 	h := sha256.New()
-	opts := encodeOptions()
 	fmt.Fprintf(h, "chunk %s; %d Hz, %d kbps, q%d; last %t;", chunkVersion,
-		opts.SampleRate, opts.Bitrate, opts.Quality, c.Last)
+		SampleRate, Bitrate, EncoderQuality, c.Last)
 	var b [8 << 10]byte
 	for _, part := range [][]int16{c.Before, c.Samples, c.After} {
 		h.Write(binary.LittleEndian.AppendUint64(b[:0], uint64(len(part))))

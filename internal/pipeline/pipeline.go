@@ -29,6 +29,7 @@ import (
 	"github.com/narrator/narrator/internal/hls"
 	"github.com/narrator/narrator/internal/mp3"
 	"github.com/narrator/narrator/internal/pcm"
+	"github.com/narrator/narrator/internal/proc"
 	"github.com/narrator/narrator/internal/speak"
 )
 
@@ -99,6 +100,9 @@ type Config struct {
 	// Cache keeps synthesised units between renderings; nil means none.
 	Cache  *UnitCache
 	Logger *slog.Logger
+	// Sandbox runs the MP3 encoder with less power than the server; nil
+	// runs it as it is. (The engines get theirs when they are made.)
+	Sandbox *proc.Sandbox
 }
 
 // Pipeline renders audios. It is safe for concurrent use.
@@ -111,6 +115,7 @@ type Pipeline struct {
 	scratch string
 	cache   *UnitCache
 	logger  *slog.Logger
+	sandbox *proc.Sandbox
 }
 
 // New returns a pipeline.
@@ -124,6 +129,7 @@ func New(cfg Config) *Pipeline {
 		scratch: cfg.ScratchDir,
 		cache:   cfg.Cache,
 		logger:  cfg.Logger,
+		sandbox: cfg.Sandbox,
 	}
 	if p.workers <= 0 {
 		p.workers = runtime.NumCPU()
@@ -499,7 +505,7 @@ func (p *Pipeline) PreviewVoice(ctx context.Context, v narrator.Voice, text stri
 		return fmt.Errorf("preview %s: %w", v.Name, err)
 	}
 	samples := e.samples
-	enc, err := mp3.NewEncoder(ctx, w, encodeOptions())
+	enc, err := mp3.NewEncoder(ctx, w, p.encodeOptions())
 	if err != nil {
 		return fmt.Errorf("preview %s: start encoder: %w", v.Name, err)
 	}

@@ -10,7 +10,8 @@
 // once on a fresh process, and kills every running process on Close. Stream puts them together
 // for a long-lived filter such as lame, fed on its stdin while its stdout is copied on: it kills
 // the group when its context ends. The festival engine keeps long-lived processes of its own
-// and uses the parts directly.
+// and uses the parts directly. Sandbox makes the command of each, when the server runs its
+// engines sandboxed: the program then runs in bubblewrap with less power than the server.
 package proc
 
 import (

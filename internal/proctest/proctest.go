@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/narrator/narrator/internal/proc"
 )
 
 // Missing ends the test because something it needs, described by what, is not installed:
@@ -87,4 +89,19 @@ func Exited(tb testing.TB, pid int, what string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// Sandbox returns a proc.Sandbox that hides the directories hide, checked with Probe; or it
+// calls Missing if bwrap is not installed.
+func Sandbox(tb testing.TB, hide ...string) *proc.Sandbox {
+	tb.Helper()
+	NeedProgram(tb, "bwrap", "apt-get install bubblewrap")
+	s, err := proc.NewSandbox(proc.SandboxOptions{Hide: hide})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := s.Probe(tb.Context()); err != nil {
+		tb.Fatal(err)
+	}
+	return s
 }
