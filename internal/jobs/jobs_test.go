@@ -36,10 +36,14 @@ type fakeRenderer struct {
 	n      atomic.Int32
 	err    error
 	during func(progress func(narrator.RenderProgress)) // runs while rendering
+	start  func(a *narrator.Audio)                      // runs first, if set
 }
 
 func (f *fakeRenderer) RenderLive(ctx context.Context, a *narrator.Audio, p *narrator.Project, progress func(narrator.RenderProgress)) (narrator.Rendering, error) {
 	f.calls.Add(1)
+	if f.start != nil {
+		f.start(a)
+	}
 	if f.during != nil {
 		f.during(progress)
 	}

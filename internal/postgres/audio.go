@@ -232,17 +232,20 @@ func (s *Store) createAudio(ctx context.Context, tx pgx.Tx, a *narrator.Audio) (
 			return nil, false, err
 		}
 	}
+	round, err := s.planSynthesis(ctx, tx, a.ProjectID, true, true)
+	if err != nil {
+		return nil, false, err
+	}
 	got := narrator.PlanCreate(a, s.now())
 	if err := tx.QueryRow(ctx, insertAudioSQL, got.ProjectID, nullString(got.ExternalID), got.Title, got.Body,
 		got.Author, got.ArticleURL, got.Metadata, got.State, got.Error, got.Revision, got.DurationMS,
 		got.CreatedAt, got.UpdatedAt).Scan(&got.ID); err != nil {
 		return nil, false, fmt.Errorf("insert audio: %w", err)
 	}
-	var err error
 	if got.Media, err = insertMedia(ctx, tx, got.ID); err != nil {
 		return nil, false, err
 	}
-	if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: got.ID, Revision: got.Revision}); err != nil {
+	if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: got.ID, Revision: got.Revision, Round: round}); err != nil {
 		return nil, false, err
 	}
 	if err := addAudioCount(ctx, tx, got.ProjectID, 1); err != nil {
@@ -343,6 +346,13 @@ func (s *Store) updateAudio(ctx context.Context, tx pgx.Tx, cur *narrator.Audio,
 		return &plan.Next, err
 	}
 	next := &plan.Next
+	var round int64
+	if plan.Respeak {
+		adds := cur.State != narrator.StateUnprocessed
+		if round, err = s.planSynthesis(ctx, tx, cur.ProjectID, adds, true); err != nil {
+			return nil, err
+		}
+	}
 	if plan.ExternalIDChanged {
 		other, err := findAudioByExternalID(ctx, tx, cur.ProjectID, next.ExternalID, noLock)
 		switch {
@@ -357,7 +367,7 @@ func (s *Store) updateAudio(ctx context.Context, tx pgx.Tx, cur *narrator.Audio,
 		return nil, err
 	}
 	if plan.Respeak {
-		if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: next.ID, Revision: next.Revision}); err != nil {
+		if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: next.ID, Revision: next.Revision, Round: round}); err != nil {
 			return nil, err
 		}
 	}
@@ -391,6 +401,9 @@ func (s *Store) DeleteAudio(ctx context.Context, projectID int64, ref string) (*
 		}
 	}
 	if err := addAudioCount(ctx, tx, a.ProjectID, -1); err != nil {
+		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
+	}
+	if err := addMediaBytes(ctx, tx, a.ProjectID, -a.MediaBytes()); err != nil {
 		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
 	}
 	deleted := *a
@@ -525,6 +538,9 @@ func (s *Store) publishAudio(ctx context.Context, tx pgx.Tx, audioID int64, revi
 	}
 	next := plan.Apply(a, r.Duration.Milliseconds(), s.now())
 	if _, err := tx.Exec(ctx, publishAudioSQL, next.DurationMS, next.UpdatedAt, audioID); err != nil {
+		return err
+	}
+	if err := addMediaBytes(ctx, tx, a.ProjectID, next.MediaBytes()-a.MediaBytes()); err != nil {
 		return err
 	}
 	if len(plan.Replaced) > 0 {

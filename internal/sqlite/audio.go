@@ -310,6 +310,13 @@ func (s *Store) updateAudio(ctx context.Context, tx *sql.Tx, cur *narrator.Audio
 		return &plan.Next, err
 	}
 	next := &plan.Next
+	var round int64
+	if plan.Respeak {
+		adds := cur.State != narrator.StateUnprocessed
+		if round, err = s.planSynthesis(ctx, tx, cur.ProjectID, adds, true); err != nil {
+			return nil, err
+		}
+	}
 	if plan.ExternalIDChanged {
 		other, err := findAudioByExternalID(ctx, tx, cur.ProjectID, next.ExternalID)
 		switch {
@@ -329,7 +336,7 @@ func (s *Store) updateAudio(ctx context.Context, tx *sql.Tx, cur *narrator.Audio
 		return nil, formatError(err, "audio")
 	}
 	if plan.Respeak {
-		if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: next.ID, Revision: next.Revision}); err != nil {
+		if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: next.ID, Revision: next.Revision, Round: round}); err != nil {
 			return nil, err
 		}
 	}
@@ -358,6 +365,9 @@ func (s *Store) DeleteAudio(ctx context.Context, projectID int64, ref string) (*
 		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
 	}
 	if err := addAudioCount(ctx, tx, a.ProjectID, -1); err != nil {
+		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
+	}
+	if err := addMediaBytes(ctx, tx, a.ProjectID, -a.MediaBytes()); err != nil {
 		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
 	}
 	if keys := a.MediaKeys(); len(keys) > 0 {
@@ -545,6 +555,9 @@ func (s *Store) publishAudio(ctx context.Context, tx *sql.Tx, audioID int64, rev
 	}
 	next := plan.Apply(a, r.Duration.Milliseconds(), s.now())
 	if _, err := tx.ExecContext(ctx, publishAudioSQL, next.DurationMS, micros(next.UpdatedAt), audioID); err != nil {
+		return err
+	}
+	if err := addMediaBytes(ctx, tx, a.ProjectID, next.MediaBytes()-a.MediaBytes()); err != nil {
 		return err
 	}
 	if len(plan.Replaced) > 0 {

@@ -83,7 +83,9 @@ func prepareWrites(p *preparer) *writeStmts {
 // (unprocessed, revision 1) with its media, still without keys, enqueues its
 // synthesis in the same transaction, fills a in and returns created=true. If
 // the enqueuer fails, nothing is stored. It returns ENOTFOUND if the project
-// does not exist.
+// does not exist, and EQUOTA or EQUEUEFULL, storing nothing, if the
+// project's account is over its limits (narrator.Limits.CheckSynthesis);
+// an update is refused the same way when it needs new speech.
 //
 // Concurrent calls are committed together (see createQueue); each returns
 // only after the commit of its own create, with its own error.
@@ -268,6 +270,10 @@ func (s *Store) createAudio(ctx context.Context, tx *sql.Tx, st *writeStmts, a *
 		}
 	}
 
+	round, err := s.planSynthesis(ctx, tx, a.ProjectID, true, true)
+	if err != nil {
+		return nil, false, nil, err
+	}
 	got := narrator.PlanCreate(a, s.now())
 	meta, err := encodeMetadata(got.Metadata)
 	if err != nil {
@@ -297,5 +303,5 @@ func (s *Store) createAudio(ctx context.Context, tx *sql.Tx, st *writeStmts, a *
 	if _, err := tx.StmtContext(ctx, st.addAudioCount).ExecContext(ctx, 1, got.ProjectID); err != nil {
 		return nil, false, nil, fmt.Errorf("count audios of project %d: %w", got.ProjectID, err)
 	}
-	return &got, true, narrator.SynthesizeJob{AudioID: got.ID, Revision: got.Revision}, nil
+	return &got, true, narrator.SynthesizeJob{AudioID: got.ID, Revision: got.Revision, Round: round}, nil
 }

@@ -1,0 +1,81 @@
+package jobs_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/narrator/narrator"
+)
+
+// TestFairScheduling: account A queues a backlog of long articles, then
+// account B queues a short one. B's starts after at most one more of A's:
+// synthesis takes accounts in turn, through River's own fetch, on either
+// database. The renderer holds each synthesis until the test lets one go,
+// so the order of starts is what is checked, not time.
+func TestFairScheduling(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *testBundle) {
+		ctx := t.Context()
+		long := strings.Repeat("A long sentence of a long article. ", 500)
+		for i := range 8 {
+			a := &narrator.Audio{ProjectID: b.audio.ProjectID, Body: long, ExternalID: fmt.Sprintf("long-%d", i)}
+			if _, err := b.store.CreateAudio(ctx, a); err != nil {
+				t.Fatal(err)
+			}
+		}
+		started := make(chan int64, 32)
+		release := make(chan struct{})
+		b.render.start = func(a *narrator.Audio) {
+			started <- a.ID
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+		}
+		if err := b.queue.Start(ctx, b.workers()); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { b.queue.Stop(context.Background()) })
+		next := func() int64 {
+			t.Helper()
+			select {
+			case id := <-started:
+				return id
+			case <-time.After(30 * time.Second):
+				t.Fatal("no synthesis started")
+				return 0
+			}
+		}
+		// Both synthesis workers take one of A's audios.
+		next()
+		next()
+
+		acctB := &narrator.Account{Name: "B"}
+		if err := b.store.CreateAccount(ctx, acctB); err != nil {
+			t.Fatal(err)
+		}
+		title, body, _ := narrator.DefaultVoices("en_US")
+		pB := &narrator.Project{AccountID: acctB.ID, Title: "B", Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: title.Name, BodyVoice: body.Name}
+		if err := b.store.CreateProject(ctx, pB); err != nil {
+			t.Fatal(err)
+		}
+		short := &narrator.Audio{ProjectID: pB.ID, Body: "Short."}
+		if _, err := b.store.CreateAudio(ctx, short); err != nil {
+			t.Fatal(err)
+		}
+		var before int // A's audios started after B queued, before B's
+		for {
+			release <- struct{}{}
+			if next() == short.ID {
+				break
+			}
+			before++
+		}
+		if before > 1 {
+			t.Errorf("%d of account A's audios started after B queued and before B's; want at most 1", before)
+		}
+		close(release)
+	})
+}
