@@ -58,17 +58,38 @@ type Limits struct {
 	MaxMediaBytes int64
 }
 
-// Usage is what an account holds against its Limits, as a store reads it in
-// the transaction of a change.
+// Usage is what an account holds against its Limits, as a store keeps it
+// beside the account and reads it in the transaction of a change.
 type Usage struct {
-	// Queued counts the account's unprocessed live audios. Stores may stop
-	// counting past Limits.MaxQueued, so that a check costs at most that.
+	// Queued counts the account's live audios waiting for or under
+	// synthesis (state unprocessed).
 	Queued int
 	// MediaBytes is the size of the account's published media.
 	MediaBytes int64
 	// NextRound is the fair-scheduling round after the account's last
 	// queued synthesis (FairRound).
 	NextRound int64
+}
+
+// UsageDelta returns how a change of an audio, from before to after as
+// stored, moves its account's Usage: its queued count and its media bytes.
+// before is nil for a create or an import, after is deleted for a delete.
+// Every store applies it, in the transaction of each change, so that
+// checking a limit reads one row instead of counting audios.
+func UsageDelta(before, after *Audio) (queued int, mediaBytes int64) {
+	count := func(a *Audio) (int, int64) {
+		if a == nil || a.Deleted {
+			return 0, 0
+		}
+		q := 0
+		if a.State == StateUnprocessed {
+			q = 1
+		}
+		return q, a.MediaBytes()
+	}
+	q0, b0 := count(before)
+	q1, b1 := count(after)
+	return q1 - q0, b1 - b0
 }
 
 // CheckSynthesis returns the error that refuses a change which queues a

@@ -251,6 +251,9 @@ func (s *Store) createAudio(ctx context.Context, tx pgx.Tx, a *narrator.Audio) (
 	if err := addAudioCount(ctx, tx, got.ProjectID, 1); err != nil {
 		return nil, false, err
 	}
+	if err := addUsage(ctx, tx, nil, &got); err != nil {
+		return nil, false, err
+	}
 	return &got, true, nil
 }
 
@@ -366,6 +369,9 @@ func (s *Store) updateAudio(ctx context.Context, tx pgx.Tx, cur *narrator.Audio,
 		next.ArticleURL, next.Metadata, next.State, next.Error, next.Revision, next.UpdatedAt, next.ID); err != nil {
 		return nil, err
 	}
+	if err := addUsage(ctx, tx, cur, next); err != nil {
+		return nil, err
+	}
 	if plan.Respeak {
 		if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: next.ID, Revision: next.Revision, Round: round}); err != nil {
 			return nil, err
@@ -403,7 +409,7 @@ func (s *Store) DeleteAudio(ctx context.Context, projectID int64, ref string) (*
 	if err := addAudioCount(ctx, tx, a.ProjectID, -1); err != nil {
 		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
 	}
-	if err := addMediaBytes(ctx, tx, a.ProjectID, -a.MediaBytes()); err != nil {
+	if err := addUsage(ctx, tx, a, &narrator.Audio{ProjectID: a.ProjectID, Deleted: true}); err != nil {
 		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
 	}
 	deleted := *a
@@ -540,7 +546,7 @@ func (s *Store) publishAudio(ctx context.Context, tx pgx.Tx, audioID int64, revi
 	if _, err := tx.Exec(ctx, publishAudioSQL, next.DurationMS, next.UpdatedAt, audioID); err != nil {
 		return err
 	}
-	if err := addMediaBytes(ctx, tx, a.ProjectID, next.MediaBytes()-a.MediaBytes()); err != nil {
+	if err := addUsage(ctx, tx, a, &next); err != nil {
 		return err
 	}
 	if len(plan.Replaced) > 0 {
@@ -579,6 +585,9 @@ func (s *Store) FailAudio(ctx context.Context, audioID int64, revision int, mess
 	}
 	next := a.Failed(message, s.now())
 	if _, err := tx.Exec(ctx, failAudioSQL, message, next.UpdatedAt, audioID); err != nil {
+		return fmt.Errorf("fail audio %d: %w", audioID, err)
+	}
+	if err := addUsage(ctx, tx, a, &next); err != nil {
 		return fmt.Errorf("fail audio %d: %w", audioID, err)
 	}
 	if err := s.raise(ctx, tx, a, &next); err != nil {

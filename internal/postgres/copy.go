@@ -349,7 +349,7 @@ func (s *Store) importAudio(ctx context.Context, tx pgx.Tx, a *narrator.Audio) (
 			return false, fmt.Errorf("insert %s media %d: %w", m.ContentType, m.ID, formatError(err, fmt.Sprintf("media %d", m.ID)))
 		}
 	}
-	if err := addMediaBytes(ctx, tx, a.ProjectID, a.MediaBytes()); err != nil {
+	if err := addUsage(ctx, tx, nil, a); err != nil {
 		return false, err
 	}
 	if a.AwaitsSynthesis() {

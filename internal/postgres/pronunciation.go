@@ -147,8 +147,12 @@ func (s *Store) resynthesize(ctx context.Context, tx pgx.Tx, a *narrator.Audio, 
 	if err != nil {
 		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
 	}
+	before := *a
 	a.Resynthesize(s.now())
 	if _, err := tx.Exec(ctx, resynthesizeSQL, a.State, a.Error, a.Revision, a.UpdatedAt, a.ID); err != nil {
+		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
+	}
+	if err := addUsage(ctx, tx, &before, a); err != nil {
 		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
 	}
 	if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: a.ID, Revision: a.Revision, Round: round}); err != nil {

@@ -335,6 +335,9 @@ func (s *Store) updateAudio(ctx context.Context, tx *sql.Tx, cur *narrator.Audio
 		next.ID); err != nil {
 		return nil, formatError(err, "audio")
 	}
+	if err := addUsage(ctx, tx, cur, next); err != nil {
+		return nil, err
+	}
 	if plan.Respeak {
 		if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: next.ID, Revision: next.Revision, Round: round}); err != nil {
 			return nil, err
@@ -367,7 +370,7 @@ func (s *Store) DeleteAudio(ctx context.Context, projectID int64, ref string) (*
 	if err := addAudioCount(ctx, tx, a.ProjectID, -1); err != nil {
 		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
 	}
-	if err := addMediaBytes(ctx, tx, a.ProjectID, -a.MediaBytes()); err != nil {
+	if err := addUsage(ctx, tx, a, &narrator.Audio{ProjectID: a.ProjectID, Deleted: true}); err != nil {
 		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
 	}
 	if keys := a.MediaKeys(); len(keys) > 0 {
@@ -557,7 +560,7 @@ func (s *Store) publishAudio(ctx context.Context, tx *sql.Tx, audioID int64, rev
 	if _, err := tx.ExecContext(ctx, publishAudioSQL, next.DurationMS, micros(next.UpdatedAt), audioID); err != nil {
 		return err
 	}
-	if err := addMediaBytes(ctx, tx, a.ProjectID, next.MediaBytes()-a.MediaBytes()); err != nil {
+	if err := addUsage(ctx, tx, a, &next); err != nil {
 		return err
 	}
 	if len(plan.Replaced) > 0 {
@@ -596,6 +599,9 @@ func (s *Store) FailAudio(ctx context.Context, audioID int64, revision int, mess
 	}
 	next := a.Failed(message, s.now())
 	if _, err := tx.ExecContext(ctx, failAudioSQL, message, micros(next.UpdatedAt), audioID); err != nil {
+		return fmt.Errorf("fail audio %d: %w", audioID, err)
+	}
+	if err := addUsage(ctx, tx, a, &next); err != nil {
 		return fmt.Errorf("fail audio %d: %w", audioID, err)
 	}
 	if err := s.raise(ctx, tx, a, &next); err != nil {

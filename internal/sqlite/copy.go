@@ -344,7 +344,7 @@ func (s *Store) importAudio(ctx context.Context, tx *sql.Tx, a *narrator.Audio) 
 	if err := addAudioCount(ctx, tx, a.ProjectID, 1); err != nil {
 		return false, err
 	}
-	if err := addMediaBytes(ctx, tx, a.ProjectID, a.MediaBytes()); err != nil {
+	if err := addUsage(ctx, tx, nil, a); err != nil {
 		return false, err
 	}
 	if a.AwaitsSynthesis() {

@@ -303,5 +303,8 @@ func (s *Store) createAudio(ctx context.Context, tx *sql.Tx, st *writeStmts, a *
 	if _, err := tx.StmtContext(ctx, st.addAudioCount).ExecContext(ctx, 1, got.ProjectID); err != nil {
 		return nil, false, nil, fmt.Errorf("count audios of project %d: %w", got.ProjectID, err)
 	}
+	if err := addUsage(ctx, tx, nil, &got); err != nil {
+		return nil, false, nil, err
+	}
 	return &got, true, narrator.SynthesizeJob{AudioID: got.ID, Revision: got.Revision, Round: round}, nil
 }

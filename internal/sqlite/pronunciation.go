@@ -163,8 +163,12 @@ func (s *Store) resynthesize(ctx context.Context, tx *sql.Tx, a *narrator.Audio,
 	if err != nil {
 		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
 	}
+	before := *a
 	a.Resynthesize(s.now())
 	if _, err := tx.ExecContext(ctx, resynthesizeSQL, a.Revision, micros(a.UpdatedAt), a.ID); err != nil {
+		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
+	}
+	if err := addUsage(ctx, tx, &before, a); err != nil {
 		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
 	}
 	if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: a.ID, Revision: a.Revision, Round: round}); err != nil {

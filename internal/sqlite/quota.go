@@ -8,24 +8,10 @@ import (
 	"github.com/narrator/narrator"
 )
 
-// queuedCountCap bounds the count of an account's queued audios when no
-// limit is set: beyond it the count only bounds a stale fair round
-// (narrator.FairRound), for which this many is as good as more.
-const queuedCountCap = 10_000
-
 const accountUsageSQL = `
-SELECT ac.id, ac.media_bytes, ac.synthesis_round
+SELECT ac.id, ac.queued, ac.media_bytes, ac.synthesis_round
 FROM projects p JOIN accounts ac ON ac.id = p.account_id
 WHERE p.id = ?`
-
-// countQueuedSQL counts an account's unprocessed live audios, stopping at
-// the bound, through the partial index audios_queued.
-const countQueuedSQL = `
-SELECT COUNT(*) FROM (
-	SELECT 1 FROM audios
-	WHERE project_id IN (SELECT id FROM projects WHERE account_id = ?)
-		AND deleted_at IS NULL AND state = 'unprocessed'
-	LIMIT ? + 0)`
 
 const setSynthesisRoundSQL = `UPDATE accounts SET synthesis_round = ? WHERE id = ?`
 
@@ -40,19 +26,12 @@ func (s *Store) planSynthesis(ctx context.Context, tx *sql.Tx, projectID int64, 
 		accountID int64
 		u         narrator.Usage
 	)
-	err := tx.QueryRowContext(ctx, accountUsageSQL, projectID).Scan(&accountID, &u.MediaBytes, &u.NextRound)
+	err := tx.QueryRowContext(ctx, accountUsageSQL, projectID).Scan(&accountID, &u.Queued, &u.MediaBytes, &u.NextRound)
 	switch {
 	case err == sql.ErrNoRows:
 		return 0, narrator.Errorf(narrator.ENOTFOUND, "project %d not found", projectID)
 	case err != nil:
 		return 0, fmt.Errorf("usage of project %d's account: %w", projectID, err)
-	}
-	bound := queuedCountCap
-	if s.limits.MaxQueued > 0 {
-		bound = s.limits.MaxQueued
-	}
-	if err := tx.QueryRowContext(ctx, countQueuedSQL, accountID, bound).Scan(&u.Queued); err != nil {
-		return 0, fmt.Errorf("count queued audios of account %d: %w", accountID, err)
 	}
 	if check {
 		if err := s.limits.CheckSynthesis(u, adds); err != nil {
@@ -73,18 +52,35 @@ func (s *Store) planSynthesis(ctx context.Context, tx *sql.Tx, projectID int64, 
 	return round, nil
 }
 
-const addMediaBytesSQL = `
-UPDATE accounts SET media_bytes = media_bytes + ?
+const addUsageSQL = `
+UPDATE accounts SET queued = queued + ?, media_bytes = media_bytes + ?
 WHERE id = (SELECT account_id FROM projects WHERE id = ?)`
 
-// addMediaBytes moves the published media bytes of projectID's account by
-// delta, in the transaction that publishes, deletes or imports audios.
-func addMediaBytes(ctx context.Context, tx *sql.Tx, projectID, delta int64) error {
-	if delta == 0 {
+// addUsage moves the usage of the account of the audio that changed from
+// before to after (narrator.UsageDelta), in the transaction of the change.
+func addUsage(ctx context.Context, tx *sql.Tx, before, after *narrator.Audio) error {
+	queued, bytes := narrator.UsageDelta(before, after)
+	if queued == 0 && bytes == 0 {
 		return nil
 	}
-	if _, err := tx.ExecContext(ctx, addMediaBytesSQL, delta, projectID); err != nil {
-		return fmt.Errorf("count media bytes of project %d's account: %w", projectID, err)
+	if _, err := tx.ExecContext(ctx, addUsageSQL, queued, bytes, after.ProjectID); err != nil {
+		return fmt.Errorf("count usage of project %d's account: %w", after.ProjectID, err)
 	}
 	return nil
+}
+
+const usageSQL = `SELECT queued, media_bytes, synthesis_round FROM accounts WHERE id = ?`
+
+// AccountUsage returns what an account holds against its limits, or
+// ENOTFOUND.
+func (s *Store) AccountUsage(ctx context.Context, accountID int64) (narrator.Usage, error) {
+	var u narrator.Usage
+	err := s.reader.QueryRowContext(ctx, usageSQL, accountID).Scan(&u.Queued, &u.MediaBytes, &u.NextRound)
+	switch {
+	case err == sql.ErrNoRows:
+		return u, narrator.Errorf(narrator.ENOTFOUND, "account %d not found", accountID)
+	case err != nil:
+		return u, fmt.Errorf("usage of account %d: %w", accountID, err)
+	}
+	return u, nil
 }

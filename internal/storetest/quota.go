@@ -20,7 +20,88 @@ func mustFillQueue(tb testing.TB, s Store, projects []*narrator.Project, n int) 
 	return out
 }
 
+// wantUsage fails unless the account's queued count and media bytes are
+// these.
+func wantUsage(tb testing.TB, s Store, accountID int64, queued int, bytes int64) {
+	tb.Helper()
+	u, err := s.AccountUsage(tb.Context(), accountID)
+	if err != nil {
+		tb.Fatalf("AccountUsage(%d): %v", accountID, err)
+	}
+	if u.Queued != queued || u.MediaBytes != bytes {
+		tb.Fatalf("usage of account %d: %d queued, %d bytes; want %d and %d", accountID, u.Queued, u.MediaBytes, queued, bytes)
+	}
+}
+
 var quotaTests = []test{
+	{"Usage", func(t *testing.T, b *bundle) {
+		// Every change of an audio moves its account's usage as
+		// narrator.UsageDelta says, over all the account's projects.
+		p := mustProject(t, b.store)
+		q := mustProjectOf(t, b.store, p.AccountID)
+		other := mustProject(t, b.store)
+		acc := p.AccountID
+		wantUsage(t, b.store, acc, 0, 0)
+		a := mustAudio(t, b.store, p.ID, "a")
+		c := mustAudio(t, b.store, q.ID, "c")
+		mustAudio(t, b.store, other.ID, "o")
+		wantUsage(t, b.store, acc, 2, 0)
+		// A create by external ID of a queued audio is an update: no more.
+		again := newAudio(p.ID, "a")
+		again.Body = "Another body."
+		if _, err := b.store.CreateAudio(t.Context(), again); err != nil {
+			t.Fatal(err)
+		}
+		wantUsage(t, b.store, acc, 2, 0)
+		a = mustFindAudio(t, b.store, p.ID, "a")
+		keys := mustPublish(t, b.store, a, "one")
+		bytesA := rendering(keys, 1).Bytes
+		sizeA := bytesA[narrator.ContentTypeMP3] + bytesA[narrator.ContentTypeM3U8]
+		wantUsage(t, b.store, acc, 1, sizeA)
+		// A new revision queues it again and keeps its old files counted
+		// until the new ones replace them.
+		if _, err := b.store.RegenerateAudio(t.Context(), p.ID, "a"); err != nil {
+			t.Fatal(err)
+		}
+		wantUsage(t, b.store, acc, 2, sizeA)
+		a = mustFindAudio(t, b.store, p.ID, "a")
+		keys = mustPublish(t, b.store, a, "second")
+		bytesA = rendering(keys, 1).Bytes
+		sizeA = bytesA[narrator.ContentTypeMP3] + bytesA[narrator.ContentTypeM3U8]
+		wantUsage(t, b.store, acc, 1, sizeA)
+		if err := b.store.FailAudio(t.Context(), c.ID, c.Revision, "no"); err != nil {
+			t.Fatal(err)
+		}
+		wantUsage(t, b.store, acc, 0, sizeA)
+		// Failing again, or a stale failure, moves nothing.
+		if err := b.store.FailAudio(t.Context(), c.ID, c.Revision, "no"); err != nil {
+			t.Fatal(err)
+		}
+		wantUsage(t, b.store, acc, 0, sizeA)
+		body := "Changed."
+		if _, err := b.store.UpdateAudio(t.Context(), q.ID, "c", narrator.AudioUpdate{Body: &body}); err != nil {
+			t.Fatal(err)
+		}
+		wantUsage(t, b.store, acc, 1, sizeA)
+		// A pronunciation rule that re-queues audios counts them too.
+		if err := b.store.SetPronunciation(t.Context(), &narrator.Pronunciation{ProjectID: p.ID, Phrase: "body", Say: "bodies"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.store.ResynthesizeMatching(t.Context(), p.ID, &narrator.Pronunciation{ProjectID: p.ID, Phrase: "body", Say: "bodies"}); err != nil {
+			t.Fatal(err)
+		}
+		wantUsage(t, b.store, acc, 2, sizeA)
+		for _, ref := range []string{"a"} {
+			if _, err := b.store.DeleteAudio(t.Context(), p.ID, ref); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := b.store.DeleteAudio(t.Context(), q.ID, "c"); err != nil {
+			t.Fatal(err)
+		}
+		wantUsage(t, b.store, acc, 0, 0)
+		wantUsage(t, b.store, other.AccountID, 1, 0)
+	}},
 	{"QueueLimit", func(t *testing.T, b *bundle) {
 		// An account holds at most MaxQueued unprocessed audios, over all
 		// its projects; the next create is refused and stores nothing. It

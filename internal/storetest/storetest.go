@@ -45,6 +45,7 @@ type Store interface {
 	PublishAudio(ctx context.Context, audioID int64, revision int, r narrator.Rendering) error
 	FailAudio(ctx context.Context, audioID int64, revision int, message string) error
 	RegenerateAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error)
+	AccountUsage(ctx context.Context, accountID int64) (narrator.Usage, error)
 
 	LeaseSynthesis(ctx context.Context, audioID int64, revision int, holder string, until time.Time) (bool, error)
 	ReleaseSynthesis(ctx context.Context, audioID int64, holder string) error
