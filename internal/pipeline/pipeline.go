@@ -91,8 +91,13 @@ type Config struct {
 	// ScratchDir holds temporary files; "" means the system default.
 	ScratchDir string
 	// Cache keeps synthesised units between renderings; nil means none.
-	Cache  *UnitCache
-	Logger *slog.Logger
+	Cache *UnitCache
+	// MaxDuration caps an audio's length, pauses included; 0 means
+	// narrator.MaxAudioDuration. An article whose estimate is over it fails
+	// before any synthesis, and one whose speech turns out longer fails as
+	// soon as it passes it, with nothing stored.
+	MaxDuration time.Duration
+	Logger      *slog.Logger
 }
 
 // Pipeline renders audios. It is safe for concurrent use.
@@ -103,6 +108,7 @@ type Pipeline struct {
 	workers int
 	scratch string
 	cache   *UnitCache
+	maxDur  time.Duration
 	logger  *slog.Logger
 }
 
@@ -115,7 +121,11 @@ func New(cfg Config) *Pipeline {
 		workers: cfg.Workers,
 		scratch: cfg.ScratchDir,
 		cache:   cfg.Cache,
+		maxDur:  cfg.MaxDuration,
 		logger:  cfg.Logger,
+	}
+	if p.maxDur <= 0 {
+		p.maxDur = narrator.MaxAudioDuration
 	}
 	if p.workers <= 0 {
 		p.workers = runtime.NumCPU()
@@ -155,6 +165,11 @@ func (p *Pipeline) RenderLive(ctx context.Context, a *narrator.Audio, proj *narr
 		for _, r := range prons {
 			rules = append(rules, speak.Rule{Phrase: r.Phrase, Say: r.Say})
 		}
+	}
+	// Audios stored before the API checked their length, or made longer
+	// by pronunciation rules, are caught here before any speech is made.
+	if err := narrator.CheckDuration(speak.Estimate(a.Title, a.Author, a.Body), p.maxDur); err != nil {
+		return narrator.Rendering{}, err
 	}
 	units := speak.Script(proj.Language, a.Title, a.Author, a.Body, rules)
 	if len(units) == 0 {
@@ -318,6 +333,11 @@ func (p *Pipeline) speak(ctx context.Context, units []speak.Unit, voices []narra
 		for i := range units {
 			select {
 			case sp := <-slots[i]:
+				// The speech may run longer than the estimate: stop at the cap.
+				end := time.Duration(pos+int64(len(sp.samples))) * time.Second / SampleRate
+				if err := narrator.CheckDuration(end, p.maxDur); err != nil {
+					return err
+				}
 				pad, err := w.Write(sp.samples)
 				if err != nil {
 					return fmt.Errorf("encode unit %d: %w", i, err)
