@@ -35,6 +35,12 @@ type testBundle struct {
 
 func setup(t testing.TB) *testBundle {
 	t.Helper()
+	return setupLimits(t, narrator.Limits{})
+}
+
+// setupLimits is setup with a store that keeps accounts to limits.
+func setupLimits(t testing.TB, limits narrator.Limits) *testBundle {
+	t.Helper()
 	ctx := t.Context()
 	mediaURL := func(key string) string { return "https://media.test/media/" + key }
 	var queue *jobs.Queue[*sql.Tx]
@@ -45,6 +51,7 @@ func setup(t testing.TB) *testBundle {
 			return queue, err
 		},
 		EventBody: httpapi.EventBody(mediaURL),
+		Limits:    limits,
 	})
 	if err != nil {
 		t.Fatal(err)
