@@ -129,6 +129,10 @@ type Deps struct {
 	// PreviewTimeout bounds the wait for a preview a worker is making;
 	// 30 seconds when zero.
 	PreviewTimeout time.Duration
+	// MaxAudioDuration caps an audio's length: a form whose article is
+	// estimated longer (speak.Estimate) is refused.
+	// narrator.MaxAudioDuration when zero.
+	MaxAudioDuration time.Duration
 	// SecureCookies marks every cookie Secure, as when the public URL is
 	// https behind a TLS-terminating proxy. Cookies of requests that came
 	// over TLS are Secure anyway.
@@ -175,6 +179,7 @@ type Server struct {
 	media        MediaOpener
 	queue        QueuePositioner
 	previewWait  time.Duration
+	maxAudio     time.Duration
 	secure       bool
 	publicOrigin string
 	mediaOrigin  string
@@ -203,6 +208,7 @@ func New(d Deps) (*Server, error) {
 		media:        d.Media,
 		queue:        d.Queue,
 		previewWait:  d.PreviewTimeout,
+		maxAudio:     d.MaxAudioDuration,
 		secure:       d.SecureCookies,
 		publicOrigin: d.PublicOrigin,
 		mediaOrigin:  d.MediaOrigin,
