@@ -23,7 +23,7 @@ func newDashboard(cfg config.Config, st purgingStore, b *backends, logger *slog.
 	if err != nil {
 		return nil, fmt.Errorf("dashboard: parse media URL: %w", err)
 	}
-	dash, err := web.New(web.Deps{
+	d := web.Deps{
 		Store:         st,
 		Logger:        logger,
 		MediaURL:      cfg.MediaURL,
@@ -35,7 +35,9 @@ func newDashboard(cfg config.Config, st purgingStore, b *backends, logger *slog.
 		PublicOrigin:  u.Scheme + "://" + u.Host,
 		MediaOrigin:   m.Scheme + "://" + m.Host,
 		NotFound:      notFound,
-	})
+	}
+	d.MaxAudioDuration = cfg.MaxAudioDuration
+	dash, err := web.New(d)
 	if err != nil {
 		return nil, fmt.Errorf("dashboard: %w", err)
 	}

@@ -119,7 +119,10 @@ func (s *server) openData(ctx context.Context, getenv func(string) string) error
 		Work:             cfg.Works(),
 		SynthesisWorkers: cfg.SynthesisJobs,
 		RescueAfter:      cfg.RescueAfter,
-	}, httpapi.EventBody(cfg.MediaURL), getenv)
+	}, httpapi.EventBody(cfg.MediaURL), narrator.Limits{
+		MaxQueued:     cfg.MaxQueuedPerAccount,
+		MaxMediaBytes: cfg.MaxMediaMBPerAccount << 20,
+	}, getenv)
 	if err != nil {
 		return err
 	}
@@ -151,7 +154,7 @@ func (s *server) startWorkers(ctx context.Context) error {
 			return err
 		}
 	}
-	s.pipe = pipeline.New(pipeline.Config{
+	pc := pipeline.Config{
 		Engines:    engines,
 		Cache:      cache,
 		Rules:      b.store,
@@ -159,7 +162,9 @@ func (s *server) startWorkers(ctx context.Context) error {
 		Workers:    cfg.UnitWorkers,
 		ScratchDir: cfg.ScratchDir(),
 		Logger:     s.logger,
-	})
+	}
+	pc.MaxDuration = cfg.MaxAudioDuration
+	s.pipe = pipeline.New(pc)
 	if b.embedded {
 		if err := b.store.ReleaseSynthesisLeases(ctx); err != nil {
 			return err
@@ -262,7 +267,8 @@ func (s *server) routes() (http.Handler, error) {
 		return mux, nil
 	}
 	st := purgingStore{dataStore: s.backends.store, purger: jobs.NewDeleteMediaWorker(s.backends.media), logger: s.logger}
-	api := httpapi.NewServer(httpapi.Deps{Store: st, Logger: s.logger, MediaURL: s.cfg.MediaURL, Media: s.backends.media, Queue: s.backends.queue})
+	api := httpapi.NewServer(httpapi.Deps{Store: st, Logger: s.logger, MediaURL: s.cfg.MediaURL, Media: s.backends.media, Queue: s.backends.queue,
+		MaxAudioDuration: s.cfg.MaxAudioDuration})
 	mux.Handle("/api/", api)
 	mux.Handle("/media/", http.StripPrefix("/media/", mediaserve.New(s.backends.media, s.logger)))
 	embed, err := newEmbed(s.cfg, st, s.logger)

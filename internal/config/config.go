@@ -26,6 +26,10 @@ const (
 	EnvRole         = "NARRATOR_ROLE"
 	// EnvWebhooksAllowPrivate is "true" or "1" to set --webhooks-allow-private.
 	EnvWebhooksAllowPrivate = "NARRATOR_WEBHOOKS_ALLOW_PRIVATE"
+	// The per-account limits and the length cap: see Config.
+	EnvMaxQueuedPerAccount  = "NARRATOR_MAX_QUEUED_PER_ACCOUNT"
+	EnvMaxMediaMBPerAccount = "NARRATOR_MAX_MEDIA_MB_PER_ACCOUNT"
+	EnvMaxAudioDuration     = "NARRATOR_MAX_AUDIO_DURATION"
 )
 
 // Defaults.
@@ -227,7 +231,23 @@ type Config struct {
 	// link-local and other internal addresses, which they never do
 	// otherwise: for tests, and for receivers inside a trusted network.
 	WebhooksAllowPrivate bool
+	// MaxQueuedPerAccount bounds each account's audios waiting for or
+	// under synthesis; a create beyond it is refused (429). 0 means no
+	// limit.
+	MaxQueuedPerAccount int
+	// MaxMediaMBPerAccount bounds the published media of each account, in
+	// MiB; once they fill it, creates are refused (403). 0 means no limit.
+	MaxMediaMBPerAccount int64
+	// MaxAudioDuration caps the length of one audio, pauses included.
+	MaxAudioDuration time.Duration
 }
+
+// Defaults of the per-account limits and the length cap.
+const (
+	DefaultMaxQueuedPerAccount  = 1_000
+	DefaultMaxMediaMBPerAccount = 10 << 10 // 10 GiB
+	DefaultMaxAudioDuration     = 3 * time.Hour
+)
 
 // ServeFlags registers the serve flags on fs and returns a function that
 // completes and validates the Config once fs is parsed.
@@ -245,9 +265,15 @@ func ServeFlags(fs *flag.FlagSet, getenv func(string) string) func() (Config, er
 	fs.DurationVar(&c.EngineStandIn, "engine-standin", 0, "for benchmarks only: replace every speech engine by a stand-in that waits this `long` per sentence (turns the sentence cache off)")
 	allowPrivate, allowPrivateErr := envBool(getenv, EnvWebhooksAllowPrivate)
 	fs.BoolVar(&c.WebhooksAllowPrivate, "webhooks-allow-private", allowPrivate, "let webhook deliveries reach loopback, private and link-local addresses (env "+EnvWebhooksAllowPrivate+")")
+	maxQueued, maxQueuedErr := envInt(getenv, EnvMaxQueuedPerAccount, DefaultMaxQueuedPerAccount)
+	fs.IntVar(&c.MaxQueuedPerAccount, "max-queued-per-account", maxQueued, "audios each account may have waiting for or under synthesis; 0 for no limit (env "+EnvMaxQueuedPerAccount+")")
+	maxMedia, maxMediaErr := envInt(getenv, EnvMaxMediaMBPerAccount, DefaultMaxMediaMBPerAccount)
+	fs.Int64Var(&c.MaxMediaMBPerAccount, "max-media-mb-per-account", int64(maxMedia), "`MiB` of published media each account may keep; 0 for no limit (env "+EnvMaxMediaMBPerAccount+")")
+	maxAudio, maxAudioErr := envDuration(getenv, EnvMaxAudioDuration, DefaultMaxAudioDuration)
+	fs.DurationVar(&c.MaxAudioDuration, "max-audio-duration", maxAudio, "longest audio, pauses included: longer articles are refused or fail (env "+EnvMaxAudioDuration+")")
 	return func() (Config, error) {
-		if allowPrivateErr != nil {
-			return Config{}, allowPrivateErr
+		if err := errors.Join(allowPrivateErr, maxQueuedErr, maxMediaErr, maxAudioErr); err != nil {
+			return Config{}, err
 		}
 		b, err := backends()
 		if err != nil {
@@ -300,6 +326,15 @@ func (c *Config) Validate() error {
 	if c.EngineStandIn < 0 || c.EngineStandIn > time.Minute {
 		return fmt.Errorf("--engine-standin must be from 0 to 1m, not %v", c.EngineStandIn)
 	}
+	if c.MaxQueuedPerAccount < 0 {
+		return fmt.Errorf("--max-queued-per-account must not be negative, not %d", c.MaxQueuedPerAccount)
+	}
+	if c.MaxMediaMBPerAccount < 0 || c.MaxMediaMBPerAccount > 1<<30 {
+		return fmt.Errorf("--max-media-mb-per-account must be from 0 to %d, not %d", 1<<30, c.MaxMediaMBPerAccount)
+	}
+	if c.MaxAudioDuration < time.Minute || c.MaxAudioDuration > 24*time.Hour {
+		return fmt.Errorf("--max-audio-duration must be from 1m to 24h, not %v", c.MaxAudioDuration)
+	}
 	return nil
 }
 
@@ -329,6 +364,33 @@ func (c *Config) LockPath() string { return filepath.Join(c.DataDir, "narrator.l
 func isHTTPURL(s string) bool {
 	u, err := url.Parse(s)
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// envInt reads a whole-number environment variable; unset is def.
+func envInt(getenv func(string) string, name string, def int) (int, error) {
+	v := getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return def, fmt.Errorf("%s must be a whole number, not %q", name, v)
+	}
+	return n, nil
+}
+
+// envDuration reads a duration environment variable ("3h", "90m"); unset
+// is def.
+func envDuration(getenv func(string) string, name string, def time.Duration) (time.Duration, error) {
+	v := getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return def, fmt.Errorf("%s must be a duration such as 3h or 90m, not %q", name, v)
+	}
+	return d, nil
 }
 
 // envBool reads a boolean environment variable; unset is false.
