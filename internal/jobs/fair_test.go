@@ -79,3 +79,46 @@ func TestFairScheduling(t *testing.T) {
 		close(release)
 	})
 }
+
+// TestFairRoundFromHead: a new account's job is placed at the round of the
+// job River takes next, read from River's table in the create's
+// transaction: right after that job, before the rest of the backlog.
+func TestFairRoundFromHead(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *testBundle) {
+		ctx := t.Context()
+		var backlog []*narrator.Audio
+		for i := range 3 {
+			a := &narrator.Audio{ProjectID: b.audio.ProjectID, Body: "Backlog.", ExternalID: fmt.Sprintf("backlog-%d", i)}
+			if _, err := b.store.CreateAudio(ctx, a); err != nil {
+				t.Fatal(err)
+			}
+			backlog = append(backlog, a)
+		}
+		// The first of A's four jobs is taken: the head is the second.
+		b.river.exec(t, `UPDATE river_job SET state = 'running' WHERE id = (SELECT min(id) FROM river_job)`)
+		acctB := &narrator.Account{Name: "B"}
+		if err := b.store.CreateAccount(ctx, acctB); err != nil {
+			t.Fatal(err)
+		}
+		title, body, _ := narrator.DefaultVoices("en_US")
+		pB := &narrator.Project{AccountID: acctB.ID, Title: "B", Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: title.Name, BodyVoice: body.Name}
+		if err := b.store.CreateProject(ctx, pB); err != nil {
+			t.Fatal(err)
+		}
+		short := &narrator.Audio{ProjectID: pB.ID, Body: "Short."}
+		if _, err := b.store.CreateAudio(ctx, short); err != nil {
+			t.Fatal(err)
+		}
+		var got []int
+		for _, id := range []int64{backlog[0].ID, short.ID, backlog[1].ID, backlog[2].ID} {
+			pos, ok, err := b.queue.SynthesisQueuePosition(ctx, id)
+			if err != nil || !ok {
+				t.Fatalf("position of audio %d: %d, %t, %v", id, pos, ok, err)
+			}
+			got = append(got, pos)
+		}
+		if want := []int{1, 2, 3, 4}; fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("queue positions of A's second job, B's, A's third and fourth: %v, want %v", got, want)
+		}
+	})
+}

@@ -100,6 +100,8 @@ type riverDB struct {
 	// markRunning makes the synthesis jobs look as if their process died
 	// while running them, and returns how many there were.
 	markRunning func(t *testing.T) int64
+	// exec runs a statement that reads the same in both dialects.
+	exec func(t *testing.T, query string)
 }
 
 type testBundle struct {
@@ -177,6 +179,11 @@ func openSQLite(t *testing.T) (store, queue, riverDB) {
 			}
 			return n
 		},
+		exec: func(t *testing.T, query string) {
+			if _, err := st.DB().ExecContext(t.Context(), query); err != nil {
+				t.Fatal(err)
+			}
+		},
 	}
 }
 
@@ -226,6 +233,11 @@ func openPostgres(t *testing.T) (store, queue, riverDB) {
 				t.Fatal(err)
 			}
 			return tag.RowsAffected()
+		},
+		exec: func(t *testing.T, query string) {
+			if _, err := st.Pool().Exec(t.Context(), query); err != nil {
+				t.Fatal(err)
+			}
 		},
 	}
 }
