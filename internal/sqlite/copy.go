@@ -344,11 +344,11 @@ func (s *Store) importAudio(ctx context.Context, tx *sql.Tx, a *narrator.Audio) 
 	if err := addAudioCount(ctx, tx, a.ProjectID, 1); err != nil {
 		return false, err
 	}
-	if err := addUsage(ctx, tx, nil, a); err != nil {
+	if err := s.addUsage(ctx, tx, nil, a); err != nil {
 		return false, err
 	}
 	if a.AwaitsSynthesis() {
-		round, err := s.planSynthesis(ctx, tx, a.ProjectID, false, false)
+		round, err := s.planSynthesis(ctx, tx, &headMemo{}, a.ProjectID, false, false)
 		if err != nil {
 			return false, err
 		}

@@ -159,7 +159,7 @@ WHERE id = ?`
 // (narrator.Limits.CheckSynthesis): a publisher's request does, a
 // pronunciation rule's re-queueing does not.
 func (s *Store) resynthesize(ctx context.Context, tx *sql.Tx, a *narrator.Audio, check bool) error {
-	round, err := s.planSynthesis(ctx, tx, a.ProjectID, a.State != narrator.StateUnprocessed, check)
+	round, err := s.planSynthesis(ctx, tx, &headMemo{}, a.ProjectID, a.State != narrator.StateUnprocessed, check)
 	if err != nil {
 		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
 	}
@@ -168,7 +168,7 @@ func (s *Store) resynthesize(ctx context.Context, tx *sql.Tx, a *narrator.Audio,
 	if _, err := tx.ExecContext(ctx, resynthesizeSQL, a.Revision, micros(a.UpdatedAt), a.ID); err != nil {
 		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
 	}
-	if err := addUsage(ctx, tx, &before, a); err != nil {
+	if err := s.addUsage(ctx, tx, &before, a); err != nil {
 		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
 	}
 	if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: a.ID, Revision: a.Revision, Round: round}); err != nil {
