@@ -13,28 +13,40 @@ import (
 )
 
 // Fair scheduling between accounts. River takes the available jobs of a
-// queue in order of priority, scheduled_at and id. A synthesis job's
-// scheduled_at carries its fair round (narrator.FairRound), fairEpoch plus
-// one millisecond a round, so River's own fetch, on every node and on
-// either database, takes accounts in turn. The rounds lie long in the
-// past, so a job is due at once; jobs whose scheduled_at River sets itself
-// (a retry, a snooze, a rescue) carry the present time and so wait behind
-// the rounds, as a retry waited behind older jobs before.
+// queue in order of priority, scheduled_at and id. A new synthesis job
+// waits at priorityNew, its scheduled_at its fair round
+// (narrator.FairRound): 2000-01-01 plus one millisecond a round, so River's
+// own fetch, on every node and on either database, takes accounts in turn.
+// The rounds lie long in the past, so a job is due at once.
+//
+// A job that has started once is moved to priorityStarted as it starts
+// (SynthesizeWorker). Whatever River then does with it, a retry after a
+// failure, a snooze, a rescue from a dead node, sets its scheduled_at to
+// a real time, after every round; at the higher priority it still runs as
+// soon as it is due, before new jobs, instead of waiting for the rounds to
+// run out, which under a steady stream of creates they never would.
 
-// fairEpoch is round 0. A millisecond a round, the rounds reach the present
-// after some 8×10^11 jobs.
-var fairEpoch = time.Date(2000, time.January, 1, 0, 0, 0, 0, time.UTC)
+// The priorities of synthesis jobs.
+const (
+	priorityStarted = 1 // started before: runs when due, before new jobs
+	priorityNew     = 2 // never started: in its fair round
+)
+
+// fairEpochUnix is round 0, 2000-01-01 UTC, in Unix seconds. A
+// millisecond a round, the rounds reach the present after some 8×10^11
+// jobs.
+const fairEpochUnix = 946_684_800
 
 // roundTime is the scheduled_at of a job of the given round. River's SQLite
 // driver keeps times to the millisecond.
 func roundTime(round int64) time.Time {
-	return fairEpoch.Add(time.Duration(round) * time.Millisecond)
+	return time.Unix(fairEpochUnix, 0).UTC().Add(time.Duration(round) * time.Millisecond)
 }
 
 // timeRound is the round of a job scheduled at t: the inverse of
 // roundTime, and a real time's place among the rounds.
 func timeRound(t time.Time) int64 {
-	return max(t.Sub(fairEpoch).Milliseconds(), 0)
+	return max(t.Sub(time.Unix(fairEpochUnix, 0)).Milliseconds(), 0)
 }
 
 // Hooks implements river.JobArgsWithHooks: a synthesis job inserted with
@@ -52,20 +64,20 @@ func availableAtOnce(_ context.Context, p *rivertype.JobInsertParams) error {
 	return nil
 }
 
-// synthesisHeadSQL is the scheduled_at of the synthesis job River would
-// fetch next: its fetch order, on its fetch index. It reads the same on
-// SQLite and PostgreSQL.
+// synthesisHeadSQL is the scheduled_at of the new synthesis job River
+// would fetch next: its fetch order, on its fetch index. It reads the same
+// on SQLite and PostgreSQL.
 const synthesisHeadSQL = `
 SELECT scheduled_at FROM river_job
-WHERE state = 'available' AND queue = $1 AND priority >= 0
-ORDER BY priority, scheduled_at, id
+WHERE state = 'available' AND queue = $1 AND priority = $2
+ORDER BY scheduled_at, id
 LIMIT 1`
 
 // SynthesisHead returns, as seen in tx, the fair round of the synthesis job
 // a worker would take next (narrator.FairRound), or 0 when none waits.
 func (q *Queue[TTx]) SynthesisHead(ctx context.Context, tx TTx) (int64, error) {
 	var at time.Time
-	err := q.driver.UnwrapExecutor(tx).QueryRow(ctx, synthesisHeadSQL, queueSynthesize).Scan(&at)
+	err := q.driver.UnwrapExecutor(tx).QueryRow(ctx, synthesisHeadSQL, queueSynthesize, priorityNew).Scan(&at)
 	switch {
 	case errors.Is(err, sql.ErrNoRows), errors.Is(err, pgx.ErrNoRows):
 		return 0, nil
@@ -73,4 +85,14 @@ func (q *Queue[TTx]) SynthesisHead(ctx context.Context, tx TTx) (int64, error) {
 		return 0, fmt.Errorf("head of the synthesis queue: %w", err)
 	}
 	return timeRound(at), nil
+}
+
+const promoteSQL = `UPDATE river_job SET priority = $1 WHERE id = $2`
+
+// promote moves a synthesis job that starts to priorityStarted.
+func (q *Queue[TTx]) promote(ctx context.Context, jobID int64) error {
+	if err := q.exec.Exec(ctx, promoteSQL, priorityStarted, jobID); err != nil {
+		return fmt.Errorf("promote job %d: %w", jobID, err)
+	}
+	return nil
 }

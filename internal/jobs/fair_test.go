@@ -122,3 +122,47 @@ func TestFairRoundFromHead(t *testing.T) {
 		}
 	})
 }
+
+// TestStartedJobKeepsItsPlace: a job that started once and comes back
+// (here made due again as a retry would be, at the present time) runs
+// before new jobs, though every new job's round lies before the present:
+// a retry is never starved by a steady stream of creates.
+func TestStartedJobKeepsItsPlace(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *testBundle) {
+		ctx := t.Context()
+		for i := range 3 {
+			a := &narrator.Audio{ProjectID: b.audio.ProjectID, Body: "Backlog.", ExternalID: fmt.Sprintf("backlog-%d", i)}
+			if _, err := b.store.CreateAudio(ctx, a); err != nil {
+				t.Fatal(err)
+			}
+		}
+		started := make(chan int64, 8)
+		b.render.start = func(a *narrator.Audio) {
+			started <- a.ID
+			<-ctx.Done()
+		}
+		if err := b.queue.Start(ctx, b.workers()); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { b.queue.Stop(context.Background()) })
+		for range 2 {
+			select {
+			case <-started:
+			case <-time.After(30 * time.Second):
+				t.Fatal("no synthesis started")
+			}
+		}
+		// The first job, which a worker holds, is due again now.
+		b.river.exec(t, `UPDATE river_job SET state = 'available', scheduled_at = CURRENT_TIMESTAMP WHERE id = (SELECT min(id) FROM river_job)`)
+		for i := range 3 {
+			a := &narrator.Audio{ProjectID: b.audio.ProjectID, Body: "New.", ExternalID: fmt.Sprintf("new-%d", i)}
+			if _, err := b.store.CreateAudio(ctx, a); err != nil {
+				t.Fatal(err)
+			}
+		}
+		pos, ok, err := b.queue.SynthesisQueuePosition(ctx, b.audio.ID)
+		if err != nil || !ok || pos != 1 {
+			t.Errorf("position of the job that started before: %d, %t, %v; want 1", pos, ok, err)
+		}
+	})
+}

@@ -46,9 +46,10 @@ type SynthesizeArgs struct {
 // Kind implements river.JobArgs.
 func (SynthesizeArgs) Kind() string { return narrator.SynthesizeJob{}.JobKind() }
 
-// InsertOpts implements river.JobArgsWithInsertOpts.
+// InsertOpts implements river.JobArgsWithInsertOpts. A new synthesis job
+// waits at priority priorityNew, in its fair round (fair.go).
 func (SynthesizeArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: queueSynthesize}
+	return river.InsertOpts{Queue: queueSynthesize, Priority: priorityNew}
 }
 
 // DeleteMediaArgs is narrator.DeleteMediaJob as River stores it.
@@ -341,6 +342,7 @@ func (q *Queue[TTx]) Start(ctx context.Context, w Workers) error {
 	if q.workers == nil {
 		return errors.New("start river: this queue only inserts jobs")
 	}
+	w.Synthesize.promote = q.promote
 	if err := river.AddWorkerSafely(q.workers, w.Synthesize); err != nil {
 		return fmt.Errorf("add synthesize worker: %w", err)
 	}
