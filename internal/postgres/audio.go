@@ -406,10 +406,12 @@ func (s *Store) DeleteAudio(ctx context.Context, projectID int64, ref string) (*
 			return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
 		}
 	}
-	if err := addAudioCount(ctx, tx, a.ProjectID, -1); err != nil {
+	// The account's row before the project's, as a create takes them, so
+	// that a delete and a create of one account never deadlock.
+	if err := addUsage(ctx, tx, a, &narrator.Audio{ProjectID: a.ProjectID, Deleted: true}); err != nil {
 		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
 	}
-	if err := addUsage(ctx, tx, a, &narrator.Audio{ProjectID: a.ProjectID, Deleted: true}); err != nil {
+	if err := addAudioCount(ctx, tx, a.ProjectID, -1); err != nil {
 		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
 	}
 	deleted := *a

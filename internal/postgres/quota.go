@@ -13,7 +13,8 @@ import (
 // accountUsageSQL reads and locks the account of a project. Every change
 // that queues a synthesis takes this lock before it checks, so that
 // concurrent creates of one account, on any node, take turns and never
-// overshoot its limits. Audio rows are always locked before it.
+// overshoot its limits. Audio rows are always locked before it, and
+// project rows (audio_count) after it.
 const accountUsageSQL = `
 SELECT ac.id, ac.queued, ac.media_bytes, ac.synthesis_round
 FROM projects p JOIN accounts ac ON ac.id = p.account_id

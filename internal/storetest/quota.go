@@ -181,6 +181,32 @@ var quotaTests = []test{
 			t.Errorf("project counts %d audios, want %d", n, SuiteLimits.MaxQueued)
 		}
 	}},
+	{"CreatesAndDeletes", func(t *testing.T, b *bundle) {
+		// Creates and deletes of one account at once all succeed (on
+		// PostgreSQL they lock the account's and the project's rows in the
+		// same order), and leave its count exact.
+		p := mustProject(t, b.store)
+		const n = 20
+		mustFillQueue(t, b.store, []*narrator.Project{p}, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				if _, err := b.store.DeleteAudio(t.Context(), p.ID, fmt.Sprintf("fill-%d", i)); err != nil {
+					t.Errorf("delete %d: %v", i, err)
+				}
+			})
+			wg.Go(func() {
+				if _, err := b.store.CreateAudio(t.Context(), newAudio(p.ID, fmt.Sprintf("new-%d", i))); err != nil {
+					t.Errorf("create %d: %v", i, err)
+				}
+			})
+		}
+		wg.Wait()
+		wantUsage(t, b.store, p.AccountID, n, 0)
+		if got := mustProjectCount(t, b.store, p); got != n {
+			t.Errorf("project counts %d audios, want %d", got, n)
+		}
+	}},
 	{"MediaQuota", func(t *testing.T, b *bundle) {
 		// The bytes an account's published media take are counted when
 		// they are published and deleted; once they fill the quota, changes
