@@ -13,6 +13,9 @@ type Job interface {
 type SynthesizeJob struct {
 	AudioID  int64
 	Revision int
+	// Round is the job's fair-scheduling round (FairRound): synthesis jobs
+	// start in order of their rounds, then of their insertion.
+	Round int64
 }
 
 // JobKind implements Job.

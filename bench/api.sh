@@ -93,7 +93,8 @@ pid=$(sed -E 's/.*"id":([0-9]+).*/\1/' <<<"$proj")
 # serve ROLE: starts narrator serve on a free port; sets BASE and SERVER.
 serve() {
   local addr="127.0.0.1:$(free_port)"
-  "$dir/narrator" serve --data "$data" --database "$db" --role "$1" --addr "$addr" >>"$dir/serve.log" 2>&1 &
+  # No queue limit: the create runs queue thousands of audios in one account.
+  "$dir/narrator" serve --data "$data" --database "$db" --role "$1" --addr "$addr" --max-queued-per-account 0 >>"$dir/serve.log" 2>&1 &
   SERVER=$!
   _service_pids+=($SERVER)
   _wait_for 300 narrator curl -fsS "http://$addr/healthz"

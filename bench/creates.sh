@@ -24,7 +24,8 @@ for db in "sqlite:$dir/sqlite/narrator.db" "$pg"; do
   proj=$("$dir/narrator" projects create --data "$data" --database "$db" --account "$id" --title B --language en_US)
   pid=$(sed -E 's/.*"id":([0-9]+).*/\1/' <<<"$proj")
   addr="127.0.0.1:$(free_port)"
-  "$dir/narrator" serve --data "$data" --database "$db" --role api --addr "$addr" >"$data.log" 2>&1 &
+  # No queue limit: an api node queues every create, and the run makes thousands.
+  "$dir/narrator" serve --data "$data" --database "$db" --role api --addr "$addr" --max-queued-per-account 0 >"$data.log" 2>&1 &
   _service_pids+=($!)
   _wait_for 100 narrator curl -fsS "http://$addr/healthz"
   "$dir/load" creates -base "http://$addr" -project "$pid" -key "$key" -seconds "${1:-10}" -clients "${2:-8}" -label "${db%%:*}"

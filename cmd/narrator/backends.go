@@ -115,8 +115,9 @@ type backends struct {
 
 // openBackends opens the database (migrating it and River's tables) with a
 // job queue that works jobs if jc.Work, and the media store.
-// Webhook deliveries written by its store get bodies from body.
-func openBackends(ctx context.Context, b config.Backends, jc jobs.Config, body narrator.EventBodyFunc, getenv func(string) string) (_ *backends, err error) {
+// Webhook deliveries written by its store get bodies from body. Its store
+// keeps accounts to limits (none for the zero Limits).
+func openBackends(ctx context.Context, b config.Backends, jc jobs.Config, body narrator.EventBodyFunc, limits narrator.Limits, getenv func(string) string) (_ *backends, err error) {
 	out := &backends{}
 	kind, target, err := config.ParseDatabase(b.Database)
 	if err != nil {
@@ -125,9 +126,9 @@ func openBackends(ctx context.Context, b config.Backends, jc jobs.Config, body n
 	switch kind {
 	case config.SQLite:
 		out.embedded = true
-		out.store, out.queue, err = openSQLite(ctx, target, jc, body)
+		out.store, out.queue, err = openSQLite(ctx, target, jc, body, limits)
 	case config.Postgres:
-		out.store, out.queue, err = openPostgres(ctx, target, jc, body)
+		out.store, out.queue, err = openPostgres(ctx, target, jc, body, limits)
 	default:
 		err = usagef("--database: %s databases are not supported by this build", kind)
 	}
@@ -146,7 +147,7 @@ func openBackends(ctx context.Context, b config.Backends, jc jobs.Config, body n
 }
 
 // openSQLite opens and migrates a SQLite database with its queue.
-func openSQLite(ctx context.Context, path string, jc jobs.Config, body narrator.EventBodyFunc) (*sqlite.Store, *jobs.Queue[*sql.Tx], error) {
+func openSQLite(ctx context.Context, path string, jc jobs.Config, body narrator.EventBodyFunc, limits narrator.Limits) (*sqlite.Store, *jobs.Queue[*sql.Tx], error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return nil, nil, fmt.Errorf("create database directory: %w", err)
 	}
@@ -158,6 +159,7 @@ func openSQLite(ctx context.Context, path string, jc jobs.Config, body narrator.
 			return q, err
 		},
 		EventBody: body,
+		Limits:    limits,
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("open database: %w", err)
@@ -175,7 +177,7 @@ func openSQLite(ctx context.Context, path string, jc jobs.Config, body narrator.
 
 // openPostgres opens and migrates a PostgreSQL database with its queue.
 // Several nodes may do so at once: migrations take an advisory lock.
-func openPostgres(ctx context.Context, url string, jc jobs.Config, body narrator.EventBodyFunc) (*postgres.Store, *jobs.Queue[pgx.Tx], error) {
+func openPostgres(ctx context.Context, url string, jc jobs.Config, body narrator.EventBodyFunc, limits narrator.Limits) (*postgres.Store, *jobs.Queue[pgx.Tx], error) {
 	var q *jobs.Queue[pgx.Tx]
 	st, err := postgres.Open(ctx, url, postgres.Options{
 		Jobs: func(pool *pgxpool.Pool) (postgres.JobInserter, error) {
@@ -184,6 +186,7 @@ func openPostgres(ctx context.Context, url string, jc jobs.Config, body narrator
 			return q, err
 		},
 		EventBody: body,
+		Limits:    limits,
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("open database: %w", err)
@@ -241,7 +244,7 @@ func openStore(ctx context.Context, e *env, finish func() (config.Backends, erro
 	if err != nil {
 		return nil, usagef("%v", err)
 	}
-	bk, err := openBackends(ctx, b, jobs.Config{Logger: slog.New(slog.DiscardHandler)}, cliEventBody(e.getenv), e.getenv)
+	bk, err := openBackends(ctx, b, jobs.Config{Logger: slog.New(slog.DiscardHandler)}, cliEventBody(e.getenv), narrator.Limits{}, e.getenv)
 	if err != nil {
 		return nil, err
 	}

@@ -29,19 +29,20 @@ func newDashboard(cfg config.Config, st purgingStore, b *backends, rules *speak.
 		return nil, fmt.Errorf("dashboard: %w", err)
 	}
 	dash, err := web.New(web.Deps{
-		Store:          st,
-		Logger:         logger,
-		MediaURL:       cfg.MediaURL,
-		FeedURL:        func(token string) string { return cfg.PublicURL + narrator.FeedPath(token) },
-		Previews:       b.queue,
-		Queue:          b.queue,
-		Media:          b.media,
-		SecureCookies:  u.Scheme == "https",
-		PublicOrigin:   u.Scheme + "://" + u.Host,
-		MediaOrigin:    m.Scheme + "://" + m.Host,
-		NotFound:       notFound,
-		TrustedProxies: proxies,
-		RuleCache:      rules,
+		Store:            st,
+		Logger:           logger,
+		MediaURL:         cfg.MediaURL,
+		FeedURL:          func(token string) string { return cfg.PublicURL + narrator.FeedPath(token) },
+		Previews:         b.queue,
+		Queue:            b.queue,
+		Media:            b.media,
+		SecureCookies:    u.Scheme == "https",
+		PublicOrigin:     u.Scheme + "://" + u.Host,
+		MediaOrigin:      m.Scheme + "://" + m.Host,
+		NotFound:         notFound,
+		TrustedProxies:   proxies,
+		RuleCache:        rules,
+		MaxAudioDuration: cfg.MaxAudioDuration,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("dashboard: %w", err)

@@ -148,7 +148,10 @@ func (s *server) openData(ctx context.Context, getenv func(string) string) error
 		SynthesisWorkers: cfg.SynthesisJobs,
 		RescueAfter:      cfg.RescueAfter,
 		Metrics:          s.metrics,
-	}, httpapi.EventBody(cfg.MediaURL), getenv)
+	}, httpapi.EventBody(cfg.MediaURL), narrator.Limits{
+		MaxQueued:     cfg.MaxQueuedPerAccount,
+		MaxMediaBytes: cfg.MaxMediaMBPerAccount << 20,
+	}, getenv)
 	if err != nil {
 		return err
 	}
@@ -186,17 +189,19 @@ func (s *server) startWorkers(ctx context.Context) error {
 			return err
 		}
 	}
-	s.pipe = pipeline.New(pipeline.Config{
-		Engines:    engines,
-		Cache:      cache,
-		Rules:      b.store,
-		RuleCache:  s.rules,
-		Media:      b.media,
-		Workers:    cfg.UnitWorkers,
-		ScratchDir: cfg.ScratchDir(),
-		Logger:     s.logger,
-		Sandbox:    sb,
-	})
+	pc := pipeline.Config{
+		Engines:     engines,
+		Cache:       cache,
+		Rules:       b.store,
+		RuleCache:   s.rules,
+		Media:       b.media,
+		Workers:     cfg.UnitWorkers,
+		ScratchDir:  cfg.ScratchDir(),
+		Logger:      s.logger,
+		Sandbox:     sb,
+		MaxDuration: cfg.MaxAudioDuration,
+	}
+	s.pipe = pipeline.New(pc)
 	if b.embedded {
 		if err := b.store.ReleaseSynthesisLeases(ctx); err != nil {
 			return err
@@ -318,7 +323,8 @@ func (s *server) routes() (http.Handler, error) {
 		return handler, nil
 	}
 	st := purgingStore{dataStore: s.backends.store, purger: jobs.NewDeleteMediaWorker(s.backends.media), logger: s.logger}
-	api := httpapi.NewServer(httpapi.Deps{Store: st, Logger: s.logger, MediaURL: s.cfg.MediaURL, Media: s.backends.media, Queue: s.backends.queue})
+	api := httpapi.NewServer(httpapi.Deps{Store: st, Logger: s.logger, MediaURL: s.cfg.MediaURL, Media: s.backends.media, Queue: s.backends.queue,
+		MaxAudioDuration: s.cfg.MaxAudioDuration})
 	mux.Handle("/api/", api)
 	mux.Handle("/media/", http.StripPrefix("/media/", mediaserve.New(s.backends.media, mediaserve.Options{Logger: s.logger})))
 	embed, err := newEmbed(s.cfg, st, s.logger)

@@ -40,6 +40,10 @@ const (
 	EnvTrustedProxies = "NARRATOR_TRUSTED_PROXIES"
 	// EnvMaxConnections is a number for --max-connections.
 	EnvMaxConnections = "NARRATOR_MAX_CONNECTIONS"
+	// The per-account limits and the length cap: see Config.
+	EnvMaxQueuedPerAccount  = "NARRATOR_MAX_QUEUED_PER_ACCOUNT"
+	EnvMaxMediaMBPerAccount = "NARRATOR_MAX_MEDIA_MB_PER_ACCOUNT"
+	EnvMaxAudioDuration     = "NARRATOR_MAX_AUDIO_DURATION"
 )
 
 // Log formats.
@@ -275,7 +279,23 @@ type Config struct {
 	// Sandbox says whether engine processes run in a sandbox: SandboxAuto,
 	// SandboxOn or SandboxOff.
 	Sandbox string
+	// MaxQueuedPerAccount bounds each account's audios waiting for or
+	// under synthesis; a create beyond it is refused (429). 0 means no
+	// limit.
+	MaxQueuedPerAccount int
+	// MaxMediaMBPerAccount bounds the published media of each account, in
+	// MiB; once they fill it, creates are refused (403). 0 means no limit.
+	MaxMediaMBPerAccount int64
+	// MaxAudioDuration caps the length of one audio, pauses included.
+	MaxAudioDuration time.Duration
 }
+
+// Defaults of the per-account limits and the length cap.
+const (
+	DefaultMaxQueuedPerAccount  = 1_000
+	DefaultMaxMediaMBPerAccount = 10 << 10 // 10 GiB
+	DefaultMaxAudioDuration     = 3 * time.Hour
+)
 
 // ServeFlags registers the serve flags on fs and returns a function that
 // completes and validates the Config once fs is parsed.
@@ -303,6 +323,9 @@ func ServeFlags(fs *flag.FlagSet, getenv func(string) string) func() (Config, er
 	fs.StringVar(&c.TrustedProxies, "trusted-proxies", getenv(EnvTrustedProxies), "comma-separated `CIDRs` of the reverse proxies whose X-Forwarded-For names the client, for the sign-in limits (env "+EnvTrustedProxies+"; default none: the peer is the client)")
 	fs.IntVar(&c.MaxConnections, "max-connections", env.int(EnvMaxConnections, DefaultMaxConnections), "client connections open at once; more wait until one closes (env "+EnvMaxConnections+")")
 	fs.StringVar(&c.Sandbox, "sandbox", orDefault(getenv(EnvSandbox), SandboxAuto), "run speech engines and the MP3 encoder in a sandbox (bubblewrap): auto (if it works here, else warn), on (fail to start without it) or off (env "+EnvSandbox+")")
+	fs.IntVar(&c.MaxQueuedPerAccount, "max-queued-per-account", env.int(EnvMaxQueuedPerAccount, DefaultMaxQueuedPerAccount), "audios each account may have waiting for or under synthesis; 0 for no limit (env "+EnvMaxQueuedPerAccount+")")
+	fs.Int64Var(&c.MaxMediaMBPerAccount, "max-media-mb-per-account", int64(env.int(EnvMaxMediaMBPerAccount, DefaultMaxMediaMBPerAccount)), "`MiB` of published media each account may keep; 0 for no limit (env "+EnvMaxMediaMBPerAccount+")")
+	fs.DurationVar(&c.MaxAudioDuration, "max-audio-duration", env.duration(EnvMaxAudioDuration, DefaultMaxAudioDuration), "longest audio, pauses included: longer articles are refused or fail (env "+EnvMaxAudioDuration+")")
 	return func() (Config, error) {
 		if err := env.err(); err != nil {
 			return Config{}, err
@@ -384,6 +407,15 @@ func (c *Config) Validate() error {
 	case SandboxAuto, SandboxOn, SandboxOff:
 	default:
 		return fmt.Errorf("--sandbox must be auto, on or off, not %q", c.Sandbox)
+	}
+	if c.MaxQueuedPerAccount < 0 {
+		return fmt.Errorf("--max-queued-per-account must not be negative, not %d", c.MaxQueuedPerAccount)
+	}
+	if c.MaxMediaMBPerAccount < 0 || c.MaxMediaMBPerAccount > 1<<30 {
+		return fmt.Errorf("--max-media-mb-per-account must be from 0 to %d, not %d", 1<<30, c.MaxMediaMBPerAccount)
+	}
+	if c.MaxAudioDuration < time.Minute || c.MaxAudioDuration > 24*time.Hour {
+		return fmt.Errorf("--max-audio-duration must be from 1m to 24h, not %v", c.MaxAudioDuration)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -214,24 +215,27 @@ func TestCopyFlags(t *testing.T) {
 // refuse. TestServeFlagsEnvironment fails for a flag missing here, so that
 // every new flag comes with an environment variable and a test of it.
 var serveEnvSamples = map[string]struct{ good, bad string }{
-	"data":                   {"/srv/narrator", ""},
-	"database":               {"sqlite:/srv/x.db", "mysql://x"},
-	"media":                  {"file:/srv/m", "gs://bucket"},
-	"role":                   {"worker", "boss"},
-	"addr":                   {"0.0.0.0:9000", "nonsense"},
-	"public-url":             {"https://audio.example.com", "ftp://x"},
-	"media-base-url":         {"https://cdn.example.com", "ftp://x"},
-	"jobs":                   {"7", "many"},
-	"unit-workers":           {"61", "0"},
-	"cache-mb":               {"10", "-1"},
-	"rescue-after":           {"5m", "soon"},
-	"engine-standin":         {"5ms", "2m"},
-	"webhooks-allow-private": {"true", "perhaps"},
-	"metrics-addr":           {"127.0.0.1:9100", "nonsense"},
-	"log-format":             {"json", "xml"},
-	"trusted-proxies":        {"10.0.0.0/8", "10.0.0.0/33"},
-	"max-connections":        {"64", "many"},
-	"sandbox":                {"off", "maybe"},
+	"data":                     {"/srv/narrator", ""},
+	"database":                 {"sqlite:/srv/x.db", "mysql://x"},
+	"media":                    {"file:/srv/m", "gs://bucket"},
+	"role":                     {"worker", "boss"},
+	"addr":                     {"0.0.0.0:9000", "nonsense"},
+	"public-url":               {"https://audio.example.com", "ftp://x"},
+	"media-base-url":           {"https://cdn.example.com", "ftp://x"},
+	"jobs":                     {"7", "many"},
+	"unit-workers":             {"61", "0"},
+	"cache-mb":                 {"10", "-1"},
+	"rescue-after":             {"5m", "soon"},
+	"engine-standin":           {"5ms", "2m"},
+	"webhooks-allow-private":   {"true", "perhaps"},
+	"metrics-addr":             {"127.0.0.1:9100", "nonsense"},
+	"log-format":               {"json", "xml"},
+	"trusted-proxies":          {"10.0.0.0/8", "10.0.0.0/33"},
+	"max-connections":          {"64", "many"},
+	"sandbox":                  {"off", "maybe"},
+	"max-queued-per-account":   {"5", "many"},
+	"max-media-mb-per-account": {"1", "-1"},
+	"max-audio-duration":       {"90m", "3"},
 }
 
 // TestServeFlagsEnvironment walks every flag of serve: its usage, which
@@ -342,6 +346,61 @@ func TestSandboxFlag(t *testing.T) {
 			}
 			if got.Sandbox != c.want {
 				t.Errorf("Sandbox = %q, want %q", got.Sandbox, c.want)
+			}
+		})
+	}
+}
+
+// TestLimitFlags: the per-account limits and the length cap come from
+// their flags, else their environment variables, else the defaults, and a
+// bad value is an error that names its flag or variable.
+func TestLimitFlags(t *testing.T) {
+	t.Parallel()
+	type limits struct {
+		queued int
+		media  int64
+		audio  time.Duration
+	}
+	cases := []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		want    limits
+		wantErr string
+	}{
+		{"defaults", nil, nil, limits{1000, 10240, 3 * time.Hour}, ""},
+		{"environment", nil, map[string]string{config.EnvMaxQueuedPerAccount: "5", config.EnvMaxMediaMBPerAccount: "0", config.EnvMaxAudioDuration: "90m"},
+			limits{5, 0, 90 * time.Minute}, ""},
+		{"flags win", []string{"--max-queued-per-account", "0", "--max-media-mb-per-account", "1", "--max-audio-duration", "1h"},
+			map[string]string{config.EnvMaxQueuedPerAccount: "5"}, limits{0, 1, time.Hour}, ""},
+		{"negative queue", []string{"--max-queued-per-account", "-1"}, nil, limits{}, "--max-queued-per-account"},
+		{"negative media", []string{"--max-media-mb-per-account", "-1"}, nil, limits{}, "--max-media-mb-per-account"},
+		{"audio too short", []string{"--max-audio-duration", "10s"}, nil, limits{}, "--max-audio-duration"},
+		{"audio too long", []string{"--max-audio-duration", "25h"}, nil, limits{}, "--max-audio-duration"},
+		{"bad queue env", nil, map[string]string{config.EnvMaxQueuedPerAccount: "many"}, limits{}, config.EnvMaxQueuedPerAccount},
+		{"bad audio env", nil, map[string]string{config.EnvMaxAudioDuration: "3"}, limits{}, config.EnvMaxAudioDuration},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			finish := config.ServeFlags(fs, func(k string) string { return c.env[k] })
+			if err := fs.Parse(c.args); err != nil {
+				t.Fatal(err)
+			}
+			got, err := finish()
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Fatalf("error %v, want one naming %s", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g := (limits{got.MaxQueuedPerAccount, got.MaxMediaMBPerAccount, got.MaxAudioDuration}); g != c.want {
+				t.Errorf("got %+v, want %+v", g, c.want)
 			}
 		})
 	}

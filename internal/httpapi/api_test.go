@@ -38,6 +38,12 @@ type testBundle struct {
 
 func setup(t testing.TB) *testBundle {
 	t.Helper()
+	return setupLimits(t, narrator.Limits{})
+}
+
+// setupLimits is setup with a store that keeps accounts to limits.
+func setupLimits(t testing.TB, limits narrator.Limits) *testBundle {
+	t.Helper()
 	ctx := t.Context()
 	mediaURL := func(key string) string { return "https://media.test/media/" + key }
 	var queue *jobs.Queue[*sql.Tx]
@@ -48,6 +54,7 @@ func setup(t testing.TB) *testBundle {
 			return queue, err
 		},
 		EventBody: httpapi.EventBody(mediaURL),
+		Limits:    limits,
 	})
 	if err != nil {
 		t.Fatal(err)

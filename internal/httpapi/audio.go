@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/speak"
 )
 
 // audioJSON is the v3 Audio.
@@ -121,6 +122,9 @@ func (s *Server) createAudio(w http.ResponseWriter, r *http.Request, c *call) er
 		ExternalID: deref(u.ExternalID),
 		Metadata:   u.Metadata,
 	}
+	if err := s.checkLength(u); err != nil {
+		return err
+	}
 	if _, err := s.store.CreateAudio(r.Context(), a); err != nil {
 		return err
 	}
@@ -152,6 +156,9 @@ func (s *Server) updateAudio(w http.ResponseWriter, r *http.Request, c *call) er
 	return s.oneAudio(func(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error) {
 		u, err := readUpdate(c.params)
 		if err != nil {
+			return nil, err
+		}
+		if err := s.checkLength(u); err != nil {
 			return nil, err
 		}
 		return s.store.UpdateAudio(ctx, projectID, ref, u)
@@ -216,6 +223,17 @@ func (s *Server) listAudios(w http.ResponseWriter, r *http.Request, c *call) err
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
+}
+
+// checkLength refuses, with EINVALID, an update that gives a body whose
+// audio would clearly be longer than the cap (narrator.CheckDuration on
+// speak.Estimate), before the store is asked: synthesis would fail it. The
+// fields it does not give count as empty, so the estimate stays low.
+func (s *Server) checkLength(u narrator.AudioUpdate) error {
+	if u.Body == nil {
+		return nil // a title and a byline alone are far too short
+	}
+	return narrator.CheckDuration(speak.Estimate(deref(u.Title), deref(u.Author), *u.Body), s.maxAudio)
 }
 
 // deref returns *p, or "" for nil.

@@ -28,6 +28,8 @@ var errorTable = map[string]struct {
 	narrator.EUNAUTHORIZED: {http.StatusUnauthorized, 20, "The authentication token was not recognised"},
 	narrator.ENOTFOUND:     {http.StatusNotFound, 30, "Object not found"},
 	narrator.ECONFLICT:     {http.StatusConflict, 40, ""},
+	narrator.EQUEUEFULL:    {http.StatusTooManyRequests, 60, ""},
+	narrator.EQUOTA:        {http.StatusForbidden, 61, ""},
 	narrator.EINTERNAL:     {http.StatusInternalServerError, 50, "Internal error"},
 }
 

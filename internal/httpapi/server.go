@@ -70,6 +70,10 @@ type Deps struct {
 	Now func() time.Time
 	// MaxBodyBytes caps request bodies; DefaultMaxBodyBytes when zero.
 	MaxBodyBytes int64
+	// MaxAudioDuration caps an audio's length: a create or update whose
+	// article is estimated longer (speak.Estimate) is refused.
+	// narrator.MaxAudioDuration when zero.
+	MaxAudioDuration time.Duration
 }
 
 // DefaultMaxBodyBytes is the default request body limit. A body of the
@@ -89,6 +93,7 @@ type Server struct {
 	queue    QueuePositioner
 	now      func() time.Time
 	maxBody  int64
+	maxAudio time.Duration
 	mux      *http.ServeMux
 }
 
@@ -102,6 +107,7 @@ func NewServer(d Deps) *Server {
 		queue:    d.Queue,
 		now:      d.Now,
 		maxBody:  d.MaxBodyBytes,
+		maxAudio: d.MaxAudioDuration,
 		mux:      http.NewServeMux(),
 	}
 	if s.now == nil {

@@ -46,9 +46,10 @@ type SynthesizeArgs struct {
 // Kind implements river.JobArgs.
 func (SynthesizeArgs) Kind() string { return narrator.SynthesizeJob{}.JobKind() }
 
-// InsertOpts implements river.JobArgsWithInsertOpts.
+// InsertOpts implements river.JobArgsWithInsertOpts. A new synthesis job
+// waits at priority priorityNew, in its fair round (fair.go).
 func (SynthesizeArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: queueSynthesize}
+	return river.InsertOpts{Queue: queueSynthesize, Priority: priorityNew}
 }
 
 // DeleteMediaArgs is narrator.DeleteMediaJob as River stores it.
@@ -161,6 +162,7 @@ type Queue[TTx any] struct {
 	client  *river.Client[TTx]
 	workers *river.Workers // nil for a queue that only inserts
 	exec    riverdriver.Executor
+	driver  riverdriver.Driver[TTx]
 	logger  *slog.Logger
 }
 
@@ -266,7 +268,7 @@ func newQueue[TTx any](driver riverdriver.Driver[TTx], cfg Config) (*Queue[TTx],
 	if err != nil {
 		return nil, fmt.Errorf("new river client: %w", err)
 	}
-	return &Queue[TTx]{client: client, workers: workers, exec: driver.GetExecutor(), logger: cfg.Logger}, nil
+	return &Queue[TTx]{client: client, workers: workers, exec: driver.GetExecutor(), driver: driver, logger: cfg.Logger}, nil
 }
 
 // riverLogger keeps River's own chatter at warnings and above.
@@ -338,6 +340,7 @@ func (q *Queue[TTx]) Start(ctx context.Context, w Workers) error {
 	if q.workers == nil {
 		return errors.New("start river: this queue only inserts jobs")
 	}
+	w.Synthesize.promote = q.promote
 	if err := river.AddWorkerSafely(q.workers, w.Synthesize); err != nil {
 		return fmt.Errorf("add synthesize worker: %w", err)
 	}
@@ -384,11 +387,11 @@ func (q *Queue[TTx]) RequestPreview(ctx context.Context, job narrator.PreviewJob
 // needs it. It is the one seam through which stores enqueue every kind of
 // job.
 func (q *Queue[TTx]) InsertTx(ctx context.Context, tx TTx, job narrator.Job) error {
-	args, err := jobArgs(job)
+	args, opts, err := jobArgs(job)
 	if err != nil || args == nil {
 		return err
 	}
-	if _, err := q.client.InsertTx(ctx, tx, args, nil); err != nil {
+	if _, err := q.client.InsertTx(ctx, tx, args, opts); err != nil {
 		return fmt.Errorf("enqueue %s: %w", job.JobKind(), err)
 	}
 	return nil
@@ -401,12 +404,12 @@ func (q *Queue[TTx]) InsertTx(ctx context.Context, tx TTx, job narrator.Job) err
 func (q *Queue[TTx]) InsertManyTx(ctx context.Context, tx TTx, jobs []narrator.Job) error {
 	params := make([]river.InsertManyParams, 0, len(jobs))
 	for _, job := range jobs {
-		args, err := jobArgs(job)
+		args, opts, err := jobArgs(job)
 		if err != nil {
 			return err
 		}
 		if args != nil {
-			params = append(params, river.InsertManyParams{Args: args})
+			params = append(params, river.InsertManyParams{Args: args, InsertOpts: opts})
 		}
 	}
 	if len(params) == 0 {
@@ -418,19 +421,21 @@ func (q *Queue[TTx]) InsertManyTx(ctx context.Context, tx TTx, jobs []narrator.J
 	return nil
 }
 
-// jobArgs is a job as River stores it; nil for a job with nothing to do.
-func jobArgs(job narrator.Job) (river.JobArgs, error) {
+// jobArgs is a job as River stores it, with its insert options (nil for
+// the kind's own); nil args for a job with nothing to do. A synthesis job
+// is scheduled at its fair round (fair.go).
+func jobArgs(job narrator.Job) (river.JobArgs, *river.InsertOpts, error) {
 	switch j := job.(type) {
 	case narrator.SynthesizeJob:
-		return SynthesizeArgs{AudioID: j.AudioID, Revision: j.Revision}, nil
+		return SynthesizeArgs{AudioID: j.AudioID, Revision: j.Revision}, &river.InsertOpts{ScheduledAt: roundTime(j.Round)}, nil
 	case narrator.DeleteMediaJob:
 		if len(j.Keys) == 0 {
-			return nil, nil
+			return nil, nil, nil
 		}
-		return DeleteMediaArgs{Keys: j.Keys}, nil
+		return DeleteMediaArgs{Keys: j.Keys}, nil, nil
 	case narrator.WebhookJob:
-		return WebhookArgs{DeliveryID: j.DeliveryID}, nil
+		return WebhookArgs{DeliveryID: j.DeliveryID}, nil, nil
 	default:
-		return nil, fmt.Errorf("enqueue: unknown job kind %q", job.JobKind())
+		return nil, nil, fmt.Errorf("enqueue: unknown job kind %q", job.JobKind())
 	}
 }

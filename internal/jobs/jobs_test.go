@@ -36,10 +36,14 @@ type fakeRenderer struct {
 	n      atomic.Int32
 	err    error
 	during func(progress func(narrator.RenderProgress)) // runs while rendering
+	start  func(a *narrator.Audio)                      // runs first, if set
 }
 
 func (f *fakeRenderer) RenderLive(ctx context.Context, a *narrator.Audio, p *narrator.Project, progress func(narrator.RenderProgress)) (narrator.Rendering, error) {
 	f.calls.Add(1)
+	if f.start != nil {
+		f.start(a)
+	}
 	if f.during != nil {
 		f.during(progress)
 	}
@@ -97,6 +101,8 @@ type riverDB struct {
 	// markRunning makes the synthesis jobs look as if their process died
 	// while running them, and returns how many there were.
 	markRunning func(t *testing.T) int64
+	// exec runs a statement that reads the same in both dialects.
+	exec func(t *testing.T, query string)
 }
 
 type testBundle struct {
@@ -174,6 +180,11 @@ func openSQLite(t *testing.T) (store, queue, riverDB) {
 			}
 			return n
 		},
+		exec: func(t *testing.T, query string) {
+			if _, err := st.DB().ExecContext(t.Context(), query); err != nil {
+				t.Fatal(err)
+			}
+		},
 	}
 }
 
@@ -223,6 +234,11 @@ func openPostgres(t *testing.T) (store, queue, riverDB) {
 				t.Fatal(err)
 			}
 			return tag.RowsAffected()
+		},
+		exec: func(t *testing.T, query string) {
+			if _, err := st.Pool().Exec(t.Context(), query); err != nil {
+				t.Fatal(err)
+			}
 		},
 	}
 }

@@ -100,6 +100,9 @@ type SynthesizeWorker struct {
 	render Renderer
 	media  MediaDeleter
 	cfg    SynthesizeConfig
+	// promote moves a starting job ahead of new ones (fair.go); nil until
+	// the queue starts the worker.
+	promote func(ctx context.Context, jobID int64) error
 }
 
 // NewSynthesizeWorker returns the synthesis worker.
@@ -138,6 +141,12 @@ func (w *SynthesizeWorker) Timeout(*river.Job[SynthesizeArgs]) time.Duration {
 // idempotent: a stale or repeated job finds nothing to do.
 func (w *SynthesizeWorker) Work(ctx context.Context, job *river.Job[SynthesizeArgs]) error {
 	args := job.Args
+	if w.promote != nil && job.Priority != priorityStarted {
+		// Should this attempt not finish, the job keeps its place.
+		if err := w.promote(ctx, job.ID); err != nil {
+			w.cfg.Logger.Warn("promote synthesis job", "job_id", job.ID, "err", err)
+		}
+	}
 	a, p, err := w.store.AudioForSynthesis(ctx, args.AudioID)
 	switch {
 	case narrator.ErrorCode(err) == narrator.ENOTFOUND:

@@ -103,6 +103,11 @@ type Config struct {
 	// Sandbox runs the MP3 encoder with less power than the server; nil
 	// runs it as it is. (The engines get theirs when they are made.)
 	Sandbox *proc.Sandbox
+	// MaxDuration caps an audio's length, pauses included; 0 means
+	// narrator.MaxAudioDuration. An article whose estimate is over it fails
+	// before any synthesis, and one whose speech turns out longer fails as
+	// soon as it passes it, with nothing stored.
+	MaxDuration time.Duration
 }
 
 // Pipeline renders audios. It is safe for concurrent use.
@@ -114,6 +119,7 @@ type Pipeline struct {
 	workers int
 	scratch string
 	cache   *UnitCache
+	maxDur  time.Duration
 	logger  *slog.Logger
 	sandbox *proc.Sandbox
 }
@@ -128,8 +134,12 @@ func New(cfg Config) *Pipeline {
 		workers: cfg.Workers,
 		scratch: cfg.ScratchDir,
 		cache:   cfg.Cache,
+		maxDur:  cfg.MaxDuration,
 		logger:  cfg.Logger,
 		sandbox: cfg.Sandbox,
+	}
+	if p.maxDur <= 0 {
+		p.maxDur = narrator.MaxAudioDuration
 	}
 	if p.workers <= 0 {
 		p.workers = runtime.NumCPU()
@@ -174,6 +184,11 @@ func (p *Pipeline) RenderLive(ctx context.Context, a *narrator.Audio, proj *narr
 			set[i] = speak.Rule{Phrase: r.Phrase, Say: r.Say}
 		}
 		rules = p.compile.Rules(proj.ID, set)
+	}
+	// Audios stored before the API checked their length, or made longer
+	// by pronunciation rules, are caught here before any speech is made.
+	if err := narrator.CheckDuration(speak.Estimate(a.Title, a.Author, a.Body), p.maxDur); err != nil {
+		return narrator.Rendering{}, err
 	}
 	units := speak.Script(proj.Language, a.Title, a.Author, a.Body, rules)
 	if len(units) == 0 {
@@ -337,6 +352,11 @@ func (p *Pipeline) speak(ctx context.Context, units []speak.Unit, voices []narra
 		for i := range units {
 			select {
 			case sp := <-slots[i]:
+				// The speech may run longer than the estimate: stop at the cap.
+				end := time.Duration(pos+int64(len(sp.samples))) * time.Second / SampleRate
+				if err := narrator.CheckDuration(end, p.maxDur); err != nil {
+					return err
+				}
 				pad, err := w.Write(sp.samples)
 				if err != nil {
 					return fmt.Errorf("encode unit %d: %w", i, err)

@@ -541,3 +541,55 @@ func TestTranscriptCutsFaintLeadIn(t *testing.T) {
 	}
 	checkSync(t, tr, found, 0.010)
 }
+
+// TestRenderDurationCap: an SSML article of short words between the
+// longest breaks, which would make over 5 hours of mostly silence, fails
+// at once as invalid (so the job fails for good), stores nothing, and
+// never reaches the engine.
+func TestRenderDurationCap(t *testing.T) {
+	t.Parallel()
+	b := setup(t, false)
+	body := "<speak>" + strings.Repeat(`a<break time="10s"/>`, 2_000) + "</speak>"
+	_, err := b.pipe.Render(t.Context(), &narrator.Audio{Body: body}, b.proj)
+	if narrator.ErrorCode(err) != narrator.EINVALID {
+		t.Fatalf("error %v, want EINVALID", err)
+	}
+	if n := len(b.engine.calls()); n != 0 {
+		t.Errorf("%d engine calls for an article over the cap", n)
+	}
+	entries, err := os.ReadDir(filepath.Join(b.root, "media"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 0 {
+		t.Errorf("media left behind: %v", entries)
+	}
+}
+
+// TestRenderDurationCapWhileSpeaking: speech that turns out longer than
+// its estimate stops as soon as the audio passes the cap, as invalid, with
+// nothing stored.
+func TestRenderDurationCapWhileSpeaking(t *testing.T) {
+	t.Parallel()
+	b := setup(t, false)
+	// The tone engine reads 15 characters a second: these 40 sentences
+	// last about two and a half minutes, and speak.Estimate, which
+	// assumes a faster reader, makes them about a minute and a half.
+	body := strings.Repeat("This sentence takes a little while to read out loud. ", 40)
+	engines := map[string]pipeline.Synthesizer{}
+	for _, v := range narrator.Voices() {
+		engines[v.Engine] = b.engine
+	}
+	capped := pipeline.New(pipeline.Config{Engines: engines, Media: b.media, ScratchDir: t.TempDir(), Workers: 2, MaxDuration: 2 * time.Minute})
+	_, err := capped.Render(t.Context(), &narrator.Audio{Body: body}, b.proj)
+	if narrator.ErrorCode(err) != narrator.EINVALID {
+		t.Fatalf("error %v, want EINVALID", err)
+	}
+	entries, err := os.ReadDir(filepath.Join(b.root, "media"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 0 {
+		t.Errorf("media left behind: %v", entries)
+	}
+}

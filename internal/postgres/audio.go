@@ -232,20 +232,26 @@ func (s *Store) createAudio(ctx context.Context, tx pgx.Tx, a *narrator.Audio) (
 			return nil, false, err
 		}
 	}
+	round, err := s.planSynthesis(ctx, tx, a.ProjectID, true, true)
+	if err != nil {
+		return nil, false, err
+	}
 	got := narrator.PlanCreate(a, s.now())
 	if err := tx.QueryRow(ctx, insertAudioSQL, got.ProjectID, nullString(got.ExternalID), got.Title, got.Body,
 		got.Author, got.ArticleURL, got.Metadata, got.State, got.Error, got.Revision, got.DurationMS,
 		got.CreatedAt, got.UpdatedAt).Scan(&got.ID); err != nil {
 		return nil, false, fmt.Errorf("insert audio: %w", err)
 	}
-	var err error
 	if got.Media, err = insertMedia(ctx, tx, got.ID); err != nil {
 		return nil, false, err
 	}
-	if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: got.ID, Revision: got.Revision}); err != nil {
+	if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: got.ID, Revision: got.Revision, Round: round}); err != nil {
 		return nil, false, err
 	}
 	if err := addAudioCount(ctx, tx, got.ProjectID, 1); err != nil {
+		return nil, false, err
+	}
+	if err := addUsage(ctx, tx, nil, &got); err != nil {
 		return nil, false, err
 	}
 	return &got, true, nil
@@ -343,6 +349,13 @@ func (s *Store) updateAudio(ctx context.Context, tx pgx.Tx, cur *narrator.Audio,
 		return &plan.Next, err
 	}
 	next := &plan.Next
+	var round int64
+	if plan.Respeak {
+		adds := cur.State != narrator.StateUnprocessed
+		if round, err = s.planSynthesis(ctx, tx, cur.ProjectID, adds, true); err != nil {
+			return nil, err
+		}
+	}
 	if plan.ExternalIDChanged {
 		other, err := findAudioByExternalID(ctx, tx, cur.ProjectID, next.ExternalID, noLock)
 		switch {
@@ -356,8 +369,11 @@ func (s *Store) updateAudio(ctx context.Context, tx pgx.Tx, cur *narrator.Audio,
 		next.ArticleURL, next.Metadata, next.State, next.Error, next.Revision, next.UpdatedAt, next.ID); err != nil {
 		return nil, err
 	}
+	if err := addUsage(ctx, tx, cur, next); err != nil {
+		return nil, err
+	}
 	if plan.Respeak {
-		if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: next.ID, Revision: next.Revision}); err != nil {
+		if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: next.ID, Revision: next.Revision, Round: round}); err != nil {
 			return nil, err
 		}
 	}
@@ -389,6 +405,11 @@ func (s *Store) DeleteAudio(ctx context.Context, projectID int64, ref string) (*
 		if err := s.enqueue(ctx, tx, narrator.DeleteMediaJob{Keys: keys}); err != nil {
 			return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
 		}
+	}
+	// The account's row before the project's, as a create takes them, so
+	// that a delete and a create of one account never deadlock.
+	if err := addUsage(ctx, tx, a, &narrator.Audio{ProjectID: a.ProjectID, Deleted: true}); err != nil {
+		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
 	}
 	if err := addAudioCount(ctx, tx, a.ProjectID, -1); err != nil {
 		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
@@ -527,6 +548,9 @@ func (s *Store) publishAudio(ctx context.Context, tx pgx.Tx, audioID int64, revi
 	if _, err := tx.Exec(ctx, publishAudioSQL, next.DurationMS, next.UpdatedAt, audioID); err != nil {
 		return err
 	}
+	if err := addUsage(ctx, tx, a, &next); err != nil {
+		return err
+	}
 	if len(plan.Replaced) > 0 {
 		if err := s.enqueue(ctx, tx, narrator.DeleteMediaJob{Keys: plan.Replaced}); err != nil {
 			return fmt.Errorf("remove replaced media: %w", err)
@@ -563,6 +587,9 @@ func (s *Store) FailAudio(ctx context.Context, audioID int64, revision int, mess
 	}
 	next := a.Failed(message, s.now())
 	if _, err := tx.Exec(ctx, failAudioSQL, message, next.UpdatedAt, audioID); err != nil {
+		return fmt.Errorf("fail audio %d: %w", audioID, err)
+	}
+	if err := addUsage(ctx, tx, a, &next); err != nil {
 		return fmt.Errorf("fail audio %d: %w", audioID, err)
 	}
 	if err := s.raise(ctx, tx, a, &next); err != nil {

@@ -349,8 +349,15 @@ func (s *Store) importAudio(ctx context.Context, tx pgx.Tx, a *narrator.Audio) (
 			return false, fmt.Errorf("insert %s media %d: %w", m.ContentType, m.ID, formatError(err, fmt.Sprintf("media %d", m.ID)))
 		}
 	}
+	if err := addUsage(ctx, tx, nil, a); err != nil {
+		return false, err
+	}
 	if a.AwaitsSynthesis() {
-		if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: a.ID, Revision: a.Revision}); err != nil {
+		round, err := s.planSynthesis(ctx, tx, a.ProjectID, false, false)
+		if err != nil {
+			return false, err
+		}
+		if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: a.ID, Revision: a.Revision, Round: round}); err != nil {
 			return false, err
 		}
 	}

@@ -24,6 +24,10 @@ var migrationFS embed.FS
 // jobs package implements it with River's InsertTx.
 type JobInserter interface {
 	InsertTx(ctx context.Context, tx pgx.Tx, job narrator.Job) error
+	// SynthesisHead returns, as seen in tx, the fair round of the synthesis
+	// job a worker would take next (narrator.FairRound), or 0 when none
+	// waits.
+	SynthesisHead(ctx context.Context, tx pgx.Tx) (int64, error)
 }
 
 // Options configures a Store.
@@ -35,6 +39,9 @@ type Options struct {
 	// EventBody renders the body of webhook deliveries. When nil, a change
 	// that an endpoint is to hear of fails and changes nothing.
 	EventBody narrator.EventBodyFunc
+	// Limits bound what each account may queue and store; zero values
+	// mean no limit.
+	Limits narrator.Limits
 }
 
 // Store is the PostgreSQL store. Many processes, on many nodes, may use one
@@ -44,9 +51,10 @@ type Store struct {
 	// truncated to microseconds and read back in UTC.
 	Now func() time.Time
 
-	pool *pgxpool.Pool
-	jobs JobInserter
-	body narrator.EventBodyFunc
+	pool   *pgxpool.Pool
+	jobs   JobInserter
+	body   narrator.EventBodyFunc
+	limits narrator.Limits
 }
 
 // Open connects to the database at url, a PostgreSQL URL or keyword/value
@@ -70,7 +78,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("open postgres %s: %w", where, err)
 	}
-	st := &Store{Now: time.Now, pool: pool, body: opts.EventBody}
+	st := &Store{Now: time.Now, pool: pool, body: opts.EventBody, limits: opts.Limits}
 	if opts.Jobs != nil {
 		if st.jobs, err = opts.Jobs(pool); err != nil {
 			pool.Close()

@@ -49,6 +49,10 @@ func (j recorderJobs) InsertTx(_ context.Context, tx pgx.Tx, job narrator.Job) e
 	return j.rec.Record(job)
 }
 
+func (j recorderJobs) SynthesisHead(context.Context, pgx.Tx) (int64, error) {
+	return j.rec.SynthesisHead(), nil
+}
+
 // tableJobs writes each job to the test_jobs table inside the caller's
 // transaction, as River does, then passes it to a recorder.
 type tableJobs struct{ rec *storetest.Recorder }
@@ -62,6 +66,10 @@ func (j tableJobs) InsertTx(ctx context.Context, tx pgx.Tx, job narrator.Job) er
 		return err
 	}
 	return j.rec.Record(job)
+}
+
+func (j tableJobs) SynthesisHead(context.Context, pgx.Tx) (int64, error) {
+	return j.rec.SynthesisHead(), nil
 }
 
 // withJobs returns Options whose job inserter is j.
@@ -86,6 +94,7 @@ func TestStore(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, now func() time.Time, rec *storetest.Recorder) storetest.Store {
 		opts := withJobs(recorderJobs{rec})
 		opts.EventBody = rec.EventBody
+		opts.Limits = storetest.SuiteLimits
 		s := mustOpen(t, pgtest.NewDatabase(t, migrated), opts)
 		s.Now = now
 		return s

@@ -138,7 +138,7 @@ func (s *Store) ResynthesizeMatching(ctx context.Context, projectID int64, rule 
 		if !rule.Matches(a.Title) && !rule.Matches(a.Body) && !rule.Matches(a.Author) {
 			continue
 		}
-		if err := s.resynthesize(ctx, tx, a); err != nil {
+		if err := s.resynthesize(ctx, tx, a, false); err != nil {
 			return nil, err
 		}
 		ids = append(ids, a.ID)
@@ -155,12 +155,23 @@ WHERE id = $5`
 
 // resynthesize makes a live audio, locked, unprocessed at a new revision
 // (narrator.Audio.Resynthesize) and enqueues its synthesis, inside tx.
-func (s *Store) resynthesize(ctx context.Context, tx pgx.Tx, a *narrator.Audio) error {
+// When check is set, the account's limits apply
+// (narrator.Limits.CheckSynthesis): a publisher's request does, a
+// pronunciation rule's re-queueing does not.
+func (s *Store) resynthesize(ctx context.Context, tx pgx.Tx, a *narrator.Audio, check bool) error {
+	round, err := s.planSynthesis(ctx, tx, a.ProjectID, a.State != narrator.StateUnprocessed, check)
+	if err != nil {
+		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
+	}
+	before := *a
 	a.Resynthesize(s.now())
 	if _, err := tx.Exec(ctx, resynthesizeSQL, a.State, a.Error, a.Revision, a.UpdatedAt, a.ID); err != nil {
 		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
 	}
-	if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: a.ID, Revision: a.Revision}); err != nil {
+	if err := addUsage(ctx, tx, &before, a); err != nil {
+		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
+	}
+	if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: a.ID, Revision: a.Revision, Round: round}); err != nil {
 		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
 	}
 	return nil

@@ -287,7 +287,7 @@ func (s *Store) UpdateAudio(ctx context.Context, projectID int64, ref string, u 
 	if err != nil {
 		return nil, fmt.Errorf("update audio %q in project %d: %w", ref, projectID, err)
 	}
-	got, err := s.updateAudio(ctx, tx, cur, u)
+	got, err := s.updateAudio(ctx, tx, &headMemo{}, cur, u)
 	if err != nil {
 		return nil, fmt.Errorf("update audio %d: %w", cur.ID, err)
 	}
@@ -303,13 +303,21 @@ UPDATE audios SET external_id = ?, title = ?, body = ?, author = ?, article_url 
 WHERE id = ?`
 
 // updateAudio applies u to cur, a live audio with its media loaded, as
-// narrator.PlanUpdate decides, and returns the result.
-func (s *Store) updateAudio(ctx context.Context, tx *sql.Tx, cur *narrator.Audio, u narrator.AudioUpdate) (*narrator.Audio, error) {
+// narrator.PlanUpdate decides, and returns the result. head is the
+// transaction's memo of the synthesis queue's head.
+func (s *Store) updateAudio(ctx context.Context, tx *sql.Tx, head *headMemo, cur *narrator.Audio, u narrator.AudioUpdate) (*narrator.Audio, error) {
 	plan, err := narrator.PlanUpdate(cur, u, s.now())
 	if err != nil || !plan.Changed {
 		return &plan.Next, err
 	}
 	next := &plan.Next
+	var round int64
+	if plan.Respeak {
+		adds := cur.State != narrator.StateUnprocessed
+		if round, err = s.planSynthesis(ctx, tx, head, cur.ProjectID, adds, true); err != nil {
+			return nil, err
+		}
+	}
 	if plan.ExternalIDChanged {
 		other, err := findAudioByExternalID(ctx, tx, cur.ProjectID, next.ExternalID)
 		switch {
@@ -328,8 +336,11 @@ func (s *Store) updateAudio(ctx context.Context, tx *sql.Tx, cur *narrator.Audio
 		next.ID); err != nil {
 		return nil, formatError(err, "audio")
 	}
+	if err := s.addUsage(ctx, tx, cur, next); err != nil {
+		return nil, err
+	}
 	if plan.Respeak {
-		if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: next.ID, Revision: next.Revision}); err != nil {
+		if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: next.ID, Revision: next.Revision, Round: round}); err != nil {
 			return nil, err
 		}
 	}
@@ -358,6 +369,9 @@ func (s *Store) DeleteAudio(ctx context.Context, projectID int64, ref string) (*
 		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
 	}
 	if err := addAudioCount(ctx, tx, a.ProjectID, -1); err != nil {
+		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
+	}
+	if err := s.addUsage(ctx, tx, a, &narrator.Audio{ProjectID: a.ProjectID, Deleted: true}); err != nil {
 		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
 	}
 	if keys := a.MediaKeys(); len(keys) > 0 {
@@ -547,6 +561,9 @@ func (s *Store) publishAudio(ctx context.Context, tx *sql.Tx, audioID int64, rev
 	if _, err := tx.ExecContext(ctx, publishAudioSQL, next.DurationMS, micros(next.UpdatedAt), audioID); err != nil {
 		return err
 	}
+	if err := s.addUsage(ctx, tx, a, &next); err != nil {
+		return err
+	}
 	if len(plan.Replaced) > 0 {
 		if err := s.enqueue(ctx, tx, narrator.DeleteMediaJob{Keys: plan.Replaced}); err != nil {
 			return fmt.Errorf("remove replaced media: %w", err)
@@ -583,6 +600,9 @@ func (s *Store) FailAudio(ctx context.Context, audioID int64, revision int, mess
 	}
 	next := a.Failed(message, s.now())
 	if _, err := tx.ExecContext(ctx, failAudioSQL, message, micros(next.UpdatedAt), audioID); err != nil {
+		return fmt.Errorf("fail audio %d: %w", audioID, err)
+	}
+	if err := s.addUsage(ctx, tx, a, &next); err != nil {
 		return fmt.Errorf("fail audio %d: %w", audioID, err)
 	}
 	if err := s.raise(ctx, tx, a, &next); err != nil {

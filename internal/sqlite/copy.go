@@ -344,8 +344,15 @@ func (s *Store) importAudio(ctx context.Context, tx *sql.Tx, a *narrator.Audio) 
 	if err := addAudioCount(ctx, tx, a.ProjectID, 1); err != nil {
 		return false, err
 	}
+	if err := s.addUsage(ctx, tx, nil, a); err != nil {
+		return false, err
+	}
 	if a.AwaitsSynthesis() {
-		if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: a.ID, Revision: a.Revision}); err != nil {
+		round, err := s.planSynthesis(ctx, tx, &headMemo{}, a.ProjectID, false, false)
+		if err != nil {
+			return false, err
+		}
+		if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: a.ID, Revision: a.Revision, Round: round}); err != nil {
 			return false, err
 		}
 	}

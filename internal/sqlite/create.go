@@ -54,6 +54,9 @@ type writeStmts struct {
 	insertAudio       *sql.Stmt
 	insertMedia       *sql.Stmt
 	addAudioCount     *sql.Stmt
+	accountUsage      *sql.Stmt
+	setSynthesisRound *sql.Stmt
+	addUsage          *sql.Stmt
 	savepoint         *sql.Stmt
 	release           *sql.Stmt
 	rollbackTo        *sql.Stmt
@@ -66,6 +69,9 @@ func prepareWrites(p *preparer) *writeStmts {
 		insertAudio:       p.stmt(insertAudioSQL),
 		insertMedia:       p.stmt(insertMediaSQL),
 		addAudioCount:     p.stmt(addAudioCountSQL),
+		accountUsage:      p.stmt(accountUsageSQL),
+		setSynthesisRound: p.stmt(setSynthesisRoundSQL),
+		addUsage:          p.stmt(addUsageSQL),
 		savepoint:         p.stmt(`SAVEPOINT create_audio`),
 		release:           p.stmt(`RELEASE create_audio`),
 		rollbackTo:        p.stmt(`ROLLBACK TO create_audio`),
@@ -83,7 +89,9 @@ func prepareWrites(p *preparer) *writeStmts {
 // (unprocessed, revision 1) with its media, still without keys, enqueues its
 // synthesis in the same transaction, fills a in and returns created=true. If
 // the enqueuer fails, nothing is stored. It returns ENOTFOUND if the project
-// does not exist.
+// does not exist, and EQUOTA or EQUEUEFULL, storing nothing, if the
+// project's account is over its limits (narrator.Limits.CheckSynthesis);
+// an update is refused the same way when it needs new speech.
 //
 // Concurrent calls are committed together (see createQueue); each returns
 // only after the commit of its own create, with its own error.
@@ -190,7 +198,10 @@ func (s *Store) createGroup(ctx context.Context, group []*createRequest) ([]*nar
 		return err
 	}
 	got := make([]*narrator.Audio, len(group))
-	var jobs []narrator.Job
+	var (
+		jobs []narrator.Job
+		head headMemo
+	)
 	for i, r := range group {
 		if err := r.ctx.Err(); err != nil {
 			r.err = fmt.Errorf("create audio in project %d: %w", r.a.ProjectID, err)
@@ -199,7 +210,7 @@ func (s *Store) createGroup(ctx context.Context, group []*createRequest) ([]*nar
 		if err := exec(st.savepoint); err != nil {
 			return nil, err
 		}
-		a, created, job, err := s.createAudio(ctx, tx, st, r.a)
+		a, created, job, err := s.createAudio(ctx, tx, st, &head, r.a)
 		if err != nil {
 			r.err = fmt.Errorf("create audio in project %d: %w", r.a.ProjectID, err)
 			if err := exec(st.rollbackTo); err != nil {
@@ -248,8 +259,9 @@ const insertMediaSQL = `INSERT INTO media (audio_id, content_type) VALUES (?, ?)
 
 // createAudio creates a, or updates the live audio with its external ID, in
 // tx, as CreateAudio describes. A new audio's synthesis job is returned for
-// the caller to enqueue, not enqueued.
-func (s *Store) createAudio(ctx context.Context, tx *sql.Tx, st *writeStmts, a *narrator.Audio) (*narrator.Audio, bool, narrator.Job, error) {
+// the caller to enqueue, not enqueued. head is the group's memo of the
+// synthesis queue's head.
+func (s *Store) createAudio(ctx context.Context, tx *sql.Tx, st *writeStmts, head *headMemo, a *narrator.Audio) (*narrator.Audio, bool, narrator.Job, error) {
 	var n int
 	if err := tx.StmtContext(ctx, st.projectExists).QueryRowContext(ctx, a.ProjectID).Scan(&n); err != nil {
 		return nil, false, nil, err
@@ -263,11 +275,15 @@ func (s *Store) createAudio(ctx context.Context, tx *sql.Tx, st *writeStmts, a *
 			return nil, false, nil, err
 		}
 		if cur != nil {
-			got, err := s.updateAudio(ctx, tx, cur, a.Replacement())
+			got, err := s.updateAudio(ctx, tx, head, cur, a.Replacement())
 			return got, false, nil, err
 		}
 	}
 
+	round, err := s.planSynthesis(ctx, tx, head, a.ProjectID, true, true)
+	if err != nil {
+		return nil, false, nil, err
+	}
 	got := narrator.PlanCreate(a, s.now())
 	meta, err := encodeMetadata(got.Metadata)
 	if err != nil {
@@ -297,5 +313,8 @@ func (s *Store) createAudio(ctx context.Context, tx *sql.Tx, st *writeStmts, a *
 	if _, err := tx.StmtContext(ctx, st.addAudioCount).ExecContext(ctx, 1, got.ProjectID); err != nil {
 		return nil, false, nil, fmt.Errorf("count audios of project %d: %w", got.ProjectID, err)
 	}
-	return &got, true, narrator.SynthesizeJob{AudioID: got.ID, Revision: got.Revision}, nil
+	if err := s.addUsage(ctx, tx, nil, &got); err != nil {
+		return nil, false, nil, err
+	}
+	return &got, true, narrator.SynthesizeJob{AudioID: got.ID, Revision: got.Revision, Round: round}, nil
 }

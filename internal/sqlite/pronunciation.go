@@ -151,7 +151,7 @@ func (s *Store) ResynthesizeMatching(ctx context.Context, projectID int64, rule 
 	}
 	ids := []int64{}
 	for _, a := range matching {
-		if err := s.resynthesize(ctx, tx, a); err != nil {
+		if err := s.resynthesize(ctx, tx, a, false); err != nil {
 			return nil, err
 		}
 		ids = append(ids, a.ID)
@@ -168,12 +168,23 @@ WHERE id = ?`
 
 // resynthesize makes a live audio unprocessed at a new revision
 // (narrator.Audio.Resynthesize) and enqueues its synthesis, inside tx.
-func (s *Store) resynthesize(ctx context.Context, tx *sql.Tx, a *narrator.Audio) error {
+// When check is set, the account's limits apply
+// (narrator.Limits.CheckSynthesis): a publisher's request does, a
+// pronunciation rule's re-queueing does not.
+func (s *Store) resynthesize(ctx context.Context, tx *sql.Tx, a *narrator.Audio, check bool) error {
+	round, err := s.planSynthesis(ctx, tx, &headMemo{}, a.ProjectID, a.State != narrator.StateUnprocessed, check)
+	if err != nil {
+		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
+	}
+	before := *a
 	a.Resynthesize(s.now())
 	if _, err := tx.ExecContext(ctx, resynthesizeSQL, a.Revision, micros(a.UpdatedAt), a.ID); err != nil {
 		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
 	}
-	if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: a.ID, Revision: a.Revision}); err != nil {
+	if err := s.addUsage(ctx, tx, &before, a); err != nil {
+		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
+	}
+	if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: a.ID, Revision: a.Revision, Round: round}); err != nil {
 		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
 	}
 	return nil

@@ -38,6 +38,10 @@ type JobInserter interface {
 	// InsertManyTx inserts several jobs at once: the jobs of a group of
 	// creates (CreateAudio).
 	InsertManyTx(ctx context.Context, tx *sql.Tx, jobs []narrator.Job) error
+	// SynthesisHead returns, as seen in tx, the fair round of the synthesis
+	// job a worker would take next (narrator.FairRound), or 0 when none
+	// waits.
+	SynthesisHead(ctx context.Context, tx *sql.Tx) (int64, error)
 }
 
 // Options configures a Store.
@@ -51,6 +55,9 @@ type Options struct {
 	// EventBody renders the body of webhook deliveries. When nil, a change
 	// that an endpoint is to hear of fails and changes nothing.
 	EventBody narrator.EventBodyFunc
+	// Limits bound what each account may queue and store; zero values
+	// mean no limit.
+	Limits narrator.Limits
 }
 
 // Store is the SQLite store. It holds two pools on one database file: a
@@ -67,6 +74,7 @@ type Store struct {
 	reader *sql.DB
 	jobs   JobInserter
 	body   narrator.EventBodyFunc
+	limits narrator.Limits
 	reads  stmtCache[readStmts]
 	writes stmtCache[writeStmts]
 	// creates is the line of CreateAudio calls, committed in groups.
@@ -134,7 +142,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		writer.Close()
 		return nil, fmt.Errorf("open sqlite reader %s: %w", path, err)
 	}
-	st := &Store{Now: time.Now, path: path, writer: writer, reader: reader, body: opts.EventBody,
+	st := &Store{Now: time.Now, path: path, writer: writer, reader: reader, body: opts.EventBody, limits: opts.Limits,
 		reads: stmtCache[readStmts]{prepare: prepareReads}, writes: stmtCache[writeStmts]{prepare: prepareWrites}}
 	if opts.Jobs != nil {
 		if st.jobs, err = opts.Jobs(writer); err != nil {

@@ -36,6 +36,10 @@ func (e recorderJobs) InsertManyTx(_ context.Context, tx *sql.Tx, jobs []narrato
 	return nil
 }
 
+func (e recorderJobs) SynthesisHead(context.Context, *sql.Tx) (int64, error) {
+	return e.rec.SynthesisHead(), nil
+}
+
 // withJobs returns Options whose job inserter is j.
 func withJobs(j JobInserter) Options {
 	return Options{Jobs: func(*sql.DB) (JobInserter, error) { return j, nil }}
@@ -73,6 +77,7 @@ func TestStore(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, now func() time.Time, rec *storetest.Recorder) storetest.Store {
 		opts := withJobs(recorderJobs{rec})
 		opts.EventBody = rec.EventBody
+		opts.Limits = storetest.SuiteLimits
 		s := mustOpen(t, opts)
 		s.Now = now
 		return s
@@ -173,6 +178,10 @@ func (j tableJobs) InsertTx(ctx context.Context, tx *sql.Tx, job narrator.Job) e
 		return err
 	}
 	return j.rec.Record(job)
+}
+
+func (j tableJobs) SynthesisHead(context.Context, *sql.Tx) (int64, error) {
+	return j.rec.SynthesisHead(), nil
 }
 
 func (j tableJobs) InsertManyTx(ctx context.Context, tx *sql.Tx, jobs []narrator.Job) error {

@@ -73,6 +73,14 @@ func (c *stmtCache[T]) get(ctx context.Context, db *sql.DB) (*T, error) {
 	return v, nil
 }
 
+// prepared returns the statements if a get has prepared them, else nil. It
+// never prepares, so a caller that holds a transaction may use it.
+func (c *stmtCache[T]) prepared() *T {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.v
+}
+
 // close closes the prepared statements, if any.
 func (c *stmtCache[T]) close() error {
 	c.mu.Lock()

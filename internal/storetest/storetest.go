@@ -45,6 +45,7 @@ type Store interface {
 	PublishAudio(ctx context.Context, audioID int64, revision int, r narrator.Rendering) error
 	FailAudio(ctx context.Context, audioID int64, revision int, message string) error
 	RegenerateAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error)
+	AccountUsage(ctx context.Context, accountID int64) (narrator.Usage, error)
 
 	LeaseSynthesis(ctx context.Context, audioID int64, revision int, holder string, until time.Time) (bool, error)
 	ReleaseSynthesis(ctx context.Context, audioID int64, holder string) error
@@ -110,10 +111,16 @@ type SchemaStore interface {
 	Close() error
 }
 
+// SuiteLimits are the per-account limits of every store the suite runs
+// (NewStoreFunc): above what the other tests hold, low enough for the
+// quota tests to reach.
+var SuiteLimits = narrator.Limits{MaxQueued: 100, MaxMediaBytes: 1 << 30}
+
 // NewStoreFunc returns a new, migrated, empty store for one test. The store
-// must use now as its clock and pass every job it enqueues to rec, returning
-// rec's error so that a failing enqueue rolls the store's transaction back,
-// and render webhook deliveries with rec.EventBody.
+// must use now as its clock and SuiteLimits as its limits, pass every job
+// it enqueues to rec, returning rec's error so that a failing enqueue rolls
+// the store's transaction back, answer for the head of the synthesis queue
+// with rec.SynthesisHead, and render webhook deliveries with rec.EventBody.
 // It should register its cleanup with t.Cleanup.
 type NewStoreFunc func(t *testing.T, now func() time.Time, rec *Recorder) Store
 
@@ -128,6 +135,8 @@ type SynthesizeCall struct {
 type Recorder struct {
 	mu         sync.Mutex
 	synthesize []SynthesizeCall
+	rounds     []int64
+	head       int64
 	deletes    [][]string
 	webhooks   []int64
 	err        error
@@ -144,6 +153,7 @@ func (r *Recorder) Record(job narrator.Job) error {
 	switch j := job.(type) {
 	case narrator.SynthesizeJob:
 		r.synthesize = append(r.synthesize, SynthesizeCall{AudioID: j.AudioID, Revision: j.Revision})
+		r.rounds = append(r.rounds, j.Round)
 	case narrator.DeleteMediaJob:
 		r.deletes = append(r.deletes, slices.Clone(j.Keys))
 	case narrator.WebhookJob:
@@ -166,6 +176,30 @@ func (r *Recorder) Synthesized() []SynthesizeCall {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.Clone(r.synthesize)
+}
+
+// Rounds returns the fair rounds of the recorded synthesis jobs, oldest
+// first.
+func (r *Recorder) Rounds() []int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.rounds)
+}
+
+// SynthesisHead is the round of the synthesis job a worker would take
+// next, as the suite pretends it to be (SetSynthesisHead): a store's
+// adapter returns it for the JobInserter's method of that name.
+func (r *Recorder) SynthesisHead() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.head
+}
+
+// SetSynthesisHead sets what SynthesisHead returns.
+func (r *Recorder) SetSynthesisHead(round int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.head = round
 }
 
 // DeletedMedia returns the key lists of the recorded media removal jobs,
@@ -266,6 +300,7 @@ func Run(t *testing.T, newStore NewStoreFunc) {
 		{"SignIn", signInTests},
 		{"Search", searchTests},
 		{"Regenerate", regenerateTests},
+		{"Quota", quotaTests},
 		{"User", userTests},
 		{"Session", sessionTests},
 		{"Time", timeTests},

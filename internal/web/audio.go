@@ -59,11 +59,15 @@ func (s *Server) createAudio(w http.ResponseWriter, r *http.Request, q *request)
 		ProjectID: p.ID, Title: f.Title, Body: f.Body, Author: f.Author,
 		ArticleURL: f.ArticleURL, ExternalID: f.ExternalID,
 	}
-	created, err := s.store.CreateAudio(r.Context(), a)
+	err = narrator.CheckDuration(speak.Estimate(a.Title, a.Author, a.Body), s.maxAudio)
+	created := false
+	if err == nil {
+		created, err = s.store.CreateAudio(r.Context(), a)
+	}
 	if err != nil {
-		if code := narrator.ErrorCode(err); code == narrator.EINVALID || code == narrator.ECONFLICT {
+		if status, ok := formStatus(err); ok {
 			d := audioFormData{Project: p, Form: f, Error: formError(err, audioLabels)}
-			return s.render(w, r, http.StatusBadRequest, "audio_form", userPage(q, "New audio", "projects", d))
+			return s.render(w, r, status, "audio_form", userPage(q, "New audio", "projects", d))
 		}
 		return err
 	}
@@ -327,9 +331,13 @@ func (s *Server) updateAudio(w http.ResponseWriter, r *http.Request, q *request)
 	}
 	f := readAudioForm(r)
 	fail := func(err error) error {
+		status, _ := formStatus(err)
 		f.Metadata = withBlankRows(f.Metadata)
 		d := audioFormData{Project: p, Audio: a, Form: f, Error: formError(err, audioLabels)}
-		return s.render(w, r, http.StatusBadRequest, "audio_form", userPage(q, "Edit audio", "projects", d))
+		return s.render(w, r, status, "audio_form", userPage(q, "Edit audio", "projects", d))
+	}
+	if err := narrator.CheckDuration(speak.Estimate(f.Title, f.Author, f.Body), s.maxAudio); err != nil {
+		return fail(err)
 	}
 	u := narrator.AudioUpdate{
 		Title: &f.Title, Body: &f.Body, Author: &f.Author, ArticleURL: &f.ArticleURL,
@@ -346,7 +354,7 @@ func (s *Server) updateAudio(w http.ResponseWriter, r *http.Request, q *request)
 	}
 	got, err := s.store.UpdateAudio(r.Context(), p.ID, fmt.Sprint(a.ID), u)
 	if err != nil {
-		if code := narrator.ErrorCode(err); code == narrator.EINVALID || code == narrator.ECONFLICT {
+		if _, ok := formStatus(err); ok {
 			return fail(err)
 		}
 		return err

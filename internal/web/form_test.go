@@ -353,3 +353,35 @@ func TestPageDetails(t *testing.T) {
 		t.Error("10.55 s is not shown as 0:10")
 	}
 }
+
+// TestFormRefusesTooLong: an article whose audio would pass the duration
+// cap is refused on the form, on create and on edit, and nothing changes.
+func TestFormRefusesTooLong(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	c := b.browser(t)
+	tok := c.mustSignIn("ed@acme.test")
+	base := fmt.Sprintf("/projects/%d", b.project.ID)
+	mine := &narrator.Audio{ProjectID: b.project.ID, Body: "Mine.", ExternalID: "mine"}
+	if _, err := b.store.CreateAudio(t.Context(), mine); err != nil {
+		t.Fatal(err)
+	}
+	long := "<speak>" + strings.Repeat(`a<break time="10s"/>`, 4_900) + "</speak>"
+	for _, path := range []string{base + "/audios", fmt.Sprintf("%s/audios/%d", base, mine.ID)} {
+		res := c.post(path, url.Values{"csrf_token": {tok}, "body": {long}, "external_id": {"long"}})
+		wantStatus(t, res, http.StatusBadRequest)
+		if msg := alertOf(res.body); !strings.Contains(msg, "Text would make") || !strings.Contains(msg, "at most 3 h") {
+			t.Errorf("%s: alert %q", path, msg)
+		}
+	}
+	got, err := b.store.FindAudio(t.Context(), b.project.ID, "mine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Body != "Mine." {
+		t.Errorf("refused edit stored body %.40q", got.Body)
+	}
+	if _, err := b.store.FindAudio(t.Context(), b.project.ID, "long"); narrator.ErrorCode(err) != narrator.ENOTFOUND {
+		t.Errorf("refused create stored: %v", err)
+	}
+}

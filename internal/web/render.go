@@ -127,6 +127,8 @@ var errorPages = map[string]struct {
 	narrator.ETOOLARGE:    {http.StatusRequestEntityTooLarge, "Too large", ""},
 	narrator.ENOTFOUND:    {http.StatusNotFound, "Not found", "This page does not exist, or it belongs to another account."},
 	narrator.ECONFLICT:    {http.StatusConflict, "Conflict", ""},
+	narrator.EQUEUEFULL:   {http.StatusTooManyRequests, "Too many audios waiting", ""},
+	narrator.EQUOTA:       {http.StatusForbidden, "Storage quota full", ""},
 	narrator.EUNAVAILABLE: {http.StatusServiceUnavailable, "Not ready yet", ""},
 	errCSRF: {http.StatusForbidden, "Request refused",
 		"This form's security token is missing or out of date, so it was not accepted. Go back, reload the page and try again."},
@@ -212,6 +214,19 @@ func formError(err error, labels []fieldLabel) string {
 		break
 	}
 	return sentence(msg)
+}
+
+// formStatus returns the status of a form shown again with err's message,
+// and whether err is one to show on the form (a mistake in it, or an
+// account limit) rather than on an error page.
+func formStatus(err error) (int, bool) {
+	switch code := narrator.ErrorCode(err); code {
+	case narrator.EINVALID, narrator.ECONFLICT:
+		return http.StatusBadRequest, true
+	case narrator.EQUEUEFULL, narrator.EQUOTA:
+		return errorPages[code].status, true
+	}
+	return 0, false
 }
 
 // sentence capitalises a message and ends it with a full stop.

@@ -136,6 +136,10 @@ type Deps struct {
 	// PreviewTimeout bounds the wait for a preview a worker is making;
 	// 30 seconds when zero.
 	PreviewTimeout time.Duration
+	// MaxAudioDuration caps an audio's length: a form whose article is
+	// estimated longer (speak.Estimate) is refused.
+	// narrator.MaxAudioDuration when zero.
+	MaxAudioDuration time.Duration
 	// SecureCookies marks every cookie Secure, as when the public URL is
 	// https behind a TLS-terminating proxy. Cookies of requests that came
 	// over TLS are Secure anyway.
@@ -212,6 +216,7 @@ type Server struct {
 	mux            *http.ServeMux
 	dummyOnce      sync.Once
 	dummyHash      []byte
+	maxAudio       time.Duration
 }
 
 // New parses the embedded templates and returns the dashboard handler.
@@ -241,6 +246,7 @@ func New(d Deps) (*Server, error) {
 		rules:          d.RuleCache,
 		pages:          pg,
 		mux:            http.NewServeMux(),
+		maxAudio:       d.MaxAudioDuration,
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)

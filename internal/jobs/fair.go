@@ -1,0 +1,98 @@
+package jobs
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+)
+
+// Fair scheduling between accounts. River takes the available jobs of a
+// queue in order of priority, scheduled_at and id. A new synthesis job
+// waits at priorityNew, its scheduled_at its fair round
+// (narrator.FairRound): 2000-01-01 plus one millisecond a round, so River's
+// own fetch, on every node and on either database, takes accounts in turn.
+// The rounds lie long in the past, so a job is due at once.
+//
+// A job that has started once is moved to priorityStarted as it starts
+// (SynthesizeWorker). Whatever River then does with it, a retry after a
+// failure, a snooze, a rescue from a dead node, sets its scheduled_at to
+// a real time, after every round; at the higher priority it still runs as
+// soon as it is due, before new jobs, instead of waiting for the rounds to
+// run out, which under a steady stream of creates they never would.
+
+// The priorities of synthesis jobs.
+const (
+	priorityStarted = 1 // started before: runs when due, before new jobs
+	priorityNew     = 2 // never started: in its fair round
+)
+
+// fairEpochUnix is round 0, 2000-01-01 UTC, in Unix seconds. A
+// millisecond a round, the rounds reach the present after some 8×10^11
+// jobs.
+const fairEpochUnix = 946_684_800
+
+// roundTime is the scheduled_at of a job of the given round. River's SQLite
+// driver keeps times to the millisecond.
+func roundTime(round int64) time.Time {
+	return time.Unix(fairEpochUnix, 0).UTC().Add(time.Duration(round) * time.Millisecond)
+}
+
+// timeRound is the round of a job scheduled at t: the inverse of
+// roundTime, and a real time's place among the rounds.
+func timeRound(t time.Time) int64 {
+	return max(t.Sub(time.Unix(fairEpochUnix, 0)).Milliseconds(), 0)
+}
+
+// Hooks implements river.JobArgsWithHooks: a synthesis job inserted with
+// its round as scheduled_at is available at once. River inserts any job
+// given a ScheduledAt as scheduled, which its scheduler would make
+// available only seconds later; fetching already skips jobs not yet due.
+func (SynthesizeArgs) Hooks() []rivertype.Hook {
+	return []rivertype.Hook{river.HookInsertBeginFunc(availableAtOnce)}
+}
+
+func availableAtOnce(_ context.Context, p *rivertype.JobInsertParams) error {
+	if p.State == rivertype.JobStateScheduled {
+		p.State = rivertype.JobStateAvailable
+	}
+	return nil
+}
+
+// synthesisHeadSQL is the scheduled_at of the new synthesis job River
+// would fetch next: its fetch order, on its fetch index. It reads the same
+// on SQLite and PostgreSQL.
+const synthesisHeadSQL = `
+SELECT scheduled_at FROM river_job
+WHERE state = 'available' AND queue = $1 AND priority = $2
+ORDER BY scheduled_at, id
+LIMIT 1`
+
+// SynthesisHead returns, as seen in tx, the fair round of the synthesis job
+// a worker would take next (narrator.FairRound), or 0 when none waits.
+func (q *Queue[TTx]) SynthesisHead(ctx context.Context, tx TTx) (int64, error) {
+	var at time.Time
+	err := q.driver.UnwrapExecutor(tx).QueryRow(ctx, synthesisHeadSQL, queueSynthesize, priorityNew).Scan(&at)
+	switch {
+	case errors.Is(err, sql.ErrNoRows), errors.Is(err, pgx.ErrNoRows):
+		return 0, nil
+	case err != nil:
+		return 0, fmt.Errorf("head of the synthesis queue: %w", err)
+	}
+	return timeRound(at), nil
+}
+
+const promoteSQL = `UPDATE river_job SET priority = $1 WHERE id = $2`
+
+// promote moves a synthesis job that starts to priorityStarted.
+func (q *Queue[TTx]) promote(ctx context.Context, jobID int64) error {
+	if err := q.exec.Exec(ctx, promoteSQL, priorityStarted, jobID); err != nil {
+		return fmt.Errorf("promote job %d: %w", jobID, err)
+	}
+	return nil
+}
