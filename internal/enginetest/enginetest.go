@@ -549,10 +549,12 @@ func (s *suite) testCancelHung(t *testing.T) {
 func (s *suite) testHungReplaced(t *testing.T) {
 	pidFile := hangFile(t)
 	// The limit leaves a loaded machine time to start the hung child and
-	// let it write its PID before the kill; the bound below only tells a
-	// kill at the limit from none at all (the child sleeps 1000 s).
+	// let it write its PID before the kill, and the fresh process time to
+	// start (festival loads its voice within the retry's limit); the bound
+	// below only tells a kill at the limit from none at all (the child
+	// sleeps 1000 s).
 	counts := &Counts{}
-	e := s.newEngine(t, Options{Procs: 1, Fault: HangOnce, PIDFile: pidFile, UnitTimeout: 2 * time.Second, Metrics: counts})
+	e := s.newEngine(t, Options{Procs: 1, Fault: HangOnce, PIDFile: pidFile, UnitTimeout: 5 * time.Second, Metrics: counts})
 	start := time.Now()
 	s.mustSpeak(t, e, s.voice, "Still here.", 1, 0.4, 3)
 	counts.check(t, 1, 1)
