@@ -140,9 +140,9 @@ func Parse(body string) Document {
 	case FormatHTML:
 		blocks = parseHTML(body)
 	case FormatMarkdown:
-		blocks = parseMarkdown(body, true)
+		blocks = parseMarkdown(body)
 	default:
-		blocks = parseMarkdown(body, false)
+		blocks = parsePlain(body)
 	}
 	return Document{Format: f, Blocks: clean(blocks)}
 }

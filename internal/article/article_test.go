@@ -140,6 +140,22 @@ func TestParseSSMLSpans(t *testing.T) {
 	}
 }
 
+// TestNestedRateBounded checks that nested prosody rates, which multiply,
+// stay within the bounds of one rate: 64 nested "fast" once made 1.6
+// million.
+func TestNestedRateBounded(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		rate string
+		want float64
+	}{{"x-fast", 4}, {"x-slow", 0.25}} {
+		d := Parse("<speak>" + stringsRepeat(`<prosody rate="`+tc.rate+`">`, 10) + "x</speak>")
+		if len(d.Blocks) != 1 || len(d.Blocks[0].Spans) != 1 || d.Blocks[0].Spans[0].Rate != tc.want {
+			t.Errorf("10 nested %s: got %+v, want one span at rate %v", tc.rate, d.Blocks, tc.want)
+		}
+	}
+}
+
 func TestParseRate(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
