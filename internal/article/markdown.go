@@ -3,6 +3,8 @@ package article
 import (
 	"bytes"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -28,15 +30,13 @@ import (
 //   - each table row is one block, its cells separated by commas.
 //
 // The lines of a paragraph are joined as in plain text (splitLines), and
-// a short first paragraph becomes the title (titleFirst).
-//
-// goldmark takes time quadratic in the number of block containers opened on
-// one line ("- - - - x", "> > > x"), so boundNesting first caps them.
+// a short first paragraph becomes the title (titleFirst). Input that would
+// cost goldmark more than linear time is first reshaped (boundLines).
 func parseMarkdown(body string) []Block {
-	src := boundNesting([]byte(body))
+	src, joins := boundLines([]byte(body))
 	md := goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough))
 	doc := md.Parser().Parse(text.NewReader(src))
-	p := mdParser{src: src}
+	p := mdParser{src: src, joins: joins}
 	p.block(doc, mdCtx{})
 	return titleFirst(p.blocks)
 }
@@ -44,6 +44,7 @@ func parseMarkdown(body string) []Block {
 // mdParser accumulates blocks while walking a goldmark syntax tree.
 type mdParser struct {
 	src    []byte
+	joins  map[int]bool // line breaks that boundLines inserted
 	blocks []Block
 	// lines holds the finished lines of the block being read, line the
 	// current one.
@@ -117,6 +118,15 @@ func (p *mdParser) inlineBlock(n ast.Node, k Kind, level int, join bool) {
 	}
 }
 
+// inserted reports whether the line break after src[:stop] and any
+// white space is one that boundLines inserted.
+func (p *mdParser) inserted(stop int) bool {
+	for stop < len(p.src) && (p.src[stop] == ' ' || p.src[stop] == '\t' || p.src[stop] == '\\') {
+		stop++
+	}
+	return p.joins[stop]
+}
+
 // newline ends the current line.
 func (p *mdParser) newline() {
 	p.lines = append(p.lines, p.line.String())
@@ -142,7 +152,11 @@ func (p *mdParser) inline(n ast.Node) {
 		case *ast.Text:
 			p.write(ch.Segment.Value(p.src), ch.IsRaw())
 			if ch.SoftLineBreak() || ch.HardLineBreak() {
-				p.newline()
+				if p.inserted(ch.Segment.Stop) {
+					p.line.WriteByte(' ')
+				} else {
+					p.newline()
+				}
 			}
 		case *ast.String:
 			p.write(ch.Value, ch.IsRaw() || ch.IsCode())
@@ -242,45 +256,114 @@ func (p *mdParser) tableRow(n ast.Node, c mdCtx) {
 	}
 }
 
-// maxLineContainers is the most list items and block quotes one line may
-// open. Deeper nesting on one line is read as text.
-const maxLineContainers = 16
+// goldmark's work grows faster than the input in three ways, so
+// boundLines reshapes what would trigger them before parsing:
+//   - the block containers one line opens ("- - - - x", "> > > x") cost
+//     time quadratic in their number: a line keeps maxLineContainers;
+//   - inline parsing rescans the rest of a line at every "](" or "](<":
+//     lines are wrapped at maxLineBytes, and the wrap is read as a space;
+//   - a table makes every row as wide as its header: a line with more
+//     than maxTableColumns pipes has them escaped, so it is text;
+//   - link reference definitions are looked for in time quadratic in the
+//     lines of a paragraph: a blank line is added after maxParagraphLines
+//     lines without one.
+//
+// Nesting built over several lines needs indentation or a marker per level
+// on every line, so its cost grows with the length of those lines and
+// stays linear. Text within these bounds is parsed unchanged.
+const (
+	maxLineContainers = 16
+	maxLineBytes      = 1000
+	maxTableColumns   = 64
+	maxParagraphLines = 500
+)
 
-// boundNesting drops the block-container markers ('>', list bullets and
-// ordered-list numbers) that a line opens beyond maxLineContainers, keeping
-// the line's text. Nesting built over several lines needs indentation or a
-// marker per level on every line, so the work it costs grows with the
-// length of those lines and stays linear.
-func boundNesting(src []byte) []byte {
-	var out []byte // nil until a line changes
-	start := 0
-	for start <= len(src) {
+// boundLines returns src reshaped as the constants above say, and the
+// offsets of the line breaks it inserted.
+func boundLines(src []byte) ([]byte, map[int]bool) {
+	var (
+		out   []byte // nil while src is unchanged
+		joins map[int]bool
+		run   int // lines since the last blank one
+	)
+	// emit adds line (which starts at src[from]) and the line break after
+	// it, if any: joined marks one that boundLines inserted.
+	emit := func(from int, line []byte, brk, joined bool) {
+		orig := line
+		if keep, cut := excessMarkers(line); cut > keep {
+			line = append(append(append([]byte(nil), line[:keep]...), ' '), line[cut:]...)
+		}
+		if bytes.Count(line, []byte("|")) > maxTableColumns {
+			line = bytes.ReplaceAll(line, []byte("|"), []byte(`\|`))
+		}
+		run++
+		if len(bytes.TrimSpace(line)) == 0 {
+			run = 0
+		}
+		blank := brk && run == maxParagraphLines
+		if out == nil && (joined || blank || len(line) != len(orig) || !bytes.Equal(line, orig)) {
+			out = append(make([]byte, 0, len(src)+len(line)), src[:from]...)
+		}
+		if out == nil {
+			return
+		}
+		out = append(out, line...)
+		if brk {
+			if joined {
+				if joins == nil {
+					joins = map[int]bool{}
+				}
+				joins[len(out)] = true
+			}
+			out = append(out, '\n')
+			if blank {
+				out = append(out, '\n')
+				run = 0
+			}
+		}
+	}
+	for start := 0; start <= len(src); {
 		end := bytes.IndexByte(src[start:], '\n')
 		if end < 0 {
 			end = len(src)
 		} else {
 			end += start
 		}
-		line := src[start:end]
-		if keep, cut := excessMarkers(line); cut > keep {
-			if out == nil {
-				out = append(make([]byte, 0, len(src)), src[:start]...)
+		from := start
+		for end-from > maxLineBytes {
+			cut := wrapAt(src[from : from+maxLineBytes+1])
+			emit(from, src[from:from+cut], true, true)
+			from += cut
+			if src[from] == ' ' {
+				from++ // the space the wrap replaces
 			}
-			out = append(out, line[:keep]...)
-			out = append(out, ' ')
-			out = append(out, line[cut:]...)
-		} else if out != nil {
-			out = append(out, line...)
 		}
-		if end < len(src) && out != nil {
-			out = append(out, '\n')
-		}
+		emit(from, src[from:end], end < len(src), false)
 		start = end + 1
 	}
 	if out == nil {
-		return src
+		return src, nil
 	}
-	return out
+	return out, joins
+}
+
+// wrapAt returns where to wrap a line whose first len(b)-1 bytes must go on
+// one line: before the last space that is followed by a letter in the
+// second half of b, so that the next line starts as text does, or else at
+// the last rune boundary.
+func wrapAt(b []byte) int {
+	for i := len(b) - 2; i > len(b)/2; i-- {
+		if b[i] == ' ' {
+			if r, _ := utf8.DecodeRune(b[i+1:]); unicode.IsLetter(r) {
+				return i
+			}
+		}
+	}
+	i := len(b) - 1
+	for i > 1 && !utf8.RuneStart(b[i]) {
+		i--
+	}
+	return i
 }
 
 // excessMarkers scans the container markers at the start of line. When it
