@@ -5,6 +5,8 @@
 // Parse never fails: invalid markup degrades to text. The formats are
 // detected from the body itself (see Detect):
 //   - SSML, when the body starts with <speak> (optionally after an XML declaration);
+//   - Markdown, when its first line is a Markdown heading, list item,
+//     quote or code fence, whatever HTML it holds;
 //   - HTML, when it contains a known HTML tag or a comment;
 //   - Markdown, when it uses Markdown block or inline syntax;
 //   - plain text otherwise.

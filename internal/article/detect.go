@@ -13,8 +13,14 @@ var reHTMLTag = regexp.MustCompile(`(?i)<!--|<!doctype|</?(?:a|abbr|address|arti
 // emphasis, links and code.
 var reMarkdown = regexp.MustCompile("(?m)^(?:#{1,6}\\s|\\s{0,3}[-*+]\\s|\\s{0,3}\\d{1,3}[.)]\\s|\\s{0,3}>|```|~~~)|\\*\\*\\S|__\\S|\\]\\(|`[^`\n]+`")
 
+// reMarkdownStart matches a body whose first line is a Markdown heading,
+// list item, block quote or code fence.
+var reMarkdownStart = regexp.MustCompile("^(?:#{1,6}[ \t]|[-*+][ \t]|\\d{1,3}[.)][ \t]|>|```|~~~)")
+
 // Detect returns the format of an article body. SSML starts with <speak>
-// (after optional white space, byte-order mark and XML declaration); HTML
+// (after optional white space, byte-order mark and XML declaration); a body
+// whose first line is Markdown block syntax (a heading, list item, quote or
+// fence) is Markdown, whatever HTML it holds, as Markdown allows HTML; HTML
 // contains a known HTML tag; Markdown uses Markdown syntax; anything else
 // is plain text.
 func Detect(body string) Format {
@@ -26,6 +32,9 @@ func Detect(body string) Format {
 	}
 	if len(s) >= 6 && strings.EqualFold(s[:6], "<speak") && (len(s) == 6 || strings.ContainsRune(" \t\r\n>/", rune(s[6]))) {
 		return FormatSSML
+	}
+	if reMarkdownStart.MatchString(s) {
+		return FormatMarkdown
 	}
 	if reHTMLTag.MatchString(body) {
 		return FormatHTML

@@ -29,6 +29,10 @@ func TestParseMarkdown(t *testing.T) {
 				{ListItem, 0, "", "in a list"}}},
 		{"inline-html", "# T\n\nPress <kbd>Ctrl</kbd>, <ruby>kan<rt>ka</rt></ruby> <textarea>not read</textarea> done.\\\nNext line.\n",
 			[]blockSummary{h, {Paragraph, 0, "", "Press Ctrl, kan done. Next line."}}},
+		{"common-html", "# T\n\nA <b>bold</b> <script>alert(1)</script>word<br>and <img src=x alt=pic> more.\n\n" +
+			"<div data-voice=\"Ann\">\n<p>Hello &amp; bye.</p>\n</div>\n\n<script>\nx()\n</script>\n\n**End**.\n",
+			[]blockSummary{h, {Paragraph, 0, "", "A bold word and more."}, {Paragraph, 0, "Ann", "Hello & bye."},
+				{Paragraph, 0, "", "End."}}},
 		{"quotes", "# T\n\n> quote\n> - list in quote\n>\n> > nested quote\n",
 			[]blockSummary{h, {Quote, 0, "", "quote"}, {Quote, 0, "", "list in quote"}, {Quote, 0, "", "nested quote"}}},
 		{"table", "# T\n\n| a | b |\n|---|:-:|\n| 1 | *2* |\n| | 3 |\n",
