@@ -9,6 +9,11 @@ import (
 // HTML comment. Text such as "a < b" or "<3" is not HTML.
 var reHTMLTag = regexp.MustCompile(`(?i)<!--|<!doctype|</?(?:a|abbr|address|article|aside|audio|b|blockquote|body|br|caption|cite|code|dd|del|div|dl|dt|em|figcaption|figure|footer|form|h[1-6]|head|header|hr|html|i|iframe|img|ins|li|main|mark|nav|noscript|ol|p|picture|pre|q|s|script|section|small|source|span|strong|style|sub|sup|svg|table|tbody|td|th|thead|time|tr|u|ul|video)(?:\s[^<>]*)?/?>`)
 
+// HasHTML reports whether s contains the start or end tag of a common HTML
+// element, or an HTML comment: what makes Detect call a body HTML unless
+// it starts as Markdown.
+func HasHTML(s string) bool { return reHTMLTag.MatchString(s) }
+
 // reMarkdown matches Markdown syntax: block markers at a line start, or
 // emphasis, links and code.
 var reMarkdown = regexp.MustCompile("(?m)^(?:#{1,6}\\s|\\s{0,3}[-*+]\\s|\\s{0,3}\\d{1,3}[.)]\\s|\\s{0,3}>|```|~~~)|\\*\\*\\S|__\\S|\\]\\(|`[^`\n]+`")
@@ -36,7 +41,7 @@ func Detect(body string) Format {
 	if reMarkdownStart.MatchString(s) {
 		return FormatMarkdown
 	}
-	if reHTMLTag.MatchString(body) {
+	if HasHTML(body) {
 		return FormatHTML
 	}
 	if reMarkdown.MatchString(body) {
