@@ -5,6 +5,8 @@
 // Parse never fails: invalid markup degrades to text. The formats are
 // detected from the body itself (see Detect):
 //   - SSML, when the body starts with <speak> (optionally after an XML declaration);
+//   - Markdown, when its first line is a Markdown heading, list item,
+//     quote or code fence, whatever HTML it holds;
 //   - HTML, when it contains a known HTML tag or a comment;
 //   - Markdown, when it uses Markdown block or inline syntax;
 //   - plain text otherwise.
@@ -140,9 +142,9 @@ func Parse(body string) Document {
 	case FormatHTML:
 		blocks = parseHTML(body)
 	case FormatMarkdown:
-		blocks = parseMarkdown(body, true)
+		blocks = parseMarkdown(body)
 	default:
-		blocks = parseMarkdown(body, false)
+		blocks = parsePlain(body)
 	}
 	return Document{Format: f, Blocks: clean(blocks)}
 }

@@ -33,6 +33,10 @@ func TestDetect(t *testing.T) {
 		{"html-comment", "Hi <!-- x -->", FormatHTML},
 		{"markdown-heading", "# Title\n\nText", FormatMarkdown},
 		{"markdown-link", "See [this](http://x).", FormatMarkdown},
+		{"markdown-with-html", "# Title\n\nText<br>and <b>bold</b>.\n\n<div>x</div>", FormatMarkdown},
+		{"markdown-list-with-html", "\n- item <img src=x>\n", FormatMarkdown},
+		{"html-with-markdown-later", "<p>Hi</p>\n# not a heading", FormatHTML},
+		{"html-hash-text", "#hashtag <b>x</b>", FormatHTML},
 		{"plain", "Just text.\n\nMore text, 3 < 4.", FormatPlain},
 		{"plain-angle", "I <3 it and a<b.", FormatPlain},
 		{"speaker-is-not-speak", "<speaker>x", FormatPlain},
@@ -136,6 +140,22 @@ func TestParseSSMLSpans(t *testing.T) {
 	for i := range want {
 		if got[i] != want[i] {
 			t.Errorf("span %d: got %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}
+
+// TestNestedRateBounded checks that nested prosody rates, which multiply,
+// stay within the bounds of one rate: 64 nested "fast" once made 1.6
+// million.
+func TestNestedRateBounded(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		rate string
+		want float64
+	}{{"x-fast", 4}, {"x-slow", 0.25}} {
+		d := Parse("<speak>" + stringsRepeat(`<prosody rate="`+tc.rate+`">`, 10) + "x</speak>")
+		if len(d.Blocks) != 1 || len(d.Blocks[0].Spans) != 1 || d.Blocks[0].Spans[0].Rate != tc.want {
+			t.Errorf("10 nested %s: got %+v, want one span at rate %v", tc.rate, d.Blocks, tc.want)
 		}
 	}
 }

@@ -86,7 +86,7 @@ func stripTags(body string) []Block {
 		case html.StartTagToken:
 			name, _ := z.TagName()
 			a := atom.Lookup(name)
-			if skipHTML[a] && a != atom.Img && a != atom.Input && a != atom.Meta && a != atom.Link && a != atom.Source && a != atom.Area && a != atom.Track && a != atom.Embed {
+			if skipHTML[a] && !voidElement(a) {
 				skip++
 			} else if _, ok := leafBlocks[a]; ok || containers[a] || a == atom.Br {
 				p.flush()
@@ -101,6 +101,16 @@ func stripTags(body string) []Block {
 			}
 		}
 	}
+}
+
+// voidElement reports whether an element that is not read has no end
+// tag, so that its start tag does not open anything to skip.
+func voidElement(a atom.Atom) bool {
+	switch a {
+	case atom.Img, atom.Input, atom.Meta, atom.Link, atom.Source, atom.Area, atom.Track, atom.Embed:
+		return true
+	}
+	return false
 }
 
 // flush closes the current block.

@@ -147,7 +147,8 @@ func parseSSML(body string) []Block {
 				}
 			case "prosody":
 				if r, ok := parseRate(attrs["rate"]); ok {
-					f.rate = r * top().rate
+					// Nested rates multiply, within parseRate's bounds.
+					f.rate = clampRate(r * top().rate)
 				}
 			case "audio", "desc", "metadata", "lexicon", "script", "style":
 				f.skip = true
@@ -255,5 +256,8 @@ func parseRate(v string) (float64, bool) {
 	if r != r { // NaN
 		return 0, false
 	}
-	return max(0.25, min(r, 4)), true
+	return clampRate(r), true
 }
+
+// clampRate bounds a speaking-rate factor to [0.25, 4].
+func clampRate(r float64) float64 { return max(0.25, min(r, 4)) }

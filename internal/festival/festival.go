@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -493,8 +494,8 @@ func parseWords(lines []string, length float64) []narrator.TranscriptWord {
 		}
 		start, err1 := strconv.ParseFloat(f[0], 64)
 		end, err2 := strconv.ParseFloat(f[1], 64)
-		if err1 != nil || err2 != nil {
-			continue
+		if err1 != nil || err2 != nil || math.IsNaN(start) || math.IsNaN(end) {
+			continue // NaN would pass through min and max
 		}
 		start = min(max(start, prev), length)
 		end = min(max(end, start), length)

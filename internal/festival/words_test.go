@@ -1,6 +1,7 @@
 package festival
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -29,4 +30,26 @@ func TestParseWords(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
+}
+
+// FuzzParseWords reads any festival output as word lines. Whatever it
+// prints, the spans stay within the audio, in order and apart, and every
+// word has text.
+func FuzzParseWords(f *testing.F) {
+	f.Add(wordPrefix+"0.175 0.265 It\n"+wordPrefix+"0.5 9 back\nstray", 2.0)
+	f.Add(wordPrefix+"NaN 1 x\n"+wordPrefix+"0 +Inf y\n"+wordPrefix+"-1 -0.5 z", 1.5)
+	f.Add(wordPrefix+"1e308 1e309 big", 0.0)
+	f.Fuzz(func(t *testing.T, out string, length float64) {
+		if length < 0 || length != length || length > 1e6 {
+			return // the length comes from the decoded audio
+		}
+		words := parseWords(strings.Split(out, "\n"), length)
+		prev := 0.0
+		for _, w := range words {
+			if !(w.Start >= prev && w.End >= w.Start && w.End <= length) || strings.TrimSpace(w.Text) == "" {
+				t.Fatalf("word %+v after %v in audio of %v s", w, prev, length)
+			}
+			prev = w.End
+		}
+	})
 }

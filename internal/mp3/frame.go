@@ -221,9 +221,11 @@ func (w *FrameWriter) junk(n int) {
 func (w *FrameWriter) parse(final bool) error {
 	for {
 		if w.skip > 0 {
+			// Tag bytes count as skipped as they arrive, so that a tag
+			// cut short counts only the bytes there are.
 			n := int(min(w.skip, int64(len(w.buf))))
 			w.skip -= int64(n)
-			w.consume(n)
+			w.junk(n)
 			if w.skip > 0 {
 				return nil
 			}
@@ -233,7 +235,6 @@ func (w *FrameWriter) parse(final bool) error {
 		}
 		if len(w.buf) >= 10 && bytes.HasPrefix(w.buf, []byte("ID3")) {
 			if size, ok := id3Size(w.buf[:10]); ok {
-				w.info.Skipped += size
 				w.skip = size
 				continue
 			}

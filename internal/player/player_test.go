@@ -26,7 +26,7 @@ type testBundle struct {
 	now     time.Time
 }
 
-func setup(t *testing.T) *testBundle {
+func setup(t testing.TB) *testBundle {
 	t.Helper()
 	ctx := t.Context()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "test.db"), sqlite.Options{
@@ -58,7 +58,7 @@ func setup(t *testing.T) *testBundle {
 	return b
 }
 
-func (b *testBundle) newProject(t *testing.T) *narrator.Project {
+func (b *testBundle) newProject(t testing.TB) *narrator.Project {
 	t.Helper()
 	acct := &narrator.Account{Name: "Acme"}
 	if err := b.store.CreateAccount(t.Context(), acct); err != nil {
@@ -73,7 +73,7 @@ func (b *testBundle) newProject(t *testing.T) *narrator.Project {
 }
 
 // audio creates an audio of the bundle's project.
-func (b *testBundle) audio(t *testing.T, externalID, articleURL string) *narrator.Audio {
+func (b *testBundle) audio(t testing.TB, externalID, articleURL string) *narrator.Audio {
 	t.Helper()
 	a := &narrator.Audio{ProjectID: b.project.ID, ExternalID: externalID, Title: "Council approves <library>",
 		Body: "The council voted.", ArticleURL: articleURL}
@@ -84,7 +84,7 @@ func (b *testBundle) audio(t *testing.T, externalID, articleURL string) *narrato
 }
 
 // publish makes an audio processed with media under token.
-func (b *testBundle) publish(t *testing.T, a *narrator.Audio, token string) {
+func (b *testBundle) publish(t testing.TB, a *narrator.Audio, token string) {
 	t.Helper()
 	keys := map[string]string{
 		narrator.ContentTypeMP3:  fmt.Sprintf("%d/%s/audio.mp3", a.ID, token),

@@ -130,7 +130,7 @@ func Script(language, title, author, body string, rules *Rules) []Unit {
 
 // plainTitle returns a title or author as plain text.
 func plainTitle(t string) string {
-	if article.Detect(t) == article.FormatHTML || strings.ContainsRune(t, '&') {
+	if article.HasHTML(t) || strings.ContainsRune(t, '&') {
 		var parts []string
 		for _, b := range article.Parse("<p>" + t + "</p>").Blocks {
 			parts = append(parts, b.Text())

@@ -40,6 +40,12 @@ func TestScript(t *testing.T) {
 					}
 				}
 			}},
+		{name: "title-markdown-and-html", lang: "en_US", title: "- <b>Big</b> news", body: "# Heading <i>here</i>\n\nText <b>bold</b>.",
+			check: func(t *testing.T, u []Unit) {
+				if got := strings.Join(texts(u), " | "); got != "Big news. | Heading here. | Text bold." {
+					t.Errorf("got %q", got)
+				}
+			}},
 		{name: "title-not-read-twice", lang: "en_US", title: "Council approves budget", body: "<h1>Council approves budget</h1><p>Text.</p>",
 			check: func(t *testing.T, u []Unit) {
 				if got := strings.Join(texts(u), " | "); got != "Council approves budget. | Text." {

@@ -107,24 +107,28 @@ var ErrInvalid = errors.New("invalid transcript")
 // maxJSON bounds a transcript document read back: about 40 hours of speech.
 const maxJSON = 64 << 20
 
+// maxSeconds bounds a time read back: far beyond any audio, and small
+// enough that MarshalJSON's rounding to milliseconds stays finite.
+const maxSeconds = 1e9
+
 // ReadJSON reads a JSON document written by MarshalJSON. It checks that
-// every time is a non-negative number of seconds and that no span ends
-// before it starts.
+// every time is a number of seconds from 0 to maxSeconds and that no span
+// ends before it starts.
 func ReadJSON(r io.Reader) (*narrator.Transcript, error) {
 	var d Document
 	dec := json.NewDecoder(io.LimitReader(r, maxJSON))
 	if err := dec.Decode(&d); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
-	if d.Duration < 0 {
-		return nil, fmt.Errorf("%w: negative duration", ErrInvalid)
+	if d.Duration < 0 || d.Duration > maxSeconds {
+		return nil, fmt.Errorf("%w: duration %v is out of range", ErrInvalid, d.Duration)
 	}
 	for i, s := range d.Sentences {
-		if s.Start < 0 || s.End < s.Start {
+		if s.Start < 0 || s.End < s.Start || s.End > maxSeconds {
 			return nil, fmt.Errorf("%w: sentence %d spans %v to %v", ErrInvalid, i, s.Start, s.End)
 		}
 		for j, w := range s.Words {
-			if w.Start < 0 || w.End < w.Start {
+			if w.Start < 0 || w.End < w.Start || w.End > maxSeconds {
 				return nil, fmt.Errorf("%w: word %d of sentence %d spans %v to %v", ErrInvalid, j, i, w.Start, w.End)
 			}
 		}
