@@ -13,9 +13,13 @@ import (
 // neither blank nor tags or comments (which start with "#") are URIs
 // relative to the playlist's folder. A URI that is absolute, or that leads
 // out of that folder, is an error: the segments of a playlist live beside
-// it.
+// it. So is a playlist key that is not clean and relative, whose folder
+// could lie outside the store.
 func SegmentKeys(playlistKey string, playlist []byte) ([]string, error) {
 	dir := path.Dir(playlistKey)
+	if playlistKey != path.Clean(playlistKey) || path.IsAbs(playlistKey) || dir == ".." || strings.HasPrefix(dir, "../") {
+		return nil, fmt.Errorf("playlist key %q is not a clean relative key", playlistKey)
+	}
 	var keys []string
 	sc := bufio.NewScanner(bytes.NewReader(playlist))
 	for sc.Scan() {
