@@ -3,6 +3,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -228,8 +230,20 @@ func TestPodcastFeedInBrowser(t *testing.T) {
 	}
 	browse(t, ctx, "new URL",
 		chromedp.Click(`#feed-rotate-form button`),
-		chromedp.WaitVisible("#feed-url"),
-		chromedp.Value("#feed-url", &rotatedURL),
+		// The old page's field stays until the new page replaces it, and
+		// a script evaluated across that navigation fails: ask again until
+		// the field holds a new URL.
+		chromedp.ActionFunc(func(ctx context.Context) error {
+			for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+				var v string
+				err := chromedp.Evaluate(`(document.getElementById("feed-url") || {}).value || ""`, &v).Do(ctx)
+				if err == nil && v != "" && v != feedURL {
+					rotatedURL = v
+					return nil
+				}
+			}
+			return errors.New("the feed URL did not change")
+		}),
 		chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile),
 		shoot(t, shots, "feed-phone"),
 		chromedp.EmulateViewport(1280, 900),
