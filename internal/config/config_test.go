@@ -58,13 +58,7 @@ func TestServeFlags(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-			fs.SetOutput(io.Discard)
-			finish := config.ServeFlags(fs, func(k string) string { return c.env[k] })
-			if err := fs.Parse(c.args); err != nil {
-				t.Fatal(err)
-			}
-			got, err := finish()
+			got, err := parseServe(t, c.env, c.args...)
 			if c.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
 					t.Fatalf("error %v, want one naming %s", err, c.wantErr)
@@ -137,13 +131,7 @@ func TestBackendDefaults(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-			fs.SetOutput(io.Discard)
-			finish := config.ServeFlags(fs, func(k string) string { return c.env[k] })
-			if err := fs.Parse(c.args); err != nil {
-				t.Fatal(err)
-			}
-			got, err := finish()
+			got, err := parseServe(t, c.env, c.args...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -244,16 +232,7 @@ var serveEnvSamples = map[string]struct{ good, bad string }{
 // error naming the variable; and the flag wins over the variable.
 func TestServeFlagsEnvironment(t *testing.T) {
 	t.Parallel()
-	parse := func(env map[string]string, args ...string) (config.Config, error) {
-		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
-		finish := config.ServeFlags(fs, func(k string) string { return env[k] })
-		if err := fs.Parse(args); err != nil {
-			t.Fatal(err)
-		}
-		return finish()
-	}
-	defaults, err := parse(nil)
+	defaults, err := parseServe(t, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,27 +255,27 @@ func TestServeFlagsEnvironment(t *testing.T) {
 			if !ok {
 				t.Fatalf("--%s has no sample values in serveEnvSamples", f.Name)
 			}
-			byEnv, err := parse(map[string]string{name: sample.good})
+			byEnv, err := parseServe(t, map[string]string{name: sample.good})
 			if err != nil {
 				t.Fatalf("%s=%s: %v", name, sample.good, err)
 			}
 			if reflect.DeepEqual(byEnv, defaults) {
 				t.Errorf("%s=%s left the Config at its defaults", name, sample.good)
 			}
-			byFlag, err := parse(nil, "--"+f.Name, sample.good)
+			byFlag, err := parseServe(t, nil, "--"+f.Name, sample.good)
 			if err != nil {
 				t.Fatalf("--%s %s: %v", f.Name, sample.good, err)
 			}
 			if diff := cmp.Diff(byFlag, byEnv); diff != "" {
 				t.Errorf("%s=%s and --%s %s differ (-flag +env):\n%s", name, sample.good, f.Name, sample.good, diff)
 			}
-			if won, err := parse(map[string]string{name: sample.good}, "--"+f.Name+"="+f.DefValue); err != nil || !reflect.DeepEqual(won, defaults) {
+			if won, err := parseServe(t, map[string]string{name: sample.good}, "--"+f.Name+"="+f.DefValue); err != nil || !reflect.DeepEqual(won, defaults) {
 				t.Errorf("--%s=%s with %s=%s: got %+v, %v; want the flag to win", f.Name, f.DefValue, name, sample.good, won, err)
 			}
 			if sample.bad == "" {
 				return
 			}
-			if _, err := parse(map[string]string{name: sample.bad}); err == nil || !strings.Contains(err.Error(), name) {
+			if _, err := parseServe(t, map[string]string{name: sample.bad}); err == nil || !strings.Contains(err.Error(), name) {
 				t.Errorf("%s=%s: error %v, want one naming %s", name, sample.bad, err, name)
 			}
 		})
@@ -323,18 +302,7 @@ func TestSandboxFlag(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-			fs.SetOutput(io.Discard)
-			finish := config.ServeFlags(fs, func(k string) string {
-				if k == config.EnvSandbox {
-					return c.env
-				}
-				return ""
-			})
-			if err := fs.Parse(c.args); err != nil {
-				t.Fatal(err)
-			}
-			got, err := finish()
+			got, err := parseServe(t, map[string]string{config.EnvSandbox: c.env}, c.args...)
 			if c.wantErr {
 				if err == nil || !strings.Contains(err.Error(), "--sandbox") {
 					t.Fatalf("error %v, want one naming --sandbox", err)
@@ -383,13 +351,7 @@ func TestLimitFlags(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-			fs.SetOutput(io.Discard)
-			finish := config.ServeFlags(fs, func(k string) string { return c.env[k] })
-			if err := fs.Parse(c.args); err != nil {
-				t.Fatal(err)
-			}
-			got, err := finish()
+			got, err := parseServe(t, c.env, c.args...)
 			if c.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
 					t.Fatalf("error %v, want one naming %s", err, c.wantErr)
@@ -404,4 +366,17 @@ func TestLimitFlags(t *testing.T) {
 			}
 		})
 	}
+}
+
+// parseServe parses args as serve's flags with env as the environment and
+// returns the completed Config, or its error.
+func parseServe(t *testing.T, env map[string]string, args ...string) (config.Config, error) {
+	t.Helper()
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	finish := config.ServeFlags(fs, func(k string) string { return env[k] })
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	return finish()
 }
