@@ -9,6 +9,7 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"slices"
 	"time"
 
@@ -33,7 +34,9 @@ func newLogger(w io.Writer, format string) *slog.Logger {
 }
 
 // listenMetrics listens on --metrics-addr, if set, where /metrics is then
-// served alone, so that it can stay off the public address.
+// served, so that it can stay off the public address, beside Go's CPU,
+// heap and goroutine profiles under /debug/pprof/, which only that private
+// address offers.
 func (s *server) listenMetrics() error {
 	if s.cfg.MetricsAddr == "" {
 		return nil
@@ -44,6 +47,9 @@ func (s *server) listenMetrics() error {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", s.metrics.Handler(s.logger))
+	mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
 	s.metricsLn = ln
 	s.metricsHTTP = &http.Server{
 		Handler:           mux,

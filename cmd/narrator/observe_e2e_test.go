@@ -246,4 +246,10 @@ func TestReadiness(t *testing.T) {
 	if f := scrape(t, "http://"+metricsAddr); f["narrator_jobs"] == nil {
 		t.Error("no narrator_jobs on --metrics-addr")
 	}
+	if res, _ := fetch(t, "http://"+metricsAddr+"/debug/pprof/goroutine?debug=1"); res.StatusCode != 200 {
+		t.Errorf("profiles on --metrics-addr: %d, want 200", res.StatusCode)
+	}
+	if res, _ := fetch(t, w.base+"/debug/pprof/goroutine?debug=1"); res.StatusCode != 404 {
+		t.Errorf("profiles on --addr: %d, want 404: they belong on the private address alone", res.StatusCode)
+	}
 }
