@@ -255,16 +255,23 @@ func loadMedia(ctx context.Context, tx *sql.Tx, audios ...*narrator.Audio) error
 // FindAudio returns a live audio of a project by reference: its numeric ID
 // first, then its external ID. It returns ENOTFOUND if neither matches.
 // The audio and its media are read in one statement, a snapshot of their
-// own, so no transaction is needed.
+// own, so no transaction is needed; while the database has not changed
+// since, the read cache answers instead.
 func (s *Store) FindAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error) {
+	k := audioKey{projectID: projectID, ref: ref}
+	a, t := s.cache.audio(k)
+	if a != nil {
+		return a, nil
+	}
 	st, err := s.reads.get(ctx, s.reader)
 	if err != nil {
 		return nil, fmt.Errorf("find audio %q: %w", ref, err)
 	}
-	a, err := resolveAudio(ctx, st.audioByID.QueryContext, st.audioByExternalID.QueryContext, projectID, ref)
+	a, err = resolveAudio(ctx, st.audioByID.QueryContext, st.audioByExternalID.QueryContext, projectID, ref)
 	if err != nil {
 		return nil, fmt.Errorf("find audio %q in project %d: %w", ref, projectID, err)
 	}
+	s.cache.keepAudio(k, t, a)
 	return a, nil
 }
 

@@ -139,17 +139,24 @@ WHERE p.id = ? AND p.account_id = (SELECT account_id FROM api_keys WHERE hash = 
 
 // AuthorizeProject returns the project projectID if the API key with this
 // hash is live and belongs to the project's account, in one statement on
-// the read path. It returns EUNAUTHORIZED if the key is unknown or revoked,
-// and ENOTFOUND if the project does not exist or is another account's. It
-// reads the key on every call, so a revocation takes effect at once on
-// every node.
+// the read path, or from the read cache while the database has not changed
+// since that statement. It returns EUNAUTHORIZED if the key is unknown or
+// revoked, and ENOTFOUND if the project does not exist or is another
+// account's. A revocation, by this process or another, takes effect at
+// once.
 func (s *Store) AuthorizeProject(ctx context.Context, hash []byte, projectID int64) (*narrator.Project, error) {
+	k := projectKey{hash: string(hash), projectID: projectID}
+	cached, t, ok := s.cache.project(k)
+	if ok {
+		return &cached, nil
+	}
 	st, err := s.reads.get(ctx, s.reader)
 	if err != nil {
 		return nil, fmt.Errorf("authorize project %d: %w", projectID, err)
 	}
 	p, err := scanProject(st.authorizeProject.QueryRowContext(ctx, projectID, hash))
 	if err == nil {
+		s.cache.keepProject(k, t, p)
 		return p, nil
 	}
 	if !errors.Is(err, sql.ErrNoRows) {

@@ -77,6 +77,7 @@ type Store struct {
 	limits narrator.Limits
 	reads  stmtCache[readStmts]
 	writes stmtCache[writeStmts]
+	cache  *readCache
 	// creates is the line of CreateAudio calls, committed in groups.
 	creates createQueue
 }
@@ -142,8 +143,14 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		writer.Close()
 		return nil, fmt.Errorf("open sqlite reader %s: %w", path, err)
 	}
+	cache, err := openReadCache(ctx, path, path+"?"+rq.Encode())
+	if err != nil {
+		reader.Close()
+		writer.Close()
+		return nil, fmt.Errorf("open sqlite read cache %s: %w", path, err)
+	}
 	st := &Store{Now: time.Now, path: path, writer: writer, reader: reader, body: opts.EventBody, limits: opts.Limits,
-		reads: stmtCache[readStmts]{prepare: prepareReads}, writes: stmtCache[writeStmts]{prepare: prepareWrites}}
+		reads: stmtCache[readStmts]{prepare: prepareReads}, writes: stmtCache[writeStmts]{prepare: prepareWrites}, cache: cache}
 	if opts.Jobs != nil {
 		if st.jobs, err = opts.Jobs(writer); err != nil {
 			st.Close()
@@ -193,9 +200,9 @@ func (s *Store) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Close closes the prepared statements and both pools.
+// Close closes the prepared statements, the read cache and both pools.
 func (s *Store) Close() error {
-	return errors.Join(s.reads.close(), s.writes.close(), s.reader.Close(), s.writer.Close())
+	return errors.Join(s.reads.close(), s.writes.close(), s.cache.close(), s.reader.Close(), s.writer.Close())
 }
 
 // now returns the clock's time as stored: UTC, in whole microseconds.

@@ -1,0 +1,255 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"unsafe"
+
+	"github.com/narrator/narrator"
+)
+
+// readCache keeps the answers of the API's two hottest reads, a project
+// through an API key and a live audio with its media, for as long as the
+// database has not changed.
+//
+// Whether it changed is read from the WAL index: the header at the start
+// of the database's -shm file, which every connection of every process
+// updates when it commits (iChange counts transactions; mxFrame, the salts
+// and the checksum move with it) and which SQLite's own readers read
+// without a lock, as two copies that must match ("WAL-index format" in
+// SQLite's file format documents). The cache maps that header and compares
+// it before every use: any commit, by this process or another one (a
+// `narrator accounts keys revoke` beside the server, say), empties it, so
+// an answer from it is what the database held when the request asked, and
+// a revoked key is refused at once. The check is a few dozen loads from
+// memory; `PRAGMA data_version`, which asks the same of SQLite, costs as
+// much as the statements it would save (it takes the WAL's locks).
+//
+// The -shm file lives as long as one connection holds the database open:
+// the cache pins a connection of its own for its lifetime, so that the
+// file it maps is never removed or truncated under it.
+type readCache struct {
+	pin  *sql.DB   // the pinned connection's pool
+	conn *sql.Conn // held until close
+	shm  []byte    // the WAL index's first bytes, mapped read-only
+
+	mu       sync.Mutex
+	current  walHeader // the header the entries were read under
+	projects map[projectKey]narrator.Project
+	audios   map[audioKey]*narrator.Audio
+	size     int // bytes of text held by audios, roughly
+}
+
+// walHeader is one copy of the WAL-index header: 48 bytes, in the
+// machine's byte order, compared whole.
+type walHeader [12]uint32
+
+// ticket is what a lookup that missed hands to the keep that follows its
+// read: the header the read was made under, if it could be read whole.
+type ticket struct {
+	header walHeader
+	valid  bool
+}
+
+type projectKey struct {
+	hash      string
+	projectID int64
+}
+
+type audioKey struct {
+	projectID int64
+	ref       string
+}
+
+// Bounds of the cache: past them, answers are read and not kept until the
+// next commit empties it. Audios carry their text, so they are bounded by
+// size too.
+const (
+	readCacheEntries = 4096
+	readCacheBytes   = 16 << 20
+)
+
+// openReadCache pins a connection of its own on the database at dsn,
+// which must be in WAL mode, and maps its WAL index.
+func openReadCache(ctx context.Context, path, dsn string) (_ *readCache, err error) {
+	pin, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			pin.Close()
+		}
+	}()
+	pin.SetMaxOpenConns(1)
+	conn, err := pin.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			conn.Close()
+		}
+	}()
+	// A read makes the connection open the WAL index, creating it if need
+	// be.
+	var mode string
+	if err := conn.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+		return nil, err
+	}
+	if mode != "wal" {
+		return nil, fmt.Errorf("journal mode %q, not wal", mode)
+	}
+	f, err := os.Open(path + "-shm")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if fi.Size() < walIndexHeaderBytes {
+		return nil, fmt.Errorf("%s: %d bytes, too short for a WAL index", f.Name(), fi.Size())
+	}
+	shm, err := syscall.Mmap(int(f.Fd()), 0, walIndexHeaderBytes, syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, fmt.Errorf("map %s: %w", f.Name(), err)
+	}
+	return &readCache{pin: pin, conn: conn, shm: shm}, nil
+}
+
+// walIndexHeaderBytes is the size of the WAL index's two header copies.
+const walIndexHeaderBytes = 96
+
+// header reads the WAL-index header as SQLite's readers do: the first
+// copy, then the second, which a writer updates first; ok is false if they
+// differ, a commit being under way.
+func (c *readCache) header() (h walHeader, ok bool) {
+	var second walHeader
+	for i := range h {
+		h[i] = atomic.LoadUint32((*uint32)(unsafe.Pointer(&c.shm[4*i])))
+	}
+	for i := range second {
+		second[i] = atomic.LoadUint32((*uint32)(unsafe.Pointer(&c.shm[48+4*i])))
+	}
+	return h, h == second
+}
+
+// sync brings the cache up to the database's WAL-index header, emptying it
+// if the header moved, and returns the ticket of a read made now. c.mu
+// must be held. While a commit is under way the ticket is not valid: the
+// caller reads, and keeps nothing. A read that misses the cache is made
+// after sync and kept with its ticket, so that a kept answer is never
+// older than the header it is kept under.
+func (c *readCache) sync() ticket {
+	h, ok := c.header()
+	if !ok {
+		return ticket{}
+	}
+	if h != c.current {
+		c.current = h
+		clear(c.projects)
+		clear(c.audios)
+		c.size = 0
+	}
+	return ticket{header: h, valid: true}
+}
+
+// fresh reports whether a read made with t may still be kept. c.mu must be
+// held.
+func (c *readCache) fresh(t ticket) bool {
+	return t.valid && t.header == c.current
+}
+
+// project returns the project cached for k, if the database has not
+// changed since it was read, and the version a read made now belongs to.
+func (c *readCache) project(k projectKey) (p narrator.Project, t ticket, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if t = c.sync(); !t.valid {
+		return p, t, false
+	}
+	p, ok = c.projects[k]
+	return p, t, ok
+}
+
+// keepProject remembers p, read with t, for k if the database has not
+// changed since.
+func (c *readCache) keepProject(k projectKey, t ticket, p *narrator.Project) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.fresh(t) || len(c.projects) >= readCacheEntries {
+		return
+	}
+	if c.projects == nil {
+		c.projects = make(map[projectKey]narrator.Project)
+	}
+	c.projects[k] = *p
+}
+
+// audio returns a copy of the audio cached for k, if the database has not
+// changed since it was read, and the version a read made now belongs to.
+func (c *readCache) audio(k audioKey) (a *narrator.Audio, t ticket) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if t = c.sync(); !t.valid {
+		return nil, t
+	}
+	if got := c.audios[k]; got != nil {
+		a = cloneAudio(got)
+	}
+	return a, t
+}
+
+// keepAudio remembers a copy of a, read with t, for k if the database has
+// not changed since and the cache has room.
+func (c *readCache) keepAudio(k audioKey, t ticket, a *narrator.Audio) {
+	n := audioSize(a)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.fresh(t) || len(c.audios) >= readCacheEntries || c.size+n > readCacheBytes {
+		return
+	}
+	if c.audios == nil {
+		c.audios = make(map[audioKey]*narrator.Audio)
+	}
+	if old := c.audios[k]; old != nil {
+		c.size -= audioSize(old)
+	}
+	c.audios[k] = cloneAudio(a)
+	c.size += n
+}
+
+func (c *readCache) close() error {
+	return errors.Join(syscall.Munmap(c.shm), c.conn.Close(), c.pin.Close())
+}
+
+// cloneAudio copies a so that neither the cache nor its caller sees the
+// other's changes.
+func cloneAudio(a *narrator.Audio) *narrator.Audio {
+	b := *a
+	b.Metadata = maps.Clone(a.Metadata)
+	b.Media = slices.Clone(a.Media)
+	return &b
+}
+
+// audioSize is about the bytes a holds.
+func audioSize(a *narrator.Audio) int {
+	n := len(a.Title) + len(a.Body) + len(a.Author) + len(a.ArticleURL) + len(a.ExternalID) + len(a.Error) + 256
+	for k, v := range a.Metadata {
+		n += len(k) + len(v)
+	}
+	for _, m := range a.Media {
+		n += len(m.Key) + 64
+	}
+	return n
+}
