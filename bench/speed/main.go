@@ -276,7 +276,9 @@ type narrator struct {
 // logWatch keeps narrator serve's log and notes when each audio was
 // processed, as the log says the moment it is published: waiting on it
 // costs the server nothing, where polling the API every few milliseconds
-// would cost it CPU that the profile would count.
+// would cost it CPU that the profile would count. The moment is the
+// line's own time, to the millisecond, not when the line arrives: serve
+// writes its log out in batches.
 type logWatch struct {
 	mu        sync.Mutex
 	text      bytes.Buffer
@@ -285,7 +287,20 @@ type logWatch struct {
 	failed    map[int64]bool
 }
 
-var reAudioID = regexp.MustCompile(` audio_id=(\d+) `)
+var (
+	reAudioID = regexp.MustCompile(` audio_id=(\d+) `)
+	reTime    = regexp.MustCompile(`^time=(\S+) `)
+)
+
+// lineTime is the time a log line of narrator serve gives, else now.
+func lineTime(line string, now time.Time) time.Time {
+	if m := reTime.FindStringSubmatch(line); m != nil {
+		if t, err := time.Parse(time.RFC3339Nano, m[1]); err == nil {
+			return t
+		}
+	}
+	return now
+}
 
 func (l *logWatch) Write(p []byte) (int, error) {
 	now := time.Now()
@@ -307,7 +322,7 @@ func (l *logWatch) Write(p []byte) (int, error) {
 		id, _ := strconv.ParseInt(m[1], 10, 64)
 		switch {
 		case strings.Contains(line, `msg="audio processed"`):
-			l.processed[id] = append(l.processed[id], now)
+			l.processed[id] = append(l.processed[id], lineTime(line, now))
 		case strings.Contains(line, `msg="synthesis failed for good"`):
 			l.failed[id] = true
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"maps"
 	"net"
@@ -16,12 +15,14 @@ import (
 	"github.com/narrator/narrator/internal/accesslog"
 	"github.com/narrator/narrator/internal/config"
 	"github.com/narrator/narrator/internal/health"
+	"github.com/narrator/narrator/internal/logbuf"
 	"github.com/narrator/narrator/internal/pipeline"
 )
 
-// newLogger returns the server's logger in the format --log-format names.
-// Records logged with a request's context carry its request ID.
-func newLogger(w io.Writer, format string) *slog.Logger {
+// newLogger returns the server's logger in the format --log-format names,
+// writing to w. Records logged with a request's context carry its request
+// ID; records at Warn and above are written out at once.
+func newLogger(w *logbuf.Writer, format string) *slog.Logger {
 	opts := &slog.HandlerOptions{Level: slog.LevelInfo}
 	var h slog.Handler
 	switch format {
@@ -30,7 +31,7 @@ func newLogger(w io.Writer, format string) *slog.Logger {
 	default:
 		h = slog.NewTextHandler(w, opts)
 	}
-	return slog.New(accesslog.ContextHandler{Handler: h})
+	return slog.New(accesslog.ContextHandler{Handler: w.Handler(h)})
 }
 
 // listenMetrics listens on --metrics-addr, if set, where /metrics is then
