@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -113,11 +114,29 @@ func validID(id string) bool {
 	return true
 }
 
-// newID returns a random request ID of 32 hex digits.
-func newID() string {
-	var b [16]byte
+// idPrefix starts every request ID this process makes: 16 random hex
+// digits, so that two nodes' IDs do not meet.
+var idPrefix = func() string {
+	var b [8]byte
 	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
 	return hex.EncodeToString(b[:])
+}()
+
+// idCount numbers the request IDs this process makes.
+var idCount atomic.Uint64
+
+// newID returns a new request ID of 32 hex digits: the process's random
+// prefix and a count. A request ID tells lines apart; it is no secret, so
+// it takes no random read per request.
+func newID() string {
+	var b [32]byte
+	copy(b[:16], idPrefix)
+	n := idCount.Add(1)
+	for i := 31; i >= 16; i-- {
+		b[i] = "0123456789abcdef"[n&15]
+		n >>= 4
+	}
+	return string(b[:])
 }
 
 // redactPath cuts a path that holds a secret after its prefix.
@@ -142,25 +161,36 @@ func secretParam(name string) bool {
 	return false
 }
 
-// redactQuery replaces the values of secret parameters by "REDACTED". A
-// query that does not parse is dropped whole, since what it holds is
+// redactQuery replaces the values of secret parameters by "REDACTED",
+// keeping the query otherwise as it came. A query whose names do not
+// unescape, or with a semicolon (which Go's parser refuses, so that a name
+// behind it would not be seen), is dropped whole, since what it holds is
 // unknown.
 func redactQuery(raw string) string {
 	if raw == "" {
 		return ""
 	}
-	q, err := url.ParseQuery(raw)
-	if err != nil {
+	if strings.ContainsRune(raw, ';') {
 		return "UNPARSED"
 	}
-	for name, vs := range q {
-		if secretParam(name) {
-			for i := range vs {
-				vs[i] = "REDACTED"
-			}
+	var b strings.Builder
+	for part := range strings.SplitSeq(raw, "&") {
+		name, _, hasValue := strings.Cut(part, "=")
+		unescaped, err := url.QueryUnescape(name)
+		if err != nil {
+			return "UNPARSED"
 		}
+		if b.Len() > 0 {
+			b.WriteByte('&')
+		}
+		if hasValue && secretParam(unescaped) {
+			b.WriteString(name)
+			b.WriteString("=REDACTED")
+			continue
+		}
+		b.WriteString(part)
 	}
-	return q.Encode()
+	return b.String()
 }
 
 // recorder remembers the status and counts the bytes of an answer.

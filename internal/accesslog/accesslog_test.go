@@ -122,7 +122,7 @@ func TestAccessLine(t *testing.T) {
 	for k, want := range map[string]any{
 		"msg": "request", "method": "GET", "route": "GET /api/items/{id}", "path": "/api/items/42",
 		"status": float64(418), "bytes": float64(5), "request_id": "abc-123",
-		"query": "api_key=REDACTED&limit=5&token=REDACTED",
+		"query": "limit=5&api_key=REDACTED&token=REDACTED",
 	} {
 		if first[k] != want {
 			t.Errorf("%s = %v, want %v", k, first[k], want)
