@@ -28,13 +28,14 @@ type call struct {
 func (s *Server) authed(h func(w http.ResponseWriter, r *http.Request, c *call) error) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		var p *params
-		key := outerAPIKey(r)
+		query := r.URL.Query()
+		key := outerAPIKey(r, query)
 		if key == "" {
 			if r.ContentLength > s.maxBody {
 				return errNoKey()
 			}
 			var err error
-			if p, err = readParams(r, s.maxBody); err != nil {
+			if p, err = readParams(r, query, s.maxBody); err != nil {
 				if narrator.ErrorCode(err) == narrator.ETOOLARGE {
 					return errNoKey()
 				}
@@ -49,7 +50,7 @@ func (s *Server) authed(h func(w http.ResponseWriter, r *http.Request, c *call) 
 			return err
 		}
 		if p == nil {
-			if p, err = readParams(r, s.maxBody); err != nil {
+			if p, err = readParams(r, query, s.maxBody); err != nil {
 				return err
 			}
 		}

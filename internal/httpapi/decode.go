@@ -22,13 +22,16 @@ type params struct {
 	query url.Values
 }
 
-// readParams reads and parses the request body, if any, and the query. The
-// body is capped at max bytes; a larger one is refused before it is read
-// whole.
-func readParams(r *http.Request, max int64) (*params, error) {
-	p := &params{query: r.URL.Query()}
+// readParams reads and parses the request body, if any, beside query, the
+// request's parsed query. The body is capped at max bytes; a larger one is
+// refused before it is read whole.
+func readParams(r *http.Request, query url.Values, max int64) (*params, error) {
+	p := &params{query: query}
 	if r.ContentLength > max {
 		return nil, tooLarge(max)
+	}
+	if r.Body == nil || r.Body == http.NoBody {
+		return p, nil
 	}
 	raw, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, max))
 	if err != nil {
@@ -158,10 +161,10 @@ func (p *params) metadata() (map[string]string, bool, error) {
 	return m, m != nil, nil
 }
 
-// outerAPIKey finds the API key outside the body: in the query, or the
-// Authorization or X-Api-Key headers, in that order.
-func outerAPIKey(r *http.Request) string {
-	if k := strings.TrimSpace(r.URL.Query().Get("api_key")); k != "" {
+// outerAPIKey finds the API key outside the body: in query, the request's
+// parsed query, or the Authorization or X-Api-Key headers, in that order.
+func outerAPIKey(r *http.Request, query url.Values) string {
+	if k := strings.TrimSpace(query.Get("api_key")); k != "" {
 		return k
 	}
 	// The scheme name is case-insensitive (RFC 9110).
