@@ -420,7 +420,8 @@ WHERE audio_id IN (SELECT id ` + listAudiosPage + `)`
 // ListAudios returns a page of a project's live audios created at or after
 // since (the zero time means all), newest first with ties broken by
 // descending ID, media included. Pages start at 1; a page past the end gives
-// an empty slice. perPage must be positive.
+// an empty slice. perPage must be positive. While the database has not
+// changed since a page was read, the read cache answers it.
 func (s *Store) ListAudios(ctx context.Context, projectID int64, since time.Time, page, perPage int) ([]*narrator.Audio, error) {
 	offset, err := narrator.PageOffset(page, perPage)
 	if err != nil {
@@ -434,6 +435,11 @@ func (s *Store) ListAudios(ctx context.Context, projectID int64, since time.Time
 	if !since.IsZero() {
 		sinceUS = micros(since)
 	}
+	k := pageKey{projectID: projectID, since: sinceUS, page: page, perPage: perPage}
+	cached, t, ok := s.cache.page(k)
+	if ok {
+		return cached, nil
+	}
 	tx, err := s.beginRead(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list audios: %w", err)
@@ -443,6 +449,7 @@ func (s *Store) ListAudios(ctx context.Context, projectID int64, since time.Time
 	if err != nil {
 		return nil, fmt.Errorf("list audios of project %d: %w", projectID, err)
 	}
+	s.cache.keepPage(k, t, audios)
 	return audios, nil
 }
 

@@ -16,9 +16,9 @@ import (
 	"github.com/narrator/narrator"
 )
 
-// readCache keeps the answers of the API's two hottest reads, a project
-// through an API key and a live audio with its media, for as long as the
-// database has not changed.
+// readCache keeps the answers of the API's hottest reads, a project
+// through an API key, a live audio with its media and a page of the list,
+// for as long as the database has not changed.
 //
 // Whether it changed is read from the WAL index: the header at the start
 // of the database's -shm file, which every connection of every process
@@ -45,7 +45,8 @@ type readCache struct {
 	current  walHeader // the header the entries were read under
 	projects map[projectKey]narrator.Project
 	audios   map[audioKey]*narrator.Audio
-	size     int // bytes of text held by audios, roughly
+	pages    map[pageKey][]*narrator.Audio
+	size     int // bytes of text held by audios and pages, roughly
 }
 
 // walHeader is one copy of the WAL-index header: 48 bytes, in the
@@ -67,6 +68,12 @@ type projectKey struct {
 type audioKey struct {
 	projectID int64
 	ref       string
+}
+
+type pageKey struct {
+	projectID     int64
+	since         int64 // microseconds; math.MinInt64 for all
+	page, perPage int
 }
 
 // Bounds of the cache: past them, answers are read and not kept until the
@@ -159,6 +166,7 @@ func (c *readCache) sync() ticket {
 		c.current = h
 		clear(c.projects)
 		clear(c.audios)
+		clear(c.pages)
 		c.size = 0
 	}
 	return ticket{header: h, valid: true}
@@ -226,6 +234,51 @@ func (c *readCache) keepAudio(k audioKey, t ticket, a *narrator.Audio) {
 		c.size -= audioSize(old)
 	}
 	c.audios[k] = cloneAudio(a)
+	c.size += n
+}
+
+// page returns a copy of the page cached for k, if the database has not
+// changed since it was read, and the ticket of a read made now.
+func (c *readCache) page(k pageKey) (audios []*narrator.Audio, t ticket, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if t = c.sync(); !t.valid {
+		return nil, t, false
+	}
+	got, ok := c.pages[k]
+	if !ok {
+		return nil, t, false
+	}
+	audios = make([]*narrator.Audio, len(got))
+	for i, a := range got {
+		audios[i] = cloneAudio(a)
+	}
+	return audios, t, true
+}
+
+// keepPage remembers a copy of audios, read with t, for k if the database
+// has not changed since and the cache has room.
+func (c *readCache) keepPage(k pageKey, t ticket, audios []*narrator.Audio) {
+	n := 64
+	for _, a := range audios {
+		n += audioSize(a)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.fresh(t) || len(c.pages) >= readCacheEntries || c.size+n > readCacheBytes {
+		return
+	}
+	if c.pages == nil {
+		c.pages = make(map[pageKey][]*narrator.Audio)
+	}
+	if _, ok := c.pages[k]; ok {
+		return
+	}
+	kept := make([]*narrator.Audio, len(audios))
+	for i, a := range audios {
+		kept[i] = cloneAudio(a)
+	}
+	c.pages[k] = kept
 	c.size += n
 }
 

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"testing"
+	"time"
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/storetest"
@@ -50,6 +51,14 @@ func TestReadCacheSeesEveryCommit(t *testing.T) {
 		t.Errorf("a caller's change reached the cache: %+v", got)
 	}
 
+	for range 2 { // the second page comes from the cache
+		list, err := server.ListAudios(ctx, p.ID, time.Time{}, 1, 50)
+		if err != nil || len(list) != 1 || list[0].Title != "T" {
+			t.Fatalf("ListAudios = %+v, %v", list, err)
+		}
+		list[0].Title, list[0].Metadata["k"] = "changed", "changed"
+	}
+
 	// Another process revokes the key: refused at once.
 	if err := cli.RevokeAPIKey(ctx, acc.ID, key.ID); err != nil {
 		t.Fatal(err)
@@ -66,6 +75,9 @@ func TestReadCacheSeesEveryCommit(t *testing.T) {
 	if got, err := server.FindAudio(ctx, p.ID, "ext"); err != nil || got.Title != title {
 		t.Errorf("FindAudio after another process's update = %+v, %v; want title %q", got, err, title)
 	}
+	if list, err := server.ListAudios(ctx, p.ID, time.Time{}, 1, 50); err != nil || len(list) != 1 || list[0].Title != title || list[0].Metadata["k"] != "v" {
+		t.Errorf("ListAudios after another process's update = %+v, %v; want title %q and the metadata as stored", list, err, title)
+	}
 
 	// The store's own delete: gone at once.
 	if _, err := server.DeleteAudio(ctx, p.ID, "ext"); err != nil {
@@ -73,5 +85,8 @@ func TestReadCacheSeesEveryCommit(t *testing.T) {
 	}
 	if got, err := server.FindAudio(ctx, p.ID, "ext"); narrator.ErrorCode(err) != narrator.ENOTFOUND {
 		t.Errorf("FindAudio after delete = %+v, %v; want ENOTFOUND", got, err)
+	}
+	if list, err := server.ListAudios(ctx, p.ID, time.Time{}, 1, 50); err != nil || len(list) != 0 {
+		t.Errorf("ListAudios after delete = %+v, %v; want none", list, err)
 	}
 }
