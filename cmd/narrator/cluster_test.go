@@ -217,6 +217,7 @@ func TestCluster(t *testing.T) {
 	t.Logf("the surviving worker completed the audio %.0f s after the kill", time.Since(killedAt).Seconds())
 
 	processed := regexp.MustCompile(`msg="audio processed" audio_id=` + fmt.Sprint(long.ID) + `\b`)
+	survivor.logs.waitFor(t, fmt.Sprintf(`msg="audio processed" audio_id=%d `, long.ID))
 	if n := len(processed.FindAllString(survivor.logs.String(), -1)); n != 1 {
 		t.Errorf("the surviving worker published the long audio %d times, want once; log:\n%s", n, survivor.logs.String())
 	}

@@ -204,6 +204,24 @@ func (b *logBuffer) String() string {
 	return b.buf.String()
 }
 
+// waitFor returns the log once it holds s, failing the test if it does not
+// within 10 s: serve writes its informational lines out in batches, up to
+// 100 ms after they are logged.
+func (b *logBuffer) waitFor(t *testing.T, s string) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		logs := b.String()
+		if strings.Contains(logs, s) {
+			return logs
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the log does not hold %q after 10 s:\n%s", s, logs)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // freeAddr returns a loopback address that was free a moment ago.
 func freeAddr(t *testing.T) string {
 	t.Helper()

@@ -174,7 +174,7 @@ func TestMetricsAndLogs(t *testing.T) {
 		}
 	}
 
-	logs := s.logs.String()
+	logs := s.logs.waitFor(t, "trace-me-123")
 	for _, secret := range []string{acct.APIKey, password, url.QueryEscape(password), session, token} {
 		if strings.Contains(logs, secret) {
 			t.Errorf("the log holds a secret %q", secret)

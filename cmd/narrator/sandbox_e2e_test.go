@@ -19,9 +19,7 @@ func TestSandboxedServe(t *testing.T) {
 	acct := mustJSON[accountOut](t, mustCLI(t, "accounts", "create", "--data", data, "--name", "Acme"))
 	proj := mustJSON[projectOut](t, mustCLI(t, "projects", "create", "--data", data, "--account", fmt.Sprint(acct.ID), "--title", "P", "--language", "en_US"))
 	s := startServer(t, data, freeAddr(t), "--sandbox", "on", "--unit-workers", "1")
-	if !strings.Contains(s.logs.String(), "speech engines run sandboxed") {
-		t.Errorf("the log does not say the engines run sandboxed:\n%s", s.logs.String())
-	}
+	s.logs.waitFor(t, "speech engines run sandboxed")
 
 	// The pool's festival runs in its scratch directory, under the data directory, in a
 	// network namespace that is not the server's.
