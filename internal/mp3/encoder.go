@@ -123,16 +123,24 @@ func NewEncoder(ctx context.Context, w io.Writer, opts Options) (*Encoder, error
 // lame has failed, Write waits for it to exit and returns its error, with the tail of its
 // stderr; later calls return the same error.
 func (e *Encoder) Write(samples []int16) error {
-	e.buf = e.buf[:0]
-	for _, s := range samples {
-		e.buf = binary.LittleEndian.AppendUint16(e.buf, uint16(s))
+	// In blocks, so that a long write needs no copy of its own size.
+	for len(samples) > 0 {
+		n := min(len(samples), writeBlock)
+		e.buf = e.buf[:0]
+		for _, s := range samples[:n] {
+			e.buf = binary.LittleEndian.AppendUint16(e.buf, uint16(s))
+		}
+		if _, err := e.stream.Write(e.buf); err != nil {
+			return fmt.Errorf("mp3 encode: %w", err)
+		}
+		e.samples += int64(n)
+		samples = samples[n:]
 	}
-	if _, err := e.stream.Write(e.buf); err != nil {
-		return fmt.Errorf("mp3 encode: %w", err)
-	}
-	e.samples += int64(len(samples))
 	return nil
 }
+
+// writeBlock is how many samples Write hands lame at a time.
+const writeBlock = 16384
 
 // Samples returns how many samples have been written so far.
 func (e *Encoder) Samples() int64 { return e.samples }

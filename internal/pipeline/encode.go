@@ -32,6 +32,10 @@ const (
 	ChunkMax = 30 * time.Second
 )
 
+// chunkRoom is the samples a chunk is given room for when it starts: most
+// chunks are shorter.
+const chunkRoom = 12 * SampleRate
+
 // chunkCut is the silence a chunk ends in: the chunk keeps the first
 // half, and both halves are at least mp3.ChunkPrime, so that the audio the
 // encoder sees around a cut is silence on both sides, the same whatever
@@ -144,7 +148,9 @@ func (c *chunkEncoder) Write(samples []int16) (int, error) {
 	c.buf = append(c.buf, samples[:len(samples)-carry]...)
 	pad := (mp3.FrameSamples - (len(c.buf)+stretch)%mp3.FrameSamples) % mp3.FrameSamples
 	c.buf = append(c.buf, make([]int16, stretch+pad)...)
-	next := make([]int16, carry)
+	// The next chunk gets room for a chunk of the usual length at once,
+	// instead of doubling its way there and leaving the halves as garbage.
+	next := make([]int16, carry, max(carry, chunkRoom))
 	if err := c.cut(next[:mp3.ChunkPrime], false); err != nil {
 		return 0, err
 	}
