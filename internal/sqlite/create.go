@@ -49,7 +49,6 @@ type createQueue struct {
 
 // writeStmts are a create's statements, prepared once on the writer.
 type writeStmts struct {
-	projectExists     *sql.Stmt
 	audioByExternalID *sql.Stmt
 	insertAudio       *sql.Stmt
 	insertMedia       *sql.Stmt
@@ -64,7 +63,6 @@ type writeStmts struct {
 
 func prepareWrites(p *preparer) *writeStmts {
 	return &writeStmts{
-		projectExists:     p.stmt(projectExistsSQL),
 		audioByExternalID: p.stmt(findLiveAudioWithMediaByExternalIDSQL),
 		insertAudio:       p.stmt(insertAudioSQL),
 		insertMedia:       p.stmt(insertMediaSQL),
@@ -188,6 +186,11 @@ func (s *Store) createGroup(ctx context.Context, group []*createRequest) ([]*nar
 	if err != nil {
 		return nil, err
 	}
+	if s.jobs != nil {
+		if err := s.jobs.Prepare(ctx); err != nil {
+			return nil, err
+		}
+	}
 	tx, err := s.beginWrite(ctx)
 	if err != nil {
 		return nil, err
@@ -237,8 +240,6 @@ func (s *Store) createGroup(ctx context.Context, group []*createRequest) ([]*nar
 	return got, nil
 }
 
-const projectExistsSQL = `SELECT COUNT(*) FROM projects WHERE id = ?`
-
 const addAudioCountSQL = `UPDATE projects SET audio_count = audio_count + ? WHERE id = ?`
 
 // addAudioCount moves a project's count of live audios by delta, in the
@@ -262,13 +263,7 @@ const insertMediaSQL = `INSERT INTO media (audio_id, content_type) VALUES (?, ?)
 // the caller to enqueue, not enqueued. head is the group's memo of the
 // synthesis queue's head.
 func (s *Store) createAudio(ctx context.Context, tx *sql.Tx, st *writeStmts, head *headMemo, a *narrator.Audio) (*narrator.Audio, bool, narrator.Job, error) {
-	var n int
-	if err := tx.StmtContext(ctx, st.projectExists).QueryRowContext(ctx, a.ProjectID).Scan(&n); err != nil {
-		return nil, false, nil, err
-	}
-	if n == 0 {
-		return nil, false, nil, narrator.Errorf(narrator.ENOTFOUND, "project %d not found", a.ProjectID)
-	}
+	// A missing project has no audio; planSynthesis finds it missing.
 	if a.ExternalID != "" {
 		cur, err := oneAudio(tx.StmtContext(ctx, st.audioByExternalID).QueryContext(ctx, a.ProjectID, a.ExternalID))
 		if err != nil {

@@ -42,6 +42,11 @@ type JobInserter interface {
 	// job a worker would take next (narrator.FairRound), or 0 when none
 	// waits.
 	SynthesisHead(ctx context.Context, tx *sql.Tx) (int64, error)
+	// Prepare readies the statements of InsertManyTx and SynthesisHead on
+	// the writer pool, once; until it has, they run unprepared. It takes
+	// the pool's one connection: the store calls it outside any
+	// transaction, before each group of creates.
+	Prepare(ctx context.Context) error
 }
 
 // Options configures a Store.
