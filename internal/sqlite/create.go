@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/narrator/narrator"
@@ -13,8 +15,9 @@ import (
 // creates wait for it in turn anyway; the one that holds it takes every
 // create waiting at that moment, up to maxCreateBatch, into one
 // transaction: each in a savepoint of its own, so that one create's error
-// fails that create only, and the synthesis jobs of all of them in one
-// River insert, which otherwise parses its long statement once per job.
+// fails that create only. The group reads each account's usage once and
+// writes it, and its projects' audio counts, once at the end (groupUsage);
+// it writes its synthesis jobs after its creates (JobInserter.InsertManyTx).
 // A create is answered only once its transaction is committed.
 //
 // With WAL and synchronous=FULL a commit is written to the WAL and the WAL
@@ -56,6 +59,7 @@ type writeStmts struct {
 	accountUsage      *sql.Stmt
 	setSynthesisRound *sql.Stmt
 	addUsage          *sql.Stmt
+	addGroupUsage     *sql.Stmt
 	savepoint         *sql.Stmt
 	release           *sql.Stmt
 	rollbackTo        *sql.Stmt
@@ -65,11 +69,12 @@ func prepareWrites(p *preparer) *writeStmts {
 	return &writeStmts{
 		audioByExternalID: p.stmt(findLiveAudioWithMediaByExternalIDSQL),
 		insertAudio:       p.stmt(insertAudioSQL),
-		insertMedia:       p.stmt(insertMediaSQL),
+		insertMedia:       p.stmt(insertMediaSQL()),
 		addAudioCount:     p.stmt(addAudioCountSQL),
 		accountUsage:      p.stmt(accountUsageSQL),
 		setSynthesisRound: p.stmt(setSynthesisRoundSQL),
 		addUsage:          p.stmt(addUsageSQL),
+		addGroupUsage:     p.stmt(addGroupUsageSQL),
 		savepoint:         p.stmt(`SAVEPOINT create_audio`),
 		release:           p.stmt(`RELEASE create_audio`),
 		rollbackTo:        p.stmt(`ROLLBACK TO create_audio`),
@@ -202,18 +207,42 @@ func (s *Store) createGroup(ctx context.Context, group []*createRequest) ([]*nar
 	}
 	got := make([]*narrator.Audio, len(group))
 	var (
-		jobs []narrator.Job
-		head headMemo
+		jobs  []narrator.Job
+		head  headMemo
+		usage groupUsage
 	)
 	for i, r := range group {
 		if err := r.ctx.Err(); err != nil {
 			r.err = fmt.Errorf("create audio in project %d: %w", r.a.ProjectID, err)
 			continue
 		}
+		// A create that finds a live audio with its external ID updates
+		// it, which reads and writes the account's row itself: the group's
+		// usage goes there first, outside the update's savepoint.
+		var cur *narrator.Audio
+		if r.a.ExternalID != "" {
+			if cur, err = oneAudio(tx.StmtContext(ctx, st.audioByExternalID).QueryContext(ctx, r.a.ProjectID, r.a.ExternalID)); err != nil {
+				r.err = fmt.Errorf("create audio in project %d: %w", r.a.ProjectID, err)
+				continue
+			}
+			if cur != nil {
+				if err := usage.flush(ctx, tx, st); err != nil {
+					return nil, err
+				}
+			}
+		}
 		if err := exec(st.savepoint); err != nil {
 			return nil, err
 		}
-		a, created, job, err := s.createAudio(ctx, tx, st, &head, r.a)
+		var (
+			a   *narrator.Audio
+			job narrator.Job
+		)
+		if cur != nil {
+			a, err = s.updateAudio(ctx, tx, &head, cur, r.a.Replacement())
+		} else {
+			a, job, err = s.createAudio(ctx, tx, st, &head, &usage, r.a)
+		}
 		if err != nil {
 			r.err = fmt.Errorf("create audio in project %d: %w", r.a.ProjectID, err)
 			if err := exec(st.rollbackTo); err != nil {
@@ -226,10 +255,13 @@ func (s *Store) createGroup(ctx context.Context, group []*createRequest) ([]*nar
 		if r.err != nil {
 			continue
 		}
-		got[i], group[i].created = a, created
+		got[i], group[i].created = a, cur == nil
 		if job != nil {
 			jobs = append(jobs, job)
 		}
+	}
+	if err := usage.flush(ctx, tx, st); err != nil {
+		return nil, err
 	}
 	if err := s.enqueueMany(ctx, tx, jobs); err != nil {
 		return nil, err
@@ -256,60 +288,166 @@ INSERT INTO audios (project_id, external_id, title, body, author, article_url, m
 	state, error, revision, duration_ms, created_at, updated_at)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
-const insertMediaSQL = `INSERT INTO media (audio_id, content_type) VALUES (?, ?)`
-
-// createAudio creates a, or updates the live audio with its external ID, in
-// tx, as CreateAudio describes. A new audio's synthesis job is returned for
-// the caller to enqueue, not enqueued. head is the group's memo of the
-// synthesis queue's head.
-func (s *Store) createAudio(ctx context.Context, tx *sql.Tx, st *writeStmts, head *headMemo, a *narrator.Audio) (*narrator.Audio, bool, narrator.Job, error) {
-	// A missing project has no audio; planSynthesis finds it missing.
-	if a.ExternalID != "" {
-		cur, err := oneAudio(tx.StmtContext(ctx, st.audioByExternalID).QueryContext(ctx, a.ProjectID, a.ExternalID))
-		if err != nil {
-			return nil, false, nil, err
-		}
-		if cur != nil {
-			got, err := s.updateAudio(ctx, tx, head, cur, a.Replacement())
-			return got, false, nil, err
-		}
-	}
-
-	round, err := s.planSynthesis(ctx, tx, head, a.ProjectID, true, true)
+// createAudio inserts a as CreateAudio describes, in tx, and counts it in
+// the group's usage. Its synthesis job is returned for the caller to
+// enqueue, not enqueued. head is the group's memo of the synthesis queue's
+// head.
+func (s *Store) createAudio(ctx context.Context, tx *sql.Tx, st *writeStmts, head *headMemo, usage *groupUsage, a *narrator.Audio) (*narrator.Audio, narrator.Job, error) {
+	acct, err := usage.account(ctx, tx, st, a.ProjectID)
 	if err != nil {
-		return nil, false, nil, err
+		return nil, nil, err
 	}
+	if err := s.limits.CheckSynthesis(acct.usage, true); err != nil {
+		return nil, nil, err
+	}
+	if err := s.readHead(ctx, tx, head); err != nil {
+		return nil, nil, err
+	}
+	round := narrator.FairRound(head.round, acct.usage)
 	got := narrator.PlanCreate(a, s.now())
 	meta, err := encodeMetadata(got.Metadata)
 	if err != nil {
-		return nil, false, nil, err
+		return nil, nil, err
 	}
 	res, err := tx.StmtContext(ctx, st.insertAudio).ExecContext(ctx, got.ProjectID, nullString(got.ExternalID), got.Title, got.Body,
 		got.Author, got.ArticleURL, meta, got.State, got.Error, got.Revision, got.DurationMS,
 		micros(got.CreatedAt), micros(got.UpdatedAt))
 	if err != nil {
-		return nil, false, nil, formatError(err, "audio")
+		return nil, nil, formatError(err, "audio")
 	}
 	if got.ID, err = res.LastInsertId(); err != nil {
-		return nil, false, nil, err
+		return nil, nil, err
 	}
-	insertMedia := tx.StmtContext(ctx, st.insertMedia)
-	for _, ct := range narrator.MediaTypes() {
-		res, err := insertMedia.ExecContext(ctx, got.ID, ct)
-		if err != nil {
-			return nil, false, nil, fmt.Errorf("insert %s media: %w", ct, err)
+	if got.Media, err = insertMedia(ctx, tx, st, got.ID); err != nil {
+		return nil, nil, err
+	}
+	queued, bytes := narrator.UsageDelta(nil, &got)
+	acct.add(round, queued, bytes)
+	usage.audios[got.ProjectID]++
+	return &got, narrator.SynthesizeJob{AudioID: got.ID, Revision: got.Revision, Round: round}, nil
+}
+
+// insertMediaSQL inserts an audio's media rows, one of each of
+// narrator.MediaTypes, still without keys, in one statement.
+func insertMediaSQL() string {
+	rows := strings.Repeat(", (?1, ?)", len(narrator.MediaTypes()))[2:]
+	return `INSERT INTO media (audio_id, content_type) VALUES ` + rows + ` RETURNING id, content_type`
+}
+
+// insertMedia inserts the media rows of a new audio and returns them, in
+// the order of narrator.MediaTypes.
+func insertMedia(ctx context.Context, tx *sql.Tx, st *writeStmts, audioID int64) ([]narrator.Media, error) {
+	types := narrator.MediaTypes()
+	args := make([]any, 1+len(types))
+	args[0] = audioID
+	for i, ct := range types {
+		args[1+i] = ct
+	}
+	rows, err := tx.StmtContext(ctx, st.insertMedia).QueryContext(ctx, args...)
+	if err != nil {
+		return nil, fmt.Errorf("insert media of audio %d: %w", audioID, err)
+	}
+	defer rows.Close()
+	media := make([]narrator.Media, len(types))
+	for rows.Next() {
+		var m narrator.Media
+		if err := rows.Scan(&m.ID, &m.ContentType); err != nil {
+			return nil, fmt.Errorf("insert media of audio %d: %w", audioID, err)
 		}
-		id, err := res.LastInsertId()
-		if err != nil {
-			return nil, false, nil, fmt.Errorf("insert %s media: %w", ct, err)
+		m.AudioID = audioID
+		media[slices.Index(types, m.ContentType)] = m
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("insert media of audio %d: %w", audioID, err)
+	}
+	return media, nil
+}
+
+// groupUsage is what a group's creates have done to their accounts and
+// projects, kept in memory and written once, at the end of the group
+// (flush), instead of by every create. An account's usage is read once,
+// by its first create in the group; the later ones check the limits
+// against it as the earlier ones left it, as they would have read it.
+type groupUsage struct {
+	byProject map[int64]*groupAccount
+	// audios counts the audios created in each project.
+	audios map[int64]int
+}
+
+// groupAccount is one account's usage in a group.
+type groupAccount struct {
+	id int64
+	// usage is as the group's creates so far leave it.
+	usage narrator.Usage
+	// queued and bytes are the creates' changes not yet written; changed
+	// tells whether usage.NextRound is.
+	queued  int
+	bytes   int64
+	changed bool
+}
+
+// add counts a create, whose synthesis is queued in round, and which moves
+// the account's queued count and media bytes by queued and bytes.
+func (a *groupAccount) add(round int64, queued int, bytes int64) {
+	a.usage.NextRound = round + 1
+	a.usage.Queued += queued
+	a.usage.MediaBytes += bytes
+	a.queued += queued
+	a.bytes += bytes
+	a.changed = true
+}
+
+// account returns the usage of projectID's account in the group, reading
+// it the first time; ENOTFOUND if the project does not exist.
+func (g *groupUsage) account(ctx context.Context, tx *sql.Tx, st *writeStmts, projectID int64) (*groupAccount, error) {
+	if a := g.byProject[projectID]; a != nil {
+		return a, nil
+	}
+	a := &groupAccount{}
+	err := tx.StmtContext(ctx, st.accountUsage).QueryRowContext(ctx, projectID).
+		Scan(&a.id, &a.usage.Queued, &a.usage.MediaBytes, &a.usage.NextRound)
+	switch {
+	case err == sql.ErrNoRows:
+		return nil, narrator.Errorf(narrator.ENOTFOUND, "project %d not found", projectID)
+	case err != nil:
+		return nil, fmt.Errorf("usage of project %d's account: %w", projectID, err)
+	}
+	// Another project of the same account shares its usage.
+	for _, other := range g.byProject {
+		if other.id == a.id {
+			a = other
+			break
 		}
-		got.Media = append(got.Media, narrator.Media{ID: id, AudioID: got.ID, ContentType: ct})
 	}
-	if _, err := tx.StmtContext(ctx, st.addAudioCount).ExecContext(ctx, 1, got.ProjectID); err != nil {
-		return nil, false, nil, fmt.Errorf("count audios of project %d: %w", got.ProjectID, err)
+	if g.byProject == nil {
+		g.byProject, g.audios = map[int64]*groupAccount{}, map[int64]int{}
 	}
-	if err := s.addUsage(ctx, tx, nil, &got); err != nil {
-		return nil, false, nil, err
+	g.byProject[projectID] = a
+	return a, nil
+}
+
+const addGroupUsageSQL = `
+UPDATE accounts SET synthesis_round = ?, queued = queued + ?, media_bytes = media_bytes + ?
+WHERE id = ?`
+
+// flush writes the group's changes to its accounts and projects, and
+// forgets them: an account is read again by its next create.
+func (g *groupUsage) flush(ctx context.Context, tx *sql.Tx, st *writeStmts) error {
+	done := map[*groupAccount]bool{}
+	for _, a := range g.byProject {
+		if !a.changed || done[a] {
+			continue
+		}
+		done[a] = true
+		if _, err := tx.StmtContext(ctx, st.addGroupUsage).ExecContext(ctx, a.usage.NextRound, a.queued, a.bytes, a.id); err != nil {
+			return fmt.Errorf("count usage of account %d: %w", a.id, err)
+		}
 	}
-	return &got, true, narrator.SynthesizeJob{AudioID: got.ID, Revision: got.Revision, Round: round}, nil
+	for projectID, n := range g.audios {
+		if _, err := tx.StmtContext(ctx, st.addAudioCount).ExecContext(ctx, n, projectID); err != nil {
+			return fmt.Errorf("count audios of project %d: %w", projectID, err)
+		}
+	}
+	g.byProject, g.audios = nil, nil
+	return nil
 }
