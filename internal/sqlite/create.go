@@ -239,7 +239,7 @@ func (s *Store) createGroup(ctx context.Context, group []*createRequest) ([]*nar
 			job narrator.Job
 		)
 		if cur != nil {
-			a, err = s.updateAudio(ctx, tx, &head, cur, r.a.Replacement())
+			a, job, err = s.updateAudio(ctx, tx, &head, cur, r.a.Replacement())
 		} else {
 			a, job, err = s.createAudio(ctx, tx, st, &head, &usage, r.a)
 		}
