@@ -13,9 +13,9 @@ import (
 
 // Creates are committed in groups. SQLite has one writer, so concurrent
 // creates wait for it in turn anyway; the one that holds it takes every
-// create waiting at that moment, up to maxCreateBatch, into one
-// transaction: each in a savepoint of its own, so that one create's error
-// fails that create only. The group reads each account's usage once and
+// create waiting, and those that join the line while it works, up to
+// maxCreateBatch, into one transaction: each in a savepoint of its own, so
+// that one create's error fails that create only. The group reads each account's usage once and
 // writes it, and its projects' audio counts, once at the end (groupUsage);
 // it writes its synthesis jobs after its creates (JobInserter.InsertManyTx).
 // A create is answered only once its transaction is committed.
@@ -123,15 +123,20 @@ func (s *Store) CreateAudio(ctx context.Context, a *narrator.Audio) (created boo
 // the caller's own request, then hands the lead to the next in line: even
 // if the commit panics, so that the line never stalls.
 func (s *Store) leadCreates() {
-	q := &s.creates
+	group := s.creates.take(nil)
+	defer func() { s.handOver(group) }()
+	s.commitCreates(&group)
+}
+
+// take moves requests from the head of the line to the end of group, as
+// many as wait and the group may still hold (maxCreateBatch).
+func (q *createQueue) take(group []*createRequest) []*createRequest {
 	q.mu.Lock()
-	n := min(len(q.pending), maxCreateBatch)
-	group := make([]*createRequest, n)
-	copy(group, q.pending)
+	defer q.mu.Unlock()
+	n := min(len(q.pending), maxCreateBatch-len(group))
+	group = append(group, q.pending[:n]...)
 	q.pending = append(q.pending[:0], q.pending[n:]...)
-	q.mu.Unlock()
-	defer s.handOver(group)
-	s.commitCreates(group)
+	return group
 }
 
 // handOver answers the group's other callers and wakes the next in line to
@@ -165,12 +170,13 @@ func (s *Store) handOver(group []*createRequest) {
 // commitCreates runs a group in one transaction and sets every request's
 // outcome. A request whose context ended before its turn fails alone. If
 // the transaction fails, every request of the group fails with its error.
-func (s *Store) commitCreates(group []*createRequest) {
+// The group grows by the requests that join it before its commit.
+func (s *Store) commitCreates(group *[]*createRequest) {
 	// The group carries other callers' creates: one caller leaving must
 	// not cancel them. A group is short.
-	ctx := context.WithoutCancel(group[0].ctx)
+	ctx := context.WithoutCancel((*group)[0].ctx)
 	got, err := s.createGroup(ctx, group)
-	for i, r := range group {
+	for i, r := range *group {
 		r.done = true
 		switch {
 		case r.err != nil:
@@ -185,8 +191,11 @@ func (s *Store) commitCreates(group []*createRequest) {
 
 // createGroup creates the group's audios in one transaction and returns
 // them, nil where a request failed (its err set). Outcomes other than err
-// are left to the caller, for after the commit.
-func (s *Store) createGroup(ctx context.Context, group []*createRequest) ([]*narrator.Audio, error) {
+// are left to the caller, for after the commit. Requests that join the line
+// while it works join the group, until the group is full or none waits:
+// callers answered by the last commit come back while this one works, and
+// would otherwise wait for the next commit, the costlier part of a group.
+func (s *Store) createGroup(ctx context.Context, group *[]*createRequest) ([]*narrator.Audio, error) {
 	st, err := s.writes.get(ctx, s.writer)
 	if err != nil {
 		return nil, err
@@ -205,13 +214,20 @@ func (s *Store) createGroup(ctx context.Context, group []*createRequest) ([]*nar
 		_, err := tx.StmtContext(ctx, stmt).ExecContext(ctx)
 		return err
 	}
-	got := make([]*narrator.Audio, len(group))
 	var (
+		got   []*narrator.Audio
 		jobs  []narrator.Job
 		head  headMemo
 		usage groupUsage
 	)
-	for i, r := range group {
+	for i := 0; ; i++ {
+		if i == len(*group) {
+			if *group = s.creates.take(*group); i == len(*group) {
+				break
+			}
+		}
+		r := (*group)[i]
+		got = append(got, nil)
 		if err := r.ctx.Err(); err != nil {
 			r.err = fmt.Errorf("create audio in project %d: %w", r.a.ProjectID, err)
 			continue
@@ -255,7 +271,7 @@ func (s *Store) createGroup(ctx context.Context, group []*createRequest) ([]*nar
 		if r.err != nil {
 			continue
 		}
-		got[i], group[i].created = a, cur == nil
+		got[i], r.created = a, cur == nil
 		if job != nil {
 			jobs = append(jobs, job)
 		}
