@@ -77,7 +77,12 @@ LIMIT 1`
 // a worker would take next (narrator.FairRound), or 0 when none waits.
 func (q *Queue[TTx]) SynthesisHead(ctx context.Context, tx TTx) (int64, error) {
 	var at time.Time
-	err := q.driver.UnwrapExecutor(tx).QueryRow(ctx, synthesisHeadSQL, queueSynthesize, priorityNew).Scan(&at)
+	var err error
+	if st := q.prepared.Load(); st != nil {
+		err = any(tx).(*sql.Tx).StmtContext(ctx, st.head).QueryRowContext(ctx, queueSynthesize, priorityNew).Scan(&at)
+	} else {
+		err = q.driver.UnwrapExecutor(tx).QueryRow(ctx, synthesisHeadSQL, queueSynthesize, priorityNew).Scan(&at)
+	}
 	switch {
 	case errors.Is(err, sql.ErrNoRows), errors.Is(err, pgx.ErrNoRows):
 		return 0, nil

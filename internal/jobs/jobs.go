@@ -4,12 +4,15 @@
 package jobs
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -164,6 +167,19 @@ type Queue[TTx any] struct {
 	exec    riverdriver.Executor
 	driver  riverdriver.Driver[TTx]
 	logger  *slog.Logger
+	// db is the SQLite store's writer pool, on which InsertManyTx writes
+	// synthesis jobs itself (sqlite.go); nil on PostgreSQL.
+	db        *sql.DB
+	prepareMu sync.Mutex
+	prepared  atomic.Pointer[sqliteStmts]
+	// maxAttempts and notifyEvery are River's settings for the jobs it
+	// inserts: the client's MaxAttempts, and its FetchCooldown, the least
+	// time between two announcements of inserts into one queue.
+	maxAttempts int
+	notifyEvery time.Duration
+	// notified is when insertSynthesesSQLite last announced its inserts, in
+	// Unix nanoseconds.
+	notified atomic.Int64
 }
 
 // Workers are the workers of a working queue, one per job kind.
@@ -214,7 +230,12 @@ func migrate[TTx any](ctx context.Context, driver riverdriver.Driver[TTx]) error
 // single-writer pool, so that River's transactions and the store's are
 // serialised on one connection.
 func NewSQLite(db *sql.DB, cfg Config) (*Queue[*sql.Tx], error) {
-	return newQueue(riversqlite.New(db), cfg)
+	q, err := newQueue(riversqlite.New(db), cfg)
+	if err != nil {
+		return nil, err
+	}
+	q.db = db
+	return q, nil
 }
 
 // NewPostgres returns a queue on a PostgreSQL pool, the store's own.
@@ -268,7 +289,8 @@ func newQueue[TTx any](driver riverdriver.Driver[TTx], cfg Config) (*Queue[TTx],
 	if err != nil {
 		return nil, fmt.Errorf("new river client: %w", err)
 	}
-	return &Queue[TTx]{client: client, workers: workers, exec: driver.GetExecutor(), driver: driver, logger: cfg.Logger}, nil
+	return &Queue[TTx]{client: client, workers: workers, exec: driver.GetExecutor(), driver: driver, logger: cfg.Logger,
+		maxAttempts: cmp.Or(rc.MaxAttempts, river.MaxAttemptsDefault), notifyEvery: cmp.Or(rc.FetchCooldown, river.FetchCooldownDefault)}, nil
 }
 
 // riverLogger keeps River's own chatter at warnings and above.
@@ -397,19 +419,31 @@ func (q *Queue[TTx]) InsertTx(ctx context.Context, tx TTx, job narrator.Job) err
 	return nil
 }
 
-// InsertManyTx enqueues jobs inside tx with one insert that returns
-// nothing: on SQLite, River parses its insert statement once per call,
-// which costs more than the insert of one job. None of the jobs it takes
-// has uniqueness options, whose conflicts this kind of insert would fail on.
+// InsertManyTx enqueues jobs inside tx: the jobs of a group of creates.
+// On SQLite, synthesis jobs are written by a statement of this package
+// (sqlite.go); any other job, and every job on PostgreSQL, goes through
+// River's InsertManyFastTx, which returns nothing.
+// None of the jobs it takes has uniqueness options, whose conflicts that
+// kind of insert would fail on.
 func (q *Queue[TTx]) InsertManyTx(ctx context.Context, tx TTx, jobs []narrator.Job) error {
 	params := make([]river.InsertManyParams, 0, len(jobs))
+	var syntheses []narrator.SynthesizeJob
 	for _, job := range jobs {
+		if j, ok := job.(narrator.SynthesizeJob); ok && q.db != nil {
+			syntheses = append(syntheses, j)
+			continue
+		}
 		args, opts, err := jobArgs(job)
 		if err != nil {
 			return err
 		}
 		if args != nil {
 			params = append(params, river.InsertManyParams{Args: args, InsertOpts: opts})
+		}
+	}
+	if len(syntheses) > 0 {
+		if err := q.insertSynthesesSQLite(ctx, tx, syntheses); err != nil {
+			return fmt.Errorf("enqueue %d syntheses: %w", len(syntheses), err)
 		}
 	}
 	if len(params) == 0 {

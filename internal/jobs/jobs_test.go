@@ -129,12 +129,17 @@ var backends = []struct {
 }
 
 func openSQLite(t *testing.T) (store, queue, riverDB) {
+	return openSQLiteWith(t, queueConfig)
+}
+
+// openSQLiteWith is openSQLite with a queue configured by cfg.
+func openSQLiteWith(t *testing.T, cfg jobs.Config) (store, queue, riverDB) {
 	ctx := t.Context()
 	var q *jobs.Queue[*sql.Tx]
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "db"), sqlite.Options{
 		Jobs: func(db *sql.DB) (sqlite.JobInserter, error) {
 			var err error
-			q, err = jobs.NewSQLite(db, queueConfig)
+			q, err = jobs.NewSQLite(db, cfg)
 			return q, err
 		},
 		EventBody: eventBody,

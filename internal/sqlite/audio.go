@@ -294,9 +294,14 @@ func (s *Store) UpdateAudio(ctx context.Context, projectID int64, ref string, u 
 	if err != nil {
 		return nil, fmt.Errorf("update audio %q in project %d: %w", ref, projectID, err)
 	}
-	got, err := s.updateAudio(ctx, tx, &headMemo{}, cur, u)
+	got, job, err := s.updateAudio(ctx, tx, &headMemo{}, cur, u)
 	if err != nil {
 		return nil, fmt.Errorf("update audio %d: %w", cur.ID, err)
+	}
+	if job != nil {
+		if err := s.enqueue(ctx, tx, job); err != nil {
+			return nil, fmt.Errorf("update audio %d: %w", cur.ID, err)
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("update audio %d: commit: %w", cur.ID, err)
@@ -310,51 +315,50 @@ UPDATE audios SET external_id = ?, title = ?, body = ?, author = ?, article_url 
 WHERE id = ?`
 
 // updateAudio applies u to cur, a live audio with its media loaded, as
-// narrator.PlanUpdate decides, and returns the result. head is the
-// transaction's memo of the synthesis queue's head.
-func (s *Store) updateAudio(ctx context.Context, tx *sql.Tx, head *headMemo, cur *narrator.Audio, u narrator.AudioUpdate) (*narrator.Audio, error) {
+// narrator.PlanUpdate decides, and returns the result with the synthesis
+// job of its new revision, if it needs one, for the caller to enqueue in
+// tx. head is the transaction's memo of the synthesis queue's head.
+func (s *Store) updateAudio(ctx context.Context, tx *sql.Tx, head *headMemo, cur *narrator.Audio, u narrator.AudioUpdate) (*narrator.Audio, narrator.Job, error) {
 	plan, err := narrator.PlanUpdate(cur, u, s.now())
 	if err != nil || !plan.Changed {
-		return &plan.Next, err
+		return &plan.Next, nil, err
 	}
 	next := &plan.Next
 	var round int64
 	if plan.Respeak {
 		adds := cur.State != narrator.StateUnprocessed
 		if round, err = s.planSynthesis(ctx, tx, head, cur.ProjectID, adds, true); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if plan.ExternalIDChanged {
 		other, err := findAudioByExternalID(ctx, tx, cur.ProjectID, next.ExternalID)
 		switch {
 		case err == nil:
-			return nil, narrator.Errorf(narrator.EINVALID, "external_id %q is already used by audio %d", next.ExternalID, other.ID)
+			return nil, nil, narrator.Errorf(narrator.EINVALID, "external_id %q is already used by audio %d", next.ExternalID, other.ID)
 		case narrator.ErrorCode(err) != narrator.ENOTFOUND:
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	meta, err := encodeMetadata(next.Metadata)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if _, err := tx.ExecContext(ctx, updateAudioSQL, nullString(next.ExternalID), next.Title, next.Body,
 		next.Author, next.ArticleURL, meta, next.State, next.Error, next.Revision, micros(next.UpdatedAt),
 		next.ID); err != nil {
-		return nil, formatError(err, "audio")
+		return nil, nil, formatError(err, "audio")
 	}
 	if err := s.addUsage(ctx, tx, cur, next); err != nil {
-		return nil, err
-	}
-	if plan.Respeak {
-		if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: next.ID, Revision: next.Revision, Round: round}); err != nil {
-			return nil, err
-		}
+		return nil, nil, err
 	}
 	if err := s.raise(ctx, tx, cur, next); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return next, nil
+	if !plan.Respeak {
+		return next, nil, nil
+	}
+	return next, narrator.SynthesizeJob{AudioID: next.ID, Revision: next.Revision, Round: round}, nil
 }
 
 const deleteAudioSQL = `UPDATE audios SET deleted_at = ? WHERE id = ?`

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/narrator/narrator"
@@ -11,10 +12,11 @@ import (
 
 // Creates are committed in groups. SQLite has one writer, so concurrent
 // creates wait for it in turn anyway; the one that holds it takes every
-// create waiting at that moment, up to maxCreateBatch, into one
-// transaction: each in a savepoint of its own, so that one create's error
-// fails that create only, and the synthesis jobs of all of them in one
-// River insert, which otherwise parses its long statement once per job.
+// create waiting, and those that join the line while it works, up to
+// maxCreateBatch, into one transaction: each in a savepoint of its own, so
+// that one create's error fails that create only. The group reads each account's usage once and
+// writes it, and its projects' audio counts, once at the end (groupUsage);
+// it writes its synthesis jobs after its creates (JobInserter.InsertManyTx).
 // A create is answered only once its transaction is committed.
 //
 // With WAL and synchronous=FULL a commit is written to the WAL and the WAL
@@ -49,7 +51,6 @@ type createQueue struct {
 
 // writeStmts are a create's statements, prepared once on the writer.
 type writeStmts struct {
-	projectExists     *sql.Stmt
 	audioByExternalID *sql.Stmt
 	insertAudio       *sql.Stmt
 	insertMedia       *sql.Stmt
@@ -57,6 +58,7 @@ type writeStmts struct {
 	accountUsage      *sql.Stmt
 	setSynthesisRound *sql.Stmt
 	addUsage          *sql.Stmt
+	addGroupUsage     *sql.Stmt
 	savepoint         *sql.Stmt
 	release           *sql.Stmt
 	rollbackTo        *sql.Stmt
@@ -64,14 +66,14 @@ type writeStmts struct {
 
 func prepareWrites(p *preparer) *writeStmts {
 	return &writeStmts{
-		projectExists:     p.stmt(projectExistsSQL),
 		audioByExternalID: p.stmt(findLiveAudioWithMediaByExternalIDSQL),
 		insertAudio:       p.stmt(insertAudioSQL),
-		insertMedia:       p.stmt(insertMediaSQL),
+		insertMedia:       p.stmt(insertMediaSQL()),
 		addAudioCount:     p.stmt(addAudioCountSQL),
 		accountUsage:      p.stmt(accountUsageSQL),
 		setSynthesisRound: p.stmt(setSynthesisRoundSQL),
 		addUsage:          p.stmt(addUsageSQL),
+		addGroupUsage:     p.stmt(addGroupUsageSQL),
 		savepoint:         p.stmt(`SAVEPOINT create_audio`),
 		release:           p.stmt(`RELEASE create_audio`),
 		rollbackTo:        p.stmt(`ROLLBACK TO create_audio`),
@@ -120,15 +122,20 @@ func (s *Store) CreateAudio(ctx context.Context, a *narrator.Audio) (created boo
 // the caller's own request, then hands the lead to the next in line: even
 // if the commit panics, so that the line never stalls.
 func (s *Store) leadCreates() {
-	q := &s.creates
+	group := s.creates.take(nil)
+	defer func() { s.handOver(group) }()
+	s.commitCreates(&group)
+}
+
+// take moves requests from the head of the line to the end of group, as
+// many as wait and the group may still hold (maxCreateBatch).
+func (q *createQueue) take(group []*createRequest) []*createRequest {
 	q.mu.Lock()
-	n := min(len(q.pending), maxCreateBatch)
-	group := make([]*createRequest, n)
-	copy(group, q.pending)
+	defer q.mu.Unlock()
+	n := min(len(q.pending), maxCreateBatch-len(group))
+	group = append(group, q.pending[:n]...)
 	q.pending = append(q.pending[:0], q.pending[n:]...)
-	q.mu.Unlock()
-	defer s.handOver(group)
-	s.commitCreates(group)
+	return group
 }
 
 // handOver answers the group's other callers and wakes the next in line to
@@ -162,12 +169,13 @@ func (s *Store) handOver(group []*createRequest) {
 // commitCreates runs a group in one transaction and sets every request's
 // outcome. A request whose context ended before its turn fails alone. If
 // the transaction fails, every request of the group fails with its error.
-func (s *Store) commitCreates(group []*createRequest) {
+// The group grows by the requests that join it before its commit.
+func (s *Store) commitCreates(group *[]*createRequest) {
 	// The group carries other callers' creates: one caller leaving must
 	// not cancel them. A group is short.
-	ctx := context.WithoutCancel(group[0].ctx)
+	ctx := context.WithoutCancel((*group)[0].ctx)
 	got, err := s.createGroup(ctx, group)
-	for i, r := range group {
+	for i, r := range *group {
 		r.done = true
 		switch {
 		case r.err != nil:
@@ -182,11 +190,19 @@ func (s *Store) commitCreates(group []*createRequest) {
 
 // createGroup creates the group's audios in one transaction and returns
 // them, nil where a request failed (its err set). Outcomes other than err
-// are left to the caller, for after the commit.
-func (s *Store) createGroup(ctx context.Context, group []*createRequest) ([]*narrator.Audio, error) {
+// are left to the caller, for after the commit. Requests that join the line
+// while it works join the group, until the group is full or none waits:
+// callers answered by the last commit come back while this one works, and
+// would otherwise wait for the next commit, the costlier part of a group.
+func (s *Store) createGroup(ctx context.Context, group *[]*createRequest) ([]*narrator.Audio, error) {
 	st, err := s.writes.get(ctx, s.writer)
 	if err != nil {
 		return nil, err
+	}
+	if s.jobs != nil {
+		if err := s.jobs.Prepare(ctx); err != nil {
+			return nil, err
+		}
 	}
 	tx, err := s.beginWrite(ctx)
 	if err != nil {
@@ -197,20 +213,51 @@ func (s *Store) createGroup(ctx context.Context, group []*createRequest) ([]*nar
 		_, err := tx.StmtContext(ctx, stmt).ExecContext(ctx)
 		return err
 	}
-	got := make([]*narrator.Audio, len(group))
 	var (
-		jobs []narrator.Job
-		head headMemo
+		got   []*narrator.Audio
+		jobs  []narrator.Job
+		head  headMemo
+		usage groupUsage
 	)
-	for i, r := range group {
+	for i := 0; ; i++ {
+		if i == len(*group) {
+			if *group = s.creates.take(*group); i == len(*group) {
+				break
+			}
+		}
+		r := (*group)[i]
+		got = append(got, nil)
 		if err := r.ctx.Err(); err != nil {
 			r.err = fmt.Errorf("create audio in project %d: %w", r.a.ProjectID, err)
 			continue
 		}
+		// A create that finds a live audio with its external ID updates
+		// it, which reads and writes the account's row itself: the group's
+		// usage goes there first, outside the update's savepoint.
+		var cur *narrator.Audio
+		if r.a.ExternalID != "" {
+			if cur, err = oneAudio(tx.StmtContext(ctx, st.audioByExternalID).QueryContext(ctx, r.a.ProjectID, r.a.ExternalID)); err != nil {
+				r.err = fmt.Errorf("create audio in project %d: %w", r.a.ProjectID, err)
+				continue
+			}
+			if cur != nil {
+				if err := usage.flush(ctx, tx, st); err != nil {
+					return nil, err
+				}
+			}
+		}
 		if err := exec(st.savepoint); err != nil {
 			return nil, err
 		}
-		a, created, job, err := s.createAudio(ctx, tx, st, &head, r.a)
+		var (
+			a   *narrator.Audio
+			job narrator.Job
+		)
+		if cur != nil {
+			a, job, err = s.updateAudio(ctx, tx, &head, cur, r.a.Replacement())
+		} else {
+			a, job, err = s.createAudio(ctx, tx, st, &head, &usage, r.a)
+		}
 		if err != nil {
 			r.err = fmt.Errorf("create audio in project %d: %w", r.a.ProjectID, err)
 			if err := exec(st.rollbackTo); err != nil {
@@ -223,10 +270,13 @@ func (s *Store) createGroup(ctx context.Context, group []*createRequest) ([]*nar
 		if r.err != nil {
 			continue
 		}
-		got[i], group[i].created = a, created
+		got[i], r.created = a, cur == nil
 		if job != nil {
 			jobs = append(jobs, job)
 		}
+	}
+	if err := usage.flush(ctx, tx, st); err != nil {
+		return nil, err
 	}
 	if err := s.enqueueMany(ctx, tx, jobs); err != nil {
 		return nil, err
@@ -236,8 +286,6 @@ func (s *Store) createGroup(ctx context.Context, group []*createRequest) ([]*nar
 	}
 	return got, nil
 }
-
-const projectExistsSQL = `SELECT COUNT(*) FROM projects WHERE id = ?`
 
 const addAudioCountSQL = `UPDATE projects SET audio_count = audio_count + ? WHERE id = ?`
 
@@ -255,66 +303,163 @@ INSERT INTO audios (project_id, external_id, title, body, author, article_url, m
 	state, error, revision, duration_ms, created_at, updated_at)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
-const insertMediaSQL = `INSERT INTO media (audio_id, content_type) VALUES (?, ?)`
-
-// createAudio creates a, or updates the live audio with its external ID, in
-// tx, as CreateAudio describes. A new audio's synthesis job is returned for
-// the caller to enqueue, not enqueued. head is the group's memo of the
-// synthesis queue's head.
-func (s *Store) createAudio(ctx context.Context, tx *sql.Tx, st *writeStmts, head *headMemo, a *narrator.Audio) (*narrator.Audio, bool, narrator.Job, error) {
-	var n int
-	if err := tx.StmtContext(ctx, st.projectExists).QueryRowContext(ctx, a.ProjectID).Scan(&n); err != nil {
-		return nil, false, nil, err
-	}
-	if n == 0 {
-		return nil, false, nil, narrator.Errorf(narrator.ENOTFOUND, "project %d not found", a.ProjectID)
-	}
-	if a.ExternalID != "" {
-		cur, err := oneAudio(tx.StmtContext(ctx, st.audioByExternalID).QueryContext(ctx, a.ProjectID, a.ExternalID))
-		if err != nil {
-			return nil, false, nil, err
-		}
-		if cur != nil {
-			got, err := s.updateAudio(ctx, tx, head, cur, a.Replacement())
-			return got, false, nil, err
-		}
-	}
-
-	round, err := s.planSynthesis(ctx, tx, head, a.ProjectID, true, true)
+// createAudio inserts a as CreateAudio describes, in tx, and counts it in
+// the group's usage. Its synthesis job is returned for the caller to
+// enqueue, not enqueued. head is the group's memo of the synthesis queue's
+// head.
+func (s *Store) createAudio(ctx context.Context, tx *sql.Tx, st *writeStmts, head *headMemo, usage *groupUsage, a *narrator.Audio) (*narrator.Audio, narrator.Job, error) {
+	acct, err := usage.account(ctx, tx, st, a.ProjectID)
 	if err != nil {
-		return nil, false, nil, err
+		return nil, nil, err
 	}
+	if err := s.limits.CheckSynthesis(acct.usage, true); err != nil {
+		return nil, nil, err
+	}
+	if err := s.readHead(ctx, tx, head); err != nil {
+		return nil, nil, err
+	}
+	round := narrator.FairRound(head.round, acct.usage)
 	got := narrator.PlanCreate(a, s.now())
 	meta, err := encodeMetadata(got.Metadata)
 	if err != nil {
-		return nil, false, nil, err
+		return nil, nil, err
 	}
 	res, err := tx.StmtContext(ctx, st.insertAudio).ExecContext(ctx, got.ProjectID, nullString(got.ExternalID), got.Title, got.Body,
 		got.Author, got.ArticleURL, meta, got.State, got.Error, got.Revision, got.DurationMS,
 		micros(got.CreatedAt), micros(got.UpdatedAt))
 	if err != nil {
-		return nil, false, nil, formatError(err, "audio")
+		return nil, nil, formatError(err, "audio")
 	}
 	if got.ID, err = res.LastInsertId(); err != nil {
-		return nil, false, nil, err
+		return nil, nil, err
 	}
-	insertMedia := tx.StmtContext(ctx, st.insertMedia)
-	for _, ct := range narrator.MediaTypes() {
-		res, err := insertMedia.ExecContext(ctx, got.ID, ct)
-		if err != nil {
-			return nil, false, nil, fmt.Errorf("insert %s media: %w", ct, err)
+	if got.Media, err = insertMedia(ctx, tx, st, got.ID); err != nil {
+		return nil, nil, err
+	}
+	queued, bytes := narrator.UsageDelta(nil, &got)
+	acct.add(round, queued, bytes)
+	usage.audios[got.ProjectID]++
+	return &got, narrator.SynthesizeJob{AudioID: got.ID, Revision: got.Revision, Round: round}, nil
+}
+
+// insertMediaSQL inserts an audio's media rows, one of each of
+// narrator.MediaTypes in that order, still without keys, in one statement.
+func insertMediaSQL() string {
+	return `INSERT INTO media (audio_id, content_type) VALUES ` + strings.Repeat(", (?1, ?)", len(narrator.MediaTypes()))[2:]
+}
+
+// insertMedia inserts the media rows of a new audio and returns them, in
+// the order of narrator.MediaTypes. SQLite numbers the rows of one insert
+// one after the other, in their order (media.id is AUTOINCREMENT, and the
+// transaction holds the table): the last row's ID is the insert's last ID.
+// RETURNING the IDs cost more than a second insert.
+func insertMedia(ctx context.Context, tx *sql.Tx, st *writeStmts, audioID int64) ([]narrator.Media, error) {
+	types := narrator.MediaTypes()
+	args := make([]any, 1+len(types))
+	args[0] = audioID
+	for i, ct := range types {
+		args[1+i] = ct
+	}
+	res, err := tx.StmtContext(ctx, st.insertMedia).ExecContext(ctx, args...)
+	if err != nil {
+		return nil, fmt.Errorf("insert media of audio %d: %w", audioID, err)
+	}
+	last, err := res.LastInsertId()
+	if err != nil {
+		return nil, fmt.Errorf("insert media of audio %d: %w", audioID, err)
+	}
+	media := make([]narrator.Media, len(types))
+	for i, ct := range types {
+		media[i] = narrator.Media{ID: last - int64(len(types)-1-i), AudioID: audioID, ContentType: ct}
+	}
+	return media, nil
+}
+
+// groupUsage is what a group's creates have done to their accounts and
+// projects, kept in memory and written once, at the end of the group
+// (flush), instead of by every create. An account's usage is read once,
+// by its first create in the group; the later ones check the limits
+// against it as the earlier ones left it, as they would have read it.
+type groupUsage struct {
+	byProject map[int64]*groupAccount
+	// audios counts the audios created in each project.
+	audios map[int64]int
+}
+
+// groupAccount is one account's usage in a group.
+type groupAccount struct {
+	id int64
+	// usage is as the group's creates so far leave it.
+	usage narrator.Usage
+	// queued and bytes are the creates' changes not yet written; changed
+	// tells whether usage.NextRound is.
+	queued  int
+	bytes   int64
+	changed bool
+}
+
+// add counts a create, whose synthesis is queued in round, and which moves
+// the account's queued count and media bytes by queued and bytes.
+func (a *groupAccount) add(round int64, queued int, bytes int64) {
+	a.usage.NextRound = round + 1
+	a.usage.Queued += queued
+	a.usage.MediaBytes += bytes
+	a.queued += queued
+	a.bytes += bytes
+	a.changed = true
+}
+
+// account returns the usage of projectID's account in the group, reading
+// it the first time; ENOTFOUND if the project does not exist.
+func (g *groupUsage) account(ctx context.Context, tx *sql.Tx, st *writeStmts, projectID int64) (*groupAccount, error) {
+	if a := g.byProject[projectID]; a != nil {
+		return a, nil
+	}
+	a := &groupAccount{}
+	err := tx.StmtContext(ctx, st.accountUsage).QueryRowContext(ctx, projectID).
+		Scan(&a.id, &a.usage.Queued, &a.usage.MediaBytes, &a.usage.NextRound)
+	switch {
+	case err == sql.ErrNoRows:
+		return nil, narrator.Errorf(narrator.ENOTFOUND, "project %d not found", projectID)
+	case err != nil:
+		return nil, fmt.Errorf("usage of project %d's account: %w", projectID, err)
+	}
+	// Another project of the same account shares its usage.
+	for _, other := range g.byProject {
+		if other.id == a.id {
+			a = other
+			break
 		}
-		id, err := res.LastInsertId()
-		if err != nil {
-			return nil, false, nil, fmt.Errorf("insert %s media: %w", ct, err)
+	}
+	if g.byProject == nil {
+		g.byProject, g.audios = map[int64]*groupAccount{}, map[int64]int{}
+	}
+	g.byProject[projectID] = a
+	return a, nil
+}
+
+const addGroupUsageSQL = `
+UPDATE accounts SET synthesis_round = ?, queued = queued + ?, media_bytes = media_bytes + ?
+WHERE id = ?`
+
+// flush writes the group's changes to its accounts and projects, and
+// forgets them: an account is read again by its next create.
+func (g *groupUsage) flush(ctx context.Context, tx *sql.Tx, st *writeStmts) error {
+	done := map[*groupAccount]bool{}
+	for _, a := range g.byProject {
+		if !a.changed || done[a] {
+			continue
 		}
-		got.Media = append(got.Media, narrator.Media{ID: id, AudioID: got.ID, ContentType: ct})
+		done[a] = true
+		if _, err := tx.StmtContext(ctx, st.addGroupUsage).ExecContext(ctx, a.usage.NextRound, a.queued, a.bytes, a.id); err != nil {
+			return fmt.Errorf("count usage of account %d: %w", a.id, err)
+		}
 	}
-	if _, err := tx.StmtContext(ctx, st.addAudioCount).ExecContext(ctx, 1, got.ProjectID); err != nil {
-		return nil, false, nil, fmt.Errorf("count audios of project %d: %w", got.ProjectID, err)
+	for projectID, n := range g.audios {
+		if _, err := tx.StmtContext(ctx, st.addAudioCount).ExecContext(ctx, n, projectID); err != nil {
+			return fmt.Errorf("count audios of project %d: %w", projectID, err)
+		}
 	}
-	if err := s.addUsage(ctx, tx, nil, &got); err != nil {
-		return nil, false, nil, err
-	}
-	return &got, true, narrator.SynthesizeJob{AudioID: got.ID, Revision: got.Revision, Round: round}, nil
+	g.byProject, g.audios = nil, nil
+	return nil
 }

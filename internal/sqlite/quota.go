@@ -48,20 +48,31 @@ func (s *Store) planSynthesis(ctx context.Context, tx *sql.Tx, head *headMemo, p
 			return 0, err
 		}
 	}
-	if !head.read {
-		if s.jobs == nil {
-			return 0, fmt.Errorf("queue synthesis: the sqlite store was opened without a job inserter")
-		}
-		if head.round, err = s.jobs.SynthesisHead(ctx, tx); err != nil {
-			return 0, fmt.Errorf("queue synthesis: %w", err)
-		}
-		head.read = true
+	if err := s.readHead(ctx, tx, head); err != nil {
+		return 0, err
 	}
 	round := narrator.FairRound(head.round, u)
 	if _, err := s.exec(ctx, tx, setSynthesisRoundSQL, func(st *writeStmts) *sql.Stmt { return st.setSynthesisRound }, round+1, accountID); err != nil {
 		return 0, fmt.Errorf("set synthesis round of account %d: %w", accountID, err)
 	}
 	return round, nil
+}
+
+// readHead reads the head of the synthesis queue into head, unless it
+// already holds it.
+func (s *Store) readHead(ctx context.Context, tx *sql.Tx, head *headMemo) error {
+	if head.read {
+		return nil
+	}
+	if s.jobs == nil {
+		return fmt.Errorf("queue synthesis: the sqlite store was opened without a job inserter")
+	}
+	round, err := s.jobs.SynthesisHead(ctx, tx)
+	if err != nil {
+		return fmt.Errorf("queue synthesis: %w", err)
+	}
+	head.round, head.read = round, true
+	return nil
 }
 
 const addUsageSQL = `

@@ -32,7 +32,8 @@ var migrationFS embed.FS
 // JobInserter inserts jobs inside the caller's transaction, so that a job
 // exists exactly when the change that needs it is committed. It is the one
 // seam between the store and the queue, whatever the kind of job; the jobs
-// package implements it with River's InsertTx and InsertManyTx.
+// package implements it with River's InsertTx, and writes the synthesis
+// jobs of InsertManyTx itself, with a prepared statement.
 type JobInserter interface {
 	InsertTx(ctx context.Context, tx *sql.Tx, job narrator.Job) error
 	// InsertManyTx inserts several jobs at once: the jobs of a group of
@@ -42,6 +43,11 @@ type JobInserter interface {
 	// job a worker would take next (narrator.FairRound), or 0 when none
 	// waits.
 	SynthesisHead(ctx context.Context, tx *sql.Tx) (int64, error)
+	// Prepare readies the statements of InsertManyTx and SynthesisHead on
+	// the writer pool, once; until it has, they run unprepared. It takes
+	// the pool's one connection: the store calls it outside any
+	// transaction, before each group of creates.
+	Prepare(ctx context.Context) error
 }
 
 // Options configures a Store.

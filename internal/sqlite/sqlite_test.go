@@ -40,6 +40,8 @@ func (e recorderJobs) SynthesisHead(context.Context, *sql.Tx) (int64, error) {
 	return e.rec.SynthesisHead(), nil
 }
 
+func (recorderJobs) Prepare(context.Context) error { return nil }
+
 // withJobs returns Options whose job inserter is j.
 func withJobs(j JobInserter) Options {
 	return Options{Jobs: func(*sql.DB) (JobInserter, error) { return j, nil }}
@@ -183,6 +185,8 @@ func (j tableJobs) InsertTx(ctx context.Context, tx *sql.Tx, job narrator.Job) e
 func (j tableJobs) SynthesisHead(context.Context, *sql.Tx) (int64, error) {
 	return j.rec.SynthesisHead(), nil
 }
+
+func (tableJobs) Prepare(context.Context) error { return nil }
 
 func (j tableJobs) InsertManyTx(ctx context.Context, tx *sql.Tx, jobs []narrator.Job) error {
 	for _, job := range jobs {

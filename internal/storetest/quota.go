@@ -181,6 +181,52 @@ var quotaTests = []test{
 			t.Errorf("project counts %d audios, want %d", n, SuiteLimits.MaxQueued)
 		}
 	}},
+	{"QueueLimitConcurrentProjects", func(t *testing.T, b *bundle) {
+		// A burst of creates in two projects of one account, with updates
+		// of its queued audios among them, never takes it past its limit:
+		// the account's usage is one, whatever store groups the creates
+		// into transactions, and an update needs no place of its own.
+		p := mustProject(t, b.store)
+		other := mustProjectOf(t, b.store, p.AccountID)
+		const free, burst, updates = 5, 30, 10
+		mustFillQueue(t, b.store, []*narrator.Project{p}, SuiteLimits.MaxQueued-free)
+		var (
+			wg      sync.WaitGroup
+			created atomic.Int32
+			refused atomic.Int32
+		)
+		for i := range burst {
+			wg.Go(func() {
+				projectID := []int64{p.ID, other.ID}[i%2]
+				_, err := b.store.CreateAudio(t.Context(), newAudio(projectID, fmt.Sprintf("burst-%d", i)))
+				switch narrator.ErrorCode(err) {
+				case "":
+					created.Add(1)
+				case narrator.EQUEUEFULL:
+					refused.Add(1)
+				default:
+					t.Errorf("create %d: %v", i, err)
+				}
+			})
+		}
+		for i := range updates {
+			wg.Go(func() {
+				a := newAudio(p.ID, fmt.Sprintf("fill-%d", i))
+				a.Body = "A new body."
+				if created, err := b.store.CreateAudio(t.Context(), a); err != nil || created {
+					t.Errorf("update %d: created %v, %v", i, created, err)
+				}
+			})
+		}
+		wg.Wait()
+		if created.Load() != free || refused.Load() != burst-free {
+			t.Errorf("%d created and %d refused, want %d and %d", created.Load(), refused.Load(), free, burst-free)
+		}
+		wantUsage(t, b.store, p.AccountID, SuiteLimits.MaxQueued, 0)
+		if n := mustProjectCount(t, b.store, p) + mustProjectCount(t, b.store, other); n != SuiteLimits.MaxQueued {
+			t.Errorf("projects count %d audios, want %d", n, SuiteLimits.MaxQueued)
+		}
+	}},
 	{"CreatesAndDeletes", func(t *testing.T, b *bundle) {
 		// Creates and deletes of one account at once all succeed (on
 		// PostgreSQL they lock the account's and the project's rows in the
