@@ -115,11 +115,10 @@ func openReadCache(ctx context.Context, path, dsn string) (_ *readCache, err err
 	if mode != "wal" {
 		return nil, fmt.Errorf("journal mode %q, not wal", mode)
 	}
-	f, err := os.Open(path + "-shm")
+	f, err := openShm(path + "-shm")
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
@@ -132,6 +131,46 @@ func openReadCache(ctx context.Context, path, dsn string) (_ *readCache, err err
 		return nil, fmt.Errorf("map %s: %w", f.Name(), err)
 	}
 	return &readCache{pin: pin, conn: conn, shm: shm}, nil
+}
+
+// shmFiles holds open, for the life of the process, every -shm file a read
+// cache has mapped. Closing any descriptor of a file drops every POSIX
+// lock the process holds on it (fcntl(2)), SQLite's own shm locks
+// included: another process would then take the database for unused and
+// reset its WAL index under this one's connections. So these descriptors
+// are never closed, and kept referenced so that no finalizer closes them;
+// a database file's -shm is opened once per process, again only if it was
+// replaced.
+var shmFiles struct {
+	mu     sync.Mutex
+	byPath map[string]*os.File
+	all    []*os.File
+}
+
+// openShm returns the process's descriptor of the -shm file at path,
+// opening it if it has none for that file.
+func openShm(path string) (*os.File, error) {
+	shmFiles.mu.Lock()
+	defer shmFiles.mu.Unlock()
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if f := shmFiles.byPath[path]; f != nil {
+		if open, err := f.Stat(); err == nil && os.SameFile(open, fi) {
+			return f, nil
+		}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if shmFiles.byPath == nil {
+		shmFiles.byPath = make(map[string]*os.File)
+	}
+	shmFiles.byPath[path] = f
+	shmFiles.all = append(shmFiles.all, f)
+	return f, nil
 }
 
 // walIndexHeaderBytes is the size of the WAL index's two header copies.

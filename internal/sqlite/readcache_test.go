@@ -1,6 +1,12 @@
 package sqlite
 
 import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -89,4 +95,46 @@ func TestReadCacheSeesEveryCommit(t *testing.T) {
 	if list, err := server.ListAudios(ctx, p.ID, time.Time{}, 1, 50); err != nil || len(list) != 0 {
 		t.Errorf("ListAudios after delete = %+v, %v; want none", list, err)
 	}
+}
+
+// The read cache's -shm descriptor must not cost the process SQLite's own
+// locks: closing any descriptor of a file drops every POSIX lock the
+// process holds on it, and another process that then finds the WAL
+// index's "in use" lock free resets the index under the server's
+// connections (a disk I/O error at the server's next commit). A second
+// process checks that the lock is still held after the store opened.
+func TestReadCacheKeepsSQLiteLocks(t *testing.T) {
+	if path := os.Getenv("NARRATOR_SHM_LOCK_PROBE"); path != "" {
+		probeDMSLock(path)
+		return
+	}
+	path := filepath.Join(t.TempDir(), "narrator.db")
+	mustOpenPath(t, path, withJobs(recorderJobs{&storetest.Recorder{}}))
+	cmd := exec.Command(os.Args[0], "-test.run=^TestReadCacheKeepsSQLiteLocks$")
+	cmd.Env = append(os.Environ(), "NARRATOR_SHM_LOCK_PROBE="+path+"-shm")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("probe: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "dms held") {
+		t.Errorf("another process could take the WAL index's DMS lock: this process dropped it\n%s", out)
+	}
+}
+
+// probeDMSLock tries, from another process, to take the lock by which
+// SQLite's unix VFS tells that some process has the WAL index open: byte
+// 128 of the -shm file ((22 + 8) * 4 + 8, UNIX_SHM_DMS in os_unix.c).
+func probeDMSLock(path string) {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		fmt.Println("open:", err)
+		return
+	}
+	defer f.Close()
+	lk := syscall.Flock_t{Type: syscall.F_WRLCK, Whence: 0, Start: 128, Len: 1}
+	if err := syscall.FcntlFlock(f.Fd(), syscall.F_SETLK, &lk); err != nil {
+		fmt.Println("dms held:", err)
+		return
+	}
+	fmt.Println("dms free")
 }
