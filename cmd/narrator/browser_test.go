@@ -41,9 +41,26 @@ func chromiumPath(t *testing.T) string {
 // context for one tab.
 func newBrowser(t *testing.T, path string) context.Context {
 	t.Helper()
+	// Not t.TempDir: chromium's helper processes may still write into the
+	// profile for a moment after the browser is gone, which fails the
+	// test's own clean-up ("directory not empty"). This clean-up runs
+	// after the browser's (below) and tries again for a few seconds.
+	profile, err := os.MkdirTemp("", "narrator-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for range 50 {
+			if os.RemoveAll(profile) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Logf("chromium's profile %s is left behind", profile)
+	})
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(path),
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(profile),
 		chromedp.Flag("headless", true),
 		chromedp.Flag("no-sandbox", true),
 		chromedp.Flag("disable-gpu", true),
