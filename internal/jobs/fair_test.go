@@ -52,19 +52,7 @@ func TestFairScheduling(t *testing.T) {
 		next()
 		next()
 
-		acctB := &narrator.Account{Name: "B"}
-		if err := b.store.CreateAccount(ctx, acctB); err != nil {
-			t.Fatal(err)
-		}
-		title, body, _ := narrator.DefaultVoices("en_US")
-		pB := &narrator.Project{AccountID: acctB.ID, Title: "B", Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: title.Name, BodyVoice: body.Name}
-		if err := b.store.CreateProject(ctx, pB); err != nil {
-			t.Fatal(err)
-		}
-		short := &narrator.Audio{ProjectID: pB.ID, Body: "Short."}
-		if _, err := b.store.CreateAudio(ctx, short); err != nil {
-			t.Fatal(err)
-		}
+		short := b.queueShortOfNewAccount(t)
 		var before int // A's audios started after B queued, before B's
 		for {
 			release <- struct{}{}
@@ -96,19 +84,7 @@ func TestFairRoundFromHead(t *testing.T) {
 		}
 		// The first of A's four jobs is taken: the head is the second.
 		b.river.exec(t, `UPDATE river_job SET state = 'running' WHERE id = (SELECT min(id) FROM river_job)`)
-		acctB := &narrator.Account{Name: "B"}
-		if err := b.store.CreateAccount(ctx, acctB); err != nil {
-			t.Fatal(err)
-		}
-		title, body, _ := narrator.DefaultVoices("en_US")
-		pB := &narrator.Project{AccountID: acctB.ID, Title: "B", Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: title.Name, BodyVoice: body.Name}
-		if err := b.store.CreateProject(ctx, pB); err != nil {
-			t.Fatal(err)
-		}
-		short := &narrator.Audio{ProjectID: pB.ID, Body: "Short."}
-		if _, err := b.store.CreateAudio(ctx, short); err != nil {
-			t.Fatal(err)
-		}
+		short := b.queueShortOfNewAccount(t)
 		var got []int
 		for _, id := range []int64{backlog[0].ID, short.ID, backlog[1].ID, backlog[2].ID} {
 			pos, ok, err := b.queue.SynthesisQueuePosition(ctx, id)
@@ -165,4 +141,25 @@ func TestStartedJobKeepsItsPlace(t *testing.T) {
 			t.Errorf("position of the job that started before: %d, %t, %v; want 1", pos, ok, err)
 		}
 	})
+}
+
+// queueShortOfNewAccount creates an account B with a project and queues a
+// one-sentence audio of it.
+func (b *testBundle) queueShortOfNewAccount(t *testing.T) *narrator.Audio {
+	t.Helper()
+	ctx := t.Context()
+	acct := &narrator.Account{Name: "B"}
+	if err := b.store.CreateAccount(ctx, acct); err != nil {
+		t.Fatal(err)
+	}
+	title, body, _ := narrator.DefaultVoices("en_US")
+	p := &narrator.Project{AccountID: acct.ID, Title: "B", Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: title.Name, BodyVoice: body.Name}
+	if err := b.store.CreateProject(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	short := &narrator.Audio{ProjectID: p.ID, Body: "Short."}
+	if _, err := b.store.CreateAudio(ctx, short); err != nil {
+		t.Fatal(err)
+	}
+	return short
 }

@@ -431,10 +431,6 @@ func (s *Store) ListAudios(ctx context.Context, projectID int64, since time.Time
 	if err != nil {
 		return nil, err
 	}
-	st, err := s.reads.get(ctx, s.reader)
-	if err != nil {
-		return nil, fmt.Errorf("list audios: %w", err)
-	}
 	var sinceUS int64 = math.MinInt64
 	if !since.IsZero() {
 		sinceUS = micros(since)
@@ -443,6 +439,10 @@ func (s *Store) ListAudios(ctx context.Context, projectID int64, since time.Time
 	cached, t, ok := s.cache.page(k)
 	if ok {
 		return cached, nil
+	}
+	st, err := s.reads.get(ctx, s.reader)
+	if err != nil {
+		return nil, fmt.Errorf("list audios: %w", err)
 	}
 	tx, err := s.beginRead(ctx)
 	if err != nil {

@@ -155,24 +155,8 @@ var quotaTests = []test{
 		p := mustProject(t, b.store)
 		const free, burst = 5, 30
 		mustFillQueue(t, b.store, []*narrator.Project{p}, SuiteLimits.MaxQueued-free)
-		var (
-			wg      sync.WaitGroup
-			created atomic.Int32
-			refused atomic.Int32
-		)
-		for i := range burst {
-			wg.Go(func() {
-				_, err := b.store.CreateAudio(t.Context(), newAudio(p.ID, fmt.Sprintf("burst-%d", i)))
-				switch narrator.ErrorCode(err) {
-				case "":
-					created.Add(1)
-				case narrator.EQUEUEFULL:
-					refused.Add(1)
-				default:
-					t.Errorf("create %d: %v", i, err)
-				}
-			})
-		}
+		var wg sync.WaitGroup
+		created, refused := startBurst(t, &wg, b.store, burst, func(int) int64 { return p.ID })
 		wg.Wait()
 		if created.Load() != free || refused.Load() != burst-free {
 			t.Errorf("%d created and %d refused, want %d and %d", created.Load(), refused.Load(), free, burst-free)
@@ -190,25 +174,8 @@ var quotaTests = []test{
 		other := mustProjectOf(t, b.store, p.AccountID)
 		const free, burst, updates = 5, 30, 10
 		mustFillQueue(t, b.store, []*narrator.Project{p}, SuiteLimits.MaxQueued-free)
-		var (
-			wg      sync.WaitGroup
-			created atomic.Int32
-			refused atomic.Int32
-		)
-		for i := range burst {
-			wg.Go(func() {
-				projectID := []int64{p.ID, other.ID}[i%2]
-				_, err := b.store.CreateAudio(t.Context(), newAudio(projectID, fmt.Sprintf("burst-%d", i)))
-				switch narrator.ErrorCode(err) {
-				case "":
-					created.Add(1)
-				case narrator.EQUEUEFULL:
-					refused.Add(1)
-				default:
-					t.Errorf("create %d: %v", i, err)
-				}
-			})
-		}
+		var wg sync.WaitGroup
+		created, refused := startBurst(t, &wg, b.store, burst, func(i int) int64 { return []int64{p.ID, other.ID}[i%2] })
 		for i := range updates {
 			wg.Go(func() {
 				a := newAudio(p.ID, fmt.Sprintf("fill-%d", i))
@@ -340,4 +307,25 @@ var quotaTests = []test{
 		rounds := b.rec.Rounds()
 		wantEqual(t, "rounds after the backlog", rounds[len(rounds)-2:], []int64{2, 3})
 	}},
+}
+
+// startBurst starts n concurrent creates on wg, the ith in project(i), and
+// returns the counts of those created and of those refused for a full
+// queue, final once wg is done. Any other outcome fails the test.
+func startBurst(t *testing.T, wg *sync.WaitGroup, s Store, n int, project func(i int) int64) (created, refused *atomic.Int32) {
+	created, refused = new(atomic.Int32), new(atomic.Int32)
+	for i := range n {
+		wg.Go(func() {
+			_, err := s.CreateAudio(t.Context(), newAudio(project(i), fmt.Sprintf("burst-%d", i)))
+			switch narrator.ErrorCode(err) {
+			case "":
+				created.Add(1)
+			case narrator.EQUEUEFULL:
+				refused.Add(1)
+			default:
+				t.Errorf("create %d: %v", i, err)
+			}
+		})
+	}
+	return created, refused
 }
