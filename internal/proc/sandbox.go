@@ -62,8 +62,8 @@ func DefaultSystem() []string {
 // empty /tmp, read-only too, and, if it is given one, its own scratch directory, the only
 // place it can write (TMPDIR names it). It sees no other file of the server: not the data
 // directory, the database or the media. It has no network (only a loopback device of its
-// own), its own process, IPC and host-name namespaces, no capabilities, a new session (so it
-// cannot push input into a terminal), an empty environment but for PATH, HOME (/tmp) and
+// own), its own process, IPC and host-name namespaces, no capabilities, no terminal (so it
+// cannot push input into the server's), an empty environment but for PATH, HOME (/tmp) and
 // TMPDIR, and the Limits of its program. It dies with the server, and its whole process
 // namespace dies with it when Kill kills the group it was started in.
 //
@@ -119,7 +119,14 @@ func NewSandbox(opts SandboxOptions) (*Sandbox, error) {
 	for _, dir := range opts.Hide {
 		s.hide = append(s.hide, realPath(dir))
 	}
-	s.mounts = append(s.mounts, "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp")
+	// The program stays in the server's session: where the kernel schedules sessions as
+	// groups (autogroup), a session of its own would weigh as much as the whole server
+	// however nice the program, and synthesis would starve the API. A session's programs
+	// can push input into its terminal (TIOCSTI), if the server has one, through any
+	// descriptor of it. The sandbox gives it none: /dev/tty is /dev/null there, the
+	// program's standard streams are pipes, it inherits no other descriptor, and it sees
+	// neither the server's processes nor the host's terminals.
+	s.mounts = append(s.mounts, "--dev", "/dev", "--ro-bind", "/dev/null", "/dev/tty", "--proc", "/proc", "--tmpfs", "/tmp")
 	return s, nil
 }
 
@@ -163,7 +170,7 @@ func (s *Sandbox) Command(lim Limits, scratch, name string, args ...string) *exe
 		path = found
 	}
 	argv := []string{
-		"--unshare-all", "--die-with-parent", "--new-session",
+		"--unshare-all", "--die-with-parent",
 		"--clearenv", "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin", "--setenv", "HOME", "/tmp",
 	}
 	argv = append(argv, s.mounts...)
@@ -196,9 +203,9 @@ func (s *Sandbox) Command(lim Limits, scratch, name string, args ...string) *exe
 		argv = append(argv, "--remount-ro", dir)
 	}
 	// In the sandbox, a shell sets the limits, which the program inherits, and the program's
-	// niceness: Lower, called on the command's process group, does not reach the program,
-	// which is in a session and group of its own, so the shell sets Nice itself, absolutely,
-	// whatever bwrap's niceness when it started the shell.
+	// niceness: Lower, called on the command's process group, may come before bwrap has
+	// started the program, so the shell sets Nice itself, absolutely, whatever bwrap's
+	// niceness when it started the shell.
 	argv = append(argv, "--", s.sh, "-c", lim.script(), path)
 	return exec.Command(s.bwrap, append(argv, args...)...)
 }

@@ -9,8 +9,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/narrator/narrator/internal/proc"
 	"github.com/narrator/narrator/internal/proctest"
@@ -20,6 +22,10 @@ import (
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == probeArg {
 		probe(os.Args[2:])
+		return
+	}
+	if len(os.Args) > 1 && os.Args[1] == terminalArg {
+		terminalSession()
 		return
 	}
 	os.Exit(m.Run())
@@ -41,6 +47,8 @@ type probeReport struct {
 	Interfaces   []string `json:"interfaces"`
 	Limits       string   `json:"limits"`
 	Nice         string   `json:"nice"`
+	Autogroup    string   `json:"autogroup"`
+	Terminal     string   `json:"terminal"`
 	Env          []string `json:"env"`
 }
 
@@ -89,6 +97,10 @@ func probe(args []string) {
 		if f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:])); len(f) > 16 {
 			r.Nice = f[16]
 		}
+	}
+	r.Terminal = errText(openTerminal())
+	if ag, err := os.ReadFile("/proc/self/autogroup"); err == nil {
+		r.Autogroup = strings.TrimSpace(string(ag))
 	}
 	r.Env = os.Environ()
 	_ = json.NewEncoder(os.Stdout).Encode(r)
@@ -253,6 +265,14 @@ func TestSandbox(t *testing.T) {
 			if rep.Nice != fmt.Sprint(proc.Nice) {
 				t.Errorf("nice = %s, want %d", rep.Nice, proc.Nice)
 			}
+			// Where the kernel schedules sessions as groups, the probe shares the
+			// server's: in a group of its own it would weigh as much as the server,
+			// whatever its niceness.
+			if own, err := os.ReadFile("/proc/self/autogroup"); err == nil {
+				if want := strings.TrimSpace(string(own)); rep.Autogroup != want {
+					t.Errorf("the sandboxed probe's scheduling group is %q, want the server's, %q", rep.Autogroup, want)
+				}
+			}
 		})
 	}
 }
@@ -352,4 +372,102 @@ func TestSandboxLimits(t *testing.T) {
 			t.Errorf("%s = %s, want %s", l.resource, v, l.want)
 		}
 	}
+}
+
+// terminalArg, as the first argument, makes the test binary run terminalSession.
+const terminalArg = "sandbox-terminal"
+
+// openTerminal opens the controlling terminal, /dev/tty, and checks that it is a terminal,
+// as pushing input into it (TIOCSTI) would need.
+func openTerminal() error {
+	f, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var pgrp int32
+	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), syscall.TIOCGPGRP, uintptr(unsafe.Pointer(&pgrp))); errno != 0 {
+		return fmt.Errorf("/dev/tty is not a terminal: %w", errno)
+	}
+	return nil
+}
+
+// terminalSession runs in a session whose controlling terminal is its standard input, as a
+// server started from a shell does. It prints "<own> <probe's>": what openTerminal says
+// for itself, then for the probe run sandboxed, as an engine's pool runs it.
+func terminalSession() {
+	sb, err := proc.NewSandbox(proc.SandboxOptions{})
+	if err != nil {
+		fmt.Println(err)
+		os.Exit(1)
+	}
+	scratch, err := os.MkdirTemp("", "narrator-terminal-")
+	if err != nil {
+		fmt.Println(err)
+		os.Exit(1)
+	}
+	defer os.RemoveAll(scratch)
+	var out strings.Builder
+	cmd := sb.Command(proc.Limits{}, scratch, os.Args[0], probeArg, "/nonexistent", scratch, scratch, "127.0.0.1:1")
+	cmd.Stdout = &out
+	proc.Isolate(cmd)
+	if err := cmd.Run(); err != nil {
+		fmt.Println(err)
+		os.Exit(1)
+	}
+	var rep probeReport
+	if err := json.Unmarshal([]byte(out.String()), &rep); err != nil {
+		fmt.Println(err)
+		os.Exit(1)
+	}
+	own := ""
+	if err := openTerminal(); err != nil {
+		own = err.Error()
+	}
+	_ = json.NewEncoder(os.Stdout).Encode([]string{own, rep.Terminal})
+}
+
+// TestSandboxTerminal runs the probe sandboxed from a session that has a controlling
+// terminal (a pseudo-terminal made here), as a server started from a shell would: the
+// session can open its terminal, which shows the test can tell, and the probe cannot, so
+// it cannot push input into it.
+func TestSandboxTerminal(t *testing.T) {
+	t.Parallel()
+	mustSandbox(t, proc.SandboxOptions{})
+	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminals here: %v", err)
+	}
+	defer ptmx.Close()
+	var unlock int32
+	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, ptmx.Fd(), syscall.TIOCSPTLCK, uintptr(unsafe.Pointer(&unlock))); errno != 0 {
+		t.Fatalf("unlock pseudo-terminal: %v", errno)
+	}
+	var n uint32
+	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, ptmx.Fd(), syscall.TIOCGPTN, uintptr(unsafe.Pointer(&n))); errno != 0 {
+		t.Fatalf("name pseudo-terminal: %v", errno)
+	}
+	tty, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tty.Close()
+	var out strings.Builder
+	cmd := exec.CommandContext(t.Context(), os.Args[0], terminalArg)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, &out, &out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	var got []string
+	if err := json.Unmarshal([]byte(out.String()), &got); err != nil || len(got) != 2 {
+		t.Fatalf("session printed %q", out.String())
+	}
+	if got[0] != "" {
+		t.Fatalf("the session cannot open its own terminal (%s): the test cannot tell", got[0])
+	}
+	if got[1] == "" {
+		t.Error("the sandboxed probe opened the session's terminal")
+	}
+	t.Logf("the sandboxed probe's attempt: %s", got[1])
 }
