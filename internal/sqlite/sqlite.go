@@ -112,6 +112,9 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	// write survives a power cut, not only the process dying. Creates
 	// commit in groups, which share one fsync (BenchmarkCreatesSynchronous).
 	wq.Add("_pragma", "synchronous(FULL)")
+	// A create group's savepoints write statement journals: in memory,
+	// they open no temporary file per group.
+	wq.Add("_pragma", "temp_store(MEMORY)")
 	wq.Set("_txlock", "immediate")
 	writer, err := sql.Open("sqlite", path+"?"+wq.Encode())
 	if err != nil {
