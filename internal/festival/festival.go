@@ -16,7 +16,6 @@ package festival
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -465,12 +464,8 @@ func (p *worker) synth(ctx context.Context, text string, rate float64, limit tim
 		return nil, 0, nil, err
 	}
 	p.rate = rate
-	data, err := os.ReadFile(p.wavPath)
-	if err != nil {
-		return nil, 0, nil, fmt.Errorf("read festival output: %w%s", err, p.stderr.Suffix())
-	}
+	samples, sampleRate, err := pcm.DecodeWAVFile(p.wavPath)
 	_ = os.Remove(p.wavPath)
-	samples, sampleRate, err := pcm.DecodeWAV(bytes.NewReader(data))
 	if err != nil {
 		return nil, 0, nil, fmt.Errorf("festival output: %w%s", err, p.stderr.Suffix())
 	}

@@ -14,7 +14,6 @@
 package flite
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -206,11 +205,7 @@ func (e *Engine) synthesize(ctx context.Context, voice string, text string, rate
 			"-o", out)
 	}
 	parse := func(stdout []byte) error {
-		data, err := os.ReadFile(out)
-		if err != nil {
-			return err
-		}
-		samples, sampleRate, err = pcm.DecodeWAV(bytes.NewReader(data))
+		samples, sampleRate, err = pcm.DecodeWAVFile(out)
 		segs = parseSegments(string(stdout))
 		return err
 	}

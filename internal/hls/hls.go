@@ -171,8 +171,17 @@ func (s *Segmenter) addFrame(f mp3.Frame) error {
 	if s.rate == 0 {
 		s.rate = f.SampleRate
 	}
+	// The first segment of a live stream is cut short.
+	target := s.target
+	if s.first > 0 && len(s.segments) == 0 {
+		target = s.first
+	}
 	if s.cur == nil {
-		s.cur = &pending{}
+		// Room for the segment at this frame's bitrate, with the transport
+		// stream's overhead (under 10 %), so that it is not grown by
+		// doubling.
+		room := int(target.Seconds()*float64(f.Bitrate)/8*1.1) + 4<<10
+		s.cur = &pending{data: make([]byte, 0, room)}
 		s.ts.writeTables()
 	}
 	if len(s.pes) > 0 && len(s.pes)+len(f.Data) > maxPESPayload {
@@ -184,11 +193,6 @@ func (s *Segmenter) addFrame(f mp3.Frame) error {
 	s.pes = append(s.pes, f.Data...)
 	s.samples += int64(f.Samples)
 	s.cur.samples += int64(f.Samples)
-	// The first segment of a live stream is cut short.
-	target := s.target
-	if s.first > 0 && len(s.segments) == 0 {
-		target = s.first
-	}
 	if s.dur(s.cur.samples) < target {
 		return nil
 	}

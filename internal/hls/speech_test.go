@@ -47,7 +47,7 @@ func TestSpeechPipeline(t *testing.T) {
 			t.Fatal(err)
 		}
 		samples = pcm.Normalize(pcm.TrimSilence(pcm.Resample(samples, r, rate), rate), rate, pcm.DefaultTargetDBFS)
-		for _, chunk := range [][]int16{samples, pcm.Silence(rate, 400*time.Millisecond)} {
+		for _, chunk := range [][]int16{samples, make([]int16, pcm.Samples(400*time.Millisecond, rate))} {
 			if err := enc.Write(chunk); err != nil {
 				t.Fatal(err)
 			}

@@ -59,7 +59,10 @@ func EncodeChunk(ctx context.Context, c Chunk, opts Options) ([]byte, error) {
 		return nil, fmt.Errorf("encode mp3 chunk: %d samples, not whole frames", len(c.Samples))
 	}
 	opts.noReservoir = true
+	// Room for lame's output at the constant bitrate, plus a frame.
+	n := len(c.Before) + len(c.Samples) + len(c.After)
 	var out bytes.Buffer
+	out.Grow(n/FrameSamples*opts.frameBytes() + 2*opts.frameBytes())
 	enc, err := NewEncoder(ctx, &out, opts)
 	if err != nil {
 		return nil, fmt.Errorf("encode mp3 chunk: %w", err)
@@ -75,7 +78,7 @@ func EncodeChunk(ctx context.Context, c Chunk, opts Options) ([]byte, error) {
 	}
 	skip := len(c.Before) / FrameSamples
 	keep := len(c.Samples) / FrameSamples
-	var kept []byte
+	kept := make([]byte, 0, out.Len())
 	f := 0
 	info, err := Frames(&out, func(fr Frame) error {
 		if f >= skip && (c.Last || f < skip+keep) {

@@ -69,6 +69,13 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
+// frameBytes is the most bytes one frame takes at the options' constant
+// bitrate, its padding byte included.
+func (o Options) frameBytes() int {
+	o = o.withDefaults()
+	return o.Bitrate*1000/8*FrameSamples/o.SampleRate + 1
+}
+
 // args returns lame's command line: raw little-endian signed 16-bit mono
 // PCM from stdin, MP3 to stdout.
 func (o Options) args() []string {

@@ -159,9 +159,10 @@ func isInfoFrame(h header, data []byte) bool {
 // accepted. A FrameWriter is not safe for concurrent use.
 type FrameWriter struct {
 	fn      func(Frame) error
-	buf     []byte
-	off     int64 // stream offset of buf[0]
-	skip    int64 // bytes of a tag still to skip
+	buf     []byte // bytes not parsed yet
+	mem     []byte // the array buf lies in, from its start
+	off     int64  // stream offset of buf[0]
+	skip    int64  // bytes of a tag still to skip
 	first   *header
 	info    Info
 	err     error
@@ -183,7 +184,10 @@ func (w *FrameWriter) Write(p []byte) (int, error) {
 	if w.closed {
 		return 0, errors.New("mp3: write to closed FrameWriter")
 	}
-	w.buf = append(w.buf, p...)
+	// What the last Write left, less than a frame, moves to the front of
+	// the buffer, so that p is appended in place.
+	w.buf = append(w.mem[:copy(w.mem[:cap(w.mem)], w.buf)], p...)
+	w.mem = w.buf[:0]
 	if err := w.parse(false); err != nil {
 		w.err = err
 		return 0, err

@@ -258,7 +258,7 @@ func TestGainLimitsWithoutClipping(t *testing.T) {
 	}
 }
 
-func TestSilence(t *testing.T) {
+func TestSamples(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		rate int
@@ -272,14 +272,8 @@ func TestSilence(t *testing.T) {
 		{16000, -time.Second, 0},
 	}
 	for _, tt := range tests {
-		s := pcm.Silence(tt.rate, tt.d)
-		if len(s) != tt.want {
-			t.Errorf("Silence(%d, %v) has %d samples, want %d", tt.rate, tt.d, len(s), tt.want)
-		}
-		for _, v := range s {
-			if v != 0 {
-				t.Fatalf("Silence(%d, %v) is not silent", tt.rate, tt.d)
-			}
+		if got := pcm.Samples(tt.d, tt.rate); got != tt.want {
+			t.Errorf("Samples(%v, %d) = %d, want %d", tt.d, tt.rate, got, tt.want)
 		}
 	}
 	if got := pcm.Duration(22050, 44100); got != 500*time.Millisecond {

@@ -8,13 +8,13 @@ import (
 	"time"
 )
 
-// Silence returns d of silence at rate Hz, rounded to the nearest sample.
-func Silence(rate int, d time.Duration) []int16 {
+// Samples returns how many samples d lasts at rate Hz, rounded to the
+// nearest; 0 if d or rate is not positive.
+func Samples(d time.Duration, rate int) int {
 	if d <= 0 || rate <= 0 {
-		return nil
+		return 0
 	}
-	n := (int64(d)*int64(rate) + int64(time.Second)/2) / int64(time.Second)
-	return make([]int16, n)
+	return int((int64(d)*int64(rate) + int64(time.Second)/2) / int64(time.Second))
 }
 
 // Duration returns how long n samples last at rate Hz.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 )
 
 // WAV format tags.
@@ -15,6 +16,18 @@ const (
 	wavFormatFloat      = 3
 	wavFormatExtensible = 0xFFFE
 )
+
+// DecodeWAVFile decodes the WAV file at path, as DecodeWAV does, reading
+// it in blocks rather than whole: an engine's output is decoded without a
+// copy of the file in memory.
+func DecodeWAVFile(path string) (samples []int16, rate int, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	return DecodeWAV(f)
+}
 
 // DecodeWAV reads a RIFF/WAVE file and returns its audio as mono 16-bit
 // samples with its sample rate. It accepts integer PCM of 8, 16, 24 or 32 bits

@@ -131,6 +131,10 @@ func (c *UnitCache) get(key string) (cacheEntry, bool) {
 	return e, true
 }
 
+// putBuffers hold the encodings of units being stored, reused from unit
+// to unit; the collector takes them back when the cache is idle.
+var putBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
 // put stores a unit. Failures are not fatal to a rendering, so put reports
 // them only for logging. A nil cache stores nothing.
 func (c *UnitCache) put(key string, e cacheEntry) error {
@@ -138,22 +142,26 @@ func (c *UnitCache) put(key string, e cacheEntry) error {
 		return nil
 	}
 	p := c.path(key)
-	raw := make([]byte, 4, 4+2*len(e.samples))
-	binary.LittleEndian.PutUint32(raw, uint32(len(e.samples)))
+	var words []byte
+	if len(e.words) > 0 {
+		cw := make([]cachedWord, len(e.words))
+		for i, w := range e.words {
+			cw[i] = cachedWord{Start: w.Start, End: w.End, Text: w.Text}
+		}
+		var err error
+		if words, err = json.Marshal(cw); err != nil {
+			return fmt.Errorf("cache put: %w", err)
+		}
+	}
+	bp := putBuffers.Get().(*[]byte)
+	defer putBuffers.Put(bp)
+	raw := slices.Grow((*bp)[:0], 4+2*len(e.samples)+len(words))
+	raw = binary.LittleEndian.AppendUint32(raw, uint32(len(e.samples)))
 	for _, s := range e.samples {
 		raw = binary.LittleEndian.AppendUint16(raw, uint16(s))
 	}
-	if len(e.words) > 0 {
-		words := make([]cachedWord, len(e.words))
-		for i, w := range e.words {
-			words[i] = cachedWord{Start: w.Start, End: w.End, Text: w.Text}
-		}
-		data, err := json.Marshal(words)
-		if err != nil {
-			return fmt.Errorf("cache put: %w", err)
-		}
-		raw = append(raw, data...)
-	}
+	raw = append(raw, words...)
+	*bp = raw
 	return c.write(p, raw)
 }
 

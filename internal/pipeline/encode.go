@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -84,6 +85,7 @@ type chunkEncoder struct {
 	order  chan chan []byte // the chunks' encodings to come, in order
 	buf    []int16          // the chunk being filled
 	prev   []int16          // the end of the chunk before it
+	free   chan []int16     // buffers of chunks encoded, for the next ones
 	chunks int              // chunks cut so far
 	// encoded counts the samples of the chunks cut so far.
 	encoded int64
@@ -105,6 +107,7 @@ func (p *Pipeline) newChunkEncoder(ctx context.Context, w io.Writer) *chunkEncod
 		cancel: cancel,
 		sem:    make(chan struct{}, p.workers),
 		order:  make(chan chan []byte, 2*p.workers+1),
+		free:   make(chan []int16, 2),
 	}
 	g.Go(func() error {
 		for next := range c.order {
@@ -122,22 +125,23 @@ func (p *Pipeline) newChunkEncoder(ctx context.Context, w io.Writer) *chunkEncod
 	return c
 }
 
-// Write takes the samples of one unit, its speech then its pause, and
+// Write takes one unit, its speech then pause samples of silence, and
 // returns how many samples of silence it added to the pause.
-func (c *chunkEncoder) Write(samples []int16) (int, error) {
+func (c *chunkEncoder) Write(speech []int16, pause int) (int, error) {
 	if err := c.gctx.Err(); err != nil {
 		return 0, c.fail()
 	}
-	quiet := 0
-	for quiet < len(samples) && samples[len(samples)-1-quiet] == 0 {
-		quiet++
+	trail := 0
+	for trail < len(speech) && speech[len(speech)-1-trail] == 0 {
+		trail++
 	}
-	long := len(c.buf)+len(samples) >= int(ChunkMax.Seconds()*SampleRate)
+	quiet := trail + pause
+	long := len(c.buf)+len(speech)+pause >= int(ChunkMax.Seconds()*SampleRate)
 	// Until the live stream's first segment is covered, every pause ends
 	// a chunk, so that its audio is encoded as soon as it is spoken.
 	early := c.encoded < int64(FirstSegmentTarget.Seconds()*SampleRate)
-	if quiet < chunkPause || (!early && !long && soundHash(samples)%chunkOdds != 0) {
-		c.buf = append(c.buf, samples...)
+	if quiet < chunkPause || (!early && !long && soundHash(speech, pause)%chunkOdds != 0) {
+		c.buf = appendSilence(append(c.buf, speech...), pause)
 		return 0, nil
 	}
 	// A pause shorter than chunkCut is stretched to it; the chunk keeps
@@ -145,17 +149,54 @@ func (c *chunkEncoder) Write(samples []int16) (int, error) {
 	// half (at least mp3.ChunkPrime, as chunkPause is).
 	stretch := max(0, chunkCut-quiet)
 	carry := (quiet + stretch) / 2
-	c.buf = append(c.buf, samples[:len(samples)-carry]...)
+	if carry <= pause {
+		c.buf = appendSilence(append(c.buf, speech...), pause-carry)
+	} else {
+		c.buf = append(c.buf, speech[:len(speech)-(carry-pause)]...)
+	}
 	pad := (mp3.FrameSamples - (len(c.buf)+stretch)%mp3.FrameSamples) % mp3.FrameSamples
-	c.buf = append(c.buf, make([]int16, stretch+pad)...)
-	// The next chunk gets room for a chunk of the usual length at once,
-	// instead of doubling its way there and leaving the halves as garbage.
-	next := make([]int16, carry, max(carry, chunkRoom))
+	c.buf = appendSilence(c.buf, stretch+pad)
+	next := appendSilence(c.buffer(), carry)
 	if err := c.cut(next[:mp3.ChunkPrime], false); err != nil {
 		return 0, err
 	}
 	c.buf = next
 	return stretch + pad, nil
+}
+
+// buffer returns an empty buffer for the next chunk: one a finished
+// chunk has given back, else a new one with room for a chunk of the usual
+// length, instead of doubling its way there and leaving the halves as
+// garbage.
+func (c *chunkEncoder) buffer() []int16 {
+	select {
+	case b := <-c.free:
+		return b[:0]
+	default:
+		return make([]int16, 0, chunkRoom)
+	}
+}
+
+// recycle gives the buffer of an encoded chunk back for a later one, if
+// there is room for it and it is of the usual size: a buffer that grew
+// for a long chunk is left to the collector, so that the few kept stay
+// small.
+func (c *chunkEncoder) recycle(b []int16) {
+	if cap(b) > chunkRoom {
+		return
+	}
+	select {
+	case c.free <- b:
+	default:
+	}
+}
+
+// appendSilence appends n samples of silence to b.
+func appendSilence(b []int16, n int) []int16 {
+	b = slices.Grow(b, n)
+	tail := b[len(b) : len(b)+n]
+	clear(tail)
+	return b[:len(b)+n]
 }
 
 // Close encodes the last chunk, waits for every chunk to be written, and
@@ -194,9 +235,11 @@ func (c *chunkEncoder) fail() error {
 // cut hands the chunk in buf, followed in the audio by after, to a lame
 // process, and queues its encoding to be written in turn.
 func (c *chunkEncoder) cut(after []int16, last bool) error {
-	chunk := mp3.Chunk{Before: c.prev, Samples: c.buf, After: after, Last: last}
+	// The chunk's buffer goes back to c.free once it is encoded, while the
+	// chunks beside it may still be: what they share is copied.
+	chunk := mp3.Chunk{Before: c.prev, Samples: c.buf, After: slices.Clone(after), Last: last}
 	// Whole frames, as every chunk but the last is.
-	c.prev = c.buf[len(c.buf)-min(len(c.buf), mp3.ChunkPrime):]
+	c.prev = slices.Clone(c.buf[len(c.buf)-min(len(c.buf), mp3.ChunkPrime):])
 	c.chunks++
 	c.encoded += int64(len(c.buf))
 	done := make(chan []byte, 1)
@@ -208,6 +251,7 @@ func (c *chunkEncoder) cut(after []int16, last bool) error {
 	c.g.Go(func() error {
 		key := chunkKey(chunk)
 		if data, ok := c.cache.getChunk(key); ok {
+			c.recycle(chunk.Samples)
 			done <- data
 			return nil
 		}
@@ -221,6 +265,7 @@ func (c *chunkEncoder) cut(after []int16, last bool) error {
 		if err != nil {
 			return err
 		}
+		c.recycle(chunk.Samples)
 		if err := c.cache.putChunk(key, data); err != nil {
 			c.logger.Warn("cache mp3 chunk", "err", err)
 		}
@@ -230,11 +275,15 @@ func (c *chunkEncoder) cut(after []int16, last bool) error {
 	return nil
 }
 
-// soundHash is the FNV-1a hash of samples: the same in every process.
-func soundHash(samples []int16) uint32 {
+// soundHash is the FNV-1a hash of a unit's samples, speech then pause
+// samples of silence: the same in every process.
+func soundHash(speech []int16, pause int) uint32 {
 	h := uint32(2166136261)
-	for _, v := range samples {
+	for _, v := range speech {
 		h ^= uint32(uint16(v))
+		h *= 16777619
+	}
+	for range pause {
 		h *= 16777619
 	}
 	return h

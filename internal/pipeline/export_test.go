@@ -36,12 +36,12 @@ type recorder struct {
 	pcm []int16
 }
 
-func (r *recorder) Write(samples []int16) (int, error) {
-	pad, err := r.enc.Write(samples)
+func (r *recorder) Write(speech []int16, pause int) (int, error) {
+	pad, err := r.enc.Write(speech, pause)
 	if err != nil {
 		return 0, err
 	}
-	r.pcm = append(r.pcm, samples...)
-	r.pcm = append(r.pcm, make([]int16, pad)...)
+	r.pcm = append(r.pcm, speech...)
+	r.pcm = append(r.pcm, make([]int16, pause+pad)...)
 	return pad, nil
 }

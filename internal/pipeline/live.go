@@ -82,8 +82,8 @@ type countingWriter struct {
 	live *liveStream
 }
 
-func (w countingWriter) Write(samples []int16) (int, error) {
-	pad, err := w.pcmWriter.Write(samples)
+func (w countingWriter) Write(speech []int16, pause int) (int, error) {
+	pad, err := w.pcmWriter.Write(speech, pause)
 	if err != nil {
 		return pad, err
 	}

@@ -276,19 +276,20 @@ func (p *Pipeline) RenderLive(ctx context.Context, a *narrator.Audio, proj *narr
 
 // pcmWriter takes PCM in reading order, one unit at a time.
 type pcmWriter interface {
-	// Write writes a unit's samples, its speech then its pause, and
+	// Write writes a unit: its speech, then pause samples of silence. It
 	// returns how many samples of silence it added at the end of the
 	// pause (chunkEncoder).
-	Write(samples []int16) (int, error)
+	Write(speech []int16, pause int) (int, error)
 }
 
 // spoken is one unit ready to be written.
 type spoken struct {
-	// samples are the unit's speech followed by its pause.
-	samples []int16
-	// onset and end bound the speech in samples: where sound begins and
-	// where the pause begins.
-	onset, end int
+	// speech is the unit's speech, and pause the samples of silence
+	// after it.
+	speech []int16
+	pause  int
+	// onset is where sound begins in speech.
+	onset int
 	// words are the spoken words, in seconds from the start of samples,
 	// or nil if the engine does not report them.
 	words []narrator.TranscriptWord
@@ -353,16 +354,17 @@ func (p *Pipeline) speak(ctx context.Context, units []speak.Unit, voices []narra
 			select {
 			case sp := <-slots[i]:
 				// The speech may run longer than the estimate: stop at the cap.
-				end := time.Duration(pos+int64(len(sp.samples))) * time.Second / SampleRate
+				n := len(sp.speech) + sp.pause
+				end := time.Duration(pos+int64(n)) * time.Second / SampleRate
 				if err := narrator.CheckDuration(end, p.maxDur); err != nil {
 					return err
 				}
-				pad, err := w.Write(sp.samples)
+				pad, err := w.Write(sp.speech, sp.pause)
 				if err != nil {
 					return fmt.Errorf("encode unit %d: %w", i, err)
 				}
-				spans[i] = span{start: pos + int64(sp.onset), end: pos + int64(sp.end), words: sp.words, unitStart: pos}
-				pos += int64(len(sp.samples) + pad)
+				spans[i] = span{start: pos + int64(sp.onset), end: pos + int64(len(sp.speech)), words: sp.words, unitStart: pos}
+				pos += int64(n + pad)
 				<-window
 			case <-gctx.Done():
 				return gctx.Err()
@@ -394,10 +396,10 @@ func (p *Pipeline) unit(ctx context.Context, u speak.Unit, v narrator.Voice, rs 
 		}
 	}
 	return spoken{
-		samples: append(e.samples, pcm.Silence(SampleRate, u.Pause)...),
-		onset:   speechOnset(e.samples),
-		end:     len(e.samples),
-		words:   e.words,
+		speech: e.samples,
+		pause:  pcm.Samples(u.Pause, SampleRate),
+		onset:  speechOnset(e.samples),
+		words:  e.words,
 	}, nil
 }
 
