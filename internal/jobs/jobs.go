@@ -251,6 +251,10 @@ func newQueue[TTx any](driver riverdriver.Driver[TTx], cfg Config) (*Queue[TTx],
 		// only the job kinds this package works, which is River's check.
 		SkipUnknownJobCheck: true,
 	}
+	// Inserts take their attempts from the client that inserts: a node
+	// that only inserts (--role api) gives its jobs as many as one that
+	// works them.
+	rc.MaxAttempts = cfg.MaxAttempts
 	var workers *river.Workers
 	if cfg.Work {
 		// Workers are added by Start: they need the store, which needs
@@ -268,7 +272,6 @@ func newQueue[TTx any](driver riverdriver.Driver[TTx], cfg Config) (*Queue[TTx],
 		// A short cooldown keeps the time from create to first word small;
 		// the fetch query is cheap.
 		rc.FetchCooldown = min(50*time.Millisecond, cfg.PollInterval)
-		rc.MaxAttempts = cfg.MaxAttempts
 		rc.RetryPolicy = retryPolicy(cfg.RetryDelays)
 		// Each worker bounds its own jobs (Timeout methods): a synthesis of
 		// the largest article takes minutes, a media removal seconds.

@@ -1,11 +1,13 @@
 package jobs_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/jobs"
 	"github.com/narrator/narrator/internal/sqlite"
 )
 
@@ -68,5 +70,39 @@ func TestSQLiteCreateAnnouncesItsJob(t *testing.T) {
 	}
 	if want := `{"queue": "synthesize"}`; payload != want {
 		t.Errorf("payload %s, want %s", payload, want)
+	}
+}
+
+// TestInsertOnlyQueueSetsMaxAttempts: jobs inserted by a node that does
+// not work them (--role api) get the configured attempts, not River's
+// default, both through River's insert (an update) and the store's own
+// (a create).
+func TestInsertOnlyQueueSetsMaxAttempts(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(t *testing.T) (store, queue, riverDB) {
+		return openSQLiteWith(t, jobs.Config{MaxAttempts: 3})
+	})
+	ctx := t.Context()
+	if _, err := b.store.UpdateAudio(ctx, b.audio.ProjectID, "a", narrator.AudioUpdate{Body: ptr("Hello again.")}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := b.store.(*sqlite.Store).DB().QueryContext(ctx, `SELECT max_attempts FROM river_job ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []int
+	for rows.Next() {
+		var n int
+		if err := rows.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, n)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if want := []int{3, 3}; !slices.Equal(got, want) {
+		t.Errorf("max_attempts of the create's and the update's jobs = %v, want %v", got, want)
 	}
 }
