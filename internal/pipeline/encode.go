@@ -106,7 +106,7 @@ func (p *Pipeline) newChunkEncoder(ctx context.Context, w io.Writer) *chunkEncod
 		gctx:   gctx,
 		cancel: cancel,
 		sem:    make(chan struct{}, p.workers),
-		order:  make(chan chan []byte, 2*p.workers+1),
+		order:  make(chan chan []byte, p.workers+1),
 		free:   make(chan []int16, 2),
 	}
 	g.Go(func() error {
