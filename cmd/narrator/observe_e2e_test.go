@@ -18,6 +18,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/narrator/narrator/internal/config"
 )
 
 // scrape fetches /metrics from base and parses it with Prometheus's own
@@ -88,6 +90,12 @@ func TestMetricsAndLogs(t *testing.T) {
 	} {
 		if _, ok := before[name]; !ok {
 			t.Errorf("series %s missing before any work", name)
+		}
+	}
+	// serve sets the Go runtime's soft memory limit unless GOMEMLIMIT does.
+	if os.Getenv("GOMEMLIMIT") == "" {
+		if got, _ := sample(before, "go_gc_gomemlimit_bytes", nil); got != config.DefaultMemoryLimitMB<<20 {
+			t.Errorf("go_gc_gomemlimit_bytes = %v, want %d", got, config.DefaultMemoryLimitMB<<20)
 		}
 	}
 	if n := len(before["narrator_jobs"].GetMetric()); n != 4*5 {

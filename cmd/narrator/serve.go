@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime/debug"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -44,6 +45,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return usagef("serve: %v", err)
 	}
+	setMemoryLimit(cfg.MemoryLimitMB, e.getenv)
 	// Lines are written out in batches (logbuf): an access line per
 	// request, each written alone, cost a tenth of a GET.
 	out := logbuf.New(e.stderr, logFlushInterval)
@@ -55,6 +57,14 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}
 	runErr := srv.run(ctx)
 	return errors.Join(runErr, srv.close(ctx))
+}
+
+// setMemoryLimit sets the Go runtime's soft memory limit to mb MiB, unless
+// it is 0 or GOMEMLIMIT, which the runtime reads itself, is set.
+func setMemoryLimit(mb int, getenv func(string) string) {
+	if mb > 0 && getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(int64(mb) << 20)
+	}
 }
 
 // logFlushInterval is how long a log line of serve may wait to be written

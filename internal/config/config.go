@@ -40,6 +40,8 @@ const (
 	EnvTrustedProxies = "NARRATOR_TRUSTED_PROXIES"
 	// EnvMaxConnections is a number for --max-connections.
 	EnvMaxConnections = "NARRATOR_MAX_CONNECTIONS"
+	// EnvMemoryLimitMB is a number of MiB for --memory-limit-mb.
+	EnvMemoryLimitMB = "NARRATOR_MEMORY_LIMIT_MB"
 	// The per-account limits and the length cap: see Config.
 	EnvMaxQueuedPerAccount  = "NARRATOR_MAX_QUEUED_PER_ACCOUNT"
 	EnvMaxMediaMBPerAccount = "NARRATOR_MAX_MEDIA_MB_PER_ACCOUNT"
@@ -69,6 +71,13 @@ const (
 	// DefaultMaxConnections is how many client connections a node holds
 	// open at once unless told otherwise.
 	DefaultMaxConnections = 1024
+	// DefaultMemoryLimitMB is the Go runtime's soft memory limit of serve.
+	// The server's own live heap stays under 10 MiB with the real engines;
+	// without a limit, the collector lets the heap grow to twice that
+	// between collections, and a long rendering meets the worst of it more
+	// often: the peak grew by 10 MiB from a 10,000- to a 100,000-character
+	// article, and by 3 with the limit (docs/architecture.md, "Memory").
+	DefaultMemoryLimitMB = 24
 )
 
 // Database kinds.
@@ -252,6 +261,9 @@ type Config struct {
 	UnitWorkers int
 	// CacheMB bounds the cache of synthesised sentences, in MiB.
 	CacheMB int
+	// MemoryLimitMB is the Go runtime's soft memory limit, in MiB; 0
+	// leaves the runtime's own (GOMEMLIMIT, else none).
+	MemoryLimitMB int
 	// RescueAfter is how long a job may run before another node may take
 	// it over, taking its node for dead; a node that is only slow keeps its
 	// work (see jobs.Config.RescueAfter).
@@ -316,6 +328,7 @@ func ServeFlags(fs *flag.FlagSet, getenv func(string) string) func() (Config, er
 	fs.IntVar(&c.SynthesisJobs, "jobs", env.int(EnvJobs, 2), "audios synthesised at once (env "+EnvJobs+")")
 	fs.IntVar(&c.UnitWorkers, "unit-workers", env.int(EnvUnitWorkers, runtime.NumCPU()), "sentences synthesised at once (engine processes per engine) (env "+EnvUnitWorkers+")")
 	fs.IntVar(&c.CacheMB, "cache-mb", env.int(EnvCacheMB, 2048), "size bound of the cache of synthesised sentences, in `MiB` (0 turns it off) (env "+EnvCacheMB+")")
+	fs.IntVar(&c.MemoryLimitMB, "memory-limit-mb", env.int(EnvMemoryLimitMB, DefaultMemoryLimitMB), "soft limit of the Go runtime's memory, in `MiB`, which keeps the peak flat on long articles; 0 leaves Go's own (GOMEMLIMIT) (env "+EnvMemoryLimitMB+")")
 	fs.DurationVar(&c.RescueAfter, "rescue-after", env.duration(EnvRescueAfter, 2*time.Minute), "how long a job may run before another node takes it over, taking its node for dead (env "+EnvRescueAfter+")")
 	fs.DurationVar(&c.EngineStandIn, "engine-standin", env.duration(EnvEngineStandIn, 0), "for benchmarks only: replace every speech engine by a stand-in that waits this `long` per sentence (turns the sentence cache off) (env "+EnvEngineStandIn+")")
 	fs.BoolVar(&c.WebhooksAllowPrivate, "webhooks-allow-private", env.bool(EnvWebhooksAllowPrivate), "let webhook deliveries reach loopback, private and link-local addresses (env "+EnvWebhooksAllowPrivate+")")
@@ -378,6 +391,9 @@ func (c *Config) Validate() error {
 	}
 	if c.CacheMB < 0 {
 		return fmt.Errorf("--cache-mb must not be negative")
+	}
+	if c.MemoryLimitMB < 0 || c.MemoryLimitMB > 1<<20 {
+		return fmt.Errorf("--memory-limit-mb must be from 0 to %d, not %d", 1<<20, c.MemoryLimitMB)
 	}
 	if c.RescueAfter < 5*time.Second || c.RescueAfter > time.Hour {
 		return fmt.Errorf("--rescue-after must be from 5s to 1h, not %v", c.RescueAfter)
