@@ -72,11 +72,12 @@ const (
 	// open at once unless told otherwise.
 	DefaultMaxConnections = 1024
 	// DefaultMemoryLimitMB is the Go runtime's soft memory limit of serve.
-	// The server's own live heap stays under 10 MiB with the real engines;
-	// without a limit, the collector lets the heap grow to twice that
-	// between collections, and a long rendering meets the worst of it more
-	// often: the peak grew by 10 MiB from a 10,000- to a 100,000-character
-	// article, and by 3 with the limit (docs/architecture.md, "Memory").
+	// The server's own live heap was 4 to 14 MB in a traced
+	// 100,000-character rendering with the real engines; without a limit,
+	// the collector lets the heap grow to twice that between collections,
+	// and a long rendering meets the worst of it more often: the peak grew
+	// by 10 MiB from a 10,000- to a 100,000-character article, and by 3
+	// with the limit (docs/architecture.md, "Memory").
 	DefaultMemoryLimitMB = 24
 )
 

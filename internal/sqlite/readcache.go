@@ -78,10 +78,11 @@ type pageKey struct {
 
 // Bounds of the cache: past them, answers are read and not kept until the
 // next commit empties it. Audios carry their text, so they are bounded by
-// size too.
+// size too, well under serve's soft memory limit (config.DefaultMemoryLimitMB),
+// near which the collector would run without pause.
 const (
 	readCacheEntries = 4096
-	readCacheBytes   = 16 << 20
+	readCacheBytes   = 4 << 20
 )
 
 // openReadCache pins a connection of its own on the database at dsn,
