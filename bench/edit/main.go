@@ -99,6 +99,7 @@ func run(ctx context.Context, paths []string, cpuprofile string) error {
 		Cache:      cache,
 		ScratchDir: tmp,
 	})
+	defer p.Close()
 	title, body, _ := narrator.DefaultVoices("en_US")
 	proj := &narrator.Project{ID: 1, Language: "en_US", TitleVoice: title.Name, BodyVoice: body.Name}
 
@@ -252,9 +253,13 @@ func encodeSingle(ctx context.Context, pcm []int16) error {
 	return enc.Close()
 }
 
-// encodeChunked encodes pcm in chunks of 8 s, on every core.
+// encodeChunked encodes pcm in chunks of 8 s, on a lame worker per core,
+// as the pipeline does. The workers are stopped before it returns, so
+// that the CPU of the lame processes they ran is counted.
 func encodeChunked(ctx context.Context, pcm []int16) error {
 	size := 8 * pipeline.SampleRate / mp3.FrameSamples * mp3.FrameSamples
+	pool := mp3.NewChunkPool(encodeOptions, runtime.NumCPU(), "")
+	defer pool.Close()
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(runtime.NumCPU())
 	for from := 0; from < len(pcm); from += size {
@@ -266,7 +271,7 @@ func encodeChunked(ctx context.Context, pcm []int16) error {
 			Last:    to == len(pcm),
 		}
 		g.Go(func() error {
-			_, err := mp3.EncodeChunk(gctx, c, encodeOptions)
+			_, err := pool.Encode(gctx, c)
 			return err
 		})
 	}

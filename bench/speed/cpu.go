@@ -5,10 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/narrator/narrator/bench/internal/benchserve"
 )
 
 // clockTick is the unit of CPU times in /proc (USER_HZ, 100 on Linux).
@@ -97,14 +100,24 @@ func loadAvg() string {
 }
 
 // sampler follows the CPU time of a process and of its descendants, by
-// command name, from Start to Stop. A descendant's time is the last value
-// seen while it lived; those that exited between two samples are made
-// whole from the parent's cutime, which counts them exactly, and that rest
-// is given to the short-lived command (flite), the only one that can fall
-// between samples.
+// command name, from Start to Stop.
+//
+// Where the server runs in a cgroup of its own (benchserve.Server.CPU),
+// the total is exact, and so is each command's time among the processes
+// still alive at Stop (the server, its festival processes); the rest is
+// what the processes that exited meanwhile used (lame's chunks, flite,
+// the sandbox's starts), however short they lived.
+//
+// Elsewhere the total is sampled every 50 ms: a descendant counts with the
+// last value seen while it lived, and those reaped by the server are made
+// whole from its cutime. That misses the CPU a process used after its last
+// sample, and all of a sandboxed one, whose bubblewrap leaves it to init:
+// lame's chunks, mostly.
 type sampler struct {
 	pid   int
 	every time.Duration
+	// exact reads the cgroup's count; nil where there is none.
+	exact func() (time.Duration, bool)
 
 	mu        sync.Mutex
 	first     map[int]procTimes // children at Start
@@ -113,14 +126,19 @@ type sampler struct {
 	rootLast  procTimes
 	cpu0      cpuStat
 	cpuLast   cpuStat
+	exact0    time.Duration
 	peakRSS   int64 // of the children together, in bytes
 	stop      chan struct{}
 	done      chan struct{}
 	startedAt time.Time
 }
 
-func newSampler(pid int) *sampler {
-	return &sampler{pid: pid, every: 50 * time.Millisecond}
+func newSampler(srv *benchserve.Server) *sampler {
+	s := &sampler{pid: srv.Cmd.Process.Pid, every: 50 * time.Millisecond}
+	if _, ok := srv.CPU(); ok {
+		s.exact = srv.CPU
+	}
+	return s
 }
 
 // Start takes the first sample and samples until Stop.
@@ -132,6 +150,9 @@ func (s *sampler) Start() {
 		s.first[c] = readProc(c)
 	}
 	s.cpu0 = readCPUStat()
+	if s.exact != nil {
+		s.exact0, _ = s.exact()
+	}
 	s.startedAt = time.Now()
 	go func() {
 		defer close(s.done)
@@ -172,9 +193,17 @@ type profile struct {
 	byComm  map[string]time.Duration // its children, by command
 	cores   []float64                // the machine's cores, busy share
 	peakRSS int64
+	// exact is the total counted by the server's cgroup; 0 where it has
+	// none. Then byComm holds only the processes alive at the end, and
+	// exited the rest.
+	exact  time.Duration
+	exited time.Duration
 }
 
 func (p profile) total() time.Duration {
+	if p.exact > 0 {
+		return p.exact
+	}
 	t := p.server
 	for _, d := range p.byComm {
 		t += d
@@ -189,25 +218,38 @@ func (p profile) utilisation() float64 {
 
 func (p profile) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "CPU %.2f s over %.2f s wall = %.0f %% of %d cores (go %.2f s",
-		p.total().Seconds(), p.wall.Seconds(), 100*p.utilisation(), runtime.NumCPU(), p.server.Seconds())
-	for _, c := range []string{"festival", "flite", "lame", "espeak-ng"} {
-		if d, ok := p.byComm[c]; ok {
+	how := "sampled"
+	if p.exact > 0 {
+		how = "exact"
+	}
+	fmt.Fprintf(&b, "CPU %.2f s (%s) over %.2f s wall = %.0f %% of %d cores (go %.2f s",
+		p.total().Seconds(), how, p.wall.Seconds(), 100*p.utilisation(), runtime.NumCPU(), p.server.Seconds())
+	for _, c := range p.commands() {
+		if d := p.byComm[c]; d > 0 {
 			fmt.Fprintf(&b, ", %s %.2f s", c, d.Seconds())
 		}
 	}
-	for c, d := range p.byComm {
-		switch c {
-		case "festival", "flite", "lame", "espeak-ng":
-		default:
-			fmt.Fprintf(&b, ", %s %.2f s", c, d.Seconds())
-		}
+	if p.exact > 0 {
+		fmt.Fprintf(&b, ", exited processes (lame's chunks, flite, sandbox starts) %.2f s", p.exited.Seconds())
 	}
 	b.WriteString("); machine cores busy")
 	for i, c := range p.cores {
 		fmt.Fprintf(&b, " cpu%d %.0f %%", i, 100*c)
 	}
 	return b.String()
+}
+
+// commands lists byComm's commands, the engines first.
+func (p profile) commands() []string {
+	out := []string{"festival", "flite", "lame", "espeak-ng"}
+	var rest []string
+	for c := range p.byComm {
+		if !slices.Contains(out, c) {
+			rest = append(rest, c)
+		}
+	}
+	slices.Sort(rest)
+	return append(out, rest...)
 }
 
 // Stop takes a last sample and returns the profile since Start.
@@ -222,6 +264,20 @@ func (s *sampler) Stop() profile {
 	live := map[int]bool{}
 	for _, c := range descendants(s.pid) {
 		live[c] = true
+	}
+	if s.exact != nil {
+		if t, ok := s.exact(); ok {
+			p.exact = t - s.exact0
+			p.exited = p.exact - p.server
+			for pid, last := range s.last {
+				if live[pid] {
+					d := last.self - s.first[pid].self
+					p.byComm[last.comm] += d
+					p.exited -= d
+				}
+			}
+			return p
+		}
 	}
 	var seenDead time.Duration
 	for pid, last := range s.last {

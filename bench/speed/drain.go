@@ -41,7 +41,7 @@ func (b *bench) drain(count int) error {
 	}
 	defer n.Stop()
 	fmt.Printf("backlog of %d short articles (a title and two sentences, all different); load average at start %s\n", count, loadAvg())
-	s := newSampler(n.Cmd.Process.Pid)
+	s := newSampler(n.Server)
 	s.Start()
 	start := time.Now()
 	refs := make([]string, count)
@@ -96,9 +96,15 @@ func (b *bench) drain(count int) error {
 	fmt.Printf("%d articles processed in %.1f s (all posted after %.1f s): %.2f articles/s; load average at end %s\n",
 		count, took.Seconds(), posted.Seconds(), float64(count)/took.Seconds(), loadAvg())
 	fmt.Printf("  %s\n", prof)
-	fmt.Printf("  CPU per article %.0f ms (go %.0f ms", 1000*prof.total().Seconds()/float64(count), 1000*prof.server.Seconds()/float64(count))
-	for _, c := range []string{"festival", "flite", "lame"} {
-		fmt.Printf(", %s %.0f ms", c, 1000*prof.byComm[c].Seconds()/float64(count))
+	per := func(d time.Duration) float64 { return 1000 * d.Seconds() / float64(count) }
+	fmt.Printf("  CPU per article %.0f ms (go %.0f ms", per(prof.total()), per(prof.server))
+	for _, c := range prof.commands() {
+		if d := prof.byComm[c]; d > 0 {
+			fmt.Printf(", %s %.0f ms", c, per(d))
+		}
+	}
+	if prof.exact > 0 {
+		fmt.Printf(", exited processes %.0f ms", per(prof.exited))
 	}
 	fmt.Printf("): on %d idle cores, at most %.1f articles/s\n", runtime.NumCPU(), float64(runtime.NumCPU())*float64(count)/prof.total().Seconds())
 	return nil

@@ -392,7 +392,7 @@ func (n *narrator) call(method, path string, body map[string]any) (map[string]an
 // timeCreate posts an audio and returns the time until it is processed,
 // with the CPU profile of narrator and its engines meanwhile.
 func (n *narrator) timeCreate(ref, title, body string) (time.Duration, profile, error) {
-	s := newSampler(n.Cmd.Process.Pid)
+	s := newSampler(n.Server)
 	s.Start()
 	start := time.Now()
 	a, err := n.call("POST", fmt.Sprintf("/api/v3/projects/%d/audio", n.Project), map[string]any{"body": body, "title": title, "external_id": ref})

@@ -300,6 +300,11 @@ func (s *server) close(ctx context.Context) error {
 			errs = append(errs, fmt.Errorf("job queue shutdown: %w", err))
 		}
 	}
+	if s.pipe != nil {
+		if err := s.pipe.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("stop lame workers: %w", err))
+		}
+	}
 	if s.engines != nil {
 		s.engines()
 	}

@@ -477,6 +477,7 @@ func TestRealRendering(t *testing.T) {
 		engines[v.Engine] = standin.New(0)
 	}
 	pipe := pipeline.New(pipeline.Config{Engines: engines, Media: media, ScratchDir: t.TempDir(), Workers: 2})
+	t.Cleanup(func() { pipe.Close() })
 	a := &narrator.Audio{ProjectID: b.project.ID, Title: "Rendered", Body: "<p>One sentence here. And another one, a little longer.</p>"}
 	if _, err := b.store.CreateAudio(t.Context(), a); err != nil {
 		t.Fatal(err)

@@ -9,12 +9,25 @@ import (
 	"github.com/narrator/narrator/internal/mp3"
 )
 
+// newPool returns a chunk pool of two workers that the test closes.
+func newPool(tb testing.TB, opts mp3.Options) *mp3.ChunkPool {
+	tb.Helper()
+	p := mp3.NewChunkPool(opts, 2, tb.TempDir())
+	tb.Cleanup(func() {
+		if err := p.Close(); err != nil {
+			tb.Error(err)
+		}
+	})
+	return p
+}
+
 // encodeChunks encodes stream in chunks cut at the sample positions cuts
-// (multiples of mp3.FrameSamples), as a caller of EncodeChunk does, and
-// returns their concatenation.
+// (multiples of mp3.FrameSamples), as a caller of ChunkPool.Encode does,
+// and returns their concatenation.
 func encodeChunks(tb testing.TB, stream []int16, cuts []int, opts mp3.Options) []byte {
 	tb.Helper()
 	needTool(tb, "lame")
+	pool := newPool(tb, opts)
 	var out bytes.Buffer
 	bounds := append(append([]int{0}, cuts...), len(stream))
 	for i := 0; i+1 < len(bounds); i++ {
@@ -25,7 +38,7 @@ func encodeChunks(tb testing.TB, stream []int16, cuts []int, opts mp3.Options) [
 			After:   stream[to:min(len(stream), to+mp3.ChunkPrime)],
 			Last:    i+2 == len(bounds),
 		}
-		data, err := mp3.EncodeChunk(tb.Context(), c, opts)
+		data, err := pool.Encode(tb.Context(), c)
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -166,20 +179,20 @@ func TestEncodeChunkErrors(t *testing.T) {
 	}{
 		{"before not whole frames", mp3.Chunk{Before: frames[:100], Samples: frames}, mp3.Options{}, "samples before it"},
 		{"chunk not whole frames", mp3.Chunk{Samples: frames[:100]}, mp3.Options{}, "not whole frames"},
-		{"lame fails", mp3.Chunk{Samples: frames, Last: true}, mp3.Options{Lame: "false"}, "encode mp3 chunk"},
+		{"lame fails", mp3.Chunk{Samples: frames, Last: true}, mp3.Options{Lame: "false"}, "lame failed: fail"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := mp3.EncodeChunk(t.Context(), tc.chunk, tc.opts)
+			_, err := newPool(t, tc.opts).Encode(t.Context(), tc.chunk)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("EncodeChunk: %v, want an error saying %q", err, tc.want)
+				t.Errorf("Encode: %v, want an error saying %q", err, tc.want)
 			}
 		})
 	}
 	// The last chunk may hold any number of samples.
 	needTool(t, "lame")
-	data, err := mp3.EncodeChunk(t.Context(), mp3.Chunk{Before: frames, Samples: frames[:100], Last: true}, mp3.Options{})
+	data, err := newPool(t, mp3.Options{}).Encode(t.Context(), mp3.Chunk{Before: frames, Samples: frames[:100], Last: true})
 	if err != nil || len(data) == 0 {
-		t.Errorf("EncodeChunk of a short last chunk: %d bytes, %v", len(data), err)
+		t.Errorf("Encode of a short last chunk: %d bytes, %v", len(data), err)
 	}
 }

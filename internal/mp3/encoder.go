@@ -52,7 +52,7 @@ type Options struct {
 	// its stdin and writes its stdout, and is given nowhere to write.
 	Sandbox *proc.Sandbox
 
-	// noReservoir turns lame's bit reservoir off (EncodeChunk).
+	// noReservoir turns lame's bit reservoir off (ChunkPool).
 	noReservoir bool
 }
 
@@ -76,8 +76,19 @@ func (o Options) frameBytes() int {
 	return o.Bitrate*1000/8*FrameSamples/o.SampleRate + 1
 }
 
-// args returns lame's command line: raw little-endian signed 16-bit mono
-// PCM from stdin, MP3 to stdout.
+// check reports options that lame cannot encode with.
+func (o Options) check() error {
+	if o.SampleRate < 8000 || o.SampleRate > 48000 {
+		return fmt.Errorf("unsupported sample rate %d", o.SampleRate)
+	}
+	if o.Bitrate < 8 || o.Bitrate > 320 {
+		return fmt.Errorf("unsupported bitrate %d kbps", o.Bitrate)
+	}
+	return nil
+}
+
+// args returns lame's options: raw little-endian signed 16-bit mono PCM
+// in, MP3 out; the input and output follow them.
 func (o Options) args() []string {
 	khz := strconv.FormatFloat(float64(o.SampleRate)/1000, 'f', -1, 64)
 	args := []string{
@@ -93,7 +104,7 @@ func (o Options) args() []string {
 	if o.noReservoir {
 		args = append(args, "--nores")
 	}
-	return append(args, "-", "-")
+	return args
 }
 
 // An Encoder streams PCM through a lame process, run with proc.Stream. Samples written to it
@@ -111,14 +122,11 @@ type Encoder struct {
 // Write and Close then return an error that matches ctx.Err(). The caller must call Close.
 func NewEncoder(ctx context.Context, w io.Writer, opts Options) (*Encoder, error) {
 	opts = opts.withDefaults()
-	if opts.SampleRate < 8000 || opts.SampleRate > 48000 {
-		return nil, fmt.Errorf("new mp3 encoder: unsupported sample rate %d", opts.SampleRate)
-	}
-	if opts.Bitrate < 8 || opts.Bitrate > 320 {
-		return nil, fmt.Errorf("new mp3 encoder: unsupported bitrate %d kbps", opts.Bitrate)
+	if err := opts.check(); err != nil {
+		return nil, fmt.Errorf("new mp3 encoder: %w", err)
 	}
 	stderr := &proc.Tail{Size: 4 << 10, SkipFunc: isLameNoise}
-	cmd := opts.Sandbox.Command(sandboxLimits(), "", opts.Lame, opts.args()...)
+	cmd := opts.Sandbox.Command(sandboxLimits(), "", opts.Lame, append(opts.args(), "-", "-")...)
 	stream, err := proc.StartStream(ctx, opts.Lame, cmd, w, stderr)
 	if err != nil {
 		return nil, fmt.Errorf("new mp3 encoder: %w", err)

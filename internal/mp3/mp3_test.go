@@ -566,11 +566,11 @@ func TestEncodeSandboxed(t *testing.T) {
 		t.Errorf("sandboxed lame wrote %d bytes unlike the %d unsandboxed", len(got), len(want))
 	}
 	c := mp3.Chunk{Samples: pcm[:80*mp3.FrameSamples], Last: true}
-	wantChunk, err := mp3.EncodeChunk(t.Context(), c, mp3.Options{})
+	wantChunk, err := newPool(t, mp3.Options{}).Encode(t.Context(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	gotChunk, err := mp3.EncodeChunk(t.Context(), c, mp3.Options{Sandbox: sb})
+	gotChunk, err := newPool(t, mp3.Options{Sandbox: sb}).Encode(t.Context(), c)
 	if err != nil {
 		t.Fatal(err)
 	}

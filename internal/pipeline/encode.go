@@ -61,9 +61,8 @@ func (p *Pipeline) encodeOptions() mp3.Options {
 
 // A chunkEncoder is the pipeline's MP3 encoder. It cuts the PCM written to
 // it into chunks that end in pauses and hold whole MP3 frames, encodes
-// them on up to workers lame processes at once (mp3.EncodeChunk), reusing
-// the encodings the cache holds, and writes the MP3 in order to its
-// writer.
+// them on the pipeline's lame workers (mp3.ChunkPool), reusing the
+// encodings the cache holds, and writes the MP3 in order to its writer.
 //
 // Each chunk's length is made a whole number of frames by lengthening the
 // pause it ends in by less than a frame (36 ms), so that every chunk
@@ -77,11 +76,10 @@ func (p *Pipeline) encodeOptions() mp3.Options {
 type chunkEncoder struct {
 	cache  *UnitCache
 	logger *slog.Logger
-	opts   mp3.Options
+	lame   *mp3.ChunkPool
 	g      *errgroup.Group
 	gctx   context.Context
 	cancel context.CancelFunc
-	sem    chan struct{}    // one slot per lame process
 	order  chan chan []byte // the chunks' encodings to come, in order
 	buf    []int16          // the chunk being filled
 	prev   []int16          // the end of the chunk before it
@@ -101,11 +99,10 @@ func (p *Pipeline) newChunkEncoder(ctx context.Context, w io.Writer) *chunkEncod
 	c := &chunkEncoder{
 		cache:  p.cache,
 		logger: p.logger,
-		opts:   p.encodeOptions(),
+		lame:   p.lame,
 		g:      g,
 		gctx:   gctx,
 		cancel: cancel,
-		sem:    make(chan struct{}, p.workers),
 		order:  make(chan chan []byte, p.workers+1),
 		free:   make(chan []int16, 2),
 	}
@@ -233,7 +230,7 @@ func (c *chunkEncoder) fail() error {
 }
 
 // cut hands the chunk in buf, followed in the audio by after, to a lame
-// process, and queues its encoding to be written in turn.
+// worker, and queues its encoding to be written in turn.
 func (c *chunkEncoder) cut(after []int16, last bool) error {
 	// The chunk's buffer goes back to c.free once it is encoded, while the
 	// chunks beside it may still be: what they share is copied.
@@ -255,13 +252,7 @@ func (c *chunkEncoder) cut(after []int16, last bool) error {
 			done <- data
 			return nil
 		}
-		select {
-		case c.sem <- struct{}{}:
-		case <-c.gctx.Done():
-			return c.gctx.Err()
-		}
-		data, err := mp3.EncodeChunk(c.gctx, chunk, c.opts)
-		<-c.sem
+		data, err := c.lame.Encode(c.gctx, chunk)
 		if err != nil {
 			return err
 		}

@@ -81,8 +81,9 @@ func TestChunkedMP3IsSeamless(t *testing.T) {
 	if chunks < 4 {
 		t.Fatalf("%d s of audio in %d chunks, want at least 4", len(pcm)/pipeline.SampleRate, chunks)
 	}
-	single, err := mp3.EncodeChunk(t.Context(), mp3.Chunk{Samples: pcm, Last: true},
-		mp3.Options{SampleRate: pipeline.SampleRate, Bitrate: pipeline.Bitrate, Quality: pipeline.EncoderQuality})
+	one := mp3.NewChunkPool(mp3.Options{SampleRate: pipeline.SampleRate, Bitrate: pipeline.Bitrate, Quality: pipeline.EncoderQuality}, 1, t.TempDir())
+	defer one.Close()
+	single, err := one.Encode(t.Context(), mp3.Chunk{Samples: pcm, Last: true})
 	if err != nil {
 		t.Fatal(err)
 	}

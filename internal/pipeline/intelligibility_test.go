@@ -99,11 +99,13 @@ func newPipeline(t *testing.T, media *localfs.Store) *pipeline.Pipeline {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { es.Close() })
-	return pipeline.New(pipeline.Config{
+	p := pipeline.New(pipeline.Config{
 		Engines:    map[string]pipeline.Synthesizer{narrator.EngineFestival: fest, narrator.EngineFlite: fl, narrator.EngineEspeak: es},
 		Media:      media,
 		ScratchDir: t.TempDir(),
 	})
+	t.Cleanup(func() { p.Close() })
+	return p
 }
 
 // Thresholds of TestIntelligibility, set with a margin below the figures

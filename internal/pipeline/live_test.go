@@ -85,6 +85,7 @@ func TestRenderLive(t *testing.T) {
 		engines[v.Engine] = engine
 	}
 	pipe := pipeline.New(pipeline.Config{Engines: engines, Media: media, ScratchDir: t.TempDir(), Workers: 2})
+	t.Cleanup(func() { pipe.Close() })
 	title, voice, _ := narrator.DefaultVoices("en_US")
 	proj := &narrator.Project{ID: 1, Language: "en_US", TitleVoice: title.Name, BodyVoice: voice.Name}
 

@@ -92,8 +92,9 @@ type Config struct {
 	Rules RuleSource
 	// RuleCache keeps the rule sets compiled; a cache of its own when nil.
 	RuleCache *speak.RuleCache
-	// Workers is how many units are synthesised, and how many chunks of
-	// MP3 encoded, at once; 0 means one per core.
+	// Workers is how many units are synthesised at once, and how many
+	// chunks of MP3 encoded at once by all renderings together; 0 means
+	// one per core.
 	Workers int
 	// ScratchDir holds temporary files; "" means the system default.
 	ScratchDir string
@@ -122,6 +123,7 @@ type Pipeline struct {
 	maxDur  time.Duration
 	logger  *slog.Logger
 	sandbox *proc.Sandbox
+	lame    *mp3.ChunkPool // encodes the chunks of every rendering
 }
 
 // New returns a pipeline.
@@ -150,7 +152,14 @@ func New(cfg Config) *Pipeline {
 	if p.logger == nil {
 		p.logger = slog.New(slog.DiscardHandler)
 	}
+	p.lame = mp3.NewChunkPool(p.encodeOptions(), p.workers, p.scratch)
 	return p
+}
+
+// Close stops the pipeline's lame workers; renderings still running fail.
+// The caller closes the engines.
+func (p *Pipeline) Close() error {
+	return p.lame.Close()
 }
 
 // Render synthesises an audio and stores its MP3, its HLS playlist and the

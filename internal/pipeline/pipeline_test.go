@@ -99,6 +99,7 @@ func setup(t *testing.T, cache bool) *testBundle {
 		engines[v.Engine] = b.engine
 	}
 	b.pipe = pipeline.New(pipeline.Config{Engines: engines, Media: b.media, Cache: c, ScratchDir: t.TempDir(), Workers: 2})
+	t.Cleanup(func() { b.pipe.Close() })
 	title, body, _ := narrator.DefaultVoices("en_US")
 	b.proj = &narrator.Project{ID: 1, Language: "en_US", TitleVoice: title.Name, BodyVoice: body.Name}
 	return b
@@ -220,6 +221,7 @@ func TestRulesApply(t *testing.T) {
 		Media:   b.media,
 		Rules:   ruleList{{Phrase: "nginx", Say: "engine x"}},
 	})
+	t.Cleanup(func() { b.pipe.Close() })
 	if _, err := b.pipe.Render(t.Context(), &narrator.Audio{Body: "We run nginx."}, b.proj); err != nil {
 		t.Fatal(err)
 	}
@@ -483,6 +485,7 @@ func TestRenderTranscriptWords(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.pipe = pipeline.New(pipeline.Config{Engines: engines, Media: b.media, Cache: cache, ScratchDir: t.TempDir()})
+	t.Cleanup(func() { b.pipe.Close() })
 	var first *narrator.Transcript
 	for round := range 2 { // the second rendering comes from the cache
 		r, err := b.pipe.Render(t.Context(), &narrator.Audio{Body: "One two three. Four five."}, b.proj)
@@ -581,6 +584,7 @@ func TestRenderDurationCapWhileSpeaking(t *testing.T) {
 		engines[v.Engine] = b.engine
 	}
 	capped := pipeline.New(pipeline.Config{Engines: engines, Media: b.media, ScratchDir: t.TempDir(), Workers: 2, MaxDuration: 2 * time.Minute})
+	t.Cleanup(func() { capped.Close() })
 	_, err := capped.Render(t.Context(), &narrator.Audio{Body: body}, b.proj)
 	if narrator.ErrorCode(err) != narrator.EINVALID {
 		t.Fatalf("error %v, want EINVALID", err)

@@ -47,6 +47,7 @@ func TestRenderCompilesRulesOnce(t *testing.T) {
 		Rules:     src,
 		RuleCache: cache,
 	})
+	t.Cleanup(func() { b.pipe.Close() })
 	render := func(want string) {
 		t.Helper()
 		before := len(b.engine.calls())

@@ -49,6 +49,7 @@ func TestTranscriptSyncFestival(t *testing.T) {
 		Media:      media,
 		ScratchDir: t.TempDir(),
 	})
+	t.Cleanup(func() { p.Close() })
 	title, body, _ := narrator.DefaultVoices("en_US")
 	if body.Engine != narrator.EngineFestival {
 		t.Fatalf("the default English body voice %s is not festival's", body.Name)

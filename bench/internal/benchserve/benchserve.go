@@ -21,12 +21,27 @@ type Server struct {
 	Base    string // http://127.0.0.1:PORT
 	Key     string // the account's API key
 	Project int64
+
+	cgroup *cgroup // nil where the server could not be given one
+}
+
+// CPU returns the CPU time that the server and every process it started
+// have used so far, counted exactly by a cgroup of their own, and false
+// where this machine gave the server none (then the benchmarks sample
+// /proc, which misses short-lived processes).
+func (s *Server) CPU() (time.Duration, bool) {
+	if s.cgroup == nil {
+		return 0, false
+	}
+	d, err := s.cgroup.usage()
+	return d, err == nil
 }
 
 // Start creates an account and an en_US project in data with bin, then
 // starts `bin serve --data data` with extra flags on a free loopback
 // port, its standard error to stderr, and waits up to a minute until it
-// answers /healthz. The account may queue any number of audios
+// answers /healthz. The server and its children run in a cgroup of their
+// own where the machine allows it (see CPU). The account may queue any number of audios
 // (--max-queued-per-account 0): a backlog is what some benchmarks measure.
 func Start(bin, data string, stderr io.Writer, extra ...string) (*Server, error) {
 	out, err := exec.Command(bin, "accounts", "create", "--data", data, "--name", "Bench").Output()
@@ -57,10 +72,25 @@ func Start(bin, data string, stderr io.Writer, extra ...string) (*Server, error)
 	addr := ln.Addr().String()
 	ln.Close()
 	s := &Server{Base: "http://" + addr, Key: acct.APIKey, Project: proj.ID}
-	s.Cmd = exec.Command(bin, append([]string{"serve", "--data", data, "--addr", addr, "--max-queued-per-account", "0"}, extra...)...)
-	s.Cmd.Stderr = stderr
-	if err := s.Cmd.Start(); err != nil {
-		return nil, err
+	command := func() *exec.Cmd {
+		cmd := exec.Command(bin, append([]string{"serve", "--data", data, "--addr", addr, "--max-queued-per-account", "0"}, extra...)...)
+		cmd.Stderr = stderr
+		return cmd
+	}
+	if cg, err := newCgroup(); err == nil {
+		s.Cmd = command()
+		s.Cmd.SysProcAttr = cg.attr()
+		if err := s.Cmd.Start(); err == nil {
+			s.cgroup = cg
+		} else {
+			cg.remove()
+		}
+	}
+	if s.cgroup == nil {
+		s.Cmd = command()
+		if err := s.Cmd.Start(); err != nil {
+			return nil, err
+		}
 	}
 	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		if res, err := http.Get(s.Base + "/healthz"); err == nil {
@@ -78,4 +108,7 @@ func Start(bin, data string, stderr io.Writer, extra ...string) (*Server, error)
 func (s *Server) Stop() {
 	s.Cmd.Process.Signal(os.Interrupt)
 	s.Cmd.Wait()
+	if s.cgroup != nil {
+		s.cgroup.remove()
+	}
 }
