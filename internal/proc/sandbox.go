@@ -124,7 +124,8 @@ func NewSandbox(opts SandboxOptions) (*Sandbox, error) {
 	// however nice the program, and synthesis would starve the API. A session's programs
 	// can push input into its terminal (TIOCSTI), if the server has one, through any
 	// descriptor of it. The sandbox gives it none: /dev/tty is /dev/null there, the
-	// program's standard streams are pipes or /dev/null, it inherits no other descriptor, and it sees
+	// program's standard streams are pipes, files of its scratch directory or /dev/null, it
+	// inherits no other descriptor, and it sees
 	// neither the server's processes nor the host's terminals.
 	s.mounts = append(s.mounts, "--dev", "/dev", "--ro-bind", "/dev/null", "/dev/tty", "--proc", "/proc", "--tmpfs", "/tmp")
 	return s, nil
