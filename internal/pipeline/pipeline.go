@@ -4,8 +4,9 @@
 // Sentences are independent synthesis units. A pool of workers, sized to
 // the machine's cores, synthesises them in parallel; a single writer takes
 // them back in order and hands them to the MP3 encoder, which encodes the
-// audio in chunks cut in pauses, on as many lame processes, reusing the
-// chunks an earlier rendering encoded (chunkEncoder). The chunks' frames
+// audio in chunks cut in pauses, on the pipeline's warm lame workers (one
+// per core, shared by every rendering), reusing the chunks an earlier
+// rendering encoded (chunkEncoder). The chunks' frames
 // are cut into HLS segments as they arrive in order. Only a bounded window
 // of units and chunks is in memory at a time, so memory stays flat however
 // long the article is.
