@@ -15,11 +15,9 @@
 package festival
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"math"
 	"os"
@@ -49,9 +47,6 @@ const MemoryPerProc = 400 << 20
 
 // errScheme means festival reported an error evaluating our command; the process lives on.
 var errScheme = errors.New("festival scheme error")
-
-// errHung marks a process killed for overrunning a unit's limit.
-var errHung = errors.New("festival hung")
 
 // ErrClosed is returned by Synthesize after Close.
 var ErrClosed = errors.New("festival: engine closed")
@@ -271,7 +266,7 @@ func (e *Engine) SynthesizeWords(ctx context.Context, voice string, text string,
 			return nil, 0, nil, ErrClosed
 		}
 		e.log.WarnContext(ctx, "festival process killed and replaced", "attempt", attempt+1, "voice", voice, "chars", len(text), "err", err)
-		if errors.Is(err, errHung) {
+		if errors.Is(err, proc.ErrHung) {
 			e.opts.Metrics.TimedOut()
 		}
 		e.opts.Metrics.Restarted()
@@ -330,7 +325,7 @@ func (e *Engine) discard(p *worker) {
 	if p == nil {
 		return
 	}
-	p.kill()
+	p.Kill()
 	e.mu.Lock()
 	delete(e.live, p)
 	e.mu.Unlock()
@@ -368,7 +363,7 @@ func (e *Engine) Close() error {
 	e.live = make(map[*worker]struct{})
 	e.mu.Unlock()
 	for p := range live {
-		p.kill()
+		p.Kill()
 	}
 	if err := os.RemoveAll(e.dir); err != nil {
 		return fmt.Errorf("festival: close: %w", err)
@@ -378,14 +373,8 @@ func (e *Engine) Close() error {
 
 // worker is one festival process. It is used by one goroutine at a time.
 type worker struct {
-	cmd      *exec.Cmd
-	stdin    io.WriteCloser
-	out      *bufio.Reader
-	stderr   *proc.Tail
-	exited   chan struct{} // closed once the process has been waited for
-	killOnce sync.Once
-	dir      string // the process's scratch directory
-	wavPath  string
+	*proc.Warm
+	wavPath string
 
 	voice string  // selected voice, "" before the first
 	rate  float64 // rate last set, 0 after a voice change
@@ -395,28 +384,13 @@ type worker struct {
 // startWorker starts cmd, the command line name, which writes its waves in dir, and waits
 // until it echoes a marker.
 func startWorker(ctx context.Context, cmd *exec.Cmd, name, dir string, limit time.Duration) (*worker, error) {
-	proc.Isolate(cmd)
-	p := &worker{cmd: cmd, stderr: &proc.Tail{}, exited: make(chan struct{}), dir: dir, wavPath: filepath.Join(dir, "unit.wav")}
-	cmd.Stderr = p.stderr
-	stdin, err := cmd.StdinPipe()
+	w, err := proc.StartWarm("festival", cmd, dir, nil)
 	if err != nil {
-		return nil, fmt.Errorf("start %s: %w", name, err)
+		return nil, err
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, fmt.Errorf("start %s: %w", name, err)
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s: %w", name, err)
-	}
-	proc.Lower(cmd)
-	p.stdin, p.out = stdin, bufio.NewReader(stdout)
-	go func() {
-		_ = cmd.Wait()
-		close(p.exited)
-	}()
+	p := &worker{Warm: w, wavPath: filepath.Join(dir, "unit.wav")}
 	if _, err := p.exchange(ctx, "", limit); err != nil {
-		p.kill()
+		p.Kill()
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
 	return p, nil
@@ -467,7 +441,7 @@ func (p *worker) synth(ctx context.Context, text string, rate float64, limit tim
 	samples, sampleRate, err := pcm.DecodeWAVFile(p.wavPath)
 	_ = os.Remove(p.wavPath)
 	if err != nil {
-		return nil, 0, nil, fmt.Errorf("festival output: %w%s", err, p.stderr.Suffix())
+		return nil, 0, nil, fmt.Errorf("festival output: %w%s", err, p.Stderr().Suffix())
 	}
 	return samples, sampleRate, parseWords(lines, float64(len(samples))/float64(sampleRate)), nil
 }
@@ -507,78 +481,30 @@ func parseWords(lines []string, length float64) []narrator.TranscriptWord {
 // means a Scheme error.
 func (p *worker) exchange(ctx context.Context, script string, limit time.Duration) ([]string, error) {
 	p.seq++
-	p.stderr.Reset()
 	ok, done := fmt.Sprintf("NARRATOR_OK %d", p.seq), fmt.Sprintf("NARRATOR_DONE %d", p.seq)
 	msg := fmt.Sprintf("(begin\n%s(format t \"%s\\n\"))\n(format t \"%s\\n\")\n(fflush nil)\n", script, ok, done)
-	errc := make(chan error, 1)
-	var lines []string // written by the goroutine until it sends on errc
-	go func() {
-		if _, err := io.WriteString(p.stdin, msg); err != nil {
-			errc <- fmt.Errorf("write command: %w", err)
-			return
+	var lines []string
+	sawOK := false
+	err := p.Exchange(ctx, msg, limit, func(line string) (bool, error) {
+		if strings.HasPrefix(line, wordPrefix) {
+			lines = append(lines, strings.TrimRight(line, "\r"))
+			return false, nil
 		}
-		sawOK := false
-		for {
-			line, err := p.out.ReadString('\n')
-			if err != nil {
-				errc <- fmt.Errorf("read reply: %w", err)
-				return
+		switch strings.TrimSpace(line) {
+		case ok:
+			sawOK = true
+		case done:
+			if !sawOK {
+				return true, fmt.Errorf("%w%s", errScheme, p.Stderr().Suffix())
 			}
-			if strings.HasPrefix(line, wordPrefix) {
-				lines = append(lines, strings.TrimRight(line, "\r\n"))
-				continue
-			}
-			switch strings.TrimSpace(line) {
-			case ok:
-				sawOK = true
-			case done:
-				if !sawOK {
-					errc <- fmt.Errorf("%w%s", errScheme, p.stderr.Suffix())
-					return
-				}
-				errc <- nil
-				return
-			}
+			return true, nil
 		}
-	}()
-	timer := time.NewTimer(limit)
-	defer timer.Stop()
-	select {
-	case err := <-errc:
-		if err == nil {
-			return lines, nil
-		}
-		if errors.Is(err, errScheme) {
-			return nil, err
-		}
-		// The pipe broke: the process died, or is dying. Wait for its exit status.
-		select {
-		case <-p.exited:
-			return nil, fmt.Errorf("festival %s: %w%s", p.cmd.ProcessState, err, p.stderr.Suffix())
-		case <-time.After(time.Second):
-			return nil, fmt.Errorf("festival: %w%s", err, p.stderr.Suffix())
-		}
-	case <-timer.C:
-		p.kill()
-		<-errc
-		return nil, fmt.Errorf("%w: no reply within %s, killed%s", errHung, limit, p.stderr.Suffix())
-	case <-ctx.Done():
-		p.kill()
-		<-errc
-		return nil, ctx.Err()
-	}
-}
-
-// kill kills the process group and waits for the process to be reaped. It may be called more
-// than once, and concurrently (by Close).
-func (p *worker) kill() {
-	p.killOnce.Do(func() {
-		// Even if festival itself has died, children may be left in its group.
-		proc.Kill(p.cmd)
-		_ = p.stdin.Close()
+		return false, nil
 	})
-	<-p.exited
-	_ = os.RemoveAll(p.dir)
+	if err != nil {
+		return nil, err
+	}
+	return lines, nil
 }
 
 func checkVoice(voice string) error {

@@ -1,19 +1,15 @@
 package mp3
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -22,9 +18,6 @@ import (
 
 // ErrClosed is returned by ChunkPool.Encode after Close.
 var ErrClosed = errors.New("mp3: chunk pool closed")
-
-// errLame marks a chunk that lame failed on; the worker's shell lives on.
-var errLame = errors.New("lame failed")
 
 // A ChunkPool encodes chunks (Encode) with lame, on a few warm workers.
 // Each worker is a shell that lives across chunks, in the sandbox if there
@@ -180,7 +173,7 @@ func (p *ChunkPool) Close() error {
 	p.live = map[*chunkWorker]struct{}{}
 	p.mu.Unlock()
 	for w := range live {
-		w.kill()
+		w.Kill()
 	}
 	if dir == "" {
 		return nil
@@ -202,7 +195,7 @@ func (p *ChunkPool) discard(w *chunkWorker) {
 	if w == nil {
 		return
 	}
-	w.kill()
+	w.Kill()
 	p.mu.Lock()
 	delete(p.live, w)
 	p.mu.Unlock()
@@ -250,29 +243,12 @@ func (p *ChunkPool) start() (*chunkWorker, error) {
 	}
 	args := append([]string{"-c", workerScript, "sh", p.opts.Lame}, p.opts.args()...)
 	cmd := p.opts.Sandbox.Command(chunkLimits(), dir, "sh", args...)
-	proc.Isolate(cmd)
-	cmd.WaitDelay = time.Second
-	w := &chunkWorker{cmd: cmd, dir: dir, exited: make(chan struct{}),
-		stderr: &proc.Tail{Size: 4 << 10, SkipFunc: isLameNoise}}
-	cmd.Stderr = w.stderr
-	stdin, err := cmd.StdinPipe()
+	warm, err := proc.StartWarm("lame worker", cmd, dir, &proc.Tail{Size: 4 << 10, SkipFunc: isLameNoise})
 	if err != nil {
-		return nil, fmt.Errorf("start lame worker: %w", err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, fmt.Errorf("start lame worker: %w", err)
-	}
-	if err := cmd.Start(); err != nil {
 		_ = os.RemoveAll(dir)
-		return nil, fmt.Errorf("start lame worker: %w", err)
+		return nil, err
 	}
-	proc.Lower(cmd)
-	w.stdin, w.out = stdin, bufio.NewReader(stdout)
-	go func() {
-		_ = cmd.Wait()
-		close(w.exited)
-	}()
+	w := &chunkWorker{Warm: warm}
 	p.live[w] = struct{}{}
 	return w, nil
 }
@@ -280,75 +256,36 @@ func (p *ChunkPool) start() (*chunkWorker, error) {
 // chunkWorker is one worker's shell. It is used by one goroutine at a
 // time.
 type chunkWorker struct {
-	cmd      *exec.Cmd
-	stdin    io.WriteCloser
-	out      *bufio.Reader
-	stderr   *proc.Tail
-	exited   chan struct{} // closed once the shell has been waited for
-	killOnce sync.Once
-	dir      string
-	seq      int
-	buf      []byte // a block of PCM on its way to a file
+	*proc.Warm
+	seq int
+	buf []byte // a block of PCM on its way to a file
 }
 
 // encode has the worker's lame encode c's samples, Before to After, and
 // returns all it wrote.
 func (w *chunkWorker) encode(ctx context.Context, c Chunk, limit time.Duration) ([]byte, error) {
 	w.seq++
-	name := filepath.Join(w.dir, strconv.Itoa(w.seq))
+	name := filepath.Join(w.Dir(), strconv.Itoa(w.seq))
 	in, out := name+".pcm", name+".mp3"
 	defer os.Remove(in)
 	defer os.Remove(out)
 	if err := w.writePCM(in, c.Before, c.Samples, c.After); err != nil {
 		return nil, err
 	}
-	w.stderr.Reset()
-	reply := make(chan error, 1)
-	go func() {
-		if _, err := io.WriteString(w.stdin, name+"\n"); err != nil {
-			reply <- fmt.Errorf("write command: %w", err)
-			return
+	err := w.Exchange(ctx, name+"\n", limit, func(line string) (bool, error) {
+		if line == "ok "+name {
+			return true, nil
 		}
-		line, err := w.out.ReadString('\n')
-		switch {
-		case err != nil:
-			reply <- fmt.Errorf("read reply: %w", err)
-		case strings.TrimSpace(line) == "ok "+name:
-			reply <- nil
-		default:
-			reply <- fmt.Errorf("%w: %s", errLame, strings.TrimSpace(line))
-		}
-	}()
-	timer := time.NewTimer(limit)
-	defer timer.Stop()
-	select {
-	case err := <-reply:
-		if err == nil {
-			data, err := os.ReadFile(out)
-			if err != nil {
-				return nil, fmt.Errorf("read lame's output: %w", err)
-			}
-			return data, nil
-		}
-		if errors.Is(err, errLame) {
-			return nil, fmt.Errorf("%w%s", err, w.stderr.Suffix())
-		}
-		// The pipe broke: the shell died, or is dying.
-		select {
-		case <-w.exited:
-			return nil, fmt.Errorf("lame worker %s: %w%s", w.cmd.ProcessState, err, w.stderr.Suffix())
-		case <-time.After(100 * time.Millisecond):
-			return nil, fmt.Errorf("lame worker: %w%s", err, w.stderr.Suffix())
-		}
-	case <-timer.C:
-		w.kill()
-		<-reply
-		return nil, fmt.Errorf("lame: no reply within %s, killed%s", limit, w.stderr.Suffix())
-	case <-ctx.Done():
-		w.kill()
-		<-reply
-		return nil, ctx.Err()
+		return true, fmt.Errorf("lame failed: %s%s", line, w.Stderr().Suffix())
+	})
+	if err != nil {
+		return nil, err
 	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		return nil, fmt.Errorf("read lame's output: %w", err)
+	}
+	return data, nil
 }
 
 // writePCM writes the parts' samples to a new file as raw little-endian
@@ -376,15 +313,4 @@ func (w *chunkWorker) writePCM(path string, parts ...[]int16) error {
 		return fmt.Errorf("write chunk for lame: %w", err)
 	}
 	return nil
-}
-
-// kill kills the worker's process group and waits until the shell is
-// reaped. It may be called more than once, and concurrently (by Close).
-func (w *chunkWorker) kill() {
-	w.killOnce.Do(func() {
-		proc.Kill(w.cmd)
-		_ = w.stdin.Close()
-	})
-	<-w.exited
-	_ = os.RemoveAll(w.dir)
 }
