@@ -75,7 +75,7 @@ type Options struct {
 	Metrics proc.Recorder
 	// Sandbox, if not nil, is the sandbox the engine runs its processes in.
 	Sandbox *proc.Sandbox
-	// DataDir, if not empty, is a directory the Sandbox hides, in which the engine's
+	// DataDir, if not empty, is a directory the Sandbox hides, maybe a relative path, in which the engine's
 	// scratch directory is to be, as the server lays them out.
 	DataDir string
 }
@@ -251,13 +251,22 @@ func (s *suite) testSpeech(t *testing.T) {
 }
 
 // testSandboxed speaks, in every catalog voice of the engine and with odd text, in a
-// sandbox that hides the data directory the engine's scratch directory lies in.
+// sandbox that hides the data directory the engine's scratch directory lies in. The data
+// directory is named by a relative path, as serve's default ./narrator-data is.
 func (s *suite) testSandboxed(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "Données")
 	if err := os.MkdirAll(filepath.Join(data, "tmp"), 0o750); err != nil {
 		t.Fatal(err)
 	}
-	e := s.newEngine(t, Options{Sandbox: proctest.Sandbox(t, data), DataDir: data})
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := filepath.Rel(wd, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := s.newEngine(t, Options{Sandbox: proctest.Sandbox(t, data), DataDir: rel})
 	s.mustSpeak(t, e, s.voice, sentence, 1, 2, 6)
 	s.mustSpeak(t, e, s.voice, nasty, 1, 2, 25)
 	for _, v := range narrator.Voices() {

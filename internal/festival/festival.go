@@ -121,7 +121,7 @@ func New(opts Options) (*Engine, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	dir, err := os.MkdirTemp(opts.TempDir, "narrator-festival-")
+	dir, err := proc.MkdirScratch(opts.TempDir, "narrator-festival-")
 	if err != nil {
 		return nil, fmt.Errorf("festival: new: %w", err)
 	}

@@ -90,7 +90,7 @@ func New(opts Options) (*Engine, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	dir, err := os.MkdirTemp(opts.TempDir, "narrator-flite-")
+	dir, err := proc.MkdirScratch(opts.TempDir, "narrator-flite-")
 	if err != nil {
 		return nil, fmt.Errorf("flite: new: %w", err)
 	}

@@ -49,7 +49,8 @@ type Options struct {
 	// Lame is the lame executable. "" means DefaultLame, looked up in PATH.
 	Lame string
 	// Sandbox runs lame with less power than the server; nil runs it as it is. lame reads
-	// its stdin and writes its stdout, and is given nowhere to write.
+	// its stdin and writes its stdout: an Encoder's lame is given nowhere to write, a
+	// ChunkPool worker's only its own scratch directory.
 	Sandbox *proc.Sandbox
 
 	// noReservoir turns lame's bit reservoir off (ChunkPool).

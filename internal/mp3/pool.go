@@ -6,11 +6,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/narrator/narrator/internal/proc"
@@ -216,7 +218,7 @@ func chunkLimits() proc.Limits {
 // a file name, lame opens it with libsndfile, which may take raw PCM for
 // another format.
 const workerScript = `while read -r n; do
-if "$@" - - <"$n.pcm" >"$n.mp3"; then echo "ok $n"; else echo "fail $n $?"; fi
+if "$@" - - <"$n.pcm" >"$n.mp3"; then printf 'ok %s\n' "$n"; else printf 'fail %s %s\n' "$n" "$?"; fi
 done`
 
 // start starts a worker.
@@ -230,7 +232,7 @@ func (p *ChunkPool) start() (*chunkWorker, error) {
 		return nil, fmt.Errorf("start lame worker: %w", err)
 	}
 	if p.dir == "" {
-		dir, err := os.MkdirTemp(p.tempDir, "narrator-lame-")
+		dir, err := proc.MkdirScratch(p.tempDir, "narrator-lame-")
 		if err != nil {
 			return nil, fmt.Errorf("start lame worker: %w", err)
 		}
@@ -248,7 +250,7 @@ func (p *ChunkPool) start() (*chunkWorker, error) {
 		_ = os.RemoveAll(dir)
 		return nil, err
 	}
-	w := &chunkWorker{Warm: warm}
+	w := &chunkWorker{Warm: warm, frameBytes: p.opts.frameBytes()}
 	p.live[w] = struct{}{}
 	return w, nil
 }
@@ -257,8 +259,9 @@ func (p *ChunkPool) start() (*chunkWorker, error) {
 // time.
 type chunkWorker struct {
 	*proc.Warm
-	seq int
-	buf []byte // a block of PCM on its way to a file
+	seq        int
+	buf        []byte // a block of PCM on its way to a file
+	frameBytes int    // the most bytes a frame takes
 }
 
 // encode has the worker's lame encode c's samples, Before to After, and
@@ -276,13 +279,52 @@ func (w *chunkWorker) encode(ctx context.Context, c Chunk, limit time.Duration) 
 		if line == "ok "+name {
 			return true, nil
 		}
-		return true, fmt.Errorf("lame failed: %s%s", line, w.Stderr().Suffix())
+		return true, fmt.Errorf("%w: %s", errLame, line)
 	})
+	if errors.Is(err, errLame) {
+		// The worker goes (Encode discards it); once it is reaped, its
+		// stderr has been read to the end, lame's complaint included.
+		w.Kill()
+		return nil, fmt.Errorf("%w%s", err, w.Stderr().Suffix())
+	}
 	if err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(out)
+	return readOutput(out, maxChunkBytes(c, w.frameBytes))
+}
+
+// errLame marks a chunk that lame failed on.
+var errLame = errors.New("lame failed")
+
+// maxChunkBytes is the most MP3 lame can write for c at frameBytes a
+// frame: a frame for every FrameSamples samples, and a few for its delay
+// and flush.
+func maxChunkBytes(c Chunk, frameBytes int) int64 {
+	n := len(c.Before) + len(c.Samples) + len(c.After)
+	return int64(n/FrameSamples+4) * int64(frameBytes)
+}
+
+// readOutput reads lame's output, at most max bytes. The worker's
+// directory is writable by lame, which a sandbox is for: the file must be
+// a regular file, not a link to one of the server's or a pipe that never
+// ends.
+func readOutput(path string, max int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
+		return nil, fmt.Errorf("read lame's output: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("read lame's output: %w", err)
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("read lame's output: %s is not a regular file", path)
+	case fi.Size() > max:
+		return nil, fmt.Errorf("read lame's output: %d bytes, more than lame writes for the chunk (%d)", fi.Size(), max)
+	}
+	data := make([]byte, fi.Size())
+	if _, err := io.ReadFull(f, data); err != nil {
 		return nil, fmt.Errorf("read lame's output: %w", err)
 	}
 	return data, nil
@@ -291,7 +333,9 @@ func (w *chunkWorker) encode(ctx context.Context, c Chunk, limit time.Duration) 
 // writePCM writes the parts' samples to a new file as raw little-endian
 // 16-bit PCM, a block at a time.
 func (w *chunkWorker) writePCM(path string, parts ...[]int16) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	// A new file, never one that lame left there: a link or a pipe would
+	// have the server write where lame chose.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return fmt.Errorf("write chunk for lame: %w", err)
 	}

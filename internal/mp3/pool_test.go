@@ -165,3 +165,87 @@ func TestChunkPoolClose(t *testing.T) {
 		t.Errorf("Encode after Close: %v, want ErrClosed", err)
 	}
 }
+
+// TestChunkPoolRefusesPlantedFiles has lame, which may write in its
+// worker's directory, plant a link where the next chunk's input goes, and
+// make its own output a link to an endless file: the server must write
+// nothing through the first and not read the second.
+func TestChunkPoolRefusesPlantedFiles(t *testing.T) {
+	t.Parallel()
+	victim := filepath.Join(t.TempDir(), "victim")
+	if err := os.WriteFile(victim, []byte("the server's file"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// lame's stdin is NAME.pcm; it links NAME+1.pcm to the victim.
+	plant := proctest.Script(t, fmt.Sprintf(`in=$(readlink /proc/self/fd/0); n=$(basename "$in" .pcm)
+ln -s %s "$(dirname "$in")/$((n+1)).pcm"
+exec %s "$@"`, victim, realLame(t)))
+	pool := mp3.NewChunkPool(mp3.Options{Lame: plant}, 1, t.TempDir())
+	defer pool.Close()
+	for i := range 2 {
+		if _, err := pool.Encode(t.Context(), lameChunk()); err != nil {
+			t.Errorf("chunk %d: %v, want it encoded on a fresh worker", i, err)
+		}
+	}
+	if raw, _ := os.ReadFile(victim); string(raw) != "the server's file" {
+		t.Errorf("the file a link pointed to now holds %d bytes", len(raw))
+	}
+
+	endless := proctest.Script(t, `out=$(readlink /proc/$$/fd/1); cat >/dev/null; rm "$out"; ln -s /dev/zero "$out"`)
+	pool2 := mp3.NewChunkPool(mp3.Options{Lame: endless}, 1, t.TempDir())
+	defer pool2.Close()
+	done := make(chan error, 1)
+	go func() {
+		_, err := pool2.Encode(t.Context(), lameChunk())
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "lame's output") {
+			t.Errorf("Encode of an output linked to /dev/zero: %v, want it refused", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Encode still reading an output linked to /dev/zero after 30 s")
+	}
+}
+
+// TestChunkPoolLameFails checks that lame's complaint reaches the error.
+func TestChunkPoolLameFails(t *testing.T) {
+	t.Parallel()
+	failing := proctest.Script(t, "echo out of coffee >&2; exit 3")
+	pool := mp3.NewChunkPool(mp3.Options{Lame: failing}, 1, t.TempDir())
+	defer pool.Close()
+	_, err := pool.Encode(t.Context(), lameChunk())
+	if err == nil || strings.Count(err.Error(), "out of coffee") != 2 || !strings.Contains(err.Error(), "lame failed") {
+		t.Errorf("Encode with a failing lame: %v, want lame's stderr from both attempts", err)
+	}
+}
+
+// TestChunkPoolSandboxedRelative encodes in a sandbox whose scratch
+// directory is named by a relative path, as under serve's default
+// ./narrator-data.
+func TestChunkPoolSandboxedRelative(t *testing.T) {
+	t.Parallel()
+	needTool(t, "lame")
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := filepath.Rel(wd, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := mp3.NewChunkPool(mp3.Options{Sandbox: proctest.Sandbox(t)}, 1, rel)
+	defer pool.Close()
+	got, err := pool.Encode(t.Context(), lameChunk())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := newPool(t, mp3.Options{}).Encode(t.Context(), lameChunk())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("sandboxed chunk of %d bytes unlike the %d unsandboxed", len(got), len(want))
+	}
+}

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -420,6 +422,45 @@ func TestDecodeWAV(t *testing.T) {
 
 // FuzzDecodeWAV checks that no input makes DecodeWAV panic, and that a
 // decoded file always has a sample rate.
+// TestDecodeWAVFileRefusesNonFiles checks that an engine's output is read
+// only from a regular file: not through a link, which a sandboxed engine
+// could point at one of the server's files, nor from a pipe, which would
+// block the open.
+func TestDecodeWAVFileRefusesNonFiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	wav := filepath.Join(dir, "unit.wav")
+	if err := os.WriteFile(wav, wavFile(1, 1, 8000, 16, 0, 4, false, []byte{1, 0, 2, 0}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, err := pcm.DecodeWAVFile(wav); err != nil || len(got) != 2 {
+		t.Fatalf("DecodeWAVFile of a regular file: %v, %v", got, err)
+	}
+	link := filepath.Join(dir, "link.wav")
+	if err := os.Symlink(wav, link); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "fifo.wav")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{link, fifo, "/dev/zero"} {
+		done := make(chan error, 1)
+		go func() {
+			_, _, err := pcm.DecodeWAVFile(path)
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err == nil {
+				t.Errorf("DecodeWAVFile(%s) read it", path)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("DecodeWAVFile(%s) still blocked after 10 s", path)
+		}
+	}
+}
+
 func FuzzDecodeWAV(f *testing.F) {
 	f.Add(wavFile(1, 1, 16000, 16, 44, 6, false, []byte{1, 0, 2, 0, 3, 0}))
 	f.Add(wavFile(1, 2, 8000, 16, 0xFFFFFFFF, 0xFFFFFFFF, false, nil))

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"syscall"
 )
 
 // WAV format tags.
@@ -19,13 +20,21 @@ const (
 
 // DecodeWAVFile decodes the WAV file at path, as DecodeWAV does, reading
 // it in blocks rather than whole: an engine's output is decoded without a
-// copy of the file in memory.
+// copy of the file in memory. path must name a regular file itself: a
+// link, a pipe or a device is refused.
 func DecodeWAVFile(path string) (samples []int16, rate int, err error) {
-	f, err := os.Open(path)
+	// Engines write their waves where a sandboxed process may also make a
+	// link to one of the server's files, or a pipe that blocks the open.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil {
+		return nil, 0, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, 0, fmt.Errorf("decode wav: %s is not a regular file", path)
+	}
 	return DecodeWAV(f)
 }
 

@@ -273,3 +273,20 @@ func (s *Sandbox) Probe(ctx context.Context) error {
 	}
 	return nil
 }
+
+// MkdirScratch makes a new directory in parent (os.TempDir() if empty), named from pattern as
+// os.MkdirTemp names it, and returns its absolute path: engines write there, and a sandbox
+// mounts a scratch directory at its own path, which a relative path (under the default
+// ./narrator-data) would not name inside it.
+func MkdirScratch(parent, pattern string) (string, error) {
+	dir, err := os.MkdirTemp(parent, pattern)
+	if err != nil {
+		return "", err
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		_ = os.Remove(dir)
+		return "", err
+	}
+	return abs, nil
+}

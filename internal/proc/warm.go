@@ -69,7 +69,9 @@ func (w *Warm) Stderr() *Tail { return w.stderr }
 
 // Exchange writes msg to the process and passes each line it answers, without its line end,
 // to line, until line reports the answer done or returns an error, which Exchange returns as
-// it is (the process is taken to live on). It kills the process if limit passes first
+// it is. The process is taken to live on if line fails on the answer's last line (done);
+// failing before it, line leaves the rest of the answer unread, so the process is killed,
+// lest the next exchange read it. Exchange also kills the process if limit passes first
 // (the error then matches ErrHung) or ctx ends (the error is ctx.Err()). If the process
 // stops reading or answering, the error says how it exited, with the tail of its stderr.
 func (w *Warm) Exchange(ctx context.Context, msg string, limit time.Duration, line func(string) (done bool, err error)) error {
@@ -91,6 +93,9 @@ func (w *Warm) Exchange(ctx context.Context, msg string, limit time.Duration, li
 				return
 			}
 			done, err := line(s[:len(s)-1])
+			if err != nil && !done {
+				w.Kill()
+			}
 			if err != nil || done {
 				replies <- reply{err, false}
 				return
