@@ -304,26 +304,18 @@ func maxChunkBytes(c Chunk, frameBytes int) int64 {
 	return int64(n/FrameSamples+4) * int64(frameBytes)
 }
 
-// readOutput reads lame's output, at most max bytes. The worker's
-// directory is writable by lame, which a sandbox is for: the file must be
-// a regular file, not a link to one of the server's or a pipe that never
-// ends.
+// readOutput reads lame's output, at most max bytes, from the worker's
+// directory, where lame may write anything (proc.OpenScratchFile).
 func readOutput(path string, max int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, size, err := proc.OpenScratchFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read lame's output: %w", err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	switch {
-	case err != nil:
-		return nil, fmt.Errorf("read lame's output: %w", err)
-	case !fi.Mode().IsRegular():
-		return nil, fmt.Errorf("read lame's output: %s is not a regular file", path)
-	case fi.Size() > max:
-		return nil, fmt.Errorf("read lame's output: %d bytes, more than lame writes for the chunk (%d)", fi.Size(), max)
+	if size > max {
+		return nil, fmt.Errorf("read lame's output: %d bytes, more than lame writes for the chunk (%d)", size, max)
 	}
-	data := make([]byte, fi.Size())
+	data := make([]byte, size)
 	if _, err := io.ReadFull(f, data); err != nil {
 		return nil, fmt.Errorf("read lame's output: %w", err)
 	}

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"syscall"
+
+	"github.com/narrator/narrator/internal/proc"
 )
 
 // WAV format tags.
@@ -20,21 +20,14 @@ const (
 
 // DecodeWAVFile decodes the WAV file at path, as DecodeWAV does, reading
 // it in blocks rather than whole: an engine's output is decoded without a
-// copy of the file in memory. path must name a regular file itself: a
-// link, a pipe or a device is refused.
+// copy of the file in memory. The file is an engine's, opened as
+// proc.OpenScratchFile opens it: a link, a pipe or a device is refused.
 func DecodeWAVFile(path string) (samples []int16, rate int, err error) {
-	// Engines write their waves where a sandboxed process may also make a
-	// link to one of the server's files, or a pipe that blocks the open.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, _, err := proc.OpenScratchFile(path)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, fmt.Errorf("decode wav: %w", err)
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil {
-		return nil, 0, err
-	} else if !fi.Mode().IsRegular() {
-		return nil, 0, fmt.Errorf("decode wav: %s is not a regular file", path)
-	}
 	return DecodeWAV(f)
 }
 

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -289,4 +290,25 @@ func MkdirScratch(parent, pattern string) (string, error) {
 		return "", err
 	}
 	return abs, nil
+}
+
+// OpenScratchFile opens for reading a file that an engine wrote in its scratch directory,
+// where a sandboxed process can also leave a link to one of the server's files, a pipe that
+// would block the open, or a device that never ends: path must name a regular file itself.
+// It returns the file and its size.
+func OpenScratchFile(path string) (*os.File, int64, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, 0, fmt.Errorf("%s is not a regular file", path)
+	}
+	return f, fi.Size(), nil
 }
