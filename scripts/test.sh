@@ -7,6 +7,21 @@ cd "$(dirname "$0")/.."
 scripts/deps.sh test
 export PATH="$PATH:/usr/local/go/bin"
 export NARRATOR_TEST_FULL=1 # tests fail instead of skipping when a tool is missing
+STATICCHECK_VERSION=v0.8.2
+
+# staticcheck_bin prints the staticcheck binary, building it once (about a
+# minute) into the cache, and again when the version or Go changes.
+staticcheck_bin() {
+  local cache="${XDG_CACHE_HOME:-$HOME/.cache}/narrator/bin"
+  local built
+  built=$(go version -m "$cache/staticcheck" 2>/dev/null | awk 'NR==1{print $2} $1=="mod"{print $3}' | paste -sd' ')
+  if [[ "$built" != "$(go env GOVERSION) $STATICCHECK_VERSION" ]]; then
+    echo "Building staticcheck $STATICCHECK_VERSION (once; cached in $cache)" >&2
+    mkdir -p "$cache"
+    GOBIN="$cache" go install "honnef.co/go/tools/cmd/staticcheck@$STATICCHECK_VERSION" >&2 || return 1
+  fi
+  echo "$cache/staticcheck"
+}
 
 echo "== PostgreSQL and the S3 server (versitygw)"
 source scripts/services.sh
@@ -22,6 +37,11 @@ if [[ -n "$unformatted" ]]; then
   echo "gofmt would change:"; echo "$unformatted"; exit 1
 fi
 go vet ./...
+
+echo "== staticcheck $STATICCHECK_VERSION (without and with the e2e tag)"
+staticcheck=$(staticcheck_bin)
+"$staticcheck" ./...
+"$staticcheck" -tags e2e ./...
 
 echo "== go test (race detector on the concurrent packages)"
 go test -race -count=1 -timeout 15m ./internal/jobs/... ./internal/pipeline/... ./internal/sqlite/... ./internal/postgres/... ./internal/storetest/... ./internal/s3/... ./internal/web/... ./internal/localfs/... ./internal/festival/... ./internal/flite/... ./internal/espeak/... ./internal/proc/... ./internal/mp3/... ./internal/pcm/...
