@@ -23,6 +23,22 @@ staticcheck_bin() {
   echo "$cache/staticcheck"
 }
 
+SPECTRAL_VERSION=6.16.3
+
+# spectral_bin prints Spectral, the OpenAPI linter, installing it once from
+# npm into the cache (not into the repository).
+spectral_bin() {
+  local cache="${XDG_CACHE_HOME:-$HOME/.cache}/narrator/spectral"
+  local bin="$cache/node_modules/.bin/spectral"
+  if [[ "$("$bin" --version 2>/dev/null)" != "$SPECTRAL_VERSION" ]]; then
+    echo "Installing Spectral $SPECTRAL_VERSION from npm (once; cached in $cache)" >&2
+    mkdir -p "$cache"
+    npm install --prefix "$cache" --no-audit --no-fund --ignore-scripts --loglevel=error \
+      "@stoplight/spectral-cli@$SPECTRAL_VERSION" >&2 || return 1
+  fi
+  echo "$bin"
+}
+
 echo "== PostgreSQL and the S3 server (versitygw)"
 source scripts/services.sh
 services=$(mktemp -d)
@@ -42,6 +58,10 @@ echo "== staticcheck $STATICCHECK_VERSION (without and with the e2e tag)"
 staticcheck=$(staticcheck_bin)
 "$staticcheck" ./...
 "$staticcheck" -tags e2e ./...
+
+echo "== Spectral $SPECTRAL_VERSION: the OpenAPI document against spectral:oas (.spectral.yaml)"
+spectral=$(spectral_bin)
+"$spectral" lint --ruleset .spectral.yaml --fail-severity=warn internal/openapi/openapi.json
 
 echo "== go test (race detector on the concurrent packages)"
 go test -race -count=1 -timeout 15m ./internal/jobs/... ./internal/pipeline/... ./internal/sqlite/... ./internal/postgres/... ./internal/storetest/... ./internal/s3/... ./internal/web/... ./internal/localfs/... ./internal/festival/... ./internal/flite/... ./internal/espeak/... ./internal/proc/... ./internal/mp3/... ./internal/pcm/...
