@@ -11,7 +11,6 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,6 +21,7 @@ import (
 	"github.com/narrator/narrator/internal/localfs"
 	"github.com/narrator/narrator/internal/mediaserve"
 	"github.com/narrator/narrator/internal/mp3"
+	"github.com/narrator/narrator/internal/proctest"
 	"github.com/narrator/narrator/internal/s3"
 	"github.com/narrator/narrator/internal/s3/s3test"
 )
@@ -501,9 +501,7 @@ func TestLivePlaylist(t *testing.T) {
 // it is stored, and ends, complete, once the live playlist ends.
 func TestLiveMP3(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("lame"); err != nil {
-		t.Skip("lame not installed")
-	}
+	proctest.NeedProgram(t, "lame", "apt-get install lame")
 	var data bytes.Buffer
 	enc, err := mp3.NewEncoder(t.Context(), &data, mp3.Options{})
 	if err != nil {
