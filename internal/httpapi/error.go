@@ -50,8 +50,5 @@ func writeError(w http.ResponseWriter, err error) {
 	if msg == "" {
 		msg = narrator.ErrorMessage(err)
 	}
-	if e.status == http.StatusMethodNotAllowed && w.Header().Get("Allow") == "" {
-		w.Header().Set("Allow", "GET, POST, PUT, DELETE")
-	}
 	writeJSON(w, e.status, errorBody{Code: e.code, Message: msg})
 }
