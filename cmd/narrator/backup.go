@@ -74,7 +74,12 @@ func notEmbedded(b config.Backends) error {
 	return fmt.Errorf("only the embedded stores (sqlite: and file:) are copied by this command; %s", strings.Join(notes, "; "))
 }
 
-func runBackup(ctx context.Context, e *env, args []string) error {
+// backupCommand is `narrator backup`.
+type backupCommand struct{ e *env }
+
+// Run runs `narrator backup`.
+func (cmd backupCommand) Run(ctx context.Context, args []string) error {
+	e := cmd.e
 	fs := newFlagSet(e, "backup", "backup --to DIR [--data DIR] [--database sqlite:PATH] [--media file:DIR]")
 	to := fs.String("to", "", "`dir`ectory to write the backup into: new or empty (required)")
 	finish := config.BackendFlags(fs, e.getenv)

@@ -14,22 +14,20 @@ const projectsUsage = `Usage:
   narrator projects create [--data DIR|--database URL] --account ID --title T --language xx_XX [--url U] [--title-voice NAME] [--body-voice NAME]
   narrator projects list [--data DIR|--database URL] [--account ID]`
 
-func runProjects(ctx context.Context, e *env, args []string) error {
-	if len(args) == 0 {
-		fmt.Fprintln(e.stderr, projectsUsage)
-		return usagef("projects: missing subcommand")
-	}
-	switch args[0] {
-	case "create":
-		return runProjectsCreate(ctx, e, args[1:])
-	case "list":
-		return runProjectsList(ctx, e, args[1:])
-	}
-	fmt.Fprintln(e.stderr, projectsUsage)
-	return usagef("projects: unknown subcommand %q", args[0])
+// projectsCommand is `narrator projects`.
+func projectsCommand(e *env) group {
+	return group{e: e, name: "projects", usage: projectsUsage, subs: []namedCommand{
+		{name: "create", command: projectsCreateCommand{e}},
+		{name: "list", command: projectsListCommand{e}},
+	}}
 }
 
-func runProjectsCreate(ctx context.Context, e *env, args []string) error {
+// projectsCreateCommand is `narrator projects create`.
+type projectsCreateCommand struct{ e *env }
+
+// Run runs `narrator projects create`.
+func (cmd projectsCreateCommand) Run(ctx context.Context, args []string) error {
+	e := cmd.e
 	fs := newFlagSet(e, "projects create", "projects create [--data DIR|--database URL] --account ID --title T --language xx_XX [--url U] [--title-voice NAME] [--body-voice NAME]")
 	data := config.BackendFlags(fs, e.getenv)
 	account := fs.Int64("account", 0, "account `id` (required)")
@@ -96,7 +94,12 @@ func runProjectsCreate(ctx context.Context, e *env, args []string) error {
 	return printJSON(e.stdout, httpapi.ProjectJSON(p))
 }
 
-func runProjectsList(ctx context.Context, e *env, args []string) error {
+// projectsListCommand is `narrator projects list`.
+type projectsListCommand struct{ e *env }
+
+// Run runs `narrator projects list`.
+func (cmd projectsListCommand) Run(ctx context.Context, args []string) error {
+	e := cmd.e
 	fs := newFlagSet(e, "projects list", "projects list [--data DIR|--database URL] [--account ID]")
 	data := config.BackendFlags(fs, e.getenv)
 	account := fs.Int64("account", 0, "only this account's projects")

@@ -35,7 +35,12 @@ import (
 	"github.com/narrator/narrator/internal/webhook"
 )
 
-func runServe(ctx context.Context, e *env, args []string) error {
+// serveCommand is `narrator serve`.
+type serveCommand struct{ e *env }
+
+// Run runs `narrator serve`.
+func (cmd serveCommand) Run(ctx context.Context, args []string) error {
+	e := cmd.e
 	fs := newFlagSet(e, "serve", "serve [--data DIR] [--database URL] [--media URL] [--role all|api|worker] [--addr HOST:PORT] [--public-url URL]")
 	finish := config.ServeFlags(fs, e.getenv)
 	if err := parse(fs, args); err != nil {

@@ -8,7 +8,12 @@ import (
 	"github.com/narrator/narrator"
 )
 
-func runVoices(_ context.Context, e *env, args []string) error {
+// voicesCommand is `narrator voices`.
+type voicesCommand struct{ e *env }
+
+// Run runs `narrator voices`.
+func (cmd voicesCommand) Run(_ context.Context, args []string) error {
+	e := cmd.e
 	fs := newFlagSet(e, "voices", "voices [--language xx_XX] [--json]")
 	language := fs.String("language", "", "only this `locale`'s voices")
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
