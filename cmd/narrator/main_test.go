@@ -271,3 +271,39 @@ func TestServeFailsWhenHTTPFails(t *testing.T) {
 		t.Errorf("close: %v", err)
 	}
 }
+
+// TestUsage freezes narrator's usage, which is rendered from the table of
+// commands, and checks that a wrong command prints it and is a usage error.
+func TestUsage(t *testing.T) {
+	t.Parallel()
+	const want = `Usage: narrator COMMAND [flags]
+
+Commands:
+  serve         run the API, the media server and the job workers
+  accounts      create accounts and manage their API keys
+  users         create dashboard users (sign-in for the web dashboard)
+  projects      create and list projects
+  voices        list the voices of the catalog
+  pronunciations  manage a project's pronunciation rules
+  webhooks      manage a project's webhook endpoints
+  migrate       create or update the database schema
+  copy-data     copy an install's data and media into other stores (SQLite to PostgreSQL, file to S3)
+  backup        copy the SQLite database and the media into a directory, while serving
+  restore       put a backup back into a new data directory
+  demo          create a demo account and project, print a key and a curl
+  version       print the version, commit and Go version (also --version)
+
+Run 'narrator COMMAND -h' for a command's flags.
+`
+	for _, arg := range []string{"help", "-h", "--help"} {
+		if out := mustCLI(t, arg); out != want {
+			t.Errorf("narrator %s printed\n%s\nwant\n%s", arg, out, want)
+		}
+	}
+	for _, args := range [][]string{{}, {"nope"}} {
+		_, errOut, err := runCLI(t, args...)
+		if exitCode(err) != 2 || errOut != want {
+			t.Errorf("narrator %v: %v (exit %d), printed\n%s\nwant the usage", args, err, exitCode(err), errOut)
+		}
+	}
+}
