@@ -18,7 +18,6 @@ const (
 	clausePunctuationInWord     = 0x00100000
 	clauseSpeakPunctuationName  = 0x00200000
 
-	clauseNone        = 0x00004000
 	clausePeriod      = 40 | clauseTypeSentence
 	clauseComma       = 20 | clauseIntonationComma | clauseTypeClause
 	clauseQuestion    = 40 | clauseIntonationQuestion | clauseTypeSentence

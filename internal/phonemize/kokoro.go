@@ -69,6 +69,10 @@ func ParseKokoroVocab(data []byte) (map[rune]int64, error) {
 	return v, nil
 }
 
+// ErrNoPhonemizer is returned, wrapped, by ParseKokoroVoice for a voice whose language
+// eSpeak NG cannot phonemise for Kokoro: Japanese and Mandarin, which need other G2P.
+var ErrNoPhonemizer = errors.New("no phonemiser for the language")
+
 // KokoroVoice is what a Kokoro voice's name says about it.
 type KokoroVoice struct {
 	// Language is Narrator's language code, such as "en_US".
@@ -76,8 +80,7 @@ type KokoroVoice struct {
 	// Female is true for a female voice, false for a male one.
 	Female bool
 	// EspeakVoice is the espeak-ng voice that phonemises the text for it, as kokoro-onnx
-	// names it ("en-us", "fr-fr", …); empty if espeak-ng cannot (Japanese and Mandarin,
-	// which need other G2P).
+	// names it ("en-us", "fr-fr", …); empty if espeak-ng cannot.
 	EspeakVoice string
 }
 
@@ -98,7 +101,8 @@ var kokoroLanguages = map[byte]struct{ language, espeak string }{
 // ParseKokoroVoice reads a Kokoro voice name such as "af_heart": its first letter is the
 // language (a American English, b British English, e Spanish, f French, h Hindi, i Italian,
 // p Brazilian Portuguese, j Japanese, z Mandarin), its second the gender (f or m), then "_"
-// and a name.
+// and a name. For Japanese and Mandarin voices it returns what the name says and an error
+// that matches ErrNoPhonemizer.
 func ParseKokoroVoice(name string) (KokoroVoice, error) {
 	if len(name) < 4 || name[2] != '_' || (name[1] != 'f' && name[1] != 'm') {
 		return KokoroVoice{}, fmt.Errorf("kokoro voice %q: want a name such as af_heart (language, gender f or m, _, name)", name)
@@ -107,7 +111,11 @@ func ParseKokoroVoice(name string) (KokoroVoice, error) {
 	if !ok {
 		return KokoroVoice{}, fmt.Errorf("kokoro voice %q: unknown language prefix %q", name, name[:1])
 	}
-	return KokoroVoice{Language: l.language, Female: name[1] == 'f', EspeakVoice: l.espeak}, nil
+	v := KokoroVoice{Language: l.language, Female: name[1] == 'f', EspeakVoice: l.espeak}
+	if v.EspeakVoice == "" {
+		return v, fmt.Errorf("kokoro voice %q (%s): %w: it needs another G2P than espeak-ng", name, v.Language, ErrNoPhonemizer)
+	}
+	return v, nil
 }
 
 // kokoroMarks is the punctuation that kokoro-onnx's phonemiser (the phonemizer package,
