@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -26,8 +28,9 @@ type Options struct {
 	// CPU.
 	Procs int
 	// Command is the helper program narrator-espeak, built from helper/narrator-espeak.c by
-	// scripts/deps.sh. Empty means "narrator-espeak", looked up in PATH. Tests substitute
-	// programs that hang or crash.
+	// scripts/deps.sh into bin/, beside narrator. Empty means DefaultCommand beside the
+	// running executable if it is there, else in PATH. Tests substitute programs that hang
+	// or crash.
 	Command string
 	// Sandbox runs the processes with less power than the server; nil runs them as they are.
 	// espeak-ng reads its stdin, writes its stdout and is given nowhere to write.
@@ -77,6 +80,11 @@ type Phonemizer struct {
 func New(opts Options) (*Phonemizer, error) {
 	if opts.Command == "" {
 		opts.Command = DefaultCommand
+		if exe, err := os.Executable(); err == nil {
+			if beside := filepath.Join(filepath.Dir(exe), DefaultCommand); isExecutable(beside) {
+				opts.Command = beside
+			}
+		}
 	}
 	if _, err := exec.LookPath(opts.Command); err != nil {
 		return nil, fmt.Errorf("phonemize: new: %w", err)
@@ -100,6 +108,12 @@ func New(opts Options) (*Phonemizer, error) {
 		sem:  make(chan struct{}, opts.Procs),
 		live: make(map[*worker]struct{}),
 	}, nil
+}
+
+// isExecutable reports whether path is a regular file someone may execute.
+func isExecutable(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
 }
 
 // Clause is one clause of a text as espeak-ng read it.

@@ -383,3 +383,25 @@ func BenchmarkPhonemize(b *testing.B) {
 		})
 	}
 }
+
+// TestDefaultCommand finds the helper in PATH when it is not beside the running executable
+// (the test binary).
+func TestDefaultCommand(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Symlink(mustHelper(t), filepath.Join(dir, phonemize.DefaultCommand)); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir)
+	p, err := phonemize.New(phonemize.Options{Procs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if c := mustPhonemize(t, p, "en-us", "test"); c[0].Phonemes != "tˈɛst" {
+		t.Errorf("got %+v", c)
+	}
+	t.Setenv("PATH", t.TempDir())
+	if _, err := phonemize.New(phonemize.Options{}); err == nil || !strings.Contains(err.Error(), phonemize.DefaultCommand) {
+		t.Errorf("without the helper: error %v, want one naming it", err)
+	}
+}
