@@ -354,7 +354,7 @@ func TestCancelAndClose(t *testing.T) {
 	}
 }
 
-// benchParagraph is a news paragraph of 632 characters.
+// benchParagraph is a news paragraph of 612 characters (bytes: it is ASCII).
 const benchParagraph = "The city council approved the budget for the new central library on Tuesday, " +
 	"after a debate that lasted almost four hours. Construction will begin in the spring and is " +
 	"expected to take eighteen months; the old building on Market Street will stay open until then. " +
