@@ -123,8 +123,8 @@ type Clause struct {
 	// read a word in another language; without the clause's punctuation.
 	Phonemes string
 	// Punct is the punctuation piper-phonemize keeps after the clause: ".", "?", "!", ",",
-	// ":", ";" or "" (an ellipsis, a dash, a clause cut for length, or the end of the text
-	// without punctuation). See splitClauses.
+	// ":", ";" (also for a dash between spaces), or "" (after an ellipsis, a clause cut for
+	// length, or text without final punctuation). See splitClauses.
 	Punct string
 	// SentenceEnd reports whether the clause ends a sentence: it ended with ".", "?", "!", or
 	// is the text's last.
