@@ -412,3 +412,24 @@ func TestDefaultCommand(t *testing.T) {
 		t.Errorf("without the helper: error %v, want one naming it", err)
 	}
 }
+
+// BenchmarkStart is the cost of a fresh helper process: its start, the library's
+// initialisation and a one-word text, unsandboxed and sandboxed.
+func BenchmarkStart(b *testing.B) {
+	for _, sandboxed := range []bool{false, true} {
+		b.Run(fmt.Sprintf("sandboxed=%t", sandboxed), func(b *testing.B) {
+			opts := phonemize.Options{Procs: 1, Command: mustHelper(b)}
+			if sandboxed {
+				opts.Sandbox = mustSandbox(b)
+			}
+			for b.Loop() {
+				p, err := phonemize.New(opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				mustPhonemize(b, p, "en-us", "test")
+				p.Close()
+			}
+		})
+	}
+}
