@@ -128,6 +128,10 @@ var kokoroMarks = regexp.MustCompile(`(\s*[;:,.!?¡¿—…"«»“”(){}\[\]]+
 // between (stress kept, clauses joined by spaces); the punctuation is put back with the
 // spaces around it; what vocab lacks is dropped, and the result trimmed. Line breaks are
 // read as spaces. A nil vocab means KokoroVocab(). The errors are Phonemize's.
+//
+// kokoro-onnx once rewrote the phonemes for its v0.19 vocabulary ("r" to "ɹ", "x" to "k",
+// "ʲ" to "j", "ɬ" to "l", and a few English fixes); it dropped the rewriting for v1.0's, which
+// has those symbols, and so does Kokoro.
 func (p *Phonemizer) Kokoro(ctx context.Context, espeakVoice, text string, vocab map[rune]int64) (string, error) {
 	if err := checkVoice(espeakVoice); err != nil {
 		return "", err
