@@ -148,20 +148,18 @@ func (p *Phonemizer) Phonemize(ctx context.Context, voice, text string) ([]Claus
 	ends := splitClauses(lang(voice), text)
 	raw := answers[0]
 	clauses := make([]Clause, len(raw))
-	matched := 0
-	start := 0
+	matched, k := 0, 0 // ends[k] is the first end not yet passed
 	for i, rc := range raw {
 		clauses[i] = Clause{Phonemes: rc.ipa, SentenceEnd: i == len(raw)-1}
 		// espeak-ng read up to rc.end, one character into the next clause: the clause's
 		// punctuation, if any, ends where only spaces and that character follow.
-		for _, e := range ends {
-			if e.end > start && e.end <= rc.end && lookahead(text[e.end:rc.end]) {
+		for ; k < len(ends) && ends[k].end <= rc.end; k++ {
+			if e := ends[k]; lookahead(text[e.end:rc.end]) {
 				clauses[i].Punct, clauses[i].SentenceEnd = terminator(e.ctype)
 				clauses[i].SentenceEnd = clauses[i].SentenceEnd || i == len(raw)-1
 				matched++
 			}
 		}
-		start = rc.end
 	}
 	if matched < len(ends) {
 		p.log.WarnContext(ctx, "espeak-ng ended fewer clauses at punctuation than expected; some punctuation is not kept",
