@@ -22,12 +22,17 @@ var ErrClosed = errors.New("onnx worker pool closed")
 // request itself is at fault, and trying it again would fail again.
 var ErrRun = errors.New("onnx run failed")
 
-// DefaultMemory is a sandboxed worker's address-space limit when Config.Memory is zero.
-// Kokoro's fp32 model is 330 MB; onnxruntime reads the file, then copies its weights, and
-// reserves address space for its threads' stacks and allocator arenas; a run adds its
-// activations. 4 GiB leaves room for that and for a few runs at once (TestHeavyModel loads a
-// model of Kokoro's weight under it).
-const DefaultMemory = 4 << 30
+// DefaultMemory returns a sandboxed worker's address-space limit (RLIMIT_AS) when
+// Config.Memory is zero: 3 GiB, and 1 GiB for each run at once. onnxruntime reads a model's
+// file, parses it and copies its weights, and reserves address space for its threads' stacks
+// and its allocators' arenas; each run adds its activations. Measured with a model carrying
+// Kokoro fp32's 330 MB of weights (TestHeavyModel): a worker peaked at 2.4 GB of address space
+// (720 MB resident) with 2 threads and 1 run, 2.9 GB with 8 threads and 4 runs at once, and
+// failed to start under 2 GiB. The GiB per run is room for a real model's activations, which no
+// model on the build machine could measure.
+func DefaultMemory(runs int) int64 {
+	return 3<<30 + int64(max(runs, 1))<<30
+}
 
 // Config configures a Pool.
 type Config struct {
@@ -47,7 +52,8 @@ type Config struct {
 	Workers int
 	// Sandbox runs the workers with less power than the server; nil runs them as they are.
 	Sandbox *proc.Sandbox
-	// Memory is a sandboxed worker's address-space limit in bytes; zero means DefaultMemory.
+	// Memory is a sandboxed worker's address-space limit in bytes; zero means
+	// DefaultMemory(Runs).
 	Memory int64
 	// StartTimeout bounds a worker's start: loading the library and the model. Zero means
 	// 60 s.
@@ -101,7 +107,7 @@ func New(cfg Config) (*Pool, error) {
 	}
 	cfg.Threads, cfg.Runs, cfg.Workers = max(cfg.Threads, 1), max(cfg.Runs, 1), max(cfg.Workers, 1)
 	if cfg.Memory <= 0 {
-		cfg.Memory = DefaultMemory
+		cfg.Memory = DefaultMemory(cfg.Runs)
 	}
 	if cfg.StartTimeout <= 0 {
 		cfg.StartTimeout = time.Minute
@@ -385,19 +391,30 @@ func startProcess(cmd *exec.Cmd, wg *sync.WaitGroup) (*process, error) {
 	if w.stdin, err = cmd.StdinPipe(); err != nil {
 		return nil, fmt.Errorf("start onnx worker: %w", err)
 	}
-	stdout, err := cmd.StdoutPipe()
+	// Not cmd.StdoutPipe, which Wait closes: the reader must see every frame the worker
+	// wrote before it died, and then the end of the pipe.
+	stdout, stdoutW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("start onnx worker: %w", err)
 	}
-	if err := cmd.Start(); err != nil {
+	cmd.Stdout = stdoutW
+	err = cmd.Start()
+	stdoutW.Close()
+	if err != nil {
+		stdout.Close()
 		return nil, fmt.Errorf("start onnx worker: %w", err)
 	}
 	proc.Lower(cmd)
 	wg.Go(func() {
 		_ = cmd.Wait()
 		close(w.exited)
+		// Should a child escape the group kill and hold the pipe, end the reader's wait.
+		time.AfterFunc(time.Second, func() { stdout.Close() })
 	})
-	wg.Go(func() { w.read(stdout) })
+	wg.Go(func() {
+		defer stdout.Close()
+		w.read(stdout)
+	})
 	return w, nil
 }
 
