@@ -45,6 +45,20 @@ const limit = time.Minute
 // closed when the test ends.
 func mustPool(tb testing.TB, cfg worker.Config, model []byte) *worker.Pool {
 	tb.Helper()
+	if model != nil {
+		cfg.Model = onnxtest.Write(tb, "model.onnx", model)
+	}
+	if cfg.Sandbox == nil {
+		cfg.Sandbox = proctest.Sandbox(tb)
+	}
+	return newPool(tb, cfg)
+}
+
+// newPool returns a Pool of worker processes for cfg, which names the model, with this test
+// binary as the worker and, if cfg names none, the test's library. It is closed when the test
+// ends.
+func newPool(tb testing.TB, cfg worker.Config) *worker.Pool {
+	tb.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		tb.Fatal(err)
@@ -52,12 +66,6 @@ func mustPool(tb testing.TB, cfg worker.Config, model []byte) *worker.Pool {
 	cfg.Command = []string{exe, workerArg}
 	if cfg.Library == "" {
 		cfg.Library = onnxtest.Library(tb)
-	}
-	if model != nil {
-		cfg.Model = onnxtest.Write(tb, "model.onnx", model)
-	}
-	if cfg.Sandbox == nil {
-		cfg.Sandbox = proctest.Sandbox(tb)
 	}
 	p, err := worker.New(cfg)
 	if err != nil {
