@@ -332,14 +332,14 @@ func (p *Pool) start(ctx context.Context) (*process, error) {
 	case <-w.ready:
 		return w, nil
 	case <-w.dead:
-		return nil, fmt.Errorf("start onnx worker: %w", w.err)
 	case <-timer.C:
 		w.kill(fmt.Errorf("%w: not ready within %s, killed", proc.ErrHung, p.cfg.StartTimeout))
 	case <-ctx.Done():
 		w.kill(ctx.Err())
 	}
 	<-w.dead
-	return nil, fmt.Errorf("start onnx worker: %w", w.err)
+	// The worker knows its files as /proc/self/fd/3 (the model) and 4 (the library).
+	return nil, fmt.Errorf("start onnx worker for model %s with library %s: %w", p.cfg.Model, p.cfg.Library, w.err)
 }
 
 // process is one worker process: the server's side of its protocol.
