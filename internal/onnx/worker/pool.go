@@ -286,9 +286,6 @@ func (p *Pool) limits() proc.Limits {
 
 // start starts a worker and waits for its ready frame.
 func (p *Pool) start(ctx context.Context) (*process, error) {
-	if p.isClosed() {
-		return nil, ErrClosed
-	}
 	// The worker gets the model and the library as descriptors 3 and 4, read-only, and
 	// names them by /proc/self/fd: in a sandbox it sees neither file otherwise.
 	var files []*os.File
@@ -308,24 +305,26 @@ func (p *Pool) start(ctx context.Context) (*process, error) {
 	args := append(append([]string(nil), p.cfg.Command[1:]...), flags.args()...)
 	cmd := p.cfg.Sandbox.Command(p.limits(), "", p.cfg.Command[0], args...)
 	cmd.ExtraFiles = files
-	w, err := startProcess(cmd, &p.wg)
-	if err != nil {
-		return nil, err
-	}
+	// Started under the lock, so that Close either sees the worker or comes first: its Wait
+	// then never races a new goroutine's start.
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
-		w.kill(ErrClosed)
 		return nil, ErrClosed
 	}
+	w, err := startProcess(cmd, &p.wg)
+	if err != nil {
+		p.mu.Unlock()
+		return nil, err
+	}
 	p.live[w] = struct{}{}
-	p.mu.Unlock()
 	p.wg.Go(func() {
 		<-w.dead
 		p.mu.Lock()
 		delete(p.live, w)
 		p.mu.Unlock()
 	})
+	p.mu.Unlock()
 	timer := time.NewTimer(p.cfg.StartTimeout)
 	defer timer.Stop()
 	select {
