@@ -29,7 +29,7 @@ func Load(path string) error {
 		return ErrNoLibrary
 	}
 	if ort.IsInitialized() {
-		return fmt.Errorf("load onnxruntime %q: a library is loaded already", path)
+		return fmt.Errorf("load onnxruntime %q (--onnxruntime): a library is loaded already", path)
 	}
 	ort.SetSharedLibraryPath(path)
 	if err := ort.InitializeEnvironment(ort.WithLogLevelError()); err != nil {
