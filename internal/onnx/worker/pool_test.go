@@ -359,3 +359,36 @@ func TestPoolStartFailure(t *testing.T) {
 		t.Error("New with a missing model succeeded")
 	}
 }
+
+func TestPoolAbandonedRunKeepsItsLimit(t *testing.T) {
+	t.Parallel()
+	rec := &counts{}
+	p := mustPool(t, worker.Config{Workers: 1, Runs: 1, Metrics: rec}, piperInfo())
+	// A run that never ends (it waits for a partner that never comes), abandoned by its
+	// caller: the worker is still killed at the run's limit, and the next run, queued behind
+	// it in that worker, is retried on a fresh one.
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.Piper(ctx, worker.PiperInput{IDs: []int64{meetID}}, 2*time.Second)
+		done <- err
+	}()
+	for rec.busy.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("abandoned run = %v, want context.Canceled", err)
+	}
+	in := worker.PiperInput{IDs: []int64{5}}
+	got, err := p.Piper(t.Context(), in, limit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(piperEcho(in), got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if rec.restarted.Load() != 1 {
+		t.Errorf("metrics: %s; want one restart", rec)
+	}
+}
