@@ -284,3 +284,14 @@ func (r *restarts) n() int {
 	defer r.mu.Unlock()
 	return r.restarted
 }
+
+// TestModelThatHangs runs a model that spins for ever inside onnxruntime: the worker is killed
+// at the run's limit, both times.
+func TestModelThatHangs(t *testing.T) {
+	t.Parallel()
+	p := mustPool(t, worker.Config{}, onnxtest.Piper(onnxtest.PiperOptions{Hang: true}))
+	_, err := p.Piper(t.Context(), sentence(0), 3*time.Second)
+	if !errors.Is(err, proc.ErrHung) || strings.Count(err.Error(), "no answer within 3s, killed") != 2 {
+		t.Errorf("Piper = %v, want two attempts killed at their limit", err)
+	}
+}

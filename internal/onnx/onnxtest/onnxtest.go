@@ -15,7 +15,8 @@
 // the default) the samples stay within [-1, 1] for IDs below 1024 and the encoding stays exact,
 // and Repeat (default 1) makes the waveform as long as a caller wants audio to be. DecodePiper
 // and DecodeKokoro undo it. The models are built by hand with protowire; they use the
-// operators Cast, Reshape, Concat, Mul, Tile (and Gather, Add for Weights).
+// operators Cast, Reshape, Concat, Mul, Tile (and Gather, Add for Weights; Loop, Identity for
+// Hang).
 package onnxtest
 
 import (
@@ -45,6 +46,9 @@ type PiperOptions struct {
 	// one does: 82 million make the 330 MB of Kokoro's fp32 model. Runs must have fewer
 	// phoneme IDs than Weights.
 	Weights int
+	// Hang makes every run spin for ever inside onnxruntime: the encoded values pass through
+	// a Loop of 2^63-1 iterations, which does nothing but loop.
+	Hang bool
 }
 
 func (o PiperOptions) scale() float32 { return orDefault(o.Scale) }
@@ -80,6 +84,10 @@ func Piper(o PiperOptions) []byte {
 			node{op: "Gather", inputs: []string{"weights", "input_lengths"}, outputs: []string{"weight"}},
 			node{op: "Add", inputs: []string{"encoded", "weight"}, outputs: []string{"weighed"}})
 		encoded = "weighed"
+	}
+	if o.Hang {
+		g.addLoop(encoded, "looped")
+		encoded = "looped"
 	}
 	g.addSamples(encoded, "output", []int64{1, 1, -1}, o.scale(), o.Repeat)
 	return g.marshal()
@@ -154,6 +162,31 @@ func (g *graph) addSamples(in, out string, shape []int64, scale float32, repeat 
 		node{op: "Reshape", inputs: []string{"scaled", "column"}, outputs: []string{"columns"}},
 		node{op: "Tile", inputs: []string{"columns", "repeats"}, outputs: []string{"tiled"}},
 		node{op: "Reshape", inputs: []string{"tiled", "out_shape"}, outputs: []string{out}})
+}
+
+// addLoop adds a Loop of 2^63-1 iterations that passes the vector in on to out unchanged, had
+// it an end.
+func (g *graph) addLoop(in, out string) {
+	g.inits = append(g.inits,
+		int64s("trips", nil, math.MaxInt64),
+		initializer{name: "forever", dtype: dataTypeBool, raw: []byte{1}})
+	body := &graph{
+		name: "spin",
+		inputs: []value{
+			{name: "i", dtype: dataTypeInt64},
+			{name: "cond_in", dtype: dataTypeBool},
+			{name: "carried_in", dtype: dataTypeFloat32, shape: []dim{{param: "n"}}},
+		},
+		outputs: []value{
+			{name: "cond_out", dtype: dataTypeBool},
+			{name: "carried_out", dtype: dataTypeFloat32, shape: []dim{{param: "n"}}},
+		},
+		nodes: []node{
+			{op: "Identity", inputs: []string{"cond_in"}, outputs: []string{"cond_out"}},
+			{op: "Identity", inputs: []string{"carried_in"}, outputs: []string{"carried_out"}},
+		},
+	}
+	g.nodes = append(g.nodes, node{op: "Loop", inputs: []string{"trips", "forever", in}, outputs: []string{out}, body: body})
 }
 
 func orDefault(scale float32) float32 {

@@ -27,10 +27,12 @@ const (
 	nodeOpType    = 4 // NodeProto.op_type
 	nodeAttribute = 5 // NodeProto.attribute
 
-	attrName    = 1  // AttributeProto.name
-	attrInt     = 3  // AttributeProto.i
-	attrType    = 20 // AttributeProto.type
-	attrTypeInt = 2  // AttributeProto.AttributeType.INT
+	attrName      = 1  // AttributeProto.name
+	attrInt       = 3  // AttributeProto.i
+	attrGraph     = 6  // AttributeProto.g
+	attrType      = 20 // AttributeProto.type
+	attrTypeInt   = 2  // AttributeProto.AttributeType.INT
+	attrTypeGraph = 5  // AttributeProto.AttributeType.GRAPH
 
 	tensorDims     = 1 // TensorProto.dims
 	tensorDataType = 2 // TensorProto.data_type
@@ -48,6 +50,7 @@ const (
 	dataTypeFloat32 = 1
 	dataTypeInt32   = 6
 	dataTypeInt64   = 7
+	dataTypeBool    = 9
 
 	// irVersion and opset are those of the ONNX 1.14 era, which onnxruntime 1.16 and later
 	// read; Piper's and Kokoro's exports are of opsets 15 to 20.
@@ -74,6 +77,7 @@ type node struct {
 	inputs  []string
 	outputs []string
 	attrs   []attr
+	body    *graph // the attribute "body", of Loop
 }
 
 // attr is an integer attribute of a node.
@@ -101,6 +105,22 @@ type graph struct {
 
 // marshal returns the ModelProto of g.
 func (g graph) marshal() []byte {
+	var b []byte
+	b = protowire.AppendTag(b, modelIRVersion, protowire.VarintType)
+	b = protowire.AppendVarint(b, irVersion)
+	b = protowire.AppendTag(b, modelProducer, protowire.BytesType)
+	b = protowire.AppendString(b, "narrator onnxtest")
+	b = protowire.AppendTag(b, modelGraph, protowire.BytesType)
+	b = protowire.AppendBytes(b, g.marshalGraph())
+	var ob []byte // the default domain, ai.onnx, is the empty string, which proto3 leaves out
+	ob = protowire.AppendTag(ob, opsetVersion, protowire.VarintType)
+	ob = protowire.AppendVarint(ob, opset)
+	b = protowire.AppendTag(b, modelOpsetImport, protowire.BytesType)
+	return protowire.AppendBytes(b, ob)
+}
+
+// marshalGraph returns the GraphProto of g.
+func (g graph) marshalGraph() []byte {
 	var gb []byte
 	for _, n := range g.nodes {
 		gb = protowire.AppendTag(gb, graphNode, protowire.BytesType)
@@ -120,20 +140,7 @@ func (g graph) marshal() []byte {
 		gb = protowire.AppendTag(gb, graphOutput, protowire.BytesType)
 		gb = protowire.AppendBytes(gb, v.marshal())
 	}
-
-	var b []byte
-	b = protowire.AppendTag(b, modelIRVersion, protowire.VarintType)
-	b = protowire.AppendVarint(b, irVersion)
-	b = protowire.AppendTag(b, modelProducer, protowire.BytesType)
-	b = protowire.AppendString(b, "narrator onnxtest")
-	b = protowire.AppendTag(b, modelGraph, protowire.BytesType)
-	b = protowire.AppendBytes(b, gb)
-	var ob []byte // the default domain, ai.onnx, is the empty string, which proto3 leaves out
-	ob = protowire.AppendTag(ob, opsetVersion, protowire.VarintType)
-	ob = protowire.AppendVarint(ob, opset)
-	b = protowire.AppendTag(b, modelOpsetImport, protowire.BytesType)
-	b = protowire.AppendBytes(b, ob)
-	return b
+	return gb
 }
 
 func (n node) marshal() []byte {
@@ -156,6 +163,17 @@ func (n node) marshal() []byte {
 		ab = protowire.AppendVarint(ab, uint64(a.i))
 		ab = protowire.AppendTag(ab, attrType, protowire.VarintType)
 		ab = protowire.AppendVarint(ab, attrTypeInt)
+		b = protowire.AppendTag(b, nodeAttribute, protowire.BytesType)
+		b = protowire.AppendBytes(b, ab)
+	}
+	if n.body != nil {
+		var ab []byte
+		ab = protowire.AppendTag(ab, attrName, protowire.BytesType)
+		ab = protowire.AppendString(ab, "body")
+		ab = protowire.AppendTag(ab, attrGraph, protowire.BytesType)
+		ab = protowire.AppendBytes(ab, n.body.marshalGraph())
+		ab = protowire.AppendTag(ab, attrType, protowire.VarintType)
+		ab = protowire.AppendVarint(ab, attrTypeGraph)
 		b = protowire.AppendTag(b, nodeAttribute, protowire.BytesType)
 		b = protowire.AppendBytes(b, ab)
 	}
