@@ -58,7 +58,8 @@ type Config struct {
 	// StartTimeout bounds a worker's start: loading the library and the model. Zero means
 	// 60 s.
 	StartTimeout time.Duration
-	// Fault makes every worker fail on purpose: for tests only (see Fault).
+	// Fault makes every worker, or with Once the first, fail on purpose: for tests only (see
+	// Fault).
 	Fault Fault
 	// Logger receives a warning for every worker killed and replaced. Nil discards them.
 	Logger *slog.Logger
@@ -81,6 +82,8 @@ type Pool struct {
 	mu   sync.Mutex // guards the slots' load and w, live and closed
 	slot []*slot
 	live map[*process]struct{} // workers started and not yet dead
+	// started counts the workers started, for Fault.Once.
+	started int
 	// closed is set by Close.
 	closed bool
 }
@@ -301,10 +304,6 @@ func (p *Pool) start(ctx context.Context) (*process, error) {
 		}
 		files = append(files, f)
 	}
-	flags := Flags{Model: "/proc/self/fd/3", Library: "/proc/self/fd/4", Threads: p.cfg.Threads, Runs: p.cfg.Runs, Fault: p.cfg.Fault}
-	args := append(append([]string(nil), p.cfg.Command[1:]...), flags.args()...)
-	cmd := p.cfg.Sandbox.Command(p.limits(), "", p.cfg.Command[0], args...)
-	cmd.ExtraFiles = files
 	// Started under the lock, so that Close either sees the worker or comes first: its Wait
 	// then never races a new goroutine's start.
 	p.mu.Lock()
@@ -312,6 +311,14 @@ func (p *Pool) start(ctx context.Context) (*process, error) {
 		p.mu.Unlock()
 		return nil, ErrClosed
 	}
+	flags := Flags{Model: "/proc/self/fd/3", Library: "/proc/self/fd/4", Threads: p.cfg.Threads, Runs: p.cfg.Runs, Fault: p.cfg.Fault}
+	if p.cfg.Fault.Once && p.started > 0 {
+		flags.Fault = Fault{}
+	}
+	p.started++
+	args := append(append([]string(nil), p.cfg.Command[1:]...), flags.args()...)
+	cmd := p.cfg.Sandbox.Command(p.limits(), "", p.cfg.Command[0], args...)
+	cmd.ExtraFiles = files
 	w, err := startProcess(cmd, &p.wg)
 	if err != nil {
 		p.mu.Unlock()

@@ -392,3 +392,41 @@ func TestPoolAbandonedRunKeepsItsLimit(t *testing.T) {
 		t.Errorf("metrics: %s; want one restart", rec)
 	}
 }
+
+func TestPoolFaultOnce(t *testing.T) {
+	t.Parallel()
+	t.Run("hang", func(t *testing.T) {
+		t.Parallel()
+		rec := &counts{}
+		pidFile := filepath.Join(t.TempDir(), "pid")
+		// The first worker hangs on its first run, leaving a child in its process group; the
+		// retry, on a second worker without the fault, succeeds, and the child dies with the
+		// first worker's group.
+		p := mustPool(t, worker.Config{Fault: worker.Fault{HangAt: 1, Once: true, PIDFile: pidFile}, Metrics: rec}, piperInfo())
+		in := worker.PiperInput{IDs: []int64{4}}
+		got, err := p.Piper(t.Context(), in, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(piperEcho(in), got); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+		if rec.restarted.Load() != 1 || rec.timedOut.Load() != 1 {
+			t.Errorf("metrics: %s; want one hung worker, restarted", rec)
+		}
+		proctest.Exited(t, proctest.PID(t, pidFile), "child of a hung worker: the process group was not killed")
+	})
+	t.Run("crash", func(t *testing.T) {
+		t.Parallel()
+		p := mustPool(t, worker.Config{Fault: worker.Fault{CrashAt: 1, Once: true}}, piperInfo())
+		if _, err := p.Piper(t.Context(), worker.PiperInput{IDs: []int64{4}}, limit); err != nil {
+			t.Fatal(err)
+		}
+		// Every worker crashes: the error has the worker's last words.
+		crash := mustPool(t, worker.Config{Fault: worker.Fault{CrashAt: 1}}, piperInfo())
+		_, err := crash.Piper(t.Context(), worker.PiperInput{IDs: []int64{4}}, limit)
+		if err == nil || !strings.Contains(err.Error(), "signal: killed") || !strings.Contains(err.Error(), "boom") {
+			t.Errorf("Piper = %v, want the worker killed, with its stderr", err)
+		}
+	})
+}

@@ -106,7 +106,7 @@ func TestParseFault(t *testing.T) {
 }
 
 func TestFlagsRoundTrip(t *testing.T) {
-	want := Flags{Model: "/proc/self/fd/3", Library: "/proc/self/fd/4", Threads: 2, Runs: 3, Fault: Fault{HangAt: 4}}
+	want := Flags{Model: "/proc/self/fd/3", Library: "/proc/self/fd/4", Threads: 2, Runs: 3, Fault: Fault{HangAt: 4, PIDFile: "/tmp/pid"}}
 	got, err := ParseFlags(want.args(), io.Discard)
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -35,12 +36,19 @@ type ServeOptions struct {
 	Fault Fault
 }
 
-// Fault is a failure a worker makes on purpose, for tests only: it crashes (dies of SIGKILL,
-// as the kernel kills a process out of memory) or hangs (never answers) on the Nth request
-// it reads, counting from 1. A fresh worker counts afresh, so a fault at N > 1 strikes a
-// worker mid-article while the retry on its replacement succeeds. The zero Fault never fails.
+// Fault is a failure a worker makes on purpose, for tests only: it crashes (writes "boom" on
+// stderr and dies of SIGKILL, as the kernel kills a process out of memory) or hangs (never
+// answers) on the Nth request it reads, counting from 1. A fresh worker counts afresh, so a
+// fault at N > 1 strikes a worker mid-article while the retry on its replacement succeeds.
+// The zero Fault never fails.
 type Fault struct {
 	CrashAt, HangAt int
+	// PIDFile, if set, is where a hanging worker's child, which sleeps in the worker's process
+	// group, writes its process ID: a test can then check that the whole group was killed.
+	PIDFile string
+	// Once, read by a Pool, gives the fault to its first worker only: the runs it fails are
+	// retried on workers without it.
+	Once bool
 }
 
 // ParseFault parses "crash:N" or "hang:N" ("crash" and "hang" mean N = 1), or "" for none.
@@ -80,8 +88,12 @@ func (f Fault) String() string {
 func (f Fault) strike(n int) {
 	switch n {
 	case f.CrashAt:
+		fmt.Fprintf(os.Stderr, "boom: fault %s, dying of SIGKILL\n", f)
 		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 	case f.HangAt:
+		if f.PIDFile != "" {
+			_ = exec.Command("sh", "-c", `echo $$ > "$0"; exec sleep 1000`, f.PIDFile).Start()
+		}
 		time.Sleep(math.MaxInt64)
 	}
 }
@@ -194,6 +206,9 @@ func (f Flags) args() []string {
 	if s := f.Fault.String(); s != "" {
 		a = append(a, "--fault", s)
 	}
+	if f.Fault.PIDFile != "" {
+		a = append(a, "--fault-pid-file", f.Fault.PIDFile)
+	}
 	return a
 }
 
@@ -209,6 +224,8 @@ func ParseFlags(args []string, output io.Writer) (Flags, error) {
 	fs.IntVar(&f.Threads, "threads", 1, "threads of one run")
 	fs.IntVar(&f.Runs, "runs", 1, "runs at once")
 	fs.StringVar(&fault, "fault", "", "for tests only: crash:N or hang:N")
+	var pidFile string
+	fs.StringVar(&pidFile, "fault-pid-file", "", "for tests only: where a hanging worker's child writes its PID")
 	if err := fs.Parse(args); err != nil {
 		return f, err
 	}
@@ -220,5 +237,6 @@ func ParseFlags(args []string, output io.Writer) (Flags, error) {
 	}
 	var err error
 	f.Fault, err = ParseFault(fault)
+	f.Fault.PIDFile = pidFile
 	return f, err
 }
