@@ -263,6 +263,22 @@ func (p *Pool) isClosed() bool {
 	return p.closed
 }
 
+// Ping reports whether the pool can run: ErrClosed after Close, and an error if the model or
+// the library can no longer be opened. It starts no worker.
+func (p *Pool) Ping(ctx context.Context) error {
+	if p.isClosed() {
+		return ErrClosed
+	}
+	for _, path := range []string{p.cfg.Library, p.cfg.Model} {
+		f, err := os.Open(path)
+		if err != nil {
+			return fmt.Errorf("onnx pool: %w", err)
+		}
+		f.Close()
+	}
+	return ctx.Err()
+}
+
 // Close kills every worker (runs under way fail with ErrClosed) and waits for them. Later
 // calls return ErrClosed. It may be called more than once.
 func (p *Pool) Close() error {

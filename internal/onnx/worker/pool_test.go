@@ -430,3 +430,27 @@ func TestPoolFaultOnce(t *testing.T) {
 		}
 	})
 }
+
+func TestPoolCloseStopsRuns(t *testing.T) {
+	t.Parallel()
+	rec := &counts{}
+	p := mustPool(t, worker.Config{Fault: worker.Fault{HangAt: 1}, Metrics: rec}, piperInfo())
+	if err := p.Ping(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.Piper(t.Context(), worker.PiperInput{IDs: []int64{1}}, limit)
+		done <- err
+	}()
+	for rec.busy.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	p.Close()
+	if err := <-done; !errors.Is(err, worker.ErrClosed) {
+		t.Errorf("a run under way at Close = %v, want ErrClosed", err)
+	}
+	if err := p.Ping(t.Context()); !errors.Is(err, worker.ErrClosed) {
+		t.Errorf("Ping after Close = %v, want ErrClosed", err)
+	}
+}
