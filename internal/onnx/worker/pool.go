@@ -146,6 +146,9 @@ func (p *Pool) Info(ctx context.Context) (Kind, Info, error) {
 	defer func() { <-p.sem }()
 	s, w, err := p.acquire(ctx)
 	if err != nil {
+		if ctx.Err() != nil {
+			return "", Info{}, ctx.Err()
+		}
 		return "", Info{}, err
 	}
 	p.release(s)
@@ -177,7 +180,10 @@ func (p *Pool) run(ctx context.Context, req frame, limit time.Duration) ([]float
 	for attempt := range 2 {
 		s, w, err := p.acquire(ctx)
 		if err != nil {
-			if ctx.Err() != nil || errors.Is(err, ErrClosed) {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			if errors.Is(err, ErrClosed) {
 				return nil, err
 			}
 			errs = append(errs, err)
