@@ -39,6 +39,9 @@ spectral_bin() {
   echo "$bin"
 }
 
+NARRATOR_ONNXRUNTIME=$(scripts/deps.sh onnxruntime) # the neural voices' runtime, cached
+export NARRATOR_ONNXRUNTIME
+
 echo "== PostgreSQL and the S3 server (versitygw)"
 source scripts/services.sh
 services=$(mktemp -d)
@@ -64,7 +67,7 @@ spectral=$(spectral_bin)
 "$spectral" lint --ruleset .spectral.yaml --fail-severity=warn internal/openapi/openapi.json
 
 echo "== go test (race detector on the concurrent packages)"
-go test -race -count=1 -timeout 15m ./internal/jobs/... ./internal/pipeline/... ./internal/sqlite/... ./internal/postgres/... ./internal/storetest/... ./internal/s3/... ./internal/web/... ./internal/localfs/... ./internal/festival/... ./internal/flite/... ./internal/espeak/... ./internal/proc/... ./internal/mp3/... ./internal/pcm/...
+go test -race -count=1 -timeout 15m ./internal/jobs/... ./internal/pipeline/... ./internal/sqlite/... ./internal/postgres/... ./internal/storetest/... ./internal/s3/... ./internal/web/... ./internal/localfs/... ./internal/festival/... ./internal/flite/... ./internal/espeak/... ./internal/proc/... ./internal/mp3/... ./internal/pcm/... ./internal/onnx/...
 
 echo "== go test (everything, including the end-to-end and browser tests)"
 go test -count=1 -timeout 20m -tags e2e ./...

@@ -150,6 +150,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	}
 	name, rest := args[0], args[1:]
 	switch name {
+	case "onnx-worker": // hidden: a neural voice's worker process, which the server starts
+		return onnxWorkerCommand{e}.Run(ctx, rest)
 	case "help", "-h", "--help":
 		fmt.Fprintln(stdout, usage(cmds))
 		return nil
