@@ -1,6 +1,5 @@
 package narrator
 
-
 // Voice engines.
 const (
 	EngineFestival = "festival"
