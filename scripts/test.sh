@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 scripts/deps.sh test
 export PATH="$PATH:/usr/local/go/bin"
 export NARRATOR_TEST_FULL=1 # tests fail instead of skipping when a tool is missing
+NARRATOR_ONNXRUNTIME=$(scripts/deps.sh onnxruntime) # the neural voices' runtime, cached
+export NARRATOR_ONNXRUNTIME
 
 echo "== PostgreSQL and the S3 server (versitygw)"
 source scripts/services.sh

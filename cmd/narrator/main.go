@@ -103,6 +103,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return runBackup(ctx, e, rest)
 	case "restore":
 		return runRestore(ctx, e, rest)
+	case "onnx-worker": // hidden: a neural voice's worker process, started by the server
+		return runONNXWorker(ctx, e, rest)
 	case "version", "--version", "-version":
 		return runVersion(ctx, e, rest)
 	case "help", "-h", "--help":
