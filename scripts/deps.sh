@@ -46,7 +46,8 @@ if [[ ${1:-runtime} == onnxruntime ]]; then
 fi
 
 # bubblewrap: the sandbox the engines run in (narrator serve --sandbox).
-runtime=(espeak-ng lame festival festvox-us-slt-hts flite bubblewrap ca-certificates)
+# gcc and libespeak-ng-dev build bin/narrator-espeak (below).
+runtime=(espeak-ng lame festival festvox-us-slt-hts flite bubblewrap ca-certificates gcc libespeak-ng-dev)
 # For the tests: python3, ffmpeg, pocketsphinx (its pocketsphinx_continuous) and pocketsphinx-en-us
 # run scripts/intelligibility.py; sox: reference resampling and WAV reading; chromium: the dashboard
 # browser tests; postgresql, haproxy and curl: the PostgreSQL store, the cluster test and the S3
@@ -73,6 +74,17 @@ if [[ ${#missing[@]} -gt 0 ]]; then
   export DEBIAN_FRONTEND=noninteractive
   "${sudo[@]}" apt-get update -q >&2
   "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+fi
+
+# bin/narrator-espeak runs the eSpeak NG library for the phonemes of neural voices
+# (internal/phonemize). eSpeak NG is GPL-3.0, so it is a program of its own, never linked into
+# narrator, which looks for it beside its own binary, then in PATH.
+root=$(cd "$(dirname "$0")/.." && pwd)
+helper_src="$root/internal/phonemize/helper/narrator-espeak.c"
+helper_bin="$root/bin/narrator-espeak"
+if [[ ! -x $helper_bin || $helper_src -nt $helper_bin ]]; then
+  mkdir -p "$root/bin"
+  cc -O2 -Wall -o "$helper_bin" "$helper_src" -lespeak-ng
 fi
 
 case "${1:-runtime}" in
