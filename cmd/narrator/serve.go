@@ -205,6 +205,10 @@ func (s *server) startWorkers(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := startNeural(cfg, sb, s.voices, b.media, s.logger, s.metrics, engines, &closeEngines); err != nil {
+		closeEngines()
+		return err
+	}
 	s.engines = closeEngines
 	s.engineChecks = engineChecks(engines)
 	var cache *pipeline.UnitCache

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/narrator/narrator"
@@ -26,8 +27,39 @@ func loadCatalog(ctx context.Context, st voiceStore) (*narrator.Catalog, error) 
 	return narrator.NewCatalog(vs), nil
 }
 
+const voicesUsage = `Usage: narrator voices [list] [flags]           list the voices, built in and installed
+       narrator voices install [flags] MODEL.onnx [MODEL.onnx.json | VOICES.bin]
+                                              install a Piper voice, or a Kokoro model's voices
+       narrator voices download [flags] NAME  fetch a Piper voice (such as en_US-amy-medium) and install it
+       narrator voices remove [flags] ID      remove an installed voice
+
+Run 'narrator voices SUBCOMMAND -h' for its flags.`
+
 func runVoices(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "voices", "voices [--language xx_XX] [--json] [--data DIR|--database URL]")
+	if len(args) > 0 {
+		switch args[0] {
+		case "list":
+			return runVoicesList(ctx, e, args[1:])
+		case "install":
+			return runVoicesInstall(ctx, e, args[1:])
+		case "download":
+			return runVoicesDownload(ctx, e, args[1:])
+		case "remove":
+			return runVoicesRemove(ctx, e, args[1:])
+		case "help":
+			fmt.Fprintln(e.stdout, voicesUsage)
+			return nil
+		}
+		if !strings.HasPrefix(args[0], "-") {
+			fmt.Fprintln(e.stderr, voicesUsage)
+			return usagef("voices: unknown subcommand %q", args[0])
+		}
+	}
+	return runVoicesList(ctx, e, args)
+}
+
+func runVoicesList(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, "voices", "voices [list] [--language xx_XX] [--json] [--data DIR|--database URL]")
 	data := config.BackendFlags(fs, e.getenv)
 	language := fs.String("language", "", "only this `locale`'s voices")
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")

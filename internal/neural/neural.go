@@ -379,17 +379,15 @@ func (e *Engine) loadStyles(ctx context.Context, f narrator.VoiceFile) (Styles, 
 	return s, nil
 }
 
-// Ping reports whether the engine can speak: ErrClosed after Close, ErrNoRuntime without a
-// library, and the phonemiser's error if espeak-ng is gone.
+// Ping reports whether the engine can run: ErrClosed after Close, and the phonemiser's error
+// if espeak-ng is gone. Without a library it is up: it refuses every voice, with
+// ErrNoRuntime, and a node with no neural voice to speak is as ready as one with them.
 func (e *Engine) Ping(ctx context.Context) error {
 	e.mu.Lock()
 	closed := e.closed
 	e.mu.Unlock()
-	switch {
-	case closed:
+	if closed {
 		return ErrClosed
-	case e.opts.Library == "":
-		return ErrNoRuntime
 	}
 	if err := e.opts.Phonemizer.Ping(ctx); err != nil {
 		return fmt.Errorf("neural: ping: %w", err)

@@ -368,8 +368,8 @@ func TestMissingRuntime(t *testing.T) {
 	if !errors.Is(err, neural.ErrNoRuntime) || !strings.Contains(err.Error(), "--onnxruntime") {
 		t.Errorf("err = %v, want ErrNoRuntime naming --onnxruntime", err)
 	}
-	if err := e.Ping(t.Context()); !errors.Is(err, neural.ErrNoRuntime) {
-		t.Errorf("Ping = %v, want ErrNoRuntime", err)
+	if err := e.Ping(t.Context()); err != nil {
+		t.Errorf("Ping = %v; without a library the engine is up, refusing neural voices", err)
 	}
 }
 
