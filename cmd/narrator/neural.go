@@ -64,4 +64,3 @@ func startNeural(cfg config.Config, sb *proc.Sandbox, voices *voicecat.Source, m
 	}
 	return nil
 }
-
