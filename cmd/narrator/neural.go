@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"log/slog"
 	"os"
 
@@ -8,6 +9,7 @@ import (
 	"github.com/narrator/narrator/internal/config"
 	"github.com/narrator/narrator/internal/metrics"
 	"github.com/narrator/narrator/internal/neural"
+	"github.com/narrator/narrator/internal/onnx/worker"
 	"github.com/narrator/narrator/internal/phonemize"
 	"github.com/narrator/narrator/internal/pipeline"
 	"github.com/narrator/narrator/internal/proc"
@@ -37,6 +39,11 @@ func startNeural(cfg config.Config, sb *proc.Sandbox, voices *voicecat.Source, m
 		phon.Close()
 		return err
 	}
+	fault, err := worker.ParseFault(cfg.ONNXFault)
+	if err != nil {
+		phon.Close()
+		return fmt.Errorf("%s: %w", config.EnvTestONNXFault, err)
+	}
 	if cfg.ONNXRuntime == "" {
 		logger.Info("neural voices are off until --onnxruntime names the onnxruntime library")
 	}
@@ -46,7 +53,7 @@ func startNeural(cfg config.Config, sb *proc.Sandbox, voices *voicecat.Source, m
 		// One worker per model, running as many sentences at once as the node synthesises,
 		// one thread each: see docs/speech.md.
 		Workers: 1, Runs: cfg.UnitWorkers, Threads: 1,
-		Sandbox: sb, Logger: logger, Metrics: m.Engine("neural"),
+		Sandbox: sb, Fault: fault, Logger: logger, Metrics: m.Engine("neural"),
 	})
 	if err != nil {
 		phon.Close()

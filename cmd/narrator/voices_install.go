@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -71,7 +72,7 @@ func runVoicesInstall(ctx context.Context, e *env, args []string) error {
 	var f installFlags
 	f.data = config.BackendFlags(fs, e.getenv)
 	addInstallFlags(fs, &f, e.getenv)
-	if err := parse(fs, args); err != nil {
+	if err := parseWithArgs(fs, args); err != nil {
 		return err
 	}
 	rest := fs.Args()
@@ -93,7 +94,7 @@ func runVoicesDownload(ctx context.Context, e *env, args []string) error {
 	addInstallFlags(fs, &f, e.getenv)
 	from := fs.String("from", neural.PiperVoicesURL, "the Piper voice repository, or a mirror with its layout (voices.json at its root)")
 	timeout := fs.Duration("timeout", 30*time.Minute, "give up on the download after this `long`")
-	if err := parse(fs, args); err != nil {
+	if err := parseWithArgs(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
@@ -205,6 +206,17 @@ func installVoice(ctx context.Context, e *env, f *installFlags, modelPath, secon
 	return printInstalled(e, entries, f.asJSON)
 }
 
+// parseWithArgs parses flags that come before a command's arguments.
+func parseWithArgs(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usagef("%s: %v", fs.Name(), err)
+	}
+	return nil
+}
+
 // putFile stores a local file in the media store.
 func putFile(ctx context.Context, media mediaStore, key, path string) error {
 	r, err := os.Open(path)
@@ -249,7 +261,7 @@ func printInstalled(e *env, vs []*narrator.InstalledVoice, asJSON bool) error {
 func runVoicesRemove(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "voices remove", "voices remove [--data DIR|--database URL] ID")
 	data := config.BackendFlags(fs, e.getenv)
-	if err := parse(fs, args); err != nil {
+	if err := parseWithArgs(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
