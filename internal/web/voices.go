@@ -158,3 +158,43 @@ func (s *Server) voicePreview(w http.ResponseWriter, r *http.Request, q *request
 		}
 	}
 }
+
+// voiceRow is a voice as the Voices page lists it.
+type voiceRow struct {
+	Name, Label, Language, Engine, Quality, License string
+	Neural                                          bool
+	Default                                         string // "title", "body", "title and body" or ""
+}
+
+// voicesLanguage is a language of the Voices page.
+type voicesLanguage struct {
+	Code, Name string
+	Voices     []voiceRow
+}
+
+// voicesPage lists every voice of the catalog by language, with a preview of each and which
+// are neural.
+func (s *Server) voicesPage(w http.ResponseWriter, r *http.Request, q *request) error {
+	cat := s.catalog(r.Context())
+	byLang := map[string][]voiceRow{}
+	for _, v := range cat.Voices() {
+		t, b, _ := cat.Defaults(v.Language)
+		var roles []string
+		if t.Name == v.Name {
+			roles = append(roles, "title")
+		}
+		if b.Name == v.Name {
+			roles = append(roles, "body")
+		}
+		byLang[v.Language] = append(byLang[v.Language], voiceRow{
+			Name: v.Name, Label: v.Label(), Language: v.Language, Engine: v.Engine, Quality: v.Quality, License: v.License,
+			Neural: narrator.Neural(v.Engine), Default: strings.Join(roles, " and "),
+		})
+	}
+	var langs []voicesLanguage
+	for _, code := range cat.Languages() {
+		langs = append(langs, voicesLanguage{Code: code, Name: languageName(code), Voices: byLang[code]})
+	}
+	sort.SliceStable(langs, func(i, j int) bool { return langs[i].Name < langs[j].Name })
+	return s.render(w, r, http.StatusOK, "voices", userPage(q, "Voices", "voices", struct{ Languages []voicesLanguage }{langs}))
+}
