@@ -3,13 +3,13 @@
 package config
 
 import (
-	"os"
 	"errors"
 	"flag"
 	"fmt"
 	"net"
 	"net/netip"
 	"net/url"
+	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
