@@ -10,12 +10,13 @@ import (
 	"github.com/narrator/narrator/internal/config"
 	"github.com/narrator/narrator/internal/player"
 	"github.com/narrator/narrator/internal/speak"
+	"github.com/narrator/narrator/internal/voicecat"
 	"github.com/narrator/narrator/internal/web"
 )
 
 // newDashboard builds the dashboard served at "/". Requests for unknown
 // paths that do not ask for HTML go to notFound (the API's JSON 404).
-func newDashboard(cfg config.Config, st purgingStore, b *backends, rules *speak.RuleCache, logger *slog.Logger, notFound http.Handler) (http.Handler, error) {
+func newDashboard(cfg config.Config, st purgingStore, b *backends, voices *voicecat.Source, rules *speak.RuleCache, logger *slog.Logger, notFound http.Handler) (http.Handler, error) {
 	u, err := url.Parse(cfg.PublicURL)
 	if err != nil {
 		return nil, fmt.Errorf("dashboard: parse public URL: %w", err)
@@ -36,6 +37,7 @@ func newDashboard(cfg config.Config, st purgingStore, b *backends, rules *speak.
 		Previews:         b.queue,
 		Queue:            b.queue,
 		Media:            b.media,
+		Voices:           voices,
 		SecureCookies:    u.Scheme == "https",
 		PublicOrigin:     u.Scheme + "://" + u.Host,
 		MediaOrigin:      m.Scheme + "://" + m.Host,

@@ -64,7 +64,11 @@ func (cmd demoCommand) Run(ctx context.Context, args []string) error {
 		}
 	}
 	if p == nil {
-		title, body, _ := narrator.DefaultVoices("en_US")
+		cat, err := loadCatalog(ctx, st)
+		if err != nil {
+			return err
+		}
+		title, body, _ := cat.Defaults("en_US")
 		p = &narrator.Project{AccountID: accountID, Title: demoProject, Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: title.Name, BodyVoice: body.Name}
 		if err := st.CreateProject(ctx, p); err != nil {
 			return fmt.Errorf("create demo project: %w", err)

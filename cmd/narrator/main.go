@@ -66,7 +66,7 @@ func commands(e *env) []namedCommand {
 		{"accounts", nil, "create accounts and manage their API keys", accountsCommand(e)},
 		{"users", nil, "create dashboard users (sign-in for the web dashboard)", usersCommand(e)},
 		{"projects", nil, "create and list projects", projectsCommand(e)},
-		{"voices", nil, "list the voices of the catalog", voicesCommand{e}},
+		{"voices", nil, "list, install, download and remove voices", voicesCommand{e}},
 		{"pronunciations", nil, "manage a project's pronunciation rules", pronunciationsCommand(e)},
 		{"webhooks", nil, "manage a project's webhook endpoints", webhooksCommand(e)},
 		{"migrate", nil, "create or update the database schema", migrateCommand{e}},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -23,7 +24,19 @@ import (
 // separate process (signals, kill -9).
 var binary string
 
+// helperErr says why narrator-espeak could not be built beside binary.
+var helperErr error
+
 func TestMain(m *testing.M) {
+	// The in-process commands start neural workers as this binary's
+	// "onnx-worker", as narrator's own.
+	if len(os.Args) > 1 && os.Args[1] == "onnx-worker" {
+		if err := run(context.Background(), os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	dir, err := os.MkdirTemp("", "narrator-test-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -34,6 +47,11 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "build narrator: %v\n%s", err, out)
 		os.Exit(1)
+	}
+	// The phonemiser's helper, beside narrator as scripts/deps.sh builds
+	// it; a test of neural voices fails if it could not be built.
+	if out, err := exec.Command("cc", "-O2", "-o", filepath.Join(dir, "narrator-espeak"), "../../internal/phonemize/helper/narrator-espeak.c", "-lespeak-ng").CombinedOutput(); err != nil {
+		helperErr = fmt.Errorf("build narrator-espeak: %v: %s", err, out)
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
@@ -283,7 +301,7 @@ Commands:
   accounts      create accounts and manage their API keys
   users         create dashboard users (sign-in for the web dashboard)
   projects      create and list projects
-  voices        list the voices of the catalog
+  voices        list, install, download and remove voices
   pronunciations  manage a project's pronunciation rules
   webhooks      manage a project's webhook endpoints
   migrate       create or update the database schema

@@ -50,7 +50,16 @@ func (cmd projectsCreateCommand) Run(ctx context.Context, args []string) error {
 		fs.Usage()
 		return usagef("projects create: --language is required")
 	}
-	defTitle, defBody, ok := narrator.DefaultVoices(*language)
+	st, err := openStore(ctx, e, data)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	cat, err := loadCatalog(ctx, st)
+	if err != nil {
+		return err
+	}
+	defTitle, defBody, ok := cat.Defaults(*language)
 	if !ok {
 		return usagef("projects create: language %q is not supported; run `narrator voices` for the list", *language)
 	}
@@ -71,17 +80,12 @@ func (cmd projectsCreateCommand) Run(ctx context.Context, args []string) error {
 			*v.dst = v.def.Name
 			continue
 		}
-		voice, ok := narrator.LookupVoice(*language, v.arg)
+		voice, ok := cat.Lookup(*language, v.arg)
 		if !ok {
 			return usagef("projects create: %s %q is not a voice of %s; run `narrator voices --language %s`", v.flag, v.arg, *language, *language)
 		}
 		*v.dst = voice.Name
 	}
-	st, err := openStore(ctx, e, data)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
 	if err := st.CreateProject(ctx, p); err != nil {
 		if narrator.ErrorCode(err) == narrator.ENOTFOUND {
 			return fmt.Errorf("projects create: account %d does not exist", *account)
@@ -91,7 +95,7 @@ func (cmd projectsCreateCommand) Run(ctx context.Context, args []string) error {
 		}
 		return fmt.Errorf("create project: %w", err)
 	}
-	return printJSON(e.stdout, httpapi.ProjectJSON(p))
+	return printJSON(e.stdout, httpapi.ProjectJSON(cat, p))
 }
 
 // projectsListCommand is `narrator projects list`.
@@ -115,9 +119,13 @@ func (cmd projectsListCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("list projects: %w", err)
 	}
+	cat, err := loadCatalog(ctx, st)
+	if err != nil {
+		return err
+	}
 	out := make([]any, 0, len(projects))
 	for _, p := range projects {
-		out = append(out, httpapi.ProjectJSON(p))
+		out = append(out, httpapi.ProjectJSON(cat, p))
 	}
 	return printJSON(e.stdout, out)
 }

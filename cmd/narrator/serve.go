@@ -32,6 +32,7 @@ import (
 	"github.com/narrator/narrator/internal/proc"
 	"github.com/narrator/narrator/internal/speak"
 	"github.com/narrator/narrator/internal/standin"
+	"github.com/narrator/narrator/internal/voicecat"
 	"github.com/narrator/narrator/internal/webhook"
 )
 
@@ -91,6 +92,9 @@ type server struct {
 	// rules keeps compiled pronunciation rules for the pipeline and the
 	// dashboard alike.
 	rules *speak.RuleCache
+	// voices is the voice catalog of the API, the dashboard and the
+	// pipeline alike.
+	voices *voicecat.Source
 
 	ln    net.Listener
 	http  *http.Server
@@ -180,6 +184,7 @@ func (s *server) openData(ctx context.Context, getenv func(string) string) error
 		return err
 	}
 	s.metrics.WatchQueue(s.backends.queue)
+	s.voices = voicecat.New(s.backends.store, 0, s.logger)
 	if kind, path, _ := config.ParseDatabase(cfg.Database); kind == config.SQLite {
 		// One server per SQLite database, wherever its data directory is.
 		unlockDB, err := lockFile(path + ".lock")
@@ -205,6 +210,10 @@ func (s *server) startWorkers(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := startNeural(cfg, sb, s.voices, b.media, s.logger, s.metrics, engines, &closeEngines); err != nil {
+		closeEngines()
+		return err
+	}
 	s.engines = closeEngines
 	s.engineChecks = engineChecks(engines)
 	var cache *pipeline.UnitCache
@@ -215,6 +224,7 @@ func (s *server) startWorkers(ctx context.Context) error {
 	}
 	pc := pipeline.Config{
 		Engines:     engines,
+		Voices:      s.voices,
 		Cache:       cache,
 		Rules:       b.store,
 		RuleCache:   s.rules,
@@ -353,7 +363,7 @@ func (s *server) routes() (http.Handler, error) {
 	}
 	st := purgingStore{dataStore: s.backends.store, purger: jobs.NewDeleteMediaWorker(s.backends.media), logger: s.logger}
 	api := httpapi.NewServer(httpapi.Deps{Store: st, Logger: s.logger, MediaURL: s.cfg.MediaURL, Media: s.backends.media, Queue: s.backends.queue,
-		MaxAudioDuration: s.cfg.MaxAudioDuration})
+		Voices: s.voices, MaxAudioDuration: s.cfg.MaxAudioDuration})
 	mux.Handle("/api/", api)
 	mux.Handle("/media/", http.StripPrefix("/media/", mediaserve.New(s.backends.media, mediaserve.Options{Logger: s.logger})))
 	embed, err := newEmbed(s.cfg, st, s.logger)
@@ -363,7 +373,7 @@ func (s *server) routes() (http.Handler, error) {
 	mux.Handle("GET /embed.js", embed)
 	mux.Handle("/embed/", embed) // the only pages other sites may frame
 	mux.Handle("/feeds/{name}", feed.New(feed.Config{Store: st, MediaURL: s.cfg.MediaURL, PublicURL: s.cfg.PublicURL, Logger: s.logger}))
-	dash, err := newDashboard(s.cfg, st, s.backends, s.rules, s.logger, api)
+	dash, err := newDashboard(s.cfg, st, s.backends, s.voices, s.rules, s.logger, api)
 	if err != nil {
 		return nil, err
 	}

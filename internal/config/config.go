@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -31,6 +32,10 @@ const (
 	EnvCacheMB       = "NARRATOR_CACHE_MB"
 	EnvRescueAfter   = "NARRATOR_RESCUE_AFTER"
 	EnvEngineStandIn = "NARRATOR_ENGINE_STANDIN"
+	// EnvONNXRuntime is the onnxruntime library for --onnxruntime.
+	EnvONNXRuntime = "NARRATOR_ONNXRUNTIME"
+	// EnvTestONNXFault sets Config.ONNXFault, for tests only.
+	EnvTestONNXFault = "NARRATOR_TEST_ONNX_FAULT"
 	// EnvWebhooksAllowPrivate is "true" or "1" to set --webhooks-allow-private.
 	EnvWebhooksAllowPrivate = "NARRATOR_WEBHOOKS_ALLOW_PRIVATE"
 	EnvMetricsAddr          = "NARRATOR_METRICS_ADDR"
@@ -269,6 +274,13 @@ type Config struct {
 	// it over, taking its node for dead; a node that is only slow keeps its
 	// work (see jobs.Config.RescueAfter).
 	RescueAfter time.Duration
+	// ONNXRuntime is the path of the onnxruntime shared library that neural
+	// voices (Piper, Kokoro) run on, in worker processes; "" refuses them.
+	ONNXRuntime string
+	// ONNXFault, for tests only, makes every neural worker crash or hang on
+	// purpose ("crash:N" or "hang:N", see worker.ParseFault). It has no flag:
+	// only the environment variable EnvTestONNXFault sets it.
+	ONNXFault string
 	// EngineStandIn, for benchmarks only, replaces every speech engine by a
 	// stand-in that waits this long per sentence without using the CPU; the
 	// sentence cache is then off. Zero uses the real engines.
@@ -331,6 +343,8 @@ func ServeFlags(fs *flag.FlagSet, getenv func(string) string) func() (Config, er
 	fs.IntVar(&c.CacheMB, "cache-mb", env.int(EnvCacheMB, 2048), "size bound of the cache of synthesised sentences, in `MiB` (0 turns it off) (env "+EnvCacheMB+")")
 	fs.IntVar(&c.MemoryLimitMB, "memory-limit-mb", env.int(EnvMemoryLimitMB, DefaultMemoryLimitMB), "soft limit of the Go runtime's memory, in `MiB`, which keeps the peak flat on long articles; 0 leaves Go's own (GOMEMLIMIT) (env "+EnvMemoryLimitMB+")")
 	fs.DurationVar(&c.RescueAfter, "rescue-after", env.duration(EnvRescueAfter, 2*time.Minute), "how long a job may run before another node takes it over, taking its node for dead (env "+EnvRescueAfter+")")
+	c.ONNXFault = getenv(EnvTestONNXFault)
+	fs.StringVar(&c.ONNXRuntime, "onnxruntime", getenv(EnvONNXRuntime), "the onnxruntime shared `library` neural voices run on, such as the one scripts/deps.sh onnxruntime fetches (env "+EnvONNXRuntime+"; without it neural voices are refused)")
 	fs.DurationVar(&c.EngineStandIn, "engine-standin", env.duration(EnvEngineStandIn, 0), "for benchmarks only: replace every speech engine by a stand-in that waits this `long` per sentence (turns the sentence cache off) (env "+EnvEngineStandIn+")")
 	fs.BoolVar(&c.WebhooksAllowPrivate, "webhooks-allow-private", env.bool(EnvWebhooksAllowPrivate), "let webhook deliveries reach loopback, private and link-local addresses (env "+EnvWebhooksAllowPrivate+")")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", getenv(EnvMetricsAddr), "serve /metrics, and Go's profiles under /debug/pprof/, only on this `host:port` of its own (env "+EnvMetricsAddr+"; default: /metrics on --addr, no profiles)")
@@ -367,6 +381,11 @@ func ServeFlags(fs *flag.FlagSet, getenv func(string) string) func() (Config, er
 
 // Validate reports the first problem with c.
 func (c *Config) Validate() error {
+	if c.ONNXRuntime != "" {
+		if info, err := os.Stat(c.ONNXRuntime); err != nil || !info.Mode().IsRegular() {
+			return fmt.Errorf("--onnxruntime: %q is not the onnxruntime library (scripts/deps.sh onnxruntime prints its path)", c.ONNXRuntime)
+		}
+	}
 	if err := c.Backends.Validate(); err != nil {
 		return err
 	}
@@ -473,6 +492,10 @@ func (c *Config) Serves() bool { return c.Role != RoleWorker }
 
 // Works reports whether the node works jobs.
 func (c *Config) Works() bool { return c.Role != RoleAPI }
+
+// VoiceCacheDir is where a node keeps the installed voices' files it
+// fetched, named by their SHA-256. Unlike ScratchDir, it outlives restarts.
+func (c *Config) VoiceCacheDir() string { return filepath.Join(c.DataDir, "voices") }
 
 // ScratchDir holds temporary files of renderings under way.
 func (c *Config) ScratchDir() string { return filepath.Join(c.DataDir, "tmp") }

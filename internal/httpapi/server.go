@@ -68,6 +68,8 @@ type Deps struct {
 	Queue QueuePositioner
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// Voices gives the voice catalog; nil means the built-in voices.
+	Voices CatalogSource
 	// MaxBodyBytes caps request bodies; DefaultMaxBodyBytes when zero.
 	MaxBodyBytes int64
 	// MaxAudioDuration caps an audio's length: a create or update whose
@@ -84,6 +86,19 @@ const DefaultMaxBodyBytes = 2 << 20
 // AudiosPerPage is the list page size fixed by the specification.
 const AudiosPerPage = 50
 
+// CatalogSource gives the current voice catalog.
+type CatalogSource interface {
+	Catalog(ctx context.Context) *narrator.Catalog
+}
+
+// catalog returns the current voice catalog.
+func (s *Server) catalog(ctx context.Context) *narrator.Catalog {
+	if s.voices == nil {
+		return narrator.BuiltinCatalog()
+	}
+	return s.voices.Catalog(ctx)
+}
+
 // Server is the v3 API as an http.Handler.
 type Server struct {
 	store    Store
@@ -91,6 +106,7 @@ type Server struct {
 	mediaURL func(string) string
 	media    MediaOpener
 	queue    QueuePositioner
+	voices   CatalogSource
 	now      func() time.Time
 	maxBody  int64
 	maxAudio time.Duration
@@ -105,6 +121,7 @@ func NewServer(d Deps) *Server {
 		mediaURL: d.MediaURL,
 		media:    d.Media,
 		queue:    d.Queue,
+		voices:   d.Voices,
 		now:      d.Now,
 		maxBody:  d.MaxBodyBytes,
 		maxAudio: d.MaxAudioDuration,

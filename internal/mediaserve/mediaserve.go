@@ -106,7 +106,8 @@ func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	}
 
 	key := strings.TrimPrefix(r.URL.Path, "/")
-	if narrator.ValidateBlobKey(key) != nil {
+	// Installed voices' models are the operator's, not the public's.
+	if narrator.ValidateBlobKey(key) != nil || strings.HasPrefix(key, narrator.VoiceFilePrefix) {
 		writeNotFound(w)
 		return
 	}

@@ -114,6 +114,7 @@ func setup(t *testing.T, newStores func(t *testing.T) (media, parent store)) *te
 		"tok123/notes.bin":          []byte("<html><script>alert(1)</script>"),
 		"tok123/UPPER.MP3":          []byte("upper"),
 		"tok123/deep/er/secret.txt": []byte("inside"),
+		voiceKey:                    []byte("an operator's voice model"),
 	}
 	for k, v := range objects {
 		if err := media.Put(t.Context(), k, bytes.NewReader(v)); err != nil {
@@ -304,6 +305,9 @@ func TestHead(t *testing.T) {
 	})
 }
 
+// voiceKey is where an installed voice's file is kept.
+var voiceKey = narrator.VoiceFile{SHA256: strings.Repeat("ab", 32)}.Key()
+
 func TestNotFound(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, b *testBundle) {
@@ -317,6 +321,7 @@ func TestNotFound(t *testing.T) {
 			"/media/tok123/audio.mp3/x",
 			"/media/tok123%5caudio.mp3", // backslash
 			"/media/tok123/%00.mp3",     // NUL
+			"/media/" + voiceKey,        // installed voices' files are never served
 		} {
 			t.Run(target, func(t *testing.T) {
 				t.Parallel()

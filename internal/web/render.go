@@ -75,6 +75,7 @@ type page struct {
 	Account *narrator.Account // nil when signed out
 	Email   string
 	Data    any
+	Catalog *narrator.Catalog // the voice catalog, for voice labels; render sets it
 }
 
 // render writes a page with the layout.
@@ -86,6 +87,7 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name
 	if p.Flash == "" {
 		p.Flash = s.takeFlash(w, r)
 	}
+	p.Catalog = s.catalog(r.Context())
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, "layout", p); err != nil {
 		return fmt.Errorf("render %s: %w", name, err)
@@ -324,11 +326,16 @@ func untitled(title string) string {
 	return title
 }
 
-// voiceLabel returns a voice's label ("Sally (Female)"), or name if the
-// language has no such voice.
-func voiceLabel(language, name string) string {
-	if v, ok := narrator.LookupVoice(language, name); ok {
-		return v.Label()
+// voiceLabel returns the label ("Sally (Female)") of a project's voice for
+// role ("title" or "body"). A voice the catalog no longer has (the operator
+// removed it) is named with the default that speaks instead.
+func voiceLabel(cat *narrator.Catalog, language, name, role string) string {
+	v, fellBack, ok := cat.Resolve(language, name, role == "title")
+	switch {
+	case !ok:
+		return name
+	case fellBack:
+		return name + " (removed; " + v.Label() + " speaks instead)"
 	}
-	return name
+	return v.Label()
 }

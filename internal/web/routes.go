@@ -46,6 +46,7 @@ func (s *Server) routes() {
 	m.Handle("GET /keys/{kid}/revoke", s.handle(s.authed(s.revokeKeyPage)))
 	m.Handle("POST /keys/{kid}/revoke", s.handle(s.authed(s.revokeKey)))
 
+	m.Handle("GET /voices", s.handle(s.authed(s.voicesPage)))
 	m.Handle("GET /voices/{lang}/{name}/preview.mp3", s.handle(s.authed(s.voicePreview)))
 
 	m.Handle("/", s.handle(s.notFoundPage))

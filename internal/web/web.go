@@ -117,6 +117,11 @@ type MediaOpener interface {
 	Open(ctx context.Context, key string) (io.ReadSeekCloser, narrator.BlobInfo, error)
 }
 
+// CatalogSource gives the current voice catalog.
+type CatalogSource interface {
+	Catalog(ctx context.Context) *narrator.Catalog
+}
+
 // Deps are the collaborators of the dashboard.
 type Deps struct {
 	Store  Store
@@ -130,6 +135,8 @@ type Deps struct {
 	// nil turns previews off (404).
 	Previews PreviewRequester
 	Media    MediaOpener
+	// Voices gives the voice catalog; nil means the built-in voices.
+	Voices CatalogSource
 	// Queue gives the place in line of audios waiting for synthesis; nil
 	// leaves it out.
 	Queue QueuePositioner
@@ -198,6 +205,7 @@ type Server struct {
 	mediaURL       func(string) string
 	feedURL        func(string) string
 	previews       PreviewRequester
+	voices         CatalogSource
 	media          MediaOpener
 	queue          QueuePositioner
 	previewWait    time.Duration
@@ -231,6 +239,7 @@ func New(d Deps) (*Server, error) {
 		mediaURL:       d.MediaURL,
 		feedURL:        d.FeedURL,
 		previews:       d.Previews,
+		voices:         d.Voices,
 		media:          d.Media,
 		queue:          d.Queue,
 		previewWait:    d.PreviewTimeout,
