@@ -308,7 +308,7 @@ func (e *Engine) load(ctx context.Context, inst *narrator.InstalledVoice) (*voic
 			return nil, err
 		}
 		if kv.EspeakVoice == "" {
-			return nil, fmt.Errorf("Kokoro voice %s needs a phonemiser Narrator does not have", inst.Speaker)
+			return nil, fmt.Errorf("the Kokoro voice %s needs a phonemiser Narrator does not have", inst.Speaker)
 		}
 		v.espeak = kv.EspeakVoice
 		stylesFile, _ := inst.File(narrator.VoiceFileStyles)

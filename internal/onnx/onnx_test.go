@@ -2,6 +2,7 @@ package onnx_test
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -108,9 +109,14 @@ func TestPiper(t *testing.T) {
 		{},
 		{MultiSpeaker: true},
 		{MultiSpeaker: true, Repeat: 100, Scale: 1.0 / 256},
+		{Repeat: 100, Paced: true},
 	} {
 		t.Run(fmt.Sprintf("%+v", opts), func(t *testing.T) {
 			s, err := onnx.Open(onnxtest.Write(t, "piper.onnx", onnxtest.Piper(opts)), onnx.Options{Threads: 1})
+			if opts.Paced {
+				// Each value lasts the repeat times the length scale.
+				opts.Repeat = int(math.Round(float64(opts.Repeat) * float64(in.LengthScale)))
+			}
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -49,6 +49,10 @@ type PiperOptions struct {
 	// Hang makes every run spin for ever inside onnxruntime: the encoded values pass through
 	// a Loop of 2^63-1 iterations, which does nothing but loop.
 	Hang bool
+	// Paced makes each value last Repeat times the length scale samples, rounded, as a real
+	// voice speaks slower with a longer length scale; DecodePiper then needs Repeat set to
+	// that product.
+	Paced bool
 }
 
 func (o PiperOptions) scale() float32 { return orDefault(o.Scale) }
@@ -89,7 +93,13 @@ func Piper(o PiperOptions) []byte {
 		g.addLoop(encoded, "looped")
 		encoded = "looped"
 	}
-	g.addSamples(encoded, "output", []int64{1, 1, -1}, o.scale(), o.Repeat)
+	factor := ""
+	if o.Paced {
+		g.inits = append(g.inits, int64s("length_scale_index", []int64{1}, 1))
+		g.nodes = append(g.nodes, node{op: "Gather", inputs: []string{"scales", "length_scale_index"}, outputs: []string{"pace"}})
+		factor = "pace"
+	}
+	g.addSamples(encoded, "output", []int64{1, 1, -1}, o.scale(), o.Repeat, factor)
 	return g.marshal()
 }
 
@@ -108,6 +118,9 @@ type KokoroOptions struct {
 	Scale float32
 	// Repeat is how many samples each encoded value becomes; zero means 1.
 	Repeat int
+	// Paced makes each value last Repeat divided by the speed samples, rounded, as a real
+	// voice speaks faster at a higher speed.
+	Paced bool
 }
 
 func (o KokoroOptions) scale() float32 { return orDefault(o.Scale) }
@@ -144,19 +157,35 @@ func Kokoro(o KokoroOptions) []byte {
 		},
 		inits: []initializer{int64s("flat", []int64{1}, -1)},
 	}
-	g.addSamples("encoded", output, shape, o.scale(), o.Repeat)
+	factor := ""
+	if o.Paced {
+		g.inits = append(g.inits, float32s("unit", []int64{1}, 1))
+		g.nodes = append(g.nodes, node{op: "Div", inputs: []string{"unit", "speed_f"}, outputs: []string{"pace"}})
+		factor = "pace"
+	}
+	g.addSamples("encoded", output, shape, o.scale(), o.Repeat, factor)
 	return g.marshal()
 }
 
 // addSamples adds the nodes that turn the vector in into the output out of shape: each value
-// times scale, repeat times in a row.
-func (g *graph) addSamples(in, out string, shape []int64, scale float32, repeat int) {
+// times scale, repeat times in a row, or, if factor names a float [1] tensor, repeat times
+// factor, rounded.
+func (g *graph) addSamples(in, out string, shape []int64, scale float32, repeat int, factor string) {
 	repeat = max(repeat, 1)
 	g.inits = append(g.inits,
 		float32s("scale", []int64{1}, scale),
 		int64s("column", []int64{2}, -1, 1),
-		int64s("repeats", []int64{2}, 1, int64(repeat)),
 		int64s("out_shape", []int64{int64(len(shape))}, shape...))
+	if factor == "" {
+		g.inits = append(g.inits, int64s("repeats", []int64{2}, 1, int64(repeat)))
+	} else {
+		g.inits = append(g.inits, float32s("repeat_f", []int64{1}, float32(repeat)), int64s("one", []int64{1}, 1))
+		g.nodes = append(g.nodes,
+			node{op: "Mul", inputs: []string{factor, "repeat_f"}, outputs: []string{"repeat_paced"}},
+			node{op: "Round", inputs: []string{"repeat_paced"}, outputs: []string{"repeat_round"}},
+			node{op: "Cast", inputs: []string{"repeat_round"}, outputs: []string{"repeat_n"}, attrs: []attr{{"to", dataTypeInt64}}},
+			node{op: "Concat", inputs: []string{"one", "repeat_n"}, outputs: []string{"repeats"}, attrs: []attr{{"axis", 0}}})
+	}
 	g.nodes = append(g.nodes,
 		node{op: "Mul", inputs: []string{in, "scale"}, outputs: []string{"scaled"}},
 		node{op: "Reshape", inputs: []string{"scaled", "column"}, outputs: []string{"columns"}},

@@ -554,6 +554,14 @@ func (w *process) call(ctx context.Context, req frame, limit time.Duration) ([]f
 	case r := <-c.reply:
 		return r.samples, r.err
 	case <-ctx.Done():
+		// A worker whose only run is abandoned works for nobody: it is killed now rather than
+		// at the run's limit. One that serves other runs too is left to them.
+		w.mu.Lock()
+		alone := len(w.pending) == 1 && w.pending[req.id] == c
+		w.mu.Unlock()
+		if alone {
+			w.kill(fmt.Errorf("its only run was cancelled: %w", ctx.Err()))
+		}
 		return nil, ctx.Err()
 	}
 }
