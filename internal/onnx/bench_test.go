@@ -2,6 +2,8 @@ package onnx_test
 
 import (
 	"fmt"
+	"runtime"
+	"sync"
 	"testing"
 
 	"github.com/narrator/narrator/internal/onnx"
@@ -65,5 +67,64 @@ func BenchmarkRoundTrip(b *testing.B) {
 				report(b)
 			})
 		}
+	}
+}
+
+// BenchmarkParallelism measures how a model's runs are best spread over the cores: onnxruntime
+// threads within a run (Threads), runs at once on one session (Runs, as one worker serves
+// them), or one session per run (as one worker per run would hold). The model computes about
+// 1 GFLOP a run (onnxtest's Compute), as a real voice does for a sentence. Each iteration is
+// NumCPU sentences; "sentences/s" compares the layouts. Run with
+//
+//	go test -run XXX -bench Parallelism ./internal/onnx
+func BenchmarkParallelism(b *testing.B) {
+	mustLoad(b)
+	model := onnxtest.Write(b, "piper.onnx", onnxtest.Piper(onnxtest.PiperOptions{Compute: 30}))
+	in := sentence(1)
+	n := runtime.NumCPU()
+	layouts := []struct {
+		name                    string
+		threads, runs, sessions int
+	}{
+		{"threads=1/runs=1", 1, 1, 1},
+		{fmt.Sprintf("threads=%d/runs=1", n), n, 1, 1},
+		{fmt.Sprintf("threads=1/runs=%d", n), 1, n, 1},
+		{fmt.Sprintf("threads=1/sessions=%d", n), 1, 1, n},
+		{fmt.Sprintf("threads=%d/runs=%d", n, n), n, n, 1},
+	}
+	for _, l := range layouts {
+		b.Run(l.name, func(b *testing.B) {
+			sessions := make([]*onnx.Session, l.sessions)
+			for i := range sessions {
+				s, err := onnx.Open(model, onnx.Options{Threads: l.threads})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer s.Close()
+				sessions[i] = s
+			}
+			for b.Loop() {
+				// n sentences, l.runs*l.sessions at a time.
+				work := make(chan struct{}, n)
+				for range n {
+					work <- struct{}{}
+				}
+				close(work)
+				var wg sync.WaitGroup
+				for _, s := range sessions {
+					for range l.runs {
+						wg.Go(func() {
+							for range work {
+								if _, err := s.Piper(in); err != nil {
+									b.Error(err)
+								}
+							}
+						})
+					}
+				}
+				wg.Wait()
+			}
+			b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "sentences/s")
+		})
 	}
 }

@@ -53,6 +53,10 @@ type PiperOptions struct {
 	// voice speaks slower with a longer length scale; DecodePiper then needs Repeat set to
 	// that product.
 	Paced bool
+	// Compute adds this many products of 256×256 matrices to every run, whose result, zero,
+	// is added to the output: a run then costs CPU as a real model's does (each product is
+	// 34 MFLOP), for benchmarks of threads and concurrent runs.
+	Compute int
 }
 
 func (o PiperOptions) scale() float32 { return orDefault(o.Scale) }
@@ -88,6 +92,10 @@ func Piper(o PiperOptions) []byte {
 			node{op: "Gather", inputs: []string{"weights", "input_lengths"}, outputs: []string{"weight"}},
 			node{op: "Add", inputs: []string{"encoded", "weight"}, outputs: []string{"weighed"}})
 		encoded = "weighed"
+	}
+	if o.Compute > 0 {
+		g.addCompute(encoded, "computed", "lengths", o.Compute)
+		encoded = "computed"
 	}
 	if o.Hang {
 		g.addLoop(encoded, "looped")
@@ -191,6 +199,26 @@ func (g *graph) addSamples(in, out string, shape []int64, scale float32, repeat 
 		node{op: "Reshape", inputs: []string{"scaled", "column"}, outputs: []string{"columns"}},
 		node{op: "Tile", inputs: []string{"columns", "repeats"}, outputs: []string{"tiled"}},
 		node{op: "Reshape", inputs: []string{"tiled", "out_shape"}, outputs: []string{out}})
+}
+
+// addCompute adds n products of 256×256 matrices that start from the float [1] tensor seed,
+// an input, so that onnxruntime cannot fold them into a constant, and adds their sum times
+// zero to in, giving out.
+func (g *graph) addCompute(in, out, seed string, n int) {
+	const size = 256
+	identity := make([]float32, size*size)
+	for i := range size {
+		identity[i*size+i] = 1
+	}
+	g.inits = append(g.inits, float32s("compute_w", []int64{size, size}, identity...), float32s("compute_zero", []int64{1}, 0))
+	g.nodes = append(g.nodes, node{op: "Mul", inputs: []string{"compute_w", seed}, outputs: []string{"compute_0"}})
+	for i := range n {
+		g.nodes = append(g.nodes, node{op: "MatMul", inputs: []string{fmt.Sprintf("compute_%d", i), "compute_w"}, outputs: []string{fmt.Sprintf("compute_%d", i+1)}})
+	}
+	g.nodes = append(g.nodes,
+		node{op: "ReduceSum", inputs: []string{fmt.Sprintf("compute_%d", n)}, outputs: []string{"compute_sum"}, attrs: []attr{{"keepdims", 0}}},
+		node{op: "Mul", inputs: []string{"compute_sum", "compute_zero"}, outputs: []string{"compute_nothing"}},
+		node{op: "Add", inputs: []string{in, "compute_nothing"}, outputs: []string{out}})
 }
 
 // addLoop adds a Loop of 2^63-1 iterations that passes the vector in on to out unchanged, had
