@@ -200,49 +200,6 @@ func TestRedirectsLimited(t *testing.T) {
 	}
 }
 
-func TestCheckAddress(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		addr    string
-		refused bool
-	}{
-		{"93.184.216.34:443", false},
-		{"[2606:2800:220:1:248:1893:25c8:1946]:443", false},
-		{"8.8.8.8:80", false},
-		{"127.0.0.1:80", true},
-		{"127.1.2.3:80", true},
-		{"[::1]:80", true},
-		{"10.1.2.3:80", true},
-		{"172.16.0.1:80", true},
-		{"172.31.255.255:80", true},
-		{"192.168.1.1:80", true},
-		{"169.254.169.254:80", true},
-		{"[fe80::1]:80", true},
-		{"[fe80::1%eth0]:80", true},
-		{"0.0.0.0:80", true},
-		{"[::]:80", true},
-		{"224.0.0.1:80", true},
-		{"[ff02::1]:80", true},
-		{"100.64.0.1:80", true},
-		{"100.127.255.254:80", true},
-		{"[fd00::1]:80", true},
-		{"[fc00::1]:80", true},
-		{"[::ffff:127.0.0.1]:80", true},
-		{"[::ffff:10.0.0.1]:80", true},
-		{"[64:ff9b::a00:1]:80", true},
-		{"255.255.255.255:80", true},
-		{"198.18.0.1:80", true},
-		{"example.com:80", true},
-	} {
-		t.Run(tc.addr, func(t *testing.T) {
-			err := webhook.CheckAddress(tc.addr)
-			if got := errors.Is(err, webhook.ErrRefused); got != tc.refused {
-				t.Errorf("CheckAddress(%s) = %v; refused %v, want %v", tc.addr, err, got, tc.refused)
-			}
-		})
-	}
-}
-
 // TestRedirectKeepsPost checks that a 307 or 308 is followed with the same
 // signed POST, while a 301, 302 or 303, which would make it an empty GET,
 // is a failed attempt that says why.
