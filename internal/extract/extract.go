@@ -1,0 +1,217 @@
+// Package extract finds the article in a web page: its title, author,
+// canonical URL, language and body, the body as plain structural HTML
+// (headings, paragraphs, list items, quotes) that internal/article reads.
+//
+// The content is found by go-readability (codeberg.org/readeck/go-readability,
+// a port of Mozilla's Readability.js), the one package that imports it;
+// then this package keeps only structure and text, and drops what the
+// library leaves that a listener should not hear: navigation, share
+// buttons, adverts, comments, captions, related-article lists and the
+// title repeated as a heading. bench/extract compares it with
+// go-trafilatura on the corpus under testdata (see docs/architecture.md).
+package extract
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	readability "codeberg.org/readeck/go-readability/v2"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+	"golang.org/x/net/html/charset"
+)
+
+// Article is what Extract found in a page.
+type Article struct {
+	// Title is the article's headline.
+	Title string
+	// Author is the byline, or the page's author metadata; may be empty.
+	Author string
+	// URL is the page's canonical URL (<link rel=canonical>), absolute,
+	// or the URL it was fetched from when it names none.
+	URL string
+	// Language is the page's language tag (<html lang>, or its
+	// Content-Language metadata); may be empty.
+	Language string
+	// Body is the article as HTML of h2–h6, p, ul/ol/li, blockquote and
+	// pre elements holding text only.
+	Body string
+}
+
+// ErrNoArticle is returned (wrapped) when a page holds no article text.
+var ErrNoArticle = errors.New("no article found on the page")
+
+// Content is what a Finder found: the element holding the article, and
+// the title and byline it read from the page.
+type Content struct {
+	Node          *html.Node
+	Title, Byline string
+}
+
+// Finder finds the article's content in a parsed page, which it may
+// change. Readability is the one Extract uses; bench/extract plugs in
+// others to compare them on the same corpus.
+type Finder func(doc *html.Node, pageURL *url.URL) (Content, error)
+
+// Readability finds the content with go-readability.
+func Readability(doc *html.Node, pageURL *url.URL) (Content, error) {
+	a, err := readability.FromDocument(doc, pageURL)
+	if err != nil {
+		return Content{}, fmt.Errorf("readability: %w", err)
+	}
+	return Content{Node: a.Node, Title: a.Title(), Byline: a.Byline()}, nil
+}
+
+// Extract reads page, the bytes of an HTML document whose Content-Type
+// header was contentType (for its charset; may be empty), fetched from
+// pageURL, and returns its article. It returns an error wrapping
+// ErrNoArticle when the page holds no article text.
+func Extract(page []byte, contentType string, pageURL *url.URL) (*Article, error) {
+	return ExtractWith(Readability, page, contentType, pageURL)
+}
+
+// ExtractWith is Extract with the content found by find.
+func ExtractWith(find Finder, page []byte, contentType string, pageURL *url.URL) (*Article, error) {
+	r, err := charset.NewReader(bytes.NewReader(page), contentType)
+	if err != nil {
+		return nil, fmt.Errorf("extract: decode page: %w", err)
+	}
+	doc, err := html.Parse(r)
+	if err != nil {
+		return nil, fmt.Errorf("extract: parse page: %w", err)
+	}
+	m := readMeta(doc, pageURL)
+	prune(doc)
+	c, err := find(doc, pageURL)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNoArticle, err)
+	}
+	a := &Article{Title: clean(c.Title), Author: clean(c.Byline), URL: m.canonical, Language: m.lang}
+	if a.Title == "" {
+		a.Title = m.title
+	}
+	if a.Author == "" || len(a.Author) > 100 {
+		a.Author = m.author
+	}
+	a.Author = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(a.Author, "By "), "by "))
+	if c.Node != nil {
+		a.Body = render(c.Node, a.Title)
+	}
+	if a.Body == "" {
+		return nil, ErrNoArticle
+	}
+	return a, nil
+}
+
+// clean collapses white space.
+func clean(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// meta is what the page's own markup says about it.
+type meta struct {
+	canonical, lang, title, author string
+}
+
+// readMeta reads the canonical URL, language, title and author from doc's
+// markup, before any finder changes it. A canonical URL must be http or
+// https; relative ones are resolved against pageURL.
+func readMeta(doc *html.Node, pageURL *url.URL) meta {
+	var m meta
+	if pageURL != nil {
+		m.canonical = pageURL.String()
+	}
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode {
+			switch n.DataAtom {
+			case atom.Html:
+				m.lang = clean(attr(n, "lang"))
+			case atom.Title:
+				if m.title == "" {
+					m.title = clean(text(n))
+				}
+			case atom.Link:
+				if rels := strings.Fields(strings.ToLower(attr(n, "rel"))); contains(rels, "canonical") {
+					if u, ok := resolve(pageURL, attr(n, "href")); ok {
+						m.canonical = u
+					}
+				}
+			case atom.Meta:
+				name := strings.ToLower(attr(n, "name") + attr(n, "property") + attr(n, "http-equiv"))
+				content := clean(attr(n, "content"))
+				switch {
+				case name == "author" && m.author == "":
+					m.author = content
+				case name == "content-language" && m.lang == "":
+					m.lang, _, _ = strings.Cut(content, ",")
+				}
+			case atom.Body:
+				// Metadata lives in the head; the body's <link>s and
+				// <meta>s belong to embedded content.
+				return
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(doc)
+	return m
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// resolve returns ref resolved against base when the result is an http or
+// https URL.
+func resolve(base *url.URL, ref string) (string, bool) {
+	ref = strings.TrimSpace(ref)
+	if ref == "" {
+		return "", false
+	}
+	u, err := url.Parse(ref)
+	if err != nil {
+		return "", false
+	}
+	if base != nil {
+		u = base.ResolveReference(u)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", false
+	}
+	u.Fragment = ""
+	return u.String(), true
+}
+
+func attr(n *html.Node, key string) string {
+	for _, a := range n.Attr {
+		if a.Namespace == "" && strings.EqualFold(a.Key, key) {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+// text returns the text content of n.
+func text(n *html.Node) string {
+	var sb strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			sb.WriteString(n.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return sb.String()
+}
