@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
 	"strings"
 
 	readability "codeberg.org/readeck/go-readability/v2"
@@ -40,6 +41,10 @@ type Article struct {
 	// pre elements holding text only.
 	Body string
 }
+
+// minWords is the fewest words an article has: fewer is a page that is
+// not an article (an error page, a login wall, a file that is not HTML).
+const minWords = 10
 
 // ErrNoArticle is returned (wrapped) when a page holds no article text.
 var ErrNoArticle = errors.New("no article found on the page")
@@ -75,11 +80,8 @@ func Extract(page []byte, contentType string, pageURL *url.URL) (*Article, error
 
 // ExtractWith is Extract with the content found by find.
 func ExtractWith(find Finder, page []byte, contentType string, pageURL *url.URL) (*Article, error) {
-	r, err := charset.NewReader(bytes.NewReader(page), contentType)
-	if err != nil {
-		return nil, fmt.Errorf("extract: decode page: %w", err)
-	}
-	doc, err := html.Parse(r)
+	enc, _, _ := charset.DetermineEncoding(page, contentType)
+	doc, err := html.Parse(enc.NewDecoder().Reader(bytes.NewReader(page)))
 	if err != nil {
 		return nil, fmt.Errorf("extract: parse page: %w", err)
 	}
@@ -93,14 +95,17 @@ func ExtractWith(find Finder, page []byte, contentType string, pageURL *url.URL)
 	if a.Title == "" {
 		a.Title = m.title
 	}
-	if a.Author == "" || len(a.Author) > 100 {
-		a.Author = m.author
+	for _, by := range []string{m.author, m.byline} {
+		if a.Author == "" || len(a.Author) > 100 {
+			a.Author = by
+		}
 	}
-	a.Author = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(a.Author, "By "), "by "))
+	a.Author = byPrefix.ReplaceAllString(a.Author, "")
+	n := 0
 	if c.Node != nil {
-		a.Body = render(c.Node, a.Title)
+		a.Body, n = render(c.Node, a.Title)
 	}
-	if a.Body == "" {
+	if n < minWords {
 		return nil, ErrNoArticle
 	}
 	return a, nil
@@ -112,13 +117,23 @@ func clean(s string) string { return strings.Join(strings.Fields(s), " ") }
 // meta is what the page's own markup says about it.
 type meta struct {
 	canonical, lang, title, author string
+	// byline is the text of the first element marked as the author
+	// (rel or itemprop "author", class "author" or "byline").
+	byline string
 }
+
+// bylineClass matches the class of an element that holds the byline.
+var bylineClass = regexp.MustCompile(`(?i)(?:^|\s)(?:author|byline)(?:\s|$)`)
+
+// byPrefix matches the words before a name in a byline.
+var byPrefix = regexp.MustCompile(`(?i)^(?:posted\s+)?by\s+`)
 
 // readMeta reads the canonical URL, language, title and author from doc's
 // markup, before any finder changes it. A canonical URL must be http or
 // https; relative ones are resolved against pageURL.
 func readMeta(doc *html.Node, pageURL *url.URL) meta {
 	var m meta
+	canonical := false // the first <link rel=canonical> counts
 	if pageURL != nil {
 		m.canonical = pageURL.String()
 	}
@@ -133,9 +148,9 @@ func readMeta(doc *html.Node, pageURL *url.URL) meta {
 					m.title = clean(text(n))
 				}
 			case atom.Link:
-				if rels := strings.Fields(strings.ToLower(attr(n, "rel"))); contains(rels, "canonical") {
+				if rels := strings.Fields(strings.ToLower(attr(n, "rel"))); !canonical && contains(rels, "canonical") {
 					if u, ok := resolve(pageURL, attr(n, "href")); ok {
-						m.canonical = u
+						m.canonical, canonical = u, true
 					}
 				}
 			case atom.Meta:
@@ -147,10 +162,12 @@ func readMeta(doc *html.Node, pageURL *url.URL) meta {
 				case name == "content-language" && m.lang == "":
 					m.lang, _, _ = strings.Cut(content, ",")
 				}
-			case atom.Body:
-				// Metadata lives in the head; the body's <link>s and
-				// <meta>s belong to embedded content.
-				return
+			}
+			if m.byline == "" && n.DataAtom != atom.Link && n.DataAtom != atom.Meta &&
+				(strings.EqualFold(attr(n, "rel"), "author") || strings.EqualFold(attr(n, "itemprop"), "author") || bylineClass.MatchString(attr(n, "class"))) {
+				if t := clean(text(n)); len(t) < 100 {
+					m.byline = t
+				}
 			}
 		}
 		for c := n.FirstChild; c != nil; c = c.NextSibling {

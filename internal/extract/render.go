@@ -49,17 +49,18 @@ type renderer struct {
 }
 
 // render returns the body HTML of the content under n, without a heading
-// that repeats title.
-func render(n *nethtml.Node, title string) string {
+// that repeats title, and how many words it holds.
+func render(n *nethtml.Node, title string) (string, int) {
 	r := &renderer{ctx: block{tag: "p"}, most: len(text(n)) / 2}
 	r.walk(n, block{tag: "p"})
 	r.flush()
 	var out strings.Builder
-	list := ""
+	list, count := "", 0
 	for i, b := range r.blocks {
 		if i == 0 && b.tag[0] == 'h' && strings.EqualFold(b.text, title) {
 			continue
 		}
+		count += len(words(b.text))
 		if b.list != list {
 			if list != "" {
 				out.WriteString("</" + list + ">\n")
@@ -78,7 +79,7 @@ func render(n *nethtml.Node, title string) string {
 	if list != "" {
 		out.WriteString("</" + list + ">\n")
 	}
-	return out.String()
+	return out.String(), count
 }
 
 // flush ends the block being gathered.
