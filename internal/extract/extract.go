@@ -9,6 +9,10 @@
 // buttons, adverts, comments, captions, related-article lists and the
 // title repeated as a heading. bench/extract compares it with
 // go-trafilatura on the corpus under testdata (see docs/architecture.md).
+//
+// Reader puts it together with internal/fetch: it fetches a page through
+// the guarded client (robots.txt honoured, HTML only) and extracts it, for
+// the API's and the dashboard's "import from URL".
 package extract
 
 import (
