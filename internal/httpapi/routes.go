@@ -21,6 +21,7 @@ func (s *Server) routes() {
 	s.mux.Handle("GET /api/v3/voices", s.handle(s.authed(s.listVoices)))
 	s.mux.Handle("GET /api/v3/projects/{project_id}/audio/{audio_id}/transcript", s.handle(s.authed(s.audioTranscript)))
 	s.mux.Handle("GET /api/v3/projects/{project_id}/audio/{audio_id}/progress", s.handle(s.authed(s.audioProgress)))
+	s.mux.Handle("POST /api/v3/projects/{project_id}/audio/import", s.handle(s.authed(s.importAudio)))
 	s.mux.Handle("GET /api/v3/projects/{project_id}/pronunciations", s.handle(s.authed(s.listPronunciations)))
 	s.mux.Handle("POST /api/v3/projects/{project_id}/pronunciations", s.handle(s.authed(s.setPronunciation)))
 	s.mux.Handle("DELETE /api/v3/projects/{project_id}/pronunciations/{rule_id}", s.handle(s.authed(s.removePronunciation)))
@@ -57,6 +58,11 @@ func (s *Server) routes() {
 		"/api/v3/projects/{project_id}/audio/{audio_id}/progress",
 	} {
 		s.mux.Handle(p, s.handle(methodNotAllowed))
+	}
+	// The import path also matches {audio_id}: its other methods are
+	// named, so that they answer 405 and not a lookup of audio "import".
+	for _, m := range []string{"GET", "PUT", "DELETE", "PATCH"} {
+		s.mux.Handle(m+" /api/v3/projects/{project_id}/audio/import", s.handle(methodNotAllowed))
 	}
 	s.mux.Handle("/", s.handle(notFound))
 }
