@@ -110,6 +110,14 @@ type PreviewRequester interface {
 	RequestPreview(ctx context.Context, job narrator.PreviewJob) error
 }
 
+// PageReader reads the article of a web page, for "Import from URL".
+type PageReader interface {
+	// ReadPage returns EINVALID for a URL that is not absolute http or
+	// https, and EUNREADABLE, with a reason a user can read, for a page
+	// that cannot be fetched or holds no article.
+	ReadPage(ctx context.Context, url string) (*narrator.Page, error)
+}
+
 // MediaOpener reads the media store, where previews are kept.
 type MediaOpener interface {
 	// Open returns an error matching narrator.ErrBlobNotFound for a
@@ -130,6 +138,9 @@ type Deps struct {
 	// nil turns previews off (404).
 	Previews PreviewRequester
 	Media    MediaOpener
+	// Pages reads the pages "Import from URL" imports; nil hides the form
+	// and turns its routes off (404).
+	Pages PageReader
 	// Queue gives the place in line of audios waiting for synthesis; nil
 	// leaves it out.
 	Queue QueuePositioner
@@ -213,6 +224,7 @@ type Server struct {
 	trustedProxies []netip.Prefix
 	rules          *speak.RuleCache
 	pages          *pages
+	importer       PageReader
 	mux            *http.ServeMux
 	dummyOnce      sync.Once
 	dummyHash      []byte
@@ -231,6 +243,7 @@ func New(d Deps) (*Server, error) {
 		mediaURL:       d.MediaURL,
 		feedURL:        d.FeedURL,
 		previews:       d.Previews,
+		importer:       d.Pages,
 		media:          d.Media,
 		queue:          d.Queue,
 		previewWait:    d.PreviewTimeout,
