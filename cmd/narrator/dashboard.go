@@ -14,8 +14,9 @@ import (
 )
 
 // newDashboard builds the dashboard served at "/". Requests for unknown
-// paths that do not ask for HTML go to notFound (the API's JSON 404).
-func newDashboard(cfg config.Config, st purgingStore, b *backends, rules *speak.RuleCache, logger *slog.Logger, notFound http.Handler) (http.Handler, error) {
+// paths that do not ask for HTML go to notFound (the API's JSON 404);
+// "Import from URL" reads pages with pages.
+func newDashboard(cfg config.Config, st purgingStore, b *backends, rules *speak.RuleCache, logger *slog.Logger, notFound http.Handler, pages web.PageReader) (http.Handler, error) {
 	u, err := url.Parse(cfg.PublicURL)
 	if err != nil {
 		return nil, fmt.Errorf("dashboard: parse public URL: %w", err)
@@ -36,6 +37,7 @@ func newDashboard(cfg config.Config, st purgingStore, b *backends, rules *speak.
 		Previews:         b.queue,
 		Queue:            b.queue,
 		Media:            b.media,
+		Pages:            pages,
 		SecureCookies:    u.Scheme == "https",
 		PublicOrigin:     u.Scheme + "://" + u.Host,
 		MediaOrigin:      m.Scheme + "://" + m.Host,
