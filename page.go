@@ -33,10 +33,18 @@ const MetadataLanguage = "language"
 // externalID as given or else that same URL, and metadata with p's
 // language under MetadataLanguage unless metadata names one. A title or
 // author longer than its limit is cut at the limit, so that a page with a
-// huge title still imports.
-func (p *Page) Audio(projectID int64, externalID string, metadata map[string]string) *Audio {
+// huge title still imports. It returns EUNREADABLE for an article longer
+// than an audio may hold, and EINVALID when no external ID is given and
+// the URL is too long to be one.
+func (p *Page) Audio(projectID int64, externalID string, metadata map[string]string) (*Audio, error) {
+	if n := utf8.RuneCountInString(p.Body); n > MaxBodyChars {
+		return nil, Errorf(EUNREADABLE, "the page could not be imported: its article is %d characters long, and an audio holds at most %d", n, MaxBodyChars)
+	}
 	u := CanonicalURL(p.URL)
 	if externalID == "" {
+		if n := utf8.RuneCountInString(u); n > MaxExternalIDChars {
+			return nil, Errorf(EINVALID, "external_id is required for this page: its canonical URL is %d characters long, and an external ID at most %d", n, MaxExternalIDChars)
+		}
 		externalID = u
 	}
 	if p.Language != "" {
@@ -57,7 +65,7 @@ func (p *Page) Audio(projectID int64, externalID string, metadata map[string]str
 		Body:       p.Body,
 		ArticleURL: u,
 		Metadata:   metadata,
-	}
+	}, nil
 }
 
 // cut returns s cut to at most n characters.

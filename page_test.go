@@ -28,7 +28,10 @@ func TestCanonicalURL(t *testing.T) {
 func TestPageAudio(t *testing.T) {
 	t.Parallel()
 	p := &narrator.Page{URL: "https://News.Example/story#x", Title: "T", Author: strings.Repeat("é", narrator.MaxAuthorChars+5), Language: "fr", Body: "<p>Body</p>"}
-	got := p.Audio(7, "", map[string]string{"desk": "city"})
+	got, err := p.Audio(7, "", map[string]string{"desk": "city"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := &narrator.Audio{
 		ProjectID: 7, ExternalID: "https://news.example/story", Title: "T",
 		Author: strings.Repeat("é", narrator.MaxAuthorChars), Body: "<p>Body</p>",
@@ -40,8 +43,19 @@ func TestPageAudio(t *testing.T) {
 	if err := got.Validate(); err != nil {
 		t.Errorf("the imported audio is not valid: %v", err)
 	}
-	given := p.Audio(7, "story-1", map[string]string{"language": "fr-CA"})
-	if given.ExternalID != "story-1" || given.Metadata["language"] != "fr-CA" {
-		t.Errorf("given external ID and language: %q, %q", given.ExternalID, given.Metadata["language"])
+	given, err := p.Audio(7, "story-1", map[string]string{"language": "fr-CA"})
+	if err != nil || given.ExternalID != "story-1" || given.Metadata["language"] != "fr-CA" {
+		t.Errorf("given external ID and language: %+v, %v", given, err)
+	}
+	long := &narrator.Page{URL: "https://news.example/" + strings.Repeat("a", 300), Body: "<p>x</p>"}
+	if _, err := long.Audio(7, "", nil); narrator.ErrorCode(err) != narrator.EINVALID || !strings.Contains(narrator.ErrorMessage(err), "external_id is required") {
+		t.Errorf("a URL too long for an external ID: %v", err)
+	}
+	if a, err := long.Audio(7, "mine", nil); err != nil || a.ExternalID != "mine" {
+		t.Errorf("with an external ID of its own: %+v, %v", a, err)
+	}
+	huge := &narrator.Page{URL: "https://news.example/a", Body: strings.Repeat("x", narrator.MaxBodyChars+1)}
+	if _, err := huge.Audio(7, "", nil); narrator.ErrorCode(err) != narrator.EUNREADABLE {
+		t.Errorf("an article over the limit: %v; want EUNREADABLE", err)
 	}
 }

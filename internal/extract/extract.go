@@ -95,7 +95,7 @@ func ExtractWith(find Finder, page []byte, contentType string, pageURL *url.URL)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNoArticle, err)
 	}
-	a := &Article{Title: clean(c.Title), Author: clean(c.Byline), URL: m.canonical, Language: m.lang}
+	a := &Article{Title: clean(c.Title), Author: clean(c.Byline), URL: m.canonical, Language: languageTag(m.lang)}
 	if a.Title == "" {
 		a.Title = m.title
 	}
@@ -113,6 +113,20 @@ func ExtractWith(find Finder, page []byte, contentType string, pageURL *url.URL)
 		return nil, ErrNoArticle
 	}
 	return a, nil
+}
+
+// langTag matches a plausible language tag: "en", "en-GB", "zh-Hant-TW",
+// "pt_BR".
+var langTag = regexp.MustCompile(`^[A-Za-z]{2,8}(?:[-_][A-Za-z0-9]{1,8})*$`)
+
+// languageTag returns s if it is a plausible language tag of at most 35
+// characters (the longest a tag needs in practice), "" otherwise: a page
+// may say anything in its lang attribute.
+func languageTag(s string) string {
+	if len(s) > 35 || !langTag.MatchString(s) {
+		return ""
+	}
+	return s
 }
 
 // clean collapses white space.

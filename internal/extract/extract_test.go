@@ -38,6 +38,11 @@ func TestExtract(t *testing.T) {
 			want:        extract.Article{Title: "Café", URL: "https://site.example/news/a?x=1"},
 		},
 		{
+			name: "a language that is not a tag is left out",
+			page: `<html lang="english please &lt;script&gt;"><head><title>T</title></head><body><article>` + story + `</article></body></html>`,
+			want: extract.Article{Title: "T", URL: "https://site.example/news/a?x=1"},
+		},
+		{
 			name: "byline in the page",
 			page: `<html><head><title>T</title></head><body><article><p class="byline">By Sam Lee</p>` + story + `</article></body></html>`,
 			want: extract.Article{Title: "T", Author: "Sam Lee", URL: "https://site.example/news/a?x=1"},

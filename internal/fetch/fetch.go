@@ -401,6 +401,13 @@ func (c *Client) Get(ctx context.Context, r Request) (*Response, error) {
 		return nil, errorf(nil, "the %s answered %d %s", r.What, resp.StatusCode, http.StatusText(resp.StatusCode))
 	}
 	out := &Response{URL: resp.Request.URL, Header: resp.Header}
+	// A declared type is checked before the body is read; a missing one
+	// is sniffed from the body.
+	if declared, _, err := mime.ParseMediaType(resp.Header.Get("Content-Type")); err == nil {
+		if err := checkType(strings.ToLower(declared), r); err != nil {
+			return nil, err
+		}
+	}
 	body, err := c.readBody(resp, r.What)
 	if err != nil {
 		if ctx.Err() == context.DeadlineExceeded {
@@ -410,10 +417,18 @@ func (c *Client) Get(ctx context.Context, r Request) (*Response, error) {
 	}
 	out.Body = body
 	out.ContentType, out.Charset = mediaType(resp.Header.Get("Content-Type"), body)
-	if len(r.Types) > 0 && !slices.Contains(r.Types, out.ContentType) {
-		return nil, errorf(nil, "the %s is %s, not one of %s", r.What, out.ContentType, strings.Join(r.Types, ", "))
+	if err := checkType(out.ContentType, r); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// checkType refuses a media type that r does not read.
+func checkType(mt string, r Request) error {
+	if len(r.Types) > 0 && !slices.Contains(r.Types, mt) {
+		return errorf(nil, "the %s is %s, not one of %s", r.What, mt, strings.Join(r.Types, ", "))
+	}
+	return nil
 }
 
 // readBody reads resp's body whole, decoding gzip, and refuses one longer

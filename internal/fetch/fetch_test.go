@@ -267,6 +267,13 @@ func TestContentTypeChecked(t *testing.T) {
 		case "/sniffed":
 			w.Header()["Content-Type"] = nil // no header at all: sniffed
 			_, _ = w.Write([]byte(page))
+		case "/endless.pdf":
+			w.Header().Set("Content-Type", "application/pdf")
+			for r.Context().Err() == nil {
+				if _, err := w.Write(make([]byte, 64<<10)); err != nil {
+					return
+				}
+			}
 		case "/missing":
 			http.NotFound(w, r)
 		}
@@ -274,6 +281,9 @@ func TestContentTypeChecked(t *testing.T) {
 	c := New(Options{AllowPrivate: true})
 	_, err := c.Get(t.Context(), Request{URL: srv.URL + "/pdf", Types: pageTypes})
 	wantReason(t, err, "the page is application/pdf, not one of text/html, application/xhtml+xml")
+	// A declared type is refused before the body is read.
+	_, err = c.Get(t.Context(), Request{URL: srv.URL + "/endless.pdf", Types: pageTypes})
+	wantReason(t, err, "the page is application/pdf")
 	if _, err := c.Get(t.Context(), Request{URL: srv.URL + "/sniffed", Types: pageTypes}); err != nil {
 		t.Errorf("sniffed HTML: %v", err)
 	}

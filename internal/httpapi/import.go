@@ -39,7 +39,10 @@ func (s *Server) importAudio(w http.ResponseWriter, r *http.Request, c *call) er
 	if err != nil {
 		return err
 	}
-	a := page.Audio(p.ID, externalID, metadata)
+	a, err := page.Audio(p.ID, externalID, metadata)
+	if err != nil {
+		return err
+	}
 	if err := narrator.CheckDuration(speak.Estimate(a.Title, a.Author, a.Body), s.maxAudio); err != nil {
 		return err
 	}

@@ -56,7 +56,9 @@ func (s *Server) importAudio(w http.ResponseWriter, r *http.Request, q *request)
 		var page *narrator.Page
 		page, err = s.importer.ReadPage(r.Context(), f.URL)
 		if err == nil {
-			a = page.Audio(p.ID, f.ExternalID, nil)
+			a, err = page.Audio(p.ID, f.ExternalID, nil)
+		}
+		if err == nil {
 			err = narrator.CheckDuration(speak.Estimate(a.Title, a.Author, a.Body), s.maxAudio)
 		}
 		if err == nil {
