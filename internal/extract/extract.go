@@ -19,9 +19,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	readability "codeberg.org/readeck/go-readability/v2"
 	"golang.org/x/net/html"
@@ -84,8 +86,16 @@ func Extract(page []byte, contentType string, pageURL *url.URL) (*Article, error
 
 // ExtractWith is Extract with the content found by find.
 func ExtractWith(find Finder, page []byte, contentType string, pageURL *url.URL) (*Article, error) {
-	enc, _, _ := charset.DetermineEncoding(page, contentType)
-	doc, err := html.Parse(enc.NewDecoder().Reader(bytes.NewReader(page)))
+	var r io.Reader = bytes.NewReader(page)
+	// The header's charset is believed. Otherwise a page that is valid
+	// UTF-8 is read as UTF-8: DetermineEncoding looks at the first 1,024
+	// bytes only and falls back to windows-1252, and pages whose <meta>
+	// names a Latin charset while they are written in UTF-8 are common,
+	// while Latin text that happens to be valid UTF-8 is rare.
+	if enc, _, certain := charset.DetermineEncoding(page, contentType); certain || !utf8.Valid(page) {
+		r = enc.NewDecoder().Reader(r)
+	}
+	doc, err := html.Parse(r)
 	if err != nil {
 		return nil, fmt.Errorf("extract: parse page: %w", err)
 	}

@@ -38,6 +38,17 @@ func TestExtract(t *testing.T) {
 			want:        extract.Article{Title: "Café", URL: "https://site.example/news/a?x=1"},
 		},
 		{
+			name: "undeclared UTF-8 past the first kilobyte",
+			page: "<html><head><title>Straße</title></head><body><article>" + story + "</article></body></html>",
+			want: extract.Article{Title: "Straße", URL: "https://site.example/news/a?x=1"},
+		},
+		{
+			name:        "a Latin page as its meta says",
+			page:        "<html><head><meta charset=\"iso-8859-1\"><title>Stra\xdfe</title></head><body><article>" + story + "</article></body></html>",
+			contentType: "text/html",
+			want:        extract.Article{Title: "Straße", URL: "https://site.example/news/a?x=1"},
+		},
+		{
 			name: "a language that is not a tag is left out",
 			page: `<html lang="english please &lt;script&gt;"><head><title>T</title></head><body><article>` + story + `</article></body></html>`,
 			want: extract.Article{Title: "T", URL: "https://site.example/news/a?x=1"},
@@ -76,6 +87,7 @@ func TestExtractKeepsStructureOnly(t *testing.T) {
 <blockquote><p>A quote, with &lt;angle&gt; brackets.</p></blockquote>
 <p>Advertisement</p>
 <div class="share-bar">Share on Facebook</div>
+<div class="item no_caption"><p>A paragraph in an element whose classes say what it has, not what it is.</p></div>
 ` + story + `</article></body></html>`
 	a, err := extract.Extract([]byte(page), "", nil)
 	if err != nil {
@@ -83,7 +95,8 @@ func TestExtractKeepsStructureOnly(t *testing.T) {
 	}
 	want := "<p>First bold and linked words, long enough to be an article paragraph of some sort.</p>\n" +
 		"<h2>A section</h2>\n<ol>\n<li>One item</li>\n<li>Two items</li>\n</ol>\n" +
-		"<blockquote><p>A quote, with &lt;angle&gt; brackets.</p></blockquote>\n"
+		"<blockquote><p>A quote, with &lt;angle&gt; brackets.</p></blockquote>\n" +
+		"<p>A paragraph in an element whose classes say what it has, not what it is.</p>\n"
 	if !strings.HasPrefix(a.Body, want) {
 		t.Errorf("body starts %q\nwant %q", a.Body[:min(len(a.Body), len(want))], want)
 	}

@@ -26,6 +26,10 @@ var dropped = map[atom.Atom]bool{
 // captions and credits, related and recommended lists, newsletter boxes.
 var boilerplate = regexp.MustCompile(`(?i)(?:^|[-_\s])(?:share|sharing|social|related|comments?|advert|advertisement|ads?|adslot|promo|newsletter|caption|credit|subscribe|signup|sponsor(?:ed)?|outbrain|taboola|recommend(?:ed|ations)?|more-?stories|breadcrumbs?|byline|author-?bio|toolbar|disclaimer)(?:[-_\s]|$)`)
 
+// statePrefix matches a class that says what an element has or is in,
+// rather than what it is.
+var statePrefix = regexp.MustCompile(`^(?:has|no|with|without|is|show|hide)[-_]`)
+
 // furnitureRoles are ARIA landmark roles that are never the article.
 var furnitureRoles = map[string]bool{"navigation": true, "complementary": true, "contentinfo": true, "banner": true, "search": true}
 
@@ -158,13 +162,17 @@ func holdsArticle(n *nethtml.Node) bool {
 
 // furniture reports whether n is page furniture by its attributes.
 func furniture(n *nethtml.Node) bool {
-	class, id := attr(n, "class"), attr(n, "id")
-	if boilerplate.MatchString(class) || boilerplate.MatchString(id) {
-		return true
-	}
-	// Captions hide in camel case too: imgCaption, photoCaption.
-	if strings.Contains(strings.ToLower(class+" "+id), "caption") {
-		return true
+	for _, token := range strings.Fields(attr(n, "class") + " " + attr(n, "id")) {
+		token = strings.ToLower(token)
+		// "has-comments", "no_caption", "is-sponsored-free": a state of
+		// the element, not what it is.
+		if statePrefix.MatchString(token) {
+			continue
+		}
+		// Captions hide in camel case too: imgCaption, photoCaption.
+		if boilerplate.MatchString(token) || strings.Contains(token, "caption") {
+			return true
+		}
 	}
 	if furnitureRoles[strings.ToLower(attr(n, "role"))] || strings.EqualFold(attr(n, "aria-hidden"), "true") {
 		return true
