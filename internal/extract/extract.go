@@ -109,12 +109,14 @@ func ExtractWith(find Finder, page []byte, contentType string, pageURL *url.URL)
 	if a.Title == "" {
 		a.Title = m.title
 	}
-	for _, by := range []string{m.author, m.byline} {
-		if a.Author == "" || len(a.Author) > 100 {
+	// The page's author metadata is the cleanest; then the byline the
+	// finder saw, then one marked in the markup.
+	a.Author = ""
+	for _, by := range []string{m.author, clean(c.Byline), m.byline} {
+		if by = byPrefix.ReplaceAllString(by, ""); a.Author == "" && plausibleName(by) {
 			a.Author = by
 		}
 	}
-	a.Author = byPrefix.ReplaceAllString(a.Author, "")
 	n := 0
 	if c.Node != nil {
 		a.Body, n = render(c.Node, a.Title)
@@ -137,6 +139,13 @@ func languageTag(s string) string {
 		return ""
 	}
 	return s
+}
+
+// plausibleName reports whether a byline reads as names: not empty, not
+// long, and without digits, handles or links ("Follow @x", "Ann Lee22 Dec
+// 2016").
+func plausibleName(s string) bool {
+	return s != "" && len(s) <= 100 && !strings.ContainsAny(s, "0123456789@") && !strings.Contains(s, "http")
 }
 
 // clean collapses white space.

@@ -54,6 +54,11 @@ func TestExtract(t *testing.T) {
 			want: extract.Article{Title: "T", URL: "https://site.example/news/a?x=1"},
 		},
 		{
+			name: "the author metadata wins over a byline with a handle",
+			page: `<html><head><title>T</title><meta name="author" content="Erin Cunningham"></head><body><article><p class="byline">Follow @erin</p>` + story + `</article></body></html>`,
+			want: extract.Article{Title: "T", Author: "Erin Cunningham", URL: "https://site.example/news/a?x=1"},
+		},
+		{
 			name: "byline in the page",
 			page: `<html><head><title>T</title></head><body><article><p class="byline">By Sam Lee</p>` + story + `</article></body></html>`,
 			want: extract.Article{Title: "T", Author: "Sam Lee", URL: "https://site.example/news/a?x=1"},
@@ -86,6 +91,10 @@ func TestExtractKeepsStructureOnly(t *testing.T) {
 <ol><li>One item</li><li>Two items</li></ol>
 <blockquote><p>A quote, with &lt;angle&gt; brackets.</p></blockquote>
 <p>Advertisement</p>
+<p>Feb. 21, 2019 7:11 AM PST</p>
+<p>[What you need to know to start the day: get our newsletter.]</p>
+<p>SIGN UP FOR OUR NEWSLETTER</p>
+<section id="sharing-mutable-history"><p>A section whose anchor was made from its heading, and which is kept.</p></section>
 <div class="share-bar">Share on Facebook</div>
 <div class="item no_caption"><p>A paragraph in an element whose classes say what it has, not what it is.</p></div>
 ` + story + `</article></body></html>`
@@ -96,11 +105,12 @@ func TestExtractKeepsStructureOnly(t *testing.T) {
 	want := "<p>First bold and linked words, long enough to be an article paragraph of some sort.</p>\n" +
 		"<h2>A section</h2>\n<ol>\n<li>One item</li>\n<li>Two items</li>\n</ol>\n" +
 		"<blockquote><p>A quote, with &lt;angle&gt; brackets.</p></blockquote>\n" +
+		"<p>A section whose anchor was made from its heading, and which is kept.</p>\n" +
 		"<p>A paragraph in an element whose classes say what it has, not what it is.</p>\n"
 	if !strings.HasPrefix(a.Body, want) {
 		t.Errorf("body starts %q\nwant %q", a.Body[:min(len(a.Body), len(want))], want)
 	}
-	for _, bad := range []string{"caption", "Advertisement", "Share", "Title here", "<img", "href"} {
+	for _, bad := range []string{"caption", "Advertisement", "Share", "Title here", "<img", "href", "2019", "newsletter", "NEWSLETTER"} {
 		if strings.Contains(a.Body, bad) {
 			t.Errorf("body holds %q", bad)
 		}

@@ -34,7 +34,27 @@ var statePrefix = regexp.MustCompile(`^(?:has|no|with|without|is|show|hide)[-_]`
 var furnitureRoles = map[string]bool{"navigation": true, "complementary": true, "contentinfo": true, "banner": true, "search": true}
 
 // junk matches a whole paragraph that is page furniture in words.
-var junk = regexp.MustCompile(`(?i)^(?:advertisement|ad|sponsored|story continues below(?: advertisement)?|continue reading(?: the main story)?|scroll to continue(?: with content)?|(?:related|read more|see also|more|recommended|watch|listen)\s*:.*|powered by \S+|share (?:this|on)\b.*|click here to .*)$`)
+var junk = regexp.MustCompile(`(?i)^(?:advertisement|ad|sponsored|story continues below(?: advertisement)?|continue reading(?: the main story)?|scroll to continue(?: with content)?|(?:related|read more|see also|more|recommended|watch|listen)\s*:.*|powered by \S+|share (?:this|on)\b.*|click here to .*|sign up for (?:our|the) \S*\s*newsletter.*|subscribe to (?:our|the) \S*\s*newsletter.*|\[[^\[\]]*\]|(?:图注|图片来源|原标题|责任编辑)[:：].*|图为.*|\[责任编辑[:：][^\]]*\])$`)
+
+// dateWords matches a word of a dateline: a month, a number, a time of
+// day, a time zone, or a word that introduces them.
+var dateWords = regexp.MustCompile(`(?i)^(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|mon(?:day)?|tue(?:sday)?|wed(?:nesday)?|thu(?:rsday)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?|\d{1,4}(?:st|nd|rd|th)?|\d{1,2}[:/.]\d{1,2}(?:[:/.]\d{2,4})?|am|pm|a\.m|p\.m|[a-z]{1,2}[sd]?t|gmt|utc|updated|published|posted|last|modified|on|at)$`)
+
+// dateline reports whether a paragraph is only a date and time.
+func dateline(text string) bool {
+	words := strings.FieldsFunc(text, func(r rune) bool {
+		return r == ' ' || r == ',' || r == '|' || r == '\u00b7' || r == '—' || r == '–'
+	})
+	if len(words) == 0 || len(words) > 12 {
+		return false
+	}
+	for _, w := range words {
+		if !dateWords.MatchString(strings.Trim(w, ".()")) {
+			return false
+		}
+	}
+	return true
+}
 
 // block is one block of the rendered body.
 type block struct {
@@ -95,7 +115,8 @@ func (r *renderer) flush() {
 	} else {
 		t = strings.Trim(t, "\n")
 	}
-	if strings.TrimSpace(t) == "" || junk.MatchString(strings.TrimSpace(t)) {
+	trimmed := strings.TrimSpace(t)
+	if trimmed == "" || (r.ctx.tag != "pre" && (junk.MatchString(trimmed) || dateline(trimmed))) {
 		return
 	}
 	b := r.ctx
@@ -162,8 +183,15 @@ func holdsArticle(n *nethtml.Node) bool {
 
 // furniture reports whether n is page furniture by its attributes.
 func furniture(n *nethtml.Node) bool {
-	for _, token := range strings.Fields(attr(n, "class") + " " + attr(n, "id")) {
-		token = strings.ToLower(token)
+	id := strings.ToLower(strings.TrimSpace(attr(n, "id")))
+	tokens := strings.Fields(strings.ToLower(attr(n, "class")))
+	// An id of three words or more is an anchor made from a heading
+	// ("sharing-mutable-history", "related-work-in-progress"), not a name
+	// for furniture.
+	if id != "" && len(strings.FieldsFunc(id, func(r rune) bool { return r == '-' || r == '_' })) < 3 {
+		tokens = append(tokens, id)
+	}
+	for _, token := range tokens {
 		// "has-comments", "no_caption", "is-sponsored-free": a state of
 		// the element, not what it is.
 		if statePrefix.MatchString(token) {
