@@ -6,9 +6,8 @@ import (
 )
 
 // Score counts the words of an extraction against the article text
-// checked by hand, as bags of words: lower-cased runs of letters and
-// digits, each word of the extraction matched at most as often as the
-// hand-checked text holds it.
+// checked by hand, as bags of words (see words), each word of the
+// extraction matched at most as often as the hand-checked text holds it.
 type Score struct {
 	// Want is the number of words in the hand-checked text, Got in the
 	// extraction, Common in both.
@@ -64,8 +63,34 @@ func (s Score) F1() float64 {
 	return 2 * p * r / (p + r)
 }
 
+// words splits s into lower-case words: runs of letters and digits, and
+// each Chinese or Japanese character on its own, since those scripts put
+// no spaces between words.
 func words(s string) []string {
-	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
+	var out []string
+	start := -1
+	s = strings.ToLower(s)
+	for i, r := range s {
+		switch {
+		case unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana):
+			if start >= 0 {
+				out = append(out, s[start:i])
+				start = -1
+			}
+			out = append(out, string(r))
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
+			if start < 0 {
+				start = i
+			}
+		default:
+			if start >= 0 {
+				out = append(out, s[start:i])
+				start = -1
+			}
+		}
+	}
+	if start >= 0 {
+		out = append(out, s[start:])
+	}
+	return out
 }
