@@ -10,7 +10,7 @@ func TestCompare(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name, want, got string
-		score            extract.Score
+		score           extract.Score
 	}{
 		{"same words, other case and punctuation", "The cat sat. The end!", "the CAT sat the, end", extract.Score{Want: 5, Got: 5, Common: 5}},
 		{"extra words lower precision", "a b c", "a b c d", extract.Score{Want: 3, Got: 4, Common: 3}},
