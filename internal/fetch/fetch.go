@@ -21,6 +21,8 @@ package fetch
 import (
 	"compress/gzip"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -241,6 +243,9 @@ func Describe(err error) string {
 		return "no answer within the time limit"
 	case errors.Is(err, context.Canceled):
 		return "the request was cancelled"
+	case errors.As(err, new(*tls.CertificateVerificationError)), errors.As(err, new(x509.HostnameError)),
+		errors.As(err, new(x509.UnknownAuthorityError)), errors.As(err, new(x509.CertificateInvalidError)):
+		return "the site's TLS certificate could not be verified"
 	case errors.As(err, &ue):
 		var re *redirectError
 		if errors.As(err, &re) {

@@ -383,6 +383,14 @@ func TestRobotsUnreadable(t *testing.T) {
 	}
 }
 
+func TestUnverifiedCertificate(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewTLSServer(http.HandlerFunc(html))
+	t.Cleanup(srv.Close)
+	_, err := New(Options{AllowPrivate: true}).Get(t.Context(), Request{URL: srv.URL, Types: pageTypes})
+	wantReason(t, err, "the site's TLS certificate could not be verified")
+}
+
 func TestDoKeepsTheMethod(t *testing.T) {
 	t.Parallel()
 	srv := mustServer(t, func(w http.ResponseWriter, r *http.Request) {

@@ -71,7 +71,7 @@ func ParseRobots(data []byte, agent string) *Robots {
 			if value == "" {
 				continue // an empty Disallow allows everything: no rule
 			}
-			r := robotsRule{allow: key == "allow", pattern: value}
+			r := robotsRule{allow: key == "allow", pattern: normalizePath(value)}
 			if forUs {
 				named = append(named, r)
 			}
@@ -96,6 +96,7 @@ func (r *Robots) Allowed(path string) bool {
 	if path == "" {
 		path = "/"
 	}
+	path = normalizePath(path)
 	if path == "/robots.txt" {
 		return true
 	}
@@ -110,6 +111,43 @@ func (r *Robots) Allowed(path string) bool {
 		}
 	}
 	return allowed
+}
+
+// normalizePath writes a path or pattern the one way RFC 9309 compares
+// them: bytes outside printable ASCII percent-encoded, and the hex digits
+// of every percent-encoding in upper case, so that "/ä", "/%c3%a4" and
+// "/%C3%A4" are the same path.
+func normalizePath(p string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '%' && i+2 < len(p) && isHex(p[i+1]) && isHex(p[i+2]):
+			b.WriteByte('%')
+			b.WriteByte(upper(p[i+1]))
+			b.WriteByte(upper(p[i+2]))
+			i += 2
+		case c <= ' ' || c >= 0x7f:
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func upper(c byte) byte {
+	if 'a' <= c && c <= 'f' {
+		return c - 'a' + 'A'
+	}
+	return c
 }
 
 // robotsMatch reports whether path matches pattern, where "*" matches any

@@ -47,6 +47,8 @@ Disallow: /tmp
 		{"second named group", named, "/tmp/x", false},
 		{"tie goes to allow", "User-agent: *\nDisallow: /a\nAllow: /a\n", "/a", true},
 		{"rules before any group are nobody's", "Disallow: /\n", "/x", true},
+		{"a raw UTF-8 pattern matches its encoding", "User-agent: *\nDisallow: /ä\n", "/%c3%a4/x", false},
+		{"encodings compare in any case", "User-agent: *\nDisallow: /%c3%a4\n", "/%C3%A4", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
