@@ -58,3 +58,43 @@ func TestReadPage(t *testing.T) {
 		t.Errorf("file URL: %v; want EINVALID", err)
 	}
 }
+
+// TestReadPageBusy: while MaxConcurrentReads pages are being read, one
+// more is refused at once, and accepted again when one is done.
+func TestReadPageBusy(t *testing.T) {
+	t.Parallel()
+	arrived := make(chan struct{}, extract.MaxConcurrentReads)
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/slow" {
+			arrived <- struct{}{}
+			<-release
+		}
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte("<html><body><article>" + story + "</article></body></html>"))
+	}))
+	t.Cleanup(srv.Close)
+	r := extract.NewReader(fetch.New(fetch.Options{AllowPrivate: true}))
+	done := make(chan error, extract.MaxConcurrentReads)
+	for range extract.MaxConcurrentReads {
+		go func() {
+			_, err := r.ReadPage(t.Context(), srv.URL+"/slow")
+			done <- err
+		}()
+	}
+	for range extract.MaxConcurrentReads {
+		<-arrived
+	}
+	if _, err := r.ReadPage(t.Context(), srv.URL+"/fast"); narrator.ErrorCode(err) != narrator.EUNAVAILABLE {
+		t.Errorf("one read too many: %v; want EUNAVAILABLE", err)
+	}
+	close(release)
+	for range extract.MaxConcurrentReads {
+		if err := <-done; err != nil {
+			t.Errorf("a slow read: %v", err)
+		}
+	}
+	if _, err := r.ReadPage(t.Context(), srv.URL+"/fast"); err != nil {
+		t.Errorf("after the reads ended: %v", err)
+	}
+}

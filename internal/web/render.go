@@ -224,7 +224,7 @@ func formStatus(err error) (int, bool) {
 	switch code := narrator.ErrorCode(err); code {
 	case narrator.EINVALID, narrator.ECONFLICT:
 		return http.StatusBadRequest, true
-	case narrator.EQUEUEFULL, narrator.EQUOTA, narrator.EUNREADABLE:
+	case narrator.EQUEUEFULL, narrator.EQUOTA, narrator.EUNREADABLE, narrator.EUNAVAILABLE:
 		return errorPages[code].status, true
 	}
 	return 0, false
