@@ -96,6 +96,11 @@ func TestExtractKeepsStructureOnly(t *testing.T) {
 <p>SIGN UP FOR OUR NEWSLETTER</p>
 <section id="sharing-mutable-history"><p>A section whose anchor was made from its heading, and which is kept.</p></section>
 <div class="share-bar">Share on Facebook</div>
+<h2>Related coverage</h2>
+<ul><li><a href="/o">Other story link</a></li><li><a href="/p">Another story link</a></li></ul>
+<p>Photo: Jane Doe</p>
+<p>Sign up for our daily briefing, in your inbox every morning.</p>
+<p>© 2024 The Site. All rights reserved.</p>
 <div class="item no_caption"><p>A paragraph in an element whose classes say what it has, not what it is.</p></div>
 ` + story + `</article></body></html>`
 	a, err := extract.Extract([]byte(page), "", nil)
@@ -110,7 +115,7 @@ func TestExtractKeepsStructureOnly(t *testing.T) {
 	if !strings.HasPrefix(a.Body, want) {
 		t.Errorf("body starts %q\nwant %q", a.Body[:min(len(a.Body), len(want))], want)
 	}
-	for _, bad := range []string{"caption", "Advertisement", "Share", "Title here", "<img", "href", "2019", "newsletter", "NEWSLETTER"} {
+	for _, bad := range []string{"caption", "Advertisement", "Share", "Title here", "<img", "href", "2019", "newsletter", "NEWSLETTER", "Related coverage", "story link", "Jane Doe", "briefing", "rights reserved"} {
 		if strings.Contains(a.Body, bad) {
 			t.Errorf("body holds %q", bad)
 		}

@@ -36,6 +36,18 @@ var furnitureRoles = map[string]bool{"navigation": true, "complementary": true, 
 // junk matches a whole paragraph that is page furniture in words.
 var junk = regexp.MustCompile(`(?i)^(?:advertisement|ad|sponsored|story continues below(?: advertisement)?|continue reading(?: the main story)?|scroll to continue(?: with content)?|(?:related|read more|see also|more|recommended|watch|listen)\s*:.*|powered by \S+|share (?:this|on)\b.*|click here to .*|sign up for (?:our|the) \S*\s*newsletter.*|subscribe to (?:our|the) \S*\s*newsletter.*|\[[^\[\]]*\]|(?:图注|图片来源|原标题|责任编辑)[:：].*|图为.*|\[责任编辑[:：][^\]]*\])$`)
 
+// relatedHeading matches a heading over a list of links to other articles
+// inside the article's markup: the heading and the paragraphs or list
+// items of links under it are dropped.
+var relatedHeading = regexp.MustCompile(`(?i)^(?:related(?: (?:stories|articles|coverage|content|links|reading|posts|news))?|more (?:on|about) (?:this|the) (?:story|topic|subject)|more from [^.!?]{1,60}|read more|recommended(?: for you| reading)?|you (?:may|might) (?:also )?(?:like|be interested in|have missed)|most (?:read|popular|viewed|shared)|trending(?: now)?|top stories|latest (?:news|stories)|see also|further reading)\s*:?$`)
+
+// credit matches a paragraph that credits a picture or states the
+// copyright, when it is short.
+var credit = regexp.MustCompile(`(?i)^(?:(?:photo(?:graph)?s?|image|picture|illustration|video|credit|source)\s*(?:by|:|：|\|)|©|copyright\b|\(?(?:ap|afp|reuters|getty images|epa)\b[^.]*(?:photo|images?)\)?$|all rights reserved\.?$)`)
+
+// promo matches a call to sign up or subscribe, when it is short.
+var promo = regexp.MustCompile(`(?i)^(?:sign up|subscribe|register|follow us|get (?:our|the) [^.]{0,40}(?:newsletter|briefing|app))\b.*(?:newsletter|briefing|inbox|email|e-mail|free|daily|weekly|updates|alerts|here|now)\b`)
+
 // dateWords matches a word of a dateline: a month, a number, a time of
 // day, a time zone, or a word that introduces them.
 var dateWords = regexp.MustCompile(`(?i)^(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|mon(?:day)?|tue(?:sday)?|wed(?:nesday)?|thu(?:rsday)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?|\d{1,4}(?:st|nd|rd|th)?|\d{1,2}[:/.]\d{1,2}(?:[:/.]\d{2,4})?|am|pm|a\.m|p\.m|[a-z]{1,2}[sd]?t|gmt|utc|updated|published|posted|last|modified|on|at)$`)
@@ -62,14 +74,20 @@ type block struct {
 	list  string // ul or ol, for li
 	quote bool
 	text  string
+	// links is true when the block's text is all, or nearly all, link
+	// text: an entry of a list of other articles, when it follows one's
+	// heading.
+	links bool
 }
 
 // renderer walks the content and gathers blocks.
 type renderer struct {
-	most   int // the text removable furniture holds at most
-	blocks []block
-	cur    strings.Builder
-	ctx    block // tag, list and quote of the text being gathered
+	inLink   int // the depth of <a> elements around the current node
+	linkText int // bytes of link text in the block being gathered
+	most     int // the text removable furniture holds at most
+	blocks   []block
+	cur      strings.Builder
+	ctx      block // tag, list and quote of the text being gathered
 }
 
 // render returns the body HTML of the content under n, without a heading
@@ -80,8 +98,19 @@ func render(n *nethtml.Node, title string) (string, int) {
 	r.flush()
 	var out strings.Builder
 	list, count := "", 0
+	related := false // after a "Related stories" heading, until the article resumes
 	for i, b := range r.blocks {
 		if i == 0 && b.tag[0] == 'h' && strings.EqualFold(b.text, title) {
+			continue
+		}
+		if b.tag[0] == 'h' {
+			related = relatedHeading.MatchString(b.text)
+		} else if related && b.links {
+			continue // the links under it
+		} else {
+			related = false
+		}
+		if related {
 			continue
 		}
 		count += len(words(b.text))
@@ -110,17 +139,20 @@ func render(n *nethtml.Node, title string) (string, int) {
 func (r *renderer) flush() {
 	t := r.cur.String()
 	r.cur.Reset()
+	links := len(strings.TrimSpace(t)) > 0 && r.linkText*10 >= len(strings.TrimSpace(t))*8
+	r.linkText = 0
 	if r.ctx.tag != "pre" {
 		t = clean(t)
 	} else {
 		t = strings.Trim(t, "\n")
 	}
 	trimmed := strings.TrimSpace(t)
-	if trimmed == "" || (r.ctx.tag != "pre" && (junk.MatchString(trimmed) || dateline(trimmed))) {
+	if trimmed == "" || (r.ctx.tag != "pre" && (junk.MatchString(trimmed) || dateline(trimmed) ||
+		(credit.MatchString(trimmed) && len(words(trimmed)) <= 20) || (promo.MatchString(trimmed) && len(words(trimmed)) <= 25))) {
 		return
 	}
 	b := r.ctx
-	b.text = t
+	b.text, b.links = t, links
 	r.blocks = append(r.blocks, b)
 }
 
@@ -228,6 +260,9 @@ func (r *renderer) walk(n *nethtml.Node, c block) {
 			r.start(c)
 		}
 		r.cur.WriteString(n.Data)
+		if r.inLink > 0 {
+			r.linkText += len(n.Data)
+		}
 		return
 	case nethtml.ElementNode:
 	case nethtml.DocumentNode:
@@ -274,6 +309,9 @@ func (r *renderer) walk(n *nethtml.Node, c block) {
 			defer r.start(block{tag: "p", quote: c.quote})
 		case atom.Td, atom.Th:
 			defer r.cur.WriteString(" ")
+		case atom.A:
+			r.inLink++
+			defer func() { r.inLink-- }()
 		}
 	}
 	for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
