@@ -246,3 +246,39 @@ func TestRedirectKeepsPost(t *testing.T) {
 		}
 	}
 }
+
+// TestRedirectToAnotherHostDropsHeaders: a 307 to another host is
+// followed, but the delivery's own headers stay with the endpoint's host.
+func TestRedirectToAnotherHostDropsHeaders(t *testing.T) {
+	t.Parallel()
+	var (
+		mu  sync.Mutex
+		got http.Header
+	)
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = r.Header.Clone()
+		mu.Unlock()
+		w.WriteHeader(http.StatusBadRequest)
+	}))
+	t.Cleanup(other.Close)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/moved", http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(srv.Close)
+	h, d := mustHook(t, srv.URL)
+	a := webhook.New(webhook.Options{AllowPrivate: true}).Send(t.Context(), h, d)
+	mu.Lock()
+	defer mu.Unlock()
+	if a.OK() || got == nil {
+		t.Fatalf("attempt %+v; want the redirect followed and failed", a)
+	}
+	for _, k := range []string{webhook.HeaderID, webhook.HeaderTimestamp, webhook.HeaderSignature} {
+		if v := got.Get(k); v != "" {
+			t.Errorf("the other host got %s: %q", k, v)
+		}
+	}
+	if got.Get("Content-Type") != "application/json" {
+		t.Errorf("Content-Type %q; the generic headers stay", got.Get("Content-Type"))
+	}
+}
