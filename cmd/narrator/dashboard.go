@@ -15,8 +15,9 @@ import (
 )
 
 // newDashboard builds the dashboard served at "/". Requests for unknown
-// paths that do not ask for HTML go to notFound (the API's JSON 404).
-func newDashboard(cfg config.Config, st purgingStore, b *backends, voices *voicecat.Source, rules *speak.RuleCache, logger *slog.Logger, notFound http.Handler) (http.Handler, error) {
+// paths that do not ask for HTML go to notFound (the API's JSON 404);
+// "Import from URL" reads pages with pages.
+func newDashboard(cfg config.Config, st purgingStore, b *backends, voices *voicecat.Source, rules *speak.RuleCache, logger *slog.Logger, notFound http.Handler, pages web.PageReader) (http.Handler, error) {
 	u, err := url.Parse(cfg.PublicURL)
 	if err != nil {
 		return nil, fmt.Errorf("dashboard: parse public URL: %w", err)
@@ -38,6 +39,7 @@ func newDashboard(cfg config.Config, st purgingStore, b *backends, voices *voice
 		Queue:            b.queue,
 		Media:            b.media,
 		Voices:           voices,
+		Pages:            pages,
 		SecureCookies:    u.Scheme == "https",
 		PublicOrigin:     u.Scheme + "://" + u.Host,
 		MediaOrigin:      m.Scheme + "://" + m.Host,

@@ -19,8 +19,11 @@ import (
 	"github.com/narrator/narrator/internal/accesslog"
 	"github.com/narrator/narrator/internal/config"
 	"github.com/narrator/narrator/internal/espeak"
+	"github.com/narrator/narrator/internal/extract"
 	"github.com/narrator/narrator/internal/feed"
 	"github.com/narrator/narrator/internal/festival"
+	// Aliased: the end-to-end tests of this package have a func fetch.
+	fetcher "github.com/narrator/narrator/internal/fetch"
 	"github.com/narrator/narrator/internal/flite"
 	"github.com/narrator/narrator/internal/health"
 	"github.com/narrator/narrator/internal/httpapi"
@@ -72,6 +75,10 @@ func setMemoryLimit(mb int, getenv func(string) string) {
 		debug.SetMemoryLimit(int64(mb) << 20)
 	}
 }
+
+// importTimeout bounds reading a page to import, robots.txt and redirects
+// included: the import request waits for it.
+const importTimeout = 20 * time.Second
 
 // logFlushInterval is how long a log line of serve may wait to be written
 // out; lines at Warn and above never wait.
@@ -247,7 +254,7 @@ func (s *server) startWorkers(ctx context.Context) error {
 		}
 	}
 	if cfg.WebhooksAllowPrivate {
-		s.logger.Warn("webhook deliveries may reach loopback and private addresses (--webhooks-allow-private)")
+		s.logger.Warn("webhook deliveries and page imports may reach loopback and private addresses (--webhooks-allow-private)")
 	}
 	host, _ := os.Hostname()
 	if err := b.queue.Start(ctx, jobs.Workers{
@@ -362,8 +369,11 @@ func (s *server) routes() (http.Handler, error) {
 		return handler, nil
 	}
 	st := purgingStore{dataStore: s.backends.store, purger: jobs.NewDeleteMediaWorker(s.backends.media), logger: s.logger}
+	// Imports read pages through the guarded client, private addresses
+	// allowed as for webhooks (--webhooks-allow-private).
+	pages := extract.NewReader(fetcher.New(fetcher.Options{AllowPrivate: s.cfg.WebhooksAllowPrivate, Timeout: importTimeout, Logger: s.logger}))
 	api := httpapi.NewServer(httpapi.Deps{Store: st, Logger: s.logger, MediaURL: s.cfg.MediaURL, Media: s.backends.media, Queue: s.backends.queue,
-		Voices: s.voices, MaxAudioDuration: s.cfg.MaxAudioDuration})
+		Voices: s.voices, MaxAudioDuration: s.cfg.MaxAudioDuration, Pages: pages})
 	mux.Handle("/api/", api)
 	mux.Handle("/media/", http.StripPrefix("/media/", mediaserve.New(s.backends.media, mediaserve.Options{Logger: s.logger})))
 	embed, err := newEmbed(s.cfg, st, s.logger)
@@ -373,7 +383,7 @@ func (s *server) routes() (http.Handler, error) {
 	mux.Handle("GET /embed.js", embed)
 	mux.Handle("/embed/", embed) // the only pages other sites may frame
 	mux.Handle("/feeds/{name}", feed.New(feed.Config{Store: st, MediaURL: s.cfg.MediaURL, PublicURL: s.cfg.PublicURL, Logger: s.logger}))
-	dash, err := newDashboard(s.cfg, st, s.backends, s.voices, s.rules, s.logger, api)
+	dash, err := newDashboard(s.cfg, st, s.backends, s.voices, s.rules, s.logger, api, pages)
 	if err != nil {
 		return nil, err
 	}

@@ -285,9 +285,10 @@ type Config struct {
 	// stand-in that waits this long per sentence without using the CPU; the
 	// sentence cache is then off. Zero uses the real engines.
 	EngineStandIn time.Duration
-	// WebhooksAllowPrivate lets webhook deliveries reach loopback, private,
-	// link-local and other internal addresses, which they never do
-	// otherwise: for tests, and for receivers inside a trusted network.
+	// WebhooksAllowPrivate lets webhook deliveries and page imports reach
+	// loopback, private, link-local and other internal addresses, which
+	// they never do otherwise: for tests, and for receivers and sites
+	// inside a trusted network.
 	WebhooksAllowPrivate bool
 	// MetricsAddr, when set, is a host:port of its own where /metrics is
 	// served, and then only there, with Go's profiles under /debug/pprof/;
@@ -346,7 +347,7 @@ func ServeFlags(fs *flag.FlagSet, getenv func(string) string) func() (Config, er
 	c.ONNXFault = getenv(EnvTestONNXFault)
 	fs.StringVar(&c.ONNXRuntime, "onnxruntime", getenv(EnvONNXRuntime), "the onnxruntime shared `library` neural voices run on, such as the one scripts/deps.sh onnxruntime fetches (env "+EnvONNXRuntime+"; without it neural voices are refused)")
 	fs.DurationVar(&c.EngineStandIn, "engine-standin", env.duration(EnvEngineStandIn, 0), "for benchmarks only: replace every speech engine by a stand-in that waits this `long` per sentence (turns the sentence cache off) (env "+EnvEngineStandIn+")")
-	fs.BoolVar(&c.WebhooksAllowPrivate, "webhooks-allow-private", env.bool(EnvWebhooksAllowPrivate), "let webhook deliveries reach loopback, private and link-local addresses (env "+EnvWebhooksAllowPrivate+")")
+	fs.BoolVar(&c.WebhooksAllowPrivate, "webhooks-allow-private", env.bool(EnvWebhooksAllowPrivate), "let webhook deliveries and page imports reach loopback, private and link-local addresses (env "+EnvWebhooksAllowPrivate+")")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", getenv(EnvMetricsAddr), "serve /metrics, and Go's profiles under /debug/pprof/, only on this `host:port` of its own (env "+EnvMetricsAddr+"; default: /metrics on --addr, no profiles)")
 	fs.StringVar(&c.LogFormat, "log-format", orDefault(getenv(EnvLogFormat), LogText), "log `format`: text or json (env "+EnvLogFormat+")")
 	fs.StringVar(&c.TrustedProxies, "trusted-proxies", getenv(EnvTrustedProxies), "comma-separated `CIDRs` of the reverse proxies whose X-Forwarded-For names the client, for the sign-in limits (env "+EnvTrustedProxies+"; default none: the peer is the client)")

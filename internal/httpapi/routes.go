@@ -9,6 +9,10 @@ import (
 	"github.com/narrator/narrator/internal/openapi"
 )
 
+// importPath is the import extension's path, which {audio_id}'s patterns
+// match too.
+const importPath = "/api/v3/projects/{project_id}/audio/import"
+
 // route is one endpoint of the API: a method, a ServeMux path pattern and
 // the handler.
 type route struct {
@@ -32,6 +36,7 @@ func (s *Server) routes() {
 		{"GET", "/api/v3/voices", s.handle(s.authed(s.listVoices))},
 		{"GET", "/api/v3/projects/{project_id}/audio/{audio_id}/transcript", s.handle(s.authed(s.audioTranscript))},
 		{"GET", "/api/v3/projects/{project_id}/audio/{audio_id}/progress", s.handle(s.authed(s.audioProgress))},
+		{"POST", importPath, s.handle(s.authed(s.importAudio))},
 		{"GET", "/api/v3/projects/{project_id}/pronunciations", s.handle(s.authed(s.listPronunciations))},
 		{"POST", "/api/v3/projects/{project_id}/pronunciations", s.handle(s.authed(s.setPronunciation))},
 		{"DELETE", "/api/v3/projects/{project_id}/pronunciations/{rule_id}", s.handle(s.authed(s.removePronunciation))},
@@ -55,6 +60,16 @@ func (s *Server) routes() {
 		methods[rt.path] = append(methods[rt.path], rt.method)
 	}
 	for path, ms := range methods {
+		if path == importPath {
+			// The import path also matches {audio_id}, whose patterns name
+			// methods: a method-less one here would conflict with them. Its
+			// other methods are named instead, so that they answer 405 and
+			// not a lookup of audio "import".
+			for _, m := range []string{"GET", "PUT", "DELETE", "PATCH", "OPTIONS"} {
+				s.mux.Handle(m+" "+path, s.handle(methodNotAllowed(AllowHeader(ms...))))
+			}
+			continue
+		}
 		s.mux.Handle(path, s.handle(methodNotAllowed(AllowHeader(ms...))))
 	}
 	s.mux.Handle("/", s.handle(notFound))

@@ -55,6 +55,14 @@ type Store interface {
 	SynthesisProgress(ctx context.Context, audioID int64, revision int) (narrator.SynthesisProgress, error)
 }
 
+// PageReader reads the article of a web page, for the import extension.
+type PageReader interface {
+	// ReadPage returns EINVALID for a URL that is not absolute http or
+	// https, and EUNREADABLE, with a reason a user can read, for a page
+	// that cannot be fetched or holds no article.
+	ReadPage(ctx context.Context, url string) (*narrator.Page, error)
+}
+
 // Deps are the collaborators of the API server.
 type Deps struct {
 	Store  Store
@@ -66,6 +74,9 @@ type Deps struct {
 	// Queue gives queue positions to the progress extension; nil leaves
 	// them out.
 	Queue QueuePositioner
+	// Pages reads the pages the import extension imports; nil turns the
+	// extension off (404).
+	Pages PageReader
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 	// Voices gives the voice catalog; nil means the built-in voices.
@@ -107,6 +118,7 @@ type Server struct {
 	media    MediaOpener
 	queue    QueuePositioner
 	voices   CatalogSource
+	pages    PageReader
 	now      func() time.Time
 	maxBody  int64
 	maxAudio time.Duration
@@ -122,6 +134,7 @@ func NewServer(d Deps) *Server {
 		media:    d.Media,
 		queue:    d.Queue,
 		voices:   d.Voices,
+		pages:    d.Pages,
 		now:      d.Now,
 		maxBody:  d.MaxBodyBytes,
 		maxAudio: d.MaxAudioDuration,

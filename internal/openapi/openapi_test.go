@@ -41,7 +41,7 @@ func TestDocumentLoads(t *testing.T) {
 	for _, want := range []string{"listProjects", "createAudio", "listAudios", "getAudio", "updateAudio", "deleteAudio",
 		"getProgress", "getTranscript", "listVoices", "listPronunciations", "setPronunciation", "removePronunciation",
 		"listWebhooks", "createWebhook", "getWebhook", "deleteWebhook", "rotateWebhookSecret", "enableWebhook",
-		"testWebhook", "listDeliveries", "resendDelivery", "getOpenAPI"} {
+		"testWebhook", "listDeliveries", "resendDelivery", "getOpenAPI", "importAudio"} {
 		if !ids[want] {
 			t.Errorf("operation %s is missing", want)
 		}

@@ -121,6 +121,8 @@ type projectData struct {
 	}
 	PrevURL, NextURL string
 	Listens          listensData
+	// CanImport shows the "Import from URL" form.
+	CanImport bool
 }
 
 // audioRow is an audio as a list row.
@@ -168,7 +170,7 @@ func (s *Server) projectPage(w http.ResponseWriter, r *http.Request, q *request)
 	if err != nil {
 		return err
 	}
-	d := projectData{Project: p, Total: total, Page: pageNum, Period: period, Query: query, Periods: periods}
+	d := projectData{Project: p, Total: total, Page: pageNum, Period: period, Query: query, Periods: periods, CanImport: s.importer != nil}
 	now := s.now()
 	listens, err := s.store.ProjectListens(r.Context(), p.ID, now.AddDate(0, 0, -chartDays))
 	if err != nil {

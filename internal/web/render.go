@@ -132,6 +132,7 @@ var errorPages = map[string]struct {
 	narrator.EQUEUEFULL:   {http.StatusTooManyRequests, "Too many audios waiting", ""},
 	narrator.EQUOTA:       {http.StatusForbidden, "Storage quota full", ""},
 	narrator.EUNAVAILABLE: {http.StatusServiceUnavailable, "Not ready yet", ""},
+	narrator.EUNREADABLE:  {http.StatusUnprocessableEntity, "The page could not be imported", ""},
 	errCSRF: {http.StatusForbidden, "Request refused",
 		"This form's security token is missing or out of date, so it was not accepted. Go back, reload the page and try again."},
 	narrator.EINTERNAL: {http.StatusInternalServerError, "Something went wrong", "The server could not complete the request. Try again in a moment."},
@@ -225,7 +226,7 @@ func formStatus(err error) (int, bool) {
 	switch code := narrator.ErrorCode(err); code {
 	case narrator.EINVALID, narrator.ECONFLICT:
 		return http.StatusBadRequest, true
-	case narrator.EQUEUEFULL, narrator.EQUOTA:
+	case narrator.EQUEUEFULL, narrator.EQUOTA, narrator.EUNREADABLE, narrator.EUNAVAILABLE:
 		return errorPages[code].status, true
 	}
 	return 0, false

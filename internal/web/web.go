@@ -110,6 +110,14 @@ type PreviewRequester interface {
 	RequestPreview(ctx context.Context, job narrator.PreviewJob) error
 }
 
+// PageReader reads the article of a web page, for "Import from URL".
+type PageReader interface {
+	// ReadPage returns EINVALID for a URL that is not absolute http or
+	// https, and EUNREADABLE, with a reason a user can read, for a page
+	// that cannot be fetched or holds no article.
+	ReadPage(ctx context.Context, url string) (*narrator.Page, error)
+}
+
 // MediaOpener reads the media store, where previews are kept.
 type MediaOpener interface {
 	// Open returns an error matching narrator.ErrBlobNotFound for a
@@ -137,6 +145,9 @@ type Deps struct {
 	Media    MediaOpener
 	// Voices gives the voice catalog; nil means the built-in voices.
 	Voices CatalogSource
+	// Pages reads the pages "Import from URL" imports; nil hides the form
+	// and turns its routes off (404).
+	Pages PageReader
 	// Queue gives the place in line of audios waiting for synthesis; nil
 	// leaves it out.
 	Queue QueuePositioner
@@ -221,6 +232,7 @@ type Server struct {
 	trustedProxies []netip.Prefix
 	rules          *speak.RuleCache
 	pages          *pages
+	importer       PageReader
 	mux            *http.ServeMux
 	dummyOnce      sync.Once
 	dummyHash      []byte
@@ -240,6 +252,7 @@ func New(d Deps) (*Server, error) {
 		feedURL:        d.FeedURL,
 		previews:       d.Previews,
 		voices:         d.Voices,
+		importer:       d.Pages,
 		media:          d.Media,
 		queue:          d.Queue,
 		previewWait:    d.PreviewTimeout,
