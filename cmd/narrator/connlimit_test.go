@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"flag"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -14,14 +15,14 @@ import (
 	"github.com/narrator/narrator/internal/config"
 )
 
-// TestMaxConnections holds --max-connections connections open on a real
-// server: one more is not served until one of them closes.
-func TestMaxConnections(t *testing.T) {
-	t.Parallel()
-	const max = 16
+// startCapped starts a real api node with the given serve flags after
+// --max-connections 16 and returns its address.
+func startCapped(t *testing.T, flags ...string) string {
+	t.Helper()
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	finish := config.ServeFlags(fs, func(string) string { return "" })
-	if err := fs.Parse([]string{"--data", t.TempDir(), "--role", "api", "--addr", "127.0.0.1:0", "--max-connections", "16"}); err != nil {
+	args := append([]string{"--data", t.TempDir(), "--role", "api", "--addr", "127.0.0.1:0", "--max-connections", "16"}, flags...)
+	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
 	}
 	cfg, err := finish()
@@ -36,58 +37,82 @@ func TestMaxConnections(t *testing.T) {
 	go func() { done <- srv.run(t.Context()) }()
 	t.Cleanup(func() {
 		srv.close(t.Context())
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("server: %v", err)
+			}
+		default:
+		}
 	})
-	addr := srv.ln.Addr().String()
+	return srv.ln.Addr().String()
+}
 
-	// healthz sends a request on c and reads its answer.
-	healthz := func(c net.Conn, rd *bufio.Reader) error {
-		if _, err := io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: narrator.test\r\n\r\n"); err != nil {
-			return err
-		}
-		res, err := http.ReadResponse(rd, nil)
-		if err != nil {
-			return err
-		}
-		_, err = io.Copy(io.Discard, res.Body)
-		res.Body.Close()
-		return err
+// dialFrom connects to addr from the loopback address from (any of
+// 127.0.0.0/8), so that one test can play several clients.
+func dialFrom(t *testing.T, from, addr string) net.Conn {
+	t.Helper()
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}, Timeout: 5 * time.Second}
+	c, err := d.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
 	}
-	dial := func() (net.Conn, *bufio.Reader) {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// healthz sends GET /healthz on c and returns the status, or an error if
+// no answer came within a second.
+func healthz(c net.Conn) (int, error) {
+	c.SetDeadline(time.Now().Add(time.Second))
+	if _, err := io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: narrator.test\r\n\r\n"); err != nil {
+		return 0, err
+	}
+	res, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		return 0, err
+	}
+	defer res.Body.Close()
+	if _, err := io.Copy(io.Discard, res.Body); err != nil {
+		return 0, err
+	}
+	return res.StatusCode, nil
+}
+
+// stalledPost sends a sign-in POST's headers and one byte of its body on
+// c, then nothing more.
+func stalledPost(t *testing.T, c net.Conn) {
+	t.Helper()
+	if _, err := io.WriteString(c, "POST /signin HTTP/1.1\r\nHost: narrator.test\r\n"+
+		"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\ne"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSlowClientsKeepHealth: more stalled clients than --max-connections
+// neither keep /healthz from answering within a second nor hold their
+// connections for long: each is dropped once its body is too slow.
+func TestSlowClientsKeepHealth(t *testing.T) {
+	t.Parallel()
+	addr := startCapped(t)
+	var stalled []net.Conn
+	for i := range 20 {
+		c := dialFrom(t, fmt.Sprintf("127.0.0.%d", 2+i%4), addr)
+		stalledPost(t, c)
+		stalled = append(stalled, c)
+	}
+	for i := range 3 {
+		status, err := healthz(dialFrom(t, "127.0.0.1", addr))
+		if err != nil || status != http.StatusOK {
+			t.Fatalf("healthz %d with 20 stalled clients: %d %v", i, status, err)
 		}
-		t.Cleanup(func() { c.Close() })
-		return c, bufio.NewReader(c)
 	}
-	var held []net.Conn
-	for range max {
-		c, rd := dial()
-		if err := healthz(c, rd); err != nil {
-			t.Fatal(err)
+	// Every stalled client is cut off well before the 2 minutes of the
+	// server's ReadTimeout.
+	for i, c := range stalled {
+		c.SetReadDeadline(time.Now().Add(30 * time.Second))
+		if _, err := io.Copy(io.Discard, c); err != nil {
+			t.Fatalf("stalled client %d still connected: %v", i, err)
 		}
-		held = append(held, c) // kept alive, idle
-	}
-	extra, rd := dial() // the kernel accepts it; the server does not yet
-	answered := make(chan error, 1)
-	go func() { answered <- healthz(extra, rd) }()
-	select {
-	case err := <-answered:
-		t.Fatalf("connection %d was served (%v) while %d were open", max+1, err, max)
-	case <-time.After(time.Second):
-	}
-	held[0].Close()
-	select {
-	case err := <-answered:
-		if err != nil {
-			t.Fatalf("connection %d, after one closed: %v", max+1, err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatalf("connection %d not served after one of the %d closed", max+1, max)
-	}
-	select {
-	case err := <-done:
-		t.Fatalf("server stopped: %v", err)
-	default:
 	}
 }

@@ -13,10 +13,10 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/net/netutil"
-
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/accesslog"
+	"github.com/narrator/narrator/internal/clientip"
+	"github.com/narrator/narrator/internal/clientlimit"
 	"github.com/narrator/narrator/internal/config"
 	"github.com/narrator/narrator/internal/espeak"
 	"github.com/narrator/narrator/internal/feed"
@@ -87,9 +87,12 @@ type server struct {
 	// dashboard alike.
 	rules *speak.RuleCache
 
-	ln    net.Listener
+	ln    *clientlimit.Listener
 	http  *http.Server
 	ready atomic.Bool
+	// overflowHTTP serves the connections past the caps of ln: the health
+	// checks, and a quick refusal of the rest.
+	overflowHTTP *http.Server
 
 	metrics      *metrics.Metrics
 	engineChecks []health.Check // the engines' readiness; none when the node works no jobs
@@ -122,9 +125,30 @@ func openServer(ctx context.Context, cfg config.Config, logger *slog.Logger, get
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
-	// Past the cap, new connections wait in the kernel's backlog until
-	// one closes; the timeouts below make every connection close in time.
-	s.ln = netutil.LimitListener(ln, cfg.MaxConnections)
+	proxies, err := cfg.TrustedProxyPrefixes()
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
+	// Accept never waits: a connection past the caps is handed to the
+	// overflow server, which answers the health checks and refuses the
+	// rest, or closed at once when that is full too.
+	s.ln = clientlimit.NewListener(ln, clientlimit.ListenerOptions{
+		Max:       cfg.MaxConnections,
+		PerClient: cfg.MaxConnectionsPerClient,
+		Exempt:    clientip.New(proxies).Trusted,
+		Spare:     overflowSpare,
+	})
+	s.overflowHTTP = &http.Server{
+		Handler: s.overflow(),
+		// A connection past the caps gets a second for its request and
+		// one for the answer, and is closed after it.
+		ReadHeaderTimeout: time.Second,
+		ReadTimeout:       time.Second,
+		WriteTimeout:      time.Second,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	s.overflowHTTP.SetKeepAlivesEnabled(false)
 	if err := s.listenMetrics(); err != nil {
 		return nil, err
 	}
@@ -258,6 +282,7 @@ func (s *server) startWorkers(ctx context.Context) error {
 func (s *server) run(ctx context.Context) error {
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- s.http.Serve(s.ln) }()
+	go func() { serveErr <- s.overflowHTTP.Serve(s.ln.Overflow()) }()
 	if s.metricsHTTP != nil {
 		go func() { serveErr <- s.metricsHTTP.Serve(s.metricsLn) }()
 	}
@@ -287,6 +312,11 @@ func (s *server) close(ctx context.Context) error {
 		}
 	} else if s.ln != nil {
 		s.ln.Close()
+	}
+	if s.overflowHTTP != nil {
+		if err := s.overflowHTTP.Shutdown(shutCtx); err != nil {
+			errs = append(errs, fmt.Errorf("overflow http shutdown: %w", err))
+		}
 	}
 	if s.metricsHTTP != nil {
 		if err := s.metricsHTTP.Shutdown(shutCtx); err != nil {
@@ -325,24 +355,26 @@ func (s *server) close(ctx context.Context) error {
 // serve; only the health checks and the metrics on worker nodes. Every
 // request goes through the access log.
 func (s *server) routes() (http.Handler, error) {
+	proxies, err := s.cfg.TrustedProxyPrefixes()
+	if err != nil {
+		return nil, err
+	}
 	mux := http.NewServeMux()
+	limited := clientlimit.Requests(clientlimit.RequestOptions{
+		Clients:    clientip.New(proxies),
+		PerClient:  s.cfg.MaxConnectionsPerClient,
+		Exempt:     isHealthCheck,
+		MinRate:    s.cfg.MinTransferRate,
+		WriteError: httpapi.WriteError,
+	})(mux)
 	handler := accesslog.Middleware(accesslog.Options{
 		Logger: s.logger, Observer: s.metrics, SecretPrefixes: []string{"/feeds/"},
-	})(mux)
+	})(limited)
 	mux.Handle("GET /readyz", s.readiness())
 	if s.cfg.MetricsAddr == "" {
 		mux.Handle("GET /metrics", s.metrics.Handler(s.logger))
 	}
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Cache-Control", "no-store")
-		if !s.ready.Load() {
-			w.WriteHeader(http.StatusServiceUnavailable)
-			fmt.Fprintln(w, `{"status":"starting"}`)
-			return
-		}
-		fmt.Fprintf(w, "{\"status\":\"ok\",\"role\":%q}\n", s.cfg.Role)
-	})
+	mux.HandleFunc("GET /healthz", s.healthz)
 	if !s.cfg.Serves() {
 		return handler, nil
 	}
@@ -350,7 +382,7 @@ func (s *server) routes() (http.Handler, error) {
 	api := httpapi.NewServer(httpapi.Deps{Store: st, Logger: s.logger, MediaURL: s.cfg.MediaURL, Media: s.backends.media, Queue: s.backends.queue,
 		MaxAudioDuration: s.cfg.MaxAudioDuration})
 	mux.Handle("/api/", api)
-	mux.Handle("/media/", http.StripPrefix("/media/", mediaserve.New(s.backends.media, mediaserve.Options{Logger: s.logger})))
+	mux.Handle("/media/", http.StripPrefix("/media/", mediaserve.New(s.backends.media, mediaserve.Options{Logger: s.logger, MinRate: s.cfg.MinTransferRate})))
 	embed, err := newEmbed(s.cfg, st, s.logger)
 	if err != nil {
 		return nil, err
@@ -364,6 +396,43 @@ func (s *server) routes() (http.Handler, error) {
 	}
 	mux.Handle("/", dash) // the dashboard; unknown paths answer a 404 page, or the API's JSON 404 to non-browsers
 	return handler, nil
+}
+
+// overflowSpare is how many connections past --max-connections, or past
+// a client's share, may wait at once for the overflow server's quick
+// answer; the overflow server holds each for at most two seconds.
+const overflowSpare = 64
+
+// isHealthCheck reports whether r asks for a health check, which the
+// per-client limits never refuse.
+func isHealthCheck(r *http.Request) bool {
+	return r.URL.Path == "/healthz" || r.URL.Path == "/readyz"
+}
+
+// healthz is /healthz: the node is up and serving.
+func (s *server) healthz(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	if !s.ready.Load() {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		fmt.Fprintln(w, `{"status":"starting"}`)
+		return
+	}
+	fmt.Fprintf(w, "{\"status\":\"ok\",\"role\":%q}\n", s.cfg.Role)
+}
+
+// overflow is the handler of the connections past the caps: /healthz
+// answers as usual, so that a load balancer still sees the node up, and
+// every other request is refused at once with a 503.
+func (s *server) overflow() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", s.healthz)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "1")
+		httpapi.WriteError(w, narrator.Errorf(narrator.EUNAVAILABLE,
+			"The server has as many connections as it takes, or as many from your address as it allows; try again in a moment."))
+	})
+	return mux
 }
 
 // purgingStore is the store as the API and the dashboard use it: deleting

@@ -30,6 +30,8 @@ var errorTable = map[string]struct {
 	narrator.ECONFLICT:     {http.StatusConflict, 40, ""},
 	narrator.EQUEUEFULL:    {http.StatusTooManyRequests, 60, ""},
 	narrator.EQUOTA:        {http.StatusForbidden, 61, ""},
+	narrator.ERATELIMITED:  {http.StatusTooManyRequests, 60, ""},
+	narrator.EUNAVAILABLE:  {http.StatusServiceUnavailable, 50, ""},
 	narrator.EINTERNAL:     {http.StatusInternalServerError, 50, "Internal error"},
 }
 
