@@ -116,3 +116,56 @@ func TestSlowClientsKeepHealth(t *testing.T) {
 		}
 	}
 }
+
+// getFrom sends GET path on a connection from the loopback address from,
+// with the given extra header lines, and returns the status.
+func getFrom(t *testing.T, from, addr, path, headers string) int {
+	t.Helper()
+	c := dialFrom(t, from, addr)
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(c, "GET "+path+" HTTP/1.1\r\nHost: narrator.test\r\nConnection: close\r\n"+headers+"\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	res, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	return res.StatusCode
+}
+
+// TestMetricsOnlyOnLoopback: without --metrics-addr, /metrics answers
+// only a client on this machine, never one a proxy forwards.
+func TestMetricsOnlyOnLoopback(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "0.0.0.0:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	addr := startCapped(t, "--addr", fmt.Sprintf("0.0.0.0:%d", port))
+	if got := getFrom(t, "127.0.0.1", addr, "/metrics", ""); got != http.StatusOK {
+		t.Errorf("/metrics from loopback: %d, want 200", got)
+	}
+	if got := getFrom(t, "127.0.0.1", addr, "/metrics", "X-Forwarded-For: 192.0.2.1\r\n"); got != http.StatusNotFound {
+		t.Errorf("/metrics forwarded by a local proxy: %d, want 404", got)
+	}
+	// This machine's own non-loopback address, if it has one, stands for a
+	// remote client.
+	conns, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range conns {
+		ip, ok := a.(*net.IPNet)
+		if !ok || ip.IP.IsLoopback() || ip.IP.To4() == nil {
+			continue
+		}
+		if got := getFrom(t, ip.IP.String(), fmt.Sprintf("%s:%d", ip.IP, port), "/metrics", ""); got != http.StatusNotFound {
+			t.Errorf("/metrics from %s: %d, want 404", ip.IP, got)
+		}
+		return
+	}
+	t.Log("no non-loopback IPv4 address to test a remote client from")
+}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"runtime/debug"
 	"sync/atomic"
@@ -372,7 +373,7 @@ func (s *server) routes() (http.Handler, error) {
 	})(limited)
 	mux.Handle("GET /readyz", s.readiness())
 	if s.cfg.MetricsAddr == "" {
-		mux.Handle("GET /metrics", s.metrics.Handler(s.logger))
+		mux.Handle("GET /metrics", loopbackOnly(s.metrics.Handler(s.logger)))
 	}
 	mux.HandleFunc("GET /healthz", s.healthz)
 	if !s.cfg.Serves() {
@@ -402,6 +403,20 @@ func (s *server) routes() (http.Handler, error) {
 // a client's share, may wait at once for the overflow server's quick
 // answer; the overflow server holds each for at most two seconds.
 const overflowSpare = 64
+
+// loopbackOnly serves h only to a client on this machine: a loopback peer
+// whose request no proxy forwarded (a proxy on this machine adds
+// X-Forwarded-For or Forwarded); anyone else gets the API's 404.
+func loopbackOnly(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ip, err := netip.ParseAddr(clientip.Host(r.RemoteAddr))
+		if err != nil || !ip.Unmap().IsLoopback() || r.Header.Get("X-Forwarded-For") != "" || r.Header.Get("Forwarded") != "" {
+			httpapi.WriteError(w, narrator.Errorf(narrator.ENOTFOUND, "Not found"))
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
 
 // isHealthCheck reports whether r asks for a health check, which the
 // per-client limits never refuse.

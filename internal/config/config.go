@@ -291,7 +291,8 @@ type Config struct {
 	WebhooksAllowPrivate bool
 	// MetricsAddr, when set, is a host:port of its own where /metrics is
 	// served, and then only there, with Go's profiles under /debug/pprof/;
-	// otherwise /metrics is on Addr and no profiles are served.
+	// otherwise /metrics is on Addr, for clients on this machine only
+	// (loopback, not forwarded by a proxy), and no profiles are served.
 	MetricsAddr string
 	// LogFormat is LogText or LogJSON.
 	LogFormat string
@@ -355,7 +356,7 @@ func ServeFlags(fs *flag.FlagSet, getenv func(string) string) func() (Config, er
 	fs.DurationVar(&c.RescueAfter, "rescue-after", env.duration(EnvRescueAfter, 2*time.Minute), "how long a job may run before another node takes it over, taking its node for dead (env "+EnvRescueAfter+")")
 	fs.DurationVar(&c.EngineStandIn, "engine-standin", env.duration(EnvEngineStandIn, 0), "for benchmarks only: replace every speech engine by a stand-in that waits this `long` per sentence (turns the sentence cache off) (env "+EnvEngineStandIn+")")
 	fs.BoolVar(&c.WebhooksAllowPrivate, "webhooks-allow-private", env.bool(EnvWebhooksAllowPrivate), "let webhook deliveries reach loopback, private and link-local addresses (env "+EnvWebhooksAllowPrivate+")")
-	fs.StringVar(&c.MetricsAddr, "metrics-addr", getenv(EnvMetricsAddr), "serve /metrics, and Go's profiles under /debug/pprof/, only on this `host:port` of its own (env "+EnvMetricsAddr+"; default: /metrics on --addr, no profiles)")
+	fs.StringVar(&c.MetricsAddr, "metrics-addr", getenv(EnvMetricsAddr), "serve /metrics, and Go's profiles under /debug/pprof/, only on this `host:port` of its own (env "+EnvMetricsAddr+"; default: /metrics on --addr to loopback clients only, no profiles)")
 	fs.StringVar(&c.LogFormat, "log-format", orDefault(getenv(EnvLogFormat), LogText), "log `format`: text or json (env "+EnvLogFormat+")")
 	fs.StringVar(&c.TrustedProxies, "trusted-proxies", getenv(EnvTrustedProxies), "comma-separated `CIDRs` of the reverse proxies whose X-Forwarded-For names the client, for the sign-in limits (env "+EnvTrustedProxies+"; default none: the peer is the client)")
 	fs.IntVar(&c.MaxConnections, "max-connections", env.int(EnvMaxConnections, DefaultMaxConnections), "client connections open at once; more are refused at once, the health checks answered (env "+EnvMaxConnections+")")
