@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"sync/atomic"
 	"syscall"
@@ -179,12 +180,8 @@ func (s *server) openData(ctx context.Context, getenv func(string) string) error
 		return err
 	}
 	s.unlock = unlock
-	// Scratch files of renderings interrupted by a crash are of no use.
-	if err := os.RemoveAll(cfg.ScratchDir()); err != nil {
-		return fmt.Errorf("clear scratch directory: %w", err)
-	}
-	if err := os.MkdirAll(cfg.ScratchDir(), 0o750); err != nil {
-		return fmt.Errorf("create scratch directory: %w", err)
+	if err := prepareScratch(cfg.ScratchDir(), s.logger); err != nil {
+		return err
 	}
 	s.backends, err = openBackends(ctx, cfg.Backends, jobs.Config{
 		Logger:           s.logger,
@@ -208,6 +205,41 @@ func (s *server) openData(ctx context.Context, getenv func(string) string) error
 		}
 		unlockData := s.unlock
 		s.unlock = func() { unlockDB(); unlockData() }
+	}
+	return nil
+}
+
+// scratchMark is the file that marks a scratch directory as Narrator's.
+const scratchMark = ".narrator-scratch"
+
+// prepareScratch makes dir ready for scratch files. Files of renderings
+// interrupted by a crash are of no use, so a directory Narrator made, and
+// marked, is emptied; a directory of that name that it did not make
+// (--data / would make it /tmp, and installs from before the mark have
+// one too) is used as it is, and nothing in it is removed.
+func prepareScratch(dir string, logger *slog.Logger) error {
+	fi, err := os.Lstat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return fmt.Errorf("scratch directory: %w", err)
+	case !fi.IsDir():
+		return fmt.Errorf("scratch directory %s is not a directory", dir)
+	default:
+		if _, err := os.Lstat(filepath.Join(dir, scratchMark)); err != nil {
+			logger.Warn("the scratch directory was not made by narrator, so files left in it by a crash are not removed; remove it while narrator is stopped to have it made anew",
+				"dir", dir)
+			return nil
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			return fmt.Errorf("clear scratch directory: %w", err)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return fmt.Errorf("create scratch directory: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, scratchMark), []byte("Made by narrator serve, which empties this directory when it starts.\n"), 0o640); err != nil {
+		return fmt.Errorf("mark scratch directory: %w", err)
 	}
 	return nil
 }
