@@ -33,6 +33,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/clientip"
 	"github.com/narrator/narrator/internal/speak"
 )
 
@@ -191,32 +192,36 @@ const AudiosPerPage = 25
 // fits even when each is four bytes and URL-encoded.
 const maxFormBytes = 2 << 20
 
+// maxSigninFormBytes caps the sign-in form: an email, a password, a
+// return path and a token, read before anyone is authenticated.
+const maxSigninFormBytes = 8 << 10
+
 // Server is the dashboard as an http.Handler.
 type Server struct {
-	store          Store
-	logger         *slog.Logger
-	mediaURL       func(string) string
-	feedURL        func(string) string
-	previews       PreviewRequester
-	media          MediaOpener
-	queue          QueuePositioner
-	previewWait    time.Duration
-	secure         bool
-	publicOrigin   string
-	mediaOrigin    string
-	notFound       http.Handler
-	now            func() time.Time
-	limiter        *Limiter
-	ttl            time.Duration
-	compare        func(hash, password []byte) error
-	checks         chan struct{} // a semaphore of password checks
-	trustedProxies []netip.Prefix
-	rules          *speak.RuleCache
-	pages          *pages
-	mux            *http.ServeMux
-	dummyOnce      sync.Once
-	dummyHash      []byte
-	maxAudio       time.Duration
+	store        Store
+	logger       *slog.Logger
+	mediaURL     func(string) string
+	feedURL      func(string) string
+	previews     PreviewRequester
+	media        MediaOpener
+	queue        QueuePositioner
+	previewWait  time.Duration
+	secure       bool
+	publicOrigin string
+	mediaOrigin  string
+	notFound     http.Handler
+	now          func() time.Time
+	limiter      *Limiter
+	ttl          time.Duration
+	compare      func(hash, password []byte) error
+	checks       chan struct{} // a semaphore of password checks
+	clients      *clientip.Resolver
+	rules        *speak.RuleCache
+	pages        *pages
+	mux          *http.ServeMux
+	dummyOnce    sync.Once
+	dummyHash    []byte
+	maxAudio     time.Duration
 }
 
 // New parses the embedded templates and returns the dashboard handler.
@@ -226,27 +231,27 @@ func New(d Deps) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		store:          d.Store,
-		logger:         d.Logger,
-		mediaURL:       d.MediaURL,
-		feedURL:        d.FeedURL,
-		previews:       d.Previews,
-		media:          d.Media,
-		queue:          d.Queue,
-		previewWait:    d.PreviewTimeout,
-		secure:         d.SecureCookies,
-		publicOrigin:   d.PublicOrigin,
-		mediaOrigin:    d.MediaOrigin,
-		notFound:       d.NotFound,
-		now:            d.Now,
-		limiter:        d.Limiter,
-		ttl:            d.SessionTTL,
-		compare:        d.ComparePasswordFunc,
-		trustedProxies: d.TrustedProxies,
-		rules:          d.RuleCache,
-		pages:          pg,
-		mux:            http.NewServeMux(),
-		maxAudio:       d.MaxAudioDuration,
+		store:        d.Store,
+		logger:       d.Logger,
+		mediaURL:     d.MediaURL,
+		feedURL:      d.FeedURL,
+		previews:     d.Previews,
+		media:        d.Media,
+		queue:        d.Queue,
+		previewWait:  d.PreviewTimeout,
+		secure:       d.SecureCookies,
+		publicOrigin: d.PublicOrigin,
+		mediaOrigin:  d.MediaOrigin,
+		notFound:     d.NotFound,
+		now:          d.Now,
+		limiter:      d.Limiter,
+		ttl:          d.SessionTTL,
+		compare:      d.ComparePasswordFunc,
+		clients:      clientip.New(d.TrustedProxies),
+		rules:        d.RuleCache,
+		pages:        pg,
+		mux:          http.NewServeMux(),
+		maxAudio:     d.MaxAudioDuration,
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
