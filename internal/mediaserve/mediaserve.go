@@ -72,6 +72,7 @@ type Handler struct {
 	logger       *slog.Logger
 	writeTimeout time.Duration
 	minRate      int
+	live         *liveWatch
 }
 
 // New returns a Handler that serves the objects of store.
@@ -83,6 +84,7 @@ func New(store Opener, opts Options) *Handler {
 	if h.writeTimeout <= 0 {
 		h.writeTimeout = DefaultWriteTimeout
 	}
+	h.live = &liveWatch{read: h.read, streams: map[string]*liveStream{}}
 	return h
 }
 
