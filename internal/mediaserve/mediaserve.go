@@ -2,7 +2,8 @@
 // segments) over public HTTP.
 //
 // Keys contain a random token and an object never changes once written, so
-// responses are cacheable forever; the one exception, a live playlist
+// responses are cacheable, for an hour, as objects are deleted with their
+// audio; the one exception, a live playlist
 // (narrator.MediaIsLive), is served to be revalidated on every use, and
 // beside it the live stream as a growing MP3 (narrator.LiveMP3Name), which
 // the handler makes from the segments as they are stored. Any origin may fetch them, because web
@@ -45,6 +46,14 @@ type Opener interface {
 	// EINVALID *narrator.Error if key is malformed.
 	Open(ctx context.Context, key string) (io.ReadSeekCloser, narrator.BlobInfo, error)
 }
+
+// cacheControl is the Cache-Control of every media object but a live
+// playlist. An object's content never changes at its URL, whose folder is
+// new for every rendering, so revalidation costs a 304; but an object is
+// deleted with its audio, so it is never cached for good: caches keep it
+// an hour without asking, and a deleted audio lives on in them for at
+// most that long.
+const cacheControl = "public, max-age=3600"
 
 // RateGrace is how much longer than Options.MinRate allows the writes of
 // a response may take in all: a response's first bytes may wait this long.
@@ -146,8 +155,10 @@ func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		hdr.Set("Cache-Control", "no-cache")
 		modTime = time.Time{}
 	} else {
-		// Every other object is never rewritten with other content.
-		hdr.Set("Cache-Control", "public, max-age=31536000, immutable")
+		// Every other object is never rewritten with other content (each
+		// rendering has a folder of its own), but it is deleted with its
+		// audio: caches keep it an hour, then revalidate by ETag.
+		hdr.Set("Cache-Control", cacheControl)
 	}
 	// ServeContent answers Range (206, 416), HEAD and conditional requests.
 	// On an error status it drops Cache-Control and ETag itself.
