@@ -9,13 +9,14 @@ import (
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/config"
 	"github.com/narrator/narrator/internal/player"
+	"github.com/narrator/narrator/internal/ratelimit"
 	"github.com/narrator/narrator/internal/speak"
 	"github.com/narrator/narrator/internal/web"
 )
 
 // newDashboard builds the dashboard served at "/". Requests for unknown
 // paths that do not ask for HTML go to notFound (the API's JSON 404).
-func newDashboard(cfg config.Config, st purgingStore, b *backends, rules *speak.RuleCache, logger *slog.Logger, notFound http.Handler) (http.Handler, error) {
+func newDashboard(cfg config.Config, st purgingStore, b *backends, rules *speak.RuleCache, triggers *ratelimit.Limiter, logger *slog.Logger, notFound http.Handler) (http.Handler, error) {
 	u, err := url.Parse(cfg.PublicURL)
 	if err != nil {
 		return nil, fmt.Errorf("dashboard: parse public URL: %w", err)
@@ -43,6 +44,7 @@ func newDashboard(cfg config.Config, st purgingStore, b *backends, rules *speak.
 		TrustedProxies:   proxies,
 		RuleCache:        rules,
 		MaxAudioDuration: cfg.MaxAudioDuration,
+		WebhookTriggers:  triggers,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("dashboard: %w", err)

@@ -32,6 +32,7 @@ import (
 	"github.com/narrator/narrator/internal/metrics"
 	"github.com/narrator/narrator/internal/pipeline"
 	"github.com/narrator/narrator/internal/proc"
+	"github.com/narrator/narrator/internal/ratelimit"
 	"github.com/narrator/narrator/internal/speak"
 	"github.com/narrator/narrator/internal/standin"
 	"github.com/narrator/narrator/internal/webhook"
@@ -412,8 +413,10 @@ func (s *server) routes() (http.Handler, error) {
 		return handler, nil
 	}
 	st := purgingStore{dataStore: s.backends.store, purger: jobs.NewDeleteMediaWorker(s.backends.media), logger: s.logger}
+	// The API and the dashboard count webhook tests and resends together.
+	triggers := ratelimit.New(nil)
 	api := httpapi.NewServer(httpapi.Deps{Store: st, Logger: s.logger, MediaURL: s.cfg.MediaURL, Media: s.backends.media, Queue: s.backends.queue,
-		MaxAudioDuration: s.cfg.MaxAudioDuration})
+		MaxAudioDuration: s.cfg.MaxAudioDuration, WebhookTriggers: triggers})
 	mux.Handle("/api/", api)
 	mux.Handle("/media/", http.StripPrefix("/media/", mediaserve.New(s.backends.media, mediaserve.Options{Logger: s.logger, MinRate: s.cfg.MinTransferRate})))
 	embed, err := newEmbed(s.cfg, st, s.logger)
@@ -423,7 +426,7 @@ func (s *server) routes() (http.Handler, error) {
 	mux.Handle("GET /embed.js", embed)
 	mux.Handle("/embed/", embed) // the only pages other sites may frame
 	mux.Handle("/feeds/{name}", feed.New(feed.Config{Store: st, MediaURL: s.cfg.MediaURL, PublicURL: s.cfg.PublicURL, Logger: s.logger}))
-	dash, err := newDashboard(s.cfg, st, s.backends, s.rules, s.logger, api)
+	dash, err := newDashboard(s.cfg, st, s.backends, s.rules, triggers, s.logger, api)
 	if err != nil {
 		return nil, err
 	}

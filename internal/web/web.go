@@ -34,6 +34,7 @@ import (
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/clientip"
+	"github.com/narrator/narrator/internal/ratelimit"
 	"github.com/narrator/narrator/internal/speak"
 )
 
@@ -180,6 +181,10 @@ type Deps struct {
 	// X-Forwarded-For header names the client; none when empty, and then
 	// the peer is the client.
 	TrustedProxies []netip.Prefix
+	// WebhookTriggers counts the test and resend calls of webhook
+	// endpoints (ratelimit.WebhookTriggers); share it with the API. One of
+	// the dashboard's own when nil.
+	WebhookTriggers *ratelimit.Limiter
 }
 
 // DefaultSessionTTL is how long a dashboard session lasts after sign-in.
@@ -216,6 +221,7 @@ type Server struct {
 	compare      func(hash, password []byte) error
 	checks       chan struct{} // a semaphore of password checks
 	clients      *clientip.Resolver
+	triggers     *ratelimit.Limiter
 	rules        *speak.RuleCache
 	pages        *pages
 	mux          *http.ServeMux
@@ -248,6 +254,7 @@ func New(d Deps) (*Server, error) {
 		ttl:          d.SessionTTL,
 		compare:      d.ComparePasswordFunc,
 		clients:      clientip.New(d.TrustedProxies),
+		triggers:     d.WebhookTriggers,
 		rules:        d.RuleCache,
 		pages:        pg,
 		mux:          http.NewServeMux(),
@@ -261,6 +268,9 @@ func New(d Deps) (*Server, error) {
 	}
 	if s.limiter == nil {
 		s.limiter = NewLimiter(LimiterConfig{Store: s.store, Now: s.now})
+	}
+	if s.triggers == nil {
+		s.triggers = ratelimit.New(s.now)
 	}
 	checks := d.PasswordChecks
 	if checks <= 0 {
