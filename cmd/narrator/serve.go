@@ -163,7 +163,7 @@ func openServer(ctx context.Context, cfg config.Config, logger *slog.Logger, get
 		// whole response, long media downloads included: media bound each
 		// write instead (mediaserve.Options.WriteTimeout).
 		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       2 * time.Minute,
+		ReadTimeout:       readTimeout,
 		IdleTimeout:       time.Minute,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
@@ -395,11 +395,12 @@ func (s *server) routes() (http.Handler, error) {
 	}
 	mux := http.NewServeMux()
 	limited := clientlimit.Requests(clientlimit.RequestOptions{
-		Clients:    clientip.New(proxies),
-		PerClient:  s.cfg.MaxConnectionsPerClient,
-		Exempt:     isHealthCheck,
-		MinRate:    s.cfg.MinTransferRate,
-		WriteError: httpapi.WriteError,
+		Clients:     clientip.New(proxies),
+		PerClient:   s.cfg.MaxConnectionsPerClient,
+		Exempt:      isHealthCheck,
+		MinRate:     s.cfg.MinTransferRate,
+		BodyTimeout: readTimeout,
+		WriteError:  httpapi.WriteError,
 	})(mux)
 	handler := accesslog.Middleware(accesslog.Options{
 		Logger: s.logger, Observer: s.metrics, SecretPrefixes: []string{"/feeds/"},
@@ -433,6 +434,10 @@ func (s *server) routes() (http.Handler, error) {
 	mux.Handle("/", dash) // the dashboard; unknown paths answer a 404 page, or the API's JSON 404 to non-browsers
 	return handler, nil
 }
+
+// readTimeout bounds the time a request, headers and body, may take to
+// arrive, whatever its rate.
+const readTimeout = 2 * time.Minute
 
 // overflowSpare is how many connections past --max-connections, or past
 // a client's share, may wait at once for the overflow server's quick

@@ -196,3 +196,44 @@ func TestBodyMinRate(t *testing.T) {
 		t.Fatalf("whole body: %v", err)
 	}
 }
+
+// TestBodyTimeout: a body that keeps above the minimum rate is still cut
+// off once it has taken BodyTimeout in all.
+func TestBodyTimeout(t *testing.T) {
+	t.Parallel()
+	got := make(chan error, 1)
+	srv := httptest.NewServer(clientlimit.Requests(clientlimit.RequestOptions{
+		Clients: clientip.New(nil), PerClient: 10, MinRate: 1, BodyTimeout: time.Second,
+		WriteError: func(w http.ResponseWriter, err error) { w.WriteHeader(http.StatusTooManyRequests) },
+	})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, err := io.ReadAll(r.Body)
+		got <- err
+	})))
+	t.Cleanup(srv.Close)
+	c := dialFrom(t, "127.0.0.1", srv.Listener.Addr().String())
+	io.WriteString(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n")
+	stop := make(chan struct{})
+	t.Cleanup(func() { close(stop) })
+	go func() {
+		tick := time.NewTicker(100 * time.Millisecond) // 10 bytes a second, above the minimum
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				if _, err := io.WriteString(c, "x"); err != nil {
+					return
+				}
+			}
+		}
+	}()
+	select {
+	case err := <-got:
+		if err == nil {
+			t.Fatal("the body was read to its end")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("a body trickling above the minimum rate still holds its handler past the body timeout")
+	}
+}

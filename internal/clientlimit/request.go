@@ -29,6 +29,11 @@ type RequestOptions struct {
 	// second, once BodyGrace is spent; a slower one is cut off by a read
 	// deadline on the connection. 0 sets no minimum.
 	MinRate int
+	// BodyTimeout bounds the time a request body may take in all, from
+	// when the handler is called, whatever its rate, as the server's
+	// ReadTimeout would: the read deadlines MinRate sets replace that
+	// one. 0 sets no bound.
+	BodyTimeout time.Duration
 	// WriteError answers a refused request with the service's error body.
 	WriteError func(http.ResponseWriter, error)
 }
@@ -69,7 +74,11 @@ func Requests(opts RequestOptions) func(http.Handler) http.Handler {
 				defer release(key)
 			}
 			if opts.MinRate > 0 && r.Body != nil && r.Body != http.NoBody {
-				r.Body = &rateReader{ReadCloser: r.Body, rc: http.NewResponseController(w), rate: opts.MinRate, now: time.Now}
+				rr := &rateReader{ReadCloser: r.Body, rc: http.NewResponseController(w), rate: opts.MinRate, now: time.Now}
+				if opts.BodyTimeout > 0 {
+					rr.end = rr.now().Add(opts.BodyTimeout)
+				}
+				r.Body = rr
 			}
 			next.ServeHTTP(w, r)
 		})
@@ -87,6 +96,7 @@ type rateReader struct {
 	rate int
 	now  func() time.Time
 
+	end   time.Time     // no read past this; zero for no bound
 	read  int64         // bytes read so far
 	busy  time.Duration // time spent in Read so far
 	ended bool          // the body returned an error, EOF included
@@ -101,9 +111,13 @@ func (b *rateReader) Read(p []byte) (int, error) {
 	}
 	allowance := BodyGrace + time.Duration(b.read)*time.Second/time.Duration(b.rate) - b.busy
 	start := b.now()
+	deadline := start.Add(allowance)
+	if !b.end.IsZero() && b.end.Before(deadline) {
+		deadline = b.end
+	}
 	// A connection that cannot take deadlines (a test recorder) reads
 	// without.
-	_ = b.rc.SetReadDeadline(start.Add(allowance))
+	_ = b.rc.SetReadDeadline(deadline)
 	n, err := b.ReadCloser.Read(p)
 	b.read += int64(n)
 	b.busy += b.now().Sub(start)
