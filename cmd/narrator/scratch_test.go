@@ -63,3 +63,24 @@ func TestScratchCleanupOnlyWhenMarked(t *testing.T) {
 		t.Fatalf("start-up left a leftover scratch file of its own: %v", err)
 	}
 }
+
+// TestScratchLinkNotEmptied: a scratch directory that is a link is used,
+// and what it points to is never emptied.
+func TestScratchLinkNotEmptied(t *testing.T) {
+	t.Parallel()
+	data, elsewhere := t.TempDir(), t.TempDir()
+	precious := filepath.Join(elsewhere, "precious")
+	if err := os.WriteFile(precious, []byte("not narrator's"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(elsewhere, scratchMark), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, filepath.Join(data, "tmp")); err != nil {
+		t.Fatal(err)
+	}
+	openClose(t, data)
+	if _, err := os.Stat(precious); err != nil {
+		t.Fatalf("start-up emptied what the scratch link points to: %v", err)
+	}
+}

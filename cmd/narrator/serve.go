@@ -224,10 +224,11 @@ func prepareScratch(dir string, logger *slog.Logger) error {
 	case errors.Is(err, os.ErrNotExist):
 	case err != nil:
 		return fmt.Errorf("scratch directory: %w", err)
-	case !fi.IsDir():
+	case !fi.IsDir() && fi.Mode()&os.ModeSymlink == 0:
 		return fmt.Errorf("scratch directory %s is not a directory", dir)
 	default:
-		if _, err := os.Lstat(filepath.Join(dir, scratchMark)); err != nil {
+		// A link is never emptied: what it points to is not Narrator's.
+		if _, err := os.Lstat(filepath.Join(dir, scratchMark)); err != nil || fi.Mode()&os.ModeSymlink != 0 {
 			logger.Warn("the scratch directory was not made by narrator, so files left in it by a crash are not removed; remove it while narrator is stopped to have it made anew",
 				"dir", dir)
 			return nil
@@ -314,7 +315,7 @@ func (s *server) startWorkers(ctx context.Context) error {
 
 // run serves until ctx ends or the HTTP server fails; a failure is returned.
 func (s *server) run(ctx context.Context) error {
-	serveErr := make(chan error, 1)
+	serveErr := make(chan error, 3) // one per server, so that none waits to send
 	go func() { serveErr <- s.http.Serve(s.ln) }()
 	go func() { serveErr <- s.overflowHTTP.Serve(s.ln.Overflow()) }()
 	if s.metricsHTTP != nil {
