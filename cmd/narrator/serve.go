@@ -144,10 +144,11 @@ func openServer(ctx context.Context, cfg config.Config, logger *slog.Logger, get
 	})
 	s.overflowHTTP = &http.Server{
 		Handler: s.overflow(),
-		// A connection past the caps gets a second for its request and
-		// one for the answer, and is closed after it.
-		ReadHeaderTimeout: time.Second,
-		ReadTimeout:       time.Second,
+		// A connection past the caps gets half a second for its request
+		// and one for the answer, and is closed after it: a health check
+		// sends its request at once.
+		ReadHeaderTimeout: overflowRead,
+		ReadTimeout:       overflowRead,
 		WriteTimeout:      time.Second,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
@@ -442,8 +443,12 @@ const readTimeout = 2 * time.Minute
 
 // overflowSpare is how many connections past --max-connections, or past
 // a client's share, may wait at once for the overflow server's quick
-// answer; the overflow server holds each for at most two seconds.
-const overflowSpare = 64
+// answer, a quarter of them from one client; the overflow server holds
+// each for at most overflowRead and a second.
+const overflowSpare = 256
+
+// overflowRead is how long the overflow server waits for a request.
+const overflowRead = 500 * time.Millisecond
 
 // loopbackOnly serves h only to a client on this machine: a loopback peer
 // whose request no proxy forwarded (a proxy on this machine adds

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -105,6 +106,32 @@ func TestListenerCaps(t *testing.T) {
 	a1.Close()
 	dialFrom(t, "127.0.0.2", addr)
 	mustReceive(t, main, "client A after one of its closed")
+}
+
+// TestOverflowPerClient: one client may hold a quarter of the overflow's
+// spare slots, so that a flood from it leaves room for others' health
+// checks.
+func TestOverflowPerClient(t *testing.T) {
+	t.Parallel()
+	inner, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := clientlimit.NewListener(inner, clientlimit.ListenerOptions{Max: 10, PerClient: 1, Spare: 8})
+	t.Cleanup(func() { l.Close(); l.Overflow().Close() })
+	addr := inner.Addr().String()
+	main, over := accepted(t, l), accepted(t, l.Overflow())
+	dialFrom(t, "127.0.0.2", addr)
+	mustReceive(t, main, "client A")
+	for i := range 2 {
+		dialFrom(t, "127.0.0.2", addr)
+		mustReceive(t, over, fmt.Sprintf("client A's overflow %d", i+1))
+	}
+	closedByPeer(t, dialFrom(t, "127.0.0.2", addr)) // past A's quarter of 8
+	dialFrom(t, "127.0.0.3", addr)
+	mustReceive(t, main, "client B")
+	dialFrom(t, "127.0.0.3", addr)
+	mustReceive(t, over, "client B's overflow")
 }
 
 // TestRequestsPerClient: a client with its share of requests in flight is

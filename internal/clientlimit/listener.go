@@ -25,8 +25,9 @@ type ListenerOptions struct {
 	Exempt func(host string) bool
 	// Spare is how many connections past the caps may wait at once on the
 	// Overflow listener, whose server answers the health checks and
-	// refuses the rest. Past it, a connection is closed as soon as it is
-	// accepted. 0 closes every connection past the caps at once.
+	// refuses the rest; one client may have a quarter of them (at least
+	// one). Past that, a connection is closed as soon as it is accepted.
+	// 0 closes every connection past the caps at once.
 	Spare int
 }
 
@@ -51,10 +52,12 @@ func NewListener(ln net.Listener, opts ListenerOptions) *Listener {
 	l := &Listener{Listener: ln, opts: opts, client: map[string]int{}}
 	if opts.Spare > 0 {
 		l.overflow = &overflow{
-			addr:  ln.Addr(),
-			conns: make(chan net.Conn, opts.Spare),
-			room:  make(chan struct{}, opts.Spare),
-			done:  make(chan struct{}),
+			addr:      ln.Addr(),
+			conns:     make(chan net.Conn, opts.Spare),
+			room:      make(chan struct{}, opts.Spare),
+			done:      make(chan struct{}),
+			perClient: max(opts.Spare/4, 1),
+			client:    map[string]int{},
 		}
 	}
 	return l
@@ -75,7 +78,7 @@ func (l *Listener) Accept() (net.Conn, error) {
 		if l.take(key) {
 			return &conn{Conn: c, release: func() { l.release(key) }}, nil
 		}
-		if l.overflow == nil || !l.overflow.offer(c) {
+		if l.overflow == nil || !l.overflow.offer(c, clientip.Key(host)) {
 			c.Close()
 		}
 	}
@@ -132,23 +135,25 @@ func (c *conn) Close() error {
 }
 
 // overflow is a net.Listener fed by a Listener with the connections past
-// its caps, at most cap(room) at once.
+// its caps, at most cap(room) at once, and perClient of one client.
 type overflow struct {
-	addr  net.Addr
-	conns chan net.Conn
-	room  chan struct{} // a token per connection handed out and not closed
-	done  chan struct{}
+	addr      net.Addr
+	conns     chan net.Conn
+	room      chan struct{} // a token per connection handed out and not closed
+	done      chan struct{}
+	perClient int
 
 	mu     sync.Mutex
 	closed bool
+	client map[string]int
 }
 
-// offer hands c to the overflow listener, or reports false if it is full
-// or closed.
-func (o *overflow) offer(c net.Conn) bool {
+// offer hands c, of client key, to the overflow listener, or reports
+// false if it is full, for all or for the client, or closed.
+func (o *overflow) offer(c net.Conn, key string) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.closed {
+	if o.closed || o.client[key] >= o.perClient {
 		return false
 	}
 	select {
@@ -156,9 +161,19 @@ func (o *overflow) offer(c net.Conn) bool {
 	default:
 		return false
 	}
+	o.client[key]++
 	// conns has room for every token, so this never blocks.
-	o.conns <- &conn{Conn: c, release: func() { <-o.room }}
+	o.conns <- &conn{Conn: c, release: func() { o.release(key) }}
 	return true
+}
+
+func (o *overflow) release(key string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.client[key]--; o.client[key] <= 0 {
+		delete(o.client, key)
+	}
+	<-o.room
 }
 
 func (o *overflow) Accept() (net.Conn, error) {
