@@ -31,7 +31,8 @@ var errorTable = map[string]struct {
 	narrator.EQUEUEFULL:    {http.StatusTooManyRequests, 60, ""},
 	narrator.EQUOTA:        {http.StatusForbidden, 61, ""},
 	narrator.EUNREADABLE:   {http.StatusUnprocessableEntity, 10, ""},
-	narrator.EUNAVAILABLE:  {http.StatusServiceUnavailable, 60, ""},
+	narrator.ERATELIMITED:  {http.StatusTooManyRequests, 60, ""},
+	narrator.EUNAVAILABLE:  {http.StatusServiceUnavailable, 50, ""},
 	narrator.EINTERNAL:     {http.StatusInternalServerError, 50, "Internal error"},
 }
 
