@@ -59,7 +59,7 @@ type Options struct {
 	Library string
 	// Workers is how many worker processes a model may have; zero means 1. Runs is how many
 	// runs one worker makes at once, on its one copy of the model; zero means 1. Threads is
-	// how many threads one run uses; zero means 1. docs/speech.md gives the measurements
+	// how many threads one run uses; zero means 1. docs/figures.md gives the measurements
 	// behind the server's choices.
 	Workers, Runs, Threads int
 	// Sandbox runs the workers with less power than the server; nil runs them as they are.
