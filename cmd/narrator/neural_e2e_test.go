@@ -122,6 +122,29 @@ func TestNeuralVoice(t *testing.T) {
 		t.Errorf("healthz %d after the crashes", res.StatusCode)
 	}
 
+	// A Kokoro model with one voice's raw style table, as kokoro-js ships them: the voice
+	// installs under its own name, speaks, and outranks the Piper voice as a default.
+	kdir := t.TempDir()
+	kmodel, styles := filepath.Join(kdir, "kokoro-v1.0.onnx"), filepath.Join(kdir, "af_heart.bin")
+	if err := os.WriteFile(kmodel, onnxtest.Kokoro(onnxtest.KokoroOptions{Repeat: 100}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(styles, make([]byte, 510*256*4), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got = mustJSON[[]installedOut](t, mustCLI(t, "voices", "install", "--data", data, "--onnxruntime", lib, "--json", kmodel, styles))
+	if len(got) != 1 || got[0].ID != "kokoro-af_heart" || got[0].Label != "Heart (Female)" || got[0].Engine != "kokoro" {
+		t.Fatalf("installed %+v", got)
+	}
+	kproj := mustJSON[projectOut](t, mustCLI(t, "projects", "create", "--data", data, "--account", fmt.Sprint(acct.ID), "--title", "Kokoro", "--language", "en_US"))
+	if kproj.BodyVoice != "Heart (Female)" || kproj.TitleVoice != "Tiny (Female)" {
+		t.Errorf("a new en_US project speaks with %q and titles with %q, want Heart, then Tiny", kproj.BodyVoice, kproj.TitleVoice)
+	}
+	if _, err := c.CreateAudio(t.Context(), kproj.ID, client.NewAudio{Title: "Kokoro", Body: "<p>Hello from a Kokoro voice.</p>", ExternalID: "k-1"}); err != nil {
+		t.Fatal(err)
+	}
+	waitProcessed(t, c, kproj.ID, "k-1", 90*time.Second)
+
 	// Removed, the voice gives way to the language's built-in default.
 	if out := mustCLI(t, "voices", "remove", "--data", data, "piper-en_us-tiny-medium"); !strings.Contains(out, "removed") {
 		t.Errorf("remove: %s", out)

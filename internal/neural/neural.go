@@ -376,7 +376,7 @@ func (e *Engine) loadStyles(ctx context.Context, f narrator.VoiceFile) (Styles, 
 	if err != nil {
 		return nil, err
 	}
-	s, err := ReadStyles(p)
+	s, err := ReadStyles(p, f.Name)
 	if err != nil {
 		return nil, err
 	}
