@@ -42,6 +42,11 @@ type Options struct {
 	// Limits bound what each account may queue and store; zero values
 	// mean no limit.
 	Limits narrator.Limits
+	// EffectFunc, when set, is told of each step of a write's effects as
+	// the store takes it (narrator.Effects.Steps), inside the write's
+	// transaction: the store suite checks that every store takes them in
+	// one order.
+	EffectFunc func(narrator.EffectStep)
 }
 
 // Store is the PostgreSQL store. Many processes, on many nodes, may use one
@@ -55,6 +60,7 @@ type Store struct {
 	jobs   JobInserter
 	body   narrator.EventBodyFunc
 	limits narrator.Limits
+	effect func(narrator.EffectStep)
 }
 
 // Open connects to the database at url, a PostgreSQL URL or keyword/value
@@ -78,7 +84,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("open postgres %s: %w", where, err)
 	}
-	st := &Store{Now: time.Now, pool: pool, body: opts.EventBody, limits: opts.Limits}
+	st := &Store{Now: time.Now, pool: pool, body: opts.EventBody, limits: opts.Limits, effect: opts.EffectFunc}
 	if opts.Jobs != nil {
 		if st.jobs, err = opts.Jobs(pool); err != nil {
 			pool.Close()

@@ -94,6 +94,7 @@ func TestStore(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, now func() time.Time, rec *storetest.Recorder) storetest.Store {
 		opts := withJobs(recorderJobs{rec})
 		opts.EventBody = rec.EventBody
+		opts.EffectFunc = rec.Effect
 		opts.Limits = storetest.SuiteLimits
 		s := mustOpen(t, pgtest.NewDatabase(t, migrated), opts)
 		s.Now = now

@@ -168,10 +168,9 @@ func (s *Store) resynthesize(ctx context.Context, tx pgx.Tx, a *narrator.Audio, 
 	if _, err := tx.Exec(ctx, resynthesizeSQL, a.State, a.Error, a.Revision, a.UpdatedAt, a.ID); err != nil {
 		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
 	}
-	if err := addUsage(ctx, tx, &before, a); err != nil {
-		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
-	}
-	if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: a.ID, Revision: a.Revision, Round: round}); err != nil {
+	eff := narrator.ChangeEffects(&before, a)
+	eff.Round = round
+	if err := s.applyEffects(ctx, tx, a, eff); err != nil {
 		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
 	}
 	return nil

@@ -202,21 +202,18 @@ func (s *Store) changeWebhook(ctx context.Context, projectID, id int64, what, qu
 	return h, nil
 }
 
-// raise delivers the event that the change of an audio from before to
-// after raises, as narrator.AudioEvent decides, to the project's endpoints
-// that want it, inside the change's transaction.
-func (s *Store) raise(ctx context.Context, tx pgx.Tx, before, after *narrator.Audio) error {
-	typ := narrator.AudioEvent(before, after)
-	if typ == "" {
+// raise delivers e, an audio's event (nil for none), to the project's
+// endpoints that want it, inside the change's transaction.
+func (s *Store) raise(ctx context.Context, tx pgx.Tx, e *narrator.Event) error {
+	if e == nil {
 		return nil
 	}
-	hooks, err := listWebhooks(ctx, tx, after.ProjectID)
+	hooks, err := listWebhooks(ctx, tx, e.ProjectID)
 	if err != nil {
-		return fmt.Errorf("raise %s: %w", typ, err)
+		return fmt.Errorf("raise %s: %w", e.Type, err)
 	}
-	e := &narrator.Event{Type: typ, ProjectID: after.ProjectID, Audio: after, CreatedAt: s.now()}
 	if _, err := s.deliver(ctx, tx, e, hooks); err != nil {
-		return fmt.Errorf("raise %s: %w", typ, err)
+		return fmt.Errorf("raise %s: %w", e.Type, err)
 	}
 	return nil
 }
@@ -233,45 +230,30 @@ DELETE FROM webhook_deliveries
 WHERE webhook_id = $1 AND state <> 'pending' AND id <= (
 	SELECT id FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY id DESC LIMIT 1 OFFSET $2)`
 
-// deliver writes a delivery of e to each of hooks that wants it, with its
-// job, and returns them. The body is rendered once, and only if needed.
+// deliver writes the deliveries of e to those of hooks that want it
+// (narrator.PlanDeliveries), each with its job, and returns them.
 func (s *Store) deliver(ctx context.Context, tx pgx.Tx, e *narrator.Event, hooks []*narrator.Webhook) ([]*narrator.WebhookDelivery, error) {
-	var body []byte
-	var out []*narrator.WebhookDelivery
-	for _, h := range hooks {
-		if !h.Wants(e.Type) {
-			continue
-		}
-		if body == nil {
-			if s.body == nil {
-				return nil, errors.New("the postgres store was opened without an event renderer")
-			}
-			var err error
-			if body, err = s.body(e); err != nil {
-				return nil, fmt.Errorf("render event: %w", err)
-			}
-		}
-		d, err := narrator.NewDelivery(h, e, body)
-		if err != nil {
-			return nil, err
-		}
+	ds, err := narrator.PlanDeliveries(e, hooks, s.body)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range ds {
 		var audioID *int64
 		if d.AudioID != 0 {
 			audioID = &d.AudioID
 		}
 		if err := tx.QueryRow(ctx, insertDeliverySQL, d.WebhookID, d.MessageID, d.Event, audioID, d.Body, d.State,
 			d.CreatedAt).Scan(&d.ID); err != nil {
-			return nil, fmt.Errorf("insert delivery to webhook %d: %w", h.ID, err)
+			return nil, fmt.Errorf("insert delivery to webhook %d: %w", d.WebhookID, err)
 		}
-		if _, err := tx.Exec(ctx, pruneDeliveriesSQL, h.ID, narrator.MaxDeliveriesListed); err != nil {
-			return nil, fmt.Errorf("prune deliveries of webhook %d: %w", h.ID, err)
+		if _, err := tx.Exec(ctx, pruneDeliveriesSQL, d.WebhookID, narrator.MaxDeliveriesListed); err != nil {
+			return nil, fmt.Errorf("prune deliveries of webhook %d: %w", d.WebhookID, err)
 		}
 		if err := s.enqueue(ctx, tx, narrator.WebhookJob{DeliveryID: d.ID}); err != nil {
 			return nil, err
 		}
-		out = append(out, d)
 	}
-	return out, nil
+	return ds, nil
 }
 
 // TestWebhook queues a narrator.EventWebhookTest delivery to an endpoint of

@@ -341,20 +341,14 @@ func (s *Store) importAudio(ctx context.Context, tx *sql.Tx, a *narrator.Audio) 
 			return false, fmt.Errorf("insert %s media %d: %w", m.ContentType, m.ID, formatError(err, fmt.Sprintf("media %d", m.ID)))
 		}
 	}
-	if err := addAudioCount(ctx, tx, a.ProjectID, 1); err != nil {
-		return false, err
-	}
-	if err := s.addUsage(ctx, tx, nil, a); err != nil {
-		return false, err
-	}
-	if a.AwaitsSynthesis() {
-		round, err := s.planSynthesis(ctx, tx, &headMemo{}, a.ProjectID, false, false)
-		if err != nil {
+	eff := narrator.ChangeEffects(nil, a)
+	if eff.Synthesize {
+		if eff.Round, err = s.planSynthesis(ctx, tx, &headMemo{}, a.ProjectID, false, false); err != nil {
 			return false, err
 		}
-		if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: a.ID, Revision: a.Revision, Round: round}); err != nil {
-			return false, err
-		}
+	}
+	if err := s.applyEffects(ctx, tx, a, eff); err != nil {
+		return false, err
 	}
 	return true, nil
 }

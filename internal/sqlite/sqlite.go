@@ -64,6 +64,11 @@ type Options struct {
 	// Limits bound what each account may queue and store; zero values
 	// mean no limit.
 	Limits narrator.Limits
+	// EffectFunc, when set, is told of each step of a write's effects as
+	// the store takes it (narrator.Effects.Steps), inside the write's
+	// transaction: the store suite checks that every store takes them in
+	// one order.
+	EffectFunc func(narrator.EffectStep)
 }
 
 // Store is the SQLite store. It holds two pools on one database file: a
@@ -81,6 +86,7 @@ type Store struct {
 	jobs   JobInserter
 	body   narrator.EventBodyFunc
 	limits narrator.Limits
+	effect func(narrator.EffectStep)
 	reads  stmtCache[readStmts]
 	writes stmtCache[writeStmts]
 	cache  *readCache
@@ -158,7 +164,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		writer.Close()
 		return nil, fmt.Errorf("open sqlite read cache %s: %w", path, err)
 	}
-	st := &Store{Now: time.Now, path: path, writer: writer, reader: reader, body: opts.EventBody, limits: opts.Limits,
+	st := &Store{Now: time.Now, path: path, writer: writer, reader: reader, body: opts.EventBody, limits: opts.Limits, effect: opts.EffectFunc,
 		reads: stmtCache[readStmts]{prepare: prepareReads}, writes: stmtCache[writeStmts]{prepare: prepareWrites}, cache: cache}
 	if opts.Jobs != nil {
 		if st.jobs, err = opts.Jobs(writer); err != nil {
