@@ -101,7 +101,7 @@ func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 // Ping checks that the database answers a query.
 func (s *Store) Ping(ctx context.Context) error {
 	if err := s.pool.Ping(ctx); err != nil {
-		return fmt.Errorf("ping database: %w", err)
+		return fmt.Errorf("ping database: %w", unavailable(err))
 	}
 	return nil
 }
@@ -135,9 +135,9 @@ func (s *Store) now() time.Time {
 func (s *Store) beginWrite(ctx context.Context) (pgx.Tx, error) {
 	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
 	if err != nil {
-		return nil, fmt.Errorf("begin write: %w", err)
+		return nil, fmt.Errorf("begin write: %w", unavailable(err))
 	}
-	return tx, nil
+	return txConn{tx}, nil
 }
 
 // beginRead starts a read-only REPEATABLE READ transaction, so that a read
@@ -146,9 +146,9 @@ func (s *Store) beginWrite(ctx context.Context) (pgx.Tx, error) {
 func (s *Store) beginRead(ctx context.Context) (pgx.Tx, error) {
 	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
-		return nil, fmt.Errorf("begin read: %w", err)
+		return nil, fmt.Errorf("begin read: %w", unavailable(err))
 	}
-	return tx, nil
+	return txConn{tx}, nil
 }
 
 // rollback ends a transaction that was not committed; it is deferred by

@@ -66,7 +66,7 @@ const usageSQL = `SELECT queued, media_bytes, synthesis_round FROM accounts WHER
 // ENOTFOUND.
 func (s *Store) AccountUsage(ctx context.Context, accountID int64) (narrator.Usage, error) {
 	var u narrator.Usage
-	err := s.pool.QueryRow(ctx, usageSQL, accountID).Scan(&u.Queued, &u.MediaBytes, &u.NextRound)
+	err := s.queryRow(ctx, usageSQL, accountID).Scan(&u.Queued, &u.MediaBytes, &u.NextRound)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return u, narrator.Errorf(narrator.ENOTFOUND, "account %d not found", accountID)

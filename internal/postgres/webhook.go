@@ -149,7 +149,7 @@ const deleteWebhookSQL = `DELETE FROM webhooks WHERE id = $1 AND project_id = $2
 // still queued for them find nothing to do. It returns ENOTFOUND if there
 // is no such endpoint.
 func (s *Store) DeleteWebhook(ctx context.Context, projectID, id int64) error {
-	tag, err := s.pool.Exec(ctx, deleteWebhookSQL, id, projectID)
+	tag, err := s.exec(ctx, deleteWebhookSQL, id, projectID)
 	if err != nil {
 		return fmt.Errorf("delete webhook %d: %w", id, err)
 	}

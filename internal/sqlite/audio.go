@@ -269,7 +269,7 @@ func (s *Store) FindAudio(ctx context.Context, projectID int64, ref string) (*na
 	}
 	a, err = resolveAudio(ctx, st.audioByID.QueryContext, st.audioByExternalID.QueryContext, projectID, ref)
 	if err != nil {
-		return nil, fmt.Errorf("find audio %q in project %d: %w", ref, projectID, err)
+		return nil, fmt.Errorf("find audio %q in project %d: %w", ref, projectID, unavailable(err))
 	}
 	s.cache.keepAudio(k, t, a)
 	return a, nil
@@ -298,7 +298,7 @@ func (s *Store) UpdateAudio(ctx context.Context, projectID int64, ref string, u 
 	if err != nil {
 		return nil, fmt.Errorf("update audio %d: %w", cur.ID, err)
 	}
-	if err := tx.Commit(); err != nil {
+	if err := commit(tx); err != nil {
 		return nil, fmt.Errorf("update audio %d: commit: %w", cur.ID, err)
 	}
 	return got, nil
@@ -370,7 +370,7 @@ func (s *Store) DeleteAudio(ctx context.Context, projectID int64, ref string) (*
 	if err := s.applyEffects(ctx, tx, &plan.Next, plan.Effects); err != nil {
 		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
 	}
-	if err := tx.Commit(); err != nil {
+	if err := commit(tx); err != nil {
 		return nil, fmt.Errorf("delete audio %d: commit: %w", a.ID, err)
 	}
 	return &plan.Next, nil
@@ -426,7 +426,7 @@ func (s *Store) ListAudios(ctx context.Context, projectID int64, since time.Time
 	defer tx.Rollback()
 	audios, err := listPage(ctx, tx, st, projectID, sinceUS, perPage, offset)
 	if err != nil {
-		return nil, fmt.Errorf("list audios of project %d: %w", projectID, err)
+		return nil, fmt.Errorf("list audios of project %d: %w", projectID, unavailable(err))
 	}
 	s.cache.keepPage(k, t, audios)
 	return audios, nil
@@ -527,7 +527,7 @@ func (s *Store) PublishAudio(ctx context.Context, audioID int64, revision int, r
 	if err := s.publishAudio(ctx, tx, audioID, revision, r); err != nil {
 		return fmt.Errorf("publish audio %d revision %d: %w", audioID, revision, err)
 	}
-	if err := tx.Commit(); err != nil {
+	if err := commit(tx); err != nil {
 		return fmt.Errorf("publish audio %d: commit: %w", audioID, err)
 	}
 	return nil
@@ -590,7 +590,7 @@ func (s *Store) FailAudio(ctx context.Context, audioID int64, revision int, mess
 	if err := s.applyEffects(ctx, tx, &next, narrator.ChangeEffects(a, &next)); err != nil {
 		return fmt.Errorf("fail audio %d: %w", audioID, err)
 	}
-	if err := tx.Commit(); err != nil {
+	if err := commit(tx); err != nil {
 		return fmt.Errorf("fail audio %d: commit: %w", audioID, err)
 	}
 	return nil

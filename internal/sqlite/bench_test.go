@@ -142,7 +142,7 @@ func BenchmarkCreates(b *testing.B) {
 				if _, err := tx.ExecContext(ctx, `INSERT INTO bare (body) VALUES (?)`, body); err != nil {
 					b.Error(err)
 				}
-				if err := tx.Commit(); err != nil {
+				if err := commit(tx); err != nil {
 					b.Error(err)
 					return
 				}

@@ -223,7 +223,7 @@ func (s *Store) ImportMeta(ctx context.Context, e *narrator.Export) error {
 			return fmt.Errorf("import: %w", err)
 		}
 	}
-	if err := tx.Commit(); err != nil {
+	if err := commit(tx); err != nil {
 		return fmt.Errorf("import: commit: %w", err)
 	}
 	return nil
@@ -309,7 +309,7 @@ func (s *Store) ImportAudios(ctx context.Context, audios []*narrator.Audio) (ins
 			inserted++
 		}
 	}
-	if err := tx.Commit(); err != nil {
+	if err := commit(tx); err != nil {
 		return 0, fmt.Errorf("import audios: commit: %w", err)
 	}
 	return inserted, nil

@@ -285,7 +285,7 @@ func (s *Store) createGroup(ctx context.Context, group *[]*createRequest) ([]*na
 			return nil, err
 		}
 	}
-	if err := tx.Commit(); err != nil {
+	if err := commit(tx); err != nil {
 		return nil, fmt.Errorf("commit: %w", err)
 	}
 	return got, nil

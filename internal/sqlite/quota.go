@@ -103,7 +103,7 @@ func (s *Store) AccountUsage(ctx context.Context, accountID int64) (narrator.Usa
 	case err == sql.ErrNoRows:
 		return u, narrator.Errorf(narrator.ENOTFOUND, "account %d not found", accountID)
 	case err != nil:
-		return u, fmt.Errorf("usage of account %d: %w", accountID, err)
+		return u, fmt.Errorf("usage of account %d: %w", accountID, unavailable(err))
 	}
 	return u, nil
 }

@@ -210,7 +210,7 @@ func (s *Store) enqueueMany(ctx context.Context, tx *sql.Tx, jobs []narrator.Job
 func (s *Store) Ping(ctx context.Context) error {
 	var n int
 	if err := s.reader.QueryRowContext(ctx, "SELECT 1").Scan(&n); err != nil {
-		return fmt.Errorf("ping database: %w", err)
+		return fmt.Errorf("ping database: %w", unavailable(err))
 	}
 	return nil
 }
@@ -229,7 +229,7 @@ func (s *Store) now() time.Time {
 func (s *Store) beginWrite(ctx context.Context) (*sql.Tx, error) {
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, fmt.Errorf("begin write: %w", err)
+		return nil, fmt.Errorf("begin write: %w", unavailable(err))
 	}
 	return tx, nil
 }
@@ -239,7 +239,7 @@ func (s *Store) beginWrite(ctx context.Context) (*sql.Tx, error) {
 func (s *Store) beginRead(ctx context.Context) (*sql.Tx, error) {
 	tx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return nil, fmt.Errorf("begin read: %w", err)
+		return nil, fmt.Errorf("begin read: %w", unavailable(err))
 	}
 	return tx, nil
 }
@@ -321,7 +321,7 @@ func (s *Store) applyMigration(ctx context.Context, m migration.Migration) error
 	if _, err := tx.ExecContext(ctx, recordMigrationSQL, m.Version, m.Name, micros(s.now())); err != nil {
 		return fmt.Errorf("migrate %s: record: %w", m.Name, err)
 	}
-	if err := tx.Commit(); err != nil {
+	if err := commit(tx); err != nil {
 		return fmt.Errorf("migrate %s: commit: %w", m.Name, err)
 	}
 	return nil

@@ -80,7 +80,7 @@ func (s *Store) CreateWebhook(ctx context.Context, h *narrator.Webhook) error {
 	if h.ID, err = res.LastInsertId(); err != nil {
 		return fmt.Errorf("create webhook in project %d: %w", h.ProjectID, err)
 	}
-	if err := tx.Commit(); err != nil {
+	if err := commit(tx); err != nil {
 		return fmt.Errorf("create webhook in project %d: commit: %w", h.ProjectID, err)
 	}
 	return nil
@@ -164,7 +164,7 @@ func (s *Store) DeleteWebhook(ctx context.Context, projectID, id int64) error {
 	} else if n == 0 {
 		return webhookNotFound(id)
 	}
-	if err := tx.Commit(); err != nil {
+	if err := commit(tx); err != nil {
 		return fmt.Errorf("delete webhook %d: commit: %w", id, err)
 	}
 	return nil
@@ -207,7 +207,7 @@ func (s *Store) changeWebhook(ctx context.Context, projectID, id int64, what, qu
 	if err != nil {
 		return nil, fmt.Errorf("%s webhook %d: %w", what, id, err)
 	}
-	if err := tx.Commit(); err != nil {
+	if err := commit(tx); err != nil {
 		return nil, fmt.Errorf("%s webhook %d: commit: %w", what, id, err)
 	}
 	return h, nil
@@ -284,7 +284,7 @@ func (s *Store) TestWebhook(ctx context.Context, projectID, id int64) (*narrator
 	if err != nil {
 		return nil, fmt.Errorf("test webhook %d: %w", id, err)
 	}
-	if err := tx.Commit(); err != nil {
+	if err := commit(tx); err != nil {
 		return nil, fmt.Errorf("test webhook %d: commit: %w", id, err)
 	}
 	return ds[0], nil
@@ -384,7 +384,7 @@ func (s *Store) ResendDelivery(ctx context.Context, projectID, webhookID, delive
 	if err := s.enqueue(ctx, tx, narrator.WebhookJob{DeliveryID: deliveryID}); err != nil {
 		return nil, fmt.Errorf("resend delivery %d: %w", deliveryID, err)
 	}
-	if err := tx.Commit(); err != nil {
+	if err := commit(tx); err != nil {
 		return nil, fmt.Errorf("resend delivery %d: commit: %w", deliveryID, err)
 	}
 	d.State = narrator.DeliveryPending
@@ -449,7 +449,7 @@ func (s *Store) RecordAttempt(ctx context.Context, deliveryID int64, a narrator.
 	if _, err := tx.ExecContext(ctx, setWebhookHealthSQL, nullMicros(plan.FailingSince), disabled, h.ID); err != nil {
 		return plan, fmt.Errorf("record attempt at delivery %d: %w", deliveryID, err)
 	}
-	if err := tx.Commit(); err != nil {
+	if err := commit(tx); err != nil {
 		return plan, fmt.Errorf("record attempt at delivery %d: commit: %w", deliveryID, err)
 	}
 	return plan, nil
