@@ -32,10 +32,11 @@ type JobInserter interface {
 
 // Options configures a Store.
 type Options struct {
-	// Jobs builds the inserter of the jobs that writes need, on the store's
-	// pool, during Open. When nil, writes that need a job fail and change
+	// Jobs inserts the jobs that writes need. River's queue is built on
+	// the pool (OpenPool) before the store, which then takes it: pool,
+	// queue, store. When nil, writes that need a job fail and change
 	// nothing.
-	Jobs func(pool *pgxpool.Pool) (JobInserter, error)
+	Jobs JobInserter
 	// EventBody renders the body of webhook deliveries. When nil, a change
 	// that an endpoint is to hear of fails and changes nothing.
 	EventBody narrator.EventBodyFunc
@@ -63,10 +64,21 @@ type Store struct {
 	effect func(narrator.EffectStep)
 }
 
-// Open connects to the database at url, a PostgreSQL URL or keyword/value
-// connection string. It does not migrate: call Migrate, or check
+// Open connects to the database at url and returns the store on it
+// (OpenPool, New). It does not migrate: call Migrate, or check
 // SchemaCurrent. Errors never include the password.
 func Open(ctx context.Context, url string, opts Options) (*Store, error) {
+	pool, err := OpenPool(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	return New(pool, opts), nil
+}
+
+// OpenPool connects to the database at url, a PostgreSQL URL or
+// keyword/value connection string, and checks that it answers. Errors never
+// include the password.
+func OpenPool(ctx context.Context, url string) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		// pgx leaves the password out of its parse errors.
@@ -84,14 +96,13 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("open postgres %s: %w", where, err)
 	}
-	st := &Store{Now: time.Now, pool: pool, body: opts.EventBody, limits: opts.Limits, effect: opts.EffectFunc}
-	if opts.Jobs != nil {
-		if st.jobs, err = opts.Jobs(pool); err != nil {
-			pool.Close()
-			return nil, fmt.Errorf("open postgres %s: %w", where, err)
-		}
-	}
-	return st, nil
+	return pool, nil
+}
+
+// New returns the store on pool, which it owns from then on: Close closes
+// it.
+func New(pool *pgxpool.Pool, opts Options) *Store {
+	return &Store{Now: time.Now, pool: pool, jobs: opts.Jobs, body: opts.EventBody, limits: opts.Limits, effect: opts.EffectFunc}
 }
 
 // Pool returns the store's connection pool, for River's migrations and its

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/postgres"
@@ -74,7 +73,7 @@ func (j tableJobs) SynthesisHead(context.Context, pgx.Tx) (int64, error) {
 
 // withJobs returns Options whose job inserter is j.
 func withJobs(j postgres.JobInserter) postgres.Options {
-	return postgres.Options{Jobs: func(*pgxpool.Pool) (postgres.JobInserter, error) { return j, nil }}
+	return postgres.Options{Jobs: j}
 }
 
 // mustOpen opens a store on the database at url, closing it at cleanup.

@@ -36,7 +36,7 @@ func unavailable(err error) error {
 		return narrator.Unavailable(err)
 	case errors.Is(err, context.DeadlineExceeded):
 		return err
-	case errors.As(err, &netErr), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+	case errors.As(err, &netErr), errors.Is(err, pgconn.ErrConnClosed), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return narrator.Unavailable(err)
 	}
 	return err

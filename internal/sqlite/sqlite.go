@@ -52,11 +52,13 @@ type JobInserter interface {
 
 // Options configures a Store.
 type Options struct {
-	// Jobs builds the inserter of the jobs that writes need, on the store's
-	// writer pool, during Open (River's SQLite client must share that pool).
-	// When nil, writes that need a job fail and change nothing.
-	Jobs func(writer *sql.DB) (JobInserter, error)
-	// ReadConns is the size of the read-only pool; 0 means 4.
+	// Jobs inserts the jobs that writes need. River's queue is built on
+	// the database's writer pool (DB.Writer) before the store, which then
+	// takes it: pool, queue, store. When nil, writes that need a job fail
+	// and change nothing.
+	Jobs JobInserter
+	// ReadConns is the size of the read-only pool that Open opens; 0
+	// means 4.
 	ReadConns int
 	// EventBody renders the body of webhook deliveries. When nil, a change
 	// that an endpoint is to hear of fails and changes nothing.
@@ -94,9 +96,49 @@ type Store struct {
 	creates createQueue
 }
 
-// Open opens (creating if needed) the database file at path. It does not
-// migrate: call Migrate, or check SchemaCurrent.
+// DB is an open database file: a writer pool with exactly one
+// connection, a read-only pool and the read cache. OpenDB opens it, River's
+// queue is built on its writer (Writer), and New makes the store on it,
+// which owns it from then on.
+type DB struct {
+	path   string
+	writer *sql.DB
+	reader *sql.DB
+	cache  *readCache
+}
+
+// Writer returns the writer pool, which has exactly one connection, for
+// River's queue and migrations: their transactions and the store's are
+// serialised on that one connection.
+func (db *DB) Writer() *sql.DB { return db.writer }
+
+// Close closes the read cache and both pools. A store made by New closes
+// them itself.
+func (db *DB) Close() error {
+	return errors.Join(db.cache.close(), db.reader.Close(), db.writer.Close())
+}
+
+// Open opens (creating if needed) the database file at path and the store
+// on it (OpenDB, New). It does not migrate: call Migrate, or check
+// SchemaCurrent.
 func Open(ctx context.Context, path string, opts Options) (*Store, error) {
+	db, err := OpenDB(ctx, path, opts.ReadConns)
+	if err != nil {
+		return nil, err
+	}
+	return New(db, opts), nil
+}
+
+// New returns the store on db, which it owns from then on.
+func New(db *DB, opts Options) *Store {
+	return &Store{Now: time.Now, path: db.path, writer: db.writer, reader: db.reader, cache: db.cache,
+		jobs: opts.Jobs, body: opts.EventBody, limits: opts.Limits, effect: opts.EffectFunc,
+		reads: stmtCache[readStmts]{prepare: prepareReads}, writes: stmtCache[writeStmts]{prepare: prepareWrites}}
+}
+
+// OpenDB opens (creating if needed) the database file at path, with
+// readConns connections in the read-only pool (4 when 0).
+func OpenDB(ctx context.Context, path string, readConns int) (*DB, error) {
 	if path == "" || strings.HasPrefix(path, ":memory:") || strings.HasPrefix(path, "file:") {
 		return nil, fmt.Errorf("open sqlite: %q is not a file path", path)
 	}
@@ -147,7 +189,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		writer.Close()
 		return nil, fmt.Errorf("open sqlite reader %s: %w", path, err)
 	}
-	n := opts.ReadConns
+	n := readConns
 	if n <= 0 {
 		n = defaultReadConns
 	}
@@ -164,15 +206,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		writer.Close()
 		return nil, fmt.Errorf("open sqlite read cache %s: %w", path, err)
 	}
-	st := &Store{Now: time.Now, path: path, writer: writer, reader: reader, body: opts.EventBody, limits: opts.Limits, effect: opts.EffectFunc,
-		reads: stmtCache[readStmts]{prepare: prepareReads}, writes: stmtCache[writeStmts]{prepare: prepareWrites}, cache: cache}
-	if opts.Jobs != nil {
-		if st.jobs, err = opts.Jobs(writer); err != nil {
-			st.Close()
-			return nil, fmt.Errorf("open sqlite %s: %w", path, err)
-		}
-	}
-	return st, nil
+	return &DB{path: path, writer: writer, reader: reader, cache: cache}, nil
 }
 
 // DB returns the writer pool, which has exactly one connection, for
