@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/sqlstore"
 )
 
 // ExportMeta returns, in one snapshot and ordered by ID, every account, API
@@ -91,7 +92,7 @@ const exportUsersSQL = `SELECT ` + userColumns + ` FROM users ORDER BY id`
 const exportPronunciationsSQL = `SELECT ` + pronunciationColumns + ` FROM pronunciations ORDER BY id`
 
 const exportFeedsSQL = `SELECT ` + feedColumns + ` FROM feeds ORDER BY project_id`
-const exportWebhooksSQL = `SELECT ` + webhookColumns + ` FROM webhooks ORDER BY id`
+const exportWebhooksSQL = `SELECT ` + sqlstore.WebhookColumns + ` FROM webhooks ORDER BY id`
 
 // lastIDsSQL reads the last value of each table's identity sequence: the
 // highest ID the table has given, deleted rows included (a sequence never

@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/sqlstore"
 )
 
 const addUsageSQL = `
@@ -40,7 +41,7 @@ func (s *Store) applyEffects(ctx context.Context, tx pgx.Tx, a *narrator.Audio, 
 				}
 			}
 		case narrator.StepDeliveries:
-			err = s.raise(ctx, tx, eff.AudioEventOf(a, s.now()))
+			err = sqlstore.Raise(ctx, s.Store, pgTx{tx}, eff.AudioEventOf(a, s.now()))
 		}
 		if err != nil {
 			return fmt.Errorf("apply %s of audio %d in project %d: %w", step, a.ID, eff.ProjectID, err)

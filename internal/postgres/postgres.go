@@ -13,6 +13,7 @@ import (
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/migration"
+	"github.com/narrator/narrator/internal/sqlstore"
 )
 
 //go:embed migrations/*.sql
@@ -53,13 +54,15 @@ type Options struct {
 // Store is the PostgreSQL store. Many processes, on many nodes, may use one
 // database at once: every read-modify-write locks the rows it changes.
 type Store struct {
+	// Store holds the methods both stores share, on this one's database.
+	*sqlstore.Store
+
 	// Now is the store's clock. It defaults to time.Now; stored times are
 	// truncated to microseconds and read back in UTC.
 	Now func() time.Time
 
 	pool   *pgxpool.Pool
 	jobs   JobInserter
-	body   narrator.EventBodyFunc
 	limits narrator.Limits
 	effect func(narrator.EffectStep)
 }
@@ -102,7 +105,9 @@ func OpenPool(ctx context.Context, url string) (*pgxpool.Pool, error) {
 // New returns the store on pool, which it owns from then on: Close closes
 // it.
 func New(pool *pgxpool.Pool, opts Options) *Store {
-	return &Store{Now: time.Now, pool: pool, jobs: opts.Jobs, body: opts.EventBody, limits: opts.Limits, effect: opts.EffectFunc}
+	s := &Store{Now: time.Now, pool: pool, jobs: opts.Jobs, limits: opts.Limits, effect: opts.EffectFunc}
+	s.Store = sqlstore.New(dialect{s}, s.now, opts.EventBody)
+	return s
 }
 
 // Pool returns the store's connection pool, for River's migrations and its

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/sqlstore"
 )
 
 // ExportMeta returns, in one snapshot and ordered by ID, every account, API
@@ -90,7 +91,7 @@ const exportUsersSQL = `SELECT ` + userColumns + ` FROM users ORDER BY id`
 const exportPronunciationsSQL = `SELECT ` + pronunciationColumns + ` FROM pronunciations ORDER BY id`
 
 const exportFeedsSQL = `SELECT ` + feedColumns + ` FROM feeds ORDER BY project_id`
-const exportWebhooksSQL = `SELECT ` + webhookColumns + ` FROM webhooks ORDER BY id`
+const exportWebhooksSQL = `SELECT ` + sqlstore.WebhookColumns + ` FROM webhooks ORDER BY id`
 
 // lastIDsSQL reads the counters of the AUTOINCREMENT tables: the highest
 // ID each table has ever held, deleted rows included. A table that never

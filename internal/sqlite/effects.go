@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/sqlstore"
 )
 
 const addUsageSQL = `
@@ -36,7 +37,7 @@ func (s *Store) applyEffects(ctx context.Context, tx *sql.Tx, a *narrator.Audio,
 				}
 			}
 		case narrator.StepDeliveries:
-			err = s.raise(ctx, tx, eff.AudioEventOf(a, s.now()))
+			err = sqlstore.Raise(ctx, s.Store, sqlTx{tx}, eff.AudioEventOf(a, s.now()))
 		}
 		if err != nil {
 			return fmt.Errorf("apply %s of audio %d in project %d: %w", step, a.ID, eff.ProjectID, err)

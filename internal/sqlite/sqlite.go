@@ -16,6 +16,7 @@ import (
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/migration"
+	"github.com/narrator/narrator/internal/sqlstore"
 )
 
 // BusyTimeout is how long a connection waits for another one's write lock
@@ -78,6 +79,9 @@ type Options struct {
 // (River needs this too), and a read-only pool for plain reads, which WAL
 // lets run beside the writer.
 type Store struct {
+	// Store holds the methods both stores share, on this one's database.
+	*sqlstore.Store
+
 	// Now is the store's clock. It defaults to time.Now; stored times are
 	// truncated to microseconds and kept in UTC.
 	Now func() time.Time
@@ -86,7 +90,6 @@ type Store struct {
 	writer *sql.DB
 	reader *sql.DB
 	jobs   JobInserter
-	body   narrator.EventBodyFunc
 	limits narrator.Limits
 	effect func(narrator.EffectStep)
 	reads  stmtCache[readStmts]
@@ -131,9 +134,11 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 
 // New returns the store on db, which it owns from then on.
 func New(db *DB, opts Options) *Store {
-	return &Store{Now: time.Now, path: db.path, writer: db.writer, reader: db.reader, cache: db.cache,
-		jobs: opts.Jobs, body: opts.EventBody, limits: opts.Limits, effect: opts.EffectFunc,
+	s := &Store{Now: time.Now, path: db.path, writer: db.writer, reader: db.reader, cache: db.cache,
+		jobs: opts.Jobs, limits: opts.Limits, effect: opts.EffectFunc,
 		reads: stmtCache[readStmts]{prepare: prepareReads}, writes: stmtCache[writeStmts]{prepare: prepareWrites}}
+	s.Store = sqlstore.New(dialect{s}, s.now, opts.EventBody)
+	return s
 }
 
 // OpenDB opens (creating if needed) the database file at path, with
