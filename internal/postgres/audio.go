@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/sqlstore"
 )
 
 // rowLock ends a SELECT. forUpdate locks the rows it returns until the
@@ -232,6 +233,9 @@ func (s *Store) createAudio(ctx context.Context, tx pgx.Tx, a *narrator.Audio) (
 		return nil, false, fmt.Errorf("insert audio: %w", err)
 	}
 	if got.Media, err = insertMedia(ctx, tx, got.ID); err != nil {
+		return nil, false, err
+	}
+	if err := sqlstore.InsertNewPublication(ctx, pgTx{tx}, &got); err != nil {
 		return nil, false, err
 	}
 	plan.Effects.Round = round
