@@ -152,6 +152,31 @@ func EmbedSubject(externalID, articleURL string) string {
 	return "url:" + articleURL
 }
 
+// MediaSubject names a folder of media (the token in
+// /media/{token}/audio.mp3) as a media token of a signed project signs
+// it: "media:" and the folder. The media server serves a signed project's
+// files only with ?token= and a token of this subject (SignEmbed), so a
+// media URL copied out of a page stops working when its token expires.
+func MediaSubject(folder string) string { return "media:" + folder }
+
+// MediaTokenLife is how long the media token the player hands out lasts
+// beyond the audio's duration: long enough to listen to the end with
+// pauses, short enough that a copied URL soon stops working.
+const MediaTokenLife = time.Hour
+
+// MediaTokenExpiry returns when the media token of an audio of duration,
+// handed out at now, expires. An audio still being made (duration 0) gets
+// MaxLiveTokenLife, enough for the longest audio.
+func MediaTokenExpiry(now time.Time, duration time.Duration) time.Time {
+	if duration <= 0 {
+		return now.Add(MaxLiveTokenLife)
+	}
+	return now.Add(duration + MediaTokenLife)
+}
+
+// MaxLiveTokenLife is how long the media token of a live stream lasts.
+const MaxLiveTokenLife = 4 * time.Hour
+
 // embedMessage is what an EmbedToken signs: the version, the project, the
 // expiry and the subject, joined by dots. Only the subject, last, may hold
 // dots, so no two messages are written alike.

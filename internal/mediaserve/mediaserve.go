@@ -14,6 +14,12 @@
 //
 //	mux.Handle("/media/", http.StripPrefix("/media/", mediaserve.New(store, mediaserve.Options{Logger: logger})))
 //
+// The files of a signed project (narrator.AccessSigned) are served only
+// with ?token=, a token of the folder (narrator.MediaSubject) signed with
+// the project's secret, and then not to shared caches; without a valid one
+// they are a 404 like a missing file. Options.Access finds a folder's
+// project.
+//
 // A client that stops reading cannot hold a connection and its handler
 // for good: every write of a response must finish within
 // Options.WriteTimeout, which is renewed before each write, so that a long
@@ -44,6 +50,13 @@ type Opener interface {
 	Open(ctx context.Context, key string) (io.ReadSeekCloser, narrator.BlobInfo, error)
 }
 
+// AccessFinder finds who may fetch a folder's files.
+type AccessFinder interface {
+	// MediaAccess returns the access settings of the project whose media
+	// are in folder, or the defaults (public) when none are.
+	MediaAccess(ctx context.Context, folder string) (narrator.ProjectAccess, error)
+}
+
 // DefaultWriteTimeout is how long one write of a response may take by
 // default: a client that reads nothing for this long is cut off.
 const DefaultWriteTimeout = 30 * time.Second
@@ -55,6 +68,11 @@ type Options struct {
 	// WriteTimeout bounds each write of a response (at most 32 KiB), not
 	// the whole response; DefaultWriteTimeout when zero.
 	WriteTimeout time.Duration
+	// Access gates the files of signed projects; nil serves every file to
+	// anyone.
+	Access AccessFinder
+	// Now is the clock that expires media tokens; time.Now when nil.
+	Now func() time.Time
 }
 
 // Handler is the media http.Handler.
@@ -62,11 +80,16 @@ type Handler struct {
 	store        Opener
 	logger       *slog.Logger
 	writeTimeout time.Duration
+	access       AccessFinder
+	now          func() time.Time
 }
 
 // New returns a Handler that serves the objects of store.
 func New(store Opener, opts Options) *Handler {
-	h := &Handler{store: store, logger: opts.Logger, writeTimeout: opts.WriteTimeout}
+	h := &Handler{store: store, logger: opts.Logger, writeTimeout: opts.WriteTimeout, access: opts.Access, now: opts.Now}
+	if h.now == nil {
+		h.now = time.Now
+	}
 	if h.logger == nil {
 		h.logger = slog.New(slog.DiscardHandler)
 	}
@@ -111,6 +134,11 @@ func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		writeNotFound(w)
 		return
 	}
+	signed, err := h.admit(r, key)
+	if err != nil {
+		h.openFailed(w, r, key, err)
+		return
+	}
 	if path.Base(key) == narrator.LiveMP3Name {
 		h.serveLiveMP3(w, r, key)
 		return
@@ -134,6 +162,9 @@ func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		// within its one-second resolution.
 		hdr.Set("Cache-Control", "no-cache")
 		modTime = time.Time{}
+	} else if signed {
+		// A subscriber's copy: no shared cache may hand it to others.
+		hdr.Set("Cache-Control", "private, max-age=3600")
 	} else {
 		// Every other object is never rewritten with other content.
 		hdr.Set("Cache-Control", "public, max-age=31536000, immutable")
@@ -141,6 +172,27 @@ func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	// ServeContent answers Range (206, 416), HEAD and conditional requests.
 	// On an error status it drops Cache-Control and ETag itself.
 	http.ServeContent(&jsonErrors{ResponseWriter: w}, r, "", modTime, f)
+}
+
+// admit reports whether the file at key is a signed project's, and returns
+// an error matching narrator.ErrBlobNotFound, as for a missing file, if it
+// is and the request carries no valid token for its folder.
+func (h *Handler) admit(r *http.Request, key string) (bool, error) {
+	if h.access == nil {
+		return false, nil
+	}
+	folder, _, _ := strings.Cut(key, "/")
+	a, err := h.access.MediaAccess(r.Context(), folder)
+	if err != nil {
+		return false, err
+	}
+	if a.Mode != narrator.AccessSigned {
+		return false, nil
+	}
+	if !narrator.CheckEmbedToken(a.SigningSecret, a.ProjectID, narrator.MediaSubject(folder), r.URL.Query().Get("token"), h.now()) {
+		return true, fmt.Errorf("media of a signed project without a valid token: %w", narrator.ErrBlobNotFound)
+	}
+	return true, nil
 }
 
 // deadlineWriter gives every write of a response its own deadline, so

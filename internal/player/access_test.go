@@ -128,6 +128,19 @@ func TestAnonymousDrill(t *testing.T) {
 		}
 	}
 
+	// A signed project's page names its media with a token of their
+	// folder, and plays the MP3 alone (an HLS playlist's segment URLs
+	// could not carry it).
+	signedPage := b.visit(t, page(signed.ID, "external_id=paid&token="+url.QueryEscape(valid)), "")
+	mediaToken := narrator.SignEmbed(access.SigningSecret, signed.ID, narrator.MediaSubject(fmt.Sprintf("%d", paid.ID)),
+		narrator.MediaTokenExpiry(b.now, 83500*time.Millisecond))
+	if want := fmt.Sprintf("/media/%d/t-paid/audio.mp3?token=%s", paid.ID, url.QueryEscape(mediaToken)); !strings.Contains(signedPage.body, want) {
+		t.Errorf("signed page does not name %s:\n%s", want, signedPage.body)
+	}
+	if strings.Contains(signedPage.body, "audio.m3u8") {
+		t.Error("signed page names the HLS playlist")
+	}
+
 	// What may not be seen answers as nothing at all.
 	other := b.newProject(t)
 	forged := strings.Split(valid, ".")[0] + ".AAAA" + strings.Split(valid, ".")[1][4:]

@@ -388,10 +388,15 @@ func (h *Handler) servePage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d := pageData{Title: untitled(a.Title), Audio: a, frameAncestors: access.FrameAncestors()}
-	d.Player = newPlayerData(a, h.mediaURL)
+	d.Player = newPlayerData(a, h.mediaURLs(access, time.Duration(a.DurationMS)*time.Millisecond))
 	switch {
 	case d.Player != nil:
 		d.Player.EventsURL = "/embed/events"
+		if access.Mode == narrator.AccessSigned {
+			// An HLS playlist names its segments by relative URLs, which
+			// cannot carry the token: a signed project plays the MP3.
+			d.Player.HLSURL = ""
+		}
 	case a.State == narrator.StateUnprocessed:
 		d.Pending = true
 		d.Heading = "The audio of this article is being prepared"
@@ -409,6 +414,23 @@ func (h *Handler) servePage(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, http.StatusOK, d)
 }
 
+// mediaURLs returns how a page of a project names the media of an audio of
+// duration (0 while it is made): by their URLs, or in a signed project with
+// a token of their folder (narrator.MediaSubject) that expires soon after
+// the audio could have been heard (narrator.MediaTokenExpiry), so that a
+// URL copied out of a subscriber's page soon stops working.
+func (h *Handler) mediaURLs(access narrator.ProjectAccess, duration time.Duration) func(string) string {
+	if access.Mode != narrator.AccessSigned {
+		return h.mediaURL
+	}
+	expires := narrator.MediaTokenExpiry(h.now(), duration)
+	return func(key string) string {
+		folder, _, _ := strings.Cut(key, "/")
+		token := narrator.SignEmbed(access.SigningSecret, access.ProjectID, narrator.MediaSubject(folder), expires)
+		return h.mediaURL(key) + "?token=" + url.QueryEscape(token)
+	}
+}
+
 // statusBody is the answer of the status endpoint.
 type statusBody struct {
 	State string `json:"state"`
@@ -423,9 +445,10 @@ type statusBody struct {
 func (h *Handler) serveStatus(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	var a *narrator.Audio
+	var access narrator.ProjectAccess
 	l, err := readLookup(r)
 	if err == nil {
-		a, _, err = h.find(r.Context(), l)
+		a, access, err = h.find(r.Context(), l)
 	}
 	switch {
 	case narrator.ErrorCode(err) == narrator.ENOTFOUND:
@@ -443,7 +466,7 @@ func (h *Handler) serveStatus(w http.ResponseWriter, r *http.Request) {
 		p, err := h.store.SynthesisProgress(r.Context(), a.ID, a.Revision)
 		switch {
 		case err == nil && p.Current(a) && p.LiveKey != "":
-			body.LiveMP3URL = h.mediaURL(narrator.LiveMP3Key(p.LiveKey))
+			body.LiveMP3URL = h.mediaURLs(access, 0)(narrator.LiveMP3Key(p.LiveKey))
 		case err != nil && narrator.ErrorCode(err) != narrator.ENOTFOUND:
 			h.logError(r, err)
 			httpapi.WriteError(w, err)

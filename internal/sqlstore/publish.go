@@ -156,7 +156,9 @@ func findAccess(ctx context.Context, tx Tx, projectID int64) (narrator.ProjectAc
 	case err != nil:
 		return a, err
 	}
-	a.AllowedOrigins = strings.Fields(origins)
+	if origins != "" {
+		a.AllowedOrigins = strings.Fields(origins)
+	}
 	a.DraftNewAudios = newState == narrator.PublicationDraft
 	return a, nil
 }
@@ -231,4 +233,36 @@ func (s *Store) writeAccess(ctx context.Context, projectID int64, change func(*n
 	}
 	*out = cur
 	return nil
+}
+
+// mediaProjectSQL finds the project of a folder of media: by its MP3's key
+// once published, or by its live playlist's while the audio is made.
+const mediaProjectSQL = `
+SELECT a.project_id FROM media m JOIN audios a ON a.id = m.audio_id WHERE m.key = ?
+UNION ALL
+SELECT a.project_id FROM synthesis_progress sp JOIN audios a ON a.id = sp.audio_id WHERE sp.live_key = ?`
+
+// MediaAccess returns the access settings of the project whose audio's
+// media are in folder (narrator.MediaSubject), or the defaults of no
+// project when no audio's media are there (a folder deleted or replaced:
+// its files are going or gone).
+func (s *Store) MediaAccess(ctx context.Context, folder string) (narrator.ProjectAccess, error) {
+	tx, err := s.db.BeginRead(ctx)
+	if err != nil {
+		return narrator.ProjectAccess{}, fmt.Errorf("media access of %s: %w", folder, err)
+	}
+	defer tx.Rollback(ctx)
+	var projectID int64
+	err = tx.QueryRow(ctx, mediaProjectSQL+" LIMIT 1", folder+"/"+narrator.MediaMP3Name, folder+"/"+narrator.LivePlaylistName).Scan(&projectID)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return narrator.DefaultAccess(0), nil
+	case err != nil:
+		return narrator.ProjectAccess{}, fmt.Errorf("media access of %s: %w", folder, err)
+	}
+	a, err := findAccess(ctx, tx, projectID)
+	if err != nil {
+		return a, fmt.Errorf("media access of %s: %w", folder, err)
+	}
+	return a, nil
 }

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -147,5 +148,36 @@ var publicationTests = []test{
 		mustSetPublication(t, b.store, narrator.Publication{AudioID: published.ID, State: narrator.PublicationDraft})
 		mustSetPublication(t, b.store, narrator.Publication{AudioID: draft.ID, State: narrator.PublicationPublished})
 		wantEqual(t, "feed after the decisions", feedIDs(t, b.store, feedToken('p')), []int64{scheduled.ID, draft.ID})
+	}},
+	{"MediaAccess", func(t *testing.T, b *bundle) {
+		ctx := t.Context()
+		p := mustProject(t, b.store)
+		a := mustCreateAudio(t, b.store, newAudio(p.ID, "a"))
+		folder := fmt.Sprintf("folder-%d", a.ID)
+		keys := map[string]string{
+			narrator.ContentTypeMP3:  folder + "/" + narrator.MediaMP3Name,
+			narrator.ContentTypeM3U8: folder + "/audio.m3u8",
+		}
+		if err := b.store.PublishAudio(ctx, a.ID, a.Revision, rendering(keys, 1000)); err != nil {
+			t.Fatal(err)
+		}
+		access, err := b.store.RotateEmbedSecret(ctx, p.ID, narrator.EmbedSecretPrefix+"media")
+		if err != nil {
+			t.Fatal(err)
+		}
+		access.Mode = narrator.AccessSigned
+		if err := b.store.SetProjectAccess(ctx, &access); err != nil {
+			t.Fatal(err)
+		}
+		got, err := b.store.MediaAccess(ctx, folder)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantEqual(t, "access of the folder", got, access)
+		got, err = b.store.MediaAccess(ctx, "no-such-folder")
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantEqual(t, "access of an unknown folder", got, narrator.DefaultAccess(0))
 	}},
 }

@@ -40,6 +40,7 @@ type Store interface {
 	ProjectAccess(ctx context.Context, projectID int64) (narrator.ProjectAccess, error)
 	SetProjectAccess(ctx context.Context, a *narrator.ProjectAccess) error
 	RotateEmbedSecret(ctx context.Context, projectID int64, secret string) (narrator.ProjectAccess, error)
+	MediaAccess(ctx context.Context, folder string) (narrator.ProjectAccess, error)
 
 	CreateAudio(ctx context.Context, a *narrator.Audio) (created bool, err error)
 	FindAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error)

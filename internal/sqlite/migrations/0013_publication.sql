@@ -24,3 +24,7 @@ CREATE TABLE project_access (
 	new_audio_state TEXT    NOT NULL DEFAULT 'published',
 	updated_at      INTEGER NOT NULL
 );
+
+-- The media server finds the project of a folder of media it serves, to
+-- ask for a token in a signed project.
+CREATE INDEX media_key ON media (key);
