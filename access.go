@@ -159,6 +159,17 @@ func EmbedSubject(externalID, articleURL string) string {
 // media URL copied out of a page stops working when its token expires.
 func MediaSubject(folder string) string { return "media:" + folder }
 
+// MediaToken returns the ?token= that opens the media at key (its folder,
+// the key's first segment) of a signed project until expires, and "" for
+// a public project, whose media need none.
+func (a *ProjectAccess) MediaToken(key string, expires time.Time) string {
+	if a.Mode != AccessSigned {
+		return ""
+	}
+	folder, _, _ := strings.Cut(key, "/")
+	return SignEmbed(a.SigningSecret, a.ProjectID, MediaSubject(folder), expires)
+}
+
 // MediaTokenLife is how long the media token the player hands out lasts
 // beyond the audio's duration: long enough to listen to the end with
 // pauses, short enough that a copied URL soon stops working.

@@ -425,9 +425,7 @@ func (h *Handler) mediaURLs(access narrator.ProjectAccess, duration time.Duratio
 	}
 	expires := narrator.MediaTokenExpiry(h.now(), duration)
 	return func(key string) string {
-		folder, _, _ := strings.Cut(key, "/")
-		token := narrator.SignEmbed(access.SigningSecret, access.ProjectID, narrator.MediaSubject(folder), expires)
-		return h.mediaURL(key) + "?token=" + url.QueryEscape(token)
+		return h.mediaURL(key) + "?token=" + url.QueryEscape(access.MediaToken(key, expires))
 	}
 }
 
