@@ -266,3 +266,38 @@ func (s *Store) MediaAccess(ctx context.Context, folder string) (narrator.Projec
 	}
 	return a, nil
 }
+
+const exportPublicationsSQL = `
+SELECT audio_id, state, publish_at, updated_at FROM audio_publications WHERE audio_id > ? ORDER BY audio_id LIMIT ?`
+
+// ExportPublications returns up to limit stored publications of audios
+// with IDs above afterID, by audio ID, for copy-data; audios without one
+// are published.
+func (s *Store) ExportPublications(ctx context.Context, afterID int64, limit int) ([]narrator.Publication, error) {
+	tx, err := s.db.BeginRead(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("export publications: %w", err)
+	}
+	defer tx.Rollback(ctx)
+	rows, err := tx.Query(ctx, exportPublicationsSQL, afterID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("export publications: %w", err)
+	}
+	defer rows.Close()
+	var out []narrator.Publication
+	for rows.Next() {
+		var p narrator.Publication
+		var at *time.Time
+		if err := rows.Scan(&p.AudioID, &p.State, &at, &p.UpdatedAt); err != nil {
+			return nil, fmt.Errorf("export publications: %w", err)
+		}
+		if at != nil {
+			p.PublishAt = *at
+		}
+		out = append(out, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("export publications: %w", err)
+	}
+	return out, nil
+}
