@@ -310,15 +310,7 @@ func (s *Server) audioPage(w http.ResponseWriter, r *http.Request, q *request) e
 	now := s.now()
 	d.Publication, d.Public = pub.Effective(now), pub.Public(now)
 	if a.State == narrator.StateProcessed {
-		// A signed project's media open only with a token (docs/api.md,
-		// "Media of a signed project"): the page signs its own.
-		mediaURL := s.mediaURL
-		if access.Mode == narrator.AccessSigned {
-			expires := narrator.MediaTokenExpiry(now, time.Duration(a.DurationMS)*time.Millisecond)
-			mediaURL = func(key string) string {
-				return s.mediaURL(key) + "?token=" + url.QueryEscape(access.MediaToken(key, expires))
-			}
-		}
+		mediaURL := s.mediaURLs(access, time.Duration(a.DurationMS)*time.Millisecond)
 		if m, ok := a.MediaOf(narrator.ContentTypeMP3); ok && m.Key != "" {
 			d.MP3URL = mediaURL(m.Key)
 			jsonKey, _ := narrator.TranscriptKeys(m.Key)

@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -41,6 +42,20 @@ func (s *Server) setPublication(w http.ResponseWriter, r *http.Request, q *reque
 	}
 	http.Redirect(w, r, fmt.Sprintf("/projects/%d/audios/%d", p.ID, a.ID), http.StatusSeeOther)
 	return nil
+}
+
+// mediaURLs returns how the dashboard names the media of an audio of
+// duration (0 while it is made) in a project with access a: their URLs,
+// or in a signed project with a media token (docs/api.md, "Media of a
+// signed project"), since the media server opens them only so.
+func (s *Server) mediaURLs(a narrator.ProjectAccess, duration time.Duration) func(string) string {
+	if a.Mode != narrator.AccessSigned {
+		return s.mediaURL
+	}
+	expires := narrator.MediaTokenExpiry(s.now(), duration)
+	return func(key string) string {
+		return s.mediaURL(key) + "?token=" + url.QueryEscape(a.MediaToken(key, expires))
+	}
 }
 
 // accessData is the project's access page.
