@@ -87,7 +87,7 @@ func scanExportedAPIKey(row pgx.Row) (*narrator.ExportedAPIKey, error) {
 	return &k, nil
 }
 
-const exportUsersSQL = `SELECT ` + userColumns + ` FROM users ORDER BY id`
+const exportUsersSQL = `SELECT ` + sqlstore.UserColumns + ` FROM users ORDER BY id`
 
 const exportPronunciationsSQL = `SELECT ` + pronunciationColumns + ` FROM pronunciations ORDER BY id`
 

@@ -29,6 +29,8 @@ func (d dialect) BeginRead(ctx context.Context) (sqlstore.Tx, error) {
 
 func (dialect) ForUpdate() string { return string(forUpdate) }
 
+func (dialect) Conflict(err error, what string) error { return formatError(err, what) }
+
 func (d dialect) Enqueue(ctx context.Context, tx sqlstore.Tx, job narrator.Job) error {
 	return d.s.enqueue(ctx, tx.(pgTx).tx, job)
 }

@@ -86,7 +86,7 @@ func scanExportedAPIKey(sc interface{ Scan(...any) error }) (*narrator.ExportedA
 	return &k, nil
 }
 
-const exportUsersSQL = `SELECT ` + userColumns + ` FROM users ORDER BY id`
+const exportUsersSQL = `SELECT ` + sqlstore.UserColumns + ` FROM users ORDER BY id`
 
 const exportPronunciationsSQL = `SELECT ` + pronunciationColumns + ` FROM pronunciations ORDER BY id`
 

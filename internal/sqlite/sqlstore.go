@@ -23,6 +23,8 @@ func (d dialect) BeginRead(ctx context.Context) (sqlstore.Tx, error) {
 	return sqlTx{tx}, err
 }
 
+func (dialect) Conflict(err error, what string) error { return formatError(err, what) }
+
 // ForUpdate is empty: the one writer connection holds the database for
 // the whole of a write transaction (BEGIN IMMEDIATE).
 func (dialect) ForUpdate() string { return "" }

@@ -68,6 +68,9 @@ type DB interface {
 	ForUpdate() string
 	// Enqueue inserts job inside tx.
 	Enqueue(ctx context.Context, tx Tx, job narrator.Job) error
+	// Conflict returns an ECONFLICT *narrator.Error saying that what
+	// already exists if err is a unique violation, and err otherwise.
+	Conflict(err error, what string) error
 }
 
 // Store is the part of a store that sqlstore implements; each store embeds
