@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"strconv"
@@ -58,7 +59,7 @@ func (s *Store) FindAudioByArticleURL(ctx context.Context, projectID int64, arti
 	}
 	defer rollback(ctx, tx)
 	a, err := scanAudio(tx.QueryRow(ctx, findAudioByArticleURLSQL, projectID, articleURL))
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound
 	}
 	if err != nil {
