@@ -31,6 +31,14 @@ func (dialect) ForUpdate() string { return string(forUpdate) }
 
 func (dialect) Conflict(err error, what string) error { return formatError(err, what) }
 
+func (d dialect) LoadMedia(ctx context.Context, tx sqlstore.Tx, audios ...*narrator.Audio) error {
+	return loadMedia(ctx, tx.(pgTx).tx, audios...)
+}
+
+func (d dialect) ApplyEffects(ctx context.Context, tx sqlstore.Tx, a *narrator.Audio, eff narrator.Effects) error {
+	return d.s.applyEffects(ctx, tx.(pgTx).tx, a, eff)
+}
+
 func (d dialect) Enqueue(ctx context.Context, tx sqlstore.Tx, job narrator.Job) error {
 	return d.s.enqueue(ctx, tx.(pgTx).tx, job)
 }

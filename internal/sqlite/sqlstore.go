@@ -27,6 +27,14 @@ func (d dialect) BeginRead(ctx context.Context) (sqlstore.Tx, error) {
 
 func (dialect) Conflict(err error, what string) error { return formatError(err, what) }
 
+func (d dialect) LoadMedia(ctx context.Context, tx sqlstore.Tx, audios ...*narrator.Audio) error {
+	return loadMedia(ctx, tx.(sqlTx).tx, audios...)
+}
+
+func (d dialect) ApplyEffects(ctx context.Context, tx sqlstore.Tx, a *narrator.Audio, eff narrator.Effects) error {
+	return d.s.applyEffects(ctx, tx.(sqlTx).tx, a, eff)
+}
+
 // ForUpdate is empty: the one writer connection holds the database for
 // the whole of a write transaction (BEGIN IMMEDIATE).
 func (dialect) ForUpdate() string { return "" }

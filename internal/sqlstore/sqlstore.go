@@ -71,6 +71,13 @@ type DB interface {
 	// Conflict returns an ECONFLICT *narrator.Error saying that what
 	// already exists if err is a unique violation, and err otherwise.
 	Conflict(err error, what string) error
+	// LoadMedia sets the Media of the given audios, in the order of
+	// narrator.MediaTypes, with one query.
+	LoadMedia(ctx context.Context, tx Tx, audios ...*narrator.Audio) error
+	// ApplyEffects does in tx what the write that left a as it is must do
+	// besides a's own rows, in the order of eff.Steps: the store's one
+	// place for it.
+	ApplyEffects(ctx context.Context, tx Tx, a *narrator.Audio, eff narrator.Effects) error
 }
 
 // Store is the part of a store that sqlstore implements; each store embeds
