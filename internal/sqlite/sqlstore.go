@@ -49,27 +49,29 @@ func (d dialect) Enqueue(ctx context.Context, tx sqlstore.Tx, job narrator.Job) 
 type sqlTx struct{ tx *sql.Tx }
 
 func (t sqlTx) Exec(ctx context.Context, query string, args ...any) (int64, error) {
-	args, err := encodeArgs(args)
+	res, err := t.exec(ctx, query, args)
 	if err != nil {
 		return 0, err
-	}
-	res, err := t.tx.ExecContext(ctx, query, args...)
-	if err != nil {
-		return 0, unavailable(err)
 	}
 	return res.RowsAffected()
 }
 
 func (t sqlTx) Insert(ctx context.Context, query string, args ...any) (int64, error) {
-	args, err := encodeArgs(args)
+	res, err := t.exec(ctx, query, args)
 	if err != nil {
 		return 0, err
 	}
-	res, err := t.tx.ExecContext(ctx, query, args...)
-	if err != nil {
-		return 0, unavailable(err)
-	}
 	return res.LastInsertId()
+}
+
+// exec runs a statement with its arguments encoded.
+func (t sqlTx) exec(ctx context.Context, query string, args []any) (sql.Result, error) {
+	args, err := encodeArgs(args)
+	if err != nil {
+		return nil, err
+	}
+	res, err := t.tx.ExecContext(ctx, query, args...)
+	return res, unavailable(err)
 }
 
 func (t sqlTx) QueryRow(ctx context.Context, query string, args ...any) sqlstore.Row {
