@@ -31,6 +31,12 @@ func (dialect) ForUpdate() string { return string(forUpdate) }
 
 func (dialect) Conflict(err error, what string) error { return formatError(err, what) }
 
+func (dialect) Overriding() string { return "OVERRIDING SYSTEM VALUE " }
+
+func (dialect) RaiseID(ctx context.Context, tx sqlstore.Tx, table string, last int64) error {
+	return raiseSequence(ctx, tx.(pgTx).tx, table, last)
+}
+
 func (d dialect) LoadMedia(ctx context.Context, tx sqlstore.Tx, audios ...*narrator.Audio) error {
 	return loadMedia(ctx, tx.(pgTx).tx, audios...)
 }

@@ -27,6 +27,12 @@ func (d dialect) BeginRead(ctx context.Context) (sqlstore.Tx, error) {
 
 func (dialect) Conflict(err error, what string) error { return formatError(err, what) }
 
+func (dialect) Overriding() string { return "" }
+
+func (dialect) RaiseID(ctx context.Context, tx sqlstore.Tx, table string, last int64) error {
+	return raiseCounter(ctx, tx.(sqlTx).tx, table, last)
+}
+
 func (d dialect) LoadMedia(ctx context.Context, tx sqlstore.Tx, audios ...*narrator.Audio) error {
 	return loadMedia(ctx, tx.(sqlTx).tx, audios...)
 }

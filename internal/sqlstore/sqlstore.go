@@ -74,6 +74,12 @@ type DB interface {
 	// LoadMedia sets the Media of the given audios, in the order of
 	// narrator.MediaTypes, with one query.
 	LoadMedia(ctx context.Context, tx Tx, audios ...*narrator.Audio) error
+	// Overriding is what an INSERT that gives a row its ID says before
+	// VALUES ("OVERRIDING SYSTEM VALUE " for an identity column).
+	Overriding() string
+	// RaiseID moves the ID counter of table up to last, if it is lower,
+	// so that the table's next ID is past last.
+	RaiseID(ctx context.Context, tx Tx, table string, last int64) error
 	// ApplyEffects does in tx what the write that left a as it is must do
 	// besides a's own rows, in the order of eff.Steps: the store's one
 	// place for it.
