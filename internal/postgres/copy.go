@@ -10,91 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/narrator/narrator"
-	"github.com/narrator/narrator/internal/sqlstore"
 )
-
-// ExportMeta returns, in one snapshot and ordered by ID, every account, API
-// key (with its hash), project, dashboard user (with its password hash),
-// pronunciation rule and podcast feed (by project, with its token), and the
-// highest IDs the store has given.
-func (s *Store) ExportMeta(ctx context.Context) (*narrator.Export, error) {
-	tx, err := s.beginRead(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("export: %w", err)
-	}
-	defer rollback(ctx, tx)
-	e := &narrator.Export{}
-	if e.Accounts, err = exportRows(ctx, tx, exportAccountsSQL, scanAccount); err != nil {
-		return nil, fmt.Errorf("export accounts: %w", err)
-	}
-	if e.APIKeys, err = exportRows(ctx, tx, exportAPIKeysSQL, scanExportedAPIKey); err != nil {
-		return nil, fmt.Errorf("export api keys: %w", err)
-	}
-	if e.Projects, err = exportRows(ctx, tx, exportProjectsSQL, scanProject); err != nil {
-		return nil, fmt.Errorf("export projects: %w", err)
-	}
-	if e.Users, err = exportRows(ctx, tx, exportUsersSQL, scanUser); err != nil {
-		return nil, fmt.Errorf("export users: %w", err)
-	}
-	if e.Pronunciations, err = exportRows(ctx, tx, exportPronunciationsSQL, scanPronunciation); err != nil {
-		return nil, fmt.Errorf("export pronunciations: %w", err)
-	}
-	if e.Feeds, err = exportRows(ctx, tx, exportFeedsSQL, scanFeed); err != nil {
-		return nil, fmt.Errorf("export feeds: %w", err)
-	}
-	if e.Webhooks, err = exportRows(ctx, tx, exportWebhooksSQL, scanWebhook); err != nil {
-		return nil, fmt.Errorf("export webhooks: %w", err)
-	}
-	ids := &e.LastIDs
-	if err := tx.QueryRow(ctx, lastIDsSQL).Scan(&ids.Account, &ids.APIKey, &ids.Project, &ids.Audio, &ids.Media,
-		&ids.User, &ids.Pronunciation, &ids.Webhook); err != nil {
-		return nil, fmt.Errorf("export last ids: %w", err)
-	}
-	return e, nil
-}
-
-// exportRows runs a query in tx and scans each row with scan. The slice is
-// empty, not nil, when there are no rows.
-func exportRows[T any](ctx context.Context, tx pgx.Tx, query string, scan func(pgx.Row) (T, error)) ([]T, error) {
-	rows, err := tx.Query(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (T, error) { return scan(row) })
-	if err != nil {
-		return nil, err
-	}
-	if out == nil {
-		out = []T{}
-	}
-	return out, nil
-}
-
-const exportAccountsSQL = `SELECT id, name, created_at FROM accounts ORDER BY id`
-
-const exportAPIKeysSQL = `SELECT id, account_id, hash, prefix, created_at, revoked_at FROM api_keys ORDER BY id`
-
-func scanExportedAPIKey(row pgx.Row) (*narrator.ExportedAPIKey, error) {
-	var k narrator.ExportedAPIKey
-	if err := row.Scan(&k.ID, &k.AccountID, &k.Hash, &k.Prefix, &k.CreatedAt, &k.RevokedAt); err != nil {
-		return nil, err
-	}
-	k.CreatedAt = k.CreatedAt.UTC()
-	if k.RevokedAt != nil {
-		r := k.RevokedAt.UTC()
-		k.RevokedAt = &r
-	}
-	return &k, nil
-}
-
-const exportUsersSQL = `SELECT ` + sqlstore.UserColumns + ` FROM users ORDER BY id`
-
-const exportPronunciationsSQL = `SELECT ` + sqlstore.PronunciationColumns + ` FROM pronunciations ORDER BY id`
-
-const exportFeedsSQL = `SELECT ` + feedColumns + ` FROM feeds ORDER BY project_id`
-const exportProjectsSQL = `SELECT ` + sqlstore.ProjectColumns + ` FROM projects ORDER BY id`
-
-const exportWebhooksSQL = `SELECT ` + sqlstore.WebhookColumns + ` FROM webhooks ORDER BY id`
 
 // lastIDsSQL reads the last value of each table's identity sequence: the
 // highest ID the table has given, deleted rows included (a sequence never
@@ -110,6 +26,14 @@ SELECT
 	COALESCE(pg_sequence_last_value(pg_get_serial_sequence('users', 'id')::regclass), 0),
 	COALESCE(pg_sequence_last_value(pg_get_serial_sequence('pronunciations', 'id')::regclass), 0),
 	COALESCE(pg_sequence_last_value(pg_get_serial_sequence('webhooks', 'id')::regclass), 0)`
+
+// lastIDs reads lastIDsSQL in tx.
+func lastIDs(ctx context.Context, tx pgx.Tx) (narrator.LastIDs, error) {
+	var ids narrator.LastIDs
+	err := tx.QueryRow(ctx, lastIDsSQL).Scan(&ids.Account, &ids.APIKey, &ids.Project, &ids.Audio, &ids.Media,
+		&ids.User, &ids.Pronunciation, &ids.Webhook)
+	return ids, err
+}
 
 // raiseSequenceSQL moves the identity sequence of table $1 to $2 unless it
 // is there or past it already.

@@ -7,16 +7,10 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/narrator/narrator"
-	"github.com/narrator/narrator/internal/sqlstore"
 )
 
 // The methods of pronunciation rules are sqlstore's, but for
-// ResynthesizeMatching; ExportMeta reads rules here.
-
-// scanPronunciation reads a row of sqlstore.PronunciationColumns.
-func scanPronunciation(row pgx.Row) (*narrator.Pronunciation, error) {
-	return sqlstore.ScanPronunciation(utcRow{row})
-}
+// ResynthesizeMatching.
 
 // candidatesSQL narrows the search with ILIKE and locks the candidates in
 // ID order, so that two such transactions never deadlock; Matches then

@@ -31,6 +31,10 @@ func (dialect) ForUpdate() string { return string(forUpdate) }
 
 func (dialect) Conflict(err error, what string) error { return formatError(err, what) }
 
+func (dialect) LastIDs(ctx context.Context, tx sqlstore.Tx) (narrator.LastIDs, error) {
+	return lastIDs(ctx, tx.(pgTx).tx)
+}
+
 func (dialect) Overriding() string { return "OVERRIDING SYSTEM VALUE " }
 
 func (dialect) RaiseID(ctx context.Context, tx sqlstore.Tx, table string, last int64) error {

@@ -7,16 +7,10 @@ import (
 	"strings"
 
 	"github.com/narrator/narrator"
-	"github.com/narrator/narrator/internal/sqlstore"
 )
 
 // The methods of pronunciation rules are sqlstore's, but for
-// ResynthesizeMatching; ExportMeta reads rules here.
-
-// scanPronunciation reads a row of sqlstore.PronunciationColumns.
-func scanPronunciation(sc interface{ Scan(...any) error }) (*narrator.Pronunciation, error) {
-	return sqlstore.ScanPronunciation(decoded{sc})
-}
+// ResynthesizeMatching.
 
 // candidatesSQL narrows the search with a case-insensitive LIKE (ASCII
 // case only); Matches then decides on whole words in any case.

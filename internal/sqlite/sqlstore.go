@@ -27,6 +27,10 @@ func (d dialect) BeginRead(ctx context.Context) (sqlstore.Tx, error) {
 
 func (dialect) Conflict(err error, what string) error { return formatError(err, what) }
 
+func (dialect) LastIDs(ctx context.Context, tx sqlstore.Tx) (narrator.LastIDs, error) {
+	return lastIDs(ctx, tx.(sqlTx).tx)
+}
+
 func (dialect) Overriding() string { return "" }
 
 func (dialect) RaiseID(ctx context.Context, tx sqlstore.Tx, table string, last int64) error {

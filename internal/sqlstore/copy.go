@@ -9,6 +9,73 @@ import (
 	"github.com/narrator/narrator"
 )
 
+// ExportMeta returns, in one snapshot and ordered by ID, every account, API
+// key (with its hash), project, dashboard user (with its password hash),
+// pronunciation rule, podcast feed (by project, with its token) and webhook
+// (with its secret), and the highest IDs the store has given
+// (DB.LastIDs).
+func (s *Store) ExportMeta(ctx context.Context) (*narrator.Export, error) {
+	tx, err := s.db.BeginRead(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("export: %w", err)
+	}
+	defer tx.Rollback(ctx)
+	e := &narrator.Export{}
+	if e.Accounts, err = exportRows(ctx, tx, exportAccountsSQL, ScanAccount); err != nil {
+		return nil, fmt.Errorf("export accounts: %w", err)
+	}
+	if e.APIKeys, err = exportRows(ctx, tx, exportAPIKeysSQL, scanExportedAPIKey); err != nil {
+		return nil, fmt.Errorf("export api keys: %w", err)
+	}
+	if e.Projects, err = exportRows(ctx, tx, exportProjectsSQL, ScanProject); err != nil {
+		return nil, fmt.Errorf("export projects: %w", err)
+	}
+	if e.Users, err = exportRows(ctx, tx, exportUsersSQL, ScanUser); err != nil {
+		return nil, fmt.Errorf("export users: %w", err)
+	}
+	if e.Pronunciations, err = exportRows(ctx, tx, exportPronunciationsSQL, ScanPronunciation); err != nil {
+		return nil, fmt.Errorf("export pronunciations: %w", err)
+	}
+	if e.Feeds, err = exportRows(ctx, tx, exportFeedsSQL, ScanFeed); err != nil {
+		return nil, fmt.Errorf("export feeds: %w", err)
+	}
+	if e.Webhooks, err = exportRows(ctx, tx, exportWebhooksSQL, ScanWebhook); err != nil {
+		return nil, fmt.Errorf("export webhooks: %w", err)
+	}
+	if e.LastIDs, err = s.db.LastIDs(ctx, tx); err != nil {
+		return nil, fmt.Errorf("export last ids: %w", err)
+	}
+	return e, nil
+}
+
+// exportRows runs a query in tx and scans each row with scan. The slice is
+// empty, not nil, when there are no rows.
+func exportRows[T any](ctx context.Context, tx Tx, query string, scan func(Row) (T, error)) ([]T, error) {
+	rows, err := tx.Query(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return collect(rows, scan)
+}
+
+const (
+	exportAccountsSQL       = `SELECT id, name, created_at FROM accounts ORDER BY id`
+	exportAPIKeysSQL        = `SELECT id, account_id, hash, prefix, created_at, revoked_at FROM api_keys ORDER BY id`
+	exportProjectsSQL       = `SELECT ` + ProjectColumns + ` FROM projects ORDER BY id`
+	exportUsersSQL          = `SELECT ` + UserColumns + ` FROM users ORDER BY id`
+	exportPronunciationsSQL = `SELECT ` + PronunciationColumns + ` FROM pronunciations ORDER BY id`
+	exportFeedsSQL          = `SELECT ` + FeedColumns + ` FROM feeds ORDER BY project_id`
+	exportWebhooksSQL       = `SELECT ` + WebhookColumns + ` FROM webhooks ORDER BY id`
+)
+
+func scanExportedAPIKey(row Row) (*narrator.ExportedAPIKey, error) {
+	var k narrator.ExportedAPIKey
+	if err := row.Scan(&k.ID, &k.AccountID, &k.Hash, &k.Prefix, &k.CreatedAt, &k.RevokedAt); err != nil {
+		return nil, err
+	}
+	return &k, nil
+}
+
 // The inserts of ImportMeta give the rows their IDs: each holds %s where
 // the dialect says so (DB.Overriding).
 const (

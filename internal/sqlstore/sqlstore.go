@@ -74,6 +74,9 @@ type DB interface {
 	// LoadMedia sets the Media of the given audios, in the order of
 	// narrator.MediaTypes, with one query.
 	LoadMedia(ctx context.Context, tx Tx, audios ...*narrator.Audio) error
+	// LastIDs returns the highest ID each table has given, deleted rows
+	// included.
+	LastIDs(ctx context.Context, tx Tx) (narrator.LastIDs, error)
 	// Overriding is what an INSERT that gives a row its ID says before
 	// VALUES ("OVERRIDING SYSTEM VALUE " for an identity column).
 	Overriding() string
