@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -121,6 +122,29 @@ func TestNeuralVoice(t *testing.T) {
 		t.Errorf("healthz %d after the crashes", res.StatusCode)
 	}
 
+	// A Kokoro model with one voice's raw style table, as kokoro-js ships them: the voice
+	// installs under its own name, speaks, and outranks the Piper voice as a default.
+	kdir := t.TempDir()
+	kmodel, styles := filepath.Join(kdir, "kokoro-v1.0.onnx"), filepath.Join(kdir, "af_heart.bin")
+	if err := os.WriteFile(kmodel, onnxtest.Kokoro(onnxtest.KokoroOptions{Repeat: 100}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(styles, make([]byte, 510*256*4), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got = mustJSON[[]installedOut](t, mustCLI(t, "voices", "install", "--data", data, "--onnxruntime", lib, "--json", kmodel, styles))
+	if len(got) != 1 || got[0].ID != "kokoro-af_heart" || got[0].Label != "Heart (Female)" || got[0].Engine != "kokoro" {
+		t.Fatalf("installed %+v", got)
+	}
+	kproj := mustJSON[projectOut](t, mustCLI(t, "projects", "create", "--data", data, "--account", fmt.Sprint(acct.ID), "--title", "Kokoro", "--language", "en_US"))
+	if kproj.BodyVoice != "Heart (Female)" || kproj.TitleVoice != "Tiny (Female)" {
+		t.Errorf("a new en_US project speaks with %q and titles with %q, want Heart, then Tiny", kproj.BodyVoice, kproj.TitleVoice)
+	}
+	if _, err := c.CreateAudio(t.Context(), kproj.ID, client.NewAudio{Title: "Kokoro", Body: "<p>Hello from a Kokoro voice.</p>", ExternalID: "k-1"}); err != nil {
+		t.Fatal(err)
+	}
+	waitProcessed(t, c, kproj.ID, "k-1", 90*time.Second)
+
 	// Removed, the voice gives way to the language's built-in default.
 	if out := mustCLI(t, "voices", "remove", "--data", data, "piper-en_us-tiny-medium"); !strings.Contains(out, "removed") {
 		t.Errorf("remove: %s", out)
@@ -142,9 +166,23 @@ func TestNeuralVoiceCluster(t *testing.T) {
 	db, media := newDatabase(t, adminURL), withPrefix(t, s3URL, randomName(t, "neural-"))
 	backends := []string{"--database", db, "--media", media}
 	installer := t.TempDir()
-	mustCLI(t, append([]string{"voices", "install", "--data", installer, "--onnxruntime", lib, "--gender", "male", "--name", "Tim"}, append(backends, tinyPiper(t, t.TempDir()))...)...)
-	acct := mustJSON[accountOut](t, mustCLI(t, append([]string{"accounts", "create", "--data", installer, "--name", "Acme"}, backends...)...))
-	proj := mustJSON[projectOut](t, mustCLI(t, append([]string{"projects", "create", "--data", installer, "--account", fmt.Sprint(acct.ID), "--title", "Daily", "--language", "en_US", "--body-voice", "Tim"}, backends...)...))
+	// The built binary, which reads the S3 credentials from the environment, as an
+	// operator's shell gives them.
+	cli := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command(binary, args...).Output()
+		if err != nil {
+			var stderr []byte
+			if ee, ok := err.(*exec.ExitError); ok {
+				stderr = ee.Stderr
+			}
+			t.Fatalf("narrator %s: %v\n%s", strings.Join(args, " "), err, stderr)
+		}
+		return string(out)
+	}
+	cli(append(append([]string{"voices", "install", "--data", installer, "--onnxruntime", lib, "--gender", "male", "--name", "Tim", "--json"}, backends...), tinyPiper(t, t.TempDir()))...)
+	acct := mustJSON[accountOut](t, cli(append([]string{"accounts", "create", "--data", installer, "--name", "Acme"}, backends...)...))
+	proj := mustJSON[projectOut](t, cli(append([]string{"projects", "create", "--data", installer, "--account", fmt.Sprint(acct.ID), "--title", "Daily", "--language", "en_US", "--body-voice", "Tim"}, backends...)...))
 
 	data := t.TempDir()
 	s := startServer(t, data, freeAddr(t), append(backends, "--onnxruntime", lib)...)

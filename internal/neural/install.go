@@ -134,7 +134,7 @@ func PiperEntry(model, config LocalFile, sig worker.PiperSignature, d Describe) 
 // Each voice's ID is "kokoro-" and its name in the file. skipped lists the voices left out,
 // and why.
 func KokoroEntries(model, voices LocalFile, d Describe) (entries []*narrator.InstalledVoice, skipped []string, err error) {
-	styles, err := ReadStyles(voices.Path)
+	styles, err := ReadStyles(voices.Path, voices.Name)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -3,6 +3,7 @@ package neural_test
 import (
 	"archive/zip"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -56,12 +57,16 @@ func (n *npzWriter) close(t *testing.T) {
 func TestReadStyles(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	write := func(name string, b []byte) string {
-		p := filepath.Join(dir, name)
+	// Each file is written under a name of its own, as the cache names it, and read as
+	// installed under name.
+	n := 0
+	write := func(name string, b []byte) (string, string) {
+		n++
+		p := filepath.Join(dir, fmt.Sprint(n))
 		if err := os.WriteFile(p, b, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		return p
+		return p, name
 	}
 	// The npz archive of kokoro-onnx.
 	s, err := neural.ReadStyles(write("voices-v1.0.bin", kokoroStyles(t, "af_heart", "bm_george")))

@@ -57,8 +57,10 @@ var styleNameRE = regexp.MustCompile(`^[a-z]{2}_[a-z0-9]{1,40}$`)
 // ReadStyles reads a Kokoro voices file: either the npz archive of kokoro-onnx
 // (voices-v1.0.bin), one (510,1,256) float32 array per voice, or one voice's raw
 // little-endian float32 table (510×256 values, as kokoro-js ships each voice), whose voice is
-// named by the file's name without its extension (af_heart.bin). The error says what is wrong.
-func ReadStyles(path string) (Styles, error) {
+// named by the file's name without its extension (af_heart.bin). name is that file name, as
+// installed: the file at path may be a cached copy named otherwise. The error says what is
+// wrong.
+func ReadStyles(path, name string) (Styles, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read voices file: %w", err)
@@ -70,27 +72,27 @@ func ReadStyles(path string) (Styles, error) {
 	}
 	var magic [4]byte
 	if _, err := io.ReadFull(f, magic[:]); err != nil {
-		return nil, fmt.Errorf("read voices file %s: too short to be one", filepath.Base(path))
+		return nil, fmt.Errorf("read voices file %s: too short to be one", name)
 	}
 	if string(magic[:]) == "PK\x03\x04" {
-		return readNPZ(f, info.Size(), filepath.Base(path))
+		return readNPZ(f, info.Size(), name)
 	}
-	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	if !styleNameRE.MatchString(name) {
-		return nil, fmt.Errorf("voices file %s: not an npz archive, and its name is not a Kokoro voice's such as af_heart.bin", filepath.Base(path))
+	voice := strings.TrimSuffix(name, filepath.Ext(name))
+	if !styleNameRE.MatchString(voice) {
+		return nil, fmt.Errorf("voices file %s: not an npz archive, and its name is not a Kokoro voice's such as af_heart.bin", name)
 	}
 	if info.Size() != styleBytes {
-		return nil, fmt.Errorf("voices file %s: a raw voice file holds %d bytes (510×256 float32), not %d", filepath.Base(path), styleBytes, info.Size())
+		return nil, fmt.Errorf("voices file %s: a raw voice file holds %d bytes (510×256 float32), not %d", name, styleBytes, info.Size())
 	}
 	b := make([]byte, styleBytes)
 	if _, err := f.ReadAt(b, 0); err != nil {
-		return nil, fmt.Errorf("read voices file %s: %w", filepath.Base(path), err)
+		return nil, fmt.Errorf("read voices file %s: %w", name, err)
 	}
 	t, err := float32s(b)
 	if err != nil {
-		return nil, fmt.Errorf("voices file %s: %w", filepath.Base(path), err)
+		return nil, fmt.Errorf("voices file %s: %w", name, err)
 	}
-	return Styles{name: t}, nil
+	return Styles{voice: t}, nil
 }
 
 // readNPZ reads an npz archive of (510,1,256) float32 arrays.
