@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/sqlstore"
 )
 
 // rowLock ends a SELECT. forUpdate locks the rows it returns until the
@@ -28,26 +30,12 @@ const (
 const externalIDIndex = "audios_external_id"
 
 // audioColumns are the columns scanAudio reads.
-const audioColumns = `id, project_id, external_id, title, body, author, article_url, metadata,
-	state, error, revision, duration_ms, created_at, updated_at, deleted_at`
+const audioColumns = sqlstore.AudioColumns
 
+// scanAudio reads a row of audioColumns (sqlstore.AudioColumns); no row is
+// sql.ErrNoRows.
 func scanAudio(row pgx.Row) (*narrator.Audio, error) {
-	var a narrator.Audio
-	var ext *string
-	var deleted *time.Time
-	if err := row.Scan(&a.ID, &a.ProjectID, &ext, &a.Title, &a.Body, &a.Author, &a.ArticleURL, &a.Metadata,
-		&a.State, &a.Error, &a.Revision, &a.DurationMS, &a.CreatedAt, &a.UpdatedAt, &deleted); err != nil {
-		return nil, err
-	}
-	if ext != nil {
-		a.ExternalID = *ext
-	}
-	if a.Metadata == nil {
-		a.Metadata = map[string]string{}
-	}
-	a.CreatedAt, a.UpdatedAt = a.CreatedAt.UTC(), a.UpdatedAt.UTC()
-	a.Deleted = deleted != nil
-	return &a, nil
+	return sqlstore.ScanAudio(utcRow{row})
 }
 
 func audioNotFound(ref string) error {
@@ -59,7 +47,7 @@ const findAudioByIDSQL = `SELECT ` + audioColumns + ` FROM audios WHERE id = $1`
 // findAudioByID returns an audio, deleted or not, without its media.
 func findAudioByID(ctx context.Context, tx pgx.Tx, id int64, lock rowLock) (*narrator.Audio, error) {
 	a, err := scanAudio(tx.QueryRow(ctx, findAudioByIDSQL+string(lock), id))
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, audioNotFound(strconv.FormatInt(id, 10))
 	}
 	return a, err
@@ -75,7 +63,7 @@ FROM audios WHERE project_id = $1 AND external_id = $2 AND deleted_at IS NULL`
 // external ID, without its media.
 func findAudioByExternalID(ctx context.Context, tx pgx.Tx, projectID int64, externalID string, lock rowLock) (*narrator.Audio, error) {
 	a, err := scanAudio(tx.QueryRow(ctx, findLiveAudioByExternalIDSQL+string(lock), projectID, externalID))
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, audioNotFound(strconv.Quote(externalID))
 	}
 	return a, err
@@ -90,7 +78,7 @@ func resolveAudio(ctx context.Context, tx pgx.Tx, projectID int64, ref string, l
 		switch {
 		case err == nil:
 			return a, loadMedia(ctx, tx, a)
-		case !errors.Is(err, pgx.ErrNoRows):
+		case !errors.Is(err, sql.ErrNoRows):
 			return nil, err
 		}
 	}
@@ -143,18 +131,6 @@ func loadMedia(ctx context.Context, tx pgx.Tx, audios ...*narrator.Audio) error 
 	})
 	if err != nil {
 		return fmt.Errorf("load media: %w", err)
-	}
-	return nil
-}
-
-const addAudioCountSQL = `UPDATE projects SET audio_count = audio_count + $1 WHERE id = $2`
-
-// addAudioCount moves a project's count of live audios by delta, in the
-// transaction that creates or deletes them. It locks the project's row
-// until the transaction ends, so callers run it last.
-func addAudioCount(ctx context.Context, tx pgx.Tx, projectID int64, delta int) error {
-	if _, err := tx.Exec(ctx, addAudioCountSQL, delta, projectID); err != nil {
-		return fmt.Errorf("count audios of project %d: %w", projectID, err)
 	}
 	return nil
 }
@@ -236,7 +212,8 @@ func (s *Store) createAudio(ctx context.Context, tx pgx.Tx, a *narrator.Audio) (
 	if err != nil {
 		return nil, false, err
 	}
-	got := narrator.PlanCreate(a, s.now())
+	plan := narrator.PlanCreate(a, s.now())
+	got := plan.Next
 	if err := tx.QueryRow(ctx, insertAudioSQL, got.ProjectID, nullString(got.ExternalID), got.Title, got.Body,
 		got.Author, got.ArticleURL, got.Metadata, got.State, got.Error, got.Revision, got.DurationMS,
 		got.CreatedAt, got.UpdatedAt).Scan(&got.ID); err != nil {
@@ -245,13 +222,11 @@ func (s *Store) createAudio(ctx context.Context, tx pgx.Tx, a *narrator.Audio) (
 	if got.Media, err = insertMedia(ctx, tx, got.ID); err != nil {
 		return nil, false, err
 	}
-	if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: got.ID, Revision: got.Revision, Round: round}); err != nil {
+	if err := sqlstore.InsertNewPublication(ctx, pgTx{tx}, &got); err != nil {
 		return nil, false, err
 	}
-	if err := addAudioCount(ctx, tx, got.ProjectID, 1); err != nil {
-		return nil, false, err
-	}
-	if err := addUsage(ctx, tx, nil, &got); err != nil {
+	plan.Effects.Round = round
+	if err := s.applyEffects(ctx, tx, &got, plan.Effects); err != nil {
 		return nil, false, err
 	}
 	return &got, true, nil
@@ -349,10 +324,9 @@ func (s *Store) updateAudio(ctx context.Context, tx pgx.Tx, cur *narrator.Audio,
 		return &plan.Next, err
 	}
 	next := &plan.Next
-	var round int64
-	if plan.Respeak {
+	if plan.Effects.Synthesize {
 		adds := cur.State != narrator.StateUnprocessed
-		if round, err = s.planSynthesis(ctx, tx, cur.ProjectID, adds, true); err != nil {
+		if plan.Effects.Round, err = s.planSynthesis(ctx, tx, cur.ProjectID, adds, true); err != nil {
 			return nil, err
 		}
 	}
@@ -369,15 +343,7 @@ func (s *Store) updateAudio(ctx context.Context, tx pgx.Tx, cur *narrator.Audio,
 		next.ArticleURL, next.Metadata, next.State, next.Error, next.Revision, next.UpdatedAt, next.ID); err != nil {
 		return nil, err
 	}
-	if err := addUsage(ctx, tx, cur, next); err != nil {
-		return nil, err
-	}
-	if plan.Respeak {
-		if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: next.ID, Revision: next.Revision, Round: round}); err != nil {
-			return nil, err
-		}
-	}
-	if err := s.raise(ctx, tx, cur, next); err != nil {
+	if err := s.applyEffects(ctx, tx, next, plan.Effects); err != nil {
 		return nil, err
 	}
 	return next, nil
@@ -398,31 +364,17 @@ func (s *Store) DeleteAudio(ctx context.Context, projectID int64, ref string) (*
 	if err != nil {
 		return nil, fmt.Errorf("delete audio %q in project %d: %w", ref, projectID, err)
 	}
+	plan := narrator.PlanDelete(a)
 	if _, err := tx.Exec(ctx, deleteAudioSQL, s.now(), a.ID); err != nil {
 		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
 	}
-	if keys := a.MediaKeys(); len(keys) > 0 {
-		if err := s.enqueue(ctx, tx, narrator.DeleteMediaJob{Keys: keys}); err != nil {
-			return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
-		}
-	}
-	// The account's row before the project's, as a create takes them, so
-	// that a delete and a create of one account never deadlock.
-	if err := addUsage(ctx, tx, a, &narrator.Audio{ProjectID: a.ProjectID, Deleted: true}); err != nil {
-		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
-	}
-	if err := addAudioCount(ctx, tx, a.ProjectID, -1); err != nil {
-		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
-	}
-	deleted := *a
-	deleted.Deleted = true
-	if err := s.raise(ctx, tx, a, &deleted); err != nil {
+	if err := s.applyEffects(ctx, tx, &plan.Next, plan.Effects); err != nil {
 		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return nil, fmt.Errorf("delete audio %d: commit: %w", a.ID, err)
 	}
-	return &deleted, nil
+	return &plan.Next, nil
 }
 
 // listAudiosSQL is a range scan of the audios_list index: the zero time
@@ -473,130 +425,4 @@ func queryAudios(ctx context.Context, tx pgx.Tx, query string, args ...any) ([]*
 		return nil, err
 	}
 	return audios, nil
-}
-
-// AudioForSynthesis returns an audio, deleted ones included (with Deleted
-// set, so a worker can skip them), with its media and its project. It
-// returns ENOTFOUND if the audio does not exist.
-func (s *Store) AudioForSynthesis(ctx context.Context, audioID int64) (*narrator.Audio, *narrator.Project, error) {
-	tx, err := s.beginRead(ctx)
-	if err != nil {
-		return nil, nil, fmt.Errorf("audio %d for synthesis: %w", audioID, err)
-	}
-	defer rollback(ctx, tx)
-	a, err := findAudioByID(ctx, tx, audioID, noLock)
-	if err != nil {
-		return nil, nil, fmt.Errorf("audio %d for synthesis: %w", audioID, err)
-	}
-	if err := loadMedia(ctx, tx, a); err != nil {
-		return nil, nil, fmt.Errorf("audio %d for synthesis: %w", audioID, err)
-	}
-	p, err := findProject(ctx, tx, a.ProjectID)
-	if err != nil {
-		return nil, nil, fmt.Errorf("audio %d for synthesis: %w", audioID, err)
-	}
-	return a, p, nil
-}
-
-const setMediaKeySQL = `UPDATE media SET key = $1, bytes = $2 WHERE id = $3`
-
-const publishAudioSQL = `
-UPDATE audios SET state = 'processed', error = '', duration_ms = $1, updated_at = $2,
-	lease_holder = NULL, lease_revision = NULL, lease_until = NULL
-WHERE id = $3`
-
-// PublishAudio records the published media of one revision of an audio: it
-// sets each media's key and size from r, marks the audio processed with
-// r's duration, releases its synthesis lease, and enqueues
-// the removal of the keys it replaced, all in one transaction. It returns
-// ECONFLICT, changing nothing, if the audio is deleted, at another revision
-// or already processed at this one (narrator.PlanPublish): the caller then
-// discards its files. It returns ENOTFOUND if the audio does not exist.
-func (s *Store) PublishAudio(ctx context.Context, audioID int64, revision int, r narrator.Rendering) error {
-	tx, err := s.beginWrite(ctx)
-	if err != nil {
-		return fmt.Errorf("publish audio %d: %w", audioID, err)
-	}
-	defer rollback(ctx, tx)
-	if err := s.publishAudio(ctx, tx, audioID, revision, r); err != nil {
-		return fmt.Errorf("publish audio %d revision %d: %w", audioID, revision, err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("publish audio %d: commit: %w", audioID, err)
-	}
-	return nil
-}
-
-func (s *Store) publishAudio(ctx context.Context, tx pgx.Tx, audioID int64, revision int, r narrator.Rendering) error {
-	a, err := findAudioByID(ctx, tx, audioID, forUpdate)
-	if err != nil {
-		return err
-	}
-	if err := loadMedia(ctx, tx, a); err != nil {
-		return err
-	}
-	plan, err := narrator.PlanPublish(a, revision, r)
-	if err != nil {
-		return err
-	}
-	for _, m := range plan.Media {
-		if _, err := tx.Exec(ctx, setMediaKeySQL, m.Key, m.Bytes, m.ID); err != nil {
-			return fmt.Errorf("set %s key: %w", m.ContentType, err)
-		}
-	}
-	next := plan.Apply(a, r.Duration.Milliseconds(), s.now())
-	if _, err := tx.Exec(ctx, publishAudioSQL, next.DurationMS, next.UpdatedAt, audioID); err != nil {
-		return err
-	}
-	if err := addUsage(ctx, tx, a, &next); err != nil {
-		return err
-	}
-	if len(plan.Replaced) > 0 {
-		if err := s.enqueue(ctx, tx, narrator.DeleteMediaJob{Keys: plan.Replaced}); err != nil {
-			return fmt.Errorf("remove replaced media: %w", err)
-		}
-	}
-	return s.raise(ctx, tx, a, &next)
-}
-
-const failAudioSQL = `
-UPDATE audios SET state = 'failed', error = $1, updated_at = $2,
-	lease_holder = NULL, lease_revision = NULL, lease_until = NULL
-WHERE id = $3`
-
-// FailAudio marks a revision of an audio as failed, with a message for the
-// publisher, and releases its synthesis lease. It does nothing if the audio
-// is deleted, at another revision, or already processed (a duplicate job
-// succeeded), as narrator.PlanFail decides. It returns ENOTFOUND if the
-// audio does not exist.
-func (s *Store) FailAudio(ctx context.Context, audioID int64, revision int, message string) error {
-	tx, err := s.beginWrite(ctx)
-	if err != nil {
-		return fmt.Errorf("fail audio %d: %w", audioID, err)
-	}
-	defer rollback(ctx, tx)
-	a, err := findAudioByID(ctx, tx, audioID, forUpdate)
-	if err != nil {
-		return fmt.Errorf("fail audio %d: %w", audioID, err)
-	}
-	if !narrator.PlanFail(a, revision) {
-		return nil
-	}
-	if err := loadMedia(ctx, tx, a); err != nil {
-		return fmt.Errorf("fail audio %d: %w", audioID, err)
-	}
-	next := a.Failed(message, s.now())
-	if _, err := tx.Exec(ctx, failAudioSQL, message, next.UpdatedAt, audioID); err != nil {
-		return fmt.Errorf("fail audio %d: %w", audioID, err)
-	}
-	if err := addUsage(ctx, tx, a, &next); err != nil {
-		return fmt.Errorf("fail audio %d: %w", audioID, err)
-	}
-	if err := s.raise(ctx, tx, a, &next); err != nil {
-		return fmt.Errorf("fail audio %d: %w", audioID, err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("fail audio %d: commit: %w", audioID, err)
-	}
-	return nil
 }

@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/postgres"
 	"github.com/narrator/narrator/internal/postgres/pgtest"
+	"github.com/narrator/narrator/internal/sqlstore"
 	"github.com/narrator/narrator/internal/storetest"
 )
 
@@ -74,7 +74,7 @@ func (j tableJobs) SynthesisHead(context.Context, pgx.Tx) (int64, error) {
 
 // withJobs returns Options whose job inserter is j.
 func withJobs(j postgres.JobInserter) postgres.Options {
-	return postgres.Options{Jobs: func(*pgxpool.Pool) (postgres.JobInserter, error) { return j, nil }}
+	return postgres.Options{Jobs: j}
 }
 
 // mustOpen opens a store on the database at url, closing it at cleanup.
@@ -94,6 +94,7 @@ func TestStore(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, now func() time.Time, rec *storetest.Recorder) storetest.Store {
 		opts := withJobs(recorderJobs{rec})
 		opts.EventBody = rec.EventBody
+		opts.EffectFunc = rec.Effect
 		opts.Limits = storetest.SuiteLimits
 		s := mustOpen(t, pgtest.NewDatabase(t, migrated), opts)
 		s.Now = now
@@ -226,9 +227,9 @@ func TestQueryPlans(t *testing.T) {
 		{"id", postgres.FindLiveAudioByIDSQL, []any{a.ID, p.ID}, "audios_pkey"},
 		{"media", postgres.LoadMediaSQL, []any{[]int64{a.ID, a.ID + 1}, narrator.MediaTypes()}, "media_audio_id_content_type_key"},
 		{"article url", postgres.FindAudioByArticleURLSQL, []any{p.ID, "https://news.test/20"}, "audios_article_url"},
-		{"audio listens", postgres.AudioListensSQL, []any{a.ID}, "audio_listens_pkey"},
-		{"project listens", postgres.ProjectListensSQL, []any{p.ID}, "project_listens_pkey"},
-		{"feed audios", postgres.FeedAudiosSQL, []any{p.ID, narrator.MaxFeedItems, narrator.FeedBodyChars}, "Index Scan using audios_feed"},
+		{"audio listens", postgres.Numbered(sqlstore.AudioListensSQL), []any{a.ID}, "audio_listens_pkey"},
+		{"project listens", postgres.Numbered(sqlstore.ProjectListensSQL), []any{p.ID}, "project_listens_pkey"},
+		{"feed audios", postgres.FeedAudiosSQL, []any{p.ID, narrator.MaxFeedItems, narrator.FeedBodyChars, time.Now()}, "Index Scan using audios_feed"},
 		{"feed changed", postgres.AudiosChangedSQL, []any{p.ID}, "Index Only Scan Backward using audios_changed"},
 		{"feed deleted", postgres.AudiosChangedSQL, []any{p.ID}, "Index Only Scan Backward using audios_deleted"},
 	} {

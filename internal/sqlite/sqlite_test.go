@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/jobs"
+	"github.com/narrator/narrator/internal/sqlstore"
 	"github.com/narrator/narrator/internal/storetest"
 )
 
@@ -44,7 +46,7 @@ func (recorderJobs) Prepare(context.Context) error { return nil }
 
 // withJobs returns Options whose job inserter is j.
 func withJobs(j JobInserter) Options {
-	return Options{Jobs: func(*sql.DB) (JobInserter, error) { return j, nil }}
+	return Options{Jobs: j}
 }
 
 // mustOpen opens and migrates a store in a new directory.
@@ -71,6 +73,32 @@ func mustOpenPath(tb testing.TB, path string, opts Options) *Store {
 	return s
 }
 
+// mustOpenQueue opens and migrates a store in a new directory with River's
+// queue (not started) and tables, as the server does: the database's
+// pools, the queue on its writer, then the store. (sqlitetest.Open does
+// the same for other packages; this package's tests cannot import it.)
+func mustOpenQueue(tb testing.TB) *Store {
+	tb.Helper()
+	db, err := OpenDB(tb.Context(), filepath.Join(tb.TempDir(), "narrator.db"), 0)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	q, err := jobs.NewSQLite(db.Writer(), jobs.Config{})
+	if err != nil {
+		db.Close()
+		tb.Fatal(err)
+	}
+	s := New(db, Options{Jobs: q})
+	tb.Cleanup(func() { s.Close() })
+	if err := s.Migrate(tb.Context()); err != nil {
+		tb.Fatal(err)
+	}
+	if err := jobs.MigrateSQLite(tb.Context(), s.DB()); err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
 // The store has every method of the suite's interface.
 var _ storetest.SchemaStore = (*Store)(nil)
 
@@ -79,6 +107,7 @@ func TestStore(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, now func() time.Time, rec *storetest.Recorder) storetest.Store {
 		opts := withJobs(recorderJobs{rec})
 		opts.EventBody = rec.EventBody
+		opts.EffectFunc = rec.Effect
 		opts.Limits = storetest.SuiteLimits
 		s := mustOpen(t, opts)
 		s.Now = now
@@ -327,12 +356,13 @@ func TestQueryPlans(t *testing.T) {
 		{"one by external id", findLiveAudioWithMediaByExternalIDSQL, []any{1, "x"}, "audios_external_id"},
 		{"authorize project", authorizeProjectSQL, []any{1, []byte("x")}, "sqlite_autoindex_api_keys_1"},
 		{"media", loadMediaSQL, []any{"[1,2]", `["mp3","m3u8"]`}, "sqlite_autoindex_media_1"},
-		{"api key", authenticateAPIKeySQL, []any{[]byte("x")}, "sqlite_autoindex_api_keys_1"},
+		{"api key", `SELECT account_id FROM api_keys WHERE hash = ? AND revoked_at IS NULL`, []any{[]byte("x")}, "sqlite_autoindex_api_keys_1"},
 		{"article url", findAudioByArticleURLSQL, []any{1, "https://x.test/a"}, "audios_article_url"},
-		{"audio listens", audioListensSQL, []any{1}, "PRIMARY KEY (audio_id=?)"},
-		{"project listens", projectListensSQL, []any{1}, "PRIMARY KEY (project_id=?)"},
+		{"audio listens", sqlstore.AudioListensSQL, []any{1}, "PRIMARY KEY (audio_id=?)"},
+		{"project listens", sqlstore.ProjectListensSQL, []any{1}, "PRIMARY KEY (project_id=?)"},
 		{"feed", feedByTokenSQL, []any{"x"}, "sqlite_autoindex_feeds_1"},
-		{"feed audios", feedAudiosSQL, []any{2000, 1, 300}, "audios_feed"},
+		{"feed audios", feedAudiosSQL, []any{2000, 1, 0, 300}, "audios_feed"},
+		{"feed audios published", feedAudiosSQL, []any{2000, 1, 0, 300}, "SEARCH p USING INTEGER PRIMARY KEY"},
 		{"feed changed", audiosChangedSQL, []any{1}, "audios_changed"},
 		{"feed deleted", audiosChangedSQL, []any{1}, "audios_list"},
 	} {

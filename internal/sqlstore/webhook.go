@@ -1,55 +1,46 @@
-package postgres
+package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/narrator/narrator"
 )
 
-const webhookColumns = `id, project_id, url, events, secret, disabled_at, failing_since, created_at`
+// WebhookColumns are the columns ScanWebhook reads.
+const WebhookColumns = `id, project_id, url, events, secret, disabled_at, failing_since, created_at`
 
-func scanWebhook(row pgx.Row) (*narrator.Webhook, error) {
+// ScanWebhook reads a row of WebhookColumns.
+func ScanWebhook(row Row) (*narrator.Webhook, error) {
 	var h narrator.Webhook
 	var disabled, failing *time.Time
 	if err := row.Scan(&h.ID, &h.ProjectID, &h.URL, &h.Events, &h.Secret, &disabled, &failing, &h.CreatedAt); err != nil {
 		return nil, err
 	}
 	if disabled != nil {
-		h.DisabledAt = disabled.UTC()
+		h.DisabledAt = *disabled
 	}
 	if failing != nil {
-		h.FailingSince = failing.UTC()
+		h.FailingSince = *failing
 	}
-	h.CreatedAt = h.CreatedAt.UTC()
 	return &h, nil
-}
-
-// nullTime maps the zero time to NULL.
-func nullTime(t time.Time) *time.Time {
-	if t.IsZero() {
-		return nil
-	}
-	return &t
 }
 
 func webhookNotFound(id int64) error {
 	return narrator.Errorf(narrator.ENOTFOUND, "webhook %d not found", id)
 }
 
-// lockProjectSQL serialises the creation of a project's endpoints, so
-// that their number stays within the limit.
-const lockProjectSQL = `SELECT id FROM projects WHERE id = $1 FOR UPDATE`
+// lockProjectSQL finds a project and locks it, which serialises the
+// creation of its endpoints, so that their number stays within the limit.
+const lockProjectSQL = `SELECT id FROM projects WHERE id = ?`
 
-const countWebhooksSQL = `SELECT COUNT(*) FROM webhooks WHERE project_id = $1`
+const countWebhooksSQL = `SELECT COUNT(*) FROM webhooks WHERE project_id = ?`
 
 const insertWebhookSQL = `
-INSERT INTO webhooks (project_id, url, events, secret, created_at) VALUES ($1, $2, $3, $4, $5)
-RETURNING id`
+INSERT INTO webhooks (project_id, url, events, secret, created_at) VALUES (?, ?, ?, ?, ?)`
 
 // CreateWebhook stores a new endpoint, made by narrator.NewWebhook, and
 // fills in its ID and CreatedAt. It returns ENOTFOUND if the project does
@@ -59,13 +50,13 @@ func (s *Store) CreateWebhook(ctx context.Context, h *narrator.Webhook) error {
 	if err := h.Validate(); err != nil {
 		return err
 	}
-	tx, err := s.beginWrite(ctx)
+	tx, err := s.db.BeginWrite(ctx)
 	if err != nil {
 		return fmt.Errorf("create webhook: %w", err)
 	}
-	defer rollback(ctx, tx)
+	defer tx.Rollback(ctx)
 	var id int64
-	if err := tx.QueryRow(ctx, lockProjectSQL, h.ProjectID).Scan(&id); errors.Is(err, pgx.ErrNoRows) {
+	if err := tx.QueryRow(ctx, lockProjectSQL+s.db.ForUpdate(), h.ProjectID).Scan(&id); errors.Is(err, sql.ErrNoRows) {
 		return narrator.Errorf(narrator.ENOTFOUND, "project %d not found", h.ProjectID)
 	} else if err != nil {
 		return fmt.Errorf("create webhook in project %d: %w", h.ProjectID, err)
@@ -78,7 +69,7 @@ func (s *Store) CreateWebhook(ctx context.Context, h *narrator.Webhook) error {
 		return narrator.Errorf(narrator.ECONFLICT, "a project has at most %d webhooks", narrator.MaxWebhooksPerProject)
 	}
 	h.CreatedAt = s.now()
-	if err := tx.QueryRow(ctx, insertWebhookSQL, h.ProjectID, h.URL, h.Events, h.Secret, h.CreatedAt).Scan(&h.ID); err != nil {
+	if h.ID, err = tx.Insert(ctx, insertWebhookSQL, h.ProjectID, h.URL, h.Events, h.Secret, h.CreatedAt); err != nil {
 		return fmt.Errorf("create webhook in project %d: %w", h.ProjectID, err)
 	}
 	if err := tx.Commit(ctx); err != nil {
@@ -87,16 +78,16 @@ func (s *Store) CreateWebhook(ctx context.Context, h *narrator.Webhook) error {
 	return nil
 }
 
-const listWebhooksSQL = `SELECT ` + webhookColumns + ` FROM webhooks WHERE project_id = $1 ORDER BY id`
+const listWebhooksSQL = `SELECT ` + WebhookColumns + ` FROM webhooks WHERE project_id = ? ORDER BY id`
 
 // ListWebhooks returns a project's endpoints, oldest first; the slice is
 // empty, not nil, when there are none.
 func (s *Store) ListWebhooks(ctx context.Context, projectID int64) ([]*narrator.Webhook, error) {
-	tx, err := s.beginRead(ctx)
+	tx, err := s.db.BeginRead(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list webhooks: %w", err)
 	}
-	defer rollback(ctx, tx)
+	defer tx.Rollback(ctx)
 	hooks, err := listWebhooks(ctx, tx, projectID)
 	if err != nil {
 		return nil, fmt.Errorf("list webhooks of project %d: %w", projectID, err)
@@ -104,64 +95,80 @@ func (s *Store) ListWebhooks(ctx context.Context, projectID int64) ([]*narrator.
 	return hooks, nil
 }
 
-func listWebhooks(ctx context.Context, tx pgx.Tx, projectID int64) ([]*narrator.Webhook, error) {
+func listWebhooks(ctx context.Context, tx Tx, projectID int64) ([]*narrator.Webhook, error) {
 	rows, err := tx.Query(ctx, listWebhooksSQL, projectID)
 	if err != nil {
 		return nil, err
 	}
-	hooks, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*narrator.Webhook, error) { return scanWebhook(row) })
-	if err != nil {
-		return nil, err
-	}
-	if hooks == nil {
-		hooks = []*narrator.Webhook{}
-	}
-	return hooks, nil
+	return collect(rows, ScanWebhook)
 }
 
-const findWebhookSQL = `SELECT ` + webhookColumns + ` FROM webhooks WHERE id = $1 AND project_id = $2`
+// collect reads every row of rows with scan; the slice is empty, not nil,
+// when there are none.
+func collect[T any](rows Rows, scan func(Row) (T, error)) ([]T, error) {
+	defer rows.Close()
+	out := []T{}
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+const findWebhookSQL = `SELECT ` + WebhookColumns + ` FROM webhooks WHERE id = ? AND project_id = ?`
 
 // FindWebhook returns an endpoint of a project, or ENOTFOUND.
 func (s *Store) FindWebhook(ctx context.Context, projectID, id int64) (*narrator.Webhook, error) {
-	tx, err := s.beginRead(ctx)
+	tx, err := s.db.BeginRead(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("find webhook %d: %w", id, err)
 	}
-	defer rollback(ctx, tx)
-	h, err := findWebhook(ctx, tx, projectID, id, noLock)
+	defer tx.Rollback(ctx)
+	h, err := findWebhook(ctx, tx, projectID, id)
 	if err != nil {
 		return nil, fmt.Errorf("find webhook %d of project %d: %w", id, projectID, err)
 	}
 	return h, nil
 }
 
-func findWebhook(ctx context.Context, tx pgx.Tx, projectID, id int64, lock rowLock) (*narrator.Webhook, error) {
-	h, err := scanWebhook(tx.QueryRow(ctx, findWebhookSQL+string(lock), id, projectID))
-	if errors.Is(err, pgx.ErrNoRows) {
+func findWebhook(ctx context.Context, tx Tx, projectID, id int64) (*narrator.Webhook, error) {
+	h, err := ScanWebhook(tx.QueryRow(ctx, findWebhookSQL, id, projectID))
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, webhookNotFound(id)
 	}
 	return h, err
 }
 
-const deleteWebhookSQL = `DELETE FROM webhooks WHERE id = $1 AND project_id = $2`
+const deleteWebhookSQL = `DELETE FROM webhooks WHERE id = ? AND project_id = ?`
 
 // DeleteWebhook removes an endpoint of a project and its deliveries; jobs
 // still queued for them find nothing to do. It returns ENOTFOUND if there
 // is no such endpoint.
 func (s *Store) DeleteWebhook(ctx context.Context, projectID, id int64) error {
-	tag, err := s.pool.Exec(ctx, deleteWebhookSQL, id, projectID)
+	tx, err := s.db.BeginWrite(ctx)
 	if err != nil {
 		return fmt.Errorf("delete webhook %d: %w", id, err)
 	}
-	if tag.RowsAffected() == 0 {
+	defer tx.Rollback(ctx)
+	n, err := tx.Exec(ctx, deleteWebhookSQL, id, projectID)
+	if err != nil {
+		return fmt.Errorf("delete webhook %d: %w", id, err)
+	}
+	if n == 0 {
 		return webhookNotFound(id)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("delete webhook %d: commit: %w", id, err)
 	}
 	return nil
 }
 
-const setWebhookSecretSQL = `UPDATE webhooks SET secret = $1 WHERE id = $2 AND project_id = $3`
+const setWebhookSecretSQL = `UPDATE webhooks SET secret = ? WHERE id = ? AND project_id = ?`
 
-const enableWebhookSQL = `UPDATE webhooks SET disabled_at = NULL, failing_since = NULL WHERE id = $1 AND project_id = $2`
+const enableWebhookSQL = `UPDATE webhooks SET disabled_at = NULL, failing_since = NULL WHERE id = ? AND project_id = ?`
 
 // RotateWebhookSecret gives an endpoint of a project a new secret, made by
 // narrator.NewWebhookSecret, and returns the endpoint with it. Attempts
@@ -184,15 +191,15 @@ func (s *Store) EnableWebhook(ctx context.Context, projectID, id int64) (*narrat
 // changeWebhook runs an update of one endpoint, whose last two arguments
 // are its ID and project, and returns the endpoint as updated.
 func (s *Store) changeWebhook(ctx context.Context, projectID, id int64, what, query string, args ...any) (*narrator.Webhook, error) {
-	tx, err := s.beginWrite(ctx)
+	tx, err := s.db.BeginWrite(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("%s webhook %d: %w", what, id, err)
 	}
-	defer rollback(ctx, tx)
+	defer tx.Rollback(ctx)
 	if _, err := tx.Exec(ctx, query, append(args, id, projectID)...); err != nil {
 		return nil, fmt.Errorf("%s webhook %d: %w", what, id, err)
 	}
-	h, err := findWebhook(ctx, tx, projectID, id, noLock)
+	h, err := findWebhook(ctx, tx, projectID, id)
 	if err != nil {
 		return nil, fmt.Errorf("%s webhook %d: %w", what, id, err)
 	}
@@ -202,88 +209,66 @@ func (s *Store) changeWebhook(ctx context.Context, projectID, id int64, what, qu
 	return h, nil
 }
 
-// raise delivers the event that the change of an audio from before to
-// after raises, as narrator.AudioEvent decides, to the project's endpoints
-// that want it, inside the change's transaction.
-func (s *Store) raise(ctx context.Context, tx pgx.Tx, before, after *narrator.Audio) error {
-	typ := narrator.AudioEvent(before, after)
-	if typ == "" {
+// Raise delivers e, an audio's event (nil for none), to the endpoints of
+// its project that want it, inside the change's transaction tx of the
+// store s: the last step of narrator.Effects (narrator.StepDeliveries).
+func Raise(ctx context.Context, s *Store, tx Tx, e *narrator.Event) error {
+	if e == nil {
 		return nil
 	}
-	hooks, err := listWebhooks(ctx, tx, after.ProjectID)
+	hooks, err := listWebhooks(ctx, tx, e.ProjectID)
 	if err != nil {
-		return fmt.Errorf("raise %s: %w", typ, err)
+		return fmt.Errorf("raise %s: %w", e.Type, err)
 	}
-	e := &narrator.Event{Type: typ, ProjectID: after.ProjectID, Audio: after, CreatedAt: s.now()}
 	if _, err := s.deliver(ctx, tx, e, hooks); err != nil {
-		return fmt.Errorf("raise %s: %w", typ, err)
+		return fmt.Errorf("raise %s: %w", e.Type, err)
 	}
 	return nil
 }
 
 const insertDeliverySQL = `
 INSERT INTO webhook_deliveries (webhook_id, message_id, event, audio_id, body, state, created_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7)
-RETURNING id`
+VALUES (?, ?, ?, ?, ?, ?, ?)`
 
 // pruneDeliveriesSQL removes an endpoint's finished deliveries beyond the
 // newest narrator.MaxDeliveriesListed.
 const pruneDeliveriesSQL = `
 DELETE FROM webhook_deliveries
-WHERE webhook_id = $1 AND state <> 'pending' AND id <= (
-	SELECT id FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY id DESC LIMIT 1 OFFSET $2)`
+WHERE webhook_id = ? AND state <> 'pending' AND id <= (
+	SELECT id FROM webhook_deliveries WHERE webhook_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)`
 
-// deliver writes a delivery of e to each of hooks that wants it, with its
-// job, and returns them. The body is rendered once, and only if needed.
-func (s *Store) deliver(ctx context.Context, tx pgx.Tx, e *narrator.Event, hooks []*narrator.Webhook) ([]*narrator.WebhookDelivery, error) {
-	var body []byte
-	var out []*narrator.WebhookDelivery
-	for _, h := range hooks {
-		if !h.Wants(e.Type) {
-			continue
-		}
-		if body == nil {
-			if s.body == nil {
-				return nil, errors.New("the postgres store was opened without an event renderer")
-			}
-			var err error
-			if body, err = s.body(e); err != nil {
-				return nil, fmt.Errorf("render event: %w", err)
-			}
-		}
-		d, err := narrator.NewDelivery(h, e, body)
-		if err != nil {
-			return nil, err
-		}
-		var audioID *int64
-		if d.AudioID != 0 {
-			audioID = &d.AudioID
-		}
-		if err := tx.QueryRow(ctx, insertDeliverySQL, d.WebhookID, d.MessageID, d.Event, audioID, d.Body, d.State,
-			d.CreatedAt).Scan(&d.ID); err != nil {
-			return nil, fmt.Errorf("insert delivery to webhook %d: %w", h.ID, err)
-		}
-		if _, err := tx.Exec(ctx, pruneDeliveriesSQL, h.ID, narrator.MaxDeliveriesListed); err != nil {
-			return nil, fmt.Errorf("prune deliveries of webhook %d: %w", h.ID, err)
-		}
-		if err := s.enqueue(ctx, tx, narrator.WebhookJob{DeliveryID: d.ID}); err != nil {
-			return nil, err
-		}
-		out = append(out, d)
+// deliver writes the deliveries of e to those of hooks that want it
+// (narrator.PlanDeliveries), each with its job, and returns them.
+func (s *Store) deliver(ctx context.Context, tx Tx, e *narrator.Event, hooks []*narrator.Webhook) ([]*narrator.WebhookDelivery, error) {
+	ds, err := narrator.PlanDeliveries(e, hooks, s.body)
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	for _, d := range ds {
+		if d.ID, err = tx.Insert(ctx, insertDeliverySQL, d.WebhookID, d.MessageID, d.Event, NullInt(d.AudioID), d.Body,
+			d.State, d.CreatedAt); err != nil {
+			return nil, fmt.Errorf("insert delivery to webhook %d: %w", d.WebhookID, err)
+		}
+		if _, err := tx.Exec(ctx, pruneDeliveriesSQL, d.WebhookID, d.WebhookID, narrator.MaxDeliveriesListed); err != nil {
+			return nil, fmt.Errorf("prune deliveries of webhook %d: %w", d.WebhookID, err)
+		}
+		if err := s.db.Enqueue(ctx, tx, narrator.WebhookJob{DeliveryID: d.ID}); err != nil {
+			return nil, err
+		}
+	}
+	return ds, nil
 }
 
 // TestWebhook queues a narrator.EventWebhookTest delivery to an endpoint of
 // a project, disabled or not, and returns it. It returns ENOTFOUND if there
 // is no such endpoint.
 func (s *Store) TestWebhook(ctx context.Context, projectID, id int64) (*narrator.WebhookDelivery, error) {
-	tx, err := s.beginWrite(ctx)
+	tx, err := s.db.BeginWrite(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("test webhook %d: %w", id, err)
 	}
-	defer rollback(ctx, tx)
-	h, err := findWebhook(ctx, tx, projectID, id, noLock)
+	defer tx.Rollback(ctx)
+	h, err := findWebhook(ctx, tx, projectID, id)
 	if err != nil {
 		return nil, fmt.Errorf("test webhook %d: %w", id, err)
 	}
@@ -301,7 +286,7 @@ func (s *Store) TestWebhook(ctx context.Context, projectID, id int64) (*narrator
 const deliveryColumns = `d.id, d.webhook_id, d.message_id, d.event, d.audio_id, d.body, d.state, d.attempts,
 	d.response_code, d.last_error, d.created_at, d.last_attempt_at`
 
-func scanDelivery(row pgx.Row) (*narrator.WebhookDelivery, error) {
+func scanDelivery(row Row) (*narrator.WebhookDelivery, error) {
 	var d narrator.WebhookDelivery
 	var audioID *int64
 	var last *time.Time
@@ -312,9 +297,8 @@ func scanDelivery(row pgx.Row) (*narrator.WebhookDelivery, error) {
 	if audioID != nil {
 		d.AudioID = *audioID
 	}
-	d.CreatedAt = d.CreatedAt.UTC()
 	if last != nil {
-		d.LastAttemptAt = last.UTC()
+		d.LastAttemptAt = *last
 	}
 	return &d, nil
 }
@@ -322,61 +306,58 @@ func scanDelivery(row pgx.Row) (*narrator.WebhookDelivery, error) {
 const listDeliveriesSQL = `
 SELECT ` + deliveryColumns + `
 FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-WHERE d.webhook_id = $1 AND w.project_id = $2
+WHERE d.webhook_id = ? AND w.project_id = ?
 ORDER BY d.id DESC
-LIMIT $3`
+LIMIT ?`
 
 // ListDeliveries returns up to limit of the latest deliveries to an
 // endpoint of a project, newest first; the slice is empty, not nil, when
 // there are none. It returns ENOTFOUND if there is no such endpoint.
 func (s *Store) ListDeliveries(ctx context.Context, projectID, webhookID int64, limit int) ([]*narrator.WebhookDelivery, error) {
-	tx, err := s.beginRead(ctx)
+	tx, err := s.db.BeginRead(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list deliveries: %w", err)
 	}
-	defer rollback(ctx, tx)
-	if _, err := findWebhook(ctx, tx, projectID, webhookID, noLock); err != nil {
+	defer tx.Rollback(ctx)
+	if _, err := findWebhook(ctx, tx, projectID, webhookID); err != nil {
 		return nil, fmt.Errorf("list deliveries of webhook %d: %w", webhookID, err)
 	}
 	rows, err := tx.Query(ctx, listDeliveriesSQL, webhookID, projectID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list deliveries of webhook %d: %w", webhookID, err)
 	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*narrator.WebhookDelivery, error) { return scanDelivery(row) })
+	out, err := collect(rows, scanDelivery)
 	if err != nil {
 		return nil, fmt.Errorf("list deliveries of webhook %d: %w", webhookID, err)
-	}
-	if out == nil {
-		out = []*narrator.WebhookDelivery{}
 	}
 	return out, nil
 }
 
-const findDeliverySQL = `SELECT ` + deliveryColumns + ` FROM webhook_deliveries d WHERE d.id = $1`
+const findDeliverySQL = `SELECT ` + deliveryColumns + ` FROM webhook_deliveries d WHERE d.id = ?`
 
-func findDelivery(ctx context.Context, tx pgx.Tx, id int64, lock rowLock) (*narrator.WebhookDelivery, error) {
-	d, err := scanDelivery(tx.QueryRow(ctx, findDeliverySQL+string(lock), id))
-	if errors.Is(err, pgx.ErrNoRows) {
+func findDelivery(ctx context.Context, tx Tx, id int64, lock string) (*narrator.WebhookDelivery, error) {
+	d, err := scanDelivery(tx.QueryRow(ctx, findDeliverySQL+lock, id))
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, narrator.Errorf(narrator.ENOTFOUND, "delivery %d not found", id)
 	}
 	return d, err
 }
 
-const resendDeliverySQL = `UPDATE webhook_deliveries SET state = 'pending' WHERE id = $1`
+const resendDeliverySQL = `UPDATE webhook_deliveries SET state = 'pending' WHERE id = ?`
 
 // ResendDelivery makes a delivery to an endpoint of a project pending again
 // and queues another attempt, with the same message ID and body, and
 // returns it. It returns ENOTFOUND if there is no such delivery.
 func (s *Store) ResendDelivery(ctx context.Context, projectID, webhookID, deliveryID int64) (*narrator.WebhookDelivery, error) {
-	tx, err := s.beginWrite(ctx)
+	tx, err := s.db.BeginWrite(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("resend delivery %d: %w", deliveryID, err)
 	}
-	defer rollback(ctx, tx)
-	if _, err := findWebhook(ctx, tx, projectID, webhookID, noLock); err != nil {
+	defer tx.Rollback(ctx)
+	if _, err := findWebhook(ctx, tx, projectID, webhookID); err != nil {
 		return nil, fmt.Errorf("resend delivery %d: %w", deliveryID, err)
 	}
-	d, err := findDelivery(ctx, tx, deliveryID, forUpdate)
+	d, err := findDelivery(ctx, tx, deliveryID, s.db.ForUpdate())
 	if err == nil && d.WebhookID != webhookID {
 		err = narrator.Errorf(narrator.ENOTFOUND, "delivery %d not found", deliveryID)
 	}
@@ -386,7 +367,7 @@ func (s *Store) ResendDelivery(ctx context.Context, projectID, webhookID, delive
 	if _, err := tx.Exec(ctx, resendDeliverySQL, deliveryID); err != nil {
 		return nil, fmt.Errorf("resend delivery %d: %w", deliveryID, err)
 	}
-	if err := s.enqueue(ctx, tx, narrator.WebhookJob{DeliveryID: deliveryID}); err != nil {
+	if err := s.db.Enqueue(ctx, tx, narrator.WebhookJob{DeliveryID: deliveryID}); err != nil {
 		return nil, fmt.Errorf("resend delivery %d: %w", deliveryID, err)
 	}
 	if err := tx.Commit(ctx); err != nil {
@@ -396,22 +377,22 @@ func (s *Store) ResendDelivery(ctx context.Context, projectID, webhookID, delive
 	return d, nil
 }
 
-const findWebhookByIDSQL = `SELECT ` + webhookColumns + ` FROM webhooks WHERE id = $1`
+const findWebhookByIDSQL = `SELECT ` + WebhookColumns + ` FROM webhooks WHERE id = ?`
 
 // DeliveryForAttempt returns a delivery and its endpoint, secret included,
 // for the worker that attempts it. It returns ENOTFOUND if the delivery is
 // gone (its endpoint was removed).
 func (s *Store) DeliveryForAttempt(ctx context.Context, deliveryID int64) (*narrator.WebhookDelivery, *narrator.Webhook, error) {
-	tx, err := s.beginRead(ctx)
+	tx, err := s.db.BeginRead(ctx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("delivery %d: %w", deliveryID, err)
 	}
-	defer rollback(ctx, tx)
-	d, err := findDelivery(ctx, tx, deliveryID, noLock)
+	defer tx.Rollback(ctx)
+	d, err := findDelivery(ctx, tx, deliveryID, "")
 	if err != nil {
 		return nil, nil, fmt.Errorf("delivery %d: %w", deliveryID, err)
 	}
-	h, err := scanWebhook(tx.QueryRow(ctx, findWebhookByIDSQL, d.WebhookID))
+	h, err := ScanWebhook(tx.QueryRow(ctx, findWebhookByIDSQL, d.WebhookID))
 	if err != nil {
 		return nil, nil, fmt.Errorf("delivery %d: webhook %d: %w", deliveryID, d.WebhookID, err)
 	}
@@ -420,27 +401,27 @@ func (s *Store) DeliveryForAttempt(ctx context.Context, deliveryID int64) (*narr
 
 const recordAttemptSQL = `
 UPDATE webhook_deliveries
-SET state = $1, attempts = attempts + 1, response_code = $2, last_error = $3, last_attempt_at = $4
-WHERE id = $5`
+SET state = ?, attempts = attempts + 1, response_code = ?, last_error = ?, last_attempt_at = ?
+WHERE id = ?`
 
 const setWebhookHealthSQL = `
-UPDATE webhooks SET failing_since = $1, disabled_at = COALESCE(disabled_at, $2) WHERE id = $3`
+UPDATE webhooks SET failing_since = ?, disabled_at = COALESCE(disabled_at, ?) WHERE id = ?`
 
 // RecordAttempt records an attempt at a delivery on it and on its endpoint,
 // as narrator.PlanAttempt decides, and returns the plan. It returns
 // ENOTFOUND if the delivery is gone. The endpoint is locked, so that
 // attempts on many nodes keep one failure clock.
 func (s *Store) RecordAttempt(ctx context.Context, deliveryID int64, a narrator.WebhookAttempt) (narrator.AttemptPlan, error) {
-	tx, err := s.beginWrite(ctx)
+	tx, err := s.db.BeginWrite(ctx)
 	if err != nil {
 		return narrator.AttemptPlan{}, fmt.Errorf("record attempt at delivery %d: %w", deliveryID, err)
 	}
-	defer rollback(ctx, tx)
-	d, err := findDelivery(ctx, tx, deliveryID, noLock)
+	defer tx.Rollback(ctx)
+	d, err := findDelivery(ctx, tx, deliveryID, "")
 	if err != nil {
 		return narrator.AttemptPlan{}, fmt.Errorf("record attempt at delivery %d: %w", deliveryID, err)
 	}
-	h, err := scanWebhook(tx.QueryRow(ctx, findWebhookByIDSQL+string(forUpdate), d.WebhookID))
+	h, err := ScanWebhook(tx.QueryRow(ctx, findWebhookByIDSQL+s.db.ForUpdate(), d.WebhookID))
 	if err != nil {
 		return narrator.AttemptPlan{}, fmt.Errorf("record attempt at delivery %d: %w", deliveryID, err)
 	}
@@ -453,7 +434,7 @@ func (s *Store) RecordAttempt(ctx context.Context, deliveryID int64, a narrator.
 	if plan.Disable {
 		disabled = &at
 	}
-	if _, err := tx.Exec(ctx, setWebhookHealthSQL, nullTime(plan.FailingSince), disabled, h.ID); err != nil {
+	if _, err := tx.Exec(ctx, setWebhookHealthSQL, NullTime(plan.FailingSince), disabled, h.ID); err != nil {
 		return plan, fmt.Errorf("record attempt at delivery %d: %w", deliveryID, err)
 	}
 	if err := tx.Commit(ctx); err != nil {
