@@ -98,6 +98,15 @@ type Store interface {
 	AudioListens(ctx context.Context, audioID int64) (narrator.ListenCounts, error)
 	ProjectListens(ctx context.Context, projectID int64, since time.Time) (*narrator.ProjectListens, error)
 
+	CreateSource(ctx context.Context, src *narrator.Source) error
+	Source(ctx context.Context, id int64) (*narrator.Source, error)
+	ListSources(ctx context.Context, projectID int64) ([]*narrator.Source, error)
+	DeleteSource(ctx context.Context, projectID, id int64) error
+	SeenItems(ctx context.Context, sourceID int64, externalIDs []string) (map[string]string, error)
+	ClaimSource(ctx context.Context, id int64, until time.Time) (bool, error)
+	DueSources(ctx context.Context, limit int) ([]int64, error)
+	RecordRead(ctx context.Context, r narrator.SourceRead) error
+
 	InstallVoice(ctx context.Context, v *narrator.InstalledVoice) error
 	ListInstalledVoices(ctx context.Context) ([]*narrator.InstalledVoice, error)
 	RemoveVoice(ctx context.Context, id string) (*narrator.InstalledVoice, error)
@@ -343,6 +352,7 @@ func Run(t *testing.T, newStore NewStoreFunc) {
 		{"WebhookDelivery", webhookDeliveryTests},
 		{"Voice", voiceTests},
 		{"Effects", effectTests},
+		{"Source", sourceTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
