@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime/debug"
 	"sync/atomic"
+	"sync"
 	"syscall"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/narrator/narrator/internal/espeak"
 	"github.com/narrator/narrator/internal/extract"
 	"github.com/narrator/narrator/internal/feed"
+	"github.com/narrator/narrator/internal/feedsource"
 	"github.com/narrator/narrator/internal/festival"
 	// Aliased: the end-to-end tests of this package have a func fetch.
 	fetcher "github.com/narrator/narrator/internal/fetch"
@@ -107,6 +109,11 @@ type server struct {
 	http  *http.Server
 	ready atomic.Bool
 
+	// feeds reads rss projects' feeds: when due on nodes that work jobs
+	// (stopFeeds ends that), and when asked through the API everywhere.
+	feeds     *feedsource.Poller
+	stopFeeds func()
+
 	metrics      *metrics.Metrics
 	engineChecks []health.Check // the engines' readiness; none when the node works no jobs
 	metricsLn    net.Listener   // with metricsHTTP, /metrics on --metrics-addr; nil without it
@@ -125,6 +132,16 @@ func openServer(ctx context.Context, cfg config.Config, logger *slog.Logger, get
 	if err := s.openData(ctx, getenv); err != nil {
 		return nil, err
 	}
+	// Feeds are fetched through the guarded client and their article
+	// pages read as imports are, private addresses allowed as for webhooks
+	// (--webhooks-allow-private).
+	s.feeds = feedsource.New(s.backends.store, feedsource.Options{
+		Client:   fetcher.New(fetcher.Options{AllowPrivate: cfg.WebhooksAllowPrivate, Logger: logger}),
+		Pages:    extract.NewReader(fetcher.New(fetcher.Options{AllowPrivate: cfg.WebhooksAllowPrivate, Timeout: importTimeout, Logger: logger})),
+		MaxAudio: cfg.MaxAudioDuration,
+		Recorder: s.metrics,
+		Logger:   logger,
+	})
 	if cfg.Works() {
 		if err := s.startWorkers(ctx); err != nil {
 			return nil, err
@@ -283,6 +300,16 @@ func (s *server) run(ctx context.Context) error {
 	if s.metricsHTTP != nil {
 		go func() { serveErr <- s.metricsHTTP.Serve(s.metricsLn) }()
 	}
+	if s.cfg.Works() {
+		feedCtx, cancel := context.WithCancel(ctx)
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.feeds.Run(feedCtx)
+		}()
+		s.stopFeeds = func() { cancel(); wg.Wait() }
+	}
 	s.ready.Store(true)
 	s.logger.Info("narrator is serving", "version", readBuildInfo().String(), "role", s.cfg.Role, "addr", s.ln.Addr().String(),
 		"public_url", s.cfg.PublicURL, "data", s.cfg.DataDir)
@@ -316,6 +343,9 @@ func (s *server) close(ctx context.Context) error {
 		}
 	} else if s.metricsLn != nil {
 		s.metricsLn.Close()
+	}
+	if s.stopFeeds != nil {
+		s.stopFeeds() // a read in progress records what it did
 	}
 	if s.started {
 		if err := s.backends.queue.Stop(shutCtx); err != nil {
@@ -373,7 +403,7 @@ func (s *server) routes() (http.Handler, error) {
 	// allowed as for webhooks (--webhooks-allow-private).
 	pages := extract.NewReader(fetcher.New(fetcher.Options{AllowPrivate: s.cfg.WebhooksAllowPrivate, Timeout: importTimeout, Logger: s.logger}))
 	api := httpapi.NewServer(httpapi.Deps{Store: st, Logger: s.logger, MediaURL: s.cfg.MediaURL, Media: s.backends.media, Queue: s.backends.queue,
-		Voices: s.voices, MaxAudioDuration: s.cfg.MaxAudioDuration, Pages: pages})
+		Voices: s.voices, MaxAudioDuration: s.cfg.MaxAudioDuration, Pages: pages, Feeds: s.feeds})
 	mux.Handle("/api/", api)
 	mux.Handle("/media/", http.StripPrefix("/media/", mediaserve.New(s.backends.media, mediaserve.Options{Logger: s.logger})))
 	embed, err := newEmbed(s.cfg, st, s.logger)
