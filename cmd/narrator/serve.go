@@ -9,8 +9,8 @@ import (
 	"net/http"
 	"os"
 	"runtime/debug"
-	"sync/atomic"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
