@@ -98,8 +98,45 @@ type SourceState struct {
 	// ItemsSeen counts the items recorded; Created and Updated the audios
 	// the feed's items created and updated.
 	ItemsSeen, Created, Updated int64
-	// Hub is the WebSub hub the feed advertises; "" when none.
-	Hub string
+	// WebSub is the feed's subscription at its WebSub hub, if it
+	// advertises one.
+	WebSub Subscription
+}
+
+// Subscription is a feed's WebSub subscription: the hub pushes the feed
+// to Narrator's callback as it changes, signed with Secret.
+type Subscription struct {
+	Hub   string // the hub's URL; "" when the feed advertises none
+	Topic string // the feed's URL as the hub knows it (its rel=self)
+	// Secret signs the hub's pushes (X-Hub-Signature); it never leaves
+	// the server but in the subscription request.
+	Secret string
+	// RequestedAt is when Narrator last asked the hub; ExpiresAt when the
+	// lease the hub granted ends, zero until the hub verifies it.
+	RequestedAt, ExpiresAt time.Time
+}
+
+// WebSubLease is the lease Narrator asks a hub for.
+const WebSubLease = 10 * 24 * time.Hour
+
+// webSubRetry is how long an unverified request waits before it is
+// made again.
+const webSubRetry = time.Hour
+
+// Subscribe reports whether a read at now that found hub and topic
+// advertised should ask the hub for a subscription: a new hub or topic, a
+// request the hub never verified after webSubRetry, or a lease in its last
+// quarter.
+func (s *Subscription) Subscribe(hub, topic string, now time.Time) bool {
+	switch {
+	case hub == "":
+		return false
+	case hub != s.Hub || topic != s.Topic || s.Secret == "":
+		return true
+	case s.ExpiresAt.IsZero():
+		return now.Sub(s.RequestedAt) >= webSubRetry
+	}
+	return now.After(s.ExpiresAt.Add(-WebSubLease/4)) && now.Sub(s.RequestedAt) >= webSubRetry
 }
 
 // Audio fields a source's Mapping may set, and the item fields they may

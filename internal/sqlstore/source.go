@@ -14,17 +14,19 @@ import (
 
 // sourceColumns are the columns scanSource reads.
 const sourceColumns = `id, project_id, url, headers, mapping, full_text, backfill_items, backfill_since, poll_interval, created_at,
-	status, last_error, last_fetch_at, next_poll_at, failures, etag, last_modified, items_seen, created_count, updated_count, hub`
+	status, last_error, last_fetch_at, next_poll_at, failures, etag, last_modified, items_seen, created_count, updated_count,
+	hub, websub_topic, websub_secret, websub_requested_at, websub_expires_at`
 
 // scanSource reads a row of sourceColumns.
 func scanSource(row Row) (*narrator.Source, error) {
 	var s narrator.Source
 	var headers, mapping string
 	var fullText, since, interval int64
-	var fetched *time.Time
+	var fetched, requested, expires *time.Time
 	st := &s.State
 	if err := row.Scan(&s.ID, &s.ProjectID, &s.URL, &headers, &mapping, &fullText, &s.BackfillItems, &since, &interval, &s.CreatedAt,
-		&st.Status, &st.LastError, &fetched, &st.NextPollAt, &st.Failures, &st.ETag, &st.LastModified, &st.ItemsSeen, &st.Created, &st.Updated, &st.Hub); err != nil {
+		&st.Status, &st.LastError, &fetched, &st.NextPollAt, &st.Failures, &st.ETag, &st.LastModified, &st.ItemsSeen, &st.Created, &st.Updated,
+		&st.WebSub.Hub, &st.WebSub.Topic, &st.WebSub.Secret, &requested, &expires); err != nil {
 		return nil, err
 	}
 	if err := json.Unmarshal([]byte(headers), &s.Header); err != nil {
@@ -38,6 +40,12 @@ func scanSource(row Row) (*narrator.Source, error) {
 	s.Interval = time.Duration(interval) * time.Second
 	if fetched != nil {
 		st.LastFetchAt = *fetched
+	}
+	if requested != nil {
+		st.WebSub.RequestedAt = *requested
+	}
+	if expires != nil {
+		st.WebSub.ExpiresAt = *expires
 	}
 	return &s, nil
 }
@@ -61,8 +69,8 @@ const countSourcesSQL = `SELECT COUNT(*) FROM feed_sources WHERE project_id = ?`
 
 const insertSourceSQL = `
 INSERT INTO feed_sources (project_id, url, headers, mapping, full_text, backfill_items, backfill_since, poll_interval, created_at,
-	status, last_error, next_poll_at, failures, etag, last_modified, items_seen, created_count, updated_count, hub)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, 0, '', '', 0, 0, 0, '')`
+	status, last_error, next_poll_at, failures, etag, last_modified, items_seen, created_count, updated_count, hub, websub_topic, websub_secret)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, 0, '', '', 0, 0, 0, '', '', '')`
 
 // CreateSource stores a new feed of a project, made by narrator.NewSource,
 // due to be read at once, and fills in its ID, CreatedAt and State. It
@@ -299,12 +307,13 @@ ON CONFLICT (source_id, external_id) DO UPDATE SET hash = excluded.hash, seen_at
 
 const recordReadSQL = `
 UPDATE feed_sources SET status = ?, last_error = ?, last_fetch_at = ?, next_poll_at = ?, failures = ?, etag = ?, last_modified = ?,
-	hub = ?, created_count = created_count + ?, updated_count = updated_count + ?, lease_until = NULL,
+	created_count = created_count + ?, updated_count = updated_count + ?, lease_until = NULL,
 	items_seen = (SELECT COUNT(*) FROM feed_source_items WHERE source_id = ?)
 WHERE id = ?`
 
 // RecordRead records a read of a feed at once: its items seen, its new
-// state and counts; it ends the read's lease. It returns ENOTFOUND if the
+// state and counts, but not its subscription (SetSubscription); it ends
+// the read's lease. It returns ENOTFOUND if the
 // feed was removed meanwhile.
 func (s *Store) RecordRead(ctx context.Context, r narrator.SourceRead) error {
 	tx, err := s.db.BeginWrite(ctx)
@@ -326,11 +335,35 @@ func (s *Store) RecordRead(ctx context.Context, r narrator.SourceRead) error {
 	}
 	st := r.State
 	if _, err := tx.Exec(ctx, recordReadSQL, st.Status, st.LastError, NullTime(st.LastFetchAt), st.NextPollAt, st.Failures, st.ETag, st.LastModified,
-		st.Hub, r.Created, r.Updated, r.SourceID, r.SourceID); err != nil {
+		r.Created, r.Updated, r.SourceID, r.SourceID); err != nil {
 		return fmt.Errorf("record read of feed %d: %w", r.SourceID, err)
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return fmt.Errorf("record read of feed %d: commit: %w", r.SourceID, err)
+	}
+	return nil
+}
+
+const setSubscriptionSQL = `
+UPDATE feed_sources SET hub = ?, websub_topic = ?, websub_secret = ?, websub_requested_at = ?, websub_expires_at = ? WHERE id = ?`
+
+// SetSubscription records a feed's WebSub subscription. It returns
+// ENOTFOUND if there is no such feed.
+func (s *Store) SetSubscription(ctx context.Context, id int64, sub narrator.Subscription) error {
+	tx, err := s.db.BeginWrite(ctx)
+	if err != nil {
+		return fmt.Errorf("set subscription of feed %d: %w", id, err)
+	}
+	defer tx.Rollback(ctx)
+	n, err := tx.Exec(ctx, setSubscriptionSQL, sub.Hub, sub.Topic, sub.Secret, NullTime(sub.RequestedAt), NullTime(sub.ExpiresAt), id)
+	if err != nil {
+		return fmt.Errorf("set subscription of feed %d: %w", id, err)
+	}
+	if n == 0 {
+		return sourceNotFound(id)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("set subscription of feed %d: commit: %w", id, err)
 	}
 	return nil
 }

@@ -97,7 +97,7 @@ var sourceTests = []test{
 		read := narrator.SourceRead{SourceID: src.ID, Created: 2, Updated: 1,
 			Seen: []narrator.SeenItem{{ExternalID: "feed-1:a", Hash: "h1"}, {ExternalID: "feed-1:b", Hash: "-"}},
 			State: narrator.SourceState{Status: narrator.SourceStatusOK, LastFetchAt: now, NextPollAt: now.Add(10 * time.Minute),
-				ETag: `"v1"`, LastModified: "Mon, 04 May 2026 10:00:00 GMT", Hub: "https://hub.example/"}}
+				ETag: `"v1"`, LastModified: "Mon, 04 May 2026 10:00:00 GMT"}}
 		if err := b.store.RecordRead(ctx, read); err != nil {
 			t.Fatal(err)
 		}
@@ -136,6 +136,32 @@ var sourceTests = []test{
 			t.Errorf("counts after two reads: %+v", got.State)
 		}
 		wantCode(t, b.store.RecordRead(ctx, narrator.SourceRead{SourceID: src.ID + 1000}), narrator.ENOTFOUND)
+	}},
+	{"Subscription", func(t *testing.T, b *bundle) {
+		ctx := t.Context()
+		p := mustRSSProject(t, b.store)
+		src := mustSource(t, b.store, p.ID, "https://example.com/feed.xml")
+		now := b.clock.Now()
+		sub := narrator.Subscription{Hub: "https://hub.example/", Topic: "https://example.com/feed.xml", Secret: "s3cret", RequestedAt: now}
+		if err := b.store.SetSubscription(ctx, src.ID, sub); err != nil {
+			t.Fatal(err)
+		}
+		// A read leaves the subscription as it is.
+		if err := b.store.RecordRead(ctx, narrator.SourceRead{SourceID: src.ID, State: narrator.SourceState{Status: narrator.SourceStatusOK, NextPollAt: now}}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := b.store.Source(ctx, src.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantEqual(t, "subscription", got.State.WebSub, sub)
+		sub.ExpiresAt = now.Add(narrator.WebSubLease)
+		if err := b.store.SetSubscription(ctx, src.ID, sub); err != nil {
+			t.Fatal(err)
+		}
+		got, _ = b.store.Source(ctx, src.ID)
+		wantEqual(t, "verified subscription", got.State.WebSub, sub)
+		wantCode(t, b.store.SetSubscription(ctx, src.ID+1000, sub), narrator.ENOTFOUND)
 	}},
 	{"SeenManyItems", func(t *testing.T, b *bundle) {
 		ctx := t.Context()

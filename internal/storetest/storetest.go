@@ -106,6 +106,7 @@ type Store interface {
 	ClaimSource(ctx context.Context, id int64, until time.Time) (bool, error)
 	DueSources(ctx context.Context, limit int) ([]int64, error)
 	RecordRead(ctx context.Context, r narrator.SourceRead) error
+	SetSubscription(ctx context.Context, id int64, sub narrator.Subscription) error
 
 	InstallVoice(ctx context.Context, v *narrator.InstalledVoice) error
 	ListInstalledVoices(ctx context.Context) ([]*narrator.InstalledVoice, error)

@@ -3,7 +3,8 @@
 --
 -- headers and mapping are JSON objects of strings. Durations are whole
 -- seconds. lease_until is set while a node reads the feed, so that one
--- node reads it at a time; NULL otherwise.
+-- node reads it at a time; NULL otherwise. hub and the websub_ columns are
+-- the feed's WebSub subscription, '' and NULL when it has none.
 CREATE TABLE feed_sources (
 	id             bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
 	project_id     bigint NOT NULL REFERENCES projects (id),
@@ -26,6 +27,10 @@ CREATE TABLE feed_sources (
 	created_count  bigint NOT NULL,
 	updated_count  bigint NOT NULL,
 	hub            text    NOT NULL,
+	websub_topic   text    NOT NULL,
+	websub_secret  text    NOT NULL,
+	websub_requested_at timestamptz,
+	websub_expires_at   timestamptz,
 	lease_until    timestamptz
 );
 

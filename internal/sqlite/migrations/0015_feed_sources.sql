@@ -4,6 +4,8 @@
 -- headers and mapping are JSON objects of strings. Durations are whole
 -- seconds; times UTC Unix microseconds. lease_until is set while a node
 -- reads the feed, so that one node reads it at a time; NULL otherwise.
+-- hub and the websub_ columns are the feed's WebSub subscription, '' and
+-- NULL when it has none.
 CREATE TABLE feed_sources (
 	id             INTEGER PRIMARY KEY AUTOINCREMENT,
 	project_id     INTEGER NOT NULL REFERENCES projects (id),
@@ -26,6 +28,10 @@ CREATE TABLE feed_sources (
 	created_count  INTEGER NOT NULL,
 	updated_count  INTEGER NOT NULL,
 	hub            TEXT    NOT NULL,
+	websub_topic   TEXT    NOT NULL,
+	websub_secret  TEXT    NOT NULL,
+	websub_requested_at INTEGER,
+	websub_expires_at   INTEGER,
 	lease_until    INTEGER
 );
 
