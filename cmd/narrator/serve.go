@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -141,6 +142,8 @@ func openServer(ctx context.Context, cfg config.Config, logger *slog.Logger, get
 		MaxAudio: cfg.MaxAudioDuration,
 		Recorder: s.metrics,
 		Logger:   logger,
+		// Hubs push to the public URL; routes serves it.
+		CallbackURL: func(id int64) string { return cfg.PublicURL + "/websub/" + strconv.FormatInt(id, 10) },
 	})
 	if cfg.Works() {
 		if err := s.startWorkers(ctx); err != nil {
@@ -411,7 +414,8 @@ func (s *server) routes() (http.Handler, error) {
 		return nil, err
 	}
 	mux.Handle("GET /embed.js", embed)
-	mux.Handle("/embed/", embed) // the only pages other sites may frame
+	mux.Handle("/embed/", embed)                          // the only pages other sites may frame
+	mux.HandleFunc("/websub/{feed_id}", s.feeds.Callback) // WebSub hubs verify and push here
 	mux.Handle("/feeds/{name}", feed.New(feed.Config{Store: st, MediaURL: s.cfg.MediaURL, PublicURL: s.cfg.PublicURL, Logger: s.logger}))
 	dash, err := newDashboard(s.cfg, st, s.backends, s.voices, s.rules, s.logger, api, pages)
 	if err != nil {

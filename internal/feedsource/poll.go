@@ -25,6 +25,7 @@ type Store interface {
 	ClaimSource(ctx context.Context, id int64, until time.Time) (bool, error)
 	DueSources(ctx context.Context, limit int) ([]int64, error)
 	RecordRead(ctx context.Context, r narrator.SourceRead) error
+	SetSubscription(ctx context.Context, id int64, sub narrator.Subscription) error
 	// CreateAudio creates an audio, or updates the live audio of the same
 	// external ID, re-narrating only what changed.
 	CreateAudio(ctx context.Context, a *narrator.Audio) (created bool, err error)
@@ -55,6 +56,9 @@ type Options struct {
 	Recorder Recorder
 	// Logger gets a line per failed read; discarded when nil.
 	Logger *slog.Logger
+	// CallbackURL returns the public URL of a feed's WebSub callback
+	// (Callback serves it); nil leaves feeds unsubscribed.
+	CallbackURL func(feedID int64) string
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 }
@@ -97,7 +101,7 @@ func (p *Poller) Poll(ctx context.Context, id int64) (*narrator.Source, error) {
 	if !ok {
 		return nil, ErrBusy
 	}
-	if err := p.read(ctx, id); err != nil {
+	if err := p.read(ctx, id, nil); err != nil {
 		return nil, err
 	}
 	return p.store.Source(ctx, id)
@@ -145,7 +149,7 @@ func (p *Poller) RunDue(ctx context.Context) {
 				if err != nil || !ok {
 					return
 				}
-				if err := p.read(ctx, id); err != nil {
+				if err := p.read(ctx, id, nil); err != nil {
 					p.opts.Logger.Error("read feed", "feed_id", id, "err", err)
 				}
 			}()
@@ -155,14 +159,22 @@ func (p *Poller) RunDue(ctx context.Context) {
 }
 
 // read reads a claimed feed and records what it found; its error is the
-// store's, not the feed's, whose errors are recorded on it.
-func (p *Poller) read(ctx context.Context, id int64) error {
+// store's, not the feed's, whose errors are recorded on it. A pushed body
+// (WebSub) is read instead of fetching the feed.
+func (p *Poller) read(ctx context.Context, id int64, pushed []byte) error {
 	src, err := p.store.Source(ctx, id)
 	if err != nil {
+		// The lease ends by itself; the feed is gone or unreadable.
 		return err
 	}
 	start := p.opts.Now()
-	r := p.fetchAndNarrate(ctx, src)
+	var r narrator.SourceRead
+	var hub, topic string
+	if pushed != nil {
+		r = p.parseAndNarrate(ctx, src, src.State, pushed)
+	} else {
+		r, hub, topic = p.fetchAndNarrate(ctx, src)
+	}
 	r.SourceID = src.ID
 	r.State.LastFetchAt = start
 	if r.State.Status == narrator.SourceStatusError {
@@ -176,19 +188,22 @@ func (p *Poller) read(ctx context.Context, id int64) error {
 	// The record outlives a cancelled read: what was created is kept.
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	return p.store.RecordRead(rctx, r)
+	if err := p.store.RecordRead(rctx, r); err != nil {
+		return err
+	}
+	if p.opts.CallbackURL != nil && src.State.WebSub.Subscribe(hub, topic, p.opts.Now()) {
+		return p.subscribe(rctx, src, hub, topic)
+	}
+	return nil
 }
 
 // fetchAndNarrate fetches src, parses it, and creates or updates the
 // audios of its new and changed items. The state it returns keeps the
-// feed's validators and hub unless the read replaced them.
-func (p *Poller) fetchAndNarrate(ctx context.Context, src *narrator.Source) narrator.SourceRead {
+// feed's validators unless the read replaced them. It also returns the
+// WebSub hub and topic the feed advertises, if any.
+func (p *Poller) fetchAndNarrate(ctx context.Context, src *narrator.Source) (r narrator.SourceRead, hub, topic string) {
 	st := src.State
 	st.LastError = ""
-	fail := func(reason string) narrator.SourceRead {
-		st.Status, st.LastError = narrator.SourceStatusError, reason
-		return narrator.SourceRead{State: st}
-	}
 	header := http.Header{}
 	for k, v := range src.Header {
 		header.Set(k, v)
@@ -201,18 +216,13 @@ func (p *Poller) fetchAndNarrate(ctx context.Context, src *narrator.Source) narr
 	}
 	resp, err := p.opts.Client.Get(ctx, fetch.Request{URL: src.URL, Header: header, Types: FeedTypes, What: "feed"})
 	if err != nil {
-		return fail(fetch.Describe(err))
+		st.Status, st.LastError = narrator.SourceStatusError, fetch.Describe(err)
+		return narrator.SourceRead{State: st}, "", ""
 	}
-	st.Failures = 0
 	if resp.NotModified {
-		st.Status = narrator.SourceStatusNotModified
-		return narrator.SourceRead{State: st}
+		st.Status, st.Failures = narrator.SourceStatusNotModified, 0
+		return narrator.SourceRead{State: st}, "", ""
 	}
-	feed, err := Parse(resp.Body)
-	if err != nil {
-		return fail(err.Error())
-	}
-	st.Status = narrator.SourceStatusOK
 	st.ETag, st.LastModified = resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
 	if len(st.ETag) > 500 || !narrator.ValidText(st.ETag) {
 		st.ETag = ""
@@ -220,6 +230,23 @@ func (p *Poller) fetchAndNarrate(ctx context.Context, src *narrator.Source) narr
 	if len(st.LastModified) > 100 || !narrator.ValidText(st.LastModified) {
 		st.LastModified = ""
 	}
+	r = p.parseAndNarrate(ctx, src, st, resp.Body)
+	if r.State.Status == narrator.SourceStatusOK {
+		hub, topic = Discover(resp.Body, resp.Header, resp.URL.String())
+	}
+	return r, hub, topic
+}
+
+// parseAndNarrate parses a feed's body, and creates or updates the audios
+// of its new and changed items; st is the state to build on.
+func (p *Poller) parseAndNarrate(ctx context.Context, src *narrator.Source, st narrator.SourceState, body []byte) narrator.SourceRead {
+	st.LastError = ""
+	feed, err := Parse(body)
+	if err != nil {
+		st.Status, st.LastError = narrator.SourceStatusError, err.Error()
+		return narrator.SourceRead{State: st}
+	}
+	st.Status, st.Failures = narrator.SourceStatusOK, 0
 	r, err := p.narrate(ctx, src, feed)
 	r.State = st
 	if err != nil {
