@@ -15,6 +15,7 @@
 // intelligibility with scripts/intelligibility.py (pocketsphinx, English only).
 //
 //	go run ./bench/neural [-model VOICE.onnx -gender female] [-score] [-articles N]
+//	bench/voice.sh VOICE.onnx     (the same, with -score)
 package main
 
 import (

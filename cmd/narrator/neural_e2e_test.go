@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -142,9 +143,23 @@ func TestNeuralVoiceCluster(t *testing.T) {
 	db, media := newDatabase(t, adminURL), withPrefix(t, s3URL, randomName(t, "neural-"))
 	backends := []string{"--database", db, "--media", media}
 	installer := t.TempDir()
-	mustCLI(t, append([]string{"voices", "install", "--data", installer, "--onnxruntime", lib, "--gender", "male", "--name", "Tim"}, append(backends, tinyPiper(t, t.TempDir()))...)...)
-	acct := mustJSON[accountOut](t, mustCLI(t, append([]string{"accounts", "create", "--data", installer, "--name", "Acme"}, backends...)...))
-	proj := mustJSON[projectOut](t, mustCLI(t, append([]string{"projects", "create", "--data", installer, "--account", fmt.Sprint(acct.ID), "--title", "Daily", "--language", "en_US", "--body-voice", "Tim"}, backends...)...))
+	// The built binary, which reads the S3 credentials from the environment, as an
+	// operator's shell gives them.
+	cli := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command(binary, args...).Output()
+		if err != nil {
+			var stderr []byte
+			if ee, ok := err.(*exec.ExitError); ok {
+				stderr = ee.Stderr
+			}
+			t.Fatalf("narrator %s: %v\n%s", strings.Join(args, " "), err, stderr)
+		}
+		return string(out)
+	}
+	cli(append(append([]string{"voices", "install", "--data", installer, "--onnxruntime", lib, "--gender", "male", "--name", "Tim", "--json"}, backends...), tinyPiper(t, t.TempDir()))...)
+	acct := mustJSON[accountOut](t, cli(append([]string{"accounts", "create", "--data", installer, "--name", "Acme"}, backends...)...))
+	proj := mustJSON[projectOut](t, cli(append([]string{"projects", "create", "--data", installer, "--account", fmt.Sprint(acct.ID), "--title", "Daily", "--language", "en_US", "--body-voice", "Tim"}, backends...)...))
 
 	data := t.TempDir()
 	s := startServer(t, data, freeAddr(t), append(backends, "--onnxruntime", lib)...)

@@ -17,6 +17,7 @@ import (
 	"github.com/narrator/narrator/internal/jobs"
 	"github.com/narrator/narrator/internal/neural"
 	"github.com/narrator/narrator/internal/onnx/worker"
+	"github.com/narrator/narrator/internal/proc"
 )
 
 // installFlags are the flags of voices install and voices download.
@@ -147,7 +148,13 @@ func installVoice(ctx context.Context, e *env, f *installFlags, modelPath, secon
 	if err != nil {
 		return usagef("voices install: %v", err)
 	}
-	kind, info, err := neural.Inspect(ctx, worker.Config{Command: []string{exe, "onnx-worker"}, Library: f.library, Model: modelPath})
+	// The model is read by onnxruntime in a worker in the engines' sandbox, where it works
+	// here, as the server reads it.
+	sb, err := openSandbox(ctx, config.SandboxAuto, proc.SandboxOptions{}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return err
+	}
+	kind, info, err := neural.Inspect(ctx, worker.Config{Command: []string{exe, "onnx-worker"}, Library: f.library, Model: modelPath, Sandbox: sb})
 	if err != nil {
 		return fmt.Errorf("voices install: the model %s: %w", model.Name, err)
 	}

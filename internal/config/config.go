@@ -82,7 +82,7 @@ const (
 	// the collector lets the heap grow to twice that between collections,
 	// and a long rendering meets the worst of it more often: the peak grew
 	// by 10 MiB from a 10,000- to a 100,000-character article, and by 3
-	// with the limit (docs/architecture.md, "Memory").
+	// with the limit (docs/figures.md, "The soft memory limit").
 	DefaultMemoryLimitMB = 24
 )
 

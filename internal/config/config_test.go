@@ -217,6 +217,7 @@ var serveEnvSamples = map[string]struct{ good, bad string }{
 	"memory-limit-mb":          {"64", "-1"},
 	"rescue-after":             {"5m", "soon"},
 	"engine-standin":           {"5ms", "2m"},
+	"onnxruntime":              {"/etc/passwd", "/nonexistent/libonnxruntime.so.1"},
 	"webhooks-allow-private":   {"true", "perhaps"},
 	"metrics-addr":             {"127.0.0.1:9100", "nonsense"},
 	"log-format":               {"json", "xml"},

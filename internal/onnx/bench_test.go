@@ -73,13 +73,13 @@ func BenchmarkRoundTrip(b *testing.B) {
 // BenchmarkParallelism measures how a model's runs are best spread over the cores: onnxruntime
 // threads within a run (Threads), runs at once on one session (Runs, as one worker serves
 // them), or one session per run (as one worker per run would hold). The model computes about
-// 1 GFLOP a run (onnxtest's Compute), as a real voice does for a sentence. Each iteration is
+// 7 GFLOP a run (onnxtest's Compute: 200 products of 256×256 matrices). Each iteration is
 // NumCPU sentences; "sentences/s" compares the layouts. Run with
 //
 //	go test -run XXX -bench Parallelism ./internal/onnx
 func BenchmarkParallelism(b *testing.B) {
 	mustLoad(b)
-	model := onnxtest.Write(b, "piper.onnx", onnxtest.Piper(onnxtest.PiperOptions{Compute: 30}))
+	model := onnxtest.Write(b, "piper.onnx", onnxtest.Piper(onnxtest.PiperOptions{Compute: 200}))
 	in := sentence(1)
 	n := runtime.NumCPU()
 	layouts := []struct {

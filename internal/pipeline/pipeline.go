@@ -46,7 +46,7 @@ const (
 	// EncoderQuality is lame's -q. The fastest settings cost
 	// intelligibility: on the project's samples the recognizer's mean
 	// accuracy was 0.804 at 3 (lame's default), 0.808 at 5 and 0.769 at 7,
-	// which halves encoding time (docs/speech.md).
+	// which halves encoding time (docs/figures.md).
 	EncoderQuality = 3
 )
 

@@ -476,11 +476,13 @@ func (w *process) read(stdout io.Reader) {
 	pending := w.pending
 	w.pending = nil
 	w.mu.Unlock()
+	// Dead before its runs hear of it: a run retried at once must not be given this worker
+	// again.
+	close(w.dead)
 	for _, c := range pending {
 		c.timer.Stop()
 		c.reply <- reply{err: err}
 	}
-	close(w.dead)
 }
 
 // readAll reads the worker's frames until an error, which it returns.
