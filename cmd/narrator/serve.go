@@ -417,7 +417,7 @@ func (s *server) routes() (http.Handler, error) {
 	mux.Handle("/embed/", embed)                          // the only pages other sites may frame
 	mux.HandleFunc("/websub/{feed_id}", s.feeds.Callback) // WebSub hubs verify and push here
 	mux.Handle("/feeds/{name}", feed.New(feed.Config{Store: st, MediaURL: s.cfg.MediaURL, PublicURL: s.cfg.PublicURL, Logger: s.logger}))
-	dash, err := newDashboard(s.cfg, st, s.backends, s.voices, s.rules, s.logger, api, pages)
+	dash, err := newDashboard(s.cfg, st, s.backends, s.voices, s.rules, s.logger, api, pages, s.feeds)
 	if err != nil {
 		return nil, err
 	}

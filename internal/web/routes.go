@@ -34,6 +34,9 @@ func (s *Server) routes() {
 	m.Handle("POST /projects/{pid}/feed/rotate", s.handle(s.authed(s.rotateFeed)))
 	m.Handle("POST /projects/{pid}/feed/off", s.handle(s.authed(s.disableFeed)))
 
+	m.Handle("GET /projects/{pid}/sources", s.handle(s.authed(s.sourcesPage)))
+	m.Handle("POST /projects/{pid}/sources", s.handle(s.authed(s.createSource)))
+	m.Handle("POST /projects/{pid}/sources/{fid}/poll", s.handle(s.authed(s.pollSource)))
 	m.Handle("GET /projects/{pid}/webhooks", s.handle(s.authed(s.webhooksPage)))
 	m.Handle("POST /projects/{pid}/webhooks", s.handle(s.authed(s.createWebhook)))
 	m.Handle("GET /projects/{pid}/webhooks/{wid}/delete", s.handle(s.authed(s.deleteWebhookPage)))
