@@ -7,7 +7,6 @@ import (
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -21,15 +20,6 @@ import (
 
 	"github.com/narrator/narrator/client"
 )
-
-// feedState is a feed of an rss project as the API answers it.
-type feedState struct {
-	ID        int64  `json:"id"`
-	Status    string `json:"status"`
-	LastError string `json:"last_error"`
-	Created   int64  `json:"created"`
-	Updated   int64  `json:"updated"`
-}
 
 // TestFeedProject drives an rss project through a real server: a feed on
 // loopback is narrated, its WebSub hub (written here) is subscribed to and
@@ -117,26 +107,23 @@ func TestFeedProject(t *testing.T) {
 		return startServer(t, data, addr, "--engine-standin", "10ms", "--webhooks-allow-private", "--public-url", "http://"+addr)
 	}
 	s := start()
-	key := "?api_key=" + url.QueryEscape(acct.APIKey)
-	feeds := fmt.Sprintf("/api/v3/projects/%d/feeds", proj.ID)
-	add := func(u string) feedState {
+	c := s.client(t, acct.APIKey)
+	ctx, cancel := context.WithTimeout(t.Context(), 120*time.Second)
+	defer cancel()
+	add := func(u string) *client.FeedSource {
 		t.Helper()
-		status, body := s.call(t, "POST", feeds+key, map[string]any{"url": u, "backfill_items": 10})
-		if status != http.StatusCreated {
-			t.Fatalf("add %s: %d %s", u, status, body)
+		f, err := c.AddFeed(ctx, proj.ID, client.NewFeedSource{URL: u, BackfillItems: 10})
+		if err != nil {
+			t.Fatalf("add %s: %v", u, err)
 		}
-		var f feedState
-		json.Unmarshal(body, &f)
 		return f
 	}
-	poll := func(id int64) feedState {
+	poll := func(id int64) *client.FeedSource {
 		t.Helper()
-		status, body := s.call(t, "POST", fmt.Sprintf("%s/%d/poll%s", feeds, id, key), nil)
-		if status != http.StatusOK {
-			t.Fatalf("poll %d: %d %s", id, status, body)
+		f, err := c.PollFeed(ctx, proj.ID, id)
+		if err != nil {
+			t.Fatalf("poll %d: %v", id, err)
 		}
-		var f feedState
-		json.Unmarshal(body, &f)
 		return f
 	}
 
@@ -147,9 +134,6 @@ func TestFeedProject(t *testing.T) {
 	if got := poll(main.ID); got.Status != "ok" || got.Created != 2 {
 		t.Fatalf("first read: %+v; want ok, 2 created", got)
 	}
-	c := s.client(t, acct.APIKey)
-	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
-	defer cancel()
 	for _, id := range []string{"1", "2"} {
 		if _, err := c.WaitProcessed(ctx, proj.ID, fmt.Sprintf("feed-%d:urn:%s", main.ID, id), client.WaitOptions{}); err != nil {
 			t.Fatalf("item %s: %v", id, err)
