@@ -198,6 +198,11 @@ func TestFeedProject(t *testing.T) {
 		}
 	}
 
+	// A feed at the server's own address (its podcast feed) is refused.
+	if got := poll(add("http://" + addr + "/feeds/token.xml").ID); !strings.Contains(got.LastError, "own address") {
+		t.Errorf("a feed on the server itself: %+v; want an error naming its own address", got)
+	}
+
 	// A restart narrates nothing twice.
 	s.stop(t, syscall.SIGTERM)
 	s = start()

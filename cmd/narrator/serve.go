@@ -142,6 +142,7 @@ func openServer(ctx context.Context, cfg config.Config, logger *slog.Logger, get
 		MaxAudio: cfg.MaxAudioDuration,
 		Recorder: s.metrics,
 		Logger:   logger,
+		Self:     cfg.PublicURL,
 		// Hubs push to the public URL; routes serves it.
 		CallbackURL: func(id int64) string { return cfg.PublicURL + "/websub/" + strconv.FormatInt(id, 10) },
 	})

@@ -271,6 +271,24 @@ func TestPollCluster(t *testing.T) {
 	}
 }
 
+// TestPollItself: a feed at the server's own address, or redirected there,
+// is refused before Narrator narrates its own podcast feed into itself.
+func TestPollItself(t *testing.T) {
+	t.Parallel()
+	b := setup(t, fetch.Options{AllowPrivate: true})
+	self := httptest.NewServer(&publisher{})
+	t.Cleanup(self.Close)
+	hop := httptest.NewServer(http.RedirectHandler(self.URL+"/feeds/token.xml", http.StatusFound))
+	t.Cleanup(hop.Close)
+	b.poller = feedsource.New(b.store, feedsource.Options{Client: fetch.New(fetch.Options{AllowPrivate: true}), Self: self.URL})
+	for _, u := range []string{self.URL + "/feeds/token.xml", hop.URL} {
+		src := b.mustSource(t, u, nil)
+		if got := b.mustPoll(t, src.ID); got.State.Status != narrator.SourceStatusError || !strings.Contains(got.State.LastError, "own address") {
+			t.Errorf("%s: state %+v; want an error naming Narrator's own address", u, got.State)
+		}
+	}
+}
+
 // privateResolver resolves every name to a private address.
 type privateResolver struct{}
 
@@ -357,7 +375,7 @@ func TestPollHostileFeeds(t *testing.T) {
 		{"slow", slow, srv.URL + "/slow", narrator.SourceStatusError, "did not answer"},
 		{"loopback", guarded, srv.URL + "/feed", narrator.SourceStatusError, "does not fetch"},
 		{"name resolving to a private address", guarded, "http://intranet.example/feed", narrator.SourceStatusError, "does not fetch"},
-		{"itself", guarded, "http://127.0.0.1:1/feed", narrator.SourceStatusError, "does not fetch"},
+		{"loopback port", guarded, "http://127.0.0.1:1/feed", narrator.SourceStatusError, "does not fetch"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
