@@ -9,6 +9,7 @@ import (
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/config"
 	"github.com/narrator/narrator/internal/player"
+	"github.com/narrator/narrator/internal/ratelimit"
 	"github.com/narrator/narrator/internal/speak"
 	"github.com/narrator/narrator/internal/voicecat"
 	"github.com/narrator/narrator/internal/web"
@@ -18,7 +19,7 @@ import (
 // paths that do not ask for HTML go to notFound (the API's JSON 404);
 // "Import from URL" reads pages with pages, and "Poll now" feeds with
 // feeds.
-func newDashboard(cfg config.Config, st purgingStore, b *backends, voices *voicecat.Source, rules *speak.RuleCache, logger *slog.Logger, notFound http.Handler, pages web.PageReader, feeds web.FeedPoller) (http.Handler, error) {
+func newDashboard(cfg config.Config, st purgingStore, b *backends, voices *voicecat.Source, rules *speak.RuleCache, triggers *ratelimit.Limiter, logger *slog.Logger, notFound http.Handler, pages web.PageReader, feeds web.FeedPoller) (http.Handler, error) {
 	u, err := url.Parse(cfg.PublicURL)
 	if err != nil {
 		return nil, fmt.Errorf("dashboard: parse public URL: %w", err)
@@ -49,6 +50,7 @@ func newDashboard(cfg config.Config, st purgingStore, b *backends, voices *voice
 		TrustedProxies:   proxies,
 		RuleCache:        rules,
 		MaxAudioDuration: cfg.MaxAudioDuration,
+		WebhookTriggers:  triggers,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("dashboard: %w", err)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/ratelimit"
 )
 
 // Store is what the API needs from storage. Methods return *narrator.Error
@@ -100,6 +101,10 @@ type Deps struct {
 	// article is estimated longer (speak.Estimate) is refused.
 	// narrator.MaxAudioDuration when zero.
 	MaxAudioDuration time.Duration
+	// WebhookTriggers counts the test and resend calls of webhook
+	// endpoints (ratelimit.WebhookTriggers); share it with the dashboard.
+	// One of the server's own when nil.
+	WebhookTriggers *ratelimit.Limiter
 }
 
 // DefaultMaxBodyBytes is the default request body limit. A body of the
@@ -136,6 +141,7 @@ type Server struct {
 	now      func() time.Time
 	maxBody  int64
 	maxAudio time.Duration
+	triggers *ratelimit.Limiter
 	mux      *http.ServeMux
 }
 
@@ -153,10 +159,14 @@ func NewServer(d Deps) *Server {
 		now:      d.Now,
 		maxBody:  d.MaxBodyBytes,
 		maxAudio: d.MaxAudioDuration,
+		triggers: d.WebhookTriggers,
 		mux:      http.NewServeMux(),
 	}
 	if s.now == nil {
 		s.now = time.Now
+	}
+	if s.triggers == nil {
+		s.triggers = ratelimit.New(s.now)
 	}
 	if s.maxBody == 0 {
 		s.maxBody = DefaultMaxBodyBytes

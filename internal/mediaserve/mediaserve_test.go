@@ -189,7 +189,7 @@ func TestGet(t *testing.T) {
 			"Content-Type":   "audio/mpeg",
 			"Content-Length": "1000",
 			"Accept-Ranges":  "bytes",
-			"Cache-Control":  "public, max-age=31536000, immutable",
+			"Cache-Control":  "public, max-age=3600",
 		})
 		if rec.Header().Get("ETag") == "" || rec.Header().Get("Last-Modified") == "" {
 			t.Errorf("ETag %q, Last-Modified %q; want both set", rec.Header().Get("ETag"), rec.Header().Get("Last-Modified"))
@@ -499,9 +499,9 @@ func TestLivePlaylist(t *testing.T) {
 		if rec.Code != http.StatusOK || rec.Body.String() != v2 {
 			t.Errorf("grown playlist revalidated: status %d, body %q; want 200 and the new version", rec.Code, rec.Body)
 		}
-		// A segment stays immutable.
+		// A segment is cached like every other object.
 		rec = do(b.mux, http.MethodGet, "/media/tok123/hls/seg00000.ts", nil)
-		checkHeaders(t, rec, map[string]string{"Cache-Control": "public, max-age=31536000, immutable"})
+		checkHeaders(t, rec, map[string]string{"Cache-Control": "public, max-age=3600"})
 	})
 }
 
@@ -582,6 +582,38 @@ func TestLiveMP3(t *testing.T) {
 		}
 		if all := append(got, rest...); !bytes.Equal(all, data.Bytes()) {
 			t.Errorf("growing MP3 sent %d bytes, want the %d bytes of the MP3", len(all), data.Len())
+		}
+	})
+}
+
+// TestCacheRespectsDeletion: an object's content never changes at its URL,
+// but the object can be deleted, so it is never cached for good: caches
+// may keep it an hour, then must ask again, and a deleted one is a 404
+// to their revalidation.
+func TestCacheRespectsDeletion(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, b *testBundle) {
+		key := "deleted/audio.mp3"
+		if err := b.media.Put(t.Context(), key, bytes.NewReader(b.mp3)); err != nil {
+			t.Fatal(err)
+		}
+		rec := do(b.mux, http.MethodGet, "/media/"+key, nil)
+		cc := rec.Header().Get("Cache-Control")
+		if strings.Contains(cc, "immutable") || !strings.Contains(cc, "max-age=3600") {
+			t.Errorf("Cache-Control %q: want a max-age of an hour and no immutable", cc)
+		}
+		deleter, ok := b.media.(interface {
+			Delete(ctx context.Context, key string) error
+		})
+		if !ok {
+			t.Fatalf("%T cannot delete", b.media)
+		}
+		if err := deleter.Delete(t.Context(), key); err != nil {
+			t.Fatal(err)
+		}
+		rec = do(b.mux, http.MethodGet, "/media/"+key, map[string]string{"If-None-Match": rec.Header().Get("ETag")})
+		if rec.Code != http.StatusNotFound {
+			t.Errorf("revalidation of a deleted object: %d, want 404", rec.Code)
 		}
 	})
 }

@@ -59,7 +59,7 @@ type Options struct {
 	Library string
 	// Workers is how many worker processes a model may have; zero means 1. Runs is how many
 	// runs one worker makes at once, on its one copy of the model; zero means 1. Threads is
-	// how many threads one run uses; zero means 1. docs/speech.md gives the measurements
+	// how many threads one run uses; zero means 1. docs/figures.md gives the measurements
 	// behind the server's choices.
 	Workers, Runs, Threads int
 	// Sandbox runs the workers with less power than the server; nil runs them as they are.
@@ -178,19 +178,14 @@ func (e *Engine) piper(ctx context.Context, v *voice, text string, rate float32,
 	if err != nil {
 		return nil, 0, err
 	}
-	var out []int16
+	runs := make([][]float32, len(sentences))
 	for i, ids := range sentences {
 		in := worker.PiperInput{IDs: ids, NoiseScale: c.NoiseScale, LengthScale: c.LengthScale / rate, NoiseW: c.NoiseW, Speaker: v.speaker}
-		f, err := v.pool.Piper(ctx, in, limit)
-		if err != nil {
+		if runs[i], err = v.pool.Piper(ctx, in, limit); err != nil {
 			return nil, 0, err
 		}
-		if i > 0 {
-			out = append(out, make([]int16, int(sentencePause.Seconds()*float64(c.SampleRate)))...)
-		}
-		out = appendPCM(out, f)
 	}
-	return out, c.SampleRate, nil
+	return toPCM(runs, int(sentencePause.Seconds()*float64(c.SampleRate))), c.SampleRate, nil
 }
 
 // kokoro speaks text with a Kokoro voice, in chunks of at most 510 tokens, each with the
@@ -200,23 +195,33 @@ func (e *Engine) kokoro(ctx context.Context, v *voice, text string, rate float32
 	if err != nil {
 		return nil, 0, err
 	}
-	var out []int16
-	for _, tokens := range phonemize.KokoroTokens(phonemes, nil) {
+	chunks := phonemize.KokoroTokens(phonemes, nil)
+	runs := make([][]float32, len(chunks))
+	for i, tokens := range chunks {
 		style, _ := v.styles.Row(v.inst.Speaker, len(tokens)-2)
-		f, err := v.pool.Kokoro(ctx, worker.KokoroInput{Tokens: tokens, Style: style, Speed: rate}, limit)
-		if err != nil {
+		if runs[i], err = v.pool.Kokoro(ctx, worker.KokoroInput{Tokens: tokens, Style: style, Speed: rate}, limit); err != nil {
 			return nil, 0, err
 		}
-		out = appendPCM(out, f)
 	}
-	return out, phonemize.KokoroSampleRate, nil
+	return toPCM(runs, 0), phonemize.KokoroSampleRate, nil
 }
 
-// appendPCM appends float samples in [-1, 1] as 16-bit PCM, clipping what is beyond.
-func appendPCM(out []int16, f []float32) []int16 {
-	for _, s := range f {
-		x := math.Round(float64(s) * math.MaxInt16)
-		out = append(out, int16(min(max(x, math.MinInt16), math.MaxInt16)))
+// toPCM joins runs' float samples in [-1, 1] as 16-bit PCM, clipping what is beyond, with
+// pause samples of silence between runs. It allocates the result once.
+func toPCM(runs [][]float32, pause int) []int16 {
+	n := pause * max(len(runs)-1, 0)
+	for _, f := range runs {
+		n += len(f)
+	}
+	out := make([]int16, 0, n)
+	for i, f := range runs {
+		if i > 0 {
+			out = out[:len(out)+pause] // zeros: make cleared them
+		}
+		for _, s := range f {
+			x := math.Round(float64(s) * math.MaxInt16)
+			out = append(out, int16(min(max(x, math.MinInt16), math.MaxInt16)))
+		}
 	}
 	return out
 }

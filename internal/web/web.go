@@ -33,6 +33,8 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/clientip"
+	"github.com/narrator/narrator/internal/ratelimit"
 	"github.com/narrator/narrator/internal/speak"
 )
 
@@ -208,6 +210,10 @@ type Deps struct {
 	// X-Forwarded-For header names the client; none when empty, and then
 	// the peer is the client.
 	TrustedProxies []netip.Prefix
+	// WebhookTriggers counts the test and resend calls of webhook
+	// endpoints (ratelimit.WebhookTriggers); share it with the API. One of
+	// the dashboard's own when nil.
+	WebhookTriggers *ratelimit.Limiter
 }
 
 // DefaultSessionTTL is how long a dashboard session lasts after sign-in.
@@ -220,35 +226,40 @@ const AudiosPerPage = 25
 // fits even when each is four bytes and URL-encoded.
 const maxFormBytes = 2 << 20
 
+// maxSigninFormBytes caps the sign-in form: an email, a password, a
+// return path and a token, read before anyone is authenticated.
+const maxSigninFormBytes = 8 << 10
+
 // Server is the dashboard as an http.Handler.
 type Server struct {
-	store          Store
-	logger         *slog.Logger
-	mediaURL       func(string) string
-	feedURL        func(string) string
-	previews       PreviewRequester
-	voices         CatalogSource
-	media          MediaOpener
-	queue          QueuePositioner
-	previewWait    time.Duration
-	secure         bool
-	publicOrigin   string
-	mediaOrigin    string
-	notFound       http.Handler
-	now            func() time.Time
-	limiter        *Limiter
-	ttl            time.Duration
-	compare        func(hash, password []byte) error
-	checks         chan struct{} // a semaphore of password checks
-	trustedProxies []netip.Prefix
-	rules          *speak.RuleCache
-	pages          *pages
-	importer       PageReader
-	feeds          FeedPoller
-	mux            *http.ServeMux
-	dummyOnce      sync.Once
-	dummyHash      []byte
-	maxAudio       time.Duration
+	store        Store
+	logger       *slog.Logger
+	mediaURL     func(string) string
+	feedURL      func(string) string
+	previews     PreviewRequester
+	voices       CatalogSource
+	importer     PageReader
+	feeds        FeedPoller
+	media        MediaOpener
+	queue        QueuePositioner
+	previewWait  time.Duration
+	secure       bool
+	publicOrigin string
+	mediaOrigin  string
+	notFound     http.Handler
+	now          func() time.Time
+	limiter      *Limiter
+	ttl          time.Duration
+	compare      func(hash, password []byte) error
+	checks       chan struct{} // a semaphore of password checks
+	clients      *clientip.Resolver
+	triggers     *ratelimit.Limiter
+	rules        *speak.RuleCache
+	pages        *pages
+	mux          *http.ServeMux
+	dummyOnce    sync.Once
+	dummyHash    []byte
+	maxAudio     time.Duration
 }
 
 // New parses the embedded templates and returns the dashboard handler.
@@ -258,30 +269,31 @@ func New(d Deps) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		store:          d.Store,
-		logger:         d.Logger,
-		mediaURL:       d.MediaURL,
-		feedURL:        d.FeedURL,
-		previews:       d.Previews,
-		voices:         d.Voices,
-		importer:       d.Pages,
-		feeds:          d.Feeds,
-		media:          d.Media,
-		queue:          d.Queue,
-		previewWait:    d.PreviewTimeout,
-		secure:         d.SecureCookies,
-		publicOrigin:   d.PublicOrigin,
-		mediaOrigin:    d.MediaOrigin,
-		notFound:       d.NotFound,
-		now:            d.Now,
-		limiter:        d.Limiter,
-		ttl:            d.SessionTTL,
-		compare:        d.ComparePasswordFunc,
-		trustedProxies: d.TrustedProxies,
-		rules:          d.RuleCache,
-		pages:          pg,
-		mux:            http.NewServeMux(),
-		maxAudio:       d.MaxAudioDuration,
+		store:        d.Store,
+		logger:       d.Logger,
+		mediaURL:     d.MediaURL,
+		feedURL:      d.FeedURL,
+		previews:     d.Previews,
+		voices:       d.Voices,
+		importer:     d.Pages,
+		feeds:        d.Feeds,
+		media:        d.Media,
+		queue:        d.Queue,
+		previewWait:  d.PreviewTimeout,
+		secure:       d.SecureCookies,
+		publicOrigin: d.PublicOrigin,
+		mediaOrigin:  d.MediaOrigin,
+		notFound:     d.NotFound,
+		now:          d.Now,
+		limiter:      d.Limiter,
+		ttl:          d.SessionTTL,
+		compare:      d.ComparePasswordFunc,
+		clients:      clientip.New(d.TrustedProxies),
+		triggers:     d.WebhookTriggers,
+		rules:        d.RuleCache,
+		pages:        pg,
+		mux:          http.NewServeMux(),
+		maxAudio:     d.MaxAudioDuration,
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
@@ -291,6 +303,9 @@ func New(d Deps) (*Server, error) {
 	}
 	if s.limiter == nil {
 		s.limiter = NewLimiter(LimiterConfig{Store: s.store, Now: s.now})
+	}
+	if s.triggers == nil {
+		s.triggers = ratelimit.New(s.now)
 	}
 	checks := d.PasswordChecks
 	if checks <= 0 {
