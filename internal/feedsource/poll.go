@@ -73,6 +73,10 @@ type Options struct {
 // reading releases it when it expires.
 const Lease = 5 * time.Minute
 
+// readBudget bounds one read, article pages included, well within its
+// lease: the items it has not reached wait for the next read.
+const readBudget = 4 * time.Minute
+
 // Poller reads feeds: when they are due (Run), or when asked (Poll). It is
 // safe for concurrent use; the store's lease makes sure that one node at a
 // time reads a feed, in a cluster too.
@@ -174,6 +178,8 @@ func (p *Poller) read(ctx context.Context, id int64, pushed []byte) error {
 		return err
 	}
 	start := p.opts.Now()
+	ctx, cancel := context.WithTimeout(ctx, readBudget)
+	defer cancel()
 	var r narrator.SourceRead
 	var hub, topic string
 	if pushed != nil {
