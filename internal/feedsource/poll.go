@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/narrator/narrator"
@@ -151,20 +152,30 @@ func (p *Poller) RunDue(ctx context.Context) {
 			return
 		}
 		var wg sync.WaitGroup
+		var claimed atomic.Int32
 		for _, id := range ids {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				ok, err := p.store.ClaimSource(ctx, id, p.opts.Now().Add(Lease))
+				if err != nil {
+					p.opts.Logger.Error("claim feed", "feed_id", id, "err", err)
+				}
 				if err != nil || !ok {
 					return
 				}
+				claimed.Add(1)
 				if err := p.read(ctx, id, nil); err != nil {
 					p.opts.Logger.Error("read feed", "feed_id", id, "err", err)
 				}
 			}()
 		}
 		wg.Wait()
+		if claimed.Load() == 0 {
+			// Another node holds them, or the store refuses claims: the
+			// next tick tries again, rather than this loop at once.
+			return
+		}
 	}
 }
 
