@@ -74,3 +74,27 @@ func TestSourcesPage(t *testing.T) {
 	// Another project's feed is not found through this one.
 	wantStatus(t, c.post(fmt.Sprintf("/projects/%d/sources/%d/poll", b.project.ID, src.ID), url.Values{"csrf_token": {tok}}), http.StatusNotFound)
 }
+
+func TestCreateRSSProject(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	c := b.browser(t)
+	tok := c.mustSignIn("ed@acme.test")
+	if res := c.get("/projects"); !strings.Contains(res.body, `<option value="rss"`) {
+		t.Error("the new-project form offers no rss type")
+	}
+	wantStatus(t, c.post("/projects", url.Values{"csrf_token": {tok}, "title": {"Wire"}, "type": {"rss"}, "language": {"en_US"}}), http.StatusSeeOther)
+	res := c.post("/projects", url.Values{"csrf_token": {tok}, "title": {"Odd"}, "type": {"wordpress"}, "language": {"en_US"}})
+	wantStatus(t, res, http.StatusBadRequest)
+	ps, err := b.store.ListProjects(t.Context(), b.account.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var types []string
+	for _, p := range ps {
+		types = append(types, p.Title+":"+p.Type)
+	}
+	if got := strings.Join(types, ","); got != "Daily:api,Wire:rss" {
+		t.Errorf("projects %s; want Daily:api,Wire:rss", got)
+	}
+}
