@@ -21,6 +21,11 @@ type Export struct {
 	// Webhooks are the projects' endpoints with their secrets, so that
 	// receivers keep verifying; their deliveries are not copied.
 	Webhooks []*Webhook
+	// Sources are rss projects' feeds with their settings; an importing
+	// store gives them a fresh state, so that its first read follows the
+	// backfill rule and updates, rather than narrates again, the items
+	// whose audios were copied.
+	Sources []*Source
 	// LastIDs are the highest IDs the store has given, deleted rows'
 	// included.
 	LastIDs LastIDs
@@ -38,7 +43,7 @@ type ExportedAPIKey struct {
 // that imports rows moves its own counters past them, so that no new row
 // ever reuses the ID of a copied row, or of one deleted before the copy.
 type LastIDs struct {
-	Account, APIKey, Project, Audio, Media, User, Pronunciation, Webhook int64
+	Account, APIKey, Project, Audio, Media, User, Pronunciation, Webhook, Source int64
 }
 
 // CheckCopyTarget decides whether the rows of a source store, exported as

@@ -2,12 +2,13 @@ package narrator
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 )
 
-// ProjectTypeAPI is the only project type: audios arrive through the API.
+// ProjectTypeAPI is a project whose audios arrive through the API only.
 const ProjectTypeAPI = "api"
 
 // Project groups an account's audios with a language and two voices.
@@ -37,8 +38,8 @@ func (p *Project) Validate() error {
 	if err := checkText("title", p.Title); err != nil {
 		return err
 	}
-	if p.Type != ProjectTypeAPI {
-		return Errorf(EINVALID, "type must be %q", ProjectTypeAPI)
+	if !slices.Contains(ProjectTypes(), p.Type) {
+		return Errorf(EINVALID, "type must be one of %s", strings.Join(ProjectTypes(), ", "))
 	}
 	if !localeRE.MatchString(p.Language) {
 		return Errorf(EINVALID, "language %q is not a locale such as en_US; run `narrator voices` for the list", p.Language)

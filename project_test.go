@@ -21,7 +21,7 @@ func TestProjectValidate(t *testing.T) {
 		{"valid", func(p *narrator.Project) {}, ""},
 		{"valid url", func(p *narrator.Project) { p.URL = "https://example.com/news" }, ""},
 		{"blank title", func(p *narrator.Project) { p.Title = " " }, "title"},
-		{"unknown type", func(p *narrator.Project) { p.Type = "rss" }, "type"},
+		{"unknown type", func(p *narrator.Project) { p.Type = "wordpress" }, "type"},
 		{"malformed language", func(p *narrator.Project) { p.Language = "english" }, "language"},
 		{"no body voice", func(p *narrator.Project) { p.BodyVoice = " " }, "body_voice"},
 		{"url not http", func(p *narrator.Project) { p.URL = "ftp://example.com" }, "url"},

@@ -15,6 +15,7 @@ import (
 	"github.com/narrator/narrator/internal/config"
 	"github.com/narrator/narrator/internal/espeak"
 	"github.com/narrator/narrator/internal/feed"
+	"github.com/narrator/narrator/internal/feedsource"
 	"github.com/narrator/narrator/internal/festival"
 	"github.com/narrator/narrator/internal/flite"
 	"github.com/narrator/narrator/internal/httpapi"
@@ -39,6 +40,7 @@ type dataStore interface {
 	web.Store
 	player.Store
 	feed.Store
+	feedsource.Store
 	jobs.Store
 	jobs.WebhookStore
 	pipeline.RuleSource

@@ -69,6 +69,7 @@ func commands(e *env) []namedCommand {
 		{"voices", nil, "list, install, download and remove voices", voicesCommand{e}},
 		{"pronunciations", nil, "manage a project's pronunciation rules", pronunciationsCommand(e)},
 		{"webhooks", nil, "manage a project's webhook endpoints", webhooksCommand(e)},
+		{"feeds", nil, "manage the feeds an rss project narrates", feedsCommand(e)},
 		{"migrate", nil, "create or update the database schema", migrateCommand{e}},
 		{"copy-data", nil, "copy an install's data and media into other stores (SQLite to PostgreSQL, file to S3)", copyDataCommand{e}},
 		{"backup", nil, "copy the SQLite database and the media into a directory, while serving", backupCommand{e}},

@@ -11,7 +11,7 @@ import (
 )
 
 const projectsUsage = `Usage:
-  narrator projects create [--data DIR|--database URL] --account ID --title T --language xx_XX [--url U] [--title-voice NAME] [--body-voice NAME]
+  narrator projects create [--data DIR|--database URL] --account ID --title T --language xx_XX [--type api|rss] [--url U] [--title-voice NAME] [--body-voice NAME]
   narrator projects list [--data DIR|--database URL] [--account ID]`
 
 // projectsCommand is `narrator projects`.
@@ -28,11 +28,12 @@ type projectsCreateCommand struct{ e *env }
 // Run runs `narrator projects create`.
 func (cmd projectsCreateCommand) Run(ctx context.Context, args []string) error {
 	e := cmd.e
-	fs := newFlagSet(e, "projects create", "projects create [--data DIR|--database URL] --account ID --title T --language xx_XX [--url U] [--title-voice NAME] [--body-voice NAME]")
+	fs := newFlagSet(e, "projects create", "projects create [--data DIR|--database URL] --account ID --title T --language xx_XX [--type api|rss] [--url U] [--title-voice NAME] [--body-voice NAME]")
 	data := config.BackendFlags(fs, e.getenv)
 	account := fs.Int64("account", 0, "account `id` (required)")
 	title := fs.String("title", "", "project `title` (required)")
 	language := fs.String("language", "", "`locale` such as en_US (required; see `narrator voices`)")
+	typ := fs.String("type", narrator.ProjectTypeAPI, "project `type`: api, or rss for a project that narrates its feeds (see `narrator feeds`)")
 	url := fs.String("url", "", "the publication's `URL`")
 	titleVoice := fs.String("title-voice", "", "voice `name` for titles (default: the language's title voice)")
 	bodyVoice := fs.String("body-voice", "", "voice `name` for bodies (default: the language's body voice)")
@@ -66,7 +67,7 @@ func (cmd projectsCreateCommand) Run(ctx context.Context, args []string) error {
 	p := &narrator.Project{
 		AccountID: *account,
 		Title:     *title,
-		Type:      narrator.ProjectTypeAPI,
+		Type:      *typ,
 		Language:  *language,
 		URL:       *url,
 	}

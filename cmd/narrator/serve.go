@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strconv"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -23,6 +25,7 @@ import (
 	"github.com/narrator/narrator/internal/espeak"
 	"github.com/narrator/narrator/internal/extract"
 	"github.com/narrator/narrator/internal/feed"
+	"github.com/narrator/narrator/internal/feedsource"
 	"github.com/narrator/narrator/internal/festival"
 	// Aliased: the end-to-end tests of this package have a func fetch.
 	fetcher "github.com/narrator/narrator/internal/fetch"
@@ -113,6 +116,11 @@ type server struct {
 	// checks, and a quick refusal of the rest.
 	overflowHTTP *http.Server
 
+	// feeds reads rss projects' feeds: when due on nodes that work jobs
+	// (stopFeeds ends that), and when asked through the API everywhere.
+	feeds     *feedsource.Poller
+	stopFeeds func()
+
 	metrics      *metrics.Metrics
 	engineChecks []health.Check // the engines' readiness; none when the node works no jobs
 	metricsLn    net.Listener   // with metricsHTTP, /metrics on --metrics-addr; nil without it
@@ -131,6 +139,19 @@ func openServer(ctx context.Context, cfg config.Config, logger *slog.Logger, get
 	if err := s.openData(ctx, getenv); err != nil {
 		return nil, err
 	}
+	// Feeds are fetched through the guarded client and their article
+	// pages read as imports are, private addresses allowed as for webhooks
+	// (--webhooks-allow-private).
+	s.feeds = feedsource.New(s.backends.store, feedsource.Options{
+		Client:   fetcher.New(fetcher.Options{AllowPrivate: cfg.WebhooksAllowPrivate, Logger: logger}),
+		Pages:    extract.NewReader(fetcher.New(fetcher.Options{AllowPrivate: cfg.WebhooksAllowPrivate, Timeout: importTimeout, Logger: logger})),
+		MaxAudio: cfg.MaxAudioDuration,
+		Recorder: s.metrics,
+		Logger:   logger,
+		Self:     cfg.PublicURL,
+		// Hubs push to the public URL; routes serves it.
+		CallbackURL: func(id int64) string { return cfg.PublicURL + "/websub/" + strconv.FormatInt(id, 10) },
+	})
 	if cfg.Works() {
 		if err := s.startWorkers(ctx); err != nil {
 			return nil, err
@@ -344,6 +365,16 @@ func (s *server) run(ctx context.Context) error {
 	if s.metricsHTTP != nil {
 		go func() { serveErr <- s.metricsHTTP.Serve(s.metricsLn) }()
 	}
+	if s.cfg.Works() {
+		feedCtx, cancel := context.WithCancel(ctx)
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.feeds.Run(feedCtx)
+		}()
+		s.stopFeeds = func() { cancel(); wg.Wait() }
+	}
 	s.ready.Store(true)
 	s.logger.Info("narrator is serving", "version", readBuildInfo().String(), "role", s.cfg.Role, "addr", s.ln.Addr().String(),
 		"public_url", s.cfg.PublicURL, "data", s.cfg.DataDir)
@@ -382,6 +413,9 @@ func (s *server) close(ctx context.Context) error {
 		}
 	} else if s.metricsLn != nil {
 		s.metricsLn.Close()
+	}
+	if s.stopFeeds != nil {
+		s.stopFeeds() // a read in progress records what it did
 	}
 	if s.started {
 		if err := s.backends.queue.Stop(shutCtx); err != nil {
@@ -444,7 +478,7 @@ func (s *server) routes() (http.Handler, error) {
 	// The API and the dashboard count webhook tests and resends together.
 	triggers := ratelimit.New(nil)
 	api := httpapi.NewServer(httpapi.Deps{Store: st, Logger: s.logger, MediaURL: s.cfg.MediaURL, Media: s.backends.media, Queue: s.backends.queue,
-		Voices: s.voices, MaxAudioDuration: s.cfg.MaxAudioDuration, Pages: pages, WebhookTriggers: triggers})
+		Voices: s.voices, MaxAudioDuration: s.cfg.MaxAudioDuration, Pages: pages, WebhookTriggers: triggers, Feeds: s.feeds})
 	mux.Handle("/api/", api)
 	mux.Handle("/media/", http.StripPrefix("/media/", mediaserve.New(s.backends.media, mediaserve.Options{Logger: s.logger, MinRate: s.cfg.MinTransferRate,
 		Access: s.backends.store})))
@@ -453,9 +487,10 @@ func (s *server) routes() (http.Handler, error) {
 		return nil, err
 	}
 	mux.Handle("GET /embed.js", embed)
-	mux.Handle("/embed/", embed) // the only pages other sites may frame
+	mux.Handle("/embed/", embed)                          // the only pages other sites may frame
+	mux.HandleFunc("/websub/{feed_id}", s.feeds.Callback) // WebSub hubs verify and push here
 	mux.Handle("/feeds/{name}", feed.New(feed.Config{Store: st, MediaURL: s.cfg.MediaURL, PublicURL: s.cfg.PublicURL, Logger: s.logger}))
-	dash, err := newDashboard(s.cfg, st, s.backends, s.voices, s.rules, triggers, s.logger, api, pages)
+	dash, err := newDashboard(s.cfg, st, s.backends, s.voices, s.rules, triggers, s.logger, api, pages, s.feeds)
 	if err != nil {
 		return nil, err
 	}

@@ -349,6 +349,10 @@ type Response struct {
 	ContentType, Charset string
 	// Body is the whole body, decoded from gzip when it came so.
 	Body []byte
+	// NotModified reports a 304 answer to a conditional request (one
+	// whose Header has If-None-Match or If-Modified-Since); Body is then
+	// empty.
+	NotModified bool
 }
 
 // Get fetches r.URL with GET and reads the whole body, within the client's
@@ -402,6 +406,9 @@ func (c *Client) Get(ctx context.Context, r Request) (*Response, error) {
 		return nil, &Error{Reason: Describe(err), err: err}
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusNotModified && (req.Header.Get("If-None-Match") != "" || req.Header.Get("If-Modified-Since") != "") {
+		return &Response{URL: resp.Request.URL, Header: resp.Header, NotModified: true}, nil
+	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, errorf(nil, "the %s answered %d %s", r.What, resp.StatusCode, http.StatusText(resp.StatusCode))
 	}

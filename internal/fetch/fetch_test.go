@@ -252,8 +252,11 @@ func TestBodyCapped(t *testing.T) {
 		_ = zw.Close()
 	})
 	resp, err := c.Get(t.Context(), Request{URL: small.URL, Types: pageTypes})
-	if err != nil || string(resp.Body) != page {
-		t.Errorf("gzip page = %v, %q", err, resp)
+	if err != nil {
+		t.Fatalf("gzip page: %v", err)
+	}
+	if string(resp.Body) != page {
+		t.Errorf("gzip page = %q", resp.Body)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/extract"
+	"github.com/narrator/narrator/internal/feedsource"
 	"github.com/narrator/narrator/internal/fetch"
 	"github.com/narrator/narrator/internal/httpapi"
 	"github.com/narrator/narrator/internal/jobs"
@@ -59,6 +60,8 @@ func setupLimits(t testing.TB, limits narrator.Limits) *testBundle {
 		Queue:    queue,
 		// Pages come from loopback servers in these tests.
 		Pages: extract.NewReader(fetch.New(fetch.Options{AllowPrivate: true})),
+		// So do feeds.
+		Feeds: feedsource.New(st, feedsource.Options{Client: fetch.New(fetch.Options{AllowPrivate: true})}),
 	}))
 	t.Cleanup(srv.Close)
 	b := &testBundle{store: st, media: media, srv: srv, contract: openapitest.MustLoad(t)}

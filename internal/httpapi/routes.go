@@ -56,6 +56,12 @@ func (s *Server) routes() {
 		{"GET", "/api/v3/projects/{project_id}/webhooks/{webhook_id}/deliveries", s.handle(s.authed(s.listDeliveries))},
 		{"POST", "/api/v3/projects/{project_id}/webhooks/{webhook_id}/deliveries/{delivery_id}/resend", s.handle(s.authed(s.resendDelivery))},
 
+		{"GET", "/api/v3/projects/{project_id}/feeds", s.handle(s.authed(s.listSources))},
+		{"POST", "/api/v3/projects/{project_id}/feeds", s.handle(s.authed(s.createSource))},
+		{"GET", "/api/v3/projects/{project_id}/feeds/{feed_id}", s.handle(s.authed(s.getSource))},
+		{"DELETE", "/api/v3/projects/{project_id}/feeds/{feed_id}", s.handle(s.authed(s.deleteSource))},
+		{"POST", "/api/v3/projects/{project_id}/feeds/{feed_id}/poll", s.handle(s.authed(s.pollSource))},
+
 		// The OpenAPI document of all of the above, public and cacheable.
 		{"GET", "/api/v3/openapi.json", openapi.NewHandler()},
 	}

@@ -17,6 +17,16 @@ import (
 // Store is what the API needs from storage. Methods return *narrator.Error
 // values with ENOTFOUND, EINVALID or EUNAUTHORIZED codes for client mistakes.
 type Store interface {
+	// CreateSource stores a feed of an rss project: ENOTFOUND, EINVALID
+	// (also for a project of another type) or ECONFLICT (too many).
+	CreateSource(ctx context.Context, src *narrator.Source) error
+	// Source returns a feed; ENOTFOUND if there is none.
+	Source(ctx context.Context, id int64) (*narrator.Source, error)
+	// ListSources returns a project's feeds, oldest first.
+	ListSources(ctx context.Context, projectID int64) ([]*narrator.Source, error)
+	// DeleteSource removes a feed, keeping its audios; ENOTFOUND if the
+	// project has no such feed.
+	DeleteSource(ctx context.Context, projectID, id int64) error
 	// AuthenticateAPIKey returns the account of a key hash; EUNAUTHORIZED if
 	// the key is unknown or revoked.
 	AuthenticateAPIKey(ctx context.Context, hash []byte) (int64, error)
@@ -89,6 +99,9 @@ type Deps struct {
 	// Pages reads the pages the import extension imports; nil turns the
 	// extension off (404).
 	Pages PageReader
+	// Feeds reads feeds when asked (the poll extension); nil turns the
+	// extension off (404).
+	Feeds FeedPoller
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 	// Voices gives the voice catalog; nil means the built-in voices.
@@ -135,6 +148,7 @@ type Server struct {
 	queue    QueuePositioner
 	voices   CatalogSource
 	pages    PageReader
+	feeds    FeedPoller
 	now      func() time.Time
 	maxBody  int64
 	maxAudio time.Duration
@@ -152,6 +166,7 @@ func NewServer(d Deps) *Server {
 		queue:    d.Queue,
 		voices:   d.Voices,
 		pages:    d.Pages,
+		feeds:    d.Feeds,
 		now:      d.Now,
 		maxBody:  d.MaxBodyBytes,
 		maxAudio: d.MaxAudioDuration,

@@ -38,6 +38,10 @@ type Metrics struct {
 	engineTimedOut  *prometheus.CounterVec
 
 	webhookDeliveries *prometheus.CounterVec
+
+	feedReads        *prometheus.CounterVec
+	feedReadDuration prometheus.Histogram
+	feedItems        *prometheus.CounterVec
 }
 
 // New returns the metrics on a new registry, which also holds the Go
@@ -88,6 +92,19 @@ func New() *Metrics {
 			Name: "narrator_webhook_attempts_total",
 			Help: "Webhook delivery attempts, by outcome (delivered, failed, skipped).",
 		}, []string{"outcome"}),
+		feedReads: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "narrator_feed_reads_total",
+			Help: "Reads of rss projects' feeds, by outcome (ok, not_modified, error).",
+		}, []string{"outcome"}),
+		feedReadDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "narrator_feed_read_duration_seconds",
+			Help:    "Time one read of a feed took: fetch, parse, article pages and creates.",
+			Buckets: []float64{.01, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120},
+		}),
+		feedItems: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "narrator_feed_items_total",
+			Help: "Feed items handled, by action (created, updated, skipped: not narrated because invalid or unreadable).",
+		}, []string{"action"}),
 	}
 	m.reg.MustRegister(
 		collectors.NewGoCollector(),
@@ -97,11 +114,18 @@ func New() *Metrics {
 		m.realTimeFactor, m.audioSeconds,
 		m.engineBusy, m.engineRestarted, m.engineTimedOut,
 		m.webhookDeliveries,
+		m.feedReads, m.feedReadDuration, m.feedItems,
 	)
 	// Known outcomes start at zero, so that rates of them exist from the
 	// first scrape.
 	for _, o := range []string{"delivered", "failed", "skipped"} {
 		m.webhookDeliveries.WithLabelValues(o)
+	}
+	for _, o := range []string{narrator.SourceStatusOK, narrator.SourceStatusNotModified, narrator.SourceStatusError} {
+		m.feedReads.WithLabelValues(o)
+	}
+	for _, a := range []string{"created", "updated", "skipped"} {
+		m.feedItems.WithLabelValues(a)
 	}
 	return m
 }
@@ -182,6 +206,21 @@ func (r *EngineRecorder) TimedOut() { r.timedOut.Inc() }
 // WebhookAttempt records one attempt at a webhook delivery by outcome.
 func (m *Metrics) WebhookAttempt(outcome string) {
 	m.webhookDeliveries.WithLabelValues(outcome).Inc()
+}
+
+// FeedRead records one read of a feed: its outcome (a
+// narrator.SourceStatus constant) and how long it took.
+func (m *Metrics) FeedRead(outcome string, took time.Duration) {
+	m.feedReads.WithLabelValues(outcome).Inc()
+	m.feedReadDuration.Observe(took.Seconds())
+}
+
+// FeedItems records n feed items handled with an action: created,
+// updated or skipped.
+func (m *Metrics) FeedItems(action string, n int) {
+	if n > 0 {
+		m.feedItems.WithLabelValues(action).Add(float64(n))
+	}
 }
 
 // JobCounter counts the jobs that are not finished; the job queue.

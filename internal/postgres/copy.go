@@ -25,13 +25,14 @@ SELECT
 	COALESCE(pg_sequence_last_value(pg_get_serial_sequence('media', 'id')::regclass), 0),
 	COALESCE(pg_sequence_last_value(pg_get_serial_sequence('users', 'id')::regclass), 0),
 	COALESCE(pg_sequence_last_value(pg_get_serial_sequence('pronunciations', 'id')::regclass), 0),
-	COALESCE(pg_sequence_last_value(pg_get_serial_sequence('webhooks', 'id')::regclass), 0)`
+	COALESCE(pg_sequence_last_value(pg_get_serial_sequence('webhooks', 'id')::regclass), 0),
+	COALESCE(pg_sequence_last_value(pg_get_serial_sequence('feed_sources', 'id')::regclass), 0)`
 
 // lastIDs reads lastIDsSQL in tx.
 func lastIDs(ctx context.Context, tx pgx.Tx) (narrator.LastIDs, error) {
 	var ids narrator.LastIDs
 	err := tx.QueryRow(ctx, lastIDsSQL).Scan(&ids.Account, &ids.APIKey, &ids.Project, &ids.Audio, &ids.Media,
-		&ids.User, &ids.Pronunciation, &ids.Webhook)
+		&ids.User, &ids.Pronunciation, &ids.Webhook, &ids.Source)
 	return ids, err
 }
 

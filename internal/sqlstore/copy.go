@@ -5,14 +5,15 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/narrator/narrator"
 )
 
 // ExportMeta returns, in one snapshot and ordered by ID, every account, API
 // key (with its hash), project, dashboard user (with its password hash),
-// pronunciation rule, podcast feed (by project, with its token) and webhook
-// (with its secret), and the highest IDs the store has given
+// pronunciation rule, podcast feed (by project, with its token), webhook
+// (with its secret) and rss projects' feed (with its headers), and the highest IDs the store has given
 // (DB.LastIDs).
 func (s *Store) ExportMeta(ctx context.Context) (*narrator.Export, error) {
 	tx, err := s.db.BeginRead(ctx)
@@ -42,6 +43,9 @@ func (s *Store) ExportMeta(ctx context.Context) (*narrator.Export, error) {
 	if e.Webhooks, err = exportRows(ctx, tx, exportWebhooksSQL, ScanWebhook); err != nil {
 		return nil, fmt.Errorf("export webhooks: %w", err)
 	}
+	if e.Sources, err = exportRows(ctx, tx, exportSourcesSQL, scanSource); err != nil {
+		return nil, fmt.Errorf("export feed sources: %w", err)
+	}
 	if e.LastIDs, err = s.db.LastIDs(ctx, tx); err != nil {
 		return nil, fmt.Errorf("export last ids: %w", err)
 	}
@@ -66,6 +70,7 @@ const (
 	exportPronunciationsSQL = `SELECT ` + PronunciationColumns + ` FROM pronunciations ORDER BY id`
 	exportFeedsSQL          = `SELECT ` + FeedColumns + ` FROM feeds ORDER BY project_id`
 	exportWebhooksSQL       = `SELECT ` + WebhookColumns + ` FROM webhooks ORDER BY id`
+	exportSourcesSQL        = `SELECT ` + sourceColumns + ` FROM feed_sources ORDER BY id`
 )
 
 func scanExportedAPIKey(row Row) (*narrator.ExportedAPIKey, error) {
@@ -101,6 +106,11 @@ ON CONFLICT (project_id) DO NOTHING`
 	importWebhookSQL = `
 INSERT INTO webhooks (id, project_id, url, events, secret, disabled_at, failing_since, created_at)
 %sVALUES (?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (id) DO NOTHING`
+	importSourceSQL = `
+INSERT INTO feed_sources (id, project_id, url, headers, mapping, full_text, backfill_items, backfill_since, poll_interval, created_at,
+	status, last_error, next_poll_at, failures, etag, last_modified, items_seen, created_count, updated_count, hub, websub_topic, websub_secret)
+%sVALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, 0, '', '', 0, 0, 0, '', '', '')
 ON CONFLICT (id) DO NOTHING`
 )
 
@@ -161,6 +171,16 @@ func (s *Store) ImportMeta(ctx context.Context, e *narrator.Export) error {
 			return fmt.Errorf("import webhook %d: %w", h.ID, err)
 		}
 	}
+	for _, src := range e.Sources {
+		fullText := 0
+		if src.FullText {
+			fullText = 1
+		}
+		if _, err := tx.Exec(ctx, fmt.Sprintf(importSourceSQL, ids), src.ID, src.ProjectID, src.URL, jsonObject(src.Header), jsonObject(src.Mapping), fullText,
+			src.BackfillItems, int64(src.BackfillSince/time.Second), int64(src.Interval/time.Second), src.CreatedAt, narrator.SourceStatusNew, s.now()); err != nil {
+			return fmt.Errorf("import feed source %d: %w", src.ID, err)
+		}
+	}
 	last := e.LastIDs
 	counters := map[string]int64{
 		"accounts":       last.Account,
@@ -171,6 +191,7 @@ func (s *Store) ImportMeta(ctx context.Context, e *narrator.Export) error {
 		"users":          last.User,
 		"pronunciations": last.Pronunciation,
 		"webhooks":       last.Webhook,
+		"feed_sources":   last.Source,
 	}
 	for _, table := range slices.Sorted(maps.Keys(counters)) {
 		if counters[table] <= 0 {

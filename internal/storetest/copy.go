@@ -73,6 +73,33 @@ func copyTests(newStore NewStoreFunc) []test {
 				t.Errorf("new webhook ID %d, want above %d", h.ID, meta.LastIDs.Webhook)
 			}
 		}},
+		{"FeedSources", func(t *testing.T, b *bundle) {
+			ctx := t.Context()
+			p := mustRSSProject(t, b.store)
+			src := mustSource(t, b.store, p.ID, "https://example.com/feed.xml")
+			now := b.clock.Now()
+			if err := b.store.RecordRead(ctx, narrator.SourceRead{SourceID: src.ID, Created: 3, Seen: []narrator.SeenItem{{ExternalID: "feed-1:a", Hash: "h"}},
+				State: narrator.SourceState{Status: narrator.SourceStatusOK, LastFetchAt: now, NextPollAt: now.Add(time.Hour), ETag: `"e"`}}); err != nil {
+				t.Fatal(err)
+			}
+			dst, _ := target(t, b)
+			meta := mustExportMeta(t, b.store)
+			if err := dst.ImportMeta(ctx, meta); err != nil {
+				t.Fatalf("ImportMeta: %v", err)
+			}
+			// The settings arrive with the ID; the state starts afresh, due
+			// now, so that the first read follows the backfill rule.
+			got, err := dst.Source(ctx, src.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := *src
+			want.State = narrator.SourceState{Status: narrator.SourceStatusNew, NextPollAt: b.clock.Now()}
+			wantEqual(t, "copied feed", got, &want)
+			if next := mustSource(t, dst, p.ID, "https://example.com/other.xml"); next.ID <= meta.LastIDs.Source {
+				t.Errorf("new feed ID %d, want above %d", next.ID, meta.LastIDs.Source)
+			}
+		}},
 		{"AgainIsNoOp", func(t *testing.T, b *bundle) {
 			ctx := t.Context()
 			src := mustCopySource(t, b)

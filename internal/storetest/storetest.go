@@ -105,6 +105,16 @@ type Store interface {
 	AudioListens(ctx context.Context, audioID int64) (narrator.ListenCounts, error)
 	ProjectListens(ctx context.Context, projectID int64, since time.Time) (*narrator.ProjectListens, error)
 
+	CreateSource(ctx context.Context, src *narrator.Source) error
+	Source(ctx context.Context, id int64) (*narrator.Source, error)
+	ListSources(ctx context.Context, projectID int64) ([]*narrator.Source, error)
+	DeleteSource(ctx context.Context, projectID, id int64) error
+	SeenItems(ctx context.Context, sourceID int64, externalIDs []string) (map[string]string, error)
+	ClaimSource(ctx context.Context, id int64, until time.Time) (bool, error)
+	DueSources(ctx context.Context, limit int) ([]int64, error)
+	RecordRead(ctx context.Context, r narrator.SourceRead) error
+	SetSubscription(ctx context.Context, id int64, sub narrator.Subscription) error
+
 	InstallVoice(ctx context.Context, v *narrator.InstalledVoice) error
 	ListInstalledVoices(ctx context.Context) ([]*narrator.InstalledVoice, error)
 	RemoveVoice(ctx context.Context, id string) (*narrator.InstalledVoice, error)
@@ -351,6 +361,7 @@ func Run(t *testing.T, newStore NewStoreFunc) {
 		{"Voice", voiceTests},
 		{"Effects", effectTests},
 		{"Publication", publicationTests},
+		{"Source", sourceTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -19,7 +19,7 @@ func (s *Server) home(w http.ResponseWriter, r *http.Request, q *request) error 
 
 // projectForm is the create-project form's values.
 type projectForm struct {
-	Title, Language, URL, TitleVoice, BodyVoice string
+	Title, Type, Language, URL, TitleVoice, BodyVoice string
 }
 
 // projectsData is the projects page.
@@ -47,13 +47,14 @@ func (s *Server) renderProjects(w http.ResponseWriter, r *http.Request, q *reque
 func (s *Server) createProject(w http.ResponseWriter, r *http.Request, q *request) error {
 	f := projectForm{
 		Title:      strings.TrimSpace(r.PostForm.Get("title")),
+		Type:       orDefault(r.PostForm.Get("type"), narrator.ProjectTypeAPI),
 		Language:   r.PostForm.Get("language"),
 		URL:        strings.TrimSpace(r.PostForm.Get("url")),
 		TitleVoice: r.PostForm.Get("title_voice"),
 		BodyVoice:  r.PostForm.Get("body_voice"),
 	}
 	p := &narrator.Project{
-		AccountID: q.account.ID, Title: f.Title, Type: narrator.ProjectTypeAPI,
+		AccountID: q.account.ID, Title: f.Title, Type: f.Type,
 		Language: f.Language, URL: f.URL,
 	}
 	cat := s.catalog(r.Context())

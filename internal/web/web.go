@@ -44,6 +44,14 @@ import (
 type Store interface {
 	FindAccount(ctx context.Context, id int64) (*narrator.Account, error)
 
+	// CreateSource stores a feed of an rss project: EINVALID (also for a
+	// project of another type) or ECONFLICT (too many).
+	CreateSource(ctx context.Context, src *narrator.Source) error
+	// Source returns a feed; ENOTFOUND if there is none.
+	Source(ctx context.Context, id int64) (*narrator.Source, error)
+	// ListSources returns a project's feeds, oldest first.
+	ListSources(ctx context.Context, projectID int64) ([]*narrator.Source, error)
+
 	// FindUserByEmail returns ENOTFOUND if no user has that email.
 	FindUserByEmail(ctx context.Context, email string) (*narrator.User, error)
 	// CreateSession stores a session under the hash of its token.
@@ -161,6 +169,9 @@ type Deps struct {
 	// Pages reads the pages "Import from URL" imports; nil hides the form
 	// and turns its routes off (404).
 	Pages PageReader
+	// Feeds reads an rss project's feed for "Poll now"; nil turns the
+	// button's route off (404).
+	Feeds FeedPoller
 	// Queue gives the place in line of audios waiting for synthesis; nil
 	// leaves it out.
 	Queue QueuePositioner
@@ -239,6 +250,7 @@ type Server struct {
 	previews     PreviewRequester
 	voices       CatalogSource
 	importer     PageReader
+	feeds        FeedPoller
 	media        MediaOpener
 	queue        QueuePositioner
 	previewWait  time.Duration
@@ -275,6 +287,7 @@ func New(d Deps) (*Server, error) {
 		previews:     d.Previews,
 		voices:       d.Voices,
 		importer:     d.Pages,
+		feeds:        d.Feeds,
 		media:        d.Media,
 		queue:        d.Queue,
 		previewWait:  d.PreviewTimeout,

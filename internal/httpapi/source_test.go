@@ -1,0 +1,114 @@
+package httpapi_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/narrator/narrator"
+)
+
+// rssProject creates a project of type rss in the bundle's account.
+func (b *testBundle) rssProject(t *testing.T) *narrator.Project {
+	t.Helper()
+	title, body, _ := narrator.DefaultVoices("en_US")
+	p := &narrator.Project{AccountID: b.account, Title: "Feeds", Type: narrator.ProjectTypeRSS, Language: "en_US", TitleVoice: title.Name, BodyVoice: body.Name}
+	if err := b.store.CreateProject(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestFeedSources(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	feed := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/atom+xml")
+		fmt.Fprint(w, `<feed xmlns="http://www.w3.org/2005/Atom"><title>T</title>
+<entry><id>urn:1</id><title>One</title><link href="https://example.com/1"/><content type="html">&lt;p&gt;One.&lt;/p&gt;</content><updated>2026-05-01T09:00:00Z</updated></entry>
+<entry><id>urn:2</id><title>Two</title><link href="https://example.com/2"/><summary>Two.</summary><updated>2026-05-02T09:00:00Z</updated></entry></feed>`)
+	}))
+	t.Cleanup(feed.Close)
+	p := b.rssProject(t)
+	feeds := fmt.Sprintf("/api/v3/projects/%d/feeds", p.ID)
+	auth := []string{"Authorization", "Bearer " + b.key}
+
+	r := b.do(t, "POST", feeds, map[string]any{"url": feed.URL, "headers": map[string]string{"Authorization": "Bearer secret"},
+		"backfill_items": 5, "interval_minutes": 1}, auth...)
+	if r.status != http.StatusCreated {
+		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	created := r.object(t)
+	if created["status"] != "new" || created["interval_minutes"] != 1.0 || strings.Contains(string(r.body), "secret") {
+		t.Errorf("created feed = %s", r.body)
+	}
+	one := fmt.Sprintf("%s/%v", feeds, created["id"])
+
+	r = b.do(t, "POST", one+"/poll", nil, auth...)
+	if r.status != http.StatusOK {
+		t.Fatalf("poll: %d %s", r.status, r.body)
+	}
+	if polled := r.object(t); polled["status"] != "ok" || polled["created"] != 2.0 || polled["last_fetch_at"] == nil {
+		t.Errorf("polled feed = %s", r.body)
+	}
+	a, err := b.store.FindAudio(t.Context(), p.ID, fmt.Sprintf("feed-%v:urn:2", created["id"]))
+	if err != nil || a.Title != "Two" || a.Body != "Two." {
+		t.Errorf("audio of urn:2 = %+v, %v", a, err)
+	}
+	if r = b.do(t, "GET", feeds, nil, auth...); r.status != http.StatusOK || len(r.array(t)) != 1 {
+		t.Errorf("list: %d %s", r.status, r.body)
+	}
+	if r = b.do(t, "GET", one, nil, auth...); r.status != http.StatusOK || r.object(t)["items_seen"] != 2.0 {
+		t.Errorf("get: %d %s", r.status, r.body)
+	}
+	if r = b.do(t, "DELETE", one, nil, auth...); r.status != http.StatusOK {
+		t.Errorf("delete: %d %s", r.status, r.body)
+	}
+	if r = b.do(t, "GET", one, nil, auth...); r.status != http.StatusNotFound {
+		t.Errorf("get after the delete: %d %s", r.status, r.body)
+	}
+	if _, err := b.store.FindAudio(t.Context(), p.ID, fmt.Sprintf("feed-%v:urn:2", created["id"])); err != nil {
+		t.Errorf("the feed's audio went with it: %v", err)
+	}
+}
+
+func TestFeedSourceErrors(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	p := b.rssProject(t)
+	feeds := fmt.Sprintf("/api/v3/projects/%d/feeds", p.ID)
+	_, otherKey := b.newAccount(t, "Other")
+	for _, tc := range []struct {
+		name, method, path string
+		body               any
+		key                string
+		status             int
+		want               string
+	}{
+		{"api project", "POST", fmt.Sprintf("/api/v3/projects/%d/feeds", b.project.ID), map[string]any{"url": "https://example.com/f"}, b.key, 400, "type rss"},
+		{"no url", "POST", feeds, map[string]any{}, b.key, 400, "url is required"},
+		{"file url", "POST", feeds, map[string]any{"url": "file:///etc/passwd"}, b.key, 400, "http or https"},
+		{"interval", "POST", feeds, map[string]any{"url": "https://example.com/f", "interval_minutes": 0.5}, b.key, 400, "interval_minutes"},
+		{"headers not an object", "POST", feeds, map[string]any{"url": "https://example.com/f", "headers": []string{"a"}}, b.key, 400, "headers"},
+		{"host header", "POST", feeds, map[string]any{"url": "https://example.com/f", "headers": map[string]string{"Host": "x"}}, b.key, 400, "Host"},
+		{"mapping", "POST", feeds, map[string]any{"url": "https://example.com/f", "mapping": map[string]string{"body": "enclosure"}}, b.key, 400, "enclosure"},
+		{"unknown feed", "GET", feeds + "/999", nil, b.key, 404, "not found"},
+		{"poll unknown feed", "POST", feeds + "/999/poll", nil, b.key, 404, "not found"},
+		{"another account's project", "GET", feeds, nil, otherKey, 404, ""},
+		{"no key", "GET", feeds, nil, "", 401, ""},
+		{"bad method", "PUT", feeds, nil, b.key, 405, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var headers []string
+			if tc.key != "" {
+				headers = []string{"Authorization", "Bearer " + tc.key}
+			}
+			r := b.do(t, tc.method, tc.path, tc.body, headers...)
+			if r.status != tc.status || !strings.Contains(string(r.body), tc.want) {
+				t.Errorf("%s %s: %d %s; want %d with %q", tc.method, tc.path, r.status, r.body, tc.status, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,369 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/narrator/narrator"
+)
+
+// sourceColumns are the columns scanSource reads.
+const sourceColumns = `id, project_id, url, headers, mapping, full_text, backfill_items, backfill_since, poll_interval, created_at,
+	status, last_error, last_fetch_at, next_poll_at, failures, etag, last_modified, items_seen, created_count, updated_count,
+	hub, websub_topic, websub_secret, websub_requested_at, websub_expires_at`
+
+// scanSource reads a row of sourceColumns.
+func scanSource(row Row) (*narrator.Source, error) {
+	var s narrator.Source
+	var headers, mapping string
+	var fullText, since, interval int64
+	var fetched, requested, expires *time.Time
+	st := &s.State
+	if err := row.Scan(&s.ID, &s.ProjectID, &s.URL, &headers, &mapping, &fullText, &s.BackfillItems, &since, &interval, &s.CreatedAt,
+		&st.Status, &st.LastError, &fetched, &st.NextPollAt, &st.Failures, &st.ETag, &st.LastModified, &st.ItemsSeen, &st.Created, &st.Updated,
+		&st.WebSub.Hub, &st.WebSub.Topic, &st.WebSub.Secret, &requested, &expires); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal([]byte(headers), &s.Header); err != nil {
+		return nil, fmt.Errorf("source %d headers: %w", s.ID, err)
+	}
+	if err := json.Unmarshal([]byte(mapping), &s.Mapping); err != nil {
+		return nil, fmt.Errorf("source %d mapping: %w", s.ID, err)
+	}
+	s.FullText = fullText != 0
+	s.BackfillSince = time.Duration(since) * time.Second
+	s.Interval = time.Duration(interval) * time.Second
+	if fetched != nil {
+		st.LastFetchAt = *fetched
+	}
+	if requested != nil {
+		st.WebSub.RequestedAt = *requested
+	}
+	if expires != nil {
+		st.WebSub.ExpiresAt = *expires
+	}
+	return &s, nil
+}
+
+// jsonObject encodes a map of strings as a JSON object, {} when empty.
+func jsonObject(m map[string]string) string {
+	if len(m) == 0 {
+		return "{}"
+	}
+	b, _ := json.Marshal(m) // a map of strings always encodes
+	return string(b)
+}
+
+func sourceNotFound(id int64) error {
+	return narrator.Errorf(narrator.ENOTFOUND, "feed %d not found", id)
+}
+
+const lockProjectTypeSQL = `SELECT type FROM projects WHERE id = ?`
+
+const countSourcesSQL = `SELECT COUNT(*) FROM feed_sources WHERE project_id = ?`
+
+const insertSourceSQL = `
+INSERT INTO feed_sources (project_id, url, headers, mapping, full_text, backfill_items, backfill_since, poll_interval, created_at,
+	status, last_error, next_poll_at, failures, etag, last_modified, items_seen, created_count, updated_count, hub, websub_topic, websub_secret)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, 0, '', '', 0, 0, 0, '', '', '')`
+
+// CreateSource stores a new feed of a project, made by narrator.NewSource,
+// due to be read at once, and fills in its ID, CreatedAt and State. It
+// returns ENOTFOUND if the project does not exist, EINVALID if s is not
+// valid or the project is not of type rss, and ECONFLICT if the project has
+// narrator.MaxSourcesPerProject feeds already.
+func (s *Store) CreateSource(ctx context.Context, src *narrator.Source) error {
+	if err := src.Validate(); err != nil {
+		return err
+	}
+	tx, err := s.db.BeginWrite(ctx)
+	if err != nil {
+		return fmt.Errorf("create feed: %w", err)
+	}
+	defer tx.Rollback(ctx)
+	var typ string
+	if err := tx.QueryRow(ctx, lockProjectTypeSQL+s.db.ForUpdate(), src.ProjectID).Scan(&typ); errors.Is(err, sql.ErrNoRows) {
+		return narrator.Errorf(narrator.ENOTFOUND, "project %d not found", src.ProjectID)
+	} else if err != nil {
+		return fmt.Errorf("create feed in project %d: %w", src.ProjectID, err)
+	}
+	if typ != narrator.ProjectTypeRSS {
+		return narrator.Errorf(narrator.EINVALID, "project %d is of type %s; feeds belong to projects of type %s", src.ProjectID, typ, narrator.ProjectTypeRSS)
+	}
+	var n int
+	if err := tx.QueryRow(ctx, countSourcesSQL, src.ProjectID).Scan(&n); err != nil {
+		return fmt.Errorf("create feed in project %d: %w", src.ProjectID, err)
+	}
+	if n >= narrator.MaxSourcesPerProject {
+		return narrator.Errorf(narrator.ECONFLICT, "a project has at most %d feeds", narrator.MaxSourcesPerProject)
+	}
+	now := s.now()
+	fullText := 0
+	if src.FullText {
+		fullText = 1
+	}
+	src.CreatedAt = now
+	src.State = narrator.SourceState{Status: narrator.SourceStatusNew, NextPollAt: now}
+	src.ID, err = tx.Insert(ctx, insertSourceSQL, src.ProjectID, src.URL, jsonObject(src.Header), jsonObject(src.Mapping), fullText,
+		src.BackfillItems, int64(src.BackfillSince/time.Second), int64(src.Interval/time.Second), now, narrator.SourceStatusNew, now)
+	if err != nil {
+		return fmt.Errorf("create feed in project %d: %w", src.ProjectID, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("create feed in project %d: commit: %w", src.ProjectID, err)
+	}
+	return nil
+}
+
+const findSourceSQL = `SELECT ` + sourceColumns + ` FROM feed_sources WHERE id = ?`
+
+// Source returns a feed. It returns ENOTFOUND if there is none of that ID.
+func (s *Store) Source(ctx context.Context, id int64) (*narrator.Source, error) {
+	tx, err := s.db.BeginRead(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("find feed %d: %w", id, err)
+	}
+	defer tx.Rollback(ctx)
+	src, err := scanSource(tx.QueryRow(ctx, findSourceSQL, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, sourceNotFound(id)
+	} else if err != nil {
+		return nil, fmt.Errorf("find feed %d: %w", id, err)
+	}
+	return src, nil
+}
+
+const listSourcesSQL = `SELECT ` + sourceColumns + ` FROM feed_sources WHERE project_id = ? ORDER BY id`
+
+// ListSources returns a project's feeds, oldest first; the slice is empty,
+// not nil, when there are none.
+func (s *Store) ListSources(ctx context.Context, projectID int64) ([]*narrator.Source, error) {
+	tx, err := s.db.BeginRead(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list feeds of project %d: %w", projectID, err)
+	}
+	defer tx.Rollback(ctx)
+	rows, err := tx.Query(ctx, listSourcesSQL, projectID)
+	if err != nil {
+		return nil, fmt.Errorf("list feeds of project %d: %w", projectID, err)
+	}
+	defer rows.Close()
+	out := []*narrator.Source{}
+	for rows.Next() {
+		src, err := scanSource(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list feeds of project %d: %w", projectID, err)
+		}
+		out = append(out, src)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list feeds of project %d: %w", projectID, err)
+	}
+	return out, nil
+}
+
+const deleteSourceItemsSQL = `DELETE FROM feed_source_items WHERE source_id = ?`
+const deleteSourceSQL = `DELETE FROM feed_sources WHERE id = ? AND project_id = ?`
+
+// DeleteSource removes a project's feed and the record of the items it
+// saw; the audios its items made stay. It returns ENOTFOUND if the project
+// has no such feed.
+func (s *Store) DeleteSource(ctx context.Context, projectID, id int64) error {
+	tx, err := s.db.BeginWrite(ctx)
+	if err != nil {
+		return fmt.Errorf("delete feed %d: %w", id, err)
+	}
+	defer tx.Rollback(ctx)
+	var found int64
+	if err := tx.QueryRow(ctx, `SELECT id FROM feed_sources WHERE id = ? AND project_id = ?`+s.db.ForUpdate(), id, projectID).Scan(&found); errors.Is(err, sql.ErrNoRows) {
+		return sourceNotFound(id)
+	} else if err != nil {
+		return fmt.Errorf("delete feed %d: %w", id, err)
+	}
+	if _, err := tx.Exec(ctx, deleteSourceItemsSQL, id); err != nil {
+		return fmt.Errorf("delete feed %d: %w", id, err)
+	}
+	if _, err := tx.Exec(ctx, deleteSourceSQL, id, projectID); err != nil {
+		return fmt.Errorf("delete feed %d: %w", id, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("delete feed %d: commit: %w", id, err)
+	}
+	return nil
+}
+
+// seenChunk is how many external IDs one query of SeenItems asks about.
+const seenChunk = 200
+
+// SeenItems returns, of the given external IDs, those a read of the feed
+// recorded, with the hash recorded for each.
+func (s *Store) SeenItems(ctx context.Context, sourceID int64, externalIDs []string) (map[string]string, error) {
+	tx, err := s.db.BeginRead(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("seen items of feed %d: %w", sourceID, err)
+	}
+	defer tx.Rollback(ctx)
+	out := map[string]string{}
+	for len(externalIDs) > 0 {
+		chunk := externalIDs[:min(len(externalIDs), seenChunk)]
+		externalIDs = externalIDs[len(chunk):]
+		args := []any{sourceID}
+		for _, id := range chunk {
+			args = append(args, id)
+		}
+		q := `SELECT external_id, hash FROM feed_source_items WHERE source_id = ? AND external_id IN (?` + strings.Repeat(", ?", len(chunk)-1) + `)`
+		rows, err := tx.Query(ctx, q, args...)
+		if err != nil {
+			return nil, fmt.Errorf("seen items of feed %d: %w", sourceID, err)
+		}
+		for rows.Next() {
+			var id, hash string
+			if err := rows.Scan(&id, &hash); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("seen items of feed %d: %w", sourceID, err)
+			}
+			out[id] = hash
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("seen items of feed %d: %w", sourceID, err)
+		}
+	}
+	return out, nil
+}
+
+const claimSourceSQL = `UPDATE feed_sources SET lease_until = ? WHERE id = ? AND (lease_until IS NULL OR lease_until <= ?)`
+
+// ClaimSource leases a feed to the caller until until, so that no other
+// node reads it meanwhile; RecordRead ends the lease. It reports false if
+// another holds an unexpired lease, and returns ENOTFOUND if there is no
+// such feed.
+func (s *Store) ClaimSource(ctx context.Context, id int64, until time.Time) (bool, error) {
+	tx, err := s.db.BeginWrite(ctx)
+	if err != nil {
+		return false, fmt.Errorf("claim feed %d: %w", id, err)
+	}
+	defer tx.Rollback(ctx)
+	n, err := tx.Exec(ctx, claimSourceSQL, until, id, s.now())
+	if err != nil {
+		return false, fmt.Errorf("claim feed %d: %w", id, err)
+	}
+	if n == 0 {
+		var found int64
+		if err := tx.QueryRow(ctx, `SELECT id FROM feed_sources WHERE id = ?`, id).Scan(&found); errors.Is(err, sql.ErrNoRows) {
+			return false, sourceNotFound(id)
+		} else if err != nil {
+			return false, fmt.Errorf("claim feed %d: %w", id, err)
+		}
+		return false, nil
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return false, fmt.Errorf("claim feed %d: commit: %w", id, err)
+	}
+	return true, nil
+}
+
+const dueSourcesSQL = `
+SELECT id FROM feed_sources WHERE next_poll_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
+ORDER BY next_poll_at, id LIMIT ?`
+
+// DueSources returns up to limit feeds due to be read and not leased,
+// the longest due first.
+func (s *Store) DueSources(ctx context.Context, limit int) ([]int64, error) {
+	tx, err := s.db.BeginRead(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("due feeds: %w", err)
+	}
+	defer tx.Rollback(ctx)
+	now := s.now()
+	rows, err := tx.Query(ctx, dueSourcesSQL, now, now, limit)
+	if err != nil {
+		return nil, fmt.Errorf("due feeds: %w", err)
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("due feeds: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("due feeds: %w", err)
+	}
+	return ids, nil
+}
+
+const upsertSeenSQL = `
+INSERT INTO feed_source_items (source_id, external_id, hash, seen_at) VALUES (?, ?, ?, ?)
+ON CONFLICT (source_id, external_id) DO UPDATE SET hash = excluded.hash, seen_at = excluded.seen_at`
+
+const recordReadSQL = `
+UPDATE feed_sources SET status = ?, last_error = ?, last_fetch_at = ?, next_poll_at = ?, failures = ?, etag = ?, last_modified = ?,
+	created_count = created_count + ?, updated_count = updated_count + ?, lease_until = NULL,
+	items_seen = (SELECT COUNT(*) FROM feed_source_items WHERE source_id = ?)
+WHERE id = ?`
+
+// RecordRead records a read of a feed at once: its items seen, its new
+// state and counts, but not its subscription (SetSubscription); it ends
+// the read's lease. It returns ENOTFOUND if the
+// feed was removed meanwhile.
+func (s *Store) RecordRead(ctx context.Context, r narrator.SourceRead) error {
+	tx, err := s.db.BeginWrite(ctx)
+	if err != nil {
+		return fmt.Errorf("record read of feed %d: %w", r.SourceID, err)
+	}
+	defer tx.Rollback(ctx)
+	var found int64
+	if err := tx.QueryRow(ctx, `SELECT id FROM feed_sources WHERE id = ?`+s.db.ForUpdate(), r.SourceID).Scan(&found); errors.Is(err, sql.ErrNoRows) {
+		return sourceNotFound(r.SourceID)
+	} else if err != nil {
+		return fmt.Errorf("record read of feed %d: %w", r.SourceID, err)
+	}
+	now := s.now()
+	for _, it := range r.Seen {
+		if _, err := tx.Exec(ctx, upsertSeenSQL, r.SourceID, it.ExternalID, it.Hash, now); err != nil {
+			return fmt.Errorf("record read of feed %d: item %q: %w", r.SourceID, it.ExternalID, err)
+		}
+	}
+	st := r.State
+	if _, err := tx.Exec(ctx, recordReadSQL, st.Status, st.LastError, NullTime(st.LastFetchAt), st.NextPollAt, st.Failures, st.ETag, st.LastModified,
+		r.Created, r.Updated, r.SourceID, r.SourceID); err != nil {
+		return fmt.Errorf("record read of feed %d: %w", r.SourceID, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("record read of feed %d: commit: %w", r.SourceID, err)
+	}
+	return nil
+}
+
+const setSubscriptionSQL = `
+UPDATE feed_sources SET hub = ?, websub_topic = ?, websub_secret = ?, websub_requested_at = ?, websub_expires_at = ? WHERE id = ?`
+
+// SetSubscription records a feed's WebSub subscription. It returns
+// ENOTFOUND if there is no such feed.
+func (s *Store) SetSubscription(ctx context.Context, id int64, sub narrator.Subscription) error {
+	tx, err := s.db.BeginWrite(ctx)
+	if err != nil {
+		return fmt.Errorf("set subscription of feed %d: %w", id, err)
+	}
+	defer tx.Rollback(ctx)
+	n, err := tx.Exec(ctx, setSubscriptionSQL, sub.Hub, sub.Topic, sub.Secret, NullTime(sub.RequestedAt), NullTime(sub.ExpiresAt), id)
+	if err != nil {
+		return fmt.Errorf("set subscription of feed %d: %w", id, err)
+	}
+	if n == 0 {
+		return sourceNotFound(id)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("set subscription of feed %d: commit: %w", id, err)
+	}
+	return nil
+}

@@ -1,0 +1,398 @@
+package narrator
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// ProjectTypeRSS is a project whose audios also come from its feeds
+// (Source); it still accepts API creates.
+const ProjectTypeRSS = "rss"
+
+// ProjectTypes are the project types, in the order the docs list them.
+func ProjectTypes() []string { return []string{ProjectTypeAPI, ProjectTypeRSS} }
+
+// Limits and defaults of feed sources.
+const (
+	// MaxSourcesPerProject bounds the feeds of one project.
+	MaxSourcesPerProject = 20
+	// MaxSourceHeaders bounds a feed's request headers.
+	MaxSourceHeaders = 20
+	// MaxSourceHeaderBytes bounds one header's name and value together.
+	MaxSourceHeaderBytes = 4_096
+	// MaxItemsPerFeed is how many of a feed's items are read, in the
+	// feed's order (newest first, as feeds are written); the rest are
+	// ignored, so that a feed of 100,000 items costs no more than one of
+	// this many.
+	MaxItemsPerFeed = 1_000
+	// MaxItemsPerPoll caps the audios one poll creates or updates; the
+	// items past it wait for the next poll.
+	MaxItemsPerPoll = 100
+	// DefaultPollInterval is how often a feed is read when its source
+	// names no interval; MinPollInterval and MaxPollInterval bound it.
+	DefaultPollInterval = 10 * time.Minute
+	MinPollInterval     = time.Minute
+	MaxPollInterval     = 24 * time.Hour
+	// DefaultBackfillItems is the backfill rule of a source that names
+	// none: the first read narrates the latest 10 items.
+	DefaultBackfillItems = 10
+	// MaxBackoff bounds the wait after failed reads.
+	MaxBackoff = 6 * time.Hour
+)
+
+// Statuses of a source's last read.
+const (
+	SourceStatusNew         = "new"          // never read yet
+	SourceStatusOK          = "ok"           // read and parsed
+	SourceStatusNotModified = "not_modified" // the conditional GET answered 304
+	SourceStatusError       = "error"        // SourceState.LastError says why
+)
+
+// Source is a feed that a project narrates: RSS 0.9x, 1.0 or 2.0, Atom, or
+// JSON Feed. Each new item becomes an audio, each changed item updates its
+// audio, and an item that leaves the feed keeps its audio.
+type Source struct {
+	ID        int64
+	ProjectID int64
+	URL       string
+	// Header holds request headers sent with each read of the feed (a
+	// paywalled feed's credentials); never sent to another host after a
+	// redirect. API answers show their names only.
+	Header map[string]string
+	// Mapping maps audio fields (SourceAudioFields) to item fields
+	// (SourceItemFields); a field not mapped takes its default.
+	Mapping map[string]string
+	// FullText has each new or changed item's body read from its
+	// article page, for feeds that carry only a summary.
+	FullText bool
+	// BackfillItems and BackfillSince are the rule of the first read: at
+	// most the latest BackfillItems items (0: no limit by count), of
+	// those published within BackfillSince (0: no limit by age). Both 0
+	// means the latest DefaultBackfillItems. Later reads narrate every new
+	// item.
+	BackfillItems int
+	BackfillSince time.Duration
+	// Interval is how often the feed is read.
+	Interval  time.Duration
+	CreatedAt time.Time
+	State     SourceState
+}
+
+// SourceState is what the reads of a source have found so far.
+type SourceState struct {
+	Status      string    // a SourceStatus constant
+	LastError   string    // why the last read failed, in plain words; "" unless Status is error
+	LastFetchAt time.Time // the last read, successful or not; zero before the first
+	NextPollAt  time.Time // when the feed is next read
+	Failures    int       // reads failed in a row
+	// ETag and LastModified are the validators of the last answer, sent
+	// back in a conditional GET.
+	ETag, LastModified string
+	// ItemsSeen counts the items recorded; Created and Updated the audios
+	// the feed's items created and updated.
+	ItemsSeen, Created, Updated int64
+	// WebSub is the feed's subscription at its WebSub hub, if it
+	// advertises one.
+	WebSub Subscription
+}
+
+// Subscription is a feed's WebSub subscription: the hub pushes the feed
+// to Narrator's callback as it changes, signed with Secret.
+type Subscription struct {
+	Hub   string // the hub's URL; "" when the feed advertises none
+	Topic string // the feed's URL as the hub knows it (its rel=self)
+	// Secret signs the hub's pushes (X-Hub-Signature); it never leaves
+	// the server but in the subscription request.
+	Secret string
+	// RequestedAt is when Narrator last asked the hub; ExpiresAt when the
+	// lease the hub granted ends, zero until the hub verifies it.
+	RequestedAt, ExpiresAt time.Time
+}
+
+// WebSubLease is the lease Narrator asks a hub for.
+const WebSubLease = 10 * 24 * time.Hour
+
+// webSubRetry is how long an unverified request waits before it is
+// made again.
+const webSubRetry = time.Hour
+
+// Subscribe reports whether a read at now that found hub and topic
+// advertised should ask the hub for a subscription: a new hub or topic, a
+// request the hub never verified after webSubRetry, or a lease in its last
+// quarter.
+func (s *Subscription) Subscribe(hub, topic string, now time.Time) bool {
+	switch {
+	case hub == "":
+		return false
+	case hub != s.Hub || topic != s.Topic || s.Secret == "":
+		return true
+	case s.ExpiresAt.IsZero():
+		return now.Sub(s.RequestedAt) >= webSubRetry
+	}
+	return now.After(s.ExpiresAt.Add(-WebSubLease/4)) && now.Sub(s.RequestedAt) >= webSubRetry
+}
+
+// Audio fields a source's Mapping may set, and the item fields they may
+// take.
+var (
+	SourceAudioFields = []string{"external_id", "title", "body", "author", "article_url"}
+	SourceItemFields  = []string{"guid", "link", "title", "content", "summary", "author"}
+)
+
+// defaultMapping is the mapping of a field the source does not map; a
+// field maps to its first non-empty item field.
+var defaultMapping = map[string][]string{
+	"external_id": {"guid", "link"},
+	"title":       {"title"},
+	"body":        {"content", "summary"},
+	"author":      {"author"},
+	"article_url": {"link"},
+}
+
+// NewSource returns a source of the feed at url in a project, with the
+// default interval; the caller sets the other fields, then Validate.
+func NewSource(projectID int64, url string) *Source {
+	return &Source{ProjectID: projectID, URL: url, Interval: DefaultPollInterval}
+}
+
+// Validate checks a source's settings.
+func (s *Source) Validate() error {
+	if s.URL == "" {
+		return Errorf(EINVALID, "url is required")
+	}
+	if n := utf8.RuneCountInString(s.URL); n > MaxURLChars {
+		return Errorf(EINVALID, "url is %d characters long; at most %d are allowed", n, MaxURLChars)
+	}
+	if err := checkText("url", s.URL); err != nil {
+		return err
+	}
+	if err := validateURL(s.URL); err != nil {
+		return Errorf(EINVALID, "url: %s", err.Message)
+	}
+	if len(s.Header) > MaxSourceHeaders {
+		return Errorf(EINVALID, "headers: at most %d are allowed", MaxSourceHeaders)
+	}
+	for k, v := range s.Header {
+		if !validHeaderName(k) {
+			return Errorf(EINVALID, "headers: %q is not a header name", k)
+		}
+		switch http.CanonicalHeaderKey(k) {
+		case "Host", "Content-Length", "Transfer-Encoding", "Connection", "Te", "Upgrade", "Accept-Encoding",
+			"If-None-Match", "If-Modified-Since", "User-Agent", "Cookie2", "Keep-Alive", "Proxy-Authorization", "Trailer":
+			return Errorf(EINVALID, "headers: %s is set by Narrator and cannot be given", http.CanonicalHeaderKey(k))
+		}
+		if len(k)+len(v) > MaxSourceHeaderBytes || !ValidText(v) || strings.ContainsAny(v, "\r\n") {
+			return Errorf(EINVALID, "headers: the value of %s must be one line of at most %d bytes", k, MaxSourceHeaderBytes)
+		}
+	}
+	for field, item := range s.Mapping {
+		if !slices.Contains(SourceAudioFields, field) {
+			return Errorf(EINVALID, "mapping: %q is not one of %s", field, strings.Join(SourceAudioFields, ", "))
+		}
+		if !slices.Contains(SourceItemFields, item) {
+			return Errorf(EINVALID, "mapping: %s maps to %q, which is not one of %s", field, item, strings.Join(SourceItemFields, ", "))
+		}
+	}
+	if s.BackfillItems < 0 || s.BackfillItems > MaxItemsPerFeed {
+		return Errorf(EINVALID, "backfill_items must be 0 to %d", MaxItemsPerFeed)
+	}
+	if s.BackfillSince < 0 {
+		return Errorf(EINVALID, "backfill_days must not be negative")
+	}
+	if s.Interval < MinPollInterval || s.Interval > MaxPollInterval {
+		return Errorf(EINVALID, "interval must be %d to %d minutes", int(MinPollInterval.Minutes()), int(MaxPollInterval.Minutes()))
+	}
+	return nil
+}
+
+// validHeaderName reports whether s is an HTTP token.
+func validHeaderName(s string) bool {
+	if s == "" || len(s) > 200 {
+		return false
+	}
+	for _, c := range s {
+		if c >= 0x7f || c <= ' ' || strings.ContainsRune("\"(),/:;<=>?@[\\]{}", c) {
+			return false
+		}
+	}
+	return true
+}
+
+// HeaderNames returns the names of s's request headers, sorted.
+func (s *Source) HeaderNames() []string {
+	names := make([]string, 0, len(s.Header))
+	for k := range s.Header {
+		names = append(names, http.CanonicalHeaderKey(k))
+	}
+	sort.Strings(names)
+	return names
+}
+
+// FeedItem is one item of a feed as parsed, before mapping.
+type FeedItem struct {
+	GUID, Link, Title, Content, Summary, Author string
+	Categories                                  []string
+	Published                                   time.Time // zero when the feed gives no date
+}
+
+// field returns the item field of that name.
+func (it *FeedItem) field(name string) string {
+	switch name {
+	case "guid":
+		return it.GUID
+	case "link":
+		return it.Link
+	case "title":
+		return it.Title
+	case "content":
+		return it.Content
+	case "summary":
+		return it.Summary
+	case "author":
+		return it.Author
+	}
+	return ""
+}
+
+// value returns the audio field's value for it under s's mapping.
+func (s *Source) value(it *FeedItem, field string) string {
+	if name, ok := s.Mapping[field]; ok {
+		return strings.TrimSpace(it.field(name))
+	}
+	for _, name := range defaultMapping[field] {
+		if v := strings.TrimSpace(it.field(name)); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// Metadata keys under which a feed item's audio keeps what has no field of
+// its own.
+const (
+	MetadataCategories = "categories"
+	MetadataPublished  = "published"
+	MetadataFeed       = "feed"
+)
+
+// ItemExternalID returns the external ID of the audio of an item whose key
+// (its guid, or what the mapping says) is key: "feed-<source ID>:" and the
+// key, so that two feeds' items never meet, or the key's SHA-256 in hex
+// when that would be too long for an external ID. It is stable: the same
+// item always has the same ID, which makes its create idempotent.
+func ItemExternalID(sourceID int64, key string) string {
+	prefix := "feed-" + strconv.FormatInt(sourceID, 10) + ":"
+	if id := prefix + key; utf8.RuneCountInString(id) <= MaxExternalIDChars && ValidText(id) {
+		return id
+	}
+	sum := sha256.Sum256([]byte(key))
+	return prefix + "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// ItemAudio returns the audio an item makes, by s's mapping, and the hash
+// of what it is made from: when the hash changes, the item changed. A
+// title or author over its limit is cut; a body over its limit makes
+// EINVALID, as does an item with no key or no body.
+func (s *Source) ItemAudio(it *FeedItem) (*Audio, string, error) {
+	key := s.value(it, "external_id")
+	if key == "" {
+		return nil, "", Errorf(EINVALID, "an item has neither guid nor link")
+	}
+	a := &Audio{
+		ProjectID:  s.ProjectID,
+		ExternalID: ItemExternalID(s.ID, key),
+		Title:      cut(s.value(it, "title"), MaxTitleChars),
+		Body:       s.value(it, "body"),
+		Author:     cut(s.value(it, "author"), MaxAuthorChars),
+		Metadata:   map[string]string{MetadataFeed: strconv.FormatInt(s.ID, 10)},
+	}
+	if u := s.value(it, "article_url"); u != "" && validateURL(u) == nil && utf8.RuneCountInString(u) <= MaxURLChars {
+		a.ArticleURL = u
+	}
+	if len(it.Categories) > 0 {
+		a.Metadata[MetadataCategories] = cut(strings.Join(it.Categories, ", "), MaxMetadataValue/4)
+	}
+	if !it.Published.IsZero() {
+		a.Metadata[MetadataPublished] = it.Published.UTC().Format(time.RFC3339)
+	}
+	if a.Title == "" {
+		a.Title = cut(a.ArticleURL, MaxTitleChars)
+	}
+	h := sha256.New()
+	for _, v := range []string{a.ExternalID, a.Title, a.Author, a.Body, a.ArticleURL, a.Metadata[MetadataCategories], a.Metadata[MetadataPublished]} {
+		h.Write([]byte(v))
+		h.Write([]byte{0})
+	}
+	hash := hex.EncodeToString(h.Sum(nil))
+	if !s.FullText && strings.TrimSpace(a.Body) == "" {
+		return nil, "", Errorf(EINVALID, "item %q has no text", key)
+	}
+	if n := utf8.RuneCountInString(a.Body); n > MaxBodyChars {
+		return nil, "", Errorf(EINVALID, "item %q is %d characters long; an audio holds at most %d", key, n, MaxBodyChars)
+	}
+	return a, hash, nil
+}
+
+// Backfill returns the items of a feed's first read to narrate: of items
+// (in the feed's order), those published within s.BackfillSince of now,
+// then the latest s.BackfillItems of those, by date where items have one.
+// With neither set it keeps the latest DefaultBackfillItems.
+func (s *Source) Backfill(items []*FeedItem, now time.Time) []*FeedItem {
+	n, since := s.BackfillItems, s.BackfillSince
+	if n == 0 && since == 0 {
+		n = DefaultBackfillItems
+	}
+	var keep []*FeedItem
+	for _, it := range items {
+		if since > 0 && (it.Published.IsZero() || it.Published.Before(now.Add(-since))) {
+			continue
+		}
+		keep = append(keep, it)
+	}
+	// Newest first; items without a date keep their place in the feed,
+	// which lists the newest first.
+	sort.SliceStable(keep, func(i, j int) bool {
+		a, b := keep[i].Published, keep[j].Published
+		return !a.IsZero() && !b.IsZero() && a.After(b)
+	})
+	if n > 0 && len(keep) > n {
+		keep = keep[:n]
+	}
+	return keep
+}
+
+// NextPoll returns when a source is read next after a read at now that
+// failed failures times in a row (0: it succeeded): its interval, doubled
+// for each failure up to MaxBackoff.
+func (s *Source) NextPoll(now time.Time, failures int) time.Time {
+	d := s.Interval
+	for i := 0; i < failures && d < MaxBackoff; i++ {
+		d *= 2
+	}
+	return now.Add(min(max(d, s.Interval), max(MaxBackoff, s.Interval)))
+}
+
+// SeenItem is an item a read recorded: its audio's external ID, and the
+// hash of what the audio was made from.
+type SeenItem struct {
+	ExternalID string
+	Hash       string
+}
+
+// SourceRead is what one read of a source found, which the store records
+// at once: the state after it and the items it saw.
+type SourceRead struct {
+	SourceID int64
+	State    SourceState
+	// Seen are items to record, new or with a new hash.
+	Seen []SeenItem
+	// Created and Updated are added to the source's counts.
+	Created, Updated int64
+}
