@@ -39,7 +39,6 @@ func (s *Server) routes() {
 	m.Handle("POST /projects/{pid}/access", s.handle(s.authed(s.saveAccess)))
 	m.Handle("POST /projects/{pid}/access/rotate", s.handle(s.authed(s.rotateEmbedSecret)))
 
-
 	m.Handle("GET /projects/{pid}/sources", s.handle(s.authed(s.sourcesPage)))
 	m.Handle("POST /projects/{pid}/sources", s.handle(s.authed(s.createSource)))
 	m.Handle("POST /projects/{pid}/sources/{fid}/poll", s.handle(s.authed(s.pollSource)))
