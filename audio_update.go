@@ -33,15 +33,24 @@ func (a *Audio) Replacement() AudioUpdate {
 	}
 }
 
-// PlanCreate returns a, a valid audio that no live audio of its project
-// holds the external ID of, as a store first keeps it at time now:
+// CreatePlan is what creating an audio comes to.
+type CreatePlan struct {
+	// Next is the audio as the store inserts it.
+	Next Audio
+	// Effects are what the create does besides its row: it counts in its
+	// project and its account, and needs a synthesis (its Round set by the
+	// store). Stores apply them once Next has its ID.
+	Effects Effects
+}
+
+// PlanCreate returns the plan of storing a, a valid audio that no live
+// audio of its project holds the external ID of, at time now: Next is a
 // unprocessed at revision 1, without error, duration or media, with empty
 // rather than nil metadata. Stores insert it as it is, with one media of each
-// of MediaTypes (without keys), add it to its project's AudioCount and
-// enqueue a SynthesizeJob for its revision, all in one transaction. A create
-// whose external ID a live audio holds is an update of that audio instead,
-// with a.Replacement().
-func PlanCreate(a *Audio, now time.Time) Audio {
+// of MediaTypes (without keys), and apply the plan's Effects, all in one
+// transaction. A create whose external ID a live audio holds is an update of
+// that audio instead, with a.Replacement().
+func PlanCreate(a *Audio, now time.Time) CreatePlan {
 	next := *a
 	next.ID, next.Deleted, next.Media = 0, false, nil
 	next.State, next.Error, next.Revision, next.DurationMS = StateUnprocessed, "", 1, 0
@@ -50,7 +59,7 @@ func PlanCreate(a *Audio, now time.Time) Audio {
 	if next.Metadata == nil {
 		next.Metadata = map[string]string{}
 	}
-	return next
+	return CreatePlan{Next: next, Effects: ChangeEffects(nil, &next)}
 }
 
 // UpdatePlan is what applying an update to a stored audio comes to. Stores
@@ -70,6 +79,10 @@ type UpdatePlan struct {
 	// ExternalIDChanged reports whether Next takes a new, non-empty external
 	// ID, which the store must check is free among the project's live audios.
 	ExternalIDChanged bool
+	// Effects are what the update does besides its row (ChangeEffects):
+	// with Respeak, a synthesis of Next's revision (its Round set by the
+	// store) and the audio.updated event.
+	Effects Effects
 }
 
 // PlanUpdate applies u to cur, a live audio as stored, at time now. It is the
@@ -113,6 +126,7 @@ func PlanUpdate(cur *Audio, u AudioUpdate, now time.Time) (UpdatePlan, error) {
 		next.Resynthesize(now)
 	}
 	plan.Next = next
+	plan.Effects = ChangeEffects(cur, &next)
 	return plan, nil
 }
 
@@ -157,9 +171,10 @@ type PublishPlan struct {
 	// Media are the audio's media whose key changes, with their new Key
 	// and Bytes; stores set those and mark the audio processed.
 	Media []Media
-	// Replaced are the keys the new ones replace, which stores enqueue for
-	// deletion (a DeleteMediaJob) in the same transaction.
-	Replaced []string
+	// Effects are what publishing does besides the audio's rows
+	// (ChangeEffects): the account's usage, the removal of the keys the
+	// new ones replace (DeleteMedia), the audio.processed event.
+	Effects Effects
 }
 
 // PlanPublish checks that the given revision of a, as stored with its media,
@@ -197,12 +212,11 @@ func PlanPublish(a *Audio, revision int, r Rendering) (PublishPlan, error) {
 		if !ok || key == m.Key {
 			continue
 		}
-		if m.Key != "" {
-			plan.Replaced = append(plan.Replaced, m.Key)
-		}
 		m.Key, m.Bytes = key, r.Bytes[m.ContentType]
 		plan.Media = append(plan.Media, m)
 	}
+	next := plan.Apply(a, r.Duration.Milliseconds(), a.UpdatedAt)
+	plan.Effects = ChangeEffects(a, &next)
 	return plan, nil
 }
 
@@ -223,8 +237,26 @@ func (p PublishPlan) Apply(a *Audio, durationMS int64, now time.Time) Audio {
 	return next
 }
 
+// DeletePlan is what deleting a live audio comes to.
+type DeletePlan struct {
+	// Next is the audio as deleted, its media kept for the event.
+	Next Audio
+	// Effects are what the delete does besides its row: it leaves its
+	// project's count and its account's usage, its media files are to be
+	// removed, and the webhooks hear audio.deleted.
+	Effects Effects
+}
+
+// PlanDelete returns the plan of deleting a, a live audio as stored with
+// its media.
+func PlanDelete(a *Audio) DeletePlan {
+	next := *a
+	next.Deleted = true
+	return DeletePlan{Next: next, Effects: ChangeEffects(a, &next)}
+}
+
 // Failed returns a as FailAudio stores it at time now: failed, with the
-// message for the publisher.
+// message for the publisher. Stores apply ChangeEffects(a, &failed).
 func (a *Audio) Failed(message string, now time.Time) Audio {
 	next := *a
 	next.State, next.Error, next.UpdatedAt = StateFailed, message, now

@@ -16,11 +16,11 @@ func TestPlanCreate(t *testing.T) {
 		Revision: 9, DurationMS: 5, Deleted: true, Media: []narrator.Media{{ID: 1}}}
 	want := narrator.Audio{ProjectID: 3, ExternalID: "e", Title: "T", Body: "B", Metadata: map[string]string{},
 		State: narrator.StateUnprocessed, Revision: 1, CreatedAt: now, UpdatedAt: now}
-	if diff := cmp.Diff(want, narrator.PlanCreate(&in, now)); diff != "" {
+	if diff := cmp.Diff(want, narrator.PlanCreate(&in, now).Next); diff != "" {
 		t.Errorf("PlanCreate (-want +got):\n%s", diff)
 	}
 	in.Metadata = map[string]string{"k": "v"}
-	got := narrator.PlanCreate(&in, now)
+	got := narrator.PlanCreate(&in, now).Next
 	got.Metadata["k"] = "changed"
 	if in.Metadata["k"] != "v" {
 		t.Error("PlanCreate shares the input's metadata map")
@@ -70,7 +70,7 @@ func TestPlanPublish(t *testing.T) {
 			{ID: 10, ContentType: narrator.ContentTypeMP3, Key: "new/audio.mp3", Bytes: 5000},
 			{ID: 11, ContentType: narrator.ContentTypeM3U8, Key: "new/audio.m3u8", Bytes: 120},
 		},
-		Replaced: []string{"old/audio.mp3"},
+		Effects: narrator.Effects{Queued: -1, MediaBytes: 5120, DeleteMedia: []string{"old/audio.mp3"}, Event: narrator.EventAudioProcessed},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("PlanPublish (-want +got):\n%s", diff)
@@ -83,7 +83,7 @@ func TestPlanPublish(t *testing.T) {
 		return narrator.Rendering{Keys: map[string]string{narrator.ContentTypeMP3: key}, Bytes: map[string]int64{narrator.ContentTypeMP3: size}}
 	}
 	got, err = narrator.PlanPublish(&a, 2, mp3("old/audio.mp3", 10))
-	if err != nil || len(got.Media) != 0 || len(got.Replaced) != 0 {
+	if err != nil || len(got.Media) != 0 || len(got.Effects.DeleteMedia) != 0 {
 		t.Errorf("same key: %+v, %v", got, err)
 	}
 	for name, tc := range map[string]struct {

@@ -3,6 +3,7 @@ package narrator
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Error codes. They are stable: the HTTP layer maps each to a status and the
@@ -59,4 +60,17 @@ func ErrorMessage(err error) string {
 	default:
 		return "Internal error."
 	}
+}
+
+// UnavailableRetryAfter is how long clients are told to wait (Retry-After)
+// before they try again after an EUNAVAILABLE error.
+const UnavailableRetryAfter = 5 * time.Second
+
+// Unavailable returns err marked EUNAVAILABLE: ErrorCode reports that code
+// and ErrorMessage a message safe for clients, while Error keeps err's text
+// for the logs and errors.Is and errors.As still find err. Stores return it
+// when their database cannot be reached: the server is down, the
+// connection broke, the disk fails.
+func Unavailable(err error) error {
+	return fmt.Errorf("%w: %w", &Error{Code: EUNAVAILABLE, Message: "The service cannot reach its storage just now; try again shortly."}, err)
 }

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/accesslog"
@@ -147,24 +146,22 @@ func openBackends(ctx context.Context, b config.Backends, jc jobs.Config, body n
 	return out, nil
 }
 
-// openSQLite opens and migrates a SQLite database with its queue.
+// openSQLite opens and migrates a SQLite database with its queue: the
+// database's pools, River's queue on its writer, then the store.
 func openSQLite(ctx context.Context, path string, jc jobs.Config, body narrator.EventBodyFunc, limits narrator.Limits) (*sqlite.Store, *jobs.Queue[*sql.Tx], error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return nil, nil, fmt.Errorf("create database directory: %w", err)
 	}
-	var q *jobs.Queue[*sql.Tx]
-	st, err := sqlite.Open(ctx, path, sqlite.Options{
-		Jobs: func(db *sql.DB) (sqlite.JobInserter, error) {
-			var err error
-			q, err = jobs.NewSQLite(db, jc)
-			return q, err
-		},
-		EventBody: body,
-		Limits:    limits,
-	})
+	db, err := sqlite.OpenDB(ctx, path, 0)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open database: %w", err)
 	}
+	q, err := jobs.NewSQLite(db.Writer(), jc)
+	if err != nil {
+		db.Close()
+		return nil, nil, fmt.Errorf("open job queue: %w", err)
+	}
+	st := sqlite.New(db, sqlite.Options{Jobs: q, EventBody: body, Limits: limits})
 	if err := st.Migrate(ctx); err != nil {
 		st.Close()
 		return nil, nil, fmt.Errorf("migrate database: %w", err)
@@ -176,22 +173,20 @@ func openSQLite(ctx context.Context, path string, jc jobs.Config, body narrator.
 	return st, q, nil
 }
 
-// openPostgres opens and migrates a PostgreSQL database with its queue.
-// Several nodes may do so at once: migrations take an advisory lock.
+// openPostgres opens and migrates a PostgreSQL database with its queue:
+// the pool, River's queue on it, then the store. Several nodes may do so
+// at once: migrations take an advisory lock.
 func openPostgres(ctx context.Context, url string, jc jobs.Config, body narrator.EventBodyFunc, limits narrator.Limits) (*postgres.Store, *jobs.Queue[pgx.Tx], error) {
-	var q *jobs.Queue[pgx.Tx]
-	st, err := postgres.Open(ctx, url, postgres.Options{
-		Jobs: func(pool *pgxpool.Pool) (postgres.JobInserter, error) {
-			var err error
-			q, err = jobs.NewPostgres(pool, jc)
-			return q, err
-		},
-		EventBody: body,
-		Limits:    limits,
-	})
+	pool, err := postgres.OpenPool(ctx, url)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open database: %w", err)
 	}
+	q, err := jobs.NewPostgres(pool, jc)
+	if err != nil {
+		pool.Close()
+		return nil, nil, fmt.Errorf("open job queue: %w", err)
+	}
+	st := postgres.New(pool, postgres.Options{Jobs: q, EventBody: body, Limits: limits})
 	if err := st.Migrate(ctx); err != nil {
 		st.Close()
 		return nil, nil, fmt.Errorf("migrate database: %w", err)

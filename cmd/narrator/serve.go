@@ -368,7 +368,7 @@ func (s *server) routes() (http.Handler, error) {
 	if !s.cfg.Serves() {
 		return handler, nil
 	}
-	st := purgingStore{dataStore: s.backends.store, purger: jobs.NewDeleteMediaWorker(s.backends.media), logger: s.logger}
+	st := purgingStore{dataStore: s.backends.store, purge: jobs.NewPurgeOnDelete(s.backends.store, s.backends.media, s.logger)}
 	// Imports read pages through the guarded client, private addresses
 	// allowed as for webhooks (--webhooks-allow-private).
 	pages := extract.NewReader(fetcher.New(fetcher.Options{AllowPrivate: s.cfg.WebhooksAllowPrivate, Timeout: importTimeout, Logger: s.logger}))
@@ -392,25 +392,15 @@ func (s *server) routes() (http.Handler, error) {
 }
 
 // purgingStore is the store as the API and the dashboard use it: deleting
-// an audio also removes its media files at once, so that its URLs answer
-// 404 as soon as the delete does. The deletion job queued with the delete
-// stays, and finishes the work if the process dies in between.
+// an audio also removes its media files at once (jobs.PurgeOnDelete).
 type purgingStore struct {
 	dataStore
-	purger *jobs.DeleteMediaWorker
-	logger *slog.Logger
+	purge *jobs.PurgeOnDelete
 }
 
 // DeleteAudio deletes an audio, then its media files.
 func (s purgingStore) DeleteAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error) {
-	a, err := s.dataStore.DeleteAudio(ctx, projectID, ref)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.purger.Purge(ctx, a.MediaKeys()); err != nil {
-		s.logger.Warn("delete media now; the queued job will retry", "audio_id", a.ID, "err", err)
-	}
-	return a, nil
+	return s.purge.DeleteAudio(ctx, projectID, ref)
 }
 
 // startEngines starts the speech engines the voice catalog uses, their

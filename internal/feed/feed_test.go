@@ -1,7 +1,6 @@
 package feed_test
 
 import (
-	"database/sql"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -24,6 +22,7 @@ import (
 	"github.com/narrator/narrator/internal/localfs"
 	"github.com/narrator/narrator/internal/pipeline"
 	"github.com/narrator/narrator/internal/sqlite"
+	"github.com/narrator/narrator/internal/sqlite/sqlitetest"
 	"github.com/narrator/narrator/internal/standin"
 	"github.com/narrator/narrator/internal/storetest"
 )
@@ -46,19 +45,7 @@ type testBundle struct {
 func setup(t *testing.T) *testBundle {
 	t.Helper()
 	ctx := t.Context()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "test.db"), sqlite.Options{
-		Jobs: func(db *sql.DB) (sqlite.JobInserter, error) { return jobs.NewSQLite(db, jobs.Config{}) },
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := jobs.MigrateSQLite(ctx, st.DB()); err != nil {
-		t.Fatal(err)
-	}
+	st, _ := sqlitetest.Open(t, sqlite.Options{}, jobs.Config{})
 	b := &testBundle{store: st, clock: storetest.NewClock(time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC))}
 	st.Now = b.clock.Now
 	acc := &narrator.Account{Name: "Acme"}

@@ -3,7 +3,6 @@ package httpapi_test
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -23,6 +22,7 @@ import (
 	"github.com/narrator/narrator/internal/localfs"
 	"github.com/narrator/narrator/internal/openapitest"
 	"github.com/narrator/narrator/internal/sqlite"
+	"github.com/narrator/narrator/internal/sqlite/sqlitetest"
 )
 
 // testBundle is a real API server on a real SQLite store with River's
@@ -46,28 +46,8 @@ func setup(t testing.TB) *testBundle {
 // setupLimits is setup with a store that keeps accounts to limits.
 func setupLimits(t testing.TB, limits narrator.Limits) *testBundle {
 	t.Helper()
-	ctx := t.Context()
 	mediaURL := func(key string) string { return "https://media.test/media/" + key }
-	var queue *jobs.Queue[*sql.Tx]
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "test.db"), sqlite.Options{
-		Jobs: func(db *sql.DB) (sqlite.JobInserter, error) {
-			var err error
-			queue, err = jobs.NewSQLite(db, jobs.Config{})
-			return queue, err
-		},
-		EventBody: httpapi.EventBody(mediaURL),
-		Limits:    limits,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := jobs.MigrateSQLite(ctx, st.DB()); err != nil {
-		t.Fatal(err)
-	}
+	st, queue := sqlitetest.Open(t, sqlite.Options{EventBody: httpapi.EventBody(mediaURL), Limits: limits}, jobs.Config{})
 	media, err := localfs.New(filepath.Join(t.TempDir(), "media"))
 	if err != nil {
 		t.Fatal(err)

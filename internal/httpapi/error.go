@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"strconv"
 
 	"github.com/narrator/narrator"
 )
@@ -31,8 +32,10 @@ var errorTable = map[string]struct {
 	narrator.EQUEUEFULL:    {http.StatusTooManyRequests, 60, ""},
 	narrator.EQUOTA:        {http.StatusForbidden, 61, ""},
 	narrator.EUNREADABLE:   {http.StatusUnprocessableEntity, 10, ""},
-	narrator.EUNAVAILABLE:  {http.StatusServiceUnavailable, 60, ""},
 	narrator.EINTERNAL:     {http.StatusInternalServerError, 50, "Internal error"},
+	// The database or the media store cannot be reached for now: answered
+	// with Retry-After (narrator.UnavailableRetryAfter).
+	narrator.EUNAVAILABLE: {http.StatusServiceUnavailable, 50, ""},
 }
 
 // WriteError writes err as the v3 error body with the status of its code,
@@ -51,6 +54,12 @@ func writeError(w http.ResponseWriter, err error) {
 	msg := e.message
 	if msg == "" {
 		msg = narrator.ErrorMessage(err)
+	}
+	if e.status == http.StatusMethodNotAllowed && w.Header().Get("Allow") == "" {
+		w.Header().Set("Allow", "GET, POST, PUT, DELETE")
+	}
+	if e.status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", strconv.Itoa(int(narrator.UnavailableRetryAfter.Seconds())))
 	}
 	writeJSON(w, e.status, errorBody{Code: e.code, Message: msg})
 }

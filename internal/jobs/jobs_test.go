@@ -2,7 +2,6 @@ package jobs_test
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
@@ -24,6 +22,7 @@ import (
 	"github.com/narrator/narrator/internal/postgres"
 	"github.com/narrator/narrator/internal/postgres/pgtest"
 	"github.com/narrator/narrator/internal/sqlite"
+	"github.com/narrator/narrator/internal/sqlite/sqlitetest"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -137,26 +136,7 @@ func openSQLite(t *testing.T) (store, queue, riverDB) {
 
 // openSQLiteWith is openSQLite with a queue configured by cfg.
 func openSQLiteWith(t *testing.T, cfg jobs.Config) (store, queue, riverDB) {
-	ctx := t.Context()
-	var q *jobs.Queue[*sql.Tx]
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "db"), sqlite.Options{
-		Jobs: func(db *sql.DB) (sqlite.JobInserter, error) {
-			var err error
-			q, err = jobs.NewSQLite(db, cfg)
-			return q, err
-		},
-		EventBody: eventBody,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := jobs.MigrateSQLite(ctx, st.DB()); err != nil {
-		t.Fatal(err)
-	}
+	st, q := sqlitetest.Open(t, sqlite.Options{EventBody: eventBody}, cfg)
 	return st, q, riverDB{
 		jobs: func(t *testing.T) []jobRow {
 			rows, err := st.DB().QueryContext(t.Context(), `SELECT kind, state, json(args) FROM river_job ORDER BY id`)
@@ -211,18 +191,16 @@ var riverTemplate = pgtest.Template{Name: "river", Prepare: func(ctx context.Con
 
 func openPostgres(t *testing.T) (store, queue, riverDB) {
 	url := pgtest.NewDatabase(t, riverTemplate)
-	var q *jobs.Queue[pgx.Tx]
-	st, err := postgres.Open(t.Context(), url, postgres.Options{
-		Jobs: func(pool *pgxpool.Pool) (postgres.JobInserter, error) {
-			var err error
-			q, err = jobs.NewPostgres(pool, queueConfig)
-			return q, err
-		},
-		EventBody: eventBody,
-	})
+	pool, err := postgres.OpenPool(t.Context(), url)
 	if err != nil {
 		t.Fatal(err)
 	}
+	q, err := jobs.NewPostgres(pool, queueConfig)
+	if err != nil {
+		pool.Close()
+		t.Fatal(err)
+	}
+	st := postgres.New(pool, postgres.Options{Jobs: q, EventBody: eventBody})
 	t.Cleanup(func() { st.Close() })
 	return st, q, riverDB{
 		jobs: func(t *testing.T) []jobRow {

@@ -194,6 +194,10 @@ func (h *Handler) openFailed(w http.ResponseWriter, r *http.Request, key string,
 		writeNotFound(w)
 	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
 		// the client went away
+	case narrator.ErrorCode(err) == narrator.EUNAVAILABLE:
+		h.logger.WarnContext(r.Context(), "open media: unavailable", "key", key, "err", err)
+		w.Header().Set("Retry-After", strconv.Itoa(int(narrator.UnavailableRetryAfter.Seconds())))
+		writeError(w, http.StatusServiceUnavailable, 50, narrator.ErrorMessage(err))
 	default:
 		h.logger.ErrorContext(r.Context(), "open media", "key", key, "err", err)
 		writeError(w, http.StatusInternalServerError, 50, "Internal error")

@@ -439,6 +439,7 @@ func TestStoreErrors(t *testing.T) {
 		{"wrapped not found", fmt.Errorf("s3: open: %w", narrator.ErrBlobNotFound), http.StatusNotFound, 30},
 		{"invalid key", narrator.Errorf(narrator.EINVALID, "bad key"), http.StatusNotFound, 30},
 		{"internal", errors.New("disk on fire at /srv/secret/path"), http.StatusInternalServerError, 50},
+		{"unavailable", narrator.Unavailable(errors.New("dial tcp: connection refused")), http.StatusServiceUnavailable, 50},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -449,7 +450,10 @@ func TestStoreErrors(t *testing.T) {
 			}), mediaserve.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 			rec := do(h, http.MethodGet, "/tok/a.mp3", nil)
 			checkErrorBody(t, rec, tt.status, tt.code)
-			if strings.Contains(rec.Body.String(), "disk on fire") {
+			if retry := rec.Header().Get("Retry-After"); (retry != "") != (tt.status == http.StatusServiceUnavailable) {
+				t.Errorf("Retry-After = %q with status %d", retry, tt.status)
+			}
+			if strings.Contains(rec.Body.String(), "disk on fire") || strings.Contains(rec.Body.String(), "refused") {
 				t.Errorf("body %q leaks the internal error", rec.Body)
 			}
 			if logged := strings.Contains(logs.String(), "disk on fire"); logged != (tt.status == http.StatusInternalServerError) {

@@ -2,6 +2,12 @@
 // NNNN_name.sql, and compares them with the versions a database has
 // applied. Each store applies them in its own dialect, one transaction
 // each, recording them in its schema_migrations table.
+//
+// From 0012 on, a change has one number in both dialects, and a dialect
+// that does not need it leaves a gap, which Load and Current accept
+// (TestOneNumberPerChange); before, the stores numbered theirs apart. The
+// store suite's TestSchema compares both migrated schemas with one file,
+// internal/storetest/testdata/schema.golden.
 package migration
 
 import (

@@ -1,6 +1,9 @@
 package migration
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -57,4 +60,64 @@ func TestCurrent(t *testing.T) {
 			t.Errorf("%s: Current = %v, %v; want %v, error containing %q", tc.name, got, err, tc.want, tc.err)
 		}
 	}
+}
+
+// sharedNumbers is the first version numbered once for both stores: from
+// it on, a change has the same number in every dialect, and a dialect that
+// does not need it leaves a gap. Before it, the stores numbered their
+// migrations apart (sqlite's 0010_quota.sql is postgres's 0007_quota.sql).
+const sharedNumbers = 12
+
+// TestOneNumberPerChange checks the stores' embedded migrations from
+// sharedNumbers on: a change (its name after the number) has one number in
+// both dialects, and one number names one change.
+func TestOneNumberPerChange(t *testing.T) {
+	t.Parallel()
+	byDialect := map[string][]Migration{}
+	for _, dialect := range []string{"sqlite", "postgres"} {
+		ms, err := Load(os.DirFS(filepath.Join("..", dialect)), "migrations")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ms) == 0 {
+			t.Fatalf("no %s migrations", dialect)
+		}
+		byDialect[dialect] = ms
+	}
+	if err := oneNumberPerChange(byDialect, sharedNumbers); err != nil {
+		t.Error(err)
+	}
+	bad := map[string][]Migration{
+		"sqlite":   {{Version: 12, Name: "0012_quota.sql"}},
+		"postgres": {{Version: 13, Name: "0013_quota.sql"}},
+	}
+	if err := oneNumberPerChange(bad, sharedNumbers); err == nil {
+		t.Error("one change numbered 12 and 13 passed")
+	}
+	bad["postgres"] = []Migration{{Version: 12, Name: "0012_feeds.sql"}}
+	if err := oneNumberPerChange(bad, sharedNumbers); err == nil {
+		t.Error("number 12 for two changes passed")
+	}
+}
+
+// oneNumberPerChange returns an error if, among the migrations numbered
+// from on, a change has two numbers or a number two changes.
+func oneNumberPerChange(byDialect map[string][]Migration, from int) error {
+	versionOf, nameOf := map[string]int{}, map[int]string{}
+	for dialect, ms := range byDialect {
+		for _, m := range ms {
+			if m.Version < from {
+				continue
+			}
+			_, change, _ := strings.Cut(m.Name, "_")
+			if v, ok := versionOf[change]; ok && v != m.Version {
+				return fmt.Errorf("%s: %s is change %q, which another dialect numbers %d", dialect, m.Name, change, v)
+			}
+			if c, ok := nameOf[m.Version]; ok && c != change {
+				return fmt.Errorf("%s: %s has number %d, which another dialect gives change %q", dialect, m.Name, m.Version, c)
+			}
+			versionOf[change], nameOf[m.Version] = m.Version, change
+		}
+	}
+	return nil
 }

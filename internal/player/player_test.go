@@ -1,13 +1,11 @@
 package player_test
 
 import (
-	"database/sql"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +14,7 @@ import (
 	"github.com/narrator/narrator/internal/jobs"
 	"github.com/narrator/narrator/internal/player"
 	"github.com/narrator/narrator/internal/sqlite"
+	"github.com/narrator/narrator/internal/sqlite/sqlitetest"
 )
 
 // testBundle is the player on a real SQLite store, served over loopback.
@@ -28,20 +27,7 @@ type testBundle struct {
 
 func setup(t testing.TB) *testBundle {
 	t.Helper()
-	ctx := t.Context()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "test.db"), sqlite.Options{
-		Jobs: func(db *sql.DB) (sqlite.JobInserter, error) { return jobs.NewSQLite(db, jobs.Config{}) },
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := jobs.MigrateSQLite(ctx, st.DB()); err != nil {
-		t.Fatal(err)
-	}
+	st, _ := sqlitetest.Open(t, sqlite.Options{}, jobs.Config{})
 	b := &testBundle{store: st, now: time.Date(2026, 4, 5, 6, 7, 8, 0, time.UTC)}
 	h, err := player.New(player.Deps{
 		Store:       st,

@@ -172,7 +172,7 @@ func (s *Store) AuthenticateAPIKey(ctx context.Context, hash []byte) (int64, err
 	// One statement: a transaction would add two round trips to every API
 	// call.
 	var accountID int64
-	err := s.pool.QueryRow(ctx, authenticateAPIKeySQL, hash).Scan(&accountID)
+	err := s.queryRow(ctx, authenticateAPIKeySQL, hash).Scan(&accountID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, narrator.Errorf(narrator.EUNAUTHORIZED, "The authentication token was not recognised")
 	}

@@ -147,18 +147,6 @@ func loadMedia(ctx context.Context, tx pgx.Tx, audios ...*narrator.Audio) error 
 	return nil
 }
 
-const addAudioCountSQL = `UPDATE projects SET audio_count = audio_count + $1 WHERE id = $2`
-
-// addAudioCount moves a project's count of live audios by delta, in the
-// transaction that creates or deletes them. It locks the project's row
-// until the transaction ends, so callers run it last.
-func addAudioCount(ctx context.Context, tx pgx.Tx, projectID int64, delta int) error {
-	if _, err := tx.Exec(ctx, addAudioCountSQL, delta, projectID); err != nil {
-		return fmt.Errorf("count audios of project %d: %w", projectID, err)
-	}
-	return nil
-}
-
 const insertAudioSQL = `
 INSERT INTO audios (project_id, external_id, title, body, author, article_url, metadata,
 	state, error, revision, duration_ms, created_at, updated_at)
@@ -236,7 +224,8 @@ func (s *Store) createAudio(ctx context.Context, tx pgx.Tx, a *narrator.Audio) (
 	if err != nil {
 		return nil, false, err
 	}
-	got := narrator.PlanCreate(a, s.now())
+	plan := narrator.PlanCreate(a, s.now())
+	got := plan.Next
 	if err := tx.QueryRow(ctx, insertAudioSQL, got.ProjectID, nullString(got.ExternalID), got.Title, got.Body,
 		got.Author, got.ArticleURL, got.Metadata, got.State, got.Error, got.Revision, got.DurationMS,
 		got.CreatedAt, got.UpdatedAt).Scan(&got.ID); err != nil {
@@ -245,13 +234,8 @@ func (s *Store) createAudio(ctx context.Context, tx pgx.Tx, a *narrator.Audio) (
 	if got.Media, err = insertMedia(ctx, tx, got.ID); err != nil {
 		return nil, false, err
 	}
-	if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: got.ID, Revision: got.Revision, Round: round}); err != nil {
-		return nil, false, err
-	}
-	if err := addAudioCount(ctx, tx, got.ProjectID, 1); err != nil {
-		return nil, false, err
-	}
-	if err := addUsage(ctx, tx, nil, &got); err != nil {
+	plan.Effects.Round = round
+	if err := s.applyEffects(ctx, tx, &got, plan.Effects); err != nil {
 		return nil, false, err
 	}
 	return &got, true, nil
@@ -349,10 +333,9 @@ func (s *Store) updateAudio(ctx context.Context, tx pgx.Tx, cur *narrator.Audio,
 		return &plan.Next, err
 	}
 	next := &plan.Next
-	var round int64
-	if plan.Respeak {
+	if plan.Effects.Synthesize {
 		adds := cur.State != narrator.StateUnprocessed
-		if round, err = s.planSynthesis(ctx, tx, cur.ProjectID, adds, true); err != nil {
+		if plan.Effects.Round, err = s.planSynthesis(ctx, tx, cur.ProjectID, adds, true); err != nil {
 			return nil, err
 		}
 	}
@@ -369,15 +352,7 @@ func (s *Store) updateAudio(ctx context.Context, tx pgx.Tx, cur *narrator.Audio,
 		next.ArticleURL, next.Metadata, next.State, next.Error, next.Revision, next.UpdatedAt, next.ID); err != nil {
 		return nil, err
 	}
-	if err := addUsage(ctx, tx, cur, next); err != nil {
-		return nil, err
-	}
-	if plan.Respeak {
-		if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: next.ID, Revision: next.Revision, Round: round}); err != nil {
-			return nil, err
-		}
-	}
-	if err := s.raise(ctx, tx, cur, next); err != nil {
+	if err := s.applyEffects(ctx, tx, next, plan.Effects); err != nil {
 		return nil, err
 	}
 	return next, nil
@@ -398,31 +373,17 @@ func (s *Store) DeleteAudio(ctx context.Context, projectID int64, ref string) (*
 	if err != nil {
 		return nil, fmt.Errorf("delete audio %q in project %d: %w", ref, projectID, err)
 	}
+	plan := narrator.PlanDelete(a)
 	if _, err := tx.Exec(ctx, deleteAudioSQL, s.now(), a.ID); err != nil {
 		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
 	}
-	if keys := a.MediaKeys(); len(keys) > 0 {
-		if err := s.enqueue(ctx, tx, narrator.DeleteMediaJob{Keys: keys}); err != nil {
-			return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
-		}
-	}
-	// The account's row before the project's, as a create takes them, so
-	// that a delete and a create of one account never deadlock.
-	if err := addUsage(ctx, tx, a, &narrator.Audio{ProjectID: a.ProjectID, Deleted: true}); err != nil {
-		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
-	}
-	if err := addAudioCount(ctx, tx, a.ProjectID, -1); err != nil {
-		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
-	}
-	deleted := *a
-	deleted.Deleted = true
-	if err := s.raise(ctx, tx, a, &deleted); err != nil {
+	if err := s.applyEffects(ctx, tx, &plan.Next, plan.Effects); err != nil {
 		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return nil, fmt.Errorf("delete audio %d: commit: %w", a.ID, err)
 	}
-	return &deleted, nil
+	return &plan.Next, nil
 }
 
 // listAudiosSQL is a range scan of the audios_list index: the zero time
@@ -548,15 +509,7 @@ func (s *Store) publishAudio(ctx context.Context, tx pgx.Tx, audioID int64, revi
 	if _, err := tx.Exec(ctx, publishAudioSQL, next.DurationMS, next.UpdatedAt, audioID); err != nil {
 		return err
 	}
-	if err := addUsage(ctx, tx, a, &next); err != nil {
-		return err
-	}
-	if len(plan.Replaced) > 0 {
-		if err := s.enqueue(ctx, tx, narrator.DeleteMediaJob{Keys: plan.Replaced}); err != nil {
-			return fmt.Errorf("remove replaced media: %w", err)
-		}
-	}
-	return s.raise(ctx, tx, a, &next)
+	return s.applyEffects(ctx, tx, &next, plan.Effects)
 }
 
 const failAudioSQL = `
@@ -589,10 +542,7 @@ func (s *Store) FailAudio(ctx context.Context, audioID int64, revision int, mess
 	if _, err := tx.Exec(ctx, failAudioSQL, message, next.UpdatedAt, audioID); err != nil {
 		return fmt.Errorf("fail audio %d: %w", audioID, err)
 	}
-	if err := addUsage(ctx, tx, a, &next); err != nil {
-		return fmt.Errorf("fail audio %d: %w", audioID, err)
-	}
-	if err := s.raise(ctx, tx, a, &next); err != nil {
+	if err := s.applyEffects(ctx, tx, &next, narrator.ChangeEffects(a, &next)); err != nil {
 		return fmt.Errorf("fail audio %d: %w", audioID, err)
 	}
 	if err := tx.Commit(ctx); err != nil {

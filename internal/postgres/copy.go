@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/sqlstore"
 )
 
 // ExportMeta returns, in one snapshot and ordered by ID, every account, API
@@ -91,7 +92,7 @@ const exportUsersSQL = `SELECT ` + userColumns + ` FROM users ORDER BY id`
 const exportPronunciationsSQL = `SELECT ` + pronunciationColumns + ` FROM pronunciations ORDER BY id`
 
 const exportFeedsSQL = `SELECT ` + feedColumns + ` FROM feeds ORDER BY project_id`
-const exportWebhooksSQL = `SELECT ` + webhookColumns + ` FROM webhooks ORDER BY id`
+const exportWebhooksSQL = `SELECT ` + sqlstore.WebhookColumns + ` FROM webhooks ORDER BY id`
 
 // lastIDsSQL reads the last value of each table's identity sequence: the
 // highest ID the table has given, deleted rows included (a sequence never
@@ -306,8 +307,8 @@ func (s *Store) ImportAudios(ctx context.Context, audios []*narrator.Audio) (ins
 	// Projects last and in order of ID: their rows stay locked until the
 	// commit, and writers of other nodes lock them last too.
 	for _, id := range slices.SortedFunc(maps.Keys(counts), cmp.Compare) {
-		if err := addAudioCount(ctx, tx, id, counts[id]); err != nil {
-			return 0, fmt.Errorf("import audios: %w", err)
+		if _, err := tx.Exec(ctx, addAudioCountSQL, counts[id], id); err != nil {
+			return 0, fmt.Errorf("import audios: count audios of project %d: %w", id, err)
 		}
 	}
 	if err := raiseSequence(ctx, tx, "audios", lastAudio); err != nil {
@@ -349,17 +350,17 @@ func (s *Store) importAudio(ctx context.Context, tx pgx.Tx, a *narrator.Audio) (
 			return false, fmt.Errorf("insert %s media %d: %w", m.ContentType, m.ID, formatError(err, fmt.Sprintf("media %d", m.ID)))
 		}
 	}
-	if err := addUsage(ctx, tx, nil, a); err != nil {
-		return false, err
+	// The project's count is moved by ImportAudios, once per project and
+	// after every account's row.
+	eff := narrator.ChangeEffects(nil, a)
+	eff.AudioCount = 0
+	if eff.Synthesize {
+		if eff.Round, err = s.planSynthesis(ctx, tx, a.ProjectID, false, false); err != nil {
+			return false, err
+		}
 	}
-	if a.AwaitsSynthesis() {
-		round, err := s.planSynthesis(ctx, tx, a.ProjectID, false, false)
-		if err != nil {
-			return false, err
-		}
-		if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: a.ID, Revision: a.Revision, Round: round}); err != nil {
-			return false, err
-		}
+	if err := s.applyEffects(ctx, tx, a, eff); err != nil {
+		return false, err
 	}
 	return true, nil
 }

@@ -33,7 +33,7 @@ const findFeedSQL = `SELECT ` + feedColumns + ` FROM feeds WHERE project_id = $1
 // FindFeed returns a project's feed, turned on or off. It returns ENOTFOUND
 // if the project never had one.
 func (s *Store) FindFeed(ctx context.Context, projectID int64) (*narrator.Feed, error) {
-	f, err := scanFeed(s.pool.QueryRow(ctx, findFeedSQL, projectID))
+	f, err := scanFeed(s.queryRow(ctx, findFeedSQL, projectID))
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return nil, feedNotFound(projectID)

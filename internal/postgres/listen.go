@@ -120,7 +120,7 @@ const audioListensSQL = `SELECT event, SUM(count)::bigint FROM audio_listens WHE
 // without any, or an unknown one, has zero counts.
 func (s *Store) AudioListens(ctx context.Context, audioID int64) (narrator.ListenCounts, error) {
 	var c narrator.ListenCounts
-	rows, err := s.pool.Query(ctx, audioListensSQL, audioID)
+	rows, err := s.query(ctx, audioListensSQL, audioID)
 	if err != nil {
 		return c, fmt.Errorf("listens of audio %d: %w", audioID, err)
 	}
@@ -147,7 +147,7 @@ const projectListensSQL = `SELECT day, event, count FROM project_listens WHERE p
 // those of each day since the UTC day of since that has any. An unknown
 // project has none.
 func (s *Store) ProjectListens(ctx context.Context, projectID int64, since time.Time) (*narrator.ProjectListens, error) {
-	rows, err := s.pool.Query(ctx, projectListensSQL, projectID)
+	rows, err := s.query(ctx, projectListensSQL, projectID)
 	if err != nil {
 		return nil, fmt.Errorf("listens of project %d: %w", projectID, err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/migration"
+	"github.com/narrator/narrator/internal/sqlstore"
 )
 
 //go:embed migrations/*.sql
@@ -32,35 +33,55 @@ type JobInserter interface {
 
 // Options configures a Store.
 type Options struct {
-	// Jobs builds the inserter of the jobs that writes need, on the store's
-	// pool, during Open. When nil, writes that need a job fail and change
+	// Jobs inserts the jobs that writes need. River's queue is built on
+	// the pool (OpenPool) before the store, which then takes it: pool,
+	// queue, store. When nil, writes that need a job fail and change
 	// nothing.
-	Jobs func(pool *pgxpool.Pool) (JobInserter, error)
+	Jobs JobInserter
 	// EventBody renders the body of webhook deliveries. When nil, a change
 	// that an endpoint is to hear of fails and changes nothing.
 	EventBody narrator.EventBodyFunc
 	// Limits bound what each account may queue and store; zero values
 	// mean no limit.
 	Limits narrator.Limits
+	// EffectFunc, when set, is told of each step of a write's effects as
+	// the store takes it (narrator.Effects.Steps), inside the write's
+	// transaction: the store suite checks that every store takes them in
+	// one order.
+	EffectFunc func(narrator.EffectStep)
 }
 
 // Store is the PostgreSQL store. Many processes, on many nodes, may use one
 // database at once: every read-modify-write locks the rows it changes.
 type Store struct {
+	// Store holds the methods both stores share, on this one's database.
+	*sqlstore.Store
+
 	// Now is the store's clock. It defaults to time.Now; stored times are
 	// truncated to microseconds and read back in UTC.
 	Now func() time.Time
 
 	pool   *pgxpool.Pool
 	jobs   JobInserter
-	body   narrator.EventBodyFunc
 	limits narrator.Limits
+	effect func(narrator.EffectStep)
 }
 
-// Open connects to the database at url, a PostgreSQL URL or keyword/value
-// connection string. It does not migrate: call Migrate, or check
+// Open connects to the database at url and returns the store on it
+// (OpenPool, New). It does not migrate: call Migrate, or check
 // SchemaCurrent. Errors never include the password.
 func Open(ctx context.Context, url string, opts Options) (*Store, error) {
+	pool, err := OpenPool(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	return New(pool, opts), nil
+}
+
+// OpenPool connects to the database at url, a PostgreSQL URL or
+// keyword/value connection string, and checks that it answers. Errors never
+// include the password.
+func OpenPool(ctx context.Context, url string) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		// pgx leaves the password out of its parse errors.
@@ -78,14 +99,15 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("open postgres %s: %w", where, err)
 	}
-	st := &Store{Now: time.Now, pool: pool, body: opts.EventBody, limits: opts.Limits}
-	if opts.Jobs != nil {
-		if st.jobs, err = opts.Jobs(pool); err != nil {
-			pool.Close()
-			return nil, fmt.Errorf("open postgres %s: %w", where, err)
-		}
-	}
-	return st, nil
+	return pool, nil
+}
+
+// New returns the store on pool, which it owns from then on: Close closes
+// it.
+func New(pool *pgxpool.Pool, opts Options) *Store {
+	s := &Store{Now: time.Now, pool: pool, jobs: opts.Jobs, limits: opts.Limits, effect: opts.EffectFunc}
+	s.Store = sqlstore.New(dialect{s}, s.now, opts.EventBody)
+	return s
 }
 
 // Pool returns the store's connection pool, for River's migrations and its
@@ -95,7 +117,7 @@ func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 // Ping checks that the database answers a query.
 func (s *Store) Ping(ctx context.Context) error {
 	if err := s.pool.Ping(ctx); err != nil {
-		return fmt.Errorf("ping database: %w", err)
+		return fmt.Errorf("ping database: %w", unavailable(err))
 	}
 	return nil
 }
@@ -129,9 +151,9 @@ func (s *Store) now() time.Time {
 func (s *Store) beginWrite(ctx context.Context) (pgx.Tx, error) {
 	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
 	if err != nil {
-		return nil, fmt.Errorf("begin write: %w", err)
+		return nil, fmt.Errorf("begin write: %w", unavailable(err))
 	}
-	return tx, nil
+	return txConn{tx}, nil
 }
 
 // beginRead starts a read-only REPEATABLE READ transaction, so that a read
@@ -140,9 +162,9 @@ func (s *Store) beginWrite(ctx context.Context) (pgx.Tx, error) {
 func (s *Store) beginRead(ctx context.Context) (pgx.Tx, error) {
 	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
-		return nil, fmt.Errorf("begin read: %w", err)
+		return nil, fmt.Errorf("begin read: %w", unavailable(err))
 	}
-	return tx, nil
+	return txConn{tx}, nil
 }
 
 // rollback ends a transaction that was not committed; it is deferred by

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/postgres"
@@ -74,7 +73,7 @@ func (j tableJobs) SynthesisHead(context.Context, pgx.Tx) (int64, error) {
 
 // withJobs returns Options whose job inserter is j.
 func withJobs(j postgres.JobInserter) postgres.Options {
-	return postgres.Options{Jobs: func(*pgxpool.Pool) (postgres.JobInserter, error) { return j, nil }}
+	return postgres.Options{Jobs: j}
 }
 
 // mustOpen opens a store on the database at url, closing it at cleanup.
@@ -94,6 +93,7 @@ func TestStore(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, now func() time.Time, rec *storetest.Recorder) storetest.Store {
 		opts := withJobs(recorderJobs{rec})
 		opts.EventBody = rec.EventBody
+		opts.EffectFunc = rec.Effect
 		opts.Limits = storetest.SuiteLimits
 		s := mustOpen(t, pgtest.NewDatabase(t, migrated), opts)
 		s.Now = now

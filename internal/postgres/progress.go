@@ -26,7 +26,7 @@ ON CONFLICT (audio_id) DO UPDATE SET
 // synthesis lease on that revision: a stale attempt never overwrites the
 // progress of the one that took over.
 func (s *Store) ReportSynthesis(ctx context.Context, audioID int64, holder string, p narrator.SynthesisProgress) (bool, error) {
-	tag, err := s.pool.Exec(ctx, reportSynthesisSQL,
+	tag, err := s.exec(ctx, reportSynthesisSQL,
 		p.UnitsDone, p.UnitsTotal, p.LiveKey, p.StartedAt.UTC().Truncate(time.Microsecond), s.now(),
 		audioID, holder, p.Revision)
 	if err != nil {
@@ -44,7 +44,7 @@ FROM synthesis_progress WHERE audio_id = $1 AND revision = $2`
 // attempt that reported it has released its lease.
 func (s *Store) SynthesisProgress(ctx context.Context, audioID int64, revision int) (narrator.SynthesisProgress, error) {
 	p := narrator.SynthesisProgress{Revision: revision}
-	err := s.pool.QueryRow(ctx, findSynthesisProgressSQL, audioID, revision).
+	err := s.queryRow(ctx, findSynthesisProgressSQL, audioID, revision).
 		Scan(&p.UnitsDone, &p.UnitsTotal, &p.LiveKey, &p.StartedAt, &p.UpdatedAt)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):

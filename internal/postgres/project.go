@@ -133,7 +133,7 @@ WHERE id = $1 AND account_id = (SELECT account_id FROM api_keys WHERE hash = $2 
 // the project does not exist or is another account's. It reads the key on
 // every call, so a revocation takes effect at once on every node.
 func (s *Store) AuthorizeProject(ctx context.Context, hash []byte, projectID int64) (*narrator.Project, error) {
-	p, err := scanProject(s.pool.QueryRow(ctx, authorizeProjectSQL, projectID, hash))
+	p, err := scanProject(s.queryRow(ctx, authorizeProjectSQL, projectID, hash))
 	if err == nil {
 		return p, nil
 	}

@@ -73,7 +73,7 @@ SELECT ` + pronunciationColumns + ` FROM pronunciations WHERE project_id = $1 OR
 
 // ListPronunciations returns a project's rules, by phrase.
 func (s *Store) ListPronunciations(ctx context.Context, projectID int64) ([]*narrator.Pronunciation, error) {
-	rows, err := s.pool.Query(ctx, listPronunciationsSQL, projectID)
+	rows, err := s.query(ctx, listPronunciationsSQL, projectID)
 	if err != nil {
 		return nil, fmt.Errorf("list pronunciations of project %d: %w", projectID, err)
 	}
@@ -94,7 +94,7 @@ RETURNING ` + pronunciationColumns
 // RemovePronunciation deletes a rule of a project and returns it, or
 // ENOTFOUND.
 func (s *Store) RemovePronunciation(ctx context.Context, projectID, id int64) (*narrator.Pronunciation, error) {
-	p, err := scanPronunciation(s.pool.QueryRow(ctx, deletePronunciationSQL, id, projectID))
+	p, err := scanPronunciation(s.queryRow(ctx, deletePronunciationSQL, id, projectID))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, narrator.Errorf(narrator.ENOTFOUND, "project %d has no pronunciation %d", projectID, id)
 	}
@@ -168,10 +168,9 @@ func (s *Store) resynthesize(ctx context.Context, tx pgx.Tx, a *narrator.Audio, 
 	if _, err := tx.Exec(ctx, resynthesizeSQL, a.State, a.Error, a.Revision, a.UpdatedAt, a.ID); err != nil {
 		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
 	}
-	if err := addUsage(ctx, tx, &before, a); err != nil {
-		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
-	}
-	if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: a.ID, Revision: a.Revision, Round: round}); err != nil {
+	eff := narrator.ChangeEffects(&before, a)
+	eff.Round = round
+	if err := s.applyEffects(ctx, tx, a, eff); err != nil {
 		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
 	}
 	return nil

@@ -60,30 +60,13 @@ func (s *Store) planSynthesis(ctx context.Context, tx pgx.Tx, projectID int64, a
 	return round, nil
 }
 
-const addUsageSQL = `
-UPDATE accounts SET queued = queued + $1, media_bytes = media_bytes + $2
-WHERE id = (SELECT account_id FROM projects WHERE id = $3)`
-
-// addUsage moves the usage of the account of the audio that changed from
-// before to after (narrator.UsageDelta), in the transaction of the change.
-func addUsage(ctx context.Context, tx pgx.Tx, before, after *narrator.Audio) error {
-	queued, bytes := narrator.UsageDelta(before, after)
-	if queued == 0 && bytes == 0 {
-		return nil
-	}
-	if _, err := tx.Exec(ctx, addUsageSQL, queued, bytes, after.ProjectID); err != nil {
-		return fmt.Errorf("count usage of project %d's account: %w", after.ProjectID, err)
-	}
-	return nil
-}
-
 const usageSQL = `SELECT queued, media_bytes, synthesis_round FROM accounts WHERE id = $1`
 
 // AccountUsage returns what an account holds against its limits, or
 // ENOTFOUND.
 func (s *Store) AccountUsage(ctx context.Context, accountID int64) (narrator.Usage, error) {
 	var u narrator.Usage
-	err := s.pool.QueryRow(ctx, usageSQL, accountID).Scan(&u.Queued, &u.MediaBytes, &u.NextRound)
+	err := s.queryRow(ctx, usageSQL, accountID).Scan(&u.Queued, &u.MediaBytes, &u.NextRound)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return u, narrator.Errorf(narrator.ENOTFOUND, "account %d not found", accountID)

@@ -88,7 +88,7 @@ const deleteSessionSQL = `DELETE FROM sessions WHERE hash = $1`
 // DeleteSession ends the session stored under a token hash. Ending a
 // session that does not exist succeeds: signing out twice is harmless.
 func (s *Store) DeleteSession(ctx context.Context, tokenHash []byte) error {
-	if _, err := s.pool.Exec(ctx, deleteSessionSQL, tokenHash); err != nil {
+	if _, err := s.exec(ctx, deleteSessionSQL, tokenHash); err != nil {
 		return fmt.Errorf("delete session: %w", err)
 	}
 	return nil

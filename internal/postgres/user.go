@@ -64,7 +64,7 @@ func (s *Store) FindUserByEmail(ctx context.Context, email string) (*narrator.Us
 	if !narrator.ValidText(email) {
 		return nil, notFound
 	}
-	u, err := scanUser(s.pool.QueryRow(ctx, findUserByEmailSQL, email))
+	u, err := scanUser(s.queryRow(ctx, findUserByEmailSQL, email))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, notFound
 	}

@@ -31,7 +31,7 @@ func (s *Store) CreateAccount(ctx context.Context, a *narrator.Account) error {
 	if err != nil {
 		return fmt.Errorf("create account: %w", err)
 	}
-	if err := tx.Commit(); err != nil {
+	if err := commit(tx); err != nil {
 		return fmt.Errorf("create account: commit: %w", err)
 	}
 	a.ID, a.CreatedAt = id, now
@@ -98,7 +98,7 @@ func (s *Store) CreateAPIKey(ctx context.Context, accountID int64, hash []byte, 
 	if err != nil {
 		return nil, fmt.Errorf("create api key for account %d: %w", accountID, err)
 	}
-	if err := tx.Commit(); err != nil {
+	if err := commit(tx); err != nil {
 		return nil, fmt.Errorf("create api key for account %d: commit: %w", accountID, err)
 	}
 	return &narrator.APIKey{ID: id, AccountID: accountID, Prefix: prefix, CreatedAt: now}, nil
@@ -173,7 +173,7 @@ func (s *Store) RevokeAPIKey(ctx context.Context, accountID, keyID int64) error 
 	if n == 0 {
 		return narrator.Errorf(narrator.ENOTFOUND, "api key %d not found", keyID)
 	}
-	if err := tx.Commit(); err != nil {
+	if err := commit(tx); err != nil {
 		return fmt.Errorf("revoke api key %d: commit: %w", keyID, err)
 	}
 	return nil

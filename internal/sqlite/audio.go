@@ -269,7 +269,7 @@ func (s *Store) FindAudio(ctx context.Context, projectID int64, ref string) (*na
 	}
 	a, err = resolveAudio(ctx, st.audioByID.QueryContext, st.audioByExternalID.QueryContext, projectID, ref)
 	if err != nil {
-		return nil, fmt.Errorf("find audio %q in project %d: %w", ref, projectID, err)
+		return nil, fmt.Errorf("find audio %q in project %d: %w", ref, projectID, unavailable(err))
 	}
 	s.cache.keepAudio(k, t, a)
 	return a, nil
@@ -294,16 +294,11 @@ func (s *Store) UpdateAudio(ctx context.Context, projectID int64, ref string, u 
 	if err != nil {
 		return nil, fmt.Errorf("update audio %q in project %d: %w", ref, projectID, err)
 	}
-	got, job, err := s.updateAudio(ctx, tx, &headMemo{}, cur, u)
+	got, err := s.updateAudio(ctx, tx, &headMemo{}, cur, u)
 	if err != nil {
 		return nil, fmt.Errorf("update audio %d: %w", cur.ID, err)
 	}
-	if job != nil {
-		if err := s.enqueue(ctx, tx, job); err != nil {
-			return nil, fmt.Errorf("update audio %d: %w", cur.ID, err)
-		}
-	}
-	if err := tx.Commit(); err != nil {
+	if err := commit(tx); err != nil {
 		return nil, fmt.Errorf("update audio %d: commit: %w", cur.ID, err)
 	}
 	return got, nil
@@ -315,50 +310,42 @@ UPDATE audios SET external_id = ?, title = ?, body = ?, author = ?, article_url 
 WHERE id = ?`
 
 // updateAudio applies u to cur, a live audio with its media loaded, as
-// narrator.PlanUpdate decides, and returns the result with the synthesis
-// job of its new revision, if it needs one, for the caller to enqueue in
-// tx. head is the transaction's memo of the synthesis queue's head.
-func (s *Store) updateAudio(ctx context.Context, tx *sql.Tx, head *headMemo, cur *narrator.Audio, u narrator.AudioUpdate) (*narrator.Audio, narrator.Job, error) {
+// narrator.PlanUpdate decides, with the plan's effects, and returns the
+// result. head is the transaction's memo of the synthesis queue's head.
+func (s *Store) updateAudio(ctx context.Context, tx *sql.Tx, head *headMemo, cur *narrator.Audio, u narrator.AudioUpdate) (*narrator.Audio, error) {
 	plan, err := narrator.PlanUpdate(cur, u, s.now())
 	if err != nil || !plan.Changed {
-		return &plan.Next, nil, err
+		return &plan.Next, err
 	}
 	next := &plan.Next
-	var round int64
-	if plan.Respeak {
+	if plan.Effects.Synthesize {
 		adds := cur.State != narrator.StateUnprocessed
-		if round, err = s.planSynthesis(ctx, tx, head, cur.ProjectID, adds, true); err != nil {
-			return nil, nil, err
+		if plan.Effects.Round, err = s.planSynthesis(ctx, tx, head, cur.ProjectID, adds, true); err != nil {
+			return nil, err
 		}
 	}
 	if plan.ExternalIDChanged {
 		other, err := findAudioByExternalID(ctx, tx, cur.ProjectID, next.ExternalID)
 		switch {
 		case err == nil:
-			return nil, nil, narrator.Errorf(narrator.EINVALID, "external_id %q is already used by audio %d", next.ExternalID, other.ID)
+			return nil, narrator.Errorf(narrator.EINVALID, "external_id %q is already used by audio %d", next.ExternalID, other.ID)
 		case narrator.ErrorCode(err) != narrator.ENOTFOUND:
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	meta, err := encodeMetadata(next.Metadata)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if _, err := tx.ExecContext(ctx, updateAudioSQL, nullString(next.ExternalID), next.Title, next.Body,
 		next.Author, next.ArticleURL, meta, next.State, next.Error, next.Revision, micros(next.UpdatedAt),
 		next.ID); err != nil {
-		return nil, nil, formatError(err, "audio")
+		return nil, formatError(err, "audio")
 	}
-	if err := s.addUsage(ctx, tx, cur, next); err != nil {
-		return nil, nil, err
+	if err := s.applyEffects(ctx, tx, next, plan.Effects); err != nil {
+		return nil, err
 	}
-	if err := s.raise(ctx, tx, cur, next); err != nil {
-		return nil, nil, err
-	}
-	if !plan.Respeak {
-		return next, nil, nil
-	}
-	return next, narrator.SynthesizeJob{AudioID: next.ID, Revision: next.Revision, Round: round}, nil
+	return next, nil
 }
 
 const deleteAudioSQL = `UPDATE audios SET deleted_at = ? WHERE id = ?`
@@ -376,29 +363,17 @@ func (s *Store) DeleteAudio(ctx context.Context, projectID int64, ref string) (*
 	if err != nil {
 		return nil, fmt.Errorf("delete audio %q in project %d: %w", ref, projectID, err)
 	}
+	plan := narrator.PlanDelete(a)
 	if _, err := tx.ExecContext(ctx, deleteAudioSQL, micros(s.now()), a.ID); err != nil {
 		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
 	}
-	if err := addAudioCount(ctx, tx, a.ProjectID, -1); err != nil {
+	if err := s.applyEffects(ctx, tx, &plan.Next, plan.Effects); err != nil {
 		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
 	}
-	if err := s.addUsage(ctx, tx, a, &narrator.Audio{ProjectID: a.ProjectID, Deleted: true}); err != nil {
-		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
-	}
-	if keys := a.MediaKeys(); len(keys) > 0 {
-		if err := s.enqueue(ctx, tx, narrator.DeleteMediaJob{Keys: keys}); err != nil {
-			return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
-		}
-	}
-	deleted := *a
-	deleted.Deleted = true
-	if err := s.raise(ctx, tx, a, &deleted); err != nil {
-		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
-	}
-	if err := tx.Commit(); err != nil {
+	if err := commit(tx); err != nil {
 		return nil, fmt.Errorf("delete audio %d: commit: %w", a.ID, err)
 	}
-	return &deleted, nil
+	return &plan.Next, nil
 }
 
 // listAudiosPageSQL is the page of a project's live audios that
@@ -451,7 +426,7 @@ func (s *Store) ListAudios(ctx context.Context, projectID int64, since time.Time
 	defer tx.Rollback()
 	audios, err := listPage(ctx, tx, st, projectID, sinceUS, perPage, offset)
 	if err != nil {
-		return nil, fmt.Errorf("list audios of project %d: %w", projectID, err)
+		return nil, fmt.Errorf("list audios of project %d: %w", projectID, unavailable(err))
 	}
 	s.cache.keepPage(k, t, audios)
 	return audios, nil
@@ -552,7 +527,7 @@ func (s *Store) PublishAudio(ctx context.Context, audioID int64, revision int, r
 	if err := s.publishAudio(ctx, tx, audioID, revision, r); err != nil {
 		return fmt.Errorf("publish audio %d revision %d: %w", audioID, revision, err)
 	}
-	if err := tx.Commit(); err != nil {
+	if err := commit(tx); err != nil {
 		return fmt.Errorf("publish audio %d: commit: %w", audioID, err)
 	}
 	return nil
@@ -579,15 +554,7 @@ func (s *Store) publishAudio(ctx context.Context, tx *sql.Tx, audioID int64, rev
 	if _, err := tx.ExecContext(ctx, publishAudioSQL, next.DurationMS, micros(next.UpdatedAt), audioID); err != nil {
 		return err
 	}
-	if err := s.addUsage(ctx, tx, a, &next); err != nil {
-		return err
-	}
-	if len(plan.Replaced) > 0 {
-		if err := s.enqueue(ctx, tx, narrator.DeleteMediaJob{Keys: plan.Replaced}); err != nil {
-			return fmt.Errorf("remove replaced media: %w", err)
-		}
-	}
-	return s.raise(ctx, tx, a, &next)
+	return s.applyEffects(ctx, tx, &next, plan.Effects)
 }
 
 const failAudioSQL = `
@@ -620,13 +587,10 @@ func (s *Store) FailAudio(ctx context.Context, audioID int64, revision int, mess
 	if _, err := tx.ExecContext(ctx, failAudioSQL, message, micros(next.UpdatedAt), audioID); err != nil {
 		return fmt.Errorf("fail audio %d: %w", audioID, err)
 	}
-	if err := s.addUsage(ctx, tx, a, &next); err != nil {
+	if err := s.applyEffects(ctx, tx, &next, narrator.ChangeEffects(a, &next)); err != nil {
 		return fmt.Errorf("fail audio %d: %w", audioID, err)
 	}
-	if err := s.raise(ctx, tx, a, &next); err != nil {
-		return fmt.Errorf("fail audio %d: %w", audioID, err)
-	}
-	if err := tx.Commit(); err != nil {
+	if err := commit(tx); err != nil {
 		return fmt.Errorf("fail audio %d: commit: %w", audioID, err)
 	}
 	return nil

@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"database/sql"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -9,7 +8,6 @@ import (
 	"time"
 
 	"github.com/narrator/narrator"
-	"github.com/narrator/narrator/internal/jobs"
 	"github.com/narrator/narrator/internal/storetest"
 )
 
@@ -115,10 +113,7 @@ func BenchmarkAuthenticateAPIKey(b *testing.B) {
 // ratio.
 func BenchmarkCreates(b *testing.B) {
 	ctx := b.Context()
-	s := mustOpen(b, Options{Jobs: func(db *sql.DB) (JobInserter, error) { return jobs.NewSQLite(db, jobs.Config{}) }})
-	if err := jobs.MigrateSQLite(ctx, s.DB()); err != nil {
-		b.Fatal(err)
-	}
+	s := mustOpenQueue(b)
 	acc := &narrator.Account{Name: "Acme"}
 	if err := s.CreateAccount(ctx, acc); err != nil {
 		b.Fatal(err)
@@ -142,7 +137,7 @@ func BenchmarkCreates(b *testing.B) {
 				if _, err := tx.ExecContext(ctx, `INSERT INTO bare (body) VALUES (?)`, body); err != nil {
 					b.Error(err)
 				}
-				if err := tx.Commit(); err != nil {
+				if err := commit(tx); err != nil {
 					b.Error(err)
 					return
 				}
@@ -177,10 +172,7 @@ func BenchmarkCreatesSynchronous(b *testing.B) {
 	for _, mode := range []string{"NORMAL", "FULL"} {
 		b.Run(mode, func(b *testing.B) {
 			ctx := b.Context()
-			s := mustOpen(b, Options{Jobs: func(db *sql.DB) (JobInserter, error) { return jobs.NewSQLite(db, jobs.Config{}) }})
-			if err := jobs.MigrateSQLite(ctx, s.DB()); err != nil {
-				b.Fatal(err)
-			}
+			s := mustOpenQueue(b)
 			// The writer pool is one connection that lives as long as the
 			// store, so the pragma holds for every create below.
 			if _, err := s.writer.ExecContext(ctx, "PRAGMA synchronous="+mode); err != nil {

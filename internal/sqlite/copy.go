@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/sqlstore"
 )
 
 // ExportMeta returns, in one snapshot and ordered by ID, every account, API
@@ -90,7 +91,7 @@ const exportUsersSQL = `SELECT ` + userColumns + ` FROM users ORDER BY id`
 const exportPronunciationsSQL = `SELECT ` + pronunciationColumns + ` FROM pronunciations ORDER BY id`
 
 const exportFeedsSQL = `SELECT ` + feedColumns + ` FROM feeds ORDER BY project_id`
-const exportWebhooksSQL = `SELECT ` + webhookColumns + ` FROM webhooks ORDER BY id`
+const exportWebhooksSQL = `SELECT ` + sqlstore.WebhookColumns + ` FROM webhooks ORDER BY id`
 
 // lastIDsSQL reads the counters of the AUTOINCREMENT tables: the highest
 // ID each table has ever held, deleted rows included. A table that never
@@ -223,7 +224,7 @@ func (s *Store) ImportMeta(ctx context.Context, e *narrator.Export) error {
 			return fmt.Errorf("import: %w", err)
 		}
 	}
-	if err := tx.Commit(); err != nil {
+	if err := commit(tx); err != nil {
 		return fmt.Errorf("import: commit: %w", err)
 	}
 	return nil
@@ -309,7 +310,7 @@ func (s *Store) ImportAudios(ctx context.Context, audios []*narrator.Audio) (ins
 			inserted++
 		}
 	}
-	if err := tx.Commit(); err != nil {
+	if err := commit(tx); err != nil {
 		return 0, fmt.Errorf("import audios: commit: %w", err)
 	}
 	return inserted, nil
@@ -341,20 +342,14 @@ func (s *Store) importAudio(ctx context.Context, tx *sql.Tx, a *narrator.Audio) 
 			return false, fmt.Errorf("insert %s media %d: %w", m.ContentType, m.ID, formatError(err, fmt.Sprintf("media %d", m.ID)))
 		}
 	}
-	if err := addAudioCount(ctx, tx, a.ProjectID, 1); err != nil {
-		return false, err
-	}
-	if err := s.addUsage(ctx, tx, nil, a); err != nil {
-		return false, err
-	}
-	if a.AwaitsSynthesis() {
-		round, err := s.planSynthesis(ctx, tx, &headMemo{}, a.ProjectID, false, false)
-		if err != nil {
+	eff := narrator.ChangeEffects(nil, a)
+	if eff.Synthesize {
+		if eff.Round, err = s.planSynthesis(ctx, tx, &headMemo{}, a.ProjectID, false, false); err != nil {
 			return false, err
 		}
-		if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: a.ID, Revision: a.Revision, Round: round}); err != nil {
-			return false, err
-		}
+	}
+	if err := s.applyEffects(ctx, tx, a, eff); err != nil {
+		return false, err
 	}
 	return true, nil
 }

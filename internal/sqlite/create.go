@@ -241,7 +241,7 @@ func (s *Store) createGroup(ctx context.Context, group *[]*createRequest) ([]*na
 				continue
 			}
 			if cur != nil {
-				if err := usage.flush(ctx, tx, st); err != nil {
+				if err := usage.flush(ctx, tx, st, s.traceEffect); err != nil {
 					return nil, err
 				}
 			}
@@ -250,13 +250,13 @@ func (s *Store) createGroup(ctx context.Context, group *[]*createRequest) ([]*na
 			return nil, err
 		}
 		var (
-			a   *narrator.Audio
-			job narrator.Job
+			a       *narrator.Audio
+			created []narrator.Job
 		)
 		if cur != nil {
-			a, job, err = s.updateAudio(ctx, tx, &head, cur, r.a.Replacement())
+			a, err = s.updateAudio(ctx, tx, &head, cur, r.a.Replacement())
 		} else {
-			a, job, err = s.createAudio(ctx, tx, st, &head, &usage, r.a)
+			a, created, err = s.createAudio(ctx, tx, st, &head, &usage, r.a)
 		}
 		if err != nil {
 			r.err = fmt.Errorf("create audio in project %d: %w", r.a.ProjectID, err)
@@ -271,31 +271,24 @@ func (s *Store) createGroup(ctx context.Context, group *[]*createRequest) ([]*na
 			continue
 		}
 		got[i], r.created = a, cur == nil
-		if job != nil {
-			jobs = append(jobs, job)
+		jobs = append(jobs, created...)
+	}
+	// The creates' effects, the steps of narrator.Effects in their order
+	// for the whole group: the accounts' rows and the projects' (flush),
+	// then the jobs. A create raises no webhook event.
+	if err := usage.flush(ctx, tx, st, s.traceEffect); err != nil {
+		return nil, err
+	}
+	if len(jobs) > 0 {
+		s.traceEffect(narrator.StepJobs)
+		if err := s.enqueueMany(ctx, tx, jobs); err != nil {
+			return nil, err
 		}
 	}
-	if err := usage.flush(ctx, tx, st); err != nil {
-		return nil, err
-	}
-	if err := s.enqueueMany(ctx, tx, jobs); err != nil {
-		return nil, err
-	}
-	if err := tx.Commit(); err != nil {
+	if err := commit(tx); err != nil {
 		return nil, fmt.Errorf("commit: %w", err)
 	}
 	return got, nil
-}
-
-const addAudioCountSQL = `UPDATE projects SET audio_count = audio_count + ? WHERE id = ?`
-
-// addAudioCount moves a project's count of live audios by delta, in the
-// transaction that creates or deletes them.
-func addAudioCount(ctx context.Context, tx *sql.Tx, projectID int64, delta int) error {
-	if _, err := tx.ExecContext(ctx, addAudioCountSQL, delta, projectID); err != nil {
-		return fmt.Errorf("count audios of project %d: %w", projectID, err)
-	}
-	return nil
 }
 
 const insertAudioSQL = `
@@ -303,11 +296,11 @@ INSERT INTO audios (project_id, external_id, title, body, author, article_url, m
 	state, error, revision, duration_ms, created_at, updated_at)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
-// createAudio inserts a as CreateAudio describes, in tx, and counts it in
-// the group's usage. Its synthesis job is returned for the caller to
-// enqueue, not enqueued. head is the group's memo of the synthesis queue's
-// head.
-func (s *Store) createAudio(ctx context.Context, tx *sql.Tx, st *writeStmts, head *headMemo, usage *groupUsage, a *narrator.Audio) (*narrator.Audio, narrator.Job, error) {
+// createAudio inserts a as CreateAudio describes, in tx, and counts its
+// effects on its account and project in the group's usage. Its jobs are
+// returned for the caller to enqueue, not enqueued. head is the group's
+// memo of the synthesis queue's head.
+func (s *Store) createAudio(ctx context.Context, tx *sql.Tx, st *writeStmts, head *headMemo, usage *groupUsage, a *narrator.Audio) (*narrator.Audio, []narrator.Job, error) {
 	acct, err := usage.account(ctx, tx, st, a.ProjectID)
 	if err != nil {
 		return nil, nil, err
@@ -318,8 +311,9 @@ func (s *Store) createAudio(ctx context.Context, tx *sql.Tx, st *writeStmts, hea
 	if err := s.readHead(ctx, tx, head); err != nil {
 		return nil, nil, err
 	}
-	round := narrator.FairRound(head.round, acct.usage)
-	got := narrator.PlanCreate(a, s.now())
+	plan := narrator.PlanCreate(a, s.now())
+	got, eff := plan.Next, plan.Effects
+	eff.Round = narrator.FairRound(head.round, acct.usage)
 	meta, err := encodeMetadata(got.Metadata)
 	if err != nil {
 		return nil, nil, err
@@ -336,10 +330,9 @@ func (s *Store) createAudio(ctx context.Context, tx *sql.Tx, st *writeStmts, hea
 	if got.Media, err = insertMedia(ctx, tx, st, got.ID); err != nil {
 		return nil, nil, err
 	}
-	queued, bytes := narrator.UsageDelta(nil, &got)
-	acct.add(round, queued, bytes)
-	usage.audios[got.ProjectID]++
-	return &got, narrator.SynthesizeJob{AudioID: got.ID, Revision: got.Revision, Round: round}, nil
+	acct.add(eff.Round, eff.Queued, eff.MediaBytes)
+	usage.audios[got.ProjectID] += eff.AudioCount
+	return &got, eff.Jobs(&got), nil
 }
 
 // insertMediaSQL inserts an audio's media rows, one of each of
@@ -443,17 +436,26 @@ UPDATE accounts SET synthesis_round = ?, queued = queued + ?, media_bytes = medi
 WHERE id = ?`
 
 // flush writes the group's changes to its accounts and projects, and
-// forgets them: an account is read again by its next create.
-func (g *groupUsage) flush(ctx context.Context, tx *sql.Tx, st *writeStmts) error {
+// forgets them: an account is read again by its next create. It takes the
+// steps of narrator.Effects that it writes in their order, accounts
+// (narrator.StepUsage) before projects (narrator.StepAudioCount), and tells
+// trace of each.
+func (g *groupUsage) flush(ctx context.Context, tx *sql.Tx, st *writeStmts, trace func(narrator.EffectStep)) error {
 	done := map[*groupAccount]bool{}
 	for _, a := range g.byProject {
 		if !a.changed || done[a] {
 			continue
 		}
+		if len(done) == 0 {
+			trace(narrator.StepUsage)
+		}
 		done[a] = true
 		if _, err := tx.StmtContext(ctx, st.addGroupUsage).ExecContext(ctx, a.usage.NextRound, a.queued, a.bytes, a.id); err != nil {
 			return fmt.Errorf("count usage of account %d: %w", a.id, err)
 		}
+	}
+	if len(g.audios) > 0 {
+		trace(narrator.StepAudioCount)
 	}
 	for projectID, n := range g.audios {
 		if _, err := tx.StmtContext(ctx, st.addAudioCount).ExecContext(ctx, n, projectID); err != nil {

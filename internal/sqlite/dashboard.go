@@ -158,7 +158,7 @@ func (s *Store) RegenerateAudio(ctx context.Context, projectID int64, ref string
 	if err := s.resynthesize(ctx, tx, a, true); err != nil {
 		return nil, err
 	}
-	if err := tx.Commit(); err != nil {
+	if err := commit(tx); err != nil {
 		return nil, fmt.Errorf("regenerate audio %d: commit: %w", a.ID, err)
 	}
 	return a, nil

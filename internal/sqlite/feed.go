@@ -91,7 +91,7 @@ func (s *Store) SaveFeed(ctx context.Context, f *narrator.Feed) error {
 		return fmt.Errorf("save feed of project %d: %w", f.ProjectID, formatError(err, "a feed with this token"))
 	}
 	f.CreatedAt, f.UpdatedAt = fromMicros(created), fromMicros(updated)
-	if err := tx.Commit(); err != nil {
+	if err := commit(tx); err != nil {
 		return fmt.Errorf("save feed of project %d: commit: %w", f.ProjectID, err)
 	}
 	return nil
@@ -119,7 +119,7 @@ func (s *Store) RotateFeedToken(ctx context.Context, projectID int64, token stri
 	case err != nil:
 		return nil, fmt.Errorf("rotate feed token of project %d: %w", projectID, formatError(err, "a feed with this token"))
 	}
-	if err := tx.Commit(); err != nil {
+	if err := commit(tx); err != nil {
 		return nil, fmt.Errorf("rotate feed token of project %d: commit: %w", projectID, err)
 	}
 	return f, nil

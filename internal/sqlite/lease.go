@@ -44,7 +44,7 @@ func (s *Store) LeaseSynthesis(ctx context.Context, audioID int64, revision int,
 	if _, err := tx.ExecContext(ctx, leaseSynthesisSQL, holder, revision, micros(until), audioID); err != nil {
 		return false, fmt.Errorf("lease audio %d: %w", audioID, err)
 	}
-	if err := tx.Commit(); err != nil {
+	if err := commit(tx); err != nil {
 		return false, fmt.Errorf("lease audio %d: commit: %w", audioID, err)
 	}
 	return true, nil
@@ -69,7 +69,7 @@ func (s *Store) ReleaseSynthesis(ctx context.Context, audioID int64, holder stri
 			return fmt.Errorf("release lease on audio %d: %w", audioID, err)
 		}
 	}
-	if err := tx.Commit(); err != nil {
+	if err := commit(tx); err != nil {
 		return fmt.Errorf("release lease on audio %d: commit: %w", audioID, err)
 	}
 	return nil
@@ -93,7 +93,7 @@ func (s *Store) ReleaseSynthesisLeases(ctx context.Context) error {
 			return fmt.Errorf("release synthesis leases: %w", err)
 		}
 	}
-	if err := tx.Commit(); err != nil {
+	if err := commit(tx); err != nil {
 		return fmt.Errorf("release synthesis leases: commit: %w", err)
 	}
 	return nil

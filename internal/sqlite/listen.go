@@ -102,7 +102,7 @@ func (s *Store) RecordListen(ctx context.Context, projectID, audioID int64, even
 	if _, err := tx.ExecContext(ctx, countProjectListenSQL, projectID, day, event); err != nil {
 		return fmt.Errorf("record listen of audio %d: project: %w", audioID, err)
 	}
-	if err := tx.Commit(); err != nil {
+	if err := commit(tx); err != nil {
 		return fmt.Errorf("record listen of audio %d: commit: %w", audioID, err)
 	}
 	return nil
@@ -117,7 +117,7 @@ func (s *Store) AudioListens(ctx context.Context, audioID int64) (narrator.Liste
 	var c narrator.ListenCounts
 	rows, err := s.reader.QueryContext(ctx, audioListensSQL, audioID)
 	if err != nil {
-		return c, fmt.Errorf("listens of audio %d: %w", audioID, err)
+		return c, fmt.Errorf("listens of audio %d: %w", audioID, unavailable(err))
 	}
 	defer rows.Close()
 	for rows.Next() {
@@ -144,7 +144,7 @@ const projectListensSQL = `SELECT day, event, count FROM project_listens WHERE p
 func (s *Store) ProjectListens(ctx context.Context, projectID int64, since time.Time) (*narrator.ProjectListens, error) {
 	rows, err := s.reader.QueryContext(ctx, projectListensSQL, projectID)
 	if err != nil {
-		return nil, fmt.Errorf("listens of project %d: %w", projectID, err)
+		return nil, fmt.Errorf("listens of project %d: %w", projectID, unavailable(err))
 	}
 	defer rows.Close()
 	out := &narrator.ProjectListens{Days: []narrator.DailyListens{}}

@@ -28,7 +28,7 @@ func (s *Store) ReportSynthesis(ctx context.Context, audioID int64, holder strin
 		p.UnitsDone, p.UnitsTotal, p.LiveKey, micros(p.StartedAt), micros(s.now()),
 		audioID, holder, p.Revision)
 	if err != nil {
-		return false, fmt.Errorf("report synthesis of audio %d: %w", audioID, err)
+		return false, fmt.Errorf("report synthesis of audio %d: %w", audioID, unavailable(err))
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
@@ -53,7 +53,7 @@ func (s *Store) SynthesisProgress(ctx context.Context, audioID int64, revision i
 	case errors.Is(err, sql.ErrNoRows):
 		return narrator.SynthesisProgress{}, narrator.Errorf(narrator.ENOTFOUND, "no progress reported on synthesising audio %d revision %d", audioID, revision)
 	case err != nil:
-		return narrator.SynthesisProgress{}, fmt.Errorf("synthesis progress of audio %d: %w", audioID, err)
+		return narrator.SynthesisProgress{}, fmt.Errorf("synthesis progress of audio %d: %w", audioID, unavailable(err))
 	}
 	p.StartedAt, p.UpdatedAt = fromMicros(started), fromMicros(updated)
 	return p, nil

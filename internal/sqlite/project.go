@@ -37,7 +37,7 @@ func (s *Store) CreateProject(ctx context.Context, p *narrator.Project) error {
 	if err != nil {
 		return fmt.Errorf("create project: %w", err)
 	}
-	if err := tx.Commit(); err != nil {
+	if err := commit(tx); err != nil {
 		return fmt.Errorf("create project: commit: %w", err)
 	}
 	p.ID, p.CreatedAt, p.AudioCount = id, now, 0
@@ -160,7 +160,7 @@ func (s *Store) AuthorizeProject(ctx context.Context, hash []byte, projectID int
 		return p, nil
 	}
 	if !errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("authorize project %d: %w", projectID, err)
+		return nil, fmt.Errorf("authorize project %d: %w", projectID, unavailable(err))
 	}
 	// Rare: tell a bad key from a project that is not the key's.
 	if _, err := s.AuthenticateAPIKey(ctx, hash); err != nil {

@@ -49,7 +49,7 @@ func (s *Store) SetPronunciation(ctx context.Context, p *narrator.Pronunciation)
 		return fmt.Errorf("set pronunciation %q: %w", p.Phrase, err)
 	}
 	p.CreatedAt = fromMicros(created)
-	if err := tx.Commit(); err != nil {
+	if err := commit(tx); err != nil {
 		return fmt.Errorf("set pronunciation %q: commit: %w", p.Phrase, err)
 	}
 	return nil
@@ -74,7 +74,7 @@ SELECT ` + pronunciationColumns + ` FROM pronunciations WHERE project_id = ? ORD
 func (s *Store) ListPronunciations(ctx context.Context, projectID int64) ([]*narrator.Pronunciation, error) {
 	rows, err := s.reader.QueryContext(ctx, listPronunciationsSQL, projectID)
 	if err != nil {
-		return nil, fmt.Errorf("list pronunciations of project %d: %w", projectID, err)
+		return nil, fmt.Errorf("list pronunciations of project %d: %w", projectID, unavailable(err))
 	}
 	defer rows.Close()
 	out := []*narrator.Pronunciation{}
@@ -105,7 +105,7 @@ func (s *Store) RemovePronunciation(ctx context.Context, projectID, id int64) (*
 		return nil, narrator.Errorf(narrator.ENOTFOUND, "project %d has no pronunciation %d", projectID, id)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("remove pronunciation %d: %w", id, err)
+		return nil, fmt.Errorf("remove pronunciation %d: %w", id, unavailable(err))
 	}
 	p.CreatedAt = fromMicros(created)
 	return &p, nil
@@ -156,7 +156,7 @@ func (s *Store) ResynthesizeMatching(ctx context.Context, projectID int64, rule 
 		}
 		ids = append(ids, a.ID)
 	}
-	if err := tx.Commit(); err != nil {
+	if err := commit(tx); err != nil {
 		return nil, fmt.Errorf("resynthesize %q: commit: %w", rule.Phrase, err)
 	}
 	return ids, nil
@@ -181,10 +181,9 @@ func (s *Store) resynthesize(ctx context.Context, tx *sql.Tx, a *narrator.Audio,
 	if _, err := tx.ExecContext(ctx, resynthesizeSQL, a.Revision, micros(a.UpdatedAt), a.ID); err != nil {
 		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
 	}
-	if err := s.addUsage(ctx, tx, &before, a); err != nil {
-		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
-	}
-	if err := s.enqueue(ctx, tx, narrator.SynthesizeJob{AudioID: a.ID, Revision: a.Revision, Round: round}); err != nil {
+	eff := narrator.ChangeEffects(&before, a)
+	eff.Round = round
+	if err := s.applyEffects(ctx, tx, a, eff); err != nil {
 		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
 	}
 	return nil

@@ -75,23 +75,6 @@ func (s *Store) readHead(ctx context.Context, tx *sql.Tx, head *headMemo) error 
 	return nil
 }
 
-const addUsageSQL = `
-UPDATE accounts SET queued = queued + ?, media_bytes = media_bytes + ?
-WHERE id = (SELECT account_id FROM projects WHERE id = ?)`
-
-// addUsage moves the usage of the account of the audio that changed from
-// before to after (narrator.UsageDelta), in the transaction of the change.
-func (s *Store) addUsage(ctx context.Context, tx *sql.Tx, before, after *narrator.Audio) error {
-	queued, bytes := narrator.UsageDelta(before, after)
-	if queued == 0 && bytes == 0 {
-		return nil
-	}
-	if _, err := s.exec(ctx, tx, addUsageSQL, func(st *writeStmts) *sql.Stmt { return st.addUsage }, queued, bytes, after.ProjectID); err != nil {
-		return fmt.Errorf("count usage of project %d's account: %w", after.ProjectID, err)
-	}
-	return nil
-}
-
 // queryRow runs query in tx, through its statement among the prepared
 // writes (pick) once a create has prepared them.
 func (s *Store) queryRow(ctx context.Context, tx *sql.Tx, query string, pick func(*writeStmts) *sql.Stmt, args ...any) *sql.Row {
@@ -120,7 +103,7 @@ func (s *Store) AccountUsage(ctx context.Context, accountID int64) (narrator.Usa
 	case err == sql.ErrNoRows:
 		return u, narrator.Errorf(narrator.ENOTFOUND, "account %d not found", accountID)
 	case err != nil:
-		return u, fmt.Errorf("usage of account %d: %w", accountID, err)
+		return u, fmt.Errorf("usage of account %d: %w", accountID, unavailable(err))
 	}
 	return u, nil
 }

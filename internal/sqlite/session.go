@@ -47,7 +47,7 @@ func (s *Store) CreateSession(ctx context.Context, sess *narrator.Session, token
 	if err != nil {
 		return fmt.Errorf("create session: %w", err)
 	}
-	if err := tx.Commit(); err != nil {
+	if err := commit(tx); err != nil {
 		return fmt.Errorf("create session: commit: %w", err)
 	}
 	sess.ID, sess.CreatedAt = id, now
@@ -96,7 +96,7 @@ func (s *Store) DeleteSession(ctx context.Context, tokenHash []byte) error {
 	if _, err := tx.ExecContext(ctx, deleteSessionSQL, tokenHash); err != nil {
 		return fmt.Errorf("delete session: %w", err)
 	}
-	if err := tx.Commit(); err != nil {
+	if err := commit(tx); err != nil {
 		return fmt.Errorf("delete session: commit: %w", err)
 	}
 	return nil

@@ -48,7 +48,7 @@ func (s *Store) ReserveSignInAttempt(ctx context.Context, attempt string, limits
 	if _, err := tx.ExecContext(ctx, pruneSignInFailuresSQL, micros(at.Add(-SignInFailureRetention))); err != nil {
 		return nil, fmt.Errorf("reserve sign-in attempt: prune: %w", err)
 	}
-	if err := tx.Commit(); err != nil {
+	if err := commit(tx); err != nil {
 		return nil, fmt.Errorf("reserve sign-in attempt: commit: %w", err)
 	}
 	return nil, nil
@@ -93,7 +93,7 @@ func (s *Store) ClearSignInAttempts(ctx context.Context, attempt string, keys []
 			return fmt.Errorf("clear sign-in attempts: %w", err)
 		}
 	}
-	if err := tx.Commit(); err != nil {
+	if err := commit(tx); err != nil {
 		return fmt.Errorf("clear sign-in attempts: commit: %w", err)
 	}
 	return nil

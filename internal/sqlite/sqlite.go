@@ -16,6 +16,7 @@ import (
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/migration"
+	"github.com/narrator/narrator/internal/sqlstore"
 )
 
 // BusyTimeout is how long a connection waits for another one's write lock
@@ -52,11 +53,13 @@ type JobInserter interface {
 
 // Options configures a Store.
 type Options struct {
-	// Jobs builds the inserter of the jobs that writes need, on the store's
-	// writer pool, during Open (River's SQLite client must share that pool).
-	// When nil, writes that need a job fail and change nothing.
-	Jobs func(writer *sql.DB) (JobInserter, error)
-	// ReadConns is the size of the read-only pool; 0 means 4.
+	// Jobs inserts the jobs that writes need. River's queue is built on
+	// the database's writer pool (DB.Writer) before the store, which then
+	// takes it: pool, queue, store. When nil, writes that need a job fail
+	// and change nothing.
+	Jobs JobInserter
+	// ReadConns is the size of the read-only pool that Open opens; 0
+	// means 4.
 	ReadConns int
 	// EventBody renders the body of webhook deliveries. When nil, a change
 	// that an endpoint is to hear of fails and changes nothing.
@@ -64,6 +67,11 @@ type Options struct {
 	// Limits bound what each account may queue and store; zero values
 	// mean no limit.
 	Limits narrator.Limits
+	// EffectFunc, when set, is told of each step of a write's effects as
+	// the store takes it (narrator.Effects.Steps), inside the write's
+	// transaction: the store suite checks that every store takes them in
+	// one order.
+	EffectFunc func(narrator.EffectStep)
 }
 
 // Store is the SQLite store. It holds two pools on one database file: a
@@ -71,6 +79,9 @@ type Options struct {
 // (River needs this too), and a read-only pool for plain reads, which WAL
 // lets run beside the writer.
 type Store struct {
+	// Store holds the methods both stores share, on this one's database.
+	*sqlstore.Store
+
 	// Now is the store's clock. It defaults to time.Now; stored times are
 	// truncated to microseconds and kept in UTC.
 	Now func() time.Time
@@ -79,8 +90,8 @@ type Store struct {
 	writer *sql.DB
 	reader *sql.DB
 	jobs   JobInserter
-	body   narrator.EventBodyFunc
 	limits narrator.Limits
+	effect func(narrator.EffectStep)
 	reads  stmtCache[readStmts]
 	writes stmtCache[writeStmts]
 	cache  *readCache
@@ -88,9 +99,51 @@ type Store struct {
 	creates createQueue
 }
 
-// Open opens (creating if needed) the database file at path. It does not
-// migrate: call Migrate, or check SchemaCurrent.
+// DB is an open database file: a writer pool with exactly one
+// connection, a read-only pool and the read cache. OpenDB opens it, River's
+// queue is built on its writer (Writer), and New makes the store on it,
+// which owns it from then on.
+type DB struct {
+	path   string
+	writer *sql.DB
+	reader *sql.DB
+	cache  *readCache
+}
+
+// Writer returns the writer pool, which has exactly one connection, for
+// River's queue and migrations: their transactions and the store's are
+// serialised on that one connection.
+func (db *DB) Writer() *sql.DB { return db.writer }
+
+// Close closes the read cache and both pools. A store made by New closes
+// them itself.
+func (db *DB) Close() error {
+	return errors.Join(db.cache.close(), db.reader.Close(), db.writer.Close())
+}
+
+// Open opens (creating if needed) the database file at path and the store
+// on it (OpenDB, New). It does not migrate: call Migrate, or check
+// SchemaCurrent.
 func Open(ctx context.Context, path string, opts Options) (*Store, error) {
+	db, err := OpenDB(ctx, path, opts.ReadConns)
+	if err != nil {
+		return nil, err
+	}
+	return New(db, opts), nil
+}
+
+// New returns the store on db, which it owns from then on.
+func New(db *DB, opts Options) *Store {
+	s := &Store{Now: time.Now, path: db.path, writer: db.writer, reader: db.reader, cache: db.cache,
+		jobs: opts.Jobs, limits: opts.Limits, effect: opts.EffectFunc,
+		reads: stmtCache[readStmts]{prepare: prepareReads}, writes: stmtCache[writeStmts]{prepare: prepareWrites}}
+	s.Store = sqlstore.New(dialect{s}, s.now, opts.EventBody)
+	return s
+}
+
+// OpenDB opens (creating if needed) the database file at path, with
+// readConns connections in the read-only pool (4 when 0).
+func OpenDB(ctx context.Context, path string, readConns int) (*DB, error) {
 	if path == "" || strings.HasPrefix(path, ":memory:") || strings.HasPrefix(path, "file:") {
 		return nil, fmt.Errorf("open sqlite: %q is not a file path", path)
 	}
@@ -141,7 +194,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		writer.Close()
 		return nil, fmt.Errorf("open sqlite reader %s: %w", path, err)
 	}
-	n := opts.ReadConns
+	n := readConns
 	if n <= 0 {
 		n = defaultReadConns
 	}
@@ -158,15 +211,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		writer.Close()
 		return nil, fmt.Errorf("open sqlite read cache %s: %w", path, err)
 	}
-	st := &Store{Now: time.Now, path: path, writer: writer, reader: reader, body: opts.EventBody, limits: opts.Limits,
-		reads: stmtCache[readStmts]{prepare: prepareReads}, writes: stmtCache[writeStmts]{prepare: prepareWrites}, cache: cache}
-	if opts.Jobs != nil {
-		if st.jobs, err = opts.Jobs(writer); err != nil {
-			st.Close()
-			return nil, fmt.Errorf("open sqlite %s: %w", path, err)
-		}
-	}
-	return st, nil
+	return &DB{path: path, writer: writer, reader: reader, cache: cache}, nil
 }
 
 // DB returns the writer pool, which has exactly one connection, for
@@ -204,7 +249,7 @@ func (s *Store) enqueueMany(ctx context.Context, tx *sql.Tx, jobs []narrator.Job
 func (s *Store) Ping(ctx context.Context) error {
 	var n int
 	if err := s.reader.QueryRowContext(ctx, "SELECT 1").Scan(&n); err != nil {
-		return fmt.Errorf("ping database: %w", err)
+		return fmt.Errorf("ping database: %w", unavailable(err))
 	}
 	return nil
 }
@@ -223,7 +268,7 @@ func (s *Store) now() time.Time {
 func (s *Store) beginWrite(ctx context.Context) (*sql.Tx, error) {
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, fmt.Errorf("begin write: %w", err)
+		return nil, fmt.Errorf("begin write: %w", unavailable(err))
 	}
 	return tx, nil
 }
@@ -233,7 +278,7 @@ func (s *Store) beginWrite(ctx context.Context) (*sql.Tx, error) {
 func (s *Store) beginRead(ctx context.Context) (*sql.Tx, error) {
 	tx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return nil, fmt.Errorf("begin read: %w", err)
+		return nil, fmt.Errorf("begin read: %w", unavailable(err))
 	}
 	return tx, nil
 }
@@ -315,7 +360,7 @@ func (s *Store) applyMigration(ctx context.Context, m migration.Migration) error
 	if _, err := tx.ExecContext(ctx, recordMigrationSQL, m.Version, m.Name, micros(s.now())); err != nil {
 		return fmt.Errorf("migrate %s: record: %w", m.Name, err)
 	}
-	if err := tx.Commit(); err != nil {
+	if err := commit(tx); err != nil {
 		return fmt.Errorf("migrate %s: commit: %w", m.Name, err)
 	}
 	return nil

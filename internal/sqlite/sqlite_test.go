@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/jobs"
 	"github.com/narrator/narrator/internal/storetest"
 )
 
@@ -44,7 +45,7 @@ func (recorderJobs) Prepare(context.Context) error { return nil }
 
 // withJobs returns Options whose job inserter is j.
 func withJobs(j JobInserter) Options {
-	return Options{Jobs: func(*sql.DB) (JobInserter, error) { return j, nil }}
+	return Options{Jobs: j}
 }
 
 // mustOpen opens and migrates a store in a new directory.
@@ -71,6 +72,32 @@ func mustOpenPath(tb testing.TB, path string, opts Options) *Store {
 	return s
 }
 
+// mustOpenQueue opens and migrates a store in a new directory with River's
+// queue (not started) and tables, as the server does: the database's
+// pools, the queue on its writer, then the store. (sqlitetest.Open does
+// the same for other packages; this package's tests cannot import it.)
+func mustOpenQueue(tb testing.TB) *Store {
+	tb.Helper()
+	db, err := OpenDB(tb.Context(), filepath.Join(tb.TempDir(), "narrator.db"), 0)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	q, err := jobs.NewSQLite(db.Writer(), jobs.Config{})
+	if err != nil {
+		db.Close()
+		tb.Fatal(err)
+	}
+	s := New(db, Options{Jobs: q})
+	tb.Cleanup(func() { s.Close() })
+	if err := s.Migrate(tb.Context()); err != nil {
+		tb.Fatal(err)
+	}
+	if err := jobs.MigrateSQLite(tb.Context(), s.DB()); err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
 // The store has every method of the suite's interface.
 var _ storetest.SchemaStore = (*Store)(nil)
 
@@ -79,6 +106,7 @@ func TestStore(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, now func() time.Time, rec *storetest.Recorder) storetest.Store {
 		opts := withJobs(recorderJobs{rec})
 		opts.EventBody = rec.EventBody
+		opts.EffectFunc = rec.Effect
 		opts.Limits = storetest.SuiteLimits
 		s := mustOpen(t, opts)
 		s.Now = now

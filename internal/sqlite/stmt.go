@@ -67,7 +67,7 @@ func (c *stmtCache[T]) get(ctx context.Context, db *sql.DB) (*T, error) {
 		for _, st := range p.done {
 			st.Close()
 		}
-		return nil, p.err
+		return nil, unavailable(p.err)
 	}
 	c.v, c.all = v, p.done
 	return v, nil

@@ -37,7 +37,7 @@ func (s *Store) CreateUser(ctx context.Context, u *narrator.User) error {
 	if err != nil {
 		return fmt.Errorf("create user: %w", err)
 	}
-	if err := tx.Commit(); err != nil {
+	if err := commit(tx); err != nil {
 		return fmt.Errorf("create user: commit: %w", err)
 	}
 	u.ID, u.CreatedAt, u.UpdatedAt = id, now, now
@@ -106,7 +106,7 @@ func (s *Store) SetUserPassword(ctx context.Context, userID int64, passwordHash 
 	if _, err := tx.ExecContext(ctx, deleteUserSessionsSQL, userID); err != nil {
 		return fmt.Errorf("set password of user %d: end sessions: %w", userID, err)
 	}
-	if err := tx.Commit(); err != nil {
+	if err := commit(tx); err != nil {
 		return fmt.Errorf("set password of user %d: commit: %w", userID, err)
 	}
 	return nil

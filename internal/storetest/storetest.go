@@ -124,8 +124,9 @@ var SuiteLimits = narrator.Limits{MaxQueued: 100, MaxMediaBytes: 1 << 30}
 // must use now as its clock and SuiteLimits as its limits, pass every job
 // it enqueues to rec, returning rec's error so that a failing enqueue rolls
 // the store's transaction back, answer for the head of the synthesis queue
-// with rec.SynthesisHead, and render webhook deliveries with rec.EventBody.
-// It should register its cleanup with t.Cleanup.
+// with rec.SynthesisHead, render webhook deliveries with rec.EventBody, and
+// tell rec.Effect of each step of a write's effects (narrator.EffectStep) as
+// it takes it. It should register its cleanup with t.Cleanup.
 type NewStoreFunc func(t *testing.T, now func() time.Time, rec *Recorder) Store
 
 // SynthesizeCall is one recorded synthesis job.
@@ -143,7 +144,10 @@ type Recorder struct {
 	head       int64
 	deletes    [][]string
 	webhooks   []int64
-	err        error
+	// steps are the effect steps, jobs and renderings in the order they
+	// came (Steps).
+	steps []string
+	err   error
 }
 
 // Record records a job and returns the error set by FailWith. A failed
@@ -154,6 +158,7 @@ func (r *Recorder) Record(job narrator.Job) error {
 	if r.err != nil {
 		return r.err
 	}
+	r.steps = append(r.steps, "job "+job.JobKind())
 	switch j := job.(type) {
 	case narrator.SynthesizeJob:
 		r.synthesize = append(r.synthesize, SynthesizeCall{AudioID: j.AudioID, Revision: j.Revision})
@@ -222,10 +227,31 @@ func (r *Recorder) Delivered() []int64 {
 	return slices.Clone(r.webhooks)
 }
 
+// Effect records a step of a write's effects, as the store takes it.
+func (r *Recorder) Effect(step narrator.EffectStep) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.steps = append(r.steps, string(step))
+}
+
+// Steps returns, in the order they came, the effect steps (Effect), the
+// recorded jobs ("job " and their kind) and the renderings of events
+// ("render " and their type), and forgets them.
+func (r *Recorder) Steps() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	steps := r.steps
+	r.steps = nil
+	return steps
+}
+
 // EventBody renders an event as a line that the suite checks: its type,
 // project, time, and for an audio event the audio's ID, state, deletion
 // and media keys.
 func (r *Recorder) EventBody(e *narrator.Event) ([]byte, error) {
+	r.mu.Lock()
+	r.steps = append(r.steps, "render "+e.Type)
+	r.mu.Unlock()
 	s := fmt.Sprintf("%s project=%d at=%s", e.Type, e.ProjectID, e.CreatedAt.UTC().Format(time.RFC3339Nano))
 	if a := e.Audio; a != nil {
 		s += fmt.Sprintf(" audio=%d state=%s deleted=%t keys=%v", a.ID, a.State, a.Deleted, a.MediaKeys())
@@ -316,6 +342,7 @@ func Run(t *testing.T, newStore NewStoreFunc) {
 		{"WebhookEvent", webhookEventTests},
 		{"WebhookDelivery", webhookDeliveryTests},
 		{"Voice", voiceTests},
+		{"Effects", effectTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -131,7 +132,7 @@ var errorPages = map[string]struct {
 	narrator.ECONFLICT:    {http.StatusConflict, "Conflict", ""},
 	narrator.EQUEUEFULL:   {http.StatusTooManyRequests, "Too many audios waiting", ""},
 	narrator.EQUOTA:       {http.StatusForbidden, "Storage quota full", ""},
-	narrator.EUNAVAILABLE: {http.StatusServiceUnavailable, "Not ready yet", ""},
+	narrator.EUNAVAILABLE: {http.StatusServiceUnavailable, "Not available just now", ""},
 	narrator.EUNREADABLE:  {http.StatusUnprocessableEntity, "The page could not be imported", ""},
 	errCSRF: {http.StatusForbidden, "Request refused",
 		"This form's security token is missing or out of date, so it was not accepted. Go back, reload the page and try again."},
@@ -149,8 +150,11 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if !ok {
 		e = errorPages[narrator.EINTERNAL]
 	}
-	if e.status == http.StatusInternalServerError {
+	switch e.status {
+	case http.StatusInternalServerError:
 		s.logger.ErrorContext(r.Context(), "dashboard request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	case http.StatusServiceUnavailable:
+		w.Header().Set("Retry-After", strconv.Itoa(int(narrator.UnavailableRetryAfter.Seconds())))
 	}
 	msg := e.message
 	if msg == "" {

@@ -2,7 +2,6 @@ package web_test
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -24,6 +23,7 @@ import (
 	"github.com/narrator/narrator/internal/jobs"
 	"github.com/narrator/narrator/internal/localfs"
 	"github.com/narrator/narrator/internal/sqlite"
+	"github.com/narrator/narrator/internal/sqlite/sqlitetest"
 	"github.com/narrator/narrator/internal/web"
 )
 
@@ -83,25 +83,9 @@ func setup(t *testing.T, mod func(*web.Deps)) *testBundle {
 	t.Helper()
 	ctx := t.Context()
 	dir := t.TempDir()
-	var queue *jobs.Queue[*sql.Tx]
-	st, err := sqlite.Open(ctx, filepath.Join(dir, "test.db"), sqlite.Options{
-		Jobs: func(db *sql.DB) (sqlite.JobInserter, error) {
-			var err error
-			queue, err = jobs.NewSQLite(db, jobs.Config{})
-			return queue, err
-		},
+	st, queue := sqlitetest.OpenPath(t, filepath.Join(dir, "test.db"), sqlite.Options{
 		EventBody: func(e *narrator.Event) ([]byte, error) { return []byte(`{"action_type":"` + e.Type + `"}`), nil },
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := jobs.MigrateSQLite(ctx, st.DB()); err != nil {
-		t.Fatal(err)
-	}
+	}, jobs.Config{})
 	media, err := localfs.New(filepath.Join(dir, "media"))
 	if err != nil {
 		t.Fatal(err)

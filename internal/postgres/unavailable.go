@@ -1,0 +1,86 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/narrator/narrator"
+)
+
+// unavailable returns err marked narrator.EUNAVAILABLE when it says that
+// the database cannot be reached: no connection could be made, one broke,
+// or the server is shutting down or starting (SQLSTATE class 08, and
+// 57P01 to 57P03). Other errors, a cancelled request's and one that ran out
+// of its own time, are returned as they are.
+func unavailable(err error) error {
+	var (
+		pgErr   *pgconn.PgError
+		connErr *pgconn.ConnectError
+		netErr  net.Error
+	)
+	switch {
+	case err == nil, errors.Is(err, context.Canceled), narrator.ErrorCode(err) != narrator.EINTERNAL:
+		return err
+	case errors.As(err, &pgErr):
+		if strings.HasPrefix(pgErr.Code, "08") || pgErr.Code == "57P01" || pgErr.Code == "57P02" || pgErr.Code == "57P03" {
+			return narrator.Unavailable(err)
+		}
+		return err
+	case errors.As(err, &connErr):
+		return narrator.Unavailable(err)
+	case errors.Is(err, context.DeadlineExceeded):
+		return err
+	case errors.As(err, &netErr), errors.Is(err, pgconn.ErrConnClosed), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return narrator.Unavailable(err)
+	}
+	return err
+}
+
+// txConn is a transaction whose statements' errors go through
+// unavailable, so that an outage in the middle of a write is
+// narrator.EUNAVAILABLE too. beginWrite and beginRead return it.
+type txConn struct{ pgx.Tx }
+
+func (t txConn) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	tag, err := t.Tx.Exec(ctx, sql, args...)
+	return tag, unavailable(err)
+}
+
+func (t txConn) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	rows, err := t.Tx.Query(ctx, sql, args...)
+	return rows, unavailable(err)
+}
+
+func (t txConn) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
+	return row{t.Tx.QueryRow(ctx, sql, args...)}
+}
+
+func (t txConn) Commit(ctx context.Context) error { return unavailable(t.Tx.Commit(ctx)) }
+
+// row is a pgx.Row whose Scan's error goes through unavailable.
+type row struct{ pgx.Row }
+
+func (r row) Scan(dest ...any) error { return unavailable(r.Row.Scan(dest...)) }
+
+// exec runs a statement on the pool, outside a transaction.
+func (s *Store) exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	tag, err := s.pool.Exec(ctx, sql, args...)
+	return tag, unavailable(err)
+}
+
+// query runs a query on the pool, outside a transaction.
+func (s *Store) query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	rows, err := s.pool.Query(ctx, sql, args...)
+	return rows, unavailable(err)
+}
+
+// queryRow runs a query of one row on the pool, outside a transaction.
+func (s *Store) queryRow(ctx context.Context, sql string, args ...any) pgx.Row {
+	return row{s.pool.QueryRow(ctx, sql, args...)}
+}
