@@ -19,6 +19,7 @@ import (
 	"github.com/narrator/narrator/internal/flite"
 	"github.com/narrator/narrator/internal/httpapi"
 	"github.com/narrator/narrator/internal/jobs"
+	"github.com/narrator/narrator/internal/listens"
 	"github.com/narrator/narrator/internal/localfs"
 	"github.com/narrator/narrator/internal/mediaserve"
 	"github.com/narrator/narrator/internal/metrics"
@@ -38,6 +39,7 @@ type dataStore interface {
 	httpapi.Store
 	web.Store
 	player.Store
+	listens.Store
 	feed.Store
 	jobs.Store
 	jobs.WebhookStore

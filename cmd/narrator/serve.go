@@ -28,6 +28,7 @@ import (
 	"github.com/narrator/narrator/internal/health"
 	"github.com/narrator/narrator/internal/httpapi"
 	"github.com/narrator/narrator/internal/jobs"
+	"github.com/narrator/narrator/internal/listens"
 	"github.com/narrator/narrator/internal/logbuf"
 	"github.com/narrator/narrator/internal/mediaserve"
 	"github.com/narrator/narrator/internal/metrics"
@@ -111,6 +112,9 @@ type server struct {
 	engineChecks []health.Check // the engines' readiness; none when the node works no jobs
 	metricsLn    net.Listener   // with metricsHTTP, /metrics on --metrics-addr; nil without it
 	metricsHTTP  *http.Server
+	// listens counts the player's listening events and writes them once
+	// a second; nil when the node serves no HTTP.
+	listens *listens.Counter
 }
 
 // openServer opens everything a node needs and listens on cfg.Addr, but
@@ -317,6 +321,9 @@ func (s *server) close(ctx context.Context) error {
 	} else if s.metricsLn != nil {
 		s.metricsLn.Close()
 	}
+	if s.listens != nil {
+		s.listens.Close() // the last counts, before the database closes
+	}
 	if s.started {
 		if err := s.backends.queue.Stop(shutCtx); err != nil {
 			errs = append(errs, fmt.Errorf("job queue shutdown: %w", err))
@@ -376,7 +383,8 @@ func (s *server) routes() (http.Handler, error) {
 		Voices: s.voices, MaxAudioDuration: s.cfg.MaxAudioDuration, Pages: pages})
 	mux.Handle("/api/", api)
 	mux.Handle("/media/", http.StripPrefix("/media/", mediaserve.New(s.backends.media, mediaserve.Options{Logger: s.logger})))
-	embed, err := newEmbed(s.cfg, st, s.logger)
+	s.listens = listens.New(listens.Config{Store: s.backends.store, Logger: s.logger})
+	embed, err := newEmbed(s.cfg, st, s.listens, s.logger)
 	if err != nil {
 		return nil, err
 	}

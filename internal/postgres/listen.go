@@ -70,49 +70,6 @@ func (s *Store) FindAudioByArticleURL(ctx context.Context, projectID int64, arti
 	return a, nil
 }
 
-const liveAudioOfProjectSQL = `SELECT 1 FROM audios WHERE id = $1 AND project_id = $2 AND deleted_at IS NULL`
-
-const countAudioListenSQL = `
-INSERT INTO audio_listens (audio_id, event, day, count) VALUES ($1, $2, $3, 1)
-ON CONFLICT (audio_id, event, day) DO UPDATE SET count = audio_listens.count + 1`
-
-const countProjectListenSQL = `
-INSERT INTO project_listens (project_id, day, event, count) VALUES ($1, $2, $3, 1)
-ON CONFLICT (project_id, day, event) DO UPDATE SET count = project_listens.count + 1`
-
-// RecordListen counts one listening event of a live audio of a project on
-// the UTC day of at. It returns EINVALID for an unknown event and
-// ENOTFOUND if the audio is not a live audio of that project.
-func (s *Store) RecordListen(ctx context.Context, projectID, audioID int64, event string, at time.Time) error {
-	if err := narrator.ValidateListenEvent(event); err != nil {
-		return err
-	}
-	tx, err := s.beginWrite(ctx)
-	if err != nil {
-		return fmt.Errorf("record listen of audio %d: %w", audioID, err)
-	}
-	defer rollback(ctx, tx)
-	var one int
-	err = tx.QueryRow(ctx, liveAudioOfProjectSQL, audioID, projectID).Scan(&one)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return audioNotFound(strconv.FormatInt(audioID, 10))
-	}
-	if err != nil {
-		return fmt.Errorf("record listen of audio %d: %w", audioID, err)
-	}
-	day := narrator.ListenDay(at)
-	if _, err := tx.Exec(ctx, countAudioListenSQL, audioID, event, day); err != nil {
-		return fmt.Errorf("record listen of audio %d: %w", audioID, err)
-	}
-	if _, err := tx.Exec(ctx, countProjectListenSQL, projectID, day, event); err != nil {
-		return fmt.Errorf("record listen of audio %d: project: %w", audioID, err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("record listen of audio %d: commit: %w", audioID, err)
-	}
-	return nil
-}
-
 // audioListensSQL is a range scan of audio_listens' primary key.
 const audioListensSQL = `SELECT event, SUM(count)::bigint FROM audio_listens WHERE audio_id = $1 GROUP BY event`
 

@@ -94,7 +94,7 @@ type Store interface {
 
 	FindAudioByExternalID(ctx context.Context, projectID int64, externalID string) (*narrator.Audio, error)
 	FindAudioByArticleURL(ctx context.Context, projectID int64, articleURL string) (*narrator.Audio, error)
-	RecordListen(ctx context.Context, projectID, audioID int64, event string, at time.Time) error
+	RecordListens(ctx context.Context, tallies []narrator.ListenTally) error
 	AudioListens(ctx context.Context, audioID int64) (narrator.ListenCounts, error)
 	ProjectListens(ctx context.Context, projectID int64, since time.Time) (*narrator.ProjectListens, error)
 
