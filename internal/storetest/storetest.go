@@ -341,6 +341,7 @@ func Run(t *testing.T, newStore NewStoreFunc) {
 		{"Webhook", webhookTests},
 		{"WebhookEvent", webhookEventTests},
 		{"WebhookDelivery", webhookDeliveryTests},
+		{"WebhookPending", pendingTests},
 		{"Voice", voiceTests},
 		{"Effects", effectTests},
 	}

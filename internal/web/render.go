@@ -134,6 +134,7 @@ var errorPages = map[string]struct {
 	narrator.EQUOTA:       {http.StatusForbidden, "Storage quota full", ""},
 	narrator.EUNAVAILABLE: {http.StatusServiceUnavailable, "Not available just now", ""},
 	narrator.EUNREADABLE:  {http.StatusUnprocessableEntity, "The page could not be imported", ""},
+	narrator.ERATELIMITED: {http.StatusTooManyRequests, "Too many requests", ""},
 	errCSRF: {http.StatusForbidden, "Request refused",
 		"This form's security token is missing or out of date, so it was not accepted. Go back, reload the page and try again."},
 	narrator.EINTERNAL: {http.StatusInternalServerError, "Something went wrong", "The server could not complete the request. Try again in a moment."},
