@@ -144,6 +144,7 @@ type Recorder struct {
 	head       int64
 	deletes    [][]string
 	webhooks   []int64
+	superseded []int64
 	// steps are the effect steps, jobs and renderings in the order they
 	// came (Steps).
 	steps []string
@@ -171,6 +172,28 @@ func (r *Recorder) Record(job narrator.Job) error {
 		return fmt.Errorf("storetest: unknown job %T", job)
 	}
 	return nil
+}
+
+// Supersede records that the store removed an audio's waiting synthesis
+// jobs (narrator.Effects.Supersede); a store's adapter calls it for the
+// JobInserter's SupersedeSynthesis. It returns the error set by FailWith.
+func (r *Recorder) Supersede(audioID int64) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.err != nil {
+		return r.err
+	}
+	r.steps = append(r.steps, "supersede")
+	r.superseded = append(r.superseded, audioID)
+	return nil
+}
+
+// Superseded returns the audios whose waiting synthesis was removed, in
+// order.
+func (r *Recorder) Superseded() []int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.superseded)
 }
 
 // FailWith makes later calls return err, until FailWith(nil).
