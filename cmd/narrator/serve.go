@@ -273,6 +273,7 @@ func (s *server) startWorkers(ctx context.Context) error {
 		Webhook: jobs.NewWebhookWorker(b.store,
 			webhook.New(webhook.Options{AllowPrivate: cfg.WebhooksAllowPrivate, Logger: s.logger}),
 			jobs.WebhookConfig{Logger: s.logger, Metrics: s.metrics}),
+		Resynthesis: jobs.NewResynthesisWorker(b.store, s.logger),
 	}); err != nil {
 		return err
 	}
@@ -380,7 +381,8 @@ func (s *server) routes() (http.Handler, error) {
 	// allowed as for webhooks (--webhooks-allow-private).
 	pages := extract.NewReader(fetcher.New(fetcher.Options{AllowPrivate: s.cfg.WebhooksAllowPrivate, Timeout: importTimeout, Logger: s.logger}))
 	api := httpapi.NewServer(httpapi.Deps{Store: st, Logger: s.logger, MediaURL: s.cfg.MediaURL, Media: s.backends.media, Queue: s.backends.queue,
-		Voices: s.voices, MaxAudioDuration: s.cfg.MaxAudioDuration, Pages: pages})
+		Resynthesis: s.backends.queue,
+		Voices:      s.voices, MaxAudioDuration: s.cfg.MaxAudioDuration, Pages: pages})
 	mux.Handle("/api/", api)
 	mux.Handle("/media/", http.StripPrefix("/media/", mediaserve.New(s.backends.media, mediaserve.Options{Logger: s.logger})))
 	s.listens = listens.New(listens.Config{Store: s.backends.store, Logger: s.logger})

@@ -119,7 +119,7 @@ func (s *Store) RegenerateAudio(ctx context.Context, projectID int64, ref string
 	if err != nil {
 		return nil, fmt.Errorf("regenerate audio %q in project %d: %w", ref, projectID, err)
 	}
-	if err := s.resynthesize(ctx, tx, a, true); err != nil {
+	if err := s.resynthesize(ctx, tx, a); err != nil {
 		return nil, err
 	}
 	if err := tx.Commit(ctx); err != nil {
