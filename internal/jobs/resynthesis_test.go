@@ -1,6 +1,8 @@
 package jobs_test
 
 import (
+	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -42,4 +44,58 @@ func TestResynthesis(t *testing.T) {
 			t.Errorf("after the re-synthesis: %s at revision %d, want unprocessed at %d", a.State, a.Revision, processed.Revision+1)
 		}
 	})
+}
+
+// fullStore is a ResynthesisStore whose account is full after n audios.
+type fullStore struct {
+	ids []int64
+	n   int
+}
+
+func (s *fullStore) ResynthesisCandidates(context.Context, int64, *narrator.Pronunciation) ([]int64, error) {
+	return s.ids, nil
+}
+
+func (s *fullStore) ResynthesizeAudios(_ context.Context, _ int64, _ *narrator.Pronunciation, ids []int64) (int, error) {
+	if len(ids) <= s.n {
+		s.n -= len(ids)
+		return len(ids), nil
+	}
+	done := s.n
+	s.n = 0
+	return done, narrator.Errorf(narrator.EQUEUEFULL, "full")
+}
+
+// TestResynthesisWaitsForRoom: when the account is full the job snoozes,
+// unless it has waited ResynthesisPatience already; then it ends.
+func TestResynthesisWaitsForRoom(t *testing.T) {
+	t.Parallel()
+	ids := make([]int64, 120)
+	for i := range ids {
+		ids[i] = int64(i + 1)
+	}
+	for _, tc := range []struct {
+		name   string
+		age    time.Duration
+		snooze bool
+	}{
+		{"young", time.Minute, true},
+		{"past patience", narrator.ResynthesisPatience + time.Minute, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := &fullStore{ids: ids, n: 70}
+			w := jobs.NewResynthesisWorker(st, nil)
+			err := w.Work(t.Context(), &river.Job[jobs.ResynthesisArgs]{
+				JobRow: &rivertype.JobRow{Attempt: 1, CreatedAt: time.Now().Add(-tc.age)},
+				Args:   jobs.ResynthesisArgs{ProjectID: 1, Phrase: "x"},
+			})
+			var snooze *river.JobSnoozeError
+			if got := errors.As(err, &snooze); got != tc.snooze {
+				t.Errorf("Work = %v; snoozed %v, want %v", err, got, tc.snooze)
+			}
+			if !tc.snooze && err != nil {
+				t.Errorf("Work past patience = %v, want nil", err)
+			}
+		})
+	}
 }
