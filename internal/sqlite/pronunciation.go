@@ -2,11 +2,11 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/sqlstore"
 )
 
 // The methods of pronunciation rules are sqlstore's, but for
@@ -52,7 +52,7 @@ func (s *Store) ResynthesizeMatching(ctx context.Context, projectID int64, rule 
 	}
 	ids := []int64{}
 	for _, a := range matching {
-		if err := s.resynthesize(ctx, tx, a, false); err != nil {
+		if err := sqlstore.Resynthesize(ctx, s.Store, sqlTx{tx}, a, false); err != nil {
 			return nil, err
 		}
 		ids = append(ids, a.ID)
@@ -61,31 +61,4 @@ func (s *Store) ResynthesizeMatching(ctx context.Context, projectID int64, rule 
 		return nil, fmt.Errorf("resynthesize %q: commit: %w", rule.Phrase, err)
 	}
 	return ids, nil
-}
-
-const resynthesizeSQL = `
-UPDATE audios SET state = 'unprocessed', error = '', revision = ?, updated_at = ?
-WHERE id = ?`
-
-// resynthesize makes a live audio unprocessed at a new revision
-// (narrator.Audio.Resynthesize) and enqueues its synthesis, inside tx.
-// When check is set, the account's limits apply
-// (narrator.Limits.CheckSynthesis): a publisher's request does, a
-// pronunciation rule's re-queueing does not.
-func (s *Store) resynthesize(ctx context.Context, tx *sql.Tx, a *narrator.Audio, check bool) error {
-	round, err := s.planSynthesis(ctx, tx, &headMemo{}, a.ProjectID, a.State != narrator.StateUnprocessed, check)
-	if err != nil {
-		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
-	}
-	before := *a
-	a.Resynthesize(s.now())
-	if _, err := tx.ExecContext(ctx, resynthesizeSQL, a.Revision, micros(a.UpdatedAt), a.ID); err != nil {
-		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
-	}
-	eff := narrator.ChangeEffects(&before, a)
-	eff.Round = round
-	if err := s.applyEffects(ctx, tx, a, eff); err != nil {
-		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
-	}
-	return nil
 }
