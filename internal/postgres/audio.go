@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/sqlstore"
 )
 
 // rowLock ends a SELECT. forUpdate locks the rows it returns until the
@@ -28,26 +30,12 @@ const (
 const externalIDIndex = "audios_external_id"
 
 // audioColumns are the columns scanAudio reads.
-const audioColumns = `id, project_id, external_id, title, body, author, article_url, metadata,
-	state, error, revision, duration_ms, created_at, updated_at, deleted_at`
+const audioColumns = sqlstore.AudioColumns
 
+// scanAudio reads a row of audioColumns (sqlstore.AudioColumns); no row is
+// sql.ErrNoRows.
 func scanAudio(row pgx.Row) (*narrator.Audio, error) {
-	var a narrator.Audio
-	var ext *string
-	var deleted *time.Time
-	if err := row.Scan(&a.ID, &a.ProjectID, &ext, &a.Title, &a.Body, &a.Author, &a.ArticleURL, &a.Metadata,
-		&a.State, &a.Error, &a.Revision, &a.DurationMS, &a.CreatedAt, &a.UpdatedAt, &deleted); err != nil {
-		return nil, err
-	}
-	if ext != nil {
-		a.ExternalID = *ext
-	}
-	if a.Metadata == nil {
-		a.Metadata = map[string]string{}
-	}
-	a.CreatedAt, a.UpdatedAt = a.CreatedAt.UTC(), a.UpdatedAt.UTC()
-	a.Deleted = deleted != nil
-	return &a, nil
+	return sqlstore.ScanAudio(utcRow{row})
 }
 
 func audioNotFound(ref string) error {
@@ -59,7 +47,7 @@ const findAudioByIDSQL = `SELECT ` + audioColumns + ` FROM audios WHERE id = $1`
 // findAudioByID returns an audio, deleted or not, without its media.
 func findAudioByID(ctx context.Context, tx pgx.Tx, id int64, lock rowLock) (*narrator.Audio, error) {
 	a, err := scanAudio(tx.QueryRow(ctx, findAudioByIDSQL+string(lock), id))
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, audioNotFound(strconv.FormatInt(id, 10))
 	}
 	return a, err
@@ -75,7 +63,7 @@ FROM audios WHERE project_id = $1 AND external_id = $2 AND deleted_at IS NULL`
 // external ID, without its media.
 func findAudioByExternalID(ctx context.Context, tx pgx.Tx, projectID int64, externalID string, lock rowLock) (*narrator.Audio, error) {
 	a, err := scanAudio(tx.QueryRow(ctx, findLiveAudioByExternalIDSQL+string(lock), projectID, externalID))
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, audioNotFound(strconv.Quote(externalID))
 	}
 	return a, err
@@ -90,7 +78,7 @@ func resolveAudio(ctx context.Context, tx pgx.Tx, projectID int64, ref string, l
 		switch {
 		case err == nil:
 			return a, loadMedia(ctx, tx, a)
-		case !errors.Is(err, pgx.ErrNoRows):
+		case !errors.Is(err, sql.ErrNoRows):
 			return nil, err
 		}
 	}
@@ -358,34 +346,6 @@ func (s *Store) updateAudio(ctx context.Context, tx pgx.Tx, cur *narrator.Audio,
 	return next, nil
 }
 
-const deleteAudioSQL = `UPDATE audios SET deleted_at = $1 WHERE id = $2`
-
-// DeleteAudio marks a live audio, found by reference as FindAudio does, as
-// deleted, and in the same transaction enqueues the removal of its media
-// files. It returns the audio as it was, with Deleted set, or ENOTFOUND.
-func (s *Store) DeleteAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error) {
-	tx, err := s.beginWrite(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("delete audio %q: %w", ref, err)
-	}
-	defer rollback(ctx, tx)
-	a, err := resolveAudio(ctx, tx, projectID, ref, forUpdate)
-	if err != nil {
-		return nil, fmt.Errorf("delete audio %q in project %d: %w", ref, projectID, err)
-	}
-	plan := narrator.PlanDelete(a)
-	if _, err := tx.Exec(ctx, deleteAudioSQL, s.now(), a.ID); err != nil {
-		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
-	}
-	if err := s.applyEffects(ctx, tx, &plan.Next, plan.Effects); err != nil {
-		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return nil, fmt.Errorf("delete audio %d: commit: %w", a.ID, err)
-	}
-	return &plan.Next, nil
-}
-
 // listAudiosSQL is a range scan of the audios_list index: the zero time
 // of "since" is the year 1, before every audio.
 const listAudiosSQL = `
@@ -434,119 +394,4 @@ func queryAudios(ctx context.Context, tx pgx.Tx, query string, args ...any) ([]*
 		return nil, err
 	}
 	return audios, nil
-}
-
-// AudioForSynthesis returns an audio, deleted ones included (with Deleted
-// set, so a worker can skip them), with its media and its project. It
-// returns ENOTFOUND if the audio does not exist.
-func (s *Store) AudioForSynthesis(ctx context.Context, audioID int64) (*narrator.Audio, *narrator.Project, error) {
-	tx, err := s.beginRead(ctx)
-	if err != nil {
-		return nil, nil, fmt.Errorf("audio %d for synthesis: %w", audioID, err)
-	}
-	defer rollback(ctx, tx)
-	a, err := findAudioByID(ctx, tx, audioID, noLock)
-	if err != nil {
-		return nil, nil, fmt.Errorf("audio %d for synthesis: %w", audioID, err)
-	}
-	if err := loadMedia(ctx, tx, a); err != nil {
-		return nil, nil, fmt.Errorf("audio %d for synthesis: %w", audioID, err)
-	}
-	p, err := findProject(ctx, tx, a.ProjectID)
-	if err != nil {
-		return nil, nil, fmt.Errorf("audio %d for synthesis: %w", audioID, err)
-	}
-	return a, p, nil
-}
-
-const setMediaKeySQL = `UPDATE media SET key = $1, bytes = $2 WHERE id = $3`
-
-const publishAudioSQL = `
-UPDATE audios SET state = 'processed', error = '', duration_ms = $1, updated_at = $2,
-	lease_holder = NULL, lease_revision = NULL, lease_until = NULL
-WHERE id = $3`
-
-// PublishAudio records the published media of one revision of an audio: it
-// sets each media's key and size from r, marks the audio processed with
-// r's duration, releases its synthesis lease, and enqueues
-// the removal of the keys it replaced, all in one transaction. It returns
-// ECONFLICT, changing nothing, if the audio is deleted, at another revision
-// or already processed at this one (narrator.PlanPublish): the caller then
-// discards its files. It returns ENOTFOUND if the audio does not exist.
-func (s *Store) PublishAudio(ctx context.Context, audioID int64, revision int, r narrator.Rendering) error {
-	tx, err := s.beginWrite(ctx)
-	if err != nil {
-		return fmt.Errorf("publish audio %d: %w", audioID, err)
-	}
-	defer rollback(ctx, tx)
-	if err := s.publishAudio(ctx, tx, audioID, revision, r); err != nil {
-		return fmt.Errorf("publish audio %d revision %d: %w", audioID, revision, err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("publish audio %d: commit: %w", audioID, err)
-	}
-	return nil
-}
-
-func (s *Store) publishAudio(ctx context.Context, tx pgx.Tx, audioID int64, revision int, r narrator.Rendering) error {
-	a, err := findAudioByID(ctx, tx, audioID, forUpdate)
-	if err != nil {
-		return err
-	}
-	if err := loadMedia(ctx, tx, a); err != nil {
-		return err
-	}
-	plan, err := narrator.PlanPublish(a, revision, r)
-	if err != nil {
-		return err
-	}
-	for _, m := range plan.Media {
-		if _, err := tx.Exec(ctx, setMediaKeySQL, m.Key, m.Bytes, m.ID); err != nil {
-			return fmt.Errorf("set %s key: %w", m.ContentType, err)
-		}
-	}
-	next := plan.Apply(a, r.Duration.Milliseconds(), s.now())
-	if _, err := tx.Exec(ctx, publishAudioSQL, next.DurationMS, next.UpdatedAt, audioID); err != nil {
-		return err
-	}
-	return s.applyEffects(ctx, tx, &next, plan.Effects)
-}
-
-const failAudioSQL = `
-UPDATE audios SET state = 'failed', error = $1, updated_at = $2,
-	lease_holder = NULL, lease_revision = NULL, lease_until = NULL
-WHERE id = $3`
-
-// FailAudio marks a revision of an audio as failed, with a message for the
-// publisher, and releases its synthesis lease. It does nothing if the audio
-// is deleted, at another revision, or already processed (a duplicate job
-// succeeded), as narrator.PlanFail decides. It returns ENOTFOUND if the
-// audio does not exist.
-func (s *Store) FailAudio(ctx context.Context, audioID int64, revision int, message string) error {
-	tx, err := s.beginWrite(ctx)
-	if err != nil {
-		return fmt.Errorf("fail audio %d: %w", audioID, err)
-	}
-	defer rollback(ctx, tx)
-	a, err := findAudioByID(ctx, tx, audioID, forUpdate)
-	if err != nil {
-		return fmt.Errorf("fail audio %d: %w", audioID, err)
-	}
-	if !narrator.PlanFail(a, revision) {
-		return nil
-	}
-	if err := loadMedia(ctx, tx, a); err != nil {
-		return fmt.Errorf("fail audio %d: %w", audioID, err)
-	}
-	next := a.Failed(message, s.now())
-	if _, err := tx.Exec(ctx, failAudioSQL, message, next.UpdatedAt, audioID); err != nil {
-		return fmt.Errorf("fail audio %d: %w", audioID, err)
-	}
-	if err := s.applyEffects(ctx, tx, &next, narrator.ChangeEffects(a, &next)); err != nil {
-		return fmt.Errorf("fail audio %d: %w", audioID, err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("fail audio %d: commit: %w", audioID, err)
-	}
-	return nil
 }

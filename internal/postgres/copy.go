@@ -10,89 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/narrator/narrator"
-	"github.com/narrator/narrator/internal/sqlstore"
 )
-
-// ExportMeta returns, in one snapshot and ordered by ID, every account, API
-// key (with its hash), project, dashboard user (with its password hash),
-// pronunciation rule and podcast feed (by project, with its token), and the
-// highest IDs the store has given.
-func (s *Store) ExportMeta(ctx context.Context) (*narrator.Export, error) {
-	tx, err := s.beginRead(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("export: %w", err)
-	}
-	defer rollback(ctx, tx)
-	e := &narrator.Export{}
-	if e.Accounts, err = exportRows(ctx, tx, exportAccountsSQL, scanAccount); err != nil {
-		return nil, fmt.Errorf("export accounts: %w", err)
-	}
-	if e.APIKeys, err = exportRows(ctx, tx, exportAPIKeysSQL, scanExportedAPIKey); err != nil {
-		return nil, fmt.Errorf("export api keys: %w", err)
-	}
-	if e.Projects, err = exportRows(ctx, tx, listAllProjectsSQL, scanProject); err != nil {
-		return nil, fmt.Errorf("export projects: %w", err)
-	}
-	if e.Users, err = exportRows(ctx, tx, exportUsersSQL, scanUser); err != nil {
-		return nil, fmt.Errorf("export users: %w", err)
-	}
-	if e.Pronunciations, err = exportRows(ctx, tx, exportPronunciationsSQL, scanPronunciation); err != nil {
-		return nil, fmt.Errorf("export pronunciations: %w", err)
-	}
-	if e.Feeds, err = exportRows(ctx, tx, exportFeedsSQL, scanFeed); err != nil {
-		return nil, fmt.Errorf("export feeds: %w", err)
-	}
-	if e.Webhooks, err = exportRows(ctx, tx, exportWebhooksSQL, scanWebhook); err != nil {
-		return nil, fmt.Errorf("export webhooks: %w", err)
-	}
-	ids := &e.LastIDs
-	if err := tx.QueryRow(ctx, lastIDsSQL).Scan(&ids.Account, &ids.APIKey, &ids.Project, &ids.Audio, &ids.Media,
-		&ids.User, &ids.Pronunciation, &ids.Webhook); err != nil {
-		return nil, fmt.Errorf("export last ids: %w", err)
-	}
-	return e, nil
-}
-
-// exportRows runs a query in tx and scans each row with scan. The slice is
-// empty, not nil, when there are no rows.
-func exportRows[T any](ctx context.Context, tx pgx.Tx, query string, scan func(pgx.Row) (T, error)) ([]T, error) {
-	rows, err := tx.Query(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (T, error) { return scan(row) })
-	if err != nil {
-		return nil, err
-	}
-	if out == nil {
-		out = []T{}
-	}
-	return out, nil
-}
-
-const exportAccountsSQL = `SELECT id, name, created_at FROM accounts ORDER BY id`
-
-const exportAPIKeysSQL = `SELECT id, account_id, hash, prefix, created_at, revoked_at FROM api_keys ORDER BY id`
-
-func scanExportedAPIKey(row pgx.Row) (*narrator.ExportedAPIKey, error) {
-	var k narrator.ExportedAPIKey
-	if err := row.Scan(&k.ID, &k.AccountID, &k.Hash, &k.Prefix, &k.CreatedAt, &k.RevokedAt); err != nil {
-		return nil, err
-	}
-	k.CreatedAt = k.CreatedAt.UTC()
-	if k.RevokedAt != nil {
-		r := k.RevokedAt.UTC()
-		k.RevokedAt = &r
-	}
-	return &k, nil
-}
-
-const exportUsersSQL = `SELECT ` + userColumns + ` FROM users ORDER BY id`
-
-const exportPronunciationsSQL = `SELECT ` + pronunciationColumns + ` FROM pronunciations ORDER BY id`
-
-const exportFeedsSQL = `SELECT ` + feedColumns + ` FROM feeds ORDER BY project_id`
-const exportWebhooksSQL = `SELECT ` + sqlstore.WebhookColumns + ` FROM webhooks ORDER BY id`
 
 // lastIDsSQL reads the last value of each table's identity sequence: the
 // highest ID the table has given, deleted rows included (a sequence never
@@ -109,113 +27,12 @@ SELECT
 	COALESCE(pg_sequence_last_value(pg_get_serial_sequence('pronunciations', 'id')::regclass), 0),
 	COALESCE(pg_sequence_last_value(pg_get_serial_sequence('webhooks', 'id')::regclass), 0)`
 
-// IDs are identity columns GENERATED ALWAYS: an insert that gives them says
-// OVERRIDING SYSTEM VALUE.
-const (
-	importAccountSQL = `
-INSERT INTO accounts (id, name, created_at) OVERRIDING SYSTEM VALUE VALUES ($1, $2, $3)
-ON CONFLICT (id) DO NOTHING`
-	importAPIKeySQL = `
-INSERT INTO api_keys (id, account_id, hash, prefix, created_at, revoked_at) OVERRIDING SYSTEM VALUE
-VALUES ($1, $2, $3, $4, $5, $6)
-ON CONFLICT (id) DO NOTHING`
-	importProjectSQL = `
-INSERT INTO projects (id, account_id, title, type, language, url, title_voice, body_voice, created_at, audio_count)
-OVERRIDING SYSTEM VALUE VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 0)
-ON CONFLICT (id) DO NOTHING`
-	importUserSQL = `
-INSERT INTO users (id, account_id, email, password_hash, created_at, updated_at) OVERRIDING SYSTEM VALUE
-VALUES ($1, $2, $3, $4, $5, $6)
-ON CONFLICT (id) DO NOTHING`
-	importPronunciationSQL = `
-INSERT INTO pronunciations (id, project_id, phrase, say, created_at) OVERRIDING SYSTEM VALUE
-VALUES ($1, $2, $3, $4, $5)
-ON CONFLICT (id) DO NOTHING`
-	importFeedSQL = `
-INSERT INTO feeds (` + feedColumns + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-ON CONFLICT (project_id) DO NOTHING`
-	importWebhookSQL = `
-INSERT INTO webhooks (id, project_id, url, events, secret, disabled_at, failing_since, created_at) OVERRIDING SYSTEM VALUE
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-ON CONFLICT (id) DO NOTHING`
-)
-
-// ImportMeta inserts, in one transaction and with their IDs, the rows of e
-// that the store lacks; a row whose ID the store holds (for a feed, one
-// whose project has a feed) is left as it is, whatever its fields. Rows are stored as they are, without validation.
-// Projects are inserted with no audios: ImportAudios counts the audios it
-// imports. It then moves the store's identity sequences past e.LastIDs, so
-// that new rows never reuse an ID of the exporting store (sequences are not
-// transactional: a failed import may leave them moved, which only skips
-// IDs). It returns ECONFLICT, storing nothing, if a row collides with
-// another one on a unique field (an API key's hash, a user's email, a
-// rule's phrase, a feed's token), and an error if a row's account or project is in neither
-// e nor the store. Whether the store may take e at all is
-// narrator.CheckCopyTarget's decision, for the caller to make first.
-func (s *Store) ImportMeta(ctx context.Context, e *narrator.Export) error {
-	tx, err := s.beginWrite(ctx)
-	if err != nil {
-		return fmt.Errorf("import: %w", err)
-	}
-	defer rollback(ctx, tx)
-	for _, a := range e.Accounts {
-		if _, err := tx.Exec(ctx, importAccountSQL, a.ID, a.Name, a.CreatedAt); err != nil {
-			return fmt.Errorf("import account %d: %w", a.ID, formatError(err, fmt.Sprintf("account %d", a.ID)))
-		}
-	}
-	for _, k := range e.APIKeys {
-		if _, err := tx.Exec(ctx, importAPIKeySQL, k.ID, k.AccountID, k.Hash, k.Prefix, k.CreatedAt, k.RevokedAt); err != nil {
-			return fmt.Errorf("import api key %d: %w", k.ID, formatError(err, "an api key with the hash of key "+k.Prefix))
-		}
-	}
-	for _, p := range e.Projects {
-		if _, err := tx.Exec(ctx, importProjectSQL, p.ID, p.AccountID, p.Title, p.Type, p.Language,
-			nullString(p.URL), p.TitleVoice, p.BodyVoice, p.CreatedAt); err != nil {
-			return fmt.Errorf("import project %d: %w", p.ID, err)
-		}
-	}
-	for _, u := range e.Users {
-		if _, err := tx.Exec(ctx, importUserSQL, u.ID, u.AccountID, u.Email, u.PasswordHash, u.CreatedAt, u.UpdatedAt); err != nil {
-			return fmt.Errorf("import user %d: %w", u.ID, formatError(err, "a user with email "+u.Email))
-		}
-	}
-	for _, p := range e.Pronunciations {
-		if _, err := tx.Exec(ctx, importPronunciationSQL, p.ID, p.ProjectID, p.Phrase, p.Say, p.CreatedAt); err != nil {
-			return fmt.Errorf("import pronunciation %d: %w", p.ID, formatError(err, fmt.Sprintf("a rule for %q in project %d", p.Phrase, p.ProjectID)))
-		}
-	}
-	for _, f := range e.Feeds {
-		if _, err := tx.Exec(ctx, importFeedSQL, f.ProjectID, f.Enabled, f.Title, f.Description, f.Author, f.ImageURL,
-			f.Language, f.Category, f.Explicit, f.Token, f.CreatedAt, f.UpdatedAt); err != nil {
-			return fmt.Errorf("import feed of project %d: %w", f.ProjectID, formatError(err, fmt.Sprintf("a feed with the token of project %d's", f.ProjectID)))
-		}
-	}
-	for _, h := range e.Webhooks {
-		if _, err := tx.Exec(ctx, importWebhookSQL, h.ID, h.ProjectID, h.URL, h.Events, h.Secret,
-			nullTime(h.DisabledAt), nullTime(h.FailingSince), h.CreatedAt); err != nil {
-			return fmt.Errorf("import webhook %d: %w", h.ID, err)
-		}
-	}
-	ids := e.LastIDs
-	counters := map[string]int64{
-		"accounts":       ids.Account,
-		"api_keys":       ids.APIKey,
-		"projects":       ids.Project,
-		"audios":         ids.Audio,
-		"media":          ids.Media,
-		"users":          ids.User,
-		"pronunciations": ids.Pronunciation,
-		"webhooks":       ids.Webhook,
-	}
-	for _, table := range slices.Sorted(maps.Keys(counters)) {
-		if err := raiseSequence(ctx, tx, table, counters[table]); err != nil {
-			return fmt.Errorf("import: %w", err)
-		}
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("import: commit: %w", err)
-	}
-	return nil
+// lastIDs reads lastIDsSQL in tx.
+func lastIDs(ctx context.Context, tx pgx.Tx) (narrator.LastIDs, error) {
+	var ids narrator.LastIDs
+	err := tx.QueryRow(ctx, lastIDsSQL).Scan(&ids.Account, &ids.APIKey, &ids.Project, &ids.Audio, &ids.Media,
+		&ids.User, &ids.Pronunciation, &ids.Webhook)
+	return ids, err
 }
 
 // raiseSequenceSQL moves the identity sequence of table $1 to $2 unless it

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/narrator/narrator"
 )
@@ -70,4 +71,78 @@ func (s *Store) RecordListens(ctx context.Context, tallies []narrator.ListenTall
 		return fmt.Errorf("record listens: commit: %w", err)
 	}
 	return nil
+}
+
+// AudioListensSQL is a range scan of audio_listens' primary key.
+const AudioListensSQL = `SELECT event, CAST(SUM(count) AS BIGINT) FROM audio_listens WHERE audio_id = ? GROUP BY event`
+
+// AudioListens returns an audio's listening counts of all time; an audio
+// without any, or an unknown one, has zero counts.
+func (s *Store) AudioListens(ctx context.Context, audioID int64) (narrator.ListenCounts, error) {
+	var c narrator.ListenCounts
+	tx, err := s.db.BeginRead(ctx)
+	if err != nil {
+		return c, fmt.Errorf("listens of audio %d: %w", audioID, err)
+	}
+	defer tx.Rollback(ctx)
+	rows, err := tx.Query(ctx, AudioListensSQL, audioID)
+	if err != nil {
+		return c, fmt.Errorf("listens of audio %d: %w", audioID, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var event string
+		var n int64
+		if err := rows.Scan(&event, &n); err != nil {
+			return c, fmt.Errorf("listens of audio %d: %w", audioID, err)
+		}
+		c.Add(event, n)
+	}
+	if err := rows.Err(); err != nil {
+		return c, fmt.Errorf("listens of audio %d: %w", audioID, err)
+	}
+	return c, nil
+}
+
+// ProjectListensSQL is a range scan of project_listens' primary key: a
+// project has at most one row per day and event.
+const ProjectListensSQL = `SELECT day, event, count FROM project_listens WHERE project_id = ? ORDER BY day`
+
+// ProjectListens returns a project's listening counts of all time, and
+// those of each day since the UTC day of since that has any. An unknown
+// project has none.
+func (s *Store) ProjectListens(ctx context.Context, projectID int64, since time.Time) (*narrator.ProjectListens, error) {
+	tx, err := s.db.BeginRead(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("listens of project %d: %w", projectID, err)
+	}
+	defer tx.Rollback(ctx)
+	rows, err := tx.Query(ctx, ProjectListensSQL, projectID)
+	if err != nil {
+		return nil, fmt.Errorf("listens of project %d: %w", projectID, err)
+	}
+	defer rows.Close()
+	out := &narrator.ProjectListens{Days: []narrator.DailyListens{}}
+	from := narrator.ListenDay(since)
+	for rows.Next() {
+		var day time.Time
+		var event string
+		var n int64
+		if err := rows.Scan(&day, &event, &n); err != nil {
+			return nil, fmt.Errorf("listens of project %d: %w", projectID, err)
+		}
+		out.Total.Add(event, n)
+		day = narrator.ListenDay(day)
+		if day.Before(from) {
+			continue
+		}
+		if k := len(out.Days); k == 0 || !out.Days[k-1].Day.Equal(day) {
+			out.Days = append(out.Days, narrator.DailyListens{Day: day})
+		}
+		out.Days[len(out.Days)-1].Counts.Add(event, n)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("listens of project %d: %w", projectID, err)
+	}
+	return out, nil
 }

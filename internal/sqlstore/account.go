@@ -1,4 +1,4 @@
-package sqlite
+package sqlstore
 
 import (
 	"context"
@@ -17,21 +17,17 @@ func (s *Store) CreateAccount(ctx context.Context, a *narrator.Account) error {
 	if err := a.Validate(); err != nil {
 		return err
 	}
-	tx, err := s.beginWrite(ctx)
+	tx, err := s.db.BeginWrite(ctx)
 	if err != nil {
 		return fmt.Errorf("create account: %w", err)
 	}
-	defer tx.Rollback()
+	defer tx.Rollback(ctx)
 	now := s.now()
-	res, err := tx.ExecContext(ctx, insertAccountSQL, a.Name, micros(now))
+	id, err := tx.Insert(ctx, insertAccountSQL, a.Name, now)
 	if err != nil {
-		return fmt.Errorf("create account: %w", formatError(err, "account"))
+		return fmt.Errorf("create account: %w", s.db.Conflict(err, "account"))
 	}
-	id, err := res.LastInsertId()
-	if err != nil {
-		return fmt.Errorf("create account: %w", err)
-	}
-	if err := commit(tx); err != nil {
+	if err := tx.Commit(ctx); err != nil {
 		return fmt.Errorf("create account: commit: %w", err)
 	}
 	a.ID, a.CreatedAt = id, now
@@ -40,11 +36,11 @@ func (s *Store) CreateAccount(ctx context.Context, a *narrator.Account) error {
 
 // FindAccount returns an account; ENOTFOUND if there is none with that ID.
 func (s *Store) FindAccount(ctx context.Context, id int64) (*narrator.Account, error) {
-	tx, err := s.beginRead(ctx)
+	tx, err := s.db.BeginRead(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("find account %d: %w", id, err)
 	}
-	defer tx.Rollback()
+	defer tx.Rollback(ctx)
 	a, err := findAccount(ctx, tx, id)
 	if err != nil {
 		return nil, fmt.Errorf("find account %d: %w", id, err)
@@ -54,21 +50,21 @@ func (s *Store) FindAccount(ctx context.Context, id int64) (*narrator.Account, e
 
 const findAccountSQL = `SELECT id, name, created_at FROM accounts WHERE id = ?`
 
-func findAccount(ctx context.Context, tx *sql.Tx, id int64) (*narrator.Account, error) {
-	a, err := scanAccount(tx.QueryRowContext(ctx, findAccountSQL, id))
+// findAccount returns an account, or ENOTFOUND.
+func findAccount(ctx context.Context, tx Tx, id int64) (*narrator.Account, error) {
+	a, err := ScanAccount(tx.QueryRow(ctx, findAccountSQL, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, narrator.Errorf(narrator.ENOTFOUND, "account %d not found", id)
 	}
 	return a, err
 }
 
-func scanAccount(sc interface{ Scan(...any) error }) (*narrator.Account, error) {
+// ScanAccount reads a row of an account's id, name and created_at.
+func ScanAccount(row Row) (*narrator.Account, error) {
 	var a narrator.Account
-	var created int64
-	if err := sc.Scan(&a.ID, &a.Name, &created); err != nil {
+	if err := row.Scan(&a.ID, &a.Name, &a.CreatedAt); err != nil {
 		return nil, err
 	}
-	a.CreatedAt = fromMicros(created)
 	return &a, nil
 }
 
@@ -81,24 +77,20 @@ func (s *Store) CreateAPIKey(ctx context.Context, accountID int64, hash []byte, 
 	if len(hash) == 0 {
 		return nil, narrator.Errorf(narrator.EINVALID, "api key hash is required")
 	}
-	tx, err := s.beginWrite(ctx)
+	tx, err := s.db.BeginWrite(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("create api key for account %d: %w", accountID, err)
 	}
-	defer tx.Rollback()
+	defer tx.Rollback(ctx)
 	if _, err := findAccount(ctx, tx, accountID); err != nil {
 		return nil, fmt.Errorf("create api key for account %d: %w", accountID, err)
 	}
 	now := s.now()
-	res, err := tx.ExecContext(ctx, insertAPIKeySQL, accountID, hash, prefix, micros(now))
+	id, err := tx.Insert(ctx, insertAPIKeySQL, accountID, hash, prefix, now)
 	if err != nil {
-		return nil, fmt.Errorf("create api key for account %d: %w", accountID, formatError(err, "api key"))
+		return nil, fmt.Errorf("create api key for account %d: %w", accountID, s.db.Conflict(err, "api key"))
 	}
-	id, err := res.LastInsertId()
-	if err != nil {
-		return nil, fmt.Errorf("create api key for account %d: %w", accountID, err)
-	}
-	if err := commit(tx); err != nil {
+	if err := tx.Commit(ctx); err != nil {
 		return nil, fmt.Errorf("create api key for account %d: commit: %w", accountID, err)
 	}
 	return &narrator.APIKey{ID: id, AccountID: accountID, Prefix: prefix, CreatedAt: now}, nil
@@ -113,40 +105,26 @@ ORDER BY created_at DESC, id DESC`
 // ListAPIKeys returns an account's keys, newest first, revoked ones included.
 // An account without keys, or a missing account, gives an empty slice.
 func (s *Store) ListAPIKeys(ctx context.Context, accountID int64) ([]*narrator.APIKey, error) {
-	tx, err := s.beginRead(ctx)
+	tx, err := s.db.BeginRead(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list api keys of account %d: %w", accountID, err)
 	}
-	defer tx.Rollback()
-	keys, err := listAPIKeys(ctx, tx, accountID)
+	defer tx.Rollback(ctx)
+	rows, err := tx.Query(ctx, listAPIKeysSQL, accountID)
+	if err != nil {
+		return nil, fmt.Errorf("list api keys of account %d: %w", accountID, err)
+	}
+	keys, err := collect(rows, func(row Row) (*narrator.APIKey, error) {
+		var k narrator.APIKey
+		if err := row.Scan(&k.ID, &k.AccountID, &k.Prefix, &k.CreatedAt, &k.RevokedAt); err != nil {
+			return nil, err
+		}
+		return &k, nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("list api keys of account %d: %w", accountID, err)
 	}
 	return keys, nil
-}
-
-func listAPIKeys(ctx context.Context, tx *sql.Tx, accountID int64) ([]*narrator.APIKey, error) {
-	rows, err := tx.QueryContext(ctx, listAPIKeysSQL, accountID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	keys := []*narrator.APIKey{}
-	for rows.Next() {
-		var k narrator.APIKey
-		var created int64
-		var revoked sql.NullInt64
-		if err := rows.Scan(&k.ID, &k.AccountID, &k.Prefix, &created, &revoked); err != nil {
-			return nil, err
-		}
-		k.CreatedAt = fromMicros(created)
-		if revoked.Valid {
-			t := fromMicros(revoked.Int64)
-			k.RevokedAt = &t
-		}
-		keys = append(keys, &k)
-	}
-	return keys, rows.Err()
 }
 
 const revokeAPIKeySQL = `
@@ -157,23 +135,19 @@ WHERE id = ? AND account_id = ?`
 // key does not exist or belongs to another account. Revoking a revoked key
 // succeeds and keeps the first revocation time.
 func (s *Store) RevokeAPIKey(ctx context.Context, accountID, keyID int64) error {
-	tx, err := s.beginWrite(ctx)
+	tx, err := s.db.BeginWrite(ctx)
 	if err != nil {
 		return fmt.Errorf("revoke api key %d: %w", keyID, err)
 	}
-	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, revokeAPIKeySQL, micros(s.now()), keyID, accountID)
-	if err != nil {
-		return fmt.Errorf("revoke api key %d: %w", keyID, err)
-	}
-	n, err := res.RowsAffected()
+	defer tx.Rollback(ctx)
+	n, err := tx.Exec(ctx, revokeAPIKeySQL, s.now(), keyID, accountID)
 	if err != nil {
 		return fmt.Errorf("revoke api key %d: %w", keyID, err)
 	}
 	if n == 0 {
 		return narrator.Errorf(narrator.ENOTFOUND, "api key %d not found", keyID)
 	}
-	if err := commit(tx); err != nil {
+	if err := tx.Commit(ctx); err != nil {
 		return fmt.Errorf("revoke api key %d: commit: %w", keyID, err)
 	}
 	return nil
@@ -184,13 +158,13 @@ const authenticateAPIKeySQL = `SELECT account_id FROM api_keys WHERE hash = ? AN
 // AuthenticateAPIKey returns the account owning the key with this hash. It
 // returns EUNAUTHORIZED if no such key exists or it is revoked.
 func (s *Store) AuthenticateAPIKey(ctx context.Context, hash []byte) (int64, error) {
-	tx, err := s.beginRead(ctx)
+	tx, err := s.db.BeginRead(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("authenticate api key: %w", err)
 	}
-	defer tx.Rollback()
+	defer tx.Rollback(ctx)
 	var accountID int64
-	err = tx.QueryRowContext(ctx, authenticateAPIKeySQL, hash).Scan(&accountID)
+	err = tx.QueryRow(ctx, authenticateAPIKeySQL, hash).Scan(&accountID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, narrator.Errorf(narrator.EUNAUTHORIZED, "The authentication token was not recognised")
 	}
