@@ -42,17 +42,6 @@ func audioNotFound(ref string) error {
 	return narrator.Errorf(narrator.ENOTFOUND, "audio %s not found", ref)
 }
 
-const findAudioByIDSQL = `SELECT ` + audioColumns + ` FROM audios WHERE id = $1`
-
-// findAudioByID returns an audio, deleted or not, without its media.
-func findAudioByID(ctx context.Context, tx pgx.Tx, id int64, lock rowLock) (*narrator.Audio, error) {
-	a, err := scanAudio(tx.QueryRow(ctx, findAudioByIDSQL+string(lock), id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, audioNotFound(strconv.FormatInt(id, 10))
-	}
-	return a, err
-}
-
 const findLiveAudioByIDSQL = `SELECT ` + audioColumns + `
 FROM audios WHERE id = $1 AND project_id = $2 AND deleted_at IS NULL`
 

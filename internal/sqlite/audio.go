@@ -117,17 +117,6 @@ func audioNotFound(ref string) error {
 	return narrator.Errorf(narrator.ENOTFOUND, "audio %s not found", ref)
 }
 
-const findAudioByIDSQL = `SELECT ` + audioColumns + ` FROM audios WHERE id = ?`
-
-// findAudioByID returns an audio, deleted or not, without its media.
-func findAudioByID(ctx context.Context, tx *sql.Tx, id int64) (*narrator.Audio, error) {
-	a, err := scanAudio(tx.QueryRowContext(ctx, findAudioByIDSQL, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, audioNotFound(strconv.FormatInt(id, 10))
-	}
-	return a, err
-}
-
 const findLiveAudioByExternalIDSQL = `SELECT ` + audioColumns + `
 FROM audios WHERE project_id = ? AND external_id = ? AND deleted_at IS NULL`
 
