@@ -26,6 +26,12 @@ type Effects struct {
 	// account's usage (FairRound) before it writes anything.
 	Synthesize bool
 	Round      int64
+	// Supersede asks, with Synthesize, that the audio's synthesis jobs
+	// still waiting (not running) be removed first: a change to an audio
+	// that already existed replaces its queued synthesis instead of adding
+	// another, so that 200 updates of one audio queue one job, not 200. A
+	// running synthesis finishes, and its stale revision is then dropped.
+	Supersede bool
 	// DeleteMedia are the keys of files the change leaves unused, to be
 	// removed by a DeleteMediaJob.
 	DeleteMedia []string
@@ -41,7 +47,8 @@ type Effects struct {
 //   - The project's count moves when the audio becomes live or stops being.
 //   - The account's usage moves by UsageDelta.
 //   - A live unprocessed audio at a new revision (or a new one) needs a
-//     synthesis of that revision.
+//     synthesis of that revision, which supersedes any still queued for an
+//     audio that was live before.
 //   - The keys of before's media that after no longer holds (all of them
 //     for a delete) are to be removed.
 //   - The webhooks hear of AudioEvent; a create or an import raises none.
@@ -56,6 +63,7 @@ func ChangeEffects(before, after *Audio) Effects {
 	}
 	e.Queued, e.MediaBytes = UsageDelta(before, after)
 	e.Synthesize = live(after) && after.State == StateUnprocessed && (before == nil || before.Revision != after.Revision)
+	e.Supersede = e.Synthesize && live(before)
 	if before != nil {
 		var kept []string
 		if live(after) {
@@ -81,7 +89,7 @@ type EffectStep string
 const (
 	StepUsage      EffectStep = "usage"       // the account's row: Queued, MediaBytes
 	StepAudioCount EffectStep = "audio_count" // the project's row: AudioCount
-	StepJobs       EffectStep = "jobs"        // Jobs: the synthesis, the removal of media
+	StepJobs       EffectStep = "jobs"        // Supersede, then Jobs: the synthesis, the removal of media
 	StepDeliveries EffectStep = "deliveries"  // the Event's webhook deliveries and their jobs
 )
 

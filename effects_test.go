@@ -39,7 +39,7 @@ func TestChangeEffects(t *testing.T) {
 			narrator.Effects{ProjectID: 7, AudioCount: 1, Queued: 1, Synthesize: true},
 			[]narrator.EffectStep{narrator.StepUsage, narrator.StepAudioCount, narrator.StepJobs}},
 		{"update", update.Effects,
-			narrator.Effects{ProjectID: 7, Queued: 1, Synthesize: true, Event: narrator.EventAudioUpdated},
+			narrator.Effects{ProjectID: 7, Queued: 1, Synthesize: true, Supersede: true, Event: narrator.EventAudioUpdated},
 			[]narrator.EffectStep{narrator.StepUsage, narrator.StepJobs, narrator.StepDeliveries}},
 		{"publish", publish.Effects,
 			narrator.Effects{ProjectID: 7, Queued: -1, MediaBytes: 50, DeleteMedia: []string{"k/a.mp3"}, Event: narrator.EventAudioProcessed},
@@ -51,7 +51,7 @@ func TestChangeEffects(t *testing.T) {
 			narrator.Effects{ProjectID: 7, AudioCount: -1, MediaBytes: -100, DeleteMedia: []string{"k/a.mp3"}, Event: narrator.EventAudioDeleted},
 			[]narrator.EffectStep{narrator.StepUsage, narrator.StepAudioCount, narrator.StepJobs, narrator.StepDeliveries}},
 		{"regenerate", narrator.ChangeEffects(&cur, &respoken),
-			narrator.Effects{ProjectID: 7, Queued: 1, Synthesize: true},
+			narrator.Effects{ProjectID: 7, Queued: 1, Synthesize: true, Supersede: true},
 			[]narrator.EffectStep{narrator.StepUsage, narrator.StepJobs}},
 		{"unchanged", narrator.ChangeEffects(&cur, &cur), narrator.Effects{ProjectID: 7}, nil},
 	} {

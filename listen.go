@@ -88,3 +88,12 @@ func ListenDay(t time.Time) time.Time {
 	y, m, d := t.UTC().Date()
 	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 }
+
+// ListenTally is a number of listening events of one kind for one audio of
+// a project on one UTC day: what a batch of counted events writes.
+type ListenTally struct {
+	ProjectID, AudioID int64
+	Event              string
+	Day                time.Time // midnight UTC (ListenDay)
+	Count              int64
+}

@@ -78,7 +78,7 @@ func TestEveryMethod(t *testing.T) {
 	}
 
 	rule, err := c.SetPronunciation(ctx, projectID, "methods", "meth odds", true)
-	if err != nil || rule.Say != "meth odds" || len(rule.ResynthesizedAudioIDs) != 1 {
+	if err != nil || rule.Say != "meth odds" || rule.Resynthesis != "queued" {
 		t.Errorf("SetPronunciation = %+v, %v", rule, err)
 	}
 	if rules, err := c.ListPronunciations(ctx, projectID); err != nil || len(rules) != 1 {

@@ -98,9 +98,9 @@ type Pronunciation struct {
 	Phrase    string    `json:"phrase"`
 	Say       string    `json:"say"`
 	CreatedAt time.Time `json:"created_at"`
-	// ResynthesizedAudioIDs lists, in answers to a change, the audios that
-	// were queued for synthesis again.
-	ResynthesizedAudioIDs []int64 `json:"resynthesized_audio_ids,omitempty"`
+	// Resynthesis is "queued" in answers to a change that asked for one:
+	// the audios that contain the phrase are re-queued in the background.
+	Resynthesis string `json:"resynthesis,omitempty"`
 }
 
 // PageImport is an article page to import.

@@ -20,6 +20,7 @@ import (
 	"github.com/narrator/narrator/internal/flite"
 	"github.com/narrator/narrator/internal/httpapi"
 	"github.com/narrator/narrator/internal/jobs"
+	"github.com/narrator/narrator/internal/listens"
 	"github.com/narrator/narrator/internal/localfs"
 	"github.com/narrator/narrator/internal/mediaserve"
 	"github.com/narrator/narrator/internal/metrics"
@@ -39,10 +40,12 @@ type dataStore interface {
 	httpapi.Store
 	web.Store
 	player.Store
+	listens.Store
 	feed.Store
 	feedsource.Store
 	jobs.Store
 	jobs.WebhookStore
+	jobs.ResynthesisStore
 	pipeline.RuleSource
 	copyStore
 	voiceStore
@@ -62,6 +65,7 @@ type jobQueue interface {
 	RecoverInterrupted(ctx context.Context) (int, error)
 	web.PreviewRequester
 	httpapi.QueuePositioner
+	httpapi.ResynthesisQueue
 	metrics.JobCounter
 }
 
@@ -239,13 +243,19 @@ func cliEventBody(getenv func(string) string) narrator.EventBodyFunc {
 // openStore opens the data a command-line tool works on. Its jobs (a
 // re-synthesis) are only inserted, for a server to work.
 func openStore(ctx context.Context, e *env, finish func() (config.Backends, error)) (dataStore, error) {
-	b, err := finish()
-	if err != nil {
-		return nil, usagef("%v", err)
-	}
-	bk, err := openBackends(ctx, b, jobs.Config{Logger: slog.New(slog.DiscardHandler)}, cliEventBody(e.getenv), narrator.Limits{}, e.getenv)
+	bk, err := openCLIBackends(ctx, e, finish)
 	if err != nil {
 		return nil, err
 	}
 	return bk.store, nil
+}
+
+// openCLIBackends opens the backends as openStore does, for a command
+// that also inserts jobs outside a store's write.
+func openCLIBackends(ctx context.Context, e *env, finish func() (config.Backends, error)) (*backends, error) {
+	b, err := finish()
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	return openBackends(ctx, b, jobs.Config{Logger: slog.New(slog.DiscardHandler)}, cliEventBody(e.getenv), narrator.Limits{}, e.getenv)
 }

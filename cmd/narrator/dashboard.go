@@ -7,7 +7,9 @@ import (
 	"net/url"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/clientip"
 	"github.com/narrator/narrator/internal/config"
+	"github.com/narrator/narrator/internal/listens"
 	"github.com/narrator/narrator/internal/player"
 	"github.com/narrator/narrator/internal/ratelimit"
 	"github.com/narrator/narrator/internal/speak"
@@ -60,13 +62,21 @@ func newDashboard(cfg config.Config, st purgingStore, b *backends, voices *voice
 
 // newEmbed builds the embeddable player served at /embed.js and /embed/.
 // Its pages allow the media's origin, which --media-base-url may move.
-func newEmbed(cfg config.Config, st purgingStore, logger *slog.Logger) (http.Handler, error) {
+// Listening events are counted per client as the dashboard's sign-in
+// limits name clients: forwarded addresses only from trusted proxies.
+func newEmbed(cfg config.Config, st purgingStore, counter *listens.Counter, logger *slog.Logger) (http.Handler, error) {
 	u, err := url.Parse(cfg.MediaURL(""))
 	if err != nil {
 		return nil, fmt.Errorf("embed: parse media URL: %w", err)
 	}
+	proxies, err := cfg.TrustedProxyPrefixes()
+	if err != nil {
+		return nil, fmt.Errorf("embed: %w", err)
+	}
 	h, err := player.New(player.Deps{
 		Store:       st,
+		Listens:     counter,
+		ClientKey:   clientip.New(proxies).Key,
 		Logger:      logger,
 		MediaURL:    cfg.MediaURL,
 		MediaOrigin: u.Scheme + "://" + u.Host,

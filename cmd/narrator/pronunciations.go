@@ -15,16 +15,17 @@ const pronunciationsUsage = `Usage:
   narrator pronunciations list   [--data DIR|--database URL] --project ID
   narrator pronunciations remove [--data DIR|--database URL] --project ID --id RULE_ID [--resynthesize]
 
---resynthesize queues the project's audios that contain the phrase for synthesis again.`
+--resynthesize queues a background job (worked by a running server) that re-queues the
+project's audios that contain the phrase, within the account's limits; one per project at a time.`
 
 // pronunciationOut is how the CLI prints a rule.
 type pronunciationOut struct {
-	ID            int64     `json:"id"`
-	ProjectID     int64     `json:"project_id"`
-	Phrase        string    `json:"phrase"`
-	Say           string    `json:"say"`
-	CreatedAt     time.Time `json:"created_at"`
-	Resynthesized *[]int64  `json:"resynthesized_audio_ids,omitempty"`
+	ID          int64     `json:"id"`
+	ProjectID   int64     `json:"project_id"`
+	Phrase      string    `json:"phrase"`
+	Say         string    `json:"say"`
+	CreatedAt   time.Time `json:"created_at"`
+	Resynthesis string    `json:"resynthesis,omitempty"`
 }
 
 // pronunciationsCommand is `narrator pronunciations`.
@@ -78,11 +79,12 @@ func (cmd pronunciationsListCommand) Run(ctx context.Context, args []string) err
 	if err := f.parse(args, nil); err != nil {
 		return err
 	}
-	st, err := openStore(ctx, e, f.data)
+	bk, err := openCLIBackends(ctx, e, f.data)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer bk.store.Close()
+	st := bk.store
 	rules, err := st.ListPronunciations(ctx, *f.project)
 	if err != nil {
 		return err
@@ -107,11 +109,12 @@ func (cmd pronunciationsAddCommand) Run(ctx context.Context, args []string) erro
 	if err := f.parse(args, nil); err != nil {
 		return err
 	}
-	st, err := openStore(ctx, e, f.data)
+	bk, err := openCLIBackends(ctx, e, f.data)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer bk.store.Close()
+	st := bk.store
 	rule := &narrator.Pronunciation{ProjectID: *f.project, Phrase: *phrase, Say: *say}
 	if err := st.SetPronunciation(ctx, rule); err != nil {
 		switch narrator.ErrorCode(err) {
@@ -122,7 +125,7 @@ func (cmd pronunciationsAddCommand) Run(ctx context.Context, args []string) erro
 		}
 		return fmt.Errorf("pronunciations add: %w", err)
 	}
-	return printRuleChange(ctx, e, st, rule, *again)
+	return printRuleChange(ctx, e, bk.queue, rule, *again)
 }
 
 // pronunciationsRemoveCommand is `narrator pronunciations remove`.
@@ -137,29 +140,34 @@ func (cmd pronunciationsRemoveCommand) Run(ctx context.Context, args []string) e
 	if err := f.parse(args, id); err != nil {
 		return err
 	}
-	st, err := openStore(ctx, e, f.data)
+	bk, err := openCLIBackends(ctx, e, f.data)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer bk.store.Close()
+	st := bk.store
 	rule, err := st.RemovePronunciation(ctx, *f.project, *id)
 	if err != nil {
 		return fmt.Errorf("pronunciations remove: %w", err)
 	}
-	return printRuleChange(ctx, e, st, rule, *again)
+	return printRuleChange(ctx, e, bk.queue, rule, *again)
 }
 
-// printRuleChange re-queues the audios with the rule's phrase when asked,
-// and prints the rule.
-func printRuleChange(ctx context.Context, e *env, st dataStore, rule *narrator.Pronunciation, again bool) error {
+// printRuleChange queues the re-synthesis of the audios with the rule's
+// phrase when asked (a running server works it), and prints the rule. A
+// re-synthesis already under way for the project is an error, after the
+// rule was changed.
+func printRuleChange(ctx context.Context, e *env, q jobQueue, rule *narrator.Pronunciation, again bool) error {
 	out := pronunciationOut{ID: rule.ID, ProjectID: rule.ProjectID, Phrase: rule.Phrase, Say: rule.Say, CreatedAt: rule.CreatedAt}
-	ids := []int64{}
 	if again {
-		var err error
-		if ids, err = st.ResynthesizeMatching(ctx, rule.ProjectID, rule); err != nil {
-			return fmt.Errorf("resynthesize audios with %q: %w", rule.Phrase, err)
+		err := q.QueueResynthesis(ctx, narrator.ResynthesisJob{ProjectID: rule.ProjectID, Phrase: rule.Phrase})
+		if narrator.ErrorCode(err) == narrator.ECONFLICT {
+			return fmt.Errorf("the rule for %q was saved, but %s", rule.Phrase, narrator.ErrorMessage(err))
 		}
+		if err != nil {
+			return fmt.Errorf("queue the resynthesis of audios with %q: %w", rule.Phrase, err)
+		}
+		out.Resynthesis = "queued"
 	}
-	out.Resynthesized = &ids
 	return printJSON(e.stdout, out)
 }

@@ -33,6 +33,7 @@ import (
 	"github.com/narrator/narrator/internal/health"
 	"github.com/narrator/narrator/internal/httpapi"
 	"github.com/narrator/narrator/internal/jobs"
+	"github.com/narrator/narrator/internal/listens"
 	"github.com/narrator/narrator/internal/logbuf"
 	"github.com/narrator/narrator/internal/mediaserve"
 	"github.com/narrator/narrator/internal/metrics"
@@ -125,6 +126,9 @@ type server struct {
 	engineChecks []health.Check // the engines' readiness; none when the node works no jobs
 	metricsLn    net.Listener   // with metricsHTTP, /metrics on --metrics-addr; nil without it
 	metricsHTTP  *http.Server
+	// listens counts the player's listening events and writes them once
+	// a second; nil when the node serves no HTTP.
+	listens *listens.Counter
 }
 
 // openServer opens everything a node needs and listens on cfg.Addr, but
@@ -350,6 +354,7 @@ func (s *server) startWorkers(ctx context.Context) error {
 		Webhook: jobs.NewWebhookWorker(b.store,
 			webhook.New(webhook.Options{AllowPrivate: cfg.WebhooksAllowPrivate, Logger: s.logger}),
 			jobs.WebhookConfig{Logger: s.logger, Metrics: s.metrics}),
+		Resynthesis: jobs.NewResynthesisWorker(b.store, s.logger),
 	}); err != nil {
 		return err
 	}
@@ -417,6 +422,9 @@ func (s *server) close(ctx context.Context) error {
 	if s.stopFeeds != nil {
 		s.stopFeeds() // a read in progress records what it did
 	}
+	if s.listens != nil {
+		s.listens.Close() // the last counts, before the database closes
+	}
 	if s.started {
 		if err := s.backends.queue.Stop(shutCtx); err != nil {
 			errs = append(errs, fmt.Errorf("job queue shutdown: %w", err))
@@ -478,11 +486,13 @@ func (s *server) routes() (http.Handler, error) {
 	// The API and the dashboard count webhook tests and resends together.
 	triggers := ratelimit.New(nil)
 	api := httpapi.NewServer(httpapi.Deps{Store: st, Logger: s.logger, MediaURL: s.cfg.MediaURL, Media: s.backends.media, Queue: s.backends.queue,
-		Voices: s.voices, MaxAudioDuration: s.cfg.MaxAudioDuration, Pages: pages, WebhookTriggers: triggers, Feeds: s.feeds})
+		Resynthesis: s.backends.queue,
+		Voices:      s.voices, MaxAudioDuration: s.cfg.MaxAudioDuration, Pages: pages, WebhookTriggers: triggers, Feeds: s.feeds})
 	mux.Handle("/api/", api)
 	mux.Handle("/media/", http.StripPrefix("/media/", mediaserve.New(s.backends.media, mediaserve.Options{Logger: s.logger, MinRate: s.cfg.MinTransferRate,
 		Access: s.backends.store})))
-	embed, err := newEmbed(s.cfg, st, s.logger)
+	s.listens = listens.New(listens.Config{Store: s.backends.store, Logger: s.logger})
+	embed, err := newEmbed(s.cfg, st, s.listens, s.logger)
 	if err != nil {
 		return nil, err
 	}

@@ -54,10 +54,11 @@ func setupLimits(t testing.TB, limits narrator.Limits) *testBundle {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(httpapi.NewServer(httpapi.Deps{
-		Store:    st,
-		MediaURL: mediaURL,
-		Media:    media,
-		Queue:    queue,
+		Store:       st,
+		MediaURL:    mediaURL,
+		Media:       media,
+		Queue:       queue,
+		Resynthesis: queue,
 		// Pages come from loopback servers in these tests.
 		Pages: extract.NewReader(fetch.New(fetch.Options{AllowPrivate: true})),
 		// So do feeds.
@@ -581,7 +582,7 @@ func TestFailedAudioShowsError(t *testing.T) {
 func TestPronunciations(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	with := b.create(t, map[string]any{"body": "We run nginx in production.", "external_id": "with"})
+	b.create(t, map[string]any{"body": "We run nginx in production.", "external_id": "with"})
 	b.create(t, map[string]any{"body": "Nothing to see.", "external_id": "without"})
 	path := fmt.Sprintf("/api/v3/projects/%d/pronunciations", b.project.ID)
 
@@ -590,7 +591,7 @@ func TestPronunciations(t *testing.T) {
 		t.Fatalf("add: %d %s", r.status, r.body)
 	}
 	rule := r.object(t)
-	if rule["phrase"] != "nginx" || rule["say"] != "engine x" || len(rule["resynthesized_audio_ids"].([]any)) != 0 {
+	if rule["phrase"] != "nginx" || rule["say"] != "engine x" || rule["resynthesis"] != nil {
 		t.Errorf("rule %v", rule)
 	}
 	list := b.do(t, "GET", path+"?api_key="+b.key, nil).array(t)
@@ -599,10 +600,13 @@ func TestPronunciations(t *testing.T) {
 	}
 	r = b.do(t, "POST", path, map[string]any{"api_key": b.key, "phrase": "NGINX", "say": "engine ex", "resynthesize": true})
 	again := r.object(t)
-	ids := again["resynthesized_audio_ids"].([]any)
-	if again["id"] != rule["id"] || len(ids) != 1 || ids[0] != with["id"] {
+	if again["id"] != rule["id"] || again["resynthesis"] != "queued" {
 		t.Errorf("replace with resynthesis: %v", again)
 	}
+	// One re-synthesis per project at a time: the first is still queued
+	// (this server works no jobs).
+	wantError(t, b.do(t, "POST", path, map[string]any{"api_key": b.key, "phrase": "nginx", "say": "engine x", "resynthesize": true}),
+		409, 40, "already under way")
 	wantError(t, b.do(t, "POST", path, map[string]any{"api_key": b.key, "phrase": "x"}), 400, 10, "say")
 	wantError(t, b.do(t, "POST", path, map[string]any{"api_key": b.key, "phrase": "x", "say": "y", "resynthesize": "maybe"}), 400, 10, "resynthesize")
 	r = b.do(t, "DELETE", fmt.Sprintf("%s/%v", path, rule["id"]), map[string]any{"api_key": b.key})

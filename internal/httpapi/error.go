@@ -31,8 +31,8 @@ var errorTable = map[string]struct {
 	narrator.ECONFLICT:     {http.StatusConflict, 40, ""},
 	narrator.EQUEUEFULL:    {http.StatusTooManyRequests, 60, ""},
 	narrator.EQUOTA:        {http.StatusForbidden, 61, ""},
-	narrator.EUNREADABLE:   {http.StatusUnprocessableEntity, 10, ""},
 	narrator.ERATELIMITED:  {http.StatusTooManyRequests, 60, ""},
+	narrator.EUNREADABLE:   {http.StatusUnprocessableEntity, 10, ""},
 	narrator.EINTERNAL:     {http.StatusInternalServerError, 50, "Internal error"},
 	// The database or the media store cannot be reached for now: answered
 	// with Retry-After (narrator.UnavailableRetryAfter).

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"time"
@@ -14,9 +15,18 @@ type pronunciationJSON struct {
 	Phrase    string    `json:"phrase"`
 	Say       string    `json:"say"`
 	CreatedAt time.Time `json:"created_at"`
-	// Resynthesized lists the audios queued for synthesis again because
-	// they contain the phrase; only in answers to changes.
-	Resynthesized *[]int64 `json:"resynthesized_audio_ids,omitempty"`
+	// Resynthesis is "queued" in answers to changes that asked for one
+	// (narrator.ResynthesisJob): the audios with the phrase are re-queued
+	// in the background.
+	Resynthesis string `json:"resynthesis,omitempty"`
+}
+
+// ResynthesisQueue queues the re-synthesis of a project's audios after a
+// pronunciation change.
+type ResynthesisQueue interface {
+	// QueueResynthesis returns ECONFLICT while the project has one
+	// queued or running.
+	QueueResynthesis(ctx context.Context, job narrator.ResynthesisJob) error
 }
 
 func toPronunciationJSON(p *narrator.Pronunciation) pronunciationJSON {
@@ -83,18 +93,25 @@ func (s *Server) removePronunciation(w http.ResponseWriter, r *http.Request, c *
 	return s.answerRuleChange(w, r, rule, again)
 }
 
-// answerRuleChange re-synthesises the audios that contain the rule's
-// phrase, when asked, and writes the rule.
+// answerRuleChange queues the re-synthesis of the audios that contain the
+// rule's phrase, when asked, and writes the rule. The rule is changed
+// already; a re-synthesis already under way for the project refuses the
+// new one with 409, saying so.
 func (s *Server) answerRuleChange(w http.ResponseWriter, r *http.Request, rule *narrator.Pronunciation, again bool) error {
 	out := toPronunciationJSON(rule)
-	ids := []int64{}
 	if again {
-		var err error
-		if ids, err = s.store.ResynthesizeMatching(r.Context(), rule.ProjectID, rule); err != nil {
+		if s.resynth == nil {
+			return narrator.Errorf(narrator.EINVALID, "this server does not re-synthesise audios")
+		}
+		err := s.resynth.QueueResynthesis(r.Context(), narrator.ResynthesisJob{ProjectID: rule.ProjectID, Phrase: rule.Phrase})
+		if narrator.ErrorCode(err) == narrator.ECONFLICT {
+			return narrator.Errorf(narrator.ECONFLICT, "the rule for %q was saved, but a re-synthesis of this project is already under way; ask again with resynthesize once it has finished", rule.Phrase)
+		}
+		if err != nil {
 			return err
 		}
+		out.Resynthesis = "queued"
 	}
-	out.Resynthesized = &ids
 	writeJSON(w, http.StatusOK, out)
 	return nil
 }

@@ -46,8 +46,6 @@ type Store interface {
 	// SetPronunciation adds a rule or replaces the one for the same phrase.
 	SetPronunciation(ctx context.Context, p *narrator.Pronunciation) error
 	RemovePronunciation(ctx context.Context, projectID, id int64) (*narrator.Pronunciation, error)
-	// ResynthesizeMatching re-queues the audios that contain rule's phrase.
-	ResynthesizeMatching(ctx context.Context, projectID int64, rule *narrator.Pronunciation) ([]int64, error)
 
 	// Webhook methods return ENOTFOUND for an endpoint or delivery that is
 	// not the project's.
@@ -96,6 +94,9 @@ type Deps struct {
 	// Queue gives queue positions to the progress extension; nil leaves
 	// them out.
 	Queue QueuePositioner
+	// Resynthesis queues the re-synthesis that a pronunciation change may
+	// ask for (jobs.Queue); without it, resynthesize=true is refused.
+	Resynthesis ResynthesisQueue
 	// Pages reads the pages the import extension imports; nil turns the
 	// extension off (404).
 	Pages PageReader
@@ -146,6 +147,7 @@ type Server struct {
 	mediaURL func(string) string
 	media    MediaOpener
 	queue    QueuePositioner
+	resynth  ResynthesisQueue
 	voices   CatalogSource
 	pages    PageReader
 	feeds    FeedPoller
@@ -164,6 +166,7 @@ func NewServer(d Deps) *Server {
 		mediaURL: d.MediaURL,
 		media:    d.Media,
 		queue:    d.Queue,
+		resynth:  d.Resynthesis,
 		voices:   d.Voices,
 		pages:    d.Pages,
 		feeds:    d.Feeds,

@@ -123,6 +123,27 @@ func TestWebhookEndpoints(t *testing.T) {
 	wantError(t, b.do(t, "DELETE", b.hooksPath(id), key), 404, 30, "")
 }
 
+// TestWebhookTestWhenFull: an endpoint with narrator.MaxPendingDeliveries
+// pending refuses another test with 429 and a clear error.
+func TestWebhookTestWhenFull(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	key := map[string]any{"api_key": b.key}
+	r := b.do(t, "POST", b.hooksPath(), map[string]any{"api_key": b.key, "url": "https://hooks.example.com/in"})
+	if r.status != 201 {
+		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	id := int64(r.object(t)["id"].(float64))
+	// Filled through the store: through the API, the calls' own rate limit
+	// would refuse them first.
+	for i := range narrator.MaxPendingDeliveries {
+		if _, err := b.store.TestWebhook(t.Context(), b.project.ID, id); err != nil {
+			t.Fatalf("test %d: %v", i, err)
+		}
+	}
+	wantError(t, b.do(t, "POST", b.hooksPath(id, "test"), key), 429, 60, "deliveries pending")
+}
+
 // TestEventBodyIsTheV3Audio checks that a delivery's payload is the audio
 // exactly as GET answers it, with the event's fields and the media's
 // durations added.

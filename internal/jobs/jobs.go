@@ -188,6 +188,7 @@ type Workers struct {
 	DeleteMedia *DeleteMediaWorker
 	Preview     *PreviewWorker
 	Webhook     *WebhookWorker
+	Resynthesis *ResynthesisWorker
 }
 
 // MigrateSQLite brings River's own tables up to date on a SQLite database.
@@ -266,7 +267,8 @@ func newQueue[TTx any](driver riverdriver.Driver[TTx], cfg Config) (*Queue[TTx],
 			queueMedia:      {MaxWorkers: 2},
 			queuePreview:    {MaxWorkers: 1},
 			// Deliveries mostly wait on the network.
-			queueWebhook: {MaxWorkers: 8},
+			queueWebhook:     {MaxWorkers: 8},
+			queueResynthesis: {MaxWorkers: 1},
 		}
 		rc.FetchPollInterval = cfg.PollInterval
 		// A short cooldown keeps the time from create to first word small;
@@ -377,6 +379,9 @@ func (q *Queue[TTx]) Start(ctx context.Context, w Workers) error {
 	}
 	if err := river.AddWorkerSafely(q.workers, w.Webhook); err != nil {
 		return fmt.Errorf("add webhook worker: %w", err)
+	}
+	if err := river.AddWorkerSafely(q.workers, w.Resynthesis); err != nil {
+		return fmt.Errorf("add resynthesis worker: %w", err)
 	}
 	if err := q.client.Start(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("start river: %w", err)

@@ -74,6 +74,7 @@ type store interface {
 	DeleteAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error)
 	SynthesisProgress(ctx context.Context, audioID int64, revision int) (narrator.SynthesisProgress, error)
 	jobs.WebhookStore
+	jobs.ResynthesisStore
 	CreateWebhook(ctx context.Context, h *narrator.Webhook) error
 	ListDeliveries(ctx context.Context, projectID, webhookID int64, limit int) ([]*narrator.WebhookDelivery, error)
 	FindWebhook(ctx context.Context, projectID, id int64) (*narrator.Webhook, error)
@@ -87,6 +88,7 @@ type queue interface {
 	RecoverInterrupted(ctx context.Context) (int, error)
 	SynthesisQueuePosition(ctx context.Context, audioID int64) (int, bool, error)
 	JobCounts(ctx context.Context) ([]narrator.JobCount, error)
+	QueueResynthesis(ctx context.Context, job narrator.ResynthesisJob) error
 }
 
 // jobRow is one row of River's job table.
@@ -571,8 +573,8 @@ func TestJobCounts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(counts) != 4*5 {
-				t.Errorf("%d counts, want one for each of 4 kinds and 5 states", len(counts))
+			if len(counts) != 5*5 {
+				t.Errorf("%d counts, want one for each of 5 kinds and 5 states", len(counts))
 			}
 			out := map[string]int64{}
 			for _, c := range counts {

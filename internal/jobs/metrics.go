@@ -64,6 +64,7 @@ var unfinishedStates = []rivertype.JobState{
 var jobKinds = []string{
 	narrator.SynthesizeJob{}.JobKind(), narrator.DeleteMediaJob{}.JobKind(),
 	narrator.PreviewJob{}.JobKind(), narrator.WebhookJob{}.JobKind(),
+	narrator.ResynthesisJob{}.JobKind(),
 }
 
 // jobCountsSQL counts one kind's unfinished jobs by state in one row. It

@@ -108,7 +108,8 @@ func RetryDelay(base time.Duration, attempt int) time.Duration {
 
 // Work implements river.Worker. Delivery is at least once: a job that runs
 // twice may post twice, with the same webhook-id, which receivers use to
-// drop the duplicate. A job for a delivery already delivered does nothing.
+// drop the duplicate. A job for a delivery already delivered, or given up
+// unattempted (superseded, expired), does nothing.
 func (w *WebhookWorker) Work(ctx context.Context, job *river.Job[WebhookArgs]) error {
 	id := job.Args.DeliveryID
 	d, h, err := w.store.DeliveryForAttempt(ctx, id)
@@ -117,7 +118,7 @@ func (w *WebhookWorker) Work(ctx context.Context, job *river.Job[WebhookArgs]) e
 		return nil // the endpoint was removed
 	case err != nil:
 		return fmt.Errorf("load delivery %d: %w", id, err)
-	case d.State == narrator.DeliveryDelivered:
+	case d.State == narrator.DeliveryDelivered, d.GivenUp():
 		return nil
 	}
 	log := w.cfg.Logger.With("delivery_id", d.ID, "webhook_id", h.ID, "project_id", h.ProjectID, "event", d.Event, "attempt", job.Attempt)

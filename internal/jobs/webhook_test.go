@@ -37,6 +37,7 @@ func (b *testBundle) workers() jobs.Workers {
 		Preview:     jobs.NewPreviewWorker(nil, b.media),
 		Webhook: jobs.NewWebhookWorker(b.store, webhook.New(webhook.Options{AllowPrivate: true}),
 			jobs.WebhookConfig{RetryBase: 20 * time.Millisecond}),
+		Resynthesis: jobs.NewResynthesisWorker(b.store, nil),
 	}
 }
 

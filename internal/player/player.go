@@ -43,6 +43,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/clientip"
 	"github.com/narrator/narrator/internal/httpapi"
 )
 
@@ -54,9 +55,6 @@ type Store interface {
 	// FindAudioByArticleURL returns the project's newest live audio with
 	// that article URL, or ENOTFOUND.
 	FindAudioByArticleURL(ctx context.Context, projectID int64, articleURL string) (*narrator.Audio, error)
-	// RecordListen returns ENOTFOUND unless the audio is a live audio of
-	// the project, and EINVALID for an unknown event.
-	RecordListen(ctx context.Context, projectID, audioID int64, event string, at time.Time) error
 	// SynthesisProgress returns ENOTFOUND while no progress on the
 	// revision is reported.
 	SynthesisProgress(ctx context.Context, audioID int64, revision int) (narrator.SynthesisProgress, error)
@@ -68,18 +66,32 @@ type Store interface {
 	AudioPublication(ctx context.Context, audioID int64) (narrator.Publication, error)
 }
 
+// Listens counts listening events (listens.Counter).
+type Listens interface {
+	// Count counts one event from a client in memory, whatever the IDs;
+	// it returns EINVALID for an unknown event and ERATELIMITED when the
+	// client sent too many.
+	Count(clientKey string, projectID, audioID int64, event string) error
+}
+
 // Deps are the collaborators of the player.
 type Deps struct {
-	Store  Store
-	Logger *slog.Logger
+	Store Store
+	// Listens counts the listening events; required.
+	Listens Listens
+	// Now is the clock of publication schedules and media tokens; time.Now when nil.
+	Now func() time.Time
+	// ClientKey names the client of a request for the limits on
+	// listening events (clientip.Resolver.Key); the peer's address, an
+	// IPv6 one grouped by /64, when nil.
+	ClientKey func(r *http.Request) string
+	Logger    *slog.Logger
 	// MediaURL turns a media key into the absolute URL it is served at.
 	MediaURL func(key string) string
 	// MediaOrigin is the scheme://host media are served from, when it is
 	// not the origin the player pages are served from; the pages'
 	// Content-Security-Policy allows it for audio and the transcript.
 	MediaOrigin string
-	// Now is the clock that dates listening events; time.Now when nil.
-	Now func() time.Time
 }
 
 //go:embed templates/*.html
@@ -95,10 +107,12 @@ const maxEventBytes = 1024
 // Handler is the player as an http.Handler.
 type Handler struct {
 	store       Store
+	listens     Listens
+	clientKey   func(*http.Request) string
+	now         func() time.Time
 	logger      *slog.Logger
 	mediaURL    func(string) string
 	mediaOrigin string
-	now         func() time.Time
 	page        *template.Template
 	loader      []byte
 	mux         *http.ServeMux
@@ -118,16 +132,21 @@ func New(d Deps) (*Handler, error) {
 	}
 	h := &Handler{
 		store:       d.Store,
+		listens:     d.Listens,
+		clientKey:   d.ClientKey,
+		now:         d.Now,
 		logger:      d.Logger,
 		mediaURL:    d.MediaURL,
 		mediaOrigin: d.MediaOrigin,
-		now:         d.Now,
 		page:        t,
 		loader:      loader,
 		mux:         http.NewServeMux(),
 	}
 	if h.logger == nil {
 		h.logger = slog.New(slog.DiscardHandler)
+	}
+	if h.clientKey == nil {
+		h.clientKey = clientip.New(nil).Key
 	}
 	if h.now == nil {
 		h.now = time.Now
@@ -481,9 +500,11 @@ type eventBody struct {
 	Event     string `json:"event"`
 }
 
-// serveEvent counts one listening event. The body is a small JSON object,
-// sent as application/json or, by navigator.sendBeacon, as text/plain.
-// Anything else is refused with a 4xx; nothing about the sender is kept.
+// serveEvent counts one listening event, in memory (Listens): the answer
+// is 204 whatever the IDs, and costs no database write. The body is a small
+// JSON object, sent as application/json or, by navigator.sendBeacon, as
+// text/plain. Anything else is refused with a 4xx, and a client over its
+// budget with 429; nothing about the sender is stored.
 func (h *Handler) serveEvent(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	if err := h.recordEvent(r); err != nil {
@@ -527,16 +548,7 @@ func (h *Handler) recordEvent(r *http.Request) error {
 	if err := narrator.ValidateListenEvent(e.Event); err != nil {
 		return err
 	}
-	// An audio that is not published is not listened to: its events get
-	// the answer of an audio that does not exist.
-	pub, err := h.store.AudioPublication(r.Context(), e.AudioID)
-	if err != nil {
-		return err
-	}
-	if !pub.Public(h.now()) {
-		return narrator.Errorf(narrator.ENOTFOUND, "audio %d not found", e.AudioID)
-	}
-	return h.store.RecordListen(r.Context(), e.ProjectID, e.AudioID, e.Event, h.now())
+	return h.listens.Count(h.clientKey(r), e.ProjectID, e.AudioID, e.Event)
 }
 
 // render writes the page with the headers of a page that other sites may

@@ -1,36 +1,62 @@
 package player_test
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/jobs"
+	"github.com/narrator/narrator/internal/listens"
 	"github.com/narrator/narrator/internal/player"
 	"github.com/narrator/narrator/internal/sqlite"
 	"github.com/narrator/narrator/internal/sqlite/sqlitetest"
 )
 
 // testBundle is the player on a real SQLite store, served over loopback.
+// Its listening events are counted by a listens.Counter whose interval
+// never comes in a test: they reach the store only when it closes.
 type testBundle struct {
 	store   *sqlite.Store
+	writes  *countingStore
+	listens *listens.Counter
 	srv     *httptest.Server
 	project *narrator.Project
 	now     time.Time
 }
 
+// countingStore counts the writes of listening counts.
+type countingStore struct {
+	*sqlite.Store
+	n atomic.Int64
+}
+
+func (s *countingStore) RecordListens(ctx context.Context, tallies []narrator.ListenTally) error {
+	s.n.Add(1)
+	return s.Store.RecordListens(ctx, tallies)
+}
+
+// perClient is the bundle's budget of listening events per client.
+const perClient = 40
+
 func setup(t testing.TB) *testBundle {
 	t.Helper()
 	st, _ := sqlitetest.Open(t, sqlite.Options{}, jobs.Config{})
-	b := &testBundle{store: st, now: time.Date(2026, 4, 5, 6, 7, 8, 0, time.UTC)}
+	b := &testBundle{store: st, writes: &countingStore{Store: st}, now: time.Date(2026, 4, 5, 6, 7, 8, 0, time.UTC)}
+	b.listens = listens.New(listens.Config{Store: b.writes, Interval: 24 * time.Hour, PerClient: perClient,
+		Now: func() time.Time { return b.now }})
+	t.Cleanup(b.listens.Close)
 	h, err := player.New(player.Deps{
 		Store:       st,
+		Listens:     b.listens,
+		ClientKey:   func(r *http.Request) string { return r.Header.Get("X-Test-Client") },
 		MediaURL:    func(key string) string { return "https://media.test/media/" + key },
 		MediaOrigin: "https://media.test",
 		Now:         func() time.Time { return b.now },
@@ -90,10 +116,17 @@ type response struct {
 
 func (b *testBundle) do(t *testing.T, method, path, contentType, body string) response {
 	t.Helper()
+	return b.doAs(t, "", method, path, contentType, body)
+}
+
+// doAs sends a request as the client named client.
+func (b *testBundle) doAs(t *testing.T, client, method, path, contentType, body string) response {
+	t.Helper()
 	req, err := http.NewRequestWithContext(t.Context(), method, b.srv.URL+path, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
+	req.Header.Set("X-Test-Client", client)
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
@@ -295,9 +328,11 @@ func TestEvents(t *testing.T) {
 		{"string id", "application/json", fmt.Sprintf(`{"project_id":"%d","audio_id":%d,"event":"play"}`, b.project.ID, a.ID), 400},
 		{"negative id", "application/json", fmt.Sprintf(`{"project_id":%d,"audio_id":-1,"event":"play"}`, b.project.ID), 400},
 		{"too large", "application/json", fmt.Sprintf(`{"project_id":%d,"audio_id":%d,"event":"play"}`, b.project.ID, a.ID) + strings.Repeat(" ", 1100), 413},
-		{"unknown audio", "application/json", fmt.Sprintf(`{"project_id":%d,"audio_id":%d,"event":"play"}`, b.project.ID, a.ID+100), 404},
-		{"deleted audio", "application/json", fmt.Sprintf(`{"project_id":%d,"audio_id":%d,"event":"play"}`, b.project.ID, gone.ID), 404},
-		{"audio of another project", "application/json", fmt.Sprintf(`{"project_id":%d,"audio_id":%d,"event":"play"}`, otherProject.ID, a.ID), 404},
+		// The same answer whatever the IDs: no oracle of which pairs
+		// exist. They are dropped when the counts are written.
+		{"unknown audio", "application/json", fmt.Sprintf(`{"project_id":%d,"audio_id":%d,"event":"play"}`, b.project.ID, a.ID+100), 204},
+		{"deleted audio", "application/json", fmt.Sprintf(`{"project_id":%d,"audio_id":%d,"event":"play"}`, b.project.ID, gone.ID), 204},
+		{"audio of another project", "application/json", fmt.Sprintf(`{"project_id":%d,"audio_id":%d,"event":"play"}`, otherProject.ID, a.ID), 204},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			res := b.do(t, "POST", "/embed/events", c.contentType, c.body)
@@ -311,6 +346,15 @@ func TestEvents(t *testing.T) {
 				t.Errorf("204 with body %q", res.body)
 			}
 		})
+	}
+	// Nothing was written on the request path; closing writes all the
+	// counts in one batch.
+	if n := b.writes.n.Load(); n != 0 {
+		t.Errorf("%d writes while answering events, want none", n)
+	}
+	b.listens.Close()
+	if n := b.writes.n.Load(); n != 1 {
+		t.Errorf("%d writes at close, want 1", n)
 	}
 	got, err := b.store.AudioListens(t.Context(), a.ID)
 	if err != nil {
@@ -328,6 +372,42 @@ func TestEvents(t *testing.T) {
 	}
 	if res := b.get(t, "/embed/events"); res.StatusCode != 404 {
 		t.Errorf("GET /embed/events: %d, want 404", res.StatusCode)
+	}
+	for _, other := range []int64{gone.ID, a.ID + 100} {
+		if c, err := b.store.AudioListens(t.Context(), other); err != nil || c != (narrator.ListenCounts{}) {
+			t.Errorf("audio %d counted %+v (%v), want nothing", other, c, err)
+		}
+	}
+}
+
+// TestEventsPerClient floods one audio with "complete" events from one
+// client: one counts, and past its budget the client gets 429 while
+// another client is still heard.
+func TestEventsPerClient(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	a := b.audio(t, "a", "")
+	b.publish(t, a, "tok")
+	body := fmt.Sprintf(`{"project_id":%d,"audio_id":%d,"event":"complete"}`, b.project.ID, a.ID)
+	for i := range perClient {
+		if res := b.doAs(t, "10.0.0.1", "POST", "/embed/events", "application/json", body); res.StatusCode != 204 {
+			t.Fatalf("event %d: status %d, want 204: %s", i, res.StatusCode, res.body)
+		}
+	}
+	res := b.doAs(t, "10.0.0.1", "POST", "/embed/events", "application/json", body)
+	if res.StatusCode != 429 || !strings.Contains(res.body, `"code":60`) || !strings.Contains(res.body, "too many listening events") {
+		t.Errorf("past the budget: %d %s, want 429 with the v3 error JSON", res.StatusCode, res.body)
+	}
+	if res := b.doAs(t, "10.0.0.2", "POST", "/embed/events", "application/json", body); res.StatusCode != 204 {
+		t.Errorf("another client: %d, want 204", res.StatusCode)
+	}
+	b.listens.Close()
+	got, err := b.store.AudioListens(t.Context(), a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (narrator.ListenCounts{Completes: 2}); got != want {
+		t.Errorf("counts %+v, want %+v: one complete per client", got, want)
 	}
 }
 

@@ -42,17 +42,6 @@ func audioNotFound(ref string) error {
 	return narrator.Errorf(narrator.ENOTFOUND, "audio %s not found", ref)
 }
 
-const findAudioByIDSQL = `SELECT ` + audioColumns + ` FROM audios WHERE id = $1`
-
-// findAudioByID returns an audio, deleted or not, without its media.
-func findAudioByID(ctx context.Context, tx pgx.Tx, id int64, lock rowLock) (*narrator.Audio, error) {
-	a, err := scanAudio(tx.QueryRow(ctx, findAudioByIDSQL+string(lock), id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, audioNotFound(strconv.FormatInt(id, 10))
-	}
-	return a, err
-}
-
 const findLiveAudioByIDSQL = `SELECT ` + audioColumns + `
 FROM audios WHERE id = $1 AND project_id = $2 AND deleted_at IS NULL`
 
@@ -347,34 +336,6 @@ func (s *Store) updateAudio(ctx context.Context, tx pgx.Tx, cur *narrator.Audio,
 		return nil, err
 	}
 	return next, nil
-}
-
-const deleteAudioSQL = `UPDATE audios SET deleted_at = $1 WHERE id = $2`
-
-// DeleteAudio marks a live audio, found by reference as FindAudio does, as
-// deleted, and in the same transaction enqueues the removal of its media
-// files. It returns the audio as it was, with Deleted set, or ENOTFOUND.
-func (s *Store) DeleteAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error) {
-	tx, err := s.beginWrite(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("delete audio %q: %w", ref, err)
-	}
-	defer rollback(ctx, tx)
-	a, err := resolveAudio(ctx, tx, projectID, ref, forUpdate)
-	if err != nil {
-		return nil, fmt.Errorf("delete audio %q in project %d: %w", ref, projectID, err)
-	}
-	plan := narrator.PlanDelete(a)
-	if _, err := tx.Exec(ctx, deleteAudioSQL, s.now(), a.ID); err != nil {
-		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
-	}
-	if err := s.applyEffects(ctx, tx, &plan.Next, plan.Effects); err != nil {
-		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return nil, fmt.Errorf("delete audio %d: commit: %w", a.ID, err)
-	}
-	return &plan.Next, nil
 }
 
 // listAudiosSQL is a range scan of the audios_list index: the zero time

@@ -35,16 +35,31 @@ func (s *Store) applyEffects(ctx context.Context, tx pgx.Tx, a *narrator.Audio, 
 		case narrator.StepAudioCount:
 			_, err = tx.Exec(ctx, addAudioCountSQL, eff.AudioCount, eff.ProjectID)
 		case narrator.StepJobs:
-			for _, job := range eff.Jobs(a) {
-				if err = s.enqueue(ctx, tx, job); err != nil {
-					break
-				}
-			}
+			err = s.applyJobs(ctx, tx, a, eff)
 		case narrator.StepDeliveries:
 			err = sqlstore.Raise(ctx, s.Store, pgTx{tx}, eff.AudioEventOf(a, s.now()))
 		}
 		if err != nil {
 			return fmt.Errorf("apply %s of audio %d in project %d: %w", step, a.ID, eff.ProjectID, err)
+		}
+	}
+	return nil
+}
+
+// applyJobs removes the audio's waiting synthesis if eff supersedes it,
+// then inserts eff's jobs.
+func (s *Store) applyJobs(ctx context.Context, tx pgx.Tx, a *narrator.Audio, eff narrator.Effects) error {
+	if eff.Supersede {
+		if s.jobs == nil {
+			return fmt.Errorf("supersede synthesis of audio %d: the store was opened without a job inserter", a.ID)
+		}
+		if err := s.jobs.SupersedeSynthesis(ctx, tx, a.ID); err != nil {
+			return fmt.Errorf("supersede synthesis of audio %d: %w", a.ID, err)
+		}
+	}
+	for _, job := range eff.Jobs(a) {
+		if err := s.enqueue(ctx, tx, job); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -25,6 +25,9 @@ var migrationFS embed.FS
 // jobs package implements it with River's InsertTx.
 type JobInserter interface {
 	InsertTx(ctx context.Context, tx pgx.Tx, job narrator.Job) error
+	// SupersedeSynthesis removes, in tx, the audio's synthesis jobs that
+	// wait to start (narrator.Effects.Supersede).
+	SupersedeSynthesis(ctx context.Context, tx pgx.Tx, audioID int64) error
 	// SynthesisHead returns, as seen in tx, the fair round of the synthesis
 	// job a worker would take next (narrator.FairRound), or 0 when none
 	// waits.

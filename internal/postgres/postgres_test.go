@@ -49,6 +49,10 @@ func (j recorderJobs) InsertTx(_ context.Context, tx pgx.Tx, job narrator.Job) e
 	return j.rec.Record(job)
 }
 
+func (j recorderJobs) SupersedeSynthesis(_ context.Context, _ pgx.Tx, audioID int64) error {
+	return j.rec.Supersede(audioID)
+}
+
 func (j recorderJobs) SynthesisHead(context.Context, pgx.Tx) (int64, error) {
 	return j.rec.SynthesisHead(), nil
 }
@@ -66,6 +70,10 @@ func (j tableJobs) InsertTx(ctx context.Context, tx pgx.Tx, job narrator.Job) er
 		return err
 	}
 	return j.rec.Record(job)
+}
+
+func (j tableJobs) SupersedeSynthesis(_ context.Context, _ pgx.Tx, audioID int64) error {
+	return j.rec.Supersede(audioID)
 }
 
 func (j tableJobs) SynthesisHead(context.Context, pgx.Tx) (int64, error) {

@@ -68,12 +68,6 @@ type row struct{ pgx.Row }
 
 func (r row) Scan(dest ...any) error { return unavailable(r.Row.Scan(dest...)) }
 
-// exec runs a statement on the pool, outside a transaction.
-func (s *Store) exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
-	tag, err := s.pool.Exec(ctx, sql, args...)
-	return tag, unavailable(err)
-}
-
 // query runs a query on the pool, outside a transaction.
 func (s *Store) query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
 	rows, err := s.pool.Query(ctx, sql, args...)

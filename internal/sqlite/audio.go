@@ -117,17 +117,6 @@ func audioNotFound(ref string) error {
 	return narrator.Errorf(narrator.ENOTFOUND, "audio %s not found", ref)
 }
 
-const findAudioByIDSQL = `SELECT ` + audioColumns + ` FROM audios WHERE id = ?`
-
-// findAudioByID returns an audio, deleted or not, without its media.
-func findAudioByID(ctx context.Context, tx *sql.Tx, id int64) (*narrator.Audio, error) {
-	a, err := scanAudio(tx.QueryRowContext(ctx, findAudioByIDSQL, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, audioNotFound(strconv.FormatInt(id, 10))
-	}
-	return a, err
-}
-
 const findLiveAudioByExternalIDSQL = `SELECT ` + audioColumns + `
 FROM audios WHERE project_id = ? AND external_id = ? AND deleted_at IS NULL`
 
@@ -346,34 +335,6 @@ func (s *Store) updateAudio(ctx context.Context, tx *sql.Tx, head *headMemo, cur
 		return nil, err
 	}
 	return next, nil
-}
-
-const deleteAudioSQL = `UPDATE audios SET deleted_at = ? WHERE id = ?`
-
-// DeleteAudio marks a live audio, found by reference as FindAudio does, as
-// deleted, and in the same transaction enqueues the removal of its media
-// files. It returns the audio as it was, with Deleted set, or ENOTFOUND.
-func (s *Store) DeleteAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error) {
-	tx, err := s.beginWrite(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("delete audio %q: %w", ref, err)
-	}
-	defer tx.Rollback()
-	a, err := resolveAudioTx(ctx, tx, projectID, ref)
-	if err != nil {
-		return nil, fmt.Errorf("delete audio %q in project %d: %w", ref, projectID, err)
-	}
-	plan := narrator.PlanDelete(a)
-	if _, err := tx.ExecContext(ctx, deleteAudioSQL, micros(s.now()), a.ID); err != nil {
-		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
-	}
-	if err := s.applyEffects(ctx, tx, &plan.Next, plan.Effects); err != nil {
-		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
-	}
-	if err := commit(tx); err != nil {
-		return nil, fmt.Errorf("delete audio %d: commit: %w", a.ID, err)
-	}
-	return &plan.Next, nil
 }
 
 // listAudiosPageSQL is the page of a project's live audios that

@@ -31,11 +31,7 @@ func (s *Store) applyEffects(ctx context.Context, tx *sql.Tx, a *narrator.Audio,
 		case narrator.StepAudioCount:
 			_, err = tx.ExecContext(ctx, addAudioCountSQL, eff.AudioCount, eff.ProjectID)
 		case narrator.StepJobs:
-			for _, job := range eff.Jobs(a) {
-				if err = s.enqueue(ctx, tx, job); err != nil {
-					break
-				}
-			}
+			err = s.applyJobs(ctx, tx, a, eff)
 		case narrator.StepDeliveries:
 			err = sqlstore.Raise(ctx, s.Store, sqlTx{tx}, eff.AudioEventOf(a, s.now()))
 		}
@@ -51,4 +47,23 @@ func (s *Store) traceEffect(step narrator.EffectStep) {
 	if s.effect != nil {
 		s.effect(step)
 	}
+}
+
+// applyJobs removes the audio's waiting synthesis if eff supersedes it,
+// then inserts eff's jobs.
+func (s *Store) applyJobs(ctx context.Context, tx *sql.Tx, a *narrator.Audio, eff narrator.Effects) error {
+	if eff.Supersede {
+		if s.jobs == nil {
+			return fmt.Errorf("supersede synthesis of audio %d: the store was opened without a job inserter", a.ID)
+		}
+		if err := s.jobs.SupersedeSynthesis(ctx, tx, a.ID); err != nil {
+			return fmt.Errorf("supersede synthesis of audio %d: %w", a.ID, err)
+		}
+	}
+	for _, job := range eff.Jobs(a) {
+		if err := s.enqueue(ctx, tx, job); err != nil {
+			return err
+		}
+	}
+	return nil
 }

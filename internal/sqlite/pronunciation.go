@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 
@@ -10,82 +9,43 @@ import (
 )
 
 // The methods of pronunciation rules are sqlstore's, but for
-// ResynthesizeMatching.
+// ResynthesisCandidates.
 
 // candidatesSQL narrows the search with a case-insensitive LIKE (ASCII
-// case only); Matches then decides on whole words in any case.
+// case only); NeedsResynthesis then decides on whole words in any case.
 const candidatesSQL = `
 SELECT ` + audioColumns + ` FROM audios
-WHERE project_id = ? AND deleted_at IS NULL
-	AND (lower(title) LIKE ? ESCAPE '\' OR lower(body) LIKE ? ESCAPE '\' OR lower(author) LIKE ? ESCAPE '\')`
+WHERE project_id = ? AND deleted_at IS NULL AND state <> 'unprocessed'
+	AND (lower(title) LIKE ? ESCAPE '\' OR lower(body) LIKE ? ESCAPE '\' OR lower(author) LIKE ? ESCAPE '\')
+ORDER BY id`
 
-// ResynthesizeMatching makes every live audio of a project whose title,
-// body or author contains the rule's phrase (as Pronunciation.Matches
-// decides) unprocessed again, and enqueues its synthesis, in one
-// transaction. Audios without the phrase are left alone. It returns the ids
-// of the audios it re-queued.
-func (s *Store) ResynthesizeMatching(ctx context.Context, projectID int64, rule *narrator.Pronunciation) ([]int64, error) {
-	tx, err := s.beginWrite(ctx)
+// ResynthesisCandidates returns, in ID order, the audios of a project that
+// rule's change is to re-queue (narrator.Pronunciation.NeedsResynthesis),
+// read on the read pool: the scan holds no write lock.
+func (s *Store) ResynthesisCandidates(ctx context.Context, projectID int64, rule *narrator.Pronunciation) ([]int64, error) {
+	tx, err := s.beginRead(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("resynthesize %q: %w", rule.Phrase, err)
+		return nil, fmt.Errorf("resynthesis candidates of %q: %w", rule.Phrase, err)
 	}
 	defer tx.Rollback()
-	pattern := likePattern(strings.ToLower(rule.Phrase))
+	pattern := likePattern(strings.ToLower(strings.TrimSpace(rule.Phrase)))
 	rows, err := tx.QueryContext(ctx, candidatesSQL, projectID, pattern, pattern, pattern)
 	if err != nil {
-		return nil, fmt.Errorf("resynthesize %q: %w", rule.Phrase, err)
+		return nil, fmt.Errorf("resynthesis candidates of %q: %w", rule.Phrase, unavailable(err))
 	}
-	var matching []*narrator.Audio
+	defer rows.Close()
+	ids := []int64{}
 	for rows.Next() {
 		a, err := scanAudio(rows)
 		if err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("resynthesize %q: %w", rule.Phrase, err)
+			return nil, fmt.Errorf("resynthesis candidates of %q: %w", rule.Phrase, err)
 		}
-		if rule.Matches(a.Title) || rule.Matches(a.Body) || rule.Matches(a.Author) {
-			matching = append(matching, a)
+		if rule.NeedsResynthesis(a) {
+			ids = append(ids, a.ID)
 		}
 	}
-	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("resynthesize %q: %w", rule.Phrase, err)
-	}
-	ids := []int64{}
-	for _, a := range matching {
-		if err := s.resynthesize(ctx, tx, a, false); err != nil {
-			return nil, err
-		}
-		ids = append(ids, a.ID)
-	}
-	if err := commit(tx); err != nil {
-		return nil, fmt.Errorf("resynthesize %q: commit: %w", rule.Phrase, err)
+		return nil, fmt.Errorf("resynthesis candidates of %q: %w", rule.Phrase, unavailable(err))
 	}
 	return ids, nil
-}
-
-const resynthesizeSQL = `
-UPDATE audios SET state = 'unprocessed', error = '', revision = ?, updated_at = ?
-WHERE id = ?`
-
-// resynthesize makes a live audio unprocessed at a new revision
-// (narrator.Audio.Resynthesize) and enqueues its synthesis, inside tx.
-// When check is set, the account's limits apply
-// (narrator.Limits.CheckSynthesis): a publisher's request does, a
-// pronunciation rule's re-queueing does not.
-func (s *Store) resynthesize(ctx context.Context, tx *sql.Tx, a *narrator.Audio, check bool) error {
-	round, err := s.planSynthesis(ctx, tx, &headMemo{}, a.ProjectID, a.State != narrator.StateUnprocessed, check)
-	if err != nil {
-		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
-	}
-	before := *a
-	a.Resynthesize(s.now())
-	if _, err := tx.ExecContext(ctx, resynthesizeSQL, a.Revision, micros(a.UpdatedAt), a.ID); err != nil {
-		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
-	}
-	eff := narrator.ChangeEffects(&before, a)
-	eff.Round = round
-	if err := s.applyEffects(ctx, tx, a, eff); err != nil {
-		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
-	}
-	return nil
 }

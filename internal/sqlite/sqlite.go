@@ -39,6 +39,9 @@ type JobInserter interface {
 	// InsertManyTx inserts several jobs at once: the jobs of a group of
 	// creates (CreateAudio).
 	InsertManyTx(ctx context.Context, tx *sql.Tx, jobs []narrator.Job) error
+	// SupersedeSynthesis removes, in tx, the audio's synthesis jobs that
+	// wait to start (narrator.Effects.Supersede).
+	SupersedeSynthesis(ctx context.Context, tx *sql.Tx, audioID int64) error
 	// SynthesisHead returns, as seen in tx, the fair round of the synthesis
 	// job a worker would take next (narrator.FairRound), or 0 when none
 	// waits.

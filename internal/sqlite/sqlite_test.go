@@ -42,6 +42,10 @@ func (e recorderJobs) SynthesisHead(context.Context, *sql.Tx) (int64, error) {
 	return e.rec.SynthesisHead(), nil
 }
 
+func (e recorderJobs) SupersedeSynthesis(_ context.Context, _ *sql.Tx, audioID int64) error {
+	return e.rec.Supersede(audioID)
+}
+
 func (recorderJobs) Prepare(context.Context) error { return nil }
 
 // withJobs returns Options whose job inserter is j.
@@ -213,6 +217,10 @@ func (j tableJobs) InsertTx(ctx context.Context, tx *sql.Tx, job narrator.Job) e
 
 func (j tableJobs) SynthesisHead(context.Context, *sql.Tx) (int64, error) {
 	return j.rec.SynthesisHead(), nil
+}
+
+func (j tableJobs) SupersedeSynthesis(_ context.Context, _ *sql.Tx, audioID int64) error {
+	return j.rec.Supersede(audioID)
 }
 
 func (tableJobs) Prepare(context.Context) error { return nil }

@@ -37,6 +37,14 @@ func (dialect) RaiseID(ctx context.Context, tx sqlstore.Tx, table string, last i
 	return raiseCounter(ctx, tx.(sqlTx).tx, table, last)
 }
 
+func (d dialect) ResolveAudio(ctx context.Context, tx sqlstore.Tx, projectID int64, ref string) (*narrator.Audio, error) {
+	return resolveAudioTx(ctx, tx.(sqlTx).tx, projectID, ref)
+}
+
+func (d dialect) PlanSynthesis(ctx context.Context, tx sqlstore.Tx, projectID int64, adds, check bool) (int64, error) {
+	return d.s.planSynthesis(ctx, tx.(sqlTx).tx, &headMemo{}, projectID, adds, check)
+}
+
 func (d dialect) LoadMedia(ctx context.Context, tx sqlstore.Tx, audios ...*narrator.Audio) error {
 	return loadMedia(ctx, tx.(sqlTx).tx, audios...)
 }

@@ -161,3 +161,83 @@ func (s *Store) FailAudio(ctx context.Context, audioID int64, revision int, mess
 	}
 	return nil
 }
+
+const deleteAudioSQL = `UPDATE audios SET deleted_at = ? WHERE id = ?`
+
+// DeleteAudio marks a live audio, found by reference as FindAudio does, as
+// deleted, and in the same transaction applies narrator.PlanDelete's
+// effects, the removal of its media files among them. It returns the audio
+// as it was, with Deleted set, or ENOTFOUND.
+func (s *Store) DeleteAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error) {
+	tx, err := s.db.BeginWrite(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("delete audio %q: %w", ref, err)
+	}
+	defer tx.Rollback(ctx)
+	a, err := s.db.ResolveAudio(ctx, tx, projectID, ref)
+	if err != nil {
+		return nil, fmt.Errorf("delete audio %q in project %d: %w", ref, projectID, err)
+	}
+	plan := narrator.PlanDelete(a)
+	if _, err := tx.Exec(ctx, deleteAudioSQL, s.now(), a.ID); err != nil {
+		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
+	}
+	if err := s.db.ApplyEffects(ctx, tx, &plan.Next, plan.Effects); err != nil {
+		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return nil, fmt.Errorf("delete audio %d: commit: %w", a.ID, err)
+	}
+	return &plan.Next, nil
+}
+
+// RegenerateAudio makes a live audio, found by reference as FindAudio does,
+// unprocessed again even if its text is unchanged: in one transaction it
+// clears its error, bumps its revision and enqueues its synthesis. Its
+// media keep their keys until the new result is published. It returns the
+// updated audio, or ENOTFOUND.
+func (s *Store) RegenerateAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error) {
+	tx, err := s.db.BeginWrite(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("regenerate audio %q: %w", ref, err)
+	}
+	defer tx.Rollback(ctx)
+	a, err := s.db.ResolveAudio(ctx, tx, projectID, ref)
+	if err != nil {
+		return nil, fmt.Errorf("regenerate audio %q in project %d: %w", ref, projectID, err)
+	}
+	if err := Resynthesize(ctx, s, tx, a); err != nil {
+		return nil, err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return nil, fmt.Errorf("regenerate audio %d: commit: %w", a.ID, err)
+	}
+	return a, nil
+}
+
+const resynthesizeSQL = `
+UPDATE audios SET state = ?, error = ?, revision = ?, updated_at = ?
+WHERE id = ?`
+
+// Resynthesize makes a, a live audio locked in tx of the store s,
+// unprocessed at a new revision (narrator.Audio.Resynthesize) with the
+// change's effects, its synthesis among them. The account's limits apply
+// (narrator.Limits.CheckSynthesis), to a publisher's regenerate and to a
+// pronunciation rule's re-queueing alike.
+func Resynthesize(ctx context.Context, s *Store, tx Tx, a *narrator.Audio) error {
+	round, err := s.db.PlanSynthesis(ctx, tx, a.ProjectID, a.State != narrator.StateUnprocessed, true)
+	if err != nil {
+		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
+	}
+	before := *a
+	a.Resynthesize(s.now())
+	if _, err := tx.Exec(ctx, resynthesizeSQL, a.State, a.Error, a.Revision, a.UpdatedAt, a.ID); err != nil {
+		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
+	}
+	eff := narrator.ChangeEffects(&before, a)
+	eff.Round = round
+	if err := s.db.ApplyEffects(ctx, tx, a, eff); err != nil {
+		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
+	}
+	return nil
+}

@@ -71,6 +71,17 @@ type DB interface {
 	// Conflict returns an ECONFLICT *narrator.Error saying that what
 	// already exists if err is a unique violation, and err otherwise.
 	Conflict(err error, what string) error
+	// ResolveAudio finds, for a write in tx, a live audio of a project by
+	// reference as FindAudio does, with its media, its row locked.
+	ResolveAudio(ctx context.Context, tx Tx, projectID int64, ref string) (*narrator.Audio, error)
+	// PlanSynthesis is the part of a change that queues a synthesis for
+	// an audio of projectID that concerns its account, before the change
+	// writes anything: when check is set it refuses the change if the
+	// account is over its limits (narrator.Limits.CheckSynthesis; adds
+	// tells whether the change adds an audio to the account's queue), and
+	// it returns the job's fair round (narrator.FairRound), which it
+	// records as the account's.
+	PlanSynthesis(ctx context.Context, tx Tx, projectID int64, adds, check bool) (int64, error)
 	// LoadMedia sets the Media of the given audios, in the order of
 	// narrator.MediaTypes, with one query.
 	LoadMedia(ctx context.Context, tx Tx, audios ...*narrator.Audio) error

@@ -220,7 +220,7 @@ func Raise(ctx context.Context, s *Store, tx Tx, e *narrator.Event) error {
 	if err != nil {
 		return fmt.Errorf("raise %s: %w", e.Type, err)
 	}
-	if _, err := s.deliver(ctx, tx, e, hooks); err != nil {
+	if _, err := s.deliver(ctx, tx, e, hooks, false); err != nil {
 		return fmt.Errorf("raise %s: %w", e.Type, err)
 	}
 	return nil
@@ -238,13 +238,18 @@ WHERE webhook_id = ? AND state <> 'pending' AND id <= (
 	SELECT id FROM webhook_deliveries WHERE webhook_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)`
 
 // deliver writes the deliveries of e to those of hooks that want it
-// (narrator.PlanDeliveries), each with its job, and returns them.
-func (s *Store) deliver(ctx context.Context, tx Tx, e *narrator.Event, hooks []*narrator.Webhook) ([]*narrator.WebhookDelivery, error) {
+// (narrator.PlanDeliveries), each with its job, and returns them. Each
+// endpoint first makes room (makeRoom): refuse says whether a full one
+// refuses the delivery or collapses its oldest pending.
+func (s *Store) deliver(ctx context.Context, tx Tx, e *narrator.Event, hooks []*narrator.Webhook, refuse bool) ([]*narrator.WebhookDelivery, error) {
 	ds, err := narrator.PlanDeliveries(e, hooks, s.body)
 	if err != nil {
 		return nil, err
 	}
 	for _, d := range ds {
+		if err := s.makeRoom(ctx, tx, d.WebhookID, refuse); err != nil {
+			return nil, err
+		}
 		if d.ID, err = tx.Insert(ctx, insertDeliverySQL, d.WebhookID, d.MessageID, d.Event, NullInt(d.AudioID), d.Body,
 			d.State, d.CreatedAt); err != nil {
 			return nil, fmt.Errorf("insert delivery to webhook %d: %w", d.WebhookID, err)
@@ -261,7 +266,8 @@ func (s *Store) deliver(ctx context.Context, tx Tx, e *narrator.Event, hooks []*
 
 // TestWebhook queues a narrator.EventWebhookTest delivery to an endpoint of
 // a project, disabled or not, and returns it. It returns ENOTFOUND if there
-// is no such endpoint.
+// is no such endpoint, and ERATELIMITED if it has
+// narrator.MaxPendingDeliveries pending.
 func (s *Store) TestWebhook(ctx context.Context, projectID, id int64) (*narrator.WebhookDelivery, error) {
 	tx, err := s.db.BeginWrite(ctx)
 	if err != nil {
@@ -273,7 +279,7 @@ func (s *Store) TestWebhook(ctx context.Context, projectID, id int64) (*narrator
 		return nil, fmt.Errorf("test webhook %d: %w", id, err)
 	}
 	e := &narrator.Event{Type: narrator.EventWebhookTest, ProjectID: projectID, CreatedAt: s.now()}
-	ds, err := s.deliver(ctx, tx, e, []*narrator.Webhook{h})
+	ds, err := s.deliver(ctx, tx, e, []*narrator.Webhook{h}, true)
 	if err != nil {
 		return nil, fmt.Errorf("test webhook %d: %w", id, err)
 	}
@@ -347,7 +353,9 @@ const resendDeliverySQL = `UPDATE webhook_deliveries SET state = 'pending' WHERE
 
 // ResendDelivery makes a delivery to an endpoint of a project pending again
 // and queues another attempt, with the same message ID and body, and
-// returns it. It returns ENOTFOUND if there is no such delivery.
+// returns it. It returns ENOTFOUND if there is no such delivery, and
+// ERATELIMITED if it is not pending and the endpoint has
+// narrator.MaxPendingDeliveries pending.
 func (s *Store) ResendDelivery(ctx context.Context, projectID, webhookID, deliveryID int64) (*narrator.WebhookDelivery, error) {
 	tx, err := s.db.BeginWrite(ctx)
 	if err != nil {
@@ -363,6 +371,11 @@ func (s *Store) ResendDelivery(ctx context.Context, projectID, webhookID, delive
 	}
 	if err != nil {
 		return nil, fmt.Errorf("resend delivery %d: %w", deliveryID, err)
+	}
+	if d.State != narrator.DeliveryPending {
+		if err := s.makeRoom(ctx, tx, webhookID, true); err != nil {
+			return nil, fmt.Errorf("resend delivery %d: %w", deliveryID, err)
+		}
 	}
 	if _, err := tx.Exec(ctx, resendDeliverySQL, deliveryID); err != nil {
 		return nil, fmt.Errorf("resend delivery %d: %w", deliveryID, err)

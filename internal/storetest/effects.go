@@ -24,7 +24,7 @@ var effectTests = []test{
 			t.Fatal(err)
 		}
 		wantEqual(t, "update of an unprocessed audio", b.rec.Steps(),
-			[]string{"jobs", "job synthesize_audio", "deliveries", "render audio.updated", "job webhook_delivery"})
+			[]string{"jobs", "supersede", "job synthesize_audio", "deliveries", "render audio.updated", "job webhook_delivery"})
 
 		mustPublish(t, b.store, got, "one")
 		wantEqual(t, "first publish", b.rec.Steps(),
@@ -35,7 +35,7 @@ var effectTests = []test{
 			t.Fatal(err)
 		}
 		wantEqual(t, "update of a processed audio", b.rec.Steps(),
-			[]string{"usage", "jobs", "job synthesize_audio", "deliveries", "render audio.updated", "job webhook_delivery"})
+			[]string{"usage", "jobs", "supersede", "job synthesize_audio", "deliveries", "render audio.updated", "job webhook_delivery"})
 
 		mustPublish(t, b.store, got, "two")
 		wantEqual(t, "publish that replaces media", b.rec.Steps(),
@@ -44,7 +44,7 @@ var effectTests = []test{
 		if got, err = b.store.RegenerateAudio(ctx, p.ID, "e-1"); err != nil {
 			t.Fatal(err)
 		}
-		wantEqual(t, "regenerate", b.rec.Steps(), []string{"usage", "jobs", "job synthesize_audio"})
+		wantEqual(t, "regenerate", b.rec.Steps(), []string{"usage", "jobs", "supersede", "job synthesize_audio"})
 
 		if err := b.store.FailAudio(ctx, got.ID, got.Revision, "the engine broke"); err != nil {
 			t.Fatal(err)

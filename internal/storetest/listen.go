@@ -97,8 +97,9 @@ var listenTests = []test{
 		day2 := day1.Add(2 * time.Minute) // the next UTC day
 		record := func(projectID, audioID int64, event string, at time.Time) {
 			t.Helper()
-			if err := b.store.RecordListen(ctx, projectID, audioID, event, at); err != nil {
-				t.Fatalf("RecordListen(%d, %d, %s): %v", projectID, audioID, event, err)
+			tally := narrator.ListenTally{ProjectID: projectID, AudioID: audioID, Event: event, Day: at, Count: 1}
+			if err := b.store.RecordListens(ctx, []narrator.ListenTally{tally}); err != nil {
+				t.Fatalf("RecordListens(%+v): %v", tally, err)
 			}
 		}
 		record(p.ID, a1.ID, narrator.ListenLoad, day1)
@@ -161,10 +162,21 @@ var listenTests = []test{
 			t.Fatal(err)
 		}
 		now := b.clock.Now()
-		wantCode(t, b.store.RecordListen(ctx, p.ID, a.ID, "pause", now), narrator.EINVALID)
-		wantCode(t, b.store.RecordListen(ctx, p.ID, gone.ID, narrator.ListenPlay, now), narrator.ENOTFOUND)
-		wantCode(t, b.store.RecordListen(ctx, mustProject(t, b.store).ID, a.ID, narrator.ListenPlay, now), narrator.ENOTFOUND)
-		wantCode(t, b.store.RecordListen(ctx, p.ID, a.ID+1000, narrator.ListenPlay, now), narrator.ENOTFOUND)
+		tally := func(projectID, audioID int64, event string, n int64) narrator.ListenTally {
+			return narrator.ListenTally{ProjectID: projectID, AudioID: audioID, Event: event, Day: now, Count: n}
+		}
+		// A bad event or count refuses the whole batch.
+		wantCode(t, b.store.RecordListens(ctx, []narrator.ListenTally{tally(p.ID, a.ID, narrator.ListenPlay, 1), tally(p.ID, a.ID, "pause", 1)}), narrator.EINVALID)
+		wantCode(t, b.store.RecordListens(ctx, []narrator.ListenTally{tally(p.ID, a.ID, narrator.ListenPlay, 0)}), narrator.EINVALID)
+		// Pairs that are not a live audio of the project are dropped, with
+		// no error: the sender learns nothing of which exist.
+		if err := b.store.RecordListens(ctx, []narrator.ListenTally{
+			tally(p.ID, gone.ID, narrator.ListenPlay, 3),
+			tally(mustProject(t, b.store).ID, a.ID, narrator.ListenPlay, 4),
+			tally(p.ID, a.ID+1000, narrator.ListenPlay, 5),
+		}); err != nil {
+			t.Fatalf("RecordListens of unknown pairs: %v", err)
+		}
 		got, err := b.store.AudioListens(ctx, a.ID)
 		if err != nil {
 			t.Fatal(err)

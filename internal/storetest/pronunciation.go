@@ -106,7 +106,7 @@ var pronunciationTests = []test{
 			t.Errorf("missing project: %v", err)
 		}
 	}},
-	{"ResynthesizeMatching", func(t *testing.T, b *bundle) {
+	{"Resynthesis", func(t *testing.T, b *bundle) {
 		ctx := t.Context()
 		p := mustProject(t, b.store)
 		with := newAudio(p.ID, "with")
@@ -126,13 +126,29 @@ var pronunciationTests = []test{
 		if err := b.store.PublishAudio(ctx, with.ID, with.Revision, rendering(map[string]string{"mp3": "t/a.mp3", "m3u8": "t/a.m3u8"}, 1000)); err != nil {
 			t.Fatal(err)
 		}
+		rule := &narrator.Pronunciation{Phrase: "nginx", Say: "engine x"}
+		// The unprocessed audios with the phrase wait for a synthesis that
+		// reads the rules when it runs: only the processed one is a
+		// candidate.
+		inside.Body = "An nginx too, still waiting."
+		if _, err := b.store.UpdateAudio(ctx, p.ID, "inside", narrator.AudioUpdate{Body: &inside.Body}); err != nil {
+			t.Fatal(err)
+		}
 		before := len(b.rec.Synthesized())
-		ids, err := b.store.ResynthesizeMatching(ctx, p.ID, &narrator.Pronunciation{Phrase: "nginx", Say: "engine x"})
+		ids, err := b.store.ResynthesisCandidates(ctx, p.ID, rule)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !slices.Equal(ids, []int64{with.ID}) {
-			t.Fatalf("resynthesized %v, want only %d", ids, with.ID)
+			t.Fatalf("candidates %v, want only %d", ids, with.ID)
+		}
+		n, err := b.store.ResynthesizeAudios(ctx, p.ID, rule, append(ids, without.ID, deleted.ID, inside.ID))
+		if err != nil || n != 1 {
+			t.Fatalf("ResynthesizeAudios = %d, %v; want 1, only the candidate", n, err)
+		}
+		// Done again, nothing is left to do: the audio waits.
+		if n, err := b.store.ResynthesizeAudios(ctx, p.ID, rule, ids); err != nil || n != 0 {
+			t.Fatalf("ResynthesizeAudios again = %d, %v; want 0", n, err)
 		}
 		got, err := b.store.FindAudio(ctx, p.ID, "with")
 		if err != nil {
@@ -144,6 +160,31 @@ var pronunciationTests = []test{
 		calls := b.rec.Synthesized()[before:]
 		if len(calls) != 1 || calls[0] != (SynthesizeCall{AudioID: with.ID, Revision: with.Revision + 1}) {
 			t.Errorf("enqueued %+v", calls)
+		}
+	}},
+	{"ResynthesisObeysTheQueueLimit", func(t *testing.T, b *bundle) {
+		ctx := t.Context()
+		p := mustProject(t, b.store)
+		rule := &narrator.Pronunciation{Phrase: "nginx", Say: "engine x"}
+		var done []int64
+		for i := range 2 {
+			a := newAudio(p.ID, fmt.Sprintf("done-%d", i))
+			a.Body = "Served by nginx."
+			mustCreateAudio(t, b.store, a)
+			mustPublish(t, b.store, a, fmt.Sprintf("t%d", i))
+			done = append(done, a.ID)
+		}
+		// Fill the account's queue but for one place.
+		for i := range SuiteLimits.MaxQueued - 1 {
+			mustAudio(t, b.store, p.ID, fmt.Sprintf("waiting-%d", i))
+		}
+		n, err := b.store.ResynthesizeAudios(ctx, p.ID, rule, done)
+		if n != 1 {
+			t.Errorf("re-queued %d, want the 1 that fits", n)
+		}
+		wantCode(t, err, narrator.EQUEUEFULL)
+		if got := mustFindAudio(t, b.store, p.ID, "done-1"); got.State != narrator.StateProcessed {
+			t.Errorf("the audio past the limit is %s, want it left processed", got.State)
 		}
 	}},
 }

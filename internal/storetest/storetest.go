@@ -66,7 +66,8 @@ type Store interface {
 	SetPronunciation(ctx context.Context, p *narrator.Pronunciation) error
 	ListPronunciations(ctx context.Context, projectID int64) ([]*narrator.Pronunciation, error)
 	RemovePronunciation(ctx context.Context, projectID, id int64) (*narrator.Pronunciation, error)
-	ResynthesizeMatching(ctx context.Context, projectID int64, rule *narrator.Pronunciation) ([]int64, error)
+	ResynthesisCandidates(ctx context.Context, projectID int64, rule *narrator.Pronunciation) ([]int64, error)
+	ResynthesizeAudios(ctx context.Context, projectID int64, rule *narrator.Pronunciation, ids []int64) (int, error)
 
 	SearchAudios(ctx context.Context, projectID int64, query string, since time.Time, page, perPage int) ([]*narrator.Audio, int, error)
 	FindAudiosByID(ctx context.Context, projectID int64, ids []int64) ([]*narrator.Audio, error)
@@ -101,7 +102,7 @@ type Store interface {
 
 	FindAudioByExternalID(ctx context.Context, projectID int64, externalID string) (*narrator.Audio, error)
 	FindAudioByArticleURL(ctx context.Context, projectID int64, articleURL string) (*narrator.Audio, error)
-	RecordListen(ctx context.Context, projectID, audioID int64, event string, at time.Time) error
+	RecordListens(ctx context.Context, tallies []narrator.ListenTally) error
 	AudioListens(ctx context.Context, audioID int64) (narrator.ListenCounts, error)
 	ProjectListens(ctx context.Context, projectID int64, since time.Time) (*narrator.ProjectListens, error)
 
@@ -161,6 +162,7 @@ type Recorder struct {
 	head       int64
 	deletes    [][]string
 	webhooks   []int64
+	superseded []int64
 	// steps are the effect steps, jobs and renderings in the order they
 	// came (Steps).
 	steps []string
@@ -188,6 +190,28 @@ func (r *Recorder) Record(job narrator.Job) error {
 		return fmt.Errorf("storetest: unknown job %T", job)
 	}
 	return nil
+}
+
+// Supersede records that the store removed an audio's waiting synthesis
+// jobs (narrator.Effects.Supersede); a store's adapter calls it for the
+// JobInserter's SupersedeSynthesis. It returns the error set by FailWith.
+func (r *Recorder) Supersede(audioID int64) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.err != nil {
+		return r.err
+	}
+	r.steps = append(r.steps, "supersede")
+	r.superseded = append(r.superseded, audioID)
+	return nil
+}
+
+// Superseded returns the audios whose waiting synthesis was removed, in
+// order.
+func (r *Recorder) Superseded() []int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.superseded)
 }
 
 // FailWith makes later calls return err, until FailWith(nil).
@@ -358,6 +382,7 @@ func Run(t *testing.T, newStore NewStoreFunc) {
 		{"Webhook", webhookTests},
 		{"WebhookEvent", webhookEventTests},
 		{"WebhookDelivery", webhookDeliveryTests},
+		{"WebhookPending", pendingTests},
 		{"Voice", voiceTests},
 		{"Effects", effectTests},
 		{"Publication", publicationTests},

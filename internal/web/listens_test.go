@@ -46,10 +46,9 @@ func TestListeningFigures(t *testing.T) {
 	}
 	record := func(event string, at time.Time, n int) {
 		t.Helper()
-		for range n {
-			if err := b.store.RecordListen(ctx, b.project.ID, a.ID, event, at); err != nil {
-				t.Fatal(err)
-			}
+		tally := narrator.ListenTally{ProjectID: b.project.ID, AudioID: a.ID, Event: event, Day: at, Count: int64(n)}
+		if err := b.store.RecordListens(ctx, []narrator.ListenTally{tally}); err != nil {
+			t.Fatal(err)
 		}
 	}
 	record(narrator.ListenLoad, now, 5)

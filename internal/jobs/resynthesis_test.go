@@ -1,0 +1,101 @@
+package jobs_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/jobs"
+)
+
+// TestResynthesis: a project's re-synthesis is one job at a time, and its
+// worker re-queues the processed audios with the phrase.
+func TestResynthesis(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *testBundle) {
+		ctx := t.Context()
+		if err := b.work(t, b.audio.Revision, 1); err != nil {
+			t.Fatal(err)
+		}
+		processed := b.find(t)
+		if processed.State != narrator.StateProcessed {
+			t.Fatalf("audio %s, want processed", processed.State)
+		}
+		job := narrator.ResynthesisJob{ProjectID: b.audio.ProjectID, Phrase: "hello"}
+		if err := b.queue.QueueResynthesis(ctx, job); err != nil {
+			t.Fatal(err)
+		}
+		err := b.queue.QueueResynthesis(ctx, job)
+		if narrator.ErrorCode(err) != narrator.ECONFLICT {
+			t.Errorf("a second re-synthesis while the first is queued: %v, want %s", err, narrator.ECONFLICT)
+		}
+		w := jobs.NewResynthesisWorker(b.store, nil)
+		if err := w.Work(ctx, &river.Job[jobs.ResynthesisArgs]{
+			JobRow: &rivertype.JobRow{Attempt: 1, CreatedAt: time.Now()},
+			Args:   jobs.ResynthesisArgs{ProjectID: job.ProjectID, Phrase: job.Phrase},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if a := b.find(t); a.State != narrator.StateUnprocessed || a.Revision != processed.Revision+1 {
+			t.Errorf("after the re-synthesis: %s at revision %d, want unprocessed at %d", a.State, a.Revision, processed.Revision+1)
+		}
+	})
+}
+
+// fullStore is a ResynthesisStore whose account is full after n audios.
+type fullStore struct {
+	ids []int64
+	n   int
+}
+
+func (s *fullStore) ResynthesisCandidates(context.Context, int64, *narrator.Pronunciation) ([]int64, error) {
+	return s.ids, nil
+}
+
+func (s *fullStore) ResynthesizeAudios(_ context.Context, _ int64, _ *narrator.Pronunciation, ids []int64) (int, error) {
+	if len(ids) <= s.n {
+		s.n -= len(ids)
+		return len(ids), nil
+	}
+	done := s.n
+	s.n = 0
+	return done, narrator.Errorf(narrator.EQUEUEFULL, "full")
+}
+
+// TestResynthesisWaitsForRoom: when the account is full the job snoozes,
+// unless it has waited ResynthesisPatience already; then it ends.
+func TestResynthesisWaitsForRoom(t *testing.T) {
+	t.Parallel()
+	ids := make([]int64, 120)
+	for i := range ids {
+		ids[i] = int64(i + 1)
+	}
+	for _, tc := range []struct {
+		name   string
+		age    time.Duration
+		snooze bool
+	}{
+		{"young", time.Minute, true},
+		{"past patience", narrator.ResynthesisPatience + time.Minute, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := &fullStore{ids: ids, n: 70}
+			w := jobs.NewResynthesisWorker(st, nil)
+			err := w.Work(t.Context(), &river.Job[jobs.ResynthesisArgs]{
+				JobRow: &rivertype.JobRow{Attempt: 1, CreatedAt: time.Now().Add(-tc.age)},
+				Args:   jobs.ResynthesisArgs{ProjectID: 1, Phrase: "x"},
+			})
+			var snooze *river.JobSnoozeError
+			if got := errors.As(err, &snooze); got != tc.snooze {
+				t.Errorf("Work = %v; snoozed %v, want %v", err, got, tc.snooze)
+			}
+			if !tc.snooze && err != nil {
+				t.Errorf("Work past patience = %v, want nil", err)
+			}
+		})
+	}
+}

@@ -1,0 +1,104 @@
+package storetest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/narrator/narrator"
+)
+
+// pendingTests hold an endpoint's pending deliveries to
+// narrator.MaxPendingDeliveries.
+var pendingTests = []test{
+	{"TestRefusedWhenFull", func(t *testing.T, b *bundle) {
+		ctx := t.Context()
+		p := mustProject(t, b.store)
+		h := mustWebhook(t, b.store, p.ID)
+		var last *narrator.WebhookDelivery
+		for i := range narrator.MaxPendingDeliveries {
+			d, err := b.store.TestWebhook(ctx, p.ID, h.ID)
+			if err != nil {
+				t.Fatalf("test %d: %v", i, err)
+			}
+			last = d
+		}
+		_, err := b.store.TestWebhook(ctx, p.ID, h.ID)
+		wantCode(t, err, narrator.ERATELIMITED)
+		// A delivery that failed does not come back while the endpoint is
+		// full.
+		if _, err := b.store.RecordAttempt(ctx, last.ID, narrator.WebhookAttempt{At: b.clock.Now(), Error: "refused", Final: true}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.store.TestWebhook(ctx, p.ID, h.ID); err != nil {
+			t.Fatalf("a test once one delivery failed: %v", err)
+		}
+		_, err = b.store.ResendDelivery(ctx, p.ID, h.ID, last.ID)
+		wantCode(t, err, narrator.ERATELIMITED)
+		if n := len(b.rec.Delivered()); n != narrator.MaxPendingDeliveries+1 {
+			t.Errorf("%d webhook jobs, want %d", n, narrator.MaxPendingDeliveries+1)
+		}
+	}},
+	{"AudioEventsCollapseTheOldest", func(t *testing.T, b *bundle) {
+		ctx := t.Context()
+		p := mustProject(t, b.store)
+		h := mustWebhook(t, b.store, p.ID)
+		var first *narrator.WebhookDelivery
+		for i := range narrator.MaxPendingDeliveries {
+			d, err := b.store.TestWebhook(ctx, p.ID, h.ID)
+			if err != nil {
+				t.Fatalf("test %d: %v", i, err)
+			}
+			if first == nil {
+				first = d
+			}
+		}
+		mustAudio(t, b.store, p.ID, "ext")
+		again := newAudio(p.ID, "ext")
+		again.Body = "Other words."
+		if _, err := b.store.CreateAudio(ctx, again); err != nil {
+			t.Fatal(err)
+		}
+		ds, err := b.store.ListDeliveries(ctx, p.ID, h.ID, 1000) // newest first
+		if err != nil {
+			t.Fatal(err)
+		}
+		pending := 0
+		for _, d := range ds {
+			if d.State == narrator.DeliveryPending {
+				pending++
+			}
+		}
+		if pending != narrator.MaxPendingDeliveries {
+			t.Errorf("%d pending, want %d", pending, narrator.MaxPendingDeliveries)
+		}
+		if last := ds[0]; last.Event != narrator.EventAudioUpdated || last.State != narrator.DeliveryPending {
+			t.Errorf("newest delivery %s %s, want the update, pending", last.Event, last.State)
+		}
+		// The oldest, superseded, failed and so was pruned from the list.
+		if d, _, err := b.store.DeliveryForAttempt(ctx, first.ID); err == nil {
+			t.Errorf("oldest delivery %s %q, want it superseded and pruned", d.State, d.LastError)
+		} else {
+			wantCode(t, err, narrator.ENOTFOUND)
+		}
+	}},
+	{"ExpiredPastTheHorizon", func(t *testing.T, b *bundle) {
+		ctx := t.Context()
+		p := mustProject(t, b.store)
+		h := mustWebhook(t, b.store, p.ID)
+		for i := range narrator.MaxPendingDeliveries {
+			if _, err := b.store.TestWebhook(ctx, p.ID, h.ID); err != nil {
+				t.Fatalf("test %d: %v", i, err)
+			}
+		}
+		b.clock.Advance(narrator.DeliveryHorizon + time.Second)
+		if _, err := b.store.TestWebhook(ctx, p.ID, h.ID); err != nil {
+			t.Fatalf("a test past the horizon: %v", err)
+		}
+		ds := mustDeliveries(t, b.store, h)
+		for _, d := range ds[:len(ds)-1] {
+			if d.State != narrator.DeliveryFailed || d.LastError != narrator.DeliveryExpired {
+				t.Fatalf("delivery %d %s %q, want failed, expired", d.ID, d.State, d.LastError)
+			}
+		}
+	}},
+}
