@@ -24,8 +24,9 @@ type Project struct {
 	CreatedAt  time.Time
 }
 
-// Validate checks the project's fields, including that its language is in
-// the voice catalog and both voices belong to that language.
+// Validate checks the project's fields. Whether the server offers its
+// language and voices depends on the voices installed: Catalog.CheckProject
+// checks that.
 func (p *Project) Validate() error {
 	if strings.TrimSpace(p.Title) == "" {
 		return Errorf(EINVALID, "title is required")
@@ -39,8 +40,8 @@ func (p *Project) Validate() error {
 	if p.Type != ProjectTypeAPI {
 		return Errorf(EINVALID, "type must be %q", ProjectTypeAPI)
 	}
-	if _, _, ok := DefaultVoices(p.Language); !ok {
-		return Errorf(EINVALID, "language %q is not supported; run `narrator voices` for the list", p.Language)
+	if !localeRE.MatchString(p.Language) {
+		return Errorf(EINVALID, "language %q is not a locale such as en_US; run `narrator voices` for the list", p.Language)
 	}
 	if n := utf8.RuneCountInString(p.URL); n > MaxURLChars {
 		return Errorf(EINVALID, "url is %d characters long; at most %d are allowed", n, MaxURLChars)
@@ -54,8 +55,8 @@ func (p *Project) Validate() error {
 		}
 	}
 	for _, v := range []struct{ field, name string }{{"title_voice", p.TitleVoice}, {"body_voice", p.BodyVoice}} {
-		if _, ok := LookupVoice(p.Language, v.name); !ok {
-			return Errorf(EINVALID, "%s %q is not a voice of language %s", v.field, v.name, p.Language)
+		if strings.TrimSpace(v.name) == "" || len(v.name) > 100 {
+			return Errorf(EINVALID, "%s must name a voice of language %s", v.field, p.Language)
 		}
 	}
 	return nil

@@ -22,8 +22,8 @@ func TestProjectValidate(t *testing.T) {
 		{"valid url", func(p *narrator.Project) { p.URL = "https://example.com/news" }, ""},
 		{"blank title", func(p *narrator.Project) { p.Title = " " }, "title"},
 		{"unknown type", func(p *narrator.Project) { p.Type = "rss" }, "type"},
-		{"unknown language", func(p *narrator.Project) { p.Language = "xx_XX" }, "language"},
-		{"voice of another language", func(p *narrator.Project) { p.BodyVoice = "Anna" }, "body_voice"},
+		{"malformed language", func(p *narrator.Project) { p.Language = "english" }, "language"},
+		{"no body voice", func(p *narrator.Project) { p.BodyVoice = " " }, "body_voice"},
 		{"url not http", func(p *narrator.Project) { p.URL = "ftp://example.com" }, "url"},
 		{"url too long", func(p *narrator.Project) { p.URL = "https://example.com/" + strings.Repeat("a", narrator.MaxURLChars) }, "url"},
 	}

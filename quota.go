@@ -13,6 +13,9 @@ const (
 	// EQUOTA: the account's published media fill its storage quota; delete
 	// audios to make room.
 	EQUOTA = "quota_exceeded"
+	// ERATELIMITED: the caller made more requests of a kind than it may
+	// for now; try again after the time the answer says.
+	ERATELIMITED = "rate_limited"
 )
 
 // MaxAudioDuration caps the length of one audio, pauses included. The

@@ -1,16 +1,18 @@
 package narrator
 
-import (
-	"slices"
-	"strings"
-)
-
 // Voice engines.
 const (
 	EngineFestival = "festival"
 	EngineFlite    = "flite"
 	EngineEspeak   = "espeak"
+	// EnginePiper and EngineKokoro are the neural engines: their voices are not built in but
+	// installed by the operator (InstalledVoice), and run with onnxruntime.
+	EnginePiper  = "piper"
+	EngineKokoro = "kokoro"
 )
+
+// Neural reports whether engine is a neural engine, whose voices the operator installs.
+func Neural(engine string) bool { return engine == EnginePiper || engine == EngineKokoro }
 
 // Voice genders, as the v3 API shows them in a voice label.
 const (
@@ -24,8 +26,10 @@ type Voice struct {
 	Name        string // friendly name, unique within its language, e.g. "Sally"
 	Gender      string // GenderFemale or GenderMale
 	Language    string // locale, e.g. "en_US"
-	Engine      string // EngineFestival, EngineFlite or EngineEspeak
-	EngineVoice string // the engine's own voice name, e.g. "cmu_us_slt_arctic_hts", "slt", "de+f3"
+	Engine      string // EngineFestival, EngineFlite, EngineEspeak, EnginePiper or EngineKokoro
+	EngineVoice string // the engine's own voice name, e.g. "cmu_us_slt_arctic_hts", "slt", "de+f3"; an installed voice's ID
+	Quality     string // a neural voice's quality: "x_low", "low", "medium" or "high"; "" for built-in voices
+	License     string // a neural voice's licence, from its model card; "" if not given or built in
 }
 
 // Label returns the voice as the v3 API shows it in a project's title_voice and body_voice:
@@ -41,53 +45,53 @@ func (v Voice) Label() string { return v.Name + " (" + v.Gender + ")" }
 // female variant on English (0.50; f2 0.37, f1 0.22, f4 0.14, f3 0.03), and the plain voice
 // the clearest male one (0.25; m1 and m3 0.24, m4 and m7 0.19, m2 0.07).
 var catalog = [...]Voice{
-	{"Jan", GenderMale, "cs_CZ", EngineEspeak, "cs"},
-	{"Tereza", GenderFemale, "cs_CZ", EngineEspeak, "cs+f5"},
-	{"Freja", GenderFemale, "da_DK", EngineEspeak, "da+f5"},
-	{"Mads", GenderMale, "da_DK", EngineEspeak, "da"},
-	{"Anna", GenderFemale, "de_DE", EngineEspeak, "de+f5"},
-	{"Lukas", GenderMale, "de_DE", EngineEspeak, "de"},
-	{"Eleni", GenderFemale, "el_GR", EngineEspeak, "el+f5"},
-	{"Nikos", GenderMale, "el_GR", EngineEspeak, "el"},
-	{"Alan", GenderMale, "en_GB", EngineFlite, "awb"},
-	{"Oliver", GenderMale, "en_GB", EngineEspeak, "en-gb"},
-	{"Olivia", GenderFemale, "en_GB", EngineEspeak, "en-gb+f5"},
-	{"Emma", GenderFemale, "en_US", EngineEspeak, "en-us+f5"},
-	{"Kevin", GenderMale, "en_US", EngineFlite, "kal16"},
-	{"Mark", GenderMale, "en_US", EngineEspeak, "en-us"},
-	{"Richard", GenderMale, "en_US", EngineFlite, "rms"},
-	{"Sally", GenderFemale, "en_US", EngineFestival, "cmu_us_slt_arctic_hts"},
-	{"Susan", GenderFemale, "en_US", EngineFlite, "slt"},
-	{"Lucia", GenderFemale, "es_ES", EngineEspeak, "es+f5"},
-	{"Pablo", GenderMale, "es_ES", EngineEspeak, "es"},
-	{"Diego", GenderMale, "es_MX", EngineEspeak, "es-419"},
-	{"Sofia", GenderFemale, "es_MX", EngineEspeak, "es-419+f5"},
-	{"Aino", GenderFemale, "fi_FI", EngineEspeak, "fi+f5"},
-	{"Mikko", GenderMale, "fi_FI", EngineEspeak, "fi"},
-	{"Julie", GenderFemale, "fr_FR", EngineEspeak, "fr-fr+f5"},
-	{"Thomas", GenderMale, "fr_FR", EngineEspeak, "fr-fr"},
-	{"Bence", GenderMale, "hu_HU", EngineEspeak, "hu"},
-	{"Reka", GenderFemale, "hu_HU", EngineEspeak, "hu+f5"},
-	{"Giulia", GenderFemale, "it_IT", EngineEspeak, "it+f5"},
-	{"Marco", GenderMale, "it_IT", EngineEspeak, "it"},
-	{"Ingrid", GenderFemale, "nb_NO", EngineEspeak, "nb+f5"},
-	{"Lars", GenderMale, "nb_NO", EngineEspeak, "nb"},
-	{"Daan", GenderMale, "nl_NL", EngineEspeak, "nl"},
-	{"Sanne", GenderFemale, "nl_NL", EngineEspeak, "nl+f5"},
-	{"Jakub", GenderMale, "pl_PL", EngineEspeak, "pl"},
-	{"Zofia", GenderFemale, "pl_PL", EngineEspeak, "pl+f5"},
-	{"Ana", GenderFemale, "pt_BR", EngineEspeak, "pt-br+f5"},
-	{"Pedro", GenderMale, "pt_BR", EngineEspeak, "pt-br"},
-	{"Beatriz", GenderFemale, "pt_PT", EngineEspeak, "pt+f5"},
-	{"Tiago", GenderMale, "pt_PT", EngineEspeak, "pt"},
-	{"Andrei", GenderMale, "ro_RO", EngineEspeak, "ro"},
-	{"Ioana", GenderFemale, "ro_RO", EngineEspeak, "ro+f5"},
-	{"Ivan", GenderMale, "ru_RU", EngineEspeak, "ru"},
-	{"Olga", GenderFemale, "ru_RU", EngineEspeak, "ru+f5"},
-	{"Elsa", GenderFemale, "sv_SE", EngineEspeak, "sv+f5"},
-	{"Erik", GenderMale, "sv_SE", EngineEspeak, "sv"},
-	{"Elif", GenderFemale, "tr_TR", EngineEspeak, "tr+f5"},
-	{"Emre", GenderMale, "tr_TR", EngineEspeak, "tr"},
+	{"Jan", GenderMale, "cs_CZ", EngineEspeak, "cs", "", ""},
+	{"Tereza", GenderFemale, "cs_CZ", EngineEspeak, "cs+f5", "", ""},
+	{"Freja", GenderFemale, "da_DK", EngineEspeak, "da+f5", "", ""},
+	{"Mads", GenderMale, "da_DK", EngineEspeak, "da", "", ""},
+	{"Anna", GenderFemale, "de_DE", EngineEspeak, "de+f5", "", ""},
+	{"Lukas", GenderMale, "de_DE", EngineEspeak, "de", "", ""},
+	{"Eleni", GenderFemale, "el_GR", EngineEspeak, "el+f5", "", ""},
+	{"Nikos", GenderMale, "el_GR", EngineEspeak, "el", "", ""},
+	{"Alan", GenderMale, "en_GB", EngineFlite, "awb", "", ""},
+	{"Oliver", GenderMale, "en_GB", EngineEspeak, "en-gb", "", ""},
+	{"Olivia", GenderFemale, "en_GB", EngineEspeak, "en-gb+f5", "", ""},
+	{"Emma", GenderFemale, "en_US", EngineEspeak, "en-us+f5", "", ""},
+	{"Kevin", GenderMale, "en_US", EngineFlite, "kal16", "", ""},
+	{"Mark", GenderMale, "en_US", EngineEspeak, "en-us", "", ""},
+	{"Richard", GenderMale, "en_US", EngineFlite, "rms", "", ""},
+	{"Sally", GenderFemale, "en_US", EngineFestival, "cmu_us_slt_arctic_hts", "", ""},
+	{"Susan", GenderFemale, "en_US", EngineFlite, "slt", "", ""},
+	{"Lucia", GenderFemale, "es_ES", EngineEspeak, "es+f5", "", ""},
+	{"Pablo", GenderMale, "es_ES", EngineEspeak, "es", "", ""},
+	{"Diego", GenderMale, "es_MX", EngineEspeak, "es-419", "", ""},
+	{"Sofia", GenderFemale, "es_MX", EngineEspeak, "es-419+f5", "", ""},
+	{"Aino", GenderFemale, "fi_FI", EngineEspeak, "fi+f5", "", ""},
+	{"Mikko", GenderMale, "fi_FI", EngineEspeak, "fi", "", ""},
+	{"Julie", GenderFemale, "fr_FR", EngineEspeak, "fr-fr+f5", "", ""},
+	{"Thomas", GenderMale, "fr_FR", EngineEspeak, "fr-fr", "", ""},
+	{"Bence", GenderMale, "hu_HU", EngineEspeak, "hu", "", ""},
+	{"Reka", GenderFemale, "hu_HU", EngineEspeak, "hu+f5", "", ""},
+	{"Giulia", GenderFemale, "it_IT", EngineEspeak, "it+f5", "", ""},
+	{"Marco", GenderMale, "it_IT", EngineEspeak, "it", "", ""},
+	{"Ingrid", GenderFemale, "nb_NO", EngineEspeak, "nb+f5", "", ""},
+	{"Lars", GenderMale, "nb_NO", EngineEspeak, "nb", "", ""},
+	{"Daan", GenderMale, "nl_NL", EngineEspeak, "nl", "", ""},
+	{"Sanne", GenderFemale, "nl_NL", EngineEspeak, "nl+f5", "", ""},
+	{"Jakub", GenderMale, "pl_PL", EngineEspeak, "pl", "", ""},
+	{"Zofia", GenderFemale, "pl_PL", EngineEspeak, "pl+f5", "", ""},
+	{"Ana", GenderFemale, "pt_BR", EngineEspeak, "pt-br+f5", "", ""},
+	{"Pedro", GenderMale, "pt_BR", EngineEspeak, "pt-br", "", ""},
+	{"Beatriz", GenderFemale, "pt_PT", EngineEspeak, "pt+f5", "", ""},
+	{"Tiago", GenderMale, "pt_PT", EngineEspeak, "pt", "", ""},
+	{"Andrei", GenderMale, "ro_RO", EngineEspeak, "ro", "", ""},
+	{"Ioana", GenderFemale, "ro_RO", EngineEspeak, "ro+f5", "", ""},
+	{"Ivan", GenderMale, "ru_RU", EngineEspeak, "ru", "", ""},
+	{"Olga", GenderFemale, "ru_RU", EngineEspeak, "ru+f5", "", ""},
+	{"Elsa", GenderFemale, "sv_SE", EngineEspeak, "sv+f5", "", ""},
+	{"Erik", GenderMale, "sv_SE", EngineEspeak, "sv", "", ""},
+	{"Elif", GenderFemale, "tr_TR", EngineEspeak, "tr+f5", "", ""},
+	{"Emre", GenderMale, "tr_TR", EngineEspeak, "tr", "", ""},
 }
 
 // defaults holds each language's default title and body voice names, sorted by language.
@@ -115,41 +119,16 @@ var defaults = [...]struct{ language, title, body string }{
 	{"tr_TR", "Emre", "Elif"},
 }
 
-// Voices returns a copy of the whole voice catalog, sorted by language, then name.
-func Voices() []Voice { return slices.Clone(catalog[:]) }
+// Voices returns a copy of the built-in voices, sorted by language, then name.
+func Voices() []Voice { return builtin.Voices() }
 
-// Languages returns the locales a project may choose, sorted. Each has a default title voice
-// and a default body voice.
-func Languages() []string {
-	out := make([]string, len(defaults))
-	for i, d := range defaults {
-		out[i] = d.language
-	}
-	return out
-}
+// Languages returns the locales the built-in voices speak, sorted.
+func Languages() []string { return builtin.Languages() }
 
-// LookupVoice finds a voice of language by its name ("Sally") or its label ("Sally (Female)"),
-// ignoring case and surrounding space. It only finds voices of that language.
-func LookupVoice(language, name string) (Voice, bool) {
-	name = strings.TrimSpace(name)
-	for _, v := range catalog {
-		if v.Language == language && (strings.EqualFold(v.Name, name) || strings.EqualFold(v.Label(), name)) {
-			return v, true
-		}
-	}
-	return Voice{}, false
-}
+// LookupVoice finds a built-in voice of language by its name ("Sally") or its label
+// ("Sally (Female)"), ignoring case and surrounding space.
+func LookupVoice(language, name string) (Voice, bool) { return builtin.Lookup(language, name) }
 
-// DefaultVoices returns language's default title and body voices. ok is false if the language
-// is not offered.
-func DefaultVoices(language string) (title, body Voice, ok bool) {
-	for _, d := range defaults {
-		if d.language != language {
-			continue
-		}
-		title, ok1 := LookupVoice(language, d.title)
-		body, ok2 := LookupVoice(language, d.body)
-		return title, body, ok1 && ok2
-	}
-	return Voice{}, Voice{}, false
-}
+// DefaultVoices returns language's built-in default title and body voices. ok is false if
+// the language is not built in.
+func DefaultVoices(language string) (title, body Voice, ok bool) { return builtin.Defaults(language) }

@@ -239,6 +239,19 @@ const (
 	DeliveryFailed    = "failed"    // attempts gave up, or the endpoint is disabled
 )
 
+// Limits of the calls that queue a delivery on demand, test and resend:
+// each delivery is retried for a day, so a burst of them would fill the
+// queue for long. They are counted per node, in memory: per endpoint, a
+// burst of WebhookTriggerBurst, then one every WebhookTriggerEvery; per
+// account, over all its endpoints, a burst of AccountTriggerBurst, then
+// one every AccountTriggerEvery.
+const (
+	WebhookTriggerBurst = 10
+	WebhookTriggerEvery = 6 * time.Second
+	AccountTriggerBurst = 30
+	AccountTriggerEvery = 2 * time.Second
+)
+
 // MaxDeliveriesListed is how many of an endpoint's latest deliveries are
 // kept listed; older ones are pruned as new ones arrive.
 const MaxDeliveriesListed = 100

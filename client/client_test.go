@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -53,6 +54,17 @@ func TestEveryMethod(t *testing.T) {
 	u, err := c.UpdateAudio(ctx, projectID, "methods", client.AudioUpdate{Metadata: map[string]string{}, ArticleURL: client.String("https://news.test/m")})
 	if err != nil || u.State != client.StateProcessed || len(u.Metadata) != 0 {
 		t.Errorf("UpdateAudio = %+v, %v", u, err)
+	}
+	// The server does not allow private addresses: an import from a
+	// loopback page is refused, and says so.
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<html><body><article><p>An article on loopback, which the server must not fetch.</p></article></body></html>")
+	}))
+	defer page.Close()
+	var ie *client.Error
+	if _, err := c.ImportAudio(ctx, projectID, client.PageImport{URL: page.URL + "/story"}); !errors.As(err, &ie) || ie.StatusCode != 422 || !strings.Contains(ie.Message, "loopback") {
+		t.Errorf("ImportAudio from loopback = %v; want a 422 naming loopback", err)
 	}
 	list, err := c.ListAudios(ctx, projectID, client.ListOptions{Period: "daily", Page: 1})
 	if err != nil || len(list) == 0 {

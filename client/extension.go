@@ -103,6 +103,26 @@ type Pronunciation struct {
 	ResynthesizedAudioIDs []int64 `json:"resynthesized_audio_ids,omitempty"`
 }
 
+// PageImport is an article page to import.
+type PageImport struct {
+	// URL is the article's page, absolute http or https.
+	URL string `json:"url"`
+	// ExternalID is the audio's; the page's canonical URL when empty.
+	ExternalID string `json:"external_id,omitempty"`
+	// Metadata is kept as given; the page's language is added under
+	// "language" unless it names one.
+	Metadata map[string]string `json:"metadata,omitempty"`
+}
+
+// ImportAudio creates an audio from an article's web page: the server
+// fetches the page while the call waits, extracts its title, author and
+// text, and creates the audio as CreateAudio does. A page that cannot be
+// imported (refused address, no answer, not HTML, no article) is an
+// *Error with status 422 whose message says why.
+func (c *Client) ImportAudio(ctx context.Context, projectID int64, in PageImport) (*Audio, error) {
+	return call[*Audio](ctx, c, http.MethodPost, projectPath(projectID, "audio", "import"), nil, in)
+}
+
 // ListPronunciations returns a project's pronunciation rules.
 func (c *Client) ListPronunciations(ctx context.Context, projectID int64) ([]Pronunciation, error) {
 	return call[[]Pronunciation](ctx, c, http.MethodGet, projectPath(projectID, "pronunciations"), nil, nil)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/narrator/narrator/internal/openapitest"
+	"github.com/narrator/narrator/internal/proctest"
 )
 
 // The server the examples and tests talk to: a real `narrator serve` with
@@ -25,11 +26,12 @@ var (
 
 func TestMain(m *testing.M) {
 	// The server reads with the real engines. Without them the tests are
-	// skipped, as other packages' tests are, unless NARRATOR_TEST_FULL=1.
+	// skipped, as other packages' tests are (proctest.Missing), unless
+	// NARRATOR_TEST_FULL=1.
 	for _, program := range []string{"festival", "flite", "espeak-ng", "lame"} {
 		if _, err := exec.LookPath(program); err != nil {
 			fmt.Fprintf(os.Stderr, "client tests need %s, which is not installed (scripts/test.sh installs it)\n", program)
-			if os.Getenv("NARRATOR_TEST_FULL") == "1" {
+			if proctest.Full() {
 				os.Exit(1)
 			}
 			fmt.Println("ok: skipped")

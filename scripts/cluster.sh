@@ -34,7 +34,7 @@ node() {
   local role=$1 name=$2
   addr="127.0.0.1:$(free_port)"
   bin/narrator serve "${backends[@]}" --data "$dir/$name" --role "$role" \
-    --addr "$addr" --public-url "$public" >"$dir/$name.log" 2>&1 &
+    --addr "$addr" --public-url "$public" --trusted-proxies 127.0.0.1 >"$dir/$name.log" 2>&1 &
   _service_pids+=($!)
   _wait_for 300 "node $name" curl -fsS "http://$addr/healthz" || { tail "$dir/$name.log" >&2; exit 1; }
 }
@@ -43,18 +43,32 @@ api=$addr
 node worker worker1
 node worker worker2
 
+# haproxy buffers what it can of each request body before it connects to
+# a node (option http-buffer-request, up to tune.bufsize), gives a client
+# 10 s for its headers and that part of its body, and caps each client
+# address at 32 connections and 200 requests in 10 s (docs/architecture.md,
+# "Hardening"). It adds X-Forwarded-For, which the api node trusts from it.
 cat >"$dir/haproxy.cfg" <<CFG
 global
 	maxconn 1024
+	tune.bufsize 65536
 defaults
 	mode http
 	timeout connect 5s
 	timeout client 120s
 	timeout server 120s
+	timeout http-request 10s
+	option http-buffer-request
+	option forwardfor
 	retries 2
 	option redispatch
 frontend narrator
 	bind 127.0.0.1:$port
+	stick-table type ipv6 size 100k expire 30s store conn_cur,http_req_rate(10s)
+	tcp-request connection track-sc0 src
+	tcp-request connection reject if { sc_conn_cur(0) gt 32 }
+	http-request deny deny_status 429 if { sc_http_req_rate(0) gt 200 }
+	http-request deny deny_status 404 if { path /metrics }
 	default_backend api
 backend api
 	balance roundrobin

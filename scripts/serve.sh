@@ -8,6 +8,11 @@ cd "$(dirname "$0")/.."
 
 scripts/deps.sh runtime
 export PATH="$PATH:/usr/local/go/bin"
+# Neural voices run on onnxruntime, which deps.sh fetched (or not: then
+# they are refused and everything else works).
+if [[ -z "${NARRATOR_ONNXRUNTIME:-}" ]] && ort=$(scripts/deps.sh onnxruntime 2>/dev/null) && [[ -f $ort ]]; then
+  export NARRATOR_ONNXRUNTIME=$ort
+fi
 go build -o bin/narrator ./cmd/narrator
 
 export NARRATOR_DATA="${NARRATOR_DATA:-./narrator-data}"

@@ -7,6 +7,40 @@ cd "$(dirname "$0")/.."
 scripts/deps.sh test
 export PATH="$PATH:/usr/local/go/bin"
 export NARRATOR_TEST_FULL=1 # tests fail instead of skipping when a tool is missing
+STATICCHECK_VERSION=v0.8.2
+
+# staticcheck_bin prints the staticcheck binary, building it once (about a
+# minute) into the cache, and again when the version or Go changes.
+staticcheck_bin() {
+  local cache="${XDG_CACHE_HOME:-$HOME/.cache}/narrator/bin"
+  local built
+  built=$(go version -m "$cache/staticcheck" 2>/dev/null | awk 'NR==1{print $2} $1=="mod"{print $3}' | paste -sd' ')
+  if [[ "$built" != "$(go env GOVERSION) $STATICCHECK_VERSION" ]]; then
+    echo "Building staticcheck $STATICCHECK_VERSION (once; cached in $cache)" >&2
+    mkdir -p "$cache"
+    GOBIN="$cache" go install "honnef.co/go/tools/cmd/staticcheck@$STATICCHECK_VERSION" >&2 || return 1
+  fi
+  echo "$cache/staticcheck"
+}
+
+SPECTRAL_VERSION=6.16.3
+
+# spectral_bin prints Spectral, the OpenAPI linter, installing it once from
+# npm into the cache (not into the repository).
+spectral_bin() {
+  local cache="${XDG_CACHE_HOME:-$HOME/.cache}/narrator/spectral"
+  local bin="$cache/node_modules/.bin/spectral"
+  if [[ "$("$bin" --version 2>/dev/null)" != "$SPECTRAL_VERSION" ]]; then
+    echo "Installing Spectral $SPECTRAL_VERSION from npm (once; cached in $cache)" >&2
+    mkdir -p "$cache"
+    npm install --prefix "$cache" --no-audit --no-fund --ignore-scripts --loglevel=error \
+      "@stoplight/spectral-cli@$SPECTRAL_VERSION" >&2 || return 1
+  fi
+  echo "$bin"
+}
+
+NARRATOR_ONNXRUNTIME=$(scripts/deps.sh onnxruntime) # the neural voices' runtime, cached
+export NARRATOR_ONNXRUNTIME
 
 echo "== PostgreSQL and the S3 server (versitygw)"
 source scripts/services.sh
@@ -23,8 +57,17 @@ if [[ -n "$unformatted" ]]; then
 fi
 go vet ./...
 
+echo "== staticcheck $STATICCHECK_VERSION (without and with the e2e tag)"
+staticcheck=$(staticcheck_bin)
+"$staticcheck" ./...
+"$staticcheck" -tags e2e ./...
+
+echo "== Spectral $SPECTRAL_VERSION: the OpenAPI document against spectral:oas (.spectral.yaml)"
+spectral=$(spectral_bin)
+"$spectral" lint --ruleset .spectral.yaml --fail-severity=warn internal/openapi/openapi.json
+
 echo "== go test (race detector on the concurrent packages)"
-go test -race -count=1 -timeout 15m ./internal/jobs/... ./internal/pipeline/... ./internal/sqlite/... ./internal/postgres/... ./internal/storetest/... ./internal/s3/... ./internal/web/... ./internal/localfs/... ./internal/festival/... ./internal/flite/... ./internal/espeak/... ./internal/proc/... ./internal/mp3/... ./internal/pcm/...
+go test -race -count=1 -timeout 15m ./internal/jobs/... ./internal/pipeline/... ./internal/sqlite/... ./internal/postgres/... ./internal/storetest/... ./internal/s3/... ./internal/web/... ./internal/localfs/... ./internal/festival/... ./internal/flite/... ./internal/espeak/... ./internal/proc/... ./internal/mp3/... ./internal/pcm/... ./internal/onnx/...
 
 echo "== go test (everything, including the end-to-end and browser tests)"
 go test -count=1 -timeout 20m -tags e2e ./...

@@ -17,35 +17,24 @@ const accountsUsage = `Usage:
   narrator accounts keys list   [--data DIR|--database URL] --account ID
   narrator accounts keys revoke [--data DIR|--database URL] --account ID --key KEY_ID|PREFIX|KEY`
 
-func runAccounts(ctx context.Context, e *env, args []string) error {
-	if len(args) == 0 {
-		fmt.Fprintln(e.stderr, accountsUsage)
-		return usagef("accounts: missing subcommand")
-	}
-	switch args[0] {
-	case "create":
-		return runAccountsCreate(ctx, e, args[1:])
-	case "keys":
-		if len(args) < 2 {
-			fmt.Fprintln(e.stderr, accountsUsage)
-			return usagef("accounts keys: missing subcommand (create, list or revoke)")
-		}
-		switch args[1] {
-		case "create":
-			return runKeysCreate(ctx, e, args[2:])
-		case "list":
-			return runKeysList(ctx, e, args[2:])
-		case "revoke":
-			return runKeysRevoke(ctx, e, args[2:])
-		}
-		fmt.Fprintln(e.stderr, accountsUsage)
-		return usagef("accounts keys: unknown subcommand %q", args[1])
-	}
-	fmt.Fprintln(e.stderr, accountsUsage)
-	return usagef("accounts: unknown subcommand %q", args[0])
+// accountsCommand is `narrator accounts`.
+func accountsCommand(e *env) group {
+	return group{e: e, name: "accounts", usage: accountsUsage, subs: []namedCommand{
+		{name: "create", command: accountsCreateCommand{e}},
+		{name: "keys", command: group{e: e, name: "accounts keys", usage: accountsUsage, listMissing: true, subs: []namedCommand{
+			{name: "create", command: keysCreateCommand{e}},
+			{name: "list", command: keysListCommand{e}},
+			{name: "revoke", command: keysRevokeCommand{e}},
+		}}},
+	}}
 }
 
-func runAccountsCreate(ctx context.Context, e *env, args []string) error {
+// accountsCreateCommand is `narrator accounts create`.
+type accountsCreateCommand struct{ e *env }
+
+// Run runs `narrator accounts create`.
+func (cmd accountsCreateCommand) Run(ctx context.Context, args []string) error {
+	e := cmd.e
 	fs := newFlagSet(e, "accounts create", "accounts create [--data DIR|--database URL] --name NAME")
 	data := config.BackendFlags(fs, e.getenv)
 	name := fs.String("name", "", "account `name` (required)")
@@ -121,7 +110,12 @@ func keyFlags(e *env, name, synopsis string) (*flag.FlagSet, func() (config.Back
 	return fs, data, account
 }
 
-func runKeysCreate(ctx context.Context, e *env, args []string) error {
+// keysCreateCommand is `narrator accounts keys create`.
+type keysCreateCommand struct{ e *env }
+
+// Run runs `narrator accounts keys create`.
+func (cmd keysCreateCommand) Run(ctx context.Context, args []string) error {
+	e := cmd.e
 	fs, data, account := keyFlags(e, "accounts keys create", "accounts keys create [--data DIR|--database URL] --account ID")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -142,7 +136,12 @@ func runKeysCreate(ctx context.Context, e *env, args []string) error {
 	return printJSON(e.stdout, toKeyJSON(k, secret))
 }
 
-func runKeysList(ctx context.Context, e *env, args []string) error {
+// keysListCommand is `narrator accounts keys list`.
+type keysListCommand struct{ e *env }
+
+// Run runs `narrator accounts keys list`.
+func (cmd keysListCommand) Run(ctx context.Context, args []string) error {
+	e := cmd.e
 	fs, data, account := keyFlags(e, "accounts keys list", "accounts keys list [--data DIR|--database URL] --account ID")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -170,7 +169,12 @@ func runKeysList(ctx context.Context, e *env, args []string) error {
 	return printJSON(e.stdout, out)
 }
 
-func runKeysRevoke(ctx context.Context, e *env, args []string) error {
+// keysRevokeCommand is `narrator accounts keys revoke`.
+type keysRevokeCommand struct{ e *env }
+
+// Run runs `narrator accounts keys revoke`.
+func (cmd keysRevokeCommand) Run(ctx context.Context, args []string) error {
+	e := cmd.e
 	f := newFlagSet(e, "accounts keys revoke", "accounts keys revoke [--data DIR|--database URL] [--account ID] --key KEY_ID|PREFIX|KEY")
 	data := config.BackendFlags(f, e.getenv)
 	account := f.Int64("account", 0, "account `id` (required unless --key is the whole key)")

@@ -43,6 +43,7 @@ type dataStore interface {
 	jobs.WebhookStore
 	pipeline.RuleSource
 	copyStore
+	voiceStore
 	CreateAccount(ctx context.Context, a *narrator.Account) error
 	CreateUser(ctx context.Context, u *narrator.User) error
 	SetUserPassword(ctx context.Context, userID int64, passwordHash []byte) error

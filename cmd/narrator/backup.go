@@ -74,7 +74,12 @@ func notEmbedded(b config.Backends) error {
 	return fmt.Errorf("only the embedded stores (sqlite: and file:) are copied by this command; %s", strings.Join(notes, "; "))
 }
 
-func runBackup(ctx context.Context, e *env, args []string) error {
+// backupCommand is `narrator backup`.
+type backupCommand struct{ e *env }
+
+// Run runs `narrator backup`.
+func (cmd backupCommand) Run(ctx context.Context, args []string) error {
+	e := cmd.e
 	fs := newFlagSet(e, "backup", "backup --to DIR [--data DIR] [--database sqlite:PATH] [--media file:DIR]")
 	to := fs.String("to", "", "`dir`ectory to write the backup into: new or empty (required)")
 	finish := config.BackendFlags(fs, e.getenv)
@@ -145,7 +150,7 @@ func (b *backup) run(ctx context.Context, e *env) (*manifest, error) {
 			return nil, err
 		}
 		m.Created = time.Now().UTC().Truncate(time.Second)
-		if err := sqlite.Snapshot(ctx, b.dbPath, snap); err != nil {
+		if err := b.snapshot(ctx, snap); err != nil {
 			return nil, err
 		}
 		if missing, err = b.copyMedia(ctx, cp, snap, m); err != nil {
@@ -170,6 +175,26 @@ func (b *backup) run(ctx context.Context, e *env) (*manifest, error) {
 		return nil, err
 	}
 	return m, writeManifest(b.dir, m)
+}
+
+// snapshot takes a snapshot of the database into path, readable by its
+// owner alone, as it holds webhook secrets and feed tokens. VACUUM INTO
+// creates its file as the umask allows, so the snapshot is taken in a
+// private directory beside path, made 0600, then moved into place.
+func (b *backup) snapshot(ctx context.Context, path string) error {
+	tmp, err := os.MkdirTemp(filepath.Dir(path), ".snapshot-*")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	p := filepath.Join(tmp, filepath.Base(path))
+	if err := sqlite.Snapshot(ctx, b.dbPath, p); err != nil {
+		return err
+	}
+	if err := os.Chmod(p, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(p, path)
 }
 
 // lostBefore reports whether every audio missing media now missed the

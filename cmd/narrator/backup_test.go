@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,6 +18,13 @@ func TestBackupRestoreCLI(t *testing.T) {
 	backup := filepath.Join(t.TempDir(), "b")
 	if out := mustCLI(t, "backup", "--to", backup, "--data", data); !strings.Contains(out, "1 accounts, 1 projects, 0 users, 0 audios, 0 media files") {
 		t.Errorf("backup printed %q", out)
+	}
+	// The database holds webhook secrets and feed tokens: no one else may
+	// read it.
+	if fi, err := os.Stat(filepath.Join(backup, backupDatabase)); err != nil {
+		t.Error(err)
+	} else if fi.Mode().Perm() != 0o600 {
+		t.Errorf("backup database mode %v, want 0600", fi.Mode().Perm())
 	}
 	restored := filepath.Join(t.TempDir(), "r")
 	mustCLI(t, "restore", "--from", backup, "--data", restored)

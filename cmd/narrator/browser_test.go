@@ -16,6 +16,8 @@ import (
 
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/narrator/narrator/internal/proctest"
 )
 
 // chromiumPath finds the Debian chromium. Without it the browser tests
@@ -30,10 +32,7 @@ func chromiumPath(t *testing.T) string {
 	if p, err := exec.LookPath("chromium"); err == nil {
 		return p
 	}
-	if os.Getenv("NARRATOR_TEST_FULL") == "1" {
-		t.Fatal("chromium is not installed (apt-get install chromium); the browser tests cannot run")
-	}
-	t.Skip("chromium is not installed; set NARRATOR_TEST_FULL=1 to make this a failure")
+	proctest.Missing(t, "chromium", "apt-get install chromium")
 	return ""
 }
 

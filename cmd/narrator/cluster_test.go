@@ -17,24 +17,20 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/narrator/narrator/internal/postgres/pgtest"
+	"github.com/narrator/narrator/internal/proctest"
+	"github.com/narrator/narrator/internal/s3/s3test"
 )
 
 // clusterEnv returns what a cluster test needs from outside: a PostgreSQL
-// server, an S3 server and haproxy. It skips, or fails under
-// NARRATOR_TEST_FULL=1, when one is missing.
+// server, an S3 server, haproxy and psql (scripts/test.sh provides them).
+// It skips, or fails under NARRATOR_TEST_FULL=1, when one is missing.
 func clusterEnv(t *testing.T) (adminURL, s3URL string) {
 	t.Helper()
-	adminURL, s3URL = os.Getenv("TEST_POSTGRES_URL"), os.Getenv("TEST_S3_URL")
-	_, errHAProxy := exec.LookPath("haproxy")
-	_, errPsql := exec.LookPath("psql")
-	if adminURL == "" || s3URL == "" || errHAProxy != nil || errPsql != nil {
-		msg := "cluster test needs TEST_POSTGRES_URL, TEST_S3_URL, haproxy and psql (scripts/test.sh provides them)"
-		if os.Getenv("NARRATOR_TEST_FULL") == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return adminURL, s3URL
+	proctest.NeedProgram(t, "haproxy", "apt-get install haproxy")
+	proctest.NeedProgram(t, "psql", "apt-get install postgresql-client")
+	return pgtest.URL(t), s3test.URL(t)
 }
 
 func randomName(t *testing.T, prefix string) string {

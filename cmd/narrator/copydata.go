@@ -40,7 +40,12 @@ const maxPlaylistBytes = 1 << 20
 
 const copyDataSynopsis = "copy-data --from-database DB --from-media MEDIA --to-database DB --to-media MEDIA"
 
-func runCopyData(ctx context.Context, e *env, args []string) error {
+// copyDataCommand is `narrator copy-data`.
+type copyDataCommand struct{ e *env }
+
+// Run runs `narrator copy-data`.
+func (cmd copyDataCommand) Run(ctx context.Context, args []string) error {
+	e := cmd.e
 	fs := newFlagSet(e, "copy-data", copyDataSynopsis)
 	finish := config.CopyFlags(fs)
 	if err := parse(fs, args); err != nil {

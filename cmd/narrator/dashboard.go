@@ -9,13 +9,16 @@ import (
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/config"
 	"github.com/narrator/narrator/internal/player"
+	"github.com/narrator/narrator/internal/ratelimit"
 	"github.com/narrator/narrator/internal/speak"
+	"github.com/narrator/narrator/internal/voicecat"
 	"github.com/narrator/narrator/internal/web"
 )
 
 // newDashboard builds the dashboard served at "/". Requests for unknown
-// paths that do not ask for HTML go to notFound (the API's JSON 404).
-func newDashboard(cfg config.Config, st purgingStore, b *backends, rules *speak.RuleCache, logger *slog.Logger, notFound http.Handler) (http.Handler, error) {
+// paths that do not ask for HTML go to notFound (the API's JSON 404);
+// "Import from URL" reads pages with pages.
+func newDashboard(cfg config.Config, st purgingStore, b *backends, voices *voicecat.Source, rules *speak.RuleCache, triggers *ratelimit.Limiter, logger *slog.Logger, notFound http.Handler, pages web.PageReader) (http.Handler, error) {
 	u, err := url.Parse(cfg.PublicURL)
 	if err != nil {
 		return nil, fmt.Errorf("dashboard: parse public URL: %w", err)
@@ -36,6 +39,8 @@ func newDashboard(cfg config.Config, st purgingStore, b *backends, rules *speak.
 		Previews:         b.queue,
 		Queue:            b.queue,
 		Media:            b.media,
+		Voices:           voices,
+		Pages:            pages,
 		SecureCookies:    u.Scheme == "https",
 		PublicOrigin:     u.Scheme + "://" + u.Host,
 		MediaOrigin:      m.Scheme + "://" + m.Host,
@@ -43,6 +48,7 @@ func newDashboard(cfg config.Config, st purgingStore, b *backends, rules *speak.
 		TrustedProxies:   proxies,
 		RuleCache:        rules,
 		MaxAudioDuration: cfg.MaxAudioDuration,
+		WebhookTriggers:  triggers,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("dashboard: %w", err)

@@ -16,10 +16,14 @@ const (
 	demoEmail   = "demo@narrator.local"
 )
 
-// runDemo makes sure a demo account and project exist, gives them a fresh
+// demoCommand is `narrator demo`.
+type demoCommand struct{ e *env }
+
+// Run makes sure a demo account and project exist, gives them a fresh
 // API key (keys are shown only once, so every run makes a new one) and
 // prints ready-to-paste commands. The quickstart runs it before serve.
-func runDemo(ctx context.Context, e *env, args []string) error {
+func (cmd demoCommand) Run(ctx context.Context, args []string) error {
+	e := cmd.e
 	fs := newFlagSet(e, "demo", "demo [[--data DIR|--database URL]|--database URL] [--public-url URL]")
 	data := config.BackendFlags(fs, e.getenv)
 	publicURL := fs.String("public-url", e.getenv(config.EnvPublicURL), "base `URL` the server will answer on (default http://"+config.DefaultAddr+")")
@@ -60,7 +64,11 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	if p == nil {
-		title, body, _ := narrator.DefaultVoices("en_US")
+		cat, err := loadCatalog(ctx, st)
+		if err != nil {
+			return err
+		}
+		title, body, _ := cat.Defaults("en_US")
 		p = &narrator.Project{AccountID: accountID, Title: demoProject, Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: title.Name, BodyVoice: body.Name}
 		if err := st.CreateProject(ctx, p); err != nil {
 			return fmt.Errorf("create demo project: %w", err)

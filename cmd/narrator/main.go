@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
+	"strings"
 	"syscall"
 )
 
@@ -43,24 +45,92 @@ func exitCode(err error) int {
 	return 1
 }
 
-const usage = `Usage: narrator COMMAND [flags]
+// A command is one of narrator's commands. Run parses args, the arguments
+// after the command's name, with the command's own flags, and does its work.
+type command interface {
+	Run(ctx context.Context, args []string) error
+}
 
-Commands:
-  serve         run the API, the media server and the job workers
-  accounts      create accounts and manage their API keys
-  users         create dashboard users (sign-in for the web dashboard)
-  projects      create and list projects
-  voices        list the voices of the catalog
-  pronunciations  manage a project's pronunciation rules
-  webhooks      manage a project's webhook endpoints
-  migrate       create or update the database schema
-  copy-data     copy an install's data and media into other stores (SQLite to PostgreSQL, file to S3)
-  backup        copy the SQLite database and the media into a directory, while serving
-  restore       put a backup back into a new data directory
-  demo          create a demo account and project, print a key and a curl
-  version       print the version, commit and Go version (also --version)
+// namedCommand is a command as a word on the command line names it.
+type namedCommand struct {
+	name    string
+	aliases []string // other words for it, not in the usage
+	summary string   // its line in the usage
+	command
+}
 
-Run 'narrator COMMAND -h' for a command's flags.`
+// commands returns narrator's commands, in the order the usage lists them.
+func commands(e *env) []namedCommand {
+	return []namedCommand{
+		{"serve", nil, "run the API, the media server and the job workers", serveCommand{e}},
+		{"accounts", nil, "create accounts and manage their API keys", accountsCommand(e)},
+		{"users", nil, "create dashboard users (sign-in for the web dashboard)", usersCommand(e)},
+		{"projects", nil, "create and list projects", projectsCommand(e)},
+		{"voices", nil, "list, install, download and remove voices", voicesCommand{e}},
+		{"pronunciations", nil, "manage a project's pronunciation rules", pronunciationsCommand(e)},
+		{"webhooks", nil, "manage a project's webhook endpoints", webhooksCommand(e)},
+		{"migrate", nil, "create or update the database schema", migrateCommand{e}},
+		{"copy-data", nil, "copy an install's data and media into other stores (SQLite to PostgreSQL, file to S3)", copyDataCommand{e}},
+		{"backup", nil, "copy the SQLite database and the media into a directory, while serving", backupCommand{e}},
+		{"restore", nil, "put a backup back into a new data directory", restoreCommand{e}},
+		{"demo", nil, "create a demo account and project, print a key and a curl", demoCommand{e}},
+		{"version", []string{"--version", "-version"}, "print the version, commit and Go version (also --version)", versionCommand{e}},
+	}
+}
+
+// find returns the command that word names, or nil.
+func find(cmds []namedCommand, word string) command {
+	for _, c := range cmds {
+		if c.name == word || slices.Contains(c.aliases, word) {
+			return c.command
+		}
+	}
+	return nil
+}
+
+// usage is narrator's usage: the commands, a line each.
+func usage(cmds []namedCommand) string {
+	var b strings.Builder
+	b.WriteString("Usage: narrator COMMAND [flags]\n\nCommands:\n")
+	for _, c := range cmds {
+		// Names take 14 columns; a longer one is followed by two spaces.
+		fmt.Fprintf(&b, "  %s%s%s\n", c.name, strings.Repeat(" ", max(14-len(c.name), 2)), c.summary)
+	}
+	b.WriteString("\nRun 'narrator COMMAND -h' for a command's flags.")
+	return b.String()
+}
+
+// group is a command made of subcommands, such as accounts: the first
+// argument names the subcommand, which gets the rest.
+type group struct {
+	e     *env
+	name  string // such as "accounts keys"
+	usage string // printed when the subcommand is missing or unknown
+	// listMissing names the subcommands in the error of a missing one.
+	listMissing bool
+	subs        []namedCommand
+}
+
+// Run runs the subcommand that args[0] names.
+func (g group) Run(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		fmt.Fprintln(g.e.stderr, g.usage)
+		if g.listMissing {
+			names := make([]string, len(g.subs))
+			for i, s := range g.subs {
+				names[i] = s.name
+			}
+			last := len(names) - 1
+			return usagef("%s: missing subcommand (%s or %s)", g.name, strings.Join(names[:last], ", "), names[last])
+		}
+		return usagef("%s: missing subcommand", g.name)
+	}
+	if c := find(g.subs, args[0]); c != nil {
+		return c.Run(ctx, args[1:])
+	}
+	fmt.Fprintln(g.e.stderr, g.usage)
+	return usagef("%s: unknown subcommand %q", g.name, args[0])
+}
 
 // env is what every command gets from the outside world.
 type env struct {
@@ -73,45 +143,24 @@ type env struct {
 // run is main without the process: tests call it directly.
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	e := &env{getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr}
+	cmds := commands(e)
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, usage)
+		fmt.Fprintln(stderr, usage(cmds))
 		return usagef("no command given")
 	}
-	cmd, rest := args[0], args[1:]
-	switch cmd {
-	case "serve":
-		return runServe(ctx, e, rest)
-	case "accounts":
-		return runAccounts(ctx, e, rest)
-	case "projects":
-		return runProjects(ctx, e, rest)
-	case "users":
-		return runUsers(ctx, e, rest)
-	case "voices":
-		return runVoices(ctx, e, rest)
-	case "migrate":
-		return runMigrate(ctx, e, rest)
-	case "pronunciations":
-		return runPronunciations(ctx, e, rest)
-	case "webhooks":
-		return runWebhooks(ctx, e, rest)
-	case "demo":
-		return runDemo(ctx, e, rest)
-	case "copy-data":
-		return runCopyData(ctx, e, rest)
-	case "backup":
-		return runBackup(ctx, e, rest)
-	case "restore":
-		return runRestore(ctx, e, rest)
-	case "version", "--version", "-version":
-		return runVersion(ctx, e, rest)
+	name, rest := args[0], args[1:]
+	switch name {
+	case "onnx-worker": // hidden: a neural voice's worker process, which the server starts
+		return onnxWorkerCommand{e}.Run(ctx, rest)
 	case "help", "-h", "--help":
-		fmt.Fprintln(stdout, usage)
+		fmt.Fprintln(stdout, usage(cmds))
 		return nil
-	default:
-		fmt.Fprintln(stderr, usage)
-		return usagef("unknown command %q", cmd)
 	}
+	if c := find(cmds, name); c != nil {
+		return c.Run(ctx, rest)
+	}
+	fmt.Fprintln(stderr, usage(cmds))
+	return usagef("unknown command %q", name)
 }
 
 // newFlagSet returns a flag set whose errors come back from parse instead

@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -16,20 +14,29 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/narrator/narrator/client"
 	"github.com/narrator/narrator/internal/config"
-	"github.com/narrator/narrator/internal/openapitest"
 )
 
 // binary is the narrator binary built once for the tests that need a
 // separate process (signals, kill -9).
 var binary string
 
+// helperErr says why narrator-espeak could not be built beside binary.
+var helperErr error
+
 func TestMain(m *testing.M) {
+	// The in-process commands start neural workers as this binary's
+	// "onnx-worker", as narrator's own.
+	if len(os.Args) > 1 && os.Args[1] == "onnx-worker" {
+		if err := run(context.Background(), os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	dir, err := os.MkdirTemp("", "narrator-test-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -40,6 +47,11 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "build narrator: %v\n%s", err, out)
 		os.Exit(1)
+	}
+	// The phonemiser's helper, beside narrator as scripts/deps.sh builds
+	// it; a test of neural voices fails if it could not be built.
+	if out, err := exec.Command("cc", "-O2", "-o", filepath.Join(dir, "narrator-espeak"), "../../internal/phonemize/helper/narrator-espeak.c", "-lespeak-ng").CombinedOutput(); err != nil {
+		helperErr = fmt.Errorf("build narrator-espeak: %v: %s", err, out)
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
@@ -204,24 +216,6 @@ func (b *logBuffer) String() string {
 	return b.buf.String()
 }
 
-// waitFor returns the log once it holds s, failing the test if it does not
-// within 10 s: serve writes its informational lines out in batches, up to
-// 100 ms after they are logged.
-func (b *logBuffer) waitFor(t *testing.T, s string) string {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		logs := b.String()
-		if strings.Contains(logs, s) {
-			return logs
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the log does not hold %q after 10 s:\n%s", s, logs)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // freeAddr returns a loopback address that was free a moment ago.
 func freeAddr(t *testing.T) string {
 	t.Helper()
@@ -266,134 +260,6 @@ func startServer(t *testing.T, data, addr string, extra ...string) *node {
 	return nil
 }
 
-func (s *node) stop(t *testing.T, sig syscall.Signal) {
-	t.Helper()
-	if err := s.cmd.Process.Signal(sig); err != nil {
-		t.Fatal(err)
-	}
-	err := s.cmd.Wait()
-	var exit *exec.ExitError
-	if sig == syscall.SIGKILL {
-		if !errors.As(err, &exit) {
-			t.Fatalf("kill -9: %v", err)
-		}
-		return
-	}
-	if err != nil {
-		t.Fatalf("graceful stop: %v\n%s", err, s.logs.String())
-	}
-}
-
-func (s *node) call(t *testing.T, method, path string, body any) (int, []byte) {
-	t.Helper()
-	var rd io.Reader
-	if body != nil {
-		raw, err := json.Marshal(body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rd = bytes.NewReader(raw)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, s.base+path, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	res, err := checkedHTTP(t).Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res.StatusCode, raw
-}
-
-// contract checks exchanges against the OpenAPI document; it is loaded
-// once for all tests.
-var contract = sync.OnceValues(func() (*openapitest.Validator, error) {
-	return openapitest.Load(context.Background())
-})
-
-// checkedHTTP returns an HTTP client that checks every request and answer
-// against the OpenAPI document, and fails t on a mismatch.
-func checkedHTTP(t testing.TB) *http.Client {
-	t.Helper()
-	v, err := contract()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &http.Client{Transport: v.Transport(t, nil)}
-}
-
-// client returns a Go client of the node for key, whose exchanges are
-// checked against the OpenAPI document.
-func (s *node) client(t testing.TB, key string) *client.Client {
-	t.Helper()
-	c, err := client.New(s.base, key, client.WithHTTPClient(checkedHTTP(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
-// audioOut is the v3 Audio as the tests read it.
-type audioOut struct {
-	ID         int64             `json:"id"`
-	ExternalID *string           `json:"external_id"`
-	State      string            `json:"state"`
-	Deleted    bool              `json:"deleted"`
-	Metadata   map[string]string `json:"metadata"`
-	Error      string            `json:"error"`
-	Media      []struct {
-		ID          int64           `json:"id"`
-		ContentType string          `json:"content_type"`
-		URL         json.RawMessage `json:"url"`
-	} `json:"media"`
-}
-
-func (a audioOut) url(t *testing.T, contentType string) string {
-	t.Helper()
-	for _, m := range a.Media {
-		if m.ContentType == contentType {
-			var u string
-			if err := json.Unmarshal(m.URL, &u); err != nil {
-				t.Fatalf("%s url %s is not a string", contentType, m.URL)
-			}
-			return u
-		}
-	}
-	t.Fatalf("no %s media in %+v", contentType, a)
-	return ""
-}
-
-// waitProcessed polls an audio until it is processed.
-func (s *node) waitProcessed(t *testing.T, projectID int64, ref, key string, within time.Duration) audioOut {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	var a audioOut
-	for time.Now().Before(deadline) {
-		status, raw := s.call(t, "GET", fmt.Sprintf("/api/v3/projects/%d/audio/%s?api_key=%s", projectID, ref, key), nil)
-		if status != 200 {
-			t.Fatalf("get audio %s: %d %s", ref, status, raw)
-		}
-		a = mustJSON[audioOut](t, string(raw))
-		switch a.State {
-		case "processed":
-			return a
-		case "failed":
-			t.Fatalf("audio %s failed: %s", ref, a.Error)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	t.Fatalf("audio %s not processed within %s: %+v", ref, within, a)
-	return a
-}
-
 // TestServeFailsWhenHTTPFails checks that serve returns an error, and so
 // exits non-zero, when its HTTP server stops on its own.
 func TestServeFailsWhenHTTPFails(t *testing.T) {
@@ -421,5 +287,41 @@ func TestServeFailsWhenHTTPFails(t *testing.T) {
 	}
 	if err := srv.close(t.Context()); err != nil {
 		t.Errorf("close: %v", err)
+	}
+}
+
+// TestUsage freezes narrator's usage, which is rendered from the table of
+// commands, and checks that a wrong command prints it and is a usage error.
+func TestUsage(t *testing.T) {
+	t.Parallel()
+	const want = `Usage: narrator COMMAND [flags]
+
+Commands:
+  serve         run the API, the media server and the job workers
+  accounts      create accounts and manage their API keys
+  users         create dashboard users (sign-in for the web dashboard)
+  projects      create and list projects
+  voices        list, install, download and remove voices
+  pronunciations  manage a project's pronunciation rules
+  webhooks      manage a project's webhook endpoints
+  migrate       create or update the database schema
+  copy-data     copy an install's data and media into other stores (SQLite to PostgreSQL, file to S3)
+  backup        copy the SQLite database and the media into a directory, while serving
+  restore       put a backup back into a new data directory
+  demo          create a demo account and project, print a key and a curl
+  version       print the version, commit and Go version (also --version)
+
+Run 'narrator COMMAND -h' for a command's flags.
+`
+	for _, arg := range []string{"help", "-h", "--help"} {
+		if out := mustCLI(t, arg); out != want {
+			t.Errorf("narrator %s printed\n%s\nwant\n%s", arg, out, want)
+		}
+	}
+	for _, args := range [][]string{{}, {"nope"}} {
+		_, errOut, err := runCLI(t, args...)
+		if exitCode(err) != 2 || errOut != want {
+			t.Errorf("narrator %v: %v (exit %d), printed\n%s\nwant the usage", args, err, exitCode(err), errOut)
+		}
 	}
 }

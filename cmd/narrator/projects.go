@@ -14,22 +14,20 @@ const projectsUsage = `Usage:
   narrator projects create [--data DIR|--database URL] --account ID --title T --language xx_XX [--url U] [--title-voice NAME] [--body-voice NAME]
   narrator projects list [--data DIR|--database URL] [--account ID]`
 
-func runProjects(ctx context.Context, e *env, args []string) error {
-	if len(args) == 0 {
-		fmt.Fprintln(e.stderr, projectsUsage)
-		return usagef("projects: missing subcommand")
-	}
-	switch args[0] {
-	case "create":
-		return runProjectsCreate(ctx, e, args[1:])
-	case "list":
-		return runProjectsList(ctx, e, args[1:])
-	}
-	fmt.Fprintln(e.stderr, projectsUsage)
-	return usagef("projects: unknown subcommand %q", args[0])
+// projectsCommand is `narrator projects`.
+func projectsCommand(e *env) group {
+	return group{e: e, name: "projects", usage: projectsUsage, subs: []namedCommand{
+		{name: "create", command: projectsCreateCommand{e}},
+		{name: "list", command: projectsListCommand{e}},
+	}}
 }
 
-func runProjectsCreate(ctx context.Context, e *env, args []string) error {
+// projectsCreateCommand is `narrator projects create`.
+type projectsCreateCommand struct{ e *env }
+
+// Run runs `narrator projects create`.
+func (cmd projectsCreateCommand) Run(ctx context.Context, args []string) error {
+	e := cmd.e
 	fs := newFlagSet(e, "projects create", "projects create [--data DIR|--database URL] --account ID --title T --language xx_XX [--url U] [--title-voice NAME] [--body-voice NAME]")
 	data := config.BackendFlags(fs, e.getenv)
 	account := fs.Int64("account", 0, "account `id` (required)")
@@ -52,7 +50,16 @@ func runProjectsCreate(ctx context.Context, e *env, args []string) error {
 		fs.Usage()
 		return usagef("projects create: --language is required")
 	}
-	defTitle, defBody, ok := narrator.DefaultVoices(*language)
+	st, err := openStore(ctx, e, data)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	cat, err := loadCatalog(ctx, st)
+	if err != nil {
+		return err
+	}
+	defTitle, defBody, ok := cat.Defaults(*language)
 	if !ok {
 		return usagef("projects create: language %q is not supported; run `narrator voices` for the list", *language)
 	}
@@ -73,17 +80,12 @@ func runProjectsCreate(ctx context.Context, e *env, args []string) error {
 			*v.dst = v.def.Name
 			continue
 		}
-		voice, ok := narrator.LookupVoice(*language, v.arg)
+		voice, ok := cat.Lookup(*language, v.arg)
 		if !ok {
 			return usagef("projects create: %s %q is not a voice of %s; run `narrator voices --language %s`", v.flag, v.arg, *language, *language)
 		}
 		*v.dst = voice.Name
 	}
-	st, err := openStore(ctx, e, data)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
 	if err := st.CreateProject(ctx, p); err != nil {
 		if narrator.ErrorCode(err) == narrator.ENOTFOUND {
 			return fmt.Errorf("projects create: account %d does not exist", *account)
@@ -93,10 +95,15 @@ func runProjectsCreate(ctx context.Context, e *env, args []string) error {
 		}
 		return fmt.Errorf("create project: %w", err)
 	}
-	return printJSON(e.stdout, httpapi.ProjectJSON(p))
+	return printJSON(e.stdout, httpapi.ProjectJSON(cat, p))
 }
 
-func runProjectsList(ctx context.Context, e *env, args []string) error {
+// projectsListCommand is `narrator projects list`.
+type projectsListCommand struct{ e *env }
+
+// Run runs `narrator projects list`.
+func (cmd projectsListCommand) Run(ctx context.Context, args []string) error {
+	e := cmd.e
 	fs := newFlagSet(e, "projects list", "projects list [--data DIR|--database URL] [--account ID]")
 	data := config.BackendFlags(fs, e.getenv)
 	account := fs.Int64("account", 0, "only this account's projects")
@@ -112,9 +119,13 @@ func runProjectsList(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("list projects: %w", err)
 	}
+	cat, err := loadCatalog(ctx, st)
+	if err != nil {
+		return err
+	}
 	out := make([]any, 0, len(projects))
 	for _, p := range projects {
-		out = append(out, httpapi.ProjectJSON(p))
+		out = append(out, httpapi.ProjectJSON(cat, p))
 	}
 	return printJSON(e.stdout, out)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"time"
 
@@ -26,77 +27,126 @@ type pronunciationOut struct {
 	Resynthesized *[]int64  `json:"resynthesized_audio_ids,omitempty"`
 }
 
-func runPronunciations(ctx context.Context, e *env, args []string) error {
-	if len(args) == 0 {
-		fmt.Fprintln(e.stderr, pronunciationsUsage)
-		return usagef("pronunciations: missing subcommand")
-	}
-	sub, args := args[0], args[1:]
-	fs := newFlagSet(e, "pronunciations "+sub, "pronunciations "+sub+" [--data DIR|--database URL] --project ID ...")
-	data := config.BackendFlags(fs, e.getenv)
-	project := fs.Int64("project", 0, "project `id` (required)")
-	var phrase, say *string
-	var id *int64
-	var again *bool
-	switch sub {
-	case "add":
-		phrase = fs.String("phrase", "", "the word or phrase, matched whole and in any letter case (required)")
-		say = fs.String("say", "", "how to say it: a respelling such as \"engine x\" (required)")
-		again = fs.Bool("resynthesize", false, "synthesise the audios that contain the phrase again")
-	case "remove":
-		id = fs.Int64("id", 0, "rule `id` (required)")
-		again = fs.Bool("resynthesize", false, "synthesise the audios that contain the phrase again")
-	case "list":
-	default:
-		fmt.Fprintln(e.stderr, pronunciationsUsage)
-		return usagef("pronunciations: unknown subcommand %q", sub)
-	}
-	if err := parse(fs, args); err != nil {
+// pronunciationsCommand is `narrator pronunciations`.
+func pronunciationsCommand(e *env) group {
+	return group{e: e, name: "pronunciations", usage: pronunciationsUsage, subs: []namedCommand{
+		{name: "add", command: pronunciationsAddCommand{e}},
+		{name: "remove", command: pronunciationsRemoveCommand{e}},
+		{name: "list", command: pronunciationsListCommand{e}},
+	}}
+}
+
+// projectFlags are the flags of every pronunciations and webhooks
+// subcommand: where the data is, and the project.
+type projectFlags struct {
+	fs      *flag.FlagSet
+	data    func() (config.Backends, error)
+	project *int64
+}
+
+// newProjectFlags returns the flag set of the subcommand name, such as
+// "webhooks add", with its project flags.
+func newProjectFlags(e *env, name string) projectFlags {
+	fs := newFlagSet(e, name, name+" [--data DIR|--database URL] --project ID ...")
+	return projectFlags{fs: fs, data: config.BackendFlags(fs, e.getenv), project: fs.Int64("project", 0, "project `id` (required)")}
+}
+
+// parse parses args and checks that --project, and --id unless id is nil,
+// are given.
+func (f projectFlags) parse(args []string, id *int64) error {
+	if err := parse(f.fs, args); err != nil {
 		return err
 	}
-	if *project <= 0 {
-		fs.Usage()
-		return usagef("pronunciations %s: --project is required", sub)
+	if *f.project <= 0 {
+		f.fs.Usage()
+		return usagef("%s: --project is required", f.fs.Name())
 	}
 	if id != nil && *id <= 0 {
-		fs.Usage()
-		return usagef("pronunciations remove: --id is required")
+		f.fs.Usage()
+		return usagef("%s: --id is required", f.fs.Name())
 	}
-	st, err := openStore(ctx, e, data)
+	return nil
+}
+
+// pronunciationsListCommand is `narrator pronunciations list`.
+type pronunciationsListCommand struct{ e *env }
+
+// Run prints the project's rules.
+func (cmd pronunciationsListCommand) Run(ctx context.Context, args []string) error {
+	e := cmd.e
+	f := newProjectFlags(e, "pronunciations list")
+	if err := f.parse(args, nil); err != nil {
+		return err
+	}
+	st, err := openStore(ctx, e, f.data)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	switch sub {
-	case "list":
-		rules, err := st.ListPronunciations(ctx, *project)
-		if err != nil {
-			return err
-		}
-		out := make([]pronunciationOut, 0, len(rules))
-		for _, r := range rules {
-			out = append(out, pronunciationOut{ID: r.ID, ProjectID: r.ProjectID, Phrase: r.Phrase, Say: r.Say, CreatedAt: r.CreatedAt})
-		}
-		return printJSON(e.stdout, out)
-	case "add":
-		rule := &narrator.Pronunciation{ProjectID: *project, Phrase: *phrase, Say: *say}
-		if err := st.SetPronunciation(ctx, rule); err != nil {
-			switch narrator.ErrorCode(err) {
-			case narrator.EINVALID:
-				return usagef("pronunciations add: %s", narrator.ErrorMessage(err))
-			case narrator.ECONFLICT: // the project has as many rules as allowed
-				return fmt.Errorf("pronunciations add: %s", narrator.ErrorMessage(err))
-			}
-			return fmt.Errorf("pronunciations add: %w", err)
-		}
-		return printRuleChange(ctx, e, st, rule, *again)
-	default: // remove
-		rule, err := st.RemovePronunciation(ctx, *project, *id)
-		if err != nil {
-			return fmt.Errorf("pronunciations remove: %w", err)
-		}
-		return printRuleChange(ctx, e, st, rule, *again)
+	rules, err := st.ListPronunciations(ctx, *f.project)
+	if err != nil {
+		return err
 	}
+	out := make([]pronunciationOut, 0, len(rules))
+	for _, r := range rules {
+		out = append(out, pronunciationOut{ID: r.ID, ProjectID: r.ProjectID, Phrase: r.Phrase, Say: r.Say, CreatedAt: r.CreatedAt})
+	}
+	return printJSON(e.stdout, out)
+}
+
+// pronunciationsAddCommand is `narrator pronunciations add`.
+type pronunciationsAddCommand struct{ e *env }
+
+// Run adds or replaces a rule and prints it.
+func (cmd pronunciationsAddCommand) Run(ctx context.Context, args []string) error {
+	e := cmd.e
+	f := newProjectFlags(e, "pronunciations add")
+	phrase := f.fs.String("phrase", "", "the word or phrase, matched whole and in any letter case (required)")
+	say := f.fs.String("say", "", "how to say it: a respelling such as \"engine x\" (required)")
+	again := f.fs.Bool("resynthesize", false, "synthesise the audios that contain the phrase again")
+	if err := f.parse(args, nil); err != nil {
+		return err
+	}
+	st, err := openStore(ctx, e, f.data)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	rule := &narrator.Pronunciation{ProjectID: *f.project, Phrase: *phrase, Say: *say}
+	if err := st.SetPronunciation(ctx, rule); err != nil {
+		switch narrator.ErrorCode(err) {
+		case narrator.EINVALID:
+			return usagef("pronunciations add: %s", narrator.ErrorMessage(err))
+		case narrator.ECONFLICT: // the project has as many rules as allowed
+			return fmt.Errorf("pronunciations add: %s", narrator.ErrorMessage(err))
+		}
+		return fmt.Errorf("pronunciations add: %w", err)
+	}
+	return printRuleChange(ctx, e, st, rule, *again)
+}
+
+// pronunciationsRemoveCommand is `narrator pronunciations remove`.
+type pronunciationsRemoveCommand struct{ e *env }
+
+// Run removes a rule and prints it.
+func (cmd pronunciationsRemoveCommand) Run(ctx context.Context, args []string) error {
+	e := cmd.e
+	f := newProjectFlags(e, "pronunciations remove")
+	id := f.fs.Int64("id", 0, "rule `id` (required)")
+	again := f.fs.Bool("resynthesize", false, "synthesise the audios that contain the phrase again")
+	if err := f.parse(args, id); err != nil {
+		return err
+	}
+	st, err := openStore(ctx, e, f.data)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	rule, err := st.RemovePronunciation(ctx, *f.project, *id)
+	if err != nil {
+		return fmt.Errorf("pronunciations remove: %w", err)
+	}
+	return printRuleChange(ctx, e, st, rule, *again)
 }
 
 // printRuleChange re-queues the audios with the rule's phrase when asked,

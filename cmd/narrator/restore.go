@@ -12,7 +12,12 @@ import (
 	"github.com/narrator/narrator/internal/localfs"
 )
 
-func runRestore(ctx context.Context, e *env, args []string) error {
+// restoreCommand is `narrator restore`.
+type restoreCommand struct{ e *env }
+
+// Run runs `narrator restore`.
+func (cmd restoreCommand) Run(ctx context.Context, args []string) error {
+	e := cmd.e
 	fs := newFlagSet(e, "restore", "restore --from DIR [--data DIR] [--database sqlite:PATH] [--media file:DIR]")
 	from := fs.String("from", "", "`dir`ectory of a backup made by narrator backup (required)")
 	finish := config.BackendFlags(fs, e.getenv)

@@ -7,20 +7,25 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"sync/atomic"
 	"syscall"
 	"time"
 
-	"golang.org/x/net/netutil"
-
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/accesslog"
+	"github.com/narrator/narrator/internal/clientip"
+	"github.com/narrator/narrator/internal/clientlimit"
 	"github.com/narrator/narrator/internal/config"
 	"github.com/narrator/narrator/internal/espeak"
+	"github.com/narrator/narrator/internal/extract"
 	"github.com/narrator/narrator/internal/feed"
 	"github.com/narrator/narrator/internal/festival"
+	// Aliased: the end-to-end tests of this package have a func fetch.
+	fetcher "github.com/narrator/narrator/internal/fetch"
 	"github.com/narrator/narrator/internal/flite"
 	"github.com/narrator/narrator/internal/health"
 	"github.com/narrator/narrator/internal/httpapi"
@@ -30,12 +35,19 @@ import (
 	"github.com/narrator/narrator/internal/metrics"
 	"github.com/narrator/narrator/internal/pipeline"
 	"github.com/narrator/narrator/internal/proc"
+	"github.com/narrator/narrator/internal/ratelimit"
 	"github.com/narrator/narrator/internal/speak"
 	"github.com/narrator/narrator/internal/standin"
+	"github.com/narrator/narrator/internal/voicecat"
 	"github.com/narrator/narrator/internal/webhook"
 )
 
-func runServe(ctx context.Context, e *env, args []string) error {
+// serveCommand is `narrator serve`.
+type serveCommand struct{ e *env }
+
+// Run runs `narrator serve`.
+func (cmd serveCommand) Run(ctx context.Context, args []string) error {
+	e := cmd.e
 	fs := newFlagSet(e, "serve", "serve [--data DIR] [--database URL] [--media URL] [--role all|api|worker] [--addr HOST:PORT] [--public-url URL]")
 	finish := config.ServeFlags(fs, e.getenv)
 	if err := parse(fs, args); err != nil {
@@ -67,6 +79,10 @@ func setMemoryLimit(mb int, getenv func(string) string) {
 	}
 }
 
+// importTimeout bounds reading a page to import, robots.txt and redirects
+// included: the import request waits for it.
+const importTimeout = 20 * time.Second
+
 // logFlushInterval is how long a log line of serve may wait to be written
 // out; lines at Warn and above never wait.
 const logFlushInterval = 100 * time.Millisecond
@@ -86,10 +102,16 @@ type server struct {
 	// rules keeps compiled pronunciation rules for the pipeline and the
 	// dashboard alike.
 	rules *speak.RuleCache
+	// voices is the voice catalog of the API, the dashboard and the
+	// pipeline alike.
+	voices *voicecat.Source
 
-	ln    net.Listener
+	ln    *clientlimit.Listener
 	http  *http.Server
 	ready atomic.Bool
+	// overflowHTTP serves the connections past the caps of ln: the health
+	// checks, and a quick refusal of the rest.
+	overflowHTTP *http.Server
 
 	metrics      *metrics.Metrics
 	engineChecks []health.Check // the engines' readiness; none when the node works no jobs
@@ -122,9 +144,31 @@ func openServer(ctx context.Context, cfg config.Config, logger *slog.Logger, get
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
-	// Past the cap, new connections wait in the kernel's backlog until
-	// one closes; the timeouts below make every connection close in time.
-	s.ln = netutil.LimitListener(ln, cfg.MaxConnections)
+	proxies, err := cfg.TrustedProxyPrefixes()
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
+	// Accept never waits: a connection past the caps is handed to the
+	// overflow server, which answers the health checks and refuses the
+	// rest, or closed at once when that is full too.
+	s.ln = clientlimit.NewListener(ln, clientlimit.ListenerOptions{
+		Max:       cfg.MaxConnections,
+		PerClient: cfg.MaxConnectionsPerClient,
+		Exempt:    clientip.New(proxies).Trusted,
+		Spare:     overflowSpare,
+	})
+	s.overflowHTTP = &http.Server{
+		Handler: s.overflow(),
+		// A connection past the caps gets half a second for its request
+		// and one for the answer, and is closed after it: a health check
+		// sends its request at once.
+		ReadHeaderTimeout: overflowRead,
+		ReadTimeout:       overflowRead,
+		WriteTimeout:      time.Second,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	s.overflowHTTP.SetKeepAlivesEnabled(false)
 	if err := s.listenMetrics(); err != nil {
 		return nil, err
 	}
@@ -136,7 +180,7 @@ func openServer(ctx context.Context, cfg config.Config, logger *slog.Logger, get
 		// whole response, long media downloads included: media bound each
 		// write instead (mediaserve.Options.WriteTimeout).
 		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       2 * time.Minute,
+		ReadTimeout:       readTimeout,
 		IdleTimeout:       time.Minute,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
@@ -154,12 +198,8 @@ func (s *server) openData(ctx context.Context, getenv func(string) string) error
 		return err
 	}
 	s.unlock = unlock
-	// Scratch files of renderings interrupted by a crash are of no use.
-	if err := os.RemoveAll(cfg.ScratchDir()); err != nil {
-		return fmt.Errorf("clear scratch directory: %w", err)
-	}
-	if err := os.MkdirAll(cfg.ScratchDir(), 0o750); err != nil {
-		return fmt.Errorf("create scratch directory: %w", err)
+	if err := prepareScratch(cfg.ScratchDir(), s.logger); err != nil {
+		return err
 	}
 	s.backends, err = openBackends(ctx, cfg.Backends, jobs.Config{
 		Logger:           s.logger,
@@ -175,6 +215,7 @@ func (s *server) openData(ctx context.Context, getenv func(string) string) error
 		return err
 	}
 	s.metrics.WatchQueue(s.backends.queue)
+	s.voices = voicecat.New(s.backends.store, 0, s.logger)
 	if kind, path, _ := config.ParseDatabase(cfg.Database); kind == config.SQLite {
 		// One server per SQLite database, wherever its data directory is.
 		unlockDB, err := lockFile(path + ".lock")
@@ -183,6 +224,42 @@ func (s *server) openData(ctx context.Context, getenv func(string) string) error
 		}
 		unlockData := s.unlock
 		s.unlock = func() { unlockDB(); unlockData() }
+	}
+	return nil
+}
+
+// scratchMark is the file that marks a scratch directory as Narrator's.
+const scratchMark = ".narrator-scratch"
+
+// prepareScratch makes dir ready for scratch files. Files of renderings
+// interrupted by a crash are of no use, so a directory Narrator made, and
+// marked, is emptied; a directory of that name that it did not make
+// (--data / would make it /tmp, and installs from before the mark have
+// one too) is used as it is, and nothing in it is removed.
+func prepareScratch(dir string, logger *slog.Logger) error {
+	fi, err := os.Lstat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return fmt.Errorf("scratch directory: %w", err)
+	case !fi.IsDir() && fi.Mode()&os.ModeSymlink == 0:
+		return fmt.Errorf("scratch directory %s is not a directory", dir)
+	default:
+		// A link is never emptied: what it points to is not Narrator's.
+		if _, err := os.Lstat(filepath.Join(dir, scratchMark)); err != nil || fi.Mode()&os.ModeSymlink != 0 {
+			logger.Warn("the scratch directory was not made by narrator, so files left in it by a crash are not removed; remove it while narrator is stopped to have it made anew",
+				"dir", dir)
+			return nil
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			return fmt.Errorf("clear scratch directory: %w", err)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return fmt.Errorf("create scratch directory: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, scratchMark), []byte("Made by narrator serve, which empties this directory when it starts.\n"), 0o640); err != nil {
+		return fmt.Errorf("mark scratch directory: %w", err)
 	}
 	return nil
 }
@@ -200,6 +277,10 @@ func (s *server) startWorkers(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := startNeural(cfg, sb, s.voices, b.media, s.logger, s.metrics, engines, &closeEngines); err != nil {
+		closeEngines()
+		return err
+	}
 	s.engines = closeEngines
 	s.engineChecks = engineChecks(engines)
 	var cache *pipeline.UnitCache
@@ -210,6 +291,7 @@ func (s *server) startWorkers(ctx context.Context) error {
 	}
 	pc := pipeline.Config{
 		Engines:     engines,
+		Voices:      s.voices,
 		Cache:       cache,
 		Rules:       b.store,
 		RuleCache:   s.rules,
@@ -232,7 +314,7 @@ func (s *server) startWorkers(ctx context.Context) error {
 		}
 	}
 	if cfg.WebhooksAllowPrivate {
-		s.logger.Warn("webhook deliveries may reach loopback and private addresses (--webhooks-allow-private)")
+		s.logger.Warn("webhook deliveries and page imports may reach loopback and private addresses (--webhooks-allow-private)")
 	}
 	host, _ := os.Hostname()
 	if err := b.queue.Start(ctx, jobs.Workers{
@@ -256,8 +338,9 @@ func (s *server) startWorkers(ctx context.Context) error {
 
 // run serves until ctx ends or the HTTP server fails; a failure is returned.
 func (s *server) run(ctx context.Context) error {
-	serveErr := make(chan error, 1)
+	serveErr := make(chan error, 3) // one per server, so that none waits to send
 	go func() { serveErr <- s.http.Serve(s.ln) }()
+	go func() { serveErr <- s.overflowHTTP.Serve(s.ln.Overflow()) }()
 	if s.metricsHTTP != nil {
 		go func() { serveErr <- s.metricsHTTP.Serve(s.metricsLn) }()
 	}
@@ -287,6 +370,11 @@ func (s *server) close(ctx context.Context) error {
 		}
 	} else if s.ln != nil {
 		s.ln.Close()
+	}
+	if s.overflowHTTP != nil {
+		if err := s.overflowHTTP.Shutdown(shutCtx); err != nil {
+			errs = append(errs, fmt.Errorf("overflow http shutdown: %w", err))
+		}
 	}
 	if s.metricsHTTP != nil {
 		if err := s.metricsHTTP.Shutdown(shutCtx); err != nil {
@@ -325,32 +413,40 @@ func (s *server) close(ctx context.Context) error {
 // serve; only the health checks and the metrics on worker nodes. Every
 // request goes through the access log.
 func (s *server) routes() (http.Handler, error) {
+	proxies, err := s.cfg.TrustedProxyPrefixes()
+	if err != nil {
+		return nil, err
+	}
 	mux := http.NewServeMux()
+	limited := clientlimit.Requests(clientlimit.RequestOptions{
+		Clients:     clientip.New(proxies),
+		PerClient:   s.cfg.MaxConnectionsPerClient,
+		Exempt:      isHealthCheck,
+		MinRate:     s.cfg.MinTransferRate,
+		BodyTimeout: readTimeout,
+		WriteError:  httpapi.WriteError,
+	})(mux)
 	handler := accesslog.Middleware(accesslog.Options{
 		Logger: s.logger, Observer: s.metrics, SecretPrefixes: []string{"/feeds/"},
-	})(mux)
+	})(limited)
 	mux.Handle("GET /readyz", s.readiness())
 	if s.cfg.MetricsAddr == "" {
-		mux.Handle("GET /metrics", s.metrics.Handler(s.logger))
+		mux.Handle("GET /metrics", loopbackOnly(s.metrics.Handler(s.logger)))
 	}
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Cache-Control", "no-store")
-		if !s.ready.Load() {
-			w.WriteHeader(http.StatusServiceUnavailable)
-			fmt.Fprintln(w, `{"status":"starting"}`)
-			return
-		}
-		fmt.Fprintf(w, "{\"status\":\"ok\",\"role\":%q}\n", s.cfg.Role)
-	})
+	mux.HandleFunc("GET /healthz", s.healthz)
 	if !s.cfg.Serves() {
 		return handler, nil
 	}
 	st := purgingStore{dataStore: s.backends.store, purge: jobs.NewPurgeOnDelete(s.backends.store, s.backends.media, s.logger)}
+	// Imports read pages through the guarded client, private addresses
+	// allowed as for webhooks (--webhooks-allow-private).
+	pages := extract.NewReader(fetcher.New(fetcher.Options{AllowPrivate: s.cfg.WebhooksAllowPrivate, Timeout: importTimeout, Logger: s.logger}))
+	// The API and the dashboard count webhook tests and resends together.
+	triggers := ratelimit.New(nil)
 	api := httpapi.NewServer(httpapi.Deps{Store: st, Logger: s.logger, MediaURL: s.cfg.MediaURL, Media: s.backends.media, Queue: s.backends.queue,
-		MaxAudioDuration: s.cfg.MaxAudioDuration})
+		Voices: s.voices, MaxAudioDuration: s.cfg.MaxAudioDuration, Pages: pages, WebhookTriggers: triggers})
 	mux.Handle("/api/", api)
-	mux.Handle("/media/", http.StripPrefix("/media/", mediaserve.New(s.backends.media, mediaserve.Options{Logger: s.logger})))
+	mux.Handle("/media/", http.StripPrefix("/media/", mediaserve.New(s.backends.media, mediaserve.Options{Logger: s.logger, MinRate: s.cfg.MinTransferRate})))
 	embed, err := newEmbed(s.cfg, st, s.logger)
 	if err != nil {
 		return nil, err
@@ -358,12 +454,71 @@ func (s *server) routes() (http.Handler, error) {
 	mux.Handle("GET /embed.js", embed)
 	mux.Handle("/embed/", embed) // the only pages other sites may frame
 	mux.Handle("/feeds/{name}", feed.New(feed.Config{Store: st, MediaURL: s.cfg.MediaURL, PublicURL: s.cfg.PublicURL, Logger: s.logger}))
-	dash, err := newDashboard(s.cfg, st, s.backends, s.rules, s.logger, api)
+	dash, err := newDashboard(s.cfg, st, s.backends, s.voices, s.rules, triggers, s.logger, api, pages)
 	if err != nil {
 		return nil, err
 	}
 	mux.Handle("/", dash) // the dashboard; unknown paths answer a 404 page, or the API's JSON 404 to non-browsers
 	return handler, nil
+}
+
+// readTimeout bounds the time a request, headers and body, may take to
+// arrive, whatever its rate.
+const readTimeout = 2 * time.Minute
+
+// overflowSpare is how many connections past --max-connections, or past
+// a client's share, may wait at once for the overflow server's quick
+// answer, a quarter of them from one client; the overflow server holds
+// each for at most overflowRead and a second.
+const overflowSpare = 256
+
+// overflowRead is how long the overflow server waits for a request.
+const overflowRead = 500 * time.Millisecond
+
+// loopbackOnly serves h only to a client on this machine: a loopback peer
+// whose request no proxy forwarded (a proxy on this machine adds
+// X-Forwarded-For or Forwarded); anyone else gets the API's 404.
+func loopbackOnly(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ip, err := netip.ParseAddr(clientip.Host(r.RemoteAddr))
+		if err != nil || !ip.Unmap().IsLoopback() || r.Header.Get("X-Forwarded-For") != "" || r.Header.Get("Forwarded") != "" {
+			httpapi.WriteError(w, narrator.Errorf(narrator.ENOTFOUND, "Not found"))
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// isHealthCheck reports whether r asks for a health check, which the
+// per-client limits never refuse.
+func isHealthCheck(r *http.Request) bool {
+	return r.URL.Path == "/healthz" || r.URL.Path == "/readyz"
+}
+
+// healthz is /healthz: the node is up and serving.
+func (s *server) healthz(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	if !s.ready.Load() {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		fmt.Fprintln(w, `{"status":"starting"}`)
+		return
+	}
+	fmt.Fprintf(w, "{\"status\":\"ok\",\"role\":%q}\n", s.cfg.Role)
+}
+
+// overflow is the handler of the connections past the caps: /healthz
+// answers as usual, so that a load balancer still sees the node up, and
+// every other request is refused at once with a 503.
+func (s *server) overflow() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", s.healthz)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "1")
+		httpapi.WriteError(w, narrator.Errorf(narrator.EUNAVAILABLE,
+			"The server has as many connections as it takes, or as many from your address as it allows; try again in a moment."))
+	})
+	return mux
 }
 
 // purgingStore is the store as the API and the dashboard use it: deleting

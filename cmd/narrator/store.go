@@ -16,7 +16,12 @@ func printJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-func runMigrate(ctx context.Context, e *env, args []string) error {
+// migrateCommand is `narrator migrate`.
+type migrateCommand struct{ e *env }
+
+// Run runs `narrator migrate`.
+func (cmd migrateCommand) Run(ctx context.Context, args []string) error {
+	e := cmd.e
 	fs := newFlagSet(e, "migrate", "migrate [--data DIR] [--database URL] [--media URL]")
 	data := config.BackendFlags(fs, e.getenv)
 	if err := parse(fs, args); err != nil {

@@ -22,17 +22,11 @@ or redirected; otherwise a random one is generated and printed once. If a
 user with that email exists in the account, its password is reset and its
 sessions end.`
 
-func runUsers(ctx context.Context, e *env, args []string) error {
-	if len(args) == 0 {
-		fmt.Fprintln(e.stderr, usersUsage)
-		return usagef("users: missing subcommand")
-	}
-	switch args[0] {
-	case "create":
-		return runUsersCreate(ctx, e, args[1:])
-	}
-	fmt.Fprintln(e.stderr, usersUsage)
-	return usagef("users: unknown subcommand %q", args[0])
+// usersCommand is `narrator users`.
+func usersCommand(e *env) group {
+	return group{e: e, name: "users", usage: usersUsage, subs: []namedCommand{
+		{name: "create", command: usersCreateCommand{e}},
+	}}
 }
 
 // userJSON is how the CLI prints a dashboard user. Password appears only
@@ -46,7 +40,12 @@ type userJSON struct {
 	CreatedAt time.Time `json:"created_at"`
 }
 
-func runUsersCreate(ctx context.Context, e *env, args []string) error {
+// usersCreateCommand is `narrator users create`.
+type usersCreateCommand struct{ e *env }
+
+// Run runs `narrator users create`.
+func (cmd usersCreateCommand) Run(ctx context.Context, args []string) error {
+	e := cmd.e
 	fs := newFlagSet(e, "users create", "users create [--data DIR|--database URL] --account ID --email EMAIL  (password on stdin, or generated)")
 	data := config.BackendFlags(fs, e.getenv)
 	account := fs.Int64("account", 0, "account `ID` (required)")

@@ -67,7 +67,12 @@ func (b buildInfo) write(w io.Writer) {
 	fmt.Fprintf(w, "go:       %s %s\n", b.GoVersion, b.Platform)
 }
 
-func runVersion(_ context.Context, e *env, args []string) error {
+// versionCommand is `narrator version`.
+type versionCommand struct{ e *env }
+
+// Run runs `narrator version`.
+func (cmd versionCommand) Run(_ context.Context, args []string) error {
+	e := cmd.e
 	fs := newFlagSet(e, "version", "version")
 	if err := parse(fs, args); err != nil {
 		return err

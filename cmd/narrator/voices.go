@@ -3,20 +3,92 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/config"
 )
 
-func runVoices(_ context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "voices", "voices [--language xx_XX] [--json]")
+// voiceStore keeps the installed voices.
+type voiceStore interface {
+	InstallVoice(ctx context.Context, v *narrator.InstalledVoice) error
+	ListInstalledVoices(ctx context.Context) ([]*narrator.InstalledVoice, error)
+	RemoveVoice(ctx context.Context, id string) (*narrator.InstalledVoice, error)
+}
+
+// loadCatalog returns the catalog of the built-in voices and those
+// installed in st.
+func loadCatalog(ctx context.Context, st voiceStore) (*narrator.Catalog, error) {
+	vs, err := st.ListInstalledVoices(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read the installed voices: %w", err)
+	}
+	return narrator.NewCatalog(vs), nil
+}
+
+const voicesUsage = `Usage: narrator voices [list] [flags]           list the voices, built in and installed
+       narrator voices install [flags] MODEL.onnx [MODEL.onnx.json | VOICES.bin]
+                                              install a Piper voice, or a Kokoro model's voices
+       narrator voices download [flags] NAME  fetch a Piper voice (such as en_US-amy-medium) and install it
+       narrator voices remove [flags] ID      remove an installed voice
+
+Run 'narrator voices SUBCOMMAND -h' for its flags.`
+
+// voicesCommand is `narrator voices`: with no subcommand, or with flags first, it lists the
+// voices.
+type voicesCommand struct{ e *env }
+
+// Run runs the subcommand args[0] names, or lists the voices.
+func (cmd voicesCommand) Run(ctx context.Context, args []string) error {
+	e := cmd.e
+	if len(args) > 0 {
+		subs := []namedCommand{
+			{"list", nil, "", voicesListCommand{e}},
+			{"install", nil, "", voicesInstallCommand{e}},
+			{"download", nil, "", voicesDownloadCommand{e}},
+			{"remove", nil, "", voicesRemoveCommand{e}},
+		}
+		if c := find(subs, args[0]); c != nil {
+			return c.Run(ctx, args[1:])
+		}
+		if args[0] == "help" {
+			fmt.Fprintln(e.stdout, voicesUsage)
+			return nil
+		}
+		if !strings.HasPrefix(args[0], "-") {
+			fmt.Fprintln(e.stderr, voicesUsage)
+			return usagef("voices: unknown subcommand %q", args[0])
+		}
+	}
+	return voicesListCommand{e}.Run(ctx, args)
+}
+
+// voicesListCommand is `narrator voices list`.
+type voicesListCommand struct{ e *env }
+
+// Run lists the voices, built in and installed.
+func (cmd voicesListCommand) Run(ctx context.Context, args []string) error {
+	e := cmd.e
+	fs := newFlagSet(e, "voices", "voices [list] [--language xx_XX] [--json] [--data DIR|--database URL]")
+	data := config.BackendFlags(fs, e.getenv)
 	language := fs.String("language", "", "only this `locale`'s voices")
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	st, err := openStore(ctx, e, data)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	installed, err := st.ListInstalledVoices(ctx)
+	if err != nil {
+		return fmt.Errorf("read the installed voices: %w", err)
+	}
+	cat := narrator.NewCatalog(installed)
 	var voices []narrator.Voice
-	for _, v := range narrator.Voices() {
+	for _, v := range cat.Voices() {
 		if *language == "" || v.Language == *language {
 			voices = append(voices, v)
 		}
@@ -31,26 +103,37 @@ func runVoices(_ context.Context, e *env, args []string) error {
 		Language    string `json:"language"`
 		Engine      string `json:"engine"`
 		EngineVoice string `json:"engine_voice"`
+		Neural      bool   `json:"neural"`
+		Quality     string `json:"quality,omitempty"`
+		License     string `json:"license,omitempty"`
 		Default     string `json:"default,omitempty"`
 	}
 	out := make([]voiceJSON, 0, len(voices))
 	for _, v := range voices {
-		out = append(out, voiceJSON{v.Name, v.Label(), v.Gender, v.Language, v.Engine, v.EngineVoice, defaultRole(v)})
+		out = append(out, voiceJSON{v.Name, v.Label(), v.Gender, v.Language, v.Engine, v.EngineVoice, narrator.Neural(v.Engine), v.Quality, v.License, defaultRole(cat, v)})
 	}
 	if *asJSON {
 		return printJSON(e.stdout, out)
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "LANGUAGE\tVOICE\tGENDER\tENGINE\tDEFAULT FOR")
+	fmt.Fprintln(tw, "LANGUAGE\tVOICE\tGENDER\tENGINE\tQUALITY\tLICENCE\tDEFAULT FOR")
 	for _, v := range out {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s/%s\t%s\n", v.Language, v.Name, v.Gender, v.Engine, v.EngineVoice, v.Default)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s/%s\t%s\t%s\t%s\n", v.Language, v.Name, v.Gender, v.Engine, v.EngineVoice, dash(v.Quality), dash(v.License), v.Default)
 	}
 	return tw.Flush()
 }
 
+// dash shows an empty column as "-".
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
 // defaultRole says which defaults of its language a voice is.
-func defaultRole(v narrator.Voice) string {
-	title, body, _ := narrator.DefaultVoices(v.Language)
+func defaultRole(cat *narrator.Catalog, v narrator.Voice) string {
+	title, body, _ := cat.Defaults(v.Language)
 	switch {
 	case title.Name == v.Name && body.Name == v.Name:
 		return "title, body"

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/narrator/narrator"
-	"github.com/narrator/narrator/internal/config"
 	"github.com/narrator/narrator/internal/httpapi"
 )
 
@@ -23,103 +22,145 @@ add and rotate-secret print the endpoint's signing secret: it is shown only then
 test queues a webhook.test delivery, which a running server sends.
 Events: audio.processed, audio.failed, audio.updated, audio.deleted (default: all).`
 
-func runWebhooks(ctx context.Context, e *env, args []string) error {
-	if len(args) == 0 {
-		fmt.Fprintln(e.stderr, webhooksUsage)
-		return usagef("webhooks: missing subcommand")
-	}
-	sub, args := args[0], args[1:]
-	fs := newFlagSet(e, "webhooks "+sub, "webhooks "+sub+" [--data DIR|--database URL] --project ID ...")
-	data := config.BackendFlags(fs, e.getenv)
-	project := fs.Int64("project", 0, "project `id` (required)")
-	var url, events *string
-	var id *int64
-	switch sub {
-	case "add":
-		url = fs.String("url", "", "the endpoint's http or https `URL` (required)")
-		events = fs.String("events", "", "comma-separated `events` to send (default all)")
-	case "remove", "test", "rotate-secret", "enable":
-		id = fs.Int64("id", 0, "webhook `id` (required)")
-	case "list":
-	default:
-		fmt.Fprintln(e.stderr, webhooksUsage)
-		return usagef("webhooks: unknown subcommand %q", sub)
-	}
-	if err := parse(fs, args); err != nil {
+// webhooksCommand is `narrator webhooks`.
+func webhooksCommand(e *env) group {
+	return group{e: e, name: "webhooks", usage: webhooksUsage, subs: []namedCommand{
+		{name: "add", command: webhooksAddCommand{e}},
+		{name: "list", command: webhooksListCommand{e}},
+		{name: "remove", command: webhookCommand{e, "remove", removeWebhook}},
+		{name: "test", command: webhookCommand{e, "test", testWebhook}},
+		{name: "rotate-secret", command: webhookCommand{e, "rotate-secret", rotateWebhookSecret}},
+		{name: "enable", command: webhookCommand{e, "enable", enableWebhook}},
+	}}
+}
+
+// webhooksAddCommand is `narrator webhooks add`.
+type webhooksAddCommand struct{ e *env }
+
+// Run adds an endpoint and prints it with its secret.
+func (cmd webhooksAddCommand) Run(ctx context.Context, args []string) error {
+	e := cmd.e
+	f := newProjectFlags(e, "webhooks add")
+	url := f.fs.String("url", "", "the endpoint's http or https `URL` (required)")
+	events := f.fs.String("events", "", "comma-separated `events` to send (default all)")
+	if err := f.parse(args, nil); err != nil {
 		return err
 	}
-	if *project <= 0 {
-		fs.Usage()
-		return usagef("webhooks %s: --project is required", sub)
-	}
-	if id != nil && *id <= 0 {
-		fs.Usage()
-		return usagef("webhooks %s: --id is required", sub)
-	}
-	var h *narrator.Webhook
-	if sub == "add" {
-		var list []string
-		for _, ev := range strings.Split(*events, ",") {
-			if ev = strings.TrimSpace(ev); ev != "" {
-				list = append(list, ev)
-			}
-		}
-		var err error
-		if h, err = narrator.NewWebhook(*project, *url, list, time.Now()); err != nil {
-			return usagef("webhooks add: %s", narrator.ErrorMessage(err))
+	var list []string
+	for _, ev := range strings.Split(*events, ",") {
+		if ev = strings.TrimSpace(ev); ev != "" {
+			list = append(list, ev)
 		}
 	}
-	st, err := openStore(ctx, e, data)
+	h, err := narrator.NewWebhook(*f.project, *url, list, time.Now())
+	if err != nil {
+		return usagef("webhooks add: %s", narrator.ErrorMessage(err))
+	}
+	st, err := openStore(ctx, e, f.data)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	switch sub {
-	case "add":
-		if err := st.CreateWebhook(ctx, h); err != nil {
-			return fmt.Errorf("webhooks add: %w", err)
-		}
-		return printJSON(e.stdout, httpapi.WebhookJSON(h, true))
-	case "list":
-		hooks, err := st.ListWebhooks(ctx, *project)
-		if err != nil {
-			return fmt.Errorf("webhooks list: %w", err)
-		}
-		out := make([]any, 0, len(hooks))
-		for _, h := range hooks {
-			out = append(out, httpapi.WebhookJSON(h, false))
-		}
-		return printJSON(e.stdout, out)
-	case "remove":
-		h, err := st.FindWebhook(ctx, *project, *id)
-		if err == nil {
-			err = st.DeleteWebhook(ctx, *project, *id)
-		}
-		if err != nil {
-			return fmt.Errorf("webhooks remove: %w", err)
-		}
-		return printJSON(e.stdout, httpapi.WebhookJSON(h, false))
-	case "test":
-		d, err := st.TestWebhook(ctx, *project, *id)
-		if err != nil {
-			return fmt.Errorf("webhooks test: %w", err)
-		}
-		return printJSON(e.stdout, httpapi.DeliveryJSON(d))
-	case "rotate-secret":
-		secret, err := narrator.NewWebhookSecret()
-		if err != nil {
-			return err
-		}
-		h, err := st.RotateWebhookSecret(ctx, *project, *id, secret)
-		if err != nil {
-			return fmt.Errorf("webhooks rotate-secret: %w", err)
-		}
-		return printJSON(e.stdout, httpapi.WebhookJSON(h, true))
-	default: // enable
-		h, err := st.EnableWebhook(ctx, *project, *id)
-		if err != nil {
-			return fmt.Errorf("webhooks enable: %w", err)
-		}
-		return printJSON(e.stdout, httpapi.WebhookJSON(h, false))
+	if err := st.CreateWebhook(ctx, h); err != nil {
+		return fmt.Errorf("webhooks add: %w", err)
 	}
+	return printJSON(e.stdout, httpapi.WebhookJSON(h, true))
+}
+
+// webhooksListCommand is `narrator webhooks list`.
+type webhooksListCommand struct{ e *env }
+
+// Run prints the project's endpoints, without their secrets.
+func (cmd webhooksListCommand) Run(ctx context.Context, args []string) error {
+	e := cmd.e
+	f := newProjectFlags(e, "webhooks list")
+	if err := f.parse(args, nil); err != nil {
+		return err
+	}
+	st, err := openStore(ctx, e, f.data)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	hooks, err := st.ListWebhooks(ctx, *f.project)
+	if err != nil {
+		return fmt.Errorf("webhooks list: %w", err)
+	}
+	out := make([]any, 0, len(hooks))
+	for _, h := range hooks {
+		out = append(out, httpapi.WebhookJSON(h, false))
+	}
+	return printJSON(e.stdout, out)
+}
+
+// webhookCommand is a `narrator webhooks` subcommand that acts on one
+// endpoint, named by --id: it runs do and prints what do returns.
+type webhookCommand struct {
+	e    *env
+	name string
+	do   func(ctx context.Context, st dataStore, project, id int64) (any, error)
+}
+
+// Run runs the subcommand.
+func (cmd webhookCommand) Run(ctx context.Context, args []string) error {
+	e := cmd.e
+	f := newProjectFlags(e, "webhooks "+cmd.name)
+	id := f.fs.Int64("id", 0, "webhook `id` (required)")
+	if err := f.parse(args, id); err != nil {
+		return err
+	}
+	st, err := openStore(ctx, e, f.data)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	out, err := cmd.do(ctx, st, *f.project, *id)
+	if err != nil {
+		return err
+	}
+	return printJSON(e.stdout, out)
+}
+
+// removeWebhook removes an endpoint and returns it.
+func removeWebhook(ctx context.Context, st dataStore, project, id int64) (any, error) {
+	h, err := st.FindWebhook(ctx, project, id)
+	if err == nil {
+		err = st.DeleteWebhook(ctx, project, id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("webhooks remove: %w", err)
+	}
+	return httpapi.WebhookJSON(h, false), nil
+}
+
+// testWebhook queues a webhook.test delivery and returns it.
+func testWebhook(ctx context.Context, st dataStore, project, id int64) (any, error) {
+	d, err := st.TestWebhook(ctx, project, id)
+	if err != nil {
+		return nil, fmt.Errorf("webhooks test: %w", err)
+	}
+	return httpapi.DeliveryJSON(d), nil
+}
+
+// rotateWebhookSecret gives an endpoint a new secret and returns the
+// endpoint with it.
+func rotateWebhookSecret(ctx context.Context, st dataStore, project, id int64) (any, error) {
+	secret, err := narrator.NewWebhookSecret()
+	if err != nil {
+		return nil, err
+	}
+	h, err := st.RotateWebhookSecret(ctx, project, id, secret)
+	if err != nil {
+		return nil, fmt.Errorf("webhooks rotate-secret: %w", err)
+	}
+	return httpapi.WebhookJSON(h, true), nil
+}
+
+// enableWebhook enables an endpoint again and returns it.
+func enableWebhook(ctx context.Context, st dataStore, project, id int64) (any, error) {
+	h, err := st.EnableWebhook(ctx, project, id)
+	if err != nil {
+		return nil, fmt.Errorf("webhooks enable: %w", err)
+	}
+	return httpapi.WebhookJSON(h, false), nil
 }

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -31,6 +32,10 @@ const (
 	EnvCacheMB       = "NARRATOR_CACHE_MB"
 	EnvRescueAfter   = "NARRATOR_RESCUE_AFTER"
 	EnvEngineStandIn = "NARRATOR_ENGINE_STANDIN"
+	// EnvONNXRuntime is the onnxruntime library for --onnxruntime.
+	EnvONNXRuntime = "NARRATOR_ONNXRUNTIME"
+	// EnvTestONNXFault sets Config.ONNXFault, for tests only.
+	EnvTestONNXFault = "NARRATOR_TEST_ONNX_FAULT"
 	// EnvWebhooksAllowPrivate is "true" or "1" to set --webhooks-allow-private.
 	EnvWebhooksAllowPrivate = "NARRATOR_WEBHOOKS_ALLOW_PRIVATE"
 	EnvMetricsAddr          = "NARRATOR_METRICS_ADDR"
@@ -40,6 +45,10 @@ const (
 	EnvTrustedProxies = "NARRATOR_TRUSTED_PROXIES"
 	// EnvMaxConnections is a number for --max-connections.
 	EnvMaxConnections = "NARRATOR_MAX_CONNECTIONS"
+	// EnvMaxConnectionsPerClient is a number for --max-connections-per-client.
+	EnvMaxConnectionsPerClient = "NARRATOR_MAX_CONNECTIONS_PER_CLIENT"
+	// EnvMinTransferRate is a number of bytes per second for --min-transfer-rate.
+	EnvMinTransferRate = "NARRATOR_MIN_TRANSFER_RATE"
 	// EnvMemoryLimitMB is a number of MiB for --memory-limit-mb.
 	EnvMemoryLimitMB = "NARRATOR_MEMORY_LIMIT_MB"
 	// The per-account limits and the length cap: see Config.
@@ -71,13 +80,21 @@ const (
 	// DefaultMaxConnections is how many client connections a node holds
 	// open at once unless told otherwise.
 	DefaultMaxConnections = 1024
+	// DefaultMaxConnectionsPerClient is how many of them one client may
+	// hold, and how many requests it may have in flight.
+	DefaultMaxConnectionsPerClient = 64
+	// DefaultMinTransferRate is the slowest, in bytes per second, a
+	// request body may arrive or a media response be read, after a few
+	// seconds' grace. It is well below the bitrate of the MP3s, so that a
+	// player that reads as it plays is never cut off.
+	DefaultMinTransferRate = 1024
 	// DefaultMemoryLimitMB is the Go runtime's soft memory limit of serve.
 	// The server's own live heap was 4 to 14 MB in a traced
 	// 100,000-character rendering with the real engines; without a limit,
 	// the collector lets the heap grow to twice that between collections,
 	// and a long rendering meets the worst of it more often: the peak grew
 	// by 10 MiB from a 10,000- to a 100,000-character article, and by 3
-	// with the limit (docs/architecture.md, "Memory").
+	// with the limit (docs/figures.md, "The soft memory limit").
 	DefaultMemoryLimitMB = 24
 )
 
@@ -269,17 +286,26 @@ type Config struct {
 	// it over, taking its node for dead; a node that is only slow keeps its
 	// work (see jobs.Config.RescueAfter).
 	RescueAfter time.Duration
+	// ONNXRuntime is the path of the onnxruntime shared library that neural
+	// voices (Piper, Kokoro) run on, in worker processes; "" refuses them.
+	ONNXRuntime string
+	// ONNXFault, for tests only, makes every neural worker crash or hang on
+	// purpose ("crash:N" or "hang:N", see worker.ParseFault). It has no flag:
+	// only the environment variable EnvTestONNXFault sets it.
+	ONNXFault string
 	// EngineStandIn, for benchmarks only, replaces every speech engine by a
 	// stand-in that waits this long per sentence without using the CPU; the
 	// sentence cache is then off. Zero uses the real engines.
 	EngineStandIn time.Duration
-	// WebhooksAllowPrivate lets webhook deliveries reach loopback, private,
-	// link-local and other internal addresses, which they never do
-	// otherwise: for tests, and for receivers inside a trusted network.
+	// WebhooksAllowPrivate lets webhook deliveries and page imports reach
+	// loopback, private, link-local and other internal addresses, which
+	// they never do otherwise: for tests, and for receivers and sites
+	// inside a trusted network.
 	WebhooksAllowPrivate bool
 	// MetricsAddr, when set, is a host:port of its own where /metrics is
 	// served, and then only there, with Go's profiles under /debug/pprof/;
-	// otherwise /metrics is on Addr and no profiles are served.
+	// otherwise /metrics is on Addr, for clients on this machine only
+	// (loopback, not forwarded by a proxy), and no profiles are served.
 	MetricsAddr string
 	// LogFormat is LogText or LogJSON.
 	LogFormat string
@@ -287,9 +313,19 @@ type Config struct {
 	// reverse proxies whose X-Forwarded-For header names the client (see
 	// TrustedProxyPrefixes); empty trusts none.
 	TrustedProxies string
-	// MaxConnections caps the client connections open at once; more wait
-	// in the listen backlog until one closes.
+	// MaxConnections caps the client connections open at once; past it,
+	// a connection is answered only if it asks for the health checks, and
+	// refused otherwise.
 	MaxConnections int
+	// MaxConnectionsPerClient caps the connections one client (an IPv4
+	// address or an IPv6 /64) holds open at once, and its requests in
+	// flight; MaxConnections caps it in turn. The peers in TrustedProxies
+	// are exempt from the connection cap: their clients' requests count.
+	MaxConnectionsPerClient int
+	// MinTransferRate is the slowest, in bytes per second, a request body
+	// may arrive or a media response be read once a few seconds' grace is
+	// spent; a slower client is cut off. 0 sets no minimum.
+	MinTransferRate int
 	// Sandbox says whether engine processes run in a sandbox: SandboxAuto,
 	// SandboxOn or SandboxOff.
 	Sandbox string
@@ -331,12 +367,16 @@ func ServeFlags(fs *flag.FlagSet, getenv func(string) string) func() (Config, er
 	fs.IntVar(&c.CacheMB, "cache-mb", env.int(EnvCacheMB, 2048), "size bound of the cache of synthesised sentences, in `MiB` (0 turns it off) (env "+EnvCacheMB+")")
 	fs.IntVar(&c.MemoryLimitMB, "memory-limit-mb", env.int(EnvMemoryLimitMB, DefaultMemoryLimitMB), "soft limit of the Go runtime's memory, in `MiB`, which keeps the peak flat on long articles; 0 leaves Go's own (GOMEMLIMIT) (env "+EnvMemoryLimitMB+")")
 	fs.DurationVar(&c.RescueAfter, "rescue-after", env.duration(EnvRescueAfter, 2*time.Minute), "how long a job may run before another node takes it over, taking its node for dead (env "+EnvRescueAfter+")")
+	c.ONNXFault = getenv(EnvTestONNXFault)
+	fs.StringVar(&c.ONNXRuntime, "onnxruntime", getenv(EnvONNXRuntime), "the onnxruntime shared `library` neural voices run on, such as the one scripts/deps.sh onnxruntime fetches (env "+EnvONNXRuntime+"; without it neural voices are refused)")
 	fs.DurationVar(&c.EngineStandIn, "engine-standin", env.duration(EnvEngineStandIn, 0), "for benchmarks only: replace every speech engine by a stand-in that waits this `long` per sentence (turns the sentence cache off) (env "+EnvEngineStandIn+")")
-	fs.BoolVar(&c.WebhooksAllowPrivate, "webhooks-allow-private", env.bool(EnvWebhooksAllowPrivate), "let webhook deliveries reach loopback, private and link-local addresses (env "+EnvWebhooksAllowPrivate+")")
-	fs.StringVar(&c.MetricsAddr, "metrics-addr", getenv(EnvMetricsAddr), "serve /metrics, and Go's profiles under /debug/pprof/, only on this `host:port` of its own (env "+EnvMetricsAddr+"; default: /metrics on --addr, no profiles)")
+	fs.BoolVar(&c.WebhooksAllowPrivate, "webhooks-allow-private", env.bool(EnvWebhooksAllowPrivate), "let webhook deliveries and page imports reach loopback, private and link-local addresses (env "+EnvWebhooksAllowPrivate+")")
+	fs.StringVar(&c.MetricsAddr, "metrics-addr", getenv(EnvMetricsAddr), "serve /metrics, and Go's profiles under /debug/pprof/, only on this `host:port` of its own (env "+EnvMetricsAddr+"; default: /metrics on --addr to loopback clients only, no profiles)")
 	fs.StringVar(&c.LogFormat, "log-format", orDefault(getenv(EnvLogFormat), LogText), "log `format`: text or json (env "+EnvLogFormat+")")
 	fs.StringVar(&c.TrustedProxies, "trusted-proxies", getenv(EnvTrustedProxies), "comma-separated `CIDRs` of the reverse proxies whose X-Forwarded-For names the client, for the sign-in limits (env "+EnvTrustedProxies+"; default none: the peer is the client)")
-	fs.IntVar(&c.MaxConnections, "max-connections", env.int(EnvMaxConnections, DefaultMaxConnections), "client connections open at once; more wait until one closes (env "+EnvMaxConnections+")")
+	fs.IntVar(&c.MaxConnections, "max-connections", env.int(EnvMaxConnections, DefaultMaxConnections), "client connections open at once; more are refused at once, the health checks answered (env "+EnvMaxConnections+")")
+	fs.IntVar(&c.MaxConnectionsPerClient, "max-connections-per-client", env.int(EnvMaxConnectionsPerClient, DefaultMaxConnectionsPerClient), "connections one client (an IPv4 address or an IPv6 /64) may hold open at once, and requests it may have in flight; at most --max-connections (env "+EnvMaxConnectionsPerClient+")")
+	fs.IntVar(&c.MinTransferRate, "min-transfer-rate", env.int(EnvMinTransferRate, DefaultMinTransferRate), "slowest a request body may arrive or a media response be read, in `bytes` per second, after a few seconds' grace; 0 for no minimum (env "+EnvMinTransferRate+")")
 	fs.StringVar(&c.Sandbox, "sandbox", orDefault(getenv(EnvSandbox), SandboxAuto), "run speech engines and the MP3 encoder in a sandbox (bubblewrap): auto (if it works here, else warn), on (fail to start without it) or off (env "+EnvSandbox+")")
 	fs.IntVar(&c.MaxQueuedPerAccount, "max-queued-per-account", env.int(EnvMaxQueuedPerAccount, DefaultMaxQueuedPerAccount), "audios each account may have waiting for or under synthesis; 0 for no limit (env "+EnvMaxQueuedPerAccount+")")
 	fs.Int64Var(&c.MaxMediaMBPerAccount, "max-media-mb-per-account", int64(env.int(EnvMaxMediaMBPerAccount, DefaultMaxMediaMBPerAccount)), "`MiB` of published media each account may keep; 0 for no limit (env "+EnvMaxMediaMBPerAccount+")")
@@ -358,6 +398,7 @@ func ServeFlags(fs *flag.FlagSet, getenv func(string) string) func() (Config, er
 		if c.EngineStandIn > 0 {
 			c.CacheMB = 0
 		}
+		c.MaxConnectionsPerClient = min(c.MaxConnectionsPerClient, c.MaxConnections)
 		if err := c.Validate(); err != nil {
 			return Config{}, fromEnv(fs, getenv, err)
 		}
@@ -367,6 +408,11 @@ func ServeFlags(fs *flag.FlagSet, getenv func(string) string) func() (Config, er
 
 // Validate reports the first problem with c.
 func (c *Config) Validate() error {
+	if c.ONNXRuntime != "" {
+		if info, err := os.Stat(c.ONNXRuntime); err != nil || !info.Mode().IsRegular() {
+			return fmt.Errorf("--onnxruntime: %q is not the onnxruntime library (scripts/deps.sh onnxruntime prints its path)", c.ONNXRuntime)
+		}
+	}
 	if err := c.Backends.Validate(); err != nil {
 		return err
 	}
@@ -421,6 +467,12 @@ func (c *Config) Validate() error {
 	if c.MaxConnections < 16 || c.MaxConnections > 1_000_000 {
 		return fmt.Errorf("--max-connections must be from 16 to 1000000, not %d", c.MaxConnections)
 	}
+	if c.MaxConnectionsPerClient < 1 || c.MaxConnectionsPerClient > c.MaxConnections {
+		return fmt.Errorf("--max-connections-per-client must be from 1 to --max-connections (%d), not %d", c.MaxConnections, c.MaxConnectionsPerClient)
+	}
+	if c.MinTransferRate < 0 || c.MinTransferRate > 1<<30 {
+		return fmt.Errorf("--min-transfer-rate must be from 0 to %d, not %d", 1<<30, c.MinTransferRate)
+	}
 	switch c.Sandbox {
 	case SandboxAuto, SandboxOn, SandboxOff:
 	default:
@@ -473,6 +525,10 @@ func (c *Config) Serves() bool { return c.Role != RoleWorker }
 
 // Works reports whether the node works jobs.
 func (c *Config) Works() bool { return c.Role != RoleAPI }
+
+// VoiceCacheDir is where a node keeps the installed voices' files it
+// fetched, named by their SHA-256. Unlike ScratchDir, it outlives restarts.
+func (c *Config) VoiceCacheDir() string { return filepath.Join(c.DataDir, "voices") }
 
 // ScratchDir holds temporary files of renderings under way.
 func (c *Config) ScratchDir() string { return filepath.Join(c.DataDir, "tmp") }

@@ -147,6 +147,24 @@ type Config struct {
 	Voices []Voice
 	// ErrClosed is the error Synthesize returns after Close.
 	ErrClosed error
+	// Catalog is the catalog whose voices of Engine the suite speaks in; nil means the
+	// built-in voices. An engine of installed voices gives the catalog of those it installs.
+	Catalog *narrator.Catalog
+}
+
+// catalogVoices returns the catalog voices of the engine under test.
+func (s *suite) catalogVoices() []narrator.Voice {
+	cat := s.cfg.Catalog
+	if cat == nil {
+		cat = narrator.BuiltinCatalog()
+	}
+	var out []narrator.Voice
+	for _, v := range cat.Voices() {
+		if v.Engine == s.cfg.Engine {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // sentence is the English sentence the suite speaks; it lasts about 3.5 s at normal rate.
@@ -269,10 +287,8 @@ func (s *suite) testSandboxed(t *testing.T) {
 	e := s.newEngine(t, Options{Sandbox: proctest.Sandbox(t, data), DataDir: rel})
 	s.mustSpeak(t, e, s.voice, sentence, 1, 2, 6)
 	s.mustSpeak(t, e, s.voice, nasty, 1, 2, 25)
-	for _, v := range narrator.Voices() {
-		if v.Engine == s.cfg.Engine {
-			s.mustSpeak(t, e, v.EngineVoice, "1 2 3 4 5 6 7 8 9 10", 1, 1, 15)
-		}
+	for _, v := range s.catalogVoices() {
+		s.mustSpeak(t, e, v.EngineVoice, "1 2 3 4 5 6 7 8 9 10", 1, 1, 15)
 	}
 	if ws, ok := e.(pipeline.WordSynthesizer); ok {
 		_, _, words, err := ws.SynthesizeWords(t.Context(), s.voice, sentence, 1)
@@ -304,10 +320,7 @@ func (s *suite) testVoices(t *testing.T) {
 func (s *suite) testCatalogVoices(t *testing.T) {
 	e := s.newEngine(t, Options{})
 	n := 0
-	for _, v := range narrator.Voices() {
-		if v.Engine != s.cfg.Engine {
-			continue
-		}
+	for _, v := range s.catalogVoices() {
 		n++
 		t.Run(v.Language+"/"+v.Name, func(t *testing.T) {
 			t.Parallel()

@@ -75,7 +75,6 @@ type Segmenter struct {
 	cur      *pending // segment being filled
 	prev     *pending // finished segment, held back in case the last one is short
 	segments []Segment
-	err      error
 	closed   bool
 
 	live   bool                           // see Live

@@ -20,16 +20,10 @@ import (
 
 	"github.com/narrator/narrator/internal/hls"
 	"github.com/narrator/narrator/internal/mp3"
+	"github.com/narrator/narrator/internal/proctest"
 )
 
 const rate = 32000
-
-func needTool(tb testing.TB, name string) {
-	tb.Helper()
-	if _, err := exec.LookPath(name); err != nil {
-		tb.Skipf("%s not installed", name)
-	}
-}
 
 // signal returns d of a 440 Hz tone broken by speech-like pauses.
 func signal(d time.Duration) []int16 {
@@ -47,7 +41,7 @@ func signal(d time.Duration) []int16 {
 // mustEncode encodes samples with the real lame and returns the MP3.
 func mustEncode(tb testing.TB, samples []int16) []byte {
 	tb.Helper()
-	needTool(tb, "lame")
+	proctest.NeedProgram(tb, "lame", "apt-get install lame")
 	var out bytes.Buffer
 	enc, err := mp3.NewEncoder(tb.Context(), &out, mp3.Options{})
 	if err != nil {
@@ -334,8 +328,8 @@ func TestPackage(t *testing.T) {
 // and checks the result with ffmpeg, which must play it without an error.
 func TestSegmenterBehindEncoder(t *testing.T) {
 	t.Parallel()
-	needTool(t, "lame")
-	needTool(t, "ffmpeg")
+	proctest.NeedProgram(t, "lame", "apt-get install lame")
+	proctest.NeedProgram(t, "ffmpeg", "apt-get install ffmpeg")
 	dir := t.TempDir()
 	put := func(name string, data []byte) error {
 		return os.WriteFile(filepath.Join(dir, name), data, 0o644)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/narrator/narrator/internal/hls"
 	"github.com/narrator/narrator/internal/mp3"
+	"github.com/narrator/narrator/internal/proctest"
 )
 
 // TestLiveSegmenter feeds an MP3 to a live Segmenter a frame at a time and
@@ -131,7 +132,7 @@ func TestLiveSegmenter(t *testing.T) {
 	}
 
 	// The ended live playlist plays.
-	needTool(t, "ffmpeg")
+	proctest.NeedProgram(t, "ffmpeg", "apt-get install ffmpeg")
 	dir := t.TempDir()
 	for name, b := range st.files {
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/narrator/narrator/internal/hls"
 	"github.com/narrator/narrator/internal/mp3"
 	"github.com/narrator/narrator/internal/pcm"
+	"github.com/narrator/narrator/internal/proctest"
 )
 
 // TestSpeechPipeline runs real speech through every step the pipeline
@@ -19,8 +20,8 @@ import (
 // Normalize, pauses, the streaming encoder and the segmenter.
 func TestSpeechPipeline(t *testing.T) {
 	t.Parallel()
-	needTool(t, "espeak-ng")
-	needTool(t, "lame")
+	proctest.NeedProgram(t, "espeak-ng", "apt-get install espeak-ng")
+	proctest.NeedProgram(t, "lame", "apt-get install lame")
 	sentences := []string{
 		"Narrator turns articles into speech.",
 		"Each sentence is synthesised on its own, then the pieces are joined in order.",

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/extract"
+	"github.com/narrator/narrator/internal/fetch"
 	"github.com/narrator/narrator/internal/httpapi"
 	"github.com/narrator/narrator/internal/jobs"
 	"github.com/narrator/narrator/internal/localfs"
@@ -55,6 +57,8 @@ func setupLimits(t testing.TB, limits narrator.Limits) *testBundle {
 		MediaURL: mediaURL,
 		Media:    media,
 		Queue:    queue,
+		// Pages come from loopback servers in these tests.
+		Pages: extract.NewReader(fetch.New(fetch.Options{AllowPrivate: true})),
 	}))
 	t.Cleanup(srv.Close)
 	b := &testBundle{store: st, media: media, srv: srv, contract: openapitest.MustLoad(t)}

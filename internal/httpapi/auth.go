@@ -1,7 +1,13 @@
 package httpapi
 
 import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"mime"
 	"net/http"
+	"net/url"
+	"strings"
 
 	"github.com/narrator/narrator"
 )
@@ -20,8 +26,10 @@ type call struct {
 // never logged. A key in the query or the headers is checked before the
 // body is read, so that a request with a wrong key answers 401 without its
 // body being read, however large. Only a request with no key there has its
-// body read for one (the v3 api_key parameter), up to the body limit; a
-// larger body, whose key cannot be read, answers 401 unread. On a path
+// body read for one (the v3 api_key parameter): a body of KeyPeekBytes or
+// less is read whole; of a larger one, only the first KeyPeekBytes are
+// read before the key is checked, and the key must be among them. A body
+// over the body limit answers 401 unread. On a path
 // with a project_id, the key and the project are resolved together, in
 // one read of the store; an id that is not a number still has its key
 // checked first, so that a bad key always answers 401.
@@ -34,14 +42,19 @@ func (s *Server) authed(h func(w http.ResponseWriter, r *http.Request, c *call) 
 			if r.ContentLength > s.maxBody {
 				return errNoKey()
 			}
-			var err error
-			if p, err = readParams(r, query, s.maxBody); err != nil {
-				if narrator.ErrorCode(err) == narrator.ETOOLARGE {
-					return errNoKey()
-				}
+			head, whole, err := peekBody(r, KeyPeekBytes)
+			if err != nil {
 				return err
 			}
-			if key = p.bodyAPIKey(); key == "" {
+			if !whole {
+				// Only the head is read before the key is checked.
+				key = headAPIKey(head, r.Header.Get("Content-Type"))
+			} else if p, err = readParams(r, query, s.maxBody); err != nil {
+				return err
+			} else {
+				key = p.bodyAPIKey()
+			}
+			if key == "" {
 				return errNoKey()
 			}
 		}
@@ -79,4 +92,61 @@ func (s *Server) authenticate(r *http.Request, key string) (*call, error) {
 		return nil, err
 	}
 	return &call{accountID: accountID}, nil
+}
+
+// peekBody reads the first max bytes of r's body, and puts them back in
+// front of the rest. whole reports that they are the whole body.
+func peekBody(r *http.Request, max int) (head []byte, whole bool, err error) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil, true, nil
+	}
+	head, err = io.ReadAll(io.LimitReader(r.Body, int64(max)+1))
+	if err != nil {
+		return nil, false, narrator.Errorf(narrator.EINVALID, "could not read the request body")
+	}
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(head), r.Body), r.Body}
+	return head, len(head) <= max, nil
+}
+
+// headAPIKey finds the api_key parameter in head, the first bytes of a
+// JSON or form body: among the top-level members of a JSON object, or the
+// complete pairs of a form. It returns "" if the key is not there.
+func headAPIKey(head []byte, contentType string) string {
+	mediaType, _, _ := mime.ParseMediaType(contentType)
+	if mediaType == "application/x-www-form-urlencoded" && !bytes.HasPrefix(bytes.TrimSpace(head), []byte("{")) {
+		// The last pair may be cut short; the ones before it are whole.
+		if i := bytes.LastIndexByte(head, '&'); i >= 0 {
+			form, _ := url.ParseQuery(string(head[:i]))
+			return strings.TrimSpace(form.Get("api_key"))
+		}
+		return ""
+	}
+	dec := json.NewDecoder(bytes.NewReader(head))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return ""
+	}
+	for {
+		t, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		name, ok := t.(string)
+		if !ok {
+			return "" // the object ended
+		}
+		if name == "api_key" {
+			var k string
+			if dec.Decode(&k) != nil {
+				return ""
+			}
+			return strings.TrimSpace(k)
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return ""
+		}
+	}
 }

@@ -101,3 +101,63 @@ func TestKeyCheckedBeforeBody(t *testing.T) {
 		t.Errorf("create with a header key: %d %s", res.status, res.body)
 	}
 }
+
+// TestBodyKeyCheckedBeforeLargeBody: a large body whose key is in the
+// body has that key checked once its first KeyPeekBytes are read, not
+// after the whole body is buffered; a key further in answers 401 unread.
+func TestBodyKeyCheckedBeforeLargeBody(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	var read atomic.Int64
+	api := httpapi.NewServer(httpapi.Deps{Store: b.store, MediaURL: func(k string) string { return "https://media.test/" + k }})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = countingBody{r.Body, &read}
+		api.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	text := strings.Repeat("€€€€ ", 18_000) // 90,000 characters, 234 KB
+	post := func(contentType, body string) (int, string) {
+		t.Helper()
+		read.Store(0)
+		req, err := http.NewRequestWithContext(t.Context(), "POST", srv.URL+fmt.Sprintf("/api/v3/projects/%d/audio", b.project.ID), strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", contentType)
+		res, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		return res.StatusCode, string(raw)
+	}
+	form := func(key string) string {
+		return "api_key=" + key + "&title=T&body=" + strings.ReplaceAll(text, " ", "+")
+	}
+	for _, tc := range []struct{ name, contentType, body string }{
+		{"JSON, wrong key first", "application/json", `{"api_key":"not-a-key","title":"T","body":"` + text + `"}`},
+		{"form, wrong key first", "application/x-www-form-urlencoded", form("not-a-key")},
+		{"JSON, key after the first bytes", "application/json", `{"title":"T","body":"` + text + `","api_key":"` + b.key + `"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, body := post(tc.contentType, tc.body)
+			if status != http.StatusUnauthorized || !strings.Contains(body, `"code":20`) {
+				t.Errorf("status %d %s, want 401 with code 20", status, body)
+			}
+			if n := read.Load(); n > 2*httpapi.KeyPeekBytes {
+				t.Errorf("the handler read %d bytes of a %d-byte body before refusing its key, want at most %d", n, len(tc.body), 2*httpapi.KeyPeekBytes)
+			}
+		})
+	}
+	// A good key first, and the whole body is read.
+	for _, ct := range []string{"application/json", "application/x-www-form-urlencoded"} {
+		body := `{"api_key":"` + b.key + `","title":"T","body":"` + text + `"}`
+		if ct != "application/json" {
+			body = form(b.key)
+		}
+		if status, raw := post(ct, body); status != http.StatusCreated && status != http.StatusOK {
+			t.Errorf("%s with the key first: %d %s", ct, status, raw)
+		}
+	}
+}

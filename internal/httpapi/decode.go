@@ -22,6 +22,11 @@ type params struct {
 	query url.Values
 }
 
+// KeyPeekBytes is how much of a request body is read, when the body may
+// carry the API key, before the key is checked: a body of that size or
+// less is read whole, and a larger one must carry its api_key within it.
+const KeyPeekBytes = 64 << 10
+
 // readParams reads and parses the request body, if any, beside query, the
 // request's parsed query. The body is capped at max bytes; a larger one is
 // refused before it is read whole.

@@ -31,10 +31,12 @@ var errorTable = map[string]struct {
 	narrator.ECONFLICT:     {http.StatusConflict, 40, ""},
 	narrator.EQUEUEFULL:    {http.StatusTooManyRequests, 60, ""},
 	narrator.EQUOTA:        {http.StatusForbidden, 61, ""},
-	narrator.EINTERNAL:     {http.StatusInternalServerError, 50, "Internal error"},
+	narrator.EUNREADABLE:   {http.StatusUnprocessableEntity, 10, ""},
+	narrator.ERATELIMITED:  {http.StatusTooManyRequests, 60, ""},
 	// The database or the media store cannot be reached for now: answered
 	// with Retry-After (narrator.UnavailableRetryAfter).
 	narrator.EUNAVAILABLE: {http.StatusServiceUnavailable, 50, ""},
+	narrator.EINTERNAL:    {http.StatusInternalServerError, 50, "Internal error"},
 }
 
 // WriteError writes err as the v3 error body with the status of its code,
@@ -53,9 +55,6 @@ func writeError(w http.ResponseWriter, err error) {
 	msg := e.message
 	if msg == "" {
 		msg = narrator.ErrorMessage(err)
-	}
-	if e.status == http.StatusMethodNotAllowed && w.Header().Get("Allow") == "" {
-		w.Header().Set("Allow", "GET, POST, PUT, DELETE")
 	}
 	if e.status == http.StatusServiceUnavailable {
 		w.Header().Set("Retry-After", strconv.Itoa(int(narrator.UnavailableRetryAfter.Seconds())))

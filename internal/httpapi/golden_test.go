@@ -128,6 +128,22 @@ func TestGoldens(t *testing.T) {
 				record("GET", b.audioPath(999)+"/progress?api_key="+key, nil),
 			}
 		}},
+		{"import_audio", func() []exchange {
+			pages := pageServer(t)
+			imports := audios + "/import"
+			xs := []exchange{
+				record("POST", imports, withKey(map[string]any{"url": pages.URL + "/story"})),
+				record("POST", imports, withKey(map[string]any{"url": pages.URL + "/story", "external_id": "golden-3", "metadata": map[string]string{"language": "en"}})),
+				record("POST", imports, withKey(map[string]any{})),
+				record("POST", imports, withKey(map[string]any{"url": pages.URL + "/menu"})),
+				record("POST", imports, withKey(map[string]any{"url": pages.URL + "/report.pdf"})),
+			}
+			// The page server's port changes from run to run.
+			for i := range xs {
+				xs[i].Body = bytes.ReplaceAll(xs[i].Body, []byte(pages.URL), []byte("http://pages.test"))
+			}
+			return xs
+		}},
 	}
 	for _, f := range files {
 		got, err := json.MarshalIndent(f.run(), "", "  ")

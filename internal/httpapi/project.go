@@ -18,16 +18,17 @@ type projectJSON struct {
 	AudioCount int     `json:"audio_count"`
 }
 
-// ProjectJSON converts a project to its v3 wire form. It is exported for the
-// CLI, which prints projects in the same shape.
-func ProjectJSON(p *narrator.Project) any {
+// ProjectJSON converts a project to its v3 wire form, its voices labelled
+// from cat. It is exported for the CLI, which prints projects in the same
+// shape.
+func ProjectJSON(cat *narrator.Catalog, p *narrator.Project) any {
 	out := projectJSON{
 		ID:         p.ID,
 		Title:      p.Title,
 		Type:       p.Type,
 		Language:   p.Language,
-		TitleVoice: voiceLabel(p.Language, p.TitleVoice),
-		BodyVoice:  voiceLabel(p.Language, p.BodyVoice),
+		TitleVoice: voiceLabel(cat, p.Language, p.TitleVoice),
+		BodyVoice:  voiceLabel(cat, p.Language, p.BodyVoice),
 		AudioCount: p.AudioCount,
 	}
 	if p.URL != "" {
@@ -36,9 +37,10 @@ func ProjectJSON(p *narrator.Project) any {
 	return out
 }
 
-// voiceLabel shows a voice as "Name (Gender)".
-func voiceLabel(language, name string) string {
-	if v, ok := narrator.LookupVoice(language, name); ok {
+// voiceLabel shows a voice as "Name (Gender)"; a voice the catalog does not
+// have (an installed voice since removed) shows as its name.
+func voiceLabel(cat *narrator.Catalog, language, name string) string {
+	if v, ok := cat.Lookup(language, name); ok {
 		return v.Label()
 	}
 	return name
@@ -50,8 +52,9 @@ func (s *Server) listProjects(w http.ResponseWriter, r *http.Request, c *call) e
 		return err
 	}
 	out := make([]any, 0, len(projects))
+	cat := s.catalog(r.Context())
 	for _, p := range projects {
-		out = append(out, ProjectJSON(p))
+		out = append(out, ProjectJSON(cat, p))
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil

@@ -115,11 +115,12 @@ func (s *Server) listVoices(w http.ResponseWriter, r *http.Request, c *call) err
 		return err
 	}
 	out := []voiceJSON{}
-	for _, v := range narrator.Voices() {
+	cat := s.catalog(r.Context())
+	for _, v := range cat.Voices() {
 		if language != "" && v.Language != language {
 			continue
 		}
-		title, body, _ := narrator.DefaultVoices(v.Language)
+		title, body, _ := cat.Defaults(v.Language)
 		roles := []string{}
 		if title.Name == v.Name {
 			roles = append(roles, "title")

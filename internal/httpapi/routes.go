@@ -2,71 +2,102 @@ package httpapi
 
 import (
 	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/openapi"
 )
 
-// routes registers every route. Method-less patterns catch the methods a
-// path does not support, so that those answers are JSON too.
+// importPath is the import extension's path, which {audio_id}'s patterns
+// match too.
+const importPath = "/api/v3/projects/{project_id}/audio/import"
+
+// route is one endpoint of the API: a method, a ServeMux path pattern and
+// the handler.
+type route struct {
+	method, path string
+	h            http.Handler
+}
+
+// routes registers every route. Each path also gets a method-less pattern
+// that catches the methods it does not support, so that those answers are
+// JSON too, with an Allow header derived from the same list.
 func (s *Server) routes() {
-	s.mux.Handle("GET /api/v3/projects", s.handle(s.authed(s.listProjects)))
-	s.mux.Handle("POST /api/v3/projects/{project_id}/audio", s.handle(s.authed(s.createAudio)))
-	s.mux.Handle("GET /api/v3/projects/{project_id}/audio", s.handle(s.authed(s.listAudios)))
-	s.mux.Handle("GET /api/v3/projects/{project_id}/audio/{audio_id}", s.handle(s.authed(s.oneAudio(s.store.FindAudio))))
-	s.mux.Handle("PUT /api/v3/projects/{project_id}/audio/{audio_id}", s.handle(s.authed(s.updateAudio)))
-	s.mux.Handle("DELETE /api/v3/projects/{project_id}/audio/{audio_id}", s.handle(s.authed(s.deleteAudio)))
+	routes := []route{
+		{"GET", "/api/v3/projects", s.handle(s.authed(s.listProjects))},
+		{"POST", "/api/v3/projects/{project_id}/audio", s.handle(s.authed(s.createAudio))},
+		{"GET", "/api/v3/projects/{project_id}/audio", s.handle(s.authed(s.listAudios))},
+		{"GET", "/api/v3/projects/{project_id}/audio/{audio_id}", s.handle(s.authed(s.oneAudio(s.store.FindAudio)))},
+		{"PUT", "/api/v3/projects/{project_id}/audio/{audio_id}", s.handle(s.authed(s.updateAudio))},
+		{"DELETE", "/api/v3/projects/{project_id}/audio/{audio_id}", s.handle(s.authed(s.deleteAudio))},
 
-	// Extensions beside v3, documented in docs/api.md.
-	s.mux.Handle("GET /api/v3/voices", s.handle(s.authed(s.listVoices)))
-	s.mux.Handle("GET /api/v3/projects/{project_id}/audio/{audio_id}/transcript", s.handle(s.authed(s.audioTranscript)))
-	s.mux.Handle("GET /api/v3/projects/{project_id}/audio/{audio_id}/progress", s.handle(s.authed(s.audioProgress)))
-	s.mux.Handle("GET /api/v3/projects/{project_id}/pronunciations", s.handle(s.authed(s.listPronunciations)))
-	s.mux.Handle("POST /api/v3/projects/{project_id}/pronunciations", s.handle(s.authed(s.setPronunciation)))
-	s.mux.Handle("DELETE /api/v3/projects/{project_id}/pronunciations/{rule_id}", s.handle(s.authed(s.removePronunciation)))
+		// Extensions beside v3, documented in docs/api.md.
+		{"GET", "/api/v3/voices", s.handle(s.authed(s.listVoices))},
+		{"GET", "/api/v3/projects/{project_id}/audio/{audio_id}/transcript", s.handle(s.authed(s.audioTranscript))},
+		{"GET", "/api/v3/projects/{project_id}/audio/{audio_id}/progress", s.handle(s.authed(s.audioProgress))},
+		{"POST", importPath, s.handle(s.authed(s.importAudio))},
+		{"GET", "/api/v3/projects/{project_id}/pronunciations", s.handle(s.authed(s.listPronunciations))},
+		{"POST", "/api/v3/projects/{project_id}/pronunciations", s.handle(s.authed(s.setPronunciation))},
+		{"DELETE", "/api/v3/projects/{project_id}/pronunciations/{rule_id}", s.handle(s.authed(s.removePronunciation))},
 
-	s.mux.Handle("GET /api/v3/projects/{project_id}/webhooks", s.handle(s.authed(s.listWebhooks)))
-	s.mux.Handle("POST /api/v3/projects/{project_id}/webhooks", s.handle(s.authed(s.createWebhook)))
-	s.mux.Handle("GET /api/v3/projects/{project_id}/webhooks/{webhook_id}", s.handle(s.authed(s.getWebhook)))
-	s.mux.Handle("DELETE /api/v3/projects/{project_id}/webhooks/{webhook_id}", s.handle(s.authed(s.deleteWebhook)))
-	s.mux.Handle("POST /api/v3/projects/{project_id}/webhooks/{webhook_id}/rotate-secret", s.handle(s.authed(s.rotateWebhookSecret)))
-	s.mux.Handle("POST /api/v3/projects/{project_id}/webhooks/{webhook_id}/enable", s.handle(s.authed(s.enableWebhook)))
-	s.mux.Handle("POST /api/v3/projects/{project_id}/webhooks/{webhook_id}/test", s.handle(s.authed(s.testWebhook)))
-	s.mux.Handle("GET /api/v3/projects/{project_id}/webhooks/{webhook_id}/deliveries", s.handle(s.authed(s.listDeliveries)))
-	s.mux.Handle("POST /api/v3/projects/{project_id}/webhooks/{webhook_id}/deliveries/{delivery_id}/resend", s.handle(s.authed(s.resendDelivery)))
+		{"GET", "/api/v3/projects/{project_id}/webhooks", s.handle(s.authed(s.listWebhooks))},
+		{"POST", "/api/v3/projects/{project_id}/webhooks", s.handle(s.authed(s.createWebhook))},
+		{"GET", "/api/v3/projects/{project_id}/webhooks/{webhook_id}", s.handle(s.authed(s.getWebhook))},
+		{"DELETE", "/api/v3/projects/{project_id}/webhooks/{webhook_id}", s.handle(s.authed(s.deleteWebhook))},
+		{"POST", "/api/v3/projects/{project_id}/webhooks/{webhook_id}/rotate-secret", s.handle(s.authed(s.rotateWebhookSecret))},
+		{"POST", "/api/v3/projects/{project_id}/webhooks/{webhook_id}/enable", s.handle(s.authed(s.enableWebhook))},
+		{"POST", "/api/v3/projects/{project_id}/webhooks/{webhook_id}/test", s.handle(s.authed(s.testWebhook))},
+		{"GET", "/api/v3/projects/{project_id}/webhooks/{webhook_id}/deliveries", s.handle(s.authed(s.listDeliveries))},
+		{"POST", "/api/v3/projects/{project_id}/webhooks/{webhook_id}/deliveries/{delivery_id}/resend", s.handle(s.authed(s.resendDelivery))},
 
-	// The OpenAPI document of all of the above, public and cacheable.
-	s.mux.Handle("GET /api/v3/openapi.json", openapi.NewHandler())
-
-	for _, p := range []string{
-		"/api/v3/openapi.json",
-		"/api/v3/projects/{project_id}/webhooks",
-		"/api/v3/projects/{project_id}/webhooks/{webhook_id}",
-		"/api/v3/projects/{project_id}/webhooks/{webhook_id}/rotate-secret",
-		"/api/v3/projects/{project_id}/webhooks/{webhook_id}/enable",
-		"/api/v3/projects/{project_id}/webhooks/{webhook_id}/test",
-		"/api/v3/projects/{project_id}/webhooks/{webhook_id}/deliveries",
-		"/api/v3/projects/{project_id}/webhooks/{webhook_id}/deliveries/{delivery_id}/resend",
-		"/api/v3/voices",
-		"/api/v3/projects/{project_id}/pronunciations",
-		"/api/v3/projects/{project_id}/pronunciations/{rule_id}",
-		"/api/v3/projects",
-		"/api/v3/projects/{project_id}/audio",
-		"/api/v3/projects/{project_id}/audio/{audio_id}",
-		"/api/v3/projects/{project_id}/audio/{audio_id}/transcript",
-		"/api/v3/projects/{project_id}/audio/{audio_id}/progress",
-	} {
-		s.mux.Handle(p, s.handle(methodNotAllowed))
+		// The OpenAPI document of all of the above, public and cacheable.
+		{"GET", "/api/v3/openapi.json", openapi.NewHandler()},
+	}
+	methods := make(map[string][]string) // path → the methods it supports
+	for _, rt := range routes {
+		s.mux.Handle(rt.method+" "+rt.path, rt.h)
+		methods[rt.path] = append(methods[rt.path], rt.method)
+	}
+	for path, ms := range methods {
+		if path == importPath {
+			// The import path also matches {audio_id}, whose patterns name
+			// methods: a method-less one here would conflict with them. Its
+			// other methods are named instead, so that they answer 405 and
+			// not a lookup of audio "import".
+			for _, m := range []string{"GET", "PUT", "DELETE", "PATCH", "OPTIONS"} {
+				s.mux.Handle(m+" "+path, s.handle(methodNotAllowed(AllowHeader(ms...))))
+			}
+			continue
+		}
+		s.mux.Handle(path, s.handle(methodNotAllowed(AllowHeader(ms...))))
 	}
 	s.mux.Handle("/", s.handle(notFound))
 }
 
-func methodNotAllowed(w http.ResponseWriter, r *http.Request) error {
-	return MethodNotAllowed(r.Method)
+// AllowHeader returns the Allow header of a path whose patterns name these
+// methods: sorted, with HEAD wherever GET is, because ServeMux serves HEAD
+// with GET's handler.
+func AllowHeader(methods ...string) string {
+	all := slices.Clone(methods)
+	if slices.Contains(all, http.MethodGet) && !slices.Contains(all, http.MethodHead) {
+		all = append(all, http.MethodHead)
+	}
+	slices.Sort(all)
+	return strings.Join(slices.Compact(all), ", ")
+}
+
+// methodNotAllowed answers every method with the 405, naming allow, the
+// path's methods, in the Allow header.
+func methodNotAllowed(allow string) func(http.ResponseWriter, *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		w.Header().Set("Allow", allow)
+		return MethodNotAllowed(r.Method)
+	}
 }
 
 // MethodNotAllowed is the error, a 405 in WriteError, for a method that a
-// path does not support.
+// path does not support. The caller sets the Allow header (AllowHeader).
 func MethodNotAllowed(method string) error {
 	return narrator.Errorf(errMethod, "method %s is not allowed on this path", method)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/ratelimit"
 )
 
 // Store is what the API needs from storage. Methods return *narrator.Error
@@ -55,6 +56,14 @@ type Store interface {
 	SynthesisProgress(ctx context.Context, audioID int64, revision int) (narrator.SynthesisProgress, error)
 }
 
+// PageReader reads the article of a web page, for the import extension.
+type PageReader interface {
+	// ReadPage returns EINVALID for a URL that is not absolute http or
+	// https, and EUNREADABLE, with a reason a user can read, for a page
+	// that cannot be fetched or holds no article.
+	ReadPage(ctx context.Context, url string) (*narrator.Page, error)
+}
+
 // Deps are the collaborators of the API server.
 type Deps struct {
 	Store  Store
@@ -66,14 +75,23 @@ type Deps struct {
 	// Queue gives queue positions to the progress extension; nil leaves
 	// them out.
 	Queue QueuePositioner
+	// Pages reads the pages the import extension imports; nil turns the
+	// extension off (404).
+	Pages PageReader
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// Voices gives the voice catalog; nil means the built-in voices.
+	Voices CatalogSource
 	// MaxBodyBytes caps request bodies; DefaultMaxBodyBytes when zero.
 	MaxBodyBytes int64
 	// MaxAudioDuration caps an audio's length: a create or update whose
 	// article is estimated longer (speak.Estimate) is refused.
 	// narrator.MaxAudioDuration when zero.
 	MaxAudioDuration time.Duration
+	// WebhookTriggers counts the test and resend calls of webhook
+	// endpoints (ratelimit.WebhookTriggers); share it with the dashboard.
+	// One of the server's own when nil.
+	WebhookTriggers *ratelimit.Limiter
 }
 
 // DefaultMaxBodyBytes is the default request body limit. A body of the
@@ -84,6 +102,19 @@ const DefaultMaxBodyBytes = 2 << 20
 // AudiosPerPage is the list page size fixed by the specification.
 const AudiosPerPage = 50
 
+// CatalogSource gives the current voice catalog.
+type CatalogSource interface {
+	Catalog(ctx context.Context) *narrator.Catalog
+}
+
+// catalog returns the current voice catalog.
+func (s *Server) catalog(ctx context.Context) *narrator.Catalog {
+	if s.voices == nil {
+		return narrator.BuiltinCatalog()
+	}
+	return s.voices.Catalog(ctx)
+}
+
 // Server is the v3 API as an http.Handler.
 type Server struct {
 	store    Store
@@ -91,9 +122,12 @@ type Server struct {
 	mediaURL func(string) string
 	media    MediaOpener
 	queue    QueuePositioner
+	voices   CatalogSource
+	pages    PageReader
 	now      func() time.Time
 	maxBody  int64
 	maxAudio time.Duration
+	triggers *ratelimit.Limiter
 	mux      *http.ServeMux
 }
 
@@ -105,13 +139,19 @@ func NewServer(d Deps) *Server {
 		mediaURL: d.MediaURL,
 		media:    d.Media,
 		queue:    d.Queue,
+		voices:   d.Voices,
+		pages:    d.Pages,
 		now:      d.Now,
 		maxBody:  d.MaxBodyBytes,
 		maxAudio: d.MaxAudioDuration,
+		triggers: d.WebhookTriggers,
 		mux:      http.NewServeMux(),
 	}
 	if s.now == nil {
 		s.now = time.Now
+	}
+	if s.triggers == nil {
+		s.triggers = ratelimit.New(s.now)
 	}
 	if s.maxBody == 0 {
 		s.maxBody = DefaultMaxBodyBytes

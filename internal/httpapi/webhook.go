@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/ratelimit"
 )
 
 // eventJSON is the body of a webhook delivery of an audio event: the v3
@@ -290,6 +291,9 @@ func (s *Server) testWebhook(w http.ResponseWriter, r *http.Request, c *call) er
 	if err != nil {
 		return err
 	}
+	if err := s.allowTrigger(w, c.accountID, h.ID); err != nil {
+		return err
+	}
 	d, err := s.store.TestWebhook(r.Context(), h.ProjectID, h.ID)
 	if err != nil {
 		return err
@@ -338,10 +342,24 @@ func (s *Server) resendDelivery(w http.ResponseWriter, r *http.Request, c *call)
 	if err != nil {
 		return err
 	}
+	if err := s.allowTrigger(w, c.accountID, h.ID); err != nil {
+		return err
+	}
 	d, err := s.store.ResendDelivery(r.Context(), h.ProjectID, h.ID, id)
 	if err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusAccepted, DeliveryJSON(d))
 	return nil
+}
+
+// allowTrigger takes a test or resend call of endpoint webhookID from the
+// limits, or sets Retry-After and returns the refusal.
+func (s *Server) allowTrigger(w http.ResponseWriter, accountID, webhookID int64) error {
+	wait, ok := s.triggers.Allow(ratelimit.WebhookTriggers(accountID, webhookID)...)
+	if ok {
+		return nil
+	}
+	w.Header().Set("Retry-After", strconv.Itoa(ratelimit.Seconds(wait)))
+	return ratelimit.Refusal(wait, "Too many test and resend calls for this webhook, or for this account's webhooks.")
 }

@@ -199,3 +199,51 @@ func TestEventBody(t *testing.T) {
 		})
 	}
 }
+
+// TestWebhookTriggersLimited: test and resend calls, which each queue a
+// delivery retried for a day, are limited per endpoint: past the burst, a
+// call is refused with 429, the v3 error body and Retry-After, and queues
+// nothing; another endpoint has its own burst.
+func TestWebhookTriggersLimited(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	key := map[string]any{"api_key": b.key}
+	newHook := func() int64 {
+		r := b.do(t, "POST", b.hooksPath(), map[string]any{"api_key": b.key, "url": "https://hooks.example.com/in"})
+		if r.status != 201 {
+			t.Fatalf("create: %d %s", r.status, r.body)
+		}
+		return int64(r.object(t)["id"].(float64))
+	}
+	id := newHook()
+	r := b.do(t, "POST", b.hooksPath(id, "test"), key)
+	if r.status != 202 {
+		t.Fatalf("test: %d %s", r.status, r.body)
+	}
+	first := int64(r.object(t)["id"].(float64))
+	var refused response
+	for i := range 3 * narrator.WebhookTriggerBurst {
+		path := b.hooksPath(id, "test")
+		if i%2 == 1 {
+			path = b.hooksPath(id, "deliveries", first, "resend")
+		}
+		if r := b.do(t, "POST", path, key); r.status != 202 {
+			refused = r
+			if i+1 < narrator.WebhookTriggerBurst {
+				t.Fatalf("call %d of the burst of %d refused: %d %s", i+2, narrator.WebhookTriggerBurst, r.status, r.body)
+			}
+			break
+		}
+	}
+	if refused.status == 0 {
+		t.Fatalf("%d test and resend calls in a row all accepted", 3*narrator.WebhookTriggerBurst+1)
+	}
+	wantError(t, refused, 429, 60, "Try again in")
+	if refused.header.Get("Retry-After") == "" {
+		t.Error("no Retry-After")
+	}
+	// Another endpoint of the account has its own burst.
+	if r := b.do(t, "POST", b.hooksPath(newHook(), "test"), key); r.status != 202 {
+		t.Errorf("another endpoint's test: %d %s", r.status, r.body)
+	}
+}

@@ -38,6 +38,9 @@ type fakeRenderer struct {
 	start  func(a *narrator.Audio)                      // runs first, if set
 }
 
+// Catalog implements jobs.Renderer: the built-in voices.
+func (f *fakeRenderer) Catalog(context.Context) *narrator.Catalog { return narrator.BuiltinCatalog() }
+
 func (f *fakeRenderer) RenderLive(ctx context.Context, a *narrator.Audio, p *narrator.Project, progress func(narrator.RenderProgress)) (narrator.Rendering, error) {
 	f.calls.Add(1)
 	if f.start != nil {

@@ -45,6 +45,8 @@ type Renderer interface {
 	// files behind. While it works it calls progress, which must not
 	// block, with its progress and the key of its live playlist.
 	RenderLive(ctx context.Context, a *narrator.Audio, p *narrator.Project, progress func(narrator.RenderProgress)) (narrator.Rendering, error)
+	// Catalog is the voice catalog the renderer speaks from.
+	Catalog(ctx context.Context) *narrator.Catalog
 }
 
 // MediaDeleter removes media files.
@@ -235,18 +237,15 @@ func (w *SynthesizeWorker) Work(ctx context.Context, job *river.Job[SynthesizeAr
 	took := time.Since(start)
 	log.Info("audio processed", "duration_ms", r.Duration.Milliseconds(), "took_ms", took.Milliseconds())
 	if w.cfg.Metrics != nil {
-		w.cfg.Metrics.Synthesized(bodyEngine(p), r.Duration, took)
+		w.cfg.Metrics.Synthesized(bodyEngine(w.render.Catalog(ctx), p), r.Duration, took)
 	}
 	return nil
 }
 
 // bodyEngine names the engine of a project's body voice, which speaks most
 // of every audio.
-func bodyEngine(p *narrator.Project) string {
-	if v, ok := narrator.LookupVoice(p.Language, p.BodyVoice); ok {
-		return v.Engine
-	}
-	if _, v, ok := narrator.DefaultVoices(p.Language); ok {
+func bodyEngine(cat *narrator.Catalog, p *narrator.Project) string {
+	if v, _, ok := cat.Resolve(p.Language, p.BodyVoice, false); ok {
 		return v.Engine
 	}
 	return "unknown"
@@ -351,6 +350,8 @@ func prefixes(keys []string) []string {
 // VoicePreviewer speaks a short text in a voice as an MP3: the pipeline.
 type VoicePreviewer interface {
 	PreviewVoice(ctx context.Context, v narrator.Voice, text string, w io.Writer) error
+	// Catalog is the voice catalog the previewer speaks from.
+	Catalog(ctx context.Context) *narrator.Catalog
 }
 
 // MediaPutter stores media.
@@ -377,7 +378,7 @@ func (w *PreviewWorker) Timeout(*river.Job[PreviewArgs]) time.Duration { return 
 // Work implements river.Worker. Storing the same preview again is harmless.
 func (w *PreviewWorker) Work(ctx context.Context, job *river.Job[PreviewArgs]) error {
 	args := job.Args
-	v, ok := narrator.LookupVoice(args.Language, args.Voice)
+	v, ok := w.previewer.Catalog(ctx).Lookup(args.Language, args.Voice)
 	if !ok {
 		return river.JobCancel(fmt.Errorf("preview: no voice %s/%s", args.Language, args.Voice))
 	}

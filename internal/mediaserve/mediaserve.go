@@ -2,7 +2,8 @@
 // segments) over public HTTP.
 //
 // Keys contain a random token and an object never changes once written, so
-// responses are cacheable forever; the one exception, a live playlist
+// responses are cacheable, for an hour, as objects are deleted with their
+// audio; the one exception, a live playlist
 // (narrator.MediaIsLive), is served to be revalidated on every use, and
 // beside it the live stream as a growing MP3 (narrator.LiveMP3Name), which
 // the handler makes from the segments as they are stored. Any origin may fetch them, because web
@@ -16,8 +17,10 @@
 //
 // A client that stops reading cannot hold a connection and its handler
 // for good: every write of a response must finish within
-// Options.WriteTimeout, which is renewed before each write, so that a long
-// download at any steady pace still completes.
+// Options.WriteTimeout, which is renewed before each write. Nor can one
+// that reads a trickle: with Options.MinRate, the writes may take, in all,
+// RateGrace plus the time their bytes take at that rate. Waiting for the
+// next segment of a live stream is not writing, and does not count.
 package mediaserve
 
 import (
@@ -44,6 +47,18 @@ type Opener interface {
 	Open(ctx context.Context, key string) (io.ReadSeekCloser, narrator.BlobInfo, error)
 }
 
+// cacheControl is the Cache-Control of every media object but a live
+// playlist. An object's content never changes at its URL, whose folder is
+// new for every rendering, so revalidation costs a 304; but an object is
+// deleted with its audio, so it is never cached for good: caches keep it
+// an hour without asking, and a deleted audio lives on in them for at
+// most that long.
+const cacheControl = "public, max-age=3600"
+
+// RateGrace is how much longer than Options.MinRate allows the writes of
+// a response may take in all: a response's first bytes may wait this long.
+const RateGrace = 5 * time.Second
+
 // DefaultWriteTimeout is how long one write of a response may take by
 // default: a client that reads nothing for this long is cut off.
 const DefaultWriteTimeout = 30 * time.Second
@@ -55,6 +70,9 @@ type Options struct {
 	// WriteTimeout bounds each write of a response (at most 32 KiB), not
 	// the whole response; DefaultWriteTimeout when zero.
 	WriteTimeout time.Duration
+	// MinRate is the slowest, in bytes per second, a response may be
+	// read once RateGrace is spent; 0 sets no minimum.
+	MinRate int
 }
 
 // Handler is the media http.Handler.
@@ -62,17 +80,20 @@ type Handler struct {
 	store        Opener
 	logger       *slog.Logger
 	writeTimeout time.Duration
+	minRate      int
+	live         *liveWatch
 }
 
 // New returns a Handler that serves the objects of store.
 func New(store Opener, opts Options) *Handler {
-	h := &Handler{store: store, logger: opts.Logger, writeTimeout: opts.WriteTimeout}
+	h := &Handler{store: store, logger: opts.Logger, writeTimeout: opts.WriteTimeout, minRate: opts.MinRate}
 	if h.logger == nil {
 		h.logger = slog.New(slog.DiscardHandler)
 	}
 	if h.writeTimeout <= 0 {
 		h.writeTimeout = DefaultWriteTimeout
 	}
+	h.live = &liveWatch{read: h.read, streams: map[string]*liveStream{}}
 	return h
 }
 
@@ -82,7 +103,7 @@ const allowedMethods = "GET, HEAD, OPTIONS"
 // ignored). A missing object or a malformed key is a 404 with the v3 error
 // body; a method other than GET, HEAD or OPTIONS is a 405.
 func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
-	w := newDeadlineWriter(rw, h.writeTimeout)
+	w := newDeadlineWriter(rw, h.writeTimeout, h.minRate)
 	defer w.done()
 	hdr := w.Header()
 	hdr.Set("Access-Control-Allow-Origin", "*")
@@ -106,7 +127,8 @@ func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	}
 
 	key := strings.TrimPrefix(r.URL.Path, "/")
-	if narrator.ValidateBlobKey(key) != nil {
+	// Installed voices' models are the operator's, not the public's.
+	if narrator.ValidateBlobKey(key) != nil || strings.HasPrefix(key, narrator.VoiceFilePrefix) {
 		writeNotFound(w)
 		return
 	}
@@ -134,8 +156,10 @@ func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		hdr.Set("Cache-Control", "no-cache")
 		modTime = time.Time{}
 	} else {
-		// Every other object is never rewritten with other content.
-		hdr.Set("Cache-Control", "public, max-age=31536000, immutable")
+		// Every other object is never rewritten with other content (each
+		// rendering has a folder of its own), but it is deleted with its
+		// audio: caches keep it an hour, then revalidate by ETag.
+		hdr.Set("Cache-Control", cacheControl)
 	}
 	// ServeContent answers Range (206, 416), HEAD and conditional requests.
 	// On an error status it drops Cache-Control and ETag itself.
@@ -144,35 +168,55 @@ func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 
 // deadlineWriter gives every write of a response its own deadline, so
 // that a client that stops reading is cut off while one that reads a long
-// download at any steady pace is not. The server's WriteTimeout, which
-// would bound the whole response, stays zero.
+// download at a steady pace is not. The server's WriteTimeout, which
+// would bound the whole response, stays zero. With a minimum rate, the
+// deadline is also no later than what the bytes written so far earned:
+// RateGrace plus their time at the rate, less the time already spent in
+// writes.
 type deadlineWriter struct {
 	http.ResponseWriter
 	rc      *http.ResponseController
 	timeout time.Duration
+	rate    int // bytes per second; 0 for no minimum
+
+	written int64
+	busy    time.Duration // time spent in writes so far
 }
 
-func newDeadlineWriter(w http.ResponseWriter, timeout time.Duration) *deadlineWriter {
-	return &deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: timeout}
+func newDeadlineWriter(w http.ResponseWriter, timeout time.Duration, rate int) *deadlineWriter {
+	return &deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: timeout, rate: rate}
 }
 
-// Write writes b within the timeout. It hides the ResponseWriter's
+// Write writes b within the deadline. It hides the ResponseWriter's
 // ReadFrom, so that http.ServeContent copies in 32 KiB writes, each under
 // its own deadline.
 func (w *deadlineWriter) Write(b []byte) (int, error) {
-	w.extend()
-	return w.ResponseWriter.Write(b)
+	start := w.extend()
+	n, err := w.ResponseWriter.Write(b)
+	w.written += int64(n)
+	w.busy += time.Since(start)
+	return n, err
 }
 
-// Flush sends what is buffered within the timeout.
+// Flush sends what is buffered within the deadline.
 func (w *deadlineWriter) Flush() error {
-	w.extend()
-	return w.rc.Flush()
+	start := w.extend()
+	err := w.rc.Flush()
+	w.busy += time.Since(start)
+	return err
 }
 
-func (w *deadlineWriter) extend() {
+// extend sets the deadline of the next write and returns the time it set
+// it at.
+func (w *deadlineWriter) extend() time.Time {
+	now := time.Now()
+	d := w.timeout
+	if w.rate > 0 {
+		d = min(d, RateGrace+time.Duration(w.written)*time.Second/time.Duration(w.rate)-w.busy)
+	}
 	// A writer that cannot take deadlines (a test recorder) writes without.
-	_ = w.rc.SetWriteDeadline(time.Now().Add(w.timeout))
+	_ = w.rc.SetWriteDeadline(now.Add(d))
+	return now
 }
 
 // done sends the rest of the response within the timeout, then lifts the

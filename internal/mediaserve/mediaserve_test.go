@@ -11,7 +11,6 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,6 +21,7 @@ import (
 	"github.com/narrator/narrator/internal/localfs"
 	"github.com/narrator/narrator/internal/mediaserve"
 	"github.com/narrator/narrator/internal/mp3"
+	"github.com/narrator/narrator/internal/proctest"
 	"github.com/narrator/narrator/internal/s3"
 	"github.com/narrator/narrator/internal/s3/s3test"
 )
@@ -114,6 +114,7 @@ func setup(t *testing.T, newStores func(t *testing.T) (media, parent store)) *te
 		"tok123/notes.bin":          []byte("<html><script>alert(1)</script>"),
 		"tok123/UPPER.MP3":          []byte("upper"),
 		"tok123/deep/er/secret.txt": []byte("inside"),
+		voiceKey:                    []byte("an operator's voice model"),
 	}
 	for k, v := range objects {
 		if err := media.Put(t.Context(), k, bytes.NewReader(v)); err != nil {
@@ -188,7 +189,7 @@ func TestGet(t *testing.T) {
 			"Content-Type":   "audio/mpeg",
 			"Content-Length": "1000",
 			"Accept-Ranges":  "bytes",
-			"Cache-Control":  "public, max-age=31536000, immutable",
+			"Cache-Control":  "public, max-age=3600",
 		})
 		if rec.Header().Get("ETag") == "" || rec.Header().Get("Last-Modified") == "" {
 			t.Errorf("ETag %q, Last-Modified %q; want both set", rec.Header().Get("ETag"), rec.Header().Get("Last-Modified"))
@@ -304,6 +305,9 @@ func TestHead(t *testing.T) {
 	})
 }
 
+// voiceKey is where an installed voice's file is kept.
+var voiceKey = narrator.VoiceFile{SHA256: strings.Repeat("ab", 32)}.Key()
+
 func TestNotFound(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, b *testBundle) {
@@ -317,6 +321,7 @@ func TestNotFound(t *testing.T) {
 			"/media/tok123/audio.mp3/x",
 			"/media/tok123%5caudio.mp3", // backslash
 			"/media/tok123/%00.mp3",     // NUL
+			"/media/" + voiceKey,        // installed voices' files are never served
 		} {
 			t.Run(target, func(t *testing.T) {
 				t.Parallel()
@@ -494,9 +499,9 @@ func TestLivePlaylist(t *testing.T) {
 		if rec.Code != http.StatusOK || rec.Body.String() != v2 {
 			t.Errorf("grown playlist revalidated: status %d, body %q; want 200 and the new version", rec.Code, rec.Body)
 		}
-		// A segment stays immutable.
+		// A segment is cached like every other object.
 		rec = do(b.mux, http.MethodGet, "/media/tok123/hls/seg00000.ts", nil)
-		checkHeaders(t, rec, map[string]string{"Cache-Control": "public, max-age=31536000, immutable"})
+		checkHeaders(t, rec, map[string]string{"Cache-Control": "public, max-age=3600"})
 	})
 }
 
@@ -505,9 +510,7 @@ func TestLivePlaylist(t *testing.T) {
 // it is stored, and ends, complete, once the live playlist ends.
 func TestLiveMP3(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("lame"); err != nil {
-		t.Skip("lame not installed")
-	}
+	proctest.NeedProgram(t, "lame", "apt-get install lame")
 	var data bytes.Buffer
 	enc, err := mp3.NewEncoder(t.Context(), &data, mp3.Options{})
 	if err != nil {
@@ -579,6 +582,38 @@ func TestLiveMP3(t *testing.T) {
 		}
 		if all := append(got, rest...); !bytes.Equal(all, data.Bytes()) {
 			t.Errorf("growing MP3 sent %d bytes, want the %d bytes of the MP3", len(all), data.Len())
+		}
+	})
+}
+
+// TestCacheRespectsDeletion: an object's content never changes at its URL,
+// but the object can be deleted, so it is never cached for good: caches
+// may keep it an hour, then must ask again, and a deleted one is a 404
+// to their revalidation.
+func TestCacheRespectsDeletion(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, b *testBundle) {
+		key := "deleted/audio.mp3"
+		if err := b.media.Put(t.Context(), key, bytes.NewReader(b.mp3)); err != nil {
+			t.Fatal(err)
+		}
+		rec := do(b.mux, http.MethodGet, "/media/"+key, nil)
+		cc := rec.Header().Get("Cache-Control")
+		if strings.Contains(cc, "immutable") || !strings.Contains(cc, "max-age=3600") {
+			t.Errorf("Cache-Control %q: want a max-age of an hour and no immutable", cc)
+		}
+		deleter, ok := b.media.(interface {
+			Delete(ctx context.Context, key string) error
+		})
+		if !ok {
+			t.Fatalf("%T cannot delete", b.media)
+		}
+		if err := deleter.Delete(t.Context(), key); err != nil {
+			t.Fatal(err)
+		}
+		rec = do(b.mux, http.MethodGet, "/media/"+key, map[string]string{"If-None-Match": rec.Header().Get("ETag")})
+		if rec.Code != http.StatusNotFound {
+			t.Errorf("revalidation of a deleted object: %d, want 404", rec.Code)
 		}
 	})
 }

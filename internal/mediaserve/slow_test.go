@@ -26,6 +26,11 @@ func (nopSeekCloser) Close() error { return nil }
 // slowServer serves one object of size bytes with a per-write timeout,
 // and reports on closed when a connection is closed.
 func slowServer(t *testing.T, size int, timeout time.Duration) (srv *httptest.Server, body []byte, closed chan struct{}) {
+	return slowServerRate(t, size, mediaserve.Options{WriteTimeout: timeout})
+}
+
+// slowServerRate is slowServer with any options.
+func slowServerRate(t *testing.T, size int, opts mediaserve.Options) (srv *httptest.Server, body []byte, closed chan struct{}) {
 	t.Helper()
 	body = make([]byte, size)
 	for i := range body {
@@ -33,7 +38,7 @@ func slowServer(t *testing.T, size int, timeout time.Duration) (srv *httptest.Se
 	}
 	h := mediaserve.New(openerFunc(func(context.Context, string) (io.ReadSeekCloser, narrator.BlobInfo, error) {
 		return nopSeekCloser{bytes.NewReader(body)}, narrator.BlobInfo{Size: int64(len(body)), ModTime: time.Unix(1, 0)}, nil
-	}), mediaserve.Options{WriteTimeout: timeout})
+	}), opts)
 	closed = make(chan struct{}, 10)
 	srv = httptest.NewUnstartedServer(h)
 	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
@@ -118,5 +123,36 @@ func TestSlowDownloadCompletes(t *testing.T) {
 	}
 	if d := time.Since(start); d < 3*timeout {
 		t.Fatalf("the download took %v, less than three per-write timeouts: the test proves nothing", d)
+	}
+}
+
+// TestTricklingClientCutOff: a client that keeps reading, but far below
+// the minimum rate, so that no single write waits for the per-write
+// timeout, is cut off once its writes have taken longer than the bytes
+// sent earned.
+func TestTricklingClientCutOff(t *testing.T) {
+	t.Parallel()
+	srv, _, closed := slowServerRate(t, bigObject, mediaserve.Options{WriteTimeout: 10 * time.Minute, MinRate: 1 << 20})
+	rd := dialGet(t, srv, false)
+	res, err := http.ReadResponse(rd, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", res.StatusCode)
+	}
+	go func() {
+		buf := make([]byte, 1024)
+		for {
+			if _, err := res.Body.Read(buf); err != nil {
+				return
+			}
+			time.Sleep(50 * time.Millisecond) // at most 20 KiB/s
+		}
+	}()
+	select {
+	case <-closed:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the server still holds the connection of a client reading at 20 KiB/s, below the 1 MiB/s minimum")
 	}
 }

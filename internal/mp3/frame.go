@@ -158,16 +158,15 @@ func isInfoFrame(h header, data []byte) bool {
 // frames with the same version, layer, sample rate and channel count are
 // accepted. A FrameWriter is not safe for concurrent use.
 type FrameWriter struct {
-	fn      func(Frame) error
-	buf     []byte // bytes not parsed yet
-	mem     []byte // the array buf lies in, from its start
-	off     int64  // stream offset of buf[0]
-	skip    int64  // bytes of a tag still to skip
-	first   *header
-	info    Info
-	err     error
-	closed  bool
-	started bool // a frame or tag has been seen at the current position
+	fn     func(Frame) error
+	buf    []byte // bytes not parsed yet
+	mem    []byte // the array buf lies in, from its start
+	off    int64  // stream offset of buf[0]
+	skip   int64  // bytes of a tag still to skip
+	first  *header
+	info   Info
+	err    error
+	closed bool
 }
 
 // NewFrameWriter returns a FrameWriter that calls fn for every audio frame.

@@ -41,7 +41,7 @@ func TestDocumentLoads(t *testing.T) {
 	for _, want := range []string{"listProjects", "createAudio", "listAudios", "getAudio", "updateAudio", "deleteAudio",
 		"getProgress", "getTranscript", "listVoices", "listPronunciations", "setPronunciation", "removePronunciation",
 		"listWebhooks", "createWebhook", "getWebhook", "deleteWebhook", "rotateWebhookSecret", "enableWebhook",
-		"testWebhook", "listDeliveries", "resendDelivery", "getOpenAPI"} {
+		"testWebhook", "listDeliveries", "resendDelivery", "getOpenAPI", "importAudio"} {
 		if !ids[want] {
 			t.Errorf("operation %s is missing", want)
 		}
@@ -115,6 +115,25 @@ func TestMismatchIsCaught(t *testing.T) {
 			t.Error("an accepted create without body passed")
 		}
 	})
+}
+
+// TestCheckRoutesAbsoluteURLs checks requests as a client's transport sees
+// them, with the server's origin in the URL: the document's one server is
+// "/", wherever it is served, so they are routed by their path alone and
+// their answers are checked.
+func TestCheckRoutesAbsoluteURLs(t *testing.T) {
+	t.Parallel()
+	v := openapitest.MustLoad(t)
+	h := http.Header{"Content-Type": {"application/json"}}
+	for _, origin := range []string{"http://127.0.0.1:8080", "https://audio.example.com"} {
+		req := httptest.NewRequest("GET", origin+"/api/v3/projects?api_key=k", nil)
+		if err := v.Check(t.Context(), req, nil, 200, h, []byte(`[]`)); err != nil {
+			t.Errorf("%s: a conforming answer: %v", origin, err)
+		}
+		if err := v.Check(t.Context(), req, nil, 200, h, []byte(`{}`)); err == nil {
+			t.Errorf("%s: an object where the projects' array belongs passed", origin)
+		}
+	}
 }
 
 // TestHandler serves the document as cacheable JSON.

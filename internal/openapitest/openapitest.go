@@ -39,7 +39,15 @@ func Load(ctx context.Context) (*Validator, error) {
 	if err := doc.Validate(ctx); err != nil {
 		return nil, fmt.Errorf("validate the OpenAPI document: %w", err)
 	}
-	router, err := legacy.NewRouter(doc)
+	// The document's one server is "/": the origin that serves it, whatever
+	// that is. The router routes on the path alone, whatever origin a
+	// client's request names, when it is given no server.
+	if len(doc.Servers) != 1 || doc.Servers[0].URL != "/" {
+		return nil, fmt.Errorf("the OpenAPI document's servers are not just \"/\"")
+	}
+	routed := *doc
+	routed.Servers = nil
+	router, err := legacy.NewRouter(&routed)
 	if err != nil {
 		return nil, fmt.Errorf("route the OpenAPI document: %w", err)
 	}

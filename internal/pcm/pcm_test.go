@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/narrator/narrator/internal/pcm"
+	"github.com/narrator/narrator/internal/proctest"
 )
 
 // sine returns n samples of a sine of freq Hz at rate, amplitude amp (0..1).
@@ -489,9 +490,7 @@ func TestDecodeEngineWAV(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			if _, err := exec.LookPath(tt.stdout[0]); err != nil {
-				t.Skipf("%s not installed", tt.stdout[0])
-			}
+			proctest.NeedProgram(t, tt.stdout[0], "apt-get install "+tt.stdout[0])
 			path := filepath.Join(t.TempDir(), "out.wav")
 			args := tt.file(path)
 			if out, err := exec.CommandContext(t.Context(), args[0], args[1:]...).CombinedOutput(); err != nil {
@@ -530,9 +529,7 @@ func TestDecodeEngineWAV(t *testing.T) {
 // mustSox reads a WAV file's samples with sox.
 func mustSox(tb testing.TB, path string) []int16 {
 	tb.Helper()
-	if _, err := exec.LookPath("sox"); err != nil {
-		tb.Skip("sox not installed")
-	}
+	proctest.NeedProgram(tb, "sox", "apt-get install sox")
 	raw, err := exec.CommandContext(tb.Context(), "sox", path, "-t", "raw", "-e", "signed", "-b", "16", "-L", "-").Output()
 	if err != nil {
 		tb.Fatalf("sox: %v", err)

@@ -13,7 +13,7 @@ import (
 // the MP3 and how many chunks it was encoded in.
 func (p *Pipeline) EncodeForTest(ctx context.Context, a *narrator.Audio, proj *narrator.Project) (pcm []int16, data []byte, chunks int, err error) {
 	units := speak.Script(proj.Language, a.Title, a.Author, a.Body, nil)
-	voices, err := p.voicesFor(proj, units)
+	voices, err := p.voicesFor(ctx, proj, units)
 	if err != nil {
 		return nil, nil, 0, err
 	}

@@ -109,7 +109,7 @@ func newPipeline(t *testing.T, media *localfs.Store) *pipeline.Pipeline {
 }
 
 // Thresholds of TestIntelligibility, set with a margin below the figures
-// measured on the project's 2-core Debian 12 machine (docs/speech.md):
+// measured on the project's 2-core Debian 12 machine (docs/figures.md):
 // Narrator's mean accuracy 0.804 and its lowest sample 0.731; its mean
 // 0.046 above text2wave's, and on one sample 0.025 below. The recogniser
 // mishears a few words of a 150-word sample either way, so one sample may

@@ -46,7 +46,7 @@ const (
 	// EncoderQuality is lame's -q. The fastest settings cost
 	// intelligibility: on the project's samples the recognizer's mean
 	// accuracy was 0.804 at 3 (lame's default), 0.808 at 5 and 0.769 at 7,
-	// which halves encoding time (docs/speech.md).
+	// which halves encoding time (docs/figures.md).
 	EncoderQuality = 3
 )
 
@@ -79,6 +79,11 @@ type MediaWriter interface {
 	DeletePrefix(ctx context.Context, prefix string) error
 }
 
+// CatalogSource gives the current voice catalog.
+type CatalogSource interface {
+	Catalog(ctx context.Context) *narrator.Catalog
+}
+
 // RuleSource gives a project's pronunciation rules.
 type RuleSource interface {
 	ListPronunciations(ctx context.Context, projectID int64) ([]*narrator.Pronunciation, error)
@@ -88,7 +93,9 @@ type RuleSource interface {
 type Config struct {
 	// Engines maps an engine name (narrator.Voice.Engine) to the engine.
 	Engines map[string]Synthesizer
-	Media   MediaWriter
+	// Voices gives the voice catalog; nil means the built-in voices.
+	Voices CatalogSource
+	Media  MediaWriter
 	// Rules gives the pronunciation rules; nil means none.
 	Rules RuleSource
 	// RuleCache keeps the rule sets compiled; a cache of its own when nil.
@@ -115,6 +122,7 @@ type Config struct {
 // Pipeline renders audios. It is safe for concurrent use.
 type Pipeline struct {
 	engines map[string]Synthesizer
+	voices  CatalogSource
 	media   MediaWriter
 	rules   RuleSource
 	compile *speak.RuleCache
@@ -131,6 +139,7 @@ type Pipeline struct {
 func New(cfg Config) *Pipeline {
 	p := &Pipeline{
 		engines: cfg.Engines,
+		voices:  cfg.Voices,
 		media:   cfg.Media,
 		rules:   cfg.Rules,
 		compile: cfg.RuleCache,
@@ -204,7 +213,7 @@ func (p *Pipeline) RenderLive(ctx context.Context, a *narrator.Audio, proj *narr
 	if len(units) == 0 {
 		return narrator.Rendering{}, narrator.Errorf(narrator.EINVALID, "the article has no text that can be read aloud.")
 	}
-	voices, err := p.voicesFor(proj, units)
+	voices, err := p.voicesFor(ctx, proj, units)
 	if err != nil {
 		return narrator.Rendering{}, err
 	}
@@ -553,18 +562,20 @@ func (p *Pipeline) PreviewVoice(ctx context.Context, v narrator.Voice, text stri
 
 // voicesFor resolves the voice of every unit: a unit's own voice where the
 // project's language has it, else the project's voice for the unit's role.
-func (p *Pipeline) voicesFor(proj *narrator.Project, units []speak.Unit) ([]narrator.Voice, error) {
-	defTitle, defBody, ok := narrator.DefaultVoices(proj.Language)
+// A project voice the catalog no longer has (the operator removed it) is
+// replaced by its language's default, and the rendering goes on.
+func (p *Pipeline) voicesFor(ctx context.Context, proj *narrator.Project, units []speak.Unit) ([]narrator.Voice, error) {
+	cat := p.Catalog(ctx)
+	title, fell, ok := cat.Resolve(proj.Language, proj.TitleVoice, true)
 	if !ok {
 		return nil, narrator.Errorf(narrator.EINVALID, "the project's language %s is not supported.", proj.Language)
 	}
-	title, ok := narrator.LookupVoice(proj.Language, proj.TitleVoice)
-	if !ok {
-		title = defTitle
+	if fell {
+		p.logger.Warn("the project's title voice is not in the catalog; its language's default speaks", "project_id", proj.ID, "voice", proj.TitleVoice, "default", title.Name)
 	}
-	body, ok := narrator.LookupVoice(proj.Language, proj.BodyVoice)
-	if !ok {
-		body = defBody
+	body, fell, _ := cat.Resolve(proj.Language, proj.BodyVoice, false)
+	if fell {
+		p.logger.Warn("the project's body voice is not in the catalog; its language's default speaks", "project_id", proj.ID, "voice", proj.BodyVoice, "default", body.Name)
 	}
 	out := make([]narrator.Voice, len(units))
 	for i, u := range units {
@@ -573,7 +584,7 @@ func (p *Pipeline) voicesFor(proj *narrator.Project, units []speak.Unit) ([]narr
 			v = title
 		}
 		if u.Voice != "" {
-			if own, ok := narrator.LookupVoice(proj.Language, u.Voice); ok {
+			if own, ok := cat.Lookup(proj.Language, u.Voice); ok {
 				v = own
 			}
 		}
@@ -583,6 +594,14 @@ func (p *Pipeline) voicesFor(proj *narrator.Project, units []speak.Unit) ([]narr
 		out[i] = v
 	}
 	return out, nil
+}
+
+// Catalog returns the voice catalog the pipeline speaks from.
+func (p *Pipeline) Catalog(ctx context.Context) *narrator.Catalog {
+	if p.voices == nil {
+		return narrator.BuiltinCatalog()
+	}
+	return p.voices.Catalog(ctx)
 }
 
 // newToken returns 128 random bits in hex: the unguessable folder of one

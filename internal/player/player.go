@@ -90,6 +90,8 @@ type Handler struct {
 	page        *template.Template
 	loader      []byte
 	mux         *http.ServeMux
+	paths       *http.ServeMux          // the routes' paths without methods; see serveOther
+	others      map[string]otherMethods // by path pattern; see serveOther
 }
 
 // New parses the embedded templates and returns the player's handler.
@@ -126,33 +128,56 @@ func New(d Deps) (*Handler, error) {
 		return nil, fmt.Errorf("player: static files: %w", err)
 	}
 	files := staticHeaders(http.StripPrefix("/embed", http.FileServerFS(static)))
-	h.mux.HandleFunc("GET /embed.js", h.serveLoader)
-	h.mux.Handle("GET /embed/player.js", files)
-	h.mux.Handle("GET /embed/player.css", files)
-	h.mux.HandleFunc("GET /embed/{project_id}", h.servePage)
-	h.mux.HandleFunc("GET /embed/{project_id}/status", h.serveStatus)
-	h.mux.HandleFunc("POST /embed/events", h.serveEvent)
+	routes := []struct {
+		method, path string
+		h            http.Handler
+		json         bool // a method it does not support gets the v3 JSON 405, not a page
+	}{
+		{"GET", "/embed.js", http.HandlerFunc(h.serveLoader), false},
+		{"GET", "/embed/player.js", files, false},
+		{"GET", "/embed/player.css", files, false},
+		{"GET", "/embed/{project_id}", http.HandlerFunc(h.servePage), false},
+		{"GET", "/embed/{project_id}/status", http.HandlerFunc(h.serveStatus), true},
+		{"POST", "/embed/events", http.HandlerFunc(h.serveEvent), true},
+	}
+	// paths holds each route's path without its method, for serveOther to
+	// find the route a request's path names; it never serves.
+	h.paths = http.NewServeMux()
+	h.others = make(map[string]otherMethods)
+	for _, rt := range routes {
+		h.mux.Handle(rt.method+" "+rt.path, rt.h)
+		o, ok := h.others[rt.path]
+		if !ok {
+			h.paths.Handle(rt.path, http.NotFoundHandler())
+		}
+		o.methods, o.json = append(o.methods, rt.method), rt.json
+		h.others[rt.path] = o
+	}
 	h.mux.HandleFunc("/embed/", h.serveOther)
 	return h, nil
 }
 
-// serveOther answers what no route takes: a method a route does not
-// support gets 405 with Allow (JSON on the JSON routes), anything else 404.
+// otherMethods is what a path answers to a method that none of its routes
+// takes.
+type otherMethods struct {
+	methods []string // the methods its routes take
+	json    bool     // the v3 JSON 405, rather than a page
+}
+
+// serveOther answers what no route takes: a method that a route's path does
+// not support gets 405 with Allow (JSON on the JSON routes), anything else
+// 404.
 func (h *Handler) serveOther(w http.ResponseWriter, r *http.Request) {
-	rest := strings.TrimPrefix(r.URL.Path, "/embed/")
-	parts := strings.Split(rest, "/")
+	_, pattern := h.paths.Handler(r)
+	o, ok := h.others[pattern]
 	switch {
-	case r.Method == http.MethodGet || r.Method == http.MethodHead:
-	case rest == "events":
-		w.Header().Set("Allow", http.MethodPost)
+	case !ok:
+	case o.json:
+		w.Header().Set("Allow", httpapi.AllowHeader(o.methods...))
 		httpapi.WriteError(w, httpapi.MethodNotAllowed(r.Method))
 		return
-	case len(parts) == 2 && parts[0] != "" && parts[1] == "status":
-		w.Header().Set("Allow", "GET, HEAD")
-		httpapi.WriteError(w, httpapi.MethodNotAllowed(r.Method))
-		return
-	case len(parts) == 1 && parts[0] != "":
-		w.Header().Set("Allow", "GET, HEAD")
+	default:
+		w.Header().Set("Allow", httpapi.AllowHeader(o.methods...))
 		h.renderMessage(w, r, http.StatusMethodNotAllowed, "Method not allowed", "This page can only be read.")
 		return
 	}

@@ -369,6 +369,8 @@ func TestMethods(t *testing.T) {
 		{"GET", "/embed/events", 404, "", false}, // the page of a project "events"
 		{"DELETE", "/embed/events", 405, "POST", true},
 		{"POST", "/embed/1", 405, "GET, HEAD", false},
+		{"PUT", "/embed/player.css", 405, "GET, HEAD", false},
+		{"POST", "/embed/", 404, "", false},
 		{"GET", "/embed/1/other", 404, "", false},
 		{"POST", "/embed/1/other", 404, "", false},
 	} {

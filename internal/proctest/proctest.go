@@ -19,11 +19,16 @@ import (
 	"github.com/narrator/narrator/internal/proc"
 )
 
+// Full reports whether NARRATOR_TEST_FULL=1 is set: the complete test command (scripts/test.sh)
+// runs everything, and a test that would skip for want of something fails instead. Tests call
+// Missing; Full is for what has no testing.TB, such as a TestMain.
+func Full() bool { return os.Getenv("NARRATOR_TEST_FULL") == "1" }
+
 // Missing ends the test because something it needs, described by what, is not installed:
 // install says how to install it. The test skips, or fails when NARRATOR_TEST_FULL=1.
 func Missing(tb testing.TB, what, install string) {
 	tb.Helper()
-	if os.Getenv("NARRATOR_TEST_FULL") == "1" {
+	if Full() {
 		tb.Fatalf("%s not installed (%s), and NARRATOR_TEST_FULL=1 forbids skipping", what, install)
 	}
 	tb.Skipf("%s not installed (%s); set NARRATOR_TEST_FULL=1 to make this a failure", what, install)

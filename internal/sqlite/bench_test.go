@@ -167,7 +167,7 @@ func BenchmarkCreates(b *testing.B) {
 //
 //	go test ./internal/sqlite -run '^$' -bench CreatesSynchronous -cpu 1,16 -count 3
 //
-// On a busy machine, alternate the two in rounds (README, "Durability").
+// On a busy machine, alternate the two in rounds (docs/operations.md, "Durability").
 func BenchmarkCreatesSynchronous(b *testing.B) {
 	for _, mode := range []string{"NORMAL", "FULL"} {
 		b.Run(mode, func(b *testing.B) {

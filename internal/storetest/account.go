@@ -214,7 +214,7 @@ var projectTests = []test{
 		other := mustAccount(t, b.store, "Other")
 		wantCode(t, b.store.CreateProject(ctx, newProject(999, "x")), narrator.ENOTFOUND)
 		bad := newProject(acc.ID, "x")
-		bad.Language = "xx_XX"
+		bad.Language = "english"
 		wantCode(t, b.store.CreateProject(ctx, bad), narrator.EINVALID)
 		bad = newProject(acc.ID, "")
 		wantCode(t, b.store.CreateProject(ctx, bad), narrator.EINVALID)

@@ -42,7 +42,7 @@ var quotaTests = []test{
 		other := mustProject(t, b.store)
 		acc := p.AccountID
 		wantUsage(t, b.store, acc, 0, 0)
-		a := mustAudio(t, b.store, p.ID, "a")
+		mustAudio(t, b.store, p.ID, "a")
 		c := mustAudio(t, b.store, q.ID, "c")
 		mustAudio(t, b.store, other.ID, "o")
 		wantUsage(t, b.store, acc, 2, 0)
@@ -53,7 +53,7 @@ var quotaTests = []test{
 			t.Fatal(err)
 		}
 		wantUsage(t, b.store, acc, 2, 0)
-		a = mustFindAudio(t, b.store, p.ID, "a")
+		a := mustFindAudio(t, b.store, p.ID, "a")
 		keys := mustPublish(t, b.store, a, "one")
 		bytesA := rendering(keys, 1).Bytes
 		sizeA := bytesA[narrator.ContentTypeMP3] + bytesA[narrator.ContentTypeM3U8]
@@ -254,7 +254,6 @@ var quotaTests = []test{
 			t.Fatal(err)
 		}
 		mustAudio(t, b.store, other.ID, "after-delete")
-		big = mustFindAudio(t, b.store, p.ID, "big")
 		if _, err := b.store.UpdateAudio(t.Context(), p.ID, "big", narrator.AudioUpdate{Body: &body}); err != nil {
 			t.Fatal(err)
 		}

@@ -97,6 +97,10 @@ type Store interface {
 	RecordListen(ctx context.Context, projectID, audioID int64, event string, at time.Time) error
 	AudioListens(ctx context.Context, audioID int64) (narrator.ListenCounts, error)
 	ProjectListens(ctx context.Context, projectID int64, since time.Time) (*narrator.ProjectListens, error)
+
+	InstallVoice(ctx context.Context, v *narrator.InstalledVoice) error
+	ListInstalledVoices(ctx context.Context) ([]*narrator.InstalledVoice, error)
+	RemoveVoice(ctx context.Context, id string) (*narrator.InstalledVoice, error)
 }
 
 // SchemaStore is a Store with what a process does with it besides reading
@@ -338,6 +342,7 @@ func Run(t *testing.T, newStore NewStoreFunc) {
 		{"WebhookEvent", webhookEventTests},
 		{"WebhookDelivery", webhookDeliveryTests},
 		{"Effects", effectTests},
+		{"Voice", voiceTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

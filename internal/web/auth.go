@@ -8,9 +8,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"strings"
 	"time"
@@ -185,11 +183,16 @@ func tokenEqual(got, want string) bool {
 
 // parseForm reads a form body of at most maxFormBytes.
 func (s *Server) parseForm(w http.ResponseWriter, r *http.Request) error {
-	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+	return s.parseFormMax(w, r, maxFormBytes)
+}
+
+// parseFormMax reads a form body of at most max bytes.
+func (s *Server) parseFormMax(w http.ResponseWriter, r *http.Request, max int64) error {
+	r.Body = http.MaxBytesReader(w, r.Body, max)
 	if err := r.ParseForm(); err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return narrator.Errorf(narrator.ETOOLARGE, "the form is larger than %d bytes", maxFormBytes)
+			return narrator.Errorf(narrator.ETOOLARGE, "the form is larger than %d bytes", max)
 		}
 		return narrator.Errorf(narrator.EINVALID, "the form could not be read")
 	}
@@ -226,7 +229,9 @@ func (s *Server) renderSignin(w http.ResponseWriter, r *http.Request, status int
 }
 
 func (s *Server) signin(w http.ResponseWriter, r *http.Request) error {
-	if err := s.parseForm(w, r); err != nil {
+	// The form has three short fields: a large body is refused before
+	// anything is done with it.
+	if err := s.parseFormMax(w, r, maxSigninFormBytes); err != nil {
 		return err
 	}
 	// Sign-in has no session to tie a token to: the form's token must match
@@ -247,18 +252,9 @@ func (s *Server) signin(w http.ResponseWriter, r *http.Request) error {
 		d.Error = "Enter your email and password."
 		return s.renderSignin(w, r, http.StatusBadRequest, d)
 	}
-	ip := s.clientIP(r)
-	// bcrypt is slow by design: the checks under way are bounded, and an
-	// attempt beyond them is answered at once rather than queued.
-	select {
-	case s.checks <- struct{}{}:
-	default:
-		w.Header().Set("Retry-After", "1")
-		d.Error = "The server is busy checking other sign-ins. Try again in a moment."
-		return s.renderSignin(w, r, http.StatusServiceUnavailable, d)
-	}
+	// The limits count an IPv6 client by its /64.
+	ip := s.clients.Key(r)
 	u, attempt, ok, err := s.checkPassword(w, r, ip, email, password)
-	<-s.checks
 	if err != nil || !ok {
 		return err
 	}
@@ -307,8 +303,24 @@ func (s *Server) checkPassword(w http.ResponseWriter, r *http.Request, ip, email
 	case narrator.ErrorCode(err) != narrator.ENOTFOUND:
 		return nil, "", false, err
 	}
+	// bcrypt is slow by design: the checks under way are bounded, and an
+	// attempt beyond them is answered at once rather than queued. The slot
+	// is taken only now, so that no check waits on the limiter's write;
+	// an attempt refused here is forgotten, as no password was checked.
+	select {
+	case s.checks <- struct{}{}:
+	default:
+		if err := s.limiter.Forget(r.Context(), attempt); err != nil {
+			return nil, "", false, err
+		}
+		w.Header().Set("Retry-After", "1")
+		d.Error = "The server is busy checking other sign-ins. Try again in a moment."
+		return nil, "", false, s.renderSignin(w, r, http.StatusServiceUnavailable, d)
+	}
+	wrong := s.compare(hash, []byte(password)) != nil
+	<-s.checks
 	// A failed attempt stays recorded: it was counted when reserved.
-	if s.compare(hash, []byte(password)) != nil || u == nil {
+	if wrong || u == nil {
 		d.Error = "The email or password is not right."
 		return nil, "", false, s.renderSignin(w, r, http.StatusUnauthorized, d)
 	}
@@ -353,52 +365,6 @@ func safeNext(next string) string {
 		return "/projects"
 	}
 	return next
-}
-
-// clientIP is the address of the client. Forwarding headers are trusted
-// only from the proxies the operator named (TrustedProxies): from a
-// trusted peer, X-Forwarded-For is read from the right, past the trusted
-// hops, and the first address not trusted is the client's. Anything left
-// of it was written by the client and is ignored. Without trusted
-// proxies, the peer's address is the client's.
-func (s *Server) clientIP(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	if !s.trusted(host) {
-		return host
-	}
-	hops := r.Header.Values("X-Forwarded-For")
-	for i := len(hops) - 1; i >= 0; i-- {
-		parts := strings.Split(hops[i], ",")
-		for j := len(parts) - 1; j >= 0; j-- {
-			hop := strings.TrimSpace(parts[j])
-			if hop == "" {
-				continue
-			}
-			if !s.trusted(hop) {
-				return hop
-			}
-			host = hop
-		}
-	}
-	return host
-}
-
-// trusted reports whether addr is the address of a trusted proxy.
-func (s *Server) trusted(addr string) bool {
-	ip, err := netip.ParseAddr(addr)
-	if err != nil {
-		return false
-	}
-	ip = ip.Unmap()
-	for _, p := range s.trustedProxies {
-		if p.Contains(ip) {
-			return true
-		}
-	}
-	return false
 }
 
 // setFlash leaves a one-time message for the next page.

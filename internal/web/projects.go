@@ -31,7 +31,7 @@ type projectsData struct {
 }
 
 func (s *Server) projectsPage(w http.ResponseWriter, r *http.Request, q *request) error {
-	t, b, _ := narrator.DefaultVoices("en_US")
+	t, b, _ := s.catalog(r.Context()).Defaults("en_US")
 	return s.renderProjects(w, r, q, http.StatusOK, projectForm{Language: "en_US", TitleVoice: t.Name, BodyVoice: b.Name}, "")
 }
 
@@ -40,7 +40,7 @@ func (s *Server) renderProjects(w http.ResponseWriter, r *http.Request, q *reque
 	if err != nil {
 		return err
 	}
-	d := projectsData{Projects: ps, Languages: catalog(), Form: f, Error: formErr}
+	d := projectsData{Projects: ps, Languages: languageOptions(s.catalog(r.Context())), Form: f, Error: formErr}
 	return s.render(w, r, status, "projects", userPage(q, "Projects", "projects", d))
 }
 
@@ -56,18 +56,26 @@ func (s *Server) createProject(w http.ResponseWriter, r *http.Request, q *reques
 		AccountID: q.account.ID, Title: f.Title, Type: narrator.ProjectTypeAPI,
 		Language: f.Language, URL: f.URL,
 	}
-	dt, db, ok := narrator.DefaultVoices(f.Language)
+	cat := s.catalog(r.Context())
+	dt, db, ok := cat.Defaults(f.Language)
 	if ok {
 		p.TitleVoice, p.BodyVoice = orDefault(f.TitleVoice, dt.Name), orDefault(f.BodyVoice, db.Name)
 		// Store canonical names, whatever case the form sent.
-		if v, ok := narrator.LookupVoice(f.Language, p.TitleVoice); ok {
+		if v, ok := cat.Lookup(f.Language, p.TitleVoice); ok {
 			p.TitleVoice = v.Name
 		}
-		if v, ok := narrator.LookupVoice(f.Language, p.BodyVoice); ok {
+		if v, ok := cat.Lookup(f.Language, p.BodyVoice); ok {
 			p.BodyVoice = v.Name
 		}
 	}
-	if err := s.store.CreateProject(r.Context(), p); err != nil {
+	err := cat.CheckProject(p)
+	if err == nil {
+		err = p.Validate()
+	}
+	if err == nil {
+		err = s.store.CreateProject(r.Context(), p)
+	}
+	if err != nil {
 		if narrator.ErrorCode(err) == narrator.EINVALID {
 			return s.renderProjects(w, r, q, http.StatusBadRequest, f, formError(err, projectLabels))
 		}
@@ -113,6 +121,8 @@ type projectData struct {
 	}
 	PrevURL, NextURL string
 	Listens          listensData
+	// CanImport shows the "Import from URL" form.
+	CanImport bool
 }
 
 // audioRow is an audio as a list row.
@@ -160,7 +170,7 @@ func (s *Server) projectPage(w http.ResponseWriter, r *http.Request, q *request)
 	if err != nil {
 		return err
 	}
-	d := projectData{Project: p, Total: total, Page: pageNum, Period: period, Query: query, Periods: periods}
+	d := projectData{Project: p, Total: total, Page: pageNum, Period: period, Query: query, Periods: periods, CanImport: s.importer != nil}
 	now := s.now()
 	listens, err := s.store.ProjectListens(r.Context(), p.ID, now.AddDate(0, 0, -chartDays))
 	if err != nil {

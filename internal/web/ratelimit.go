@@ -158,6 +158,14 @@ func (l *Limiter) Succeed(ctx context.Context, attempt, ip, email string) error 
 	return nil
 }
 
+// Forget forgets an attempt whose password was not checked after all.
+func (l *Limiter) Forget(ctx context.Context, attempt string) error {
+	if err := l.cfg.Store.ClearSignInAttempts(ctx, attempt, nil); err != nil {
+		return fmt.Errorf("sign-in limit: %w", err)
+	}
+	return nil
+}
+
 // ipKey, emailKey and pairKey name a limit's attempts in the store. The
 // values are hashed, so that what people type in the email field
 // (sometimes a password) is not kept; a hashed IPv4 address can still be

@@ -76,6 +76,7 @@ type page struct {
 	Account *narrator.Account // nil when signed out
 	Email   string
 	Data    any
+	Catalog *narrator.Catalog // the voice catalog, for voice labels; render sets it
 }
 
 // render writes a page with the layout.
@@ -87,6 +88,7 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name
 	if p.Flash == "" {
 		p.Flash = s.takeFlash(w, r)
 	}
+	p.Catalog = s.catalog(r.Context())
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, "layout", p); err != nil {
 		return fmt.Errorf("render %s: %w", name, err)
@@ -131,6 +133,8 @@ var errorPages = map[string]struct {
 	narrator.EQUEUEFULL:   {http.StatusTooManyRequests, "Too many audios waiting", ""},
 	narrator.EQUOTA:       {http.StatusForbidden, "Storage quota full", ""},
 	narrator.EUNAVAILABLE: {http.StatusServiceUnavailable, "Not available just now", ""},
+	narrator.EUNREADABLE:  {http.StatusUnprocessableEntity, "The page could not be imported", ""},
+	narrator.ERATELIMITED: {http.StatusTooManyRequests, "Too many requests", ""},
 	errCSRF: {http.StatusForbidden, "Request refused",
 		"This form's security token is missing or out of date, so it was not accepted. Go back, reload the page and try again."},
 	narrator.EINTERNAL: {http.StatusInternalServerError, "Something went wrong", "The server could not complete the request. Try again in a moment."},
@@ -227,7 +231,7 @@ func formStatus(err error) (int, bool) {
 	switch code := narrator.ErrorCode(err); code {
 	case narrator.EINVALID, narrator.ECONFLICT:
 		return http.StatusBadRequest, true
-	case narrator.EQUEUEFULL, narrator.EQUOTA:
+	case narrator.EQUEUEFULL, narrator.EQUOTA, narrator.EUNREADABLE, narrator.EUNAVAILABLE:
 		return errorPages[code].status, true
 	}
 	return 0, false
@@ -328,11 +332,16 @@ func untitled(title string) string {
 	return title
 }
 
-// voiceLabel returns a voice's label ("Sally (Female)"), or name if the
-// language has no such voice.
-func voiceLabel(language, name string) string {
-	if v, ok := narrator.LookupVoice(language, name); ok {
-		return v.Label()
+// voiceLabel returns the label ("Sally (Female)") of a project's voice for
+// role ("title" or "body"). A voice the catalog no longer has (the operator
+// removed it) is named with the default that speaks instead.
+func voiceLabel(cat *narrator.Catalog, language, name, role string) string {
+	v, fellBack, ok := cat.Resolve(language, name, role == "title")
+	switch {
+	case !ok:
+		return name
+	case fellBack:
+		return name + " (removed; " + v.Label() + " speaks instead)"
 	}
-	return name
+	return v.Label()
 }

@@ -21,6 +21,8 @@ func (s *Server) routes() {
 	m.Handle("GET /projects/{pid}/status", s.handle(s.authed(s.audioStatus)))
 	m.Handle("GET /projects/{pid}/audios/new", s.handle(s.authed(s.newAudioPage)))
 	m.Handle("POST /projects/{pid}/audios", s.handle(s.authed(s.createAudio)))
+	m.Handle("GET /projects/{pid}/audios/import", s.handle(s.authed(s.importAudioPage)))
+	m.Handle("POST /projects/{pid}/audios/import", s.handle(s.authed(s.importAudio)))
 	m.Handle("GET /projects/{pid}/audios/{aid}", s.handle(s.authed(s.audioPage)))
 	m.Handle("GET /projects/{pid}/audios/{aid}/edit", s.handle(s.authed(s.editAudioPage)))
 	m.Handle("POST /projects/{pid}/audios/{aid}", s.handle(s.authed(s.updateAudio)))
@@ -46,6 +48,7 @@ func (s *Server) routes() {
 	m.Handle("GET /keys/{kid}/revoke", s.handle(s.authed(s.revokeKeyPage)))
 	m.Handle("POST /keys/{kid}/revoke", s.handle(s.authed(s.revokeKey)))
 
+	m.Handle("GET /voices", s.handle(s.authed(s.voicesPage)))
 	m.Handle("GET /voices/{lang}/{name}/preview.mp3", s.handle(s.authed(s.voicePreview)))
 
 	m.Handle("/", s.handle(s.notFoundPage))

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/netip"
@@ -13,6 +14,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/web"
 )
 
@@ -178,4 +180,87 @@ func TestSignInForwardedForUntrusted(t *testing.T) {
 		wantStatus(t, c.signInFrom(fmt.Sprintf("192.0.2.%d", i), "ed@acme.test", "wrong"), http.StatusUnauthorized)
 	}
 	wantStatus(t, c.signInFrom("192.0.2.99", "ed@acme.test", testPassword), http.StatusTooManyRequests)
+}
+
+// TestSignInIPv6Grouped: the per-address limits count an IPv6 client by
+// its /64, so that a host cannot take a fresh address of its /64 for every
+// guess; another /64 is another client.
+func TestSignInIPv6Grouped(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(d *web.Deps) {
+		d.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
+		d.Limiter = web.NewLimiter(web.LimiterConfig{Store: d.Store, PerPair: 3, PerIP: 100, Window: time.Minute})
+	})
+	c := b.browser(t)
+	for i := range 3 {
+		wantStatus(t, c.signInFrom(fmt.Sprintf("2001:db8:1:2::%x", i+1), "ed@acme.test", "wrong"), http.StatusUnauthorized)
+	}
+	wantStatus(t, c.signInFrom("2001:db8:1:2:ffff::9", "ed@acme.test", testPassword), http.StatusTooManyRequests)
+	wantStatus(t, c.signInFrom("2001:db8:1:3::1", "ed@acme.test", testPassword), http.StatusSeeOther)
+}
+
+// slowAttempts is a sign-in store whose reservations wait for release
+// when the gate is shut.
+type slowAttempts struct {
+	web.Attempts
+	gate    atomic.Bool
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (s *slowAttempts) ReserveSignInAttempt(ctx context.Context, attempt string, limits []narrator.SignInLimit, at time.Time) (*narrator.SignInRefusal, error) {
+	if s.gate.CompareAndSwap(true, false) {
+		close(s.entered)
+		<-s.release
+	}
+	return s.Attempts.ReserveSignInAttempt(ctx, attempt, limits, at)
+}
+
+// TestSignInSlotAfterReservation: a sign-in waiting on the limiter's write
+// does not hold the one password check allowed at a time, so another
+// sign-in is checked meanwhile rather than told the server is busy.
+func TestSignInSlotAfterReservation(t *testing.T) {
+	t.Parallel()
+	slow := &slowAttempts{entered: make(chan struct{}), release: make(chan struct{})}
+	b := setup(t, func(d *web.Deps) {
+		slow.Attempts = d.Store
+		d.Limiter = web.NewLimiter(web.LimiterConfig{Store: slow})
+		d.PasswordChecks = 1
+	})
+	waiting := b.browser(t)
+	tok := waiting.csrf("/signin")
+	done := make(chan int, 1)
+	slow.gate.Store(true)
+	go func() {
+		req, _ := http.NewRequestWithContext(t.Context(), "POST", b.srv.URL+"/signin",
+			strings.NewReader(url.Values{"csrf_token": {tok}, "email": {"ed@acme.test"}, "password": {testPassword}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		res, err := waiting.client.Do(req)
+		if err != nil {
+			t.Error(err)
+			done <- 0
+			return
+		}
+		res.Body.Close()
+		done <- res.StatusCode
+	}()
+	<-slow.entered
+	res := b.browser(t).signIn("ed@acme.test", testPassword)
+	close(slow.release)
+	wantStatus(t, res, http.StatusSeeOther)
+	if got := <-done; got != http.StatusSeeOther {
+		t.Fatalf("the sign-in that waited on the limiter: %d", got)
+	}
+}
+
+// TestSignInFormCapped: a sign-in form has three short fields; a body
+// over 8 KiB is refused before anything else is done with it.
+func TestSignInFormCapped(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	c := b.browser(t)
+	tok := c.csrf("/signin")
+	res := c.post("/signin", url.Values{"csrf_token": {tok}, "email": {"ed@acme.test"}, "password": {testPassword},
+		"padding": {strings.Repeat("x", 9<<10)}})
+	wantStatus(t, res, http.StatusRequestEntityTooLarge)
 }

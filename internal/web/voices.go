@@ -78,15 +78,23 @@ type languageOption struct {
 	Voices                    []voiceOption
 }
 
-// catalog returns the languages and voices the pickers offer.
-func catalog() []languageOption {
+// catalog returns the current voice catalog.
+func (s *Server) catalog(ctx context.Context) *narrator.Catalog {
+	if s.voices == nil {
+		return narrator.BuiltinCatalog()
+	}
+	return s.voices.Catalog(ctx)
+}
+
+// languageOptions returns the languages and voices the pickers offer.
+func languageOptions(cat *narrator.Catalog) []languageOption {
 	byLang := map[string][]voiceOption{}
-	for _, v := range narrator.Voices() {
+	for _, v := range cat.Voices() {
 		byLang[v.Language] = append(byLang[v.Language], voiceOption{Name: v.Name, Label: v.Label(), Language: v.Language})
 	}
 	var out []languageOption
-	for _, code := range narrator.Languages() {
-		t, b, _ := narrator.DefaultVoices(code)
+	for _, code := range cat.Languages() {
+		t, b, _ := cat.Defaults(code)
 		out = append(out, languageOption{Code: code, Name: languageName(code), DefaultTitle: t.Name, DefaultBody: b.Name, Voices: byLang[code]})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
@@ -113,7 +121,7 @@ func previewKey(v narrator.Voice, text string) string {
 // waits for it to appear, so that any node, including one that runs no
 // speech engines, serves the same preview.
 func (s *Server) voicePreview(w http.ResponseWriter, r *http.Request, q *request) error {
-	v, ok := narrator.LookupVoice(r.PathValue("lang"), r.PathValue("name"))
+	v, ok := s.catalog(r.Context()).Lookup(r.PathValue("lang"), r.PathValue("name"))
 	if !ok || s.previews == nil || s.media == nil {
 		return narrator.Errorf(narrator.ENOTFOUND, "no such voice")
 	}
@@ -149,4 +157,44 @@ func (s *Server) voicePreview(w http.ResponseWriter, r *http.Request, q *request
 		case <-time.After(previewPoll):
 		}
 	}
+}
+
+// voiceRow is a voice as the Voices page lists it.
+type voiceRow struct {
+	Name, Label, Language, Engine, Quality, License string
+	Neural                                          bool
+	Default                                         string // "title", "body", "title and body" or ""
+}
+
+// voicesLanguage is a language of the Voices page.
+type voicesLanguage struct {
+	Code, Name string
+	Voices     []voiceRow
+}
+
+// voicesPage lists every voice of the catalog by language, with a preview of each and which
+// are neural.
+func (s *Server) voicesPage(w http.ResponseWriter, r *http.Request, q *request) error {
+	cat := s.catalog(r.Context())
+	byLang := map[string][]voiceRow{}
+	for _, v := range cat.Voices() {
+		t, b, _ := cat.Defaults(v.Language)
+		var roles []string
+		if t.Name == v.Name {
+			roles = append(roles, "title")
+		}
+		if b.Name == v.Name {
+			roles = append(roles, "body")
+		}
+		byLang[v.Language] = append(byLang[v.Language], voiceRow{
+			Name: v.Name, Label: v.Label(), Language: v.Language, Engine: v.Engine, Quality: v.Quality, License: v.License,
+			Neural: narrator.Neural(v.Engine), Default: strings.Join(roles, " and "),
+		})
+	}
+	var langs []voicesLanguage
+	for _, code := range cat.Languages() {
+		langs = append(langs, voicesLanguage{Code: code, Name: languageName(code), Voices: byLang[code]})
+	}
+	sort.SliceStable(langs, func(i, j int) bool { return langs[i].Name < langs[j].Name })
+	return s.render(w, r, http.StatusOK, "voices", userPage(q, "Voices", "voices", struct{ Languages []voicesLanguage }{langs}))
 }

@@ -33,6 +33,8 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/clientip"
+	"github.com/narrator/narrator/internal/ratelimit"
 	"github.com/narrator/narrator/internal/speak"
 )
 
@@ -110,11 +112,24 @@ type PreviewRequester interface {
 	RequestPreview(ctx context.Context, job narrator.PreviewJob) error
 }
 
+// PageReader reads the article of a web page, for "Import from URL".
+type PageReader interface {
+	// ReadPage returns EINVALID for a URL that is not absolute http or
+	// https, and EUNREADABLE, with a reason a user can read, for a page
+	// that cannot be fetched or holds no article.
+	ReadPage(ctx context.Context, url string) (*narrator.Page, error)
+}
+
 // MediaOpener reads the media store, where previews are kept.
 type MediaOpener interface {
 	// Open returns an error matching narrator.ErrBlobNotFound for a
 	// missing key.
 	Open(ctx context.Context, key string) (io.ReadSeekCloser, narrator.BlobInfo, error)
+}
+
+// CatalogSource gives the current voice catalog.
+type CatalogSource interface {
+	Catalog(ctx context.Context) *narrator.Catalog
 }
 
 // Deps are the collaborators of the dashboard.
@@ -130,6 +145,11 @@ type Deps struct {
 	// nil turns previews off (404).
 	Previews PreviewRequester
 	Media    MediaOpener
+	// Voices gives the voice catalog; nil means the built-in voices.
+	Voices CatalogSource
+	// Pages reads the pages "Import from URL" imports; nil hides the form
+	// and turns its routes off (404).
+	Pages PageReader
 	// Queue gives the place in line of audios waiting for synthesis; nil
 	// leaves it out.
 	Queue QueuePositioner
@@ -179,6 +199,10 @@ type Deps struct {
 	// X-Forwarded-For header names the client; none when empty, and then
 	// the peer is the client.
 	TrustedProxies []netip.Prefix
+	// WebhookTriggers counts the test and resend calls of webhook
+	// endpoints (ratelimit.WebhookTriggers); share it with the API. One of
+	// the dashboard's own when nil.
+	WebhookTriggers *ratelimit.Limiter
 }
 
 // DefaultSessionTTL is how long a dashboard session lasts after sign-in.
@@ -191,32 +215,39 @@ const AudiosPerPage = 25
 // fits even when each is four bytes and URL-encoded.
 const maxFormBytes = 2 << 20
 
+// maxSigninFormBytes caps the sign-in form: an email, a password, a
+// return path and a token, read before anyone is authenticated.
+const maxSigninFormBytes = 8 << 10
+
 // Server is the dashboard as an http.Handler.
 type Server struct {
-	store          Store
-	logger         *slog.Logger
-	mediaURL       func(string) string
-	feedURL        func(string) string
-	previews       PreviewRequester
-	media          MediaOpener
-	queue          QueuePositioner
-	previewWait    time.Duration
-	secure         bool
-	publicOrigin   string
-	mediaOrigin    string
-	notFound       http.Handler
-	now            func() time.Time
-	limiter        *Limiter
-	ttl            time.Duration
-	compare        func(hash, password []byte) error
-	checks         chan struct{} // a semaphore of password checks
-	trustedProxies []netip.Prefix
-	rules          *speak.RuleCache
-	pages          *pages
-	mux            *http.ServeMux
-	dummyOnce      sync.Once
-	dummyHash      []byte
-	maxAudio       time.Duration
+	store        Store
+	logger       *slog.Logger
+	mediaURL     func(string) string
+	feedURL      func(string) string
+	previews     PreviewRequester
+	voices       CatalogSource
+	importer     PageReader
+	media        MediaOpener
+	queue        QueuePositioner
+	previewWait  time.Duration
+	secure       bool
+	publicOrigin string
+	mediaOrigin  string
+	notFound     http.Handler
+	now          func() time.Time
+	limiter      *Limiter
+	ttl          time.Duration
+	compare      func(hash, password []byte) error
+	checks       chan struct{} // a semaphore of password checks
+	clients      *clientip.Resolver
+	triggers     *ratelimit.Limiter
+	rules        *speak.RuleCache
+	pages        *pages
+	mux          *http.ServeMux
+	dummyOnce    sync.Once
+	dummyHash    []byte
+	maxAudio     time.Duration
 }
 
 // New parses the embedded templates and returns the dashboard handler.
@@ -226,27 +257,30 @@ func New(d Deps) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		store:          d.Store,
-		logger:         d.Logger,
-		mediaURL:       d.MediaURL,
-		feedURL:        d.FeedURL,
-		previews:       d.Previews,
-		media:          d.Media,
-		queue:          d.Queue,
-		previewWait:    d.PreviewTimeout,
-		secure:         d.SecureCookies,
-		publicOrigin:   d.PublicOrigin,
-		mediaOrigin:    d.MediaOrigin,
-		notFound:       d.NotFound,
-		now:            d.Now,
-		limiter:        d.Limiter,
-		ttl:            d.SessionTTL,
-		compare:        d.ComparePasswordFunc,
-		trustedProxies: d.TrustedProxies,
-		rules:          d.RuleCache,
-		pages:          pg,
-		mux:            http.NewServeMux(),
-		maxAudio:       d.MaxAudioDuration,
+		store:        d.Store,
+		logger:       d.Logger,
+		mediaURL:     d.MediaURL,
+		feedURL:      d.FeedURL,
+		previews:     d.Previews,
+		voices:       d.Voices,
+		importer:     d.Pages,
+		media:        d.Media,
+		queue:        d.Queue,
+		previewWait:  d.PreviewTimeout,
+		secure:       d.SecureCookies,
+		publicOrigin: d.PublicOrigin,
+		mediaOrigin:  d.MediaOrigin,
+		notFound:     d.NotFound,
+		now:          d.Now,
+		limiter:      d.Limiter,
+		ttl:          d.SessionTTL,
+		compare:      d.ComparePasswordFunc,
+		clients:      clientip.New(d.TrustedProxies),
+		triggers:     d.WebhookTriggers,
+		rules:        d.RuleCache,
+		pages:        pg,
+		mux:          http.NewServeMux(),
+		maxAudio:     d.MaxAudioDuration,
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
@@ -256,6 +290,9 @@ func New(d Deps) (*Server, error) {
 	}
 	if s.limiter == nil {
 		s.limiter = NewLimiter(LimiterConfig{Store: s.store, Now: s.now})
+	}
+	if s.triggers == nil {
+		s.triggers = ratelimit.New(s.now)
 	}
 	checks := d.PasswordChecks
 	if checks <= 0 {

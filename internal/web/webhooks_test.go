@@ -128,3 +128,39 @@ func TestWebhooksPage(t *testing.T) {
 		t.Errorf("webhooks after remove: %v", hooks)
 	}
 }
+
+// TestWebhookTestLimited: the dashboard's test button is limited per
+// endpoint like the API's: past the burst, a 429 page with Retry-After,
+// and no delivery queued.
+func TestWebhookTestLimited(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	c := b.browser(t)
+	tok := c.mustSignIn("ed@acme.test")
+	page := fmt.Sprintf("/projects/%d/webhooks", b.project.ID)
+	wantStatus(t, c.post(page, url.Values{"csrf_token": {tok}, "url": {"https://hooks.example.com/in"}}), http.StatusSeeOther)
+	hooks, err := b.store.ListWebhooks(t.Context(), b.project.ID)
+	if err != nil || len(hooks) != 1 {
+		t.Fatalf("webhooks = %v, %v", hooks, err)
+	}
+	hookPath := fmt.Sprintf("%s/%d/test", page, hooks[0].ID)
+	for i := range 3 * narrator.WebhookTriggerBurst {
+		res := c.post(hookPath, url.Values{"csrf_token": {tok}})
+		if res.StatusCode == http.StatusSeeOther {
+			continue
+		}
+		if i < narrator.WebhookTriggerBurst {
+			t.Fatalf("test %d of the burst refused: %d", i+1, res.StatusCode)
+		}
+		wantStatus(t, res, http.StatusTooManyRequests)
+		if res.Header.Get("Retry-After") == "" || !strings.Contains(res.body, "Try again in") {
+			t.Errorf("refusal: Retry-After %q\n%s", res.Header.Get("Retry-After"), res.body)
+		}
+		ds, err := b.store.ListDeliveries(t.Context(), b.project.ID, hooks[0].ID, 100)
+		if err != nil || len(ds) != i {
+			t.Errorf("deliveries after %d accepted tests: %d, %v", i, len(ds), err)
+		}
+		return
+	}
+	t.Fatalf("%d tests in a row all accepted", 3*narrator.WebhookTriggerBurst)
+}

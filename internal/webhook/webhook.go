@@ -1,6 +1,7 @@
 // Package webhook sends webhook deliveries: signed per the Standard
-// Webhooks specification, over an HTTP client that refuses to connect to
-// loopback, private and other internal addresses unless told otherwise.
+// Webhooks specification, through internal/fetch's client, which refuses
+// to connect to loopback, private and other internal addresses unless
+// told otherwise.
 package webhook
 
 import (
@@ -15,13 +16,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/netip"
-	"net/url"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/fetch"
 )
 
 // Headers of a delivery, per Standard Webhooks.
@@ -75,13 +74,14 @@ type Options struct {
 
 // Client sends deliveries.
 type Client struct {
-	http    *http.Client
+	http    *fetch.Client
 	timeout time.Duration
 	now     func() time.Time
 }
 
-// New returns a client. Its transport ignores proxy settings, since a
-// proxy would connect on its behalf to addresses it must not reach.
+// New returns a client. It sends through a fetch.Client, which refuses
+// internal addresses at connect time, ignores proxy settings, and drops a
+// delivery's headers on a redirect to another host.
 func New(opts Options) *Client {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
@@ -92,98 +92,23 @@ func New(opts Options) *Client {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
-	}
-	dialer := &net.Dialer{Timeout: opts.Timeout, KeepAlive: 30 * time.Second}
-	if !opts.AllowPrivate {
-		dialer.Control = func(network, address string, _ syscall.RawConn) error {
-			err := CheckAddress(address)
-			if err != nil {
-				opts.Logger.Warn("webhook delivery refused", "address", address, "err", err)
-			}
-			return err
-		}
-	}
-	transport := &http.Transport{
-		Proxy:                 nil,
-		DialContext:           dialer.DialContext,
-		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          32,
-		IdleConnTimeout:       90 * time.Second,
-		TLSHandshakeTimeout:   opts.Timeout,
-		ResponseHeaderTimeout: opts.Timeout,
-	}
-	maxRedirects := max(opts.MaxRedirects, 0)
 	return &Client{
-		http: &http.Client{
-			Transport: transport,
-			Timeout:   opts.Timeout,
-			CheckRedirect: func(req *http.Request, via []*http.Request) error {
-				if len(via) > maxRedirects {
-					return fmt.Errorf("stopped after %d redirects", maxRedirects)
-				}
-				if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
-					return fmt.Errorf("redirect to a %s URL", req.URL.Scheme)
-				}
-				if req.Method != http.MethodPost {
-					// A 301, 302 or 303 would turn the delivery into an
-					// empty GET: the redirect itself is the answer, a
-					// failure that says so.
-					return http.ErrUseLastResponse
-				}
-				return nil
-			},
-		},
+		http: fetch.New(fetch.Options{
+			AllowPrivate:   opts.AllowPrivate,
+			ConnectTimeout: opts.Timeout,
+			HeaderTimeout:  opts.Timeout,
+			Timeout:        opts.Timeout,
+			MaxRedirects:   opts.MaxRedirects,
+			UserAgent:      userAgent,
+			Logger:         opts.Logger,
+		}),
 		timeout: opts.Timeout,
 		now:     opts.Now,
 	}
 }
 
-// ErrRefused is the error of a connection to an address deliveries must
-// not reach.
-var ErrRefused = errors.New("address not allowed for webhooks")
-
-// refusedPrefixes are the ranges deliveries never reach besides those the
-// netip predicates name: shared (CGNAT) space, "this network", IETF
-// protocol assignments, benchmarking, reserved and broadcast, and NAT64,
-// which maps onto IPv4 addresses of any kind.
-var refusedPrefixes = []netip.Prefix{
-	netip.MustParsePrefix("100.64.0.0/10"),
-	netip.MustParsePrefix("0.0.0.0/8"),
-	netip.MustParsePrefix("192.0.0.0/24"),
-	netip.MustParsePrefix("198.18.0.0/15"),
-	netip.MustParsePrefix("240.0.0.0/4"),
-	netip.MustParsePrefix("64:ff9b::/96"),
-	netip.MustParsePrefix("64:ff9b:1::/48"),
-}
-
-// CheckAddress returns an error wrapping ErrRefused unless address, an
-// IP:port as a dialer gets it after name resolution, is a public unicast
-// address: not loopback, private (IPv4 RFC 1918 or IPv6 unique local),
-// link-local, unspecified, multicast, shared (CGNAT) or reserved.
-func CheckAddress(address string) error {
-	host, _, err := net.SplitHostPort(address)
-	if err != nil {
-		return fmt.Errorf("%w: %q is not host:port", ErrRefused, address)
-	}
-	ip, err := netip.ParseAddr(host)
-	if err != nil {
-		return fmt.Errorf("%w: %q is not an IP address", ErrRefused, host)
-	}
-	ip = ip.Unmap().WithZone("")
-	switch {
-	case ip.IsLoopback(), ip.IsPrivate(), ip.IsLinkLocalUnicast(), ip.IsLinkLocalMulticast(),
-		ip.IsInterfaceLocalMulticast(), ip.IsMulticast(), ip.IsUnspecified():
-		return fmt.Errorf("%w: %s is not a public address", ErrRefused, ip)
-	}
-	for _, p := range refusedPrefixes {
-		if p.Contains(ip) {
-			return fmt.Errorf("%w: %s is not a public address", ErrRefused, ip)
-		}
-	}
-	return nil
-}
+// userAgent names the sender of deliveries.
+const userAgent = "Narrator-Webhooks/1"
 
 // Send makes one attempt at a delivery to its endpoint h: a POST of its
 // body, signed with h's secret, with the delivery's message ID. It reports
@@ -205,7 +130,6 @@ func (c *Client) Send(ctx context.Context, h *narrator.Webhook, d *narrator.Webh
 		return a
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", "Narrator-Webhooks/1")
 	req.Header.Set(HeaderID, d.MessageID)
 	req.Header.Set(HeaderTimestamp, strconv.FormatInt(now.Unix(), 10))
 	req.Header.Set(HeaderSignature, sig)
@@ -229,21 +153,13 @@ func (c *Client) Send(ctx context.Context, h *narrator.Webhook, d *narrator.Webh
 // describe says why a request got no answer, without the URL (which may
 // carry a receiver's token in its query).
 func describe(err error) string {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		err = ue.Err
-	}
 	switch {
-	case errors.Is(err, ErrRefused):
-		return "refused: the endpoint's address is loopback, private or reserved"
-	case errors.Is(err, context.DeadlineExceeded), ue != nil && ue.Timeout():
-		return "no answer within the time limit"
-	case errors.Is(err, context.Canceled):
-		return "the attempt was cancelled"
+	case errors.Is(err, fetch.ErrRefused):
+		return "refused: " + fetch.Describe(err)
 	case errors.As(err, new(*net.DNSError)):
 		// The resolver's own address stays out of the message.
 		return "the endpoint's host name could not be resolved"
 	default:
-		return err.Error()
+		return fetch.Describe(err)
 	}
 }

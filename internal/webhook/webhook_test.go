@@ -200,49 +200,6 @@ func TestRedirectsLimited(t *testing.T) {
 	}
 }
 
-func TestCheckAddress(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		addr    string
-		refused bool
-	}{
-		{"93.184.216.34:443", false},
-		{"[2606:2800:220:1:248:1893:25c8:1946]:443", false},
-		{"8.8.8.8:80", false},
-		{"127.0.0.1:80", true},
-		{"127.1.2.3:80", true},
-		{"[::1]:80", true},
-		{"10.1.2.3:80", true},
-		{"172.16.0.1:80", true},
-		{"172.31.255.255:80", true},
-		{"192.168.1.1:80", true},
-		{"169.254.169.254:80", true},
-		{"[fe80::1]:80", true},
-		{"[fe80::1%eth0]:80", true},
-		{"0.0.0.0:80", true},
-		{"[::]:80", true},
-		{"224.0.0.1:80", true},
-		{"[ff02::1]:80", true},
-		{"100.64.0.1:80", true},
-		{"100.127.255.254:80", true},
-		{"[fd00::1]:80", true},
-		{"[fc00::1]:80", true},
-		{"[::ffff:127.0.0.1]:80", true},
-		{"[::ffff:10.0.0.1]:80", true},
-		{"[64:ff9b::a00:1]:80", true},
-		{"255.255.255.255:80", true},
-		{"198.18.0.1:80", true},
-		{"example.com:80", true},
-	} {
-		t.Run(tc.addr, func(t *testing.T) {
-			err := webhook.CheckAddress(tc.addr)
-			if got := errors.Is(err, webhook.ErrRefused); got != tc.refused {
-				t.Errorf("CheckAddress(%s) = %v; refused %v, want %v", tc.addr, err, got, tc.refused)
-			}
-		})
-	}
-}
-
 // TestRedirectKeepsPost checks that a 307 or 308 is followed with the same
 // signed POST, while a 301, 302 or 303, which would make it an empty GET,
 // is a failed attempt that says why.
@@ -287,5 +244,41 @@ func TestRedirectKeepsPost(t *testing.T) {
 		if a.OK() || a.ResponseCode != tc.code || !strings.Contains(a.Error, "307 and 308") || len(got) != 1 {
 			t.Errorf("%d: attempt %+v, requests %q; want a failure naming the redirect and no second request", tc.code, a, got)
 		}
+	}
+}
+
+// TestRedirectToAnotherHostDropsHeaders: a 307 to another host is
+// followed, but the delivery's own headers stay with the endpoint's host.
+func TestRedirectToAnotherHostDropsHeaders(t *testing.T) {
+	t.Parallel()
+	var (
+		mu  sync.Mutex
+		got http.Header
+	)
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = r.Header.Clone()
+		mu.Unlock()
+		w.WriteHeader(http.StatusBadRequest)
+	}))
+	t.Cleanup(other.Close)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/moved", http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(srv.Close)
+	h, d := mustHook(t, srv.URL)
+	a := webhook.New(webhook.Options{AllowPrivate: true}).Send(t.Context(), h, d)
+	mu.Lock()
+	defer mu.Unlock()
+	if a.OK() || got == nil {
+		t.Fatalf("attempt %+v; want the redirect followed and failed", a)
+	}
+	for _, k := range []string{webhook.HeaderID, webhook.HeaderTimestamp, webhook.HeaderSignature} {
+		if v := got.Get(k); v != "" {
+			t.Errorf("the other host got %s: %q", k, v)
+		}
+	}
+	if got.Get("Content-Type") != "application/json" {
+		t.Errorf("Content-Type %q; the generic headers stay", got.Get("Content-Type"))
 	}
 }

@@ -18,22 +18,30 @@ import (
 	"testing"
 	"time"
 
+	"github.com/narrator/narrator/internal/proctest"
 	"github.com/narrator/narrator/internal/s3"
 )
+
+// URL returns TEST_S3_URL. It skips tb if TEST_S3_URL is unset, or fails it
+// when NARRATOR_TEST_FULL=1.
+func URL(tb testing.TB) string {
+	tb.Helper()
+	raw := os.Getenv("TEST_S3_URL")
+	if raw == "" {
+		if proctest.Full() {
+			tb.Fatal("TEST_S3_URL is not set; scripts/test.sh starts an S3 server and sets it")
+		}
+		tb.Skip("TEST_S3_URL is not set; set NARRATOR_TEST_FULL=1 to make this a failure")
+	}
+	return raw
+}
 
 // Options returns the options of TEST_S3_URL with a key prefix of t's own,
 // whose objects are removed when t ends. It skips t if TEST_S3_URL is unset,
 // or fails it when NARRATOR_TEST_FULL=1.
 func Options(tb testing.TB) s3.Options {
 	tb.Helper()
-	raw := os.Getenv("TEST_S3_URL")
-	if raw == "" {
-		if os.Getenv("NARRATOR_TEST_FULL") == "1" {
-			tb.Fatal("TEST_S3_URL is not set; scripts/test.sh starts an S3 server and sets it")
-		}
-		tb.Skip("TEST_S3_URL is not set; set NARRATOR_TEST_FULL=1 to make this a failure")
-	}
-	opts, err := s3.ParseURL(raw, os.Getenv)
+	opts, err := s3.ParseURL(URL(tb), os.Getenv)
 	if err != nil {
 		tb.Fatalf("TEST_S3_URL: %v", err)
 	}

@@ -1,12 +1,11 @@
-package webhook_test
+package fetch
 
 import (
 	"errors"
 	"net"
 	"net/netip"
+	"strings"
 	"testing"
-
-	"github.com/narrator/narrator/internal/webhook"
 )
 
 // FuzzCheckAddress reads any string as a dialled address. Only a public
@@ -20,9 +19,9 @@ func FuzzCheckAddress(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, address string) {
-		err := webhook.CheckAddress(address)
+		err := CheckAddress(address)
 		if err != nil {
-			if !errors.Is(err, webhook.ErrRefused) {
+			if !errors.Is(err, ErrRefused) {
 				t.Fatalf("CheckAddress(%q) = %v, not ErrRefused", address, err)
 			}
 			return
@@ -38,6 +37,29 @@ func FuzzCheckAddress(f *testing.F) {
 		ip = ip.Unmap()
 		if !ip.IsGlobalUnicast() || ip.IsPrivate() || ip.IsLoopback() {
 			t.Fatalf("CheckAddress(%q) passed %v", address, ip)
+		}
+	})
+}
+
+// FuzzParseRobots reads any robots.txt. Parsing never fails; /robots.txt
+// is always allowed; a file without Disallow lines allows every path; and
+// a path is judged the same however often it is asked.
+func FuzzParseRobots(f *testing.F) {
+	f.Add("User-agent: *\nDisallow: /private\nAllow: /private/open\n", "/private/x")
+	f.Add("user-agent: narrator\ndisallow: /*.pdf$\n\nuser-agent: *\ndisallow: /\n", "/a.pdf")
+	f.Add("Disallow: /\n", "/")
+	f.Add("User-agent: Narrator/1.0\nUser-agent: other\nDisallow: /x*y$\n", "/x1y")
+	f.Fuzz(func(t *testing.T, data, path string) {
+		r := ParseRobots([]byte(data), RobotsAgent)
+		if !r.Allowed("/robots.txt") {
+			t.Fatal("/robots.txt disallowed")
+		}
+		got := r.Allowed(path)
+		if got != r.Allowed(path) {
+			t.Fatal("Allowed is not deterministic")
+		}
+		if !strings.Contains(strings.ToLower(data), "disallow") && !got {
+			t.Fatalf("%q disallowed by a file without Disallow", path)
 		}
 	})
 }

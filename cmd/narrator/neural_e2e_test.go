@@ -1,0 +1,198 @@
+//go:build e2e
+
+package main
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/narrator/narrator/client"
+	"github.com/narrator/narrator/internal/onnx/onnxtest"
+	"github.com/narrator/narrator/internal/proctest"
+)
+
+// neuralArticle has eight sentences: enough that a worker crashing on its third run does so
+// mid-article.
+const neuralArticle = `<p>The council met on Tuesday. It approved the new library. The budget is three million.</p>
+<p>Work starts in spring. The doors open next year. Readers asked for longer hours.</p>
+<p>The board agreed. Everyone was pleased.</p>`
+
+// tinyPiper writes a tiny Piper voice, en_US-tiny-medium, into dir and returns its model's
+// path. Each value the model encodes lasts 200 samples, so that a sentence lasts about a
+// second.
+func tinyPiper(t *testing.T, dir string) string {
+	t.Helper()
+	model := filepath.Join(dir, "en_US-tiny-medium.onnx")
+	if err := os.WriteFile(model, onnxtest.Piper(onnxtest.PiperOptions{Repeat: 200}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := os.ReadFile("../../internal/neural/testdata/en_US-test.onnx.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(model+".json", cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return model
+}
+
+type installedOut struct {
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	Label    string `json:"label"`
+	Language string `json:"language"`
+	Engine   string `json:"engine"`
+	Quality  string `json:"quality"`
+}
+
+// TestNeuralVoice installs a Piper voice with the CLI, makes it a project's voice, and
+// narrates an article with it through narrator serve while every worker crashes on its third
+// run: the audio completes, with its MP3, HLS and transcript, and the server stays up.
+func TestNeuralVoice(t *testing.T) {
+	lib := onnxtest.Library(t)
+	if helperErr != nil {
+		proctest.Missing(t, helperErr.Error(), "apt-get install gcc libespeak-ng-dev")
+	}
+	data, acct, _ := fixture(t)
+	model := tinyPiper(t, t.TempDir())
+
+	// The files do not say the voice's gender.
+	if _, errOut, err := runCLI(t, "voices", "install", "--data", data, "--onnxruntime", lib, model); err == nil || !strings.Contains(errOut+err.Error(), "--gender") {
+		t.Errorf("install without --gender: %v %s, want an error naming --gender", err, errOut)
+	}
+	got := mustJSON[[]installedOut](t, mustCLI(t, "voices", "install", "--data", data, "--onnxruntime", lib, "--gender", "female", "--json", model))
+	if len(got) != 1 || got[0].ID != "piper-en_us-tiny-medium" || got[0].Label != "Tiny (Female)" || got[0].Language != "en_US" || got[0].Quality != "medium" {
+		t.Fatalf("installed %+v", got)
+	}
+	// The catalog lists it, as the language's new default.
+	list := mustCLI(t, "voices", "--data", data, "--language", "en_US")
+	if !strings.Contains(list, "Tiny") || !strings.Contains(list, "piper/piper-en_us-tiny-medium") {
+		t.Errorf("voices:\n%s", list)
+	}
+	proj := mustJSON[projectOut](t, mustCLI(t, "projects", "create", "--data", data, "--account", fmt.Sprint(acct.ID), "--title", "Neural", "--language", "en_US"))
+	if proj.BodyVoice != "Tiny (Female)" {
+		t.Errorf("a new en_US project speaks with %q, want the installed voice, Tiny (Female)", proj.BodyVoice)
+	}
+
+	// Every worker crashes on its third run, as one killed for its memory would.
+	t.Setenv("NARRATOR_TEST_ONNX_FAULT", "crash:3")
+	s := startServer(t, data, freeAddr(t), "--onnxruntime", lib)
+	c := s.client(t, acct.APIKey)
+	if _, err := c.CreateAudio(t.Context(), proj.ID, client.NewAudio{Title: "Library news", Body: neuralArticle, ExternalID: "n-1"}); err != nil {
+		t.Fatal(err)
+	}
+	a := waitProcessed(t, c, proj.ID, "n-1", 90*time.Second)
+	if !strings.Contains(s.logs.String(), "onnx worker killed and replaced") {
+		t.Errorf("the server log says nothing of the crashed workers:\n%s", s.logs.String())
+	}
+	res, body := fetch(t, a.MediaURL(client.ContentTypeMP3))
+	if res.StatusCode != 200 {
+		t.Fatalf("mp3: %d", res.StatusCode)
+	}
+	d, rms := decodeMP3(t, body)
+	if d < 5*time.Second || d > 40*time.Second || rms < 0.01 {
+		t.Errorf("mp3 lasts %s with rms %.4f; want 9 sentences of about a second each, audible", d, rms)
+	}
+	res, pl := fetch(t, a.MediaURL(client.ContentTypeM3U8))
+	if res.StatusCode != 200 {
+		t.Fatalf("playlist: %d", res.StatusCode)
+	}
+	_, durations, _ := playlist(t, pl)
+	var total float64
+	for _, x := range durations {
+		total += x
+	}
+	if math.Abs(total-d.Seconds()) > 0.05 {
+		t.Errorf("segments last %.3f s, the mp3 %.3f s", total, d.Seconds())
+	}
+	tr, err := c.Transcript(t.Context(), proj.ID, "n-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Sentences) != 9 || tr.Sentences[1].Text != "The council met on Tuesday." {
+		t.Errorf("transcript sentences %+v", tr.Sentences)
+	}
+	if res, _ := fetch(t, s.base+"/healthz"); res.StatusCode != 200 {
+		t.Errorf("healthz %d after the crashes", res.StatusCode)
+	}
+
+	// A Kokoro model with one voice's raw style table, as kokoro-js ships them: the voice
+	// installs under its own name, speaks, and outranks the Piper voice as a default.
+	kdir := t.TempDir()
+	kmodel, styles := filepath.Join(kdir, "kokoro-v1.0.onnx"), filepath.Join(kdir, "af_heart.bin")
+	if err := os.WriteFile(kmodel, onnxtest.Kokoro(onnxtest.KokoroOptions{Repeat: 100}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(styles, make([]byte, 510*256*4), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got = mustJSON[[]installedOut](t, mustCLI(t, "voices", "install", "--data", data, "--onnxruntime", lib, "--json", kmodel, styles))
+	if len(got) != 1 || got[0].ID != "kokoro-af_heart" || got[0].Label != "Heart (Female)" || got[0].Engine != "kokoro" {
+		t.Fatalf("installed %+v", got)
+	}
+	kproj := mustJSON[projectOut](t, mustCLI(t, "projects", "create", "--data", data, "--account", fmt.Sprint(acct.ID), "--title", "Kokoro", "--language", "en_US"))
+	if kproj.BodyVoice != "Heart (Female)" || kproj.TitleVoice != "Tiny (Female)" {
+		t.Errorf("a new en_US project speaks with %q and titles with %q, want Heart, then Tiny", kproj.BodyVoice, kproj.TitleVoice)
+	}
+	if _, err := c.CreateAudio(t.Context(), kproj.ID, client.NewAudio{Title: "Kokoro", Body: "<p>Hello from a Kokoro voice.</p>", ExternalID: "k-1"}); err != nil {
+		t.Fatal(err)
+	}
+	waitProcessed(t, c, kproj.ID, "k-1", 90*time.Second)
+
+	// Removed, the voice gives way to the language's built-in default.
+	if out := mustCLI(t, "voices", "remove", "--data", data, "piper-en_us-tiny-medium"); !strings.Contains(out, "removed") {
+		t.Errorf("remove: %s", out)
+	}
+	if _, _, err := runCLI(t, "voices", "remove", "--data", data, "piper-en_us-tiny-medium"); err == nil {
+		t.Error("removing it twice: no error")
+	}
+}
+
+// TestNeuralVoiceCluster installs a voice into PostgreSQL and S3, then a node with a data
+// directory of its own, which has never seen the voice's files, narrates with it: it fetches
+// them from S3.
+func TestNeuralVoiceCluster(t *testing.T) {
+	lib := onnxtest.Library(t)
+	if helperErr != nil {
+		proctest.Missing(t, helperErr.Error(), "apt-get install gcc libespeak-ng-dev")
+	}
+	adminURL, s3URL := clusterEnv(t)
+	db, media := newDatabase(t, adminURL), withPrefix(t, s3URL, randomName(t, "neural-"))
+	backends := []string{"--database", db, "--media", media}
+	installer := t.TempDir()
+	// The built binary, which reads the S3 credentials from the environment, as an
+	// operator's shell gives them.
+	cli := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command(binary, args...).Output()
+		if err != nil {
+			var stderr []byte
+			if ee, ok := err.(*exec.ExitError); ok {
+				stderr = ee.Stderr
+			}
+			t.Fatalf("narrator %s: %v\n%s", strings.Join(args, " "), err, stderr)
+		}
+		return string(out)
+	}
+	cli(append(append([]string{"voices", "install", "--data", installer, "--onnxruntime", lib, "--gender", "male", "--name", "Tim", "--json"}, backends...), tinyPiper(t, t.TempDir()))...)
+	acct := mustJSON[accountOut](t, cli(append([]string{"accounts", "create", "--data", installer, "--name", "Acme"}, backends...)...))
+	proj := mustJSON[projectOut](t, cli(append([]string{"projects", "create", "--data", installer, "--account", fmt.Sprint(acct.ID), "--title", "Daily", "--language", "en_US", "--body-voice", "Tim"}, backends...)...))
+
+	data := t.TempDir()
+	s := startServer(t, data, freeAddr(t), append(backends, "--onnxruntime", lib)...)
+	c := s.client(t, acct.APIKey)
+	if _, err := c.CreateAudio(t.Context(), proj.ID, client.NewAudio{Title: "Hello", Body: "<p>The worker has never seen this voice. It fetches it.</p>", ExternalID: "c-1"}); err != nil {
+		t.Fatal(err)
+	}
+	waitProcessed(t, c, proj.ID, "c-1", 90*time.Second)
+	cached, err := os.ReadDir(filepath.Join(data, "voices"))
+	if err != nil || len(cached) != 2 {
+		t.Errorf("the node cached %d voice files (%v), want the model and its config", len(cached), err)
+	}
+}

@@ -1,0 +1,171 @@
+//go:build e2e
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/narrator/narrator/client"
+	"github.com/narrator/narrator/internal/openapitest"
+)
+
+// The helpers of the end-to-end tests that drive a node (main_test.go
+// starts it).
+
+// waitFor returns the log once it holds s, failing the test if it does not
+// within 10 s: serve writes its informational lines out in batches, up to
+// 100 ms after they are logged.
+func (b *logBuffer) waitFor(t *testing.T, s string) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		logs := b.String()
+		if strings.Contains(logs, s) {
+			return logs
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the log does not hold %q after 10 s:\n%s", s, logs)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func (s *node) stop(t *testing.T, sig syscall.Signal) {
+	t.Helper()
+	if err := s.cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	err := s.cmd.Wait()
+	var exit *exec.ExitError
+	if sig == syscall.SIGKILL {
+		if !errors.As(err, &exit) {
+			t.Fatalf("kill -9: %v", err)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("graceful stop: %v\n%s", err, s.logs.String())
+	}
+}
+
+func (s *node) call(t *testing.T, method, path string, body any) (int, []byte) {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		raw, err := json.Marshal(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd = bytes.NewReader(raw)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, s.base+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	res, err := checkedHTTP(t).Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.StatusCode, raw
+}
+
+// contract checks exchanges against the OpenAPI document; it is loaded
+// once for all tests.
+var contract = sync.OnceValues(func() (*openapitest.Validator, error) {
+	return openapitest.Load(context.Background())
+})
+
+// checkedHTTP returns an HTTP client that checks every request and answer
+// against the OpenAPI document, and fails t on a mismatch.
+func checkedHTTP(t testing.TB) *http.Client {
+	t.Helper()
+	v, err := contract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &http.Client{Transport: v.Transport(t, nil)}
+}
+
+// client returns a Go client of the node for key, whose exchanges are
+// checked against the OpenAPI document.
+func (s *node) client(t testing.TB, key string) *client.Client {
+	t.Helper()
+	c, err := client.New(s.base, key, client.WithHTTPClient(checkedHTTP(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// audioOut is the v3 Audio as the tests read it.
+type audioOut struct {
+	ID         int64             `json:"id"`
+	ExternalID *string           `json:"external_id"`
+	State      string            `json:"state"`
+	Deleted    bool              `json:"deleted"`
+	Metadata   map[string]string `json:"metadata"`
+	Error      string            `json:"error"`
+	Media      []struct {
+		ID          int64           `json:"id"`
+		ContentType string          `json:"content_type"`
+		URL         json.RawMessage `json:"url"`
+	} `json:"media"`
+}
+
+func (a audioOut) url(t *testing.T, contentType string) string {
+	t.Helper()
+	for _, m := range a.Media {
+		if m.ContentType == contentType {
+			var u string
+			if err := json.Unmarshal(m.URL, &u); err != nil {
+				t.Fatalf("%s url %s is not a string", contentType, m.URL)
+			}
+			return u
+		}
+	}
+	t.Fatalf("no %s media in %+v", contentType, a)
+	return ""
+}
+
+// waitProcessed polls an audio until it is processed.
+func (s *node) waitProcessed(t *testing.T, projectID int64, ref, key string, within time.Duration) audioOut {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	var a audioOut
+	for time.Now().Before(deadline) {
+		status, raw := s.call(t, "GET", fmt.Sprintf("/api/v3/projects/%d/audio/%s?api_key=%s", projectID, ref, key), nil)
+		if status != 200 {
+			t.Fatalf("get audio %s: %d %s", ref, status, raw)
+		}
+		a = mustJSON[audioOut](t, string(raw))
+		switch a.State {
+		case "processed":
+			return a
+		case "failed":
+			t.Fatalf("audio %s failed: %s", ref, a.Error)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("audio %s not processed within %s: %+v", ref, within, a)
+	return a
+}

@@ -1,0 +1,322 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/config"
+	"github.com/narrator/narrator/internal/jobs"
+	"github.com/narrator/narrator/internal/neural"
+	"github.com/narrator/narrator/internal/onnx/worker"
+	"github.com/narrator/narrator/internal/proc"
+)
+
+// installFlags are the flags of voices install and voices download.
+type installFlags struct {
+	data                                     func() (config.Backends, error)
+	name, gender, language, speaker, license string
+	card, library                            string
+	priority                                 int
+	asJSON                                   bool
+}
+
+func addInstallFlags(fs interface {
+	StringVar(p *string, name, value, usage string)
+	IntVar(p *int, name string, value int, usage string)
+	BoolVar(p *bool, name string, value bool, usage string)
+}, f *installFlags, getenv func(string) string) {
+	fs.StringVar(&f.name, "name", "", "the voice's `name` in the catalog (default: from the files, such as Amy)")
+	fs.StringVar(&f.gender, "gender", "", "female or male (a Piper voice's files do not say; a Kokoro voice's name does)")
+	fs.StringVar(&f.language, "language", "", "`locale` such as en_US (default: from the files)")
+	fs.StringVar(&f.speaker, "speaker", "", "a multi-speaker Piper voice's `speaker`; for Kokoro, install only this voice (such as af_heart)")
+	fs.StringVar(&f.license, "license", "", "the voice's `licence` (default: from the model card)")
+	fs.StringVar(&f.card, "model-card", "", "the voice's model card `file`, whose licence line is shown by narrator voices")
+	fs.IntVar(&f.priority, "priority", 0, "`rank` among its language's voices for the defaults: higher first; below 0, never a default")
+	fs.StringVar(&f.library, "onnxruntime", getenv(config.EnvONNXRuntime), "the onnxruntime shared `library` that checks the model (env "+config.EnvONNXRuntime+")")
+	fs.BoolVar(&f.asJSON, "json", false, "print JSON instead of a table")
+}
+
+// describe turns the flags into what the operator says of a voice.
+func (f *installFlags) describe() (neural.Describe, error) {
+	d := neural.Describe{Name: f.name, Language: f.language, Speaker: f.speaker, License: f.license, Priority: f.priority}
+	switch strings.ToLower(f.gender) {
+	case "":
+	case "female":
+		d.Gender = narrator.GenderFemale
+	case "male":
+		d.Gender = narrator.GenderMale
+	default:
+		return d, usagef("--gender must be female or male, not %q", f.gender)
+	}
+	if d.License == "" && f.card != "" {
+		card, err := os.Open(f.card)
+		if err != nil {
+			return d, fmt.Errorf("read the model card: %w", err)
+		}
+		defer card.Close()
+		d.License = neural.ModelCardLicense(card)
+	}
+	return d, nil
+}
+
+// voicesInstallCommand is `narrator voices install`.
+type voicesInstallCommand struct{ e *env }
+
+// Run installs a voice from local files.
+func (cmd voicesInstallCommand) Run(ctx context.Context, args []string) error {
+	e := cmd.e
+	fs := newFlagSet(e, "voices install", "voices install [flags] MODEL.onnx [MODEL.onnx.json | VOICES.bin]")
+	var f installFlags
+	f.data = config.BackendFlags(fs, e.getenv)
+	addInstallFlags(fs, &f, e.getenv)
+	if err := parseWithArgs(fs, args); err != nil {
+		return err
+	}
+	rest := fs.Args()
+	if len(rest) < 1 || len(rest) > 2 {
+		fs.Usage()
+		return usagef("voices install: give the model, then its .onnx.json (Piper, default MODEL.onnx.json) or its voices file (Kokoro)")
+	}
+	second := rest[0] + ".json"
+	if len(rest) == 2 {
+		second = rest[1]
+	}
+	return installVoice(ctx, e, &f, rest[0], second)
+}
+
+// voicesDownloadCommand is `narrator voices download`.
+type voicesDownloadCommand struct{ e *env }
+
+// Run downloads a Piper voice and installs it.
+func (cmd voicesDownloadCommand) Run(ctx context.Context, args []string) error {
+	e := cmd.e
+	fs := newFlagSet(e, "voices download", "voices download [flags] NAME")
+	var f installFlags
+	f.data = config.BackendFlags(fs, e.getenv)
+	addInstallFlags(fs, &f, e.getenv)
+	from := fs.String("from", neural.PiperVoicesURL, "the Piper voice repository, or a mirror with its layout (voices.json at its root)")
+	timeout := fs.Duration("timeout", 30*time.Minute, "give up on the download after this `long`")
+	if err := parseWithArgs(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return usagef("voices download: give one voice name, such as en_US-amy-medium")
+	}
+	dir, err := os.MkdirTemp("", "narrator-voice-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	dctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, ResponseHeaderTimeout: time.Minute}}
+	got, err := neural.Download(dctx, client, *from, fs.Arg(0), dir)
+	if err != nil {
+		return fmt.Errorf("voices download: %w", err)
+	}
+	if f.card == "" {
+		f.card = got.Card
+	}
+	return installVoice(ctx, e, &f, got.Model, got.Config)
+}
+
+// installVoice checks a voice's files, stores them in the media store and its catalog
+// entries in the database, and prints the entries.
+func installVoice(ctx context.Context, e *env, f *installFlags, modelPath, secondPath string) error {
+	d, err := f.describe()
+	if err != nil {
+		return err
+	}
+	if f.library == "" {
+		return usagef("voices install: %v", neural.ErrNoRuntime)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	model, err := neural.HashFile(modelPath, narrator.VoiceFileModel)
+	if err != nil {
+		return usagef("voices install: %v", err)
+	}
+	// The model is read by onnxruntime in a worker in the engines' sandbox, where it works
+	// here, as the server reads it.
+	sb, err := openSandbox(ctx, config.SandboxAuto, proc.SandboxOptions{}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return err
+	}
+	kind, info, err := neural.Inspect(ctx, worker.Config{Command: []string{exe, "onnx-worker"}, Library: f.library, Model: modelPath, Sandbox: sb})
+	if err != nil {
+		return fmt.Errorf("voices install: the model %s: %w", model.Name, err)
+	}
+	var (
+		entries []*narrator.InstalledVoice
+		skipped []string
+		second  neural.LocalFile
+	)
+	switch kind {
+	case worker.Piper:
+		sig, err := info.Piper()
+		if err != nil {
+			return fmt.Errorf("voices install: %w", err)
+		}
+		if second, err = neural.HashFile(secondPath, narrator.VoiceFileConfig); err != nil {
+			return usagef("voices install: a Piper voice needs its config: %v", err)
+		}
+		v, err := neural.PiperEntry(model, second, sig, d)
+		if err != nil {
+			return usagef("voices install: %v", err)
+		}
+		entries = []*narrator.InstalledVoice{v}
+	case worker.Kokoro:
+		if second, err = neural.HashFile(secondPath, narrator.VoiceFileStyles); err != nil {
+			return usagef("voices install: a Kokoro model needs its voices file (voices-v1.0.bin, or one voice's .bin): %v", err)
+		}
+		if entries, skipped, err = neural.KokoroEntries(model, second, d); err != nil {
+			return usagef("voices install: %v", err)
+		}
+	}
+	b, err := f.data()
+	if err != nil {
+		return usagef("%v", err)
+	}
+	bk, err := openBackends(ctx, b, jobs.Config{Logger: slog.New(slog.DiscardHandler)}, cliEventBody(e.getenv), narrator.Limits{}, e.getenv)
+	if err != nil {
+		return err
+	}
+	defer bk.store.Close()
+	cat, err := loadCatalog(ctx, bk.store)
+	if err != nil {
+		return err
+	}
+	for _, v := range entries {
+		if err := cat.CheckInstall(v); err != nil {
+			return usagef("voices install: %s", narrator.ErrorMessage(err))
+		}
+	}
+	// The files first: an entry is only ever written once its files are stored.
+	for _, lf := range []neural.LocalFile{model, second} {
+		if err := putFile(ctx, bk.media, lf.Key(), lf.Path); err != nil {
+			return err
+		}
+	}
+	for _, v := range entries {
+		if err := bk.store.InstallVoice(ctx, v); err != nil {
+			if narrator.ErrorCode(err) == narrator.ECONFLICT || narrator.ErrorCode(err) == narrator.EINVALID {
+				return usagef("voices install: %s", narrator.ErrorMessage(err))
+			}
+			return fmt.Errorf("voices install: %w", err)
+		}
+	}
+	for _, s := range skipped {
+		fmt.Fprintln(e.stderr, "skipped", s)
+	}
+	return printInstalled(e, entries, f.asJSON)
+}
+
+// parseWithArgs parses flags that come before a command's arguments.
+func parseWithArgs(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usagef("%s: %v", fs.Name(), err)
+	}
+	return nil
+}
+
+// putFile stores a local file in the media store.
+func putFile(ctx context.Context, media mediaStore, key, path string) error {
+	r, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if err := media.Put(ctx, key, r); err != nil {
+		return fmt.Errorf("store %s in the media store: %w", path, err)
+	}
+	return nil
+}
+
+// printInstalled prints installed voices' entries.
+func printInstalled(e *env, vs []*narrator.InstalledVoice, asJSON bool) error {
+	type entryJSON struct {
+		ID       string `json:"id"`
+		Name     string `json:"name"`
+		Label    string `json:"label"`
+		Language string `json:"language"`
+		Engine   string `json:"engine"`
+		Quality  string `json:"quality,omitempty"`
+		License  string `json:"license,omitempty"`
+		Speaker  string `json:"speaker,omitempty"`
+		Priority int    `json:"priority"`
+	}
+	out := make([]entryJSON, 0, len(vs))
+	for _, v := range vs {
+		out = append(out, entryJSON{v.EngineVoice, v.Name, v.Label(), v.Language, v.Engine, v.Quality, v.License, v.Speaker, v.Priority})
+	}
+	if asJSON {
+		return printJSON(e.stdout, out)
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "INSTALLED\tVOICE\tLANGUAGE\tENGINE\tQUALITY\tLICENCE")
+	for _, v := range out {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", v.ID, v.Label, v.Language, v.Engine, dash(v.Quality), dash(v.License))
+	}
+	return tw.Flush()
+}
+
+// voicesRemoveCommand is `narrator voices remove`.
+type voicesRemoveCommand struct{ e *env }
+
+// Run removes an installed voice.
+func (cmd voicesRemoveCommand) Run(ctx context.Context, args []string) error {
+	e := cmd.e
+	fs := newFlagSet(e, "voices remove", "voices remove [--data DIR|--database URL] ID")
+	data := config.BackendFlags(fs, e.getenv)
+	if err := parseWithArgs(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return usagef("voices remove: give one installed voice's ID (narrator voices shows them)")
+	}
+	b, err := data()
+	if err != nil {
+		return usagef("%v", err)
+	}
+	bk, err := openBackends(ctx, b, jobs.Config{Logger: slog.New(slog.DiscardHandler)}, cliEventBody(e.getenv), narrator.Limits{}, e.getenv)
+	if err != nil {
+		return err
+	}
+	defer bk.store.Close()
+	v, err := bk.store.RemoveVoice(ctx, fs.Arg(0))
+	if narrator.ErrorCode(err) == narrator.ENOTFOUND {
+		return usagef("voices remove: %s", narrator.ErrorMessage(err))
+	} else if err != nil {
+		return fmt.Errorf("voices remove: %w", err)
+	}
+	left, err := bk.store.ListInstalledVoices(ctx)
+	if err != nil {
+		return fmt.Errorf("voices remove: %w", err)
+	}
+	// Projects that chose the voice fall back to their language's default; the files no
+	// voice uses any more are deleted.
+	var errs []error
+	for _, f := range narrator.UnusedVoiceFiles(v, left) {
+		if err := bk.media.DeletePrefix(ctx, f.Key()); err != nil {
+			errs = append(errs, fmt.Errorf("delete %s: %w", f.Name, err))
+		}
+	}
+	fmt.Fprintf(e.stdout, "removed %s (%s, %s); projects that chose it now speak with their language's default\n", v.EngineVoice, v.Label(), v.Language)
+	return errors.Join(errs...)
+}

@@ -1,0 +1,419 @@
+// Package neural speaks with the neural voices the operator installs: Piper voices (VITS
+// models with a NAME.onnx.json) and Kokoro models with their voices file, both run with
+// onnxruntime.
+//
+// Nothing of a voice runs in the server process. Text becomes phoneme IDs or tokens in warm
+// espeak-ng processes (internal/phonemize), and the model runs in warm worker processes of
+// the narrator binary itself (narrator onnx-worker, internal/onnx/worker), both in the
+// sandbox: a crash, hang or runaway allocation in onnxruntime or espeak-ng kills a process
+// and never the server, whose memory holds no model. A run whose worker dies is retried once
+// on a fresh one.
+//
+// A voice's files come from the media store, so that every node of a cluster offers the same
+// voices; each node fetches a file once, checks its SHA-256, and keeps it on local disk under
+// its checksum (Options.CacheDir).
+package neural
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/onnx/worker"
+	"github.com/narrator/narrator/internal/phonemize"
+	"github.com/narrator/narrator/internal/proc"
+)
+
+// ErrClosed is returned by Synthesize after Close.
+var ErrClosed = errors.New("neural: engine closed")
+
+// ErrNoRuntime is returned for every neural voice when no onnxruntime library is set.
+var ErrNoRuntime = errors.New("neural voices need the onnxruntime library: give its path with --onnxruntime (or NARRATOR_ONNXRUNTIME); scripts/deps.sh onnxruntime fetches one")
+
+// VoiceSource finds installed voices by their ID.
+type VoiceSource interface {
+	// Installed returns ENOTFOUND if no installed voice has the ID.
+	Installed(ctx context.Context, id string) (*narrator.InstalledVoice, error)
+}
+
+// Options configures an Engine.
+type Options struct {
+	// Voices finds the installed voices; Files reads their files.
+	Voices VoiceSource
+	Files  FileSource
+	// CacheDir keeps the voices' files on local disk, named by their SHA-256.
+	CacheDir string
+	// Phonemizer turns text into phonemes. The Engine does not close it.
+	Phonemizer *phonemize.Phonemizer
+	// Command is the worker's command line before its flags: the narrator binary and
+	// "onnx-worker".
+	Command []string
+	// Library is the onnxruntime shared library; "" refuses every neural voice with
+	// ErrNoRuntime.
+	Library string
+	// Workers is how many worker processes a model may have; zero means 1. Runs is how many
+	// runs one worker makes at once, on its one copy of the model; zero means 1. Threads is
+	// how many threads one run uses; zero means 1. docs/figures.md gives the measurements
+	// behind the server's choices.
+	Workers, Runs, Threads int
+	// Sandbox runs the workers with less power than the server; nil runs them as they are.
+	Sandbox *proc.Sandbox
+	// Memory is a sandboxed worker's address-space limit; zero means worker.DefaultMemory.
+	Memory int64
+	// UnitTimeout is the fixed part of one run's time limit, CharTimeout the part per byte
+	// of text. Zero means 60 s and 100 ms: Kokoro on one core is about as slow as real time.
+	UnitTimeout, CharTimeout time.Duration
+	// Fault makes every worker fail on purpose: for tests only.
+	Fault worker.Fault
+	// Logger receives warnings about workers killed and voices that fail to load. Nil
+	// discards them.
+	Logger *slog.Logger
+	// Metrics is told of busy, killed and hung workers. Nil records nothing.
+	Metrics proc.Recorder
+}
+
+// Engine speaks with installed neural voices. Its voice names (narrator.Voice.EngineVoice)
+// are the installed voices' IDs. It is safe for concurrent use.
+type Engine struct {
+	opts  Options
+	files *fileCache
+	log   *slog.Logger
+
+	mu     sync.Mutex
+	closed bool
+	voices map[string]*voice       // by voice ID
+	pools  map[string]*worker.Pool // by model SHA-256: voices of one model share its workers
+	styles map[string]Styles       // by voices file SHA-256
+}
+
+// voice is an installed voice ready to speak.
+type voice struct {
+	inst *narrator.InstalledVoice
+	pool *worker.Pool
+	// Piper
+	piper   *phonemize.PiperConfig
+	speaker int64
+	// Kokoro
+	espeak string
+	styles Styles
+}
+
+// New returns an Engine. It starts nothing: a voice's files are fetched and its workers
+// started when it first speaks.
+func New(opts Options) (*Engine, error) {
+	if opts.Phonemizer == nil || opts.Voices == nil {
+		return nil, errors.New("neural: new: a phonemizer and a voice source are required")
+	}
+	if opts.Library != "" && len(opts.Command) == 0 {
+		return nil, errors.New("neural: new: the worker command is required")
+	}
+	if opts.UnitTimeout <= 0 {
+		opts.UnitTimeout = time.Minute
+	}
+	if opts.CharTimeout <= 0 {
+		opts.CharTimeout = 100 * time.Millisecond
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Engine{
+		opts:   opts,
+		files:  newFileCache(opts.CacheDir, opts.Files),
+		log:    log.With("engine", "neural"),
+		voices: map[string]*voice{},
+		pools:  map[string]*worker.Pool{},
+		styles: map[string]Styles{},
+	}, nil
+}
+
+// sentencePause is the silence between the sentences of one text, which Piper speaks one at
+// a time.
+const sentencePause = 150 * time.Millisecond
+
+// Synthesize speaks plain text in the installed voice whose ID is voiceID and returns mono
+// 16-bit PCM and its sample rate (the Piper voice's, or 24 kHz for Kokoro). rate is a
+// speaking-rate factor: 1 is normal, 2 twice as fast; zero means 1. It returns ctx.Err() if
+// ctx ends first, ErrClosed after Close, and ErrNoRuntime without a library.
+func (e *Engine) Synthesize(ctx context.Context, voiceID, text string, rate float64) ([]int16, int, error) {
+	if rate == 0 {
+		rate = 1
+	}
+	if rate < 0.25 || rate > 4 {
+		return nil, 0, fmt.Errorf("neural: synthesize: rate %g out of range [0.25, 4]", rate)
+	}
+	v, err := e.voice(ctx, voiceID)
+	if err != nil {
+		return nil, 0, err
+	}
+	limit := proc.Limit(e.opts.UnitTimeout, e.opts.CharTimeout, text)
+	var samples []int16
+	var sampleRate int
+	if v.piper != nil {
+		samples, sampleRate, err = e.piper(ctx, v, text, float32(rate), limit)
+	} else {
+		samples, sampleRate, err = e.kokoro(ctx, v, text, float32(rate), limit)
+	}
+	switch {
+	case err == nil:
+		return samples, sampleRate, nil
+	case errors.Is(err, worker.ErrClosed) || errors.Is(err, phonemize.ErrClosed):
+		return nil, 0, ErrClosed
+	case ctx.Err() != nil:
+		return nil, 0, ctx.Err()
+	}
+	return nil, 0, fmt.Errorf("neural: synthesize %q with %s: %w", proc.Abbrev(text), voiceID, err)
+}
+
+// piper speaks text with a Piper voice, one sentence per run, rate dividing the length scale.
+func (e *Engine) piper(ctx context.Context, v *voice, text string, rate float32, limit time.Duration) ([]int16, int, error) {
+	c := v.piper
+	sentences, err := e.opts.Phonemizer.Piper(ctx, c, text)
+	if err != nil {
+		return nil, 0, err
+	}
+	runs := make([][]float32, len(sentences))
+	for i, ids := range sentences {
+		in := worker.PiperInput{IDs: ids, NoiseScale: c.NoiseScale, LengthScale: c.LengthScale / rate, NoiseW: c.NoiseW, Speaker: v.speaker}
+		if runs[i], err = v.pool.Piper(ctx, in, limit); err != nil {
+			return nil, 0, err
+		}
+	}
+	return toPCM(runs, int(sentencePause.Seconds()*float64(c.SampleRate))), c.SampleRate, nil
+}
+
+// kokoro speaks text with a Kokoro voice, in chunks of at most 510 tokens, each with the
+// style row of its length.
+func (e *Engine) kokoro(ctx context.Context, v *voice, text string, rate float32, limit time.Duration) ([]int16, int, error) {
+	phonemes, err := e.opts.Phonemizer.Kokoro(ctx, v.espeak, text, nil)
+	if err != nil {
+		return nil, 0, err
+	}
+	chunks := phonemize.KokoroTokens(phonemes, nil)
+	runs := make([][]float32, len(chunks))
+	for i, tokens := range chunks {
+		style, _ := v.styles.Row(v.inst.Speaker, len(tokens)-2)
+		if runs[i], err = v.pool.Kokoro(ctx, worker.KokoroInput{Tokens: tokens, Style: style, Speed: rate}, limit); err != nil {
+			return nil, 0, err
+		}
+	}
+	return toPCM(runs, 0), phonemize.KokoroSampleRate, nil
+}
+
+// toPCM joins runs' float samples in [-1, 1] as 16-bit PCM, clipping what is beyond, with
+// pause samples of silence between runs. It allocates the result once.
+func toPCM(runs [][]float32, pause int) []int16 {
+	n := pause * max(len(runs)-1, 0)
+	for _, f := range runs {
+		n += len(f)
+	}
+	out := make([]int16, 0, n)
+	for i, f := range runs {
+		if i > 0 {
+			out = out[:len(out)+pause] // zeros: make cleared them
+		}
+		for _, s := range f {
+			x := math.Round(float64(s) * math.MaxInt16)
+			out = append(out, int16(min(max(x, math.MinInt16), math.MaxInt16)))
+		}
+	}
+	return out
+}
+
+// voice returns the voice whose ID is id, ready to speak: its files fetched, its config or
+// styles read, its model's pool made.
+func (e *Engine) voice(ctx context.Context, id string) (*voice, error) {
+	if e.opts.Library == "" {
+		return nil, ErrNoRuntime
+	}
+	inst, err := e.opts.Voices.Installed(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("neural: voice %s: %w", id, err)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil, ErrClosed
+	}
+	if v, ok := e.voices[id]; ok && sameFiles(v.inst, inst) {
+		return v, nil
+	}
+	v, err := e.load(ctx, inst)
+	if err != nil {
+		e.log.Warn("voice failed to load", "voice", id, "err", err)
+		return nil, fmt.Errorf("neural: voice %s: %w", id, err)
+	}
+	e.voices[id] = v
+	return v, nil
+}
+
+// sameFiles reports whether two entries of a voice name the same files.
+func sameFiles(a, b *narrator.InstalledVoice) bool {
+	if len(a.Files) != len(b.Files) {
+		return false
+	}
+	for i := range a.Files {
+		if a.Files[i] != b.Files[i] {
+			return false
+		}
+	}
+	return a.Speaker == b.Speaker
+}
+
+// load readies an installed voice. e.mu is held: voices load one at a time, and a model's
+// pool is made once.
+func (e *Engine) load(ctx context.Context, inst *narrator.InstalledVoice) (*voice, error) {
+	model, ok := inst.File(narrator.VoiceFileModel)
+	if !ok {
+		return nil, errors.New("no model file")
+	}
+	modelPath, err := e.files.path(ctx, model)
+	if err != nil {
+		return nil, err
+	}
+	pool, err := e.pool(ctx, model.SHA256, modelPath)
+	if err != nil {
+		return nil, err
+	}
+	kind, info, err := pool.Info(ctx)
+	if err != nil {
+		return nil, err
+	}
+	v := &voice{inst: inst, pool: pool}
+	switch {
+	case inst.Engine == narrator.EnginePiper && kind == worker.Piper:
+		sig, err := info.Piper()
+		if err != nil {
+			return nil, err
+		}
+		cfgFile, _ := inst.File(narrator.VoiceFileConfig)
+		p, err := e.files.path(ctx, cfgFile)
+		if err != nil {
+			return nil, err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		if v.piper, err = phonemize.ParsePiperConfig(b); err != nil {
+			return nil, err
+		}
+		if v.speaker, err = PiperSpeaker(v.piper, sig, inst.Speaker); err != nil {
+			return nil, err
+		}
+	case inst.Engine == narrator.EngineKokoro && kind == worker.Kokoro:
+		kv, err := phonemize.ParseKokoroVoice(inst.Speaker)
+		if err != nil {
+			return nil, err
+		}
+		if kv.EspeakVoice == "" {
+			return nil, fmt.Errorf("the Kokoro voice %s needs a phonemiser Narrator does not have", inst.Speaker)
+		}
+		v.espeak = kv.EspeakVoice
+		stylesFile, _ := inst.File(narrator.VoiceFileStyles)
+		if v.styles, err = e.loadStyles(ctx, stylesFile); err != nil {
+			return nil, err
+		}
+		if _, ok := v.styles.Row(inst.Speaker, 0); !ok {
+			return nil, fmt.Errorf("the voices file %s has no voice %s", stylesFile.Name, inst.Speaker)
+		}
+	default:
+		return nil, fmt.Errorf("the model is a %s model, but the voice is installed as a %s voice", kind, inst.Engine)
+	}
+	return v, nil
+}
+
+// PiperSpeaker returns the speaker ID that a Piper voice's runs give the model: 0 for a
+// one-speaker model, else the named speaker's, or speaker 0 when none is named.
+func PiperSpeaker(c *phonemize.PiperConfig, sig worker.PiperSignature, speaker string) (int64, error) {
+	switch {
+	case !sig.MultiSpeaker && c.NumSpeakers > 1:
+		return 0, fmt.Errorf("the config has %d speakers but the model takes no speaker ID (sid)", c.NumSpeakers)
+	case sig.MultiSpeaker && c.NumSpeakers <= 1:
+		return 0, errors.New("the model takes a speaker ID (sid) but the config has one speaker")
+	case speaker == "":
+		return 0, nil
+	case !sig.MultiSpeaker:
+		return 0, fmt.Errorf("speaker %q given for a one-speaker voice", speaker)
+	}
+	id, ok := c.SpeakerIDs[speaker]
+	if !ok || id < 0 || id >= int64(c.NumSpeakers) {
+		return 0, fmt.Errorf("the voice has no speaker %q", speaker)
+	}
+	return id, nil
+}
+
+// pool returns the worker pool of a model, making it on first use. e.mu is held.
+func (e *Engine) pool(_ context.Context, sha, path string) (*worker.Pool, error) {
+	if p, ok := e.pools[sha]; ok {
+		return p, nil
+	}
+	p, err := worker.New(worker.Config{
+		Command: e.opts.Command, Library: e.opts.Library, Model: path,
+		Threads: e.opts.Threads, Runs: e.opts.Runs, Workers: e.opts.Workers,
+		Sandbox: e.opts.Sandbox, Memory: e.opts.Memory, Fault: e.opts.Fault,
+		Logger: e.log, Metrics: e.opts.Metrics,
+	})
+	if err != nil {
+		return nil, err
+	}
+	e.pools[sha] = p
+	return p, nil
+}
+
+// loadStyles reads a Kokoro voices file once. e.mu is held.
+func (e *Engine) loadStyles(ctx context.Context, f narrator.VoiceFile) (Styles, error) {
+	if s, ok := e.styles[f.SHA256]; ok {
+		return s, nil
+	}
+	p, err := e.files.path(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	s, err := ReadStyles(p, f.Name)
+	if err != nil {
+		return nil, err
+	}
+	e.styles[f.SHA256] = s
+	return s, nil
+}
+
+// Ping reports whether the engine can run: ErrClosed after Close, and the phonemiser's error
+// if espeak-ng is gone. Without a library it is up: it refuses every voice, with
+// ErrNoRuntime, and a node with no neural voice to speak is as ready as one with them.
+func (e *Engine) Ping(ctx context.Context) error {
+	e.mu.Lock()
+	closed := e.closed
+	e.mu.Unlock()
+	if closed {
+		return ErrClosed
+	}
+	if err := e.opts.Phonemizer.Ping(ctx); err != nil {
+		return fmt.Errorf("neural: ping: %w", err)
+	}
+	return nil
+}
+
+// Close kills every worker (runs under way fail). Later calls to Synthesize return ErrClosed.
+// It may be called more than once.
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil
+	}
+	e.closed = true
+	var errs []error
+	for _, p := range e.pools {
+		if err := p.Close(); err != nil && !errors.Is(err, worker.ErrClosed) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,369 @@
+// Package onnxtest generates tiny ONNX models with the exact signatures of Piper and Kokoro
+// voices, for tests: no real voice model may be downloaded, and none is needed to prove that
+// what Narrator sends reaches the model in the right order and that the samples come back in
+// order.
+//
+// Each model's output is a float32 waveform that encodes its inputs, value by value:
+//
+//	Piper:  [input..., input_lengths, noise_scale, length_scale, noise_w, sid]
+//	        (sid only in a multi-speaker model), as output [1,1,T]
+//	Kokoro: [tokens..., style (256 values), speed], as a [T] output ("audio", for the
+//	        "tokens" variant) or [1,T] ("waveform", for "input_ids")
+//
+// The integer inputs are cast to float32, exact up to 2^24; an int32 speed is cast too. Every
+// value v then becomes Repeat samples of v*Scale in a row: with Scale a power of two (1/1024,
+// the default) the samples stay within [-1, 1] for IDs below 1024 and the encoding stays exact,
+// and Repeat (default 1) makes the waveform as long as a caller wants audio to be. DecodePiper
+// and DecodeKokoro undo it. The models are built by hand with protowire; they use the
+// operators Cast, Reshape, Concat, Mul, Tile (and Gather, Add for Weights; Loop, Identity for
+// Hang).
+package onnxtest
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/narrator/narrator/internal/onnx/worker"
+	"github.com/narrator/narrator/internal/proctest"
+)
+
+// DefaultScale is the factor of the samples when an option's Scale is zero.
+const DefaultScale = 1.0 / 1024
+
+// PiperOptions shapes a generated Piper model.
+type PiperOptions struct {
+	// MultiSpeaker adds the input "sid" int64 [1], as in a multi-speaker voice.
+	MultiSpeaker bool
+	// Scale multiplies every encoded value; zero means DefaultScale.
+	Scale float32
+	// Repeat is how many samples each encoded value becomes; zero means 1.
+	Repeat int
+	// Weights adds a float32 initializer of this many zeros that every run reads (one element,
+	// chosen by input_lengths, is added to the output), so that the model weighs what a real
+	// one does: 82 million make the 330 MB of Kokoro's fp32 model. Runs must have fewer
+	// phoneme IDs than Weights.
+	Weights int
+	// Hang makes every run spin for ever inside onnxruntime: the encoded values pass through
+	// a Loop of 2^63-1 iterations, which does nothing but loop.
+	Hang bool
+	// Paced makes each value last Repeat times the length scale samples, rounded, as a real
+	// voice speaks slower with a longer length scale; DecodePiper then needs Repeat set to
+	// that product.
+	Paced bool
+	// Compute adds this many products of 256×256 matrices to every run, whose result, zero,
+	// is added to the output: a run then costs CPU as a real model's does (each product is
+	// 34 MFLOP), for benchmarks of threads and concurrent runs.
+	Compute int
+}
+
+func (o PiperOptions) scale() float32 { return orDefault(o.Scale) }
+
+// Piper returns a model with a Piper voice's signature (see the package comment).
+func Piper(o PiperOptions) []byte {
+	g := graph{
+		name: "piper",
+		inputs: []value{
+			{name: "input", dtype: dataTypeInt64, shape: []dim{{param: "batch_size"}, {param: "phonemes"}}},
+			{name: "input_lengths", dtype: dataTypeInt64, shape: []dim{{param: "batch_size"}}},
+			{name: "scales", dtype: dataTypeFloat32, shape: []dim{{size: 3}}},
+		},
+		outputs: []value{{name: "output", dtype: dataTypeFloat32, shape: []dim{{param: "batch_size"}, {size: 1}, {param: "time"}}}},
+		nodes: []node{
+			{op: "Cast", inputs: []string{"input"}, outputs: []string{"ids_2d"}, attrs: []attr{{"to", dataTypeFloat32}}},
+			{op: "Reshape", inputs: []string{"ids_2d", "flat"}, outputs: []string{"ids"}},
+			{op: "Cast", inputs: []string{"input_lengths"}, outputs: []string{"lengths"}, attrs: []attr{{"to", dataTypeFloat32}}},
+		},
+		inits: []initializer{int64s("flat", []int64{1}, -1)},
+	}
+	concat := []string{"ids", "lengths", "scales"}
+	if o.MultiSpeaker {
+		g.inputs = append(g.inputs, value{name: "sid", dtype: dataTypeInt64, shape: []dim{{size: 1}}})
+		g.nodes = append(g.nodes, node{op: "Cast", inputs: []string{"sid"}, outputs: []string{"speaker"}, attrs: []attr{{"to", dataTypeFloat32}}})
+		concat = append(concat, "speaker")
+	}
+	g.nodes = append(g.nodes, node{op: "Concat", inputs: concat, outputs: []string{"encoded"}, attrs: []attr{{"axis", 0}}})
+	encoded := "encoded"
+	if o.Weights > 0 {
+		g.inits = append(g.inits, initializer{name: "weights", dtype: dataTypeFloat32, dims: []int64{int64(o.Weights)}, raw: make([]byte, 4*o.Weights)})
+		g.nodes = append(g.nodes,
+			node{op: "Gather", inputs: []string{"weights", "input_lengths"}, outputs: []string{"weight"}},
+			node{op: "Add", inputs: []string{"encoded", "weight"}, outputs: []string{"weighed"}})
+		encoded = "weighed"
+	}
+	if o.Compute > 0 {
+		g.addCompute(encoded, "computed", "lengths", o.Compute)
+		encoded = "computed"
+	}
+	if o.Hang {
+		g.addLoop(encoded, "looped")
+		encoded = "looped"
+	}
+	factor := ""
+	if o.Paced {
+		g.inits = append(g.inits, int64s("length_scale_index", []int64{1}, 1))
+		g.nodes = append(g.nodes, node{op: "Gather", inputs: []string{"scales", "length_scale_index"}, outputs: []string{"pace"}})
+		factor = "pace"
+	}
+	g.addSamples(encoded, "output", []int64{1, 1, -1}, o.scale(), o.Repeat, factor)
+	return g.marshal()
+}
+
+// KokoroOptions shapes a generated Kokoro model.
+type KokoroOptions struct {
+	// InputIDs names the token input "input_ids", with a free batch dimension everywhere and a
+	// [1,T] output "waveform", as onnx-community's exports have them; otherwise it is "tokens"
+	// [1,N] and the output "audio" [T], as in kokoro-onnx's kokoro-v1.0.onnx.
+	InputIDs bool
+	// Speed is the element type of "speed": worker.Float32 (zero means that) or worker.Int32,
+	// as real models have it, or another, which no Kokoro model has, for tests of the checks.
+	Speed worker.DType
+	// Output renames the output; empty keeps the variant's.
+	Output string
+	// Scale multiplies every encoded value; zero means DefaultScale.
+	Scale float32
+	// Repeat is how many samples each encoded value becomes; zero means 1.
+	Repeat int
+	// Paced makes each value last Repeat divided by the speed samples, rounded, as a real
+	// voice speaks faster at a higher speed.
+	Paced bool
+}
+
+func (o KokoroOptions) scale() float32 { return orDefault(o.Scale) }
+
+// Kokoro returns a model with a Kokoro model's signature (see the package comment).
+func Kokoro(o KokoroOptions) []byte {
+	tokens, batch, output, shape := "tokens", dim{size: 1}, "audio", []int64{-1}
+	outDims := []dim{{param: "num_samples"}}
+	if o.InputIDs {
+		tokens, batch, output, shape = "input_ids", dim{param: "batch_size"}, "waveform", []int64{1, -1}
+		outDims = []dim{batch, {param: "num_samples"}}
+	}
+	if o.Output != "" {
+		output = o.Output
+	}
+	speed := int(o.Speed)
+	if speed == 0 {
+		speed = dataTypeFloat32
+	}
+	g := graph{
+		name: "kokoro",
+		inputs: []value{
+			{name: tokens, dtype: dataTypeInt64, shape: []dim{batch, {param: "sequence_length"}}},
+			{name: "style", dtype: dataTypeFloat32, shape: []dim{batch, {size: worker.StyleSize}}},
+			{name: "speed", dtype: speed, shape: []dim{batch}},
+		},
+		outputs: []value{{name: output, dtype: dataTypeFloat32, shape: outDims}},
+		nodes: []node{
+			{op: "Cast", inputs: []string{tokens}, outputs: []string{"tokens_2d"}, attrs: []attr{{"to", dataTypeFloat32}}},
+			{op: "Reshape", inputs: []string{"tokens_2d", "flat"}, outputs: []string{"ids"}},
+			{op: "Reshape", inputs: []string{"style", "flat"}, outputs: []string{"style_row"}},
+			{op: "Cast", inputs: []string{"speed"}, outputs: []string{"speed_f"}, attrs: []attr{{"to", dataTypeFloat32}}},
+			{op: "Concat", inputs: []string{"ids", "style_row", "speed_f"}, outputs: []string{"encoded"}, attrs: []attr{{"axis", 0}}},
+		},
+		inits: []initializer{int64s("flat", []int64{1}, -1)},
+	}
+	factor := ""
+	if o.Paced {
+		g.inits = append(g.inits, float32s("unit", []int64{1}, 1))
+		g.nodes = append(g.nodes, node{op: "Div", inputs: []string{"unit", "speed_f"}, outputs: []string{"pace"}})
+		factor = "pace"
+	}
+	g.addSamples("encoded", output, shape, o.scale(), o.Repeat, factor)
+	return g.marshal()
+}
+
+// addSamples adds the nodes that turn the vector in into the output out of shape: each value
+// times scale, repeat times in a row, or, if factor names a float [1] tensor, repeat times
+// factor, rounded.
+func (g *graph) addSamples(in, out string, shape []int64, scale float32, repeat int, factor string) {
+	repeat = max(repeat, 1)
+	g.inits = append(g.inits,
+		float32s("scale", []int64{1}, scale),
+		int64s("column", []int64{2}, -1, 1),
+		int64s("out_shape", []int64{int64(len(shape))}, shape...))
+	if factor == "" {
+		g.inits = append(g.inits, int64s("repeats", []int64{2}, 1, int64(repeat)))
+	} else {
+		g.inits = append(g.inits, float32s("repeat_f", []int64{1}, float32(repeat)), int64s("one", []int64{1}, 1))
+		g.nodes = append(g.nodes,
+			node{op: "Mul", inputs: []string{factor, "repeat_f"}, outputs: []string{"repeat_paced"}},
+			node{op: "Round", inputs: []string{"repeat_paced"}, outputs: []string{"repeat_round"}},
+			node{op: "Cast", inputs: []string{"repeat_round"}, outputs: []string{"repeat_n"}, attrs: []attr{{"to", dataTypeInt64}}},
+			node{op: "Concat", inputs: []string{"one", "repeat_n"}, outputs: []string{"repeats"}, attrs: []attr{{"axis", 0}}})
+	}
+	g.nodes = append(g.nodes,
+		node{op: "Mul", inputs: []string{in, "scale"}, outputs: []string{"scaled"}},
+		node{op: "Reshape", inputs: []string{"scaled", "column"}, outputs: []string{"columns"}},
+		node{op: "Tile", inputs: []string{"columns", "repeats"}, outputs: []string{"tiled"}},
+		node{op: "Reshape", inputs: []string{"tiled", "out_shape"}, outputs: []string{out}})
+}
+
+// addCompute adds n products of 256×256 matrices that start from the float [1] tensor seed,
+// an input, so that onnxruntime cannot fold them into a constant, and adds their sum times
+// zero to in, giving out.
+func (g *graph) addCompute(in, out, seed string, n int) {
+	const size = 256
+	identity := make([]float32, size*size)
+	for i := range size {
+		identity[i*size+i] = 1
+	}
+	g.inits = append(g.inits, float32s("compute_w", []int64{size, size}, identity...), float32s("compute_zero", []int64{1}, 0))
+	g.nodes = append(g.nodes, node{op: "Mul", inputs: []string{"compute_w", seed}, outputs: []string{"compute_0"}})
+	for i := range n {
+		g.nodes = append(g.nodes, node{op: "MatMul", inputs: []string{fmt.Sprintf("compute_%d", i), "compute_w"}, outputs: []string{fmt.Sprintf("compute_%d", i+1)}})
+	}
+	g.nodes = append(g.nodes,
+		node{op: "ReduceSum", inputs: []string{fmt.Sprintf("compute_%d", n)}, outputs: []string{"compute_sum"}, attrs: []attr{{"keepdims", 0}}},
+		node{op: "Mul", inputs: []string{"compute_sum", "compute_zero"}, outputs: []string{"compute_nothing"}},
+		node{op: "Add", inputs: []string{in, "compute_nothing"}, outputs: []string{out}})
+}
+
+// addLoop adds a Loop of 2^63-1 iterations that passes the vector in on to out unchanged, had
+// it an end.
+func (g *graph) addLoop(in, out string) {
+	g.inits = append(g.inits,
+		int64s("trips", nil, math.MaxInt64),
+		initializer{name: "forever", dtype: dataTypeBool, raw: []byte{1}})
+	body := &graph{
+		name: "spin",
+		inputs: []value{
+			{name: "i", dtype: dataTypeInt64},
+			{name: "cond_in", dtype: dataTypeBool},
+			{name: "carried_in", dtype: dataTypeFloat32, shape: []dim{{param: "n"}}},
+		},
+		outputs: []value{
+			{name: "cond_out", dtype: dataTypeBool},
+			{name: "carried_out", dtype: dataTypeFloat32, shape: []dim{{param: "n"}}},
+		},
+		nodes: []node{
+			{op: "Identity", inputs: []string{"cond_in"}, outputs: []string{"cond_out"}},
+			{op: "Identity", inputs: []string{"carried_in"}, outputs: []string{"carried_out"}},
+		},
+	}
+	g.nodes = append(g.nodes, node{op: "Loop", inputs: []string{"trips", "forever", in}, outputs: []string{out}, body: body})
+}
+
+func orDefault(scale float32) float32 {
+	if scale == 0 {
+		return DefaultScale
+	}
+	return scale
+}
+
+// values undoes the scaling and repetition of samples, checking that each run of repeat
+// samples is one value.
+func values(samples []float32, scale float32, repeat int) ([]float32, error) {
+	repeat = max(repeat, 1)
+	if len(samples)%repeat != 0 {
+		return nil, fmt.Errorf("%d samples, not a multiple of the repeat %d", len(samples), repeat)
+	}
+	v := make([]float32, len(samples)/repeat)
+	for k := range v {
+		run := samples[k*repeat : (k+1)*repeat]
+		for _, s := range run {
+			if s != run[0] {
+				return nil, fmt.Errorf("samples %d to %d differ: %v", k*repeat, (k+1)*repeat-1, run)
+			}
+		}
+		v[k] = run[0] / scale
+	}
+	return v, nil
+}
+
+// integer returns v as an integer, or an error if it is not one.
+func integer(v float32, what string) (int64, error) {
+	if v != float32(math.Trunc(float64(v))) {
+		return 0, fmt.Errorf("%s %g is not a whole number", what, v)
+	}
+	return int64(v), nil
+}
+
+// DecodePiper returns the input that a model made by Piper(o) received, from its samples. It
+// checks that input_lengths was the number of phoneme IDs. Speaker is zero unless o is
+// MultiSpeaker.
+func DecodePiper(samples []float32, o PiperOptions) (worker.PiperInput, error) {
+	var in worker.PiperInput
+	v, err := values(samples, o.scale(), o.Repeat)
+	if err != nil {
+		return in, fmt.Errorf("decode piper: %w", err)
+	}
+	tail := 4
+	if o.MultiSpeaker {
+		tail = 5
+	}
+	n := len(v) - tail
+	if n < 0 {
+		return in, fmt.Errorf("decode piper: %d values, want at least %d", len(v), tail)
+	}
+	for k := range n {
+		id, err := integer(v[k], fmt.Sprintf("phoneme ID %d", k))
+		if err != nil {
+			return in, fmt.Errorf("decode piper: %w", err)
+		}
+		in.IDs = append(in.IDs, id)
+	}
+	length, err := integer(v[n], "input_lengths")
+	if err != nil {
+		return in, fmt.Errorf("decode piper: %w", err)
+	}
+	if length != int64(n) {
+		return in, fmt.Errorf("decode piper: input_lengths %d, but %d phoneme IDs", length, n)
+	}
+	in.NoiseScale, in.LengthScale, in.NoiseW = v[n+1], v[n+2], v[n+3]
+	if o.MultiSpeaker {
+		if in.Speaker, err = integer(v[n+4], "sid"); err != nil {
+			return in, fmt.Errorf("decode piper: %w", err)
+		}
+	}
+	return in, nil
+}
+
+// DecodeKokoro returns the input that a model made by Kokoro(o) received, from its samples.
+func DecodeKokoro(samples []float32, o KokoroOptions) (worker.KokoroInput, error) {
+	var in worker.KokoroInput
+	v, err := values(samples, o.scale(), o.Repeat)
+	if err != nil {
+		return in, fmt.Errorf("decode kokoro: %w", err)
+	}
+	n := len(v) - worker.StyleSize - 1
+	if n < 0 {
+		return in, fmt.Errorf("decode kokoro: %d values, want at least %d", len(v), worker.StyleSize+1)
+	}
+	for k := range n {
+		id, err := integer(v[k], fmt.Sprintf("token %d", k))
+		if err != nil {
+			return in, fmt.Errorf("decode kokoro: %w", err)
+		}
+		in.Tokens = append(in.Tokens, id)
+	}
+	in.Style = v[n : n+worker.StyleSize]
+	in.Speed = v[n+worker.StyleSize]
+	return in, nil
+}
+
+// Write writes model to a file name in a new temporary directory of tb and returns its path.
+func Write(tb testing.TB, name string, model []byte) string {
+	tb.Helper()
+	path := filepath.Join(tb.TempDir(), name)
+	if err := os.WriteFile(path, model, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+// Library returns the onnxruntime library that NARRATOR_ONNXRUNTIME names (scripts/test.sh
+// sets it). If it names no file, the test skips, or fails under NARRATOR_TEST_FULL=1.
+func Library(tb testing.TB) string {
+	tb.Helper()
+	path := os.Getenv("NARRATOR_ONNXRUNTIME")
+	if path == "" {
+		proctest.Missing(tb, "onnxruntime", "NARRATOR_ONNXRUNTIME is not set; set it to what scripts/deps.sh onnxruntime prints")
+	}
+	if _, err := os.Stat(path); err != nil {
+		proctest.Missing(tb, "onnxruntime", fmt.Sprintf("NARRATOR_ONNXRUNTIME: %v; scripts/deps.sh onnxruntime fetches it", err))
+	}
+	return path
+}

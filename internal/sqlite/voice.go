@@ -1,0 +1,129 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/narrator/narrator"
+)
+
+const (
+	insertVoiceSQL = `
+INSERT INTO voices (id, name, gender, language, engine, quality, license, speaker, priority, created_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	insertVoiceFileSQL = `INSERT INTO voice_files (voice_id, role, name, size, sha256) VALUES (?, ?, ?, ?, ?)`
+	listVoicesSQL      = `
+SELECT id, name, gender, language, engine, quality, license, speaker, priority, created_at
+FROM voices ORDER BY language, name`
+	listVoiceFilesSQL = `SELECT voice_id, role, name, size, sha256 FROM voice_files ORDER BY voice_id, role`
+	deleteVoiceSQL    = `DELETE FROM voices WHERE id = ?`
+)
+
+// InstallVoice adds an installed voice's catalog entry and the list of its
+// files, setting its CreatedAt. It returns EINVALID for an invalid entry and
+// ECONFLICT if a voice has its ID, or its name in its language.
+func (s *Store) InstallVoice(ctx context.Context, v *narrator.InstalledVoice) error {
+	if err := v.Validate(); err != nil {
+		return err
+	}
+	tx, err := s.beginWrite(ctx)
+	if err != nil {
+		return fmt.Errorf("install voice: %w", err)
+	}
+	defer tx.Rollback()
+	now := s.now()
+	if _, err := tx.ExecContext(ctx, insertVoiceSQL, v.EngineVoice, v.Name, v.Gender, v.Language, v.Engine, v.Quality, v.License, v.Speaker, v.Priority, micros(now)); err != nil {
+		return fmt.Errorf("install voice %s: %w", v.EngineVoice, formatError(err, "a voice with this ID, or this name in "+v.Language+","))
+	}
+	for _, f := range v.Files {
+		if _, err := tx.ExecContext(ctx, insertVoiceFileSQL, v.EngineVoice, f.Role, f.Name, f.Size, f.SHA256); err != nil {
+			return fmt.Errorf("install voice %s: file %s: %w", v.EngineVoice, f.Name, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("install voice %s: commit: %w", v.EngineVoice, err)
+	}
+	v.CreatedAt = fromMicros(micros(now))
+	return nil
+}
+
+// ListInstalledVoices returns the installed voices with their files, by
+// language, then name.
+func (s *Store) ListInstalledVoices(ctx context.Context) ([]*narrator.InstalledVoice, error) {
+	tx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("list voices: %w", err)
+	}
+	defer tx.Rollback()
+	out, err := listVoices(ctx, tx)
+	if err != nil {
+		return nil, fmt.Errorf("list voices: %w", err)
+	}
+	return out, nil
+}
+
+func listVoices(ctx context.Context, tx *sql.Tx) ([]*narrator.InstalledVoice, error) {
+	rows, err := tx.QueryContext(ctx, listVoicesSQL)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []*narrator.InstalledVoice{}
+	byID := map[string]*narrator.InstalledVoice{}
+	for rows.Next() {
+		var v narrator.InstalledVoice
+		var created int64
+		if err := rows.Scan(&v.EngineVoice, &v.Name, &v.Gender, &v.Language, &v.Engine, &v.Quality, &v.License, &v.Speaker, &v.Priority, &created); err != nil {
+			return nil, err
+		}
+		v.CreatedAt = fromMicros(created)
+		out = append(out, &v)
+		byID[v.EngineVoice] = &v
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	files, err := tx.QueryContext(ctx, listVoiceFilesSQL)
+	if err != nil {
+		return nil, err
+	}
+	defer files.Close()
+	for files.Next() {
+		var id string
+		var f narrator.VoiceFile
+		if err := files.Scan(&id, &f.Role, &f.Name, &f.Size, &f.SHA256); err != nil {
+			return nil, err
+		}
+		if v := byID[id]; v != nil {
+			v.Files = append(v.Files, f)
+		}
+	}
+	return out, files.Err()
+}
+
+// RemoveVoice deletes an installed voice's entry and returns it. It returns
+// ENOTFOUND if no voice has the ID. The caller deletes the files that no
+// voice left uses.
+func (s *Store) RemoveVoice(ctx context.Context, id string) (*narrator.InstalledVoice, error) {
+	tx, err := s.beginWrite(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("remove voice: %w", err)
+	}
+	defer tx.Rollback()
+	all, err := listVoices(ctx, tx)
+	if err != nil {
+		return nil, fmt.Errorf("remove voice %s: %w", id, err)
+	}
+	v, err := narrator.FindInstalledVoice(all, id)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := tx.ExecContext(ctx, deleteVoiceSQL, id); err != nil {
+		return nil, fmt.Errorf("remove voice %s: %w", id, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("remove voice %s: commit: %w", id, err)
+	}
+	return v, nil
+}
