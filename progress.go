@@ -11,6 +11,10 @@ import (
 // final VOD playlist. Players can start on it once synthesis has begun.
 const LivePlaylistName = "live.m3u8"
 
+// MediaMP3Name is the file name of the MP3 in a rendering's folder; the
+// media server finds a folder's audio by it.
+const MediaMP3Name = "audio.mp3"
+
 // LiveMP3Name is the file name, beside a live playlist, under which the
 // media server sends the live stream as one growing MP3, for players
 // that cannot play a live HLS stream (Chromium, Firefox): the MP3 frames

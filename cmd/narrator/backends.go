@@ -44,6 +44,7 @@ type dataStore interface {
 	pipeline.RuleSource
 	copyStore
 	voiceStore
+	mediaserve.AccessFinder
 	CreateAccount(ctx context.Context, a *narrator.Account) error
 	CreateUser(ctx context.Context, u *narrator.User) error
 	SetUserPassword(ctx context.Context, userID int64, passwordHash []byte) error

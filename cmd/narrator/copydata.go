@@ -22,6 +22,11 @@ type copyStore interface {
 	ImportMeta(ctx context.Context, e *narrator.Export) error
 	ExportAudios(ctx context.Context, afterID int64, limit int) ([]*narrator.Audio, error)
 	ImportAudios(ctx context.Context, audios []*narrator.Audio) (inserted int, err error)
+	ProjectAccess(ctx context.Context, projectID int64) (narrator.ProjectAccess, error)
+	SetProjectAccess(ctx context.Context, a *narrator.ProjectAccess) error
+	RotateEmbedSecret(ctx context.Context, projectID int64, secret string) (narrator.ProjectAccess, error)
+	ExportPublications(ctx context.Context, afterID int64, limit int) ([]narrator.Publication, error)
+	SetPublication(ctx context.Context, p narrator.Publication) (narrator.Publication, error)
 }
 
 // copyMedia is what copy-data needs of a media store, on either side.
@@ -138,7 +143,7 @@ func (c *copier) run(ctx context.Context) error {
 			return fmt.Errorf("read source audios: %w", err)
 		}
 		if len(page) == 0 {
-			return nil
+			return c.copyPublishing(ctx, src.Projects)
 		}
 		if err := c.copyAudios(ctx, page); err != nil {
 			return err
@@ -146,6 +151,45 @@ func (c *copier) run(ctx context.Context) error {
 		after = page[len(page)-1].ID
 		fmt.Fprintf(c.progress, "audios: %d of %d done; media files: %d copied, %d already there\n",
 			c.audiosNew+c.audiosKnown, c.total, c.filesNew, c.filesKnown)
+	}
+}
+
+// copyPublishing copies what decides who may listen: the projects' access
+// settings with their signing secrets, and the audios' publications (the
+// audios are in the target by then; a deleted one is skipped). Without
+// them a copy would publish drafts and open signed projects.
+func (c *copier) copyPublishing(ctx context.Context, projects []*narrator.Project) error {
+	for _, p := range projects {
+		a, err := c.from.ProjectAccess(ctx, p.ID)
+		if err != nil {
+			return fmt.Errorf("read access of project %d: %w", p.ID, err)
+		}
+		if a.UpdatedAt.IsZero() {
+			continue // never changed: the target's default
+		}
+		if a.SigningSecret != "" {
+			if _, err := c.to.RotateEmbedSecret(ctx, p.ID, a.SigningSecret); err != nil {
+				return fmt.Errorf("copy signing secret of project %d: %w", p.ID, err)
+			}
+		}
+		if err := c.to.SetProjectAccess(ctx, &a); err != nil {
+			return fmt.Errorf("copy access of project %d: %w", p.ID, err)
+		}
+	}
+	for after := int64(0); ; {
+		page, err := c.from.ExportPublications(ctx, after, copyBatch)
+		if err != nil {
+			return fmt.Errorf("read source publications: %w", err)
+		}
+		if len(page) == 0 {
+			return nil
+		}
+		for _, pub := range page {
+			if _, err := c.to.SetPublication(ctx, pub); err != nil && narrator.ErrorCode(err) != narrator.ENOTFOUND {
+				return fmt.Errorf("copy publication of audio %d: %w", pub.AudioID, err)
+			}
+		}
+		after = page[len(page)-1].AudioID
 	}
 }
 

@@ -3,8 +3,12 @@
 package main
 
 import (
+	"crypto/md5"
+	"encoding/json"
 	"fmt"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -151,6 +155,36 @@ func TestNeuralVoice(t *testing.T) {
 	}
 	if _, _, err := runCLI(t, "voices", "remove", "--data", data, "piper-en_us-tiny-medium"); err == nil {
 		t.Error("removing it twice: no error")
+	}
+
+	// Downloaded again, from a mirror with the Piper repository's layout.
+	repo := map[string][]byte{}
+	for _, name := range []string{"en_US-tiny-medium.onnx", "en_US-tiny-medium.onnx.json"} {
+		b, err := os.ReadFile(filepath.Join(filepath.Dir(model), name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		repo["en/en_US/tiny/medium/"+name] = b
+	}
+	files := map[string]map[string]any{}
+	for p, b := range repo {
+		files[p] = map[string]any{"size_bytes": len(b), "md5_digest": fmt.Sprintf("%x", md5.Sum(b))}
+	}
+	index, err := json.Marshal(map[string]any{"en_US-tiny-medium": map[string]any{"files": files}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mirror := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/voices.json" {
+			w.Write(index)
+			return
+		}
+		w.Write(repo[strings.TrimPrefix(r.URL.Path, "/")])
+	}))
+	defer mirror.Close()
+	got = mustJSON[[]installedOut](t, mustCLI(t, "voices", "download", "--data", data, "--onnxruntime", lib, "--gender", "female", "--from", mirror.URL+"/", "--json", "en_US-tiny-medium"))
+	if len(got) != 1 || got[0].ID != "piper-en_us-tiny-medium" {
+		t.Errorf("downloaded %+v", got)
 	}
 }
 

@@ -29,11 +29,12 @@ type installFlags struct {
 	asJSON                                   bool
 }
 
-func addInstallFlags(fs interface {
-	StringVar(p *string, name, value, usage string)
-	IntVar(p *int, name string, value int, usage string)
-	BoolVar(p *bool, name string, value bool, usage string)
-}, f *installFlags, getenv func(string) string) {
+// installFlagSet returns the flag set of voices install or download, with the flags both
+// take set into f.
+func installFlagSet(e *env, name, synopsis string, f *installFlags) *flag.FlagSet {
+	fs := newFlagSet(e, name, synopsis)
+	f.data = config.BackendFlags(fs, e.getenv)
+	getenv := e.getenv
 	fs.StringVar(&f.name, "name", "", "the voice's `name` in the catalog (default: from the files, such as Amy)")
 	fs.StringVar(&f.gender, "gender", "", "female or male (a Piper voice's files do not say; a Kokoro voice's name does)")
 	fs.StringVar(&f.language, "language", "", "`locale` such as en_US (default: from the files)")
@@ -43,6 +44,7 @@ func addInstallFlags(fs interface {
 	fs.IntVar(&f.priority, "priority", 0, "`rank` among its language's voices for the defaults: higher first; below 0, never a default")
 	fs.StringVar(&f.library, "onnxruntime", getenv(config.EnvONNXRuntime), "the onnxruntime shared `library` that checks the model (env "+config.EnvONNXRuntime+")")
 	fs.BoolVar(&f.asJSON, "json", false, "print JSON instead of a table")
+	return fs
 }
 
 // describe turns the flags into what the operator says of a voice.
@@ -74,10 +76,8 @@ type voicesInstallCommand struct{ e *env }
 // Run installs a voice from local files.
 func (cmd voicesInstallCommand) Run(ctx context.Context, args []string) error {
 	e := cmd.e
-	fs := newFlagSet(e, "voices install", "voices install [flags] MODEL.onnx [MODEL.onnx.json | VOICES.bin]")
 	var f installFlags
-	f.data = config.BackendFlags(fs, e.getenv)
-	addInstallFlags(fs, &f, e.getenv)
+	fs := installFlagSet(e, "voices install", "voices install [flags] MODEL.onnx [MODEL.onnx.json | VOICES.bin]", &f)
 	if err := parseWithArgs(fs, args); err != nil {
 		return err
 	}
@@ -99,10 +99,8 @@ type voicesDownloadCommand struct{ e *env }
 // Run downloads a Piper voice and installs it.
 func (cmd voicesDownloadCommand) Run(ctx context.Context, args []string) error {
 	e := cmd.e
-	fs := newFlagSet(e, "voices download", "voices download [flags] NAME")
 	var f installFlags
-	f.data = config.BackendFlags(fs, e.getenv)
-	addInstallFlags(fs, &f, e.getenv)
+	fs := installFlagSet(e, "voices download", "voices download [flags] NAME", &f)
 	from := fs.String("from", neural.PiperVoicesURL, "the Piper voice repository, or a mirror with its layout (voices.json at its root)")
 	timeout := fs.Duration("timeout", 30*time.Minute, "give up on the download after this `long`")
 	if err := parseWithArgs(fs, args); err != nil {

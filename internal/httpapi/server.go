@@ -54,6 +54,17 @@ type Store interface {
 	// SynthesisProgress returns ENOTFOUND while no progress on the
 	// revision is reported.
 	SynthesisProgress(ctx context.Context, audioID int64, revision int) (narrator.SynthesisProgress, error)
+
+	// AudioPublication returns the default for an audio never decided on.
+	AudioPublication(ctx context.Context, audioID int64) (narrator.Publication, error)
+	// SetPublication returns ENOTFOUND unless the audio is live.
+	SetPublication(ctx context.Context, p narrator.Publication) (narrator.Publication, error)
+	// ProjectAccess returns the defaults for a project never changed.
+	ProjectAccess(ctx context.Context, projectID int64) (narrator.ProjectAccess, error)
+	// SetProjectAccess keeps the signing secret; EINVALID for a signed
+	// project without one.
+	SetProjectAccess(ctx context.Context, a *narrator.ProjectAccess) error
+	RotateEmbedSecret(ctx context.Context, projectID int64, secret string) (narrator.ProjectAccess, error)
 }
 
 // PageReader reads the article of a web page, for the import extension.

@@ -15,6 +15,12 @@
 //
 //	mux.Handle("/media/", http.StripPrefix("/media/", mediaserve.New(store, mediaserve.Options{Logger: logger})))
 //
+// The files of a signed project (narrator.AccessSigned) are served only
+// with ?token=, a token of the folder (narrator.MediaSubject) signed with
+// the project's secret, and then not to shared caches; without a valid one
+// they are a 404 like a missing file. Options.Access finds a folder's
+// project.
+//
 // A client that stops reading cannot hold a connection and its handler
 // for good: every write of a response must finish within
 // Options.WriteTimeout, which is renewed before each write. Nor can one
@@ -47,6 +53,13 @@ type Opener interface {
 	Open(ctx context.Context, key string) (io.ReadSeekCloser, narrator.BlobInfo, error)
 }
 
+// AccessFinder finds who may fetch a folder's files.
+type AccessFinder interface {
+	// MediaAccess returns the access settings of the project whose media
+	// are in folder, or the defaults (public) when none are.
+	MediaAccess(ctx context.Context, folder string) (narrator.ProjectAccess, error)
+}
+
 // cacheControl is the Cache-Control of every media object but a live
 // playlist. An object's content never changes at its URL, whose folder is
 // new for every rendering, so revalidation costs a 304; but an object is
@@ -73,6 +86,11 @@ type Options struct {
 	// MinRate is the slowest, in bytes per second, a response may be
 	// read once RateGrace is spent; 0 sets no minimum.
 	MinRate int
+	// Access gates the files of signed projects; nil serves every file to
+	// anyone.
+	Access AccessFinder
+	// Now is the clock that expires media tokens; time.Now when nil.
+	Now func() time.Time
 }
 
 // Handler is the media http.Handler.
@@ -82,11 +100,16 @@ type Handler struct {
 	writeTimeout time.Duration
 	minRate      int
 	live         *liveWatch
+	access       AccessFinder
+	now          func() time.Time
 }
 
 // New returns a Handler that serves the objects of store.
 func New(store Opener, opts Options) *Handler {
-	h := &Handler{store: store, logger: opts.Logger, writeTimeout: opts.WriteTimeout, minRate: opts.MinRate}
+	h := &Handler{store: store, logger: opts.Logger, writeTimeout: opts.WriteTimeout, minRate: opts.MinRate, access: opts.Access, now: opts.Now}
+	if h.now == nil {
+		h.now = time.Now
+	}
 	if h.logger == nil {
 		h.logger = slog.New(slog.DiscardHandler)
 	}
@@ -132,6 +155,11 @@ func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		writeNotFound(w)
 		return
 	}
+	signed, err := h.admit(r, key)
+	if err != nil {
+		h.openFailed(w, r, key, err)
+		return
+	}
 	if path.Base(key) == narrator.LiveMP3Name {
 		h.serveLiveMP3(w, r, key)
 		return
@@ -155,6 +183,9 @@ func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		// within its one-second resolution.
 		hdr.Set("Cache-Control", "no-cache")
 		modTime = time.Time{}
+	} else if signed {
+		// A subscriber's copy: no shared cache may hand it to others.
+		hdr.Set("Cache-Control", "private, max-age=3600")
 	} else {
 		// Every other object is never rewritten with other content (each
 		// rendering has a folder of its own), but it is deleted with its
@@ -164,6 +195,27 @@ func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	// ServeContent answers Range (206, 416), HEAD and conditional requests.
 	// On an error status it drops Cache-Control and ETag itself.
 	http.ServeContent(&jsonErrors{ResponseWriter: w}, r, "", modTime, f)
+}
+
+// admit reports whether the file at key is a signed project's, and returns
+// an error matching narrator.ErrBlobNotFound, as for a missing file, if it
+// is and the request carries no valid token for its folder.
+func (h *Handler) admit(r *http.Request, key string) (bool, error) {
+	if h.access == nil {
+		return false, nil
+	}
+	folder, _, _ := strings.Cut(key, "/")
+	a, err := h.access.MediaAccess(r.Context(), folder)
+	if err != nil {
+		return false, err
+	}
+	if a.Mode != narrator.AccessSigned {
+		return false, nil
+	}
+	if !narrator.CheckEmbedToken(a.SigningSecret, a.ProjectID, narrator.MediaSubject(folder), r.URL.Query().Get("token"), h.now()) {
+		return true, fmt.Errorf("media of a signed project without a valid token: %w", narrator.ErrBlobNotFound)
+	}
+	return true, nil
 }
 
 // deadlineWriter gives every write of a response its own deadline, so

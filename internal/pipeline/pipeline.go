@@ -52,7 +52,7 @@ const (
 
 // File names inside an audio's media folder.
 const (
-	MP3Name      = "audio.mp3"
+	MP3Name      = narrator.MediaMP3Name
 	PlaylistName = "audio.m3u8"
 )
 

@@ -12,9 +12,15 @@
 //	GET  /embed/player.js, /embed/player.css the player's script and styles
 //	POST /embed/events                     a listening event; 204
 //
-// Only the player pages may be framed by other sites (frame-ancestors *);
-// they load nothing from other origins but the media, whose origin their
-// Content-Security-Policy names.
+// Only the player pages may be framed by other sites (frame-ancestors *, or
+// the project's allowed origins); they load nothing from other origins but
+// the media, whose origin their Content-Security-Policy names.
+//
+// The pages and the status show an audio only when the project admits the
+// visit (narrator.ProjectAccess.Admits: an allowed origin, a valid token
+// in a signed project) and the audio is published (narrator.Listed). Every
+// refusal is the answer of an audio that does not exist, so that no answer
+// tells whether an audio the visitor may not see exists.
 package player
 
 import (
@@ -54,6 +60,12 @@ type Store interface {
 	// SynthesisProgress returns ENOTFOUND while no progress on the
 	// revision is reported.
 	SynthesisProgress(ctx context.Context, audioID int64, revision int) (narrator.SynthesisProgress, error)
+	// ProjectAccess returns the project's access settings, the defaults
+	// for a project that never changed them or does not exist.
+	ProjectAccess(ctx context.Context, projectID int64) (narrator.ProjectAccess, error)
+	// AudioPublication returns the audio's publication, the default for
+	// an audio whose publisher never decided.
+	AudioPublication(ctx context.Context, audioID int64) (narrator.Publication, error)
 }
 
 // Deps are the collaborators of the player.
@@ -214,14 +226,38 @@ type lookup struct {
 	projectID  int64
 	externalID string // "" when url is given
 	url        string
+	token      string // the page's embed token, "" for none
+	origin     string // the embedding page's origin, "" when unknown
 }
 
 // query returns the lookup's query string, for the status URL.
 func (l lookup) query() string {
+	q := "url=" + url.QueryEscape(l.url)
 	if l.externalID != "" {
-		return "external_id=" + url.QueryEscape(l.externalID)
+		q = "external_id=" + url.QueryEscape(l.externalID)
 	}
-	return "url=" + url.QueryEscape(l.url)
+	if l.token != "" {
+		q += "&token=" + url.QueryEscape(l.token)
+	}
+	return q
+}
+
+// visit is what the lookup presents to the project's access settings.
+func (l lookup) visit() narrator.EmbedVisit {
+	return narrator.EmbedVisit{Subject: narrator.EmbedSubject(l.externalID, l.url), Token: l.token, Origin: l.origin}
+}
+
+// pageOrigin returns the origin of the page that embeds the player: the
+// origin the loader passes, else the Referer's (browsers send the
+// embedding page's origin when they load a cross-origin frame), else "".
+func pageOrigin(r *http.Request) string {
+	if o := r.URL.Query().Get("origin"); o != "" {
+		return o
+	}
+	if ref, err := url.Parse(r.Referer()); err == nil && ref.Scheme != "" && ref.Host != "" {
+		return ref.Scheme + "://" + ref.Host
+	}
+	return ""
 }
 
 // readLookup reads the project from the path and the audio's external_id
@@ -234,7 +270,8 @@ func readLookup(r *http.Request) (lookup, error) {
 	}
 	l.projectID = id
 	q := r.URL.Query()
-	l.externalID, l.url = q.Get("external_id"), q.Get("url")
+	l.externalID, l.url, l.token = q.Get("external_id"), q.Get("url"), q.Get("token")
+	l.origin = pageOrigin(r)
 	switch {
 	case l.externalID != "":
 		if utf8.RuneCountInString(l.externalID) > narrator.MaxExternalIDChars || !narrator.ValidText(l.externalID) {
@@ -254,12 +291,39 @@ func readLookup(r *http.Request) (lookup, error) {
 	return l, nil
 }
 
-// find returns the audio a lookup names.
-func (h *Handler) find(ctx context.Context, l lookup) (*narrator.Audio, error) {
-	if l.externalID != "" {
-		return h.store.FindAudioByExternalID(ctx, l.projectID, l.externalID)
+// find returns the audio a lookup names, with its project's access
+// settings, if the project admits the visit and the audio is published;
+// else the ENOTFOUND of an audio that does not exist.
+func (h *Handler) find(ctx context.Context, l lookup) (*narrator.Audio, narrator.ProjectAccess, error) {
+	notFound := narrator.Errorf(narrator.ENOTFOUND, "no audio for this article")
+	access, err := h.store.ProjectAccess(ctx, l.projectID)
+	if err != nil {
+		return nil, access, err
 	}
-	return h.store.FindAudioByArticleURL(ctx, l.projectID, l.url)
+	now := h.now()
+	if !access.Admits(l.visit(), now) {
+		return nil, access, notFound
+	}
+	var a *narrator.Audio
+	if l.externalID != "" {
+		a, err = h.store.FindAudioByExternalID(ctx, l.projectID, l.externalID)
+	} else {
+		a, err = h.store.FindAudioByArticleURL(ctx, l.projectID, l.url)
+	}
+	switch {
+	case narrator.ErrorCode(err) == narrator.ENOTFOUND:
+		return nil, access, notFound
+	case err != nil:
+		return nil, access, err
+	}
+	pub, err := h.store.AudioPublication(ctx, a.ID)
+	if err != nil {
+		return nil, access, err
+	}
+	if !narrator.Listed(a, pub, now) {
+		return nil, access, notFound
+	}
+	return a, access, nil
 }
 
 // pageData is what the page template gets.
@@ -273,6 +337,10 @@ type pageData struct {
 	StatusURL string
 	Audio     *narrator.Audio
 	Player    *playerData
+	// frameAncestors is the CSP's frame-ancestors of the page: the
+	// project's allowed origins, or * (also for every message page, which
+	// shows nothing of a project).
+	frameAncestors string
 }
 
 // playerData is what the player's markup carries: the player script
@@ -314,16 +382,21 @@ func (h *Handler) servePage(w http.ResponseWriter, r *http.Request) {
 		h.renderError(w, r, err)
 		return
 	}
-	a, err := h.find(r.Context(), l)
+	a, access, err := h.find(r.Context(), l)
 	if err != nil {
 		h.renderError(w, r, err)
 		return
 	}
-	d := pageData{Title: untitled(a.Title), Audio: a}
-	d.Player = newPlayerData(a, h.mediaURL)
+	d := pageData{Title: untitled(a.Title), Audio: a, frameAncestors: access.FrameAncestors()}
+	d.Player = newPlayerData(a, h.mediaURLs(access, time.Duration(a.DurationMS)*time.Millisecond))
 	switch {
 	case d.Player != nil:
 		d.Player.EventsURL = "/embed/events"
+		if access.Mode == narrator.AccessSigned {
+			// An HLS playlist names its segments by relative URLs, which
+			// cannot carry the token: a signed project plays the MP3.
+			d.Player.HLSURL = ""
+		}
 	case a.State == narrator.StateUnprocessed:
 		d.Pending = true
 		d.Heading = "The audio of this article is being prepared"
@@ -341,6 +414,21 @@ func (h *Handler) servePage(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, http.StatusOK, d)
 }
 
+// mediaURLs returns how a page of a project names the media of an audio of
+// duration (0 while it is made): by their URLs, or in a signed project with
+// a token of their folder (narrator.MediaSubject) that expires soon after
+// the audio could have been heard (narrator.MediaTokenExpiry), so that a
+// URL copied out of a subscriber's page soon stops working.
+func (h *Handler) mediaURLs(access narrator.ProjectAccess, duration time.Duration) func(string) string {
+	if access.Mode != narrator.AccessSigned {
+		return h.mediaURL
+	}
+	expires := narrator.MediaTokenExpiry(h.now(), duration)
+	return func(key string) string {
+		return h.mediaURL(key) + "?token=" + url.QueryEscape(access.MediaToken(key, expires))
+	}
+}
+
 // statusBody is the answer of the status endpoint.
 type statusBody struct {
 	State string `json:"state"`
@@ -355,9 +443,10 @@ type statusBody struct {
 func (h *Handler) serveStatus(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	var a *narrator.Audio
+	var access narrator.ProjectAccess
 	l, err := readLookup(r)
 	if err == nil {
-		a, err = h.find(r.Context(), l)
+		a, access, err = h.find(r.Context(), l)
 	}
 	switch {
 	case narrator.ErrorCode(err) == narrator.ENOTFOUND:
@@ -375,7 +464,7 @@ func (h *Handler) serveStatus(w http.ResponseWriter, r *http.Request) {
 		p, err := h.store.SynthesisProgress(r.Context(), a.ID, a.Revision)
 		switch {
 		case err == nil && p.Current(a) && p.LiveKey != "":
-			body.LiveMP3URL = h.mediaURL(narrator.LiveMP3Key(p.LiveKey))
+			body.LiveMP3URL = h.mediaURLs(access, 0)(narrator.LiveMP3Key(p.LiveKey))
 		case err != nil && narrator.ErrorCode(err) != narrator.ENOTFOUND:
 			h.logError(r, err)
 			httpapi.WriteError(w, err)
@@ -438,6 +527,15 @@ func (h *Handler) recordEvent(r *http.Request) error {
 	if err := narrator.ValidateListenEvent(e.Event); err != nil {
 		return err
 	}
+	// An audio that is not published is not listened to: its events get
+	// the answer of an audio that does not exist.
+	pub, err := h.store.AudioPublication(r.Context(), e.AudioID)
+	if err != nil {
+		return err
+	}
+	if !pub.Public(h.now()) {
+		return narrator.Errorf(narrator.ENOTFOUND, "audio %d not found", e.AudioID)
+	}
 	return h.store.RecordListen(r.Context(), e.ProjectID, e.AudioID, e.Event, h.now())
 }
 
@@ -460,8 +558,12 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, d p
 	hdr.Set("Cache-Control", "no-store")
 	// Any site may frame the player: that is what it is for. Everything it
 	// loads comes from here, except the media, from their origin.
+	ancestors := d.frameAncestors
+	if ancestors == "" {
+		ancestors = "*"
+	}
 	hdr.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "+
-		"media-src "+media+"; connect-src "+media+"; form-action 'none'; base-uri 'none'; frame-ancestors *")
+		"media-src "+media+"; connect-src "+media+"; form-action 'none'; base-uri 'none'; frame-ancestors "+ancestors)
 	hdr.Set("Referrer-Policy", "no-referrer")
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())

@@ -222,6 +222,9 @@ func (s *Store) createAudio(ctx context.Context, tx pgx.Tx, a *narrator.Audio) (
 	if got.Media, err = insertMedia(ctx, tx, got.ID); err != nil {
 		return nil, false, err
 	}
+	if err := sqlstore.InsertNewPublication(ctx, pgTx{tx}, &got); err != nil {
+		return nil, false, err
+	}
 	plan.Effects.Round = round
 	if err := s.applyEffects(ctx, tx, &got, plan.Effects); err != nil {
 		return nil, false, err

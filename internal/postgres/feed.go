@@ -34,7 +34,7 @@ const feedAudiosSQL = `
 SELECT id, project_id, external_id, title, left(body, $3), author, article_url, metadata,
 	state, error, revision, duration_ms, created_at, updated_at, deleted_at
 FROM audios
-WHERE project_id = $1 AND deleted_at IS NULL AND state = 'processed'
+WHERE project_id = $1 AND deleted_at IS NULL AND state = 'processed' AND NOT ` + sqlstore.NotPublicSQL + `$4)))
 ORDER BY created_at DESC, id DESC
 LIMIT $2`
 
@@ -61,6 +61,7 @@ func (s *Store) FeedByToken(ctx context.Context, token string, limit int) (*narr
 	if narrator.ValidateFeedToken(token) != nil {
 		return nil, notFound
 	}
+	now := s.now()
 	tx, err := s.beginRead(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("read feed: %w", err)
@@ -77,14 +78,18 @@ func (s *Store) FeedByToken(ctx context.Context, token string, limit int) (*narr
 	if c.Project, err = findProject(ctx, tx, f.ProjectID); err != nil {
 		return nil, fmt.Errorf("read feed of project %d: %w", f.ProjectID, err)
 	}
-	if c.Audios, err = queryAudios(ctx, tx, feedAudiosSQL, f.ProjectID, limit, narrator.FeedBodyChars); err != nil {
+	if c.Audios, err = queryAudios(ctx, tx, feedAudiosSQL, f.ProjectID, limit, narrator.FeedBodyChars, now); err != nil {
 		return nil, fmt.Errorf("read feed of project %d: audios: %w", f.ProjectID, err)
 	}
 	var updated, deleted *time.Time
 	if err := tx.QueryRow(ctx, audiosChangedSQL, f.ProjectID).Scan(&updated, &deleted); err != nil {
 		return nil, fmt.Errorf("read feed of project %d: last change: %w", f.ProjectID, err)
 	}
-	for _, t := range []*time.Time{updated, deleted} {
+	published, err := sqlstore.PublicationChangedAt(ctx, pgTx{tx}, f.ProjectID, now)
+	if err != nil {
+		return nil, fmt.Errorf("read feed: %w", err)
+	}
+	for _, t := range []*time.Time{updated, deleted, &published} {
 		if t != nil && t.After(c.AudiosChangedAt) {
 			c.AudiosChangedAt = t.UTC()
 		}

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/sqlstore"
 )
 
 // Creates are committed in groups. SQLite has one writer, so concurrent
@@ -328,6 +329,9 @@ func (s *Store) createAudio(ctx context.Context, tx *sql.Tx, st *writeStmts, hea
 		return nil, nil, err
 	}
 	if got.Media, err = insertMedia(ctx, tx, st, got.ID); err != nil {
+		return nil, nil, err
+	}
+	if err := sqlstore.InsertNewPublication(ctx, sqlTx{tx}, &got); err != nil {
 		return nil, nil, err
 	}
 	acct.add(eff.Round, eff.Queued, eff.MediaBytes)

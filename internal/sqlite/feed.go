@@ -32,7 +32,7 @@ const feedAudiosSQL = `
 SELECT id, project_id, external_id, title, substr(body, 1, ?), author, article_url, metadata,
 	state, error, revision, duration_ms, created_at, updated_at, deleted_at
 FROM audios INDEXED BY audios_feed
-WHERE project_id = ? AND deleted_at IS NULL AND state = 'processed'
+WHERE project_id = ? AND deleted_at IS NULL AND state = 'processed' AND NOT ` + sqlstore.NotPublicSQL + `?)))
 ORDER BY created_at DESC, id DESC
 LIMIT ?`
 
@@ -59,6 +59,7 @@ func (s *Store) FeedByToken(ctx context.Context, token string, limit int) (*narr
 	if narrator.ValidateFeedToken(token) != nil {
 		return nil, notFound
 	}
+	now := s.now()
 	tx, err := s.beginRead(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("read feed: %w", err)
@@ -75,7 +76,7 @@ func (s *Store) FeedByToken(ctx context.Context, token string, limit int) (*narr
 	if c.Project, err = findProject(ctx, tx, f.ProjectID); err != nil {
 		return nil, fmt.Errorf("read feed of project %d: %w", f.ProjectID, err)
 	}
-	if c.Audios, err = queryAudios(ctx, tx, feedAudiosSQL, narrator.FeedBodyChars, f.ProjectID, limit); err != nil {
+	if c.Audios, err = queryAudios(ctx, tx, feedAudiosSQL, narrator.FeedBodyChars, f.ProjectID, micros(now), limit); err != nil {
 		return nil, fmt.Errorf("read feed of project %d: audios: %w", f.ProjectID, err)
 	}
 	var updated, deleted sql.NullInt64
@@ -84,6 +85,13 @@ func (s *Store) FeedByToken(ctx context.Context, token string, limit int) (*narr
 	}
 	if last := max(updated.Int64, deleted.Int64); updated.Valid || deleted.Valid {
 		c.AudiosChangedAt = fromMicros(last)
+	}
+	published, err := sqlstore.PublicationChangedAt(ctx, sqlTx{tx}, f.ProjectID, now)
+	if err != nil {
+		return nil, fmt.Errorf("read feed: %w", err)
+	}
+	if published.After(c.AudiosChangedAt) {
+		c.AudiosChangedAt = published
 	}
 	return c, nil
 }

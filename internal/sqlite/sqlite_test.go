@@ -361,7 +361,8 @@ func TestQueryPlans(t *testing.T) {
 		{"audio listens", sqlstore.AudioListensSQL, []any{1}, "PRIMARY KEY (audio_id=?)"},
 		{"project listens", sqlstore.ProjectListensSQL, []any{1}, "PRIMARY KEY (project_id=?)"},
 		{"feed", feedByTokenSQL, []any{"x"}, "sqlite_autoindex_feeds_1"},
-		{"feed audios", feedAudiosSQL, []any{2000, 1, 300}, "audios_feed"},
+		{"feed audios", feedAudiosSQL, []any{2000, 1, 0, 300}, "audios_feed"},
+		{"feed audios published", feedAudiosSQL, []any{2000, 1, 0, 300}, "SEARCH p USING INTEGER PRIMARY KEY"},
 		{"feed changed", audiosChangedSQL, []any{1}, "audios_changed"},
 		{"feed deleted", audiosChangedSQL, []any{1}, "audios_list"},
 	} {

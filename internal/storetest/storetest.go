@@ -35,6 +35,13 @@ type Store interface {
 	FindProject(ctx context.Context, accountID, projectID int64) (*narrator.Project, error)
 	ListProjects(ctx context.Context, accountID int64) ([]*narrator.Project, error)
 
+	AudioPublication(ctx context.Context, audioID int64) (narrator.Publication, error)
+	SetPublication(ctx context.Context, p narrator.Publication) (narrator.Publication, error)
+	ProjectAccess(ctx context.Context, projectID int64) (narrator.ProjectAccess, error)
+	SetProjectAccess(ctx context.Context, a *narrator.ProjectAccess) error
+	RotateEmbedSecret(ctx context.Context, projectID int64, secret string) (narrator.ProjectAccess, error)
+	MediaAccess(ctx context.Context, folder string) (narrator.ProjectAccess, error)
+
 	CreateAudio(ctx context.Context, a *narrator.Audio) (created bool, err error)
 	FindAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error)
 	UpdateAudio(ctx context.Context, projectID int64, ref string, u narrator.AudioUpdate) (*narrator.Audio, error)
@@ -341,8 +348,9 @@ func Run(t *testing.T, newStore NewStoreFunc) {
 		{"Webhook", webhookTests},
 		{"WebhookEvent", webhookEventTests},
 		{"WebhookDelivery", webhookDeliveryTests},
-		{"Effects", effectTests},
 		{"Voice", voiceTests},
+		{"Effects", effectTests},
+		{"Publication", publicationTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

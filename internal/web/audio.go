@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/speak"
@@ -276,6 +277,10 @@ type audioData struct {
 	Duration      float64
 	Embed         embedSnippets
 	Listens       listensData
+	// Publication is the audio's publication as it stands now, and Public
+	// whether anonymous listeners reach it.
+	Publication narrator.Publication
+	Public      bool
 }
 
 func (s *Server) audioPage(w http.ResponseWriter, r *http.Request, q *request) error {
@@ -294,15 +299,26 @@ func (s *Server) audioPage(w http.ResponseWriter, r *http.Request, q *request) e
 			return err
 		}
 	}
+	access, err := s.store.ProjectAccess(r.Context(), p.ID)
+	if err != nil {
+		return err
+	}
+	pub, err := s.store.AudioPublication(r.Context(), a.ID)
+	if err != nil {
+		return err
+	}
+	now := s.now()
+	d.Publication, d.Public = pub.Effective(now), pub.Public(now)
 	if a.State == narrator.StateProcessed {
+		mediaURL := s.mediaURLs(access, time.Duration(a.DurationMS)*time.Millisecond)
 		if m, ok := a.MediaOf(narrator.ContentTypeMP3); ok && m.Key != "" {
-			d.MP3URL = s.mediaURL(m.Key)
+			d.MP3URL = mediaURL(m.Key)
 			jsonKey, _ := narrator.TranscriptKeys(m.Key)
-			d.TranscriptURL = s.mediaURL(jsonKey)
+			d.TranscriptURL = mediaURL(jsonKey)
 			d.Duration = float64(a.DurationMS) / 1000
 		}
-		if m, ok := a.MediaOf(narrator.ContentTypeM3U8); ok && m.Key != "" {
-			d.M3U8URL = s.mediaURL(m.Key)
+		if m, ok := a.MediaOf(narrator.ContentTypeM3U8); ok && m.Key != "" && access.Mode != narrator.AccessSigned {
+			d.M3U8URL = mediaURL(m.Key)
 		}
 	}
 	d.Embed = newEmbedSnippets(s.baseURL(r), a)

@@ -58,8 +58,13 @@ func (s *Server) progressOf(ctx context.Context, a *narrator.Audio) (*progressJS
 			out.Label += " · about " + formatLeft(left) + " left"
 		}
 		if p.LiveKey != "" && s.mediaURL != nil {
-			out.LiveURL = s.mediaURL(p.LiveKey)
-			out.LiveMP3URL = s.mediaURL(narrator.LiveMP3Key(p.LiveKey))
+			access, err := s.store.ProjectAccess(ctx, a.ProjectID)
+			if err != nil {
+				return nil, err
+			}
+			mediaURL := s.mediaURLs(access, 0)
+			out.LiveURL = mediaURL(p.LiveKey)
+			out.LiveMP3URL = mediaURL(narrator.LiveMP3Key(p.LiveKey))
 		}
 	case err != nil && narrator.ErrorCode(err) != narrator.ENOTFOUND:
 		return nil, err

@@ -27,12 +27,17 @@ func (s *Server) routes() {
 	m.Handle("GET /projects/{pid}/audios/{aid}/edit", s.handle(s.authed(s.editAudioPage)))
 	m.Handle("POST /projects/{pid}/audios/{aid}", s.handle(s.authed(s.updateAudio)))
 	m.Handle("POST /projects/{pid}/audios/{aid}/regenerate", s.handle(s.authed(s.regenerateAudio)))
+	m.Handle("POST /projects/{pid}/audios/{aid}/publication", s.handle(s.authed(s.setPublication)))
 	m.Handle("GET /projects/{pid}/audios/{aid}/delete", s.handle(s.authed(s.deleteAudioPage)))
 	m.Handle("POST /projects/{pid}/audios/{aid}/delete", s.handle(s.authed(s.deleteAudio)))
 	m.Handle("GET /projects/{pid}/feed", s.handle(s.authed(s.feedPage)))
 	m.Handle("POST /projects/{pid}/feed", s.handle(s.authed(s.saveFeed)))
 	m.Handle("POST /projects/{pid}/feed/rotate", s.handle(s.authed(s.rotateFeed)))
 	m.Handle("POST /projects/{pid}/feed/off", s.handle(s.authed(s.disableFeed)))
+
+	m.Handle("GET /projects/{pid}/access", s.handle(s.authed(s.accessPage)))
+	m.Handle("POST /projects/{pid}/access", s.handle(s.authed(s.saveAccess)))
+	m.Handle("POST /projects/{pid}/access/rotate", s.handle(s.authed(s.rotateEmbedSecret)))
 
 	m.Handle("GET /projects/{pid}/webhooks", s.handle(s.authed(s.webhooksPage)))
 	m.Handle("POST /projects/{pid}/webhooks", s.handle(s.authed(s.createWebhook)))

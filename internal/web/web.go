@@ -104,6 +104,17 @@ type Store interface {
 	SynthesisProgress(ctx context.Context, audioID int64, revision int) (narrator.SynthesisProgress, error)
 
 	Attempts
+
+	// AudioPublication returns the default for an audio never decided on.
+	AudioPublication(ctx context.Context, audioID int64) (narrator.Publication, error)
+	// SetPublication returns ENOTFOUND unless the audio is live.
+	SetPublication(ctx context.Context, p narrator.Publication) (narrator.Publication, error)
+	// ProjectAccess returns the defaults for a project never changed.
+	ProjectAccess(ctx context.Context, projectID int64) (narrator.ProjectAccess, error)
+	// SetProjectAccess keeps the signing secret; EINVALID for a signed
+	// project without one.
+	SetProjectAccess(ctx context.Context, a *narrator.ProjectAccess) error
+	RotateEmbedSecret(ctx context.Context, projectID int64, secret string) (narrator.ProjectAccess, error)
 }
 
 // PreviewRequester asks a worker node for a voice preview: the job queue.

@@ -4,7 +4,10 @@
 //
 // It inserts the player's iframe right after itself. Without
 // data-external-id the audio is found by the article's URL: data-url, else
-// the page's canonical link, else its address without the fragment.
+// the page's canonical link, else its address without the fragment. A
+// signed project's page carries the token its CMS signed in data-token.
+// The loader tells the player the page's origin, which a project may
+// restrict.
 (function () {
   "use strict";
   var script = document.currentScript;
@@ -27,6 +30,9 @@
     }
     query = "url=" + encodeURIComponent(url.split("#")[0]);
   }
+  var token = script.getAttribute("data-token");
+  if (token) query += "&token=" + encodeURIComponent(token);
+  query += "&origin=" + encodeURIComponent(window.location.origin);
   var frame = document.createElement("iframe");
   frame.src = origin + "/embed/" + project + "?" + query;
   frame.title = script.getAttribute("data-title") || "Listen to this article";
