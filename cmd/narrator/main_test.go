@@ -148,7 +148,7 @@ func TestCLI(t *testing.T) {
 	if len(list) != 2 {
 		t.Errorf("projects list %+v", list)
 	}
-	if out := mustCLI(t, "voices", "--language", "en_US"); !strings.Contains(out, "en_US") {
+	if out := mustCLI(t, "voices", "--data", data, "--language", "en_US"); !strings.Contains(out, "en_US") {
 		t.Errorf("voices: %s", out)
 	}
 
@@ -178,7 +178,7 @@ func TestCLI(t *testing.T) {
 		{"projects", "create", "--data", data, "--account", "999", "--title", "x", "--language", "en_US"},
 		{"projects", "create", "--data", data, "--account", fmt.Sprint(acct.ID), "--title", "x", "--language", "en_US", "--url", "ftp://x"},
 		{"serve", "--addr", "nonsense"},
-		{"voices", "--language", "xx_XX"},
+		{"voices", "--data", data, "--language", "xx_XX"},
 		{"serve", "--bogus-flag"},
 	}
 	for _, args := range bad {

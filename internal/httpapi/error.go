@@ -33,10 +33,10 @@ var errorTable = map[string]struct {
 	narrator.EQUOTA:        {http.StatusForbidden, 61, ""},
 	narrator.ERATELIMITED:  {http.StatusTooManyRequests, 60, ""},
 	narrator.EUNREADABLE:   {http.StatusUnprocessableEntity, 10, ""},
-	narrator.EINTERNAL:     {http.StatusInternalServerError, 50, "Internal error"},
 	// The database or the media store cannot be reached for now: answered
 	// with Retry-After (narrator.UnavailableRetryAfter).
 	narrator.EUNAVAILABLE: {http.StatusServiceUnavailable, 50, ""},
+	narrator.EINTERNAL:    {http.StatusInternalServerError, 50, "Internal error"},
 }
 
 // WriteError writes err as the v3 error body with the status of its code,

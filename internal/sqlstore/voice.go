@@ -1,11 +1,8 @@
-package postgres
+package sqlstore
 
 import (
 	"context"
 	"fmt"
-	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/narrator/narrator"
 )
@@ -13,13 +10,13 @@ import (
 const (
 	insertVoiceSQL = `
 INSERT INTO voices (id, name, gender, language, engine, quality, license, speaker, priority, created_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`
-	insertVoiceFileSQL = `INSERT INTO voice_files (voice_id, role, name, size, sha256) VALUES ($1, $2, $3, $4, $5)`
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	insertVoiceFileSQL = `INSERT INTO voice_files (voice_id, role, name, size, sha256) VALUES (?, ?, ?, ?, ?)`
 	listVoicesSQL      = `
 SELECT id, name, gender, language, engine, quality, license, speaker, priority, created_at
 FROM voices ORDER BY language, name`
 	listVoiceFilesSQL = `SELECT voice_id, role, name, size, sha256 FROM voice_files ORDER BY voice_id, role`
-	deleteVoiceSQL    = `DELETE FROM voices WHERE id = $1`
+	deleteVoiceSQL    = `DELETE FROM voices WHERE id = ?`
 )
 
 // InstallVoice adds an installed voice's catalog entry and the list of its
@@ -29,14 +26,14 @@ func (s *Store) InstallVoice(ctx context.Context, v *narrator.InstalledVoice) er
 	if err := v.Validate(); err != nil {
 		return err
 	}
-	tx, err := s.beginWrite(ctx)
+	tx, err := s.db.BeginWrite(ctx)
 	if err != nil {
 		return fmt.Errorf("install voice: %w", err)
 	}
-	defer rollback(ctx, tx)
-	now := s.now().UTC()
+	defer tx.Rollback(ctx)
+	now := s.now()
 	if _, err := tx.Exec(ctx, insertVoiceSQL, v.EngineVoice, v.Name, v.Gender, v.Language, v.Engine, v.Quality, v.License, v.Speaker, v.Priority, now); err != nil {
-		return fmt.Errorf("install voice %s: %w", v.EngineVoice, formatError(err, "a voice with this ID, or this name in "+v.Language+","))
+		return fmt.Errorf("install voice %s: %w", v.EngineVoice, s.db.Conflict(err, "a voice with this ID, or this name in "+v.Language+","))
 	}
 	for _, f := range v.Files {
 		if _, err := tx.Exec(ctx, insertVoiceFileSQL, v.EngineVoice, f.Role, f.Name, f.Size, f.SHA256); err != nil {
@@ -46,18 +43,18 @@ func (s *Store) InstallVoice(ctx context.Context, v *narrator.InstalledVoice) er
 	if err := tx.Commit(ctx); err != nil {
 		return fmt.Errorf("install voice %s: commit: %w", v.EngineVoice, err)
 	}
-	v.CreatedAt = now.Truncate(time.Microsecond)
+	v.CreatedAt = now
 	return nil
 }
 
 // ListInstalledVoices returns the installed voices with their files, by
 // language, then name.
 func (s *Store) ListInstalledVoices(ctx context.Context) ([]*narrator.InstalledVoice, error) {
-	tx, err := s.beginRead(ctx)
+	tx, err := s.db.BeginRead(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list voices: %w", err)
 	}
-	defer rollback(ctx, tx)
+	defer tx.Rollback(ctx)
 	out, err := listVoices(ctx, tx)
 	if err != nil {
 		return nil, fmt.Errorf("list voices: %w", err)
@@ -65,26 +62,26 @@ func (s *Store) ListInstalledVoices(ctx context.Context) ([]*narrator.InstalledV
 	return out, nil
 }
 
-func listVoices(ctx context.Context, tx pgx.Tx) ([]*narrator.InstalledVoice, error) {
+func listVoices(ctx context.Context, tx Tx) ([]*narrator.InstalledVoice, error) {
 	rows, err := tx.Query(ctx, listVoicesSQL)
 	if err != nil {
 		return nil, err
 	}
+	defer rows.Close()
 	out := []*narrator.InstalledVoice{}
 	byID := map[string]*narrator.InstalledVoice{}
 	for rows.Next() {
 		var v narrator.InstalledVoice
 		if err := rows.Scan(&v.EngineVoice, &v.Name, &v.Gender, &v.Language, &v.Engine, &v.Quality, &v.License, &v.Speaker, &v.Priority, &v.CreatedAt); err != nil {
-			rows.Close()
 			return nil, err
 		}
-		v.CreatedAt = v.CreatedAt.UTC()
 		out = append(out, &v)
 		byID[v.EngineVoice] = &v
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
+	rows.Close()
 	files, err := tx.Query(ctx, listVoiceFilesSQL)
 	if err != nil {
 		return nil, err
@@ -107,11 +104,11 @@ func listVoices(ctx context.Context, tx pgx.Tx) ([]*narrator.InstalledVoice, err
 // ENOTFOUND if no voice has the ID. The caller deletes the files that no
 // voice left uses.
 func (s *Store) RemoveVoice(ctx context.Context, id string) (*narrator.InstalledVoice, error) {
-	tx, err := s.beginWrite(ctx)
+	tx, err := s.db.BeginWrite(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("remove voice: %w", err)
 	}
-	defer rollback(ctx, tx)
+	defer tx.Rollback(ctx)
 	all, err := listVoices(ctx, tx)
 	if err != nil {
 		return nil, fmt.Errorf("remove voice %s: %w", id, err)
