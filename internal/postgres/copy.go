@@ -262,10 +262,13 @@ func (s *Store) ExportAudios(ctx context.Context, afterID int64, limit int) ([]*
 	return audios, nil
 }
 
+// importAudioSQL inserts an audio as the newest of its project, as
+// insertAudioSQL does.
 const importAudioSQL = `
 INSERT INTO audios (id, project_id, external_id, title, body, author, article_url, metadata,
-	state, error, revision, duration_ms, created_at, updated_at)
-OVERRIDING SYSTEM VALUE VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`
+	state, error, revision, duration_ms, created_at, updated_at, seq)
+OVERRIDING SYSTEM VALUE VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,
+	(SELECT coalesce(max(seq), 0) + 1 FROM audios WHERE project_id = $2))`
 
 const importMediaSQL = `
 INSERT INTO media (id, audio_id, content_type, key, bytes) OVERRIDING SYSTEM VALUE VALUES ($1, $2, $3, $4, $5)`
