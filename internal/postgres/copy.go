@@ -30,7 +30,7 @@ func (s *Store) ExportMeta(ctx context.Context) (*narrator.Export, error) {
 	if e.APIKeys, err = exportRows(ctx, tx, exportAPIKeysSQL, scanExportedAPIKey); err != nil {
 		return nil, fmt.Errorf("export api keys: %w", err)
 	}
-	if e.Projects, err = exportRows(ctx, tx, listAllProjectsSQL, scanProject); err != nil {
+	if e.Projects, err = exportRows(ctx, tx, exportProjectsSQL, scanProject); err != nil {
 		return nil, fmt.Errorf("export projects: %w", err)
 	}
 	if e.Users, err = exportRows(ctx, tx, exportUsersSQL, scanUser); err != nil {
@@ -92,6 +92,8 @@ const exportUsersSQL = `SELECT ` + sqlstore.UserColumns + ` FROM users ORDER BY 
 const exportPronunciationsSQL = `SELECT ` + pronunciationColumns + ` FROM pronunciations ORDER BY id`
 
 const exportFeedsSQL = `SELECT ` + feedColumns + ` FROM feeds ORDER BY project_id`
+const exportProjectsSQL = `SELECT ` + sqlstore.ProjectColumns + ` FROM projects ORDER BY id`
+
 const exportWebhooksSQL = `SELECT ` + sqlstore.WebhookColumns + ` FROM webhooks ORDER BY id`
 
 // lastIDsSQL reads the last value of each table's identity sequence: the

@@ -27,7 +27,7 @@ func (s *Store) ExportMeta(ctx context.Context) (*narrator.Export, error) {
 	if e.APIKeys, err = exportRows(ctx, tx, exportAPIKeysSQL, scanExportedAPIKey); err != nil {
 		return nil, fmt.Errorf("export api keys: %w", err)
 	}
-	if e.Projects, err = listProjects(ctx, tx, 0); err != nil {
+	if e.Projects, err = exportRows(ctx, tx, exportProjectsSQL, scanProject); err != nil {
 		return nil, fmt.Errorf("export projects: %w", err)
 	}
 	if e.Users, err = exportRows(ctx, tx, exportUsersSQL, scanUser); err != nil {
@@ -66,6 +66,8 @@ func exportRows[T any](ctx context.Context, tx *sql.Tx, query string, scan func(
 	}
 	return out, rows.Err()
 }
+
+const exportProjectsSQL = `SELECT ` + sqlstore.ProjectColumns + ` FROM projects ORDER BY id`
 
 const exportAccountsSQL = `SELECT id, name, created_at FROM accounts ORDER BY id`
 

@@ -110,6 +110,10 @@ func encodeArgs(args []any) ([]any, error) {
 			if v != nil {
 				out[i] = *v
 			}
+		case *string:
+			if v != nil {
+				out[i] = *v
+			}
 		case []string:
 			out[i] = strings.Join(v, ",")
 		case map[string]string:

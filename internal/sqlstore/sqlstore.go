@@ -103,3 +103,11 @@ func NullInt(n int64) *int64 {
 	}
 	return &n
 }
+
+// NullString maps "" to a nil *string, which stores keep as NULL.
+func NullString(v string) *string {
+	if v == "" {
+		return nil
+	}
+	return &v
+}

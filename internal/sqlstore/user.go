@@ -10,20 +10,6 @@ import (
 	"github.com/narrator/narrator"
 )
 
-const accountExistsSQL = `SELECT COUNT(*) FROM accounts WHERE id = ?`
-
-// checkAccount returns ENOTFOUND unless the account exists.
-func checkAccount(ctx context.Context, tx Tx, id int64) error {
-	var n int
-	if err := tx.QueryRow(ctx, accountExistsSQL, id).Scan(&n); err != nil {
-		return err
-	}
-	if n == 0 {
-		return narrator.Errorf(narrator.ENOTFOUND, "account %d not found", id)
-	}
-	return nil
-}
-
 const insertUserSQL = `
 INSERT INTO users (account_id, email, password_hash, created_at, updated_at)
 VALUES (?, ?, ?, ?, ?)`
@@ -40,7 +26,7 @@ func (s *Store) CreateUser(ctx context.Context, u *narrator.User) error {
 		return fmt.Errorf("create user: %w", err)
 	}
 	defer tx.Rollback(ctx)
-	if err := checkAccount(ctx, tx, u.AccountID); err != nil {
+	if _, err := findAccount(ctx, tx, u.AccountID); err != nil {
 		return fmt.Errorf("create user: %w", err)
 	}
 	now := s.now()
