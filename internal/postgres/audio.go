@@ -162,26 +162,11 @@ RETURNING id`
 
 const insertMediaSQL = `INSERT INTO media (audio_id, content_type) VALUES ($1, $2) RETURNING id`
 
-// CreateAudio validates a.
-//
-// If a.ExternalID is set and a live audio of a.ProjectID has it, CreateAudio
-// updates that audio as UpdateAudio would with every article field given
-// (title, body, author, article_url and metadata replaced), fills a with the
-// stored result and returns created=false.
-//
-// Otherwise it inserts the audio as narrator.PlanCreate makes it
-// (unprocessed, revision 1) with its media, still without keys, enqueues its
-// synthesis in the same transaction, fills a in and returns created=true.
-// If the enqueuer fails, nothing is stored. It returns ENOTFOUND if the
-// project does not exist.
-//
-// When another node creates an audio with the same external ID at the same
-// moment, the unique index lets one insert through; the other transaction
-// is run once more, finds that audio and updates it.
-func (s *Store) CreateAudio(ctx context.Context, a *narrator.Audio) (created bool, err error) {
-	if err := a.Validate(); err != nil {
-		return false, err
-	}
+// createAlone runs a create in a transaction of its own: when another
+// node creates an audio with the same external ID at the same moment, the
+// unique index lets one insert through; the other transaction is run once
+// more, finds that audio and updates it.
+func (s *Store) createAlone(ctx context.Context, a *narrator.Audio) (created bool, err error) {
 	got, created, err := s.createAudioTx(ctx, a)
 	if violatedUnique(err) == externalIDIndex {
 		got, created, err = s.createAudioTx(ctx, a)

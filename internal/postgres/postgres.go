@@ -25,6 +25,9 @@ var migrationFS embed.FS
 // jobs package implements it with River's InsertTx.
 type JobInserter interface {
 	InsertTx(ctx context.Context, tx pgx.Tx, job narrator.Job) error
+	// InsertManyTx inserts several jobs at once: the jobs of a group of
+	// creates.
+	InsertManyTx(ctx context.Context, tx pgx.Tx, jobs []narrator.Job) error
 	// SynthesisHead returns, as seen in tx, the fair round of the synthesis
 	// job a worker would take next (narrator.FairRound), or 0 when none
 	// waits.
@@ -65,6 +68,8 @@ type Store struct {
 	jobs   JobInserter
 	limits narrator.Limits
 	effect func(narrator.EffectStep)
+	// creates groups concurrent creates into one transaction (create.go).
+	creates sqlstore.Group[*createCall]
 }
 
 // Open connects to the database at url and returns the store on it
@@ -106,6 +111,7 @@ func OpenPool(ctx context.Context, url string) (*pgxpool.Pool, error) {
 // it.
 func New(pool *pgxpool.Pool, opts Options) *Store {
 	s := &Store{Now: time.Now, pool: pool, jobs: opts.Jobs, limits: opts.Limits, effect: opts.EffectFunc}
+	s.creates.Max = maxCreateBatch
 	s.Store = sqlstore.New(dialect{s}, s.now, opts.EventBody)
 	return s
 }

@@ -48,6 +48,15 @@ func (j recorderJobs) InsertTx(_ context.Context, tx pgx.Tx, job narrator.Job) e
 	return j.rec.Record(job)
 }
 
+func (j recorderJobs) InsertManyTx(ctx context.Context, tx pgx.Tx, jobs []narrator.Job) error {
+	for _, job := range jobs {
+		if err := j.InsertTx(ctx, tx, job); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (j recorderJobs) SynthesisHead(context.Context, pgx.Tx) (int64, error) {
 	return j.rec.SynthesisHead(), nil
 }
@@ -65,6 +74,15 @@ func (j tableJobs) InsertTx(ctx context.Context, tx pgx.Tx, job narrator.Job) er
 		return err
 	}
 	return j.rec.Record(job)
+}
+
+func (j tableJobs) InsertManyTx(ctx context.Context, tx pgx.Tx, jobs []narrator.Job) error {
+	for _, job := range jobs {
+		if err := j.InsertTx(ctx, tx, job); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (j tableJobs) SynthesisHead(context.Context, pgx.Tx) (int64, error) {

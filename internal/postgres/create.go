@@ -1,0 +1,459 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/narrator/narrator"
+)
+
+// Creates are committed in groups, as on SQLite: concurrent creates wait
+// for one another in a sqlstore.Group, and the one that leads takes every
+// create waiting, up to maxCreateBatch, into one transaction of a few
+// statements, whatever the group's size: the external IDs looked up at
+// once, each project's account locked and read once, all audios inserted
+// by one statement, all media by another, each account's usage and each
+// project's count written once, the jobs inserted at once. The locks are
+// taken in the order every write takes them, accounts before projects. A
+// create is answered only after that transaction is committed, so its row
+// and its job are durable when it is.
+//
+// A create whose external ID names a live audio (an update), or repeats one
+// earlier in the group, runs after the group in a transaction of its own
+// (createAlone), as does every create of a group whose transaction fails
+// before its commit (another node took an external ID, a deadlock between
+// nodes): each then meets its own outcome. A group's failed commit fails
+// its creates, as a lone create's would.
+
+// maxCreateBatch caps the creates of one transaction, which holds its
+// accounts' rows for its whole length.
+const maxCreateBatch = 128
+
+// createCall is one CreateAudio call in a group.
+type createCall struct {
+	ctx context.Context
+	a   *narrator.Audio
+	// created and err are the outcome, set by the group.
+	created bool
+	err     error
+	// alone tells the caller to run its create in a transaction of its own
+	// after the group, its outcome unset.
+	alone bool
+}
+
+// CreateAudio validates a.
+//
+// If a.ExternalID is set and a live audio of a.ProjectID has it, CreateAudio
+// updates that audio as UpdateAudio would with every article field given
+// (title, body, author, article_url and metadata replaced), fills a with the
+// stored result and returns created=false.
+//
+// Otherwise it inserts the audio as narrator.PlanCreate makes it
+// (unprocessed, revision 1) with its media, still without keys, enqueues its
+// synthesis in the same transaction, fills a in and returns created=true.
+// If the enqueuer fails, nothing is stored. It returns ENOTFOUND if the
+// project does not exist, and EQUOTA or EQUEUEFULL, storing nothing, if the
+// project's account is over its limits (narrator.Limits.CheckSynthesis).
+//
+// Concurrent calls are committed together (see createCall); each returns
+// only after the commit of its own create, with its own error. When
+// another node creates an audio with the same external ID at the same
+// moment, one insert goes through and the other create updates that audio.
+func (s *Store) CreateAudio(ctx context.Context, a *narrator.Audio) (created bool, err error) {
+	if err := a.Validate(); err != nil {
+		return false, err
+	}
+	c := &createCall{ctx: ctx, a: a}
+	if err := s.creates.Do(c, s.createGroup); err != nil {
+		return false, fmt.Errorf("create audio in project %d: %w", a.ProjectID, err)
+	}
+	if c.alone {
+		return s.createAlone(ctx, a)
+	}
+	return c.created, c.err
+}
+
+// createGroup runs a group of creates in one transaction and sets each
+// call's outcome, or marks it to run alone.
+func (s *Store) createGroup(calls []*createCall) {
+	// The group carries other callers' creates: one caller leaving must
+	// not cancel them. A group is short.
+	ctx := context.WithoutCancel(calls[0].ctx)
+	var batch []*createCall
+	for _, c := range calls {
+		if err := c.ctx.Err(); err != nil {
+			c.err = fmt.Errorf("create audio in project %d: %w", c.a.ProjectID, err)
+			continue
+		}
+		batch = append(batch, c)
+	}
+	if len(batch) == 0 {
+		return
+	}
+	fail := func(err error) {
+		for _, c := range batch {
+			if !c.alone && c.err == nil {
+				c.err = fmt.Errorf("create audio in project %d: %w", c.a.ProjectID, err)
+			}
+		}
+	}
+	tx, err := s.beginWrite(ctx)
+	if err != nil {
+		fail(err)
+		return
+	}
+	defer rollback(ctx, tx)
+	got, err := s.insertGroup(ctx, tx, batch)
+	if err != nil {
+		for _, c := range batch {
+			c.alone, c.err = true, nil
+		}
+		return
+	}
+	if err := tx.Commit(ctx); err != nil {
+		fail(fmt.Errorf("commit: %w", unavailable(err)))
+		return
+	}
+	for i, c := range batch {
+		if got[i] != nil {
+			*c.a, c.created = *got[i], true
+		}
+	}
+}
+
+// groupAccount is one account's usage in a group, as its creates so far
+// leave it, and the changes not yet written.
+type groupAccount struct {
+	id      int64
+	usage   narrator.Usage
+	queued  int
+	bytes   int64
+	changed bool
+}
+
+// findExternalIDsSQL finds which of the pairs (project, external ID) name a
+// live audio, by the audios_external_id index.
+const findExternalIDsSQL = `
+SELECT a.project_id, a.external_id
+FROM unnest($1::bigint[], $2::text[]) AS r(project_id, external_id)
+JOIN audios a ON a.project_id = r.project_id AND a.external_id = r.external_id AND a.deleted_at IS NULL`
+
+// insertAudiosSQL inserts a group's audios, each numbered in its project
+// (seq) after the project's highest in the order given, as insertAudioSQL
+// numbers one: the accounts' rows, locked before, serialise the creates of
+// a project.
+const insertAudiosSQL = `
+INSERT INTO audios (project_id, external_id, title, body, author, article_url, metadata,
+	state, error, revision, duration_ms, created_at, updated_at, seq)
+SELECT r.project_id, r.external_id, r.title, r.body, r.author, r.article_url, r.metadata::jsonb,
+	r.state, r.error, r.revision, r.duration_ms, r.created_at, r.updated_at,
+	(SELECT coalesce(max(seq), 0) FROM audios a WHERE a.project_id = r.project_id)
+		+ row_number() OVER (PARTITION BY r.project_id ORDER BY r.n)
+FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+	$8::text[], $9::text[], $10::integer[], $11::bigint[], $12::timestamptz[], $13::timestamptz[])
+	WITH ORDINALITY AS r(project_id, external_id, title, body, author, article_url, metadata,
+	state, error, revision, duration_ms, created_at, updated_at, n)
+ORDER BY r.n
+RETURNING id, project_id, seq`
+
+// insertGroupMediaSQL inserts the media rows of a group's audios, one of
+// each of $2 (narrator.MediaTypes) for each audio of $1, still without
+// keys.
+const insertGroupMediaSQL = `
+INSERT INTO media (audio_id, content_type)
+SELECT a.id, t.content_type
+FROM unnest($1::bigint[]) WITH ORDINALITY AS a(id, n), unnest($2::text[]) WITH ORDINALITY AS t(content_type, o)
+ORDER BY a.n, t.o
+RETURNING id, audio_id, content_type`
+
+const addGroupUsageSQL = `
+UPDATE accounts SET synthesis_round = $1, queued = queued + $2, media_bytes = media_bytes + $3
+WHERE id = $4`
+
+// insertGroup creates, in tx, the audios of batch that need no update and
+// returns them, nil where a call failed (its err set) or is to run alone.
+// Its error means the transaction cannot be committed.
+func (s *Store) insertGroup(ctx context.Context, tx pgx.Tx, batch []*createCall) ([]*narrator.Audio, error) {
+	if s.jobs == nil {
+		return nil, errors.New("queue synthesis: the postgres store was opened without a job inserter")
+	}
+	if err := s.markUpdates(ctx, tx, batch); err != nil {
+		return nil, err
+	}
+	// Each project's account, read and locked once, projects in order.
+	byProject := map[int64]*groupAccount{}
+	var projects []int64
+	for _, c := range batch {
+		if !c.alone && !slices.Contains(projects, c.a.ProjectID) {
+			projects = append(projects, c.a.ProjectID)
+		}
+	}
+	slices.Sort(projects)
+	var accounts []*groupAccount
+	for _, projectID := range projects {
+		a := &groupAccount{}
+		err := tx.QueryRow(ctx, accountUsageSQL, projectID).Scan(&a.id, &a.usage.Queued, &a.usage.MediaBytes, &a.usage.NextRound)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			continue
+		case err != nil:
+			return nil, fmt.Errorf("usage of project %d's account: %w", projectID, err)
+		}
+		// Another project of the same account shares its usage.
+		if i := slices.IndexFunc(accounts, func(o *groupAccount) bool { return o.id == a.id }); i >= 0 {
+			a = accounts[i]
+		} else {
+			accounts = append(accounts, a)
+		}
+		byProject[projectID] = a
+	}
+	head, err := s.jobs.SynthesisHead(ctx, tx)
+	if err != nil {
+		return nil, fmt.Errorf("queue synthesis: %w", err)
+	}
+	got := make([]*narrator.Audio, len(batch))
+	var (
+		rows  groupRows
+		made  []int
+		effs  []narrator.Effects
+		count = map[int64]int{}
+		now   = s.now()
+	)
+	for i, c := range batch {
+		if c.alone {
+			continue
+		}
+		acct := byProject[c.a.ProjectID]
+		if acct == nil {
+			c.err = narrator.Errorf(narrator.ENOTFOUND, "project %d not found", c.a.ProjectID)
+			continue
+		}
+		if err := s.limits.CheckSynthesis(acct.usage, true); err != nil {
+			c.err = err
+			continue
+		}
+		plan := narrator.PlanCreate(c.a, now)
+		a, eff := plan.Next, plan.Effects
+		eff.Round = narrator.FairRound(head, acct.usage)
+		acct.usage.NextRound = eff.Round + 1
+		acct.usage.Queued += eff.Queued
+		acct.usage.MediaBytes += eff.MediaBytes
+		acct.queued += eff.Queued
+		acct.bytes += eff.MediaBytes
+		acct.changed = true
+		count[a.ProjectID] += eff.AudioCount
+		if err := rows.add(&a); err != nil {
+			return nil, err
+		}
+		got[i] = &a
+		made = append(made, i)
+		effs = append(effs, eff)
+	}
+	if len(made) == 0 {
+		return got, nil
+	}
+	if err := insertAudios(ctx, tx, &rows, made, got); err != nil {
+		return nil, err
+	}
+	// The jobs name the audios, known once inserted.
+	var jobs []narrator.Job
+	for k, i := range made {
+		jobs = append(jobs, effs[k].Jobs(got[i])...)
+	}
+	return got, s.writeGroupEffects(ctx, tx, accounts, count, jobs)
+}
+
+// markUpdates marks to run alone the creates of batch whose external ID
+// names a live audio, which they update, or repeats one earlier in the
+// group, which they will find once the group is committed.
+func (s *Store) markUpdates(ctx context.Context, tx pgx.Tx, batch []*createCall) error {
+	type key struct {
+		projectID  int64
+		externalID string
+	}
+	seen := map[key]bool{}
+	var projects []int64
+	var externalIDs []string
+	for _, c := range batch {
+		if c.a.ExternalID == "" {
+			continue
+		}
+		k := key{c.a.ProjectID, c.a.ExternalID}
+		if seen[k] {
+			c.alone = true
+			continue
+		}
+		seen[k] = true
+		projects = append(projects, k.projectID)
+		externalIDs = append(externalIDs, k.externalID)
+	}
+	if len(projects) == 0 {
+		return nil
+	}
+	rows, err := tx.Query(ctx, findExternalIDsSQL, projects, externalIDs)
+	if err != nil {
+		return fmt.Errorf("find external IDs: %w", err)
+	}
+	live := map[key]bool{}
+	var k key
+	if _, err := pgx.ForEachRow(rows, []any{&k.projectID, &k.externalID}, func() error {
+		live[k] = true
+		return nil
+	}); err != nil {
+		return fmt.Errorf("find external IDs: %w", err)
+	}
+	for _, c := range batch {
+		if live[key{c.a.ProjectID, c.a.ExternalID}] {
+			c.alone = true
+		}
+	}
+	return nil
+}
+
+// groupRows are a group's new audios, a column a slice, as
+// insertAudiosSQL takes them.
+type groupRows struct {
+	projectID  []int64
+	externalID []*string
+	title      []string
+	body       []string
+	author     []string
+	articleURL []string
+	metadata   []string
+	state      []string
+	error      []string
+	revision   []int
+	durationMS []int64
+	createdAt  []time.Time
+	updatedAt  []time.Time
+}
+
+// add appends a's row.
+func (r *groupRows) add(a *narrator.Audio) error {
+	meta := []byte("{}")
+	if len(a.Metadata) > 0 {
+		var err error
+		if meta, err = json.Marshal(a.Metadata); err != nil {
+			return fmt.Errorf("encode metadata: %w", err)
+		}
+	}
+	r.projectID = append(r.projectID, a.ProjectID)
+	r.externalID = append(r.externalID, nullString(a.ExternalID))
+	r.title = append(r.title, a.Title)
+	r.body = append(r.body, a.Body)
+	r.author = append(r.author, a.Author)
+	r.articleURL = append(r.articleURL, a.ArticleURL)
+	r.metadata = append(r.metadata, string(meta))
+	r.state = append(r.state, a.State)
+	r.error = append(r.error, a.Error)
+	r.revision = append(r.revision, a.Revision)
+	r.durationMS = append(r.durationMS, a.DurationMS)
+	r.createdAt = append(r.createdAt, a.CreatedAt)
+	r.updatedAt = append(r.updatedAt, a.UpdatedAt)
+	return nil
+}
+
+// insertAudios inserts rows, the audios got[made[0]], got[made[1]]…, with
+// their media, and sets their IDs and media.
+func insertAudios(ctx context.Context, tx pgx.Tx, rows *groupRows, made []int, got []*narrator.Audio) error {
+	res, err := tx.Query(ctx, insertAudiosSQL, rows.projectID, rows.externalID, rows.title, rows.body, rows.author,
+		rows.articleURL, rows.metadata, rows.state, rows.error, rows.revision, rows.durationMS, rows.createdAt, rows.updatedAt)
+	if err != nil {
+		return fmt.Errorf("insert audios: %w", err)
+	}
+	// A project's audios are numbered in the order given: the k-th lowest
+	// number returned for a project is its k-th audio of the group.
+	type numbered struct{ id, seq int64 }
+	byProject := map[int64][]numbered{}
+	var n numbered
+	var projectID int64
+	if _, err := pgx.ForEachRow(res, []any{&n.id, &projectID, &n.seq}, func() error {
+		byProject[projectID] = append(byProject[projectID], n)
+		return nil
+	}); err != nil {
+		return fmt.Errorf("insert audios: %w", err)
+	}
+	ids := make([]int64, 0, len(made))
+	byID := make(map[int64]*narrator.Audio, len(made))
+	for _, i := range made {
+		a := got[i]
+		l := byProject[a.ProjectID]
+		if len(l) == 0 {
+			return fmt.Errorf("insert audios: no row returned for an audio of project %d", a.ProjectID)
+		}
+		first := slices.MinFunc(l, func(x, y numbered) int { return int(x.seq - y.seq) })
+		a.ID = first.id
+		byProject[a.ProjectID] = slices.DeleteFunc(l, func(x numbered) bool { return x.id == first.id })
+		a.Media = make([]narrator.Media, 0, len(narrator.MediaTypes()))
+		ids = append(ids, a.ID)
+		byID[a.ID] = a
+	}
+	res, err = tx.Query(ctx, insertGroupMediaSQL, ids, narrator.MediaTypes())
+	if err != nil {
+		return fmt.Errorf("insert media: %w", err)
+	}
+	var m narrator.Media
+	if _, err := pgx.ForEachRow(res, []any{&m.ID, &m.AudioID, &m.ContentType}, func() error {
+		if a := byID[m.AudioID]; a != nil {
+			a.Media = append(a.Media, m)
+		}
+		return nil
+	}); err != nil {
+		return fmt.Errorf("insert media: %w", err)
+	}
+	for _, a := range byID {
+		narrator.SortMedia(a.Media)
+	}
+	return nil
+}
+
+// writeGroupEffects writes a group's effects, the steps of
+// narrator.Effects in their order for the whole group: the accounts' rows,
+// then the projects' counts, then the jobs. A create raises no webhook
+// event.
+func (s *Store) writeGroupEffects(ctx context.Context, tx pgx.Tx, accounts []*groupAccount, count map[int64]int, jobs []narrator.Job) error {
+	traced := false
+	for _, a := range accounts {
+		if !a.changed {
+			continue
+		}
+		if !traced {
+			s.traceEffect(narrator.StepUsage)
+			traced = true
+		}
+		if _, err := tx.Exec(ctx, addGroupUsageSQL, a.usage.NextRound, a.queued, a.bytes, a.id); err != nil {
+			return fmt.Errorf("count usage of account %d: %w", a.id, err)
+		}
+	}
+	projects := slices.Sorted(maps.Keys(count))
+	if len(projects) > 0 {
+		s.traceEffect(narrator.StepAudioCount)
+	}
+	for _, projectID := range projects {
+		if _, err := tx.Exec(ctx, addAudioCountSQL, count[projectID], projectID); err != nil {
+			return fmt.Errorf("count audios of project %d: %w", projectID, err)
+		}
+	}
+	if len(jobs) > 0 {
+		s.traceEffect(narrator.StepJobs)
+		if err := s.jobs.InsertManyTx(ctx, tx, jobs); err != nil {
+			return fmt.Errorf("enqueue %d jobs: %w", len(jobs), err)
+		}
+	}
+	return nil
+}
+
+// traceEffect tells Options.EffectFunc, if any, of an effect step about to
+// be applied.
+func (s *Store) traceEffect(step narrator.EffectStep) {
+	if s.effect != nil {
+		s.effect(step)
+	}
+}
