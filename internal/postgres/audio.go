@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/sqlstore"
 )
 
 // rowLock ends a SELECT. forUpdate locks the rows it returns until the
@@ -28,26 +30,12 @@ const (
 const externalIDIndex = "audios_external_id"
 
 // audioColumns are the columns scanAudio reads.
-const audioColumns = `id, project_id, external_id, title, body, author, article_url, metadata,
-	state, error, revision, duration_ms, created_at, updated_at, deleted_at`
+const audioColumns = sqlstore.AudioColumns
 
+// scanAudio reads a row of audioColumns (sqlstore.AudioColumns); no row is
+// sql.ErrNoRows.
 func scanAudio(row pgx.Row) (*narrator.Audio, error) {
-	var a narrator.Audio
-	var ext *string
-	var deleted *time.Time
-	if err := row.Scan(&a.ID, &a.ProjectID, &ext, &a.Title, &a.Body, &a.Author, &a.ArticleURL, &a.Metadata,
-		&a.State, &a.Error, &a.Revision, &a.DurationMS, &a.CreatedAt, &a.UpdatedAt, &deleted); err != nil {
-		return nil, err
-	}
-	if ext != nil {
-		a.ExternalID = *ext
-	}
-	if a.Metadata == nil {
-		a.Metadata = map[string]string{}
-	}
-	a.CreatedAt, a.UpdatedAt = a.CreatedAt.UTC(), a.UpdatedAt.UTC()
-	a.Deleted = deleted != nil
-	return &a, nil
+	return sqlstore.ScanAudio(utcRow{row})
 }
 
 func audioNotFound(ref string) error {
@@ -59,7 +47,7 @@ const findAudioByIDSQL = `SELECT ` + audioColumns + ` FROM audios WHERE id = $1`
 // findAudioByID returns an audio, deleted or not, without its media.
 func findAudioByID(ctx context.Context, tx pgx.Tx, id int64, lock rowLock) (*narrator.Audio, error) {
 	a, err := scanAudio(tx.QueryRow(ctx, findAudioByIDSQL+string(lock), id))
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, audioNotFound(strconv.FormatInt(id, 10))
 	}
 	return a, err
@@ -75,7 +63,7 @@ FROM audios WHERE project_id = $1 AND external_id = $2 AND deleted_at IS NULL`
 // external ID, without its media.
 func findAudioByExternalID(ctx context.Context, tx pgx.Tx, projectID int64, externalID string, lock rowLock) (*narrator.Audio, error) {
 	a, err := scanAudio(tx.QueryRow(ctx, findLiveAudioByExternalIDSQL+string(lock), projectID, externalID))
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, audioNotFound(strconv.Quote(externalID))
 	}
 	return a, err
@@ -90,7 +78,7 @@ func resolveAudio(ctx context.Context, tx pgx.Tx, projectID int64, ref string, l
 		switch {
 		case err == nil:
 			return a, loadMedia(ctx, tx, a)
-		case !errors.Is(err, pgx.ErrNoRows):
+		case !errors.Is(err, sql.ErrNoRows):
 			return nil, err
 		}
 	}

@@ -7,8 +7,10 @@ const (
 	FindLiveAudioByIDSQL         = findLiveAudioByIDSQL
 	LoadMediaSQL                 = loadMediaSQL
 	FindAudioByArticleURLSQL     = findAudioByArticleURLSQL
-	AudioListensSQL              = audioListensSQL
-	ProjectListensSQL            = projectListensSQL
 	FeedAudiosSQL                = feedAudiosSQL
 	AudiosChangedSQL             = audiosChangedSQL
 )
+
+// Numbered numbers the ? placeholders of sqlstore's queries, as the store
+// does when it runs them.
+var Numbered = numbered

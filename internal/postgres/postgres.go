@@ -5,6 +5,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -12,7 +13,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/narrator/narrator"
-	"github.com/narrator/narrator/internal/migration"
 	"github.com/narrator/narrator/internal/sqlstore"
 )
 
@@ -112,7 +112,7 @@ func OpenPool(ctx context.Context, url string) (*pgxpool.Pool, error) {
 func New(pool *pgxpool.Pool, opts Options) *Store {
 	s := &Store{Now: time.Now, pool: pool, jobs: opts.Jobs, limits: opts.Limits, effect: opts.EffectFunc}
 	s.creates.Max = maxCreateBatch
-	s.Store = sqlstore.New(dialect{s}, s.now, opts.EventBody)
+	s.Store = sqlstore.New(dialect{s}, migrations(), s.now, opts.EventBody)
 	return s
 }
 
@@ -215,101 +215,19 @@ func formatError(err error, what string) error {
 // migration's transaction: "narrator" in ASCII.
 const migrateLockID int64 = 0x6e61_7272_6174_6f72
 
-const lockMigrationsSQL = `SELECT pg_advisory_xact_lock($1)`
-
-const createSchemaMigrationsSQL = `
+// migrations returns the store's migrations. Each migration's transaction
+// first takes the advisory lock, so that one node applies a migration and
+// the others then find it applied.
+func migrations() sqlstore.Migrations {
+	return sqlstore.Migrations{
+		FS:   migrationFS,
+		Lock: "SELECT pg_advisory_xact_lock(" + strconv.FormatInt(migrateLockID, 10) + ")",
+		CreateTable: `
 CREATE TABLE IF NOT EXISTS schema_migrations (
 	version    integer     PRIMARY KEY,
 	name       text        NOT NULL,
 	applied_at timestamptz NOT NULL
-)`
-
-const migrationAppliedSQL = `SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = $1)`
-
-const recordMigrationSQL = `INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)`
-
-// Migrate applies the pending embedded migrations in order, each in its own
-// transaction together with its row in schema_migrations. Running it again,
-// or from several nodes at once, is safe: each transaction first takes an
-// advisory lock, so one node applies a migration and the others then find
-// it applied.
-func (s *Store) Migrate(ctx context.Context) error {
-	ms, err := migration.Load(migrationFS, "migrations")
-	if err != nil {
-		return err
+)`,
+		TableExists: `SELECT CASE WHEN to_regclass('schema_migrations') IS NULL THEN 0 ELSE 1 END`,
 	}
-	for _, m := range ms {
-		if err := s.applyMigration(ctx, m); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (s *Store) applyMigration(ctx context.Context, m migration.Migration) error {
-	tx, err := s.beginWrite(ctx)
-	if err != nil {
-		return fmt.Errorf("migrate %s: %w", m.Name, err)
-	}
-	defer rollback(ctx, tx)
-	if _, err := tx.Exec(ctx, lockMigrationsSQL, migrateLockID); err != nil {
-		return fmt.Errorf("migrate %s: lock: %w", m.Name, err)
-	}
-	// Under the lock, so that two nodes never create the table at once
-	// (IF NOT EXISTS alone does not prevent that race).
-	if _, err := tx.Exec(ctx, createSchemaMigrationsSQL); err != nil {
-		return fmt.Errorf("migrate %s: create schema_migrations: %w", m.Name, err)
-	}
-	var applied bool
-	if err := tx.QueryRow(ctx, migrationAppliedSQL, m.Version).Scan(&applied); err != nil {
-		return fmt.Errorf("migrate %s: %w", m.Name, err)
-	}
-	if applied {
-		return nil
-	}
-	if _, err := tx.Exec(ctx, m.SQL); err != nil {
-		return fmt.Errorf("migrate %s: %w", m.Name, err)
-	}
-	if _, err := tx.Exec(ctx, recordMigrationSQL, m.Version, m.Name, s.now()); err != nil {
-		return fmt.Errorf("migrate %s: record: %w", m.Name, err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("migrate %s: commit: %w", m.Name, err)
-	}
-	return nil
-}
-
-const schemaMigrationsExistSQL = `SELECT to_regclass('schema_migrations') IS NOT NULL`
-
-const appliedVersionsSQL = `SELECT version FROM schema_migrations ORDER BY version`
-
-// SchemaCurrent reports whether every embedded migration has been applied.
-// It returns an error if the database has migrations this binary does not
-// know, that is if a newer binary migrated it.
-func (s *Store) SchemaCurrent(ctx context.Context) (bool, error) {
-	ms, err := migration.Load(migrationFS, "migrations")
-	if err != nil {
-		return false, err
-	}
-	tx, err := s.beginRead(ctx)
-	if err != nil {
-		return false, fmt.Errorf("schema current: %w", err)
-	}
-	defer rollback(ctx, tx)
-	var exists bool
-	if err := tx.QueryRow(ctx, schemaMigrationsExistSQL).Scan(&exists); err != nil {
-		return false, fmt.Errorf("schema current: %w", err)
-	}
-	if !exists {
-		return false, nil
-	}
-	rows, err := tx.Query(ctx, appliedVersionsSQL)
-	if err != nil {
-		return false, fmt.Errorf("schema current: %w", err)
-	}
-	versions, err := pgx.CollectRows(rows, pgx.RowTo[int])
-	if err != nil {
-		return false, fmt.Errorf("schema current: %w", err)
-	}
-	return migration.Current(ms, versions)
 }

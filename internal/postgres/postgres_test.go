@@ -13,6 +13,7 @@ import (
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/postgres"
 	"github.com/narrator/narrator/internal/postgres/pgtest"
+	"github.com/narrator/narrator/internal/sqlstore"
 	"github.com/narrator/narrator/internal/storetest"
 )
 
@@ -246,8 +247,8 @@ func TestQueryPlans(t *testing.T) {
 		{"id", postgres.FindLiveAudioByIDSQL, []any{a.ID, p.ID}, "audios_pkey"},
 		{"media", postgres.LoadMediaSQL, []any{[]int64{a.ID, a.ID + 1}, narrator.MediaTypes()}, "media_audio_id_content_type_key"},
 		{"article url", postgres.FindAudioByArticleURLSQL, []any{p.ID, "https://news.test/20"}, "audios_article_url"},
-		{"audio listens", postgres.AudioListensSQL, []any{a.ID}, "audio_listens_pkey"},
-		{"project listens", postgres.ProjectListensSQL, []any{p.ID}, "project_listens_pkey"},
+		{"audio listens", postgres.Numbered(sqlstore.AudioListensSQL), []any{a.ID}, "audio_listens_pkey"},
+		{"project listens", postgres.Numbered(sqlstore.ProjectListensSQL), []any{p.ID}, "project_listens_pkey"},
 		{"feed audios", postgres.FeedAudiosSQL, []any{p.ID, narrator.MaxFeedItems, narrator.FeedBodyChars}, "Index Scan using audios_feed"},
 		{"feed changed", postgres.AudiosChangedSQL, []any{p.ID}, "Index Only Scan Backward using audios_changed"},
 		{"feed deleted", postgres.AudiosChangedSQL, []any{p.ID}, "Index Only Scan Backward using audios_deleted"},

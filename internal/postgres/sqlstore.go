@@ -69,6 +69,9 @@ func (t pgTx) Rollback(ctx context.Context) { rollback(ctx, t.tx) }
 // numbered returns query with its ? placeholders numbered $1, $2…, as
 // PostgreSQL wants them. sqlstore's queries hold no ? of their own.
 func numbered(query string) string {
+	if !strings.Contains(query, "?") {
+		return query
+	}
 	var b strings.Builder
 	n := 0
 	for {

@@ -15,7 +15,6 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/narrator/narrator"
-	"github.com/narrator/narrator/internal/migration"
 	"github.com/narrator/narrator/internal/sqlstore"
 )
 
@@ -137,7 +136,7 @@ func New(db *DB, opts Options) *Store {
 	s := &Store{Now: time.Now, path: db.path, writer: db.writer, reader: db.reader, cache: db.cache,
 		jobs: opts.Jobs, limits: opts.Limits, effect: opts.EffectFunc,
 		reads: stmtCache[readStmts]{prepare: prepareReads}, writes: stmtCache[writeStmts]{prepare: prepareWrites}}
-	s.Store = sqlstore.New(dialect{s}, s.now, opts.EventBody)
+	s.Store = sqlstore.New(dialect{s}, migrations(), s.now, opts.EventBody)
 	return s
 }
 
@@ -311,100 +310,17 @@ func formatError(err error, what string) error {
 	return err
 }
 
-const createSchemaMigrationsSQL = `
+// migrations returns the store's migrations. They need no lock: a migration's
+// transaction holds the one writer.
+func migrations() sqlstore.Migrations {
+	return sqlstore.Migrations{
+		FS: migrationFS,
+		CreateTable: `
 CREATE TABLE IF NOT EXISTS schema_migrations (
 	version    INTEGER PRIMARY KEY,
 	name       TEXT    NOT NULL,
 	applied_at INTEGER NOT NULL
-)`
-
-const migrationAppliedSQL = `SELECT COUNT(*) FROM schema_migrations WHERE version = ?`
-
-const recordMigrationSQL = `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`
-
-// Migrate applies the pending embedded migrations in order, each in its own
-// transaction together with its row in schema_migrations. Running it again,
-// or from two processes at once, is safe.
-func (s *Store) Migrate(ctx context.Context) error {
-	ms, err := migration.Load(migrationFS, "migrations")
-	if err != nil {
-		return err
+)`,
+		TableExists: `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`,
 	}
-	if _, err := s.writer.ExecContext(ctx, createSchemaMigrationsSQL); err != nil {
-		return fmt.Errorf("migrate: create schema_migrations: %w", err)
-	}
-	for _, m := range ms {
-		if err := s.applyMigration(ctx, m); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (s *Store) applyMigration(ctx context.Context, m migration.Migration) error {
-	tx, err := s.beginWrite(ctx)
-	if err != nil {
-		return fmt.Errorf("migrate %s: %w", m.Name, err)
-	}
-	defer tx.Rollback()
-	var n int
-	if err := tx.QueryRowContext(ctx, migrationAppliedSQL, m.Version).Scan(&n); err != nil {
-		return fmt.Errorf("migrate %s: %w", m.Name, err)
-	}
-	if n > 0 {
-		return nil
-	}
-	if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
-		return fmt.Errorf("migrate %s: %w", m.Name, err)
-	}
-	if _, err := tx.ExecContext(ctx, recordMigrationSQL, m.Version, m.Name, micros(s.now())); err != nil {
-		return fmt.Errorf("migrate %s: record: %w", m.Name, err)
-	}
-	if err := commit(tx); err != nil {
-		return fmt.Errorf("migrate %s: commit: %w", m.Name, err)
-	}
-	return nil
-}
-
-const schemaMigrationsExistSQL = `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`
-
-const appliedVersionsSQL = `SELECT version FROM schema_migrations ORDER BY version`
-
-// SchemaCurrent reports whether every embedded migration has been applied.
-// It returns an error if the database has migrations this binary does not
-// know, that is if a newer binary migrated it.
-func (s *Store) SchemaCurrent(ctx context.Context) (bool, error) {
-	ms, err := migration.Load(migrationFS, "migrations")
-	if err != nil {
-		return false, err
-	}
-	tx, err := s.beginRead(ctx)
-	if err != nil {
-		return false, fmt.Errorf("schema current: %w", err)
-	}
-	defer tx.Rollback()
-	var n int
-	if err := tx.QueryRowContext(ctx, schemaMigrationsExistSQL).Scan(&n); err != nil {
-		return false, fmt.Errorf("schema current: %w", err)
-	}
-	if n == 0 {
-		return false, nil
-	}
-	rows, err := tx.QueryContext(ctx, appliedVersionsSQL)
-	if err != nil {
-		return false, fmt.Errorf("schema current: %w", err)
-	}
-	defer rows.Close()
-	var applied []int
-	for rows.Next() {
-		var v int
-		if err := rows.Scan(&v); err != nil {
-			return false, fmt.Errorf("schema current: %w", err)
-		}
-		applied = append(applied, v)
-	}
-	if err := rows.Err(); err != nil {
-		return false, fmt.Errorf("schema current: %w", err)
-	}
-	return migration.Current(ms, applied)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/jobs"
+	"github.com/narrator/narrator/internal/sqlstore"
 	"github.com/narrator/narrator/internal/storetest"
 )
 
@@ -358,8 +359,8 @@ func TestQueryPlans(t *testing.T) {
 		{"media", loadMediaSQL, []any{"[1,2]", `["mp3","m3u8"]`}, "sqlite_autoindex_media_1"},
 		{"api key", `SELECT account_id FROM api_keys WHERE hash = ? AND revoked_at IS NULL`, []any{[]byte("x")}, "sqlite_autoindex_api_keys_1"},
 		{"article url", findAudioByArticleURLSQL, []any{1, "https://x.test/a"}, "audios_article_url"},
-		{"audio listens", audioListensSQL, []any{1}, "PRIMARY KEY (audio_id=?)"},
-		{"project listens", projectListensSQL, []any{1}, "PRIMARY KEY (project_id=?)"},
+		{"audio listens", sqlstore.AudioListensSQL, []any{1}, "PRIMARY KEY (audio_id=?)"},
+		{"project listens", sqlstore.ProjectListensSQL, []any{1}, "PRIMARY KEY (project_id=?)"},
 		{"feed", feedByTokenSQL, []any{"x"}, "sqlite_autoindex_feeds_1"},
 		{"feed audios", feedAudiosSQL, []any{2000, 1, 300}, "audios_feed"},
 		{"feed changed", audiosChangedSQL, []any{1}, "audios_changed"},

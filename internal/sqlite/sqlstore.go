@@ -169,36 +169,11 @@ func scanDecoded(row interface{ Scan(...any) error }, dest []any) error {
 				return nil
 			})
 		case **int64:
-			var n sql.NullInt64
-			scan[i] = &n
-			decode = append(decode, func() error {
-				*d = nil
-				if n.Valid {
-					*d = &n.Int64
-				}
-				return nil
-			})
+			scan[i], decode = nullable(d, decode)
 		case **int:
-			var n sql.NullInt64
-			scan[i] = &n
-			decode = append(decode, func() error {
-				*d = nil
-				if n.Valid {
-					v := int(n.Int64)
-					*d = &v
-				}
-				return nil
-			})
+			scan[i], decode = nullable(d, decode)
 		case **string:
-			var s sql.NullString
-			scan[i] = &s
-			decode = append(decode, func() error {
-				*d = nil
-				if s.Valid {
-					*d = &s.String
-				}
-				return nil
-			})
+			scan[i], decode = nullable(d, decode)
 		case *map[string]string:
 			var s string
 			scan[i] = &s
@@ -230,4 +205,18 @@ func scanDecoded(row interface{ Scan(...any) error }, dest []any) error {
 		}
 	}
 	return nil
+}
+
+// nullable returns the destination that scans a nullable column into d,
+// nil for NULL, and decode with the step that sets d after the scan.
+func nullable[T any](d **T, decode []func() error) (any, []func() error) {
+	var n sql.Null[T]
+	return &n, append(decode, func() error {
+		*d = nil
+		if n.Valid {
+			v := n.V
+			*d = &v
+		}
+		return nil
+	})
 }

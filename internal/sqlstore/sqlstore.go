@@ -76,15 +76,17 @@ type DB interface {
 // Store is the part of a store that sqlstore implements; each store embeds
 // it, so that its methods are the store's.
 type Store struct {
-	db   DB
-	now  func() time.Time
-	body narrator.EventBodyFunc
+	db         DB
+	migrations Migrations
+	now        func() time.Time
+	body       narrator.EventBodyFunc
 }
 
-// New returns the shared part of a store on db, with the store's clock
-// (UTC, whole microseconds) and its renderer of webhook deliveries.
-func New(db DB, now func() time.Time, body narrator.EventBodyFunc) *Store {
-	return &Store{db: db, now: now, body: body}
+// New returns the shared part of a store on db, with its migrations, the
+// store's clock (UTC, whole microseconds) and its renderer of webhook
+// deliveries.
+func New(db DB, migrations Migrations, now func() time.Time, body narrator.EventBodyFunc) *Store {
+	return &Store{db: db, migrations: migrations, now: now, body: body}
 }
 
 // NullTime maps the zero time to a nil *time.Time, which stores keep as
