@@ -89,7 +89,7 @@ func scanExportedAPIKey(row pgx.Row) (*narrator.ExportedAPIKey, error) {
 
 const exportUsersSQL = `SELECT ` + sqlstore.UserColumns + ` FROM users ORDER BY id`
 
-const exportPronunciationsSQL = `SELECT ` + pronunciationColumns + ` FROM pronunciations ORDER BY id`
+const exportPronunciationsSQL = `SELECT ` + sqlstore.PronunciationColumns + ` FROM pronunciations ORDER BY id`
 
 const exportFeedsSQL = `SELECT ` + feedColumns + ` FROM feeds ORDER BY project_id`
 const exportProjectsSQL = `SELECT ` + sqlstore.ProjectColumns + ` FROM projects ORDER BY id`

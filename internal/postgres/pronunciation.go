@@ -2,106 +2,20 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/sqlstore"
 )
 
-const upsertPronunciationSQL = `
-INSERT INTO pronunciations (project_id, phrase, say, created_at) VALUES ($1, $2, $3, $4)
-ON CONFLICT (project_id, lower(phrase)) DO UPDATE SET phrase = excluded.phrase, say = excluded.say
-RETURNING id, created_at`
+// The methods of pronunciation rules are sqlstore's, but for
+// ResynthesizeMatching; ExportMeta reads rules here.
 
-const countPronunciationsSQL = `
-SELECT count(*), count(*) FILTER (WHERE lower(phrase) = lower($2)) FROM pronunciations WHERE project_id = $1`
-
-// SetPronunciation adds a rule to a project, or replaces the rule for the
-// same phrase (in any letter case). It fills in p's ID and CreatedAt, and
-// returns ENOTFOUND if the project does not exist and ECONFLICT if it
-// has narrator.MaxPronunciations rules already and p adds one.
-func (s *Store) SetPronunciation(ctx context.Context, p *narrator.Pronunciation) error {
-	if err := p.Validate(); err != nil {
-		return err
-	}
-	tx, err := s.beginWrite(ctx)
-	if err != nil {
-		return fmt.Errorf("set pronunciation: %w", err)
-	}
-	defer rollback(ctx, tx)
-	if _, err := findProject(ctx, tx, p.ProjectID); err != nil {
-		return fmt.Errorf("set pronunciation in project %d: %w", p.ProjectID, err)
-	}
-	p.Trim()
-	// The project's row lock (lockProjectSQL) serialises the rules added
-	// to it, so that concurrent adds cannot pass the count together.
-	if _, err := tx.Exec(ctx, lockProjectSQL, p.ProjectID); err != nil {
-		return fmt.Errorf("set pronunciation in project %d: lock: %w", p.ProjectID, err)
-	}
-	var count, same int
-	if err := tx.QueryRow(ctx, countPronunciationsSQL, p.ProjectID, p.Phrase).Scan(&count, &same); err != nil {
-		return fmt.Errorf("set pronunciation in project %d: count: %w", p.ProjectID, err)
-	}
-	if err := narrator.CheckPronunciationCount(count, same > 0); err != nil {
-		return err
-	}
-	if err := tx.QueryRow(ctx, upsertPronunciationSQL, p.ProjectID, p.Phrase, p.Say, s.now()).Scan(&p.ID, &p.CreatedAt); err != nil {
-		return fmt.Errorf("set pronunciation %q: %w", p.Phrase, err)
-	}
-	p.CreatedAt = p.CreatedAt.UTC()
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("set pronunciation %q: commit: %w", p.Phrase, err)
-	}
-	return nil
-}
-
-const pronunciationColumns = `id, project_id, phrase, say, created_at`
-
+// scanPronunciation reads a row of sqlstore.PronunciationColumns.
 func scanPronunciation(row pgx.Row) (*narrator.Pronunciation, error) {
-	var p narrator.Pronunciation
-	if err := row.Scan(&p.ID, &p.ProjectID, &p.Phrase, &p.Say, &p.CreatedAt); err != nil {
-		return nil, err
-	}
-	p.CreatedAt = p.CreatedAt.UTC()
-	return &p, nil
-}
-
-const listPronunciationsSQL = `
-SELECT ` + pronunciationColumns + ` FROM pronunciations WHERE project_id = $1 ORDER BY lower(phrase), id`
-
-// ListPronunciations returns a project's rules, by phrase.
-func (s *Store) ListPronunciations(ctx context.Context, projectID int64) ([]*narrator.Pronunciation, error) {
-	rows, err := s.query(ctx, listPronunciationsSQL, projectID)
-	if err != nil {
-		return nil, fmt.Errorf("list pronunciations of project %d: %w", projectID, err)
-	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*narrator.Pronunciation, error) { return scanPronunciation(row) })
-	if err != nil {
-		return nil, fmt.Errorf("list pronunciations of project %d: %w", projectID, err)
-	}
-	if out == nil {
-		out = []*narrator.Pronunciation{}
-	}
-	return out, nil
-}
-
-const deletePronunciationSQL = `
-DELETE FROM pronunciations WHERE id = $1 AND project_id = $2
-RETURNING ` + pronunciationColumns
-
-// RemovePronunciation deletes a rule of a project and returns it, or
-// ENOTFOUND.
-func (s *Store) RemovePronunciation(ctx context.Context, projectID, id int64) (*narrator.Pronunciation, error) {
-	p, err := scanPronunciation(s.queryRow(ctx, deletePronunciationSQL, id, projectID))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, narrator.Errorf(narrator.ENOTFOUND, "project %d has no pronunciation %d", projectID, id)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("remove pronunciation %d: %w", id, err)
-	}
-	return p, nil
+	return sqlstore.ScanPronunciation(utcRow{row})
 }
 
 // candidatesSQL narrows the search with ILIKE and locks the candidates in

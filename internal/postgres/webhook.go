@@ -24,7 +24,3 @@ func nullTime(t time.Time) *time.Time {
 	}
 	return &t
 }
-
-// lockProjectSQL locks a project's row, which serialises the changes to
-// its pronunciation rules.
-const lockProjectSQL = `SELECT id FROM projects WHERE id = $1 FOR UPDATE`

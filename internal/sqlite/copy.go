@@ -90,7 +90,7 @@ func scanExportedAPIKey(sc interface{ Scan(...any) error }) (*narrator.ExportedA
 
 const exportUsersSQL = `SELECT ` + sqlstore.UserColumns + ` FROM users ORDER BY id`
 
-const exportPronunciationsSQL = `SELECT ` + pronunciationColumns + ` FROM pronunciations ORDER BY id`
+const exportPronunciationsSQL = `SELECT ` + sqlstore.PronunciationColumns + ` FROM pronunciations ORDER BY id`
 
 const exportFeedsSQL = `SELECT ` + feedColumns + ` FROM feeds ORDER BY project_id`
 const exportWebhooksSQL = `SELECT ` + sqlstore.WebhookColumns + ` FROM webhooks ORDER BY id`

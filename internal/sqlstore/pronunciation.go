@@ -1,0 +1,114 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/narrator/narrator"
+)
+
+const upsertPronunciationSQL = `
+INSERT INTO pronunciations (project_id, phrase, say, created_at) VALUES (?, ?, ?, ?)
+ON CONFLICT (project_id, lower(phrase)) DO UPDATE SET phrase = excluded.phrase, say = excluded.say
+RETURNING id, created_at`
+
+const countPronunciationsSQL = `
+SELECT count(*), count(CASE WHEN lower(phrase) = lower(?) THEN 1 END) FROM pronunciations WHERE project_id = ?`
+
+// SetPronunciation adds a rule to a project, or replaces the rule for the
+// same phrase (in any letter case). It fills in p's ID and CreatedAt, and
+// returns ENOTFOUND if the project does not exist and ECONFLICT if it
+// has narrator.MaxPronunciations rules already and p adds one.
+func (s *Store) SetPronunciation(ctx context.Context, p *narrator.Pronunciation) error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	tx, err := s.db.BeginWrite(ctx)
+	if err != nil {
+		return fmt.Errorf("set pronunciation: %w", err)
+	}
+	defer tx.Rollback(ctx)
+	p.Trim()
+	// The project's row lock serialises the rules added to it, so that
+	// concurrent adds cannot pass the count together.
+	var id int64
+	if err := tx.QueryRow(ctx, lockProjectSQL+s.db.ForUpdate(), p.ProjectID).Scan(&id); errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("set pronunciation in project %d: %w", p.ProjectID, narrator.Errorf(narrator.ENOTFOUND, "project %d not found", p.ProjectID))
+	} else if err != nil {
+		return fmt.Errorf("set pronunciation in project %d: lock: %w", p.ProjectID, err)
+	}
+	var count, same int
+	if err := tx.QueryRow(ctx, countPronunciationsSQL, p.Phrase, p.ProjectID).Scan(&count, &same); err != nil {
+		return fmt.Errorf("set pronunciation in project %d: count: %w", p.ProjectID, err)
+	}
+	if err := narrator.CheckPronunciationCount(count, same > 0); err != nil {
+		return err
+	}
+	if err := tx.QueryRow(ctx, upsertPronunciationSQL, p.ProjectID, p.Phrase, p.Say, s.now()).Scan(&p.ID, &p.CreatedAt); err != nil {
+		return fmt.Errorf("set pronunciation %q: %w", p.Phrase, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("set pronunciation %q: commit: %w", p.Phrase, err)
+	}
+	return nil
+}
+
+// PronunciationColumns are the columns ScanPronunciation reads.
+const PronunciationColumns = `id, project_id, phrase, say, created_at`
+
+// ScanPronunciation reads a row of PronunciationColumns.
+func ScanPronunciation(row Row) (*narrator.Pronunciation, error) {
+	var p narrator.Pronunciation
+	if err := row.Scan(&p.ID, &p.ProjectID, &p.Phrase, &p.Say, &p.CreatedAt); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+const listPronunciationsSQL = `
+SELECT ` + PronunciationColumns + ` FROM pronunciations WHERE project_id = ? ORDER BY lower(phrase), id`
+
+// ListPronunciations returns a project's rules, by phrase.
+func (s *Store) ListPronunciations(ctx context.Context, projectID int64) ([]*narrator.Pronunciation, error) {
+	tx, err := s.db.BeginRead(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list pronunciations of project %d: %w", projectID, err)
+	}
+	defer tx.Rollback(ctx)
+	rows, err := tx.Query(ctx, listPronunciationsSQL, projectID)
+	if err != nil {
+		return nil, fmt.Errorf("list pronunciations of project %d: %w", projectID, err)
+	}
+	out, err := collect(rows, ScanPronunciation)
+	if err != nil {
+		return nil, fmt.Errorf("list pronunciations of project %d: %w", projectID, err)
+	}
+	return out, nil
+}
+
+const deletePronunciationSQL = `
+DELETE FROM pronunciations WHERE id = ? AND project_id = ?
+RETURNING ` + PronunciationColumns
+
+// RemovePronunciation deletes a rule of a project and returns it, or
+// ENOTFOUND.
+func (s *Store) RemovePronunciation(ctx context.Context, projectID, id int64) (*narrator.Pronunciation, error) {
+	tx, err := s.db.BeginWrite(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("remove pronunciation %d: %w", id, err)
+	}
+	defer tx.Rollback(ctx)
+	p, err := ScanPronunciation(tx.QueryRow(ctx, deletePronunciationSQL, id, projectID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, narrator.Errorf(narrator.ENOTFOUND, "project %d has no pronunciation %d", projectID, id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("remove pronunciation %d: %w", id, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return nil, fmt.Errorf("remove pronunciation %d: commit: %w", id, err)
+	}
+	return p, nil
+}
