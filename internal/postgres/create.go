@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -147,31 +148,34 @@ JOIN audios a ON a.project_id = r.project_id AND a.external_id = r.external_id A
 
 // insertAudiosSQL inserts a group's audios, each numbered in its project
 // (seq) after the project's highest in the order given, as insertAudioSQL
-// numbers one: the accounts' rows, locked before, serialise the creates of
-// a project.
+// numbers one (the accounts' rows, locked before, serialise the creates of
+// a project), and their media rows, one of each of $14
+// (narrator.MediaTypes) for each audio, still without keys. It returns the
+// audios (id, project, number) and the media (id, audio, content type).
 const insertAudiosSQL = `
-INSERT INTO audios (project_id, external_id, title, body, author, article_url, metadata,
-	state, error, revision, duration_ms, created_at, updated_at, seq)
-SELECT r.project_id, r.external_id, r.title, r.body, r.author, r.article_url, r.metadata::jsonb,
-	r.state, r.error, r.revision, r.duration_ms, r.created_at, r.updated_at,
-	(SELECT coalesce(max(seq), 0) FROM audios a WHERE a.project_id = r.project_id)
-		+ row_number() OVER (PARTITION BY r.project_id ORDER BY r.n)
-FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-	$8::text[], $9::text[], $10::integer[], $11::bigint[], $12::timestamptz[], $13::timestamptz[])
-	WITH ORDINALITY AS r(project_id, external_id, title, body, author, article_url, metadata,
-	state, error, revision, duration_ms, created_at, updated_at, n)
-ORDER BY r.n
-RETURNING id, project_id, seq`
-
-// insertGroupMediaSQL inserts the media rows of a group's audios, one of
-// each of $2 (narrator.MediaTypes) for each audio of $1, still without
-// keys.
-const insertGroupMediaSQL = `
-INSERT INTO media (audio_id, content_type)
-SELECT a.id, t.content_type
-FROM unnest($1::bigint[]) WITH ORDINALITY AS a(id, n), unnest($2::text[]) WITH ORDINALITY AS t(content_type, o)
-ORDER BY a.n, t.o
-RETURNING id, audio_id, content_type`
+WITH added AS (
+	INSERT INTO audios (project_id, external_id, title, body, author, article_url, metadata,
+		state, error, revision, duration_ms, created_at, updated_at, seq)
+	SELECT r.project_id, r.external_id, r.title, r.body, r.author, r.article_url, r.metadata::jsonb,
+		r.state, r.error, r.revision, r.duration_ms, r.created_at, r.updated_at,
+		(SELECT coalesce(max(seq), 0) FROM audios a WHERE a.project_id = r.project_id)
+			+ row_number() OVER (PARTITION BY r.project_id ORDER BY r.n)
+	FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+		$8::text[], $9::text[], $10::integer[], $11::bigint[], $12::timestamptz[], $13::timestamptz[])
+		WITH ORDINALITY AS r(project_id, external_id, title, body, author, article_url, metadata,
+		state, error, revision, duration_ms, created_at, updated_at, n)
+	ORDER BY r.n
+	RETURNING id, project_id, seq
+), media AS (
+	INSERT INTO media (audio_id, content_type)
+	SELECT added.id, t.content_type
+	FROM added, unnest($14::text[]) WITH ORDINALITY AS t(content_type, o)
+	ORDER BY added.id, t.o
+	RETURNING id, audio_id, content_type
+)
+SELECT id, project_id, seq, NULL::text FROM added
+UNION ALL
+SELECT id, audio_id, NULL::bigint, content_type FROM media`
 
 const addGroupUsageSQL = `
 UPDATE accounts SET synthesis_round = $1, queued = queued + $2, media_bytes = media_bytes + $3
@@ -184,35 +188,9 @@ func (s *Store) insertGroup(ctx context.Context, tx pgx.Tx, batch []*createCall)
 	if s.jobs == nil {
 		return nil, errors.New("queue synthesis: the postgres store was opened without a job inserter")
 	}
-	if err := s.markUpdates(ctx, tx, batch); err != nil {
+	byProject, accounts, err := readGroup(ctx, tx, batch)
+	if err != nil {
 		return nil, err
-	}
-	// Each project's account, read and locked once, projects in order.
-	byProject := map[int64]*groupAccount{}
-	var projects []int64
-	for _, c := range batch {
-		if !c.alone && !slices.Contains(projects, c.a.ProjectID) {
-			projects = append(projects, c.a.ProjectID)
-		}
-	}
-	slices.Sort(projects)
-	var accounts []*groupAccount
-	for _, projectID := range projects {
-		a := &groupAccount{}
-		err := tx.QueryRow(ctx, accountUsageSQL, projectID).Scan(&a.id, &a.usage.Queued, &a.usage.MediaBytes, &a.usage.NextRound)
-		switch {
-		case errors.Is(err, pgx.ErrNoRows):
-			continue
-		case err != nil:
-			return nil, fmt.Errorf("usage of project %d's account: %w", projectID, err)
-		}
-		// Another project of the same account shares its usage.
-		if i := slices.IndexFunc(accounts, func(o *groupAccount) bool { return o.id == a.id }); i >= 0 {
-			a = accounts[i]
-		} else {
-			accounts = append(accounts, a)
-		}
-		byProject[projectID] = a
 	}
 	head, err := s.jobs.SynthesisHead(ctx, tx)
 	if err != nil {
@@ -270,18 +248,24 @@ func (s *Store) insertGroup(ctx context.Context, tx pgx.Tx, batch []*createCall)
 	return got, s.writeGroupEffects(ctx, tx, accounts, count, jobs)
 }
 
-// markUpdates marks to run alone the creates of batch whose external ID
-// names a live audio, which they update, or repeats one earlier in the
-// group, which they will find once the group is committed.
-func (s *Store) markUpdates(ctx context.Context, tx pgx.Tx, batch []*createCall) error {
+// readGroup reads, in one round trip, what a group's creates depend on,
+// and marks to run alone the creates whose external ID names a live audio,
+// which they update, or repeats one earlier in the group, which they will
+// find once the group is committed. It locks and reads the account of each
+// project of the group, in the order of the projects' IDs, and returns the
+// accounts by project (none for a missing project) and each account once.
+func readGroup(ctx context.Context, tx pgx.Tx, batch []*createCall) (map[int64]*groupAccount, []*groupAccount, error) {
 	type key struct {
 		projectID  int64
 		externalID string
 	}
 	seen := map[key]bool{}
-	var projects []int64
+	var extProjects, projects []int64
 	var externalIDs []string
 	for _, c := range batch {
+		if !slices.Contains(projects, c.a.ProjectID) {
+			projects = append(projects, c.a.ProjectID)
+		}
 		if c.a.ExternalID == "" {
 			continue
 		}
@@ -291,30 +275,61 @@ func (s *Store) markUpdates(ctx context.Context, tx pgx.Tx, batch []*createCall)
 			continue
 		}
 		seen[k] = true
-		projects = append(projects, k.projectID)
+		extProjects = append(extProjects, k.projectID)
 		externalIDs = append(externalIDs, k.externalID)
 	}
-	if len(projects) == 0 {
-		return nil
+	slices.Sort(projects)
+	b := &pgx.Batch{}
+	if len(extProjects) > 0 {
+		b.Queue(findExternalIDsSQL, extProjects, externalIDs)
 	}
-	rows, err := tx.Query(ctx, findExternalIDsSQL, projects, externalIDs)
-	if err != nil {
-		return fmt.Errorf("find external IDs: %w", err)
+	for _, projectID := range projects {
+		b.Queue(accountUsageSQL, projectID)
 	}
-	live := map[key]bool{}
-	var k key
-	if _, err := pgx.ForEachRow(rows, []any{&k.projectID, &k.externalID}, func() error {
-		live[k] = true
-		return nil
-	}); err != nil {
-		return fmt.Errorf("find external IDs: %w", err)
-	}
-	for _, c := range batch {
-		if live[key{c.a.ProjectID, c.a.ExternalID}] {
-			c.alone = true
+	res := tx.SendBatch(ctx, b)
+	defer res.Close()
+	if len(extProjects) > 0 {
+		rows, err := res.Query()
+		if err != nil {
+			return nil, nil, fmt.Errorf("find external IDs: %w", err)
+		}
+		live := map[key]bool{}
+		var k key
+		if _, err := pgx.ForEachRow(rows, []any{&k.projectID, &k.externalID}, func() error {
+			live[k] = true
+			return nil
+		}); err != nil {
+			return nil, nil, fmt.Errorf("find external IDs: %w", err)
+		}
+		for _, c := range batch {
+			if live[key{c.a.ProjectID, c.a.ExternalID}] {
+				c.alone = true
+			}
 		}
 	}
-	return nil
+	byProject := map[int64]*groupAccount{}
+	var accounts []*groupAccount
+	for _, projectID := range projects {
+		a := &groupAccount{}
+		err := res.QueryRow().Scan(&a.id, &a.usage.Queued, &a.usage.MediaBytes, &a.usage.NextRound)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			continue
+		case err != nil:
+			return nil, nil, fmt.Errorf("usage of project %d's account: %w", projectID, err)
+		}
+		// Another project of the same account shares its usage.
+		if i := slices.IndexFunc(accounts, func(o *groupAccount) bool { return o.id == a.id }); i >= 0 {
+			a = accounts[i]
+		} else {
+			accounts = append(accounts, a)
+		}
+		byProject[projectID] = a
+	}
+	if err := res.Close(); err != nil {
+		return nil, nil, fmt.Errorf("read group: %w", unavailable(err))
+	}
+	return byProject, accounts, nil
 }
 
 // groupRows are a group's new audios, a column a slice, as
@@ -364,7 +379,8 @@ func (r *groupRows) add(a *narrator.Audio) error {
 // their media, and sets their IDs and media.
 func insertAudios(ctx context.Context, tx pgx.Tx, rows *groupRows, made []int, got []*narrator.Audio) error {
 	res, err := tx.Query(ctx, insertAudiosSQL, rows.projectID, rows.externalID, rows.title, rows.body, rows.author,
-		rows.articleURL, rows.metadata, rows.state, rows.error, rows.revision, rows.durationMS, rows.createdAt, rows.updatedAt)
+		rows.articleURL, rows.metadata, rows.state, rows.error, rows.revision, rows.durationMS, rows.createdAt, rows.updatedAt,
+		narrator.MediaTypes())
 	if err != nil {
 		return fmt.Errorf("insert audios: %w", err)
 	}
@@ -372,15 +388,25 @@ func insertAudios(ctx context.Context, tx pgx.Tx, rows *groupRows, made []int, g
 	// number returned for a project is its k-th audio of the group.
 	type numbered struct{ id, seq int64 }
 	byProject := map[int64][]numbered{}
-	var n numbered
-	var projectID int64
-	if _, err := pgx.ForEachRow(res, []any{&n.id, &projectID, &n.seq}, func() error {
-		byProject[projectID] = append(byProject[projectID], n)
+	var media []narrator.Media
+	var (
+		id, ref     int64
+		seq         *int64
+		contentType *string
+	)
+	if _, err := pgx.ForEachRow(res, []any{&id, &ref, &seq, &contentType}, func() error {
+		if contentType != nil {
+			media = append(media, narrator.Media{ID: id, AudioID: ref, ContentType: *contentType})
+		} else {
+			byProject[ref] = append(byProject[ref], numbered{id, *seq})
+		}
 		return nil
 	}); err != nil {
 		return fmt.Errorf("insert audios: %w", err)
 	}
-	ids := make([]int64, 0, len(made))
+	for _, l := range byProject {
+		slices.SortFunc(l, func(x, y numbered) int { return cmp.Compare(x.seq, y.seq) })
+	}
 	byID := make(map[int64]*narrator.Audio, len(made))
 	for _, i := range made {
 		a := got[i]
@@ -388,25 +414,14 @@ func insertAudios(ctx context.Context, tx pgx.Tx, rows *groupRows, made []int, g
 		if len(l) == 0 {
 			return fmt.Errorf("insert audios: no row returned for an audio of project %d", a.ProjectID)
 		}
-		first := slices.MinFunc(l, func(x, y numbered) int { return int(x.seq - y.seq) })
-		a.ID = first.id
-		byProject[a.ProjectID] = slices.DeleteFunc(l, func(x numbered) bool { return x.id == first.id })
+		a.ID, byProject[a.ProjectID] = l[0].id, l[1:]
 		a.Media = make([]narrator.Media, 0, len(narrator.MediaTypes()))
-		ids = append(ids, a.ID)
 		byID[a.ID] = a
 	}
-	res, err = tx.Query(ctx, insertGroupMediaSQL, ids, narrator.MediaTypes())
-	if err != nil {
-		return fmt.Errorf("insert media: %w", err)
-	}
-	var m narrator.Media
-	if _, err := pgx.ForEachRow(res, []any{&m.ID, &m.AudioID, &m.ContentType}, func() error {
+	for _, m := range media {
 		if a := byID[m.AudioID]; a != nil {
 			a.Media = append(a.Media, m)
 		}
-		return nil
-	}); err != nil {
-		return fmt.Errorf("insert media: %w", err)
 	}
 	for _, a := range byID {
 		narrator.SortMedia(a.Media)
@@ -419,26 +434,27 @@ func insertAudios(ctx context.Context, tx pgx.Tx, rows *groupRows, made []int, g
 // then the projects' counts, then the jobs. A create raises no webhook
 // event.
 func (s *Store) writeGroupEffects(ctx context.Context, tx pgx.Tx, accounts []*groupAccount, count map[int64]int, jobs []narrator.Job) error {
-	traced := false
+	// The accounts' rows, then the projects' counts, in one round trip.
+	b := &pgx.Batch{}
 	for _, a := range accounts {
 		if !a.changed {
 			continue
 		}
-		if !traced {
+		if b.Len() == 0 {
 			s.traceEffect(narrator.StepUsage)
-			traced = true
 		}
-		if _, err := tx.Exec(ctx, addGroupUsageSQL, a.usage.NextRound, a.queued, a.bytes, a.id); err != nil {
-			return fmt.Errorf("count usage of account %d: %w", a.id, err)
-		}
+		b.Queue(addGroupUsageSQL, a.usage.NextRound, a.queued, a.bytes, a.id)
 	}
 	projects := slices.Sorted(maps.Keys(count))
 	if len(projects) > 0 {
 		s.traceEffect(narrator.StepAudioCount)
 	}
 	for _, projectID := range projects {
-		if _, err := tx.Exec(ctx, addAudioCountSQL, count[projectID], projectID); err != nil {
-			return fmt.Errorf("count audios of project %d: %w", projectID, err)
+		b.Queue(addAudioCountSQL, count[projectID], projectID)
+	}
+	if b.Len() > 0 {
+		if err := tx.SendBatch(ctx, b).Close(); err != nil {
+			return fmt.Errorf("count usage and audios: %w", unavailable(err))
 		}
 	}
 	if len(jobs) > 0 {
