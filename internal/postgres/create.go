@@ -18,10 +18,11 @@ import (
 // Creates are committed in groups, as on SQLite: concurrent creates wait
 // for one another in a sqlstore.Group, and the one that leads takes every
 // create waiting, up to maxCreateBatch, into one transaction of a few
-// statements, whatever the group's size: the external IDs looked up at
-// once, each project's account locked and read once, all audios inserted
-// by one statement, all media by another, each account's usage and each
-// project's count written once, the jobs inserted at once. The locks are
+// round trips, whatever the group's size: the external IDs looked up and
+// each project's account locked and read, in one batch; the synthesis
+// queue's head; all audios and their media inserted by one statement; each
+// account's usage and each project's count written, in one batch; the jobs
+// inserted at once; the commit. The locks are
 // taken in the order every write takes them, accounts before projects. A
 // create is answered only after that transaction is committed, so its row
 // and its job are durable when it is.
