@@ -8,16 +8,10 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/narrator/narrator"
-	"github.com/narrator/narrator/internal/sqlstore"
 )
 
 // The methods of accounts and API keys are sqlstore's, but for
-// AuthenticateAPIKey; ExportMeta reads accounts here.
-
-// scanAccount reads a row of an account's id, name and created_at.
-func scanAccount(row pgx.Row) (*narrator.Account, error) {
-	return sqlstore.ScanAccount(utcRow{row})
-}
+// AuthenticateAPIKey.
 
 const authenticateAPIKeySQL = `SELECT account_id FROM api_keys WHERE hash = $1 AND revoked_at IS NULL`
 

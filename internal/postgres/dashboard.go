@@ -103,27 +103,3 @@ func (s *Store) FindAudiosByID(ctx context.Context, projectID int64, ids []int64
 	}
 	return audios, nil
 }
-
-// RegenerateAudio makes a live audio, found by reference as FindAudio does,
-// unprocessed again even if its text is unchanged: in one transaction it
-// clears its error, bumps its revision and enqueues its synthesis. Its
-// media keep their keys until the new result is published. It returns the
-// updated audio, or ENOTFOUND.
-func (s *Store) RegenerateAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error) {
-	tx, err := s.beginWrite(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("regenerate audio %q: %w", ref, err)
-	}
-	defer rollback(ctx, tx)
-	a, err := resolveAudio(ctx, tx, projectID, ref, forUpdate)
-	if err != nil {
-		return nil, fmt.Errorf("regenerate audio %q in project %d: %w", ref, projectID, err)
-	}
-	if err := s.resynthesize(ctx, tx, a, true); err != nil {
-		return nil, err
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return nil, fmt.Errorf("regenerate audio %d: commit: %w", a.ID, err)
-	}
-	return a, nil
-}

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"time"
@@ -9,114 +10,18 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/sqlstore"
 )
 
-const feedColumns = `project_id, enabled, title, description, author, image_url, language, category,
-	explicit, token, created_at, updated_at`
+// The methods of feeds are sqlstore's, but for FeedByToken; ExportMeta
+// reads feeds here.
 
+// feedColumns are the columns scanFeed reads.
+const feedColumns = sqlstore.FeedColumns
+
+// scanFeed reads a row of feedColumns.
 func scanFeed(row pgx.Row) (*narrator.Feed, error) {
-	var f narrator.Feed
-	if err := row.Scan(&f.ProjectID, &f.Enabled, &f.Title, &f.Description, &f.Author, &f.ImageURL, &f.Language,
-		&f.Category, &f.Explicit, &f.Token, &f.CreatedAt, &f.UpdatedAt); err != nil {
-		return nil, err
-	}
-	f.CreatedAt, f.UpdatedAt = f.CreatedAt.UTC(), f.UpdatedAt.UTC()
-	return &f, nil
-}
-
-func feedNotFound(projectID int64) error {
-	return narrator.Errorf(narrator.ENOTFOUND, "project %d has no feed", projectID)
-}
-
-const findFeedSQL = `SELECT ` + feedColumns + ` FROM feeds WHERE project_id = $1`
-
-// FindFeed returns a project's feed, turned on or off. It returns ENOTFOUND
-// if the project never had one.
-func (s *Store) FindFeed(ctx context.Context, projectID int64) (*narrator.Feed, error) {
-	f, err := scanFeed(s.queryRow(ctx, findFeedSQL, projectID))
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		return nil, feedNotFound(projectID)
-	case err != nil:
-		return nil, fmt.Errorf("find feed of project %d: %w", projectID, err)
-	}
-	return f, nil
-}
-
-// upsertFeedSQL creates a feed or updates its settings, never the token
-// of an existing one.
-const upsertFeedSQL = `
-INSERT INTO feeds (project_id, enabled, title, description, author, image_url, language, category,
-	explicit, token, created_at, updated_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)
-ON CONFLICT (project_id) DO UPDATE SET enabled = excluded.enabled, title = excluded.title,
-	description = excluded.description, author = excluded.author, image_url = excluded.image_url,
-	language = excluded.language, category = excluded.category, explicit = excluded.explicit,
-	updated_at = excluded.updated_at
-RETURNING token, created_at, updated_at`
-
-// SaveFeed creates or updates the feed of f.ProjectID with f's settings
-// (narrator.Feed.Validate). f.Token must be a new token (NewFeedToken),
-// which only a new feed takes: an existing one keeps its own, so that a
-// form loaded before a rotation cannot bring the old URL back
-// (RotateFeedToken changes it). It sets f's Token, CreatedAt and UpdatedAt
-// to what is stored. It returns EINVALID for invalid settings or a
-// malformed token, ENOTFOUND if the project does not exist, and ECONFLICT
-// if a new feed's token is taken.
-func (s *Store) SaveFeed(ctx context.Context, f *narrator.Feed) error {
-	if err := f.Validate(); err != nil {
-		return err
-	}
-	if err := narrator.ValidateFeedToken(f.Token); err != nil {
-		return err
-	}
-	tx, err := s.beginWrite(ctx)
-	if err != nil {
-		return fmt.Errorf("save feed: %w", err)
-	}
-	defer rollback(ctx, tx)
-	if _, err := findProject(ctx, tx, f.ProjectID); err != nil {
-		return fmt.Errorf("save feed of project %d: %w", f.ProjectID, err)
-	}
-	var token string
-	var created, updated time.Time
-	if err := tx.QueryRow(ctx, upsertFeedSQL, f.ProjectID, f.Enabled, f.Title, f.Description, f.Author,
-		f.ImageURL, f.Language, f.Category, f.Explicit, f.Token, s.now()).Scan(&token, &created, &updated); err != nil {
-		return fmt.Errorf("save feed of project %d: %w", f.ProjectID, formatError(err, "a feed with this token"))
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("save feed of project %d: commit: %w", f.ProjectID, err)
-	}
-	f.Token, f.CreatedAt, f.UpdatedAt = token, created.UTC(), updated.UTC()
-	return nil
-}
-
-const rotateFeedTokenSQL = `UPDATE feeds SET token = $1, updated_at = $2 WHERE project_id = $3 RETURNING ` + feedColumns
-
-// RotateFeedToken replaces the token of a project's feed with token, so
-// that the old URL answers 404 at once, and returns the feed. It returns
-// EINVALID for a malformed token, ENOTFOUND if the project has no feed, and
-// ECONFLICT if the token is taken.
-func (s *Store) RotateFeedToken(ctx context.Context, projectID int64, token string) (*narrator.Feed, error) {
-	if err := narrator.ValidateFeedToken(token); err != nil {
-		return nil, err
-	}
-	tx, err := s.beginWrite(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("rotate feed token: %w", err)
-	}
-	defer rollback(ctx, tx)
-	f, err := scanFeed(tx.QueryRow(ctx, rotateFeedTokenSQL, token, s.now(), projectID))
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		return nil, feedNotFound(projectID)
-	case err != nil:
-		return nil, fmt.Errorf("rotate feed token of project %d: %w", projectID, formatError(err, "a feed with this token"))
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return nil, fmt.Errorf("rotate feed token of project %d: commit: %w", projectID, err)
-	}
-	return f, nil
+	return sqlstore.ScanFeed(utcRow{row})
 }
 
 const feedByTokenSQL = `SELECT ` + feedColumns + ` FROM feeds WHERE token = $1 AND enabled`
@@ -163,7 +68,7 @@ func (s *Store) FeedByToken(ctx context.Context, token string, limit int) (*narr
 	defer rollback(ctx, tx)
 	f, err := scanFeed(tx.QueryRow(ctx, feedByTokenSQL, token))
 	switch {
-	case errors.Is(err, pgx.ErrNoRows):
+	case errors.Is(err, sql.ErrNoRows):
 		return nil, notFound
 	case err != nil:
 		return nil, fmt.Errorf("read feed: %w", err)

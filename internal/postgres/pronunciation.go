@@ -11,12 +11,7 @@ import (
 )
 
 // The methods of pronunciation rules are sqlstore's, but for
-// ResynthesizeMatching; ExportMeta reads rules here.
-
-// scanPronunciation reads a row of sqlstore.PronunciationColumns.
-func scanPronunciation(row pgx.Row) (*narrator.Pronunciation, error) {
-	return sqlstore.ScanPronunciation(utcRow{row})
-}
+// ResynthesizeMatching.
 
 // candidatesSQL narrows the search with ILIKE and locks the candidates in
 // ID order, so that two such transactions never deadlock; Matches then
@@ -52,7 +47,7 @@ func (s *Store) ResynthesizeMatching(ctx context.Context, projectID int64, rule 
 		if !rule.Matches(a.Title) && !rule.Matches(a.Body) && !rule.Matches(a.Author) {
 			continue
 		}
-		if err := s.resynthesize(ctx, tx, a, false); err != nil {
+		if err := sqlstore.Resynthesize(ctx, s.Store, pgTx{tx}, a, false); err != nil {
 			return nil, err
 		}
 		ids = append(ids, a.ID)
@@ -61,31 +56,4 @@ func (s *Store) ResynthesizeMatching(ctx context.Context, projectID int64, rule 
 		return nil, fmt.Errorf("resynthesize %q: commit: %w", rule.Phrase, err)
 	}
 	return ids, nil
-}
-
-const resynthesizeSQL = `
-UPDATE audios SET state = $1, error = $2, revision = $3, updated_at = $4
-WHERE id = $5`
-
-// resynthesize makes a live audio, locked, unprocessed at a new revision
-// (narrator.Audio.Resynthesize) and enqueues its synthesis, inside tx.
-// When check is set, the account's limits apply
-// (narrator.Limits.CheckSynthesis): a publisher's request does, a
-// pronunciation rule's re-queueing does not.
-func (s *Store) resynthesize(ctx context.Context, tx pgx.Tx, a *narrator.Audio, check bool) error {
-	round, err := s.planSynthesis(ctx, tx, a.ProjectID, a.State != narrator.StateUnprocessed, check)
-	if err != nil {
-		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
-	}
-	before := *a
-	a.Resynthesize(s.now())
-	if _, err := tx.Exec(ctx, resynthesizeSQL, a.State, a.Error, a.Revision, a.UpdatedAt, a.ID); err != nil {
-		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
-	}
-	eff := narrator.ChangeEffects(&before, a)
-	eff.Round = round
-	if err := s.applyEffects(ctx, tx, a, eff); err != nil {
-		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
-	}
-	return nil
 }

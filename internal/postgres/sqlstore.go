@@ -31,6 +31,32 @@ func (dialect) ForUpdate() string { return string(forUpdate) }
 
 func (dialect) Conflict(err error, what string) error { return formatError(err, what) }
 
+func (dialect) LastIDs(ctx context.Context, tx sqlstore.Tx) (narrator.LastIDs, error) {
+	return lastIDs(ctx, tx.(pgTx).tx)
+}
+
+func (dialect) Overriding() string { return "OVERRIDING SYSTEM VALUE " }
+
+func (dialect) RaiseID(ctx context.Context, tx sqlstore.Tx, table string, last int64) error {
+	return raiseSequence(ctx, tx.(pgTx).tx, table, last)
+}
+
+func (d dialect) ResolveAudio(ctx context.Context, tx sqlstore.Tx, projectID int64, ref string) (*narrator.Audio, error) {
+	return resolveAudio(ctx, tx.(pgTx).tx, projectID, ref, forUpdate)
+}
+
+func (d dialect) PlanSynthesis(ctx context.Context, tx sqlstore.Tx, projectID int64, adds, check bool) (int64, error) {
+	return d.s.planSynthesis(ctx, tx.(pgTx).tx, projectID, adds, check)
+}
+
+func (d dialect) LoadMedia(ctx context.Context, tx sqlstore.Tx, audios ...*narrator.Audio) error {
+	return loadMedia(ctx, tx.(pgTx).tx, audios...)
+}
+
+func (d dialect) ApplyEffects(ctx context.Context, tx sqlstore.Tx, a *narrator.Audio, eff narrator.Effects) error {
+	return d.s.applyEffects(ctx, tx.(pgTx).tx, a, eff)
+}
+
 func (d dialect) Enqueue(ctx context.Context, tx sqlstore.Tx, job narrator.Job) error {
 	return d.s.enqueue(ctx, tx.(pgTx).tx, job)
 }

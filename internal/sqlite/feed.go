@@ -7,122 +7,18 @@ import (
 	"fmt"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/sqlstore"
 )
 
-const feedColumns = `project_id, enabled, title, description, author, image_url, language, category,
-	explicit, token, created_at, updated_at`
+// The methods of feeds are sqlstore's, but for FeedByToken; ExportMeta
+// reads feeds here.
 
+// feedColumns are the columns scanFeed reads.
+const feedColumns = sqlstore.FeedColumns
+
+// scanFeed reads a row of feedColumns.
 func scanFeed(sc interface{ Scan(...any) error }) (*narrator.Feed, error) {
-	var f narrator.Feed
-	var created, updated int64
-	if err := sc.Scan(&f.ProjectID, &f.Enabled, &f.Title, &f.Description, &f.Author, &f.ImageURL, &f.Language,
-		&f.Category, &f.Explicit, &f.Token, &created, &updated); err != nil {
-		return nil, err
-	}
-	f.CreatedAt, f.UpdatedAt = fromMicros(created), fromMicros(updated)
-	return &f, nil
-}
-
-const findFeedSQL = `SELECT ` + feedColumns + ` FROM feeds WHERE project_id = ?`
-
-// findFeed returns a project's feed, or ENOTFOUND.
-func findFeed(ctx context.Context, tx *sql.Tx, projectID int64) (*narrator.Feed, error) {
-	f, err := scanFeed(tx.QueryRowContext(ctx, findFeedSQL, projectID))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, narrator.Errorf(narrator.ENOTFOUND, "project %d has no feed", projectID)
-	}
-	return f, err
-}
-
-// FindFeed returns a project's feed, turned on or off. It returns ENOTFOUND
-// if the project never had one.
-func (s *Store) FindFeed(ctx context.Context, projectID int64) (*narrator.Feed, error) {
-	tx, err := s.beginRead(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("find feed: %w", err)
-	}
-	defer tx.Rollback()
-	f, err := findFeed(ctx, tx, projectID)
-	if err != nil {
-		return nil, fmt.Errorf("find feed of project %d: %w", projectID, err)
-	}
-	return f, nil
-}
-
-// upsertFeedSQL creates a feed or updates its settings, never the token
-// of an existing one.
-const upsertFeedSQL = `
-INSERT INTO feeds (project_id, enabled, title, description, author, image_url, language, category,
-	explicit, token, created_at, updated_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT (project_id) DO UPDATE SET enabled = excluded.enabled, title = excluded.title,
-	description = excluded.description, author = excluded.author, image_url = excluded.image_url,
-	language = excluded.language, category = excluded.category, explicit = excluded.explicit,
-	updated_at = excluded.updated_at
-RETURNING token, created_at, updated_at`
-
-// SaveFeed creates or updates the feed of f.ProjectID with f's settings
-// (narrator.Feed.Validate). f.Token must be a new token (NewFeedToken),
-// which only a new feed takes: an existing one keeps its own, so that a
-// form loaded before a rotation cannot bring the old URL back
-// (RotateFeedToken changes it). It sets f's Token, CreatedAt and UpdatedAt
-// to what is stored. It returns EINVALID for invalid settings or a
-// malformed token, ENOTFOUND if the project does not exist, and ECONFLICT
-// if a new feed's token is taken.
-func (s *Store) SaveFeed(ctx context.Context, f *narrator.Feed) error {
-	if err := f.Validate(); err != nil {
-		return err
-	}
-	if err := narrator.ValidateFeedToken(f.Token); err != nil {
-		return err
-	}
-	tx, err := s.beginWrite(ctx)
-	if err != nil {
-		return fmt.Errorf("save feed: %w", err)
-	}
-	defer tx.Rollback()
-	if _, err := findProject(ctx, tx, f.ProjectID); err != nil {
-		return fmt.Errorf("save feed of project %d: %w", f.ProjectID, err)
-	}
-	now := micros(s.now())
-	var created, updated int64
-	if err := tx.QueryRowContext(ctx, upsertFeedSQL, f.ProjectID, f.Enabled, f.Title, f.Description, f.Author,
-		f.ImageURL, f.Language, f.Category, f.Explicit, f.Token, now, now).Scan(&f.Token, &created, &updated); err != nil {
-		return fmt.Errorf("save feed of project %d: %w", f.ProjectID, formatError(err, "a feed with this token"))
-	}
-	f.CreatedAt, f.UpdatedAt = fromMicros(created), fromMicros(updated)
-	if err := commit(tx); err != nil {
-		return fmt.Errorf("save feed of project %d: commit: %w", f.ProjectID, err)
-	}
-	return nil
-}
-
-const rotateFeedTokenSQL = `UPDATE feeds SET token = ?, updated_at = ? WHERE project_id = ? RETURNING ` + feedColumns
-
-// RotateFeedToken replaces the token of a project's feed with token, so
-// that the old URL answers 404 at once, and returns the feed. It returns
-// EINVALID for a malformed token, ENOTFOUND if the project has no feed, and
-// ECONFLICT if the token is taken.
-func (s *Store) RotateFeedToken(ctx context.Context, projectID int64, token string) (*narrator.Feed, error) {
-	if err := narrator.ValidateFeedToken(token); err != nil {
-		return nil, err
-	}
-	tx, err := s.beginWrite(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("rotate feed token: %w", err)
-	}
-	defer tx.Rollback()
-	f, err := scanFeed(tx.QueryRowContext(ctx, rotateFeedTokenSQL, token, micros(s.now()), projectID))
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return nil, narrator.Errorf(narrator.ENOTFOUND, "project %d has no feed", projectID)
-	case err != nil:
-		return nil, fmt.Errorf("rotate feed token of project %d: %w", projectID, formatError(err, "a feed with this token"))
-	}
-	if err := commit(tx); err != nil {
-		return nil, fmt.Errorf("rotate feed token of project %d: commit: %w", projectID, err)
-	}
-	return f, nil
+	return sqlstore.ScanFeed(decoded{sc})
 }
 
 const feedByTokenSQL = `SELECT ` + feedColumns + ` FROM feeds WHERE token = ? AND enabled = 1`

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 
@@ -11,12 +10,7 @@ import (
 )
 
 // The methods of pronunciation rules are sqlstore's, but for
-// ResynthesizeMatching; ExportMeta reads rules here.
-
-// scanPronunciation reads a row of sqlstore.PronunciationColumns.
-func scanPronunciation(sc interface{ Scan(...any) error }) (*narrator.Pronunciation, error) {
-	return sqlstore.ScanPronunciation(decoded{sc})
-}
+// ResynthesizeMatching.
 
 // candidatesSQL narrows the search with a case-insensitive LIKE (ASCII
 // case only); Matches then decides on whole words in any case.
@@ -58,7 +52,7 @@ func (s *Store) ResynthesizeMatching(ctx context.Context, projectID int64, rule 
 	}
 	ids := []int64{}
 	for _, a := range matching {
-		if err := s.resynthesize(ctx, tx, a, false); err != nil {
+		if err := sqlstore.Resynthesize(ctx, s.Store, sqlTx{tx}, a, false); err != nil {
 			return nil, err
 		}
 		ids = append(ids, a.ID)
@@ -67,31 +61,4 @@ func (s *Store) ResynthesizeMatching(ctx context.Context, projectID int64, rule 
 		return nil, fmt.Errorf("resynthesize %q: commit: %w", rule.Phrase, err)
 	}
 	return ids, nil
-}
-
-const resynthesizeSQL = `
-UPDATE audios SET state = 'unprocessed', error = '', revision = ?, updated_at = ?
-WHERE id = ?`
-
-// resynthesize makes a live audio unprocessed at a new revision
-// (narrator.Audio.Resynthesize) and enqueues its synthesis, inside tx.
-// When check is set, the account's limits apply
-// (narrator.Limits.CheckSynthesis): a publisher's request does, a
-// pronunciation rule's re-queueing does not.
-func (s *Store) resynthesize(ctx context.Context, tx *sql.Tx, a *narrator.Audio, check bool) error {
-	round, err := s.planSynthesis(ctx, tx, &headMemo{}, a.ProjectID, a.State != narrator.StateUnprocessed, check)
-	if err != nil {
-		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
-	}
-	before := *a
-	a.Resynthesize(s.now())
-	if _, err := tx.ExecContext(ctx, resynthesizeSQL, a.Revision, micros(a.UpdatedAt), a.ID); err != nil {
-		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
-	}
-	eff := narrator.ChangeEffects(&before, a)
-	eff.Round = round
-	if err := s.applyEffects(ctx, tx, a, eff); err != nil {
-		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
-	}
-	return nil
 }

@@ -27,6 +27,32 @@ func (d dialect) BeginRead(ctx context.Context) (sqlstore.Tx, error) {
 
 func (dialect) Conflict(err error, what string) error { return formatError(err, what) }
 
+func (dialect) LastIDs(ctx context.Context, tx sqlstore.Tx) (narrator.LastIDs, error) {
+	return lastIDs(ctx, tx.(sqlTx).tx)
+}
+
+func (dialect) Overriding() string { return "" }
+
+func (dialect) RaiseID(ctx context.Context, tx sqlstore.Tx, table string, last int64) error {
+	return raiseCounter(ctx, tx.(sqlTx).tx, table, last)
+}
+
+func (d dialect) ResolveAudio(ctx context.Context, tx sqlstore.Tx, projectID int64, ref string) (*narrator.Audio, error) {
+	return resolveAudioTx(ctx, tx.(sqlTx).tx, projectID, ref)
+}
+
+func (d dialect) PlanSynthesis(ctx context.Context, tx sqlstore.Tx, projectID int64, adds, check bool) (int64, error) {
+	return d.s.planSynthesis(ctx, tx.(sqlTx).tx, &headMemo{}, projectID, adds, check)
+}
+
+func (d dialect) LoadMedia(ctx context.Context, tx sqlstore.Tx, audios ...*narrator.Audio) error {
+	return loadMedia(ctx, tx.(sqlTx).tx, audios...)
+}
+
+func (d dialect) ApplyEffects(ctx context.Context, tx sqlstore.Tx, a *narrator.Audio, eff narrator.Effects) error {
+	return d.s.applyEffects(ctx, tx.(sqlTx).tx, a, eff)
+}
+
 // ForUpdate is empty: the one writer connection holds the database for
 // the whole of a write transaction (BEGIN IMMEDIATE).
 func (dialect) ForUpdate() string { return "" }
@@ -41,27 +67,29 @@ func (d dialect) Enqueue(ctx context.Context, tx sqlstore.Tx, job narrator.Job) 
 type sqlTx struct{ tx *sql.Tx }
 
 func (t sqlTx) Exec(ctx context.Context, query string, args ...any) (int64, error) {
-	args, err := encodeArgs(args)
+	res, err := t.exec(ctx, query, args)
 	if err != nil {
 		return 0, err
-	}
-	res, err := t.tx.ExecContext(ctx, query, args...)
-	if err != nil {
-		return 0, unavailable(err)
 	}
 	return res.RowsAffected()
 }
 
 func (t sqlTx) Insert(ctx context.Context, query string, args ...any) (int64, error) {
-	args, err := encodeArgs(args)
+	res, err := t.exec(ctx, query, args)
 	if err != nil {
 		return 0, err
 	}
-	res, err := t.tx.ExecContext(ctx, query, args...)
-	if err != nil {
-		return 0, unavailable(err)
-	}
 	return res.LastInsertId()
+}
+
+// exec runs a statement with its arguments encoded.
+func (t sqlTx) exec(ctx context.Context, query string, args []any) (sql.Result, error) {
+	args, err := encodeArgs(args)
+	if err != nil {
+		return nil, err
+	}
+	res, err := t.tx.ExecContext(ctx, query, args...)
+	return res, unavailable(err)
 }
 
 func (t sqlTx) QueryRow(ctx context.Context, query string, args ...any) sqlstore.Row {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -43,4 +44,200 @@ func findAudioByID(ctx context.Context, tx Tx, id int64, lock string) (*narrator
 		return nil, narrator.Errorf(narrator.ENOTFOUND, "audio %s not found", strconv.FormatInt(id, 10))
 	}
 	return a, err
+}
+
+// AudioForSynthesis returns an audio, deleted ones included (with Deleted
+// set, so a worker can skip them), with its media and its project. It
+// returns ENOTFOUND if the audio does not exist.
+func (s *Store) AudioForSynthesis(ctx context.Context, audioID int64) (*narrator.Audio, *narrator.Project, error) {
+	tx, err := s.db.BeginRead(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("audio %d for synthesis: %w", audioID, err)
+	}
+	defer tx.Rollback(ctx)
+	a, err := findAudioByID(ctx, tx, audioID, "")
+	if err != nil {
+		return nil, nil, fmt.Errorf("audio %d for synthesis: %w", audioID, err)
+	}
+	if err := s.db.LoadMedia(ctx, tx, a); err != nil {
+		return nil, nil, fmt.Errorf("audio %d for synthesis: %w", audioID, err)
+	}
+	p, err := ProjectByID(ctx, tx, a.ProjectID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("audio %d for synthesis: %w", audioID, err)
+	}
+	return a, p, nil
+}
+
+const setMediaKeySQL = `UPDATE media SET key = ?, bytes = ? WHERE id = ?`
+
+const publishAudioSQL = `
+UPDATE audios SET state = 'processed', error = '', duration_ms = ?, updated_at = ?,
+	lease_holder = NULL, lease_revision = NULL, lease_until = NULL
+WHERE id = ?`
+
+// PublishAudio records the published media of one revision of an audio: it
+// sets each media's key and size from r, marks the audio processed with
+// r's duration, releases its synthesis lease, and applies the plan's
+// effects (the removal of the keys it replaced among them), all in one
+// transaction. It returns ECONFLICT, changing nothing, if the audio is
+// deleted, at another revision or already processed at this one
+// (narrator.PlanPublish): the caller then discards its files. It returns
+// ENOTFOUND if the audio does not exist.
+func (s *Store) PublishAudio(ctx context.Context, audioID int64, revision int, r narrator.Rendering) error {
+	tx, err := s.db.BeginWrite(ctx)
+	if err != nil {
+		return fmt.Errorf("publish audio %d: %w", audioID, err)
+	}
+	defer tx.Rollback(ctx)
+	if err := s.publishAudio(ctx, tx, audioID, revision, r); err != nil {
+		return fmt.Errorf("publish audio %d revision %d: %w", audioID, revision, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("publish audio %d: commit: %w", audioID, err)
+	}
+	return nil
+}
+
+func (s *Store) publishAudio(ctx context.Context, tx Tx, audioID int64, revision int, r narrator.Rendering) error {
+	a, err := findAudioByID(ctx, tx, audioID, s.db.ForUpdate())
+	if err != nil {
+		return err
+	}
+	if err := s.db.LoadMedia(ctx, tx, a); err != nil {
+		return err
+	}
+	plan, err := narrator.PlanPublish(a, revision, r)
+	if err != nil {
+		return err
+	}
+	for _, m := range plan.Media {
+		if _, err := tx.Exec(ctx, setMediaKeySQL, m.Key, m.Bytes, m.ID); err != nil {
+			return fmt.Errorf("set %s key: %w", m.ContentType, err)
+		}
+	}
+	next := plan.Apply(a, r.Duration.Milliseconds(), s.now())
+	if _, err := tx.Exec(ctx, publishAudioSQL, next.DurationMS, next.UpdatedAt, audioID); err != nil {
+		return err
+	}
+	return s.db.ApplyEffects(ctx, tx, &next, plan.Effects)
+}
+
+const failAudioSQL = `
+UPDATE audios SET state = 'failed', error = ?, updated_at = ?,
+	lease_holder = NULL, lease_revision = NULL, lease_until = NULL
+WHERE id = ?`
+
+// FailAudio marks a revision of an audio as failed, with a message for the
+// publisher, and releases its synthesis lease. It does nothing if the audio
+// is deleted, at another revision, or already processed (a duplicate job
+// succeeded), as narrator.PlanFail decides. It returns ENOTFOUND if the
+// audio does not exist.
+func (s *Store) FailAudio(ctx context.Context, audioID int64, revision int, message string) error {
+	tx, err := s.db.BeginWrite(ctx)
+	if err != nil {
+		return fmt.Errorf("fail audio %d: %w", audioID, err)
+	}
+	defer tx.Rollback(ctx)
+	a, err := findAudioByID(ctx, tx, audioID, s.db.ForUpdate())
+	if err != nil {
+		return fmt.Errorf("fail audio %d: %w", audioID, err)
+	}
+	if !narrator.PlanFail(a, revision) {
+		return nil
+	}
+	if err := s.db.LoadMedia(ctx, tx, a); err != nil {
+		return fmt.Errorf("fail audio %d: %w", audioID, err)
+	}
+	next := a.Failed(message, s.now())
+	if _, err := tx.Exec(ctx, failAudioSQL, message, next.UpdatedAt, audioID); err != nil {
+		return fmt.Errorf("fail audio %d: %w", audioID, err)
+	}
+	if err := s.db.ApplyEffects(ctx, tx, &next, narrator.ChangeEffects(a, &next)); err != nil {
+		return fmt.Errorf("fail audio %d: %w", audioID, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("fail audio %d: commit: %w", audioID, err)
+	}
+	return nil
+}
+
+const deleteAudioSQL = `UPDATE audios SET deleted_at = ? WHERE id = ?`
+
+// DeleteAudio marks a live audio, found by reference as FindAudio does, as
+// deleted, and in the same transaction applies narrator.PlanDelete's
+// effects, the removal of its media files among them. It returns the audio
+// as it was, with Deleted set, or ENOTFOUND.
+func (s *Store) DeleteAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error) {
+	tx, err := s.db.BeginWrite(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("delete audio %q: %w", ref, err)
+	}
+	defer tx.Rollback(ctx)
+	a, err := s.db.ResolveAudio(ctx, tx, projectID, ref)
+	if err != nil {
+		return nil, fmt.Errorf("delete audio %q in project %d: %w", ref, projectID, err)
+	}
+	plan := narrator.PlanDelete(a)
+	if _, err := tx.Exec(ctx, deleteAudioSQL, s.now(), a.ID); err != nil {
+		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
+	}
+	if err := s.db.ApplyEffects(ctx, tx, &plan.Next, plan.Effects); err != nil {
+		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return nil, fmt.Errorf("delete audio %d: commit: %w", a.ID, err)
+	}
+	return &plan.Next, nil
+}
+
+// RegenerateAudio makes a live audio, found by reference as FindAudio does,
+// unprocessed again even if its text is unchanged: in one transaction it
+// clears its error, bumps its revision and enqueues its synthesis. Its
+// media keep their keys until the new result is published. It returns the
+// updated audio, or ENOTFOUND.
+func (s *Store) RegenerateAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error) {
+	tx, err := s.db.BeginWrite(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("regenerate audio %q: %w", ref, err)
+	}
+	defer tx.Rollback(ctx)
+	a, err := s.db.ResolveAudio(ctx, tx, projectID, ref)
+	if err != nil {
+		return nil, fmt.Errorf("regenerate audio %q in project %d: %w", ref, projectID, err)
+	}
+	if err := Resynthesize(ctx, s, tx, a, true); err != nil {
+		return nil, err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return nil, fmt.Errorf("regenerate audio %d: commit: %w", a.ID, err)
+	}
+	return a, nil
+}
+
+const resynthesizeSQL = `
+UPDATE audios SET state = ?, error = ?, revision = ?, updated_at = ?
+WHERE id = ?`
+
+// Resynthesize makes a, a live audio locked in tx of the store s,
+// unprocessed at a new revision (narrator.Audio.Resynthesize) with the
+// change's effects, its synthesis among them. When check is set, the
+// account's limits apply (narrator.Limits.CheckSynthesis): a publisher's
+// request does, a pronunciation rule's re-queueing does not.
+func Resynthesize(ctx context.Context, s *Store, tx Tx, a *narrator.Audio, check bool) error {
+	round, err := s.db.PlanSynthesis(ctx, tx, a.ProjectID, a.State != narrator.StateUnprocessed, check)
+	if err != nil {
+		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
+	}
+	before := *a
+	a.Resynthesize(s.now())
+	if _, err := tx.Exec(ctx, resynthesizeSQL, a.State, a.Error, a.Revision, a.UpdatedAt, a.ID); err != nil {
+		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
+	}
+	eff := narrator.ChangeEffects(&before, a)
+	eff.Round = round
+	if err := s.db.ApplyEffects(ctx, tx, a, eff); err != nil {
+		return fmt.Errorf("resynthesize audio %d: %w", a.ID, err)
+	}
+	return nil
 }

@@ -71,6 +71,33 @@ type DB interface {
 	// Conflict returns an ECONFLICT *narrator.Error saying that what
 	// already exists if err is a unique violation, and err otherwise.
 	Conflict(err error, what string) error
+	// ResolveAudio finds, for a write in tx, a live audio of a project by
+	// reference as FindAudio does, with its media, its row locked.
+	ResolveAudio(ctx context.Context, tx Tx, projectID int64, ref string) (*narrator.Audio, error)
+	// PlanSynthesis is the part of a change that queues a synthesis for
+	// an audio of projectID that concerns its account, before the change
+	// writes anything: when check is set it refuses the change if the
+	// account is over its limits (narrator.Limits.CheckSynthesis; adds
+	// tells whether the change adds an audio to the account's queue), and
+	// it returns the job's fair round (narrator.FairRound), which it
+	// records as the account's.
+	PlanSynthesis(ctx context.Context, tx Tx, projectID int64, adds, check bool) (int64, error)
+	// LoadMedia sets the Media of the given audios, in the order of
+	// narrator.MediaTypes, with one query.
+	LoadMedia(ctx context.Context, tx Tx, audios ...*narrator.Audio) error
+	// LastIDs returns the highest ID each table has given, deleted rows
+	// included.
+	LastIDs(ctx context.Context, tx Tx) (narrator.LastIDs, error)
+	// Overriding is what an INSERT that gives a row its ID says before
+	// VALUES ("OVERRIDING SYSTEM VALUE " for an identity column).
+	Overriding() string
+	// RaiseID moves the ID counter of table up to last, if it is lower,
+	// so that the table's next ID is past last.
+	RaiseID(ctx context.Context, tx Tx, table string, last int64) error
+	// ApplyEffects does in tx what the write that left a as it is must do
+	// besides a's own rows, in the order of eff.Steps: the store's one
+	// place for it.
+	ApplyEffects(ctx context.Context, tx Tx, a *narrator.Audio, eff narrator.Effects) error
 }
 
 // Store is the part of a store that sqlstore implements; each store embeds

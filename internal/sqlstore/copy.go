@@ -1,0 +1,187 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/narrator/narrator"
+)
+
+// ExportMeta returns, in one snapshot and ordered by ID, every account, API
+// key (with its hash), project, dashboard user (with its password hash),
+// pronunciation rule, podcast feed (by project, with its token) and webhook
+// (with its secret), and the highest IDs the store has given
+// (DB.LastIDs).
+func (s *Store) ExportMeta(ctx context.Context) (*narrator.Export, error) {
+	tx, err := s.db.BeginRead(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("export: %w", err)
+	}
+	defer tx.Rollback(ctx)
+	e := &narrator.Export{}
+	if e.Accounts, err = exportRows(ctx, tx, exportAccountsSQL, ScanAccount); err != nil {
+		return nil, fmt.Errorf("export accounts: %w", err)
+	}
+	if e.APIKeys, err = exportRows(ctx, tx, exportAPIKeysSQL, scanExportedAPIKey); err != nil {
+		return nil, fmt.Errorf("export api keys: %w", err)
+	}
+	if e.Projects, err = exportRows(ctx, tx, exportProjectsSQL, ScanProject); err != nil {
+		return nil, fmt.Errorf("export projects: %w", err)
+	}
+	if e.Users, err = exportRows(ctx, tx, exportUsersSQL, ScanUser); err != nil {
+		return nil, fmt.Errorf("export users: %w", err)
+	}
+	if e.Pronunciations, err = exportRows(ctx, tx, exportPronunciationsSQL, ScanPronunciation); err != nil {
+		return nil, fmt.Errorf("export pronunciations: %w", err)
+	}
+	if e.Feeds, err = exportRows(ctx, tx, exportFeedsSQL, ScanFeed); err != nil {
+		return nil, fmt.Errorf("export feeds: %w", err)
+	}
+	if e.Webhooks, err = exportRows(ctx, tx, exportWebhooksSQL, ScanWebhook); err != nil {
+		return nil, fmt.Errorf("export webhooks: %w", err)
+	}
+	if e.LastIDs, err = s.db.LastIDs(ctx, tx); err != nil {
+		return nil, fmt.Errorf("export last ids: %w", err)
+	}
+	return e, nil
+}
+
+// exportRows runs a query in tx and scans each row with scan. The slice is
+// empty, not nil, when there are no rows.
+func exportRows[T any](ctx context.Context, tx Tx, query string, scan func(Row) (T, error)) ([]T, error) {
+	rows, err := tx.Query(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return collect(rows, scan)
+}
+
+const (
+	exportAccountsSQL       = `SELECT id, name, created_at FROM accounts ORDER BY id`
+	exportAPIKeysSQL        = `SELECT id, account_id, hash, prefix, created_at, revoked_at FROM api_keys ORDER BY id`
+	exportProjectsSQL       = `SELECT ` + ProjectColumns + ` FROM projects ORDER BY id`
+	exportUsersSQL          = `SELECT ` + UserColumns + ` FROM users ORDER BY id`
+	exportPronunciationsSQL = `SELECT ` + PronunciationColumns + ` FROM pronunciations ORDER BY id`
+	exportFeedsSQL          = `SELECT ` + FeedColumns + ` FROM feeds ORDER BY project_id`
+	exportWebhooksSQL       = `SELECT ` + WebhookColumns + ` FROM webhooks ORDER BY id`
+)
+
+func scanExportedAPIKey(row Row) (*narrator.ExportedAPIKey, error) {
+	var k narrator.ExportedAPIKey
+	if err := row.Scan(&k.ID, &k.AccountID, &k.Hash, &k.Prefix, &k.CreatedAt, &k.RevokedAt); err != nil {
+		return nil, err
+	}
+	return &k, nil
+}
+
+// The inserts of ImportMeta give the rows their IDs: each holds %s where
+// the dialect says so (DB.Overriding).
+const (
+	importAccountSQL = `
+INSERT INTO accounts (id, name, created_at) %sVALUES (?, ?, ?)
+ON CONFLICT (id) DO NOTHING`
+	importAPIKeySQL = `
+INSERT INTO api_keys (id, account_id, hash, prefix, created_at, revoked_at) %sVALUES (?, ?, ?, ?, ?, ?)
+ON CONFLICT (id) DO NOTHING`
+	importProjectSQL = `
+INSERT INTO projects (id, account_id, title, type, language, url, title_voice, body_voice, created_at, audio_count)
+%sVALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
+ON CONFLICT (id) DO NOTHING`
+	importUserSQL = `
+INSERT INTO users (id, account_id, email, password_hash, created_at, updated_at) %sVALUES (?, ?, ?, ?, ?, ?)
+ON CONFLICT (id) DO NOTHING`
+	importPronunciationSQL = `
+INSERT INTO pronunciations (id, project_id, phrase, say, created_at) %sVALUES (?, ?, ?, ?, ?)
+ON CONFLICT (id) DO NOTHING`
+	importFeedSQL = `
+INSERT INTO feeds (` + FeedColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (project_id) DO NOTHING`
+	importWebhookSQL = `
+INSERT INTO webhooks (id, project_id, url, events, secret, disabled_at, failing_since, created_at)
+%sVALUES (?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (id) DO NOTHING`
+)
+
+// ImportMeta inserts, in one transaction and with their IDs, the rows of e
+// that the store lacks; a row whose ID the store holds (for a feed, one
+// whose project has a feed) is left as it is, whatever its fields. Rows are
+// stored as they are, without validation. Projects are inserted with no
+// audios: ImportAudios counts the audios it imports. It then moves the
+// store's ID counters past e.LastIDs (DB.RaiseID), so that new rows never
+// reuse an ID of the exporting store. It returns ECONFLICT, storing
+// nothing, if a row collides with another one on a unique field (an API
+// key's hash, a user's email, a rule's phrase, a feed's token), and an
+// error if a row's account or project is in neither e nor the store.
+// Whether the store may take e at all is narrator.CheckCopyTarget's
+// decision, for the caller to make first.
+func (s *Store) ImportMeta(ctx context.Context, e *narrator.Export) error {
+	tx, err := s.db.BeginWrite(ctx)
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	defer tx.Rollback(ctx)
+	ids := s.db.Overriding()
+	for _, a := range e.Accounts {
+		if _, err := tx.Exec(ctx, fmt.Sprintf(importAccountSQL, ids), a.ID, a.Name, a.CreatedAt); err != nil {
+			return fmt.Errorf("import account %d: %w", a.ID, s.db.Conflict(err, fmt.Sprintf("account %d", a.ID)))
+		}
+	}
+	for _, k := range e.APIKeys {
+		if _, err := tx.Exec(ctx, fmt.Sprintf(importAPIKeySQL, ids), k.ID, k.AccountID, k.Hash, k.Prefix, k.CreatedAt, k.RevokedAt); err != nil {
+			return fmt.Errorf("import api key %d: %w", k.ID, s.db.Conflict(err, "an api key with the hash of key "+k.Prefix))
+		}
+	}
+	for _, p := range e.Projects {
+		if _, err := tx.Exec(ctx, fmt.Sprintf(importProjectSQL, ids), p.ID, p.AccountID, p.Title, p.Type, p.Language,
+			NullString(p.URL), p.TitleVoice, p.BodyVoice, p.CreatedAt); err != nil {
+			return fmt.Errorf("import project %d: %w", p.ID, err)
+		}
+	}
+	for _, u := range e.Users {
+		if _, err := tx.Exec(ctx, fmt.Sprintf(importUserSQL, ids), u.ID, u.AccountID, u.Email, u.PasswordHash, u.CreatedAt, u.UpdatedAt); err != nil {
+			return fmt.Errorf("import user %d: %w", u.ID, s.db.Conflict(err, "a user with email "+u.Email))
+		}
+	}
+	for _, p := range e.Pronunciations {
+		if _, err := tx.Exec(ctx, fmt.Sprintf(importPronunciationSQL, ids), p.ID, p.ProjectID, p.Phrase, p.Say, p.CreatedAt); err != nil {
+			return fmt.Errorf("import pronunciation %d: %w", p.ID, s.db.Conflict(err, fmt.Sprintf("a rule for %q in project %d", p.Phrase, p.ProjectID)))
+		}
+	}
+	for _, f := range e.Feeds {
+		if _, err := tx.Exec(ctx, importFeedSQL, f.ProjectID, f.Enabled, f.Title, f.Description, f.Author, f.ImageURL,
+			f.Language, f.Category, f.Explicit, f.Token, f.CreatedAt, f.UpdatedAt); err != nil {
+			return fmt.Errorf("import feed of project %d: %w", f.ProjectID, s.db.Conflict(err, fmt.Sprintf("a feed with the token of project %d's", f.ProjectID)))
+		}
+	}
+	for _, h := range e.Webhooks {
+		if _, err := tx.Exec(ctx, fmt.Sprintf(importWebhookSQL, ids), h.ID, h.ProjectID, h.URL, h.Events, h.Secret,
+			NullTime(h.DisabledAt), NullTime(h.FailingSince), h.CreatedAt); err != nil {
+			return fmt.Errorf("import webhook %d: %w", h.ID, err)
+		}
+	}
+	last := e.LastIDs
+	counters := map[string]int64{
+		"accounts":       last.Account,
+		"api_keys":       last.APIKey,
+		"projects":       last.Project,
+		"audios":         last.Audio,
+		"media":          last.Media,
+		"users":          last.User,
+		"pronunciations": last.Pronunciation,
+		"webhooks":       last.Webhook,
+	}
+	for _, table := range slices.Sorted(maps.Keys(counters)) {
+		if counters[table] <= 0 {
+			continue
+		}
+		if err := s.db.RaiseID(ctx, tx, table, counters[table]); err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("import: commit: %w", err)
+	}
+	return nil
+}
