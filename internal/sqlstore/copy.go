@@ -185,3 +185,114 @@ func (s *Store) ImportMeta(ctx context.Context, e *narrator.Export) error {
 	}
 	return nil
 }
+
+// importAudioSQL inserts an audio as the newest of its project: its number
+// (seq) one above the project's highest, as a create numbers it.
+const (
+	importAudioSQL = `
+INSERT INTO audios (id, project_id, external_id, title, body, author, article_url, metadata,
+	state, error, revision, duration_ms, created_at, updated_at, seq)
+%sVALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+	(SELECT coalesce(max(seq), 0) + 1 FROM audios WHERE project_id = ?))`
+	importMediaSQL = `
+INSERT INTO media (id, audio_id, content_type, key, bytes) %sVALUES (?, ?, ?, ?, ?)`
+	countImportedSQL = `UPDATE projects SET audio_count = audio_count + ? WHERE id = ?`
+)
+
+// ImportAudios inserts, in one transaction and with their IDs, the live
+// audios the store lacks, with their media (IDs, keys and sizes) and every
+// field as given, counts them in their projects, and enqueues the
+// synthesis of those that narrator.Audio.AwaitsSynthesis says need it. An
+// audio whose ID the store holds, live or deleted, is left as it is if
+// narrator.CheckCopiedAudio finds it is the same audio. It moves the audio
+// and media ID counters past the IDs it inserts, and returns how many
+// audios it inserted. It returns EINVALID for a deleted audio, ECONFLICT if
+// the store holds another audio under the ID of one of audios, or one of
+// its external IDs on another live audio of the project, and an error if a
+// project is missing; then, or if the enqueuer fails, nothing is stored.
+func (s *Store) ImportAudios(ctx context.Context, audios []*narrator.Audio) (inserted int, err error) {
+	tx, err := s.db.BeginWrite(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("import audios: %w", err)
+	}
+	defer tx.Rollback(ctx)
+	counts := map[int64]int{}
+	var lastAudio, lastMedia int64
+	for _, a := range audios {
+		ok, err := s.importAudio(ctx, tx, a)
+		if err != nil {
+			return 0, fmt.Errorf("import audio %d: %w", a.ID, err)
+		}
+		if !ok {
+			continue
+		}
+		inserted++
+		counts[a.ProjectID]++
+		lastAudio = max(lastAudio, a.ID)
+		for _, m := range a.Media {
+			lastMedia = max(lastMedia, m.ID)
+		}
+	}
+	// Projects last and in order of ID: their rows stay locked until the
+	// commit, and writers of other nodes lock them last too.
+	for _, id := range slices.Sorted(maps.Keys(counts)) {
+		if _, err := tx.Exec(ctx, countImportedSQL, counts[id], id); err != nil {
+			return 0, fmt.Errorf("import audios: count audios of project %d: %w", id, err)
+		}
+	}
+	for table, last := range map[string]int64{"audios": lastAudio, "media": lastMedia} {
+		if last <= 0 {
+			continue
+		}
+		if err := s.db.RaiseID(ctx, tx, table, last); err != nil {
+			return 0, fmt.Errorf("import audios: %w", err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return 0, fmt.Errorf("import audios: commit: %w", err)
+	}
+	return inserted, nil
+}
+
+// importAudio inserts a as ImportAudios does, without counting it in its
+// project, and reports whether it did.
+func (s *Store) importAudio(ctx context.Context, tx Tx, a *narrator.Audio) (bool, error) {
+	if a.Deleted {
+		return false, narrator.Errorf(narrator.EINVALID, "audio %d is deleted; only live audios are imported", a.ID)
+	}
+	have, err := findAudioByID(ctx, tx, a.ID, "")
+	switch {
+	case err == nil:
+		return false, narrator.CheckCopiedAudio(have, a)
+	case narrator.ErrorCode(err) != narrator.ENOTFOUND:
+		return false, err
+	}
+	meta := a.Metadata
+	if meta == nil {
+		meta = map[string]string{}
+	}
+	ids := s.db.Overriding()
+	if _, err := tx.Exec(ctx, fmt.Sprintf(importAudioSQL, ids), a.ID, a.ProjectID, NullString(a.ExternalID), a.Title, a.Body,
+		a.Author, a.ArticleURL, meta, a.State, a.Error, a.Revision, a.DurationMS,
+		a.CreatedAt, a.UpdatedAt, a.ProjectID); err != nil {
+		return false, s.db.Conflict(err, fmt.Sprintf("an audio with external_id %q in project %d", a.ExternalID, a.ProjectID))
+	}
+	for _, m := range a.Media {
+		if _, err := tx.Exec(ctx, fmt.Sprintf(importMediaSQL, ids), m.ID, a.ID, m.ContentType, NullString(m.Key), m.Bytes); err != nil {
+			return false, fmt.Errorf("insert %s media %d: %w", m.ContentType, m.ID, s.db.Conflict(err, fmt.Sprintf("media %d", m.ID)))
+		}
+	}
+	// The project's count is moved by ImportAudios, once per project and
+	// after every account's row.
+	eff := narrator.ChangeEffects(nil, a)
+	eff.AudioCount = 0
+	if eff.Synthesize {
+		if eff.Round, err = s.db.PlanSynthesis(ctx, tx, a.ProjectID, false, false); err != nil {
+			return false, err
+		}
+	}
+	if err := s.db.ApplyEffects(ctx, tx, a, eff); err != nil {
+		return false, err
+	}
+	return true, nil
+}
