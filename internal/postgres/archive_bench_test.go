@@ -13,9 +13,9 @@ import (
 // and the project.
 const archiveFillSQL = `
 WITH added AS (
-	INSERT INTO audios (project_id, external_id, title, body, author, article_url, state, created_at, updated_at)
+	INSERT INTO audios (project_id, external_id, title, body, author, article_url, state, created_at, updated_at, seq)
 	SELECT $3, 'bulk-' || g, 'Title ' || g, 'Body of article ' || g || '.', '', '', 'processed',
-		timestamptz '2020-01-01' + g * interval '1 second', timestamptz '2020-01-01' + g * interval '1 second'
+		timestamptz '2020-01-01' + g * interval '1 second', timestamptz '2020-01-01' + g * interval '1 second', g
 	FROM generate_series($1::bigint, $2::bigint) g
 	RETURNING id
 ), media AS (

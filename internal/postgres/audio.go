@@ -124,34 +124,26 @@ func loadMedia(ctx context.Context, tx pgx.Tx, audios ...*narrator.Audio) error 
 	return nil
 }
 
+// insertAudioSQL inserts an audio as the newest of its project: its number
+// (seq) is one above the project's highest, one probe of audios_seq. The
+// creates of a project are serialised on its account's row, which
+// planSynthesis locks first; under READ COMMITTED this statement then sees
+// the number the previous holder committed. Where that does not hold
+// (ImportAudios), the unique index audios_seq refuses a number taken twice.
 const insertAudioSQL = `
 INSERT INTO audios (project_id, external_id, title, body, author, article_url, metadata,
-	state, error, revision, duration_ms, created_at, updated_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+	state, error, revision, duration_ms, created_at, updated_at, seq)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,
+	(SELECT coalesce(max(seq), 0) + 1 FROM audios WHERE project_id = $1))
 RETURNING id`
 
 const insertMediaSQL = `INSERT INTO media (audio_id, content_type) VALUES ($1, $2) RETURNING id`
 
-// CreateAudio validates a.
-//
-// If a.ExternalID is set and a live audio of a.ProjectID has it, CreateAudio
-// updates that audio as UpdateAudio would with every article field given
-// (title, body, author, article_url and metadata replaced), fills a with the
-// stored result and returns created=false.
-//
-// Otherwise it inserts the audio as narrator.PlanCreate makes it
-// (unprocessed, revision 1) with its media, still without keys, enqueues its
-// synthesis in the same transaction, fills a in and returns created=true.
-// If the enqueuer fails, nothing is stored. It returns ENOTFOUND if the
-// project does not exist.
-//
-// When another node creates an audio with the same external ID at the same
-// moment, the unique index lets one insert through; the other transaction
-// is run once more, finds that audio and updates it.
-func (s *Store) CreateAudio(ctx context.Context, a *narrator.Audio) (created bool, err error) {
-	if err := a.Validate(); err != nil {
-		return false, err
-	}
+// createAlone runs a create in a transaction of its own: when another
+// node creates an audio with the same external ID at the same moment, the
+// unique index lets one insert through; the other transaction is run once
+// more, finds that audio and updates it.
+func (s *Store) createAlone(ctx context.Context, a *narrator.Audio) (created bool, err error) {
 	got, created, err := s.createAudioTx(ctx, a)
 	if violatedUnique(err) == externalIDIndex {
 		got, created, err = s.createAudioTx(ctx, a)
@@ -338,22 +330,28 @@ func (s *Store) updateAudio(ctx context.Context, tx pgx.Tx, cur *narrator.Audio,
 	return next, nil
 }
 
-// listAudiosSQL is a range scan of the audios_list index: the zero time
-// of "since" is the year 1, before every audio.
+// newestSeqSQL reads the highest number (audios.seq) given in a project,
+// deleted audios included, with one probe of the audios_seq index.
+const newestSeqSQL = `SELECT coalesce(max(seq), 0) FROM audios WHERE project_id = $1`
+
+// listAudiosSQL is a page of a project's live audios, a range of numbers
+// in the audios_seq index (narrator.PageSeqs): the zero time of "since" is
+// the year 1, before every audio.
 const listAudiosSQL = `
 SELECT ` + audioColumns + `
 FROM audios
-WHERE project_id = $1 AND deleted_at IS NULL AND created_at >= $2
-ORDER BY created_at DESC, id DESC
-LIMIT $3 OFFSET $4`
+WHERE project_id = $1 AND seq > $2 AND seq <= $3 AND deleted_at IS NULL AND created_at >= $4
+ORDER BY seq DESC`
 
 // ListAudios returns a page of a project's live audios created at or after
-// since (the zero time means all), newest first with ties broken by
-// descending ID, media included. Pages start at 1; a page past the end gives
-// an empty slice. perPage must be positive.
+// since (the zero time means all), newest first (in the order they were
+// added to the project), media included. A page is a range of the
+// project's audio numbers (narrator.PageSeqs): it holds at most perPage
+// audios, fewer where audios were deleted or since leaves them out. Pages
+// start at 1; a page past the end gives an empty slice. perPage must be
+// positive.
 func (s *Store) ListAudios(ctx context.Context, projectID int64, since time.Time, page, perPage int) ([]*narrator.Audio, error) {
-	offset, err := narrator.PageOffset(page, perPage)
-	if err != nil {
+	if _, err := narrator.PageOffset(page, perPage); err != nil {
 		return nil, err
 	}
 	tx, err := s.beginRead(ctx)
@@ -361,7 +359,18 @@ func (s *Store) ListAudios(ctx context.Context, projectID int64, since time.Time
 		return nil, fmt.Errorf("list audios: %w", err)
 	}
 	defer rollback(ctx, tx)
-	audios, err := queryAudios(ctx, tx, listAudiosSQL, projectID, since, perPage, offset)
+	var newest int64
+	if err := tx.QueryRow(ctx, newestSeqSQL, projectID).Scan(&newest); err != nil {
+		return nil, fmt.Errorf("list audios of project %d: %w", projectID, err)
+	}
+	after, upTo, err := narrator.PageSeqs(page, perPage, newest)
+	if err != nil {
+		return nil, err
+	}
+	if upTo <= after {
+		return []*narrator.Audio{}, nil
+	}
+	audios, err := queryAudios(ctx, tx, listAudiosSQL, projectID, after, upTo, since)
 	if err != nil {
 		return nil, fmt.Errorf("list audios of project %d: %w", projectID, err)
 	}

@@ -56,8 +56,11 @@
 //     ('unprocessed', 'processed' or 'failed'), created_at and updated_at;
 //     external_id NULL or unique among the project's live audios; metadata a
 //     JSON object of strings (default '{}'); revision, error and duration_ms
-//     have defaults; deleted_at NULL for a live audio. Leave id to its
-//     identity column.
+//     have defaults; deleted_at NULL for a live audio; seq the audio's
+//     number in its project, 1 for the oldest and one more for each audio
+//     added after it, above every number the project holds (list pages are
+//     ranges of these numbers, narrator.PageSeqs). Leave id to its identity
+//     column.
 //   - media: one row per audio and content type, 'mp3' and 'm3u8'
 //     (narrator.MediaTypes), with key NULL until the audio is processed and
 //     set for a processed one.

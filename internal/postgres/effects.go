@@ -25,9 +25,7 @@ const addAudioCountSQL = `UPDATE projects SET audio_count = audio_count + $1 WHE
 // project by every write.
 func (s *Store) applyEffects(ctx context.Context, tx pgx.Tx, a *narrator.Audio, eff narrator.Effects) error {
 	for _, step := range eff.Steps() {
-		if s.effect != nil {
-			s.effect(step)
-		}
+		s.traceEffect(step)
 		var err error
 		switch step {
 		case narrator.StepUsage:

@@ -28,6 +28,9 @@ type JobInserter interface {
 	// SupersedeSynthesis removes, in tx, the audio's synthesis jobs that
 	// wait to start (narrator.Effects.Supersede).
 	SupersedeSynthesis(ctx context.Context, tx pgx.Tx, audioID int64) error
+	// InsertManyTx inserts several jobs at once: the jobs of a group of
+	// creates.
+	InsertManyTx(ctx context.Context, tx pgx.Tx, jobs []narrator.Job) error
 	// SynthesisHead returns, as seen in tx, the fair round of the synthesis
 	// job a worker would take next (narrator.FairRound), or 0 when none
 	// waits.
@@ -68,6 +71,8 @@ type Store struct {
 	jobs   JobInserter
 	limits narrator.Limits
 	effect func(narrator.EffectStep)
+	// creates groups concurrent creates into one transaction (create.go).
+	creates sqlstore.Group[*createCall]
 }
 
 // Open connects to the database at url and returns the store on it
@@ -109,6 +114,7 @@ func OpenPool(ctx context.Context, url string) (*pgxpool.Pool, error) {
 // it.
 func New(pool *pgxpool.Pool, opts Options) *Store {
 	s := &Store{Now: time.Now, pool: pool, jobs: opts.Jobs, limits: opts.Limits, effect: opts.EffectFunc}
+	s.creates.Max = maxCreateBatch
 	s.Store = sqlstore.New(dialect{s}, migrations(), s.now, opts.EventBody)
 	return s
 }

@@ -53,6 +53,15 @@ func (j recorderJobs) SupersedeSynthesis(_ context.Context, _ pgx.Tx, audioID in
 	return j.rec.Supersede(audioID)
 }
 
+func (j recorderJobs) InsertManyTx(ctx context.Context, tx pgx.Tx, jobs []narrator.Job) error {
+	for _, job := range jobs {
+		if err := j.InsertTx(ctx, tx, job); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (j recorderJobs) SynthesisHead(context.Context, pgx.Tx) (int64, error) {
 	return j.rec.SynthesisHead(), nil
 }
@@ -74,6 +83,15 @@ func (j tableJobs) InsertTx(ctx context.Context, tx pgx.Tx, job narrator.Job) er
 
 func (j tableJobs) SupersedeSynthesis(_ context.Context, _ pgx.Tx, audioID int64) error {
 	return j.rec.Supersede(audioID)
+}
+
+func (j tableJobs) InsertManyTx(ctx context.Context, tx pgx.Tx, jobs []narrator.Job) error {
+	for _, job := range jobs {
+		if err := j.InsertTx(ctx, tx, job); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (j tableJobs) SynthesisHead(context.Context, pgx.Tx) (int64, error) {
@@ -181,14 +199,15 @@ func TestOpenErrors(t *testing.T) {
 }
 
 // bulkLoadSQL fills two projects with audios as doc.go tells a bulk load
-// to: audios, their media, and projects.audio_count.
+// to: audios (numbered in their project by age, seq), their media, and
+// projects.audio_count.
 const bulkLoadSQL = `
 INSERT INTO accounts (name, created_at) VALUES ('Acme', now());
 INSERT INTO projects (account_id, title, type, language, title_voice, body_voice, created_at)
 SELECT id, 'News ' || n, 'api', 'en_US', 'Mark', 'Sally', now() FROM accounts, generate_series(1, 2) n;
-INSERT INTO audios (project_id, external_id, title, body, author, article_url, state, created_at, updated_at)
+INSERT INTO audios (project_id, external_id, title, body, author, article_url, state, created_at, updated_at, seq)
 SELECT p.id, 'ext-' || g, 'Title ' || g, 'Body.', '', '', 'processed',
-	now() - g * interval '1 second', now() - g * interval '1 second'
+	now() - g * interval '1 second', now() - g * interval '1 second', 10001 - g
 FROM projects p, generate_series(1, 10000) g;
 INSERT INTO media (audio_id, content_type, key)
 SELECT a.id, t, a.id || '/audio.' || t FROM audios a, unnest(ARRAY['mp3', 'm3u8']) t;
@@ -230,7 +249,8 @@ func TestQueryPlans(t *testing.T) {
 		args        []any
 		want        string
 	}{
-		{"list", postgres.ListAudiosSQL, []any{p.ID, time.Time{}, 50, 0}, "Index Scan using audios_list"},
+		{"list", postgres.ListAudiosSQL, []any{p.ID, 9950, 10000, time.Time{}}, "Index Scan Backward using audios_seq"},
+		{"list deep", postgres.ListAudiosSQL, []any{p.ID, 0, 50, time.Time{}}, "Index Scan Backward using audios_seq"},
 		{"external id", postgres.FindLiveAudioByExternalIDSQL, []any{p.ID, "ext-20"}, "audios_external_id"},
 		{"id", postgres.FindLiveAudioByIDSQL, []any{a.ID, p.ID}, "audios_pkey"},
 		{"media", postgres.LoadMediaSQL, []any{[]int64{a.ID, a.ID + 1}, narrator.MediaTypes()}, "media_audio_id_content_type_key"},

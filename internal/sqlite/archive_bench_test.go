@@ -8,15 +8,15 @@ import (
 )
 
 // archiveFillSQL adds audios (processed, with both media) to a project, as
-// doc.go tells a bulk load: rows in audios and media, and the project's
-// audio_count. Arguments: the first and last sequence number, the project,
+// doc.go tells a bulk load: rows in audios (numbered from 1 in the
+// project, seq) and media, and the project's audio_count. Arguments: the first and last sequence number, the project,
 // and the base creation time in microseconds.
 const archiveFillSQL = `
 WITH RECURSIVE n(i) AS (SELECT ?1 UNION ALL SELECT i + 1 FROM n WHERE i < ?2)
 INSERT INTO audios (project_id, external_id, title, body, author, article_url, metadata,
-	state, error, revision, duration_ms, created_at, updated_at)
+	state, error, revision, duration_ms, created_at, updated_at, seq)
 SELECT ?3, 'bulk-' || i, 'Title ' || i, 'Body of article ' || i || '.', '', '', '{}',
-	'processed', '', 1, 60000, ?4 + i * 1000000, ?4 + i * 1000000
+	'processed', '', 1, 60000, ?4 + i * 1000000, ?4 + i * 1000000, i
 FROM n;
 INSERT INTO media (audio_id, content_type, key)
 SELECT id, 'mp3', 'tok' || id || '/audio.mp3' FROM audios a WHERE project_id = ?3

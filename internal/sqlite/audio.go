@@ -337,34 +337,36 @@ func (s *Store) updateAudio(ctx context.Context, tx *sql.Tx, head *headMemo, cur
 	return next, nil
 }
 
+// newestSeqSQL reads the highest number (audios.seq) given in a project,
+// deleted audios included, with one probe of the audios_seq index.
+const newestSeqSQL = `SELECT coalesce(max(seq), 0) FROM audios WHERE project_id = ?`
+
 // listAudiosPageSQL is the page of a project's live audios that
-// ListAudios reads, in the audios_list index. listPageMediaSQL reads the
-// media of the same page: joined, each audio's columns would be read once
-// per media.
-//
-// LIMIT and OFFSET are "? + 0", not "?": SQLite's planner reads a bare
-// bound LIMIT, which makes a prepared statement parse and plan itself again
-// whenever it is bound anew, that is on every call; an expression it
-// leaves alone. That re-preparation cost more than the query.
+// ListAudios reads, a range of numbers in the audios_seq index
+// (narrator.PageSeqs). listPageMediaSQL reads the media of the same page:
+// joined, each audio's columns would be read once per media. The unary
+// pluses keep the planner off the indexes on deleted_at and created_at,
+// which would read the whole project.
 const (
 	listAudiosPage = `
 	FROM audios
-	WHERE project_id = ? AND deleted_at IS NULL AND created_at >= ?
-	ORDER BY created_at DESC, id DESC
-	LIMIT ? + 0 OFFSET ? + 0`
+	WHERE project_id = ? AND seq > ? AND seq <= ? AND +deleted_at IS NULL AND +created_at >= ?
+	ORDER BY seq DESC`
 	listAudiosPageSQL = `SELECT ` + audioColumns + listAudiosPage
 	listPageMediaSQL  = `SELECT audio_id, id, content_type, key, bytes FROM media
 WHERE audio_id IN (SELECT id ` + listAudiosPage + `)`
 )
 
 // ListAudios returns a page of a project's live audios created at or after
-// since (the zero time means all), newest first with ties broken by
-// descending ID, media included. Pages start at 1; a page past the end gives
-// an empty slice. perPage must be positive. While the database has not
-// changed since a page was read, the read cache answers it.
+// since (the zero time means all), newest first (in the order they were
+// added to the project), media included. A page is a range of the
+// project's audio numbers (narrator.PageSeqs): it holds at most perPage
+// audios, fewer where audios were deleted or since leaves them out. Pages
+// start at 1; a page past the end gives an empty slice. perPage must be
+// positive. While the database has not changed since a page was read, the
+// read cache answers it.
 func (s *Store) ListAudios(ctx context.Context, projectID int64, since time.Time, page, perPage int) ([]*narrator.Audio, error) {
-	offset, err := narrator.PageOffset(page, perPage)
-	if err != nil {
+	if _, err := narrator.PageOffset(page, perPage); err != nil {
 		return nil, err
 	}
 	var sinceUS int64 = math.MinInt64
@@ -385,9 +387,19 @@ func (s *Store) ListAudios(ctx context.Context, projectID int64, since time.Time
 		return nil, fmt.Errorf("list audios: %w", err)
 	}
 	defer tx.Rollback()
-	audios, err := listPage(ctx, tx, st, projectID, sinceUS, perPage, offset)
-	if err != nil {
+	var newest int64
+	if err := tx.StmtContext(ctx, st.newestSeq).QueryRowContext(ctx, projectID).Scan(&newest); err != nil {
 		return nil, fmt.Errorf("list audios of project %d: %w", projectID, unavailable(err))
+	}
+	after, upTo, err := narrator.PageSeqs(page, perPage, newest)
+	if err != nil {
+		return nil, err
+	}
+	audios := []*narrator.Audio{}
+	if upTo > after {
+		if audios, err = listPage(ctx, tx, st, projectID, after, upTo, sinceUS); err != nil {
+			return nil, fmt.Errorf("list audios of project %d: %w", projectID, unavailable(err))
+		}
 	}
 	s.cache.keepPage(k, t, audios)
 	return audios, nil

@@ -292,10 +292,14 @@ func (s *Store) createGroup(ctx context.Context, group *[]*createRequest) ([]*na
 	return got, nil
 }
 
+// insertAudioSQL inserts an audio as the newest of its project: its number
+// (seq) is one above the project's highest, one probe of audios_seq. The
+// one writer makes the read and the insert one step.
 const insertAudioSQL = `
 INSERT INTO audios (project_id, external_id, title, body, author, article_url, metadata,
-	state, error, revision, duration_ms, created_at, updated_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	state, error, revision, duration_ms, created_at, updated_at, seq)
+VALUES (?1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+	(SELECT coalesce(max(seq), 0) + 1 FROM audios WHERE project_id = ?1))`
 
 // createAudio inserts a as CreateAudio describes, in tx, and counts its
 // effects on its account and project in the group's usage. Its jobs are

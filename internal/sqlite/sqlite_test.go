@@ -357,7 +357,8 @@ func TestQueryPlans(t *testing.T) {
 		args        []any
 		want        string
 	}{
-		{"list", listAudiosPageSQL, []any{1, 0, 50, 0}, "audios_list"},
+		{"list", listAudiosPageSQL, []any{1, 0, 50, 0}, "audios_seq"},
+		{"newest", newestSeqSQL, []any{1}, "audios_seq"},
 		{"list media", listPageMediaSQL, []any{1, 0, 50, 0}, "sqlite_autoindex_media_1"},
 		{"external id", findLiveAudioByExternalIDSQL, []any{1, "x"}, "audios_external_id"},
 		{"one by id", findLiveAudioWithMediaByIDSQL, []any{1, 1}, "sqlite_autoindex_media_1"},

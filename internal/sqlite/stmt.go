@@ -18,6 +18,7 @@ type readStmts struct {
 	authorizeProject  *sql.Stmt
 	audioByID         *sql.Stmt
 	audioByExternalID *sql.Stmt
+	newestSeq         *sql.Stmt
 	listAudios        *sql.Stmt
 	listMedia         *sql.Stmt
 }
@@ -98,6 +99,7 @@ func prepareReads(p *preparer) *readStmts {
 		authorizeProject:  p.stmt(authorizeProjectSQL),
 		audioByID:         p.stmt(findLiveAudioWithMediaByIDSQL),
 		audioByExternalID: p.stmt(findLiveAudioWithMediaByExternalIDSQL),
+		newestSeq:         p.stmt(newestSeqSQL),
 		listAudios:        p.stmt(listAudiosPageSQL),
 		listMedia:         p.stmt(listPageMediaSQL),
 	}

@@ -207,11 +207,14 @@ func (s *Store) ImportMeta(ctx context.Context, e *narrator.Export) error {
 	return nil
 }
 
+// importAudioSQL inserts an audio as the newest of its project: its number
+// (seq) one above the project's highest, as a create numbers it.
 const (
 	importAudioSQL = `
 INSERT INTO audios (id, project_id, external_id, title, body, author, article_url, metadata,
-	state, error, revision, duration_ms, created_at, updated_at)
-%sVALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	state, error, revision, duration_ms, created_at, updated_at, seq)
+%sVALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+	(SELECT coalesce(max(seq), 0) + 1 FROM audios WHERE project_id = ?))`
 	importMediaSQL = `
 INSERT INTO media (id, audio_id, content_type, key, bytes) %sVALUES (?, ?, ?, ?, ?)`
 	countImportedSQL = `UPDATE projects SET audio_count = audio_count + ? WHERE id = ?`
@@ -292,7 +295,7 @@ func (s *Store) importAudio(ctx context.Context, tx Tx, a *narrator.Audio) (bool
 	ids := s.db.Overriding()
 	if _, err := tx.Exec(ctx, fmt.Sprintf(importAudioSQL, ids), a.ID, a.ProjectID, NullString(a.ExternalID), a.Title, a.Body,
 		a.Author, a.ArticleURL, meta, a.State, a.Error, a.Revision, a.DurationMS,
-		a.CreatedAt, a.UpdatedAt); err != nil {
+		a.CreatedAt, a.UpdatedAt, a.ProjectID); err != nil {
 		return false, s.db.Conflict(err, fmt.Sprintf("an audio with external_id %q in project %d", a.ExternalID, a.ProjectID))
 	}
 	for _, m := range a.Media {

@@ -456,6 +456,65 @@ var listTests = []test{
 			t.Fatalf("missing project = %#v, %v; want empty slice", empty, err)
 		}
 	}},
+	{"DeepPagesAfterDeletes", func(t *testing.T, b *bundle) {
+		// A page is a range of the project's audio numbers
+		// (narrator.PageSeqs): deletes leave short pages, even empty ones,
+		// but move no audio to another page, and every live audio is on
+		// exactly one page, newest first.
+		ctx := t.Context()
+		p := mustProject(t, b.store)
+		var live []int64 // newest first
+		for i := range 20 {
+			b.clock.Advance(time.Minute)
+			a := mustAudio(t, b.store, p.ID, "")
+			// Deletes numbers 1, 4, 7, 10, 13, 16, 19 and 9 to 11: page 4
+			// of 3, numbers 9 to 11, empties.
+			if i%3 == 0 || (i >= 8 && i <= 10) {
+				if _, err := b.store.DeleteAudio(ctx, p.ID, itoa(a.ID)); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
+			live = append([]int64{a.ID}, live...)
+		}
+		wantEqual(t, "pages of 3", pagedIDs(t, b.store, p.ID, time.Time{}, 3, 8), live)
+		four, err := b.store.ListAudios(ctx, p.ID, time.Time{}, 4, 3)
+		if err != nil || four == nil || len(four) != 0 {
+			t.Errorf("page 4 of 3, all deleted = %#v, %v; want an empty slice", four, err)
+		}
+		two, err := b.store.ListAudios(ctx, p.ID, time.Time{}, 2, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Numbers 15 to 17, of which 16 is deleted.
+		wantEqual(t, "page 2 of 3", ids(two), []int64{live[2], live[3]})
+	}},
+	{"PeriodPages", func(t *testing.T, b *bundle) {
+		// A period filters within the pages of the whole list: each
+		// audio created in the period is on exactly one page, in order,
+		// and the pages of older audios hold none.
+		ctx := t.Context()
+		p := mustProject(t, b.store)
+		var recent []int64 // newest first
+		var since time.Time
+		for i := range 11 {
+			b.clock.Advance(time.Hour)
+			if i == 4 {
+				since = b.clock.Now()
+			}
+			a := mustAudio(t, b.store, p.ID, "")
+			if i >= 4 {
+				recent = append([]int64{a.ID}, recent...)
+			}
+		}
+		wantEqual(t, "pages of 2 since the fifth", pagedIDs(t, b.store, p.ID, since, 2, 6), recent)
+		for page := 5; page <= 6; page++ {
+			got, err := b.store.ListAudios(ctx, p.ID, since, page, 2)
+			if err != nil || len(got) != 0 {
+				t.Errorf("page %d of 2 since the fifth = %v, %v; want none (older audios)", page, ids(got), err)
+			}
+		}
+	}},
 	{"FullAudiosWithMedia", func(t *testing.T, b *bundle) {
 		ctx := t.Context()
 		p := mustProject(t, b.store)

@@ -61,6 +61,9 @@ var concurrentTests = []test{
 		got := ids(list)
 		slices.Sort(got)
 		wantEqual(t, "stored audio IDs", got, want)
+		paged := pagedIDs(t, b.store, p.ID, time.Time{}, 7, 2+n/7)
+		slices.Sort(paged)
+		wantEqual(t, "audio IDs on pages of 7, each once", paged, want)
 		var jobs []int64
 		for _, c := range b.rec.Synthesized() {
 			jobs = append(jobs, c.AudioID)

@@ -177,3 +177,32 @@ func ptr[T any](v T) *T { return &v }
 
 // itoa formats an ID as a reference.
 func itoa(id int64) string { return strconv.FormatInt(id, 10) }
+
+// pagedIDs reads pages 1 to pages of a project's list, perPage a page, and
+// returns the IDs they hold in order. It fails if an ID repeats or if the
+// last page is not empty, so that the pages read cover the list.
+func pagedIDs(tb testing.TB, s Store, projectID int64, since time.Time, perPage, pages int) []int64 {
+	tb.Helper()
+	var got []int64
+	seen := map[int64]int{}
+	for page := 1; page <= pages; page++ {
+		list, err := s.ListAudios(tb.Context(), projectID, since, page, perPage)
+		if err != nil {
+			tb.Fatalf("page %d of %d: %v", page, perPage, err)
+		}
+		if len(list) > perPage {
+			tb.Fatalf("page %d of %d holds %d audios", page, perPage, len(list))
+		}
+		if page == pages && len(list) != 0 {
+			tb.Fatalf("page %d of %d holds %v, want it past the end", page, perPage, ids(list))
+		}
+		for _, a := range list {
+			if prev, ok := seen[a.ID]; ok {
+				tb.Fatalf("audio %d is on pages %d and %d", a.ID, prev, page)
+			}
+			seen[a.ID] = page
+			got = append(got, a.ID)
+		}
+	}
+	return got
+}

@@ -1,0 +1,483 @@
+package postgres
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/sqlstore"
+)
+
+// Creates are committed in groups, as on SQLite: concurrent creates wait
+// for one another in a sqlstore.Group, and the one that leads takes every
+// create waiting, up to maxCreateBatch, into one transaction of a few
+// round trips, whatever the group's size: the external IDs looked up and
+// each project's account locked and read, in one batch; the synthesis
+// queue's head; all audios and their media inserted by one statement; each
+// account's usage and each project's count written, in one batch; the jobs
+// inserted at once; the commit. The locks are
+// taken in the order every write takes them, accounts before projects. A
+// create is answered only after that transaction is committed, so its row
+// and its job are durable when it is.
+//
+// A create whose external ID names a live audio (an update), or repeats one
+// earlier in the group, runs after the group in a transaction of its own
+// (createAlone), as does every create of a group whose transaction fails
+// before its commit (another node took an external ID, a deadlock between
+// nodes): each then meets its own outcome. A group's failed commit fails
+// its creates, as a lone create's would.
+
+// maxCreateBatch caps the creates of one transaction, which holds its
+// accounts' rows for its whole length.
+const maxCreateBatch = 128
+
+// createCall is one CreateAudio call in a group.
+type createCall struct {
+	ctx context.Context
+	a   *narrator.Audio
+	// created and err are the outcome, set by the group.
+	created bool
+	err     error
+	// alone tells the caller to run its create in a transaction of its own
+	// after the group, its outcome unset.
+	alone bool
+}
+
+// CreateAudio validates a.
+//
+// If a.ExternalID is set and a live audio of a.ProjectID has it, CreateAudio
+// updates that audio as UpdateAudio would with every article field given
+// (title, body, author, article_url and metadata replaced), fills a with the
+// stored result and returns created=false.
+//
+// Otherwise it inserts the audio as narrator.PlanCreate makes it
+// (unprocessed, revision 1) with its media, still without keys, enqueues its
+// synthesis in the same transaction, fills a in and returns created=true.
+// If the enqueuer fails, nothing is stored. It returns ENOTFOUND if the
+// project does not exist, and EQUOTA or EQUEUEFULL, storing nothing, if the
+// project's account is over its limits (narrator.Limits.CheckSynthesis).
+//
+// Concurrent calls are committed together (see createCall); each returns
+// only after the commit of its own create, with its own error. When
+// another node creates an audio with the same external ID at the same
+// moment, one insert goes through and the other create updates that audio.
+func (s *Store) CreateAudio(ctx context.Context, a *narrator.Audio) (created bool, err error) {
+	if err := a.Validate(); err != nil {
+		return false, err
+	}
+	c := &createCall{ctx: ctx, a: a}
+	if err := s.creates.Do(c, s.createGroup); err != nil {
+		return false, fmt.Errorf("create audio in project %d: %w", a.ProjectID, err)
+	}
+	if c.alone {
+		return s.createAlone(ctx, a)
+	}
+	return c.created, c.err
+}
+
+// createGroup runs a group of creates in one transaction and sets each
+// call's outcome, or marks it to run alone.
+func (s *Store) createGroup(calls []*createCall) {
+	// The group carries other callers' creates: one caller leaving must
+	// not cancel them. A group is short.
+	ctx := context.WithoutCancel(calls[0].ctx)
+	var batch []*createCall
+	for _, c := range calls {
+		if err := c.ctx.Err(); err != nil {
+			c.err = fmt.Errorf("create audio in project %d: %w", c.a.ProjectID, err)
+			continue
+		}
+		batch = append(batch, c)
+	}
+	if len(batch) == 0 {
+		return
+	}
+	fail := func(err error) {
+		for _, c := range batch {
+			if !c.alone && c.err == nil {
+				c.err = fmt.Errorf("create audio in project %d: %w", c.a.ProjectID, err)
+			}
+		}
+	}
+	tx, err := s.beginWrite(ctx)
+	if err != nil {
+		fail(err)
+		return
+	}
+	defer rollback(ctx, tx)
+	got, err := s.insertGroup(ctx, tx, batch)
+	if err != nil {
+		for _, c := range batch {
+			c.alone, c.err = true, nil
+		}
+		return
+	}
+	if err := tx.Commit(ctx); err != nil {
+		fail(fmt.Errorf("commit: %w", unavailable(err)))
+		return
+	}
+	for i, c := range batch {
+		if got[i] != nil {
+			*c.a, c.created = *got[i], true
+		}
+	}
+}
+
+// groupAccount is one account's usage in a group, as its creates so far
+// leave it, and the changes not yet written.
+type groupAccount struct {
+	id      int64
+	usage   narrator.Usage
+	queued  int
+	bytes   int64
+	changed bool
+}
+
+// findExternalIDsSQL finds which of the pairs (project, external ID) name a
+// live audio, by the audios_external_id index.
+const findExternalIDsSQL = `
+SELECT a.project_id, a.external_id
+FROM unnest($1::bigint[], $2::text[]) AS r(project_id, external_id)
+JOIN audios a ON a.project_id = r.project_id AND a.external_id = r.external_id AND a.deleted_at IS NULL`
+
+// insertAudiosSQL inserts a group's audios, each numbered in its project
+// (seq) after the project's highest in the order given, as insertAudioSQL
+// numbers one (the accounts' rows, locked before, serialise the creates of
+// a project), and their media rows, one of each of $14
+// (narrator.MediaTypes) for each audio, still without keys. It returns the
+// audios (id, project, number) and the media (id, audio, content type).
+const insertAudiosSQL = `
+WITH added AS (
+	INSERT INTO audios (project_id, external_id, title, body, author, article_url, metadata,
+		state, error, revision, duration_ms, created_at, updated_at, seq)
+	SELECT r.project_id, r.external_id, r.title, r.body, r.author, r.article_url, r.metadata::jsonb,
+		r.state, r.error, r.revision, r.duration_ms, r.created_at, r.updated_at,
+		(SELECT coalesce(max(seq), 0) FROM audios a WHERE a.project_id = r.project_id)
+			+ row_number() OVER (PARTITION BY r.project_id ORDER BY r.n)
+	FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+		$8::text[], $9::text[], $10::integer[], $11::bigint[], $12::timestamptz[], $13::timestamptz[])
+		WITH ORDINALITY AS r(project_id, external_id, title, body, author, article_url, metadata,
+		state, error, revision, duration_ms, created_at, updated_at, n)
+	ORDER BY r.n
+	RETURNING id, project_id, seq
+), media AS (
+	INSERT INTO media (audio_id, content_type)
+	SELECT added.id, t.content_type
+	FROM added, unnest($14::text[]) WITH ORDINALITY AS t(content_type, o)
+	ORDER BY added.id, t.o
+	RETURNING id, audio_id, content_type
+)
+SELECT id, project_id, seq, NULL::text FROM added
+UNION ALL
+SELECT id, audio_id, NULL::bigint, content_type FROM media`
+
+const addGroupUsageSQL = `
+UPDATE accounts SET synthesis_round = $1, queued = queued + $2, media_bytes = media_bytes + $3
+WHERE id = $4`
+
+// insertGroup creates, in tx, the audios of batch that need no update and
+// returns them, nil where a call failed (its err set) or is to run alone.
+// Its error means the transaction cannot be committed.
+func (s *Store) insertGroup(ctx context.Context, tx pgx.Tx, batch []*createCall) ([]*narrator.Audio, error) {
+	if s.jobs == nil {
+		return nil, errors.New("queue synthesis: the postgres store was opened without a job inserter")
+	}
+	byProject, accounts, err := readGroup(ctx, tx, batch)
+	if err != nil {
+		return nil, err
+	}
+	head, err := s.jobs.SynthesisHead(ctx, tx)
+	if err != nil {
+		return nil, fmt.Errorf("queue synthesis: %w", err)
+	}
+	got := make([]*narrator.Audio, len(batch))
+	var (
+		rows  groupRows
+		made  []int
+		effs  []narrator.Effects
+		count = map[int64]int{}
+		now   = s.now()
+	)
+	for i, c := range batch {
+		if c.alone {
+			continue
+		}
+		acct := byProject[c.a.ProjectID]
+		if acct == nil {
+			c.err = narrator.Errorf(narrator.ENOTFOUND, "project %d not found", c.a.ProjectID)
+			continue
+		}
+		if err := s.limits.CheckSynthesis(acct.usage, true); err != nil {
+			c.err = err
+			continue
+		}
+		plan := narrator.PlanCreate(c.a, now)
+		a, eff := plan.Next, plan.Effects
+		eff.Round = narrator.FairRound(head, acct.usage)
+		acct.usage.NextRound = eff.Round + 1
+		acct.usage.Queued += eff.Queued
+		acct.usage.MediaBytes += eff.MediaBytes
+		acct.queued += eff.Queued
+		acct.bytes += eff.MediaBytes
+		acct.changed = true
+		count[a.ProjectID] += eff.AudioCount
+		if err := rows.add(&a); err != nil {
+			return nil, err
+		}
+		got[i] = &a
+		made = append(made, i)
+		effs = append(effs, eff)
+	}
+	if len(made) == 0 {
+		return got, nil
+	}
+	if err := insertAudios(ctx, tx, &rows, made, got); err != nil {
+		return nil, err
+	}
+	// A project whose new audios wait as drafts gets their publications.
+	for _, i := range made {
+		if err := sqlstore.InsertNewPublication(ctx, pgTx{tx}, got[i]); err != nil {
+			return nil, err
+		}
+	}
+	// The jobs name the audios, known once inserted.
+	var jobs []narrator.Job
+	for k, i := range made {
+		jobs = append(jobs, effs[k].Jobs(got[i])...)
+	}
+	return got, s.writeGroupEffects(ctx, tx, accounts, count, jobs)
+}
+
+// readGroup reads, in one round trip, what a group's creates depend on,
+// and marks to run alone the creates whose external ID names a live audio,
+// which they update, or repeats one earlier in the group, which they will
+// find once the group is committed. It locks and reads the account of each
+// project of the group, in the order of the projects' IDs, and returns the
+// accounts by project (none for a missing project) and each account once.
+func readGroup(ctx context.Context, tx pgx.Tx, batch []*createCall) (map[int64]*groupAccount, []*groupAccount, error) {
+	type key struct {
+		projectID  int64
+		externalID string
+	}
+	seen := map[key]bool{}
+	var extProjects, projects []int64
+	var externalIDs []string
+	for _, c := range batch {
+		if !slices.Contains(projects, c.a.ProjectID) {
+			projects = append(projects, c.a.ProjectID)
+		}
+		if c.a.ExternalID == "" {
+			continue
+		}
+		k := key{c.a.ProjectID, c.a.ExternalID}
+		if seen[k] {
+			c.alone = true
+			continue
+		}
+		seen[k] = true
+		extProjects = append(extProjects, k.projectID)
+		externalIDs = append(externalIDs, k.externalID)
+	}
+	slices.Sort(projects)
+	b := &pgx.Batch{}
+	if len(extProjects) > 0 {
+		b.Queue(findExternalIDsSQL, extProjects, externalIDs)
+	}
+	for _, projectID := range projects {
+		b.Queue(accountUsageSQL, projectID)
+	}
+	res := tx.SendBatch(ctx, b)
+	defer res.Close()
+	if len(extProjects) > 0 {
+		rows, err := res.Query()
+		if err != nil {
+			return nil, nil, fmt.Errorf("find external IDs: %w", err)
+		}
+		live := map[key]bool{}
+		var k key
+		if _, err := pgx.ForEachRow(rows, []any{&k.projectID, &k.externalID}, func() error {
+			live[k] = true
+			return nil
+		}); err != nil {
+			return nil, nil, fmt.Errorf("find external IDs: %w", err)
+		}
+		for _, c := range batch {
+			if live[key{c.a.ProjectID, c.a.ExternalID}] {
+				c.alone = true
+			}
+		}
+	}
+	byProject := map[int64]*groupAccount{}
+	var accounts []*groupAccount
+	for _, projectID := range projects {
+		a := &groupAccount{}
+		err := res.QueryRow().Scan(&a.id, &a.usage.Queued, &a.usage.MediaBytes, &a.usage.NextRound)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			continue
+		case err != nil:
+			return nil, nil, fmt.Errorf("usage of project %d's account: %w", projectID, err)
+		}
+		// Another project of the same account shares its usage.
+		if i := slices.IndexFunc(accounts, func(o *groupAccount) bool { return o.id == a.id }); i >= 0 {
+			a = accounts[i]
+		} else {
+			accounts = append(accounts, a)
+		}
+		byProject[projectID] = a
+	}
+	if err := res.Close(); err != nil {
+		return nil, nil, fmt.Errorf("read group: %w", unavailable(err))
+	}
+	return byProject, accounts, nil
+}
+
+// groupRows are a group's new audios, a column a slice, as
+// insertAudiosSQL takes them.
+type groupRows struct {
+	projectID  []int64
+	externalID []*string
+	title      []string
+	body       []string
+	author     []string
+	articleURL []string
+	metadata   []string
+	state      []string
+	error      []string
+	revision   []int
+	durationMS []int64
+	createdAt  []time.Time
+	updatedAt  []time.Time
+}
+
+// add appends a's row.
+func (r *groupRows) add(a *narrator.Audio) error {
+	meta := []byte("{}")
+	if len(a.Metadata) > 0 {
+		var err error
+		if meta, err = json.Marshal(a.Metadata); err != nil {
+			return fmt.Errorf("encode metadata: %w", err)
+		}
+	}
+	r.projectID = append(r.projectID, a.ProjectID)
+	r.externalID = append(r.externalID, nullString(a.ExternalID))
+	r.title = append(r.title, a.Title)
+	r.body = append(r.body, a.Body)
+	r.author = append(r.author, a.Author)
+	r.articleURL = append(r.articleURL, a.ArticleURL)
+	r.metadata = append(r.metadata, string(meta))
+	r.state = append(r.state, a.State)
+	r.error = append(r.error, a.Error)
+	r.revision = append(r.revision, a.Revision)
+	r.durationMS = append(r.durationMS, a.DurationMS)
+	r.createdAt = append(r.createdAt, a.CreatedAt)
+	r.updatedAt = append(r.updatedAt, a.UpdatedAt)
+	return nil
+}
+
+// insertAudios inserts rows, the audios got[made[0]], got[made[1]]…, with
+// their media, and sets their IDs and media.
+func insertAudios(ctx context.Context, tx pgx.Tx, rows *groupRows, made []int, got []*narrator.Audio) error {
+	res, err := tx.Query(ctx, insertAudiosSQL, rows.projectID, rows.externalID, rows.title, rows.body, rows.author,
+		rows.articleURL, rows.metadata, rows.state, rows.error, rows.revision, rows.durationMS, rows.createdAt, rows.updatedAt,
+		narrator.MediaTypes())
+	if err != nil {
+		return fmt.Errorf("insert audios: %w", err)
+	}
+	// A project's audios are numbered in the order given: the k-th lowest
+	// number returned for a project is its k-th audio of the group.
+	type numbered struct{ id, seq int64 }
+	byProject := map[int64][]numbered{}
+	var media []narrator.Media
+	var (
+		id, ref     int64
+		seq         *int64
+		contentType *string
+	)
+	if _, err := pgx.ForEachRow(res, []any{&id, &ref, &seq, &contentType}, func() error {
+		if contentType != nil {
+			media = append(media, narrator.Media{ID: id, AudioID: ref, ContentType: *contentType})
+		} else {
+			byProject[ref] = append(byProject[ref], numbered{id, *seq})
+		}
+		return nil
+	}); err != nil {
+		return fmt.Errorf("insert audios: %w", err)
+	}
+	for _, l := range byProject {
+		slices.SortFunc(l, func(x, y numbered) int { return cmp.Compare(x.seq, y.seq) })
+	}
+	byID := make(map[int64]*narrator.Audio, len(made))
+	for _, i := range made {
+		a := got[i]
+		l := byProject[a.ProjectID]
+		if len(l) == 0 {
+			return fmt.Errorf("insert audios: no row returned for an audio of project %d", a.ProjectID)
+		}
+		a.ID, byProject[a.ProjectID] = l[0].id, l[1:]
+		a.Media = make([]narrator.Media, 0, len(narrator.MediaTypes()))
+		byID[a.ID] = a
+	}
+	for _, m := range media {
+		if a := byID[m.AudioID]; a != nil {
+			a.Media = append(a.Media, m)
+		}
+	}
+	for _, a := range byID {
+		narrator.SortMedia(a.Media)
+	}
+	return nil
+}
+
+// writeGroupEffects writes a group's effects, the steps of
+// narrator.Effects in their order for the whole group: the accounts' rows,
+// then the projects' counts, then the jobs. A create raises no webhook
+// event.
+func (s *Store) writeGroupEffects(ctx context.Context, tx pgx.Tx, accounts []*groupAccount, count map[int64]int, jobs []narrator.Job) error {
+	// The accounts' rows, then the projects' counts, in one round trip.
+	b := &pgx.Batch{}
+	for _, a := range accounts {
+		if !a.changed {
+			continue
+		}
+		if b.Len() == 0 {
+			s.traceEffect(narrator.StepUsage)
+		}
+		b.Queue(addGroupUsageSQL, a.usage.NextRound, a.queued, a.bytes, a.id)
+	}
+	projects := slices.Sorted(maps.Keys(count))
+	if len(projects) > 0 {
+		s.traceEffect(narrator.StepAudioCount)
+	}
+	for _, projectID := range projects {
+		b.Queue(addAudioCountSQL, count[projectID], projectID)
+	}
+	if b.Len() > 0 {
+		if err := tx.SendBatch(ctx, b).Close(); err != nil {
+			return fmt.Errorf("count usage and audios: %w", unavailable(err))
+		}
+	}
+	if len(jobs) > 0 {
+		s.traceEffect(narrator.StepJobs)
+		if err := s.jobs.InsertManyTx(ctx, tx, jobs); err != nil {
+			return fmt.Errorf("enqueue %d jobs: %w", len(jobs), err)
+		}
+	}
+	return nil
+}
+
+// traceEffect tells Options.EffectFunc, if any, of an effect step about to
+// be applied.
+func (s *Store) traceEffect(step narrator.EffectStep) {
+	if s.effect != nil {
+		s.effect(step)
+	}
+}

@@ -1,0 +1,106 @@
+package sqlstore
+
+import (
+	"errors"
+	"sync"
+)
+
+// ErrGroupFailed is what Group.Do returns to the calls of a group whose
+// run panicked; the panic itself goes on in the caller that led it.
+var ErrGroupFailed = errors.New("the group's run failed")
+
+// Group runs calls in groups, for group commit: a call that finds no group
+// under way leads one, which runs every call waiting, up to Max, at once;
+// calls that arrive meanwhile wait in line, and the first of them leads
+// the next group once the current one has run. A store's concurrent writes
+// then share one transaction and one commit. The zero Group is ready, with
+// no cap.
+type Group[R any] struct {
+	// Max caps the calls of one group; 0 means no cap.
+	Max int
+
+	mu      sync.Mutex
+	pending []*groupCall[R]
+	busy    bool
+}
+
+// groupCall is one call of Do waiting for or in a group.
+type groupCall[R any] struct {
+	req R
+	// done and err are the outcome, set before wake is closed.
+	done bool
+	err  error
+	// wake is closed once: when another caller's group has run the call,
+	// or when the call is first in line and is to lead the next group.
+	wake chan struct{}
+}
+
+// Do puts req in line and returns once a group holding it has run: run
+// takes the group's requests, in the order they came, and is called by
+// one of the callers, never by two at once. run sets each request's
+// outcome in the request itself. If run panics, Do returns ErrGroupFailed
+// to the group's other callers, the next group still runs, and the panic
+// goes on in the caller that led. Do waits without a context: the request
+// may be in a group being committed.
+func (g *Group[R]) Do(req R, run func(group []R)) error {
+	c := &groupCall[R]{req: req, wake: make(chan struct{})}
+	g.mu.Lock()
+	g.pending = append(g.pending, c)
+	lead := !g.busy
+	g.busy = true
+	g.mu.Unlock()
+	if !lead {
+		<-c.wake
+	}
+	if !c.done {
+		// The caller is first in line: it leads, and its call is the
+		// group's first.
+		g.lead(run)
+	}
+	return c.err
+}
+
+// lead runs the group at the head of the line, then answers its callers
+// and wakes the next in line, even if run panics, so that the line never
+// stalls.
+func (g *Group[R]) lead(run func(group []R)) {
+	g.mu.Lock()
+	n := len(g.pending)
+	if g.Max > 0 {
+		n = min(n, g.Max)
+	}
+	calls := make([]*groupCall[R], n)
+	copy(calls, g.pending)
+	g.pending = append(g.pending[:0], g.pending[n:]...)
+	g.mu.Unlock()
+	ran := false
+	defer func() {
+		for _, c := range calls {
+			c.done = true
+			if !ran {
+				c.err = ErrGroupFailed
+			}
+		}
+		g.mu.Lock()
+		var next *groupCall[R]
+		if len(g.pending) > 0 {
+			next = g.pending[0]
+		} else {
+			g.busy = false
+		}
+		g.mu.Unlock()
+		// calls[0] is the leader, which reads its outcome without waiting.
+		for _, c := range calls[1:] {
+			close(c.wake)
+		}
+		if next != nil {
+			close(next.wake)
+		}
+	}()
+	reqs := make([]R, n)
+	for i, c := range calls {
+		reqs[i] = c.req
+	}
+	run(reqs)
+	ran = true
+}

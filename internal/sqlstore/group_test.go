@@ -1,0 +1,105 @@
+package sqlstore
+
+import (
+	"errors"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// TestGroupRunsEachCallOnce runs many calls at once: each is run exactly
+// once, no two groups run at the same time, and no group exceeds Max.
+func TestGroupRunsEachCallOnce(t *testing.T) {
+	t.Parallel()
+	const n = 500
+	g := &Group[*int]{Max: 7}
+	var running, groups atomic.Int32
+	ran := make([]atomic.Int32, n)
+	run := func(group []*int) {
+		if running.Add(1) != 1 {
+			t.Error("two groups run at once")
+		}
+		if len(group) == 0 || len(group) > 7 {
+			t.Errorf("group of %d calls", len(group))
+		}
+		groups.Add(1)
+		for _, i := range group {
+			ran[*i].Add(1)
+		}
+		running.Add(-1)
+	}
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			if err := g.Do(&i, run); err != nil {
+				t.Errorf("call %d: %v", i, err)
+			}
+			if got := ran[i].Load(); got != 1 {
+				t.Errorf("call %d returned after %d runs, want 1", i, got)
+			}
+		})
+	}
+	wg.Wait()
+	if groups.Load() > n {
+		t.Errorf("%d groups for %d calls", groups.Load(), n)
+	}
+}
+
+// TestGroupPanic checks that a panicking run fails its group's other calls
+// with ErrGroupFailed, panics in its leader, and leaves the line working.
+func TestGroupPanic(t *testing.T) {
+	t.Parallel()
+	g := &Group[string]{}
+	var wg sync.WaitGroup
+	release := make(chan struct{})
+	entered := make(chan struct{})
+	// The first call holds the line until the others have queued.
+	wg.Go(func() {
+		_ = g.Do("hold", func([]string) {
+			close(entered)
+			<-release
+		})
+	})
+	<-entered
+	errs := make(chan error, 3)
+	panics := make(chan any, 3)
+	for range 3 {
+		wg.Go(func() {
+			defer func() { panics <- recover() }()
+			errs <- g.Do("boom", func([]string) { panic("boom") })
+		})
+	}
+	// Wait until all three are in line behind the first group.
+	for {
+		g.mu.Lock()
+		n := len(g.pending)
+		g.mu.Unlock()
+		if n == 3 {
+			break
+		}
+		runtime.Gosched()
+	}
+	close(release)
+	wg.Wait()
+	close(errs)
+	close(panics)
+	var failed, panicked int
+	for err := range errs {
+		if !errors.Is(err, ErrGroupFailed) {
+			t.Errorf("Do = %v, want ErrGroupFailed", err)
+		}
+		failed++
+	}
+	for p := range panics {
+		if p != nil {
+			panicked++
+		}
+	}
+	if failed != 2 || panicked != 1 {
+		t.Errorf("%d calls failed and %d panicked, want 2 and 1", failed, panicked)
+	}
+	if err := g.Do("after", func([]string) {}); err != nil {
+		t.Errorf("Do after a panic = %v", err)
+	}
+}
