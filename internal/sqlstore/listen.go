@@ -21,8 +21,8 @@ INSERT INTO project_listens (project_id, day, event, count) VALUES (?, ?, ?, ?)
 ON CONFLICT (project_id, day, event) DO UPDATE SET count = project_listens.count + excluded.count`
 
 // RecordListens adds a batch of listening counts in one write transaction.
-// Tallies whose audio is not a live audio of their project are dropped
-// without error, so that whoever sent the events learns nothing of which
+// Tallies whose audio is not a live, published audio of their project are
+// dropped without error, so that whoever sent the events learns nothing of which
 // pairs exist. It returns EINVALID, and writes nothing, if a tally has an
 // unknown event or a count below 1.
 func (s *Store) RecordListens(ctx context.Context, tallies []narrator.ListenTally) error {
@@ -54,6 +54,14 @@ func (s *Store) RecordListens(ctx context.Context, tallies []narrator.ListenTall
 				return fmt.Errorf("record listens of audio %d: %w", t.AudioID, err)
 			}
 			ok = err == nil
+			if ok {
+				// An audio that is not published is not listened to.
+				pub, err := findPublication(ctx, tx, t.AudioID)
+				if err != nil {
+					return fmt.Errorf("record listens of audio %d: %w", t.AudioID, err)
+				}
+				ok = pub.Public(s.now())
+			}
 			live[p] = ok
 		}
 		if !ok {

@@ -87,6 +87,21 @@ var embedLookupTests = []test{
 }
 
 var listenTests = []test{
+	{"DraftsAreNotCounted", func(t *testing.T, b *bundle) {
+		ctx := t.Context()
+		p := mustProject(t, b.store)
+		draft := mustAudio(t, b.store, p.ID, "draft")
+		mustSetPublication(t, b.store, narrator.Publication{AudioID: draft.ID, State: narrator.PublicationDraft})
+		tally := narrator.ListenTally{ProjectID: p.ID, AudioID: draft.ID, Event: narrator.ListenPlay, Day: epoch, Count: 3}
+		if err := b.store.RecordListens(ctx, []narrator.ListenTally{tally}); err != nil {
+			t.Fatalf("RecordListens of a draft: %v, want it dropped without error", err)
+		}
+		got, err := b.store.AudioListens(ctx, draft.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantEqual(t, "a draft's listens", got, narrator.ListenCounts{})
+	}},
 	{"CountsPerAudioAndProject", func(t *testing.T, b *bundle) {
 		ctx := t.Context()
 		p := mustProject(t, b.store)
