@@ -85,7 +85,9 @@ type Engine struct {
 	files *fileCache
 	log   *slog.Logger
 
-	mu     sync.Mutex
+	loadMu sync.Mutex // held while a voice loads
+
+	mu     sync.Mutex // guards the fields below
 	closed bool
 	voices map[string]*voice       // by voice ID
 	pools  map[string]*worker.Pool // by model SHA-256: voices of one model share its workers
@@ -236,6 +238,33 @@ func (e *Engine) voice(ctx context.Context, id string) (*voice, error) {
 	if err != nil {
 		return nil, fmt.Errorf("neural: voice %s: %w", id, err)
 	}
+	if v, err := e.loaded(id, inst); v != nil || err != nil {
+		return v, err
+	}
+	// Voices load one at a time, without e.mu: a voice whose files are being fetched holds
+	// up no other voice's units.
+	e.loadMu.Lock()
+	defer e.loadMu.Unlock()
+	if v, err := e.loaded(id, inst); v != nil || err != nil {
+		return v, err // loaded meanwhile
+	}
+	v, err := e.load(ctx, inst)
+	if err != nil {
+		e.log.Warn("voice failed to load", "voice", id, "err", err)
+		return nil, fmt.Errorf("neural: voice %s: %w", id, err)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil, ErrClosed
+	}
+	e.voices[id] = v
+	return v, nil
+}
+
+// loaded returns the voice id if it is ready with inst's files, ErrClosed after Close, or
+// neither.
+func (e *Engine) loaded(id string, inst *narrator.InstalledVoice) (*voice, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed {
@@ -244,13 +273,7 @@ func (e *Engine) voice(ctx context.Context, id string) (*voice, error) {
 	if v, ok := e.voices[id]; ok && sameFiles(v.inst, inst) {
 		return v, nil
 	}
-	v, err := e.load(ctx, inst)
-	if err != nil {
-		e.log.Warn("voice failed to load", "voice", id, "err", err)
-		return nil, fmt.Errorf("neural: voice %s: %w", id, err)
-	}
-	e.voices[id] = v
-	return v, nil
+	return nil, nil
 }
 
 // sameFiles reports whether two entries of a voice name the same files.
@@ -266,8 +289,8 @@ func sameFiles(a, b *narrator.InstalledVoice) bool {
 	return a.Speaker == b.Speaker
 }
 
-// load readies an installed voice. e.mu is held: voices load one at a time, and a model's
-// pool is made once.
+// load readies an installed voice. e.loadMu is held: voices load one at a time, and a
+// model's pool is made once.
 func (e *Engine) load(ctx context.Context, inst *narrator.InstalledVoice) (*voice, error) {
 	model, ok := inst.File(narrator.VoiceFileModel)
 	if !ok {
@@ -349,8 +372,13 @@ func PiperSpeaker(c *phonemize.PiperConfig, sig worker.PiperSignature, speaker s
 	return id, nil
 }
 
-// pool returns the worker pool of a model, making it on first use. e.mu is held.
+// pool returns the worker pool of a model, making it on first use (it starts no worker).
 func (e *Engine) pool(_ context.Context, sha, path string) (*worker.Pool, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil, ErrClosed
+	}
 	if p, ok := e.pools[sha]; ok {
 		return p, nil
 	}
@@ -367,20 +395,24 @@ func (e *Engine) pool(_ context.Context, sha, path string) (*worker.Pool, error)
 	return p, nil
 }
 
-// loadStyles reads a Kokoro voices file once. e.mu is held.
+// loadStyles reads a Kokoro voices file once. e.loadMu is held.
 func (e *Engine) loadStyles(ctx context.Context, f narrator.VoiceFile) (Styles, error) {
-	if s, ok := e.styles[f.SHA256]; ok {
+	e.mu.Lock()
+	s, ok := e.styles[f.SHA256]
+	e.mu.Unlock()
+	if ok {
 		return s, nil
 	}
 	p, err := e.files.path(ctx, f)
 	if err != nil {
 		return nil, err
 	}
-	s, err := ReadStyles(p, f.Name)
-	if err != nil {
+	if s, err = ReadStyles(p, f.Name); err != nil {
 		return nil, err
 	}
+	e.mu.Lock()
 	e.styles[f.SHA256] = s
+	e.mu.Unlock()
 	return s, nil
 }
 
