@@ -2,6 +2,9 @@ package narrator
 
 import (
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -63,6 +66,8 @@ func (v *InstalledVoice) File(role string) (VoiceFile, bool) {
 var (
 	localeRE  = regexp.MustCompile(`^[a-z]{2,3}_[A-Z]{2}$`)
 	voiceIDRE = regexp.MustCompile(`^[a-z][a-z0-9_.-]{0,99}$`)
+	// A voice's name stands in labels, URLs and media keys (its preview's).
+	voiceNameRE = regexp.MustCompile(`^\p{L}[\p{L}\p{N} '-]{0,39}$`)
 	sha256RE  = regexp.MustCompile(`^[0-9a-f]{64}$`)
 )
 
@@ -74,8 +79,8 @@ var qualities = [...]string{"x_low", "low", "medium", "high"}
 func (v *InstalledVoice) Validate() error {
 	name := strings.TrimSpace(v.Name)
 	switch {
-	case name == "" || name != v.Name || len(name) > 40 || strings.ContainsAny(name, "()\n\t"):
-		return Errorf(EINVALID, "voice name %q must be 1 to 40 characters, without parentheses or surrounding space", v.Name)
+	case name != v.Name || !voiceNameRE.MatchString(name):
+		return Errorf(EINVALID, "voice name %q must be 1 to 40 letters, digits, spaces, hyphens or apostrophes, starting with a letter", v.Name)
 	case v.Gender != GenderFemale && v.Gender != GenderMale:
 		return Errorf(EINVALID, "voice %s: gender must be %s or %s", v.Name, GenderFemale, GenderMale)
 	case !localeRE.MatchString(v.Language):
@@ -108,6 +113,16 @@ func (v *InstalledVoice) Validate() error {
 		}
 	}
 	return nil
+}
+
+// build returns the digest of the voice's files and speaker (Voice.Build).
+func (v *InstalledVoice) build() string {
+	h := sha256.New()
+	for _, f := range v.Files {
+		fmt.Fprintf(h, "%s:%s;", f.Role, f.SHA256)
+	}
+	fmt.Fprintf(h, "speaker:%s", v.Speaker)
+	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
 // rank orders voices for the catalog's defaults: Kokoro, then Piper by quality, then the
@@ -159,7 +174,9 @@ func NewCatalog(installed []*InstalledVoice) *Catalog {
 			continue
 		}
 		taken[key] = true
-		c.voices = append(c.voices, v.Voice)
+		voice := v.Voice
+		voice.Build = v.build()
+		c.voices = append(c.voices, voice)
 		if v.Priority >= 0 {
 			candidates[v.Language] = append(candidates[v.Language], v)
 		}
@@ -171,11 +188,12 @@ func NewCatalog(installed []*InstalledVoice) *Catalog {
 		slices.SortFunc(vs, func(a, b *InstalledVoice) int {
 			return cmp.Or(cmp.Compare(b.Priority, a.Priority), cmp.Compare(b.rank(), a.rank()), cmp.Compare(a.Name, b.Name))
 		})
-		title := vs[0].Voice
+		body, _ := c.lookup(lang, vs[0].Name)
+		title := body
 		if len(vs) > 1 {
-			title = vs[1].Voice
+			title, _ = c.lookup(lang, vs[1].Name)
 		}
-		c.defaults[lang] = [2]Voice{title, vs[0].Voice}
+		c.defaults[lang] = [2]Voice{title, body}
 	}
 	return c
 }

@@ -30,19 +30,39 @@ type fileCache struct {
 	fetching map[string]*sync.Mutex // one fetch per file at a time
 }
 
+// newFileCache returns the cache in dir, removing the partial fetches a crash left there.
 func newFileCache(dir string, files FileSource) *fileCache {
+	if partial, err := filepath.Glob(filepath.Join(dir, ".fetch-*")); err == nil {
+		for _, p := range partial {
+			os.Remove(p)
+		}
+	}
 	return &fileCache{dir: dir, files: files, fetching: map[string]*sync.Mutex{}}
+}
+
+// remove deletes f's cached copy, if there is one: its voice was removed or changed.
+func (c *fileCache) remove(f narrator.VoiceFile) {
+	lock := c.lock(f.SHA256)
+	lock.Lock()
+	defer lock.Unlock()
+	os.Remove(filepath.Join(c.dir, f.SHA256))
+}
+
+// lock returns the lock of one file's fetch.
+func (c *fileCache) lock(sha string) *sync.Mutex {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	l, ok := c.fetching[sha]
+	if !ok {
+		l = &sync.Mutex{}
+		c.fetching[sha] = l
+	}
+	return l
 }
 
 // path returns the local path of f, fetching it from the media store if it is not there.
 func (c *fileCache) path(ctx context.Context, f narrator.VoiceFile) (string, error) {
-	c.mu.Lock()
-	lock, ok := c.fetching[f.SHA256]
-	if !ok {
-		lock = &sync.Mutex{}
-		c.fetching[f.SHA256] = lock
-	}
-	c.mu.Unlock()
+	lock := c.lock(f.SHA256)
 	lock.Lock()
 	defer lock.Unlock()
 

@@ -85,13 +85,12 @@ type Engine struct {
 	files *fileCache
 	log   *slog.Logger
 
-	loadMu sync.Mutex // held while a voice loads
+	loading chan struct{} // a token held while a voice loads
 
 	mu     sync.Mutex // guards the fields below
 	closed bool
 	voices map[string]*voice       // by voice ID
 	pools  map[string]*worker.Pool // by model SHA-256: voices of one model share its workers
-	styles map[string]Styles       // by voices file SHA-256
 }
 
 // voice is an installed voice ready to speak.
@@ -126,12 +125,12 @@ func New(opts Options) (*Engine, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Engine{
-		opts:   opts,
-		files:  newFileCache(opts.CacheDir, opts.Files),
-		log:    log.With("engine", "neural"),
-		voices: map[string]*voice{},
-		pools:  map[string]*worker.Pool{},
-		styles: map[string]Styles{},
+		opts:    opts,
+		files:   newFileCache(opts.CacheDir, opts.Files),
+		log:     log.With("engine", "neural"),
+		loading: make(chan struct{}, 1),
+		voices:  map[string]*voice{},
+		pools:   map[string]*worker.Pool{},
 	}, nil
 }
 
@@ -235,6 +234,9 @@ func (e *Engine) voice(ctx context.Context, id string) (*voice, error) {
 		return nil, ErrNoRuntime
 	}
 	inst, err := e.opts.Voices.Installed(ctx, id)
+	if narrator.ErrorCode(err) == narrator.ENOTFOUND {
+		e.forget(id) // removed: its workers and files go
+	}
 	if err != nil {
 		return nil, fmt.Errorf("neural: voice %s: %w", id, err)
 	}
@@ -242,9 +244,13 @@ func (e *Engine) voice(ctx context.Context, id string) (*voice, error) {
 		return v, err
 	}
 	// Voices load one at a time, without e.mu: a voice whose files are being fetched holds
-	// up no other voice's units.
-	e.loadMu.Lock()
-	defer e.loadMu.Unlock()
+	// up no other voice's units, and a unit waiting for the load gives up with its context.
+	select {
+	case e.loading <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-e.loading }()
 	if v, err := e.loaded(id, inst); v != nil || err != nil {
 		return v, err // loaded meanwhile
 	}
@@ -258,8 +264,45 @@ func (e *Engine) voice(ctx context.Context, id string) (*voice, error) {
 	if e.closed {
 		return nil, ErrClosed
 	}
+	old, reinstalled := e.voices[id]
 	e.voices[id] = v
+	if reinstalled {
+		e.release(id, old) // installed again with other files: what only they used goes
+	}
 	return v, nil
+}
+
+// forget drops the voice id, if it is loaded: it was removed.
+func (e *Engine) forget(id string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if old, ok := e.voices[id]; ok {
+		delete(e.voices, id)
+		e.release(id, old)
+	}
+}
+
+// release closes the workers of old's model and deletes its cached files, unless a loaded
+// voice uses them. e.mu is held.
+func (e *Engine) release(id string, old *voice) {
+	used := map[string]bool{}
+	for _, v := range e.voices {
+		for _, f := range v.inst.Files {
+			used[f.SHA256] = true
+		}
+	}
+	for _, f := range old.inst.Files {
+		if used[f.SHA256] {
+			continue
+		}
+		if p, ok := e.pools[f.SHA256]; ok {
+			delete(e.pools, f.SHA256)
+			if err := p.Close(); err != nil && !errors.Is(err, worker.ErrClosed) {
+				e.log.Warn("close the workers of a removed voice", "voice", id, "err", err)
+			}
+		}
+		e.files.remove(f)
+	}
 }
 
 // loaded returns the voice id if it is ready with inst's files, ErrClosed after Close, or
@@ -289,8 +332,8 @@ func sameFiles(a, b *narrator.InstalledVoice) bool {
 	return a.Speaker == b.Speaker
 }
 
-// load readies an installed voice. e.loadMu is held: voices load one at a time, and a
-// model's pool is made once.
+// load readies an installed voice. The loading token is held: voices load one at a time,
+// and a model's pool is made once.
 func (e *Engine) load(ctx context.Context, inst *narrator.InstalledVoice) (*voice, error) {
 	model, ok := inst.File(narrator.VoiceFileModel)
 	if !ok {
@@ -340,12 +383,20 @@ func (e *Engine) load(ctx context.Context, inst *narrator.InstalledVoice) (*voic
 		}
 		v.espeak = kv.EspeakVoice
 		stylesFile, _ := inst.File(narrator.VoiceFileStyles)
-		if v.styles, err = e.loadStyles(ctx, stylesFile); err != nil {
+		p, err := e.files.path(ctx, stylesFile)
+		if err != nil {
 			return nil, err
 		}
-		if _, ok := v.styles.Row(inst.Speaker, 0); !ok {
+		all, err := ReadStyles(p, stylesFile.Name)
+		if err != nil {
+			return nil, err
+		}
+		// Only this voice's table stays in memory: a voices file holds 54 of 522 KB each.
+		table, ok := all[inst.Speaker]
+		if !ok {
 			return nil, fmt.Errorf("the voices file %s has no voice %s", stylesFile.Name, inst.Speaker)
 		}
+		v.styles = Styles{inst.Speaker: table}
 	default:
 		return nil, fmt.Errorf("the model is a %s model, but the voice is installed as a %s voice", kind, inst.Engine)
 	}
@@ -393,27 +444,6 @@ func (e *Engine) pool(_ context.Context, sha, path string) (*worker.Pool, error)
 	}
 	e.pools[sha] = p
 	return p, nil
-}
-
-// loadStyles reads a Kokoro voices file once. e.loadMu is held.
-func (e *Engine) loadStyles(ctx context.Context, f narrator.VoiceFile) (Styles, error) {
-	e.mu.Lock()
-	s, ok := e.styles[f.SHA256]
-	e.mu.Unlock()
-	if ok {
-		return s, nil
-	}
-	p, err := e.files.path(ctx, f)
-	if err != nil {
-		return nil, err
-	}
-	if s, err = ReadStyles(p, f.Name); err != nil {
-		return nil, err
-	}
-	e.mu.Lock()
-	e.styles[f.SHA256] = s
-	e.mu.Unlock()
-	return s, nil
 }
 
 // Ping reports whether the engine can run: ErrClosed after Close, and the phonemiser's error

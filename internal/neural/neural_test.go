@@ -92,10 +92,11 @@ func (m *memVoices) Installed(_ context.Context, id string) (*narrator.Installed
 
 // rig is an engine over a real media store, espeak-ng and onnxruntime, in the sandbox.
 type rig struct {
-	engine *neural.Engine
-	media  *localfs.Store
-	voices *memVoices
-	phon   *phonemize.Phonemizer
+	cacheDir string
+	engine   *neural.Engine
+	media    *localfs.Store
+	voices   *memVoices
+	phon     *phonemize.Phonemizer
 }
 
 func newRig(t *testing.T, opts neural.Options) *rig {
@@ -112,6 +113,7 @@ func newRig(t *testing.T, opts neural.Options) *rig {
 	r := &rig{media: media, voices: &memVoices{}, phon: phon}
 	opts.Voices, opts.Files, opts.Phonemizer = r.voices, media, phon
 	opts.CacheDir = filepath.Join(t.TempDir(), "cache")
+	r.cacheDir = opts.CacheDir
 	opts.Command = []string{exe, workerArg}
 	if opts.Library == "" {
 		opts.Library = onnxtest.Library(t)
@@ -399,5 +401,34 @@ func TestBadFiles(t *testing.T) {
 	}
 	if _, _, err := r.engine.Synthesize(t.Context(), "piper-good", "Hello.", 1); err != nil {
 		t.Errorf("a good voice after bad ones: %v", err)
+	}
+}
+
+// TestRemovedVoiceReleased checks that a voice removed from the catalog is refused, and that
+// its model's workers and cached files go with it.
+func TestRemovedVoiceReleased(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, neural.Options{})
+	model := r.put(t, narrator.VoiceFileModel, "tiny.onnx", onnxtest.Piper(onnxtest.PiperOptions{Scale: scale}))
+	cfg := r.put(t, narrator.VoiceFileConfig, "tiny.onnx.json", piperConfig(t, nil))
+	r.install(&narrator.InstalledVoice{
+		Voice: narrator.Voice{Name: "Tiny", Gender: narrator.GenderFemale, Language: "en_US", Engine: narrator.EnginePiper, EngineVoice: "piper-tiny"},
+		Files: []narrator.VoiceFile{model, cfg},
+	})
+	if _, _, err := r.engine.Synthesize(t.Context(), "piper-tiny", "Hello.", 1); err != nil {
+		t.Fatal(err)
+	}
+	cached := filepath.Join(r.cacheDir, model.SHA256)
+	if _, err := os.Stat(cached); err != nil {
+		t.Fatalf("the model is not cached: %v", err)
+	}
+	r.voices.mu.Lock()
+	r.voices.voices = nil
+	r.voices.mu.Unlock()
+	if _, _, err := r.engine.Synthesize(t.Context(), "piper-tiny", "Hello.", 1); narrator.ErrorCode(err) != narrator.ENOTFOUND {
+		t.Errorf("a removed voice: %v, want ENOTFOUND", err)
+	}
+	if _, err := os.Stat(cached); !os.IsNotExist(err) {
+		t.Errorf("the removed voice's model is still cached: %v", err)
 	}
 }

@@ -174,7 +174,7 @@ func (s *Session) Kokoro(in worker.KokoroInput) ([]float32, error) {
 	vals.add(ort.NewTensor(ort.NewShape(1, int64(len(in.Tokens))), in.Tokens))
 	vals.add(ort.NewTensor(ort.NewShape(1, worker.StyleSize), in.Style))
 	if s.kokoro.Speed == worker.Int32 {
-		vals.add(ort.NewTensor(ort.NewShape(1), []int32{int32(math.Round(float64(in.Speed)))}))
+		vals.add(ort.NewTensor(ort.NewShape(1), []int32{int32(max(math.Round(float64(in.Speed)), 1))}))
 	} else {
 		vals.add(ort.NewTensor(ort.NewShape(1), []float32{in.Speed}))
 	}

@@ -82,6 +82,8 @@ type MediaWriter interface {
 // CatalogSource gives the current voice catalog.
 type CatalogSource interface {
 	Catalog(ctx context.Context) *narrator.Catalog
+	// Fresh reads the catalog again at once, for a voice the last one lacks.
+	Fresh(ctx context.Context) *narrator.Catalog
 }
 
 // RuleSource gives a project's pronunciation rules.
@@ -403,7 +405,7 @@ func (p *Pipeline) unit(ctx context.Context, u speak.Unit, v narrator.Voice, rs 
 	if rate <= 0 {
 		rate = 1
 	}
-	key := cacheKey(v.Engine, v.EngineVoice, rate, u.Text)
+	key := cacheKey(v.Engine, v.EngineVoice+v.Build, rate, u.Text)
 	e, ok := p.cache.get(key)
 	if !ok {
 		var err error
@@ -565,18 +567,30 @@ func (p *Pipeline) PreviewVoice(ctx context.Context, v narrator.Voice, text stri
 // A project voice the catalog no longer has (the operator removed it) is
 // replaced by its language's default, and the rendering goes on.
 func (p *Pipeline) voicesFor(ctx context.Context, proj *narrator.Project, units []speak.Unit) ([]narrator.Voice, error) {
-	cat := p.Catalog(ctx)
-	title, fell, ok := cat.Resolve(proj.Language, proj.TitleVoice, true)
+	voices, missing, err := p.resolveVoices(p.Catalog(ctx), proj, units)
+	if missing && p.voices != nil {
+		// A voice installed on another node a moment ago: read the catalog again once.
+		voices, missing, err = p.resolveVoices(p.voices.Fresh(ctx), proj, units)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if missing {
+		p.logger.Warn("a voice the project or the article names is not in the catalog; its language's default speaks", "project_id", proj.ID,
+			"title_voice", proj.TitleVoice, "body_voice", proj.BodyVoice)
+	}
+	return voices, nil
+}
+
+// resolveVoices resolves the units' voices in cat; missing is true if a voice the project
+// or a unit names is not there, and a default stands in for it.
+func (p *Pipeline) resolveVoices(cat *narrator.Catalog, proj *narrator.Project, units []speak.Unit) (_ []narrator.Voice, missing bool, _ error) {
+	title, fellTitle, ok := cat.Resolve(proj.Language, proj.TitleVoice, true)
 	if !ok {
-		return nil, narrator.Errorf(narrator.EINVALID, "the project's language %s is not supported.", proj.Language)
+		return nil, false, narrator.Errorf(narrator.EINVALID, "the project's language %s is not supported.", proj.Language)
 	}
-	if fell {
-		p.logger.Warn("the project's title voice is not in the catalog; its language's default speaks", "project_id", proj.ID, "voice", proj.TitleVoice, "default", title.Name)
-	}
-	body, fell, _ := cat.Resolve(proj.Language, proj.BodyVoice, false)
-	if fell {
-		p.logger.Warn("the project's body voice is not in the catalog; its language's default speaks", "project_id", proj.ID, "voice", proj.BodyVoice, "default", body.Name)
-	}
+	body, fellBody, _ := cat.Resolve(proj.Language, proj.BodyVoice, false)
+	missing = fellTitle || fellBody
 	out := make([]narrator.Voice, len(units))
 	for i, u := range units {
 		v := body
@@ -586,14 +600,16 @@ func (p *Pipeline) voicesFor(ctx context.Context, proj *narrator.Project, units 
 		if u.Voice != "" {
 			if own, ok := cat.Lookup(proj.Language, u.Voice); ok {
 				v = own
+			} else {
+				missing = true
 			}
 		}
 		if p.engines[v.Engine] == nil {
-			return nil, fmt.Errorf("voice %s needs engine %s, which is not running", v.Name, v.Engine)
+			return nil, missing, fmt.Errorf("voice %s needs engine %s, which is not running", v.Name, v.Engine)
 		}
 		out[i] = v
 	}
-	return out, nil
+	return out, missing, nil
 }
 
 // Catalog returns the voice catalog the pipeline speaks from.

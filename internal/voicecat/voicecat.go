@@ -55,6 +55,16 @@ func (s *Source) Catalog(ctx context.Context) *narrator.Catalog {
 	return s.cat
 }
 
+// Fresh returns the catalog read again at once: for a voice a rendering names and the last
+// catalog lacks, installed on another node a moment ago. If the read fails, it returns the
+// last catalog.
+func (s *Source) Fresh(ctx context.Context) *narrator.Catalog {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.read(ctx, true)
+	return s.cat
+}
+
 // Installed returns the installed voice whose ID is id. A voice not in the
 // last read, perhaps installed on another node since, makes it read again
 // at once. It returns ENOTFOUND if no installed voice has the ID.

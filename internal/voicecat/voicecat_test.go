@@ -22,11 +22,15 @@ func amy(id string) *narrator.InstalledVoice {
 	}
 }
 
-// closedLister fails every read, as a database that is down.
-type closedLister struct{}
+// failingLister lists Amy once, then fails every read, as a database that went down.
+type failingLister struct{ reads int }
 
-func (closedLister) ListInstalledVoices(context.Context) ([]*narrator.InstalledVoice, error) {
-	return nil, context.DeadlineExceeded
+func (l *failingLister) ListInstalledVoices(context.Context) ([]*narrator.InstalledVoice, error) {
+	l.reads++
+	if l.reads > 1 {
+		return nil, context.DeadlineExceeded
+	}
+	return []*narrator.InstalledVoice{amy("piper-amy")}, nil
 }
 
 func TestSource(t *testing.T) {
@@ -64,12 +68,16 @@ func TestSource(t *testing.T) {
 }
 
 func TestSourceKeepsLastCatalogWhenReadsFail(t *testing.T) {
-	src := voicecat.New(closedLister{}, time.Nanosecond, nil)
-	cat := src.Catalog(t.Context())
-	if _, _, ok := cat.Defaults("en_US"); !ok {
-		t.Error("with the database down, the catalog is not the built-in one")
+	l := &failingLister{}
+	src := voicecat.New(l, time.Nanosecond, nil)
+	if _, ok := src.Catalog(t.Context()).Lookup("en_US", "Amy"); !ok {
+		t.Fatal("Amy not in the first catalog read")
 	}
-	if _, err := src.Installed(t.Context(), "piper-amy"); err == nil {
-		t.Error("Installed with the database down: no error")
+	// The database is down now: the catalog stays the last one read, Amy in it.
+	if _, ok := src.Fresh(t.Context()).Lookup("en_US", "Amy"); !ok || l.reads != 2 {
+		t.Errorf("after a failed read (%d reads), Amy is gone from the catalog", l.reads)
+	}
+	if _, err := src.Installed(t.Context(), "piper-nobody"); err == nil {
+		t.Error("Installed of an unknown voice with the database down: no error")
 	}
 }

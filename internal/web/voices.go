@@ -111,8 +111,9 @@ const previewPoll = 200 * time.Millisecond
 // previewKey is where a voice's preview of text is kept in the media
 // store: the same on every node, and new when the sample text changes.
 func previewKey(v narrator.Voice, text string) string {
-	sum := sha256.Sum256([]byte(text))
-	// The catalog's names are plain letters, so this is a valid key.
+	// An installed voice's files change its build, and so its preview.
+	sum := sha256.Sum256([]byte(v.Build + "\x00" + text))
+	// The catalog's names are letters, digits, spaces, hyphens and apostrophes: a valid key.
 	return "previews/" + v.Language + "/" + v.Name + "-" + hex.EncodeToString(sum[:8]) + ".mp3"
 }
 

@@ -37,9 +37,10 @@ const (
 	headerSize = 9
 	// maxRequest bounds a request's body: a sentence's IDs and a style take a few KB.
 	maxRequest = 16 << 20
-	// maxReply bounds an answer's body, 64 Mi samples: 44 minutes at 24 kHz, far longer than
-	// a sentence, so that a confused worker cannot make the server allocate without end.
-	maxReply = 256 << 20
+	// maxReply bounds an answer's body, 16 Mi samples: 11 minutes at 24 kHz, far longer than
+	// a sentence, so that a confused worker or a hostile model cannot make the server
+	// allocate much (the server copies an answer once more as it decodes it).
+	maxReply = 64 << 20
 )
 
 // hello is the body of the ready frame.
