@@ -68,7 +68,7 @@ var (
 	voiceIDRE = regexp.MustCompile(`^[a-z][a-z0-9_.-]{0,99}$`)
 	// A voice's name stands in labels, URLs and media keys (its preview's).
 	voiceNameRE = regexp.MustCompile(`^\p{L}[\p{L}\p{N} '-]{0,39}$`)
-	sha256RE  = regexp.MustCompile(`^[0-9a-f]{64}$`)
+	sha256RE    = regexp.MustCompile(`^[0-9a-f]{64}$`)
 )
 
 // Qualities are the neural voice qualities, worst first.
