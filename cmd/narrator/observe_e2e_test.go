@@ -98,8 +98,8 @@ func TestMetricsAndLogs(t *testing.T) {
 			t.Errorf("go_gc_gomemlimit_bytes = %v, want %d", got, config.DefaultMemoryLimitMB<<20)
 		}
 	}
-	if n := len(before["narrator_jobs"].GetMetric()); n != 4*5 {
-		t.Errorf("narrator_jobs has %d series, want 4 kinds × 5 states", n)
+	if n := len(before["narrator_jobs"].GetMetric()); n != 5*5 {
+		t.Errorf("narrator_jobs has %d series, want 5 kinds (synthesize, delete media, preview, webhook, resynthesis) × 5 states", n)
 	}
 	healthz := map[string]string{"route": "GET /healthz", "method": "GET", "code": "200"}
 	healthBefore, _ := sample(before, "narrator_http_requests_total", healthz)
