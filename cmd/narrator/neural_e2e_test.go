@@ -230,3 +230,63 @@ func TestNeuralVoiceCluster(t *testing.T) {
 		t.Errorf("the node cached %d voice files (%v), want the model and its config", len(cached), err)
 	}
 }
+
+// TestNeuralLiveStream narrates an article with a neural voice whose runs take a while, as a
+// real model's do, and plays its live stream before it is processed: the first segment
+// decodes to two seconds of speech.
+func TestNeuralLiveStream(t *testing.T) {
+	lib := onnxtest.Library(t)
+	if helperErr != nil {
+		proctest.Missing(t, helperErr.Error(), "apt-get install gcc libespeak-ng-dev")
+	}
+	data, acct, _ := fixture(t)
+	dir := t.TempDir()
+	model := filepath.Join(dir, "en_US-slow-medium.onnx")
+	// Paced (30 ms a phoneme ID) and computing about 50 GFLOP a run: a second or so per
+	// sentence on the build machine.
+	if err := os.WriteFile(model, onnxtest.Piper(onnxtest.PiperOptions{Repeat: 661, Paced: true, Compute: 1500}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := os.ReadFile("../../internal/neural/testdata/en_US-test.onnx.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(model+".json", cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mustCLI(t, "voices", "install", "--data", data, "--onnxruntime", lib, "--gender", "female", model)
+	proj := mustJSON[projectOut](t, mustCLI(t, "projects", "create", "--data", data, "--account", fmt.Sprint(acct.ID), "--title", "Live", "--language", "en_US"))
+	if proj.BodyVoice != "Slow (Female)" {
+		t.Fatalf("the project speaks with %q, want the installed voice", proj.BodyVoice)
+	}
+	s := startServer(t, data, freeAddr(t), "--onnxruntime", lib)
+	status, raw := s.call(t, "POST", fmt.Sprintf("/api/v3/projects/%d/audio", proj.ID), map[string]any{
+		"api_key": acct.APIKey, "title": "Live news", "body": neuralArticle, "external_id": "live-n",
+	})
+	if status != 200 {
+		t.Fatalf("create: %d %s", status, raw)
+	}
+	p := s.waitLive(t, proj.ID, "live-n", acct.APIKey)
+	res, list := fetch(t, p.LiveURL)
+	if res.StatusCode != 200 {
+		t.Fatalf("live playlist: %d", res.StatusCode)
+	}
+	uris, durations, _ := livePlaylist(t, list)
+	for deadline := time.Now().Add(time.Minute); len(uris) == 0; { // the playlist exists before its first segment
+		if time.Now().After(deadline) {
+			t.Fatalf("the live playlist has no segment within a minute:\n%s", list)
+		}
+		time.Sleep(50 * time.Millisecond)
+		_, list = fetch(t, p.LiveURL)
+		uris, durations, _ = livePlaylist(t, list)
+	}
+	if uris[0] != "seg-00000.ts" || durations[0] < 2 || durations[0] > 2.05 {
+		t.Fatalf("live playlist starts with %v lasting %v, want seg-00000.ts of 2.0… s:\n%s", uris, durations, list)
+	}
+	_, seg := fetch(t, p.LiveURL[:strings.LastIndex(p.LiveURL, "/")+1]+uris[0])
+	if d, rms := decodeMP3(t, segmentMP3(t, seg)); d < 2*time.Second || d > 2100*time.Millisecond || rms < 0.01 {
+		t.Errorf("first segment decodes to %v at RMS %.4f, want about 2 s of sound", d, rms)
+	}
+	c := s.client(t, acct.APIKey)
+	waitProcessed(t, c, proj.ID, "live-n", 3*time.Minute)
+}
