@@ -192,6 +192,16 @@ func (p *Pool) run(ctx context.Context, req frame, limit time.Duration) ([]float
 		p.cfg.Metrics.Busy(1)
 		samples, err := w.call(ctx, req, limit)
 		p.cfg.Metrics.Busy(-1)
+		if err != nil && ctx.Err() != nil {
+			// A worker whose only run is abandoned works for nobody: it is killed now rather
+			// than at the run's limit. One that other runs are assigned to is left to them.
+			p.mu.Lock()
+			alone := s.load == 1 && s.w == w
+			p.mu.Unlock()
+			if alone {
+				w.kill(fmt.Errorf("its only run was cancelled: %w", ctx.Err()))
+			}
+		}
 		p.release(s)
 		switch {
 		case err == nil:
@@ -556,14 +566,6 @@ func (w *process) call(ctx context.Context, req frame, limit time.Duration) ([]f
 	case r := <-c.reply:
 		return r.samples, r.err
 	case <-ctx.Done():
-		// A worker whose only run is abandoned works for nobody: it is killed now rather than
-		// at the run's limit. One that serves other runs too is left to them.
-		w.mu.Lock()
-		alone := len(w.pending) == 1 && w.pending[req.id] == c
-		w.mu.Unlock()
-		if alone {
-			w.kill(fmt.Errorf("its only run was cancelled: %w", ctx.Err()))
-		}
 		return nil, ctx.Err()
 	}
 }
