@@ -41,6 +41,10 @@ type readCache struct {
 	conn *sql.Conn // held until close
 	shm  []byte    // the WAL index's first bytes, mapped read-only
 
+	// off turns the cache off (Options.NoReadCache): every read goes to the database and
+	// nothing is kept. It is set before the store serves, and never changes after.
+	off bool
+
 	mu       sync.Mutex
 	current  walHeader // the header the entries were read under
 	projects map[projectKey]narrator.Project
@@ -198,6 +202,9 @@ func (c *readCache) header() (h walHeader, ok bool) {
 // after sync and kept with its ticket, so that a kept answer is never
 // older than the header it is kept under.
 func (c *readCache) sync() ticket {
+	if c.off {
+		return ticket{}
+	}
 	h, ok := c.header()
 	if !ok {
 		return ticket{}

@@ -138,3 +138,37 @@ func probeDMSLock(path string) {
 	}
 	fmt.Println("dms free")
 }
+
+// TestNoReadCache checks that with the read cache off nothing is kept: every read goes to
+// the database.
+func TestNoReadCache(t *testing.T) {
+	ctx := t.Context()
+	for _, off := range []bool{false, true} {
+		opts := withJobs(recorderJobs{&storetest.Recorder{}})
+		opts.NoReadCache = off
+		s := mustOpen(t, opts)
+		acc := &narrator.Account{Name: "Acme"}
+		if err := s.CreateAccount(ctx, acc); err != nil {
+			t.Fatal(err)
+		}
+		p := &narrator.Project{AccountID: acc.ID, Title: "News", Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: "Mark", BodyVoice: "Sally"}
+		if err := s.CreateProject(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+		a := &narrator.Audio{ProjectID: p.ID, Title: "T", Body: "Hello there.", ExternalID: "ext"}
+		if _, err := s.CreateAudio(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			if _, err := s.FindAudio(ctx, p.ID, "ext"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s.cache.mu.Lock()
+		kept := len(s.cache.audios)
+		s.cache.mu.Unlock()
+		if (kept == 0) != off {
+			t.Errorf("read cache off %v: %d audios kept", off, kept)
+		}
+	}
+}

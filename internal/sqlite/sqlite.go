@@ -69,6 +69,10 @@ type Options struct {
 	// Limits bound what each account may queue and store; zero values
 	// mean no limit.
 	Limits narrator.Limits
+	// NoReadCache turns the read cache off: every read of a project, an
+	// audio or a list page goes to the database. The store suite runs with
+	// it on and off; the cache's speed is in docs/figures.md.
+	NoReadCache bool
 	// EffectFunc, when set, is told of each step of a write's effects as
 	// the store takes it (narrator.Effects.Steps), inside the write's
 	// transaction: the store suite checks that every store takes them in
@@ -140,6 +144,7 @@ func New(db *DB, opts Options) *Store {
 		jobs: opts.Jobs, limits: opts.Limits, effect: opts.EffectFunc,
 		reads: stmtCache[readStmts]{prepare: prepareReads}, writes: stmtCache[writeStmts]{prepare: prepareWrites}}
 	s.Store = sqlstore.New(dialect{s}, migrations(), s.now, opts.EventBody)
+	db.cache.off = opts.NoReadCache
 	return s
 }
 

@@ -108,11 +108,23 @@ var _ storetest.SchemaStore = (*Store)(nil)
 
 func TestStore(t *testing.T) {
 	t.Parallel()
+	runSuite(t, false)
+}
+
+// TestStoreWithoutReadCache runs the store suite with the read cache off:
+// every read goes to the database, the simple path.
+func TestStoreWithoutReadCache(t *testing.T) {
+	t.Parallel()
+	runSuite(t, true)
+}
+
+func runSuite(t *testing.T, noReadCache bool) {
 	storetest.Run(t, func(t *testing.T, now func() time.Time, rec *storetest.Recorder) storetest.Store {
 		opts := withJobs(recorderJobs{rec})
 		opts.EventBody = rec.EventBody
 		opts.EffectFunc = rec.Effect
 		opts.Limits = storetest.SuiteLimits
+		opts.NoReadCache = noReadCache
 		s := mustOpen(t, opts)
 		s.Now = now
 		return s
