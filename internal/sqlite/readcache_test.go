@@ -172,3 +172,34 @@ func TestNoReadCache(t *testing.T) {
 		}
 	}
 }
+
+// TestWALIndexHeaderLayout pins the part of SQLite's file format that the read cache relies
+// on (https://sqlite.org/walformat.html, "the WAL-index header"): the -shm file starts with
+// two copies of a 48-byte header in the machine's byte order, whose first field, iVersion, is
+// 3007000, and which changes with every commit (mxFrame, the fifth 32-bit field, grows, or a
+// checkpoint restarts the WAL with new salts). If a new
+// SQLite moves any of it, this fails, and the cache must be revised or turned off
+// (Options.NoReadCache).
+func TestWALIndexHeaderLayout(t *testing.T) {
+	ctx := t.Context()
+	s := mustOpen(t, withJobs(recorderJobs{&storetest.Recorder{}}))
+	commit := func() {
+		t.Helper()
+		if err := s.CreateAccount(ctx, &narrator.Account{Name: "Acme"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	commit()
+	before, ok := s.cache.header()
+	if !ok {
+		t.Fatal("the header's two copies differ with no commit under way")
+	}
+	if before[0] != 3007000 {
+		t.Fatalf("iVersion = %d, want 3007000: SQLite's WAL-index format changed", before[0])
+	}
+	commit()
+	after, ok := s.cache.header()
+	if !ok || after == before || after[0] != 3007000 {
+		t.Fatalf("after a commit the header is %v (copies agree: %v), before %v: it did not change", after, ok, before)
+	}
+}
