@@ -77,10 +77,11 @@ func OpenUnitCache(dir string, maxBytes int64) (*UnitCache, error) {
 	return c, nil
 }
 
-// cacheKey names one unit's synthesis.
-func cacheKey(engine, voice string, rate float64, text string) string {
+// cacheKey names one unit's synthesis: by the engine, its voice and, for an installed
+// voice, its files (narrator.Voice.Build), the rate and the text.
+func cacheKey(engine, voice, build string, rate float64, text string) string {
 	h := sha256.New()
-	for _, part := range []string{cacheVersion, engine, voice, strconv.FormatFloat(rate, 'g', -1, 64), text} {
+	for _, part := range []string{cacheVersion, engine, voice, build, strconv.FormatFloat(rate, 'g', -1, 64), text} {
 		fmt.Fprintf(h, "%d:%s;", len(part), part)
 	}
 	return hex.EncodeToString(h.Sum(nil))

@@ -405,7 +405,7 @@ func (p *Pipeline) unit(ctx context.Context, u speak.Unit, v narrator.Voice, rs 
 	if rate <= 0 {
 		rate = 1
 	}
-	key := cacheKey(v.Engine, v.EngineVoice+v.Build, rate, u.Text)
+	key := cacheKey(v.Engine, v.EngineVoice, v.Build, rate, u.Text)
 	e, ok := p.cache.get(key)
 	if !ok {
 		var err error
