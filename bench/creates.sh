@@ -12,7 +12,9 @@ dir=$(mktemp -d)
 trap 'stop_services; rm -rf "$dir"' EXIT
 go build -o "$dir/narrator" ./cmd/narrator
 go build -o "$dir/load" ./bench/load
-start_postgres "$dir/pg"
+# Durable, as SQLite's synchronous=FULL is: a create is answered once its
+# commit is on disk.
+PG_EXTRA_OPTS="-c fsync=on -c synchronous_commit=on -c full_page_writes=on" start_postgres "$dir/pg"
 psql "$PG_URL" -qc "CREATE DATABASE bench"
 pg=${PG_URL/\/postgres\?/\/bench?}
 

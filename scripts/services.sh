@@ -3,7 +3,9 @@
 # start on this machine, each in a directory of its own, on a free loopback
 # port, stopped when the calling script exits. Source it, then call:
 #   start_postgres DIR   a private PostgreSQL 15 cluster (Debian's postgresql);
-#                        sets PG_URL, a superuser URL to its "postgres" database
+#                        sets PG_URL, a superuser URL to its "postgres" database;
+#                        fsync off unless PG_EXTRA_OPTS (more "-c name=value"
+#                        server options, which win) turns it on
 #   start_versitygw DIR  versitygw, an S3 server, on DIR with a bucket "narrator";
 #                        sets S3_URL and exports AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY
 #   free_port            prints a free loopback TCP port
@@ -80,7 +82,7 @@ start_postgres() {
     { cat "$dir/initdb.log" >&2; return 1; }
   # fsync off: these clusters hold test and benchmark data only.
   _as_postgres "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 60 \
-    -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" \
+    -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300 ${PG_EXTRA_OPTS:-}" \
     start >/dev/null || { cat "$dir/postgres.log" >&2; return 1; }
   _pg_data="$dir/data"
   PG_URL="postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"

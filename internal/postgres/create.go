@@ -19,9 +19,10 @@ import (
 // Creates are committed in groups, as on SQLite: concurrent creates wait
 // for one another in a sqlstore.Group, and the one that leads takes every
 // create waiting, up to maxCreateBatch, into one transaction of a few
-// round trips, whatever the group's size: the external IDs looked up and
-// each project's account locked and read, in one batch; the synthesis
-// queue's head; all audios and their media inserted by one statement; each
+// round trips, whatever the group's size: each project's account locked
+// and read, in one batch; the synthesis queue's head; all audios and their
+// media inserted by one statement, which skips an audio whose external ID
+// a live audio holds (the unique index decides, with no lookup); each
 // account's usage and each project's count written, in one batch; the jobs
 // inserted at once; the commit. The locks are
 // taken in the order every write takes them, accounts before projects. A
@@ -30,7 +31,9 @@ import (
 //
 // A create whose external ID names a live audio (an update), or repeats one
 // earlier in the group, runs after the group in a transaction of its own
-// (createAlone), as does every create of a group whose transaction fails
+// (createAlone): the insert that skipped it is rolled back to a savepoint
+// and run again without it, so that the group's limits and effects count
+// only what it creates. So does every create of a group whose transaction fails
 // before its commit (another node took an external ID, a deadlock between
 // nodes): each then meets its own outcome. A group's failed commit fails
 // its creates, as a lone create's would.
@@ -141,19 +144,14 @@ type groupAccount struct {
 	changed bool
 }
 
-// findExternalIDsSQL finds which of the pairs (project, external ID) name a
-// live audio, by the audios_external_id index.
-const findExternalIDsSQL = `
-SELECT a.project_id, a.external_id
-FROM unnest($1::bigint[], $2::text[]) AS r(project_id, external_id)
-JOIN audios a ON a.project_id = r.project_id AND a.external_id = r.external_id AND a.deleted_at IS NULL`
-
 // insertAudiosSQL inserts a group's audios, each numbered in its project
 // (seq) after the project's highest in the order given, as insertAudioSQL
 // numbers one (the accounts' rows, locked before, serialise the creates of
 // a project), and their media rows, one of each of $14
-// (narrator.MediaTypes) for each audio, still without keys. It returns the
-// audios (id, project, number) and the media (id, audio, content type).
+// (narrator.MediaTypes) for each audio, still without keys. An audio whose
+// external ID a live audio of its project holds is not inserted. It returns
+// the audios (id, project, number, external ID) and the media (id, audio,
+// content type).
 const insertAudiosSQL = `
 WITH added AS (
 	INSERT INTO audios (project_id, external_id, title, body, author, article_url, metadata,
@@ -167,7 +165,8 @@ WITH added AS (
 		WITH ORDINALITY AS r(project_id, external_id, title, body, author, article_url, metadata,
 		state, error, revision, duration_ms, created_at, updated_at, n)
 	ORDER BY r.n
-	RETURNING id, project_id, seq
+	ON CONFLICT (project_id, external_id) WHERE deleted_at IS NULL AND external_id IS NOT NULL DO NOTHING
+	RETURNING id, project_id, seq, external_id
 ), media AS (
 	INSERT INTO media (audio_id, content_type)
 	SELECT added.id, t.content_type
@@ -175,9 +174,9 @@ WITH added AS (
 	ORDER BY added.id, t.o
 	RETURNING id, audio_id, content_type
 )
-SELECT id, project_id, seq, NULL::text FROM added
+SELECT id, project_id, seq, external_id, NULL::text FROM added
 UNION ALL
-SELECT id, audio_id, NULL::bigint, content_type FROM media`
+SELECT id, audio_id, NULL::bigint, NULL::text, content_type FROM media`
 
 const addGroupUsageSQL = `
 UPDATE accounts SET synthesis_round = $1, queued = queued + $2, media_bytes = media_bytes + $3
@@ -190,7 +189,7 @@ func (s *Store) insertGroup(ctx context.Context, tx pgx.Tx, batch []*createCall)
 	if s.jobs == nil {
 		return nil, errors.New("queue synthesis: the postgres store was opened without a job inserter")
 	}
-	byProject, accounts, err := readGroup(ctx, tx, batch)
+	byProject, err := readGroup(ctx, tx, batch)
 	if err != nil {
 		return nil, err
 	}
@@ -198,29 +197,103 @@ func (s *Store) insertGroup(ctx context.Context, tx pgx.Tx, batch []*createCall)
 	if err != nil {
 		return nil, fmt.Errorf("queue synthesis: %w", err)
 	}
-	got := make([]*narrator.Audio, len(batch))
-	var (
-		rows  groupRows
-		made  []int
-		effs  []narrator.Effects
-		count = map[int64]int{}
-		now   = s.now()
-	)
+	now := s.now()
+	for {
+		g := s.planGroup(batch, byProject, head, now)
+		if len(g.made) == 0 {
+			return g.got, nil
+		}
+		taken, err := insertAudios(ctx, tx, g)
+		if err != nil {
+			return nil, err
+		}
+		if len(taken) > 0 {
+			// Audios of the group hold these external IDs: their creates
+			// update them, alone, and the group runs again without them.
+			for _, i := range g.made {
+				if taken[externalKey{batch[i].a.ProjectID, batch[i].a.ExternalID}] {
+					batch[i].alone = true
+				}
+			}
+			if _, err := tx.Exec(ctx, `ROLLBACK TO SAVEPOINT insert_group`); err != nil {
+				return nil, fmt.Errorf("insert audios: %w", unavailable(err))
+			}
+			continue
+		}
+		// The jobs name the audios, known once inserted.
+		var jobs []narrator.Job
+		made := make([]*narrator.Audio, len(g.made))
+		for k, i := range g.made {
+			made[k] = g.got[i]
+			jobs = append(jobs, g.effs[k].Jobs(g.got[i])...)
+		}
+		// A project whose new audios wait as drafts gets their publications.
+		if err := sqlstore.InsertNewPublications(ctx, pgTx{tx}, made...); err != nil {
+			return nil, err
+		}
+		return g.got, s.writeGroupEffects(ctx, tx, g.accounts, g.count, jobs)
+	}
+}
+
+// externalKey names a live audio by its project and external ID.
+type externalKey struct {
+	projectID  int64
+	externalID string
+}
+
+// plannedGroup is what a group's creates will insert: the audios got[i]
+// for i in made, in that order, with their rows and effects, and the
+// changes to their accounts and projects.
+type plannedGroup struct {
+	got      []*narrator.Audio
+	made     []int
+	effs     []narrator.Effects
+	rows     groupRows
+	accounts []*groupAccount
+	count    map[int64]int
+}
+
+// planGroup plans the creates of batch not marked alone, in order, each
+// against its account's usage (byProject, as read) as the creates before
+// it leave it. A create over its account's limits fails, or runs alone if
+// it names an external ID.
+func (s *Store) planGroup(batch []*createCall, byProject map[int64]*groupAccount, head int64, now time.Time) *plannedGroup {
+	g := &plannedGroup{got: make([]*narrator.Audio, len(batch)), count: map[int64]int{}}
+	// A copy of each account per plan: a plan run again starts from the
+	// usage as read.
+	accounts := map[*groupAccount]*groupAccount{}
 	for i, c := range batch {
+		c.err = nil
 		if c.alone {
 			continue
 		}
-		acct := byProject[c.a.ProjectID]
-		if acct == nil {
+		read := byProject[c.a.ProjectID]
+		if read == nil {
 			c.err = narrator.Errorf(narrator.ENOTFOUND, "project %d not found", c.a.ProjectID)
 			continue
 		}
+		acct := accounts[read]
+		if acct == nil {
+			acct = &groupAccount{id: read.id, usage: read.usage}
+			accounts[read] = acct
+			g.accounts = append(g.accounts, acct)
+		}
 		if err := s.limits.CheckSynthesis(acct.usage, true); err != nil {
-			c.err = err
+			// A create with an external ID may be an update, which the
+			// limits may let through: it runs alone, and finds out.
+			if c.a.ExternalID != "" {
+				c.alone = true
+			} else {
+				c.err = err
+			}
 			continue
 		}
 		plan := narrator.PlanCreate(c.a, now)
 		a, eff := plan.Next, plan.Effects
+		if err := g.rows.add(&a); err != nil {
+			c.err = err
+			continue
+		}
 		eff.Round = narrator.FairRound(head, acct.usage)
 		acct.usage.NextRound = eff.Round + 1
 		acct.usage.Queued += eff.Queued
@@ -228,48 +301,25 @@ func (s *Store) insertGroup(ctx context.Context, tx pgx.Tx, batch []*createCall)
 		acct.queued += eff.Queued
 		acct.bytes += eff.MediaBytes
 		acct.changed = true
-		count[a.ProjectID] += eff.AudioCount
-		if err := rows.add(&a); err != nil {
-			return nil, err
-		}
-		got[i] = &a
-		made = append(made, i)
-		effs = append(effs, eff)
+		g.count[a.ProjectID] += eff.AudioCount
+		g.got[i] = &a
+		g.made = append(g.made, i)
+		g.effs = append(g.effs, eff)
 	}
-	if len(made) == 0 {
-		return got, nil
-	}
-	if err := insertAudios(ctx, tx, &rows, made, got); err != nil {
-		return nil, err
-	}
-	// A project whose new audios wait as drafts gets their publications.
-	for _, i := range made {
-		if err := sqlstore.InsertNewPublication(ctx, pgTx{tx}, got[i]); err != nil {
-			return nil, err
-		}
-	}
-	// The jobs name the audios, known once inserted.
-	var jobs []narrator.Job
-	for k, i := range made {
-		jobs = append(jobs, effs[k].Jobs(got[i])...)
-	}
-	return got, s.writeGroupEffects(ctx, tx, accounts, count, jobs)
+	return g
 }
 
 // readGroup reads, in one round trip, what a group's creates depend on,
-// and marks to run alone the creates whose external ID names a live audio,
-// which they update, or repeats one earlier in the group, which they will
-// find once the group is committed. It locks and reads the account of each
-// project of the group, in the order of the projects' IDs, and returns the
-// accounts by project (none for a missing project) and each account once.
-func readGroup(ctx context.Context, tx pgx.Tx, batch []*createCall) (map[int64]*groupAccount, []*groupAccount, error) {
-	type key struct {
-		projectID  int64
-		externalID string
-	}
-	seen := map[key]bool{}
-	var extProjects, projects []int64
-	var externalIDs []string
+// and marks to run alone the creates whose external ID repeats one earlier
+// in the group, which they will find once the group is committed. It locks
+// and reads the account of each project of the group, in the order of the
+// projects' IDs, and returns the accounts by project (none for a missing
+// project), one value for the projects of one account. It sets the
+// savepoint insert_group, from which an insert that met live external IDs
+// is run again.
+func readGroup(ctx context.Context, tx pgx.Tx, batch []*createCall) (map[int64]*groupAccount, error) {
+	seen := map[externalKey]bool{}
+	var projects []int64
 	for _, c := range batch {
 		if !slices.Contains(projects, c.a.ProjectID) {
 			projects = append(projects, c.a.ProjectID)
@@ -277,44 +327,20 @@ func readGroup(ctx context.Context, tx pgx.Tx, batch []*createCall) (map[int64]*
 		if c.a.ExternalID == "" {
 			continue
 		}
-		k := key{c.a.ProjectID, c.a.ExternalID}
+		k := externalKey{c.a.ProjectID, c.a.ExternalID}
 		if seen[k] {
 			c.alone = true
-			continue
 		}
 		seen[k] = true
-		extProjects = append(extProjects, k.projectID)
-		externalIDs = append(externalIDs, k.externalID)
 	}
 	slices.Sort(projects)
 	b := &pgx.Batch{}
-	if len(extProjects) > 0 {
-		b.Queue(findExternalIDsSQL, extProjects, externalIDs)
-	}
 	for _, projectID := range projects {
 		b.Queue(accountUsageSQL, projectID)
 	}
+	b.Queue(`SAVEPOINT insert_group`)
 	res := tx.SendBatch(ctx, b)
 	defer res.Close()
-	if len(extProjects) > 0 {
-		rows, err := res.Query()
-		if err != nil {
-			return nil, nil, fmt.Errorf("find external IDs: %w", err)
-		}
-		live := map[key]bool{}
-		var k key
-		if _, err := pgx.ForEachRow(rows, []any{&k.projectID, &k.externalID}, func() error {
-			live[k] = true
-			return nil
-		}); err != nil {
-			return nil, nil, fmt.Errorf("find external IDs: %w", err)
-		}
-		for _, c := range batch {
-			if live[key{c.a.ProjectID, c.a.ExternalID}] {
-				c.alone = true
-			}
-		}
-	}
 	byProject := map[int64]*groupAccount{}
 	var accounts []*groupAccount
 	for _, projectID := range projects {
@@ -324,7 +350,7 @@ func readGroup(ctx context.Context, tx pgx.Tx, batch []*createCall) (map[int64]*
 		case errors.Is(err, pgx.ErrNoRows):
 			continue
 		case err != nil:
-			return nil, nil, fmt.Errorf("usage of project %d's account: %w", projectID, err)
+			return nil, fmt.Errorf("usage of project %d's account: %w", projectID, err)
 		}
 		// Another project of the same account shares its usage.
 		if i := slices.IndexFunc(accounts, func(o *groupAccount) bool { return o.id == a.id }); i >= 0 {
@@ -335,9 +361,9 @@ func readGroup(ctx context.Context, tx pgx.Tx, batch []*createCall) (map[int64]*
 		byProject[projectID] = a
 	}
 	if err := res.Close(); err != nil {
-		return nil, nil, fmt.Errorf("read group: %w", unavailable(err))
+		return nil, fmt.Errorf("read group: %w", unavailable(err))
 	}
-	return byProject, accounts, nil
+	return byProject, nil
 }
 
 // groupRows are a group's new audios, a column a slice, as
@@ -383,44 +409,64 @@ func (r *groupRows) add(a *narrator.Audio) error {
 	return nil
 }
 
-// insertAudios inserts rows, the audios got[made[0]], got[made[1]]…, with
-// their media, and sets their IDs and media.
-func insertAudios(ctx context.Context, tx pgx.Tx, rows *groupRows, made []int, got []*narrator.Audio) error {
+// insertAudios inserts g's audios with their media and sets their IDs
+// and media. If live audios hold some of their external IDs, it inserts
+// the others and returns those IDs, setting nothing: the caller rolls the
+// insert back.
+func insertAudios(ctx context.Context, tx pgx.Tx, g *plannedGroup) (taken map[externalKey]bool, err error) {
+	rows := &g.rows
 	res, err := tx.Query(ctx, insertAudiosSQL, rows.projectID, rows.externalID, rows.title, rows.body, rows.author,
 		rows.articleURL, rows.metadata, rows.state, rows.error, rows.revision, rows.durationMS, rows.createdAt, rows.updatedAt,
 		narrator.MediaTypes())
 	if err != nil {
-		return fmt.Errorf("insert audios: %w", err)
+		return nil, fmt.Errorf("insert audios: %w", err)
 	}
 	// A project's audios are numbered in the order given: the k-th lowest
 	// number returned for a project is its k-th audio of the group.
 	type numbered struct{ id, seq int64 }
 	byProject := map[int64][]numbered{}
+	inserted := map[externalKey]bool{}
 	var media []narrator.Media
 	var (
-		id, ref     int64
-		seq         *int64
-		contentType *string
+		id, ref                 int64
+		seq                     *int64
+		externalID, contentType *string
 	)
-	if _, err := pgx.ForEachRow(res, []any{&id, &ref, &seq, &contentType}, func() error {
-		if contentType != nil {
+	if _, err := pgx.ForEachRow(res, []any{&id, &ref, &seq, &externalID, &contentType}, func() error {
+		switch {
+		case contentType != nil:
 			media = append(media, narrator.Media{ID: id, AudioID: ref, ContentType: *contentType})
-		} else {
+		default:
 			byProject[ref] = append(byProject[ref], numbered{id, *seq})
+			if externalID != nil {
+				inserted[externalKey{ref, *externalID}] = true
+			}
 		}
 		return nil
 	}); err != nil {
-		return fmt.Errorf("insert audios: %w", err)
+		return nil, fmt.Errorf("insert audios: %w", err)
+	}
+	for _, i := range g.made {
+		a := g.got[i]
+		if k := (externalKey{a.ProjectID, a.ExternalID}); a.ExternalID != "" && !inserted[k] {
+			if taken == nil {
+				taken = map[externalKey]bool{}
+			}
+			taken[k] = true
+		}
+	}
+	if taken != nil {
+		return taken, nil
 	}
 	for _, l := range byProject {
 		slices.SortFunc(l, func(x, y numbered) int { return cmp.Compare(x.seq, y.seq) })
 	}
-	byID := make(map[int64]*narrator.Audio, len(made))
-	for _, i := range made {
-		a := got[i]
+	byID := make(map[int64]*narrator.Audio, len(g.made))
+	for _, i := range g.made {
+		a := g.got[i]
 		l := byProject[a.ProjectID]
 		if len(l) == 0 {
-			return fmt.Errorf("insert audios: no row returned for an audio of project %d", a.ProjectID)
+			return nil, fmt.Errorf("insert audios: no row returned for an audio of project %d", a.ProjectID)
 		}
 		a.ID, byProject[a.ProjectID] = l[0].id, l[1:]
 		a.Media = make([]narrator.Media, 0, len(narrator.MediaTypes()))
@@ -434,7 +480,7 @@ func insertAudios(ctx context.Context, tx pgx.Tx, rows *groupRows, made []int, g
 	for _, a := range byID {
 		narrator.SortMedia(a.Media)
 	}
-	return nil
+	return nil, nil
 }
 
 // writeGroupEffects writes a group's effects, the steps of

@@ -89,18 +89,31 @@ func (s *Store) SetPublication(ctx context.Context, p narrator.Publication) (nar
 	return p, nil
 }
 
-const insertNewPublicationSQL = `
+// insertNewPublicationsSQL, followed by the audios' IDs and ")", inserts
+// their publications.
+const insertNewPublicationsSQL = `
 INSERT INTO audio_publications (audio_id, project_id, state, publish_at, updated_at)
-SELECT ?, project_id, new_audio_state, NULL, ? FROM project_access WHERE project_id = ? AND new_audio_state <> 'published'`
+SELECT a.id, a.project_id, p.new_audio_state, NULL, a.created_at
+FROM audios a JOIN project_access p ON p.project_id = a.project_id AND p.new_audio_state <> 'published'
+WHERE a.id IN (`
 
-// InsertNewPublication gives a, just inserted in tx, the publication of
-// its project's new audios (narrator.ProjectAccess.NewPublication): a
-// draft row if the project makes new audios wait, none otherwise. Both
-// stores' creates call it, so that no moment passes in which a new audio
-// of such a project is public.
-func InsertNewPublication(ctx context.Context, tx Tx, a *narrator.Audio) error {
-	if _, err := tx.Exec(ctx, insertNewPublicationSQL, a.ID, a.CreatedAt, a.ProjectID); err != nil {
-		return fmt.Errorf("publication of new audio %d: %w", a.ID, err)
+// InsertNewPublications gives the audios, just inserted in tx, the
+// publication of their projects' new audios
+// (narrator.ProjectAccess.NewPublication), in one statement: a draft row
+// for each audio of a project that makes new audios wait, none otherwise.
+// Both stores' creates call it, so that no moment passes in which a new
+// audio of such a project is public.
+func InsertNewPublications(ctx context.Context, tx Tx, audios ...*narrator.Audio) error {
+	if len(audios) == 0 {
+		return nil
+	}
+	ids := make([]any, len(audios))
+	for i, a := range audios {
+		ids[i] = a.ID
+	}
+	query := insertNewPublicationsSQL + strings.Repeat(", ?", len(ids))[2:] + ")"
+	if _, err := tx.Exec(ctx, query, ids...); err != nil {
+		return fmt.Errorf("publications of %d new audios: %w", len(audios), err)
 	}
 	return nil
 }

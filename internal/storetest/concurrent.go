@@ -74,6 +74,62 @@ var concurrentTests = []test{
 			t.Errorf("AudioCount = %d, want %d", got, len(want))
 		}
 	}},
+	{"CreatesAndUpdates", func(t *testing.T, b *bundle) {
+		// Creates at once, half of them naming the external ID of an
+		// audio already stored: those update it (created false, the new
+		// title kept), the others create, and the audio count and the
+		// account's queue count only what was created, whatever the
+		// stores' groups.
+		p := mustProject(t, b.store)
+		const n = 40
+		before := map[string]int64{}
+		for i := range n / 2 {
+			ext := fmt.Sprintf("old%d", i)
+			before[ext] = mustAudio(t, b.store, p.ID, ext).ID
+		}
+		type outcome struct {
+			a       *narrator.Audio
+			created bool
+			err     error
+		}
+		out := make([]outcome, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				a := newAudio(p.ID, fmt.Sprintf("new%d", i/2))
+				if i%2 == 0 {
+					a.ExternalID = fmt.Sprintf("old%d", i/2)
+				}
+				a.Title = fmt.Sprintf("Title %d", i)
+				created, err := b.store.CreateAudio(t.Context(), a)
+				out[i] = outcome{a, created, err}
+			})
+		}
+		wg.Wait()
+		for i, o := range out {
+			if o.err != nil {
+				t.Fatalf("create %d (%s): %v", i, o.a.ExternalID, o.err)
+			}
+			old, isOld := before[o.a.ExternalID]
+			if o.created == isOld || (isOld && o.a.ID != old) || o.a.Title != fmt.Sprintf("Title %d", i) {
+				t.Errorf("create %d (%s) = audio %d created %v titled %q; stored before: %v (audio %d)",
+					i, o.a.ExternalID, o.a.ID, o.created, o.a.Title, isOld, old)
+			}
+			if got := mustFindAudio(t, b.store, p.ID, o.a.ExternalID); got.Title != o.a.Title {
+				t.Errorf("audio %s titled %q, want %q", o.a.ExternalID, got.Title, o.a.Title)
+			}
+		}
+		if got := mustProjectCount(t, b.store, p); got != n {
+			t.Errorf("AudioCount = %d, want %d", got, n)
+		}
+		u, err := b.store.AccountUsage(t.Context(), p.AccountID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u.Queued != n {
+			t.Errorf("queued = %d, want %d: an update of a queued audio queues nothing more", u.Queued, n)
+		}
+	}},
 	{"SameExternalID", func(t *testing.T, b *bundle) {
 		// Creates of one external ID at once make one audio; every
 		// answer that is not an error is that audio.
