@@ -87,8 +87,9 @@ func (s *Store) CreateAudio(ctx context.Context, a *narrator.Audio) (created boo
 }
 
 // createGroup runs a group of creates in one transaction and sets each
-// call's outcome, or marks it to run alone.
-func (s *Store) createGroup(calls []*createCall) {
+// call's outcome, or marks it to run alone. It plans the group as a whole,
+// so it takes no more calls once under way.
+func (s *Store) createGroup(calls []*createCall, _ func() []*createCall) {
 	// The group carries other callers' creates: one caller leaving must
 	// not cancel them. A group is short.
 	ctx := context.WithoutCancel(calls[0].ctx)

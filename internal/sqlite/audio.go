@@ -252,11 +252,11 @@ func (s *Store) FindAudio(ctx context.Context, projectID int64, ref string) (*na
 	if a != nil {
 		return a, nil
 	}
-	st, err := s.reads.get(ctx, s.reader)
+	all, err := s.prepared()
 	if err != nil {
 		return nil, fmt.Errorf("find audio %q: %w", ref, err)
 	}
-	a, err = resolveAudio(ctx, st.audioByID.QueryContext, st.audioByExternalID.QueryContext, projectID, ref)
+	a, err = resolveAudio(ctx, all.reads.audioByID.QueryContext, all.reads.audioByExternalID.QueryContext, projectID, ref)
 	if err != nil {
 		return nil, fmt.Errorf("find audio %q in project %d: %w", ref, projectID, unavailable(err))
 	}
@@ -378,7 +378,7 @@ func (s *Store) ListAudios(ctx context.Context, projectID int64, since time.Time
 	if ok {
 		return cached, nil
 	}
-	st, err := s.reads.get(ctx, s.reader)
+	all, err := s.prepared()
 	if err != nil {
 		return nil, fmt.Errorf("list audios: %w", err)
 	}
@@ -388,7 +388,7 @@ func (s *Store) ListAudios(ctx context.Context, projectID int64, since time.Time
 	}
 	defer tx.Rollback()
 	var newest int64
-	if err := tx.StmtContext(ctx, st.newestSeq).QueryRowContext(ctx, projectID).Scan(&newest); err != nil {
+	if err := tx.StmtContext(ctx, all.reads.newestSeq).QueryRowContext(ctx, projectID).Scan(&newest); err != nil {
 		return nil, fmt.Errorf("list audios of project %d: %w", projectID, unavailable(err))
 	}
 	after, upTo, err := narrator.PageSeqs(page, perPage, newest)
@@ -397,7 +397,7 @@ func (s *Store) ListAudios(ctx context.Context, projectID int64, since time.Time
 	}
 	audios := []*narrator.Audio{}
 	if upTo > after {
-		if audios, err = listPage(ctx, tx, st, projectID, after, upTo, sinceUS); err != nil {
+		if audios, err = listPage(ctx, tx, &all.reads, projectID, after, upTo, sinceUS); err != nil {
 			return nil, fmt.Errorf("list audios of project %d: %w", projectID, unavailable(err))
 		}
 	}

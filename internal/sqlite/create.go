@@ -5,16 +5,15 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/sqlstore"
 )
 
-// Creates are committed in groups. SQLite has one writer, so concurrent
-// creates wait for it in turn anyway; the one that holds it takes every
-// create waiting, and those that join the line while it works, up to
-// maxCreateBatch, into one transaction: each in a savepoint of its own, so
+// Creates are committed in groups (sqlstore.Group). SQLite has one writer,
+// so concurrent creates wait for it in turn anyway; the one that holds it
+// takes every create waiting, and those that join the line while it works,
+// up to maxCreateBatch, into one transaction: each in a savepoint of its own, so
 // that one create's error fails that create only. The group reads each account's usage once and
 // writes it, and its projects' audio counts, once at the end (groupUsage);
 // it writes its synthesis jobs after its creates (JobInserter.InsertManyTx).
@@ -29,28 +28,16 @@ import (
 // writer for its whole length.
 const maxCreateBatch = 128
 
-// createRequest is one CreateAudio call waiting for or in a group.
-type createRequest struct {
+// createCall is one CreateAudio call in a group (Store.creates).
+type createCall struct {
 	ctx context.Context
 	a   *narrator.Audio
-	// created and err are the outcome, set before done and wake.
+	// created and err are the outcome, set by the group.
 	created bool
 	err     error
-	done    bool
-	// wake is closed once: when the request is done by another caller's
-	// group, or when it is first in line and is to lead the next group.
-	wake chan struct{}
 }
 
-// createQueue is the line of creates. Whenever it is not empty, one caller
-// is leading a group (busy).
-type createQueue struct {
-	mu      sync.Mutex
-	pending []*createRequest
-	busy    bool
-}
-
-// writeStmts are a create's statements, prepared once on the writer.
+// writeStmts are the writes' statements, on the writer.
 type writeStmts struct {
 	audioByExternalID *sql.Stmt
 	insertAudio       *sql.Stmt
@@ -65,8 +52,8 @@ type writeStmts struct {
 	rollbackTo        *sql.Stmt
 }
 
-func prepareWrites(p *preparer) *writeStmts {
-	return &writeStmts{
+func prepareWrites(p *preparer) writeStmts {
+	return writeStmts{
 		audioByExternalID: p.stmt(findLiveAudioWithMediaByExternalIDSQL),
 		insertAudio:       p.stmt(insertAudioSQL),
 		insertMedia:       p.stmt(insertMediaSQL()),
@@ -96,110 +83,52 @@ func prepareWrites(p *preparer) *writeStmts {
 // project's account is over its limits (narrator.Limits.CheckSynthesis);
 // an update is refused the same way when it needs new speech.
 //
-// Concurrent calls are committed together (see createQueue); each returns
+// Concurrent calls are committed together (see createCall); each returns
 // only after the commit of its own create, with its own error.
 func (s *Store) CreateAudio(ctx context.Context, a *narrator.Audio) (created bool, err error) {
 	if err := a.Validate(); err != nil {
 		return false, err
 	}
-	r := &createRequest{ctx: ctx, a: a, wake: make(chan struct{})}
-	q := &s.creates
-	q.mu.Lock()
-	q.pending = append(q.pending, r)
-	lead := !q.busy
-	q.busy = true
-	q.mu.Unlock()
-	if !lead {
-		// Not cancellable: the request may be in a group being committed.
-		<-r.wake
+	c := &createCall{ctx: ctx, a: a}
+	if err := s.creates.Do(c, s.commitCreates); err != nil {
+		return false, fmt.Errorf("create audio in project %d: %w", a.ProjectID, err)
 	}
-	if !r.done {
-		s.leadCreates()
-	}
-	return r.created, r.err
+	return c.created, c.err
 }
 
-// leadCreates commits the group at the head of the line, which starts with
-// the caller's own request, then hands the lead to the next in line: even
-// if the commit panics, so that the line never stalls.
-func (s *Store) leadCreates() {
-	group := s.creates.take(nil)
-	defer func() { s.handOver(group) }()
-	s.commitCreates(&group)
-}
-
-// take moves requests from the head of the line to the end of group, as
-// many as wait and the group may still hold (maxCreateBatch).
-func (q *createQueue) take(group []*createRequest) []*createRequest {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	n := min(len(q.pending), maxCreateBatch-len(group))
-	group = append(group, q.pending[:n]...)
-	q.pending = append(q.pending[:0], q.pending[n:]...)
-	return group
-}
-
-// handOver answers the group's other callers and wakes the next in line to
-// lead, or marks the line idle. A request left without an outcome (the
-// commit panicked) fails.
-func (s *Store) handOver(group []*createRequest) {
-	for _, r := range group {
-		if !r.done {
-			r.done, r.created = true, false
-			r.err = fmt.Errorf("create audio in project %d: the group's commit failed", r.a.ProjectID)
-		}
-	}
-	q := &s.creates
-	q.mu.Lock()
-	var next *createRequest
-	if len(q.pending) > 0 {
-		next = q.pending[0]
-	} else {
-		q.busy = false
-	}
-	q.mu.Unlock()
-	// group[0] is the caller, which reads its outcome without waiting.
-	for _, r := range group[1:] {
-		close(r.wake)
-	}
-	if next != nil {
-		close(next.wake)
-	}
-}
-
-// commitCreates runs a group in one transaction and sets every request's
-// outcome. A request whose context ended before its turn fails alone. If
-// the transaction fails, every request of the group fails with its error.
-// The group grows by the requests that join it before its commit.
-func (s *Store) commitCreates(group *[]*createRequest) {
+// commitCreates runs a group in one transaction and sets every call's
+// outcome. A call whose context ended before its turn fails alone. If the
+// transaction fails, every call of the group fails with its error. The
+// group grows by the calls that join the line before its commit (more).
+func (s *Store) commitCreates(group []*createCall, more func() []*createCall) {
 	// The group carries other callers' creates: one caller leaving must
 	// not cancel them. A group is short.
-	ctx := context.WithoutCancel((*group)[0].ctx)
-	got, err := s.createGroup(ctx, group)
-	for i, r := range *group {
-		r.done = true
+	ctx := context.WithoutCancel(group[0].ctx)
+	got, err := s.createGroup(ctx, &group, more)
+	for i, c := range group {
 		switch {
-		case r.err != nil:
+		case c.err != nil:
 		case err != nil:
-			r.created = false
-			r.err = fmt.Errorf("create audio in project %d: %w", r.a.ProjectID, err)
+			c.created = false
+			c.err = fmt.Errorf("create audio in project %d: %w", c.a.ProjectID, err)
 		default:
-			*r.a = *got[i]
+			*c.a = *got[i]
 		}
 	}
 }
 
 // createGroup creates the group's audios in one transaction and returns
-// them, nil where a request failed (its err set). Outcomes other than err
-// are left to the caller, for after the commit. Requests that join the line
-// while it works join the group, until the group is full or none waits:
+// them, nil where a call failed (its err set). Outcomes other than err are
+// left to the caller, for after the commit. Calls that join the line while
+// it works join the group (more), until the group is full or none waits:
 // callers answered by the last commit come back while this one works, and
 // would otherwise wait for the next commit, the costlier part of a group.
-func (s *Store) createGroup(ctx context.Context, group *[]*createRequest) ([]*narrator.Audio, error) {
-	st, err := s.writes.get(ctx, s.writer)
+func (s *Store) createGroup(ctx context.Context, group *[]*createCall, more func() []*createCall) ([]*narrator.Audio, error) {
+	all, err := s.prepared()
 	if err != nil {
 		return nil, err
 	}
+	st := &all.writes
 	if s.jobs != nil {
 		if err := s.jobs.Prepare(ctx); err != nil {
 			return nil, err
@@ -222,7 +151,7 @@ func (s *Store) createGroup(ctx context.Context, group *[]*createRequest) ([]*na
 	)
 	for i := 0; ; i++ {
 		if i == len(*group) {
-			if *group = s.creates.take(*group); i == len(*group) {
+			if *group = append(*group, more()...); i == len(*group) {
 				break
 			}
 		}

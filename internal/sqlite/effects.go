@@ -22,14 +22,18 @@ const addAudioCountSQL = `UPDATE projects SET audio_count = audio_count + ? WHER
 // applies effects, but for a group of creates, which applies the same
 // steps in the same order for the whole group (createGroup).
 func (s *Store) applyEffects(ctx context.Context, tx *sql.Tx, a *narrator.Audio, eff narrator.Effects) error {
+	st, err := s.prepared()
+	if err != nil {
+		return err
+	}
 	for _, step := range eff.Steps() {
 		s.traceEffect(step)
 		var err error
 		switch step {
 		case narrator.StepUsage:
-			_, err = s.exec(ctx, tx, addUsageSQL, func(st *writeStmts) *sql.Stmt { return st.addUsage }, eff.Queued, eff.MediaBytes, eff.ProjectID)
+			_, err = tx.StmtContext(ctx, st.writes.addUsage).ExecContext(ctx, eff.Queued, eff.MediaBytes, eff.ProjectID)
 		case narrator.StepAudioCount:
-			_, err = tx.ExecContext(ctx, addAudioCountSQL, eff.AudioCount, eff.ProjectID)
+			_, err = tx.StmtContext(ctx, st.writes.addAudioCount).ExecContext(ctx, eff.AudioCount, eff.ProjectID)
 		case narrator.StepJobs:
 			err = s.applyJobs(ctx, tx, a, eff)
 		case narrator.StepDeliveries:

@@ -108,6 +108,9 @@ func createUntilKilled(t *testing.T, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := s.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	var mu sync.Mutex
 	out := bufio.NewWriter(os.Stdout)
 	var wg sync.WaitGroup

@@ -48,11 +48,11 @@ func (s *Store) AuthorizeProject(ctx context.Context, hash []byte, projectID int
 	if ok {
 		return &cached, nil
 	}
-	st, err := s.reads.get(ctx, s.reader)
+	all, err := s.prepared()
 	if err != nil {
 		return nil, fmt.Errorf("authorize project %d: %w", projectID, err)
 	}
-	p, err := scanProject(st.authorizeProject.QueryRowContext(ctx, projectID, hash))
+	p, err := scanProject(all.reads.authorizeProject.QueryRowContext(ctx, projectID, hash))
 	if err == nil {
 		s.cache.keepProject(k, t, p)
 		return p, nil

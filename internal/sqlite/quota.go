@@ -35,7 +35,11 @@ func (s *Store) planSynthesis(ctx context.Context, tx *sql.Tx, head *headMemo, p
 		accountID int64
 		u         narrator.Usage
 	)
-	err := s.queryRow(ctx, tx, accountUsageSQL, func(st *writeStmts) *sql.Stmt { return st.accountUsage }, projectID).
+	st, err := s.prepared()
+	if err != nil {
+		return 0, err
+	}
+	err = tx.StmtContext(ctx, st.writes.accountUsage).QueryRowContext(ctx, projectID).
 		Scan(&accountID, &u.Queued, &u.MediaBytes, &u.NextRound)
 	switch {
 	case err == sql.ErrNoRows:
@@ -52,7 +56,7 @@ func (s *Store) planSynthesis(ctx context.Context, tx *sql.Tx, head *headMemo, p
 		return 0, err
 	}
 	round := narrator.FairRound(head.round, u)
-	if _, err := s.exec(ctx, tx, setSynthesisRoundSQL, func(st *writeStmts) *sql.Stmt { return st.setSynthesisRound }, round+1, accountID); err != nil {
+	if _, err := tx.StmtContext(ctx, st.writes.setSynthesisRound).ExecContext(ctx, round+1, accountID); err != nil {
 		return 0, fmt.Errorf("set synthesis round of account %d: %w", accountID, err)
 	}
 	return round, nil
@@ -73,23 +77,6 @@ func (s *Store) readHead(ctx context.Context, tx *sql.Tx, head *headMemo) error 
 	}
 	head.round, head.read = round, true
 	return nil
-}
-
-// queryRow runs query in tx, through its statement among the prepared
-// writes (pick) once a create has prepared them.
-func (s *Store) queryRow(ctx context.Context, tx *sql.Tx, query string, pick func(*writeStmts) *sql.Stmt, args ...any) *sql.Row {
-	if st := s.writes.prepared(); st != nil {
-		return tx.StmtContext(ctx, pick(st)).QueryRowContext(ctx, args...)
-	}
-	return tx.QueryRowContext(ctx, query, args...)
-}
-
-// exec is queryRow for statements that return no rows.
-func (s *Store) exec(ctx context.Context, tx *sql.Tx, query string, pick func(*writeStmts) *sql.Stmt, args ...any) (sql.Result, error) {
-	if st := s.writes.prepared(); st != nil {
-		return tx.StmtContext(ctx, pick(st)).ExecContext(ctx, args...)
-	}
-	return tx.ExecContext(ctx, query, args...)
 }
 
 const usageSQL = `SELECT queued, media_bytes, synthesis_round FROM accounts WHERE id = ?`

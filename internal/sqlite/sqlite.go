@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"modernc.org/sqlite"
@@ -98,11 +99,11 @@ type Store struct {
 	jobs   JobInserter
 	limits narrator.Limits
 	effect func(narrator.EffectStep)
-	reads  stmtCache[readStmts]
-	writes stmtCache[writeStmts]
-	cache  *readCache
+	// stmts are set by Migrate.
+	stmts atomic.Pointer[statements]
+	cache *readCache
 	// creates is the line of CreateAudio calls, committed in groups.
-	creates createQueue
+	creates sqlstore.Group[*createCall]
 }
 
 // DB is an open database file: a writer pool with exactly one
@@ -128,8 +129,7 @@ func (db *DB) Close() error {
 }
 
 // Open opens (creating if needed) the database file at path and the store
-// on it (OpenDB, New). It does not migrate: call Migrate, or check
-// SchemaCurrent.
+// on it (OpenDB, New). It does not migrate: call Migrate before using it.
 func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	db, err := OpenDB(ctx, path, opts.ReadConns)
 	if err != nil {
@@ -141,8 +141,8 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 // New returns the store on db, which it owns from then on.
 func New(db *DB, opts Options) *Store {
 	s := &Store{Now: time.Now, path: db.path, writer: db.writer, reader: db.reader, cache: db.cache,
-		jobs: opts.Jobs, limits: opts.Limits, effect: opts.EffectFunc,
-		reads: stmtCache[readStmts]{prepare: prepareReads}, writes: stmtCache[writeStmts]{prepare: prepareWrites}}
+		jobs: opts.Jobs, limits: opts.Limits, effect: opts.EffectFunc}
+	s.creates.Max = maxCreateBatch
 	s.Store = sqlstore.New(dialect{s}, migrations(), s.now, opts.EventBody)
 	db.cache.off = opts.NoReadCache
 	return s
@@ -263,7 +263,39 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // Close closes the prepared statements, the read cache and both pools.
 func (s *Store) Close() error {
-	return errors.Join(s.reads.close(), s.writes.close(), s.cache.close(), s.reader.Close(), s.writer.Close())
+	var errs []error
+	if st := s.stmts.Load(); st != nil {
+		errs = append(errs, st.close())
+	}
+	return errors.Join(append(errs, s.cache.close(), s.reader.Close(), s.writer.Close())...)
+}
+
+// Migrate brings the schema up to date (sqlstore.Store.Migrate), then
+// prepares the store's statements, which need it: a store is used once
+// migrated, and its methods that run prepared statements fail before.
+func (s *Store) Migrate(ctx context.Context) error {
+	if err := s.Store.Migrate(ctx); err != nil {
+		return err
+	}
+	if s.stmts.Load() != nil {
+		return nil
+	}
+	st, err := prepareStatements(ctx, s.reader, s.writer)
+	if err != nil {
+		return fmt.Errorf("prepare statements: %w", unavailable(err))
+	}
+	if !s.stmts.CompareAndSwap(nil, st) {
+		return st.close()
+	}
+	return nil
+}
+
+// prepared returns the statements Migrate prepared.
+func (s *Store) prepared() (*statements, error) {
+	if st := s.stmts.Load(); st != nil {
+		return st, nil
+	}
+	return nil, errNotMigrated
 }
 
 // now returns the clock's time as stored: UTC, in whole microseconds.

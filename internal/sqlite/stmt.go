@@ -5,15 +5,21 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"sync"
 )
 
-// readStmts are the API's hot reads, prepared once on the reader pool.
-// The driver keeps no statement cache: unprepared, SQLite parses and plans
-// each query again on every call, which cost more than running these small
-// reads did (docs/architecture.md, "The API's reads and writes").
-// database/sql prepares each one once on every reader connection that runs
-// it.
+// statements are the store's prepared statements, prepared by Migrate once
+// the schema is current and closed by Close. The driver keeps no statement
+// cache: unprepared, SQLite parses and plans each query again on every
+// call, which cost more than running these small reads did
+// (docs/architecture.md, "The API's reads and writes"). database/sql
+// prepares each one once on every connection of its pool that runs it.
+type statements struct {
+	reads  readStmts
+	writes writeStmts
+	all    []*sql.Stmt
+}
+
+// readStmts are the API's hot reads, on the reader pool.
 type readStmts struct {
 	authorizeProject  *sql.Stmt
 	audioByID         *sql.Stmt
@@ -23,14 +29,9 @@ type readStmts struct {
 	listMedia         *sql.Stmt
 }
 
-// stmtCache prepares a set of statements on first use and keeps them until
-// close. It cannot prepare at Open: the schema may not exist yet.
-type stmtCache[T any] struct {
-	mu      sync.Mutex
-	v       *T
-	all     []*sql.Stmt
-	prepare func(p *preparer) *T
-}
+// errNotMigrated is what a store method that needs the prepared statements
+// returns before Migrate has run.
+var errNotMigrated = errors.New("the sqlite store is not migrated: call Migrate after opening it")
 
 // preparer prepares statements on one pool, remembering the first error.
 type preparer struct {
@@ -53,49 +54,30 @@ func (p *preparer) stmt(query string) *sql.Stmt {
 	return st
 }
 
-// get returns the prepared statements, preparing them on db the first time.
-// A caller must not hold a transaction of db: preparing takes a connection
-// of its own. A failure is returned and tried again on the next call.
-func (c *stmtCache[T]) get(ctx context.Context, db *sql.DB) (*T, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.v != nil {
-		return c.v, nil
+// prepareStatements prepares the reads on reader and the writes on writer.
+func prepareStatements(ctx context.Context, reader, writer *sql.DB) (*statements, error) {
+	r := &preparer{ctx: ctx, db: reader}
+	w := &preparer{ctx: ctx, db: writer}
+	st := &statements{reads: prepareReads(r), writes: prepareWrites(w)}
+	st.all = append(r.done, w.done...)
+	if err := errors.Join(r.err, w.err); err != nil {
+		st.close()
+		return nil, err
 	}
-	p := &preparer{ctx: ctx, db: db}
-	v := c.prepare(p)
-	if p.err != nil {
-		for _, st := range p.done {
-			st.Close()
-		}
-		return nil, unavailable(p.err)
-	}
-	c.v, c.all = v, p.done
-	return v, nil
+	return st, nil
 }
 
-// prepared returns the statements if a get has prepared them, else nil. It
-// never prepares, so a caller that holds a transaction may use it.
-func (c *stmtCache[T]) prepared() *T {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.v
-}
-
-// close closes the prepared statements, if any.
-func (c *stmtCache[T]) close() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+// close closes the statements.
+func (st *statements) close() error {
 	var errs []error
-	for _, st := range c.all {
-		errs = append(errs, st.Close())
+	for _, s := range st.all {
+		errs = append(errs, s.Close())
 	}
-	c.v, c.all = nil, nil
 	return errors.Join(errs...)
 }
 
-func prepareReads(p *preparer) *readStmts {
-	return &readStmts{
+func prepareReads(p *preparer) readStmts {
+	return readStmts{
 		authorizeProject:  p.stmt(authorizeProjectSQL),
 		audioByID:         p.stmt(findLiveAudioWithMediaByIDSQL),
 		audioByExternalID: p.stmt(findLiveAudioWithMediaByExternalIDSQL),

@@ -38,11 +38,13 @@ type groupCall[R any] struct {
 // Do puts req in line and returns once a group holding it has run: run
 // takes the group's requests, in the order they came, and is called by
 // one of the callers, never by two at once. run sets each request's
-// outcome in the request itself. If run panics, Do returns ErrGroupFailed
-// to the group's other callers, the next group still runs, and the panic
-// goes on in the caller that led. Do waits without a context: the request
-// may be in a group being committed.
-func (g *Group[R]) Do(req R, run func(group []R)) error {
+// outcome in the request itself. While it works, run may call more to
+// take into its group the requests that have come since (up to Max in
+// all), which it then runs too; more returns them, none if none waits. If
+// run panics, Do returns ErrGroupFailed to the group's other callers, the
+// next group still runs, and the panic goes on in the caller that led. Do
+// waits without a context: the request may be in a group being committed.
+func (g *Group[R]) Do(req R, run func(group []R, more func() []R)) error {
 	c := &groupCall[R]{req: req, wake: make(chan struct{})}
 	g.mu.Lock()
 	g.pending = append(g.pending, c)
@@ -60,19 +62,30 @@ func (g *Group[R]) Do(req R, run func(group []R)) error {
 	return c.err
 }
 
-// lead runs the group at the head of the line, then answers its callers
-// and wakes the next in line, even if run panics, so that the line never
-// stalls.
-func (g *Group[R]) lead(run func(group []R)) {
+// take moves calls from the head of the line to the end of calls, as many
+// as wait and the group may still hold, and returns their requests.
+func (g *Group[R]) take(calls *[]*groupCall[R]) []R {
 	g.mu.Lock()
 	n := len(g.pending)
 	if g.Max > 0 {
-		n = min(n, g.Max)
+		n = min(n, g.Max-len(*calls))
 	}
-	calls := make([]*groupCall[R], n)
-	copy(calls, g.pending)
-	g.pending = append(g.pending[:0], g.pending[n:]...)
+	taken := g.pending[:n:n]
+	g.pending = g.pending[n:]
 	g.mu.Unlock()
+	*calls = append(*calls, taken...)
+	reqs := make([]R, n)
+	for i, c := range taken {
+		reqs[i] = c.req
+	}
+	return reqs
+}
+
+// lead runs the group at the head of the line, then answers its callers
+// and wakes the next in line, even if run panics, so that the line never
+// stalls.
+func (g *Group[R]) lead(run func(group []R, more func() []R)) {
+	var calls []*groupCall[R]
 	ran := false
 	defer func() {
 		for _, c := range calls {
@@ -97,10 +110,7 @@ func (g *Group[R]) lead(run func(group []R)) {
 			close(next.wake)
 		}
 	}()
-	reqs := make([]R, n)
-	for i, c := range calls {
-		reqs[i] = c.req
-	}
-	run(reqs)
+	reqs := g.take(&calls)
+	run(reqs, func() []R { return g.take(&calls) })
 	ran = true
 }

@@ -16,7 +16,7 @@ func TestGroupRunsEachCallOnce(t *testing.T) {
 	g := &Group[*int]{Max: 7}
 	var running, groups atomic.Int32
 	ran := make([]atomic.Int32, n)
-	run := func(group []*int) {
+	run := func(group []*int, _ func() []*int) {
 		if running.Add(1) != 1 {
 			t.Error("two groups run at once")
 		}
@@ -56,7 +56,7 @@ func TestGroupPanic(t *testing.T) {
 	entered := make(chan struct{})
 	// The first call holds the line until the others have queued.
 	wg.Go(func() {
-		_ = g.Do("hold", func([]string) {
+		_ = g.Do("hold", func([]string, func() []string) {
 			close(entered)
 			<-release
 		})
@@ -67,7 +67,7 @@ func TestGroupPanic(t *testing.T) {
 	for range 3 {
 		wg.Go(func() {
 			defer func() { panics <- recover() }()
-			errs <- g.Do("boom", func([]string) { panic("boom") })
+			errs <- g.Do("boom", func([]string, func() []string) { panic("boom") })
 		})
 	}
 	// Wait until all three are in line behind the first group.
@@ -99,7 +99,115 @@ func TestGroupPanic(t *testing.T) {
 	if failed != 2 || panicked != 1 {
 		t.Errorf("%d calls failed and %d panicked, want 2 and 1", failed, panicked)
 	}
-	if err := g.Do("after", func([]string) {}); err != nil {
+	if err := g.Do("after", func([]string, func() []string) {}); err != nil {
+		t.Errorf("Do after a panic = %v", err)
+	}
+}
+
+// TestGroupMore runs calls whose groups grow while they run: every call is
+// run exactly once, by the group that took it first or by more, no group
+// exceeds Max, and no call returns before the group holding it has run.
+func TestGroupMore(t *testing.T) {
+	t.Parallel()
+	const n = 400
+	g := &Group[*int]{Max: 9}
+	ran := make([]atomic.Int32, n)
+	finished := make([]atomic.Bool, n)
+	var running, grown atomic.Int32
+	run := func(group []*int, more func() []*int) {
+		if running.Add(1) != 1 {
+			t.Error("two groups run at once")
+		}
+		for i := 0; ; i++ {
+			if i == len(group) {
+				// Give callers a moment to join, as a transaction's work does.
+				runtime.Gosched()
+				got := more()
+				if len(got) == 0 {
+					break
+				}
+				grown.Add(1)
+				group = append(group, got...)
+			}
+			if len(group) > 9 {
+				t.Errorf("group of %d calls, Max 9", len(group))
+			}
+			ran[*group[i]].Add(1)
+		}
+		for _, i := range group {
+			finished[*i].Store(true)
+		}
+		running.Add(-1)
+	}
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			if err := g.Do(&i, run); err != nil {
+				t.Errorf("call %d: %v", i, err)
+			}
+			if got := ran[i].Load(); got != 1 || !finished[i].Load() {
+				t.Errorf("call %d returned after %d runs, its group finished %v", i, got, finished[i].Load())
+			}
+		})
+	}
+	wg.Wait()
+	if grown.Load() == 0 {
+		t.Log("no group grew: the callers never overlapped")
+	}
+}
+
+// TestGroupMorePanic checks that calls taken by more into a group whose
+// run panics fail with ErrGroupFailed, and the line goes on.
+func TestGroupMorePanic(t *testing.T) {
+	t.Parallel()
+	g := &Group[string]{}
+	joined := make(chan struct{})
+	var wg sync.WaitGroup
+	errs := make(chan error, 1)
+	wg.Go(func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("the leader did not panic")
+			}
+		}()
+		_ = g.Do("lead", func(_ []string, more func() []string) {
+			<-joined
+			for len(more()) == 0 {
+				runtime.Gosched()
+			}
+			panic("boom")
+		})
+	})
+	wg.Go(func() {
+		// Joins the line behind the leader, who takes it by more.
+		for {
+			g.mu.Lock()
+			busy := g.busy
+			g.mu.Unlock()
+			if busy {
+				break
+			}
+			runtime.Gosched()
+		}
+		go func() {
+			for {
+				g.mu.Lock()
+				n := len(g.pending)
+				g.mu.Unlock()
+				if n == 1 {
+					close(joined)
+					return
+				}
+				runtime.Gosched()
+			}
+		}()
+		errs <- g.Do("joined", func([]string, func() []string) { t.Error("a call taken by more led a group") })
+	})
+	wg.Wait()
+	if err := <-errs; !errors.Is(err, ErrGroupFailed) {
+		t.Errorf("the call taken by more = %v, want ErrGroupFailed", err)
+	}
+	if err := g.Do("after", func([]string, func() []string) {}); err != nil {
 		t.Errorf("Do after a panic = %v", err)
 	}
 }

@@ -16,7 +16,8 @@ import (
 // on one database, and jobs committed with the rows that need them.
 type Database struct {
 	// Open opens another store on the database, as another process or
-	// node would, without migrating it, with now as its clock, and closes
+	// node would, without migrating it (a store is used once Migrate has
+	// run, which every process does: mustMigrated), with now as its clock, and closes
 	// it at the test's cleanup. The store inserts each job it enqueues, in
 	// its own transaction, as a row of a job table (JobRow formats it) and
 	// then returns rec.Record(job), so that rec can fail the insert and with
@@ -170,7 +171,7 @@ var databaseTests = []struct {
 	{"ConcurrentWriters", func(t *testing.T, db Database) {
 		ctx := t.Context()
 		rec := &Recorder{}
-		s1, s2 := mustMigrated(t, db, time.Now, rec), db.Open(t, time.Now, rec)
+		s1, s2 := mustMigrated(t, db, time.Now, rec), mustMigrated(t, db, time.Now, rec)
 		p := mustProject(t, s1)
 		const workers, each = 6, 10
 		var wg sync.WaitGroup
@@ -208,7 +209,7 @@ var databaseTests = []struct {
 	{"ConcurrentCreatesOfOneExternalID", func(t *testing.T, db Database) {
 		ctx := t.Context()
 		rec := &Recorder{}
-		s1, s2 := mustMigrated(t, db, time.Now, rec), db.Open(t, time.Now, rec)
+		s1, s2 := mustMigrated(t, db, time.Now, rec), mustMigrated(t, db, time.Now, rec)
 		p := mustProject(t, s1)
 		// Every node receives the same article at once: one creates it,
 		// the others find it and change nothing.
