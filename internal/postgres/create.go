@@ -18,7 +18,7 @@ import (
 
 // Creates are committed in groups, as on SQLite: concurrent creates wait
 // for one another in a sqlstore.Group, and the one that leads takes every
-// create waiting, up to maxCreateBatch, into one transaction of a few
+// create waiting, up to sqlstore.MaxCreateGroup, into one transaction of a few
 // round trips, whatever the group's size: each project's account locked
 // and read, in one batch; the synthesis queue's head; all audios and their
 // media inserted by one statement, which skips an audio whose external ID
@@ -38,22 +38,6 @@ import (
 // nodes): each then meets its own outcome. A group's failed commit fails
 // its creates, as a lone create's would.
 
-// maxCreateBatch caps the creates of one transaction, which holds its
-// accounts' rows for its whole length.
-const maxCreateBatch = 128
-
-// createCall is one CreateAudio call in a group.
-type createCall struct {
-	ctx context.Context
-	a   *narrator.Audio
-	// created and err are the outcome, set by the group.
-	created bool
-	err     error
-	// alone tells the caller to run its create in a transaction of its own
-	// after the group, its outcome unset.
-	alone bool
-}
-
 // CreateAudio validates a.
 //
 // If a.ExternalID is set and a live audio of a.ProjectID has it, CreateAudio
@@ -68,46 +52,36 @@ type createCall struct {
 // project does not exist, and EQUOTA or EQUEUEFULL, storing nothing, if the
 // project's account is over its limits (narrator.Limits.CheckSynthesis).
 //
-// Concurrent calls are committed together (see createCall); each returns
-// only after the commit of its own create, with its own error. When
-// another node creates an audio with the same external ID at the same
+// Concurrent calls are committed together (sqlstore.Creates); each
+// returns only after the commit of its own create, with its own error.
+// When another node creates an audio with the same external ID at the same
 // moment, one insert goes through and the other create updates that audio.
 func (s *Store) CreateAudio(ctx context.Context, a *narrator.Audio) (created bool, err error) {
-	if err := a.Validate(); err != nil {
+	c, err := s.creates.Create(ctx, a, s.createGroup)
+	if err != nil {
 		return false, err
 	}
-	c := &createCall{ctx: ctx, a: a}
-	if err := s.creates.Do(c, s.createGroup); err != nil {
-		return false, fmt.Errorf("create audio in project %d: %w", a.ProjectID, err)
-	}
-	if c.alone {
+	if c.Alone {
 		return s.createAlone(ctx, a)
 	}
-	return c.created, c.err
+	return c.Created, c.Err
 }
 
 // createGroup runs a group of creates in one transaction and sets each
 // call's outcome, or marks it to run alone. It plans the group as a whole,
 // so it takes no more calls once under way.
-func (s *Store) createGroup(calls []*createCall, _ func() []*createCall) {
+func (s *Store) createGroup(calls []*sqlstore.CreateCall, _ func() []*sqlstore.CreateCall) {
 	// The group carries other callers' creates: one caller leaving must
 	// not cancel them. A group is short.
-	ctx := context.WithoutCancel(calls[0].ctx)
-	var batch []*createCall
-	for _, c := range calls {
-		if err := c.ctx.Err(); err != nil {
-			c.err = fmt.Errorf("create audio in project %d: %w", c.a.ProjectID, err)
-			continue
-		}
-		batch = append(batch, c)
-	}
+	ctx := context.WithoutCancel(calls[0].Ctx)
+	batch := sqlstore.Live(calls)
 	if len(batch) == 0 {
 		return
 	}
 	fail := func(err error) {
 		for _, c := range batch {
-			if !c.alone && c.err == nil {
-				c.err = fmt.Errorf("create audio in project %d: %w", c.a.ProjectID, err)
+			if !c.Alone && c.Err == nil {
+				c.Fail(err)
 			}
 		}
 	}
@@ -120,7 +94,7 @@ func (s *Store) createGroup(calls []*createCall, _ func() []*createCall) {
 	got, err := s.insertGroup(ctx, tx, batch)
 	if err != nil {
 		for _, c := range batch {
-			c.alone, c.err = true, nil
+			c.Alone, c.Err = true, nil
 		}
 		return
 	}
@@ -130,19 +104,9 @@ func (s *Store) createGroup(calls []*createCall, _ func() []*createCall) {
 	}
 	for i, c := range batch {
 		if got[i] != nil {
-			*c.a, c.created = *got[i], true
+			*c.Audio, c.Created = *got[i], true
 		}
 	}
-}
-
-// groupAccount is one account's usage in a group, as its creates so far
-// leave it, and the changes not yet written.
-type groupAccount struct {
-	id      int64
-	usage   narrator.Usage
-	queued  int
-	bytes   int64
-	changed bool
 }
 
 // insertAudiosSQL inserts a group's audios, each numbered in its project
@@ -155,8 +119,7 @@ type groupAccount struct {
 // content type).
 const insertAudiosSQL = `
 WITH added AS (
-	INSERT INTO audios (project_id, external_id, title, body, author, article_url, metadata,
-		state, error, revision, duration_ms, created_at, updated_at, seq)
+	INSERT INTO audios (` + sqlstore.AudioInsertColumns + `)
 	SELECT r.project_id, r.external_id, r.title, r.body, r.author, r.article_url, r.metadata::jsonb,
 		r.state, r.error, r.revision, r.duration_ms, r.created_at, r.updated_at,
 		(SELECT coalesce(max(seq), 0) FROM audios a WHERE a.project_id = r.project_id)
@@ -186,7 +149,7 @@ WHERE id = $4`
 // insertGroup creates, in tx, the audios of batch that need no update and
 // returns them, nil where a call failed (its err set) or is to run alone.
 // Its error means the transaction cannot be committed.
-func (s *Store) insertGroup(ctx context.Context, tx pgx.Tx, batch []*createCall) ([]*narrator.Audio, error) {
+func (s *Store) insertGroup(ctx context.Context, tx pgx.Tx, batch []*sqlstore.CreateCall) ([]*narrator.Audio, error) {
 	if s.jobs == nil {
 		return nil, errors.New("queue synthesis: the postgres store was opened without a job inserter")
 	}
@@ -212,8 +175,8 @@ func (s *Store) insertGroup(ctx context.Context, tx pgx.Tx, batch []*createCall)
 			// Audios of the group hold these external IDs: their creates
 			// update them, alone, and the group runs again without them.
 			for _, i := range g.made {
-				if taken[externalKey{batch[i].a.ProjectID, batch[i].a.ExternalID}] {
-					batch[i].alone = true
+				if c := batch[i]; taken[externalKey{c.Audio.ProjectID, c.Audio.ExternalID}] {
+					c.Alone = true
 				}
 			}
 			if _, err := tx.Exec(ctx, `ROLLBACK TO SAVEPOINT insert_group`); err != nil {
@@ -250,7 +213,7 @@ type plannedGroup struct {
 	made     []int
 	effs     []narrator.Effects
 	rows     groupRows
-	accounts []*groupAccount
+	accounts []*sqlstore.GroupAccount
 	count    map[int64]int
 }
 
@@ -258,50 +221,43 @@ type plannedGroup struct {
 // against its account's usage (byProject, as read) as the creates before
 // it leave it. A create over its account's limits fails, or runs alone if
 // it names an external ID.
-func (s *Store) planGroup(batch []*createCall, byProject map[int64]*groupAccount, head int64, now time.Time) *plannedGroup {
+func (s *Store) planGroup(batch []*sqlstore.CreateCall, byProject map[int64]*sqlstore.GroupAccount, head int64, now time.Time) *plannedGroup {
 	g := &plannedGroup{got: make([]*narrator.Audio, len(batch)), count: map[int64]int{}}
 	// A copy of each account per plan: a plan run again starts from the
 	// usage as read.
-	accounts := map[*groupAccount]*groupAccount{}
+	accounts := map[*sqlstore.GroupAccount]*sqlstore.GroupAccount{}
 	for i, c := range batch {
-		c.err = nil
-		if c.alone {
+		c.Err = nil
+		if c.Alone {
 			continue
 		}
-		read := byProject[c.a.ProjectID]
+		read := byProject[c.Audio.ProjectID]
 		if read == nil {
-			c.err = narrator.Errorf(narrator.ENOTFOUND, "project %d not found", c.a.ProjectID)
+			c.Err = narrator.Errorf(narrator.ENOTFOUND, "project %d not found", c.Audio.ProjectID)
 			continue
 		}
 		acct := accounts[read]
 		if acct == nil {
-			acct = &groupAccount{id: read.id, usage: read.usage}
+			acct = &sqlstore.GroupAccount{ID: read.ID, Usage: read.Usage}
 			accounts[read] = acct
 			g.accounts = append(g.accounts, acct)
 		}
-		if err := s.limits.CheckSynthesis(acct.usage, true); err != nil {
+		a, eff, err := acct.PlanCreate(s.limits, head, c.Audio, now)
+		if err != nil {
 			// A create with an external ID may be an update, which the
 			// limits may let through: it runs alone, and finds out.
-			if c.a.ExternalID != "" {
-				c.alone = true
+			if c.Audio.ExternalID != "" {
+				c.Alone = true
 			} else {
-				c.err = err
+				c.Err = err
 			}
 			continue
 		}
-		plan := narrator.PlanCreate(c.a, now)
-		a, eff := plan.Next, plan.Effects
 		if err := g.rows.add(&a); err != nil {
-			c.err = err
+			c.Err = err
 			continue
 		}
-		eff.Round = narrator.FairRound(head, acct.usage)
-		acct.usage.NextRound = eff.Round + 1
-		acct.usage.Queued += eff.Queued
-		acct.usage.MediaBytes += eff.MediaBytes
-		acct.queued += eff.Queued
-		acct.bytes += eff.MediaBytes
-		acct.changed = true
+		acct.Count(eff)
 		g.count[a.ProjectID] += eff.AudioCount
 		g.got[i] = &a
 		g.made = append(g.made, i)
@@ -318,19 +274,19 @@ func (s *Store) planGroup(batch []*createCall, byProject map[int64]*groupAccount
 // project), one value for the projects of one account. It sets the
 // savepoint insert_group, from which an insert that met live external IDs
 // is run again.
-func readGroup(ctx context.Context, tx pgx.Tx, batch []*createCall) (map[int64]*groupAccount, error) {
+func readGroup(ctx context.Context, tx pgx.Tx, batch []*sqlstore.CreateCall) (map[int64]*sqlstore.GroupAccount, error) {
 	seen := map[externalKey]bool{}
 	var projects []int64
 	for _, c := range batch {
-		if !slices.Contains(projects, c.a.ProjectID) {
-			projects = append(projects, c.a.ProjectID)
+		if !slices.Contains(projects, c.Audio.ProjectID) {
+			projects = append(projects, c.Audio.ProjectID)
 		}
-		if c.a.ExternalID == "" {
+		if c.Audio.ExternalID == "" {
 			continue
 		}
-		k := externalKey{c.a.ProjectID, c.a.ExternalID}
+		k := externalKey{c.Audio.ProjectID, c.Audio.ExternalID}
 		if seen[k] {
-			c.alone = true
+			c.Alone = true
 		}
 		seen[k] = true
 	}
@@ -342,11 +298,11 @@ func readGroup(ctx context.Context, tx pgx.Tx, batch []*createCall) (map[int64]*
 	b.Queue(`SAVEPOINT insert_group`)
 	res := tx.SendBatch(ctx, b)
 	defer res.Close()
-	byProject := map[int64]*groupAccount{}
-	var accounts []*groupAccount
+	byProject := map[int64]*sqlstore.GroupAccount{}
+	var accounts []*sqlstore.GroupAccount
 	for _, projectID := range projects {
-		a := &groupAccount{}
-		err := res.QueryRow().Scan(&a.id, &a.usage.Queued, &a.usage.MediaBytes, &a.usage.NextRound)
+		a := &sqlstore.GroupAccount{}
+		err := res.QueryRow().Scan(&a.ID, &a.Usage.Queued, &a.Usage.MediaBytes, &a.Usage.NextRound)
 		switch {
 		case errors.Is(err, pgx.ErrNoRows):
 			continue
@@ -354,7 +310,7 @@ func readGroup(ctx context.Context, tx pgx.Tx, batch []*createCall) (map[int64]*
 			return nil, fmt.Errorf("usage of project %d's account: %w", projectID, err)
 		}
 		// Another project of the same account shares its usage.
-		if i := slices.IndexFunc(accounts, func(o *groupAccount) bool { return o.id == a.id }); i >= 0 {
+		if i := slices.IndexFunc(accounts, func(o *sqlstore.GroupAccount) bool { return o.ID == a.ID }); i >= 0 {
 			a = accounts[i]
 		} else {
 			accounts = append(accounts, a)
@@ -488,17 +444,17 @@ func insertAudios(ctx context.Context, tx pgx.Tx, g *plannedGroup) (taken map[ex
 // narrator.Effects in their order for the whole group: the accounts' rows,
 // then the projects' counts, then the jobs. A create raises no webhook
 // event.
-func (s *Store) writeGroupEffects(ctx context.Context, tx pgx.Tx, accounts []*groupAccount, count map[int64]int, jobs []narrator.Job) error {
+func (s *Store) writeGroupEffects(ctx context.Context, tx pgx.Tx, accounts []*sqlstore.GroupAccount, count map[int64]int, jobs []narrator.Job) error {
 	// The accounts' rows, then the projects' counts, in one round trip.
 	b := &pgx.Batch{}
 	for _, a := range accounts {
-		if !a.changed {
+		if !a.Changed {
 			continue
 		}
 		if b.Len() == 0 {
 			s.traceEffect(narrator.StepUsage)
 		}
-		b.Queue(addGroupUsageSQL, a.usage.NextRound, a.queued, a.bytes, a.id)
+		b.Queue(addGroupUsageSQL, a.Usage.NextRound, a.Queued, a.Bytes, a.ID)
 	}
 	projects := slices.Sorted(maps.Keys(count))
 	if len(projects) > 0 {

@@ -72,7 +72,7 @@ type Store struct {
 	limits narrator.Limits
 	effect func(narrator.EffectStep)
 	// creates groups concurrent creates into one transaction (create.go).
-	creates sqlstore.Group[*createCall]
+	creates *sqlstore.Creates
 }
 
 // Open connects to the database at url and returns the store on it
@@ -114,7 +114,7 @@ func OpenPool(ctx context.Context, url string) (*pgxpool.Pool, error) {
 // it.
 func New(pool *pgxpool.Pool, opts Options) *Store {
 	s := &Store{Now: time.Now, pool: pool, jobs: opts.Jobs, limits: opts.Limits, effect: opts.EffectFunc}
-	s.creates.Max = maxCreateBatch
+	s.creates = sqlstore.NewCreates()
 	s.Store = sqlstore.New(dialect{s}, migrations(), s.now, opts.EventBody)
 	return s
 }

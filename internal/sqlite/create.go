@@ -13,7 +13,7 @@ import (
 // Creates are committed in groups (sqlstore.Group). SQLite has one writer,
 // so concurrent creates wait for it in turn anyway; the one that holds it
 // takes every create waiting, and those that join the line while it works,
-// up to maxCreateBatch, into one transaction: each in a savepoint of its own, so
+// up to sqlstore.MaxCreateGroup, into one transaction: each in a savepoint of its own, so
 // that one create's error fails that create only. The group reads each account's usage once and
 // writes it, and its projects' audio counts, once at the end (groupUsage);
 // it writes its synthesis jobs after its creates (JobInserter.InsertManyTx).
@@ -23,19 +23,6 @@ import (
 // fsynced before CreateAudio returns, so it survives the process being
 // killed and a power failure at any moment; the group shares that one
 // fsync (docs/architecture.md, "Durability and restarts").
-
-// maxCreateBatch caps the creates of one transaction, which holds the
-// writer for its whole length.
-const maxCreateBatch = 128
-
-// createCall is one CreateAudio call in a group (Store.creates).
-type createCall struct {
-	ctx context.Context
-	a   *narrator.Audio
-	// created and err are the outcome, set by the group.
-	created bool
-	err     error
-}
 
 // writeStmts are the writes' statements, on the writer.
 type writeStmts struct {
@@ -83,36 +70,33 @@ func prepareWrites(p *preparer) writeStmts {
 // project's account is over its limits (narrator.Limits.CheckSynthesis);
 // an update is refused the same way when it needs new speech.
 //
-// Concurrent calls are committed together (see createCall); each returns
+// Concurrent calls are committed together (sqlstore.Creates); each returns
 // only after the commit of its own create, with its own error.
 func (s *Store) CreateAudio(ctx context.Context, a *narrator.Audio) (created bool, err error) {
-	if err := a.Validate(); err != nil {
+	c, err := s.creates.Create(ctx, a, s.commitCreates)
+	if err != nil {
 		return false, err
 	}
-	c := &createCall{ctx: ctx, a: a}
-	if err := s.creates.Do(c, s.commitCreates); err != nil {
-		return false, fmt.Errorf("create audio in project %d: %w", a.ProjectID, err)
-	}
-	return c.created, c.err
+	return c.Created, c.Err
 }
 
 // commitCreates runs a group in one transaction and sets every call's
 // outcome. A call whose context ended before its turn fails alone. If the
 // transaction fails, every call of the group fails with its error. The
 // group grows by the calls that join the line before its commit (more).
-func (s *Store) commitCreates(group []*createCall, more func() []*createCall) {
+func (s *Store) commitCreates(group []*sqlstore.CreateCall, more func() []*sqlstore.CreateCall) {
 	// The group carries other callers' creates: one caller leaving must
 	// not cancel them. A group is short.
-	ctx := context.WithoutCancel(group[0].ctx)
+	ctx := context.WithoutCancel(group[0].Ctx)
 	got, err := s.createGroup(ctx, &group, more)
 	for i, c := range group {
 		switch {
-		case c.err != nil:
+		case c.Err != nil:
 		case err != nil:
-			c.created = false
-			c.err = fmt.Errorf("create audio in project %d: %w", c.a.ProjectID, err)
+			c.Created = false
+			c.Fail(err)
 		default:
-			*c.a = *got[i]
+			*c.Audio = *got[i]
 		}
 	}
 }
@@ -123,7 +107,7 @@ func (s *Store) commitCreates(group []*createCall, more func() []*createCall) {
 // it works join the group (more), until the group is full or none waits:
 // callers answered by the last commit come back while this one works, and
 // would otherwise wait for the next commit, the costlier part of a group.
-func (s *Store) createGroup(ctx context.Context, group *[]*createCall, more func() []*createCall) ([]*narrator.Audio, error) {
+func (s *Store) createGroup(ctx context.Context, group *[]*sqlstore.CreateCall, more func() []*sqlstore.CreateCall) ([]*narrator.Audio, error) {
 	all, err := s.prepared()
 	if err != nil {
 		return nil, err
@@ -157,17 +141,17 @@ func (s *Store) createGroup(ctx context.Context, group *[]*createCall, more func
 		}
 		r := (*group)[i]
 		got = append(got, nil)
-		if err := r.ctx.Err(); err != nil {
-			r.err = fmt.Errorf("create audio in project %d: %w", r.a.ProjectID, err)
+		if err := r.Ctx.Err(); err != nil {
+			r.Fail(err)
 			continue
 		}
 		// A create that finds a live audio with its external ID updates
 		// it, which reads and writes the account's row itself: the group's
 		// usage goes there first, outside the update's savepoint.
 		var cur *narrator.Audio
-		if r.a.ExternalID != "" {
-			if cur, err = oneAudio(tx.StmtContext(ctx, st.audioByExternalID).QueryContext(ctx, r.a.ProjectID, r.a.ExternalID)); err != nil {
-				r.err = fmt.Errorf("create audio in project %d: %w", r.a.ProjectID, err)
+		if r.Audio.ExternalID != "" {
+			if cur, err = oneAudio(tx.StmtContext(ctx, st.audioByExternalID).QueryContext(ctx, r.Audio.ProjectID, r.Audio.ExternalID)); err != nil {
+				r.Fail(err)
 				continue
 			}
 			if cur != nil {
@@ -184,12 +168,12 @@ func (s *Store) createGroup(ctx context.Context, group *[]*createCall, more func
 			created []narrator.Job
 		)
 		if cur != nil {
-			a, err = s.updateAudio(ctx, tx, &head, cur, r.a.Replacement())
+			a, err = s.updateAudio(ctx, tx, &head, cur, r.Audio.Replacement())
 		} else {
-			a, created, err = s.createAudio(ctx, tx, st, &head, &usage, r.a)
+			a, created, err = s.createAudio(ctx, tx, st, &head, &usage, r.Audio)
 		}
 		if err != nil {
-			r.err = fmt.Errorf("create audio in project %d: %w", r.a.ProjectID, err)
+			r.Fail(err)
 			if err := exec(st.rollbackTo); err != nil {
 				return nil, err
 			}
@@ -197,10 +181,10 @@ func (s *Store) createGroup(ctx context.Context, group *[]*createCall, more func
 		if err := exec(st.release); err != nil {
 			return nil, err
 		}
-		if r.err != nil {
+		if r.Err != nil {
 			continue
 		}
-		got[i], r.created = a, cur == nil
+		got[i], r.Created = a, cur == nil
 		jobs = append(jobs, created...)
 	}
 	// The creates' effects, the steps of narrator.Effects in their order
@@ -225,8 +209,7 @@ func (s *Store) createGroup(ctx context.Context, group *[]*createCall, more func
 // (seq) is one above the project's highest, one probe of audios_seq. The
 // one writer makes the read and the insert one step.
 const insertAudioSQL = `
-INSERT INTO audios (project_id, external_id, title, body, author, article_url, metadata,
-	state, error, revision, duration_ms, created_at, updated_at, seq)
+INSERT INTO audios (` + sqlstore.AudioInsertColumns + `)
 VALUES (?1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
 	(SELECT coalesce(max(seq), 0) + 1 FROM audios WHERE project_id = ?1))`
 
@@ -239,15 +222,13 @@ func (s *Store) createAudio(ctx context.Context, tx *sql.Tx, st *writeStmts, hea
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := s.limits.CheckSynthesis(acct.usage, true); err != nil {
-		return nil, nil, err
-	}
 	if err := s.readHead(ctx, tx, head); err != nil {
 		return nil, nil, err
 	}
-	plan := narrator.PlanCreate(a, s.now())
-	got, eff := plan.Next, plan.Effects
-	eff.Round = narrator.FairRound(head.round, acct.usage)
+	got, eff, err := acct.PlanCreate(s.limits, head.round, a, s.now())
+	if err != nil {
+		return nil, nil, err
+	}
 	meta, err := encodeMetadata(got.Metadata)
 	if err != nil {
 		return nil, nil, err
@@ -267,7 +248,7 @@ func (s *Store) createAudio(ctx context.Context, tx *sql.Tx, st *writeStmts, hea
 	if err := sqlstore.InsertNewPublications(ctx, sqlTx{tx}, &got); err != nil {
 		return nil, nil, err
 	}
-	acct.add(eff.Round, eff.Queued, eff.MediaBytes)
+	acct.Count(eff)
 	usage.audios[got.ProjectID] += eff.AudioCount
 	return &got, eff.Jobs(&got), nil
 }
@@ -311,43 +292,20 @@ func insertMedia(ctx context.Context, tx *sql.Tx, st *writeStmts, audioID int64)
 // by its first create in the group; the later ones check the limits
 // against it as the earlier ones left it, as they would have read it.
 type groupUsage struct {
-	byProject map[int64]*groupAccount
+	byProject map[int64]*sqlstore.GroupAccount
 	// audios counts the audios created in each project.
 	audios map[int64]int
 }
 
-// groupAccount is one account's usage in a group.
-type groupAccount struct {
-	id int64
-	// usage is as the group's creates so far leave it.
-	usage narrator.Usage
-	// queued and bytes are the creates' changes not yet written; changed
-	// tells whether usage.NextRound is.
-	queued  int
-	bytes   int64
-	changed bool
-}
-
-// add counts a create, whose synthesis is queued in round, and which moves
-// the account's queued count and media bytes by queued and bytes.
-func (a *groupAccount) add(round int64, queued int, bytes int64) {
-	a.usage.NextRound = round + 1
-	a.usage.Queued += queued
-	a.usage.MediaBytes += bytes
-	a.queued += queued
-	a.bytes += bytes
-	a.changed = true
-}
-
 // account returns the usage of projectID's account in the group, reading
 // it the first time; ENOTFOUND if the project does not exist.
-func (g *groupUsage) account(ctx context.Context, tx *sql.Tx, st *writeStmts, projectID int64) (*groupAccount, error) {
+func (g *groupUsage) account(ctx context.Context, tx *sql.Tx, st *writeStmts, projectID int64) (*sqlstore.GroupAccount, error) {
 	if a := g.byProject[projectID]; a != nil {
 		return a, nil
 	}
-	a := &groupAccount{}
+	a := &sqlstore.GroupAccount{}
 	err := tx.StmtContext(ctx, st.accountUsage).QueryRowContext(ctx, projectID).
-		Scan(&a.id, &a.usage.Queued, &a.usage.MediaBytes, &a.usage.NextRound)
+		Scan(&a.ID, &a.Usage.Queued, &a.Usage.MediaBytes, &a.Usage.NextRound)
 	switch {
 	case err == sql.ErrNoRows:
 		return nil, narrator.Errorf(narrator.ENOTFOUND, "project %d not found", projectID)
@@ -356,13 +314,13 @@ func (g *groupUsage) account(ctx context.Context, tx *sql.Tx, st *writeStmts, pr
 	}
 	// Another project of the same account shares its usage.
 	for _, other := range g.byProject {
-		if other.id == a.id {
+		if other.ID == a.ID {
 			a = other
 			break
 		}
 	}
 	if g.byProject == nil {
-		g.byProject, g.audios = map[int64]*groupAccount{}, map[int64]int{}
+		g.byProject, g.audios = map[int64]*sqlstore.GroupAccount{}, map[int64]int{}
 	}
 	g.byProject[projectID] = a
 	return a, nil
@@ -378,17 +336,17 @@ WHERE id = ?`
 // (narrator.StepUsage) before projects (narrator.StepAudioCount), and tells
 // trace of each.
 func (g *groupUsage) flush(ctx context.Context, tx *sql.Tx, st *writeStmts, trace func(narrator.EffectStep)) error {
-	done := map[*groupAccount]bool{}
+	done := map[*sqlstore.GroupAccount]bool{}
 	for _, a := range g.byProject {
-		if !a.changed || done[a] {
+		if !a.Changed || done[a] {
 			continue
 		}
 		if len(done) == 0 {
 			trace(narrator.StepUsage)
 		}
 		done[a] = true
-		if _, err := tx.StmtContext(ctx, st.addGroupUsage).ExecContext(ctx, a.usage.NextRound, a.queued, a.bytes, a.id); err != nil {
-			return fmt.Errorf("count usage of account %d: %w", a.id, err)
+		if _, err := tx.StmtContext(ctx, st.addGroupUsage).ExecContext(ctx, a.Usage.NextRound, a.Queued, a.Bytes, a.ID); err != nil {
+			return fmt.Errorf("count usage of account %d: %w", a.ID, err)
 		}
 	}
 	if len(g.audios) > 0 {

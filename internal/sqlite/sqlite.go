@@ -103,7 +103,7 @@ type Store struct {
 	stmts atomic.Pointer[statements]
 	cache *readCache
 	// creates is the line of CreateAudio calls, committed in groups.
-	creates sqlstore.Group[*createCall]
+	creates *sqlstore.Creates
 }
 
 // DB is an open database file: a writer pool with exactly one
@@ -141,8 +141,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 // New returns the store on db, which it owns from then on.
 func New(db *DB, opts Options) *Store {
 	s := &Store{Now: time.Now, path: db.path, writer: db.writer, reader: db.reader, cache: db.cache,
-		jobs: opts.Jobs, limits: opts.Limits, effect: opts.EffectFunc}
-	s.creates.Max = maxCreateBatch
+		jobs: opts.Jobs, limits: opts.Limits, effect: opts.EffectFunc, creates: sqlstore.NewCreates()}
 	s.Store = sqlstore.New(dialect{s}, migrations(), s.now, opts.EventBody)
 	db.cache.off = opts.NoReadCache
 	return s
