@@ -154,7 +154,8 @@ func openBackends(ctx context.Context, b config.Backends, jc jobs.Config, body n
 }
 
 // openSQLite opens and migrates a SQLite database with its queue: the
-// database's pools, River's queue on its writer, then the store.
+// database's pools, River's queue on its writer, then the store; River's
+// tables, then the store's, whose Migrate prepares the queue's statements.
 func openSQLite(ctx context.Context, path string, jc jobs.Config, body narrator.EventBodyFunc, limits narrator.Limits) (*sqlite.Store, *jobs.Queue[*sql.Tx], error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return nil, nil, fmt.Errorf("create database directory: %w", err)
@@ -169,13 +170,13 @@ func openSQLite(ctx context.Context, path string, jc jobs.Config, body narrator.
 		return nil, nil, fmt.Errorf("open job queue: %w", err)
 	}
 	st := sqlite.New(db, sqlite.Options{Jobs: q, EventBody: body, Limits: limits})
-	if err := st.Migrate(ctx); err != nil {
-		st.Close()
-		return nil, nil, fmt.Errorf("migrate database: %w", err)
-	}
 	if err := jobs.MigrateSQLite(ctx, st.DB()); err != nil {
 		st.Close()
 		return nil, nil, err
+	}
+	if err := st.Migrate(ctx); err != nil {
+		st.Close()
+		return nil, nil, fmt.Errorf("migrate database: %w", err)
 	}
 	return st, q, nil
 }

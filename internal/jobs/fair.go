@@ -78,10 +78,13 @@ LIMIT 1`
 func (q *Queue[TTx]) SynthesisHead(ctx context.Context, tx TTx) (int64, error) {
 	var at time.Time
 	var err error
-	if st := q.prepared.Load(); st != nil {
-		err = any(tx).(*sql.Tx).StmtContext(ctx, st.head).QueryRowContext(ctx, queueSynthesize, priorityNew).Scan(&at)
-	} else {
+	switch st := q.prepared.Load(); {
+	case q.db == nil:
 		err = q.driver.UnwrapExecutor(tx).QueryRow(ctx, synthesisHeadSQL, queueSynthesize, priorityNew).Scan(&at)
+	case st == nil:
+		return 0, errNotPrepared
+	default:
+		err = any(tx).(*sql.Tx).StmtContext(ctx, st.head).QueryRowContext(ctx, queueSynthesize, priorityNew).Scan(&at)
 	}
 	switch {
 	case errors.Is(err, sql.ErrNoRows), errors.Is(err, pgx.ErrNoRows):

@@ -36,11 +36,11 @@ INSERT INTO river_job (args, created_at, kind, max_attempts, priority, queue, sc
 VALUES (jsonb(?), datetime('now', 'subsec'), ?, ?, ?, ?, ?, 'available')`
 
 // Prepare prepares, on a SQLite queue, the statements with which
-// InsertManyTx writes synthesis jobs and SynthesisHead reads the queue. It
+// InsertManyTx writes synthesis jobs and SynthesisHead reads the queue:
+// once River's tables are migrated (MigrateSQLite), and before either
+// runs, which fail until it has; the SQLite store's Migrate calls it. It
 // needs the writer pool's one connection, so a caller must not hold a
-// transaction; the store calls it before a group of creates begins. It
-// does nothing once it has succeeded, or on PostgreSQL. Until it has,
-// both run the same statements unprepared.
+// transaction. It does nothing once it has succeeded, or on PostgreSQL.
 func (q *Queue[TTx]) Prepare(ctx context.Context) error {
 	if q.db == nil || q.prepared.Load() != nil {
 		return nil
@@ -67,13 +67,11 @@ func (q *Queue[TTx]) Prepare(ctx context.Context) error {
 // inserts to the workers of the queue, which on SQLite poll a table for
 // them, at most once per notifyEvery.
 func (q *Queue[TTx]) insertSynthesesSQLite(ctx context.Context, tx TTx, jobs []narrator.SynthesizeJob) error {
-	sqlTx := any(tx).(*sql.Tx)
-	insert := func(ctx context.Context, args ...any) (sql.Result, error) {
-		return sqlTx.ExecContext(ctx, insertSynthesisSQLite, args...)
+	st := q.prepared.Load()
+	if st == nil {
+		return errNotPrepared
 	}
-	if st := q.prepared.Load(); st != nil {
-		insert = sqlTx.StmtContext(ctx, st.insert).ExecContext
-	}
+	insert := any(tx).(*sql.Tx).StmtContext(ctx, st.insert)
 	opts := SynthesizeArgs{}.InsertOpts()
 	for _, j := range jobs {
 		a := SynthesizeArgs{AudioID: j.AudioID, Revision: j.Revision}
@@ -81,7 +79,7 @@ func (q *Queue[TTx]) insertSynthesesSQLite(ctx context.Context, tx TTx, jobs []n
 		if err != nil {
 			return err
 		}
-		if _, err := insert(ctx, string(encoded), a.Kind(), q.maxAttempts, opts.Priority, opts.Queue, sqliteTime(roundTime(j.Round))); err != nil {
+		if _, err := insert.ExecContext(ctx, string(encoded), a.Kind(), q.maxAttempts, opts.Priority, opts.Queue, sqliteTime(roundTime(j.Round))); err != nil {
 			return err
 		}
 	}
@@ -95,6 +93,10 @@ func (q *Queue[TTx]) insertSynthesesSQLite(ctx context.Context, tx TTx, jobs []n
 		Topic:   riverInsertTopic,
 	})
 }
+
+// errNotPrepared is what a SQLite queue's writes of synthesis jobs and
+// reads of the queue's head return before Prepare has succeeded.
+var errNotPrepared = errors.New("the SQLite job queue's statements are not prepared: call Prepare once River's tables are migrated")
 
 // riverInsertTopic is the topic of River's announcements of inserted jobs
 // (its notifier's NotificationTopicInsert).

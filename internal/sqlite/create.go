@@ -113,11 +113,6 @@ func (s *Store) createGroup(ctx context.Context, group *[]*sqlstore.CreateCall, 
 		return nil, err
 	}
 	st := &all.writes
-	if s.jobs != nil {
-		if err := s.jobs.Prepare(ctx); err != nil {
-			return nil, err
-		}
-	}
 	tx, err := s.beginWrite(ctx)
 	if err != nil {
 		return nil, err

@@ -48,9 +48,9 @@ type JobInserter interface {
 	// waits.
 	SynthesisHead(ctx context.Context, tx *sql.Tx) (int64, error)
 	// Prepare readies the statements of InsertManyTx and SynthesisHead on
-	// the writer pool, once; until it has, they run unprepared. It takes
-	// the pool's one connection: the store calls it outside any
-	// transaction, before each group of creates.
+	// the writer pool, once its tables exist; until it has, they fail. It
+	// takes the pool's one connection: the store calls it from Migrate,
+	// outside any transaction.
 	Prepare(ctx context.Context) error
 }
 
@@ -270,11 +270,18 @@ func (s *Store) Close() error {
 }
 
 // Migrate brings the schema up to date (sqlstore.Store.Migrate), then
-// prepares the store's statements, which need it: a store is used once
-// migrated, and its methods that run prepared statements fail before.
+// prepares the store's statements and its job inserter's
+// (JobInserter.Prepare), which need it: a store is used once migrated,
+// and its methods that run prepared statements fail before. The job
+// queue's own tables (River's) are migrated before.
 func (s *Store) Migrate(ctx context.Context) error {
 	if err := s.Store.Migrate(ctx); err != nil {
 		return err
+	}
+	if s.jobs != nil {
+		if err := s.jobs.Prepare(ctx); err != nil {
+			return fmt.Errorf("prepare job inserter: %w", unavailable(err))
+		}
 	}
 	if s.stmts.Load() != nil {
 		return nil

@@ -94,10 +94,10 @@ func mustOpenQueue(tb testing.TB) *Store {
 	}
 	s := New(db, Options{Jobs: q})
 	tb.Cleanup(func() { s.Close() })
-	if err := s.Migrate(tb.Context()); err != nil {
+	if err := jobs.MigrateSQLite(tb.Context(), s.DB()); err != nil {
 		tb.Fatal(err)
 	}
-	if err := jobs.MigrateSQLite(tb.Context(), s.DB()); err != nil {
+	if err := s.Migrate(tb.Context()); err != nil {
 		tb.Fatal(err)
 	}
 	return s

@@ -43,10 +43,12 @@ func OpenPath(tb testing.TB, path string, opts sqlite.Options, cfg jobs.Config) 
 			tb.Errorf("close store: %v", err)
 		}
 	})
-	if err := st.Migrate(ctx); err != nil {
+	// River's tables first: the store's Migrate prepares the queue's
+	// statements on them.
+	if err := jobs.MigrateSQLite(ctx, st.DB()); err != nil {
 		tb.Fatal(err)
 	}
-	if err := jobs.MigrateSQLite(ctx, st.DB()); err != nil {
+	if err := st.Migrate(ctx); err != nil {
 		tb.Fatal(err)
 	}
 	return st, q
