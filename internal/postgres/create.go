@@ -191,11 +191,7 @@ func (s *Store) insertGroup(ctx context.Context, tx pgx.Tx, batch []*sqlstore.Cr
 			made[k] = g.got[i]
 			jobs = append(jobs, g.effs[k].Jobs(g.got[i])...)
 		}
-		// A project whose new audios wait as drafts gets their publications.
-		if err := sqlstore.InsertNewPublications(ctx, pgTx{tx}, made...); err != nil {
-			return nil, err
-		}
-		return g.got, s.writeGroupEffects(ctx, tx, g.accounts, g.count, jobs)
+		return g.got, s.writeGroupEffects(ctx, tx, made, g.accounts, g.count, jobs)
 	}
 }
 
@@ -440,18 +436,22 @@ func insertAudios(ctx context.Context, tx pgx.Tx, g *plannedGroup) (taken map[ex
 	return nil, nil
 }
 
-// writeGroupEffects writes a group's effects, the steps of
-// narrator.Effects in their order for the whole group: the accounts' rows,
-// then the projects' counts, then the jobs. A create raises no webhook
-// event.
-func (s *Store) writeGroupEffects(ctx context.Context, tx pgx.Tx, accounts []*sqlstore.GroupAccount, count map[int64]int, jobs []narrator.Job) error {
-	// The accounts' rows, then the projects' counts, in one round trip.
+// writeGroupEffects writes the publications of the group's new audios
+// (made), then its effects, the steps of narrator.Effects in their order
+// for the whole group: the accounts' rows, then the projects' counts,
+// then the jobs. A create raises no webhook event.
+func (s *Store) writeGroupEffects(ctx context.Context, tx pgx.Tx, made []*narrator.Audio, accounts []*sqlstore.GroupAccount, count map[int64]int, jobs []narrator.Job) error {
+	// A project whose new audios wait as drafts gets their publications
+	// (sqlstore.InsertNewPublications); then the accounts' rows and the
+	// projects' counts; all in one round trip.
 	b := &pgx.Batch{}
+	query, ids := sqlstore.NewPublications(made)
+	b.Queue(numbered(query), ids...)
 	for _, a := range accounts {
 		if !a.Changed {
 			continue
 		}
-		if b.Len() == 0 {
+		if b.Len() == 1 {
 			s.traceEffect(narrator.StepUsage)
 		}
 		b.Queue(addGroupUsageSQL, a.Usage.NextRound, a.Queued, a.Bytes, a.ID)
@@ -463,10 +463,8 @@ func (s *Store) writeGroupEffects(ctx context.Context, tx pgx.Tx, accounts []*sq
 	for _, projectID := range projects {
 		b.Queue(addAudioCountSQL, count[projectID], projectID)
 	}
-	if b.Len() > 0 {
-		if err := tx.SendBatch(ctx, b).Close(); err != nil {
-			return fmt.Errorf("count usage and audios: %w", unavailable(err))
-		}
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return fmt.Errorf("publications, usage and counts: %w", unavailable(err))
 	}
 	if len(jobs) > 0 {
 		s.traceEffect(narrator.StepJobs)

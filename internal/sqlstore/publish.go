@@ -90,7 +90,7 @@ func (s *Store) SetPublication(ctx context.Context, p narrator.Publication) (nar
 }
 
 // insertNewPublicationsSQL, followed by the audios' IDs and ")", inserts
-// their publications.
+// their publications (NewPublications).
 const insertNewPublicationsSQL = `
 INSERT INTO audio_publications (audio_id, project_id, state, publish_at, updated_at)
 SELECT a.id, a.project_id, p.new_audio_state, NULL, a.created_at
@@ -107,15 +107,22 @@ func InsertNewPublications(ctx context.Context, tx Tx, audios ...*narrator.Audio
 	if len(audios) == 0 {
 		return nil
 	}
-	ids := make([]any, len(audios))
-	for i, a := range audios {
-		ids[i] = a.ID
-	}
-	query := insertNewPublicationsSQL + strings.Repeat(", ?", len(ids))[2:] + ")"
+	query, ids := NewPublications(audios)
 	if _, err := tx.Exec(ctx, query, ids...); err != nil {
 		return fmt.Errorf("publications of %d new audios: %w", len(audios), err)
 	}
 	return nil
+}
+
+// NewPublications returns the statement of InsertNewPublications for the
+// audios, at least one, and its arguments, for a store that sends it with
+// other statements at once.
+func NewPublications(audios []*narrator.Audio) (query string, args []any) {
+	args = make([]any, len(audios))
+	for i, a := range audios {
+		args[i] = a.ID
+	}
+	return insertNewPublicationsSQL + strings.Repeat(", ?", len(args))[2:] + ")", args
 }
 
 const publicationChangedSQL = `
