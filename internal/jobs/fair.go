@@ -95,6 +95,25 @@ func (q *Queue[TTx]) SynthesisHead(ctx context.Context, tx TTx) (int64, error) {
 	return timeRound(at), nil
 }
 
+// QueueSynthesisHead queues in b the read of SynthesisHead, for a
+// PostgreSQL transaction that sends several statements in one round trip:
+// head is set as b's results are closed, which return the read's error.
+func (q *Queue[TTx]) QueueSynthesisHead(b *pgx.Batch, head *int64) {
+	b.Queue(synthesisHeadSQL, queueSynthesize, priorityNew).QueryRow(func(row pgx.Row) error {
+		var at time.Time
+		err := row.Scan(&at)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			*head = 0
+		case err != nil:
+			return fmt.Errorf("head of the synthesis queue: %w", err)
+		default:
+			*head = timeRound(at)
+		}
+		return nil
+	})
+}
+
 const promoteSQL = `UPDATE river_job SET priority = $1 WHERE id = $2`
 
 // promote moves a synthesis job that starts to priorityStarted.

@@ -153,13 +153,9 @@ func (s *Store) insertGroup(ctx context.Context, tx pgx.Tx, batch []*sqlstore.Cr
 	if s.jobs == nil {
 		return nil, errors.New("queue synthesis: the postgres store was opened without a job inserter")
 	}
-	byProject, err := readGroup(ctx, tx, batch)
+	byProject, head, err := s.readGroup(ctx, tx, batch)
 	if err != nil {
 		return nil, err
-	}
-	head, err := s.jobs.SynthesisHead(ctx, tx)
-	if err != nil {
-		return nil, fmt.Errorf("queue synthesis: %w", err)
 	}
 	now := s.now()
 	for {
@@ -267,10 +263,11 @@ func (s *Store) planGroup(batch []*sqlstore.CreateCall, byProject map[int64]*sql
 // in the group, which they will find once the group is committed. It locks
 // and reads the account of each project of the group, in the order of the
 // projects' IDs, and returns the accounts by project (none for a missing
-// project), one value for the projects of one account. It sets the
-// savepoint insert_group, from which an insert that met live external IDs
-// is run again.
-func readGroup(ctx context.Context, tx pgx.Tx, batch []*sqlstore.CreateCall) (map[int64]*sqlstore.GroupAccount, error) {
+// project), one value for the projects of one account, and the head of the
+// synthesis queue (JobInserter.QueueSynthesisHead). It sets the savepoint
+// insert_group, from which an insert that met live external IDs is run
+// again.
+func (s *Store) readGroup(ctx context.Context, tx pgx.Tx, batch []*sqlstore.CreateCall) (map[int64]*sqlstore.GroupAccount, int64, error) {
 	seen := map[externalKey]bool{}
 	var projects []int64
 	for _, c := range batch {
@@ -292,6 +289,8 @@ func readGroup(ctx context.Context, tx pgx.Tx, batch []*sqlstore.CreateCall) (ma
 		b.Queue(accountUsageSQL, projectID)
 	}
 	b.Queue(`SAVEPOINT insert_group`)
+	var head int64
+	s.jobs.QueueSynthesisHead(b, &head)
 	res := tx.SendBatch(ctx, b)
 	defer res.Close()
 	byProject := map[int64]*sqlstore.GroupAccount{}
@@ -303,7 +302,7 @@ func readGroup(ctx context.Context, tx pgx.Tx, batch []*sqlstore.CreateCall) (ma
 		case errors.Is(err, pgx.ErrNoRows):
 			continue
 		case err != nil:
-			return nil, fmt.Errorf("usage of project %d's account: %w", projectID, err)
+			return nil, 0, fmt.Errorf("usage of project %d's account: %w", projectID, err)
 		}
 		// Another project of the same account shares its usage.
 		if i := slices.IndexFunc(accounts, func(o *sqlstore.GroupAccount) bool { return o.ID == a.ID }); i >= 0 {
@@ -314,9 +313,9 @@ func readGroup(ctx context.Context, tx pgx.Tx, batch []*sqlstore.CreateCall) (ma
 		byProject[projectID] = a
 	}
 	if err := res.Close(); err != nil {
-		return nil, fmt.Errorf("read group: %w", unavailable(err))
+		return nil, 0, fmt.Errorf("read group: %w", unavailable(err))
 	}
-	return byProject, nil
+	return byProject, head, nil
 }
 
 // groupRows are a group's new audios, a column a slice, as

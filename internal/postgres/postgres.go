@@ -35,6 +35,10 @@ type JobInserter interface {
 	// job a worker would take next (narrator.FairRound), or 0 when none
 	// waits.
 	SynthesisHead(ctx context.Context, tx pgx.Tx) (int64, error)
+	// QueueSynthesisHead queues in b the read of SynthesisHead, which
+	// sets head as b's results are closed: a group of creates reads it
+	// with its accounts, in one round trip.
+	QueueSynthesisHead(b *pgx.Batch, head *int64)
 }
 
 // Options configures a Store.

@@ -66,6 +66,10 @@ func (j recorderJobs) SynthesisHead(context.Context, pgx.Tx) (int64, error) {
 	return j.rec.SynthesisHead(), nil
 }
 
+func (j recorderJobs) QueueSynthesisHead(_ *pgx.Batch, head *int64) {
+	*head = j.rec.SynthesisHead()
+}
+
 // tableJobs writes each job to the test_jobs table inside the caller's
 // transaction, as River does, then passes it to a recorder.
 type tableJobs struct{ rec *storetest.Recorder }
@@ -96,6 +100,10 @@ func (j tableJobs) InsertManyTx(ctx context.Context, tx pgx.Tx, jobs []narrator.
 
 func (j tableJobs) SynthesisHead(context.Context, pgx.Tx) (int64, error) {
 	return j.rec.SynthesisHead(), nil
+}
+
+func (j tableJobs) QueueSynthesisHead(_ *pgx.Batch, head *int64) {
+	*head = j.rec.SynthesisHead()
 }
 
 // withJobs returns Options whose job inserter is j.
