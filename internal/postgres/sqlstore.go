@@ -35,6 +35,10 @@ func (dialect) LastIDs(ctx context.Context, tx sqlstore.Tx) (narrator.LastIDs, e
 	return lastIDs(ctx, tx.(pgTx).tx)
 }
 
+func (dialect) ILike() string { return "ILIKE" }
+
+func (dialect) InList() string { return "= ANY(?)" }
+
 func (dialect) Overriding() string { return "OVERRIDING SYSTEM VALUE " }
 
 func (dialect) RaiseID(ctx context.Context, tx sqlstore.Tx, table string, last int64) error {

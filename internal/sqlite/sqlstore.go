@@ -31,6 +31,12 @@ func (dialect) LastIDs(ctx context.Context, tx sqlstore.Tx) (narrator.LastIDs, e
 	return lastIDs(ctx, tx.(sqlTx).tx)
 }
 
+// ILike is LIKE, which ignores the case of ASCII letters only.
+func (dialect) ILike() string { return "LIKE" }
+
+// InList reads the IDs from a JSON array (encodeArgs).
+func (dialect) InList() string { return "IN (SELECT value FROM json_each(?))" }
+
 func (dialect) Overriding() string { return "" }
 
 func (dialect) RaiseID(ctx context.Context, tx sqlstore.Tx, table string, last int64) error {
@@ -123,7 +129,7 @@ func (t sqlTx) Rollback(context.Context) { _ = t.tx.Rollback() }
 
 // encodeArgs returns args as SQLite stores them: an instant as Unix
 // microseconds, a nil pointer as NULL, a list of text comma-separated, a
-// map as a JSON object.
+// list of IDs as a JSON array (dialect.InList), a map as a JSON object.
 func encodeArgs(args []any) ([]any, error) {
 	out := make([]any, len(args))
 	for i, a := range args {
@@ -144,6 +150,12 @@ func encodeArgs(args []any) ([]any, error) {
 			}
 		case []string:
 			out[i] = strings.Join(v, ",")
+		case []int64:
+			ids, err := json.Marshal(v)
+			if err != nil {
+				return nil, fmt.Errorf("encode ids: %w", err)
+			}
+			out[i] = string(ids)
 		case map[string]string:
 			meta, err := encodeMetadata(v)
 			if err != nil {

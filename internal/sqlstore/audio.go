@@ -34,6 +34,24 @@ func ScanAudio(row Row) (*narrator.Audio, error) {
 	return &a, nil
 }
 
+// QueryAudios runs, in tx of db, a query that selects AudioColumns, and
+// loads the media of the audios it returns. The slice is empty, not nil,
+// when there are none.
+func QueryAudios(ctx context.Context, db DB, tx Tx, query string, args ...any) ([]*narrator.Audio, error) {
+	rows, err := tx.Query(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	audios, err := collect(rows, ScanAudio)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.LoadMedia(ctx, tx, audios...); err != nil {
+		return nil, err
+	}
+	return audios, nil
+}
+
 const findAudioByIDSQL = `SELECT ` + AudioColumns + ` FROM audios WHERE id = ?`
 
 // findAudioByID returns an audio, deleted or not, without its media; lock

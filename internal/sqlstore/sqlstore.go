@@ -10,6 +10,8 @@
 //   - time.Time, and *time.Time for a nullable one (NullTime): an instant,
 //     read back in UTC (SQLite: INTEGER Unix microseconds);
 //   - []string: a list of text (SQLite: TEXT, comma-separated);
+//   - []int64: a list of IDs, in arguments only, for DB.InList (SQLite: a
+//     JSON array);
 //   - *int64 for a nullable integer.
 //
 // sql.ErrNoRows reports that a query of one row found none, whatever the
@@ -88,6 +90,13 @@ type DB interface {
 	// LastIDs returns the highest ID each table has given, deleted rows
 	// included.
 	LastIDs(ctx context.Context, tx Tx) (narrator.LastIDs, error)
+	// ILike is the operator of a LIKE that ignores letter case: ILIKE,
+	// which folds it as the database's locale does, or LIKE, which folds
+	// the case of ASCII letters only.
+	ILike() string
+	// InList is the right-hand side of a condition that a value is one of
+	// the IDs of one []int64 argument ("= ANY(?)").
+	InList() string
 	// Overriding is what an INSERT that gives a row its ID says before
 	// VALUES ("OVERRIDING SYSTEM VALUE " for an identity column).
 	Overriding() string
