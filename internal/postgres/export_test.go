@@ -1,5 +1,7 @@
 package postgres
 
+import "github.com/narrator/narrator/internal/sqlstore"
+
 // The hot queries, for the plan tests of package postgres_test.
 const (
 	ListAudiosSQL                = listAudiosSQL
@@ -7,9 +9,10 @@ const (
 	FindLiveAudioByIDSQL         = findLiveAudioByIDSQL
 	LoadMediaSQL                 = loadMediaSQL
 	FindAudioByArticleURLSQL     = findAudioByArticleURLSQL
-	FeedAudiosSQL                = feedAudiosSQL
-	AudiosChangedSQL             = audiosChangedSQL
 )
+
+// FeedAudiosSQL is the query of the feed's audios, numbered.
+var FeedAudiosSQL = numbered(sqlstore.FeedAudiosSQL(dialect{}))
 
 // Numbered numbers the ? placeholders of sqlstore's queries, as the store
 // does when it runs them.

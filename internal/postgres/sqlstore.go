@@ -37,6 +37,8 @@ func (dialect) LastIDs(ctx context.Context, tx sqlstore.Tx) (narrator.LastIDs, e
 
 func (dialect) ILike() string { return "ILIKE" }
 
+func (dialect) IndexedBy(string) string { return "" }
+
 func (dialect) InList() string { return "= ANY(?)" }
 
 func (dialect) Overriding() string { return "OVERRIDING SYSTEM VALUE " }

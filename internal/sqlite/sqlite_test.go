@@ -381,11 +381,11 @@ func TestQueryPlans(t *testing.T) {
 		{"article url", findAudioByArticleURLSQL, []any{1, "https://x.test/a"}, "audios_article_url"},
 		{"audio listens", sqlstore.AudioListensSQL, []any{1}, "PRIMARY KEY (audio_id=?)"},
 		{"project listens", sqlstore.ProjectListensSQL, []any{1}, "PRIMARY KEY (project_id=?)"},
-		{"feed", feedByTokenSQL, []any{"x"}, "sqlite_autoindex_feeds_1"},
-		{"feed audios", feedAudiosSQL, []any{2000, 1, 0, 300}, "audios_feed"},
-		{"feed audios published", feedAudiosSQL, []any{2000, 1, 0, 300}, "SEARCH p USING INTEGER PRIMARY KEY"},
-		{"feed changed", audiosChangedSQL, []any{1}, "audios_changed"},
-		{"feed deleted", audiosChangedSQL, []any{1}, "audios_list"},
+		{"feed", sqlstore.FeedByTokenSQL, []any{"x"}, "sqlite_autoindex_feeds_1"},
+		{"feed audios", sqlstore.FeedAudiosSQL(dialect{}), []any{2000, 1, 0, 300}, "audios_feed"},
+		{"feed audios published", sqlstore.FeedAudiosSQL(dialect{}), []any{2000, 1, 0, 300}, "SEARCH p USING INTEGER PRIMARY KEY"},
+		{"feed changed", sqlstore.AudiosChangedSQL, []any{1, 1}, "audios_changed"},
+		{"feed deleted", sqlstore.AudiosChangedSQL, []any{1, 1}, "audios_list"},
 	} {
 		rows, err := s.reader.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+tc.query, tc.args...)
 		if err != nil {

@@ -34,6 +34,8 @@ func (dialect) LastIDs(ctx context.Context, tx sqlstore.Tx) (narrator.LastIDs, e
 // ILike is LIKE, which ignores the case of ASCII letters only.
 func (dialect) ILike() string { return "LIKE" }
 
+func (dialect) IndexedBy(index string) string { return " INDEXED BY " + index }
+
 // InList reads the IDs from a JSON array (encodeArgs).
 func (dialect) InList() string { return "IN (SELECT value FROM json_each(?))" }
 

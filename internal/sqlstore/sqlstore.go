@@ -94,6 +94,10 @@ type DB interface {
 	// which folds it as the database's locale does, or LIKE, which folds
 	// the case of ASCII letters only.
 	ILike() string
+	// IndexedBy is what follows a table's name in FROM to have a query read
+	// the table through index (INDEXED BY on SQLite, whose planner has no
+	// statistics; "" where the planner finds it unaided).
+	IndexedBy(index string) string
 	// InList is the right-hand side of a condition that a value is one of
 	// the IDs of one []int64 argument ("= ANY(?)").
 	InList() string
