@@ -29,6 +29,14 @@ func (d dialect) BeginRead(ctx context.Context) (sqlstore.Tx, error) {
 
 func (dialect) ForUpdate() string { return string(forUpdate) }
 
+// lockKeySQL takes an advisory transaction lock on a hash of a string.
+const lockKeySQL = `SELECT pg_advisory_xact_lock(hashtextextended(?, 0))`
+
+func (dialect) LockKey(ctx context.Context, tx sqlstore.Tx, key string) error {
+	_, err := tx.Exec(ctx, lockKeySQL, key)
+	return err
+}
+
 func (dialect) Conflict(err error, what string) error { return formatError(err, what) }
 
 func (dialect) LastIDs(ctx context.Context, tx sqlstore.Tx) (narrator.LastIDs, error) {

@@ -65,6 +65,9 @@ func (d dialect) ApplyEffects(ctx context.Context, tx sqlstore.Tx, a *narrator.A
 // the whole of a write transaction (BEGIN IMMEDIATE).
 func (dialect) ForUpdate() string { return "" }
 
+// LockKey does nothing, for the same reason.
+func (dialect) LockKey(context.Context, sqlstore.Tx, string) error { return nil }
+
 func (d dialect) Enqueue(ctx context.Context, tx sqlstore.Tx, job narrator.Job) error {
 	return d.s.enqueue(ctx, tx.(sqlTx).tx, job)
 }

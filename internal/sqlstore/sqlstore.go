@@ -68,6 +68,10 @@ type DB interface {
 	// it locks them until the transaction ends ("" where one writer
 	// holds the whole database).
 	ForUpdate() string
+	// LockKey locks key, any string, until tx ends, so that the writes
+	// under one key are serialised on every node (nothing to do where one
+	// writer holds the whole database).
+	LockKey(ctx context.Context, tx Tx, key string) error
 	// Enqueue inserts job inside tx.
 	Enqueue(ctx context.Context, tx Tx, job narrator.Job) error
 	// Conflict returns an ECONFLICT *narrator.Error saying that what
