@@ -38,24 +38,12 @@ func scanAudio(row pgx.Row) (*narrator.Audio, error) {
 	return sqlstore.ScanAudio(utcRow{row})
 }
 
-func audioNotFound(ref string) error {
-	return narrator.Errorf(narrator.ENOTFOUND, "audio %s not found", ref)
-}
-
 const findLiveAudioByIDSQL = `SELECT ` + audioColumns + `
 FROM audios WHERE id = $1 AND project_id = $2 AND deleted_at IS NULL`
 
-const findLiveAudioByExternalIDSQL = `SELECT ` + audioColumns + `
-FROM audios WHERE project_id = $1 AND external_id = $2 AND deleted_at IS NULL`
-
-// findAudioByExternalID returns the live audio of a project with that
-// external ID, without its media.
+// findAudioByExternalID is sqlstore.AudioByExternalID in tx.
 func findAudioByExternalID(ctx context.Context, tx pgx.Tx, projectID int64, externalID string, lock rowLock) (*narrator.Audio, error) {
-	a, err := scanAudio(tx.QueryRow(ctx, findLiveAudioByExternalIDSQL+string(lock), projectID, externalID))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, audioNotFound(strconv.Quote(externalID))
-	}
-	return a, err
+	return sqlstore.AudioByExternalID(ctx, pgTx{tx}, projectID, externalID, string(lock))
 }
 
 // resolveAudio finds a live audio of a project by reference: first as its
@@ -72,7 +60,7 @@ func resolveAudio(ctx context.Context, tx pgx.Tx, projectID int64, ref string, l
 		}
 	}
 	if ref == "" || !narrator.ValidText(ref) {
-		return nil, audioNotFound(strconv.Quote(ref))
+		return nil, sqlstore.AudioNotFound(strconv.Quote(ref))
 	}
 	a, err := findAudioByExternalID(ctx, tx, projectID, ref, lock)
 	if err != nil {

@@ -4,11 +4,10 @@ import "github.com/narrator/narrator/internal/sqlstore"
 
 // The hot queries, for the plan tests of package postgres_test.
 const (
-	ListAudiosSQL                = listAudiosSQL
-	FindLiveAudioByExternalIDSQL = findLiveAudioByExternalIDSQL
-	FindLiveAudioByIDSQL         = findLiveAudioByIDSQL
-	LoadMediaSQL                 = loadMediaSQL
-	FindAudioByArticleURLSQL     = findAudioByArticleURLSQL
+	ListAudiosSQL            = listAudiosSQL
+	FindLiveAudioByIDSQL     = findLiveAudioByIDSQL
+	LoadMediaSQL             = loadMediaSQL
+	FindAudioByArticleURLSQL = findAudioByArticleURLSQL
 )
 
 // FeedAudiosSQL is the query of the feed's audios, numbered.

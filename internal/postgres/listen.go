@@ -5,33 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/narrator/narrator"
 )
-
-// FindAudioByExternalID returns the live audio of a project with that
-// external ID, media included. Unlike FindAudio it never takes the
-// reference for an audio ID, so an embed cannot reach audios by counting.
-// It returns ENOTFOUND if there is none.
-func (s *Store) FindAudioByExternalID(ctx context.Context, projectID int64, externalID string) (*narrator.Audio, error) {
-	if externalID == "" || !narrator.ValidText(externalID) {
-		return nil, audioNotFound(strconv.Quote(externalID))
-	}
-	tx, err := s.beginRead(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("find audio by external id %q: %w", externalID, err)
-	}
-	defer rollback(ctx, tx)
-	a, err := findAudioByExternalID(ctx, tx, projectID, externalID, noLock)
-	if err != nil {
-		return nil, fmt.Errorf("find audio by external id %q in project %d: %w", externalID, projectID, err)
-	}
-	if err := loadMedia(ctx, tx, a); err != nil {
-		return nil, fmt.Errorf("find audio by external id %q in project %d: %w", externalID, projectID, err)
-	}
-	return a, nil
-}
 
 // findAudioByArticleURLSQL reads the audios_article_url index, on a hash
 // of the URL; the URL itself is compared too.

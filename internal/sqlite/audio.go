@@ -4,13 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"time"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/sqlstore"
 )
 
 // audioColumns are the columns scanAudio reads.
@@ -113,23 +113,6 @@ func encodeMetadata(m map[string]string) (string, error) {
 	return string(b), nil
 }
 
-func audioNotFound(ref string) error {
-	return narrator.Errorf(narrator.ENOTFOUND, "audio %s not found", ref)
-}
-
-const findLiveAudioByExternalIDSQL = `SELECT ` + audioColumns + `
-FROM audios WHERE project_id = ? AND external_id = ? AND deleted_at IS NULL`
-
-// findAudioByExternalID returns the live audio of a project with that
-// external ID, without its media.
-func findAudioByExternalID(ctx context.Context, tx *sql.Tx, projectID int64, externalID string) (*narrator.Audio, error) {
-	a, err := scanAudio(tx.QueryRowContext(ctx, findLiveAudioByExternalIDSQL, projectID, externalID))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, audioNotFound(strconv.Quote(externalID))
-	}
-	return a, err
-}
-
 const findLiveAudioWithMediaByIDSQL = `SELECT ` + audioColumnsA + `, ` + mediaColumnsM + `
 FROM audios a LEFT JOIN media m ON m.audio_id = a.id
 WHERE a.id = ? AND a.project_id = ? AND a.deleted_at IS NULL`
@@ -162,11 +145,11 @@ func resolveAudio(ctx context.Context, byID, byExternalID rowsFunc, projectID in
 		}
 	}
 	if ref == "" {
-		return nil, audioNotFound(`""`)
+		return nil, sqlstore.AudioNotFound(`""`)
 	}
 	a, err := oneAudio(byExternalID(ctx, projectID, ref))
 	if a == nil && err == nil {
-		return nil, audioNotFound(strconv.Quote(ref))
+		return nil, sqlstore.AudioNotFound(strconv.Quote(ref))
 	}
 	return a, err
 }
@@ -314,7 +297,7 @@ func (s *Store) updateAudio(ctx context.Context, tx *sql.Tx, head *headMemo, cur
 		}
 	}
 	if plan.ExternalIDChanged {
-		other, err := findAudioByExternalID(ctx, tx, cur.ProjectID, next.ExternalID)
+		other, err := sqlstore.AudioByExternalID(ctx, sqlTx{tx}, cur.ProjectID, next.ExternalID, "")
 		switch {
 		case err == nil:
 			return nil, narrator.Errorf(narrator.EINVALID, "external_id %q is already used by audio %d", next.ExternalID, other.ID)

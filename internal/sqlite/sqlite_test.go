@@ -372,7 +372,7 @@ func TestQueryPlans(t *testing.T) {
 		{"list", listAudiosPageSQL, []any{1, 0, 50, 0}, "audios_seq"},
 		{"newest", newestSeqSQL, []any{1}, "audios_seq"},
 		{"list media", listPageMediaSQL, []any{1, 0, 50, 0}, "sqlite_autoindex_media_1"},
-		{"external id", findLiveAudioByExternalIDSQL, []any{1, "x"}, "audios_external_id"},
+		{"external id", sqlstore.FindLiveAudioByExternalIDSQL, []any{1, "x"}, "audios_external_id"},
 		{"one by id", findLiveAudioWithMediaByIDSQL, []any{1, 1}, "sqlite_autoindex_media_1"},
 		{"one by external id", findLiveAudioWithMediaByExternalIDSQL, []any{1, "x"}, "audios_external_id"},
 		{"authorize project", authorizeProjectSQL, []any{1, []byte("x")}, "sqlite_autoindex_api_keys_1"},

@@ -52,6 +52,12 @@ func QueryAudios(ctx context.Context, db DB, tx Tx, query string, args ...any) (
 	return audios, nil
 }
 
+// AudioNotFound is the ENOTFOUND of an audio that ref, as the error shows
+// it (an ID, or an external ID quoted), does not find.
+func AudioNotFound(ref string) error {
+	return narrator.Errorf(narrator.ENOTFOUND, "audio %s not found", ref)
+}
+
 const findAudioByIDSQL = `SELECT ` + AudioColumns + ` FROM audios WHERE id = ?`
 
 // findAudioByID returns an audio, deleted or not, without its media; lock
@@ -59,7 +65,23 @@ const findAudioByIDSQL = `SELECT ` + AudioColumns + ` FROM audios WHERE id = ?`
 func findAudioByID(ctx context.Context, tx Tx, id int64, lock string) (*narrator.Audio, error) {
 	a, err := ScanAudio(tx.QueryRow(ctx, findAudioByIDSQL+lock, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, narrator.Errorf(narrator.ENOTFOUND, "audio %s not found", strconv.FormatInt(id, 10))
+		return nil, AudioNotFound(strconv.FormatInt(id, 10))
+	}
+	return a, err
+}
+
+// FindLiveAudioByExternalIDSQL finds the live audio of a project with an
+// external ID, through the index audios_external_id.
+const FindLiveAudioByExternalIDSQL = `SELECT ` + AudioColumns + `
+FROM audios WHERE project_id = ? AND external_id = ? AND deleted_at IS NULL`
+
+// AudioByExternalID returns, in tx, the live audio of a project with that
+// external ID, without its media, or ENOTFOUND; lock is "" or
+// DB.ForUpdate.
+func AudioByExternalID(ctx context.Context, tx Tx, projectID int64, externalID, lock string) (*narrator.Audio, error) {
+	a, err := ScanAudio(tx.QueryRow(ctx, FindLiveAudioByExternalIDSQL+lock, projectID, externalID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, AudioNotFound(strconv.Quote(externalID))
 	}
 	return a, err
 }
