@@ -49,12 +49,12 @@ func findAudioByExternalID(ctx context.Context, tx pgx.Tx, projectID int64, exte
 // resolveAudio finds a live audio of a project by reference: first as its
 // numeric ID, if ref is an integer in canonical form ("12", not "012" or
 // "+12"), then as its external ID. It loads the media.
-func resolveAudio(ctx context.Context, tx pgx.Tx, projectID int64, ref string, lock rowLock) (*narrator.Audio, error) {
+func (s *Store) resolveAudio(ctx context.Context, tx pgx.Tx, projectID int64, ref string, lock rowLock) (*narrator.Audio, error) {
 	if id, err := strconv.ParseInt(ref, 10, 64); err == nil && strconv.FormatInt(id, 10) == ref {
 		a, err := scanAudio(tx.QueryRow(ctx, findLiveAudioByIDSQL+string(lock), id, projectID))
 		switch {
 		case err == nil:
-			return a, loadMedia(ctx, tx, a)
+			return a, s.loadMedia(ctx, tx, a)
 		case !errors.Is(err, sql.ErrNoRows):
 			return nil, err
 		}
@@ -66,50 +66,12 @@ func resolveAudio(ctx context.Context, tx pgx.Tx, projectID int64, ref string, l
 	if err != nil {
 		return nil, err
 	}
-	return a, loadMedia(ctx, tx, a)
+	return a, s.loadMedia(ctx, tx, a)
 }
 
-// loadMediaSQL reads the media of several audios, ordered within an audio
-// as $2 (narrator.MediaTypes) lists their content types.
-const loadMediaSQL = `
-SELECT id, audio_id, content_type, key, bytes
-FROM media
-WHERE audio_id = ANY($1)
-ORDER BY audio_id, array_position($2::text[], content_type), id`
-
-// loadMedia sets the Media of the given audios with one query.
-func loadMedia(ctx context.Context, tx pgx.Tx, audios ...*narrator.Audio) error {
-	if len(audios) == 0 {
-		return nil
-	}
-	types := narrator.MediaTypes()
-	byID := make(map[int64]*narrator.Audio, len(audios))
-	ids := make([]int64, len(audios))
-	for i, a := range audios {
-		byID[a.ID] = a
-		ids[i] = a.ID
-		a.Media = make([]narrator.Media, 0, len(types))
-	}
-	rows, err := tx.Query(ctx, loadMediaSQL, ids, types)
-	if err != nil {
-		return fmt.Errorf("load media: %w", err)
-	}
-	var m narrator.Media
-	var key *string
-	_, err = pgx.ForEachRow(rows, []any{&m.ID, &m.AudioID, &m.ContentType, &key, &m.Bytes}, func() error {
-		if a := byID[m.AudioID]; a != nil {
-			got := m
-			if key != nil {
-				got.Key = *key
-			}
-			a.Media = append(a.Media, got)
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("load media: %w", err)
-	}
-	return nil
+// loadMedia is sqlstore.LoadMedia in tx.
+func (s *Store) loadMedia(ctx context.Context, tx pgx.Tx, audios ...*narrator.Audio) error {
+	return sqlstore.LoadMedia(ctx, dialect{s}, pgTx{tx}, audios...)
 }
 
 // insertAudioSQL inserts an audio as the newest of its project: its number
@@ -168,7 +130,7 @@ func (s *Store) createAudio(ctx context.Context, tx pgx.Tx, a *narrator.Audio) (
 		cur, err := findAudioByExternalID(ctx, tx, a.ProjectID, a.ExternalID, forUpdate)
 		switch {
 		case err == nil:
-			if err := loadMedia(ctx, tx, cur); err != nil {
+			if err := s.loadMedia(ctx, tx, cur); err != nil {
 				return nil, false, err
 			}
 			got, err := s.updateAudio(ctx, tx, cur, a.Replacement())
@@ -223,7 +185,7 @@ func (s *Store) FindAudio(ctx context.Context, projectID int64, ref string) (*na
 		return nil, fmt.Errorf("find audio %q: %w", ref, err)
 	}
 	defer rollback(ctx, tx)
-	a, err := resolveAudio(ctx, tx, projectID, ref, noLock)
+	a, err := s.resolveAudio(ctx, tx, projectID, ref, noLock)
 	if err != nil {
 		return nil, fmt.Errorf("find audio %q in project %d: %w", ref, projectID, err)
 	}
@@ -264,7 +226,7 @@ func (s *Store) updateAudioTx(ctx context.Context, projectID int64, ref string, 
 		return nil, err
 	}
 	defer rollback(ctx, tx)
-	cur, err := resolveAudio(ctx, tx, projectID, ref, forUpdate)
+	cur, err := s.resolveAudio(ctx, tx, projectID, ref, forUpdate)
 	if err != nil {
 		return nil, err
 	}
@@ -358,29 +320,9 @@ func (s *Store) ListAudios(ctx context.Context, projectID int64, since time.Time
 	if upTo <= after {
 		return []*narrator.Audio{}, nil
 	}
-	audios, err := queryAudios(ctx, tx, listAudiosSQL, projectID, after, upTo, since)
+	audios, err := sqlstore.QueryAudios(ctx, dialect{s}, pgTx{tx}, listAudiosSQL, projectID, after, upTo, since)
 	if err != nil {
 		return nil, fmt.Errorf("list audios of project %d: %w", projectID, err)
-	}
-	return audios, nil
-}
-
-// queryAudios runs a query that selects audioColumns and loads the media
-// of the audios it returns.
-func queryAudios(ctx context.Context, tx pgx.Tx, query string, args ...any) ([]*narrator.Audio, error) {
-	rows, err := tx.Query(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	audios, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*narrator.Audio, error) { return scanAudio(row) })
-	if err != nil {
-		return nil, err
-	}
-	if audios == nil {
-		audios = []*narrator.Audio{}
-	}
-	if err := loadMedia(ctx, tx, audios...); err != nil {
-		return nil, err
 	}
 	return audios, nil
 }

@@ -6,12 +6,14 @@ import "github.com/narrator/narrator/internal/sqlstore"
 const (
 	ListAudiosSQL            = listAudiosSQL
 	FindLiveAudioByIDSQL     = findLiveAudioByIDSQL
-	LoadMediaSQL             = loadMediaSQL
 	FindAudioByArticleURLSQL = findAudioByArticleURLSQL
 )
 
-// FeedAudiosSQL is the query of the feed's audios, numbered.
-var FeedAudiosSQL = numbered(sqlstore.FeedAudiosSQL(dialect{}))
+// The hot queries of sqlstore in this dialect, numbered.
+var (
+	LoadMediaSQL  = numbered(sqlstore.LoadMediaSQL(dialect{}))
+	FeedAudiosSQL = numbered(sqlstore.FeedAudiosSQL(dialect{}))
+)
 
 // Numbered numbers the ? placeholders of sqlstore's queries, as the store
 // does when it runs them.

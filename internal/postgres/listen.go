@@ -38,7 +38,7 @@ func (s *Store) FindAudioByArticleURL(ctx context.Context, projectID int64, arti
 	if err != nil {
 		return nil, fmt.Errorf("find audio by article url in project %d: %w", projectID, err)
 	}
-	if err := loadMedia(ctx, tx, a); err != nil {
+	if err := s.loadMedia(ctx, tx, a); err != nil {
 		return nil, fmt.Errorf("find audio by article url in project %d: %w", projectID, err)
 	}
 	return a, nil

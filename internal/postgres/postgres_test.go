@@ -253,7 +253,7 @@ func TestQueryPlans(t *testing.T) {
 		{"list deep", postgres.ListAudiosSQL, []any{p.ID, 0, 50, time.Time{}}, "Index Scan Backward using audios_seq"},
 		{"external id", postgres.Numbered(sqlstore.FindLiveAudioByExternalIDSQL), []any{p.ID, "ext-20"}, "audios_external_id"},
 		{"id", postgres.FindLiveAudioByIDSQL, []any{a.ID, p.ID}, "audios_pkey"},
-		{"media", postgres.LoadMediaSQL, []any{[]int64{a.ID, a.ID + 1}, narrator.MediaTypes()}, "media_audio_id_content_type_key"},
+		{"media", postgres.LoadMediaSQL, []any{[]int64{a.ID, a.ID + 1}}, "media_audio_id_content_type_key"},
 		{"article url", postgres.FindAudioByArticleURLSQL, []any{p.ID, "https://news.test/20"}, "audios_article_url"},
 		{"audio listens", postgres.Numbered(sqlstore.AudioListensSQL), []any{a.ID}, "audio_listens_pkey"},
 		{"project listens", postgres.Numbered(sqlstore.ProjectListensSQL), []any{p.ID}, "project_listens_pkey"},

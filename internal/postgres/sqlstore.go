@@ -56,15 +56,11 @@ func (dialect) RaiseID(ctx context.Context, tx sqlstore.Tx, table string, last i
 }
 
 func (d dialect) ResolveAudio(ctx context.Context, tx sqlstore.Tx, projectID int64, ref string) (*narrator.Audio, error) {
-	return resolveAudio(ctx, tx.(pgTx).tx, projectID, ref, forUpdate)
+	return d.s.resolveAudio(ctx, tx.(pgTx).tx, projectID, ref, forUpdate)
 }
 
 func (d dialect) PlanSynthesis(ctx context.Context, tx sqlstore.Tx, projectID int64, adds, check bool) (int64, error) {
 	return d.s.planSynthesis(ctx, tx.(pgTx).tx, projectID, adds, check)
-}
-
-func (d dialect) LoadMedia(ctx context.Context, tx sqlstore.Tx, audios ...*narrator.Audio) error {
-	return loadMedia(ctx, tx.(pgTx).tx, audios...)
 }
 
 func (d dialect) ApplyEffects(ctx context.Context, tx sqlstore.Tx, a *narrator.Audio, eff narrator.Effects) error {

@@ -172,58 +172,6 @@ func oneAudio(rows *sql.Rows, err error) (*narrator.Audio, error) {
 	return audios[0], nil
 }
 
-// loadMediaSQL reads the media of several audios, given as a JSON array of
-// IDs, ordered within an audio as the second argument, a JSON array of
-// content types (narrator.MediaTypes), lists them.
-const loadMediaSQL = `
-SELECT id, audio_id, content_type, key, bytes
-FROM media
-WHERE audio_id IN (SELECT value FROM json_each(?))
-ORDER BY audio_id, (SELECT t.key FROM json_each(?) t WHERE t.value = media.content_type), id`
-
-// loadMedia sets the Media of the given audios with one query.
-func loadMedia(ctx context.Context, tx *sql.Tx, audios ...*narrator.Audio) error {
-	if len(audios) == 0 {
-		return nil
-	}
-	types := narrator.MediaTypes()
-	byID := make(map[int64]*narrator.Audio, len(audios))
-	ids := make([]int64, len(audios))
-	for i, a := range audios {
-		byID[a.ID] = a
-		ids[i] = a.ID
-		a.Media = make([]narrator.Media, 0, len(types))
-	}
-	idsJSON, err := json.Marshal(ids)
-	if err != nil {
-		return fmt.Errorf("load media: %w", err)
-	}
-	typesJSON, err := json.Marshal(types)
-	if err != nil {
-		return fmt.Errorf("load media: %w", err)
-	}
-	rows, err := tx.QueryContext(ctx, loadMediaSQL, string(idsJSON), string(typesJSON))
-	if err != nil {
-		return fmt.Errorf("load media: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var m narrator.Media
-		var key sql.NullString
-		if err := rows.Scan(&m.ID, &m.AudioID, &m.ContentType, &key, &m.Bytes); err != nil {
-			return fmt.Errorf("load media: %w", err)
-		}
-		m.Key = key.String
-		if a := byID[m.AudioID]; a != nil {
-			a.Media = append(a.Media, m)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("load media: %w", err)
-	}
-	return nil
-}
-
 // FindAudio returns a live audio of a project by reference: its numeric ID
 // first, then its external ID. It returns ENOTFOUND if neither matches.
 // The audio and its media are read in one statement, a snapshot of their

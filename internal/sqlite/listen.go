@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/sqlstore"
 )
 
 // findAudioByArticleURLSQL reads the audios_article_url index, in its
@@ -34,7 +35,7 @@ func (s *Store) FindAudioByArticleURL(ctx context.Context, projectID int64, arti
 	if err != nil {
 		return nil, fmt.Errorf("find audio by article url in project %d: %w", projectID, err)
 	}
-	if err := loadMedia(ctx, tx, a); err != nil {
+	if err := sqlstore.LoadMedia(ctx, dialect{s}, sqlTx{tx}, a); err != nil {
 		return nil, fmt.Errorf("find audio by article url in project %d: %w", projectID, err)
 	}
 	return a, nil

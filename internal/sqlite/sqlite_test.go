@@ -376,7 +376,7 @@ func TestQueryPlans(t *testing.T) {
 		{"one by id", findLiveAudioWithMediaByIDSQL, []any{1, 1}, "sqlite_autoindex_media_1"},
 		{"one by external id", findLiveAudioWithMediaByExternalIDSQL, []any{1, "x"}, "audios_external_id"},
 		{"authorize project", authorizeProjectSQL, []any{1, []byte("x")}, "sqlite_autoindex_api_keys_1"},
-		{"media", loadMediaSQL, []any{"[1,2]", `["mp3","m3u8"]`}, "sqlite_autoindex_media_1"},
+		{"media", sqlstore.LoadMediaSQL(dialect{}), []any{"[1,2]"}, "sqlite_autoindex_media_1"},
 		{"api key", `SELECT account_id FROM api_keys WHERE hash = ? AND revoked_at IS NULL`, []any{[]byte("x")}, "sqlite_autoindex_api_keys_1"},
 		{"article url", findAudioByArticleURLSQL, []any{1, "https://x.test/a"}, "audios_article_url"},
 		{"audio listens", sqlstore.AudioListensSQL, []any{1}, "PRIMARY KEY (audio_id=?)"},

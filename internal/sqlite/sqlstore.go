@@ -53,10 +53,6 @@ func (d dialect) PlanSynthesis(ctx context.Context, tx sqlstore.Tx, projectID in
 	return d.s.planSynthesis(ctx, tx.(sqlTx).tx, &headMemo{}, projectID, adds, check)
 }
 
-func (d dialect) LoadMedia(ctx context.Context, tx sqlstore.Tx, audios ...*narrator.Audio) error {
-	return loadMedia(ctx, tx.(sqlTx).tx, audios...)
-}
-
 func (d dialect) ApplyEffects(ctx context.Context, tx sqlstore.Tx, a *narrator.Audio, eff narrator.Effects) error {
 	return d.s.applyEffects(ctx, tx.(sqlTx).tx, a, eff)
 }

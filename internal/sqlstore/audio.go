@@ -46,10 +46,68 @@ func QueryAudios(ctx context.Context, db DB, tx Tx, query string, args ...any) (
 	if err != nil {
 		return nil, err
 	}
-	if err := db.LoadMedia(ctx, tx, audios...); err != nil {
+	if err := LoadMedia(ctx, db, tx, audios...); err != nil {
 		return nil, err
 	}
 	return audios, nil
+}
+
+// loadMediaSQL reads the media of several audios, their IDs given as the
+// dialect's list (%s, DB.InList).
+const loadMediaSQL = `
+SELECT id, audio_id, content_type, key, bytes
+FROM media
+WHERE audio_id %s`
+
+// LoadMediaSQL is the query of LoadMedia on db, for the tests of its plan:
+// its one argument is the list of the audios' IDs.
+func LoadMediaSQL(db DB) string { return fmt.Sprintf(loadMediaSQL, db.InList()) }
+
+// LoadMedia sets, in tx of db, the Media of the given audios with one
+// query, each audio's in the order of narrator.SortMedia (that of
+// narrator.MediaTypes).
+func LoadMedia(ctx context.Context, db DB, tx Tx, audios ...*narrator.Audio) error {
+	if len(audios) == 0 {
+		return nil
+	}
+	byID := make(map[int64]*narrator.Audio, len(audios))
+	ids := make([]int64, len(audios))
+	for i, a := range audios {
+		byID[a.ID] = a
+		ids[i] = a.ID
+		a.Media = make([]narrator.Media, 0, len(narrator.MediaTypes()))
+	}
+	rows, err := tx.Query(ctx, LoadMediaSQL(db), ids)
+	if err != nil {
+		return fmt.Errorf("load media: %w", err)
+	}
+	media, err := collect(rows, scanMedia)
+	if err != nil {
+		return fmt.Errorf("load media: %w", err)
+	}
+	for _, m := range media {
+		if a := byID[m.AudioID]; a != nil {
+			a.Media = append(a.Media, m)
+		}
+	}
+	for _, a := range audios {
+		narrator.SortMedia(a.Media)
+	}
+	return nil
+}
+
+// scanMedia reads a row of a media's id, audio_id, content_type, key and
+// bytes; a NULL key is "".
+func scanMedia(row Row) (narrator.Media, error) {
+	var m narrator.Media
+	var key *string
+	if err := row.Scan(&m.ID, &m.AudioID, &m.ContentType, &key, &m.Bytes); err != nil {
+		return m, err
+	}
+	if key != nil {
+		m.Key = *key
+	}
+	return m, nil
 }
 
 // AudioNotFound is the ENOTFOUND of an audio that ref, as the error shows
@@ -99,7 +157,7 @@ func (s *Store) AudioForSynthesis(ctx context.Context, audioID int64) (*narrator
 	if err != nil {
 		return nil, nil, fmt.Errorf("audio %d for synthesis: %w", audioID, err)
 	}
-	if err := s.db.LoadMedia(ctx, tx, a); err != nil {
+	if err := LoadMedia(ctx, s.db, tx, a); err != nil {
 		return nil, nil, fmt.Errorf("audio %d for synthesis: %w", audioID, err)
 	}
 	p, err := ProjectByID(ctx, tx, a.ProjectID)
@@ -144,7 +202,7 @@ func (s *Store) publishAudio(ctx context.Context, tx Tx, audioID int64, revision
 	if err != nil {
 		return err
 	}
-	if err := s.db.LoadMedia(ctx, tx, a); err != nil {
+	if err := LoadMedia(ctx, s.db, tx, a); err != nil {
 		return err
 	}
 	plan, err := narrator.PlanPublish(a, revision, r)
@@ -186,7 +244,7 @@ func (s *Store) FailAudio(ctx context.Context, audioID int64, revision int, mess
 	if !narrator.PlanFail(a, revision) {
 		return nil
 	}
-	if err := s.db.LoadMedia(ctx, tx, a); err != nil {
+	if err := LoadMedia(ctx, s.db, tx, a); err != nil {
 		return fmt.Errorf("fail audio %d: %w", audioID, err)
 	}
 	next := a.Failed(message, s.now())

@@ -28,7 +28,7 @@ func (s *Store) FindAudioByExternalID(ctx context.Context, projectID int64, exte
 	if err != nil {
 		return nil, fmt.Errorf("find audio by external id %q in project %d: %w", externalID, projectID, err)
 	}
-	if err := s.db.LoadMedia(ctx, tx, a); err != nil {
+	if err := LoadMedia(ctx, s.db, tx, a); err != nil {
 		return nil, fmt.Errorf("find audio by external id %q in project %d: %w", externalID, projectID, err)
 	}
 	return a, nil

@@ -88,9 +88,6 @@ type DB interface {
 	// it returns the job's fair round (narrator.FairRound), which it
 	// records as the account's.
 	PlanSynthesis(ctx context.Context, tx Tx, projectID int64, adds, check bool) (int64, error)
-	// LoadMedia sets the Media of the given audios, in the order of
-	// narrator.MediaTypes, with one query.
-	LoadMedia(ctx context.Context, tx Tx, audios ...*narrator.Audio) error
 	// LastIDs returns the highest ID each table has given, deleted rows
 	// included.
 	LastIDs(ctx context.Context, tx Tx) (narrator.LastIDs, error)
