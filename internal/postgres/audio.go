@@ -240,44 +240,13 @@ func (s *Store) updateAudioTx(ctx context.Context, projectID int64, ref string, 
 	return got, nil
 }
 
-const updateAudioSQL = `
-UPDATE audios SET external_id = $1, title = $2, body = $3, author = $4, article_url = $5, metadata = $6,
-	state = $7, error = $8, revision = $9, updated_at = $10
-WHERE id = $11`
-
-// updateAudio applies u to cur, a live audio locked with its media loaded,
-// as narrator.PlanUpdate decides, and returns the result. A unique
-// violation of externalIDIndex is returned as it is, for the caller to
-// retry.
+// updateAudio applies u to cur, a live audio locked with its media loaded
+// (sqlstore.UpdateAudio). A unique violation of externalIDIndex is
+// returned as it is, for the caller to retry.
 func (s *Store) updateAudio(ctx context.Context, tx pgx.Tx, cur *narrator.Audio, u narrator.AudioUpdate) (*narrator.Audio, error) {
-	plan, err := narrator.PlanUpdate(cur, u, s.now())
-	if err != nil || !plan.Changed {
-		return &plan.Next, err
-	}
-	next := &plan.Next
-	if plan.Effects.Synthesize {
-		adds := cur.State != narrator.StateUnprocessed
-		if plan.Effects.Round, err = s.planSynthesis(ctx, tx, cur.ProjectID, adds, true); err != nil {
-			return nil, err
-		}
-	}
-	if plan.ExternalIDChanged {
-		other, err := findAudioByExternalID(ctx, tx, cur.ProjectID, next.ExternalID, noLock)
-		switch {
-		case err == nil:
-			return nil, narrator.Errorf(narrator.EINVALID, "external_id %q is already used by audio %d", next.ExternalID, other.ID)
-		case narrator.ErrorCode(err) != narrator.ENOTFOUND:
-			return nil, err
-		}
-	}
-	if _, err := tx.Exec(ctx, updateAudioSQL, nullString(next.ExternalID), next.Title, next.Body, next.Author,
-		next.ArticleURL, next.Metadata, next.State, next.Error, next.Revision, next.UpdatedAt, next.ID); err != nil {
-		return nil, err
-	}
-	if err := s.applyEffects(ctx, tx, next, plan.Effects); err != nil {
-		return nil, err
-	}
-	return next, nil
+	return sqlstore.UpdateAudio(ctx, s.Store, pgTx{tx}, cur, u, func(adds bool) (int64, error) {
+		return s.planSynthesis(ctx, tx, cur.ProjectID, adds, true)
+	})
 }
 
 // newestSeqSQL reads the highest number (audios.seq) given in a project,

@@ -224,48 +224,13 @@ func (s *Store) UpdateAudio(ctx context.Context, projectID int64, ref string, u 
 	return got, nil
 }
 
-const updateAudioSQL = `
-UPDATE audios SET external_id = ?, title = ?, body = ?, author = ?, article_url = ?, metadata = ?,
-	state = ?, error = ?, revision = ?, updated_at = ?
-WHERE id = ?`
-
-// updateAudio applies u to cur, a live audio with its media loaded, as
-// narrator.PlanUpdate decides, with the plan's effects, and returns the
-// result. head is the transaction's memo of the synthesis queue's head.
+// updateAudio applies u to cur, a live audio with its media loaded
+// (sqlstore.UpdateAudio). head is the transaction's memo of the synthesis
+// queue's head.
 func (s *Store) updateAudio(ctx context.Context, tx *sql.Tx, head *headMemo, cur *narrator.Audio, u narrator.AudioUpdate) (*narrator.Audio, error) {
-	plan, err := narrator.PlanUpdate(cur, u, s.now())
-	if err != nil || !plan.Changed {
-		return &plan.Next, err
-	}
-	next := &plan.Next
-	if plan.Effects.Synthesize {
-		adds := cur.State != narrator.StateUnprocessed
-		if plan.Effects.Round, err = s.planSynthesis(ctx, tx, head, cur.ProjectID, adds, true); err != nil {
-			return nil, err
-		}
-	}
-	if plan.ExternalIDChanged {
-		other, err := sqlstore.AudioByExternalID(ctx, sqlTx{tx}, cur.ProjectID, next.ExternalID, "")
-		switch {
-		case err == nil:
-			return nil, narrator.Errorf(narrator.EINVALID, "external_id %q is already used by audio %d", next.ExternalID, other.ID)
-		case narrator.ErrorCode(err) != narrator.ENOTFOUND:
-			return nil, err
-		}
-	}
-	meta, err := encodeMetadata(next.Metadata)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := tx.ExecContext(ctx, updateAudioSQL, nullString(next.ExternalID), next.Title, next.Body,
-		next.Author, next.ArticleURL, meta, next.State, next.Error, next.Revision, micros(next.UpdatedAt),
-		next.ID); err != nil {
-		return nil, formatError(err, "audio")
-	}
-	if err := s.applyEffects(ctx, tx, next, plan.Effects); err != nil {
-		return nil, err
-	}
-	return next, nil
+	return sqlstore.UpdateAudio(ctx, s.Store, sqlTx{tx}, cur, u, func(adds bool) (int64, error) {
+		return s.planSynthesis(ctx, tx, head, cur.ProjectID, adds, true)
+	})
 }
 
 // newestSeqSQL reads the highest number (audios.seq) given in a project,

@@ -167,6 +167,49 @@ func (s *Store) AudioForSynthesis(ctx context.Context, audioID int64) (*narrator
 	return a, p, nil
 }
 
+const updateAudioSQL = `
+UPDATE audios SET external_id = ?, title = ?, body = ?, author = ?, article_url = ?, metadata = ?,
+	state = ?, error = ?, revision = ?, updated_at = ?
+WHERE id = ?`
+
+// UpdateAudio applies u to cur, a live audio locked in tx of the store s
+// with its media loaded, as narrator.PlanUpdate decides, with the plan's
+// effects, and returns the result. planSynthesis plans the synthesis that
+// the change queues, if it queues one, for cur's project with its
+// account's limits checked (DB.PlanSynthesis; adds as there). The error of
+// the row's UPDATE is returned as it is: a unique violation of the
+// external ID, which another node's write can cause, is the caller's to
+// retry or report.
+func UpdateAudio(ctx context.Context, s *Store, tx Tx, cur *narrator.Audio, u narrator.AudioUpdate, planSynthesis func(adds bool) (int64, error)) (*narrator.Audio, error) {
+	plan, err := narrator.PlanUpdate(cur, u, s.now())
+	if err != nil || !plan.Changed {
+		return &plan.Next, err
+	}
+	next := &plan.Next
+	if plan.Effects.Synthesize {
+		if plan.Effects.Round, err = planSynthesis(cur.State != narrator.StateUnprocessed); err != nil {
+			return nil, err
+		}
+	}
+	if plan.ExternalIDChanged {
+		other, err := AudioByExternalID(ctx, tx, cur.ProjectID, next.ExternalID, "")
+		switch {
+		case err == nil:
+			return nil, narrator.Errorf(narrator.EINVALID, "external_id %q is already used by audio %d", next.ExternalID, other.ID)
+		case narrator.ErrorCode(err) != narrator.ENOTFOUND:
+			return nil, err
+		}
+	}
+	if _, err := tx.Exec(ctx, updateAudioSQL, NullString(next.ExternalID), next.Title, next.Body, next.Author,
+		next.ArticleURL, next.Metadata, next.State, next.Error, next.Revision, next.UpdatedAt, next.ID); err != nil {
+		return nil, err
+	}
+	if err := s.db.ApplyEffects(ctx, tx, next, plan.Effects); err != nil {
+		return nil, err
+	}
+	return next, nil
+}
+
 const setMediaKeySQL = `UPDATE media SET key = ?, bytes = ? WHERE id = ?`
 
 const publishAudioSQL = `
