@@ -9,6 +9,10 @@ import (
 	"github.com/narrator/narrator"
 )
 
+// The reads for the player are sqlstore's, but for FindAudioByArticleURL,
+// whose index is this dialect's: on the URL's MD5, since a URL may be
+// longer than a B-tree entry.
+
 // findAudioByArticleURLSQL reads the audios_article_url index, on a hash
 // of the URL; the URL itself is compared too.
 const findAudioByArticleURLSQL = `SELECT ` + audioColumns + `

@@ -10,6 +10,9 @@ import (
 	"github.com/narrator/narrator/internal/sqlstore"
 )
 
+// The reads for the player are sqlstore's, but for FindAudioByArticleURL,
+// whose index is this dialect's: on the URL itself.
+
 // findAudioByArticleURLSQL reads the audios_article_url index, in its
 // order. INDEXED BY keeps the planner, which has no statistics, from
 // scanning the project's list index instead.
