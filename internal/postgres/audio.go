@@ -38,90 +38,40 @@ func scanAudio(row pgx.Row) (*narrator.Audio, error) {
 	return sqlstore.ScanAudio(utcRow{row})
 }
 
-func audioNotFound(ref string) error {
-	return narrator.Errorf(narrator.ENOTFOUND, "audio %s not found", ref)
-}
-
 const findLiveAudioByIDSQL = `SELECT ` + audioColumns + `
 FROM audios WHERE id = $1 AND project_id = $2 AND deleted_at IS NULL`
 
-const findLiveAudioByExternalIDSQL = `SELECT ` + audioColumns + `
-FROM audios WHERE project_id = $1 AND external_id = $2 AND deleted_at IS NULL`
-
-// findAudioByExternalID returns the live audio of a project with that
-// external ID, without its media.
+// findAudioByExternalID is sqlstore.AudioByExternalID in tx.
 func findAudioByExternalID(ctx context.Context, tx pgx.Tx, projectID int64, externalID string, lock rowLock) (*narrator.Audio, error) {
-	a, err := scanAudio(tx.QueryRow(ctx, findLiveAudioByExternalIDSQL+string(lock), projectID, externalID))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, audioNotFound(strconv.Quote(externalID))
-	}
-	return a, err
+	return sqlstore.AudioByExternalID(ctx, pgTx{tx}, projectID, externalID, string(lock))
 }
 
 // resolveAudio finds a live audio of a project by reference: first as its
 // numeric ID, if ref is an integer in canonical form ("12", not "012" or
 // "+12"), then as its external ID. It loads the media.
-func resolveAudio(ctx context.Context, tx pgx.Tx, projectID int64, ref string, lock rowLock) (*narrator.Audio, error) {
+func (s *Store) resolveAudio(ctx context.Context, tx pgx.Tx, projectID int64, ref string, lock rowLock) (*narrator.Audio, error) {
 	if id, err := strconv.ParseInt(ref, 10, 64); err == nil && strconv.FormatInt(id, 10) == ref {
 		a, err := scanAudio(tx.QueryRow(ctx, findLiveAudioByIDSQL+string(lock), id, projectID))
 		switch {
 		case err == nil:
-			return a, loadMedia(ctx, tx, a)
+			return a, s.loadMedia(ctx, tx, a)
 		case !errors.Is(err, sql.ErrNoRows):
 			return nil, err
 		}
 	}
 	if ref == "" || !narrator.ValidText(ref) {
-		return nil, audioNotFound(strconv.Quote(ref))
+		return nil, sqlstore.AudioNotFound(strconv.Quote(ref))
 	}
 	a, err := findAudioByExternalID(ctx, tx, projectID, ref, lock)
 	if err != nil {
 		return nil, err
 	}
-	return a, loadMedia(ctx, tx, a)
+	return a, s.loadMedia(ctx, tx, a)
 }
 
-// loadMediaSQL reads the media of several audios, ordered within an audio
-// as $2 (narrator.MediaTypes) lists their content types.
-const loadMediaSQL = `
-SELECT id, audio_id, content_type, key, bytes
-FROM media
-WHERE audio_id = ANY($1)
-ORDER BY audio_id, array_position($2::text[], content_type), id`
-
-// loadMedia sets the Media of the given audios with one query.
-func loadMedia(ctx context.Context, tx pgx.Tx, audios ...*narrator.Audio) error {
-	if len(audios) == 0 {
-		return nil
-	}
-	types := narrator.MediaTypes()
-	byID := make(map[int64]*narrator.Audio, len(audios))
-	ids := make([]int64, len(audios))
-	for i, a := range audios {
-		byID[a.ID] = a
-		ids[i] = a.ID
-		a.Media = make([]narrator.Media, 0, len(types))
-	}
-	rows, err := tx.Query(ctx, loadMediaSQL, ids, types)
-	if err != nil {
-		return fmt.Errorf("load media: %w", err)
-	}
-	var m narrator.Media
-	var key *string
-	_, err = pgx.ForEachRow(rows, []any{&m.ID, &m.AudioID, &m.ContentType, &key, &m.Bytes}, func() error {
-		if a := byID[m.AudioID]; a != nil {
-			got := m
-			if key != nil {
-				got.Key = *key
-			}
-			a.Media = append(a.Media, got)
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("load media: %w", err)
-	}
-	return nil
+// loadMedia is sqlstore.LoadMedia in tx.
+func (s *Store) loadMedia(ctx context.Context, tx pgx.Tx, audios ...*narrator.Audio) error {
+	return sqlstore.LoadMedia(ctx, dialect{s}, pgTx{tx}, audios...)
 }
 
 // insertAudioSQL inserts an audio as the newest of its project: its number
@@ -180,7 +130,7 @@ func (s *Store) createAudio(ctx context.Context, tx pgx.Tx, a *narrator.Audio) (
 		cur, err := findAudioByExternalID(ctx, tx, a.ProjectID, a.ExternalID, forUpdate)
 		switch {
 		case err == nil:
-			if err := loadMedia(ctx, tx, cur); err != nil {
+			if err := s.loadMedia(ctx, tx, cur); err != nil {
 				return nil, false, err
 			}
 			got, err := s.updateAudio(ctx, tx, cur, a.Replacement())
@@ -235,7 +185,7 @@ func (s *Store) FindAudio(ctx context.Context, projectID int64, ref string) (*na
 		return nil, fmt.Errorf("find audio %q: %w", ref, err)
 	}
 	defer rollback(ctx, tx)
-	a, err := resolveAudio(ctx, tx, projectID, ref, noLock)
+	a, err := s.resolveAudio(ctx, tx, projectID, ref, noLock)
 	if err != nil {
 		return nil, fmt.Errorf("find audio %q in project %d: %w", ref, projectID, err)
 	}
@@ -276,7 +226,7 @@ func (s *Store) updateAudioTx(ctx context.Context, projectID int64, ref string, 
 		return nil, err
 	}
 	defer rollback(ctx, tx)
-	cur, err := resolveAudio(ctx, tx, projectID, ref, forUpdate)
+	cur, err := s.resolveAudio(ctx, tx, projectID, ref, forUpdate)
 	if err != nil {
 		return nil, err
 	}
@@ -290,44 +240,13 @@ func (s *Store) updateAudioTx(ctx context.Context, projectID int64, ref string, 
 	return got, nil
 }
 
-const updateAudioSQL = `
-UPDATE audios SET external_id = $1, title = $2, body = $3, author = $4, article_url = $5, metadata = $6,
-	state = $7, error = $8, revision = $9, updated_at = $10
-WHERE id = $11`
-
-// updateAudio applies u to cur, a live audio locked with its media loaded,
-// as narrator.PlanUpdate decides, and returns the result. A unique
-// violation of externalIDIndex is returned as it is, for the caller to
-// retry.
+// updateAudio applies u to cur, a live audio locked with its media loaded
+// (sqlstore.UpdateAudio). A unique violation of externalIDIndex is
+// returned as it is, for the caller to retry.
 func (s *Store) updateAudio(ctx context.Context, tx pgx.Tx, cur *narrator.Audio, u narrator.AudioUpdate) (*narrator.Audio, error) {
-	plan, err := narrator.PlanUpdate(cur, u, s.now())
-	if err != nil || !plan.Changed {
-		return &plan.Next, err
-	}
-	next := &plan.Next
-	if plan.Effects.Synthesize {
-		adds := cur.State != narrator.StateUnprocessed
-		if plan.Effects.Round, err = s.planSynthesis(ctx, tx, cur.ProjectID, adds, true); err != nil {
-			return nil, err
-		}
-	}
-	if plan.ExternalIDChanged {
-		other, err := findAudioByExternalID(ctx, tx, cur.ProjectID, next.ExternalID, noLock)
-		switch {
-		case err == nil:
-			return nil, narrator.Errorf(narrator.EINVALID, "external_id %q is already used by audio %d", next.ExternalID, other.ID)
-		case narrator.ErrorCode(err) != narrator.ENOTFOUND:
-			return nil, err
-		}
-	}
-	if _, err := tx.Exec(ctx, updateAudioSQL, nullString(next.ExternalID), next.Title, next.Body, next.Author,
-		next.ArticleURL, next.Metadata, next.State, next.Error, next.Revision, next.UpdatedAt, next.ID); err != nil {
-		return nil, err
-	}
-	if err := s.applyEffects(ctx, tx, next, plan.Effects); err != nil {
-		return nil, err
-	}
-	return next, nil
+	return sqlstore.UpdateAudio(ctx, s.Store, pgTx{tx}, cur, u, func(adds bool) (int64, error) {
+		return s.planSynthesis(ctx, tx, cur.ProjectID, adds, true)
+	})
 }
 
 // newestSeqSQL reads the highest number (audios.seq) given in a project,
@@ -370,29 +289,9 @@ func (s *Store) ListAudios(ctx context.Context, projectID int64, since time.Time
 	if upTo <= after {
 		return []*narrator.Audio{}, nil
 	}
-	audios, err := queryAudios(ctx, tx, listAudiosSQL, projectID, after, upTo, since)
+	audios, err := sqlstore.QueryAudios(ctx, dialect{s}, pgTx{tx}, listAudiosSQL, projectID, after, upTo, since)
 	if err != nil {
 		return nil, fmt.Errorf("list audios of project %d: %w", projectID, err)
-	}
-	return audios, nil
-}
-
-// queryAudios runs a query that selects audioColumns and loads the media
-// of the audios it returns.
-func queryAudios(ctx context.Context, tx pgx.Tx, query string, args ...any) ([]*narrator.Audio, error) {
-	rows, err := tx.Query(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	audios, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*narrator.Audio, error) { return scanAudio(row) })
-	if err != nil {
-		return nil, err
-	}
-	if audios == nil {
-		audios = []*narrator.Audio{}
-	}
-	if err := loadMedia(ctx, tx, audios...); err != nil {
-		return nil, err
 	}
 	return audios, nil
 }

@@ -50,29 +50,3 @@ func raiseSequence(ctx context.Context, tx pgx.Tx, table string, last int64) err
 	}
 	return nil
 }
-
-const exportAudiosSQL = `
-SELECT ` + audioColumns + `
-FROM audios
-WHERE id > $1 AND deleted_at IS NULL
-ORDER BY id
-LIMIT $2`
-
-// ExportAudios returns up to limit live audios with IDs above afterID, by
-// ID, with their media. Pass the last ID of one page as afterID to get the
-// next; an empty slice ends the export. limit must be positive.
-func (s *Store) ExportAudios(ctx context.Context, afterID int64, limit int) ([]*narrator.Audio, error) {
-	if limit <= 0 {
-		return nil, narrator.Errorf(narrator.EINVALID, "limit must be positive")
-	}
-	tx, err := s.beginRead(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("export audios after %d: %w", afterID, err)
-	}
-	defer rollback(ctx, tx)
-	audios, err := queryAudios(ctx, tx, exportAudiosSQL, afterID, limit)
-	if err != nil {
-		return nil, fmt.Errorf("export audios after %d: %w", afterID, err)
-	}
-	return audios, nil
-}

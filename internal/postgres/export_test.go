@@ -1,14 +1,18 @@
 package postgres
 
+import "github.com/narrator/narrator/internal/sqlstore"
+
 // The hot queries, for the plan tests of package postgres_test.
 const (
-	ListAudiosSQL                = listAudiosSQL
-	FindLiveAudioByExternalIDSQL = findLiveAudioByExternalIDSQL
-	FindLiveAudioByIDSQL         = findLiveAudioByIDSQL
-	LoadMediaSQL                 = loadMediaSQL
-	FindAudioByArticleURLSQL     = findAudioByArticleURLSQL
-	FeedAudiosSQL                = feedAudiosSQL
-	AudiosChangedSQL             = audiosChangedSQL
+	ListAudiosSQL            = listAudiosSQL
+	FindLiveAudioByIDSQL     = findLiveAudioByIDSQL
+	FindAudioByArticleURLSQL = findAudioByArticleURLSQL
+)
+
+// The hot queries of sqlstore in this dialect, numbered.
+var (
+	LoadMediaSQL  = numbered(sqlstore.LoadMediaSQL(dialect{}))
+	FeedAudiosSQL = numbered(sqlstore.FeedAudiosSQL(dialect{}))
 )
 
 // Numbered numbers the ? placeholders of sqlstore's queries, as the store

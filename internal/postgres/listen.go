@@ -5,33 +5,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/narrator/narrator"
 )
 
-// FindAudioByExternalID returns the live audio of a project with that
-// external ID, media included. Unlike FindAudio it never takes the
-// reference for an audio ID, so an embed cannot reach audios by counting.
-// It returns ENOTFOUND if there is none.
-func (s *Store) FindAudioByExternalID(ctx context.Context, projectID int64, externalID string) (*narrator.Audio, error) {
-	if externalID == "" || !narrator.ValidText(externalID) {
-		return nil, audioNotFound(strconv.Quote(externalID))
-	}
-	tx, err := s.beginRead(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("find audio by external id %q: %w", externalID, err)
-	}
-	defer rollback(ctx, tx)
-	a, err := findAudioByExternalID(ctx, tx, projectID, externalID, noLock)
-	if err != nil {
-		return nil, fmt.Errorf("find audio by external id %q in project %d: %w", externalID, projectID, err)
-	}
-	if err := loadMedia(ctx, tx, a); err != nil {
-		return nil, fmt.Errorf("find audio by external id %q in project %d: %w", externalID, projectID, err)
-	}
-	return a, nil
-}
+// The reads for the player are sqlstore's, but for FindAudioByArticleURL,
+// whose index is this dialect's: on the URL's MD5, since a URL may be
+// longer than a B-tree entry.
 
 // findAudioByArticleURLSQL reads the audios_article_url index, on a hash
 // of the URL; the URL itself is compared too.
@@ -62,7 +42,7 @@ func (s *Store) FindAudioByArticleURL(ctx context.Context, projectID int64, arti
 	if err != nil {
 		return nil, fmt.Errorf("find audio by article url in project %d: %w", projectID, err)
 	}
-	if err := loadMedia(ctx, tx, a); err != nil {
+	if err := s.loadMedia(ctx, tx, a); err != nil {
 		return nil, fmt.Errorf("find audio by article url in project %d: %w", projectID, err)
 	}
 	return a, nil

@@ -259,15 +259,15 @@ func TestQueryPlans(t *testing.T) {
 	}{
 		{"list", postgres.ListAudiosSQL, []any{p.ID, 9950, 10000, time.Time{}}, "Index Scan Backward using audios_seq"},
 		{"list deep", postgres.ListAudiosSQL, []any{p.ID, 0, 50, time.Time{}}, "Index Scan Backward using audios_seq"},
-		{"external id", postgres.FindLiveAudioByExternalIDSQL, []any{p.ID, "ext-20"}, "audios_external_id"},
+		{"external id", postgres.Numbered(sqlstore.FindLiveAudioByExternalIDSQL), []any{p.ID, "ext-20"}, "audios_external_id"},
 		{"id", postgres.FindLiveAudioByIDSQL, []any{a.ID, p.ID}, "audios_pkey"},
-		{"media", postgres.LoadMediaSQL, []any{[]int64{a.ID, a.ID + 1}, narrator.MediaTypes()}, "media_audio_id_content_type_key"},
+		{"media", postgres.LoadMediaSQL, []any{[]int64{a.ID, a.ID + 1}}, "media_audio_id_content_type_key"},
 		{"article url", postgres.FindAudioByArticleURLSQL, []any{p.ID, "https://news.test/20"}, "audios_article_url"},
 		{"audio listens", postgres.Numbered(sqlstore.AudioListensSQL), []any{a.ID}, "audio_listens_pkey"},
 		{"project listens", postgres.Numbered(sqlstore.ProjectListensSQL), []any{p.ID}, "project_listens_pkey"},
-		{"feed audios", postgres.FeedAudiosSQL, []any{p.ID, narrator.MaxFeedItems, narrator.FeedBodyChars, time.Now()}, "Index Scan using audios_feed"},
-		{"feed changed", postgres.AudiosChangedSQL, []any{p.ID}, "Index Only Scan Backward using audios_changed"},
-		{"feed deleted", postgres.AudiosChangedSQL, []any{p.ID}, "Index Only Scan Backward using audios_deleted"},
+		{"feed audios", postgres.FeedAudiosSQL, []any{narrator.FeedBodyChars, p.ID, time.Now(), narrator.MaxFeedItems}, "Index Scan using audios_feed"},
+		{"feed changed", postgres.Numbered(sqlstore.AudiosChangedSQL), []any{p.ID, p.ID}, "Index Only Scan Backward using audios_changed"},
+		{"feed deleted", postgres.Numbered(sqlstore.AudiosChangedSQL), []any{p.ID, p.ID}, "Index Only Scan Backward using audios_deleted"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rows, err := s.Pool().Query(ctx, "EXPLAIN "+tc.query, tc.args...)

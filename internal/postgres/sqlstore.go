@@ -29,11 +29,25 @@ func (d dialect) BeginRead(ctx context.Context) (sqlstore.Tx, error) {
 
 func (dialect) ForUpdate() string { return string(forUpdate) }
 
+// lockKeySQL takes an advisory transaction lock on a hash of a string.
+const lockKeySQL = `SELECT pg_advisory_xact_lock(hashtextextended(?, 0))`
+
+func (dialect) LockKey(ctx context.Context, tx sqlstore.Tx, key string) error {
+	_, err := tx.Exec(ctx, lockKeySQL, key)
+	return err
+}
+
 func (dialect) Conflict(err error, what string) error { return formatError(err, what) }
 
 func (dialect) LastIDs(ctx context.Context, tx sqlstore.Tx) (narrator.LastIDs, error) {
 	return lastIDs(ctx, tx.(pgTx).tx)
 }
+
+func (dialect) ILike() string { return "ILIKE" }
+
+func (dialect) IndexedBy(string) string { return "" }
+
+func (dialect) InList() string { return "= ANY(?)" }
 
 func (dialect) Overriding() string { return "OVERRIDING SYSTEM VALUE " }
 
@@ -42,15 +56,11 @@ func (dialect) RaiseID(ctx context.Context, tx sqlstore.Tx, table string, last i
 }
 
 func (d dialect) ResolveAudio(ctx context.Context, tx sqlstore.Tx, projectID int64, ref string) (*narrator.Audio, error) {
-	return resolveAudio(ctx, tx.(pgTx).tx, projectID, ref, forUpdate)
+	return d.s.resolveAudio(ctx, tx.(pgTx).tx, projectID, ref, forUpdate)
 }
 
 func (d dialect) PlanSynthesis(ctx context.Context, tx sqlstore.Tx, projectID int64, adds, check bool) (int64, error) {
 	return d.s.planSynthesis(ctx, tx.(pgTx).tx, projectID, adds, check)
-}
-
-func (d dialect) LoadMedia(ctx context.Context, tx sqlstore.Tx, audios ...*narrator.Audio) error {
-	return loadMedia(ctx, tx.(pgTx).tx, audios...)
 }
 
 func (d dialect) ApplyEffects(ctx context.Context, tx sqlstore.Tx, a *narrator.Audio, eff narrator.Effects) error {

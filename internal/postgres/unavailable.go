@@ -68,12 +68,6 @@ type row struct{ pgx.Row }
 
 func (r row) Scan(dest ...any) error { return unavailable(r.Row.Scan(dest...)) }
 
-// query runs a query on the pool, outside a transaction.
-func (s *Store) query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
-	rows, err := s.pool.Query(ctx, sql, args...)
-	return rows, unavailable(err)
-}
-
 // queryRow runs a query of one row on the pool, outside a transaction.
 func (s *Store) queryRow(ctx context.Context, sql string, args ...any) pgx.Row {
 	return row{s.pool.QueryRow(ctx, sql, args...)}

@@ -4,13 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"time"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/sqlstore"
 )
 
 // audioColumns are the columns scanAudio reads.
@@ -113,23 +113,6 @@ func encodeMetadata(m map[string]string) (string, error) {
 	return string(b), nil
 }
 
-func audioNotFound(ref string) error {
-	return narrator.Errorf(narrator.ENOTFOUND, "audio %s not found", ref)
-}
-
-const findLiveAudioByExternalIDSQL = `SELECT ` + audioColumns + `
-FROM audios WHERE project_id = ? AND external_id = ? AND deleted_at IS NULL`
-
-// findAudioByExternalID returns the live audio of a project with that
-// external ID, without its media.
-func findAudioByExternalID(ctx context.Context, tx *sql.Tx, projectID int64, externalID string) (*narrator.Audio, error) {
-	a, err := scanAudio(tx.QueryRowContext(ctx, findLiveAudioByExternalIDSQL, projectID, externalID))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, audioNotFound(strconv.Quote(externalID))
-	}
-	return a, err
-}
-
 const findLiveAudioWithMediaByIDSQL = `SELECT ` + audioColumnsA + `, ` + mediaColumnsM + `
 FROM audios a LEFT JOIN media m ON m.audio_id = a.id
 WHERE a.id = ? AND a.project_id = ? AND a.deleted_at IS NULL`
@@ -162,11 +145,11 @@ func resolveAudio(ctx context.Context, byID, byExternalID rowsFunc, projectID in
 		}
 	}
 	if ref == "" {
-		return nil, audioNotFound(`""`)
+		return nil, sqlstore.AudioNotFound(`""`)
 	}
 	a, err := oneAudio(byExternalID(ctx, projectID, ref))
 	if a == nil && err == nil {
-		return nil, audioNotFound(strconv.Quote(ref))
+		return nil, sqlstore.AudioNotFound(strconv.Quote(ref))
 	}
 	return a, err
 }
@@ -187,58 +170,6 @@ func oneAudio(rows *sql.Rows, err error) (*narrator.Audio, error) {
 		return nil, err
 	}
 	return audios[0], nil
-}
-
-// loadMediaSQL reads the media of several audios, given as a JSON array of
-// IDs, ordered within an audio as the second argument, a JSON array of
-// content types (narrator.MediaTypes), lists them.
-const loadMediaSQL = `
-SELECT id, audio_id, content_type, key, bytes
-FROM media
-WHERE audio_id IN (SELECT value FROM json_each(?))
-ORDER BY audio_id, (SELECT t.key FROM json_each(?) t WHERE t.value = media.content_type), id`
-
-// loadMedia sets the Media of the given audios with one query.
-func loadMedia(ctx context.Context, tx *sql.Tx, audios ...*narrator.Audio) error {
-	if len(audios) == 0 {
-		return nil
-	}
-	types := narrator.MediaTypes()
-	byID := make(map[int64]*narrator.Audio, len(audios))
-	ids := make([]int64, len(audios))
-	for i, a := range audios {
-		byID[a.ID] = a
-		ids[i] = a.ID
-		a.Media = make([]narrator.Media, 0, len(types))
-	}
-	idsJSON, err := json.Marshal(ids)
-	if err != nil {
-		return fmt.Errorf("load media: %w", err)
-	}
-	typesJSON, err := json.Marshal(types)
-	if err != nil {
-		return fmt.Errorf("load media: %w", err)
-	}
-	rows, err := tx.QueryContext(ctx, loadMediaSQL, string(idsJSON), string(typesJSON))
-	if err != nil {
-		return fmt.Errorf("load media: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var m narrator.Media
-		var key sql.NullString
-		if err := rows.Scan(&m.ID, &m.AudioID, &m.ContentType, &key, &m.Bytes); err != nil {
-			return fmt.Errorf("load media: %w", err)
-		}
-		m.Key = key.String
-		if a := byID[m.AudioID]; a != nil {
-			a.Media = append(a.Media, m)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("load media: %w", err)
-	}
-	return nil
 }
 
 // FindAudio returns a live audio of a project by reference: its numeric ID
@@ -293,48 +224,13 @@ func (s *Store) UpdateAudio(ctx context.Context, projectID int64, ref string, u 
 	return got, nil
 }
 
-const updateAudioSQL = `
-UPDATE audios SET external_id = ?, title = ?, body = ?, author = ?, article_url = ?, metadata = ?,
-	state = ?, error = ?, revision = ?, updated_at = ?
-WHERE id = ?`
-
-// updateAudio applies u to cur, a live audio with its media loaded, as
-// narrator.PlanUpdate decides, with the plan's effects, and returns the
-// result. head is the transaction's memo of the synthesis queue's head.
+// updateAudio applies u to cur, a live audio with its media loaded
+// (sqlstore.UpdateAudio). head is the transaction's memo of the synthesis
+// queue's head.
 func (s *Store) updateAudio(ctx context.Context, tx *sql.Tx, head *headMemo, cur *narrator.Audio, u narrator.AudioUpdate) (*narrator.Audio, error) {
-	plan, err := narrator.PlanUpdate(cur, u, s.now())
-	if err != nil || !plan.Changed {
-		return &plan.Next, err
-	}
-	next := &plan.Next
-	if plan.Effects.Synthesize {
-		adds := cur.State != narrator.StateUnprocessed
-		if plan.Effects.Round, err = s.planSynthesis(ctx, tx, head, cur.ProjectID, adds, true); err != nil {
-			return nil, err
-		}
-	}
-	if plan.ExternalIDChanged {
-		other, err := findAudioByExternalID(ctx, tx, cur.ProjectID, next.ExternalID)
-		switch {
-		case err == nil:
-			return nil, narrator.Errorf(narrator.EINVALID, "external_id %q is already used by audio %d", next.ExternalID, other.ID)
-		case narrator.ErrorCode(err) != narrator.ENOTFOUND:
-			return nil, err
-		}
-	}
-	meta, err := encodeMetadata(next.Metadata)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := tx.ExecContext(ctx, updateAudioSQL, nullString(next.ExternalID), next.Title, next.Body,
-		next.Author, next.ArticleURL, meta, next.State, next.Error, next.Revision, micros(next.UpdatedAt),
-		next.ID); err != nil {
-		return nil, formatError(err, "audio")
-	}
-	if err := s.applyEffects(ctx, tx, next, plan.Effects); err != nil {
-		return nil, err
-	}
-	return next, nil
+	return sqlstore.UpdateAudio(ctx, s.Store, sqlTx{tx}, cur, u, func(adds bool) (int64, error) {
+		return s.planSynthesis(ctx, tx, head, cur.ProjectID, adds, true)
+	})
 }
 
 // newestSeqSQL reads the highest number (audios.seq) given in a project,

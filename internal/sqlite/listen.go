@@ -7,30 +7,11 @@ import (
 	"fmt"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/sqlstore"
 )
 
-// FindAudioByExternalID returns the live audio of a project with that
-// external ID, media included. Unlike FindAudio it never takes the
-// reference for an audio ID, so an embed cannot reach audios by counting.
-// It returns ENOTFOUND if there is none.
-func (s *Store) FindAudioByExternalID(ctx context.Context, projectID int64, externalID string) (*narrator.Audio, error) {
-	if externalID == "" {
-		return nil, audioNotFound(`""`)
-	}
-	tx, err := s.beginRead(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("find audio by external id %q: %w", externalID, err)
-	}
-	defer tx.Rollback()
-	a, err := findAudioByExternalID(ctx, tx, projectID, externalID)
-	if err != nil {
-		return nil, fmt.Errorf("find audio by external id %q in project %d: %w", externalID, projectID, err)
-	}
-	if err := loadMedia(ctx, tx, a); err != nil {
-		return nil, fmt.Errorf("find audio by external id %q in project %d: %w", externalID, projectID, err)
-	}
-	return a, nil
-}
+// The reads for the player are sqlstore's, but for FindAudioByArticleURL,
+// whose index is this dialect's: on the URL itself.
 
 // findAudioByArticleURLSQL reads the audios_article_url index, in its
 // order. INDEXED BY keeps the planner, which has no statistics, from
@@ -57,7 +38,7 @@ func (s *Store) FindAudioByArticleURL(ctx context.Context, projectID int64, arti
 	if err != nil {
 		return nil, fmt.Errorf("find audio by article url in project %d: %w", projectID, err)
 	}
-	if err := loadMedia(ctx, tx, a); err != nil {
+	if err := sqlstore.LoadMedia(ctx, dialect{s}, sqlTx{tx}, a); err != nil {
 		return nil, fmt.Errorf("find audio by article url in project %d: %w", projectID, err)
 	}
 	return a, nil

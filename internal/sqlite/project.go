@@ -24,11 +24,6 @@ func scanProject(sc interface{ Scan(...any) error }) (*narrator.Project, error) 
 	return sqlstore.ScanProject(decoded{sc})
 }
 
-// findProject returns a project of any account, or ENOTFOUND.
-func findProject(ctx context.Context, tx *sql.Tx, projectID int64) (*narrator.Project, error) {
-	return sqlstore.ProjectByID(ctx, sqlTx{tx}, projectID)
-}
-
 // authorizeProjectSQL finds a project through the live API key of its
 // account, in one statement.
 const authorizeProjectSQL = `SELECT ` + projectColumns + `

@@ -31,6 +31,14 @@ func (dialect) LastIDs(ctx context.Context, tx sqlstore.Tx) (narrator.LastIDs, e
 	return lastIDs(ctx, tx.(sqlTx).tx)
 }
 
+// ILike is LIKE, which ignores the case of ASCII letters only.
+func (dialect) ILike() string { return "LIKE" }
+
+func (dialect) IndexedBy(index string) string { return " INDEXED BY " + index }
+
+// InList reads the IDs from a JSON array (encodeArgs).
+func (dialect) InList() string { return "IN (SELECT value FROM json_each(?))" }
+
 func (dialect) Overriding() string { return "" }
 
 func (dialect) RaiseID(ctx context.Context, tx sqlstore.Tx, table string, last int64) error {
@@ -45,10 +53,6 @@ func (d dialect) PlanSynthesis(ctx context.Context, tx sqlstore.Tx, projectID in
 	return d.s.planSynthesis(ctx, tx.(sqlTx).tx, &headMemo{}, projectID, adds, check)
 }
 
-func (d dialect) LoadMedia(ctx context.Context, tx sqlstore.Tx, audios ...*narrator.Audio) error {
-	return loadMedia(ctx, tx.(sqlTx).tx, audios...)
-}
-
 func (d dialect) ApplyEffects(ctx context.Context, tx sqlstore.Tx, a *narrator.Audio, eff narrator.Effects) error {
 	return d.s.applyEffects(ctx, tx.(sqlTx).tx, a, eff)
 }
@@ -56,6 +60,9 @@ func (d dialect) ApplyEffects(ctx context.Context, tx sqlstore.Tx, a *narrator.A
 // ForUpdate is empty: the one writer connection holds the database for
 // the whole of a write transaction (BEGIN IMMEDIATE).
 func (dialect) ForUpdate() string { return "" }
+
+// LockKey does nothing, for the same reason.
+func (dialect) LockKey(context.Context, sqlstore.Tx, string) error { return nil }
 
 func (d dialect) Enqueue(ctx context.Context, tx sqlstore.Tx, job narrator.Job) error {
 	return d.s.enqueue(ctx, tx.(sqlTx).tx, job)
@@ -123,7 +130,7 @@ func (t sqlTx) Rollback(context.Context) { _ = t.tx.Rollback() }
 
 // encodeArgs returns args as SQLite stores them: an instant as Unix
 // microseconds, a nil pointer as NULL, a list of text comma-separated, a
-// map as a JSON object.
+// list of IDs as a JSON array (dialect.InList), a map as a JSON object.
 func encodeArgs(args []any) ([]any, error) {
 	out := make([]any, len(args))
 	for i, a := range args {
@@ -144,6 +151,12 @@ func encodeArgs(args []any) ([]any, error) {
 			}
 		case []string:
 			out[i] = strings.Join(v, ",")
+		case []int64:
+			ids, err := json.Marshal(v)
+			if err != nil {
+				return nil, fmt.Errorf("encode ids: %w", err)
+			}
+			out[i] = string(ids)
 		case map[string]string:
 			meta, err := encodeMetadata(v)
 			if err != nil {

@@ -34,6 +34,88 @@ func ScanAudio(row Row) (*narrator.Audio, error) {
 	return &a, nil
 }
 
+// QueryAudios runs, in tx of db, a query that selects AudioColumns, and
+// loads the media of the audios it returns. The slice is empty, not nil,
+// when there are none.
+func QueryAudios(ctx context.Context, db DB, tx Tx, query string, args ...any) ([]*narrator.Audio, error) {
+	rows, err := tx.Query(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	audios, err := collect(rows, ScanAudio)
+	if err != nil {
+		return nil, err
+	}
+	if err := LoadMedia(ctx, db, tx, audios...); err != nil {
+		return nil, err
+	}
+	return audios, nil
+}
+
+// loadMediaSQL reads the media of several audios, their IDs given as the
+// dialect's list (%s, DB.InList).
+const loadMediaSQL = `
+SELECT id, audio_id, content_type, key, bytes
+FROM media
+WHERE audio_id %s`
+
+// LoadMediaSQL is the query of LoadMedia on db, for the tests of its plan:
+// its one argument is the list of the audios' IDs.
+func LoadMediaSQL(db DB) string { return fmt.Sprintf(loadMediaSQL, db.InList()) }
+
+// LoadMedia sets, in tx of db, the Media of the given audios with one
+// query, each audio's in the order of narrator.SortMedia (that of
+// narrator.MediaTypes).
+func LoadMedia(ctx context.Context, db DB, tx Tx, audios ...*narrator.Audio) error {
+	if len(audios) == 0 {
+		return nil
+	}
+	byID := make(map[int64]*narrator.Audio, len(audios))
+	ids := make([]int64, len(audios))
+	for i, a := range audios {
+		byID[a.ID] = a
+		ids[i] = a.ID
+		a.Media = make([]narrator.Media, 0, len(narrator.MediaTypes()))
+	}
+	rows, err := tx.Query(ctx, LoadMediaSQL(db), ids)
+	if err != nil {
+		return fmt.Errorf("load media: %w", err)
+	}
+	media, err := collect(rows, scanMedia)
+	if err != nil {
+		return fmt.Errorf("load media: %w", err)
+	}
+	for _, m := range media {
+		if a := byID[m.AudioID]; a != nil {
+			a.Media = append(a.Media, m)
+		}
+	}
+	for _, a := range audios {
+		narrator.SortMedia(a.Media)
+	}
+	return nil
+}
+
+// scanMedia reads a row of a media's id, audio_id, content_type, key and
+// bytes; a NULL key is "".
+func scanMedia(row Row) (narrator.Media, error) {
+	var m narrator.Media
+	var key *string
+	if err := row.Scan(&m.ID, &m.AudioID, &m.ContentType, &key, &m.Bytes); err != nil {
+		return m, err
+	}
+	if key != nil {
+		m.Key = *key
+	}
+	return m, nil
+}
+
+// AudioNotFound is the ENOTFOUND of an audio that ref, as the error shows
+// it (an ID, or an external ID quoted), does not find.
+func AudioNotFound(ref string) error {
+	return narrator.Errorf(narrator.ENOTFOUND, "audio %s not found", ref)
+}
+
 const findAudioByIDSQL = `SELECT ` + AudioColumns + ` FROM audios WHERE id = ?`
 
 // findAudioByID returns an audio, deleted or not, without its media; lock
@@ -41,7 +123,23 @@ const findAudioByIDSQL = `SELECT ` + AudioColumns + ` FROM audios WHERE id = ?`
 func findAudioByID(ctx context.Context, tx Tx, id int64, lock string) (*narrator.Audio, error) {
 	a, err := ScanAudio(tx.QueryRow(ctx, findAudioByIDSQL+lock, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, narrator.Errorf(narrator.ENOTFOUND, "audio %s not found", strconv.FormatInt(id, 10))
+		return nil, AudioNotFound(strconv.FormatInt(id, 10))
+	}
+	return a, err
+}
+
+// FindLiveAudioByExternalIDSQL finds the live audio of a project with an
+// external ID, through the index audios_external_id.
+const FindLiveAudioByExternalIDSQL = `SELECT ` + AudioColumns + `
+FROM audios WHERE project_id = ? AND external_id = ? AND deleted_at IS NULL`
+
+// AudioByExternalID returns, in tx, the live audio of a project with that
+// external ID, without its media, or ENOTFOUND; lock is "" or
+// DB.ForUpdate.
+func AudioByExternalID(ctx context.Context, tx Tx, projectID int64, externalID, lock string) (*narrator.Audio, error) {
+	a, err := ScanAudio(tx.QueryRow(ctx, FindLiveAudioByExternalIDSQL+lock, projectID, externalID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, AudioNotFound(strconv.Quote(externalID))
 	}
 	return a, err
 }
@@ -59,7 +157,7 @@ func (s *Store) AudioForSynthesis(ctx context.Context, audioID int64) (*narrator
 	if err != nil {
 		return nil, nil, fmt.Errorf("audio %d for synthesis: %w", audioID, err)
 	}
-	if err := s.db.LoadMedia(ctx, tx, a); err != nil {
+	if err := LoadMedia(ctx, s.db, tx, a); err != nil {
 		return nil, nil, fmt.Errorf("audio %d for synthesis: %w", audioID, err)
 	}
 	p, err := ProjectByID(ctx, tx, a.ProjectID)
@@ -67,6 +165,49 @@ func (s *Store) AudioForSynthesis(ctx context.Context, audioID int64) (*narrator
 		return nil, nil, fmt.Errorf("audio %d for synthesis: %w", audioID, err)
 	}
 	return a, p, nil
+}
+
+const updateAudioSQL = `
+UPDATE audios SET external_id = ?, title = ?, body = ?, author = ?, article_url = ?, metadata = ?,
+	state = ?, error = ?, revision = ?, updated_at = ?
+WHERE id = ?`
+
+// UpdateAudio applies u to cur, a live audio locked in tx of the store s
+// with its media loaded, as narrator.PlanUpdate decides, with the plan's
+// effects, and returns the result. planSynthesis plans the synthesis that
+// the change queues, if it queues one, for cur's project with its
+// account's limits checked (DB.PlanSynthesis; adds as there). The error of
+// the row's UPDATE is returned as it is: a unique violation of the
+// external ID, which another node's write can cause, is the caller's to
+// retry or report.
+func UpdateAudio(ctx context.Context, s *Store, tx Tx, cur *narrator.Audio, u narrator.AudioUpdate, planSynthesis func(adds bool) (int64, error)) (*narrator.Audio, error) {
+	plan, err := narrator.PlanUpdate(cur, u, s.now())
+	if err != nil || !plan.Changed {
+		return &plan.Next, err
+	}
+	next := &plan.Next
+	if plan.Effects.Synthesize {
+		if plan.Effects.Round, err = planSynthesis(cur.State != narrator.StateUnprocessed); err != nil {
+			return nil, err
+		}
+	}
+	if plan.ExternalIDChanged {
+		other, err := AudioByExternalID(ctx, tx, cur.ProjectID, next.ExternalID, "")
+		switch {
+		case err == nil:
+			return nil, narrator.Errorf(narrator.EINVALID, "external_id %q is already used by audio %d", next.ExternalID, other.ID)
+		case narrator.ErrorCode(err) != narrator.ENOTFOUND:
+			return nil, err
+		}
+	}
+	if _, err := tx.Exec(ctx, updateAudioSQL, NullString(next.ExternalID), next.Title, next.Body, next.Author,
+		next.ArticleURL, next.Metadata, next.State, next.Error, next.Revision, next.UpdatedAt, next.ID); err != nil {
+		return nil, err
+	}
+	if err := s.db.ApplyEffects(ctx, tx, next, plan.Effects); err != nil {
+		return nil, err
+	}
+	return next, nil
 }
 
 const setMediaKeySQL = `UPDATE media SET key = ?, bytes = ? WHERE id = ?`
@@ -104,7 +245,7 @@ func (s *Store) publishAudio(ctx context.Context, tx Tx, audioID int64, revision
 	if err != nil {
 		return err
 	}
-	if err := s.db.LoadMedia(ctx, tx, a); err != nil {
+	if err := LoadMedia(ctx, s.db, tx, a); err != nil {
 		return err
 	}
 	plan, err := narrator.PlanPublish(a, revision, r)
@@ -146,7 +287,7 @@ func (s *Store) FailAudio(ctx context.Context, audioID int64, revision int, mess
 	if !narrator.PlanFail(a, revision) {
 		return nil
 	}
-	if err := s.db.LoadMedia(ctx, tx, a); err != nil {
+	if err := LoadMedia(ctx, s.db, tx, a); err != nil {
 		return fmt.Errorf("fail audio %d: %w", audioID, err)
 	}
 	next := a.Failed(message, s.now())

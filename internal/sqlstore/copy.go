@@ -81,6 +81,32 @@ func scanExportedAPIKey(row Row) (*narrator.ExportedAPIKey, error) {
 	return &k, nil
 }
 
+const exportAudiosSQL = `
+SELECT ` + AudioColumns + `
+FROM audios
+WHERE id > ? AND deleted_at IS NULL
+ORDER BY id
+LIMIT ?`
+
+// ExportAudios returns up to limit live audios with IDs above afterID, by
+// ID, with their media. Pass the last ID of one page as afterID to get the
+// next; an empty slice ends the export. limit must be positive.
+func (s *Store) ExportAudios(ctx context.Context, afterID int64, limit int) ([]*narrator.Audio, error) {
+	if limit <= 0 {
+		return nil, narrator.Errorf(narrator.EINVALID, "limit must be positive")
+	}
+	tx, err := s.db.BeginRead(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("export audios after %d: %w", afterID, err)
+	}
+	defer tx.Rollback(ctx)
+	audios, err := QueryAudios(ctx, s.db, tx, exportAudiosSQL, afterID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("export audios after %d: %w", afterID, err)
+	}
+	return audios, nil
+}
+
 // The inserts of ImportMeta give the rows their IDs: each holds %s where
 // the dialect says so (DB.Overriding).
 const (

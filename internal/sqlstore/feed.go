@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/narrator/narrator"
 )
@@ -121,4 +122,85 @@ func (s *Store) RotateFeedToken(ctx context.Context, projectID int64, token stri
 		return nil, fmt.Errorf("rotate feed token of project %d: commit: %w", projectID, err)
 	}
 	return f, nil
+}
+
+// FeedByTokenSQL finds a turned-on feed by its token, through the unique
+// index of tokens.
+const FeedByTokenSQL = `SELECT ` + FeedColumns + ` FROM feeds WHERE token = ? AND enabled`
+
+// feedAudiosSQL selects the columns ScanAudio reads, the body cut to its
+// first narrator.FeedBodyChars characters. It reads the first entries of
+// the index audios_feed (%s, DB.IndexedBy): the project's processed live
+// audios, however many it has in other states.
+const feedAudiosSQL = `
+SELECT id, project_id, external_id, title, substr(body, 1, ?), author, article_url, metadata,
+	state, error, revision, duration_ms, created_at, updated_at, deleted_at
+FROM audios%s
+WHERE project_id = ? AND deleted_at IS NULL AND state = 'processed' AND NOT ` + notPublicSQL + `
+ORDER BY created_at DESC, id DESC
+LIMIT ?`
+
+// FeedAudiosSQL is the query of FeedByToken's audios on db, for the tests
+// of its plan: its arguments are narrator.FeedBodyChars, the project's ID,
+// the instant that decides what is public, and the limit.
+func FeedAudiosSQL(db DB) string { return fmt.Sprintf(feedAudiosSQL, db.IndexedBy("audios_feed")) }
+
+// AudiosChangedSQL gives the latest change and the latest deletion of a
+// project's audios (the project's ID, given twice), each the first entry of
+// an index (audios_changed; audios_deleted on PostgreSQL, audios_list on
+// SQLite).
+const AudiosChangedSQL = `
+SELECT (SELECT updated_at FROM audios WHERE project_id = ? ORDER BY updated_at DESC LIMIT 1),
+	(SELECT deleted_at FROM audios WHERE project_id = ? AND deleted_at IS NOT NULL
+		ORDER BY deleted_at DESC LIMIT 1)`
+
+// FeedByToken returns what the turned-on feed whose token is token shows
+// (narrator.FeedContent), read in one transaction: the feed, its project,
+// up to limit of the project's processed live audios, newest first, with
+// their media and the start of their body, and when the project's audios
+// last changed. It reads a bounded number of rows however many audios the
+// project has. It returns ENOTFOUND if no turned-on feed has that token,
+// and EINVALID if limit is not positive.
+func (s *Store) FeedByToken(ctx context.Context, token string, limit int) (*narrator.FeedContent, error) {
+	if limit <= 0 {
+		return nil, narrator.Errorf(narrator.EINVALID, "limit must be positive")
+	}
+	notFound := narrator.Errorf(narrator.ENOTFOUND, "feed not found")
+	if narrator.ValidateFeedToken(token) != nil {
+		return nil, notFound
+	}
+	now := s.now()
+	tx, err := s.db.BeginRead(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read feed: %w", err)
+	}
+	defer tx.Rollback(ctx)
+	f, err := ScanFeed(tx.QueryRow(ctx, FeedByTokenSQL, token))
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, notFound
+	case err != nil:
+		return nil, fmt.Errorf("read feed: %w", err)
+	}
+	c := &narrator.FeedContent{Feed: f}
+	if c.Project, err = ProjectByID(ctx, tx, f.ProjectID); err != nil {
+		return nil, fmt.Errorf("read feed of project %d: %w", f.ProjectID, err)
+	}
+	if c.Audios, err = QueryAudios(ctx, s.db, tx, FeedAudiosSQL(s.db), narrator.FeedBodyChars, f.ProjectID, now, limit); err != nil {
+		return nil, fmt.Errorf("read feed of project %d: audios: %w", f.ProjectID, err)
+	}
+	var updated, deleted *time.Time
+	if err := tx.QueryRow(ctx, AudiosChangedSQL, f.ProjectID, f.ProjectID).Scan(&updated, &deleted); err != nil {
+		return nil, fmt.Errorf("read feed of project %d: last change: %w", f.ProjectID, err)
+	}
+	published, err := publicationChangedAt(ctx, tx, f.ProjectID, now)
+	if err != nil {
+		return nil, fmt.Errorf("read feed: %w", err)
+	}
+	for _, t := range []*time.Time{updated, deleted, &published} {
+		if t != nil && t.After(c.AudiosChangedAt) {
+			c.AudiosChangedAt = *t
+		}
+	}
+	return c, nil
 }

@@ -5,10 +5,34 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/narrator/narrator"
 )
+
+// FindAudioByExternalID returns the live audio of a project with that
+// external ID, media included. Unlike FindAudio it never takes the
+// reference for an audio ID, so an embed cannot reach audios by counting.
+// It returns ENOTFOUND if there is none.
+func (s *Store) FindAudioByExternalID(ctx context.Context, projectID int64, externalID string) (*narrator.Audio, error) {
+	if externalID == "" || !narrator.ValidText(externalID) {
+		return nil, AudioNotFound(strconv.Quote(externalID))
+	}
+	tx, err := s.db.BeginRead(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("find audio by external id %q: %w", externalID, err)
+	}
+	defer tx.Rollback(ctx)
+	a, err := AudioByExternalID(ctx, tx, projectID, externalID, "")
+	if err != nil {
+		return nil, fmt.Errorf("find audio by external id %q in project %d: %w", externalID, projectID, err)
+	}
+	if err := LoadMedia(ctx, s.db, tx, a); err != nil {
+		return nil, fmt.Errorf("find audio by external id %q in project %d: %w", externalID, projectID, err)
+	}
+	return a, nil
+}
 
 const liveAudioOfProjectSQL = `SELECT 1 FROM audios WHERE id = ? AND project_id = ? AND deleted_at IS NULL`
 

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/narrator/narrator"
 )
@@ -111,4 +112,40 @@ func (s *Store) RemovePronunciation(ctx context.Context, projectID, id int64) (*
 		return nil, fmt.Errorf("remove pronunciation %d: commit: %w", id, err)
 	}
 	return p, nil
+}
+
+// candidatesSQL narrows the search with the dialect's case-folding LIKE
+// (%[1]s, DB.ILike), given the pattern three times; NeedsResynthesis then
+// decides on whole words in any case.
+const candidatesSQL = `
+SELECT ` + AudioColumns + ` FROM audios
+WHERE project_id = ? AND deleted_at IS NULL AND state <> 'unprocessed'
+	AND (title %[1]s ? ESCAPE '\' OR body %[1]s ? ESCAPE '\' OR author %[1]s ? ESCAPE '\')
+ORDER BY id`
+
+// ResynthesisCandidates returns, in ID order, the audios of a project that
+// rule's change is to re-queue (narrator.Pronunciation.NeedsResynthesis),
+// read in a transaction that only reads: the scan holds no write lock.
+func (s *Store) ResynthesisCandidates(ctx context.Context, projectID int64, rule *narrator.Pronunciation) ([]int64, error) {
+	tx, err := s.db.BeginRead(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("resynthesis candidates of %q: %w", rule.Phrase, err)
+	}
+	defer tx.Rollback(ctx)
+	pattern := likePattern(strings.TrimSpace(rule.Phrase))
+	rows, err := tx.Query(ctx, fmt.Sprintf(candidatesSQL, s.db.ILike()), projectID, pattern, pattern, pattern)
+	if err != nil {
+		return nil, fmt.Errorf("resynthesis candidates of %q: %w", rule.Phrase, err)
+	}
+	audios, err := collect(rows, ScanAudio)
+	if err != nil {
+		return nil, fmt.Errorf("resynthesis candidates of %q: %w", rule.Phrase, err)
+	}
+	ids := []int64{}
+	for _, a := range audios {
+		if rule.NeedsResynthesis(a) {
+			ids = append(ids, a.ID)
+		}
+	}
+	return ids, nil
 }

@@ -11,15 +11,13 @@ import (
 	"github.com/narrator/narrator"
 )
 
-// NotPublicSQL starts a condition on an audio row named audios that holds
-// while the audio is not public (narrator.Publication.Public) at an
-// instant: a draft, or scheduled for later. An audio without a
-// publication row is published. Queries of what anonymous listeners see
-// (the podcast feed) add "AND NOT " + NotPublicSQL + "?)))", the
-// placeholder (? or $n) of the instant and three closing parentheses, so
-// that each dialect numbers its placeholder.
-const NotPublicSQL = `EXISTS (SELECT 1 FROM audio_publications p WHERE p.audio_id = audios.id
-	AND (p.state = 'draft' OR (p.state = 'scheduled' AND p.publish_at > `
+// notPublicSQL is a condition on an audio row named audios that holds
+// while the audio is not public (narrator.Publication.Public) at the
+// instant of its placeholder: a draft, or scheduled for later. An audio
+// without a publication row is published. Queries of what anonymous
+// listeners see (the podcast feed) add "AND NOT " + notPublicSQL.
+const notPublicSQL = `EXISTS (SELECT 1 FROM audio_publications p WHERE p.audio_id = audios.id
+	AND (p.state = 'draft' OR (p.state = 'scheduled' AND p.publish_at > ?)))`
 
 const findPublicationSQL = `SELECT state, publish_at, updated_at FROM audio_publications WHERE audio_id = ?`
 
@@ -129,11 +127,11 @@ const publicationChangedSQL = `
 SELECT (SELECT updated_at FROM audio_publications WHERE project_id = ? ORDER BY updated_at DESC LIMIT 1),
 	(SELECT publish_at FROM audio_publications WHERE project_id = ? AND publish_at <= ? ORDER BY publish_at DESC LIMIT 1)`
 
-// PublicationChangedAt returns, in tx, the latest change of a publication
+// publicationChangedAt returns, in tx, the latest change of a publication
 // of the project's audios or the latest schedule come due by now, each the
 // first entry of an index; zero if none. A podcast feed changes then too:
 // it counts them in its Last-Modified.
-func PublicationChangedAt(ctx context.Context, tx Tx, projectID int64, now time.Time) (time.Time, error) {
+func publicationChangedAt(ctx context.Context, tx Tx, projectID int64, now time.Time) (time.Time, error) {
 	var decided, due *time.Time
 	if err := tx.QueryRow(ctx, publicationChangedSQL, projectID, projectID, now).Scan(&decided, &due); err != nil {
 		return time.Time{}, fmt.Errorf("publication changes of project %d: %w", projectID, err)

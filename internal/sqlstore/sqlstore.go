@@ -10,6 +10,8 @@
 //   - time.Time, and *time.Time for a nullable one (NullTime): an instant,
 //     read back in UTC (SQLite: INTEGER Unix microseconds);
 //   - []string: a list of text (SQLite: TEXT, comma-separated);
+//   - []int64: a list of IDs, in arguments only, for DB.InList (SQLite: a
+//     JSON array);
 //   - *int64 for a nullable integer.
 //
 // sql.ErrNoRows reports that a query of one row found none, whatever the
@@ -66,6 +68,10 @@ type DB interface {
 	// it locks them until the transaction ends ("" where one writer
 	// holds the whole database).
 	ForUpdate() string
+	// LockKey locks key, any string, until tx ends, so that the writes
+	// under one key are serialised on every node (nothing to do where one
+	// writer holds the whole database).
+	LockKey(ctx context.Context, tx Tx, key string) error
 	// Enqueue inserts job inside tx.
 	Enqueue(ctx context.Context, tx Tx, job narrator.Job) error
 	// Conflict returns an ECONFLICT *narrator.Error saying that what
@@ -82,12 +88,20 @@ type DB interface {
 	// it returns the job's fair round (narrator.FairRound), which it
 	// records as the account's.
 	PlanSynthesis(ctx context.Context, tx Tx, projectID int64, adds, check bool) (int64, error)
-	// LoadMedia sets the Media of the given audios, in the order of
-	// narrator.MediaTypes, with one query.
-	LoadMedia(ctx context.Context, tx Tx, audios ...*narrator.Audio) error
 	// LastIDs returns the highest ID each table has given, deleted rows
 	// included.
 	LastIDs(ctx context.Context, tx Tx) (narrator.LastIDs, error)
+	// ILike is the operator of a LIKE that ignores letter case: ILIKE,
+	// which folds it as the database's locale does, or LIKE, which folds
+	// the case of ASCII letters only.
+	ILike() string
+	// IndexedBy is what follows a table's name in FROM to have a query read
+	// the table through index (INDEXED BY on SQLite, whose planner has no
+	// statistics; "" where the planner finds it unaided).
+	IndexedBy(index string) string
+	// InList is the right-hand side of a condition that a value is one of
+	// the IDs of one []int64 argument ("= ANY(?)").
+	InList() string
 	// Overriding is what an INSERT that gives a row its ID says before
 	// VALUES ("OVERRIDING SYSTEM VALUE " for an identity column).
 	Overriding() string

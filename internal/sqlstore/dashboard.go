@@ -1,4 +1,4 @@
-package postgres
+package sqlstore
 
 import (
 	"context"
@@ -9,23 +9,23 @@ import (
 	"github.com/narrator/narrator"
 )
 
-// audioFilterSQL selects a project's live audios created at or after $2
-// whose title or external ID contains a pattern ($4, for ILIKE, which
-// ignores letter case as the database's locale has it); an empty query
-// ($3) matches every audio.
+// audioFilterSQL selects a project's live audios created at or after a
+// time whose title or external ID contains a pattern, given twice, as the
+// dialect's case-folding LIKE (%[1]s, DB.ILike) reads it; an empty query
+// matches every audio.
 const audioFilterSQL = `
 FROM audios
-WHERE project_id = $1 AND deleted_at IS NULL AND created_at >= $2
-	AND ($3 = '' OR title ILIKE $4 ESCAPE '\' OR external_id ILIKE $4 ESCAPE '\')`
+WHERE project_id = ? AND deleted_at IS NULL AND created_at >= ?
+	AND (? = '' OR title %[1]s ? ESCAPE '\' OR external_id %[1]s ? ESCAPE '\')`
 
-const searchAudiosSQL = `SELECT ` + audioColumns + audioFilterSQL + `
+const searchAudiosSQL = `SELECT ` + AudioColumns + audioFilterSQL + `
 ORDER BY created_at DESC, id DESC
-LIMIT $5 OFFSET $6`
+LIMIT ? OFFSET ?`
 
-// countAudiosSQL counts matches up to $5, narrator.MaxSearchCount.
-const countAudiosSQL = `SELECT count(*) FROM (SELECT 1` + audioFilterSQL + ` LIMIT $5) AS matches`
+// countAudiosSQL counts matches up to narrator.MaxSearchCount.
+const countAudiosSQL = `SELECT count(*) FROM (SELECT 1` + audioFilterSQL + ` LIMIT ?) AS matches`
 
-const projectAudioCountSQL = `SELECT audio_count FROM projects WHERE id = $1`
+const projectAudioCountSQL = `SELECT audio_count FROM projects WHERE id = ?`
 
 // likePattern returns a LIKE pattern that matches strings containing q.
 func likePattern(q string) string {
@@ -41,8 +41,9 @@ func likePattern(q string) string {
 // is filtered (the project's count), and at most narrator.MaxSearchCount
 // otherwise. Pages start at 1; perPage must be positive.
 //
-// Letter case is ignored as the database's locale folds it, which includes
-// ASCII and, in UTF-8 locales, other letters too.
+// Letter case is ignored as the dialect's LIKE folds it (DB.ILike): ASCII
+// letters on SQLite; on PostgreSQL as the database's locale has it, which
+// in UTF-8 locales includes other letters too.
 func (s *Store) SearchAudios(ctx context.Context, projectID int64, query string, since time.Time, page, perPage int) ([]*narrator.Audio, int, error) {
 	plan, err := narrator.PlanSearch(query, since, page, perPage)
 	if err != nil {
@@ -51,17 +52,19 @@ func (s *Store) SearchAudios(ctx context.Context, projectID int64, query string,
 	if plan.NoMatch {
 		return []*narrator.Audio{}, 0, nil
 	}
-	tx, err := s.beginRead(ctx)
+	tx, err := s.db.BeginRead(ctx)
 	if err != nil {
 		return nil, 0, fmt.Errorf("search audios: %w", err)
 	}
-	defer rollback(ctx, tx)
-	args := []any{projectID, since, plan.Query, likePattern(plan.Query)}
+	defer tx.Rollback(ctx)
+	pattern := likePattern(plan.Query)
+	args := []any{projectID, since, plan.Query, pattern, pattern}
+	like := s.db.ILike()
 	var total int
 	if plan.Exact {
 		err = tx.QueryRow(ctx, projectAudioCountSQL, projectID).Scan(&total)
 	} else {
-		err = tx.QueryRow(ctx, countAudiosSQL, append(args, narrator.MaxSearchCount)...).Scan(&total)
+		err = tx.QueryRow(ctx, fmt.Sprintf(countAudiosSQL, like), append(args, narrator.MaxSearchCount)...).Scan(&total)
 	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("search audios of project %d: count: %w", projectID, err)
@@ -69,16 +72,17 @@ func (s *Store) SearchAudios(ctx context.Context, projectID int64, query string,
 	if plan.Offset >= int64(total) {
 		return []*narrator.Audio{}, total, nil
 	}
-	audios, err := queryAudios(ctx, tx, searchAudiosSQL, append(args, perPage, plan.Offset)...)
+	audios, err := QueryAudios(ctx, s.db, tx, fmt.Sprintf(searchAudiosSQL, like), append(args, perPage, plan.Offset)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("search audios of project %d: %w", projectID, err)
 	}
 	return audios, total, nil
 }
 
-const findAudiosByIDSQL = `SELECT ` + audioColumns + `
+// findAudiosByIDSQL takes the IDs as the dialect's list (%s, DB.InList).
+const findAudiosByIDSQL = `SELECT ` + AudioColumns + `
 FROM audios
-WHERE project_id = $1 AND deleted_at IS NULL AND id = ANY($2)
+WHERE project_id = ? AND deleted_at IS NULL AND id %s
 ORDER BY id`
 
 // FindAudiosByID returns the live audios of a project among the given IDs,
@@ -92,12 +96,12 @@ func (s *Store) FindAudiosByID(ctx context.Context, projectID int64, ids []int64
 	if len(ids) == 0 {
 		return []*narrator.Audio{}, nil
 	}
-	tx, err := s.beginRead(ctx)
+	tx, err := s.db.BeginRead(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("find audios by id: %w", err)
 	}
-	defer rollback(ctx, tx)
-	audios, err := queryAudios(ctx, tx, findAudiosByIDSQL, projectID, ids)
+	defer tx.Rollback(ctx)
+	audios, err := QueryAudios(ctx, s.db, tx, fmt.Sprintf(findAudiosByIDSQL, s.db.InList()), projectID, ids)
 	if err != nil {
 		return nil, fmt.Errorf("find audios by id in project %d: %w", projectID, err)
 	}

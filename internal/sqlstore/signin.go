@@ -1,9 +1,9 @@
-package sqlite
+package sqlstore
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/narrator/narrator"
@@ -22,15 +22,25 @@ const pruneSignInFailuresSQL = `DELETE FROM signin_failures WHERE at < ?`
 // ReserveSignInAttempt records a sign-in attempt at time at under the key
 // of every limit, named attempt, unless a limit is full
 // (narrator.CheckSignInLimits): then it records nothing and says which.
-// The check and the record are one write transaction, and SQLite has one
-// writer, so concurrent attempts cannot all pass a limit. It also forgets
-// attempts older than SignInFailureRetention.
+// The limits' keys are locked (DB.LockKey, in key order) before they are
+// counted, so that concurrent attempts on any node cannot all pass a
+// limit. It also forgets attempts older than SignInFailureRetention.
 func (s *Store) ReserveSignInAttempt(ctx context.Context, attempt string, limits []narrator.SignInLimit, at time.Time) (*narrator.SignInRefusal, error) {
-	tx, err := s.beginWrite(ctx)
+	tx, err := s.db.BeginWrite(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("reserve sign-in attempt: %w", err)
 	}
-	defer tx.Rollback()
+	defer tx.Rollback(ctx)
+	at = at.UTC().Truncate(time.Microsecond)
+	keys := make([]string, len(limits))
+	for i, l := range limits {
+		keys[i] = l.Key
+	}
+	for _, k := range slices.Compact(slices.Sorted(slices.Values(keys))) {
+		if err := s.db.LockKey(ctx, tx, k); err != nil {
+			return nil, fmt.Errorf("reserve sign-in attempt: lock: %w", err)
+		}
+	}
 	recent := make([][]time.Time, len(limits))
 	for i, l := range limits {
 		if recent[i], err = recentSignInAttempts(ctx, tx, l, at); err != nil {
@@ -40,15 +50,15 @@ func (s *Store) ReserveSignInAttempt(ctx context.Context, attempt string, limits
 	if ref := narrator.CheckSignInLimits(limits, at, recent); ref != nil {
 		return ref, nil
 	}
-	for _, l := range limits {
-		if _, err := tx.ExecContext(ctx, insertSignInAttemptSQL, l.Key, micros(at), attempt); err != nil {
+	for _, k := range keys {
+		if _, err := tx.Exec(ctx, insertSignInAttemptSQL, k, at, attempt); err != nil {
 			return nil, fmt.Errorf("reserve sign-in attempt: %w", err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, pruneSignInFailuresSQL, micros(at.Add(-SignInFailureRetention))); err != nil {
+	if _, err := tx.Exec(ctx, pruneSignInFailuresSQL, at.Add(-SignInFailureRetention)); err != nil {
 		return nil, fmt.Errorf("reserve sign-in attempt: prune: %w", err)
 	}
-	if err := commit(tx); err != nil {
+	if err := tx.Commit(ctx); err != nil {
 		return nil, fmt.Errorf("reserve sign-in attempt: commit: %w", err)
 	}
 	return nil, nil
@@ -56,21 +66,16 @@ func (s *Store) ReserveSignInAttempt(ctx context.Context, attempt string, limits
 
 // recentSignInAttempts returns the times of l's attempts in its window
 // before at, newest first, at most l.Max of them.
-func recentSignInAttempts(ctx context.Context, tx *sql.Tx, l narrator.SignInLimit, at time.Time) ([]time.Time, error) {
-	rows, err := tx.QueryContext(ctx, recentSignInAttemptsSQL, l.Key, micros(at.Add(-l.Window)), l.Max)
+func recentSignInAttempts(ctx context.Context, tx Tx, l narrator.SignInLimit, at time.Time) ([]time.Time, error) {
+	rows, err := tx.Query(ctx, recentSignInAttemptsSQL, l.Key, at.Add(-l.Window), l.Max)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []time.Time
-	for rows.Next() {
-		var us int64
-		if err := rows.Scan(&us); err != nil {
-			return nil, err
-		}
-		out = append(out, fromMicros(us))
-	}
-	return out, rows.Err()
+	return collect(rows, func(row Row) (time.Time, error) {
+		var t time.Time
+		err := row.Scan(&t)
+		return t, err
+	})
 }
 
 const deleteSignInAttemptSQL = `DELETE FROM signin_failures WHERE attempt = ? AND attempt <> ''`
@@ -80,20 +85,20 @@ const clearSignInFailuresSQL = `DELETE FROM signin_failures WHERE key = ?`
 // ClearSignInAttempts forgets the attempt named attempt, which succeeded,
 // and every attempt recorded under keys.
 func (s *Store) ClearSignInAttempts(ctx context.Context, attempt string, keys []string) error {
-	tx, err := s.beginWrite(ctx)
+	tx, err := s.db.BeginWrite(ctx)
 	if err != nil {
 		return fmt.Errorf("clear sign-in attempts: %w", err)
 	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, deleteSignInAttemptSQL, attempt); err != nil {
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, deleteSignInAttemptSQL, attempt); err != nil {
 		return fmt.Errorf("clear sign-in attempts: %w", err)
 	}
 	for _, k := range keys {
-		if _, err := tx.ExecContext(ctx, clearSignInFailuresSQL, k); err != nil {
+		if _, err := tx.Exec(ctx, clearSignInFailuresSQL, k); err != nil {
 			return fmt.Errorf("clear sign-in attempts: %w", err)
 		}
 	}
-	if err := commit(tx); err != nil {
+	if err := tx.Commit(ctx); err != nil {
 		return fmt.Errorf("clear sign-in attempts: commit: %w", err)
 	}
 	return nil
