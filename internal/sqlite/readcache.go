@@ -22,16 +22,36 @@ import (
 //
 // Whether it changed is read from the WAL index: the header at the start
 // of the database's -shm file, which every connection of every process
-// updates when it commits (iChange counts transactions; mxFrame, the salts
-// and the checksum move with it) and which SQLite's own readers read
-// without a lock, as two copies that must match ("WAL-index format" in
-// SQLite's file format documents). The cache maps that header and compares
-// it before every use: any commit, by this process or another one (a
-// `narrator accounts keys revoke` beside the server, say), empties it, so
-// an answer from it is what the database held when the request asked, and
-// a revoked key is refused at once. The check is a few dozen loads from
-// memory; `PRAGMA data_version`, which asks the same of SQLite, costs as
-// much as the statements it would save (it takes the WAL's locks).
+// updates when it commits and which SQLite's own readers read without a
+// lock. The cache maps that header and compares it before every use: any
+// commit, by this process or another one (a `narrator accounts keys
+// revoke` beside the server, say), empties it, so an answer from it is
+// what the database held when the request asked, and a revoked key is
+// refused at once.
+//
+// The format it relies on is SQLite's "WAL-index format"
+// (https://sqlite.org/walformat.html; WalIndexHdr in wal.c), which
+// TestWALIndexHeaderLayout pins: the -shm file starts with two copies of a
+// 48-byte header, at offsets 0 and 48, in the machine's byte order, as
+// 32-bit words iVersion (3007000), unused, iChange (grows at every
+// commit), isInit, bigEndCksum and szPage (8, 8 and 16 bits), mxFrame,
+// nPage, two frame checksums, two salts and two header checksums. A commit
+// writes the second copy, then the first; a reader reads the first, then
+// the second, and trusts them only if they match (header). The cache
+// compares the first copy whole: it never interprets a field, so only the
+// copies' places and size, and that a commit changes them, matter. The
+// file holds SQLite's locks as well (from byte 120), which the cache never
+// touches.
+//
+// The check costs a few dozen loads from memory. BenchmarkReadCheck
+// measures it against the simpler checks (issue 19): `PRAGMA
+// data_version` on the cache's pinned connection, which asks the same of
+// SQLite, runs a statement and takes the WAL's read lock on one
+// connection that every reader waits for, which makes an API key's check,
+// the read every request makes, several times slower; a count of the
+// store's own commits, kept in memory, is as fast but misses the commits
+// of other processes. docs/architecture.md ("The read cache") holds the
+// decision, docs/figures.md the figures.
 //
 // The -shm file lives as long as one connection holds the database open:
 // the cache pins a connection of its own for its lifetime, so that the
