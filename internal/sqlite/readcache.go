@@ -22,16 +22,36 @@ import (
 //
 // Whether it changed is read from the WAL index: the header at the start
 // of the database's -shm file, which every connection of every process
-// updates when it commits (iChange counts transactions; mxFrame, the salts
-// and the checksum move with it) and which SQLite's own readers read
-// without a lock, as two copies that must match ("WAL-index format" in
-// SQLite's file format documents). The cache maps that header and compares
-// it before every use: any commit, by this process or another one (a
-// `narrator accounts keys revoke` beside the server, say), empties it, so
-// an answer from it is what the database held when the request asked, and
-// a revoked key is refused at once. The check is a few dozen loads from
-// memory; `PRAGMA data_version`, which asks the same of SQLite, costs as
-// much as the statements it would save (it takes the WAL's locks).
+// updates when it commits and which SQLite's own readers read without a
+// lock. The cache maps that header and compares it before every use: any
+// commit, by this process or another one (a `narrator accounts keys
+// revoke` beside the server, say), empties it, so an answer from it is
+// what the database held when the request asked, and a revoked key is
+// refused at once.
+//
+// The format it relies on is SQLite's "WAL-index format"
+// (https://sqlite.org/walformat.html; WalIndexHdr in wal.c), which
+// TestWALIndexHeaderLayout pins: the -shm file starts with two copies of a
+// 48-byte header, at offsets 0 and 48, in the machine's byte order, as
+// 32-bit words iVersion (3007000), unused, iChange (grows at every
+// commit), isInit, bigEndCksum and szPage (8, 8 and 16 bits), mxFrame,
+// nPage, two frame checksums, two salts and two header checksums. A commit
+// writes the second copy, then the first; a reader reads the first, then
+// the second, and trusts them only if they match (header). The cache
+// compares the first copy whole: it never interprets a field, so only the
+// copies' places and size, and that a commit changes them, matter. The
+// file holds SQLite's locks as well (from byte 120), which the cache never
+// touches.
+//
+// The check costs a few dozen loads from memory. BenchmarkReadCheck
+// measures it against the simpler checks (issue 19): `PRAGMA
+// data_version` on the cache's pinned connection, which asks the same of
+// SQLite, runs a statement and takes the WAL's read lock on one
+// connection that every reader waits for, which makes an API key's check,
+// the read every request makes, several times slower; a count of the
+// store's own commits, kept in memory, is as fast but misses the commits
+// of other processes. docs/architecture.md ("The read cache") holds the
+// decision, docs/figures.md the figures.
 //
 // The -shm file lives as long as one connection holds the database open:
 // the cache pins a connection of its own for its lifetime, so that the
@@ -41,27 +61,33 @@ type readCache struct {
 	conn *sql.Conn // held until close
 	shm  []byte    // the WAL index's first bytes, mapped read-only
 
+	// check reads the database's stamp: header, the WAL-index header. It
+	// is a field so that BenchmarkReadCheck can put the simpler checks it
+	// compares in its place.
+	check func() (stamp, bool)
+
 	// off turns the cache off (Options.NoReadCache): every read goes to the database and
 	// nothing is kept. It is set before the store serves, and never changes after.
 	off bool
 
 	mu       sync.Mutex
-	current  walHeader // the header the entries were read under
+	current  stamp // the stamp the entries were read under
 	projects map[projectKey]narrator.Project
 	audios   map[audioKey]*narrator.Audio
 	pages    map[pageKey][]*narrator.Audio
 	size     int // bytes of text held by audios and pages, roughly
 }
 
-// walHeader is one copy of the WAL-index header: 48 bytes, in the
+// stamp is what the cache compares to tell one state of the database
+// from another: one copy of the WAL-index header, 48 bytes in the
 // machine's byte order, compared whole.
-type walHeader [12]uint32
+type stamp [12]uint32
 
 // ticket is what a lookup that missed hands to the keep that follows its
-// read: the header the read was made under, if it could be read whole.
+// read: the stamp the read was made under, if it could be read whole.
 type ticket struct {
-	header walHeader
-	valid  bool
+	stamp stamp
+	valid bool
 }
 
 type projectKey struct {
@@ -135,7 +161,9 @@ func openReadCache(ctx context.Context, path, dsn string) (_ *readCache, err err
 	if err != nil {
 		return nil, fmt.Errorf("map %s: %w", f.Name(), err)
 	}
-	return &readCache{pin: pin, conn: conn, shm: shm}, nil
+	c := &readCache{pin: pin, conn: conn, shm: shm}
+	c.check = c.header
+	return c, nil
 }
 
 // shmFiles holds open, for the life of the process, every -shm file a read
@@ -184,8 +212,8 @@ const walIndexHeaderBytes = 96
 // header reads the WAL-index header as SQLite's readers do: the first
 // copy, then the second, which a writer updates first; ok is false if they
 // differ, a commit being under way.
-func (c *readCache) header() (h walHeader, ok bool) {
-	var second walHeader
+func (c *readCache) header() (h stamp, ok bool) {
+	var second stamp
 	for i := range h {
 		h[i] = atomic.LoadUint32((*uint32)(unsafe.Pointer(&c.shm[4*i])))
 	}
@@ -195,17 +223,17 @@ func (c *readCache) header() (h walHeader, ok bool) {
 	return h, h == second
 }
 
-// sync brings the cache up to the database's WAL-index header, emptying it
-// if the header moved, and returns the ticket of a read made now. c.mu
-// must be held. While a commit is under way the ticket is not valid: the
-// caller reads, and keeps nothing. A read that misses the cache is made
-// after sync and kept with its ticket, so that a kept answer is never
-// older than the header it is kept under.
+// sync brings the cache up to the database's stamp, emptying it if the
+// stamp moved, and returns the ticket of a read made now. c.mu must be
+// held. While a commit is under way the ticket is not valid: the caller
+// reads, and keeps nothing. A read that misses the cache is made after
+// sync and kept with its ticket, so that a kept answer is never older than
+// the stamp it is kept under.
 func (c *readCache) sync() ticket {
 	if c.off {
 		return ticket{}
 	}
-	h, ok := c.header()
+	h, ok := c.check()
 	if !ok {
 		return ticket{}
 	}
@@ -216,13 +244,13 @@ func (c *readCache) sync() ticket {
 		clear(c.pages)
 		c.size = 0
 	}
-	return ticket{header: h, valid: true}
+	return ticket{stamp: h, valid: true}
 }
 
 // fresh reports whether a read made with t may still be kept. c.mu must be
 // held.
 func (c *readCache) fresh(t ticket) bool {
-	return t.valid && t.header == c.current
+	return t.valid && t.stamp == c.current
 }
 
 // project returns the project cached for k, if the database has not

@@ -1,6 +1,8 @@
 package sqlite
 
 import (
+	"database/sql"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"os/exec"
@@ -97,6 +99,50 @@ func TestReadCacheSeesEveryCommit(t *testing.T) {
 	}
 }
 
+// A commit by a bare connection, not a store (the sqlite3 shell, say),
+// empties the read cache as well: the WAL-index header moves with any
+// connection's commit.
+func TestReadCacheSeesABareConnection(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "narrator.db")
+	s := mustOpenPath(t, path, withJobs(recorderJobs{&storetest.Recorder{}}))
+	acc := &narrator.Account{Name: "Acme"}
+	if err := s.CreateAccount(ctx, acc); err != nil {
+		t.Fatal(err)
+	}
+	p := &narrator.Project{AccountID: acc.ID, Title: "News", Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: "Mark", BodyVoice: "Sally"}
+	if err := s.CreateProject(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	a := &narrator.Audio{ProjectID: p.ID, Title: "T", Body: "Hello there.", ExternalID: "ext"}
+	if _, err := s.CreateAudio(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if got, err := s.FindAudio(ctx, p.ID, "ext"); err != nil || got.Title != "T" {
+			t.Fatalf("FindAudio = %+v, %v", got, err)
+		}
+	}
+	s.cache.mu.Lock()
+	kept := len(s.cache.audios)
+	s.cache.mu.Unlock()
+	if kept != 1 {
+		t.Fatalf("%d audios kept, want 1", kept)
+	}
+
+	bare, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bare.Close()
+	if _, err := bare.ExecContext(ctx, "UPDATE audios SET title = 'Bare' WHERE id = ?", a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.FindAudio(ctx, p.ID, "ext"); err != nil || got.Title != "Bare" {
+		t.Errorf("FindAudio after a bare connection's update = %+v, %v; want title %q", got, err, "Bare")
+	}
+}
+
 // The read cache's -shm descriptor must not cost the process SQLite's own
 // locks: closing any descriptor of a file drops every POSIX lock the
 // process holds on it, and another process that then finds the WAL
@@ -174,12 +220,14 @@ func TestNoReadCache(t *testing.T) {
 }
 
 // TestWALIndexHeaderLayout pins the part of SQLite's file format that the read cache relies
-// on (https://sqlite.org/walformat.html, "the WAL-index header"): the -shm file starts with
-// two copies of a 48-byte header in the machine's byte order, whose first field, iVersion, is
-// 3007000, and which changes with every commit (mxFrame, the fifth 32-bit field, grows, or a
-// checkpoint restarts the WAL with new salts). If a new
-// SQLite moves any of it, this fails, and the cache must be revised or turned off
-// (Options.NoReadCache).
+// on (https://sqlite.org/walformat.html, "the WAL-index header"; the struct WalIndexHdr of
+// wal.c): the -shm file starts with two copies of a 48-byte header in the machine's byte
+// order, which a commit writes, the second copy first, and which holds, as 32-bit words,
+// iVersion (3007000), a word unused, iChange (grows at every commit), isInit, bigEndCksum and
+// szPage (a byte, a byte and 16 bits: 1, then the page size), mxFrame (the WAL's last valid
+// frame), nPage (the database's size in pages), and the checksums and salts. The cache
+// compares the first copy whole, and only when the second agrees. If a new SQLite moves any
+// of it, this fails, and the cache must be revised or turned off (Options.NoReadCache).
 func TestWALIndexHeaderLayout(t *testing.T) {
 	ctx := t.Context()
 	s := mustOpen(t, withJobs(recorderJobs{&storetest.Recorder{}}))
@@ -189,6 +237,10 @@ func TestWALIndexHeaderLayout(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	var pageSize, pages uint32
+	if err := s.writer.QueryRowContext(ctx, "PRAGMA page_size").Scan(&pageSize); err != nil {
+		t.Fatal(err)
+	}
 	commit()
 	before, ok := s.cache.header()
 	if !ok {
@@ -197,9 +249,23 @@ func TestWALIndexHeaderLayout(t *testing.T) {
 	if before[0] != 3007000 {
 		t.Fatalf("iVersion = %d, want 3007000: SQLite's WAL-index format changed", before[0])
 	}
+	var word3 [4]byte
+	binary.NativeEndian.PutUint32(word3[:], before[3])
+	if isInit, szPage := word3[0], binary.NativeEndian.Uint16(word3[2:]); isInit != 1 || uint32(szPage) != pageSize {
+		t.Errorf("isInit = %d, szPage = %d; want 1 and the page size, %d", isInit, szPage, pageSize)
+	}
+	if err := s.writer.QueryRowContext(ctx, "PRAGMA page_count").Scan(&pages); err != nil {
+		t.Fatal(err)
+	}
+	if before[4] == 0 || before[5] != pages {
+		t.Errorf("mxFrame = %d, nPage = %d; want frames in the WAL and the database's %d pages", before[4], before[5], pages)
+	}
 	commit()
 	after, ok := s.cache.header()
 	if !ok || after == before || after[0] != 3007000 {
 		t.Fatalf("after a commit the header is %v (copies agree: %v), before %v: it did not change", after, ok, before)
+	}
+	if after[2] <= before[2] {
+		t.Errorf("iChange went from %d to %d at a commit; want it to grow", before[2], after[2])
 	}
 }
