@@ -20,22 +20,23 @@ import (
 // for one another in a sqlstore.Group, and the one that leads takes every
 // create waiting, up to sqlstore.MaxCreateGroup, into one transaction of a few
 // round trips, whatever the group's size: each project's account locked
-// and read, in one batch; the synthesis queue's head; all audios and their
-// media inserted by one statement, which skips an audio whose external ID
-// a live audio holds (the unique index decides, with no lookup); each
-// account's usage and each project's count written, in one batch; the jobs
-// inserted at once; the commit. The locks are
+// and read, its external IDs looked up, and the synthesis queue's head
+// read, in one batch; all audios and their media inserted by one
+// statement, which skips an audio whose external ID a live audio has
+// taken since the lookup; their publications, each account's usage and
+// each project's count written, in one batch; the jobs inserted at once;
+// the commit. The locks are
 // taken in the order every write takes them, accounts before projects. A
 // create is answered only after that transaction is committed, so its row
 // and its job are durable when it is.
 //
 // A create whose external ID names a live audio (an update), or repeats one
 // earlier in the group, runs after the group in a transaction of its own
-// (createAlone): the insert that skipped it is rolled back to a savepoint
-// and run again without it, so that the group's limits and effects count
-// only what it creates. So does every create of a group whose transaction fails
-// before its commit (another node took an external ID, a deadlock between
-// nodes): each then meets its own outcome. A group's failed commit fails
+// (createAlone); if the insert skipped it, the insert is rolled back to a
+// savepoint and run again without it, so that the group's limits and
+// effects count only what it creates. So does every create of a group
+// whose transaction fails before its commit (a deadlock between nodes):
+// each then meets its own outcome. A group's failed commit fails
 // its creates, as a lone create's would.
 
 // CreateAudio validates a.
@@ -258,15 +259,28 @@ func (s *Store) planGroup(batch []*sqlstore.CreateCall, byProject map[int64]*sql
 	return g
 }
 
-// readGroup reads, in one round trip, what a group's creates depend on,
-// and marks to run alone the creates whose external ID repeats one earlier
-// in the group, which they will find once the group is committed. It locks
-// and reads the account of each project of the group, in the order of the
-// projects' IDs, and returns the accounts by project (none for a missing
-// project), one value for the projects of one account, and the head of the
-// synthesis queue (JobInserter.QueueSynthesisHead). It sets the savepoint
-// insert_group, from which an insert that met live external IDs is run
-// again.
+// liveExternalIDSQL tells whether a live audio of a project has an
+// external ID: a probe of the audios_external_id index. A group probes
+// each of its external IDs (one join of them all against the index was
+// planned, on a new database, as a scan of the project's audios).
+const liveExternalIDSQL = `
+SELECT EXISTS (SELECT 1 FROM audios
+	WHERE project_id = $1 AND external_id = $2 AND external_id IS NOT NULL AND deleted_at IS NULL)`
+
+// readGroup reads, in one round trip, what a group's creates depend on. It
+// locks and reads the account of each project of the group, in the order of
+// the projects' IDs, and returns the accounts by project (none for a
+// missing project), one value for the projects of one account, and the
+// head of the synthesis queue (JobInserter.QueueSynthesisHead). It marks to
+// run alone the creates whose external ID a live audio holds, which they
+// update, or repeats one earlier in the group, which they will find once
+// the group is committed. It sets the savepoint insert_group, from which
+// an insert that met external IDs taken since is run again.
+//
+// The lookup keeps the group's insert from waiting on a write to a live
+// audio of the same external ID (a delete, an update), which locks the
+// audio before its account: the insert would wait for that write while
+// the write waits for the account the group holds.
 func (s *Store) readGroup(ctx context.Context, tx pgx.Tx, batch []*sqlstore.CreateCall) (map[int64]*sqlstore.GroupAccount, int64, error) {
 	seen := map[externalKey]bool{}
 	var projects []int64
@@ -287,6 +301,19 @@ func (s *Store) readGroup(ctx context.Context, tx pgx.Tx, batch []*sqlstore.Crea
 	b := &pgx.Batch{}
 	for _, projectID := range projects {
 		b.Queue(accountUsageSQL, projectID)
+	}
+	for _, c := range batch {
+		if c.Audio.ExternalID == "" || c.Alone {
+			continue
+		}
+		b.Queue(liveExternalIDSQL, c.Audio.ProjectID, c.Audio.ExternalID).QueryRow(func(row pgx.Row) error {
+			live := false
+			if err := row.Scan(&live); err != nil {
+				return fmt.Errorf("find external ID %q: %w", c.Audio.ExternalID, err)
+			}
+			c.Alone = c.Alone || live
+			return nil
+		})
 	}
 	b.Queue(`SAVEPOINT insert_group`)
 	var head int64
