@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/narrator/narrator"
 )
@@ -123,6 +125,19 @@ WHERE project_id = ? AND deleted_at IS NULL AND state <> 'unprocessed'
 	AND (title %[1]s ? ESCAPE '\' OR body %[1]s ? ESCAPE '\' OR author %[1]s ? ESCAPE '\')
 ORDER BY id`
 
+// candidatePattern is likePattern of phrase with each letter outside ASCII
+// that has another case turned into "_", any one character: SQLite's LIKE
+// folds the case of ASCII letters only, and the pattern must find every
+// audio that NeedsResynthesis, which folds all letters, selects.
+func candidatePattern(phrase string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= utf8.RuneSelf && unicode.ToUpper(r) != unicode.ToLower(r) {
+			return '_'
+		}
+		return r
+	}, likePattern(phrase))
+}
+
 // ResynthesisCandidates returns, in ID order, the audios of a project that
 // rule's change is to re-queue (narrator.Pronunciation.NeedsResynthesis),
 // read in a transaction that only reads: the scan holds no write lock.
@@ -132,7 +147,7 @@ func (s *Store) ResynthesisCandidates(ctx context.Context, projectID int64, rule
 		return nil, fmt.Errorf("resynthesis candidates of %q: %w", rule.Phrase, err)
 	}
 	defer tx.Rollback(ctx)
-	pattern := likePattern(strings.TrimSpace(rule.Phrase))
+	pattern := candidatePattern(strings.TrimSpace(rule.Phrase))
 	rows, err := tx.Query(ctx, fmt.Sprintf(candidatesSQL, s.db.ILike()), projectID, pattern, pattern, pattern)
 	if err != nil {
 		return nil, fmt.Errorf("resynthesis candidates of %q: %w", rule.Phrase, err)

@@ -106,6 +106,27 @@ var pronunciationTests = []test{
 			t.Errorf("missing project: %v", err)
 		}
 	}},
+	{"ResynthesisAnyCase", func(t *testing.T, b *bundle) {
+		// A rule finds its phrase in any letter case, outside ASCII too,
+		// as Pronunciation.Matches does: the stores' narrowing of the
+		// search must not drop an audio it selects.
+		p := mustProject(t, b.store)
+		a := newAudio(p.ID, "uber")
+		a.Body = "Deutschland über alles, Émile said."
+		mustCreateAudio(t, b.store, a)
+		if err := b.store.PublishAudio(t.Context(), a.ID, a.Revision, rendering(map[string]string{"mp3": "t/u.mp3", "m3u8": "t/u.m3u8"}, 1000)); err != nil {
+			t.Fatal(err)
+		}
+		for _, phrase := range []string{"Über", "émile", "ÉMILE", "Deutschland Über"} {
+			ids, err := b.store.ResynthesisCandidates(t.Context(), p.ID, &narrator.Pronunciation{Phrase: phrase, Say: "x"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(ids, []int64{a.ID}) {
+				t.Errorf("candidates of %q = %v, want [%d]", phrase, ids, a.ID)
+			}
+		}
+	}},
 	{"Resynthesis", func(t *testing.T, b *bundle) {
 		ctx := t.Context()
 		p := mustProject(t, b.store)
