@@ -86,6 +86,12 @@ func (q *Queue[TTx]) SynthesisHead(ctx context.Context, tx TTx) (int64, error) {
 	default:
 		err = any(tx).(*sql.Tx).StmtContext(ctx, st.head).QueryRowContext(ctx, queueSynthesize, priorityNew).Scan(&at)
 	}
+	return headRound(at, err)
+}
+
+// headRound is the answer of a read of the synthesis queue's head, given
+// what it scanned and its error: at's fair round, or 0 when no job waits.
+func headRound(at time.Time, err error) (int64, error) {
 	switch {
 	case errors.Is(err, sql.ErrNoRows), errors.Is(err, pgx.ErrNoRows):
 		return 0, nil
@@ -102,15 +108,8 @@ func (q *Queue[TTx]) QueueSynthesisHead(b *pgx.Batch, head *int64) {
 	b.Queue(synthesisHeadSQL, queueSynthesize, priorityNew).QueryRow(func(row pgx.Row) error {
 		var at time.Time
 		err := row.Scan(&at)
-		switch {
-		case errors.Is(err, pgx.ErrNoRows):
-			*head = 0
-		case err != nil:
-			return fmt.Errorf("head of the synthesis queue: %w", err)
-		default:
-			*head = timeRound(at)
-		}
-		return nil
+		*head, err = headRound(at, err)
+		return err
 	})
 }
 
