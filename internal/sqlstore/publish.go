@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -87,13 +88,18 @@ func (s *Store) SetPublication(ctx context.Context, p narrator.Publication) (nar
 	return p, nil
 }
 
-// insertNewPublicationsSQL, followed by the audios' IDs and ")", inserts
-// their publications (NewPublications).
+// insertNewPublicationsSQL inserts the publications of new audios
+// (NewPublications), given the list of their projects' IDs and the list of
+// theirs. The uncorrelated EXISTS is a gate read first, on project_access's
+// key: when none of the projects makes new audios wait, as is common, the
+// audios are not read at all, whatever plan PostgreSQL has cached for the
+// join (on a new database, one that read every audio).
 const insertNewPublicationsSQL = `
 INSERT INTO audio_publications (audio_id, project_id, state, publish_at, updated_at)
 SELECT a.id, a.project_id, p.new_audio_state, NULL, a.created_at
 FROM audios a JOIN project_access p ON p.project_id = a.project_id AND p.new_audio_state <> 'published'
-WHERE a.id IN (`
+WHERE EXISTS (SELECT 1 FROM project_access WHERE project_id IN (%s) AND new_audio_state <> 'published')
+	AND a.id IN (%s)`
 
 // InsertNewPublications gives the audios, just inserted in tx, the
 // publication of their projects' new audios
@@ -116,11 +122,16 @@ func InsertNewPublications(ctx context.Context, tx Tx, audios ...*narrator.Audio
 // audios, at least one, and its arguments, for a store that sends it with
 // other statements at once.
 func NewPublications(audios []*narrator.Audio) (query string, args []any) {
-	args = make([]any, len(audios))
+	var projects []any
+	ids := make([]any, len(audios))
 	for i, a := range audios {
-		args[i] = a.ID
+		if !slices.Contains(projects, any(a.ProjectID)) {
+			projects = append(projects, a.ProjectID)
+		}
+		ids[i] = a.ID
 	}
-	return insertNewPublicationsSQL + strings.Repeat(", ?", len(args))[2:] + ")", args
+	list := func(n int) string { return strings.Repeat(", ?", n)[2:] }
+	return fmt.Sprintf(insertNewPublicationsSQL, list(len(projects)), list(len(ids))), append(projects, ids...)
 }
 
 const publicationChangedSQL = `
