@@ -177,7 +177,7 @@ type Queue[TTx any] struct {
 	// time between two announcements of inserts into one queue.
 	maxAttempts int
 	notifyEvery time.Duration
-	// notified is when insertSynthesesSQLite last announced its inserts, in
+	// notified is when a write of synthesis jobs last announced them, in
 	// Unix nanoseconds.
 	notified atomic.Int64
 }

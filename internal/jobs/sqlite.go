@@ -83,9 +83,7 @@ func (q *Queue[TTx]) insertSynthesesSQLite(ctx context.Context, tx TTx, jobs []n
 			return err
 		}
 	}
-	now := time.Now().UnixNano()
-	last := q.notified.Load()
-	if now-last < int64(q.notifyEvery) || !q.notified.CompareAndSwap(last, now) {
+	if !q.dueToNotify() {
 		return nil
 	}
 	return q.driver.UnwrapExecutor(tx).NotifyMany(ctx, &riverdriver.NotifyManyParams{

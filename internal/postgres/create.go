@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,26 +17,25 @@ import (
 
 // Creates are committed in groups, as on SQLite: concurrent creates wait
 // for one another in a sqlstore.Group, and the one that leads takes every
-// create waiting, up to sqlstore.MaxCreateGroup, into one transaction of a few
-// round trips, whatever the group's size: each project's account locked
-// and read, its external IDs looked up, and the synthesis queue's head
-// read, in one batch; all audios and their media inserted by one
-// statement, which skips an audio whose external ID a live audio has
-// taken since the lookup; their publications, each account's usage and
-// each project's count written, in one batch; the jobs inserted at once;
-// the commit. The locks are
-// taken in the order every write takes them, accounts before projects. A
-// create is answered only after that transaction is committed, so its row
-// and its job are durable when it is.
+// create waiting, up to sqlstore.MaxCreateGroup, into one transaction of
+// two round trips, whatever the group's size (createGroup). The first
+// begins the transaction, locks and reads each project's account, looks
+// up the group's external IDs, reads the synthesis queue's head and draws
+// the new audios' IDs. The group is planned against the usage read; the
+// second round trip then sends all its writes and the commit: the audios
+// and their media, their publications, each account's usage, each
+// project's count, the jobs. The locks are taken in the order every write
+// takes them, accounts before projects. A create is answered only after
+// that transaction is committed, so its row and its job are durable when
+// it is.
 //
 // A create whose external ID names a live audio (an update), or repeats one
 // earlier in the group, runs after the group in a transaction of its own
-// (createAlone); if the insert skipped it, the insert is rolled back to a
-// savepoint and run again without it, so that the group's limits and
-// effects count only what it creates. So does every create of a group
-// whose transaction fails before its commit (a deadlock between nodes):
-// each then meets its own outcome. A group's failed commit fails
-// its creates, as a lone create's would.
+// (createAlone). So does every create of a group whose transaction fails
+// before its commit: an insert that meets an external ID taken since the
+// lookup, a deadlock between nodes. Each then meets its own outcome. A
+// group whose commit fails, or whose connection is lost before it knows
+// whether the commit was made, fails its creates, as a lone create's would.
 
 // CreateAudio validates a.
 //
@@ -79,116 +77,98 @@ func (s *Store) createGroup(calls []*sqlstore.CreateCall, _ func() []*sqlstore.C
 	if len(batch) == 0 {
 		return
 	}
-	fail := func(err error) {
-		for _, c := range batch {
-			if !c.Alone && c.Err == nil {
-				c.Fail(err)
-			}
-		}
-	}
-	tx, err := s.beginWrite(ctx)
-	if err != nil {
-		fail(err)
-		return
-	}
-	defer rollback(ctx, tx)
-	got, err := s.insertGroup(ctx, tx, batch)
-	if err != nil {
+	alone := func() {
 		for _, c := range batch {
 			c.Alone, c.Err = true, nil
 		}
+	}
+	if s.jobs == nil {
+		// createAlone says why.
+		alone()
 		return
 	}
-	if err := tx.Commit(ctx); err != nil {
-		fail(fmt.Errorf("commit: %w", unavailable(err)))
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		for _, c := range batch {
+			c.Fail(fmt.Errorf("begin write: %w", unavailable(err)))
+		}
 		return
 	}
-	for i, c := range batch {
-		if got[i] != nil {
-			*c.Audio, c.Created = *got[i], true
+	// The pool closes a connection left in a transaction.
+	defer conn.Release()
+	byProject, read, err := s.readGroup(ctx, conn.Conn(), batch)
+	if err != nil {
+		endGroup(ctx, conn.Conn())
+		alone()
+		return
+	}
+	g := s.planGroup(batch, byProject, read.head, s.now())
+	if len(g.made) == 0 {
+		endGroup(ctx, conn.Conn())
+		return
+	}
+	// readGroup drew an ID for every create it did not mark alone, of
+	// which planning keeps some.
+	made := make([]*narrator.Audio, len(g.made))
+	for k, i := range g.made {
+		made[k] = g.got[i]
+		made[k].ID = read.ids[k]
+	}
+	switch err := s.writeGroup(ctx, conn.Conn(), g, made); {
+	case err == nil:
+		for _, i := range g.made {
+			*batch[i].Audio, batch[i].Created = *g.got[i], true
+		}
+		s.analyzeNew(ctx, conn.Conn(), len(made))
+	case conn.Conn().PgConn().TxStatus() == 'E':
+		// PostgreSQL failed a write, and so the transaction, before its
+		// commit: nothing was written, and each create finds out alone.
+		endGroup(ctx, conn.Conn())
+		alone()
+	default:
+		for _, i := range g.made {
+			batch[i].Fail(fmt.Errorf("commit: %w", unavailable(err)))
 		}
 	}
 }
 
-// insertAudiosSQL inserts a group's audios, each numbered in its project
-// (seq) after the project's highest in the order given, as insertAudioSQL
-// numbers one (the accounts' rows, locked before, serialise the creates of
-// a project), and their media rows, one of each of $14
-// (narrator.MediaTypes) for each audio, still without keys. An audio whose
-// external ID a live audio of its project holds is not inserted. It returns
-// the audios (id, project, number, external ID) and the media (id, audio,
-// content type).
-const insertAudiosSQL = `
-WITH added AS (
-	INSERT INTO audios (` + sqlstore.AudioInsertColumns + `)
-	SELECT r.project_id, r.external_id, r.title, r.body, r.author, r.article_url, r.metadata::jsonb,
-		r.state, r.error, r.revision, r.duration_ms, r.created_at, r.updated_at,
-		(SELECT coalesce(max(seq), 0) FROM audios a WHERE a.project_id = r.project_id)
-			+ row_number() OVER (PARTITION BY r.project_id ORDER BY r.n)
-	FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-		$8::text[], $9::text[], $10::integer[], $11::bigint[], $12::timestamptz[], $13::timestamptz[])
-		WITH ORDINALITY AS r(project_id, external_id, title, body, author, article_url, metadata,
-		state, error, revision, duration_ms, created_at, updated_at, n)
-	ORDER BY r.n
-	ON CONFLICT (project_id, external_id) WHERE deleted_at IS NULL AND external_id IS NOT NULL DO NOTHING
-	RETURNING id, project_id, seq, external_id
-), media AS (
-	INSERT INTO media (audio_id, content_type)
-	SELECT added.id, t.content_type
-	FROM added, unnest($14::text[]) WITH ORDINALITY AS t(content_type, o)
-	ORDER BY added.id, t.o
-	RETURNING id, audio_id, content_type
-)
-SELECT id, project_id, seq, external_id, NULL::text FROM added
-UNION ALL
-SELECT id, audio_id, NULL::bigint, NULL::text, content_type FROM media`
+// analyzeAfter is how many audios a store creates before it makes sure,
+// once, that the database has statistics on them (analyzeNew).
+const analyzeAfter = 1000
 
-const addGroupUsageSQL = `
-UPDATE accounts SET synthesis_round = $1, queued = queued + $2, media_bytes = media_bytes + $3
-WHERE id = $4`
+// analyzeNewSQL gathers statistics on the audios if they have none.
+const analyzeNewSQL = `
+DO $$ BEGIN
+	IF (SELECT reltuples < 0 FROM pg_class WHERE oid = 'audios'::regclass) THEN
+		ANALYZE audios;
+	END IF;
+END $$`
 
-// insertGroup creates, in tx, the audios of batch that need no update and
-// returns them, nil where a call failed (its err set) or is to run alone.
-// Its error means the transaction cannot be committed.
-func (s *Store) insertGroup(ctx context.Context, tx pgx.Tx, batch []*sqlstore.CreateCall) ([]*narrator.Audio, error) {
-	if s.jobs == nil {
-		return nil, errors.New("queue synthesis: the postgres store was opened without a job inserter")
+// analyzeNew gathers statistics on the audios, on conn, if they have
+// none once the store has created analyzeAfter audios (a test sets fewer), counting the n it
+// just did. On a new database, autovacuum first analyzes a table up to a
+// minute (autovacuum_naptime) after its first writes. Until then the
+// planner knows nothing of how the audios spread over projects: the plans
+// the pool's connections cache then look an external ID up through
+// audios_list, or number an audio by reading its project's audios in seq
+// order, and so read every audio of the project, which a burst of creates
+// makes thousands. New statistics replace those plans. Statistics taken
+// earlier, on a table of a few rows, would be worse: they make a scan of
+// the whole table look cheapest. It is an optimisation: its error is of no
+// use to the creates, already committed.
+func (s *Store) analyzeNew(ctx context.Context, conn *pgx.Conn, n int) {
+	if s.created.Add(int64(n)) < s.analyzeAfter || !s.analyzed.CompareAndSwap(false, true) {
+		return
 	}
-	byProject, head, err := s.readGroup(ctx, tx, batch)
-	if err != nil {
-		return nil, err
-	}
-	now := s.now()
-	for {
-		g := s.planGroup(batch, byProject, head, now)
-		if len(g.made) == 0 {
-			return g.got, nil
-		}
-		taken, err := insertAudios(ctx, tx, g)
-		if err != nil {
-			return nil, err
-		}
-		if len(taken) > 0 {
-			// Audios of the group hold these external IDs: their creates
-			// update them, alone, and the group runs again without them.
-			for _, i := range g.made {
-				if c := batch[i]; taken[externalKey{c.Audio.ProjectID, c.Audio.ExternalID}] {
-					c.Alone = true
-				}
-			}
-			if _, err := tx.Exec(ctx, `ROLLBACK TO SAVEPOINT insert_group`); err != nil {
-				return nil, fmt.Errorf("insert audios: %w", unavailable(err))
-			}
-			continue
-		}
-		// The jobs name the audios, known once inserted.
-		var jobs []narrator.Job
-		made := make([]*narrator.Audio, len(g.made))
-		for k, i := range g.made {
-			made[k] = g.got[i]
-			jobs = append(jobs, g.effs[k].Jobs(g.got[i])...)
-		}
-		return g.got, s.writeGroupEffects(ctx, tx, made, g.accounts, g.count, jobs)
+	_, _ = conn.Exec(ctx, analyzeNewSQL)
+}
+
+// endGroup rolls back the transaction a group of creates left open on
+// conn, if any. If it cannot, the pool closes conn as it is released,
+// which ends the transaction too.
+func endGroup(ctx context.Context, conn *pgx.Conn) {
+	if conn.PgConn().TxStatus() != 'I' {
+		_, _ = conn.Exec(ctx, "ROLLBACK")
 	}
 }
 
@@ -271,21 +251,32 @@ const liveExternalIDSQL = `
 SELECT true FROM audios
 WHERE project_id = $1 AND external_id = $2 AND external_id IS NOT NULL AND deleted_at IS NULL`
 
-// readGroup reads, in one round trip, what a group's creates depend on. It
-// locks and reads the account of each project of the group, in the order of
-// the projects' IDs, and returns the accounts by project (none for a
-// missing project), one value for the projects of one account, and the
-// head of the synthesis queue (JobInserter.QueueSynthesisHead). It marks to
-// run alone the creates whose external ID a live audio holds, which they
-// update, or repeats one earlier in the group, which they will find once
-// the group is committed. It sets the savepoint insert_group, from which
-// an insert that met external IDs taken since is run again.
+// groupRead is what a group's first round trip reads besides its
+// accounts: the head of the synthesis queue, and IDs for its new audios.
+type groupRead struct {
+	head int64
+	ids  []int64
+}
+
+// nextAudioIDsSQL draws $1 IDs for new audios from the audios' identity.
+const nextAudioIDsSQL = `
+SELECT nextval(seq) FROM CAST(pg_get_serial_sequence('audios', 'id') AS regclass) AS seq, generate_series(1, $1)`
+
+// readGroup begins a group's transaction on conn and reads, in one round
+// trip, what the group's creates depend on. It locks and reads the account
+// of each project of the group, in the order of the projects' IDs, and
+// returns the accounts by project (none for a missing project), one value
+// for the projects of one account. It marks to run alone the creates whose
+// external ID a live audio holds, which they update, or repeats one
+// earlier in the group, which they will find once the group is committed.
+// It reads the head of the synthesis queue (JobInserter.QueueSynthesisHead)
+// and draws an ID for each create it does not mark alone, in order.
 //
 // The lookup keeps the group's insert from waiting on a write to a live
 // audio of the same external ID (a delete, an update), which locks the
 // audio before its account: the insert would wait for that write while
 // the write waits for the account the group holds.
-func (s *Store) readGroup(ctx context.Context, tx pgx.Tx, batch []*sqlstore.CreateCall) (map[int64]*sqlstore.GroupAccount, int64, error) {
+func (s *Store) readGroup(ctx context.Context, conn *pgx.Conn, batch []*sqlstore.CreateCall) (map[int64]*sqlstore.GroupAccount, *groupRead, error) {
 	seen := map[externalKey]bool{}
 	var projects []int64
 	for _, c := range batch {
@@ -303,11 +294,17 @@ func (s *Store) readGroup(ctx context.Context, tx pgx.Tx, batch []*sqlstore.Crea
 	}
 	slices.Sort(projects)
 	b := &pgx.Batch{}
+	b.Queue(`BEGIN ISOLATION LEVEL READ COMMITTED`)
 	for _, projectID := range projects {
 		b.Queue(accountUsageSQL, projectID)
 	}
+	n := 0
 	for _, c := range batch {
-		if c.Audio.ExternalID == "" || c.Alone {
+		if c.Alone {
+			continue
+		}
+		n++
+		if c.Audio.ExternalID == "" {
 			continue
 		}
 		b.Queue(liveExternalIDSQL, c.Audio.ProjectID, c.Audio.ExternalID).QueryRow(func(row pgx.Row) error {
@@ -322,11 +319,20 @@ func (s *Store) readGroup(ctx context.Context, tx pgx.Tx, batch []*sqlstore.Crea
 			return nil
 		})
 	}
-	b.Queue(`SAVEPOINT insert_group`)
-	var head int64
-	s.jobs.QueueSynthesisHead(b, &head)
-	res := tx.SendBatch(ctx, b)
+	read := &groupRead{ids: make([]int64, 0, n)}
+	s.jobs.QueueSynthesisHead(b, &read.head)
+	b.Queue(nextAudioIDsSQL, n).Query(func(rows pgx.Rows) error {
+		var err error
+		read.ids, err = pgx.AppendRows(read.ids, rows, pgx.RowTo[int64])
+		return err
+	})
+	// The statements without a function are read here, in order; Close
+	// runs the others'.
+	res := conn.SendBatch(ctx, b)
 	defer res.Close()
+	if _, err := res.Exec(); err != nil {
+		return nil, nil, fmt.Errorf("begin write: %w", unavailable(err))
+	}
 	byProject := map[int64]*sqlstore.GroupAccount{}
 	var accounts []*sqlstore.GroupAccount
 	for _, projectID := range projects {
@@ -336,7 +342,7 @@ func (s *Store) readGroup(ctx context.Context, tx pgx.Tx, batch []*sqlstore.Crea
 		case errors.Is(err, pgx.ErrNoRows):
 			continue
 		case err != nil:
-			return nil, 0, fmt.Errorf("usage of project %d's account: %w", projectID, err)
+			return nil, nil, fmt.Errorf("usage of project %d's account: %w", projectID, unavailable(err))
 		}
 		// Another project of the same account shares its usage.
 		if i := slices.IndexFunc(accounts, func(o *sqlstore.GroupAccount) bool { return o.ID == a.ID }); i >= 0 {
@@ -347,9 +353,9 @@ func (s *Store) readGroup(ctx context.Context, tx pgx.Tx, batch []*sqlstore.Crea
 		byProject[projectID] = a
 	}
 	if err := res.Close(); err != nil {
-		return nil, 0, fmt.Errorf("read group: %w", unavailable(err))
+		return nil, nil, fmt.Errorf("read group: %w", unavailable(err))
 	}
-	return byProject, head, nil
+	return byProject, read, nil
 }
 
 // groupRows are a group's new audios, a column a slice, as
@@ -395,115 +401,114 @@ func (r *groupRows) add(a *narrator.Audio) error {
 	return nil
 }
 
-// insertAudios inserts g's audios with their media and sets their IDs
-// and media. If live audios hold some of their external IDs, it inserts
-// the others and returns those IDs, setting nothing: the caller rolls the
-// insert back.
-func insertAudios(ctx context.Context, tx pgx.Tx, g *plannedGroup) (taken map[externalKey]bool, err error) {
+// insertAudiosSQL inserts a group's audios with the IDs drawn for them,
+// each numbered in its project (seq) after the project's highest in the
+// order given, as insertAudioSQL numbers one (the accounts' rows, locked
+// before, serialise the creates of a project), and their media rows, one
+// of each of $15 (narrator.MediaTypes) for each audio, still without keys.
+// It returns the media (id, audio, content type). An audio whose external
+// ID a live audio of its project has taken since the group's lookup fails
+// the statement, and so the group's transaction.
+const insertAudiosSQL = `
+WITH added AS (
+	INSERT INTO audios (id, ` + sqlstore.AudioInsertColumns + `) OVERRIDING SYSTEM VALUE
+	SELECT r.id, r.project_id, r.external_id, r.title, r.body, r.author, r.article_url, r.metadata::jsonb,
+		r.state, r.error, r.revision, r.duration_ms, r.created_at, r.updated_at,
+		(SELECT coalesce(max(seq), 0) FROM audios a WHERE a.project_id = r.project_id)
+			+ row_number() OVER (PARTITION BY r.project_id ORDER BY r.n)
+	FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+		$9::text[], $10::text[], $11::integer[], $12::bigint[], $13::timestamptz[], $14::timestamptz[])
+		WITH ORDINALITY AS r(id, project_id, external_id, title, body, author, article_url, metadata,
+		state, error, revision, duration_ms, created_at, updated_at, n)
+	ORDER BY r.n
+	RETURNING id
+)
+INSERT INTO media (audio_id, content_type)
+SELECT added.id, t.content_type
+FROM added, unnest($15::text[]) WITH ORDINALITY AS t(content_type, o)
+ORDER BY added.id, t.o
+RETURNING id, audio_id, content_type`
+
+const addGroupUsageSQL = `
+UPDATE accounts SET synthesis_round = $1, queued = queued + $2, media_bytes = media_bytes + $3
+WHERE id = $4`
+
+// writeGroup sends, in one round trip on conn, the writes of the planned
+// group g, whose new audios (made) have their IDs, and the commit of its
+// transaction: the audios and their media, their publications, then the
+// group's effects, the steps of narrator.Effects in their order for the
+// whole group: the accounts' rows, then the projects' counts, then the
+// jobs. A create raises no webhook event. It sets the audios' media. When
+// it fails, the connection's transaction status tells whether the
+// transaction failed before its commit ('E'); otherwise the commit failed,
+// or the connection did before it could tell.
+func (s *Store) writeGroup(ctx context.Context, conn *pgx.Conn, g *plannedGroup, made []*narrator.Audio) error {
 	rows := &g.rows
-	res, err := tx.Query(ctx, insertAudiosSQL, rows.projectID, rows.externalID, rows.title, rows.body, rows.author,
-		rows.articleURL, rows.metadata, rows.state, rows.error, rows.revision, rows.durationMS, rows.createdAt, rows.updatedAt,
-		narrator.MediaTypes())
-	if err != nil {
-		return nil, fmt.Errorf("insert audios: %w", err)
-	}
-	// A project's audios are numbered in the order given: the k-th lowest
-	// number returned for a project is its k-th audio of the group.
-	type numbered struct{ id, seq int64 }
-	byProject := map[int64][]numbered{}
-	inserted := map[externalKey]bool{}
-	var media []narrator.Media
+	ids := make([]int64, len(made))
+	byID := make(map[int64]*narrator.Audio, len(made))
 	var (
-		id, ref                 int64
-		seq                     *int64
-		externalID, contentType *string
+		jobs  []narrator.Job
+		media []narrator.Media
 	)
-	if _, err := pgx.ForEachRow(res, []any{&id, &ref, &seq, &externalID, &contentType}, func() error {
-		switch {
-		case contentType != nil:
-			media = append(media, narrator.Media{ID: id, AudioID: ref, ContentType: *contentType})
-		default:
-			byProject[ref] = append(byProject[ref], numbered{id, *seq})
-			if externalID != nil {
-				inserted[externalKey{ref, *externalID}] = true
-			}
-		}
-		return nil
-	}); err != nil {
-		return nil, fmt.Errorf("insert audios: %w", err)
-	}
-	for _, i := range g.made {
-		a := g.got[i]
-		if k := (externalKey{a.ProjectID, a.ExternalID}); a.ExternalID != "" && !inserted[k] {
-			if taken == nil {
-				taken = map[externalKey]bool{}
-			}
-			taken[k] = true
-		}
-	}
-	if taken != nil {
-		return taken, nil
-	}
-	for _, l := range byProject {
-		slices.SortFunc(l, func(x, y numbered) int { return cmp.Compare(x.seq, y.seq) })
-	}
-	byID := make(map[int64]*narrator.Audio, len(g.made))
-	for _, i := range g.made {
-		a := g.got[i]
-		l := byProject[a.ProjectID]
-		if len(l) == 0 {
-			return nil, fmt.Errorf("insert audios: no row returned for an audio of project %d", a.ProjectID)
-		}
-		a.ID, byProject[a.ProjectID] = l[0].id, l[1:]
-		a.Media = make([]narrator.Media, 0, len(narrator.MediaTypes()))
+	for k, a := range made {
+		ids[k] = a.ID
 		byID[a.ID] = a
+		a.Media = make([]narrator.Media, 0, len(narrator.MediaTypes()))
+		jobs = append(jobs, g.effs[k].Jobs(a)...)
+	}
+	b := &pgx.Batch{}
+	b.Queue(insertAudiosSQL, ids, rows.projectID, rows.externalID, rows.title, rows.body, rows.author,
+		rows.articleURL, rows.metadata, rows.state, rows.error, rows.revision, rows.durationMS, rows.createdAt, rows.updatedAt,
+		narrator.MediaTypes()).Query(func(res pgx.Rows) error {
+		var m narrator.Media
+		_, err := pgx.ForEachRow(res, []any{&m.ID, &m.AudioID, &m.ContentType}, func() error {
+			media = append(media, m)
+			return nil
+		})
+		return err
+	})
+	// A project whose new audios wait as drafts gets their publications
+	// (sqlstore.InsertNewPublications).
+	query, args := sqlstore.NewPublications(made)
+	b.Queue(numbered(query), args...)
+	for _, a := range g.accounts {
+		if !a.Changed {
+			continue
+		}
+		if b.Len() == 2 {
+			s.traceEffect(narrator.StepUsage)
+		}
+		b.Queue(addGroupUsageSQL, a.Usage.NextRound, a.Queued, a.Bytes, a.ID)
+	}
+	projects := slices.Sorted(maps.Keys(g.count))
+	if len(projects) > 0 {
+		s.traceEffect(narrator.StepAudioCount)
+	}
+	for _, projectID := range projects {
+		b.Queue(addAudioCountSQL, g.count[projectID], projectID)
+	}
+	if len(jobs) > 0 {
+		s.traceEffect(narrator.StepJobs)
+		if err := s.jobs.QueueInsertMany(b, jobs); err != nil {
+			return fmt.Errorf("enqueue %d jobs: %w", len(jobs), err)
+		}
+	}
+	b.Queue(`COMMIT`)
+	if err := conn.SendBatch(ctx, b).Close(); err != nil {
+		return fmt.Errorf("write group: %w", err)
+	}
+	// A COMMIT ends a transaction that failed as a rollback, without an
+	// error; a write's error would have been returned.
+	if st := conn.PgConn().TxStatus(); st != 'I' {
+		return fmt.Errorf("write group: the transaction is in state %q after its commit", st)
 	}
 	for _, m := range media {
 		if a := byID[m.AudioID]; a != nil {
 			a.Media = append(a.Media, m)
 		}
 	}
-	for _, a := range byID {
+	for _, a := range made {
 		narrator.SortMedia(a.Media)
-	}
-	return nil, nil
-}
-
-// writeGroupEffects writes the publications of the group's new audios
-// (made), then its effects, the steps of narrator.Effects in their order
-// for the whole group: the accounts' rows, then the projects' counts,
-// then the jobs. A create raises no webhook event.
-func (s *Store) writeGroupEffects(ctx context.Context, tx pgx.Tx, made []*narrator.Audio, accounts []*sqlstore.GroupAccount, count map[int64]int, jobs []narrator.Job) error {
-	// A project whose new audios wait as drafts gets their publications
-	// (sqlstore.InsertNewPublications); then the accounts' rows and the
-	// projects' counts; all in one round trip.
-	b := &pgx.Batch{}
-	query, ids := sqlstore.NewPublications(made)
-	b.Queue(numbered(query), ids...)
-	for _, a := range accounts {
-		if !a.Changed {
-			continue
-		}
-		if b.Len() == 1 {
-			s.traceEffect(narrator.StepUsage)
-		}
-		b.Queue(addGroupUsageSQL, a.Usage.NextRound, a.Queued, a.Bytes, a.ID)
-	}
-	projects := slices.Sorted(maps.Keys(count))
-	if len(projects) > 0 {
-		s.traceEffect(narrator.StepAudioCount)
-	}
-	for _, projectID := range projects {
-		b.Queue(addAudioCountSQL, count[projectID], projectID)
-	}
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
-		return fmt.Errorf("publications, usage and counts: %w", unavailable(err))
-	}
-	if len(jobs) > 0 {
-		s.traceEffect(narrator.StepJobs)
-		if err := s.jobs.InsertManyTx(ctx, tx, jobs); err != nil {
-			return fmt.Errorf("enqueue %d jobs: %w", len(jobs), err)
-		}
 	}
 	return nil
 }

@@ -18,3 +18,7 @@ var (
 // Numbered numbers the ? placeholders of sqlstore's queries, as the store
 // does when it runs them.
 var Numbered = numbered
+
+// SetAnalyzeAfter sets how many audios s creates before it makes sure
+// that the database has statistics on them.
+func SetAnalyzeAfter(s *Store, n int64) { s.analyzeAfter = n }

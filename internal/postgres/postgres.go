@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -28,9 +29,10 @@ type JobInserter interface {
 	// SupersedeSynthesis removes, in tx, the audio's synthesis jobs that
 	// wait to start (narrator.Effects.Supersede).
 	SupersedeSynthesis(ctx context.Context, tx pgx.Tx, audioID int64) error
-	// InsertManyTx inserts several jobs at once: the jobs of a group of
-	// creates.
-	InsertManyTx(ctx context.Context, tx pgx.Tx, jobs []narrator.Job) error
+	// QueueInsertMany queues in b the insert of several synthesis jobs:
+	// the jobs of a group of creates, which sends them with its other
+	// writes and its commit in one round trip.
+	QueueInsertMany(b *pgx.Batch, jobs []narrator.Job) error
 	// SynthesisHead returns, as seen in tx, the fair round of the synthesis
 	// job a worker would take next (narrator.FairRound), or 0 when none
 	// waits.
@@ -77,6 +79,11 @@ type Store struct {
 	effect func(narrator.EffectStep)
 	// creates groups concurrent creates into one transaction (create.go).
 	creates *sqlstore.Creates
+	// created counts the audios the store's groups created, until
+	// analyzed is set, which analyzeNew does at analyzeAfter.
+	created      atomic.Int64
+	analyzed     atomic.Bool
+	analyzeAfter int64
 }
 
 // Open connects to the database at url and returns the store on it
@@ -117,7 +124,7 @@ func OpenPool(ctx context.Context, url string) (*pgxpool.Pool, error) {
 // New returns the store on pool, which it owns from then on: Close closes
 // it.
 func New(pool *pgxpool.Pool, opts Options) *Store {
-	s := &Store{Now: time.Now, pool: pool, jobs: opts.Jobs, limits: opts.Limits, effect: opts.EffectFunc}
+	s := &Store{Now: time.Now, pool: pool, jobs: opts.Jobs, limits: opts.Limits, effect: opts.EffectFunc, analyzeAfter: analyzeAfter}
 	s.creates = sqlstore.NewCreates()
 	s.Store = sqlstore.New(dialect{s}, migrations(), s.now, opts.EventBody)
 	return s

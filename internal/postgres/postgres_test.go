@@ -53,9 +53,9 @@ func (j recorderJobs) SupersedeSynthesis(_ context.Context, _ pgx.Tx, audioID in
 	return j.rec.Supersede(audioID)
 }
 
-func (j recorderJobs) InsertManyTx(ctx context.Context, tx pgx.Tx, jobs []narrator.Job) error {
+func (j recorderJobs) QueueInsertMany(_ *pgx.Batch, jobs []narrator.Job) error {
 	for _, job := range jobs {
-		if err := j.InsertTx(ctx, tx, job); err != nil {
+		if err := j.rec.Record(job); err != nil {
 			return err
 		}
 	}
@@ -89,11 +89,16 @@ func (j tableJobs) SupersedeSynthesis(_ context.Context, _ pgx.Tx, audioID int64
 	return j.rec.Supersede(audioID)
 }
 
-func (j tableJobs) InsertManyTx(ctx context.Context, tx pgx.Tx, jobs []narrator.Job) error {
+func (j tableJobs) QueueInsertMany(b *pgx.Batch, jobs []narrator.Job) error {
 	for _, job := range jobs {
-		if err := j.InsertTx(ctx, tx, job); err != nil {
+		row, err := storetest.JobRow(job)
+		if err != nil {
 			return err
 		}
+		if err := j.rec.Record(job); err != nil {
+			return err
+		}
+		b.Queue(`INSERT INTO test_jobs (job) VALUES ($1)`, row)
 	}
 	return nil
 }

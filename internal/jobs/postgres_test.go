@@ -1,0 +1,91 @@
+package jobs_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/postgres"
+)
+
+// TestPostgresSynthesisRowAsRiverWritesIt: on PostgreSQL a group of
+// creates writes its synthesis jobs with its other writes; the row is the
+// one River writes for an update's job, but for its ID, arguments and
+// times, and the nonce River's full insert adds to the metadata.
+func TestPostgresSynthesisRowAsRiverWritesIt(t *testing.T) {
+	t.Parallel()
+	b := setup(t, openPostgres)
+	ctx := t.Context()
+	created := postgresJobRows(t, b)
+	if _, err := b.store.UpdateAudio(ctx, b.audio.ProjectID, "a", narrator.AudioUpdate{Body: ptr("Hello again.")}); err != nil {
+		t.Fatal(err)
+	}
+	updated := postgresJobRows(t, b)
+	if len(created) != 1 || len(updated) != 1 {
+		t.Fatalf("%d jobs after the create, %d after the update; want 1 each", len(created), len(updated))
+	}
+	if diff := cmp.Diff(updated[0], created[0]); diff != "" {
+		t.Errorf("the create's job differs from River's (-River +create):\n%s", diff)
+	}
+}
+
+// postgresJobRows returns the columns of River's jobs that must not depend
+// on who wrote them, oldest first.
+func postgresJobRows(t *testing.T, b *testBundle) [][]any {
+	t.Helper()
+	rows, err := b.store.(*postgres.Store).Pool().Query(t.Context(), `
+SELECT kind, max_attempts, priority, queue, state::text, attempt, (metadata - 'river:unique_nonce')::text, tags::text,
+	unique_key IS NULL, unique_states IS NULL, attempted_at IS NULL, attempted_by IS NULL, finalized_at IS NULL,
+	cardinality(errors) IS NULL, jsonb_typeof(args), created_at <= now(), scheduled_at < created_at
+FROM river_job ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) ([]any, error) { return row.Values() })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// TestPostgresCreateAnnouncesItsJob: a group of creates announces its jobs
+// to the workers of the synthesis queue as River announces its own
+// inserts, on the topic River's notifier listens to.
+func TestPostgresCreateAnnouncesItsJob(t *testing.T) {
+	t.Parallel()
+	b := setup(t, openPostgres)
+	ctx := t.Context()
+	conn, err := b.store.(*postgres.Store).Pool().Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `LISTEN "public.river_insert"`); err != nil {
+		t.Fatal(err)
+	}
+	// A queue announces its inserts at most once per its fetch cooldown:
+	// creates go on until one is announced.
+	deadline := time.Now().Add(10 * time.Second)
+	for i := 0; ; i++ {
+		if _, err := b.store.CreateAudio(ctx, &narrator.Audio{ProjectID: b.audio.ProjectID, ExternalID: fmt.Sprint("n", i), Body: "Hello."}); err != nil {
+			t.Fatal(err)
+		}
+		wait, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+		n, err := conn.Conn().WaitForNotification(wait)
+		cancel()
+		if err == nil {
+			if want := `{"queue": "synthesize"}`; n.Payload != want {
+				t.Errorf("payload %s, want %s", n.Payload, want)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no announcement after %d creates: %v", i+1, err)
+		}
+	}
+}

@@ -1,0 +1,65 @@
+package postgres_test
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/postgres"
+	"github.com/narrator/narrator/internal/postgres/pgtest"
+	"github.com/narrator/narrator/internal/storetest"
+)
+
+// TestAnalyzeNew: on a new database, whose audios autovacuum has not yet
+// analyzed, a store gathers statistics on them once its groups have
+// created analyzeAfter audios, and not before.
+func TestAnalyzeNew(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	url := pgtest.NewDatabase(t, migrated)
+	s := mustOpen(t, url, withJobs(recorderJobs{&storetest.Recorder{}}))
+	postgres.SetAnalyzeAfter(s, 20)
+	acct := &narrator.Account{Name: "Acme"}
+	if err := s.CreateAccount(ctx, acct); err != nil {
+		t.Fatal(err)
+	}
+	p := &narrator.Project{AccountID: acct.ID, Title: "News", Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: "Mark", BodyVoice: "Sally"}
+	if err := s.CreateProject(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	analyzed := func() bool {
+		t.Helper()
+		var n float64
+		if err := s.Pool().QueryRow(ctx, `SELECT reltuples FROM pg_class WHERE oid = 'audios'::regclass`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n >= 0
+	}
+	create := func(from, to int) {
+		t.Helper()
+		var wg sync.WaitGroup
+		errs := make(chan error, to-from)
+		for i := from; i < to; i++ {
+			wg.Go(func() {
+				_, err := s.CreateAudio(ctx, &narrator.Audio{ProjectID: p.ID, ExternalID: fmt.Sprint(i), Title: "T", Body: "B", Author: "A"})
+				errs <- err
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	create(0, 19)
+	if analyzed() {
+		t.Fatal("the audios were analyzed after 19 creates, before 20")
+	}
+	create(19, 25)
+	if !analyzed() {
+		t.Fatal("the audios have no statistics after 25 creates")
+	}
+}
