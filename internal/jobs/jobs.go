@@ -427,10 +427,11 @@ func (q *Queue[TTx]) InsertTx(ctx context.Context, tx TTx, job narrator.Job) err
 	return nil
 }
 
-// InsertManyTx enqueues jobs inside tx: the jobs of a group of creates.
-// On SQLite, synthesis jobs are written by a statement of this package
-// (sqlite.go); any other job, and every job on PostgreSQL, goes through
-// River's InsertManyFastTx, which returns nothing.
+// InsertManyTx enqueues jobs inside tx: the jobs of a group of creates on
+// SQLite (on PostgreSQL, a group queues them with its other writes:
+// QueueInsertMany). Synthesis jobs are written by a statement of this
+// package (sqlite.go); any other job goes through River's
+// InsertManyFastTx, which returns nothing.
 // None of the jobs it takes has uniqueness options, whose conflicts that
 // kind of insert would fail on.
 func (q *Queue[TTx]) InsertManyTx(ctx context.Context, tx TTx, jobs []narrator.Job) error {

@@ -126,8 +126,11 @@ func (s *Store) createGroup(calls []*sqlstore.CreateCall, _ func() []*sqlstore.C
 		endGroup(ctx, conn.Conn())
 		alone()
 	default:
+		// The commit failed, or the connection did, or the writes were
+		// never sent (an enqueuer's error): none is known to be committed.
+		endGroup(ctx, conn.Conn())
 		for _, i := range g.made {
-			batch[i].Fail(fmt.Errorf("commit: %w", unavailable(err)))
+			batch[i].Fail(unavailable(err))
 		}
 	}
 }
@@ -144,9 +147,9 @@ DO $$ BEGIN
 	END IF;
 END $$`
 
-// analyzeNew gathers statistics on the audios, on conn, if they have
-// none once the store has created analyzeAfter audios (a test sets fewer), counting the n it
-// just did. On a new database, autovacuum first analyzes a table up to a
+// analyzeNew gathers statistics on the audios, on conn, if they have none
+// once the store has created analyzeAfter audios (a test sets fewer),
+// counting the n it just did. On a new database, autovacuum first analyzes a table up to a
 // minute (autovacuum_naptime) after its first writes. Until then the
 // planner knows nothing of how the audios spread over projects: the plans
 // the pool's connections cache then look an external ID up through

@@ -155,3 +155,68 @@ func wantNoDeadlock(t *testing.T, s interface{ Pool() *pgxpool.Pool }) {
 		t.Errorf("%d deadlocks in the test's database", deadlocks)
 	}
 }
+
+// An external ID taken between a group's lookup and its insert, here by a
+// row written without the account's lock, fails the group's writes before
+// their commit: the group is rolled back and its creates run alone, the
+// one whose ID was taken then updating the audio that holds it.
+func TestGroupInsertMeetsTakenExternalID(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	url := pgtest.NewDatabase(t, migrated)
+	reached, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	opts := withJobs(recorderJobs{&storetest.Recorder{}})
+	opts.EffectFunc = func(step narrator.EffectStep) {
+		if step == narrator.StepUsage {
+			once.Do(func() { close(reached); <-release })
+		}
+	}
+	s := mustOpen(t, url, opts)
+	acct := &narrator.Account{Name: "Acme"}
+	if err := s.CreateAccount(ctx, acct); err != nil {
+		t.Fatal(err)
+	}
+	p := &narrator.Project{AccountID: acct.ID, Title: "News", Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: "Mark", BodyVoice: "Sally"}
+	if err := s.CreateProject(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	type outcome struct {
+		created bool
+		err     error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		created, err := s.CreateAudio(ctx, &narrator.Audio{ProjectID: p.ID, ExternalID: "X", Title: "Mine", Body: "B", Author: "A"})
+		done <- outcome{created, err}
+	}()
+	<-reached
+	_, err := s.Pool().Exec(ctx, `
+INSERT INTO audios (project_id, external_id, title, body, author, article_url, state, created_at, updated_at, seq)
+VALUES ($1, 'X', 'Theirs', 'B', 'A', '', 'unprocessed', now(), now(), 1000)`, p.ID)
+	close(release)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := <-done
+	if got.err != nil {
+		t.Fatalf("CreateAudio: %v", got.err)
+	}
+	if got.created {
+		t.Error("created = true, want false: the create updates the audio that took its external ID")
+	}
+	a, err := s.FindAudio(ctx, p.ID, "X")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Title != "Mine" {
+		t.Errorf("title %q, want the create's, %q", a.Title, "Mine")
+	}
+	var n int
+	if err := s.Pool().QueryRow(ctx, `SELECT count(*) FROM audios WHERE project_id = $1`, p.ID).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 {
+		t.Errorf("%d audios, want 1", n)
+	}
+}
