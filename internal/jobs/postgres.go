@@ -18,9 +18,9 @@ import (
 // insertSynthesesPostgres writes synthesis jobs, one for each element of
 // $1 (their arguments) and $6 (their scheduled_at), as River's
 // InsertManyFastTx would with the options of SynthesizeArgs and the
-// availableAtOnce hook: available at once, created at the transaction's
-// time, River's defaults for the other columns (metadata {}, tags {}, no
-// uniqueness).
+// availableAtOnce hook: available at once, River's defaults for the
+// other columns (metadata {}, tags {}, no uniqueness), but created at the
+// transaction's time rather than at the inserting node's clock.
 const insertSynthesesPostgres = `
 INSERT INTO river_job (args, created_at, kind, max_attempts, metadata, priority, queue, scheduled_at, state, tags)
 SELECT j.args::jsonb, now(), $2, $3, '{}', $4, $5, j.scheduled_at, 'available', '{}'
@@ -28,7 +28,7 @@ FROM unnest($1::text[], $6::timestamptz[]) AS j(args, scheduled_at)`
 
 // notifyPostgres announces inserts as River's driver does (PGNotifyMany),
 // on the topic its notifier listens to in the connection's schema.
-const notifyPostgres = `SELECT pg_notify(current_schema() || '.' || $1::text, $2)`
+const notifyPostgres = `SELECT pg_notify(concat(current_schema(), '.', $1::text), $2)`
 
 // QueueInsertMany queues in b the insert of jobs, which must all be
 // synthesis jobs: the jobs of a group of creates. Like River, it announces

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/postgres"
@@ -59,7 +60,10 @@ func TestAnalyzeNew(t *testing.T) {
 		t.Fatal("the audios were analyzed after 19 creates, before 20")
 	}
 	create(19, 25)
-	if !analyzed() {
-		t.Fatal("the audios have no statistics after 25 creates")
+	// The store analyzes in the background.
+	for deadline := time.Now().Add(10 * time.Second); !analyzed(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the audios have no statistics 10 s after 25 creates")
+		}
 	}
 }

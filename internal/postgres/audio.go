@@ -153,7 +153,7 @@ func (s *Store) createAudio(ctx context.Context, tx pgx.Tx, a *narrator.Audio) (
 	if got.Media, err = insertMedia(ctx, tx, got.ID); err != nil {
 		return nil, false, err
 	}
-	if err := sqlstore.InsertNewPublications(ctx, pgTx{tx}, &got); err != nil {
+	if err := sqlstore.InsertNewPublications(ctx, dialect{s}, pgTx{tx}, &got); err != nil {
 		return nil, false, err
 	}
 	plan.Effects.Round = round

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/sqlstore"
@@ -119,7 +120,7 @@ func (s *Store) createGroup(calls []*sqlstore.CreateCall, _ func() []*sqlstore.C
 		for _, i := range g.made {
 			*batch[i].Audio, batch[i].Created = *g.got[i], true
 		}
-		s.analyzeNew(ctx, conn.Conn(), len(made))
+		s.analyzeNew(len(made))
 	case conn.Conn().PgConn().TxStatus() == 'E':
 		// PostgreSQL failed a write, and so the transaction, before its
 		// commit: nothing was written, and each create finds out alone.
@@ -139,31 +140,38 @@ func (s *Store) createGroup(calls []*sqlstore.CreateCall, _ func() []*sqlstore.C
 // once, that the database has statistics on them (analyzeNew).
 const analyzeAfter = 1000
 
-// analyzeNewSQL gathers statistics on the audios if they have none.
+// analyzeNewSQL gathers statistics on the audios if they have none,
+// waiting at most a second for the table's lock (a VACUUM, an index being
+// built).
 const analyzeNewSQL = `
 DO $$ BEGIN
 	IF (SELECT reltuples < 0 FROM pg_class WHERE oid = 'audios'::regclass) THEN
+		PERFORM set_config('lock_timeout', '1s', true);
 		ANALYZE audios;
 	END IF;
 END $$`
 
-// analyzeNew gathers statistics on the audios, on conn, if they have none
-// once the store has created analyzeAfter audios (a test sets fewer),
-// counting the n it just did. On a new database, autovacuum first analyzes a table up to a
-// minute (autovacuum_naptime) after its first writes. Until then the
-// planner knows nothing of how the audios spread over projects: the plans
-// the pool's connections cache then look an external ID up through
-// audios_list, or number an audio by reading its project's audios in seq
-// order, and so read every audio of the project, which a burst of creates
-// makes thousands. New statistics replace those plans. Statistics taken
-// earlier, on a table of a few rows, would be worse: they make a scan of
-// the whole table look cheapest. It is an optimisation: its error is of no
-// use to the creates, already committed.
-func (s *Store) analyzeNew(ctx context.Context, conn *pgx.Conn, n int) {
+// analyzeNew gathers statistics on the audios, in the background, if they
+// have none once the store has created analyzeAfter audios (a test sets
+// fewer), counting the n a group just did. On a new database, autovacuum
+// first analyzes a table up to a minute (autovacuum_naptime) after its
+// first writes. Until then the planner knows nothing of how the audios
+// spread over projects: the plans the pool's connections cache then look
+// an external ID up through audios_list, or number an audio by reading its
+// project's audios in seq order, and so read every audio of the project,
+// which a burst of creates makes thousands. New statistics replace those
+// plans. Statistics taken earlier, on a table of a few rows, would be
+// worse: they make a scan of the whole table look cheapest. It is an
+// optimisation: its error is of no use to the creates, already committed.
+func (s *Store) analyzeNew(n int) {
 	if s.created.Add(int64(n)) < s.analyzeAfter || !s.analyzed.CompareAndSwap(false, true) {
 		return
 	}
-	_, _ = conn.Exec(ctx, analyzeNewSQL)
+	s.background.Go(func() {
+		ctx, cancel := context.WithTimeout(s.closing, time.Minute)
+		defer cancel()
+		_, _ = s.pool.Exec(ctx, analyzeNewSQL)
+	})
 }
 
 // endGroup rolls back the transaction a group of creates left open on
@@ -472,7 +480,7 @@ func (s *Store) writeGroup(ctx context.Context, conn *pgx.Conn, g *plannedGroup,
 	})
 	// A project whose new audios wait as drafts gets their publications
 	// (sqlstore.InsertNewPublications).
-	query, args := sqlstore.NewPublications(made)
+	query, args := sqlstore.NewPublications(dialect{s}, made)
 	b.Queue(numbered(query), args...)
 	for _, a := range g.accounts {
 		if !a.Changed {
@@ -496,14 +504,19 @@ func (s *Store) writeGroup(ctx context.Context, conn *pgx.Conn, g *plannedGroup,
 			return fmt.Errorf("enqueue %d jobs: %w", len(jobs), err)
 		}
 	}
-	b.Queue(`COMMIT`)
-	if err := conn.SendBatch(ctx, b).Close(); err != nil {
+	// A COMMIT ends a transaction that failed as a rollback, without an
+	// error: its tag tells which it was. Once it reads COMMIT the group is
+	// committed, whatever the connection does next.
+	committed := false
+	b.Queue(`COMMIT`).Exec(func(tag pgconn.CommandTag) error {
+		committed = tag.String() == "COMMIT"
+		return nil
+	})
+	if err := conn.SendBatch(ctx, b).Close(); err != nil && !committed {
 		return fmt.Errorf("write group: %w", err)
 	}
-	// A COMMIT ends a transaction that failed as a rollback, without an
-	// error; a write's error would have been returned.
-	if st := conn.PgConn().TxStatus(); st != 'I' {
-		return fmt.Errorf("write group: the transaction is in state %q after its commit", st)
+	if !committed {
+		return errors.New("write group: the transaction was rolled back at its commit")
 	}
 	for _, m := range media {
 		if a := byID[m.AudioID]; a != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -84,6 +85,11 @@ type Store struct {
 	created      atomic.Int64
 	analyzed     atomic.Bool
 	analyzeAfter int64
+	// background runs the store's own work (analyzeNew); closing is
+	// cancelled, and background waited for, by Close.
+	background sync.WaitGroup
+	closing    context.Context
+	close      context.CancelFunc
 }
 
 // Open connects to the database at url and returns the store on it
@@ -126,6 +132,7 @@ func OpenPool(ctx context.Context, url string) (*pgxpool.Pool, error) {
 func New(pool *pgxpool.Pool, opts Options) *Store {
 	s := &Store{Now: time.Now, pool: pool, jobs: opts.Jobs, limits: opts.Limits, effect: opts.EffectFunc, analyzeAfter: analyzeAfter}
 	s.creates = sqlstore.NewCreates()
+	s.closing, s.close = context.WithCancel(context.Background())
 	s.Store = sqlstore.New(dialect{s}, migrations(), s.now, opts.EventBody)
 	return s
 }
@@ -144,6 +151,8 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // Close closes the pool, waiting for connections in use to be returned.
 func (s *Store) Close() error {
+	s.close()
+	s.background.Wait()
 	s.pool.Close()
 	return nil
 }

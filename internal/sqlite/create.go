@@ -240,7 +240,7 @@ func (s *Store) createAudio(ctx context.Context, tx *sql.Tx, st *writeStmts, hea
 	if got.Media, err = insertMedia(ctx, tx, st, got.ID); err != nil {
 		return nil, nil, err
 	}
-	if err := sqlstore.InsertNewPublications(ctx, sqlTx{tx}, &got); err != nil {
+	if err := sqlstore.InsertNewPublications(ctx, dialect{s}, sqlTx{tx}, &got); err != nil {
 		return nil, nil, err
 	}
 	acct.Count(eff)

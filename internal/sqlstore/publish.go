@@ -90,16 +90,17 @@ func (s *Store) SetPublication(ctx context.Context, p narrator.Publication) (nar
 
 // insertNewPublicationsSQL inserts the publications of new audios
 // (NewPublications), given the list of their projects' IDs and the list of
-// theirs. The uncorrelated EXISTS is a gate read first, on project_access's
-// key: when none of the projects makes new audios wait, as is common, the
-// audios are not read at all, whatever plan PostgreSQL has cached for the
-// join (on a new database, one that read every audio).
+// theirs (DB.InList), so that its text is the same for every group. The
+// uncorrelated EXISTS is a gate read first, on project_access's key: when
+// none of the projects makes new audios wait, as is common, the audios are
+// not read at all, whatever plan PostgreSQL has cached for the join (on a
+// new database, one that read every audio).
 const insertNewPublicationsSQL = `
 INSERT INTO audio_publications (audio_id, project_id, state, publish_at, updated_at)
 SELECT a.id, a.project_id, p.new_audio_state, NULL, a.created_at
 FROM audios a JOIN project_access p ON p.project_id = a.project_id AND p.new_audio_state <> 'published'
-WHERE EXISTS (SELECT 1 FROM project_access WHERE project_id IN (%s) AND new_audio_state <> 'published')
-	AND a.id IN (%s)`
+WHERE EXISTS (SELECT 1 FROM project_access WHERE project_id %[1]s AND new_audio_state <> 'published')
+	AND a.id %[1]s`
 
 // InsertNewPublications gives the audios, just inserted in tx, the
 // publication of their projects' new audios
@@ -107,12 +108,12 @@ WHERE EXISTS (SELECT 1 FROM project_access WHERE project_id IN (%s) AND new_audi
 // for each audio of a project that makes new audios wait, none otherwise.
 // Both stores' creates call it, so that no moment passes in which a new
 // audio of such a project is public.
-func InsertNewPublications(ctx context.Context, tx Tx, audios ...*narrator.Audio) error {
+func InsertNewPublications(ctx context.Context, db DB, tx Tx, audios ...*narrator.Audio) error {
 	if len(audios) == 0 {
 		return nil
 	}
-	query, ids := NewPublications(audios)
-	if _, err := tx.Exec(ctx, query, ids...); err != nil {
+	query, args := NewPublications(db, audios)
+	if _, err := tx.Exec(ctx, query, args...); err != nil {
 		return fmt.Errorf("publications of %d new audios: %w", len(audios), err)
 	}
 	return nil
@@ -121,17 +122,16 @@ func InsertNewPublications(ctx context.Context, tx Tx, audios ...*narrator.Audio
 // NewPublications returns the statement of InsertNewPublications for the
 // audios, at least one, and its arguments, for a store that sends it with
 // other statements at once.
-func NewPublications(audios []*narrator.Audio) (query string, args []any) {
-	var projects []any
-	ids := make([]any, len(audios))
+func NewPublications(db DB, audios []*narrator.Audio) (query string, args []any) {
+	var projects []int64
+	ids := make([]int64, len(audios))
 	for i, a := range audios {
-		if !slices.Contains(projects, any(a.ProjectID)) {
+		if !slices.Contains(projects, a.ProjectID) {
 			projects = append(projects, a.ProjectID)
 		}
 		ids[i] = a.ID
 	}
-	list := func(n int) string { return strings.Repeat(", ?", n)[2:] }
-	return fmt.Sprintf(insertNewPublicationsSQL, list(len(projects)), list(len(ids))), append(projects, ids...)
+	return fmt.Sprintf(insertNewPublicationsSQL, db.InList()), []any{projects, ids}
 }
 
 const publicationChangedSQL = `
