@@ -21,14 +21,7 @@ func TestAnalyzeNew(t *testing.T) {
 	url := pgtest.NewDatabase(t, migrated)
 	s := mustOpen(t, url, withJobs(recorderJobs{&storetest.Recorder{}}))
 	postgres.SetAnalyzeAfter(s, 20)
-	acct := &narrator.Account{Name: "Acme"}
-	if err := s.CreateAccount(ctx, acct); err != nil {
-		t.Fatal(err)
-	}
-	p := &narrator.Project{AccountID: acct.ID, Title: "News", Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: "Mark", BodyVoice: "Sally"}
-	if err := s.CreateProject(ctx, p); err != nil {
-		t.Fatal(err)
-	}
+	p := mustProject(t, s)
 	analyzed := func() bool {
 		t.Helper()
 		var n float64

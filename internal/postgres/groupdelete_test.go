@@ -43,14 +43,7 @@ func TestGroupCreateBesideDelete(t *testing.T) {
 		}
 	}
 	node2 := mustOpen(t, url, opts)
-	acct := &narrator.Account{Name: "Acme"}
-	if err := node1.CreateAccount(ctx, acct); err != nil {
-		t.Fatal(err)
-	}
-	p := &narrator.Project{AccountID: acct.ID, Title: "News", Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: "Mark", BodyVoice: "Sally"}
-	if err := node1.CreateProject(ctx, p); err != nil {
-		t.Fatal(err)
-	}
+	p := mustProject(t, node1)
 	if _, err := node1.CreateAudio(ctx, &narrator.Audio{ProjectID: p.ID, ExternalID: "X", Title: "T", Body: "B", Author: "A"}); err != nil {
 		t.Fatal(err)
 	}
@@ -109,14 +102,7 @@ func TestDeleteBesideGroupCreate(t *testing.T) {
 	hj := hookJobs{recorderJobs{rec}, make(chan struct{}), make(chan struct{}), &sync.Once{}}
 	node1 := mustOpen(t, url, withJobs(hj))
 	node2 := mustOpen(t, url, withJobs(recorderJobs{rec}))
-	acct := &narrator.Account{Name: "Acme"}
-	if err := plain.CreateAccount(ctx, acct); err != nil {
-		t.Fatal(err)
-	}
-	p := &narrator.Project{AccountID: acct.ID, Title: "News", Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: "Mark", BodyVoice: "Sally"}
-	if err := plain.CreateProject(ctx, p); err != nil {
-		t.Fatal(err)
-	}
+	p := mustProject(t, plain)
 	if _, err := plain.CreateAudio(ctx, &narrator.Audio{ProjectID: p.ID, ExternalID: "X", Title: "T", Body: "B", Author: "A"}); err != nil {
 		t.Fatal(err)
 	}
@@ -173,14 +159,7 @@ func TestGroupInsertMeetsTakenExternalID(t *testing.T) {
 		}
 	}
 	s := mustOpen(t, url, opts)
-	acct := &narrator.Account{Name: "Acme"}
-	if err := s.CreateAccount(ctx, acct); err != nil {
-		t.Fatal(err)
-	}
-	p := &narrator.Project{AccountID: acct.ID, Title: "News", Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: "Mark", BodyVoice: "Sally"}
-	if err := s.CreateProject(ctx, p); err != nil {
-		t.Fatal(err)
-	}
+	p := mustProject(t, s)
 	type outcome struct {
 		created bool
 		err     error

@@ -116,6 +116,20 @@ func withJobs(j postgres.JobInserter) postgres.Options {
 	return postgres.Options{Jobs: j}
 }
 
+// mustProject creates an account and an API project of it in s.
+func mustProject(t *testing.T, s *postgres.Store) *narrator.Project {
+	t.Helper()
+	acct := &narrator.Account{Name: "Acme"}
+	if err := s.CreateAccount(t.Context(), acct); err != nil {
+		t.Fatal(err)
+	}
+	p := &narrator.Project{AccountID: acct.ID, Title: "News", Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: "Mark", BodyVoice: "Sally"}
+	if err := s.CreateProject(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // mustOpen opens a store on the database at url, closing it at cleanup.
 func mustOpen(tb testing.TB, url string, opts postgres.Options) *postgres.Store {
 	tb.Helper()

@@ -114,14 +114,7 @@ func BenchmarkAuthenticateAPIKey(b *testing.B) {
 func BenchmarkCreates(b *testing.B) {
 	ctx := b.Context()
 	s := mustOpenQueue(b)
-	acc := &narrator.Account{Name: "Acme"}
-	if err := s.CreateAccount(ctx, acc); err != nil {
-		b.Fatal(err)
-	}
-	p := &narrator.Project{AccountID: acc.ID, Title: "News", Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: "Mark", BodyVoice: "Sally"}
-	if err := s.CreateProject(ctx, p); err != nil {
-		b.Fatal(err)
-	}
+	p := mustProject(b, s)
 	const body = "Report 1, part 1: the council met on a quiet evening and agreed on a plan for the harbour."
 	if _, err := s.writer.ExecContext(ctx, `CREATE TABLE bare (id INTEGER PRIMARY KEY, body TEXT NOT NULL)`); err != nil {
 		b.Fatal(err)
@@ -178,14 +171,7 @@ func BenchmarkCreatesSynchronous(b *testing.B) {
 			if _, err := s.writer.ExecContext(ctx, "PRAGMA synchronous="+mode); err != nil {
 				b.Fatal(err)
 			}
-			acc := &narrator.Account{Name: "Acme"}
-			if err := s.CreateAccount(ctx, acc); err != nil {
-				b.Fatal(err)
-			}
-			p := &narrator.Project{AccountID: acc.ID, Title: "News", Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: "Mark", BodyVoice: "Sally"}
-			if err := s.CreateProject(ctx, p); err != nil {
-				b.Fatal(err)
-			}
+			p := mustProject(b, s)
 			var n atomic.Int64
 			b.ResetTimer()
 			b.RunParallel(func(pb *testing.PB) {

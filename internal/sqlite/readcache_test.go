@@ -26,16 +26,9 @@ func TestReadCacheSeesEveryCommit(t *testing.T) {
 	server := mustOpenPath(t, path, withJobs(recorderJobs{&storetest.Recorder{}}))
 	cli := mustOpenPath(t, path, withJobs(recorderJobs{&storetest.Recorder{}}))
 
-	acc := &narrator.Account{Name: "Acme"}
-	if err := cli.CreateAccount(ctx, acc); err != nil {
-		t.Fatal(err)
-	}
-	p := &narrator.Project{AccountID: acc.ID, Title: "News", Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: "Mark", BodyVoice: "Sally"}
-	if err := cli.CreateProject(ctx, p); err != nil {
-		t.Fatal(err)
-	}
+	p := mustProject(t, cli)
 	hash := []byte("0123456789abcdef0123456789abcdef")
-	key, err := cli.CreateAPIKey(ctx, acc.ID, hash, "nk_")
+	key, err := cli.CreateAPIKey(ctx, p.AccountID, hash, "nk_")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +61,7 @@ func TestReadCacheSeesEveryCommit(t *testing.T) {
 	}
 
 	// Another process revokes the key: refused at once.
-	if err := cli.RevokeAPIKey(ctx, acc.ID, key.ID); err != nil {
+	if err := cli.RevokeAPIKey(ctx, p.AccountID, key.ID); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := server.AuthorizeProject(ctx, hash, p.ID); narrator.ErrorCode(err) != narrator.EUNAUTHORIZED {
@@ -106,14 +99,7 @@ func TestReadCacheSeesABareConnection(t *testing.T) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "narrator.db")
 	s := mustOpenPath(t, path, withJobs(recorderJobs{&storetest.Recorder{}}))
-	acc := &narrator.Account{Name: "Acme"}
-	if err := s.CreateAccount(ctx, acc); err != nil {
-		t.Fatal(err)
-	}
-	p := &narrator.Project{AccountID: acc.ID, Title: "News", Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: "Mark", BodyVoice: "Sally"}
-	if err := s.CreateProject(ctx, p); err != nil {
-		t.Fatal(err)
-	}
+	p := mustProject(t, s)
 	a := &narrator.Audio{ProjectID: p.ID, Title: "T", Body: "Hello there.", ExternalID: "ext"}
 	if _, err := s.CreateAudio(ctx, a); err != nil {
 		t.Fatal(err)
@@ -193,14 +179,7 @@ func TestNoReadCache(t *testing.T) {
 		opts := withJobs(recorderJobs{&storetest.Recorder{}})
 		opts.NoReadCache = off
 		s := mustOpen(t, opts)
-		acc := &narrator.Account{Name: "Acme"}
-		if err := s.CreateAccount(ctx, acc); err != nil {
-			t.Fatal(err)
-		}
-		p := &narrator.Project{AccountID: acc.ID, Title: "News", Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: "Mark", BodyVoice: "Sally"}
-		if err := s.CreateProject(ctx, p); err != nil {
-			t.Fatal(err)
-		}
+		p := mustProject(t, s)
 		a := &narrator.Audio{ProjectID: p.ID, Title: "T", Body: "Hello there.", ExternalID: "ext"}
 		if _, err := s.CreateAudio(ctx, a); err != nil {
 			t.Fatal(err)

@@ -26,14 +26,7 @@ func TestSnapshotUnderWrites(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "narrator.db")
 	s := mustOpenPath(t, src, withJobs(recorderJobs{&storetest.Recorder{}}))
-	acc := &narrator.Account{Name: "Acme"}
-	if err := s.CreateAccount(ctx, acc); err != nil {
-		t.Fatal(err)
-	}
-	p := &narrator.Project{AccountID: acc.ID, Title: "News", Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: "Mark", BodyVoice: "Sally"}
-	if err := s.CreateProject(ctx, p); err != nil {
-		t.Fatal(err)
-	}
+	p := mustProject(t, s)
 
 	var acked atomic.Int64
 	stop := make(chan struct{})

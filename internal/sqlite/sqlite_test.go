@@ -53,6 +53,20 @@ func withJobs(j JobInserter) Options {
 	return Options{Jobs: j}
 }
 
+// mustProject creates an account and an API project of it in s.
+func mustProject(tb testing.TB, s *Store) *narrator.Project {
+	tb.Helper()
+	acc := &narrator.Account{Name: "Acme"}
+	if err := s.CreateAccount(tb.Context(), acc); err != nil {
+		tb.Fatal(err)
+	}
+	p := &narrator.Project{AccountID: acc.ID, Title: "News", Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: "Mark", BodyVoice: "Sally"}
+	if err := s.CreateProject(tb.Context(), p); err != nil {
+		tb.Fatal(err)
+	}
+	return p
+}
+
 // mustOpen opens and migrates a store in a new directory.
 func mustOpen(tb testing.TB, opts Options) *Store {
 	tb.Helper()
@@ -320,14 +334,7 @@ func TestReopen(t *testing.T) {
 	if err := s.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	acc := &narrator.Account{Name: "Acme"}
-	if err := s.CreateAccount(ctx, acc); err != nil {
-		t.Fatal(err)
-	}
-	p := &narrator.Project{AccountID: acc.ID, Title: "News", Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: "Mark", BodyVoice: "Sally"}
-	if err := s.CreateProject(ctx, p); err != nil {
-		t.Fatal(err)
-	}
+	p := mustProject(t, s)
 	a := &narrator.Audio{ProjectID: p.ID, Body: "Hello.", ExternalID: "e", Metadata: map[string]string{"k": "v"}}
 	if _, err := s.CreateAudio(ctx, a); err != nil {
 		t.Fatal(err)
