@@ -18,27 +18,17 @@ var concurrentTests = []test{
 		// them into transactions.
 		p := mustProject(t, b.store)
 		const n = 60
-		type outcome struct {
-			a       *narrator.Audio
-			created bool
-			err     error
+		audios := make([]*narrator.Audio, n)
+		for i := range audios {
+			audios[i] = newAudio(p.ID, fmt.Sprintf("c%d", i))
+			switch i % 6 {
+			case 0:
+				audios[i].ProjectID = p.ID + 1000
+			case 1:
+				audios[i].ExternalID = ""
+			}
 		}
-		out := make([]outcome, n)
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Go(func() {
-				a := newAudio(p.ID, fmt.Sprintf("c%d", i))
-				switch i % 6 {
-				case 0:
-					a.ProjectID = p.ID + 1000
-				case 1:
-					a.ExternalID = ""
-				}
-				created, err := b.store.CreateAudio(t.Context(), a)
-				out[i] = outcome{a, created, err}
-			})
-		}
-		wg.Wait()
+		out := createAll(t, b.store, audios)
 		var want []int64
 		for i, o := range out {
 			if i%6 == 0 {
@@ -87,25 +77,15 @@ var concurrentTests = []test{
 			ext := fmt.Sprintf("old%d", i)
 			before[ext] = mustAudio(t, b.store, p.ID, ext).ID
 		}
-		type outcome struct {
-			a       *narrator.Audio
-			created bool
-			err     error
+		audios := make([]*narrator.Audio, n)
+		for i := range audios {
+			audios[i] = newAudio(p.ID, fmt.Sprintf("new%d", i/2))
+			if i%2 == 0 {
+				audios[i].ExternalID = fmt.Sprintf("old%d", i/2)
+			}
+			audios[i].Title = fmt.Sprintf("Title %d", i)
 		}
-		out := make([]outcome, n)
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Go(func() {
-				a := newAudio(p.ID, fmt.Sprintf("new%d", i/2))
-				if i%2 == 0 {
-					a.ExternalID = fmt.Sprintf("old%d", i/2)
-				}
-				a.Title = fmt.Sprintf("Title %d", i)
-				created, err := b.store.CreateAudio(t.Context(), a)
-				out[i] = outcome{a, created, err}
-			})
-		}
-		wg.Wait()
+		out := createAll(t, b.store, audios)
 		for i, o := range out {
 			if o.err != nil {
 				t.Fatalf("create %d (%s): %v", i, o.a.ExternalID, o.err)
@@ -136,28 +116,21 @@ var concurrentTests = []test{
 		p := mustProject(t, b.store)
 		const n = 20
 		audios := make([]*narrator.Audio, n)
-		errs := make([]error, n)
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Go(func() {
-				a := newAudio(p.ID, "same")
-				_, errs[i] = b.store.CreateAudio(t.Context(), a)
-				audios[i] = a
-			})
+		for i := range audios {
+			audios[i] = newAudio(p.ID, "same")
 		}
-		wg.Wait()
 		var id int64
-		for i, err := range errs {
-			if err != nil {
+		for i, o := range createAll(t, b.store, audios) {
+			if o.err != nil {
 				// PostgreSQL may refuse a create racing another's insert.
-				wantCode(t, err, narrator.ECONFLICT)
+				wantCode(t, o.err, narrator.ECONFLICT)
 				continue
 			}
 			if id == 0 {
-				id = audios[i].ID
+				id = o.a.ID
 			}
-			if audios[i].ID != id {
-				t.Errorf("create %d gave audio %d, another %d", i, audios[i].ID, id)
+			if o.a.ID != id {
+				t.Errorf("create %d gave audio %d, another %d", i, o.a.ID, id)
 			}
 		}
 		if id == 0 {
@@ -167,4 +140,27 @@ var concurrentTests = []test{
 			t.Errorf("AudioCount = %d, want 1", got)
 		}
 	}},
+}
+
+// createOutcome is what CreateAudio made of an audio (a, filled in) and
+// returned.
+type createOutcome struct {
+	a       *narrator.Audio
+	created bool
+	err     error
+}
+
+// createAll creates the audios at once, one goroutine each, and returns
+// the outcomes in their order.
+func createAll(t *testing.T, s Store, audios []*narrator.Audio) []createOutcome {
+	out := make([]createOutcome, len(audios))
+	var wg sync.WaitGroup
+	for i, a := range audios {
+		wg.Go(func() {
+			created, err := s.CreateAudio(t.Context(), a)
+			out[i] = createOutcome{a, created, err}
+		})
+	}
+	wg.Wait()
+	return out
 }
