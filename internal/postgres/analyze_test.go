@@ -60,3 +60,31 @@ func TestAnalyzeNew(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupRunsGenericPlans checks that a group's transaction runs the
+// generic plans of its insert and of its draw of IDs, which PostgreSQL
+// would otherwise plan anew at every run. The store has one connection, so
+// pg_prepared_statements shows that connection's statements.
+func TestGroupRunsGenericPlans(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	url := pgtest.NewDatabase(t, migrated)
+	s := mustOpen(t, url+"&pool_max_conns=1", withJobs(recorderJobs{&storetest.Recorder{}}))
+	p := mustProject(t, s)
+	const runs = 8 // PostgreSQL tries custom plans for a statement's first five runs
+	for i := range runs {
+		if _, err := s.CreateAudio(ctx, &narrator.Audio{ProjectID: p.ID, ExternalID: fmt.Sprint(i), Title: "T", Body: "B", Author: "A"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, like := range []string{"%INSERT INTO media%", "%nextval%"} {
+		var generic, custom int64
+		if err := s.Pool().QueryRow(ctx, `SELECT coalesce(sum(generic_plans), 0), coalesce(sum(custom_plans), 0)
+			FROM pg_prepared_statements WHERE statement LIKE $1`, like).Scan(&generic, &custom); err != nil {
+			t.Fatal(err)
+		}
+		if generic != runs || custom != 0 {
+			t.Errorf("statement like %q: %d generic and %d custom plans in %d runs, want %d generic only", like, generic, custom, runs, runs)
+		}
+	}
+}

@@ -262,6 +262,17 @@ const liveExternalIDSQL = `
 SELECT true FROM audios
 WHERE project_id = $1 AND external_id = $2 AND external_id IS NOT NULL AND deleted_at IS NULL`
 
+// genericPlansSQL makes the statements of a group's transaction run
+// their generic plans, made once per connection and statement. PostgreSQL
+// otherwise plans insertAudiosSQL and nextAudioIDsSQL anew at every run:
+// it estimates their generic plans costlier than the plans made for the
+// arrays given, so it never switches to them. pg_stat_statements counted
+// 0.18 ms of planning for each run of insertAudiosSQL, a write of 14
+// arrays into two tables, against 0.27 ms of execution. The plans are the same either way; so are those of the group's
+// other statements, which use their generic plans already. SET LOCAL ends
+// with the transaction.
+const genericPlansSQL = `SET LOCAL plan_cache_mode = force_generic_plan`
+
 // groupRead is what a group's first round trip reads besides its
 // accounts: the head of the synthesis queue, and IDs for its new audios.
 type groupRead struct {
@@ -306,6 +317,7 @@ func (s *Store) readGroup(ctx context.Context, conn *pgx.Conn, batch []*sqlstore
 	slices.Sort(projects)
 	b := &pgx.Batch{}
 	b.Queue(`BEGIN ISOLATION LEVEL READ COMMITTED`)
+	b.Queue(genericPlansSQL)
 	for _, projectID := range projects {
 		b.Queue(accountUsageSQL, projectID)
 	}
@@ -341,8 +353,10 @@ func (s *Store) readGroup(ctx context.Context, conn *pgx.Conn, batch []*sqlstore
 	// runs the others'.
 	res := conn.SendBatch(ctx, b)
 	defer res.Close()
-	if _, err := res.Exec(); err != nil {
-		return nil, nil, fmt.Errorf("begin write: %w", unavailable(err))
+	for range 2 { // BEGIN, SET LOCAL
+		if _, err := res.Exec(); err != nil {
+			return nil, nil, fmt.Errorf("begin write: %w", unavailable(err))
+		}
 	}
 	byProject := map[int64]*sqlstore.GroupAccount{}
 	var accounts []*sqlstore.GroupAccount
