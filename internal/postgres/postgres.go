@@ -80,6 +80,9 @@ type Store struct {
 	effect func(narrator.EffectStep)
 	// creates groups concurrent creates into one transaction (create.go).
 	creates *sqlstore.Creates
+	// authorizes groups concurrent AuthorizeProject calls into one
+	// statement (project.go).
+	authorizes sqlstore.Group[*authorizeCall]
 	// created counts the audios the store's groups created, until
 	// analyzed is set, which analyzeNew does at analyzeAfter.
 	created      atomic.Int64
@@ -132,6 +135,7 @@ func OpenPool(ctx context.Context, url string) (*pgxpool.Pool, error) {
 func New(pool *pgxpool.Pool, opts Options) *Store {
 	s := &Store{Now: time.Now, pool: pool, jobs: opts.Jobs, limits: opts.Limits, effect: opts.EffectFunc, analyzeAfter: analyzeAfter}
 	s.creates = sqlstore.NewCreates()
+	s.authorizes.Max = maxAuthorizeGroup
 	s.closing, s.close = context.WithCancel(context.Background())
 	s.Store = sqlstore.New(dialect{s}, migrations(), s.now, opts.EventBody)
 	return s

@@ -1,6 +1,8 @@
 package storetest
 
 import (
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -179,6 +181,76 @@ var apiKeyTests = []test{
 		_, err = b.store.AuthorizeProject(ctx, hashOf("mine"), p.ID)
 		wantCode(t, err, narrator.EUNAUTHORIZED)
 	}},
+	{"AuthorizeProjectConcurrently", func(t *testing.T, b *bundle) {
+		// Concurrent calls, which a store may answer together, each get
+		// their own answer.
+		ctx := t.Context()
+		acc := mustAccount(t, b.store, "Acme")
+		other := mustAccount(t, b.store, "Other")
+		for key, id := range map[string]int64{"mine": acc.ID, "theirs": other.ID} {
+			if _, err := b.store.CreateAPIKey(ctx, id, hashOf(key), "nk_"+key); err != nil {
+				t.Fatal(err)
+			}
+		}
+		old, err := b.store.CreateAPIKey(ctx, acc.ID, hashOf("old"), "nk_old")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := b.store.RevokeAPIKey(ctx, acc.ID, old.ID); err != nil {
+			t.Fatal(err)
+		}
+		p := mustProjectOf(t, b.store, acc.ID)
+		theirs := mustProjectOf(t, b.store, other.ID)
+		authorizeAll(t, b.store, []authorizeCase{
+			{key: "mine", projectID: p.ID, want: p.ID},
+			{key: "theirs", projectID: theirs.ID, want: theirs.ID},
+			{key: "mine", projectID: theirs.ID, code: narrator.ENOTFOUND},
+			{key: "theirs", projectID: p.ID, code: narrator.ENOTFOUND},
+			{key: "mine", projectID: 999, code: narrator.ENOTFOUND},
+			{key: "wrong", projectID: p.ID, code: narrator.EUNAUTHORIZED},
+			{key: "old", projectID: p.ID, code: narrator.EUNAUTHORIZED},
+		}, 16, 10)
+	}},
+}
+
+// authorizeCase is one AuthorizeProject call of
+// AuthorizeProjectConcurrently, with its answer: the project's ID, or the
+// error code.
+type authorizeCase struct {
+	key       string
+	projectID int64
+	want      int64
+	code      string
+}
+
+// authorizeAll makes every call of cases from each of clients goroutines
+// at once, rounds times, in an order of its own, and fails tb on any call
+// that does not get its own answer.
+func authorizeAll(tb testing.TB, s Store, cases []authorizeCase, clients, rounds int) {
+	tb.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, clients*rounds*len(cases))
+	for g := range clients {
+		wg.Go(func() {
+			for r := range rounds {
+				for i := range cases {
+					c := cases[(g+r+i)%len(cases)]
+					got, err := s.AuthorizeProject(tb.Context(), hashOf(c.key), c.projectID)
+					switch {
+					case c.code != "" && narrator.ErrorCode(err) != c.code:
+						errs <- fmt.Errorf("key %q, project %d: error %v, want code %s", c.key, c.projectID, err, c.code)
+					case c.code == "" && (err != nil || got.ID != c.want):
+						errs <- fmt.Errorf("key %q, project %d: %+v, %v, want project %d", c.key, c.projectID, got, err, c.want)
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		tb.Error(err)
+	}
 }
 
 var projectTests = []test{
