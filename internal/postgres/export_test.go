@@ -22,3 +22,7 @@ var Numbered = numbered
 // SetAnalyzeAfter sets how many audios s creates before it makes sure
 // that the database has statistics on them.
 func SetAnalyzeAfter(s *Store, n int64) { s.analyzeAfter = n }
+
+// AuthorizeWaiting returns how many AuthorizeProject calls of s wait in
+// line for a group.
+func AuthorizeWaiting(s *Store) int { return s.authorizes.Waiting() }

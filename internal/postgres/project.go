@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
 
@@ -82,8 +83,9 @@ func (s *Store) AuthorizeProject(ctx context.Context, hash []byte, projectID int
 
 // authorizeGroup answers a group of AuthorizeProject calls: one alone with
 // authorizeProjectSQL, on its own context; more with authorizeProjectsSQL,
-// which no caller leaving cancels for the others. A call whose context has
-// ended when the group starts gets its error.
+// which runs until the last of its callers leaves, so that a stuck
+// statement holds up the line no longer than its callers wait. A call
+// whose context has ended when the group starts gets its error.
 func (s *Store) authorizeGroup(calls []*authorizeCall, _ func() []*authorizeCall) {
 	if len(calls) == 1 {
 		c := calls[0]
@@ -111,7 +113,18 @@ func (s *Store) authorizeGroup(calls []*authorizeCall, _ func() []*authorizeCall
 	if len(live) == 0 {
 		return
 	}
-	ctx := context.WithoutCancel(calls[0].ctx)
+	ctx, cancel := context.WithCancel(context.WithoutCancel(calls[0].ctx))
+	defer cancel()
+	left := atomic.Int64{}
+	left.Store(int64(len(live)))
+	for _, c := range live {
+		stop := context.AfterFunc(c.ctx, func() {
+			if left.Add(-1) == 0 {
+				cancel()
+			}
+		})
+		defer stop()
+	}
 	if err := s.authorizeMany(ctx, ids, hashes, live); err != nil {
 		for _, c := range live {
 			c.project, c.err = nil, err

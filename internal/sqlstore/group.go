@@ -62,6 +62,13 @@ func (g *Group[R]) Do(req R, run func(group []R, more func() []R)) error {
 	return c.err
 }
 
+// Waiting returns how many calls wait in line for a group.
+func (g *Group[R]) Waiting() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.pending)
+}
+
 // take moves calls from the head of the line to the end of calls, as many
 // as wait and the group may still hold, and returns their requests.
 func (g *Group[R]) take(calls *[]*groupCall[R]) []R {
