@@ -26,3 +26,7 @@ func SetAnalyzeAfter(s *Store, n int64) { s.analyzeAfter = n }
 // AuthorizeWaiting returns how many AuthorizeProject calls of s wait in
 // line for a group.
 func AuthorizeWaiting(s *Store) int { return s.authorizes.Waiting() }
+
+// Unavailable marks the errors that say the database cannot do a request
+// now narrator.EUNAVAILABLE.
+var Unavailable = unavailable

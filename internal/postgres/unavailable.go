@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -13,11 +14,19 @@ import (
 	"github.com/narrator/narrator"
 )
 
+// unavailableCodes are the SQLSTATEs besides class 08 that unavailable
+// marks: the server shutting down or starting (57P01 to 57P03), a deadlock
+// broken and a serialization conflict (40P01, 40001).
+var unavailableCodes = []string{"57P01", "57P02", "57P03", "40P01", "40001"}
+
 // unavailable returns err marked narrator.EUNAVAILABLE when it says that
 // the database cannot be reached: no connection could be made, one broke,
 // or the server is shutting down or starting (SQLSTATE class 08, and
-// 57P01 to 57P03). Other errors, a cancelled request's and one that ran out
-// of its own time, are returned as they are.
+// 57P01 to 57P03). So is an error that says the server rolled the
+// transaction back to break a deadlock between writes, or a serialization
+// conflict (40P01, 40001): nothing of it was written, and the same
+// request, made again, goes through. Other errors, a cancelled request's
+// and one that ran out of its own time, are returned as they are.
 func unavailable(err error) error {
 	var (
 		pgErr   *pgconn.PgError
@@ -28,7 +37,7 @@ func unavailable(err error) error {
 	case err == nil, errors.Is(err, context.Canceled), narrator.ErrorCode(err) != narrator.EINTERNAL:
 		return err
 	case errors.As(err, &pgErr):
-		if strings.HasPrefix(pgErr.Code, "08") || pgErr.Code == "57P01" || pgErr.Code == "57P02" || pgErr.Code == "57P03" {
+		if strings.HasPrefix(pgErr.Code, "08") || slices.Contains(unavailableCodes, pgErr.Code) {
 			return narrator.Unavailable(err)
 		}
 		return err

@@ -1,6 +1,7 @@
 package postgres_test
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net"
@@ -9,7 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/postgres"
 	"github.com/narrator/narrator/internal/postgres/pgtest"
 	"github.com/narrator/narrator/internal/storetest"
 )
@@ -118,5 +123,61 @@ func TestUnavailable(t *testing.T) {
 		if errors.As(err, &ne) && ne.Message == "" {
 			t.Errorf("%s: no message for clients", name)
 		}
+	}
+}
+
+// TestDeadlockIsUnavailable: the transaction PostgreSQL rolls back to
+// break a deadlock between two writes is EUNAVAILABLE, which the API
+// answers with a 503 and Retry-After, since the request, made again, goes
+// through.
+func TestDeadlockIsUnavailable(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	pool, err := pgxpool.New(ctx, pgtest.NewDatabase(t, migrated))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close) // after the transactions' rollbacks
+	if _, err := pool.Exec(ctx, `CREATE TABLE rows (id int PRIMARY KEY); INSERT INTO rows VALUES (1), (2)`); err != nil {
+		t.Fatal(err)
+	}
+	// Each transaction locks one row, then the other's.
+	begin := func(id int) pgx.Tx {
+		tx, err := pool.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = tx.Rollback(context.WithoutCancel(ctx)) })
+		if _, err := tx.Exec(ctx, `SET LOCAL deadlock_timeout = '20ms'`); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.Exec(ctx, `SELECT id FROM rows WHERE id = $1 FOR UPDATE`, id); err != nil {
+			t.Fatal(err)
+		}
+		return tx
+	}
+	txs := []pgx.Tx{begin(1), begin(2)}
+	errs := make(chan error, 2)
+	for i, tx := range txs {
+		go func() {
+			_, err := tx.Exec(ctx, `SELECT id FROM rows WHERE id = $1 FOR UPDATE`, 2-i)
+			if err != nil {
+				// The victim's rollback lets the other through.
+				_ = tx.Rollback(ctx)
+			}
+			errs <- err
+		}()
+	}
+	var victims int
+	for range txs {
+		if err := <-errs; err != nil {
+			victims++
+			if got := narrator.ErrorCode(postgres.Unavailable(err)); got != narrator.EUNAVAILABLE {
+				t.Errorf("deadlock error %v: code %q, want %q", err, got, narrator.EUNAVAILABLE)
+			}
+		}
+	}
+	if victims != 1 {
+		t.Fatalf("%d transactions rolled back, want 1", victims)
 	}
 }
