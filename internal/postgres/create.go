@@ -273,6 +273,18 @@ WHERE project_id = $1 AND external_id = $2 AND external_id IS NOT NULL AND delet
 // with the transaction.
 const genericPlansSQL = `SET LOCAL plan_cache_mode = force_generic_plan`
 
+// groupAccountsSQL locks and reads the accounts of the projects $1, one
+// row for each project that exists, in the order of the accounts' IDs:
+// two groups, on two nodes, whose projects span the same accounts take
+// their locks in one order, and neither waits for a lock the other holds
+// while holding one it wants. ORDER BY comes before the locks.
+const groupAccountsSQL = `
+SELECT p.id, ac.id, ac.queued, ac.media_bytes, ac.synthesis_round
+FROM projects p JOIN accounts ac ON ac.id = p.account_id
+WHERE p.id = ANY($1)
+ORDER BY ac.id
+FOR UPDATE OF ac`
+
 // groupRead is what a group's first round trip reads besides its
 // accounts: the head of the synthesis queue, and IDs for its new audios.
 type groupRead struct {
@@ -286,8 +298,8 @@ SELECT nextval(seq) FROM CAST(pg_get_serial_sequence('audios', 'id') AS regclass
 
 // readGroup begins a group's transaction on conn and reads, in one round
 // trip, what the group's creates depend on. It locks and reads the account
-// of each project of the group, in the order of the projects' IDs, and
-// returns the accounts by project (none for a missing project), one value
+// of each project of the group, in the order of the accounts' IDs
+// (groupAccountsSQL), and returns the accounts by project (none for a missing project), one value
 // for the projects of one account. It marks to run alone the creates whose
 // external ID a live audio holds, which they update, or repeats one
 // earlier in the group, which they will find once the group is committed.
@@ -314,13 +326,26 @@ func (s *Store) readGroup(ctx context.Context, conn *pgx.Conn, batch []*sqlstore
 		}
 		seen[k] = true
 	}
-	slices.Sort(projects)
 	b := &pgx.Batch{}
 	b.Queue(`BEGIN ISOLATION LEVEL READ COMMITTED`)
 	b.Queue(genericPlansSQL)
-	for _, projectID := range projects {
-		b.Queue(accountUsageSQL, projectID)
-	}
+	byProject := map[int64]*sqlstore.GroupAccount{}
+	b.Queue(groupAccountsSQL, projects).Query(func(rows pgx.Rows) error {
+		byID := map[int64]*sqlstore.GroupAccount{}
+		for rows.Next() {
+			var projectID int64
+			a := &sqlstore.GroupAccount{}
+			if err := rows.Scan(&projectID, &a.ID, &a.Usage.Queued, &a.Usage.MediaBytes, &a.Usage.NextRound); err != nil {
+				return fmt.Errorf("usage of project %d's account: %w", projectID, err)
+			}
+			// Another project of the same account shares its usage.
+			if prev := byID[a.ID]; prev != nil {
+				a = prev
+			}
+			byID[a.ID], byProject[projectID] = a, a
+		}
+		return rows.Err()
+	})
 	n := 0
 	for _, c := range batch {
 		if c.Alone {
@@ -357,25 +382,6 @@ func (s *Store) readGroup(ctx context.Context, conn *pgx.Conn, batch []*sqlstore
 		if _, err := res.Exec(); err != nil {
 			return nil, nil, fmt.Errorf("begin write: %w", unavailable(err))
 		}
-	}
-	byProject := map[int64]*sqlstore.GroupAccount{}
-	var accounts []*sqlstore.GroupAccount
-	for _, projectID := range projects {
-		a := &sqlstore.GroupAccount{}
-		err := res.QueryRow().Scan(&a.ID, &a.Usage.Queued, &a.Usage.MediaBytes, &a.Usage.NextRound)
-		switch {
-		case errors.Is(err, pgx.ErrNoRows):
-			continue
-		case err != nil:
-			return nil, nil, fmt.Errorf("usage of project %d's account: %w", projectID, unavailable(err))
-		}
-		// Another project of the same account shares its usage.
-		if i := slices.IndexFunc(accounts, func(o *sqlstore.GroupAccount) bool { return o.ID == a.ID }); i >= 0 {
-			a = accounts[i]
-		} else {
-			accounts = append(accounts, a)
-		}
-		byProject[projectID] = a
 	}
 	if err := res.Close(); err != nil {
 		return nil, nil, fmt.Errorf("read group: %w", unavailable(err))

@@ -30,3 +30,6 @@ func AuthorizeWaiting(s *Store) int { return s.authorizes.Waiting() }
 // Unavailable marks the errors that say the database cannot do a request
 // now narrator.EUNAVAILABLE.
 var Unavailable = unavailable
+
+// CreatesWaiting returns how many creates of s wait in line for a group.
+func CreatesWaiting(s *Store) int { return s.creates.Waiting() }

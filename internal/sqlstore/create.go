@@ -46,6 +46,9 @@ func NewCreates() *Creates {
 	return &Creates{group: Group[*CreateCall]{Max: MaxCreateGroup}}
 }
 
+// Waiting returns how many creates wait in line for a group.
+func (l *Creates) Waiting() int { return l.group.Waiting() }
+
 // Create validates a, then puts it in line and returns its call once a
 // group holding it has run (Group.Do): run is the store's group. A call
 // whose context has ended when its group starts fails alone (Live).
