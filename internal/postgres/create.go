@@ -268,9 +268,9 @@ WHERE project_id = $1 AND external_id = $2 AND external_id IS NOT NULL AND delet
 // it estimates their generic plans costlier than the plans made for the
 // arrays given, so it never switches to them. pg_stat_statements counted
 // 0.18 ms of planning for each run of insertAudiosSQL, a write of 14
-// arrays into two tables, against 0.27 ms of execution. The plans are the same either way; so are those of the group's
-// other statements, which use their generic plans already. SET LOCAL ends
-// with the transaction.
+// arrays into two tables, against 0.27 ms of execution. The plans are the
+// same either way; the group's other statements use their generic plans
+// already. SET LOCAL ends with the transaction.
 const genericPlansSQL = `SET LOCAL plan_cache_mode = force_generic_plan`
 
 // groupAccountsSQL locks and reads the accounts of the projects $1, one
@@ -299,10 +299,11 @@ SELECT nextval(seq) FROM CAST(pg_get_serial_sequence('audios', 'id') AS regclass
 // readGroup begins a group's transaction on conn and reads, in one round
 // trip, what the group's creates depend on. It locks and reads the account
 // of each project of the group, in the order of the accounts' IDs
-// (groupAccountsSQL), and returns the accounts by project (none for a missing project), one value
-// for the projects of one account. It marks to run alone the creates whose
-// external ID a live audio holds, which they update, or repeats one
-// earlier in the group, which they will find once the group is committed.
+// (groupAccountsSQL), and returns the accounts by project (none for a
+// missing project), one value for the projects of one account. It marks
+// to run alone the creates whose external ID a live audio holds, which
+// they update, or repeats one earlier in the group, which they will find
+// once the group is committed.
 // It reads the head of the synthesis queue (JobInserter.QueueSynthesisHead)
 // and draws an ID for each create it does not mark alone, in order.
 //
@@ -336,7 +337,7 @@ func (s *Store) readGroup(ctx context.Context, conn *pgx.Conn, batch []*sqlstore
 			var projectID int64
 			a := &sqlstore.GroupAccount{}
 			if err := rows.Scan(&projectID, &a.ID, &a.Usage.Queued, &a.Usage.MediaBytes, &a.Usage.NextRound); err != nil {
-				return fmt.Errorf("usage of project %d's account: %w", projectID, err)
+				return fmt.Errorf("read the group's accounts: %w", err)
 			}
 			// Another project of the same account shares its usage.
 			if prev := byID[a.ID]; prev != nil {
