@@ -66,6 +66,14 @@ func ErrorMessage(err error) string {
 // before they try again after an EUNAVAILABLE error.
 const UnavailableRetryAfter = 5 * time.Second
 
+// Contended returns err marked EUNAVAILABLE, as Unavailable does, for a
+// write the database rolled back because it met concurrent ones (it broke
+// a deadlock, or a serialization conflict): nothing of it was written, and
+// the same request, made again, goes through.
+func Contended(err error) error {
+	return fmt.Errorf("%w: %w", &Error{Code: EUNAVAILABLE, Message: "The request met a concurrent change and was not applied; try again shortly."}, err)
+}
+
 // Unavailable returns err marked EUNAVAILABLE: ErrorCode reports that code
 // and ErrorMessage a message safe for clients, while Error keeps err's text
 // for the logs and errors.Is and errors.As still find err. Stores return it

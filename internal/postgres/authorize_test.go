@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"testing"
 	"time"
 
@@ -12,10 +13,11 @@ import (
 	"github.com/narrator/narrator/internal/postgres/pgtest"
 )
 
-// TestAuthorizeGroupEndsWithItsCallers: a group of AuthorizeProject calls
-// whose statement is stuck (here, behind a lock on the keys) ends once
-// all its callers have left, and does not hold up the line after them.
-func TestAuthorizeGroupEndsWithItsCallers(t *testing.T) {
+// TestAuthorizeLineWithAStuckStatement: while AuthorizeProject's statement
+// is stuck (here, behind a lock on the keys), a call waiting in line
+// returns when its own context ends, and a group's statement runs until
+// the last of its callers has left, and no longer.
+func TestAuthorizeLineWithAStuckStatement(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	url := pgtest.NewDatabase(t, migrated)
@@ -38,23 +40,25 @@ func TestAuthorizeGroupEndsWithItsCallers(t *testing.T) {
 	if _, err := lock.Exec(ctx, `LOCK TABLE api_keys IN ACCESS EXCLUSIVE MODE`); err != nil {
 		t.Fatal(err)
 	}
-	// waiting waits until a statement like pattern waits for the lock.
-	waiting := func(pattern string) {
+	// waiters counts the statements like pattern that wait for the lock.
+	waiters := func(pattern string) int {
 		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-			var n int
-			if err := other.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
-				WHERE wait_event_type = 'Lock' AND query LIKE $1`, pattern).Scan(&n); err != nil {
-				t.Fatal(err)
-			}
-			if n > 0 {
-				return
-			}
+		var n int
+		if err := other.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+			WHERE wait_event_type = 'Lock' AND query LIKE $1`, pattern).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	until := func(what string, ok func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); !ok(); time.Sleep(5 * time.Millisecond) {
 			if time.Now().After(deadline) {
-				t.Fatalf("no statement like %q waits for the lock", pattern)
+				t.Fatalf("after 10 s, still not: %s", what)
 			}
 		}
 	}
+	const alone, together = "%WHERE id = $1 AND account_id%", "%WITH ORDINALITY AS r(asked_id%"
 	authorize := func(ctx context.Context, n int) chan error {
 		errs := make(chan error, n)
 		for range n {
@@ -65,33 +69,51 @@ func TestAuthorizeGroupEndsWithItsCallers(t *testing.T) {
 		}
 		return errs
 	}
-	// A first call leads alone, and waits; the calls that come meanwhile
-	// wait in line, then run as a group once it has left.
-	first, leave := context.WithCancel(ctx)
-	firstErr := authorize(first, 1)
-	waiting("%WHERE id = $1 AND account_id%")
-	group, leaveGroup := context.WithCancel(ctx)
-	groupErrs := authorize(group, 6)
-	for deadline := time.Now().Add(10 * time.Second); postgres.AuthorizeWaiting(s) < 6; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d calls wait in line, want 6", postgres.AuthorizeWaiting(s))
-		}
-	}
-	leave()
-	if err := <-firstErr; err == nil {
-		t.Fatal("the first call was authorized behind the lock")
-	}
-	waiting("%WITH ORDINALITY AS r(asked_id%")
-	leaveGroup()
-	timeout := time.After(10 * time.Second)
-	for range 6 {
-		select {
-		case err := <-groupErrs:
-			if err == nil {
-				t.Fatal("a call of the group was authorized behind the lock")
+	returns := func(what string, errs chan error, n int, want error) {
+		t.Helper()
+		timeout := time.After(10 * time.Second)
+		for range n {
+			select {
+			case err := <-errs:
+				if !errors.Is(err, want) {
+					t.Fatalf("%s: %v, want %v", what, err, want)
+				}
+			case <-timeout:
+				t.Fatalf("%s: still waiting after 10 s", what)
 			}
-		case <-timeout:
-			t.Fatal("the group's calls are still waiting 10 s after they all left")
 		}
 	}
+
+	// A first call leads alone, and waits.
+	first, leaveFirst := context.WithCancel(ctx)
+	firstErr := authorize(first, 1)
+	until("the first call waits for the lock", func() bool { return waiters(alone) == 1 })
+	// A call in line behind it returns at its deadline.
+	short, cancelShort := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancelShort()
+	returns("a call in line past its deadline", authorize(short, 1), 1, context.DeadlineExceeded)
+
+	// Six calls wait in line, then run as a group once the first has left;
+	// the first of them in line leads it.
+	five, leaveFive := context.WithCancel(ctx)
+	last, leaveLast := context.WithCancel(ctx)
+	lastErr := authorize(last, 1)
+	until("the group's leader waits in line", func() bool { return postgres.AuthorizeWaiting(s) == 1 })
+	fiveErrs := authorize(five, 5)
+	until("six calls wait in line", func() bool { return postgres.AuthorizeWaiting(s) == 6 })
+	leaveFirst()
+	returns("the first call", firstErr, 1, context.Canceled)
+	until("the group's statement waits for the lock", func() bool { return waiters(together) == 1 })
+	// Five of its callers leave: they return, and the statement goes on
+	// for the sixth.
+	leaveFive()
+	returns("five calls of the group", fiveErrs, 5, context.Canceled)
+	time.Sleep(200 * time.Millisecond)
+	if waiters(together) != 1 {
+		t.Fatal("the group's statement ended while one of its callers still waited")
+	}
+	// The last one, which leads, leaves: the statement ends.
+	leaveLast()
+	returns("the last call of the group", lastErr, 1, context.Canceled)
+	until("the group's statement has ended", func() bool { return waiters(together) == 0 })
 }

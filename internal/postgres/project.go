@@ -62,10 +62,12 @@ type authorizeCall struct {
 // concurrent calls share one statement (authorizeGroup): a call that finds
 // none under way runs at once, alone, and the calls that arrive meanwhile
 // run together as soon as it has answered. Each call still reads what was
-// committed after it was made.
+// committed after it was made. A call returns its context's error as soon
+// as its context ends, unless it leads a group of others: it then runs the
+// group's statement until the last of them has left.
 func (s *Store) AuthorizeProject(ctx context.Context, hash []byte, projectID int64) (*narrator.Project, error) {
 	c := &authorizeCall{ctx: ctx, hash: hash, projectID: projectID}
-	if err := s.authorizes.Do(c, s.authorizeGroup); err != nil {
+	if err := s.authorizes.DoContext(ctx, c, s.authorizeGroup); err != nil {
 		return nil, fmt.Errorf("authorize project %d: %w", projectID, err)
 	}
 	if c.err != nil {

@@ -15,18 +15,22 @@ import (
 )
 
 // unavailableCodes are the SQLSTATEs besides class 08 that unavailable
-// marks: the server shutting down or starting (57P01 to 57P03), a deadlock
-// broken and a serialization conflict (40P01, 40001).
-var unavailableCodes = []string{"57P01", "57P02", "57P03", "40P01", "40001"}
+// marks narrator.Unavailable: the server shutting down or starting.
+var unavailableCodes = []string{"57P01", "57P02", "57P03"}
+
+// contendedCodes are those it marks narrator.Contended: a deadlock broken
+// and a serialization conflict.
+var contendedCodes = []string{"40P01", "40001"}
 
 // unavailable returns err marked narrator.EUNAVAILABLE when it says that
 // the database cannot be reached: no connection could be made, one broke,
 // or the server is shutting down or starting (SQLSTATE class 08, and
 // 57P01 to 57P03). So is an error that says the server rolled the
-// transaction back to break a deadlock between writes, or a serialization
-// conflict (40P01, 40001): nothing of it was written, and the same
-// request, made again, goes through. Other errors, a cancelled request's
-// and one that ran out of its own time, are returned as they are.
+// transaction back to break a deadlock between writes, or for a
+// serialization conflict (40P01, 40001), with narrator.Contended's
+// message: nothing of it was written, and the same request, made again,
+// goes through. Other errors, a cancelled request's and one that ran out
+// of its own time, are returned as they are.
 func unavailable(err error) error {
 	var (
 		pgErr   *pgconn.PgError
@@ -37,8 +41,11 @@ func unavailable(err error) error {
 	case err == nil, errors.Is(err, context.Canceled), narrator.ErrorCode(err) != narrator.EINTERNAL:
 		return err
 	case errors.As(err, &pgErr):
-		if strings.HasPrefix(pgErr.Code, "08") || slices.Contains(unavailableCodes, pgErr.Code) {
+		switch {
+		case strings.HasPrefix(pgErr.Code, "08"), slices.Contains(unavailableCodes, pgErr.Code):
 			return narrator.Unavailable(err)
+		case slices.Contains(contendedCodes, pgErr.Code):
+			return narrator.Contended(err)
 		}
 		return err
 	case errors.As(err, &connErr):

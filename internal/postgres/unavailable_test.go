@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -172,8 +173,12 @@ func TestDeadlockIsUnavailable(t *testing.T) {
 	for range txs {
 		if err := <-errs; err != nil {
 			victims++
-			if got := narrator.ErrorCode(postgres.Unavailable(err)); got != narrator.EUNAVAILABLE {
+			marked := postgres.Unavailable(err)
+			if got := narrator.ErrorCode(marked); got != narrator.EUNAVAILABLE {
 				t.Errorf("deadlock error %v: code %q, want %q", err, got, narrator.EUNAVAILABLE)
+			}
+			if msg := narrator.ErrorMessage(marked); !strings.Contains(msg, "concurrent change") {
+				t.Errorf("deadlock error's message %q, want one of a concurrent change", msg)
 			}
 		}
 	}

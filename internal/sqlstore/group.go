@@ -1,7 +1,9 @@
 package sqlstore
 
 import (
+	"context"
 	"errors"
+	"slices"
 	"sync"
 )
 
@@ -33,6 +35,8 @@ type groupCall[R any] struct {
 	// wake is closed once: when another caller's group has run the call,
 	// or when the call is first in line and is to lead the next group.
 	wake chan struct{}
+	// next is set, with g.mu held, when the call is woken to lead.
+	next bool
 }
 
 // Do puts req in line and returns once a group holding it has run: run
@@ -45,6 +49,17 @@ type groupCall[R any] struct {
 // next group still runs, and the panic goes on in the caller that led. Do
 // waits without a context: the request may be in a group being committed.
 func (g *Group[R]) Do(req R, run func(group []R, more func() []R)) error {
+	return g.DoContext(context.Background(), req, run)
+}
+
+// DoContext is Do for a request that may be given up, a read's: when ctx
+// ends before the request's group has run, DoContext returns ctx's error
+// at once. A request still in line leaves it (and hands the lead on, if it
+// was next to lead); one already taken into a group may still be run,
+// and its outcome is then set in the request after DoContext has
+// returned, so the caller must not read it. A call that leads runs its
+// group whatever ctx does: run sees its own requests' contexts.
+func (g *Group[R]) DoContext(ctx context.Context, req R, run func(group []R, more func() []R)) error {
 	c := &groupCall[R]{req: req, wake: make(chan struct{})}
 	g.mu.Lock()
 	g.pending = append(g.pending, c)
@@ -52,7 +67,12 @@ func (g *Group[R]) Do(req R, run func(group []R, more func() []R)) error {
 	g.busy = true
 	g.mu.Unlock()
 	if !lead {
-		<-c.wake
+		select {
+		case <-c.wake:
+		case <-ctx.Done():
+			g.leave(c)
+			return ctx.Err()
+		}
 	}
 	if !c.done {
 		// The caller is first in line: it leads, and its call is the
@@ -60,6 +80,33 @@ func (g *Group[R]) Do(req R, run func(group []R, more func() []R)) error {
 		g.lead(run)
 	}
 	return c.err
+}
+
+// leave takes c out of the line if it is still in it, and hands the lead
+// on if c was to lead the next group.
+func (g *Group[R]) leave(c *groupCall[R]) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	i := slices.Index(g.pending, c)
+	if i < 0 {
+		return // in a group already
+	}
+	g.pending = slices.Delete(g.pending, i, i+1)
+	if c.next {
+		g.handOver()
+	}
+}
+
+// handOver wakes the first call in line to lead the next group, or marks
+// the line idle if none waits. g.mu is held.
+func (g *Group[R]) handOver() {
+	if len(g.pending) == 0 {
+		g.busy = false
+		return
+	}
+	next := g.pending[0]
+	next.next = true
+	close(next.wake)
 }
 
 // Waiting returns how many calls wait in line for a group.
@@ -101,21 +148,13 @@ func (g *Group[R]) lead(run func(group []R, more func() []R)) {
 				c.err = ErrGroupFailed
 			}
 		}
-		g.mu.Lock()
-		var next *groupCall[R]
-		if len(g.pending) > 0 {
-			next = g.pending[0]
-		} else {
-			g.busy = false
-		}
-		g.mu.Unlock()
 		// calls[0] is the leader, which reads its outcome without waiting.
 		for _, c := range calls[1:] {
 			close(c.wake)
 		}
-		if next != nil {
-			close(next.wake)
-		}
+		g.mu.Lock()
+		g.handOver()
+		g.mu.Unlock()
 	}()
 	reqs := g.take(&calls)
 	run(reqs, func() []R { return g.take(&calls) })

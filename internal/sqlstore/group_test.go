@@ -1,11 +1,13 @@
 package sqlstore
 
 import (
+	"context"
 	"errors"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestGroupRunsEachCallOnce runs many calls at once: each is run exactly
@@ -209,5 +211,64 @@ func TestGroupMorePanic(t *testing.T) {
 	}
 	if err := g.Do("after", func([]string, func() []string) {}); err != nil {
 		t.Errorf("Do after a panic = %v", err)
+	}
+}
+
+// TestGroupDoContextLeaves: a call whose context ends while it waits in
+// line returns at once and is never run; the call behind it still runs,
+// whether or not the leaving call had been woken to lead the next group.
+func TestGroupDoContextLeaves(t *testing.T) {
+	t.Parallel()
+	for range 200 {
+		g := &Group[string]{}
+		release, entered := make(chan struct{}), make(chan struct{})
+		var ran sync.Map
+		run := func(group []string, _ func() []string) {
+			for _, r := range group {
+				ran.Store(r, true)
+			}
+		}
+		done := make(chan error, 3)
+		go func() {
+			done <- g.Do("hold", func(group []string, more func() []string) {
+				close(entered)
+				<-release
+				run(group, more)
+			})
+		}()
+		<-entered
+		ctx, cancel := context.WithCancel(t.Context())
+		left := make(chan error, 1)
+		go func() { left <- g.DoContext(ctx, "leaves", run) }()
+		for g.Waiting() < 1 {
+			runtime.Gosched()
+		}
+		go func() { done <- g.Do("stays", run) }()
+		for g.Waiting() < 2 {
+			runtime.Gosched()
+		}
+		// The first in line leaves as the line moves on to it.
+		cancel()
+		close(release)
+		err := <-left
+		if err != nil && !errors.Is(err, context.Canceled) {
+			t.Fatalf("the leaving call: %v", err)
+		}
+		for range 2 {
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("a call still waits 10 s after the line moved on")
+			}
+		}
+		if _, ok := ran.Load("stays"); !ok {
+			t.Fatal("the call behind the leaving one returned without being run")
+		}
+		if _, ok := ran.Load("leaves"); ok && err != nil {
+			t.Fatal("the leaving call was run after it returned its context's error")
+		}
 	}
 }
