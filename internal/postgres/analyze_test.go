@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/postgres"
@@ -54,11 +53,7 @@ func TestAnalyzeNew(t *testing.T) {
 	}
 	create(19, 25)
 	// The store analyzes in the background.
-	for deadline := time.Now().Add(10 * time.Second); !analyzed(); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the audios have no statistics 10 s after 25 creates")
-		}
-	}
+	eventually(t, "the audios have statistics after 25 creates", analyzed)
 }
 
 // TestGroupRunsGenericPlans checks that a group's transaction runs the

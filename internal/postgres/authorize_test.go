@@ -40,24 +40,7 @@ func TestAuthorizeLineWithAStuckStatement(t *testing.T) {
 	if _, err := lock.Exec(ctx, `LOCK TABLE api_keys IN ACCESS EXCLUSIVE MODE`); err != nil {
 		t.Fatal(err)
 	}
-	// waiters counts the statements like pattern that wait for the lock.
-	waiters := func(pattern string) int {
-		t.Helper()
-		var n int
-		if err := other.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
-			WHERE wait_event_type = 'Lock' AND query LIKE $1`, pattern).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
-	until := func(what string, ok func() bool) {
-		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); !ok(); time.Sleep(5 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("after 10 s, still not: %s", what)
-			}
-		}
-	}
+	waiters := func(pattern string) int { return lockWaiters(t, other, pattern) }
 	const alone, together = "%WHERE id = $1 AND account_id%", "%WITH ORDINALITY AS r(asked_id%"
 	authorize := func(ctx context.Context, n int) chan error {
 		errs := make(chan error, n)
@@ -87,7 +70,7 @@ func TestAuthorizeLineWithAStuckStatement(t *testing.T) {
 	// A first call leads alone, and waits.
 	first, leaveFirst := context.WithCancel(ctx)
 	firstErr := authorize(first, 1)
-	until("the first call waits for the lock", func() bool { return waiters(alone) == 1 })
+	eventually(t, "the first call waits for the lock", func() bool { return waiters(alone) == 1 })
 	// A call in line behind it returns at its deadline.
 	short, cancelShort := context.WithTimeout(ctx, 100*time.Millisecond)
 	defer cancelShort()
@@ -98,12 +81,12 @@ func TestAuthorizeLineWithAStuckStatement(t *testing.T) {
 	five, leaveFive := context.WithCancel(ctx)
 	last, leaveLast := context.WithCancel(ctx)
 	lastErr := authorize(last, 1)
-	until("the group's leader waits in line", func() bool { return postgres.AuthorizeWaiting(s) == 1 })
+	eventually(t, "the group's leader waits in line", func() bool { return postgres.AuthorizeWaiting(s) == 1 })
 	fiveErrs := authorize(five, 5)
-	until("six calls wait in line", func() bool { return postgres.AuthorizeWaiting(s) == 6 })
+	eventually(t, "six calls wait in line", func() bool { return postgres.AuthorizeWaiting(s) == 6 })
 	leaveFirst()
 	returns("the first call", firstErr, 1, context.Canceled)
-	until("the group's statement waits for the lock", func() bool { return waiters(together) == 1 })
+	eventually(t, "the group's statement waits for the lock", func() bool { return waiters(together) == 1 })
 	// Five of its callers leave: they return, and the statement goes on
 	// for the sixth.
 	leaveFive()
@@ -115,5 +98,5 @@ func TestAuthorizeLineWithAStuckStatement(t *testing.T) {
 	// The last one, which leads, leaves: the statement ends.
 	leaveLast()
 	returns("the last call of the group", lastErr, 1, context.Canceled)
-	until("the group's statement has ended", func() bool { return waiters(together) == 0 })
+	eventually(t, "the group's statement has ended", func() bool { return waiters(together) == 0 })
 }

@@ -3,7 +3,6 @@ package postgres_test
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -32,14 +31,7 @@ func TestGroupLocksAccountsInTheirOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	project := func(a *narrator.Account) int64 {
-		p := &narrator.Project{AccountID: a.ID, Title: "News", Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: "Mark", BodyVoice: "Sally"}
-		if err := s.CreateProject(ctx, p); err != nil {
-			t.Fatal(err)
-		}
-		return p.ID
-	}
-	pB, pA, pC := project(accounts[1]), project(accounts[0]), project(accounts[2])
+	pB, pA, pC := mustProjectOf(t, s, accounts[1].ID).ID, mustProjectOf(t, s, accounts[0].ID).ID, mustProjectOf(t, s, accounts[2].ID).ID
 
 	other, err := pgxpool.New(ctx, url)
 	if err != nil {
@@ -61,19 +53,7 @@ func TestGroupLocksAccountsInTheirOrder(t *testing.T) {
 	// waitForLock waits until one of the store's statements waits for a lock.
 	waitForLock := func() {
 		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-			var n int
-			if err := other.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
-				WHERE datname = current_database() AND wait_event_type = 'Lock' AND application_name = 'narrator'`).Scan(&n); err != nil {
-				t.Fatal(err)
-			}
-			if n > 0 {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("no statement of the store waits for a lock")
-			}
-		}
+		eventually(t, "a statement of the store waits for a lock", func() bool { return lockWaiters(t, other, "%") > 0 })
 	}
 	errs := make(chan error, 3)
 	create := func(projectID int64) {
@@ -88,11 +68,7 @@ func TestGroupLocksAccountsInTheirOrder(t *testing.T) {
 	waitForLock()
 	create(pB)
 	create(pA)
-	for deadline := time.Now().Add(10 * time.Second); postgres.CreatesWaiting(s) < 2; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d creates wait in line, want 2", postgres.CreatesWaiting(s))
-		}
-	}
+	eventually(t, "two creates wait in line", func() bool { return postgres.CreatesWaiting(s) == 2 })
 	if err := holdC.Rollback(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/postgres"
@@ -123,11 +124,40 @@ func mustProject(t *testing.T, s *postgres.Store) *narrator.Project {
 	if err := s.CreateAccount(t.Context(), acct); err != nil {
 		t.Fatal(err)
 	}
-	p := &narrator.Project{AccountID: acct.ID, Title: "News", Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: "Mark", BodyVoice: "Sally"}
+	return mustProjectOf(t, s, acct.ID)
+}
+
+// mustProjectOf creates an API project of the account accountID in s.
+func mustProjectOf(t *testing.T, s *postgres.Store, accountID int64) *narrator.Project {
+	t.Helper()
+	p := &narrator.Project{AccountID: accountID, Title: "News", Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: "Mark", BodyVoice: "Sally"}
 	if err := s.CreateProject(t.Context(), p); err != nil {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// eventually waits until ok, checking it every few milliseconds, and
+// fails t if it is still false after 10 s; what says what was awaited.
+func eventually(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !ok(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("after 10 s, still not: %s", what)
+		}
+	}
+}
+
+// lockWaiters counts the statements like pattern, on pool's database,
+// that wait for a lock.
+func lockWaiters(t *testing.T, pool *pgxpool.Pool, pattern string) int {
+	t.Helper()
+	var n int
+	if err := pool.QueryRow(t.Context(), `SELECT count(*) FROM pg_stat_activity
+		WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE $1`, pattern).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // mustOpen opens a store on the database at url, closing it at cleanup.
