@@ -250,17 +250,20 @@ func (s *Store) planGroup(batch []*sqlstore.CreateCall, byProject map[int64]*sql
 	return g
 }
 
-// liveExternalIDSQL returns a row if a live audio of a project has an
-// external ID: a probe of the audios_external_id index. A group probes
-// each of its external IDs with it. Other shapes of the lookup were
-// cached, on a new database before its first ANALYZE, as plans that read
-// the project's audios through audios_list, which also leads with
-// project_id, and grew with the project (2.6 ms a group at 8,000 audios):
-// one join of the group's IDs against the table, and this probe inside
-// EXISTS, which is planned for its first row.
-const liveExternalIDSQL = `
-SELECT true FROM audios
-WHERE project_id = $1 AND external_id = $2 AND external_id IS NOT NULL AND deleted_at IS NULL`
+// liveExternalIDsSQL returns the ordinal (n) of each pair of a project
+// ($1) and an external ID ($2) that a live audio holds: one probe of the
+// audios_external_id index each, in one statement for the group. Until
+// the audios have statistics, PostgreSQL plans this and every other
+// lookup of an external ID through audios_list, which also leads with
+// project_id, and so reads the project's audios; analyzeNew bounds that
+// to a new database's first creates.
+const liveExternalIDsSQL = `
+SELECT r.n
+FROM unnest($1::bigint[], $2::text[]) WITH ORDINALITY AS r(project_id, external_id, n)
+WHERE EXISTS (
+	SELECT FROM audios a
+	WHERE a.project_id = r.project_id AND a.external_id = r.external_id
+		AND a.external_id IS NOT NULL AND a.deleted_at IS NULL)`
 
 // genericPlansSQL makes the statements of a group's transaction run
 // their generic plans, made once per connection and statement. PostgreSQL
@@ -347,25 +350,34 @@ func (s *Store) readGroup(ctx context.Context, conn *pgx.Conn, batch []*sqlstore
 		}
 		return rows.Err()
 	})
-	n := 0
+	var (
+		n           int
+		probed      []*sqlstore.CreateCall
+		probedIn    []int64
+		externalIDs []string
+	)
 	for _, c := range batch {
 		if c.Alone {
 			continue
 		}
 		n++
-		if c.Audio.ExternalID == "" {
-			continue
+		if c.Audio.ExternalID != "" {
+			probed = append(probed, c)
+			probedIn = append(probedIn, c.Audio.ProjectID)
+			externalIDs = append(externalIDs, c.Audio.ExternalID)
 		}
-		b.Queue(liveExternalIDSQL, c.Audio.ProjectID, c.Audio.ExternalID).QueryRow(func(row pgx.Row) error {
-			var live bool
-			switch err := row.Scan(&live); {
-			case errors.Is(err, pgx.ErrNoRows):
-			case err != nil:
-				return fmt.Errorf("find external ID %q: %w", c.Audio.ExternalID, err)
-			default:
-				c.Alone = true
-			}
-			return nil
+	}
+	if len(probed) > 0 {
+		b.Queue(liveExternalIDsSQL, probedIn, externalIDs).Query(func(rows pgx.Rows) error {
+			var k int64
+			_, err := pgx.ForEachRow(rows, []any{&k}, func() error {
+				if k < 1 || k > int64(len(probed)) {
+					return fmt.Errorf("find external IDs: ordinal %d of %d", k, len(probed))
+				}
+				probed[k-1].Alone = true
+				return nil
+			})
+			return err
 		})
 	}
 	read := &groupRead{ids: make([]int64, 0, n)}
