@@ -125,11 +125,23 @@ func (s *Server) createAudio(w http.ResponseWriter, r *http.Request, c *call) er
 	if err := s.checkLength(u); err != nil {
 		return err
 	}
-	if _, err := s.store.CreateAudio(r.Context(), a); err != nil {
+	if c.keyHash == nil {
+		_, err = s.store.CreateAudio(r.Context(), a)
+	} else if _, err = s.store.CreateAudioWithKey(r.Context(), c.keyHash, a); isAuthError(err) {
+		s.known.forget(c.keyHash, p.ID)
+	}
+	if err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, s.audioJSON(a, singleOrder))
 	return nil
+}
+
+// isAuthError reports whether err is one of AuthorizeProject's: the key
+// is not live, or the project is not its account's.
+func isAuthError(err error) bool {
+	code := narrator.ErrorCode(err)
+	return code == narrator.EUNAUTHORIZED || code == narrator.ENOTFOUND
 }
 
 // audioOp is a store operation on one audio of a project.

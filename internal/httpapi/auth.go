@@ -17,8 +17,13 @@ type call struct {
 	params    *params
 	accountID int64
 	// project is the path's project, found with the key; nil on paths
-	// without a project_id.
+	// without a project_id. When keyHash is set, it holds only the
+	// project's ID and account.
 	project *narrator.Project
+	// keyHash is set when the key was not read yet: it authorized the
+	// path's project on this node before (knownKeys), and the handler's
+	// store call must read it (Store.CreateAudioWithKey).
+	keyHash []byte
 }
 
 // authed resolves the request's API key to an account, then reads the
@@ -34,6 +39,20 @@ type call struct {
 // one read of the store; an id that is not a number still has its key
 // checked first, so that a bad key always answers 401.
 func (s *Server) authed(h func(w http.ResponseWriter, r *http.Request, c *call) error) handlerFunc {
+	return s.authedAs(false, h)
+}
+
+// authedLate is authed for a handler that passes call.keyHash, when set,
+// to its store call, which then reads the key: a key that authorized the
+// path's project on this node before is not read before the handler. A
+// request with such a key that was revoked since then, and with bad
+// parameters too, is answered as to its parameters, not 401.
+func (s *Server) authedLate(h func(w http.ResponseWriter, r *http.Request, c *call) error) handlerFunc {
+	return s.authedAs(true, h)
+}
+
+// authedAs is authed, or authedLate if late.
+func (s *Server) authedAs(late bool, h func(w http.ResponseWriter, r *http.Request, c *call) error) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		var p *params
 		query := r.URL.Query()
@@ -58,7 +77,7 @@ func (s *Server) authed(h func(w http.ResponseWriter, r *http.Request, c *call) 
 				return errNoKey()
 			}
 		}
-		c, err := s.authenticate(r, key)
+		c, err := s.authenticate(r, key, late)
 		if err != nil {
 			return err
 		}
@@ -75,14 +94,23 @@ func (s *Server) authed(h func(w http.ResponseWriter, r *http.Request, c *call) 
 func errNoKey() error { return narrator.Errorf(narrator.EUNAUTHORIZED, "no API key") }
 
 // authenticate resolves key to its account and, on a path with a
-// project_id, to the project.
-func (s *Server) authenticate(r *http.Request, key string) (*call, error) {
+// project_id, to the project. If late, a key that authorized the project
+// on this node before is not read: the call carries its hash instead.
+func (s *Server) authenticate(r *http.Request, key string, late bool) (*call, error) {
 	hash := narrator.HashAPIKey(key)
 	if r.PathValue("project_id") != "" {
 		if id, err := pathID(r, "project_id"); err == nil {
+			if late {
+				if accountID, ok := s.known.account(hash, id); ok {
+					return &call{accountID: accountID, project: &narrator.Project{ID: id, AccountID: accountID}, keyHash: hash}, nil
+				}
+			}
 			project, err := s.store.AuthorizeProject(r.Context(), hash, id)
 			if err != nil {
 				return nil, err
+			}
+			if late {
+				s.known.remember(hash, project)
 			}
 			return &call{accountID: project.AccountID, project: project}, nil
 		}

@@ -26,7 +26,7 @@ type route struct {
 func (s *Server) routes() {
 	routes := []route{
 		{"GET", "/api/v3/projects", s.handle(s.authed(s.listProjects))},
-		{"POST", "/api/v3/projects/{project_id}/audio", s.handle(s.authed(s.createAudio))},
+		{"POST", "/api/v3/projects/{project_id}/audio", s.handle(s.authedLate(s.createAudio))},
 		{"GET", "/api/v3/projects/{project_id}/audio", s.handle(s.authed(s.listAudios))},
 		{"GET", "/api/v3/projects/{project_id}/audio/{audio_id}", s.handle(s.authed(s.oneAudio(s.store.FindAudio)))},
 		{"PUT", "/api/v3/projects/{project_id}/audio/{audio_id}", s.handle(s.authed(s.updateAudio))},

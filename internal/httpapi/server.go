@@ -37,6 +37,11 @@ type Store interface {
 	ListProjects(ctx context.Context, accountID int64) ([]*narrator.Project, error)
 	// CreateAudio inserts a, or updates the live audio with a's external_id.
 	CreateAudio(ctx context.Context, a *narrator.Audio) (created bool, err error)
+	// CreateAudioWithKey is CreateAudio once the API key with this hash
+	// is read, no earlier than the call, and found to be a live key of
+	// a.ProjectID's account; it returns AuthorizeProject's errors
+	// otherwise, storing nothing.
+	CreateAudioWithKey(ctx context.Context, hash []byte, a *narrator.Audio) (created bool, err error)
 	FindAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error)
 	UpdateAudio(ctx context.Context, projectID int64, ref string, u narrator.AudioUpdate) (*narrator.Audio, error)
 	DeleteAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error)
@@ -155,6 +160,7 @@ type Server struct {
 	maxBody  int64
 	maxAudio time.Duration
 	triggers *ratelimit.Limiter
+	known    knownKeys
 	mux      *http.ServeMux
 }
 

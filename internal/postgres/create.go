@@ -21,7 +21,8 @@ import (
 // create waiting, up to sqlstore.MaxCreateGroup, into one transaction of
 // two round trips, whatever the group's size (createGroup). The first
 // begins the transaction, locks and reads each project's account, looks
-// up the group's external IDs, reads the synthesis queue's head and draws
+// up the group's external IDs, checks the API keys of the creates made
+// with one (CreateAudioWithKey), reads the synthesis queue's head and draws
 // the new audios' IDs. The group is planned against the usage read; the
 // second round trip then sends all its writes and the commit: the audios
 // and their media, their publications, each account's usage, each
@@ -32,7 +33,9 @@ import (
 //
 // A create whose external ID names a live audio (an update), or repeats one
 // earlier in the group, runs after the group in a transaction of its own
-// (createAlone). So does every create of a group whose transaction fails
+// (createAlone). So does a create whose API key did not pass, once
+// AuthorizeProject has read it again (and found it good after all: a key
+// cannot come back, but a project can be found after the group's read). So does every create of a group whose transaction fails
 // before its commit: an insert that meets an external ID taken since the
 // lookup, a deadlock between nodes. Each then meets its own outcome. A
 // group whose commit fails, or whose connection is lost before it knows
@@ -57,14 +60,35 @@ import (
 // When another node creates an audio with the same external ID at the same
 // moment, one insert goes through and the other create updates that audio.
 func (s *Store) CreateAudio(ctx context.Context, a *narrator.Audio) (created bool, err error) {
-	c, err := s.creates.Create(ctx, a, s.createGroup)
+	return s.create(ctx, nil, a)
+}
+
+// CreateAudioWithKey is CreateAudio once the API key with this hash is
+// found to be a live key of a.ProjectID's account; it returns
+// AuthorizeProject's error otherwise, storing nothing. In a group, the
+// key is read in the group's transaction, with the group's other keys, in
+// the round trip that reads the accounts (unauthorizedSQL), so that it
+// costs no statement of its own; a create whose key does not pass runs
+// alone, and AuthorizeProject tells it why.
+func (s *Store) CreateAudioWithKey(ctx context.Context, hash []byte, a *narrator.Audio) (created bool, err error) {
+	return s.create(ctx, hash, a)
+}
+
+// create is CreateAudio, and CreateAudioWithKey if hash is set.
+func (s *Store) create(ctx context.Context, hash []byte, a *narrator.Audio) (created bool, err error) {
+	c, err := s.creates.Create(ctx, a, hash, s.createGroup)
 	if err != nil {
 		return false, err
 	}
-	if c.Alone {
-		return s.createAlone(ctx, a)
+	if !c.Alone {
+		return c.Created, c.Err
 	}
-	return c.Created, c.Err
+	if hash != nil {
+		if _, err := s.AuthorizeProject(ctx, hash, a.ProjectID); err != nil {
+			return false, err
+		}
+	}
+	return s.createAlone(ctx, a)
 }
 
 // createGroup runs a group of creates in one transaction and sets each
@@ -265,6 +289,20 @@ WHERE EXISTS (
 	WHERE a.project_id = r.project_id AND a.external_id = r.external_id
 		AND a.external_id IS NOT NULL AND a.deleted_at IS NULL)`
 
+// unauthorizedSQL returns the ordinal (n) of each pair of a project ($1)
+// and an API key's hash ($2) in which the key is not a live key of the
+// project's account, or the project does not exist. Each side is a probe
+// of a unique index (scalar subqueries, which PostgreSQL cannot make a
+// join of): as an anti-join, on a database without statistics, it was
+// planned as a scan of every project and key.
+const unauthorizedSQL = `
+SELECT r.n
+FROM unnest($1::bigint[], $2::bytea[]) WITH ORDINALITY AS r(project_id, hash, n)
+WHERE NOT coalesce(
+	(SELECT p.account_id FROM projects p WHERE p.id = r.project_id) =
+	(SELECT k.account_id FROM api_keys k WHERE k.hash = r.hash AND k.revoked_at IS NULL),
+	false)`
+
 // genericPlansSQL makes the statements of a group's transaction run
 // their generic plans, made once per connection and statement. PostgreSQL
 // otherwise plans insertAudiosSQL and nextAudioIDsSQL anew at every run:
@@ -306,7 +344,8 @@ SELECT nextval(seq) FROM CAST(pg_get_serial_sequence('audios', 'id') AS regclass
 // missing project), one value for the projects of one account. It marks
 // to run alone the creates whose external ID a live audio holds, which
 // they update, or repeats one earlier in the group, which they will find
-// once the group is committed.
+// once the group is committed, and those made with an API key that is not
+// a live key of their project's account (CreateCall.KeyHash).
 // It reads the head of the synthesis queue (JobInserter.QueueSynthesisHead)
 // and draws an ID for each create it does not mark alone, in order.
 //
@@ -351,10 +390,9 @@ func (s *Store) readGroup(ctx context.Context, conn *pgx.Conn, batch []*sqlstore
 		return rows.Err()
 	})
 	var (
-		n           int
-		probed      []*sqlstore.CreateCall
-		probedIn    []int64
-		externalIDs []string
+		n      int
+		probed []*sqlstore.CreateCall
+		keyed  []*sqlstore.CreateCall
 	)
 	for _, c := range batch {
 		if c.Alone {
@@ -363,22 +401,24 @@ func (s *Store) readGroup(ctx context.Context, conn *pgx.Conn, batch []*sqlstore
 		n++
 		if c.Audio.ExternalID != "" {
 			probed = append(probed, c)
-			probedIn = append(probedIn, c.Audio.ProjectID)
-			externalIDs = append(externalIDs, c.Audio.ExternalID)
+		}
+		if c.KeyHash != nil {
+			keyed = append(keyed, c)
 		}
 	}
 	if len(probed) > 0 {
-		b.Queue(liveExternalIDsSQL, probedIn, externalIDs).Query(func(rows pgx.Rows) error {
-			var k int64
-			_, err := pgx.ForEachRow(rows, []any{&k}, func() error {
-				if k < 1 || k > int64(len(probed)) {
-					return fmt.Errorf("find external IDs: ordinal %d of %d", k, len(probed))
-				}
-				probed[k-1].Alone = true
-				return nil
-			})
-			return err
-		})
+		projects, externalIDs := make([]int64, len(probed)), make([]string, len(probed))
+		for i, c := range probed {
+			projects[i], externalIDs[i] = c.Audio.ProjectID, c.Audio.ExternalID
+		}
+		b.Queue(liveExternalIDsSQL, projects, externalIDs).Query(markAlone(probed, "find external IDs"))
+	}
+	if len(keyed) > 0 {
+		projects, hashes := make([]int64, len(keyed)), make([][]byte, len(keyed))
+		for i, c := range keyed {
+			projects[i], hashes[i] = c.Audio.ProjectID, c.KeyHash
+		}
+		b.Queue(unauthorizedSQL, projects, hashes).Query(markAlone(keyed, "check API keys"))
 	}
 	read := &groupRead{ids: make([]int64, 0, n)}
 	s.jobs.QueueSynthesisHead(b, &read.head)
@@ -400,6 +440,23 @@ func (s *Store) readGroup(ctx context.Context, conn *pgx.Conn, batch []*sqlstore
 		return nil, nil, fmt.Errorf("read group: %w", unavailable(err))
 	}
 	return byProject, read, nil
+}
+
+// markAlone returns a function that reads ordinals, one a row, and marks
+// the calls they number, from 1, to run alone; what says what the rows
+// are, for an error.
+func markAlone(calls []*sqlstore.CreateCall, what string) func(pgx.Rows) error {
+	return func(rows pgx.Rows) error {
+		var k int64
+		_, err := pgx.ForEachRow(rows, []any{&k}, func() error {
+			if k < 1 || k > int64(len(calls)) {
+				return fmt.Errorf("%s: ordinal %d of %d", what, k, len(calls))
+			}
+			calls[k-1].Alone = true
+			return nil
+		})
+		return err
+	}
 }
 
 // groupRows are a group's new audios, a column a slice, as

@@ -73,11 +73,21 @@ func prepareWrites(p *preparer) writeStmts {
 // Concurrent calls are committed together (sqlstore.Creates); each returns
 // only after the commit of its own create, with its own error.
 func (s *Store) CreateAudio(ctx context.Context, a *narrator.Audio) (created bool, err error) {
-	c, err := s.creates.Create(ctx, a, s.commitCreates)
+	c, err := s.creates.Create(ctx, a, nil, s.commitCreates)
 	if err != nil {
 		return false, err
 	}
 	return c.Created, c.Err
+}
+
+// CreateAudioWithKey is CreateAudio once AuthorizeProject has found the
+// API key with this hash to be a live key of a.ProjectID's account; it
+// returns AuthorizeProject's error otherwise, storing nothing.
+func (s *Store) CreateAudioWithKey(ctx context.Context, hash []byte, a *narrator.Audio) (created bool, err error) {
+	if _, err := s.AuthorizeProject(ctx, hash, a.ProjectID); err != nil {
+		return false, err
+	}
+	return s.CreateAudio(ctx, a)
 }
 
 // commitCreates runs a group in one transaction and sets every call's

@@ -22,6 +22,10 @@ const AudioInsertColumns = `project_id, external_id, title, body, author, articl
 type CreateCall struct {
 	Ctx   context.Context
 	Audio *narrator.Audio
+	// KeyHash, if set, is the hash of an API key that must be a live key
+	// of the account of Audio's project: a group checks it as it creates,
+	// and marks the call to run alone if it is not.
+	KeyHash []byte
 	// Created and Err are the outcome, set by the group.
 	Created bool
 	Err     error
@@ -49,14 +53,15 @@ func NewCreates() *Creates {
 // Waiting returns how many creates wait in line for a group.
 func (l *Creates) Waiting() int { return l.group.Waiting() }
 
-// Create validates a, then puts it in line and returns its call once a
+// Create validates a, then puts it in line, with the hash of the API key
+// it is made with, if any (CreateCall.KeyHash), and returns its call once a
 // group holding it has run (Group.Do): run is the store's group. A call
 // whose context has ended when its group starts fails alone (Live).
-func (l *Creates) Create(ctx context.Context, a *narrator.Audio, run func(group []*CreateCall, more func() []*CreateCall)) (*CreateCall, error) {
+func (l *Creates) Create(ctx context.Context, a *narrator.Audio, keyHash []byte, run func(group []*CreateCall, more func() []*CreateCall)) (*CreateCall, error) {
 	if err := a.Validate(); err != nil {
 		return nil, err
 	}
-	c := &CreateCall{Ctx: ctx, Audio: a}
+	c := &CreateCall{Ctx: ctx, Audio: a, KeyHash: keyHash}
 	if err := l.group.Do(c, run); err != nil {
 		return nil, fmt.Errorf("create audio in project %d: %w", a.ProjectID, err)
 	}
