@@ -211,6 +211,82 @@ var apiKeyTests = []test{
 			{key: "old", projectID: p.ID, code: narrator.EUNAUTHORIZED},
 		}, 16, 10)
 	}},
+	{"CreateAudioWithKey", func(t *testing.T, b *bundle) {
+		// A create made with a key stores its audio only if the key is a
+		// live key of the project's account when the create is made; each
+		// of many concurrent creates, which a store may commit together,
+		// by its own key.
+		ctx := t.Context()
+		acc := mustAccount(t, b.store, "Acme")
+		other := mustAccount(t, b.store, "Other")
+		var old *narrator.APIKey
+		for key, id := range map[string]int64{"mine": acc.ID, "theirs": other.ID, "old": acc.ID} {
+			k, err := b.store.CreateAPIKey(ctx, id, hashOf(key), "nk_"+key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if key == "old" {
+				old = k
+			}
+		}
+		p := mustProjectOf(t, b.store, acc.ID)
+		theirs := mustProjectOf(t, b.store, other.ID)
+		if created, err := b.store.CreateAudioWithKey(ctx, hashOf("old"), newAudio(p.ID, "before")); err != nil || !created {
+			t.Fatalf("create with a live key = %v, %v", created, err)
+		}
+		if err := b.store.RevokeAPIKey(ctx, acc.ID, old.ID); err != nil {
+			t.Fatal(err)
+		}
+		_, err := b.store.CreateAudioWithKey(ctx, hashOf("old"), newAudio(p.ID, "after"))
+		wantCode(t, err, narrator.EUNAUTHORIZED)
+
+		cases := []struct {
+			key       string
+			projectID int64
+			code      string
+		}{
+			{"mine", p.ID, ""},
+			{"theirs", theirs.ID, ""},
+			{"mine", theirs.ID, narrator.ENOTFOUND},
+			{"theirs", p.ID, narrator.ENOTFOUND},
+			{"mine", 999, narrator.ENOTFOUND},
+			{"wrong", p.ID, narrator.EUNAUTHORIZED},
+			{"old", p.ID, narrator.EUNAUTHORIZED},
+		}
+		const rounds = 12
+		var wg sync.WaitGroup
+		errs := make(chan error, rounds*len(cases))
+		for i := range rounds * len(cases) {
+			c := cases[i%len(cases)]
+			wg.Go(func() {
+				a := newAudio(c.projectID, fmt.Sprintf("x%d", i))
+				created, err := b.store.CreateAudioWithKey(ctx, hashOf(c.key), a)
+				switch {
+				case c.code != "" && narrator.ErrorCode(err) != c.code:
+					errs <- fmt.Errorf("key %q, project %d: %v, want code %s", c.key, c.projectID, err, c.code)
+				case c.code == "" && (err != nil || !created || a.ID == 0):
+					errs <- fmt.Errorf("key %q, project %d: %v, %v, %+v", c.key, c.projectID, created, err, a)
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+		// Exactly the creates with a good key were stored.
+		for i := range rounds * len(cases) {
+			c := cases[i%len(cases)]
+			_, err := b.store.FindAudio(ctx, c.projectID, fmt.Sprintf("x%d", i))
+			if stored := err == nil; stored != (c.code == "") {
+				t.Errorf("key %q, project %d: stored %v (%v)", c.key, c.projectID, stored, err)
+			}
+			if c.projectID != 999 {
+				_, err := b.store.FindAudio(ctx, p.ID+theirs.ID-c.projectID, fmt.Sprintf("x%d", i))
+				wantCode(t, err, narrator.ENOTFOUND)
+			}
+		}
+	}},
 }
 
 // authorizeCase is one AuthorizeProject call of

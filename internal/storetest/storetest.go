@@ -43,6 +43,7 @@ type Store interface {
 	MediaAccess(ctx context.Context, folder string) (narrator.ProjectAccess, error)
 
 	CreateAudio(ctx context.Context, a *narrator.Audio) (created bool, err error)
+	CreateAudioWithKey(ctx context.Context, hash []byte, a *narrator.Audio) (created bool, err error)
 	FindAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error)
 	UpdateAudio(ctx context.Context, projectID int64, ref string, u narrator.AudioUpdate) (*narrator.Audio, error)
 	DeleteAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error)
