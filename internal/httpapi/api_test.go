@@ -336,34 +336,45 @@ func TestRevokedKey(t *testing.T) {
 	wantError(t, b.do(t, "GET", "/api/v3/projects?api_key="+b.key, nil), 401, 20, "recognised")
 }
 
-// TestRevokedKeyCreates revokes a key that has created before on this
-// server, which then no longer reads it before a create (knownKeys): the
-// store must, and the create is refused and stores nothing.
+// TestRevokedKeyCreates revokes keys that have created before on this
+// server, which then no longer reads them before a create (knownKeys):
+// the store must, or, for a create that fails for another reason, the
+// handler, so that a create with a revoked key answers 401 and stores
+// nothing.
 func TestRevokedKeyCreates(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	otherAccount, _ := b.newAccount(t, "Other")
+	otherAccount, otherKey := b.newAccount(t, "Other")
 	theirs := b.newProject(t, otherAccount)
+	theirPath := fmt.Sprintf("/api/v3/projects/%d/audio", theirs.ID)
 	b.create(t, map[string]any{"body": "Before.", "external_id": "before"})
-	// The key is known now, with its project only: another account's
-	// project is still not found.
-	r := b.do(t, "POST", fmt.Sprintf("/api/v3/projects/%d/audio", theirs.ID), map[string]any{"api_key": b.key, "body": "x"})
-	wantError(t, r, 404, 30, "Object not found")
-	keys, err := b.store.ListAPIKeys(t.Context(), b.account)
-	if err != nil || len(keys) != 1 {
-		t.Fatal(keys, err)
+	if r := b.do(t, "POST", theirPath, map[string]any{"api_key": otherKey, "body": "Before."}); r.status != 200 {
+		t.Fatalf("create: status %d, body %s", r.status, r.body)
 	}
-	if err := b.store.RevokeAPIKey(t.Context(), b.account, keys[0].ID); err != nil {
-		t.Fatal(err)
+	// The keys are known now, each with its project only: another
+	// account's project is still not found.
+	r := b.do(t, "POST", theirPath, map[string]any{"api_key": b.key, "body": "x"})
+	wantError(t, r, 404, 30, "Object not found")
+	for _, account := range []int64{b.account, otherAccount} {
+		keys, err := b.store.ListAPIKeys(t.Context(), account)
+		if err != nil || len(keys) != 1 {
+			t.Fatal(keys, err)
+		}
+		if err := b.store.RevokeAPIKey(t.Context(), account, keys[0].ID); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for range 2 {
 		r := b.do(t, "POST", b.audiosPath(), map[string]any{"api_key": b.key, "body": "After.", "external_id": "after"})
 		wantError(t, r, 401, 20, "recognised")
 	}
-	_, err = b.store.FindAudio(t.Context(), b.project.ID, "after")
+	_, err := b.store.FindAudio(t.Context(), b.project.ID, "after")
 	if narrator.ErrorCode(err) != narrator.ENOTFOUND {
 		t.Fatalf("the refused create was stored: %v", err)
 	}
+	// No body: 401 still comes first.
+	r = b.do(t, "POST", theirPath, map[string]any{"api_key": otherKey, "title": "No body"})
+	wantError(t, r, 401, 20, "recognised")
 }
 
 func TestNotFound(t *testing.T) {

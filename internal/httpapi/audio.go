@@ -106,15 +106,26 @@ func (s *Server) createAudio(w http.ResponseWriter, r *http.Request, c *call) er
 	if err != nil {
 		return err
 	}
+	a, err := s.newAudio(r.Context(), p.ID, c)
+	if err != nil {
+		return s.keyFirst(r.Context(), c, err)
+	}
+	writeJSON(w, http.StatusOK, s.audioJSON(a, singleOrder))
+	return nil
+}
+
+// newAudio creates the audio that c's parameters describe in the project
+// projectID, with c's key if it was not read yet (call.keyHash).
+func (s *Server) newAudio(ctx context.Context, projectID int64, c *call) (*narrator.Audio, error) {
 	u, err := readUpdate(c.params)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if u.Body == nil {
-		return narrator.Errorf(narrator.EINVALID, "body is required")
+		return nil, narrator.Errorf(narrator.EINVALID, "body is required")
 	}
 	a := &narrator.Audio{
-		ProjectID:  p.ID,
+		ProjectID:  projectID,
 		Title:      deref(u.Title),
 		Body:       *u.Body,
 		Author:     deref(u.Author),
@@ -123,25 +134,34 @@ func (s *Server) createAudio(w http.ResponseWriter, r *http.Request, c *call) er
 		Metadata:   u.Metadata,
 	}
 	if err := s.checkLength(u); err != nil {
-		return err
+		return nil, err
 	}
 	if c.keyHash == nil {
-		_, err = s.store.CreateAudio(r.Context(), a)
-	} else if _, err = s.store.CreateAudioWithKey(r.Context(), c.keyHash, a); isAuthError(err) {
-		s.known.forget(c.keyHash, p.ID)
+		_, err = s.store.CreateAudio(ctx, a)
+	} else {
+		_, err = s.store.CreateAudioWithKey(ctx, c.keyHash, a)
 	}
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, s.audioJSON(a, singleOrder))
-	return nil
+	return a, err
 }
 
-// isAuthError reports whether err is one of AuthorizeProject's: the key
-// is not live, or the project is not its account's.
-func isAuthError(err error) bool {
+// keyFirst returns the error of a call whose key was not read before its
+// handler (call.keyHash): the key's own error, if it has one, so that a
+// bad key answers 401 before any other error, as it does when read first;
+// err otherwise. A key that fails is forgotten (knownKeys).
+func (s *Server) keyFirst(ctx context.Context, c *call, err error) error {
+	if c.keyHash == nil {
+		return err
+	}
 	code := narrator.ErrorCode(err)
-	return code == narrator.EUNAUTHORIZED || code == narrator.ENOTFOUND
+	if code != narrator.EUNAUTHORIZED && code != narrator.ENOTFOUND {
+		if _, authErr := s.store.AuthorizeProject(ctx, c.keyHash, c.project.ID); authErr != nil {
+			err, code = authErr, narrator.ErrorCode(authErr)
+		}
+	}
+	if code == narrator.EUNAUTHORIZED || code == narrator.ENOTFOUND {
+		s.known.forget(c.keyHash, c.project.ID)
+	}
+	return err
 }
 
 // audioOp is a store operation on one audio of a project.

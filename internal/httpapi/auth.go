@@ -44,9 +44,9 @@ func (s *Server) authed(h func(w http.ResponseWriter, r *http.Request, c *call) 
 
 // authedLate is authed for a handler that passes call.keyHash, when set,
 // to its store call, which then reads the key: a key that authorized the
-// path's project on this node before is not read before the handler. A
-// request with such a key that was revoked since then, and with bad
-// parameters too, is answered as to its parameters, not 401.
+// path's project on this node before is not read before the handler. The
+// handler passes its errors through keyFirst, so that a bad key still
+// answers 401 before any other error.
 func (s *Server) authedLate(h func(w http.ResponseWriter, r *http.Request, c *call) error) handlerFunc {
 	return s.authedAs(true, h)
 }
