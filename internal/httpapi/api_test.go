@@ -375,6 +375,24 @@ func TestRevokedKeyCreates(t *testing.T) {
 	// No body: 401 still comes first.
 	r = b.do(t, "POST", theirPath, map[string]any{"api_key": otherKey, "title": "No body"})
 	wantError(t, r, 401, 20, "recognised")
+
+	// A third key, known, then revoked, in a header, with a body that is
+	// not JSON: 401 before the body's 400.
+	third, thirdKey := b.newAccount(t, "Third")
+	q := b.newProject(t, third)
+	qPath := fmt.Sprintf("/api/v3/projects/%d/audio", q.ID)
+	if r := b.do(t, "POST", qPath, map[string]any{"body": "Before."}, "X-Api-Key", thirdKey); r.status != 200 {
+		t.Fatalf("create: status %d, body %s", r.status, r.body)
+	}
+	keys, err := b.store.ListAPIKeys(t.Context(), third)
+	if err != nil || len(keys) != 1 {
+		t.Fatal(keys, err)
+	}
+	if err := b.store.RevokeAPIKey(t.Context(), third, keys[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	r = b.do(t, "POST", qPath, "{not json", "X-Api-Key", thirdKey)
+	wantError(t, r, 401, 20, "recognised")
 }
 
 func TestNotFound(t *testing.T) {

@@ -44,9 +44,10 @@ func (s *Server) authed(h func(w http.ResponseWriter, r *http.Request, c *call) 
 
 // authedLate is authed for a handler that passes call.keyHash, when set,
 // to its store call, which then reads the key: a key that authorized the
-// path's project on this node before is not read before the handler. The
-// handler passes its errors through keyFirst, so that a bad key still
-// answers 401 before any other error.
+// path's project on this node before is not read before the handler, and
+// the body is read before it is. The handler passes its errors through
+// keyFirst, as authedAs does those of reading the parameters, so that a
+// bad key still answers 401 before any other error.
 func (s *Server) authedLate(h func(w http.ResponseWriter, r *http.Request, c *call) error) handlerFunc {
 	return s.authedAs(true, h)
 }
@@ -83,7 +84,7 @@ func (s *Server) authedAs(late bool, h func(w http.ResponseWriter, r *http.Reque
 		}
 		if p == nil {
 			if p, err = readParams(r, query, s.maxBody); err != nil {
-				return err
+				return s.keyFirst(r.Context(), c, err)
 			}
 		}
 		c.params = p

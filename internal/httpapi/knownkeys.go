@@ -43,13 +43,14 @@ func (k *knownKeys) remember(hash []byte, p *narrator.Project) {
 	if k.pairs == nil {
 		k.pairs = map[knownKey]int64{}
 	}
-	if len(k.pairs) >= maxKnownKeys {
+	pair := knownKey{string(hash), p.ID}
+	if _, held := k.pairs[pair]; !held && len(k.pairs) >= maxKnownKeys {
 		for old := range k.pairs {
 			delete(k.pairs, old)
 			break
 		}
 	}
-	k.pairs[knownKey{string(hash), p.ID}] = p.AccountID
+	k.pairs[pair] = p.AccountID
 }
 
 // forget drops the pair of the key with this hash and projectID.

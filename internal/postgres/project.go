@@ -58,10 +58,11 @@ type authorizeCall struct {
 // project does not exist or is another account's. It reads the key on
 // every call, so a revocation takes effect at once on every node.
 //
-// Every request with a project in its path makes this read first, so
-// concurrent calls share one statement (authorizeGroup): a call that finds
-// none under way runs at once, alone, and the calls that arrive meanwhile
-// run together as soon as it has answered. Each call still reads what was
+// Every request with a project in its path makes this read first, but a
+// create with a key known to its node (CreateAudioWithKey), so concurrent
+// calls share one statement (authorizeGroup): a call that finds none
+// under way runs at once, alone, and the calls that arrive meanwhile run
+// together as soon as it has answered. Each call still reads what was
 // committed after it was made. A call returns its context's error as soon
 // as its context ends, unless it leads a group of others: it then runs the
 // group's statement until the last of them has left.

@@ -99,15 +99,17 @@ func (g *Group[R]) leave(c *groupCall[R]) {
 }
 
 // handOver wakes the first call in line to lead the next group, or marks
-// the line idle if none waits. g.mu is held.
-func (g *Group[R]) handOver() {
+// the line idle if none waits, and reports whether it woke one. g.mu is
+// held.
+func (g *Group[R]) handOver() bool {
 	if len(g.pending) == 0 {
 		g.busy = false
-		return
+		return false
 	}
 	next := g.pending[0]
 	next.next = true
 	close(next.wake)
+	return true
 }
 
 // Waiting returns how many calls wait in line for a group.
@@ -138,9 +140,10 @@ func (g *Group[R]) take(calls *[]*groupCall[R]) []R {
 
 // lead runs the group at the head of the line, then answers its callers
 // and wakes the next in line, even if run panics, so that the line never
-// stalls. It then yields its processor, which the Go scheduler gives to the
-// goroutine it woke last, the next leader, so that the next group starts
-// before this caller writes its answer: the line runs one group at a time,
+// stalls. If it woke a next leader, it then yields its processor: Go's
+// scheduler (as of Go 1.26; a heuristic, not a promise) runs the goroutine
+// woken last next, the next leader, so that the next group starts before
+// this caller writes its answer: the line runs one group at a time,
 // and callers wait on it, not on the processor. Without the yield the next
 // group started about 270 µs after the last had ended, on this 2-core
 // machine under bench/creates.sh; with it, 25 µs (docs/figures.md).
@@ -159,9 +162,11 @@ func (g *Group[R]) lead(run func(group []R, more func() []R)) {
 			close(c.wake)
 		}
 		g.mu.Lock()
-		g.handOver()
+		woke := g.handOver()
 		g.mu.Unlock()
-		runtime.Gosched()
+		if woke {
+			runtime.Gosched()
+		}
 	}()
 	reqs := g.take(&calls)
 	run(reqs, func() []R { return g.take(&calls) })

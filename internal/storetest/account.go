@@ -239,6 +239,14 @@ var apiKeyTests = []test{
 		}
 		_, err := b.store.CreateAudioWithKey(ctx, hashOf("old"), newAudio(p.ID, "after"))
 		wantCode(t, err, narrator.EUNAUTHORIZED)
+		// Nor can it update the audio it made.
+		changed := newAudio(p.ID, "before")
+		changed.Title = "Changed"
+		_, err = b.store.CreateAudioWithKey(ctx, hashOf("old"), changed)
+		wantCode(t, err, narrator.EUNAUTHORIZED)
+		if got, err := b.store.FindAudio(ctx, p.ID, "before"); err != nil || got.Title == "Changed" {
+			t.Fatalf("after a refused update: %+v, %v", got, err)
+		}
 
 		cases := []struct {
 			key       string
@@ -252,6 +260,7 @@ var apiKeyTests = []test{
 			{"mine", 999, narrator.ENOTFOUND},
 			{"wrong", p.ID, narrator.EUNAUTHORIZED},
 			{"old", p.ID, narrator.EUNAUTHORIZED},
+			{"wrong", 999, narrator.EUNAUTHORIZED},
 		}
 		const rounds = 12
 		var wg sync.WaitGroup
@@ -260,6 +269,22 @@ var apiKeyTests = []test{
 			c := cases[i%len(cases)]
 			wg.Go(func() {
 				a := newAudio(c.projectID, fmt.Sprintf("x%d", i))
+				// In the same groups: creates without a key, and
+				// without an external ID.
+				// (The suite's accounts queue at most 100.)
+				if i%4 == 0 {
+					plain := newAudio(p.ID, "")
+					if i%8 == 0 {
+						plain.ExternalID = fmt.Sprintf("plain%d", i)
+					}
+					if _, err := b.store.CreateAudio(ctx, plain); err != nil {
+						errs <- fmt.Errorf("create without a key: %v", err)
+					}
+				}
+				if i%2 == 0 {
+					a.ExternalID = ""
+					a.Title = fmt.Sprintf("x%d", i)
+				}
 				created, err := b.store.CreateAudioWithKey(ctx, hashOf(c.key), a)
 				switch {
 				case c.code != "" && narrator.ErrorCode(err) != c.code:
@@ -277,6 +302,9 @@ var apiKeyTests = []test{
 		// Exactly the creates with a good key were stored.
 		for i := range rounds * len(cases) {
 			c := cases[i%len(cases)]
+			if i%2 == 0 {
+				continue // no external ID to find it by; counted below
+			}
 			_, err := b.store.FindAudio(ctx, c.projectID, fmt.Sprintf("x%d", i))
 			if stored := err == nil; stored != (c.code == "") {
 				t.Errorf("key %q, project %d: stored %v (%v)", c.key, c.projectID, stored, err)
@@ -284,6 +312,20 @@ var apiKeyTests = []test{
 			if c.projectID != 999 {
 				_, err := b.store.FindAudio(ctx, p.ID+theirs.ID-c.projectID, fmt.Sprintf("x%d", i))
 				wantCode(t, err, narrator.ENOTFOUND)
+			}
+		}
+		// And by count: "before", every create without a key, and the
+		// good ones (one case in len(cases) each).
+		for _, want := range []struct {
+			account, project int64
+			count            int
+		}{
+			{acc.ID, p.ID, 1 + rounds*len(cases)/4 + rounds},
+			{other.ID, theirs.ID, rounds},
+		} {
+			got, err := b.store.FindProject(ctx, want.account, want.project)
+			if err != nil || got.AudioCount != want.count {
+				t.Errorf("project %d: %+v, %v; want %d audios", want.project, got, err, want.count)
 			}
 		}
 	}},
