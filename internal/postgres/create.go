@@ -34,10 +34,10 @@ import (
 // A create whose external ID names a live audio (an update), or repeats one
 // earlier in the group, runs after the group in a transaction of its own
 // (createAlone). So does a create whose API key did not pass, once
-// AuthorizeProject has read it again (and found it good after all: a key
-// cannot come back, but a project can be found after the group's read). So does every create of a group whose transaction fails
-// before its commit: an insert that meets an external ID taken since the
-// lookup, a deadlock between nodes. Each then meets its own outcome. A
+// AuthorizeProject has read the key again and found it good (a project
+// created since the group's read). So does every create of a group whose
+// transaction fails before its commit: an insert that meets an external
+// ID taken since the lookup, a deadlock between nodes. Each then meets its own outcome. A
 // group whose commit fails, or whose connection is lost before it knows
 // whether the commit was made, fails its creates, as a lone create's would.
 
