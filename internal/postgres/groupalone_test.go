@@ -121,11 +121,7 @@ func TestGroupMarksTheRightCreatesAlone(t *testing.T) {
 	if live.Title != "New B" {
 		t.Errorf("the live audio's title is %q, want the update's, %q", live.Title, "New B")
 	}
-	var n int
-	if err := plain.Pool().QueryRow(ctx, `SELECT count(*) FROM audios WHERE project_id = $1`, p.ID).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	if n != 5 { // live, Held, A, C, E
+	if n := audioRows(t, plain.Pool(), p.ID); n != 5 { // live, Held, A, C, E
 		t.Errorf("%d audios in the project, want 5", n)
 	}
 }

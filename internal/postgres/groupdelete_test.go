@@ -191,11 +191,7 @@ VALUES ($1, 'X', 'Theirs', 'B', 'A', '', 'unprocessed', now(), now(), 1000)`, p.
 	if a.Title != "Mine" {
 		t.Errorf("title %q, want the create's, %q", a.Title, "Mine")
 	}
-	var n int
-	if err := s.Pool().QueryRow(ctx, `SELECT count(*) FROM audios WHERE project_id = $1`, p.ID).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	if n != 1 {
+	if n := audioRows(t, s.Pool(), p.ID); n != 1 {
 		t.Errorf("%d audios, want 1", n)
 	}
 }

@@ -148,6 +148,17 @@ func eventually(t *testing.T, what string, ok func() bool) {
 	}
 }
 
+// audioRows counts the rows of the project projectID in the audios table
+// of pool's database, deleted or not.
+func audioRows(t *testing.T, pool *pgxpool.Pool, projectID int64) int {
+	t.Helper()
+	var n int
+	if err := pool.QueryRow(t.Context(), `SELECT count(*) FROM audios WHERE project_id = $1`, projectID).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
 // lockWaiters counts the statements like pattern, on pool's database,
 // that wait for a lock.
 func lockWaiters(t *testing.T, pool *pgxpool.Pool, pattern string) int {
