@@ -122,3 +122,20 @@ func (q *Queue[TTx]) promote(ctx context.Context, jobID int64) error {
 	}
 	return nil
 }
+
+// expectSynthesisHeadSQL fails its transaction (narrator_expect) unless
+// the fair round of the synthesis queue's head, as timeRound reckons it
+// from synthesisHeadSQL's scheduled_at, is $4, or the queue holds no new
+// synthesis job and $4 is 0. $3 is fairEpochUnix.
+const expectSynthesisHeadSQL = `
+SELECT narrator_expect(coalesce(
+	(SELECT greatest(floor((extract(epoch FROM h.scheduled_at) - $3) * 1000), 0) FROM (` + synthesisHeadSQL + `) h),
+	0) = $4)`
+
+// QueueExpectSynthesisHead queues in b a statement that fails b's
+// transaction unless the round of the synthesis queue's head is still
+// head, as QueueSynthesisHead read it: a group of creates that planned
+// against a head read earlier checks it with its writes.
+func (q *Queue[TTx]) QueueExpectSynthesisHead(b *pgx.Batch, head int64) {
+	b.Queue(expectSynthesisHeadSQL, queueSynthesize, priorityNew, fairEpochUnix, head)
+}

@@ -2,15 +2,19 @@ package jobs_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/jobs"
 	"github.com/narrator/narrator/internal/postgres"
+	"github.com/narrator/narrator/internal/postgres/pgtest"
 )
 
 // TestPostgresSynthesisRowAsRiverWritesIt: on PostgreSQL a group of
@@ -88,4 +92,79 @@ func TestPostgresCreateAnnouncesItsJob(t *testing.T) {
 			t.Fatalf("no announcement after %d creates: %v", i+1, err)
 		}
 	}
+}
+
+// TestPostgresExpectSynthesisHead checks QueueExpectSynthesisHead against
+// QueueSynthesisHead's read, on River's table: it passes for the head
+// read, and fails its transaction, with narrator_expect's code, for any
+// other round, and once the head has moved on.
+func TestPostgresExpectSynthesisHead(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	url := pgtest.NewDatabase(t, riverTemplate)
+	pool, err := postgres.OpenPool(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := jobs.NewPostgres(pool, queueConfig)
+	if err != nil {
+		pool.Close()
+		t.Fatal(err)
+	}
+	st := postgres.New(pool, postgres.Options{Jobs: q, EventBody: eventBody})
+	t.Cleanup(func() { st.Close() })
+	read := func() int64 {
+		t.Helper()
+		var head int64
+		b := &pgx.Batch{}
+		q.QueueSynthesisHead(b, &head)
+		if err := pool.SendBatch(ctx, b).Close(); err != nil {
+			t.Fatal(err)
+		}
+		return head
+	}
+	expect := func(head int64) error {
+		b := &pgx.Batch{}
+		q.QueueExpectSynthesisHead(b, head)
+		return pool.SendBatch(ctx, b).Close()
+	}
+	wantHeld := func(what string, head int64, held bool) {
+		t.Helper()
+		err := expect(head)
+		var pgErr *pgconn.PgError
+		switch {
+		case held && err != nil:
+			t.Fatalf("%s: expecting head %d: %v", what, head, err)
+		case !held && (!errors.As(err, &pgErr) || pgErr.Code != "NR001"):
+			t.Fatalf("%s: expecting head %d: %v, want narrator_expect's error", what, head, err)
+		}
+	}
+	wantHeld("no job", read(), true)
+	wantHeld("no job", 1, false)
+
+	acct := &narrator.Account{Name: "Acme"}
+	if err := st.CreateAccount(ctx, acct); err != nil {
+		t.Fatal(err)
+	}
+	title, body, _ := narrator.DefaultVoices("en_US")
+	p := &narrator.Project{AccountID: acct.ID, Title: "P", Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: title.Name, BodyVoice: body.Name}
+	if err := st.CreateProject(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if _, err := st.CreateAudio(ctx, &narrator.Audio{ProjectID: p.ID, Title: "T", Body: "B."}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	head := read()
+	wantHeld("three jobs", head, true)
+	wantHeld("three jobs", head+1, false)
+	if _, err := pool.Exec(ctx, `UPDATE river_job SET state = 'running' WHERE id = (SELECT min(id) FROM river_job)`); err != nil {
+		t.Fatal(err)
+	}
+	if next := read(); next == head {
+		t.Fatalf("head %d after the first job started, want another", next)
+	}
+	wantHeld("the head moved on", head, false)
+	wantHeld("the head moved on", read(), true)
 }

@@ -72,14 +72,16 @@ func TestGroupRunsGenericPlans(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, like := range []string{"%INSERT INTO media%", "%nextval%"} {
+	// Every group inserts; the store draws IDs ahead, in chunks, so a
+	// draw runs once or more.
+	for like, want := range map[string]int64{"%INSERT INTO media%": runs, "%nextval%": 0} {
 		var generic, custom int64
 		if err := s.Pool().QueryRow(ctx, `SELECT coalesce(sum(generic_plans), 0), coalesce(sum(custom_plans), 0)
 			FROM pg_prepared_statements WHERE statement LIKE $1`, like).Scan(&generic, &custom); err != nil {
 			t.Fatal(err)
 		}
-		if generic != runs || custom != 0 {
-			t.Errorf("statement like %q: %d generic and %d custom plans in %d runs, want %d generic only", like, generic, custom, runs, runs)
+		if custom != 0 || generic == 0 || want != 0 && generic != want {
+			t.Errorf("statement like %q: %d generic and %d custom plans in %d creates, want only generic ones (%d)", like, generic, custom, runs, want)
 		}
 	}
 }

@@ -121,6 +121,10 @@ func (s *Store) createGroup(calls []*sqlstore.CreateCall, _ func() []*sqlstore.C
 	}
 	// The pool closes a connection left in a transaction.
 	defer conn.Release()
+	markRepeats(batch)
+	if s.createAhead(ctx, conn.Conn(), batch) {
+		return
+	}
 	byProject, read, err := s.readGroup(ctx, conn.Conn(), batch)
 	if err != nil {
 		endGroup(ctx, conn.Conn())
@@ -139,11 +143,12 @@ func (s *Store) createGroup(calls []*sqlstore.CreateCall, _ func() []*sqlstore.C
 		made[k] = g.got[i]
 		made[k].ID = read.ids[k]
 	}
-	switch err := s.writeGroup(ctx, conn.Conn(), g, made); {
+	switch err := s.writeGroup(ctx, conn.Conn(), g, made, nil, s.traceEffect); {
 	case err == nil:
 		for _, i := range g.made {
 			*batch[i].Audio, batch[i].Created = *g.got[i], true
 		}
+		s.ahead.remember(byProject, g, read.head)
 		s.analyzeNew(len(made))
 	case conn.Conn().PgConn().TxStatus() == 'E':
 		// PostgreSQL failed a write, and so the transaction, before its
@@ -222,7 +227,9 @@ type plannedGroup struct {
 	effs     []narrator.Effects
 	rows     groupRows
 	accounts []*sqlstore.GroupAccount
-	count    map[int64]int
+	// planned maps each account as read to its copy in accounts.
+	planned map[*sqlstore.GroupAccount]*sqlstore.GroupAccount
+	count   map[int64]int
 }
 
 // planGroup plans the creates of batch not marked alone, in order, each
@@ -234,6 +241,7 @@ func (s *Store) planGroup(batch []*sqlstore.CreateCall, byProject map[int64]*sql
 	// A copy of each account per plan: a plan run again starts from the
 	// usage as read.
 	accounts := map[*sqlstore.GroupAccount]*sqlstore.GroupAccount{}
+	g.planned = accounts
 	for i, c := range batch {
 		c.Err = nil
 		if c.Alone {
@@ -284,21 +292,29 @@ func (s *Store) planGroup(batch []*sqlstore.CreateCall, byProject map[int64]*sql
 const liveExternalIDsSQL = `
 SELECT r.n
 FROM unnest($1::bigint[], $2::text[]) WITH ORDINALITY AS r(project_id, external_id, n)
-WHERE EXISTS (
+WHERE ` + liveExternalID
+
+// liveExternalID holds when a live audio of the project r.project_id has
+// the external ID r.external_id: a probe of the audios_external_id index.
+const liveExternalID = `EXISTS (
 	SELECT FROM audios a
 	WHERE a.project_id = r.project_id AND a.external_id = r.external_id
 		AND a.external_id IS NOT NULL AND a.deleted_at IS NULL)`
 
 // unauthorizedSQL returns the ordinal (n) of each pair of a project ($1)
 // and an API key's hash ($2) in which the key is not a live key of the
-// project's account, or the project does not exist. Each side is a probe
-// of a unique index (scalar subqueries, which PostgreSQL cannot make a
-// join of): as an anti-join, on a database without statistics, it was
-// planned as a scan of every project and key.
+// project's account, or the project does not exist (unauthorized).
 const unauthorizedSQL = `
 SELECT r.n
 FROM unnest($1::bigint[], $2::bytea[]) WITH ORDINALITY AS r(project_id, hash, n)
-WHERE NOT coalesce(
+WHERE ` + unauthorized
+
+// unauthorized holds when the API key whose hash is r.hash is not a live
+// key of the account of the project r.project_id, or the project does not
+// exist. Each side is a probe of a unique index (scalar subqueries, which
+// PostgreSQL cannot make a join of): as an anti-join, on a database
+// without statistics, it was planned as a scan of every project and key.
+const unauthorized = `NOT coalesce(
 	(SELECT p.account_id FROM projects p WHERE p.id = r.project_id) =
 	(SELECT k.account_id FROM api_keys k WHERE k.hash = r.hash AND k.revoked_at IS NULL),
 	false)`
@@ -354,21 +370,7 @@ SELECT nextval(seq) FROM CAST(pg_get_serial_sequence('audios', 'id') AS regclass
 // audio before its account: the insert would wait for that write while
 // the write waits for the account the group holds.
 func (s *Store) readGroup(ctx context.Context, conn *pgx.Conn, batch []*sqlstore.CreateCall) (map[int64]*sqlstore.GroupAccount, *groupRead, error) {
-	seen := map[externalKey]bool{}
-	var projects []int64
-	for _, c := range batch {
-		if !slices.Contains(projects, c.Audio.ProjectID) {
-			projects = append(projects, c.Audio.ProjectID)
-		}
-		if c.Audio.ExternalID == "" {
-			continue
-		}
-		k := externalKey{c.Audio.ProjectID, c.Audio.ExternalID}
-		if seen[k] {
-			c.Alone = true
-		}
-		seen[k] = true
-	}
+	projects := groupProjects(batch)
 	b := &pgx.Batch{}
 	b.Queue(`BEGIN ISOLATION LEVEL READ COMMITTED`)
 	b.Queue(genericPlansSQL)
@@ -420,13 +422,9 @@ func (s *Store) readGroup(ctx context.Context, conn *pgx.Conn, batch []*sqlstore
 		}
 		b.Queue(unauthorizedSQL, projects, hashes).Query(markAlone(keyed, "check API keys"))
 	}
-	read := &groupRead{ids: make([]int64, 0, n)}
+	read := &groupRead{}
 	s.jobs.QueueSynthesisHead(b, &read.head)
-	b.Queue(nextAudioIDsSQL, n).Query(func(rows pgx.Rows) error {
-		var err error
-		read.ids, err = pgx.AppendRows(read.ids, rows, pgx.RowTo[int64])
-		return err
-	})
+	s.ahead.draw(b, n, &read.ids)
 	// The statements without a function are read here, in order; Close
 	// runs the others'.
 	res := conn.SendBatch(ctx, b)
@@ -438,6 +436,9 @@ func (s *Store) readGroup(ctx context.Context, conn *pgx.Conn, batch []*sqlstore
 	}
 	if err := res.Close(); err != nil {
 		return nil, nil, fmt.Errorf("read group: %w", unavailable(err))
+	}
+	if len(read.ids) < n {
+		return nil, nil, fmt.Errorf("read group: %d audio IDs drawn for %d creates", len(read.ids), n)
 	}
 	return byProject, read, nil
 }
@@ -534,16 +535,18 @@ const addGroupUsageSQL = `
 UPDATE accounts SET synthesis_round = $1, queued = queued + $2, media_bytes = media_bytes + $3
 WHERE id = $4`
 
-// writeGroup sends, in one round trip on conn, the writes of the planned
-// group g, whose new audios (made) have their IDs, and the commit of its
-// transaction: the audios and their media, their publications, then the
-// group's effects, the steps of narrator.Effects in their order for the
-// whole group: the accounts' rows, then the projects' counts, then the
-// jobs. A create raises no webhook event. It sets the audios' media. When
+// writeGroup sends, in one round trip on conn, after the statements
+// already in b if b is not nil, the writes of the planned group g, whose
+// new audios (made) have their IDs, and the commit of its transaction:
+// the audios and their media, their publications, then the group's
+// effects, the steps of narrator.Effects in their order for the whole
+// group: the accounts' rows, then the projects' counts, then the jobs,
+// each told to trace as it is queued. A create raises no webhook event.
+// It sets the audios' media. When
 // it fails, the connection's transaction status tells whether the
 // transaction failed before its commit ('E'); otherwise the commit failed,
 // or the connection did before it could tell.
-func (s *Store) writeGroup(ctx context.Context, conn *pgx.Conn, g *plannedGroup, made []*narrator.Audio) error {
+func (s *Store) writeGroup(ctx context.Context, conn *pgx.Conn, g *plannedGroup, made []*narrator.Audio, b *pgx.Batch, trace func(narrator.EffectStep)) error {
 	rows := &g.rows
 	ids := make([]int64, len(made))
 	byID := make(map[int64]*narrator.Audio, len(made))
@@ -557,7 +560,10 @@ func (s *Store) writeGroup(ctx context.Context, conn *pgx.Conn, g *plannedGroup,
 		a.Media = make([]narrator.Media, 0, len(narrator.MediaTypes()))
 		jobs = append(jobs, g.effs[k].Jobs(a)...)
 	}
-	b := &pgx.Batch{}
+	if b == nil {
+		b = &pgx.Batch{}
+	}
+	first := b.Len()
 	b.Queue(insertAudiosSQL, ids, rows.projectID, rows.externalID, rows.title, rows.body, rows.author,
 		rows.articleURL, rows.metadata, rows.state, rows.error, rows.revision, rows.durationMS, rows.createdAt, rows.updatedAt,
 		narrator.MediaTypes()).Query(func(res pgx.Rows) error {
@@ -576,20 +582,20 @@ func (s *Store) writeGroup(ctx context.Context, conn *pgx.Conn, g *plannedGroup,
 		if !a.Changed {
 			continue
 		}
-		if b.Len() == 2 {
-			s.traceEffect(narrator.StepUsage)
+		if b.Len() == first+2 {
+			trace(narrator.StepUsage)
 		}
 		b.Queue(addGroupUsageSQL, a.Usage.NextRound, a.Queued, a.Bytes, a.ID)
 	}
 	projects := slices.Sorted(maps.Keys(g.count))
 	if len(projects) > 0 {
-		s.traceEffect(narrator.StepAudioCount)
+		trace(narrator.StepAudioCount)
 	}
 	for _, projectID := range projects {
 		b.Queue(addAudioCountSQL, g.count[projectID], projectID)
 	}
 	if len(jobs) > 0 {
-		s.traceEffect(narrator.StepJobs)
+		trace(narrator.StepJobs)
 		if err := s.jobs.QueueInsertMany(b, jobs); err != nil {
 			return fmt.Errorf("enqueue %d jobs: %w", len(jobs), err)
 		}

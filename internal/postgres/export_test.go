@@ -33,3 +33,10 @@ var Unavailable = unavailable
 
 // CreatesWaiting returns how many creates of s wait in line for a group.
 func CreatesWaiting(s *Store) int { return s.creates.Waiting() }
+
+// PlanAhead returns whether the next group of s's creates may plan ahead
+// (the last group's projects are known and no miss makes it wait), and how
+// many plans ahead in a row missed.
+func PlanAhead(s *Store) (ready bool, misses int) {
+	return s.ahead.byProject != nil && s.ahead.skip == 0, s.ahead.misses
+}

@@ -42,6 +42,9 @@ type JobInserter interface {
 	// sets head as b's results are closed: a group of creates reads it
 	// with its accounts, in one round trip.
 	QueueSynthesisHead(b *pgx.Batch, head *int64)
+	// QueueExpectSynthesisHead queues in b a statement that fails b's
+	// transaction unless SynthesisHead is still head.
+	QueueExpectSynthesisHead(b *pgx.Batch, head int64)
 }
 
 // Options configures a Store.
@@ -62,6 +65,13 @@ type Options struct {
 	// transaction: the store suite checks that every store takes them in
 	// one order.
 	EffectFunc func(narrator.EffectStep)
+	// NoPlanAhead stops a group of creates from planning against what
+	// the store's last group left, to send its checks, its writes and its
+	// commit in one round trip (ahead.go): each group then reads first,
+	// in a round trip of its own, the simple path. A group planned ahead
+	// tells EffectFunc of its steps once it is committed. The store suite
+	// runs both ways.
+	NoPlanAhead bool
 }
 
 // Store is the PostgreSQL store. Many processes, on many nodes, may use one
@@ -80,6 +90,9 @@ type Store struct {
 	effect func(narrator.EffectStep)
 	// creates groups concurrent creates into one transaction (create.go).
 	creates *sqlstore.Creates
+	// ahead is what the last group of creates left, for the next to plan
+	// against (ahead.go).
+	ahead ahead
 	// authorizes groups concurrent AuthorizeProject calls into one
 	// statement (project.go).
 	authorizes sqlstore.Group[*authorizeCall]
@@ -133,7 +146,7 @@ func OpenPool(ctx context.Context, url string) (*pgxpool.Pool, error) {
 // New returns the store on pool, which it owns from then on: Close closes
 // it.
 func New(pool *pgxpool.Pool, opts Options) *Store {
-	s := &Store{Now: time.Now, pool: pool, jobs: opts.Jobs, limits: opts.Limits, effect: opts.EffectFunc, analyzeAfter: analyzeAfter}
+	s := &Store{Now: time.Now, pool: pool, jobs: opts.Jobs, limits: opts.Limits, effect: opts.EffectFunc, ahead: ahead{on: !opts.NoPlanAhead}, analyzeAfter: analyzeAfter}
 	s.creates = sqlstore.NewCreates()
 	s.authorizes.Max = maxAuthorizeGroup
 	s.closing, s.close = context.WithCancel(context.Background())

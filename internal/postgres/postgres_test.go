@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/narrator/narrator"
@@ -54,12 +55,20 @@ func (j recorderJobs) SupersedeSynthesis(_ context.Context, _ pgx.Tx, audioID in
 	return j.rec.Supersede(audioID)
 }
 
-func (j recorderJobs) QueueInsertMany(_ *pgx.Batch, jobs []narrator.Job) error {
-	for _, job := range jobs {
-		if err := j.rec.Record(job); err != nil {
-			return err
-		}
+// QueueInsertMany records the jobs once b has run this far: a group
+// planned ahead whose checks fail inserts none.
+func (j recorderJobs) QueueInsertMany(b *pgx.Batch, jobs []narrator.Job) error {
+	if err := j.rec.Failing(); err != nil {
+		return err
 	}
+	b.Queue(`SELECT`).Exec(func(pgconn.CommandTag) error {
+		for _, job := range jobs {
+			if err := j.rec.Record(job); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	return nil
 }
 
@@ -69,6 +78,10 @@ func (j recorderJobs) SynthesisHead(context.Context, pgx.Tx) (int64, error) {
 
 func (j recorderJobs) QueueSynthesisHead(_ *pgx.Batch, head *int64) {
 	*head = j.rec.SynthesisHead()
+}
+
+func (j recorderJobs) QueueExpectSynthesisHead(b *pgx.Batch, head int64) {
+	b.Queue(`SELECT narrator_expect($1)`, j.rec.SynthesisHead() == head)
 }
 
 // tableJobs writes each job to the test_jobs table inside the caller's
@@ -91,15 +104,17 @@ func (j tableJobs) SupersedeSynthesis(_ context.Context, _ pgx.Tx, audioID int64
 }
 
 func (j tableJobs) QueueInsertMany(b *pgx.Batch, jobs []narrator.Job) error {
+	if err := j.rec.Failing(); err != nil {
+		return err
+	}
 	for _, job := range jobs {
 		row, err := storetest.JobRow(job)
 		if err != nil {
 			return err
 		}
-		if err := j.rec.Record(job); err != nil {
-			return err
-		}
-		b.Queue(`INSERT INTO test_jobs (job) VALUES ($1)`, row)
+		b.Queue(`INSERT INTO test_jobs (job) VALUES ($1)`, row).Exec(func(pgconn.CommandTag) error {
+			return j.rec.Record(job)
+		})
 	}
 	return nil
 }
@@ -110,6 +125,10 @@ func (j tableJobs) SynthesisHead(context.Context, pgx.Tx) (int64, error) {
 
 func (j tableJobs) QueueSynthesisHead(_ *pgx.Batch, head *int64) {
 	*head = j.rec.SynthesisHead()
+}
+
+func (j tableJobs) QueueExpectSynthesisHead(b *pgx.Batch, head int64) {
+	b.Queue(`SELECT narrator_expect($1)`, j.rec.SynthesisHead() == head)
 }
 
 // withJobs returns Options whose job inserter is j.
@@ -184,12 +203,24 @@ func mustOpen(tb testing.TB, url string, opts postgres.Options) *postgres.Store 
 
 func TestStore(t *testing.T) {
 	t.Parallel()
+	runSuite(t, false)
+}
+
+// TestStoreWithoutPlanAhead runs the store suite with every group of
+// creates reading before it plans: the simple path.
+func TestStoreWithoutPlanAhead(t *testing.T) {
+	t.Parallel()
+	runSuite(t, true)
+}
+
+func runSuite(t *testing.T, noPlanAhead bool) {
 	pgtest.URL(t)
 	storetest.Run(t, func(t *testing.T, now func() time.Time, rec *storetest.Recorder) storetest.Store {
 		opts := withJobs(recorderJobs{rec})
 		opts.EventBody = rec.EventBody
 		opts.EffectFunc = rec.Effect
 		opts.Limits = storetest.SuiteLimits
+		opts.NoPlanAhead = noPlanAhead
 		s := mustOpen(t, pgtest.NewDatabase(t, migrated), opts)
 		s.Now = now
 		return s

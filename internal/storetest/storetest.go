@@ -215,6 +215,15 @@ func (r *Recorder) Superseded() []int64 {
 	return slices.Clone(r.superseded)
 }
 
+// Failing returns the error set by FailWith: a store's adapter that
+// records a job only once the store's statements have run (a batch's)
+// checks it as the job is queued, to fail as Record would.
+func (r *Recorder) Failing() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
+}
+
 // FailWith makes later calls return err, until FailWith(nil).
 func (r *Recorder) FailWith(err error) {
 	r.mu.Lock()
