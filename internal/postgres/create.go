@@ -29,7 +29,9 @@ import (
 // project's count, the jobs. The locks are taken in the order every write
 // takes them, accounts before projects. A create is answered only after
 // that transaction is committed, so its row and its job are durable when
-// it is.
+// it is. A group whose projects are those of the last group first tries
+// to plan ahead, against what that group left, and to make one round trip
+// (ahead.go).
 //
 // A create whose external ID names a live audio (an update), or repeats one
 // earlier in the group, runs after the group in a transaction of its own
@@ -357,13 +359,13 @@ SELECT nextval(seq) FROM CAST(pg_get_serial_sequence('audios', 'id') AS regclass
 // trip, what the group's creates depend on. It locks and reads the account
 // of each project of the group, in the order of the accounts' IDs
 // (groupAccountsSQL), and returns the accounts by project (none for a
-// missing project), one value for the projects of one account. It marks
-// to run alone the creates whose external ID a live audio holds, which
-// they update, or repeats one earlier in the group, which they will find
-// once the group is committed, and those made with an API key that is not
-// a live key of their project's account (CreateCall.KeyHash).
-// It reads the head of the synthesis queue (JobInserter.QueueSynthesisHead)
-// and draws an ID for each create it does not mark alone, in order.
+// missing project), one value for the projects of one account. Of the
+// creates not marked alone already (markRepeats), it marks to run alone
+// those whose external ID a live audio holds, which they update, and those
+// made with an API key that is not a live key of their project's account
+// (CreateCall.KeyHash). It reads the head of the synthesis queue
+// (JobInserter.QueueSynthesisHead) and takes an ID for each of those
+// creates, in order (ahead.draw).
 //
 // The lookup keeps the group's insert from waiting on a write to a live
 // audio of the same external ID (a delete, an update), which locks the
