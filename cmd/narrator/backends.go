@@ -108,6 +108,7 @@ var (
 	_ jobs.Recorder            = (*metrics.Metrics)(nil)
 	_ jobs.SynthesisRecorder   = (*metrics.Metrics)(nil)
 	_ jobs.WebhookRecorder     = (*metrics.Metrics)(nil)
+	_ postgres.GroupRecorder   = (*metrics.Metrics)(nil)
 )
 
 // backends are a command's open store, job queue and media store.
@@ -194,7 +195,9 @@ func openPostgres(ctx context.Context, url string, jc jobs.Config, body narrator
 		pool.Close()
 		return nil, nil, fmt.Errorf("open job queue: %w", err)
 	}
-	st := postgres.New(pool, postgres.Options{Jobs: q, EventBody: body, Limits: limits})
+	// The node's metrics, if it has any, record its groups of creates.
+	groups, _ := jc.Metrics.(postgres.GroupRecorder)
+	st := postgres.New(pool, postgres.Options{Jobs: q, EventBody: body, Limits: limits, Groups: groups})
 	if err := st.Migrate(ctx); err != nil {
 		st.Close()
 		return nil, nil, fmt.Errorf("migrate database: %w", err)

@@ -42,6 +42,8 @@ type Metrics struct {
 	feedReads        *prometheus.CounterVec
 	feedReadDuration prometheus.Histogram
 	feedItems        *prometheus.CounterVec
+
+	createGroups *prometheus.CounterVec
 }
 
 // New returns the metrics on a new registry, which also holds the Go
@@ -105,6 +107,10 @@ func New() *Metrics {
 			Name: "narrator_feed_items_total",
 			Help: "Feed items handled, by action (created, updated, skipped: not narrated because invalid or unreadable).",
 		}, []string{"action"}),
+		createGroups: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "narrator_postgres_create_groups_total",
+			Help: "Groups of creates this node committed or tried on PostgreSQL, by plan (ahead: planned against the last group and held; ahead_missed: its checks failed, so it ran the long way; read: the long way).",
+		}, []string{"plan"}),
 	}
 	m.reg.MustRegister(
 		collectors.NewGoCollector(),
@@ -115,6 +121,7 @@ func New() *Metrics {
 		m.engineBusy, m.engineRestarted, m.engineTimedOut,
 		m.webhookDeliveries,
 		m.feedReads, m.feedReadDuration, m.feedItems,
+		m.createGroups,
 	)
 	// Known outcomes start at zero, so that rates of them exist from the
 	// first scrape.
@@ -221,6 +228,12 @@ func (m *Metrics) FeedItems(action string, n int) {
 	if n > 0 {
 		m.feedItems.WithLabelValues(action).Add(float64(n))
 	}
+}
+
+// CreateGroup records a group of creates on PostgreSQL and how it was
+// planned: ahead, ahead_missed or read.
+func (m *Metrics) CreateGroup(plan string) {
+	m.createGroups.WithLabelValues(plan).Inc()
 }
 
 // JobCounter counts the jobs that are not finished; the job queue.

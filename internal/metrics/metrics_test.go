@@ -37,12 +37,14 @@ func TestPrivateRegistries(t *testing.T) {
 	a, b := metrics.New(), metrics.New()
 	a.ObserveRequest("GET /healthz", http.MethodGet, 200, time.Millisecond)
 	a.ObserveRequest("", "BREW-COFFEE", 404, time.Millisecond)
+	a.CreateGroup("ahead")
 	b.WatchQueue(failingQueue{})
 
 	_, got := body(t, a)
 	for _, want := range []string{
 		`narrator_http_requests_total{code="200",method="GET",route="GET /healthz"} 1`,
 		`narrator_http_requests_total{code="404",method="OTHER",route="unmatched"} 1`,
+		`narrator_postgres_create_groups_total{plan="ahead"} 1`,
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("scrape lacks %s", want)

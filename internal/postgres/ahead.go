@@ -168,15 +168,30 @@ SELECT narrator_expect(
 	AND NOT EXISTS (SELECT FROM unnest($6::bigint[], $7::text[]) AS r(project_id, external_id) WHERE ` + liveExternalID + `)
 	AND NOT EXISTS (SELECT FROM unnest($8::bigint[], $9::bytea[]) AS r(project_id, hash) WHERE ` + unauthorized + `))`
 
+// How a group of creates ran, as GroupRecorder labels it.
+const (
+	planAhead  = "ahead"
+	planMissed = "ahead_missed"
+	planRead   = "read"
+)
+
+// recordGroup tells Options.Groups, if any, how a group ran.
+func (s *Store) recordGroup(plan string) {
+	if s.groups != nil {
+		s.groups.CreateGroup(plan)
+	}
+}
+
 // createAhead runs batch, a group of creates, in one round trip, planned
-// ahead against what the last group left, if it can, and reports whether
-// it has set the outcome of each create not marked alone. It returns
-// false for the group to run the long way, having written nothing: when
-// it cannot plan ahead, or when the plan no longer held.
-func (s *Store) createAhead(ctx context.Context, conn *pgx.Conn, batch []*sqlstore.CreateCall) bool {
+// ahead against what the last group left, if it can. It returns planAhead
+// if it has set the outcome of each create not marked alone, or the
+// commit failed them. Otherwise, having written nothing, it returns
+// planMissed when the plan no longer held, and planRead when it could not
+// plan ahead, for the group to run the long way.
+func (s *Store) createAhead(ctx context.Context, conn *pgx.Conn, batch []*sqlstore.CreateCall) string {
 	a := &s.ahead
 	if !a.on {
-		return false
+		return planRead
 	}
 	var live []*sqlstore.CreateCall
 	for _, c := range batch {
@@ -186,15 +201,15 @@ func (s *Store) createAhead(ctx context.Context, conn *pgx.Conn, batch []*sqlsto
 	}
 	if a.skip > 0 {
 		a.skip--
-		return false
+		return planRead
 	}
 	if a.byProject == nil || len(live) == 0 || len(live) > len(a.ids) {
-		return false
+		return planRead
 	}
 	projects := groupProjects(live)
 	for _, p := range projects {
 		if a.byProject[p] == nil {
-			return false
+			return planRead
 		}
 	}
 	g := s.planGroup(live, a.byProject, a.head, s.now())
@@ -204,7 +219,7 @@ func (s *Store) createAhead(ctx context.Context, conn *pgx.Conn, batch []*sqlsto
 		for _, c := range live {
 			c.Err, c.Alone = nil, false
 		}
-		return false
+		return planRead
 	}
 	ids := a.ids[:len(live)]
 	a.ids = a.ids[len(live):]
@@ -261,7 +276,7 @@ func (s *Store) createAhead(ctx context.Context, conn *pgx.Conn, batch []*sqlsto
 		a.remember(byProject, g, a.head)
 		a.misses = 0
 		s.analyzeNew(len(made))
-		return true
+		return planAhead
 	case conn.PgConn().TxStatus() == 'E':
 		// A check failed, or a write did: nothing was written.
 		endGroup(ctx, conn)
@@ -269,7 +284,7 @@ func (s *Store) createAhead(ctx context.Context, conn *pgx.Conn, batch []*sqlsto
 		for _, c := range live {
 			c.Err = nil
 		}
-		return false
+		return planMissed
 	default:
 		// The commit failed, or the connection did: none is known to be
 		// committed.
@@ -277,6 +292,6 @@ func (s *Store) createAhead(ctx context.Context, conn *pgx.Conn, batch []*sqlsto
 		for _, c := range live {
 			c.Fail(unavailable(err))
 		}
-		return true
+		return planAhead
 	}
 }

@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"crypto/sha256"
+	"sync"
 	"testing"
 
 	"github.com/narrator/narrator"
@@ -22,7 +23,10 @@ func TestPlanAheadChecksWhatItAssumed(t *testing.T) {
 	ctx := t.Context()
 	url := pgtest.NewDatabase(t, migrated)
 	rec := &storetest.Recorder{}
-	s := mustOpen(t, url, withJobs(recorderJobs{rec}))
+	opts := withJobs(recorderJobs{rec})
+	groups := &planRecorder{}
+	opts.Groups = groups
+	s := mustOpen(t, url, opts)
 	other := mustOpen(t, url, withJobs(recorderJobs{&storetest.Recorder{}}))
 	p := mustProject(t, s)
 	hash := sha256.Sum256([]byte("key"))
@@ -41,7 +45,7 @@ func TestPlanAheadChecksWhatItAssumed(t *testing.T) {
 		return a, created, err
 	}
 	// wantPlanned creates an audio and checks that it planned ahead and hit
-	// (want 0 misses) or missed (1).
+	// (want 0 misses) or missed (1), and that the store recorded so.
 	wantPlanned := func(what string, wantMisses int) *narrator.Audio {
 		t.Helper()
 		if ready, _ := postgres.PlanAhead(s); !ready {
@@ -54,6 +58,7 @@ func TestPlanAheadChecksWhatItAssumed(t *testing.T) {
 		if _, misses := postgres.PlanAhead(s); misses != wantMisses {
 			t.Fatalf("%s: %d misses in a row, want %d", what, misses, wantMisses)
 		}
+		groups.want(t, what, map[int]string{0: "ahead", 1: "ahead_missed"}[wantMisses])
 		return a
 	}
 	usage := func() (queued int, round int64) {
@@ -69,11 +74,13 @@ func TestPlanAheadChecksWhatItAssumed(t *testing.T) {
 		if _, created, err := create(""); err != nil || !created {
 			t.Fatalf("created %v, %v", created, err)
 		}
+		groups.want(t, "the group after a miss", "read")
 	}
 
 	if _, created, err := create(""); err != nil || !created {
 		t.Fatalf("first create: created %v, %v", created, err)
 	}
+	groups.want(t, "first create", "read")
 	wantPlanned("nothing changed", 0)
 
 	// A worker finished two audios of the account.
@@ -109,6 +116,7 @@ func TestPlanAheadChecksWhatItAssumed(t *testing.T) {
 	if _, misses := postgres.PlanAhead(s); misses != 1 {
 		t.Fatalf("%d misses in a row after an external ID was taken, want 1", misses)
 	}
+	groups.want(t, "create of a taken external ID", "ahead_missed")
 	skipOne()
 	wantPlanned("after the update", 0)
 
@@ -120,6 +128,7 @@ func TestPlanAheadChecksWhatItAssumed(t *testing.T) {
 	if code := narrator.ErrorCode(err); code != narrator.EUNAUTHORIZED {
 		t.Fatalf("create with a revoked key: %v (code %q), want %q", err, code, narrator.EUNAUTHORIZED)
 	}
+	groups.want(t, "create with a revoked key", "ahead_missed")
 
 	// Nothing a miss sent was written: the audios created, and X.
 	if got := audioRows(t, s.Pool(), p.ID); got != n+1 {
@@ -129,4 +138,28 @@ func TestPlanAheadChecksWhatItAssumed(t *testing.T) {
 	if got := len(rec.Synthesized()); got != n+1 {
 		t.Fatalf("%d synthesis jobs after %d creates and an update, want %d", got, n, n+1)
 	}
+}
+
+// planRecorder is a postgres.GroupRecorder that keeps the plans recorded.
+type planRecorder struct {
+	mu    sync.Mutex
+	plans []string
+}
+
+func (r *planRecorder) CreateGroup(plan string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.plans = append(r.plans, plan)
+}
+
+// want checks that exactly one group was recorded since the last call, as
+// plan.
+func (r *planRecorder) want(t *testing.T, what, plan string) {
+	t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.plans) != 1 || r.plans[0] != plan {
+		t.Fatalf("%s: groups recorded as %q, want one %q", what, r.plans, plan)
+	}
+	r.plans = nil
 }

@@ -124,9 +124,14 @@ func (s *Store) createGroup(calls []*sqlstore.CreateCall, _ func() []*sqlstore.C
 	// The pool closes a connection left in a transaction.
 	defer conn.Release()
 	markRepeats(batch)
-	if s.createAhead(ctx, conn.Conn(), batch) {
+	plan := s.createAhead(ctx, conn.Conn(), batch)
+	if plan == planAhead {
+		s.recordGroup(plan)
 		return
 	}
+	// The long way: what createAhead tried, if anything, is what it
+	// records.
+	defer s.recordGroup(plan)
 	byProject, read, err := s.readGroup(ctx, conn.Conn(), batch)
 	if err != nil {
 		endGroup(ctx, conn.Conn())

@@ -72,6 +72,16 @@ type Options struct {
 	// tells EffectFunc of its steps once it is committed. The store suite
 	// runs both ways.
 	NoPlanAhead bool
+	// Groups, if not nil, is told how each group of creates ran.
+	Groups GroupRecorder
+}
+
+// GroupRecorder records how each group of creates ran: the plan label is
+// "ahead" for a group planned ahead whose checks held, "ahead_missed" for
+// one whose checks failed and which then ran the long way, and "read" for
+// one that ran the long way from the start (ahead.go).
+type GroupRecorder interface {
+	CreateGroup(plan string)
 }
 
 // Store is the PostgreSQL store. Many processes, on many nodes, may use one
@@ -91,8 +101,9 @@ type Store struct {
 	// creates groups concurrent creates into one transaction (create.go).
 	creates *sqlstore.Creates
 	// ahead is what the last group of creates left, for the next to plan
-	// against (ahead.go).
-	ahead ahead
+	// against (ahead.go); groups is Options.Groups.
+	ahead  ahead
+	groups GroupRecorder
 	// authorizes groups concurrent AuthorizeProject calls into one
 	// statement (project.go).
 	authorizes sqlstore.Group[*authorizeCall]
@@ -146,7 +157,7 @@ func OpenPool(ctx context.Context, url string) (*pgxpool.Pool, error) {
 // New returns the store on pool, which it owns from then on: Close closes
 // it.
 func New(pool *pgxpool.Pool, opts Options) *Store {
-	s := &Store{Now: time.Now, pool: pool, jobs: opts.Jobs, limits: opts.Limits, effect: opts.EffectFunc, ahead: ahead{on: !opts.NoPlanAhead}, analyzeAfter: analyzeAfter}
+	s := &Store{Now: time.Now, pool: pool, jobs: opts.Jobs, limits: opts.Limits, effect: opts.EffectFunc, ahead: ahead{on: !opts.NoPlanAhead}, groups: opts.Groups, analyzeAfter: analyzeAfter}
 	s.creates = sqlstore.NewCreates()
 	s.authorizes.Max = maxAuthorizeGroup
 	s.closing, s.close = context.WithCancel(context.Background())
