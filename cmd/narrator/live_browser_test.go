@@ -27,7 +27,7 @@ func TestLivePlaybackInBrowser(t *testing.T) {
 		func(string) string { return "" }, strings.NewReader(password+"\n"), &out, &errOut); err != nil {
 		t.Fatalf("users create: %v\n%s", err, errOut.String())
 	}
-	s := startServer(t, data, freeAddr(t), "--engine-standin", "800ms")
+	s := startServer(t, data, freeAddr(t), "--engine-standin", "1500ms")
 	ctx := newBrowser(t, chromium)
 	browse(t, ctx, "sign in",
 		chromedp.Navigate(s.base+"/signin"),
@@ -38,9 +38,11 @@ func TestLivePlaybackInBrowser(t *testing.T) {
 		chromedp.WaitNotPresent("#signin-form"),
 	)
 
-	// Twelve short sentences: with two at a time, 800 ms each, the
-	// rendering takes about 5 s, and the audio lasts about 30 s, so that
-	// playback starts long before the rendering ends.
+	// Twelve short sentences: with two at a time, 1.5 s each, the
+	// rendering takes about 9 s, and the audio lasts about 30 s, so that
+	// playback starts long before the rendering ends. At 800 ms a
+	// sentence, a loaded machine once rendered it all in 3.4 s, before
+	// Chromium had started playing.
 	var sentences []string
 	// Sentences of different lengths, as in an article: the stand-in's
 	// tones then differ, and so do the chunks the encoder cuts.
