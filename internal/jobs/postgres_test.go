@@ -14,7 +14,6 @@ import (
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/jobs"
 	"github.com/narrator/narrator/internal/postgres"
-	"github.com/narrator/narrator/internal/postgres/pgtest"
 )
 
 // TestPostgresSynthesisRowAsRiverWritesIt: on PostgreSQL a group of
@@ -101,18 +100,9 @@ func TestPostgresCreateAnnouncesItsJob(t *testing.T) {
 func TestPostgresExpectSynthesisHead(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	url := pgtest.NewDatabase(t, riverTemplate)
-	pool, err := postgres.OpenPool(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, err := jobs.NewPostgres(pool, queueConfig)
-	if err != nil {
-		pool.Close()
-		t.Fatal(err)
-	}
-	st := postgres.New(pool, postgres.Options{Jobs: q, EventBody: eventBody})
-	t.Cleanup(func() { st.Close() })
+	opened, queued, _ := openPostgres(t)
+	st, q := opened.(*postgres.Store), queued.(*jobs.Queue[pgx.Tx])
+	pool := st.Pool()
 	read := func() int64 {
 		t.Helper()
 		var head int64

@@ -64,18 +64,15 @@ func (a *ahead) remember(byProject map[int64]*sqlstore.GroupAccount, g *plannedG
 	if !a.on {
 		return
 	}
-	left := map[*sqlstore.GroupAccount]*sqlstore.GroupAccount{}
+	// planGroup copies what it is given, so the accounts kept are the
+	// group's own: its plan's copy of each account it changed, the
+	// account as read otherwise.
 	a.byProject = make(map[int64]*sqlstore.GroupAccount, len(byProject))
 	for projectID, read := range byProject {
-		acct := left[read]
-		if acct == nil {
-			acct = &sqlstore.GroupAccount{ID: read.ID, Usage: read.Usage}
-			if planned := g.planned[read]; planned != nil {
-				acct.Usage = planned.Usage
-			}
-			left[read] = acct
+		if planned := g.planned[read]; planned != nil {
+			read = planned
 		}
-		a.byProject[projectID] = acct
+		a.byProject[projectID] = read
 	}
 	a.head = head
 }
