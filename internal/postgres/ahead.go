@@ -149,7 +149,10 @@ func groupProjects(batch []*sqlstore.CreateCall) []int64 {
 // with the usage $3 (queued), $4 (media_bytes) and $5 (synthesis_round);
 // or if a live audio holds one of the pairs of a project ($6) and an
 // external ID ($7) (liveExternalID); or if one of the pairs of a project
-// ($8) and an API key's hash ($9) is unauthorized.
+// ($8) and an API key's hash ($9) is unauthorized. The unique index on
+// external IDs would fail the insert of one a live audio holds, but only
+// after waiting for any write that holds it, which may itself wait for
+// these accounts: the lookup reads instead, and never waits.
 const expectSQL = `
 SELECT narrator_expect(
 	(SELECT count(*) = cardinality($1::bigint[]) AND coalesce(bool_and(l.ok), false)
@@ -245,12 +248,21 @@ func (s *Store) createAhead(ctx context.Context, conn *pgx.Conn, batch []*sqlsto
 		e.bytes = append(e.bytes, acct.Usage.MediaBytes)
 		e.rounds = append(e.rounds, acct.Usage.NextRound)
 	}
+	// Each pair of a project and a key once: a group's creates mostly
+	// share both.
+	type pair struct {
+		projectID int64
+		hash      string
+	}
+	keyed := map[pair]bool{}
 	for _, c := range live {
 		if c.Audio.ExternalID != "" {
 			e.probed = append(e.probed, c.Audio.ProjectID)
 			e.externalIDs = append(e.externalIDs, c.Audio.ExternalID)
 		}
-		if c.KeyHash != nil {
+		k := pair{c.Audio.ProjectID, string(c.KeyHash)}
+		if c.KeyHash != nil && !keyed[k] {
+			keyed[k] = true
 			e.keyed = append(e.keyed, c.Audio.ProjectID)
 			e.hashes = append(e.hashes, c.KeyHash)
 		}
