@@ -75,6 +75,8 @@ func (w *Warm) Stderr() *Tail { return w.stderr }
 // (the error then matches ErrHung) or ctx ends (the error is ctx.Err()). If the process
 // stops reading or answering, the error says how it exited, with the tail of its stderr.
 func (w *Warm) Exchange(ctx context.Context, msg string, limit time.Duration, line func(string) (done bool, err error)) error {
+	// A process that died since the last exchange said why on stderr before this one began.
+	before := w.stderr.String()
 	w.stderr.Reset()
 	type reply struct {
 		err error
@@ -112,9 +114,9 @@ func (w *Warm) Exchange(ctx context.Context, msg string, limit time.Duration, li
 		// The process died, or is dying. Wait for its exit status.
 		select {
 		case <-w.exited:
-			return fmt.Errorf("%s %s: %w%s", w.name, w.cmd.ProcessState, r.err, w.stderr.Suffix())
+			return fmt.Errorf("%s %s: %w%s", w.name, w.cmd.ProcessState, r.err, w.lastWords(before))
 		case <-time.After(time.Second):
-			return fmt.Errorf("%s: %w%s", w.name, r.err, w.stderr.Suffix())
+			return fmt.Errorf("%s: %w%s", w.name, r.err, w.lastWords(before))
 		}
 	case <-timer.C:
 		w.Kill()
@@ -125,6 +127,18 @@ func (w *Warm) Exchange(ctx context.Context, msg string, limit time.Duration, li
 		<-replies
 		return ctx.Err()
 	}
+}
+
+// lastWords is the Suffix of what the process wrote on stderr during the exchange or, if it
+// wrote nothing then, of what it wrote before (before): a process that dies between two
+// exchanges writes why before the second begins.
+func (w *Warm) lastWords(before string) string {
+	if s := w.stderr.Suffix(); s != "" {
+		return s
+	}
+	t := &Tail{Size: w.stderr.Size, SkipFunc: w.stderr.SkipFunc}
+	_, _ = t.Write([]byte(before))
+	return t.Suffix()
 }
 
 // Kill kills the process group, waits until the process is reaped and removes its scratch

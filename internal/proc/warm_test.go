@@ -72,6 +72,26 @@ func TestWarmDies(t *testing.T) {
 	}
 }
 
+// A process that dies between two exchanges, saying why on stderr, fails the next exchange
+// with what it said, though the exchange begins after it has died.
+func TestWarmDiedBefore(t *testing.T) {
+	t.Parallel()
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	w, err := proc.StartWarm("crasher", exec.Command("sh", "-c", `echo $$ > "`+pidFile+`"; echo boom >&2; exit 1`), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Kill)
+	proctest.Exited(t, proctest.PID(t, pidFile), "crasher")
+	// Time for the process to be reaped and its stderr copied.
+	time.Sleep(200 * time.Millisecond)
+	var got string
+	err = w.Exchange(t.Context(), "hello\n", 5*time.Second, answer(&got))
+	if err == nil || !strings.Contains(err.Error(), "boom") {
+		t.Errorf("Exchange with a process that had died = %v, want its stderr", err)
+	}
+}
+
 func TestWarmHangAndKill(t *testing.T) {
 	t.Parallel()
 	for _, cancel := range []bool{false, true} {
