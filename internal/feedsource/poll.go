@@ -26,6 +26,7 @@ type Store interface {
 	Source(ctx context.Context, id int64) (*narrator.Source, error)
 	SeenItems(ctx context.Context, sourceID int64, externalIDs []string) (map[string]string, error)
 	ClaimSource(ctx context.Context, id int64, until time.Time) (bool, error)
+	ClaimDueSource(ctx context.Context, id int64, until time.Time) (bool, error)
 	DueSources(ctx context.Context, limit int) ([]int64, error)
 	RecordRead(ctx context.Context, r narrator.SourceRead) error
 	SetSubscription(ctx context.Context, id int64, sub narrator.Subscription) error
@@ -157,7 +158,7 @@ func (p *Poller) RunDue(ctx context.Context) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				ok, err := p.store.ClaimSource(ctx, id, p.opts.Now().Add(Lease))
+				ok, err := p.store.ClaimDueSource(ctx, id, p.opts.Now().Add(Lease))
 				if err != nil {
 					p.opts.Logger.Error("claim feed", "feed_id", id, "err", err)
 				}

@@ -238,19 +238,39 @@ func (s *Store) SeenItems(ctx context.Context, sourceID int64, externalIDs []str
 	return out, nil
 }
 
-const claimSourceSQL = `UPDATE feed_sources SET lease_until = ? WHERE id = ? AND (lease_until IS NULL OR lease_until <= ?)`
+const (
+	claimSourceSQL    = `UPDATE feed_sources SET lease_until = ? WHERE id = ? AND (lease_until IS NULL OR lease_until <= ?)`
+	claimDueSourceSQL = claimSourceSQL + ` AND next_poll_at <= ?`
+)
 
 // ClaimSource leases a feed to the caller until until, so that no other
 // node reads it meanwhile; RecordRead ends the lease. It reports false if
 // another holds an unexpired lease, and returns ENOTFOUND if there is no
 // such feed.
 func (s *Store) ClaimSource(ctx context.Context, id int64, until time.Time) (bool, error) {
+	return s.claimSource(ctx, id, until, false)
+}
+
+// ClaimDueSource is ClaimSource for a scheduled read: it also reports
+// false if the feed is not due, because another node read it since the
+// caller found it due.
+func (s *Store) ClaimDueSource(ctx context.Context, id int64, until time.Time) (bool, error) {
+	return s.claimSource(ctx, id, until, true)
+}
+
+func (s *Store) claimSource(ctx context.Context, id int64, until time.Time, due bool) (bool, error) {
 	tx, err := s.db.BeginWrite(ctx)
 	if err != nil {
 		return false, fmt.Errorf("claim feed %d: %w", id, err)
 	}
 	defer tx.Rollback(ctx)
-	n, err := tx.Exec(ctx, claimSourceSQL, until, id, s.now())
+	now := s.now()
+	var n int64
+	if due {
+		n, err = tx.Exec(ctx, claimDueSourceSQL, until, id, now, now)
+	} else {
+		n, err = tx.Exec(ctx, claimSourceSQL, until, id, now)
+	}
 	if err != nil {
 		return false, fmt.Errorf("claim feed %d: %w", id, err)
 	}

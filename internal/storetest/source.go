@@ -82,8 +82,8 @@ var sourceTests = []test{
 			t.Fatal(err)
 		}
 		wantEqual(t, "due feeds", due, []int64{src.ID})
-		if ok, err := b.store.ClaimSource(ctx, src.ID, b.clock.Now().Add(time.Minute)); err != nil || !ok {
-			t.Fatalf("ClaimSource = %v, %v; want true", ok, err)
+		if ok, err := b.store.ClaimDueSource(ctx, src.ID, b.clock.Now().Add(time.Minute)); err != nil || !ok {
+			t.Fatalf("ClaimDueSource = %v, %v; want true", ok, err)
 		}
 		if ok, err := b.store.ClaimSource(ctx, src.ID, b.clock.Now().Add(time.Minute)); err != nil || ok {
 			t.Fatalf("second ClaimSource = %v, %v; want false", ok, err)
@@ -116,6 +116,16 @@ var sourceTests = []test{
 		// The read ended the lease; the feed is due again at its next poll.
 		if due, err := b.store.DueSources(ctx, 10); err != nil || len(due) != 0 {
 			t.Fatalf("DueSources before the next poll = %v, %v; want none", due, err)
+		}
+		// A node that found the feed due before this read ended claims
+		// nothing; a read asked for now still claims it.
+		if ok, err := b.store.ClaimDueSource(ctx, src.ID, b.clock.Now().Add(time.Minute)); err != nil || ok {
+			t.Fatalf("ClaimDueSource of a feed read since = %v, %v; want false", ok, err)
+		}
+		_, err = b.store.ClaimDueSource(ctx, src.ID+1000, b.clock.Now())
+		wantCode(t, err, narrator.ENOTFOUND)
+		if ok, err := b.store.ClaimSource(ctx, src.ID, b.clock.Now()); err != nil || !ok {
+			t.Fatalf("ClaimSource of a feed not due = %v, %v; want true", ok, err)
 		}
 		b.clock.Advance(10 * time.Minute)
 		if due, err := b.store.DueSources(ctx, 10); err != nil || len(due) != 1 {

@@ -113,6 +113,7 @@ type Store interface {
 	DeleteSource(ctx context.Context, projectID, id int64) error
 	SeenItems(ctx context.Context, sourceID int64, externalIDs []string) (map[string]string, error)
 	ClaimSource(ctx context.Context, id int64, until time.Time) (bool, error)
+	ClaimDueSource(ctx context.Context, id int64, until time.Time) (bool, error)
 	DueSources(ctx context.Context, limit int) ([]int64, error)
 	RecordRead(ctx context.Context, r narrator.SourceRead) error
 	SetSubscription(ctx context.Context, id int64, sub narrator.Subscription) error
