@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -12,23 +13,26 @@ func TestPublicationAndAccess(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	c := mustClient(t, apiKey)
-	if _, err := c.CreateAudio(ctx, projectID, client.NewAudio{Body: "Published when I say.", ExternalID: "publish-1"}); err != nil {
+	// An external ID of this run's own: a draft left by an earlier run
+	// (go test -count) stays a draft when its article is sent again.
+	id := fmt.Sprintf("publish-%d", time.Now().UnixNano())
+	if _, err := c.CreateAudio(ctx, projectID, client.NewAudio{Body: "Published when I say.", ExternalID: id}); err != nil {
 		t.Fatal(err)
 	}
-	p, err := c.Publication(ctx, projectID, "publish-1")
+	p, err := c.Publication(ctx, projectID, id)
 	if err != nil || p.State != client.PublicationPublished || !p.Public {
 		t.Fatalf("Publication = %+v, %v", p, err)
 	}
 	at := time.Date(2999, 1, 2, 3, 4, 5, 0, time.UTC)
-	if p, err = c.SetPublication(ctx, projectID, "publish-1", client.PublicationScheduled, at); err != nil ||
+	if p, err = c.SetPublication(ctx, projectID, id, client.PublicationScheduled, at); err != nil ||
 		p.State != client.PublicationScheduled || p.PublishAt == nil || !p.PublishAt.Equal(at) || p.Public {
 		t.Errorf("SetPublication(scheduled) = %+v, %v", p, err)
 	}
-	if p, err = c.SetPublication(ctx, projectID, "publish-1", client.PublicationDraft, time.Time{}); err != nil || p.State != client.PublicationDraft {
+	if p, err = c.SetPublication(ctx, projectID, id, client.PublicationDraft, time.Time{}); err != nil || p.State != client.PublicationDraft {
 		t.Errorf("SetPublication(draft) = %+v, %v", p, err)
 	}
 	var ce *client.Error
-	if _, err := c.SetPublication(ctx, projectID, "publish-1", "hidden", time.Time{}); !errors.As(err, &ce) || ce.StatusCode != 400 {
+	if _, err := c.SetPublication(ctx, projectID, id, "hidden", time.Time{}); !errors.As(err, &ce) || ce.StatusCode != 400 {
 		t.Errorf("SetPublication(hidden) = %v, want a 400", err)
 	}
 
