@@ -59,6 +59,14 @@ func (q *Queue[TTx]) QueueInsertMany(b *pgx.Batch, jobs []narrator.Job) error {
 	return nil
 }
 
+// Unannounce forgets when inserts were last announced, so that the next
+// QueueInsertMany announces its jobs however soon it comes. A group whose
+// transaction did not commit calls it: the announcement it may have queued
+// was never sent, and the workers would learn of the jobs its retry
+// inserts only at their next poll (Config.PollInterval), a second by
+// default, instead of at once.
+func (q *Queue[TTx]) Unannounce() { q.notified.Store(0) }
+
 // dueToNotify reports whether inserts into the synthesis queue are to be
 // announced now: at most once per notifyEvery, as River's limiter allows.
 func (q *Queue[TTx]) dueToNotify() bool {

@@ -93,6 +93,59 @@ func TestPostgresCreateAnnouncesItsJob(t *testing.T) {
 	}
 }
 
+// TestPostgresMissAnnounces: a group planned ahead that misses rolls back
+// with the announcement it queued; the group that runs the long way after
+// it announces its jobs, although the cooldown since the last announcement
+// has not passed, or idle workers would learn of them only at their next
+// poll.
+func TestPostgresMissAnnounces(t *testing.T) {
+	t.Parallel()
+	b := setup(t, openPostgres)
+	ctx := t.Context()
+	st := b.store.(*postgres.Store)
+	conn, err := st.Pool().Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `LISTEN "public.river_insert"`); err != nil {
+		t.Fatal(err)
+	}
+	create := func(externalID string) {
+		t.Helper()
+		if _, err := st.CreateAudio(ctx, &narrator.Audio{ProjectID: b.audio.ProjectID, ExternalID: externalID, Body: "Hello."}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// drain waits out the cooldown and takes every announcement made.
+	drain := func() {
+		t.Helper()
+		time.Sleep(100 * time.Millisecond)
+		for {
+			wait, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
+			_, err := conn.Conn().WaitForNotification(wait)
+			cancel()
+			if err != nil {
+				return
+			}
+		}
+	}
+	// setup's create ran the long way; this one plans ahead, and holds.
+	create("ahead")
+	drain()
+	// A worker took one of the account's audios off the queue: the next
+	// plan ahead misses, after its announcement was queued.
+	if _, err := st.Pool().Exec(ctx, `UPDATE accounts SET queued = queued - 1 WHERE id = (SELECT account_id FROM projects WHERE id = $1)`, b.audio.ProjectID); err != nil {
+		t.Fatal(err)
+	}
+	create("missed")
+	wait, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if _, err := conn.Conn().WaitForNotification(wait); err != nil {
+		t.Fatalf("no announcement of the create that missed its plan: %v", err)
+	}
+}
+
 // TestPostgresExpectSynthesisHead checks QueueExpectSynthesisHead against
 // QueueSynthesisHead's read, on River's table: it passes for the head
 // read, and fails its transaction, with narrator_expect's code, for any

@@ -615,10 +615,16 @@ func (s *Store) writeGroup(ctx context.Context, conn *pgx.Conn, g *plannedGroup,
 		committed = tag.String() == "COMMIT"
 		return nil
 	})
-	if err := conn.SendBatch(ctx, b).Close(); err != nil && !committed {
-		return fmt.Errorf("write group: %w", err)
-	}
+	err := conn.SendBatch(ctx, b).Close()
 	if !committed {
+		if len(jobs) > 0 {
+			// Its announcement, if it queued one, went with it; the
+			// group's retry announces its jobs.
+			s.jobs.Unannounce()
+		}
+		if err != nil {
+			return fmt.Errorf("write group: %w", err)
+		}
 		return errors.New("write group: the transaction was rolled back at its commit")
 	}
 	for _, m := range media {

@@ -34,6 +34,10 @@ type JobInserter interface {
 	// the jobs of a group of creates, which sends them with its other
 	// writes and its commit in one round trip.
 	QueueInsertMany(b *pgx.Batch, jobs []narrator.Job) error
+	// Unannounce makes the next QueueInsertMany announce its jobs to the
+	// workers: a group that queued jobs and did not commit calls it, as
+	// the announcement it may have queued was not sent.
+	Unannounce()
 	// SynthesisHead returns, as seen in tx, the fair round of the synthesis
 	// job a worker would take next (narrator.FairRound), or 0 when none
 	// waits.

@@ -72,6 +72,8 @@ func (j recorderJobs) QueueInsertMany(b *pgx.Batch, jobs []narrator.Job) error {
 	return nil
 }
 
+func (recorderJobs) Unannounce() {}
+
 func (j recorderJobs) SynthesisHead(context.Context, pgx.Tx) (int64, error) {
 	return j.rec.SynthesisHead(), nil
 }
@@ -118,6 +120,8 @@ func (j tableJobs) QueueInsertMany(b *pgx.Batch, jobs []narrator.Job) error {
 	}
 	return nil
 }
+
+func (tableJobs) Unannounce() {}
 
 func (j tableJobs) SynthesisHead(context.Context, pgx.Tx) (int64, error) {
 	return j.rec.SynthesisHead(), nil
