@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -102,7 +104,11 @@ func TestPostgresMissAnnounces(t *testing.T) {
 	t.Parallel()
 	b := setup(t, openPostgres)
 	ctx := t.Context()
-	st := b.store.(*postgres.Store)
+	// A store of its own, on the same database and queue, that says how
+	// each group ran.
+	groups := &groupPlans{}
+	st := postgres.New(b.store.(*postgres.Store).Pool(), postgres.Options{Jobs: b.queue.(*jobs.Queue[pgx.Tx]), EventBody: eventBody, Groups: groups})
+	t.Cleanup(func() { st.Close() })
 	conn, err := st.Pool().Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -130,7 +136,9 @@ func TestPostgresMissAnnounces(t *testing.T) {
 			}
 		}
 	}
-	// setup's create ran the long way; this one plans ahead, and holds.
+	// The store's first group runs the long way; the next plans ahead,
+	// and holds.
+	create("first")
 	create("ahead")
 	drain()
 	// A worker took one of the account's audios off the queue: the next
@@ -139,11 +147,32 @@ func TestPostgresMissAnnounces(t *testing.T) {
 		t.Fatal(err)
 	}
 	create("missed")
+	if got, want := groups.get(), []string{"read", "ahead", "ahead_missed"}; !slices.Equal(got, want) {
+		t.Fatalf("the groups ran %v; want %v", got, want)
+	}
 	wait, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	if _, err := conn.Conn().WaitForNotification(wait); err != nil {
 		t.Fatalf("no announcement of the create that missed its plan: %v", err)
 	}
+}
+
+// groupPlans records how each group of creates ran (postgres.GroupRecorder).
+type groupPlans struct {
+	mu    sync.Mutex
+	plans []string
+}
+
+func (g *groupPlans) CreateGroup(plan string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.plans = append(g.plans, plan)
+}
+
+func (g *groupPlans) get() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return slices.Clone(g.plans)
 }
 
 // TestPostgresExpectSynthesisHead checks QueueExpectSynthesisHead against

@@ -124,12 +124,17 @@ var sourceTests = []test{
 		}
 		_, err = b.store.ClaimDueSource(ctx, src.ID+1000, b.clock.Now())
 		wantCode(t, err, narrator.ENOTFOUND)
-		if ok, err := b.store.ClaimSource(ctx, src.ID, b.clock.Now()); err != nil || !ok {
+		if ok, err := b.store.ClaimSource(ctx, src.ID, b.clock.Now().Add(time.Minute)); err != nil || !ok {
 			t.Fatalf("ClaimSource of a feed not due = %v, %v; want true", ok, err)
 		}
+		// That lease has ended by the next poll, when the feed is due
+		// again, to the instant.
 		b.clock.Advance(10 * time.Minute)
 		if due, err := b.store.DueSources(ctx, 10); err != nil || len(due) != 1 {
 			t.Fatalf("DueSources at the next poll = %v, %v; want the feed", due, err)
+		}
+		if ok, err := b.store.ClaimDueSource(ctx, src.ID, b.clock.Now().Add(time.Minute)); err != nil || !ok {
+			t.Fatalf("ClaimDueSource at the next poll = %v, %v; want true", ok, err)
 		}
 		// A changed hash replaces the old; counts add up.
 		read.Seen = []narrator.SeenItem{{ExternalID: "feed-1:a", Hash: "h2"}}
