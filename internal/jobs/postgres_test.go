@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/jobs"
 	"github.com/narrator/narrator/internal/postgres"
+	"github.com/narrator/narrator/internal/postgres/pgtest"
 )
 
 // TestPostgresSynthesisRowAsRiverWritesIt: on PostgreSQL a group of
@@ -106,7 +106,7 @@ func TestPostgresMissAnnounces(t *testing.T) {
 	ctx := t.Context()
 	// A store of its own, on the same database and queue, that says how
 	// each group ran.
-	groups := &groupPlans{}
+	groups := &pgtest.Groups{}
 	st := postgres.New(b.store.(*postgres.Store).Pool(), postgres.Options{Jobs: b.queue.(*jobs.Queue[pgx.Tx]), EventBody: eventBody, Groups: groups})
 	t.Cleanup(func() { st.Close() })
 	conn, err := st.Pool().Acquire(ctx)
@@ -147,7 +147,7 @@ func TestPostgresMissAnnounces(t *testing.T) {
 		t.Fatal(err)
 	}
 	create("missed")
-	if got, want := groups.get(), []string{"read", "ahead", "ahead_missed"}; !slices.Equal(got, want) {
+	if got, want := groups.Take(), []string{"read", "ahead", "ahead_missed"}; !slices.Equal(got, want) {
 		t.Fatalf("the groups ran %v; want %v", got, want)
 	}
 	wait, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -155,24 +155,6 @@ func TestPostgresMissAnnounces(t *testing.T) {
 	if _, err := conn.Conn().WaitForNotification(wait); err != nil {
 		t.Fatalf("no announcement of the create that missed its plan: %v", err)
 	}
-}
-
-// groupPlans records how each group of creates ran (postgres.GroupRecorder).
-type groupPlans struct {
-	mu    sync.Mutex
-	plans []string
-}
-
-func (g *groupPlans) CreateGroup(plan string) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.plans = append(g.plans, plan)
-}
-
-func (g *groupPlans) get() []string {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return slices.Clone(g.plans)
 }
 
 // TestPostgresExpectSynthesisHead checks QueueExpectSynthesisHead against

@@ -2,7 +2,6 @@ package postgres_test
 
 import (
 	"crypto/sha256"
-	"sync"
 	"testing"
 
 	"github.com/narrator/narrator"
@@ -24,7 +23,7 @@ func TestPlanAheadChecksWhatItAssumed(t *testing.T) {
 	url := pgtest.NewDatabase(t, migrated)
 	rec := &storetest.Recorder{}
 	opts := withJobs(recorderJobs{rec})
-	groups := &planRecorder{}
+	groups := &pgtest.Groups{}
 	opts.Groups = groups
 	s := mustOpen(t, url, opts)
 	other := mustOpen(t, url, withJobs(recorderJobs{&storetest.Recorder{}}))
@@ -58,7 +57,7 @@ func TestPlanAheadChecksWhatItAssumed(t *testing.T) {
 		if _, misses := postgres.PlanAhead(s); misses != wantMisses {
 			t.Fatalf("%s: %d misses in a row, want %d", what, misses, wantMisses)
 		}
-		groups.want(t, what, map[int]string{0: "ahead", 1: "ahead_missed"}[wantMisses])
+		wantGroup(t, groups, what, map[int]string{0: "ahead", 1: "ahead_missed"}[wantMisses])
 		return a
 	}
 	usage := func() (queued int, round int64) {
@@ -74,13 +73,13 @@ func TestPlanAheadChecksWhatItAssumed(t *testing.T) {
 		if _, created, err := create(""); err != nil || !created {
 			t.Fatalf("created %v, %v", created, err)
 		}
-		groups.want(t, "the group after a miss", "read")
+		wantGroup(t, groups, "the group after a miss", "read")
 	}
 
 	if _, created, err := create(""); err != nil || !created {
 		t.Fatalf("first create: created %v, %v", created, err)
 	}
-	groups.want(t, "first create", "read")
+	wantGroup(t, groups, "first create", "read")
 	wantPlanned("nothing changed", 0)
 
 	// A worker finished two audios of the account.
@@ -116,7 +115,7 @@ func TestPlanAheadChecksWhatItAssumed(t *testing.T) {
 	if _, misses := postgres.PlanAhead(s); misses != 1 {
 		t.Fatalf("%d misses in a row after an external ID was taken, want 1", misses)
 	}
-	groups.want(t, "create of a taken external ID", "ahead_missed")
+	wantGroup(t, groups, "create of a taken external ID", "ahead_missed")
 	skipOne()
 	wantPlanned("after the update", 0)
 
@@ -128,7 +127,7 @@ func TestPlanAheadChecksWhatItAssumed(t *testing.T) {
 	if code := narrator.ErrorCode(err); code != narrator.EUNAUTHORIZED {
 		t.Fatalf("create with a revoked key: %v (code %q), want %q", err, code, narrator.EUNAUTHORIZED)
 	}
-	groups.want(t, "create with a revoked key", "ahead_missed")
+	wantGroup(t, groups, "create with a revoked key", "ahead_missed")
 
 	// Nothing a miss sent was written: the audios created, and X.
 	if got := audioRows(t, s.Pool(), p.ID); got != n+1 {
@@ -140,26 +139,11 @@ func TestPlanAheadChecksWhatItAssumed(t *testing.T) {
 	}
 }
 
-// planRecorder is a postgres.GroupRecorder that keeps the plans recorded.
-type planRecorder struct {
-	mu    sync.Mutex
-	plans []string
-}
-
-func (r *planRecorder) CreateGroup(plan string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.plans = append(r.plans, plan)
-}
-
-// want checks that exactly one group was recorded since the last call, as
-// plan.
-func (r *planRecorder) want(t *testing.T, what, plan string) {
+// wantGroup checks that exactly one group was recorded in groups since the
+// last check, as plan.
+func wantGroup(t *testing.T, groups *pgtest.Groups, what, plan string) {
 	t.Helper()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if len(r.plans) != 1 || r.plans[0] != plan {
-		t.Fatalf("%s: groups recorded as %q, want one %q", what, r.plans, plan)
+	if got := groups.Take(); len(got) != 1 || got[0] != plan {
+		t.Fatalf("%s: groups recorded as %q, want one %q", what, got, plan)
 	}
-	r.plans = nil
 }

@@ -175,3 +175,26 @@ func withDatabase(base *url.URL, name string) string {
 	u.Path = "/" + name
 	return u.String()
 }
+
+// Groups is a postgres.GroupRecorder that keeps how each group of creates
+// ran, for a test to take.
+type Groups struct {
+	mu    sync.Mutex
+	plans []string
+}
+
+// CreateGroup records how a group ran.
+func (g *Groups) CreateGroup(plan string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.plans = append(g.plans, plan)
+}
+
+// Take returns how the groups recorded since the last Take ran, in order.
+func (g *Groups) Take() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	plans := g.plans
+	g.plans = nil
+	return plans
+}
