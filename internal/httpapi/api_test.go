@@ -29,6 +29,8 @@ import (
 // testBundle is a real API server on a real SQLite store with River's
 // queue (not started: jobs are inserted and left alone).
 type testBundle struct {
+	// api is the server that srv serves.
+	api     *httpapi.Server
 	store   *sqlite.Store
 	media   *localfs.Store
 	srv     *httptest.Server
@@ -53,7 +55,7 @@ func setupLimits(t testing.TB, limits narrator.Limits) *testBundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(httpapi.NewServer(httpapi.Deps{
+	api := httpapi.NewServer(httpapi.Deps{
 		Store:       st,
 		MediaURL:    mediaURL,
 		Media:       media,
@@ -63,9 +65,10 @@ func setupLimits(t testing.TB, limits narrator.Limits) *testBundle {
 		Pages: extract.NewReader(fetch.New(fetch.Options{AllowPrivate: true})),
 		// So do feeds.
 		Feeds: feedsource.New(st, feedsource.Options{Client: fetch.New(fetch.Options{AllowPrivate: true})}),
-	}))
+	})
+	srv := httptest.NewServer(api)
 	t.Cleanup(srv.Close)
-	b := &testBundle{store: st, media: media, srv: srv, contract: openapitest.MustLoad(t)}
+	b := &testBundle{api: api, store: st, media: media, srv: srv, contract: openapitest.MustLoad(t)}
 	b.account, b.key = b.newAccount(t, "Acme")
 	b.project = b.newProject(t, b.account)
 	return b

@@ -20,11 +20,11 @@ type route struct {
 	h            http.Handler
 }
 
-// routes registers every route. Each path also gets a method-less pattern
-// that catches the methods it does not support, so that those answers are
-// JSON too, with an Allow header derived from the same list.
-func (s *Server) routes() {
-	routes := []route{
+// routeTable returns every route of the API. A route whose path names a
+// project names it {project_id}, which authedAs checks against the API
+// key's account (TestRoutesDocumented).
+func (s *Server) routeTable() []route {
+	return []route{
 		{"GET", "/api/v3/projects", s.handle(s.authed(s.listProjects))},
 		{"POST", "/api/v3/projects/{project_id}/audio", s.handle(s.authedLate(s.createAudio))},
 		{"GET", "/api/v3/projects/{project_id}/audio", s.handle(s.authed(s.listAudios))},
@@ -65,8 +65,15 @@ func (s *Server) routes() {
 		// The OpenAPI document of all of the above, public and cacheable.
 		{"GET", "/api/v3/openapi.json", openapi.NewHandler()},
 	}
+}
+
+// routes registers every route of routeTable. Each path also gets a
+// method-less pattern that catches the methods it does not support, so
+// that those answers are JSON too, with an Allow header derived from the
+// same table.
+func (s *Server) routes() {
 	methods := make(map[string][]string) // path → the methods it supports
-	for _, rt := range routes {
+	for _, rt := range s.routeTable() {
 		s.mux.Handle(rt.method+" "+rt.path, rt.h)
 		methods[rt.path] = append(methods[rt.path], rt.method)
 	}

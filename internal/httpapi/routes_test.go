@@ -9,8 +9,39 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/narrator/narrator/internal/httpapi"
 	"github.com/narrator/narrator/internal/openapitest"
 )
+
+// TestRoutesDocumented checks the routes against the OpenAPI document the
+// other way round from TestAllowedMethods: every route the server serves
+// is an operation of the document, so that a new endpoint cannot go
+// undocumented. It also checks that every route whose path names a
+// project names it {project_id}: authedAs checks that parameter, and only
+// it, against the API key's account.
+func TestRoutesDocumented(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	doc := openapitest.MustLoad(t).Doc()
+	patterns := httpapi.RoutePatterns(b.api)
+	if len(patterns) < 15 {
+		t.Fatalf("%d routes; is RoutePatterns the route table?", len(patterns))
+	}
+	for _, p := range patterns {
+		method, path, _ := strings.Cut(p, " ")
+		if rest, ok := strings.CutPrefix(path, "/api/v3/projects/"); ok && rest != "" && !strings.HasPrefix(rest, "{project_id}") {
+			t.Errorf("%s: a project's path names it %q, not {project_id}", p, strings.SplitN(rest, "/", 2)[0])
+		}
+		item := doc.Paths.Value(path)
+		if item == nil {
+			t.Errorf("%s: the OpenAPI document has no path %s", p, path)
+			continue
+		}
+		if item.GetOperation(method) == nil {
+			t.Errorf("%s: the OpenAPI document has no %s operation on %s", p, method, path)
+		}
+	}
+}
 
 // TestAllowedMethods tries every method on every API path of the OpenAPI
 // document. A method the document lists for the path reaches a handler; any
@@ -19,7 +50,7 @@ import (
 func TestAllowedMethods(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	ids := strings.NewReplacer("{project_id}", fmt.Sprint(b.project.ID), "{audio_id}", "1", "{rule_id}", "1", "{webhook_id}", "1", "{delivery_id}", "1")
+	ids := strings.NewReplacer("{project_id}", fmt.Sprint(b.project.ID), "{audio_id}", "1", "{rule_id}", "1", "{webhook_id}", "1", "{delivery_id}", "1", "{feed_id}", "1")
 	methods := []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
 	paths := 0
 	for path, item := range openapitest.MustLoad(t).Doc().Paths.Map() {
