@@ -463,6 +463,35 @@ func TestStoreErrors(t *testing.T) {
 	}
 }
 
+// TestStoreUnavailable checks the answer, on a real S3 store, while its
+// server cannot serve (503 SlowDown) and then cannot be reached: a 503 with
+// Retry-After and the JSON error body, not a 500.
+func TestStoreUnavailable(t *testing.T) {
+	t.Parallel()
+	p, opts := s3test.NewProxy(t, s3test.Options(t))
+	store := mustS3(t, opts)
+	if err := store.Put(t.Context(), mp3Key, strings.NewReader("mp3")); err != nil {
+		t.Fatal(err)
+	}
+	h := mediaserve.New(store, mediaserve.Options{})
+	if rec := do(h, http.MethodGet, "/"+mp3Key, nil); rec.Code != http.StatusOK {
+		t.Fatalf("GET before the fault: %d %s", rec.Code, rec.Body)
+	}
+	for _, fault := range []struct {
+		name  string
+		start func()
+	}{{"answering 503", p.Fail}, {"unreachable", p.Cut}} {
+		t.Run(fault.name, func(t *testing.T) {
+			fault.start()
+			rec := do(h, http.MethodGet, "/"+mp3Key, nil)
+			checkErrorBody(t, rec, http.StatusServiceUnavailable, 50)
+			if rec.Header().Get("Retry-After") == "" {
+				t.Error("no Retry-After")
+			}
+		})
+	}
+}
+
 // TestLivePlaylist checks that a live playlist, which is rewritten as its
 // audio grows, is served to be revalidated on every reload, by ETag only,
 // while the segments beside it stay immutable.

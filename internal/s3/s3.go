@@ -18,6 +18,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -196,6 +198,7 @@ func New(ctx context.Context, opts Options) (*Store, error) {
 		Secure:       endpoint.Scheme == "https",
 		Region:       opts.Region,
 		BucketLookup: lookup,
+		MaxRetries:   maxRetries,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("s3: client for %s: %w", endpoint.Host, err)
@@ -228,7 +231,7 @@ func (s *Store) Ping(ctx context.Context) error {
 	ok, err := s.client.BucketExists(ctx, s.bucket)
 	switch {
 	case err != nil:
-		return fmt.Errorf("s3: ping bucket %q: %w", s.bucket, err)
+		return unavailable(ctx, fmt.Errorf("s3: ping bucket %q: %w", s.bucket, err))
 	case !ok:
 		return fmt.Errorf("s3: ping: bucket %q does not exist", s.bucket)
 	}
@@ -242,7 +245,7 @@ func (s *Store) Ping(ctx context.Context) error {
 // r's error if r fails, and ctx's error if ctx ends while r is being read;
 // in all three cases nothing is stored.
 func (s *Store) Put(ctx context.Context, key string, r io.Reader) (err error) {
-	defer wrap(&err, "s3: put %q", key)
+	defer wrap(ctx, &err, "s3: put %q", key)
 	name, err := s.objectName(key)
 	if err != nil {
 		return err
@@ -291,7 +294,7 @@ func (s *Store) putSmall(ctx context.Context, name string, data []byte, opts min
 // reader. It returns an error matching narrator.ErrBlobNotFound if no object
 // exists at key, and an EINVALID *narrator.Error for a bad key.
 func (s *Store) Open(ctx context.Context, key string) (_ io.ReadSeekCloser, _ narrator.BlobInfo, err error) {
-	defer wrap(&err, "s3: open %q", key)
+	defer wrap(ctx, &err, "s3: open %q", key)
 	name, err := s.objectName(key)
 	if err != nil {
 		return nil, narrator.BlobInfo{}, err
@@ -319,7 +322,7 @@ func (s *Store) Open(ctx context.Context, key string) (_ io.ReadSeekCloser, _ na
 // Delete removes the object at key. A missing object is not an error. It
 // returns an EINVALID *narrator.Error for a bad key.
 func (s *Store) Delete(ctx context.Context, key string) (err error) {
-	defer wrap(&err, "s3: delete %q", key)
+	defer wrap(ctx, &err, "s3: delete %q", key)
 	name, err := s.objectName(key)
 	if err != nil {
 		return err
@@ -337,7 +340,7 @@ func (s *Store) Delete(ctx context.Context, key string) (err error) {
 // returns an EINVALID *narrator.Error for an empty or bad prefix, so it can
 // never remove the whole store.
 func (s *Store) DeletePrefix(ctx context.Context, prefix string) (err error) {
-	defer wrap(&err, "s3: delete prefix %q", prefix)
+	defer wrap(ctx, &err, "s3: delete prefix %q", prefix)
 	name, err := s.objectName(strings.TrimSuffix(prefix, "/"))
 	if err != nil {
 		return err
@@ -394,9 +397,42 @@ func (c ctxReader) Read(p []byte) (int, error) {
 }
 
 // wrap prefixes a non-nil *err with a formatted context, keeping the chain
-// for errors.Is and errors.As.
-func wrap(err *error, format string, args ...any) {
+// for errors.Is and errors.As, and marks it as unavailable does.
+func wrap(ctx context.Context, err *error, format string, args ...any) {
 	if *err != nil {
-		*err = fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), *err)
+		*err = unavailable(ctx, fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), *err))
 	}
+}
+
+// maxRetries bounds the SDK's retries of a request that failed for the
+// network or a 5xx answer (its default is 10, some 4 s of back-off at
+// most): while the server cannot be reached, a request for media then
+// fails within about a second, with a 503, instead of hanging.
+const maxRetries = 3
+
+// unavailable returns err marked narrator.EUNAVAILABLE when it says that
+// the S3 server cannot be reached or cannot serve just now: no connection
+// could be made, or one broke (a net.Error, an unexpected end of the
+// answer), or the server answered 500, 502, 503 or 504 (InternalError,
+// SlowDown, ServiceUnavailable), each after the SDK's retries. An error
+// that already has a code (a bad key, ErrBlobNotFound), the caller's
+// cancellation and the caller's own deadline are returned as they are.
+func unavailable(ctx context.Context, err error) error {
+	if err == nil || ctx.Err() != nil || narrator.ErrorCode(err) != narrator.EINTERNAL {
+		return err
+	}
+	var (
+		resp   minio.ErrorResponse
+		netErr net.Error
+	)
+	switch {
+	case errors.As(err, &resp):
+		switch resp.StatusCode {
+		case http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+			return narrator.Unavailable(err)
+		}
+	case errors.As(err, &netErr), errors.Is(err, io.ErrUnexpectedEOF):
+		return narrator.Unavailable(err)
+	}
+	return err
 }

@@ -227,3 +227,39 @@ func TestParseURLErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestUnavailable checks that the store marks narrator.EUNAVAILABLE the
+// errors that say the server cannot serve just now, a 503 (after the SDK's
+// retries) and a server that cannot be reached, and those only: a missing
+// object stays ErrBlobNotFound and a bad key EINVALID.
+func TestUnavailable(t *testing.T) {
+	t.Parallel()
+	p, opts := s3test.NewProxy(t, s3test.Options(t))
+	s := mustNew(t, opts)
+	mustPut(t, s, "a/1.mp3", "one")
+	ctx := t.Context()
+	if _, _, err := s.Open(ctx, "a/missing.mp3"); !errors.Is(err, narrator.ErrBlobNotFound) || narrator.ErrorCode(err) == narrator.EUNAVAILABLE {
+		t.Fatalf("Open of a missing object: %v (code %s), want ErrBlobNotFound", err, narrator.ErrorCode(err))
+	}
+	for _, fault := range []struct {
+		name  string
+		start func()
+	}{{"answering 503", p.Fail}, {"unreachable", p.Cut}} {
+		fault.start()
+		calls := map[string]error{
+			"Ping":         s.Ping(ctx),
+			"Put":          s.Put(ctx, "a/2.mp3", strings.NewReader("two")),
+			"Delete":       s.Delete(ctx, "a/1.mp3"),
+			"DeletePrefix": s.DeletePrefix(ctx, "a"),
+		}
+		_, _, calls["Open"] = s.Open(ctx, "a/1.mp3")
+		for name, err := range calls {
+			if got := narrator.ErrorCode(err); got != narrator.EUNAVAILABLE {
+				t.Errorf("%s, %s: %v (code %q), want %s", fault.name, name, err, got, narrator.EUNAVAILABLE)
+			}
+		}
+		if _, _, err := s.Open(ctx, "../x.mp3"); narrator.ErrorCode(err) != narrator.EINVALID {
+			t.Errorf("%s, Open of a bad key: %v, want EINVALID", fault.name, err)
+		}
+	}
+}

@@ -13,8 +13,14 @@ package s3test
 import (
 	"context"
 	"crypto/rand"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -75,4 +81,48 @@ func New(tb testing.TB) *s3.Store {
 		tb.Fatalf("%v (scripts/services.sh's start_versitygw creates the test bucket)", err)
 	}
 	return s
+}
+
+// Proxy stands between a store and TEST_S3_URL's server, for tests of what
+// the store does when the server fails: it passes every request on, with
+// its Host header, so that signatures hold, until Fail or Cut.
+type Proxy struct {
+	srv  *httptest.Server
+	fail atomic.Bool
+}
+
+// NewProxy starts a Proxy to the server of opts, which it returns pointed
+// at the proxy, and closes the proxy when tb ends.
+func NewProxy(tb testing.TB, opts s3.Options) (*Proxy, s3.Options) {
+	tb.Helper()
+	target, err := url.Parse(opts.Endpoint)
+	if err != nil {
+		tb.Fatalf("endpoint %q: %v", opts.Endpoint, err)
+	}
+	p := &Proxy{}
+	pass := httputil.NewSingleHostReverseProxy(target)
+	p.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p.fail.Load() {
+			// S3's answer to a server that cannot take the request now.
+			w.Header().Set("Content-Type", "application/xml")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>`)
+			return
+		}
+		pass.ServeHTTP(w, r)
+	}))
+	tb.Cleanup(p.srv.Close)
+	opts.Endpoint = p.srv.URL
+	return p, opts
+}
+
+// Fail makes the proxy answer every request 503 SlowDown, as S3 does when
+// it cannot serve.
+func (p *Proxy) Fail() { p.fail.Store(true) }
+
+// Cut closes the proxy's connections and its listener: the server can no
+// longer be reached.
+func (p *Proxy) Cut() {
+	p.srv.CloseClientConnections()
+	p.srv.Listener.Close()
 }
