@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/narrator/narrator/internal/postgres"
+
+	"github.com/narrator/narrator/internal/proctest"
 )
 
 // Template is a database that tests get copies of.
@@ -54,10 +56,7 @@ func URL(tb testing.TB) string {
 	tb.Helper()
 	u := os.Getenv("TEST_POSTGRES_URL")
 	if u == "" {
-		if os.Getenv("NARRATOR_TEST_FULL") == "1" {
-			tb.Fatal("TEST_POSTGRES_URL is not set, and NARRATOR_TEST_FULL=1 forbids skipping PostgreSQL tests")
-		}
-		tb.Skip("TEST_POSTGRES_URL is not set")
+		proctest.Missing(tb, "PostgreSQL (TEST_POSTGRES_URL is not set)", "scripts/test.sh starts a server and sets TEST_POSTGRES_URL")
 	}
 	return u
 }

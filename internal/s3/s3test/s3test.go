@@ -34,10 +34,7 @@ func URL(tb testing.TB) string {
 	tb.Helper()
 	raw := os.Getenv("TEST_S3_URL")
 	if raw == "" {
-		if proctest.Full() {
-			tb.Fatal("TEST_S3_URL is not set; scripts/test.sh starts an S3 server and sets it")
-		}
-		tb.Skip("TEST_S3_URL is not set; set NARRATOR_TEST_FULL=1 to make this a failure")
+		proctest.Missing(tb, "an S3 server (TEST_S3_URL is not set)", "scripts/test.sh starts versitygw and sets TEST_S3_URL")
 	}
 	return raw
 }
