@@ -179,17 +179,9 @@ func openSQLiteWith(t *testing.T, cfg jobs.Config) (store, queue, riverDB) {
 }
 
 // riverTemplate is a database with the store's and River's schemas.
-var riverTemplate = pgtest.Template{Name: "river", Prepare: func(ctx context.Context, url string) error {
-	st, err := postgres.Open(ctx, url, postgres.Options{})
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	if err := st.Migrate(ctx); err != nil {
-		return err
-	}
+var riverTemplate = pgtest.Migrated("river", func(ctx context.Context, st *postgres.Store) error {
 	return jobs.MigratePostgres(ctx, st.Pool())
-}}
+})
 
 func openPostgres(t *testing.T) (store, queue, riverDB) {
 	url := pgtest.NewDatabase(t, riverTemplate)

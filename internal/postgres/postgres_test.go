@@ -28,18 +28,10 @@ var _ storetest.SchemaStore = (*postgres.Store)(nil)
 const createTestJobsSQL = `CREATE TABLE test_jobs (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, job text NOT NULL)`
 
 // migrated is a migrated database with the test_jobs table.
-var migrated = pgtest.Template{Name: "store", Prepare: func(ctx context.Context, url string) error {
-	s, err := postgres.Open(ctx, url, postgres.Options{})
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	if err := s.Migrate(ctx); err != nil {
-		return err
-	}
-	_, err = s.Pool().Exec(ctx, createTestJobsSQL)
+var migrated = pgtest.Migrated("store", func(ctx context.Context, s *postgres.Store) error {
+	_, err := s.Pool().Exec(ctx, createTestJobsSQL)
 	return err
-}}
+})
 
 // recorderJobs passes jobs to a storetest.Recorder.
 type recorderJobs struct{ rec *storetest.Recorder }

@@ -104,13 +104,7 @@ func TestCreatesSurviveKill(t *testing.T) {
 // createUntilKilled is the child: it creates audios from 16 goroutines until
 // it is killed, printing each acknowledged ID on a line of its own.
 func createUntilKilled(t *testing.T, path string) {
-	s, err := Open(context.Background(), path, withJobs(tableJobs{&storetest.Recorder{}}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Migrate(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	s := mustOpenPath(t, path, withJobs(tableJobs{&storetest.Recorder{}}))
 	var mu sync.Mutex
 	out := bufio.NewWriter(os.Stdout)
 	var wg sync.WaitGroup

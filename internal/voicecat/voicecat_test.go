@@ -2,13 +2,14 @@ package voicecat_test
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/jobs"
 	"github.com/narrator/narrator/internal/sqlite"
+	"github.com/narrator/narrator/internal/sqlite/sqlitetest"
 	"github.com/narrator/narrator/internal/voicecat"
 )
 
@@ -35,14 +36,7 @@ func (l *failingLister) ListInstalledVoices(context.Context) ([]*narrator.Instal
 
 func TestSource(t *testing.T) {
 	ctx := t.Context()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "db"), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	st, _ := sqlitetest.Open(t, sqlite.Options{}, jobs.Config{})
 	src := voicecat.New(st, time.Hour, nil)
 	if _, ok := src.Catalog(ctx).Lookup("en_US", "Amy"); ok {
 		t.Fatal("Amy in the catalog before she is installed")
