@@ -404,10 +404,11 @@ func wrap(ctx context.Context, err *error, format string, args ...any) {
 	}
 }
 
-// maxRetries bounds the SDK's retries of a request that failed for the
-// network or a 5xx answer (its default is 10, some 4 s of back-off at
-// most): while the server cannot be reached, a request for media then
-// fails within about a second, with a 503, instead of hanging.
+// maxRetries bounds the SDK's tries of a request that fails for the
+// network or a 5xx answer (its default is 10, with up to some 8 s of
+// back-off between them): while the server cannot be reached, a request
+// for media then fails within about a second, with a 503, instead of
+// hanging.
 const maxRetries = 3
 
 // unavailable returns err marked narrator.EUNAVAILABLE when it says that
