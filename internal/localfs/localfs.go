@@ -287,9 +287,26 @@ func (c ctxReader) Read(p []byte) (int, error) {
 }
 
 // wrap prefixes a non-nil *err with a formatted context, keeping the chain
-// for errors.Is and errors.As.
+// for errors.Is and errors.As, and marks narrator.EUNAVAILABLE the error of
+// a disk that fails or is full (unavailableErrnos), as the SQLite store
+// marks its database's: the request may succeed later, once an operator
+// has freed space or replaced the disk.
 func wrap(err *error, format string, args ...any) {
-	if *err != nil {
-		*err = fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), *err)
+	if *err == nil {
+		return
+	}
+	*err = fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), *err)
+	if narrator.ErrorCode(*err) != narrator.EINTERNAL {
+		return
+	}
+	for _, errno := range unavailableErrnos {
+		if errors.Is(*err, errno) {
+			*err = narrator.Unavailable(*err)
+			return
+		}
 	}
 }
+
+// unavailableErrnos are the errors of a disk that fails (EIO) or is full
+// (ENOSPC, EDQUOT).
+var unavailableErrnos = []syscall.Errno{syscall.EIO, syscall.ENOSPC, syscall.EDQUOT}
