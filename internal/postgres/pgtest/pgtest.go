@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/narrator/narrator/internal/postgres"
-
 	"github.com/narrator/narrator/internal/proctest"
 )
 
