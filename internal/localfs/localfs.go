@@ -307,6 +307,7 @@ func wrap(err *error, format string, args ...any) {
 	}
 }
 
-// unavailableErrnos are the errors of a disk that fails (EIO) or is full
-// (ENOSPC, EDQUOT).
-var unavailableErrnos = []syscall.Errno{syscall.EIO, syscall.ENOSPC, syscall.EDQUOT}
+// unavailableErrnos are the errors of a disk that fails (EIO, and EROFS:
+// ext4 remounts itself read-only after errors) or is full (ENOSPC,
+// EDQUOT).
+var unavailableErrnos = []syscall.Errno{syscall.EIO, syscall.EROFS, syscall.ENOSPC, syscall.EDQUOT}

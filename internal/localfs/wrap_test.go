@@ -21,6 +21,7 @@ func TestWrapMarksDiskErrors(t *testing.T) {
 		{&fs.PathError{Op: "write", Path: "/media/a", Err: syscall.EIO}, narrator.EUNAVAILABLE},
 		{&fs.PathError{Op: "write", Path: "/media/a", Err: syscall.ENOSPC}, narrator.EUNAVAILABLE},
 		{&fs.PathError{Op: "write", Path: "/media/a", Err: syscall.EDQUOT}, narrator.EUNAVAILABLE},
+		{&fs.PathError{Op: "open", Path: "/media/a", Err: syscall.EROFS}, narrator.EUNAVAILABLE},
 		{&fs.PathError{Op: "open", Path: "/media/a", Err: syscall.ENOENT}, narrator.EINTERNAL},
 		{&fs.PathError{Op: "open", Path: "/media/a", Err: syscall.EACCES}, narrator.EINTERNAL},
 		{narrator.Errorf(narrator.EINVALID, "bad key"), narrator.EINVALID},

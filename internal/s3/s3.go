@@ -15,6 +15,7 @@ package s3
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -23,6 +24,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
@@ -177,9 +179,12 @@ func (o Options) validate() (*url.URL, error) {
 
 // Store is a media store in an S3 bucket. It is safe for concurrent use.
 type Store struct {
-	client *minio.Client
-	bucket string
-	prefix string // "" or ends with "/"
+	// client writes, deletes and lists, with the SDK's retries; reads
+	// opens objects and pings for requests that wait on the answer,
+	// with fewer tries and a shorter dial (readRetries).
+	client, reads *minio.Client
+	bucket        string
+	prefix        string // "" or ends with "/"
 }
 
 // New returns a Store for the bucket and prefix of opts. It checks that the
@@ -193,13 +198,24 @@ func New(ctx context.Context, opts Options) (*Store, error) {
 	if opts.PathStyle {
 		lookup = minio.BucketLookupPath
 	}
-	client, err := minio.New(endpoint.Host, &minio.Options{
+	secure := endpoint.Scheme == "https"
+	clientOpts := minio.Options{
 		Creds:        credentials.NewStaticV4(opts.AccessKeyID, opts.SecretAccessKey, ""),
-		Secure:       endpoint.Scheme == "https",
+		Secure:       secure,
 		Region:       opts.Region,
 		BucketLookup: lookup,
-		MaxRetries:   maxRetries,
-	})
+	}
+	client, err := minio.New(endpoint.Host, &clientOpts)
+	if err != nil {
+		return nil, fmt.Errorf("s3: client for %s: %w", endpoint.Host, err)
+	}
+	transport, err := minio.DefaultTransport(secure)
+	if err != nil {
+		return nil, fmt.Errorf("s3: transport for %s: %w", endpoint.Host, err)
+	}
+	transport.DialContext = (&net.Dialer{Timeout: readDialTimeout, KeepAlive: 30 * time.Second}).DialContext
+	clientOpts.Transport, clientOpts.MaxRetries = transport, readRetries
+	reads, err := minio.New(endpoint.Host, &clientOpts)
 	if err != nil {
 		return nil, fmt.Errorf("s3: client for %s: %w", endpoint.Host, err)
 	}
@@ -210,7 +226,7 @@ func New(ctx context.Context, opts Options) (*Store, error) {
 	if !ok {
 		return nil, fmt.Errorf("s3: bucket %q does not exist at %s", opts.Bucket, endpoint.Host)
 	}
-	s := &Store{client: client, bucket: opts.Bucket}
+	s := &Store{client: client, reads: reads, bucket: opts.Bucket}
 	if opts.Prefix != "" {
 		s.prefix = opts.Prefix + "/"
 	}
@@ -228,7 +244,7 @@ func (s *Store) objectName(key string) (string, error) {
 // Ping checks that the bucket exists and the credentials reach it: one
 // HEAD request, which S3 bills as a read.
 func (s *Store) Ping(ctx context.Context) error {
-	ok, err := s.client.BucketExists(ctx, s.bucket)
+	ok, err := s.reads.BucketExists(ctx, s.bucket)
 	switch {
 	case err != nil:
 		return unavailable(ctx, fmt.Errorf("s3: ping bucket %q: %w", s.bucket, err))
@@ -302,7 +318,7 @@ func (s *Store) Open(ctx context.Context, key string) (_ io.ReadSeekCloser, _ na
 	if err := ctx.Err(); err != nil {
 		return nil, narrator.BlobInfo{}, err
 	}
-	obj, err := s.client.GetObject(ctx, s.bucket, name, minio.GetObjectOptions{})
+	obj, err := s.reads.GetObject(ctx, s.bucket, name, minio.GetObjectOptions{})
 	if err != nil {
 		return nil, narrator.BlobInfo{}, err
 	}
@@ -397,34 +413,45 @@ func (c ctxReader) Read(p []byte) (int, error) {
 }
 
 // wrap prefixes a non-nil *err with a formatted context, keeping the chain
-// for errors.Is and errors.As, and marks it as unavailable does.
+// for errors.Is and errors.As, and passes it through unavailable.
 func wrap(ctx context.Context, err *error, format string, args ...any) {
 	if *err != nil {
 		*err = unavailable(ctx, fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), *err))
 	}
 }
 
-// maxRetries bounds the SDK's tries of a request that fails for the
-// network or a 5xx answer (its default is 10, with up to some 8 s of
-// back-off between them): while the server cannot be reached, a request
-// for media then fails within about a second, with a 503, instead of
-// hanging.
-const maxRetries = 3
+// readRetries bounds the SDK's tries of an Open or a Ping that fails for
+// the network or a 5xx answer (its default is 10, with up to some 8 s of
+// back-off between them), and readDialTimeout each try's connection (30 s
+// by default): while the server cannot be reached, a request for media
+// then fails within seconds, with a 503, instead of hanging. Writes keep
+// the SDK's defaults: a part of a multipart upload from a stream cannot be
+// sent again once its upload is given up.
+const (
+	readRetries     = 3
+	readDialTimeout = 3 * time.Second
+)
 
 // unavailable returns err marked narrator.EUNAVAILABLE when it says that
-// the S3 server cannot be reached or cannot serve just now: no connection
-// could be made, or one broke (a net.Error, an unexpected end of the
-// answer), or the server answered 500, 502, 503 or 504 (InternalError,
-// SlowDown, ServiceUnavailable), each after the SDK's retries. An error
-// that already has a code (a bad key, ErrBlobNotFound), the caller's
-// cancellation and the caller's own deadline are returned as they are.
+// the S3 server cannot be reached or cannot serve just now, after the
+// SDK's retries: the server answered 500, 502, 503 or 504 (InternalError,
+// SlowDown, ServiceUnavailable); or a connection could not be made, or
+// broke, or timed out (a *net.OpError, a timeout, an answer cut short). A
+// name that does not resolve, a certificate refused and any other error
+// say the configuration is wrong, not that the server is away: they are
+// returned as they are, as are an error with a code (a bad key), the
+// caller's cancellation and the caller's own deadline.
 func unavailable(ctx context.Context, err error) error {
 	if err == nil || ctx.Err() != nil || narrator.ErrorCode(err) != narrator.EINTERNAL {
 		return err
 	}
 	var (
-		resp   minio.ErrorResponse
-		netErr net.Error
+		resp    minio.ErrorResponse
+		certErr *tls.CertificateVerificationError
+		dnsErr  *net.DNSError
+		opErr   *net.OpError
+		netErr  net.Error
+		urlErr  *url.Error
 	)
 	switch {
 	case errors.As(err, &resp):
@@ -432,7 +459,10 @@ func unavailable(ctx context.Context, err error) error {
 		case http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 			return narrator.Unavailable(err)
 		}
-	case errors.As(err, &netErr), errors.Is(err, io.ErrUnexpectedEOF):
+	case errors.As(err, &certErr), errors.As(err, &dnsErr) && dnsErr.IsNotFound:
+		// The configuration is wrong, not the server away.
+	case errors.As(err, &opErr), errors.As(err, &netErr) && netErr.Timeout(),
+		errors.As(err, &urlErr) && (errors.Is(urlErr, io.EOF) || errors.Is(urlErr, io.ErrUnexpectedEOF)):
 		return narrator.Unavailable(err)
 	}
 	return err

@@ -120,6 +120,6 @@ func (p *Proxy) Fail() { p.fail.Store(true) }
 // Cut closes the proxy's connections and its listener: the server can no
 // longer be reached.
 func (p *Proxy) Cut() {
-	p.srv.CloseClientConnections()
 	p.srv.Listener.Close()
+	p.srv.CloseClientConnections()
 }
