@@ -104,9 +104,9 @@ func NewDatabase(tb testing.TB, tmpl Template) string {
 }
 
 // Migrated returns a Template named name whose database has the store's
-// schema, then whatever then, if not nil, adds on the store (River's
-// tables, a table of a test's own): the one recipe of a migrated
-// PostgreSQL database for tests.
+// schema, then whatever then adds on the store (River's tables, a table of
+// a test's own): the one recipe of a migrated PostgreSQL database for
+// tests.
 func Migrated(name string, then func(context.Context, *postgres.Store) error) Template {
 	return Template{Name: name, Prepare: func(ctx context.Context, url string) error {
 		s, err := postgres.Open(ctx, url, postgres.Options{})
@@ -116,9 +116,6 @@ func Migrated(name string, then func(context.Context, *postgres.Store) error) Te
 		defer s.Close()
 		if err := s.Migrate(ctx); err != nil {
 			return err
-		}
-		if then == nil {
-			return nil
 		}
 		return then(ctx, s)
 	}}
