@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
+	"net/url"
 	"slices"
 	"sort"
 	"strconv"
@@ -109,27 +110,56 @@ type Subscription struct {
 	Hub   string // the hub's URL; "" when the feed advertises none
 	Topic string // the feed's URL as the hub knows it (its rel=self)
 	// Secret signs the hub's pushes (X-Hub-Signature); it never leaves
-	// the server but in the subscription request.
+	// the server but in the subscription request, and only to an https
+	// hub.
 	Secret string
 	// RequestedAt is when Narrator last asked the hub; ExpiresAt when the
 	// lease the hub granted ends, zero until the hub verifies it.
 	RequestedAt, ExpiresAt time.Time
+	// Pending is the request Narrator sent the hub that the hub has not
+	// verified yet; zero when there is none. Only it can be verified.
+	Pending WebSubRequest
 }
 
-// WebSubLease is the lease Narrator asks a hub for.
+// WebSubRequest is a request Narrator sent a hub: its mode (WebSubSubscribe
+// or WebSubUnsubscribe), its topic, and when it was sent.
+type WebSubRequest struct {
+	Mode   string
+	Topic  string
+	SentAt time.Time
+}
+
+// Modes of a WebSub request.
+const (
+	WebSubSubscribe   = "subscribe"
+	WebSubUnsubscribe = "unsubscribe"
+)
+
+// WebSubLease is the lease Narrator asks a hub for, and the longest it
+// records whatever the hub grants: a lease is renewed in its last quarter,
+// so a longer one would only keep a forgotten subscription alive.
 const WebSubLease = 10 * 24 * time.Hour
 
 // webSubRetry is how long an unverified request waits before it is
-// made again.
+// made again, and how long a hub has to verify it.
 const webSubRetry = time.Hour
 
+// WebSubHub reports whether Narrator subscribes at hub: an https URL only,
+// since the subscription request carries the secret that authenticates the
+// hub's pushes, and a plain-http hub would let anyone on the way read it
+// and sign pushes of their own.
+func WebSubHub(hub string) bool {
+	u, err := url.Parse(hub)
+	return err == nil && u.Scheme == "https" && u.Host != ""
+}
+
 // Subscribe reports whether a read at now that found hub and topic
-// advertised should ask the hub for a subscription: a new hub or topic, a
-// request the hub never verified after webSubRetry, or a lease in its last
-// quarter.
+// advertised should ask the hub for a subscription: an https hub
+// (WebSubHub) that is new, or a new topic, a request the hub never
+// verified after webSubRetry, or a lease in its last quarter.
 func (s *Subscription) Subscribe(hub, topic string, now time.Time) bool {
 	switch {
-	case hub == "":
+	case hub == "" || !WebSubHub(hub):
 		return false
 	case hub != s.Hub || topic != s.Topic || s.Secret == "":
 		return true
@@ -138,6 +168,70 @@ func (s *Subscription) Subscribe(hub, topic string, now time.Time) bool {
 	}
 	return now.After(s.ExpiresAt.Add(-WebSubLease/4)) && now.Sub(s.RequestedAt) >= webSubRetry
 }
+
+// Request records a request of mode for topic sent at now as the pending
+// one, which replaces any other.
+func (s *Subscription) Request(mode, topic string, now time.Time) {
+	s.RequestedAt = now
+	s.Pending = WebSubRequest{Mode: mode, Topic: topic, SentAt: now}
+}
+
+// Verify decides a hub's verification of intent at now, of mode and topic
+// with the lease it grants (0 when it names none): it is accepted only for
+// the request Narrator sent and still waits for it, of that mode and
+// topic, sent less than webSubRetry ago. Accepting it ends the request; a
+// subscribe records the lease, WebSubLease at most (and when the hub names
+// none), and an unsubscribe forgets the subscription. It reports whether it
+// accepted the verification; a refused one changes nothing.
+func (s *Subscription) Verify(mode, topic string, lease time.Duration, now time.Time) bool {
+	if !s.pending(mode, topic, now) {
+		return false
+	}
+	s.Pending = WebSubRequest{}
+	if mode == WebSubUnsubscribe {
+		*s = Subscription{}
+		return true
+	}
+	if lease <= 0 || lease > WebSubLease {
+		lease = WebSubLease
+	}
+	s.ExpiresAt = now.Add(lease)
+	return true
+}
+
+// Deny records at now the hub's refusal of a subscription to topic: only
+// of the pending subscribe request, which it ends. It reports whether it
+// accepted the refusal.
+func (s *Subscription) Deny(topic string, now time.Time) bool {
+	if !s.pending(WebSubSubscribe, topic, now) {
+		return false
+	}
+	s.Pending = WebSubRequest{}
+	return true
+}
+
+// pending reports whether a request of mode and topic waits for the hub
+// at now.
+func (s *Subscription) pending(mode, topic string, now time.Time) bool {
+	p := s.Pending
+	return p.Mode != "" && p.Mode == mode && p.Topic == topic && topic != "" &&
+		!now.Before(p.SentAt) && now.Sub(p.SentAt) < webSubRetry
+}
+
+// Authenticates reports whether a push signed with s's secret is the hub's:
+// a secret was sent, and only over https.
+func (s *Subscription) Authenticates() bool {
+	return s.Secret != "" && WebSubHub(s.Hub)
+}
+
+// Limits of WebSub pushes, per feed and per node: a hub may push
+// WebSubPushBurst times at once, then once per WebSubPushEvery. A push
+// over the limit is answered 429 and the hub retries it; the feed's own
+// reads go on meanwhile.
+const (
+	WebSubPushBurst = 10
+	WebSubPushEvery = time.Minute
+)
 
 // Audio fields a source's Mapping may set, and the item fields they may
 // take.
@@ -240,6 +334,16 @@ type FeedItem struct {
 	GUID, Link, Title, Content, Summary, Author string
 	Categories                                  []string
 	Published                                   time.Time // zero when the feed gives no date
+	Updated                                     time.Time // when it last changed; zero when the feed does not say
+}
+
+// Date is the item's version date: when it last changed, else when it was
+// published; zero when the feed gives neither.
+func (it *FeedItem) Date() time.Time {
+	if !it.Updated.IsZero() {
+		return it.Updated
+	}
+	return it.Published
 }
 
 // field returns the item field of that name.
@@ -379,11 +483,32 @@ func (s *Source) NextPoll(now time.Time, failures int) time.Time {
 	return now.Add(min(max(d, s.Interval), max(MaxBackoff, s.Interval)))
 }
 
-// SeenItem is an item a read recorded: its audio's external ID, and the
-// hash of what the audio was made from.
+// SeenItem is an item a read recorded: its audio's external ID, the hash
+// of what the audio was made from, and the item's Date (zero when the
+// feed gives none).
 type SeenItem struct {
 	ExternalID string
 	Hash       string
+	Date       time.Time
+}
+
+// ItemChanged reports whether an item found with hash and date is to be
+// narrated, given what the reads recorded of it (ok: whether they recorded
+// it at all). A new item is; an item the backfill rule left out ("-") never
+// is; a changed item is when Narrator fetched the feed itself, but when a
+// hub pushed it (pushed) only if it is dated after the recorded version: a
+// signed push can be replayed by whoever saw it, so an older or equal
+// version, or one without a date, waits for the next read of the feed.
+func ItemChanged(seen SeenItem, ok bool, hash string, date time.Time, pushed bool) bool {
+	switch {
+	case !ok:
+		return true
+	case seen.Hash == hash || seen.Hash == "-":
+		return false
+	case pushed:
+		return !date.IsZero() && date.After(seen.Date)
+	}
+	return true
 }
 
 // SourceRead is what one read of a source found, which the store records

@@ -129,3 +129,127 @@ func TestNextPoll(t *testing.T) {
 		t.Errorf("NextPoll after 50 failures: in %s, want %s", got, narrator.MaxBackoff)
 	}
 }
+
+func TestSubscriptionVerify(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
+	const topic = "https://example.com/feed"
+	pending := func() narrator.Subscription {
+		s := narrator.Subscription{Hub: "https://hub.example/", Topic: topic, Secret: "s"}
+		s.Request(narrator.WebSubSubscribe, topic, now)
+		return s
+	}
+	for _, tc := range []struct {
+		name        string
+		sub         func() narrator.Subscription
+		mode, topic string
+		lease       time.Duration
+		at          time.Time
+		want        bool
+		expires     time.Time // when want
+	}{
+		{"the pending request", pending, "subscribe", topic, time.Hour, now.Add(time.Minute), true, now.Add(time.Minute + time.Hour)},
+		{"a year is capped", pending, "subscribe", topic, 365 * 24 * time.Hour, now, true, now.Add(narrator.WebSubLease)},
+		{"no lease named", pending, "subscribe", topic, 0, now, true, now.Add(narrator.WebSubLease)},
+		{"another topic", pending, "subscribe", "https://elsewhere.example/", time.Hour, now, false, time.Time{}},
+		{"another mode", pending, "unsubscribe", topic, 0, now, false, time.Time{}},
+		{"an hour late", pending, "subscribe", topic, time.Hour, now.Add(time.Hour), false, time.Time{}},
+		{"before it was sent", pending, "subscribe", topic, time.Hour, now.Add(-time.Second), false, time.Time{}},
+		{"nothing pending", func() narrator.Subscription {
+			s := pending()
+			s.Pending = narrator.WebSubRequest{}
+			return s
+		}, "subscribe", topic, time.Hour, now, false, time.Time{}},
+		{"an empty topic", func() narrator.Subscription {
+			s := pending()
+			s.Pending.Topic = ""
+			return s
+		}, "subscribe", "", time.Hour, now, false, time.Time{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			sub := tc.sub()
+			before := sub
+			if got := sub.Verify(tc.mode, tc.topic, tc.lease, tc.at); got != tc.want {
+				t.Fatalf("Verify = %v; want %v", got, tc.want)
+			}
+			want := before
+			if tc.want {
+				want.Pending, want.ExpiresAt = narrator.WebSubRequest{}, tc.expires
+			}
+			if diff := cmp.Diff(want, sub); diff != "" {
+				t.Errorf("subscription (-want +got):\n%s", diff)
+			}
+			// A request is verified once.
+			if tc.want && sub.Verify(tc.mode, tc.topic, tc.lease, tc.at) {
+				t.Error("a second Verify of the same request was accepted")
+			}
+		})
+	}
+	// A pending unsubscribe, once verified, forgets the subscription.
+	u := pending()
+	u.Request(narrator.WebSubUnsubscribe, topic, now)
+	if u.Verify(narrator.WebSubSubscribe, topic, time.Hour, now) || !u.Verify(narrator.WebSubUnsubscribe, topic, 0, now) || u != (narrator.Subscription{}) {
+		t.Errorf("unsubscribe: %+v", u)
+	}
+	// A denial ends the pending subscribe only.
+	s := pending()
+	if s.Deny("https://elsewhere.example/", now) || !s.Deny(topic, now) || s.Pending != (narrator.WebSubRequest{}) || s.Deny(topic, now) {
+		t.Errorf("Deny: %+v", s)
+	}
+}
+
+func TestSubscriptionHTTPSOnly(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
+	var s narrator.Subscription
+	if s.Subscribe("http://hub.example/", "https://example.com/feed", now) {
+		t.Error("Subscribe to a plain-http hub")
+	}
+	if !s.Subscribe("https://hub.example/", "https://example.com/feed", now) {
+		t.Error("no Subscribe to a new https hub")
+	}
+	for _, tc := range []struct {
+		sub  narrator.Subscription
+		want bool
+	}{
+		{narrator.Subscription{Hub: "https://hub.example/", Secret: "s"}, true},
+		{narrator.Subscription{Hub: "http://hub.example/", Secret: "s"}, false}, // sent in clear before Narrator refused it
+		{narrator.Subscription{Hub: "https://hub.example/"}, false},
+	} {
+		if got := tc.sub.Authenticates(); got != tc.want {
+			t.Errorf("%+v Authenticates = %v; want %v", tc.sub, got, tc.want)
+		}
+	}
+}
+
+func TestItemChanged(t *testing.T) {
+	t.Parallel()
+	t1 := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
+	t2 := t1.Add(time.Hour)
+	seen := narrator.SeenItem{ExternalID: "feed-1:a", Hash: "h1", Date: t1}
+	for _, tc := range []struct {
+		name   string
+		seen   narrator.SeenItem
+		ok     bool
+		hash   string
+		date   time.Time
+		pushed bool
+		want   bool
+	}{
+		{"new", narrator.SeenItem{}, false, "h", time.Time{}, true, true},
+		{"same", seen, true, "h1", t2, false, false},
+		{"left out by the backfill", narrator.SeenItem{Hash: "-"}, true, "h2", t2, false, false},
+		{"changed, read", seen, true, "h2", time.Time{}, false, true},
+		{"changed, read, older", seen, true, "h2", t1.Add(-time.Hour), false, true},
+		{"changed, pushed, newer", seen, true, "h2", t2, true, true},
+		{"changed, pushed, same date", seen, true, "h2", t1, true, false},
+		{"changed, pushed, older", seen, true, "h2", t1.Add(-time.Hour), true, false},
+		{"changed, pushed, undated", seen, true, "h2", time.Time{}, true, false},
+		{"changed, pushed, none recorded", narrator.SeenItem{Hash: "h1"}, true, "h2", t1, true, true},
+	} {
+		if got := narrator.ItemChanged(tc.seen, tc.ok, tc.hash, tc.date, tc.pushed); got != tc.want {
+			t.Errorf("%s: ItemChanged = %v; want %v", tc.name, got, tc.want)
+		}
+	}
+}

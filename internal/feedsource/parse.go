@@ -71,6 +71,9 @@ func Parse(body []byte) (*Feed, error) {
 		case it.UpdatedParsed != nil:
 			item.Published = it.UpdatedParsed.UTC()
 		}
+		if it.UpdatedParsed != nil {
+			item.Updated = it.UpdatedParsed.UTC()
+		}
 		out.Items = append(out.Items, item)
 	}
 	return out, nil

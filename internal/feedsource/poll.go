@@ -16,6 +16,7 @@ import (
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/fetch"
+	"github.com/narrator/narrator/internal/ratelimit"
 	"github.com/narrator/narrator/internal/speak"
 )
 
@@ -24,7 +25,7 @@ import (
 type Store interface {
 	// Source returns ENOTFOUND for a feed that does not exist.
 	Source(ctx context.Context, id int64) (*narrator.Source, error)
-	SeenItems(ctx context.Context, sourceID int64, externalIDs []string) (map[string]string, error)
+	SeenItems(ctx context.Context, sourceID int64, externalIDs []string) (map[string]narrator.SeenItem, error)
 	ClaimSource(ctx context.Context, id int64, until time.Time) (bool, error)
 	ClaimDueSource(ctx context.Context, id int64, until time.Time) (bool, error)
 	DueSources(ctx context.Context, limit int) ([]int64, error)
@@ -67,6 +68,9 @@ type Options struct {
 	// CallbackURL returns the public URL of a feed's WebSub callback
 	// (Callback serves it); nil leaves feeds unsubscribed.
 	CallbackURL func(feedID int64) string
+	// TempDir is where a push larger than pushMemory waits while its
+	// signature is checked; os.TempDir() when "".
+	TempDir string
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 }
@@ -85,6 +89,8 @@ const readBudget = 4 * time.Minute
 type Poller struct {
 	store Store
 	opts  Options
+	// pushes limits each feed's WebSub pushes, on this node.
+	pushes *ratelimit.Limiter
 }
 
 // New returns a poller of the feeds in st.
@@ -95,7 +101,7 @@ func New(st Store, opts Options) *Poller {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Poller{store: st, opts: opts}
+	return &Poller{store: st, opts: opts, pushes: ratelimit.New(opts.Now)}
 }
 
 // ErrBusy is the error of Poll for a feed that another read holds.
@@ -195,7 +201,7 @@ func (p *Poller) read(ctx context.Context, id int64, pushed []byte) error {
 	var r narrator.SourceRead
 	var hub, topic string
 	if pushed != nil {
-		r = p.parseAndNarrate(ctx, src, src.State, pushed)
+		r = p.parseAndNarrate(ctx, src, src.State, pushed, true)
 	} else {
 		r, hub, topic = p.fetchAndNarrate(ctx, src)
 	}
@@ -262,7 +268,7 @@ func (p *Poller) fetchAndNarrate(ctx context.Context, src *narrator.Source) (r n
 	if len(st.LastModified) > 100 || !narrator.ValidText(st.LastModified) {
 		st.LastModified = ""
 	}
-	r = p.parseAndNarrate(ctx, src, st, resp.Body)
+	r = p.parseAndNarrate(ctx, src, st, resp.Body, false)
 	if r.State.Status == narrator.SourceStatusOK {
 		hub, topic = Discover(resp.Body, resp.Header, resp.URL.String())
 	}
@@ -270,8 +276,9 @@ func (p *Poller) fetchAndNarrate(ctx context.Context, src *narrator.Source) (r n
 }
 
 // parseAndNarrate parses a feed's body, and creates or updates the audios
-// of its new and changed items; st is the state to build on.
-func (p *Poller) parseAndNarrate(ctx context.Context, src *narrator.Source, st narrator.SourceState, body []byte) narrator.SourceRead {
+// of its new and changed items; st is the state to build on, and pushed
+// says that a hub pushed the body (narrator.ItemChanged).
+func (p *Poller) parseAndNarrate(ctx context.Context, src *narrator.Source, st narrator.SourceState, body []byte, pushed bool) narrator.SourceRead {
 	st.LastError = ""
 	feed, err := Parse(body)
 	if err != nil {
@@ -279,7 +286,7 @@ func (p *Poller) parseAndNarrate(ctx context.Context, src *narrator.Source, st n
 		return narrator.SourceRead{State: st}
 	}
 	st.Status, st.Failures = narrator.SourceStatusOK, 0
-	r, err := p.narrate(ctx, src, feed)
+	r, err := p.narrate(ctx, src, feed, pushed)
 	r.State = st
 	if err != nil {
 		r.State.LastError = err.Error()
@@ -314,14 +321,17 @@ func hostPort(u *url.URL) string {
 type item struct {
 	audio *narrator.Audio
 	hash  string
+	date  time.Time
 }
 
 // narrate creates or updates the audios of feed's new and changed items,
 // oldest first, at most narrator.MaxItemsPerPoll of them, and returns what
 // to record. On a feed's first read, the items the backfill rule leaves
-// out are recorded as seen but never narrated. Its error says in plain
-// words why items were skipped, or why it stopped early.
-func (p *Poller) narrate(ctx context.Context, src *narrator.Source, feed *Feed) (narrator.SourceRead, error) {
+// out are recorded as seen but never narrated. A changed item is narrated
+// by the rule of narrator.ItemChanged, which holds a pushed feed to its
+// dates. Its error says in plain words why items were skipped, or why it
+// stopped early.
+func (p *Poller) narrate(ctx context.Context, src *narrator.Source, feed *Feed, pushed bool) (narrator.SourceRead, error) {
 	var r narrator.SourceRead
 	var items []item
 	var ids []string
@@ -339,8 +349,8 @@ func (p *Poller) narrate(ctx context.Context, src *narrator.Source, feed *Feed) 
 		}
 		have[a.ExternalID] = true
 		ids = append(ids, a.ExternalID)
-		items = append(items, item{a, hash})
-		byItem[it] = item{a, hash}
+		items = append(items, item{a, hash, it.Date()})
+		byItem[it] = item{a, hash, it.Date()}
 	}
 	seen, err := p.store.SeenItems(ctx, src.ID, ids)
 	if err != nil {
@@ -358,12 +368,12 @@ func (p *Poller) narrate(ctx context.Context, src *narrator.Source, feed *Feed) 
 			if keep[x.audio.ExternalID] {
 				todo = append(todo, x)
 			} else {
-				r.Seen = append(r.Seen, narrator.SeenItem{ExternalID: x.audio.ExternalID, Hash: "-"})
+				r.Seen = append(r.Seen, narrator.SeenItem{ExternalID: x.audio.ExternalID, Hash: "-", Date: x.date})
 			}
 		}
 	} else {
 		for _, x := range items {
-			if h, ok := seen[x.audio.ExternalID]; !ok || (h != x.hash && h != "-") {
+			if s, ok := seen[x.audio.ExternalID]; narrator.ItemChanged(s, ok, x.hash, x.date, pushed) {
 				todo = append(todo, x)
 			}
 		}
@@ -405,7 +415,7 @@ func (p *Poller) narrate(ctx context.Context, src *narrator.Source, feed *Feed) 
 		if stop != nil {
 			break
 		}
-		r.Seen = append(r.Seen, narrator.SeenItem{ExternalID: x.audio.ExternalID, Hash: x.hash})
+		r.Seen = append(r.Seen, narrator.SeenItem{ExternalID: x.audio.ExternalID, Hash: x.hash, Date: x.date})
 	}
 	if p.opts.Recorder != nil {
 		p.opts.Recorder.FeedItems("created", int(r.Created))

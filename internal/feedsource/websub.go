@@ -1,6 +1,7 @@
 package feedsource
 
 import (
+	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/rand"
@@ -9,10 +10,13 @@ import (
 	"crypto/sha512"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"hash"
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -20,6 +24,7 @@ import (
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/httpapi"
+	"github.com/narrator/narrator/internal/ratelimit"
 )
 
 // linkTagRE finds the link elements of an XML feed, Atom's or in RSS.
@@ -124,18 +129,23 @@ func httpURL(s string) bool {
 
 // subscribe asks hub for pushes of topic to src's callback, signed with
 // the feed's secret (a new one for a new hub or topic), and records the
-// request, answered or not, so that a hub that fails is asked again only
-// after a while.
+// request, answered or not, as the one pending, so that only it can be
+// verified and a hub that fails is asked again only after a while. The
+// secret goes only to an https hub (narrator.WebSubHub), and never
+// follows a redirect.
 func (p *Poller) subscribe(ctx context.Context, src *narrator.Source, hub, topic string) error {
+	if !narrator.WebSubHub(hub) {
+		return nil
+	}
 	sub := src.State.WebSub
 	if sub.Hub != hub || sub.Topic != topic || sub.Secret == "" {
 		var b [24]byte
 		_, _ = rand.Read(b[:]) // crypto/rand never fails
 		sub = narrator.Subscription{Hub: hub, Topic: topic, Secret: hex.EncodeToString(b[:])}
 	}
-	sub.RequestedAt = p.opts.Now()
+	sub.Request(narrator.WebSubSubscribe, topic, p.opts.Now())
 	form := url.Values{
-		"hub.mode":          {"subscribe"},
+		"hub.mode":          {narrator.WebSubSubscribe},
 		"hub.topic":         {topic},
 		"hub.callback":      {p.opts.CallbackURL(src.ID)},
 		"hub.secret":        {sub.Secret},
@@ -153,6 +163,9 @@ func (p *Poller) subscribe(ctx context.Context, src *narrator.Source, hub, topic
 		p.opts.Logger.Warn("websub subscribe", "feed_id", src.ID, "err", err)
 		return nil
 	}
+	// Without GetBody a 307 or 308 is not followed: the secret goes to
+	// the hub's own URL only, never to where it redirects.
+	req.GetBody = nil
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	resp, err := p.opts.Client.Do(req)
 	if err != nil {
@@ -170,108 +183,205 @@ func (p *Poller) subscribe(ctx context.Context, src *narrator.Source, hub, topic
 // MaxPushBytes caps the body of a push, as the fetcher caps a feed.
 const MaxPushBytes = 8 << 20
 
+// pushMemory is how much of a push is held in memory before its signature
+// is checked; the rest waits in a temporary file until it is.
+const pushMemory = 64 << 10
+
+// errRefused is the one answer to every verification and push that
+// Narrator does not take, whatever the reason, for a feed that exists or
+// not: the answers tell nothing of which feeds exist or have a
+// subscription.
+var errRefused = narrator.Errorf(narrator.ENOTFOUND, "no such subscription")
+
+// errPushTooLarge is the answer to a push over MaxPushBytes, signed or not.
+var errPushTooLarge = narrator.Errorf(narrator.ETOOLARGE, "a push is at most %d bytes", MaxPushBytes)
+
 // Callback serves the WebSub callback of the feed its path's {feed_id}
-// names: a GET is the hub's
-// verification of intent, answered with its challenge when it is the
-// subscription Narrator asked for; a POST is a push, whose signature is
-// checked before its body is read as the feed, at once. A push with no or a
-// bad signature answers 401 and changes nothing. Every other answer is the
-// API's JSON error.
+// names. A GET is the hub's verification of intent, answered with its
+// challenge only for the request Narrator sent and still waits for
+// (narrator.Subscription.Verify). A POST is a push: its signature is
+// checked, with at most pushMemory bytes of it in memory meanwhile, before
+// it is read as the feed, at once; a push is refused unless its
+// subscription's secret went to an https hub, and each feed takes
+// narrator.WebSubPushBurst pushes at once, then one per
+// narrator.WebSubPushEvery. Every refusal, of a feed that exists or not,
+// is the same 404; other answers are the API's JSON errors.
 func (p *Poller) Callback(w http.ResponseWriter, r *http.Request) {
-	id, err := strconv.ParseInt(r.PathValue("feed_id"), 10, 64)
-	if err != nil || id <= 0 {
-		httpapi.WriteError(w, narrator.Errorf(narrator.ENOTFOUND, "no such feed"))
+	if r.Method != http.MethodGet && r.Method != http.MethodPost {
+		w.Header().Set("Allow", "GET, POST")
+		httpapi.WriteError(w, httpapi.MethodNotAllowed(r.Method))
 		return
 	}
-	src, err := p.store.Source(r.Context(), id)
-	if err == nil && src.State.WebSub.Secret == "" {
-		err = narrator.Errorf(narrator.ENOTFOUND, "feed %d has no subscription", id)
+	var src *narrator.Source
+	id, err := strconv.ParseInt(r.PathValue("feed_id"), 10, 64)
+	if err == nil && id > 0 {
+		src, err = p.store.Source(r.Context(), id)
+		if err != nil && narrator.ErrorCode(err) != narrator.ENOTFOUND {
+			httpapi.WriteError(w, err)
+			return
+		}
 	}
-	if err != nil {
+	if r.Method == http.MethodGet {
+		p.verify(w, r, src)
+		return
+	}
+	if err := p.push(w, r, src); err != nil {
 		httpapi.WriteError(w, err)
 		return
 	}
-	switch r.Method {
-	case http.MethodGet:
-		p.verify(w, r, src)
-	case http.MethodPost:
-		if err := p.push(r, src); err != nil {
-			httpapi.WriteError(w, err)
-			return
-		}
-		w.WriteHeader(http.StatusNoContent)
-	default:
-		w.Header().Set("Allow", "GET, POST")
-		httpapi.WriteError(w, httpapi.MethodNotAllowed(r.Method))
-	}
+	w.WriteHeader(http.StatusNoContent)
 }
 
-// verify answers the hub's verification of intent.
+// verify answers the hub's verification of intent of src's subscription
+// (nil: no such feed).
 func (p *Poller) verify(w http.ResponseWriter, r *http.Request, src *narrator.Source) {
 	q := r.URL.Query()
-	sub := src.State.WebSub
-	switch q.Get("hub.mode") {
-	case "subscribe":
-		if q.Get("hub.topic") != sub.Topic || q.Get("hub.challenge") == "" {
-			httpapi.WriteError(w, narrator.Errorf(narrator.ENOTFOUND, "no such subscription"))
-			return
-		}
-		lease := narrator.WebSubLease
-		if n, err := strconv.Atoi(q.Get("hub.lease_seconds")); err == nil && n > 0 {
-			lease = min(time.Duration(n)*time.Second, 365*24*time.Hour)
-		}
-		sub.ExpiresAt = p.opts.Now().Add(lease)
-		if err := p.store.SetSubscription(r.Context(), src.ID, sub); err != nil {
-			httpapi.WriteError(w, err)
-			return
-		}
-	case "denied":
-		p.opts.Logger.Warn("websub subscription denied", "feed_id", src.ID, "hub", sub.Hub, "reason", q.Get("hub.reason"))
-		w.WriteHeader(http.StatusOK)
-		return
-	default:
-		// Narrator unsubscribes by forgetting: an unsubscribe it did
-		// not ask for is not confirmed.
-		httpapi.WriteError(w, narrator.Errorf(narrator.ENOTFOUND, "no such subscription"))
+	mode, topic, challenge := q.Get("hub.mode"), q.Get("hub.topic"), q.Get("hub.challenge")
+	if src == nil {
+		httpapi.WriteError(w, errRefused)
 		return
 	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	sub := src.State.WebSub
+	now := p.opts.Now()
+	var ok bool
+	switch mode {
+	case narrator.WebSubSubscribe, narrator.WebSubUnsubscribe:
+		var lease time.Duration
+		if n, err := strconv.ParseInt(q.Get("hub.lease_seconds"), 10, 64); err == nil && n > 0 {
+			lease = time.Duration(min(n, int64(narrator.WebSubLease/time.Second))) * time.Second
+		}
+		ok = challenge != "" && sub.Verify(mode, topic, lease, now)
+	case "denied":
+		ok = sub.Deny(topic, now)
+		challenge = ""
+	}
+	if !ok {
+		httpapi.WriteError(w, errRefused)
+		return
+	}
+	if err := p.store.SetSubscription(r.Context(), src.ID, sub); err != nil {
+		httpapi.WriteError(w, err)
+		return
+	}
+	if mode == "denied" {
+		p.opts.Logger.Warn("websub subscription denied", "feed_id", src.ID, "hub", src.State.WebSub.Hub, "reason", q.Get("hub.reason"))
+	}
+	// The challenge is the caller's text on Narrator's origin: it must
+	// never be run or rendered as anything but text.
+	h := w.Header()
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'; sandbox")
+	h.Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
-	_, _ = io.WriteString(w, q.Get("hub.challenge"))
+	_, _ = io.WriteString(w, challenge)
 }
 
-// errSignature is the answer to a push whose signature is missing or wrong.
-var errSignature = narrator.Errorf(narrator.EUNAUTHORIZED, "the push's X-Hub-Signature does not match the subscription's secret; it was ignored")
-
-// push checks a push's signature and reads its body as the feed.
-func (p *Poller) push(r *http.Request, src *narrator.Source) error {
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, MaxPushBytes))
+// push checks a push's signature and reads its body as src's feed (nil:
+// no such feed). A push that is refused is read to its end, or to
+// MaxPushBytes, whatever the reason, so that it is answered alike.
+func (p *Poller) push(w http.ResponseWriter, r *http.Request, src *narrator.Source) error {
+	body := http.MaxBytesReader(w, r.Body, MaxPushBytes)
+	if src == nil || !src.State.WebSub.Authenticates() {
+		return refuse(body)
+	}
+	mac, want, ok := signature(r.Header, src.State.WebSub.Secret)
+	if !ok {
+		return refuse(body)
+	}
+	data, err := p.readSigned(body, mac, want)
 	if err != nil {
-		return narrator.Errorf(narrator.ETOOLARGE, "a push is at most %d bytes", MaxPushBytes)
+		return err
 	}
-	if !validSignature(r.Header, body, src.State.WebSub.Secret) {
-		return errSignature
+	if wait, ok := p.pushes.Allow(ratelimit.Limit{Key: "websub:" + strconv.FormatInt(src.ID, 10),
+		Burst: narrator.WebSubPushBurst, Every: narrator.WebSubPushEvery}); !ok {
+		w.Header().Set("Retry-After", strconv.Itoa(ratelimit.Seconds(wait)))
+		return ratelimit.Refusal(wait, "This feed was pushed too often.")
 	}
-	ok, err := p.store.ClaimSource(r.Context(), src.ID, p.opts.Now().Add(Lease))
+	ok, err = p.store.ClaimSource(r.Context(), src.ID, p.opts.Now().Add(Lease))
 	if err != nil {
 		return err
 	}
 	if !ok {
 		return narrator.Errorf(narrator.EUNAVAILABLE, "the feed is being read now; push again in a moment")
 	}
-	return p.read(r.Context(), src.ID, body)
+	return p.read(r.Context(), src.ID, data)
 }
 
-// validSignature checks X-Hub-Signature-256, else X-Hub-Signature, as
-// "method=hex" HMACs of body with secret (sha1, sha256, sha384, sha512).
-func validSignature(h http.Header, body []byte, secret string) bool {
+// refuse reads a refused push's body to its end, without keeping it, and
+// returns its answer.
+func refuse(body io.Reader) error {
+	if _, err := io.Copy(io.Discard, body); err != nil {
+		return pushReadError(err)
+	}
+	return errRefused
+}
+
+// pushReadError is the answer to a push whose body could not be read.
+func pushReadError(err error) error {
+	if errors.As(err, new(*http.MaxBytesError)) {
+		return errPushTooLarge
+	}
+	return narrator.Errorf(narrator.EINVALID, "the push's body could not be read")
+}
+
+// readSigned reads a push's body and returns it if mac of it is want, else
+// errRefused. It holds at most pushMemory bytes in memory until the
+// signature is checked: the rest goes to a temporary file, read back only
+// once the push is known to be the hub's.
+func (p *Poller) readSigned(body io.Reader, mac hash.Hash, want []byte) ([]byte, error) {
+	var head bytes.Buffer
+	n, err := io.CopyN(io.MultiWriter(&head, mac), body, pushMemory)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, pushReadError(err)
+	}
+	if n < pushMemory {
+		if !hmac.Equal(mac.Sum(nil), want) {
+			return nil, errRefused
+		}
+		return head.Bytes(), nil
+	}
+	f, err := os.CreateTemp(p.opts.TempDir, "narrator-push-")
+	if err != nil {
+		return nil, fmt.Errorf("spool push: %w", err)
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	if _, err := f.Write(head.Bytes()); err != nil {
+		return nil, fmt.Errorf("spool push: %w", err)
+	}
+	if _, err := io.Copy(io.MultiWriter(f, mac), body); err != nil {
+		var werr *os.PathError
+		if errors.As(err, &werr) {
+			return nil, fmt.Errorf("spool push: %w", err)
+		}
+		return nil, pushReadError(err)
+	}
+	if !hmac.Equal(mac.Sum(nil), want) {
+		return nil, errRefused
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("spool push: %w", err)
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("spool push: %w", err)
+	}
+	return data, nil
+}
+
+// signature returns the HMAC a push's signature header asks for, keyed
+// with secret, and the digest it names: X-Hub-Signature-256, else
+// X-Hub-Signature, as "method=hex" (sha1, sha256, sha384, sha512). It
+// reports false for a missing or malformed header.
+func signature(h http.Header, secret string) (hash.Hash, []byte, bool) {
 	sig := h.Get("X-Hub-Signature-256")
 	if sig == "" {
 		sig = h.Get("X-Hub-Signature")
 	}
 	method, digest, ok := strings.Cut(strings.TrimSpace(sig), "=")
 	if !ok {
-		return false
+		return nil, nil, false
 	}
 	var newHash func() hash.Hash
 	switch strings.ToLower(method) {
@@ -284,13 +394,11 @@ func validSignature(h http.Header, body []byte, secret string) bool {
 	case "sha512":
 		newHash = sha512.New
 	default:
-		return false
+		return nil, nil, false
 	}
 	want, err := hex.DecodeString(digest)
-	if err != nil {
-		return false
+	if err != nil || len(want) != newHash().Size() {
+		return nil, nil, false
 	}
-	mac := hmac.New(newHash, []byte(secret))
-	mac.Write(body)
-	return hmac.Equal(mac.Sum(nil), want)
+	return hmac.New(newHash, []byte(secret)), want, true
 }

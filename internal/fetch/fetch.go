@@ -90,6 +90,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock of the robots.txt cache; time.Now when nil.
 	Now func() time.Time
+	// RootCAs are the certificate authorities https servers are checked
+	// against; the system's when nil. Tests trust their own server with it.
+	RootCAs *x509.CertPool
 }
 
 // Client fetches URLs. It is safe for concurrent use.
@@ -153,6 +156,9 @@ func New(opts Options) *Client {
 		ResponseHeaderTimeout: opts.HeaderTimeout,
 		// Get asks for gzip and decodes it itself, under the size cap.
 		DisableCompression: true,
+	}
+	if opts.RootCAs != nil {
+		c.transport.TLSClientConfig = &tls.Config{RootCAs: opts.RootCAs}
 	}
 	return c
 }

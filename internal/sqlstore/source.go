@@ -15,18 +15,19 @@ import (
 // sourceColumns are the columns scanSource reads.
 const sourceColumns = `id, project_id, url, headers, mapping, full_text, backfill_items, backfill_since, poll_interval, created_at,
 	status, last_error, last_fetch_at, next_poll_at, failures, etag, last_modified, items_seen, created_count, updated_count,
-	hub, websub_topic, websub_secret, websub_requested_at, websub_expires_at`
+	hub, websub_topic, websub_secret, websub_requested_at, websub_expires_at, websub_pending_mode, websub_pending_topic, websub_pending_at`
 
 // scanSource reads a row of sourceColumns.
 func scanSource(row Row) (*narrator.Source, error) {
 	var s narrator.Source
 	var headers, mapping string
 	var fullText, since, interval int64
-	var fetched, requested, expires *time.Time
+	var fetched, requested, expires, pending *time.Time
 	st := &s.State
 	if err := row.Scan(&s.ID, &s.ProjectID, &s.URL, &headers, &mapping, &fullText, &s.BackfillItems, &since, &interval, &s.CreatedAt,
 		&st.Status, &st.LastError, &fetched, &st.NextPollAt, &st.Failures, &st.ETag, &st.LastModified, &st.ItemsSeen, &st.Created, &st.Updated,
-		&st.WebSub.Hub, &st.WebSub.Topic, &st.WebSub.Secret, &requested, &expires); err != nil {
+		&st.WebSub.Hub, &st.WebSub.Topic, &st.WebSub.Secret, &requested, &expires,
+		&st.WebSub.Pending.Mode, &st.WebSub.Pending.Topic, &pending); err != nil {
 		return nil, err
 	}
 	if err := json.Unmarshal([]byte(headers), &s.Header); err != nil {
@@ -46,6 +47,9 @@ func scanSource(row Row) (*narrator.Source, error) {
 	}
 	if expires != nil {
 		st.WebSub.ExpiresAt = *expires
+	}
+	if pending != nil {
+		st.WebSub.Pending.SentAt = *pending
 	}
 	return &s, nil
 }
@@ -201,14 +205,14 @@ func (s *Store) DeleteSource(ctx context.Context, projectID, id int64) error {
 const seenChunk = 200
 
 // SeenItems returns, of the given external IDs, those a read of the feed
-// recorded, with the hash recorded for each.
-func (s *Store) SeenItems(ctx context.Context, sourceID int64, externalIDs []string) (map[string]string, error) {
+// recorded, with the hash and date recorded for each.
+func (s *Store) SeenItems(ctx context.Context, sourceID int64, externalIDs []string) (map[string]narrator.SeenItem, error) {
 	tx, err := s.db.BeginRead(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("seen items of feed %d: %w", sourceID, err)
 	}
 	defer tx.Rollback(ctx)
-	out := map[string]string{}
+	out := map[string]narrator.SeenItem{}
 	for len(externalIDs) > 0 {
 		chunk := externalIDs[:min(len(externalIDs), seenChunk)]
 		externalIDs = externalIDs[len(chunk):]
@@ -216,18 +220,22 @@ func (s *Store) SeenItems(ctx context.Context, sourceID int64, externalIDs []str
 		for _, id := range chunk {
 			args = append(args, id)
 		}
-		q := `SELECT external_id, hash FROM feed_source_items WHERE source_id = ? AND external_id IN (?` + strings.Repeat(", ?", len(chunk)-1) + `)`
+		q := `SELECT external_id, hash, item_updated_at FROM feed_source_items WHERE source_id = ? AND external_id IN (?` + strings.Repeat(", ?", len(chunk)-1) + `)`
 		rows, err := tx.Query(ctx, q, args...)
 		if err != nil {
 			return nil, fmt.Errorf("seen items of feed %d: %w", sourceID, err)
 		}
 		for rows.Next() {
-			var id, hash string
-			if err := rows.Scan(&id, &hash); err != nil {
+			var it narrator.SeenItem
+			var date *time.Time
+			if err := rows.Scan(&it.ExternalID, &it.Hash, &date); err != nil {
 				rows.Close()
 				return nil, fmt.Errorf("seen items of feed %d: %w", sourceID, err)
 			}
-			out[id] = hash
+			if date != nil {
+				it.Date = *date
+			}
+			out[it.ExternalID] = it
 		}
 		err = rows.Err()
 		rows.Close()
@@ -322,8 +330,8 @@ func (s *Store) DueSources(ctx context.Context, limit int) ([]int64, error) {
 }
 
 const upsertSeenSQL = `
-INSERT INTO feed_source_items (source_id, external_id, hash, seen_at) VALUES (?, ?, ?, ?)
-ON CONFLICT (source_id, external_id) DO UPDATE SET hash = excluded.hash, seen_at = excluded.seen_at`
+INSERT INTO feed_source_items (source_id, external_id, hash, item_updated_at, seen_at) VALUES (?, ?, ?, ?, ?)
+ON CONFLICT (source_id, external_id) DO UPDATE SET hash = excluded.hash, item_updated_at = excluded.item_updated_at, seen_at = excluded.seen_at`
 
 const recordReadSQL = `
 UPDATE feed_sources SET status = ?, last_error = ?, last_fetch_at = ?, next_poll_at = ?, failures = ?, etag = ?, last_modified = ?,
@@ -349,7 +357,7 @@ func (s *Store) RecordRead(ctx context.Context, r narrator.SourceRead) error {
 	}
 	now := s.now()
 	for _, it := range r.Seen {
-		if _, err := tx.Exec(ctx, upsertSeenSQL, r.SourceID, it.ExternalID, it.Hash, now); err != nil {
+		if _, err := tx.Exec(ctx, upsertSeenSQL, r.SourceID, it.ExternalID, it.Hash, NullTime(it.Date), now); err != nil {
 			return fmt.Errorf("record read of feed %d: item %q: %w", r.SourceID, it.ExternalID, err)
 		}
 	}
@@ -365,17 +373,20 @@ func (s *Store) RecordRead(ctx context.Context, r narrator.SourceRead) error {
 }
 
 const setSubscriptionSQL = `
-UPDATE feed_sources SET hub = ?, websub_topic = ?, websub_secret = ?, websub_requested_at = ?, websub_expires_at = ? WHERE id = ?`
+UPDATE feed_sources SET hub = ?, websub_topic = ?, websub_secret = ?, websub_requested_at = ?, websub_expires_at = ?,
+	websub_pending_mode = ?, websub_pending_topic = ?, websub_pending_at = ?
+WHERE id = ?`
 
-// SetSubscription records a feed's WebSub subscription. It returns
-// ENOTFOUND if there is no such feed.
+// SetSubscription records a feed's WebSub subscription, its pending
+// request included. It returns ENOTFOUND if there is no such feed.
 func (s *Store) SetSubscription(ctx context.Context, id int64, sub narrator.Subscription) error {
 	tx, err := s.db.BeginWrite(ctx)
 	if err != nil {
 		return fmt.Errorf("set subscription of feed %d: %w", id, err)
 	}
 	defer tx.Rollback(ctx)
-	n, err := tx.Exec(ctx, setSubscriptionSQL, sub.Hub, sub.Topic, sub.Secret, NullTime(sub.RequestedAt), NullTime(sub.ExpiresAt), id)
+	n, err := tx.Exec(ctx, setSubscriptionSQL, sub.Hub, sub.Topic, sub.Secret, NullTime(sub.RequestedAt), NullTime(sub.ExpiresAt),
+		sub.Pending.Mode, sub.Pending.Topic, NullTime(sub.Pending.SentAt), id)
 	if err != nil {
 		return fmt.Errorf("set subscription of feed %d: %w", id, err)
 	}

@@ -95,7 +95,7 @@ var sourceTests = []test{
 		wantCode(t, err, narrator.ENOTFOUND)
 		now := b.clock.Now()
 		read := narrator.SourceRead{SourceID: src.ID, Created: 2, Updated: 1,
-			Seen: []narrator.SeenItem{{ExternalID: "feed-1:a", Hash: "h1"}, {ExternalID: "feed-1:b", Hash: "-"}},
+			Seen: []narrator.SeenItem{{ExternalID: "feed-1:a", Hash: "h1", Date: now.Add(-time.Hour)}, {ExternalID: "feed-1:b", Hash: "-"}},
 			State: narrator.SourceState{Status: narrator.SourceStatusOK, LastFetchAt: now, NextPollAt: now.Add(10 * time.Minute),
 				ETag: `"v1"`, LastModified: "Mon, 04 May 2026 10:00:00 GMT"}}
 		if err := b.store.RecordRead(ctx, read); err != nil {
@@ -112,7 +112,7 @@ var sourceTests = []test{
 		if err != nil {
 			t.Fatal(err)
 		}
-		wantEqual(t, "seen items", seen, map[string]string{"feed-1:a": "h1", "feed-1:b": "-"})
+		wantEqual(t, "seen items", seen, map[string]narrator.SeenItem{"feed-1:a": read.Seen[0], "feed-1:b": read.Seen[1]})
 		// The read ended the lease; the feed is due again at its next poll.
 		if due, err := b.store.DueSources(ctx, 10); err != nil || len(due) != 0 {
 			t.Fatalf("DueSources before the next poll = %v, %v; want none", due, err)
@@ -137,7 +137,7 @@ var sourceTests = []test{
 			t.Fatalf("ClaimDueSource at the next poll = %v, %v; want true", ok, err)
 		}
 		// A changed hash replaces the old; counts add up.
-		read.Seen = []narrator.SeenItem{{ExternalID: "feed-1:a", Hash: "h2"}}
+		read.Seen = []narrator.SeenItem{{ExternalID: "feed-1:a", Hash: "h2", Date: now}}
 		if err := b.store.RecordRead(ctx, read); err != nil {
 			t.Fatal(err)
 		}
@@ -145,7 +145,7 @@ var sourceTests = []test{
 		if err != nil {
 			t.Fatal(err)
 		}
-		wantEqual(t, "seen after a change", seen, map[string]string{"feed-1:a": "h2"})
+		wantEqual(t, "seen after a change", seen, map[string]narrator.SeenItem{"feed-1:a": read.Seen[0]})
 		got, _ = b.store.Source(ctx, src.ID)
 		if got.State.ItemsSeen != 2 || got.State.Created != 4 || got.State.Updated != 2 {
 			t.Errorf("counts after two reads: %+v", got.State)
@@ -157,7 +157,8 @@ var sourceTests = []test{
 		p := mustRSSProject(t, b.store)
 		src := mustSource(t, b.store, p.ID, "https://example.com/feed.xml")
 		now := b.clock.Now()
-		sub := narrator.Subscription{Hub: "https://hub.example/", Topic: "https://example.com/feed.xml", Secret: "s3cret", RequestedAt: now}
+		sub := narrator.Subscription{Hub: "https://hub.example/", Topic: "https://example.com/feed.xml", Secret: "s3cret"}
+		sub.Request(narrator.WebSubSubscribe, sub.Topic, now)
 		if err := b.store.SetSubscription(ctx, src.ID, sub); err != nil {
 			t.Fatal(err)
 		}
@@ -170,7 +171,9 @@ var sourceTests = []test{
 			t.Fatal(err)
 		}
 		wantEqual(t, "subscription", got.State.WebSub, sub)
-		sub.ExpiresAt = now.Add(narrator.WebSubLease)
+		if !sub.Verify(narrator.WebSubSubscribe, sub.Topic, time.Hour, now) || !sub.Pending.SentAt.IsZero() {
+			t.Fatalf("Verify of the pending request: %+v", sub)
+		}
 		if err := b.store.SetSubscription(ctx, src.ID, sub); err != nil {
 			t.Fatal(err)
 		}

@@ -111,7 +111,7 @@ type Store interface {
 	Source(ctx context.Context, id int64) (*narrator.Source, error)
 	ListSources(ctx context.Context, projectID int64) ([]*narrator.Source, error)
 	DeleteSource(ctx context.Context, projectID, id int64) error
-	SeenItems(ctx context.Context, sourceID int64, externalIDs []string) (map[string]string, error)
+	SeenItems(ctx context.Context, sourceID int64, externalIDs []string) (map[string]narrator.SeenItem, error)
 	ClaimSource(ctx context.Context, id int64, until time.Time) (bool, error)
 	ClaimDueSource(ctx context.Context, id int64, until time.Time) (bool, error)
 	DueSources(ctx context.Context, limit int) ([]int64, error)
