@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"hash"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -259,7 +260,8 @@ func (p *Poller) push(r *http.Request, src *narrator.Source) error {
 	if !ok {
 		return narrator.Errorf(narrator.EUNAVAILABLE, "the feed is being read now; push again in a moment")
 	}
-	return p.read(r.Context(), src.ID, body)
+	_, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return p.read(r.Context(), src.ID, &Document{Body: body, Charset: params["charset"], URL: src.URL})
 }
 
 // validSignature checks X-Hub-Signature-256, else X-Hub-Signature, as
