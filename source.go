@@ -87,13 +87,17 @@ type Source struct {
 
 // SourceState is what the reads of a source have found so far.
 type SourceState struct {
-	Status      string    // a SourceStatus constant
-	LastError   string    // why the last read failed, in plain words; "" unless Status is error
+	Status string // a SourceStatus constant
+	// LastError says in plain words why the last read failed, or, after
+	// a read that succeeded, which items it skipped, cut or left for the
+	// next read; "" when all went well.
+	LastError   string
 	LastFetchAt time.Time // the last read, successful or not; zero before the first
 	NextPollAt  time.Time // when the feed is next read
 	Failures    int       // reads failed in a row
-	// ETag and LastModified are the validators of the last answer, sent
-	// back in a conditional GET.
+	// ETag and LastModified are the validators of the last answer read
+	// whole (parsed, no item left for the next read), sent back in a
+	// conditional GET.
 	ETag, LastModified string
 	// ItemsSeen counts the items recorded; Created and Updated the audios
 	// the feed's items created and updated.
@@ -310,8 +314,8 @@ func (s *Source) ItemID(it *FeedItem) string {
 	return ItemExternalID(s.ID, key)
 }
 
-// FeedAudio is the audio a feed item makes.
-type FeedAudio struct {
+// SourceAudio is the audio an item of a source's feed makes.
+type SourceAudio struct {
 	Audio *Audio
 	// Hash is the hash of what the audio is made from: when it changes,
 	// the item changed.
@@ -328,7 +332,7 @@ type FeedAudio struct {
 // language, if it names one, goes in the metadata under
 // MetadataLanguage; it is not hashed, so that items read before it was
 // kept are not narrated again.
-func (s *Source) ItemAudio(it *FeedItem) (*FeedAudio, error) {
+func (s *Source) ItemAudio(it *FeedItem) (*SourceAudio, error) {
 	key := s.value(it, "external_id")
 	if key == "" {
 		return nil, Errorf(EINVALID, "an item has neither guid nor link")
@@ -342,7 +346,7 @@ func (s *Source) ItemAudio(it *FeedItem) (*FeedAudio, error) {
 		Author:     cut(author, MaxAuthorChars),
 		Metadata:   map[string]string{MetadataFeed: strconv.FormatInt(s.ID, 10)},
 	}
-	fa := &FeedAudio{Audio: a}
+	fa := &SourceAudio{Audio: a}
 	if a.Title != title {
 		fa.Cut = append(fa.Cut, "title")
 	}

@@ -328,11 +328,11 @@ func (p *Poller) narrate(ctx context.Context, src *narrator.Source, feed *Feed) 
 		id   string // "" for an item without a key
 		why  string
 	}
-	var items []*narrator.FeedAudio
+	var items []*narrator.SourceAudio
 	var bads []bad
 	var ids []string
 	have := map[string]bool{}
-	byItem := map[*narrator.FeedItem]*narrator.FeedAudio{}
+	byItem := map[*narrator.FeedItem]*narrator.SourceAudio{}
 	for _, it := range feed.Items {
 		id := src.ItemID(it)
 		if id != "" {
@@ -355,7 +355,7 @@ func (p *Poller) narrate(ctx context.Context, src *narrator.Source, feed *Feed) 
 		return r, "the feed's items could not be checked; they will be on the next read", false
 	}
 	var skipped []string
-	var todo []*narrator.FeedAudio
+	var todo []*narrator.SourceAudio
 	if src.State.ItemsSeen == 0 && src.State.Created == 0 && len(seen) == 0 {
 		keep := map[*narrator.FeedItem]bool{}
 		keepID := map[string]bool{}
