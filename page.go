@@ -2,6 +2,7 @@ package narrator
 
 import (
 	"net/url"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 )
@@ -26,6 +27,21 @@ type Page struct {
 // MetadataLanguage is the metadata key under which an imported audio keeps
 // its page's language.
 const MetadataLanguage = "language"
+
+// languageTagRE matches a plausible language tag: "en", "en-GB",
+// "zh-Hant-TW", "pt_BR".
+var languageTagRE = regexp.MustCompile(`^[A-Za-z]{2,8}(?:[-_][A-Za-z0-9]{1,8})*$`)
+
+// LanguageTag returns s, trimmed, if it is a plausible language tag of at
+// most 35 characters (the longest a tag needs in practice), "" otherwise:
+// pages and feeds may say anything in their lang attributes.
+func LanguageTag(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > 35 || !languageTagRE.MatchString(s) {
+		return ""
+	}
+	return s
+}
 
 // Audio returns the audio that importing p into a project creates. This is
 // the one rule the API and the dashboard follow: p's title, author and

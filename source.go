@@ -88,13 +88,17 @@ type Source struct {
 
 // SourceState is what the reads of a source have found so far.
 type SourceState struct {
-	Status      string    // a SourceStatus constant
-	LastError   string    // why the last read failed, in plain words; "" unless Status is error
+	Status string // a SourceStatus constant
+	// LastError says in plain words why the last read failed, or, after
+	// a read that succeeded, which items it skipped, cut or left for the
+	// next read; "" when all went well.
+	LastError   string
 	LastFetchAt time.Time // the last read, successful or not; zero before the first
 	NextPollAt  time.Time // when the feed is next read
 	Failures    int       // reads failed in a row
-	// ETag and LastModified are the validators of the last answer, sent
-	// back in a conditional GET.
+	// ETag and LastModified are the validators of the last answer read
+	// whole (parsed, no item left for the next read), sent back in a
+	// conditional GET.
 	ETag, LastModified string
 	// ItemsSeen counts the items recorded; Created and Updated the audios
 	// the feed's items created and updated.
@@ -335,6 +339,9 @@ type FeedItem struct {
 	Categories                                  []string
 	Published                                   time.Time // zero when the feed gives no date
 	Updated                                     time.Time // when it last changed; zero when the feed does not say
+	// Language is the item's language tag (its xml:lang, or its feed's
+	// language when it names none); "" when neither names one.
+	Language string
 }
 
 // Date is the item's version date: when it last changed, else when it was
@@ -400,22 +407,58 @@ func ItemExternalID(sourceID int64, key string) string {
 	return prefix + "sha256:" + hex.EncodeToString(sum[:])
 }
 
-// ItemAudio returns the audio an item makes, by s's mapping, and the hash
-// of what it is made from: when the hash changes, the item changed. A
-// title or author over its limit is cut; a body over its limit makes
-// EINVALID, as does an item with no key or no body.
-func (s *Source) ItemAudio(it *FeedItem) (*Audio, string, error) {
+// ItemID returns the external ID of the audio of an item (ItemExternalID
+// of its key: its guid, or what the mapping says), "" for an item without
+// a key.
+func (s *Source) ItemID(it *FeedItem) string {
 	key := s.value(it, "external_id")
 	if key == "" {
-		return nil, "", Errorf(EINVALID, "an item has neither guid nor link")
+		return ""
 	}
+	return ItemExternalID(s.ID, key)
+}
+
+// SourceAudio is the audio an item of a source's feed makes.
+type SourceAudio struct {
+	Audio *Audio
+	// Hash is the hash of what the audio is made from: when it changes,
+	// the item changed.
+	Hash string
+	// Cut names the fields cut to their limit ("title", "author"), which
+	// a read notes on its feed.
+	Cut []string
+	// Date is the item's version date (FeedItem.Date), which holds a
+	// pushed change to ItemChanged's rule.
+	Date time.Time
+}
+
+// ItemAudio returns the audio an item makes, by s's mapping. An item
+// without a title makes an audio without one, which is read without a
+// spoken title. A title or author over its limit is cut; a body over its
+// limit makes EINVALID, as does an item with no key or no body. The item's
+// language, if it names one, goes in the metadata under
+// MetadataLanguage; it is not hashed, so that items read before it was
+// kept are not narrated again.
+func (s *Source) ItemAudio(it *FeedItem) (*SourceAudio, error) {
+	key := s.value(it, "external_id")
+	if key == "" {
+		return nil, Errorf(EINVALID, "an item has neither guid nor link")
+	}
+	title, author := s.value(it, "title"), s.value(it, "author")
 	a := &Audio{
 		ProjectID:  s.ProjectID,
 		ExternalID: ItemExternalID(s.ID, key),
-		Title:      cut(s.value(it, "title"), MaxTitleChars),
+		Title:      cut(title, MaxTitleChars),
 		Body:       s.value(it, "body"),
-		Author:     cut(s.value(it, "author"), MaxAuthorChars),
+		Author:     cut(author, MaxAuthorChars),
 		Metadata:   map[string]string{MetadataFeed: strconv.FormatInt(s.ID, 10)},
+	}
+	fa := &SourceAudio{Audio: a, Date: it.Date()}
+	if a.Title != title {
+		fa.Cut = append(fa.Cut, "title")
+	}
+	if a.Author != author {
+		fa.Cut = append(fa.Cut, "author")
 	}
 	if u := s.value(it, "article_url"); u != "" && validateURL(u) == nil && utf8.RuneCountInString(u) <= MaxURLChars {
 		a.ArticleURL = u
@@ -426,22 +469,22 @@ func (s *Source) ItemAudio(it *FeedItem) (*Audio, string, error) {
 	if !it.Published.IsZero() {
 		a.Metadata[MetadataPublished] = it.Published.UTC().Format(time.RFC3339)
 	}
-	if a.Title == "" {
-		a.Title = cut(a.ArticleURL, MaxTitleChars)
+	if lang := LanguageTag(it.Language); lang != "" {
+		a.Metadata[MetadataLanguage] = lang
 	}
 	h := sha256.New()
 	for _, v := range []string{a.ExternalID, a.Title, a.Author, a.Body, a.ArticleURL, a.Metadata[MetadataCategories], a.Metadata[MetadataPublished]} {
 		h.Write([]byte(v))
 		h.Write([]byte{0})
 	}
-	hash := hex.EncodeToString(h.Sum(nil))
+	fa.Hash = hex.EncodeToString(h.Sum(nil))
 	if !s.FullText && strings.TrimSpace(a.Body) == "" {
-		return nil, "", Errorf(EINVALID, "item %q has no text", key)
+		return nil, Errorf(EINVALID, "item %q has no text", key)
 	}
 	if n := utf8.RuneCountInString(a.Body); n > MaxBodyChars {
-		return nil, "", Errorf(EINVALID, "item %q is %d characters long; an audio holds at most %d", key, n, MaxBodyChars)
+		return nil, Errorf(EINVALID, "item %q is %d characters long; an audio holds at most %d", key, n, MaxBodyChars)
 	}
-	return a, hash, nil
+	return fa, nil
 }
 
 // Backfill returns the items of a feed's first read to narrate: of items

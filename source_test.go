@@ -54,31 +54,31 @@ func TestItemAudio(t *testing.T) {
 	published := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
 	it := &narrator.FeedItem{GUID: "urn:1", Link: "https://example.com/a", Title: "A", Content: "<p>Full</p>", Summary: "Short",
 		Author: "Ann", Categories: []string{"News", "World"}, Published: published}
-	a, hash, err := s.ItemAudio(it)
+	x, err := s.ItemAudio(it)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := &narrator.Audio{ProjectID: 7, ExternalID: "feed-3:urn:1", Title: "A", Body: "<p>Full</p>", Author: "Ann", ArticleURL: "https://example.com/a",
 		Metadata: map[string]string{"feed": "3", "categories": "News, World", "published": "2026-05-01T09:00:00Z"}}
-	if diff := cmp.Diff(want, a); diff != "" {
+	if diff := cmp.Diff(want, x.Audio); diff != "" {
 		t.Errorf("ItemAudio (-want +got):\n%s", diff)
 	}
-	if _, again, _ := s.ItemAudio(it); again != hash {
+	if again, _ := s.ItemAudio(it); again.Hash != x.Hash {
 		t.Error("the same item hashed differently")
 	}
 	it.Content = "<p>Fuller</p>"
-	if _, changed, _ := s.ItemAudio(it); changed == hash {
+	if changed, _ := s.ItemAudio(it); changed.Hash == x.Hash {
 		t.Error("a changed item hashed the same")
 	}
 	s.Mapping = map[string]string{"body": "summary", "external_id": "link"}
-	a, _, err = s.ItemAudio(it)
-	if err != nil || a.Body != "Short" || a.ExternalID != "feed-3:https://example.com/a" {
-		t.Errorf("mapped ItemAudio = %+v, %v", a, err)
+	x, err = s.ItemAudio(it)
+	if err != nil || x.Audio.Body != "Short" || x.Audio.ExternalID != "feed-3:https://example.com/a" {
+		t.Errorf("mapped ItemAudio = %+v, %v", x, err)
 	}
 	if id := narrator.ItemExternalID(3, strings.Repeat("x", 300)); len(id) > narrator.MaxExternalIDChars || !strings.HasPrefix(id, "feed-3:sha256:") {
 		t.Errorf("ItemExternalID of a long key = %q", id)
 	}
-	if _, _, err := s.ItemAudio(&narrator.FeedItem{Title: "no key"}); narrator.ErrorCode(err) != narrator.EINVALID {
+	if _, err := s.ItemAudio(&narrator.FeedItem{Title: "no key"}); narrator.ErrorCode(err) != narrator.EINVALID {
 		t.Errorf("ItemAudio of an item without guid or link: %v, want EINVALID", err)
 	}
 }
@@ -251,5 +251,46 @@ func TestItemChanged(t *testing.T) {
 		if got := narrator.ItemChanged(tc.seen, tc.ok, tc.hash, tc.date, tc.pushed); got != tc.want {
 			t.Errorf("%s: ItemChanged = %v; want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestItemAudioTitleAndLanguage: an untitled item makes an untitled audio,
+// not one titled with its URL; a title or author over its limit is cut and
+// named in Cut; the item's language goes in the metadata, outside the hash.
+func TestItemAudioTitleAndLanguage(t *testing.T) {
+	t.Parallel()
+	s := narrator.NewSource(7, "https://example.com/feed.xml")
+	s.ID = 3
+	for _, tc := range []struct {
+		name      string
+		item      narrator.FeedItem
+		wantTitle string
+		wantCut   []string
+		wantLang  string
+	}{
+		{"untitled", narrator.FeedItem{GUID: "1", Link: "http://scripting.com/2017/05/09/a.html", Summary: "Text."}, "", nil, ""},
+		{"long title", narrator.FeedItem{GUID: "2", Title: strings.Repeat("T", narrator.MaxTitleChars+1), Summary: "Text."}, strings.Repeat("T", narrator.MaxTitleChars), []string{"title"}, ""},
+		{"long author", narrator.FeedItem{GUID: "3", Title: "A", Author: strings.Repeat("a", narrator.MaxAuthorChars+1), Summary: "Text."}, "A", []string{"author"}, ""},
+		{"language", narrator.FeedItem{GUID: "4", Title: "A", Summary: "Text.", Language: " fr-CA "}, "A", nil, "fr-CA"},
+		{"not a language", narrator.FeedItem{GUID: "5", Title: "A", Summary: "Text.", Language: "<script>"}, "A", nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			x, err := s.ItemAudio(&tc.item)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if x.Audio.Title != tc.wantTitle || x.Audio.Metadata[narrator.MetadataLanguage] != tc.wantLang {
+				t.Errorf("title %q, language %q; want %q, %q", x.Audio.Title, x.Audio.Metadata[narrator.MetadataLanguage], tc.wantTitle, tc.wantLang)
+			}
+			if diff := cmp.Diff(tc.wantCut, x.Cut); diff != "" {
+				t.Errorf("Cut (-want +got):\n%s", diff)
+			}
+			other := tc.item
+			other.Language = "de"
+			if y, _ := s.ItemAudio(&other); y.Hash != x.Hash {
+				t.Error("the item's language changed its hash")
+			}
+		})
 	}
 }

@@ -26,6 +26,7 @@ import (
 	"unicode/utf8"
 
 	readability "codeberg.org/readeck/go-readability/v2"
+	"github.com/narrator/narrator"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 	"golang.org/x/net/html/charset"
@@ -105,7 +106,7 @@ func ExtractWith(find Finder, page []byte, contentType string, pageURL *url.URL)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNoArticle, err)
 	}
-	a := &Article{Title: clean(c.Title), Author: clean(c.Byline), URL: m.canonical, Language: languageTag(m.lang)}
+	a := &Article{Title: clean(c.Title), Author: clean(c.Byline), URL: m.canonical, Language: narrator.LanguageTag(m.lang)}
 	if a.Title == "" {
 		a.Title = m.title
 	}
@@ -125,20 +126,6 @@ func ExtractWith(find Finder, page []byte, contentType string, pageURL *url.URL)
 		return nil, ErrNoArticle
 	}
 	return a, nil
-}
-
-// langTag matches a plausible language tag: "en", "en-GB", "zh-Hant-TW",
-// "pt_BR".
-var langTag = regexp.MustCompile(`^[A-Za-z]{2,8}(?:[-_][A-Za-z0-9]{1,8})*$`)
-
-// languageTag returns s if it is a plausible language tag of at most 35
-// characters (the longest a tag needs in practice), "" otherwise: a page
-// may say anything in its lang attribute.
-func languageTag(s string) string {
-	if len(s) > 35 || !langTag.MatchString(s) {
-		return ""
-	}
-	return s
 }
 
 // plausibleName reports whether a byline reads as names: not empty, not

@@ -1,6 +1,7 @@
 package feedsource_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -31,7 +32,7 @@ func TestParse(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			f, err := feedsource.Parse([]byte(tc.body))
+			f, err := feedsource.Parse(feedsource.Document{Body: []byte(tc.body)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -44,8 +45,61 @@ func TestParse(t *testing.T) {
 		})
 	}
 	for _, bad := range []string{"", "hello", "<html><body>page</body></html>", "<rss><channel><item>"} {
-		if _, err := feedsource.Parse([]byte(bad)); err == nil {
+		if _, err := feedsource.Parse(feedsource.Document{Body: []byte(bad)}); err == nil {
 			t.Errorf("Parse(%q) succeeded", bad)
 		}
+	}
+}
+
+// TestParseDocument: what Parse makes of a document as served, with its
+// charset and its URL.
+func TestParseDocument(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		doc  feedsource.Document
+		want []*narrator.FeedItem
+		err  string // words of the error; "" for none
+	}{
+		{"Latin-1, charset in the header", feedsource.Document{Body: []byte("<rss version=\"2.0\"><channel><item><guid>a</guid><title>Caf\xe9</title></item></channel></rss>"), Charset: "ISO-8859-1"},
+			[]*narrator.FeedItem{{GUID: "a", Title: "Café"}}, ""},
+		{"windows-1252 declared, header says UTF-8", feedsource.Document{Body: []byte("<?xml version=\"1.0\" encoding=\"windows-1252\"?><rss version=\"2.0\"><channel><item><guid>a</guid><title>\x93Hi\x94</title></item></channel></rss>"), Charset: "utf-8"},
+			[]*narrator.FeedItem{{GUID: "a", Title: "“Hi”"}}, ""},
+		{"UTF-8 with a wrong charset", feedsource.Document{Body: []byte(`<rss version="2.0"><channel><item><guid>a</guid><title>Café</title></item></channel></rss>`), Charset: "ISO-8859-1"},
+			[]*narrator.FeedItem{{GUID: "a", Title: "Café"}}, ""},
+		{"double-escaped text", feedsource.Document{Body: []byte(`<rss version="2.0"><channel><item><guid>a</guid><title>Q&amp;amp;A</title><description>There&amp;rsquo;s tons</description><author>a@example.com (Ren&amp;eacute;)</author></item></channel></rss>`)},
+			[]*narrator.FeedItem{{GUID: "a", Title: "Q&A", Summary: "There’s tons", Author: "René"}}, ""},
+		{"relative link, redirected feed", feedsource.Document{Body: []byte(`<feed xmlns="http://www.w3.org/2005/Atom"><entry><id>e</id><link href="../2025/a/"/></entry></feed>`), URL: "https://www.example.org/blog/feed/atom.xml"},
+			[]*narrator.FeedItem{{GUID: "e", Link: "https://www.example.org/blog/2025/a/"}}, ""},
+		{"scheme-relative link", feedsource.Document{Body: []byte(`<rss version="2.0"><channel><item><guid>a</guid><link>//cdn.example.org/a</link></item></channel></rss>`), URL: "https://example.org/feed"},
+			[]*narrator.FeedItem{{GUID: "a", Link: "https://cdn.example.org/a"}}, ""},
+		{"RSS 1.0 item languages", feedsource.Document{Body: []byte(`<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/" xml:lang="it">
+<channel rdf:about="https://example.com/"><title>T</title></channel>
+<item rdf:about="https://example.com/a" xml:lang="es"><title>A</title><link>https://example.com/a</link></item>
+<item rdf:about="https://example.com/b"><title>B</title><link>https://example.com/b</link></item></rdf:RDF>`)},
+			[]*narrator.FeedItem{{Title: "A", Link: "https://example.com/a", Language: "es"}, {Title: "B", Link: "https://example.com/b", Language: "it"}}, ""},
+		{"JSON that is no feed", feedsource.Document{Body: []byte(`{"status":"ok","users":[]}`)}, nil, "not a JSON Feed"},
+		{"JSON Feed of version 3", feedsource.Document{Body: []byte(`{"version":3,"items":[]}`)}, nil, "not a JSON Feed"},
+		{"JSON Feed of another site", feedsource.Document{Body: []byte(`{"version":"https://example.com/version/1","items":[]}`)}, nil, "not a JSON Feed"},
+		{"JSON Feed with an item that is a string", feedsource.Document{Body: []byte(`{"version":"https://jsonfeed.org/version/1","items":["a"]}`)}, nil, "an item is a string, not an object"},
+		{"broken JSON", feedsource.Document{Body: []byte(`{"version":"https://jsonfeed.org/version/1",`)}, nil, "not valid JSON"},
+		{"empty JSON Feed 1.0", feedsource.Document{Body: []byte(`{"version":"https://jsonfeed.org/version/1","title":"T","items":[]}`)}, nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f, err := feedsource.Parse(tc.doc)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("Parse: %v; want an error with %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, f.Items); diff != "" {
+				t.Errorf("items (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -187,9 +187,9 @@ func (p *Poller) RunDue(ctx context.Context) {
 }
 
 // read reads a claimed feed and records what it found; its error is the
-// store's, not the feed's, whose errors are recorded on it. A pushed body
-// (WebSub) is read instead of fetching the feed.
-func (p *Poller) read(ctx context.Context, id int64, pushed []byte) error {
+// store's, not the feed's, whose errors are recorded on it. A pushed
+// document (WebSub) is read instead of fetching the feed.
+func (p *Poller) read(ctx context.Context, id int64, pushed *Document) error {
 	src, err := p.store.Source(ctx, id)
 	if err != nil {
 		// The lease ends by itself; the feed is gone or unreadable.
@@ -201,7 +201,7 @@ func (p *Poller) read(ctx context.Context, id int64, pushed []byte) error {
 	var r narrator.SourceRead
 	var hub, topic string
 	if pushed != nil {
-		r = p.parseAndNarrate(ctx, src, src.State, pushed, true)
+		r, _ = p.parseAndNarrate(ctx, src, src.State, *pushed, true)
 	} else {
 		r, hub, topic = p.fetchAndNarrate(ctx, src)
 	}
@@ -229,8 +229,10 @@ func (p *Poller) read(ctx context.Context, id int64, pushed []byte) error {
 
 // fetchAndNarrate fetches src, parses it, and creates or updates the
 // audios of its new and changed items. The state it returns keeps the
-// feed's validators unless the read replaced them. It also returns the
-// WebSub hub and topic the feed advertises, if any.
+// feed's validators unless the read replaced them, which it does only when
+// it read the whole answer: a feed that failed, or whose items wait for
+// the next read, is fetched whole next time, not answered 304. It also
+// returns the WebSub hub and topic the feed advertises, if any.
 func (p *Poller) fetchAndNarrate(ctx context.Context, src *narrator.Source) (r narrator.SourceRead, hub, topic string) {
 	st := src.State
 	st.LastError = ""
@@ -261,37 +263,38 @@ func (p *Poller) fetchAndNarrate(ctx context.Context, src *narrator.Source) (r n
 		st.Status, st.Failures = narrator.SourceStatusNotModified, 0
 		return narrator.SourceRead{State: st}, "", ""
 	}
-	st.ETag, st.LastModified = resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
-	if len(st.ETag) > 500 || !narrator.ValidText(st.ETag) {
-		st.ETag = ""
+	r, complete := p.parseAndNarrate(ctx, src, st, Document{Body: resp.Body, Charset: resp.Charset, URL: resp.URL.String()}, false)
+	if complete {
+		r.State.ETag, r.State.LastModified = resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
+		if len(r.State.ETag) > 500 || !narrator.ValidText(r.State.ETag) {
+			r.State.ETag = ""
+		}
+		if len(r.State.LastModified) > 100 || !narrator.ValidText(r.State.LastModified) {
+			r.State.LastModified = ""
+		}
 	}
-	if len(st.LastModified) > 100 || !narrator.ValidText(st.LastModified) {
-		st.LastModified = ""
-	}
-	r = p.parseAndNarrate(ctx, src, st, resp.Body, false)
 	if r.State.Status == narrator.SourceStatusOK {
 		hub, topic = Discover(resp.Body, resp.Header, resp.URL.String())
 	}
 	return r, hub, topic
 }
 
-// parseAndNarrate parses a feed's body, and creates or updates the audios
-// of its new and changed items; st is the state to build on, and pushed
-// says that a hub pushed the body (narrator.ItemChanged).
-func (p *Poller) parseAndNarrate(ctx context.Context, src *narrator.Source, st narrator.SourceState, body []byte, pushed bool) narrator.SourceRead {
+// parseAndNarrate parses a feed, and creates or updates the audios of its
+// new and changed items; st is the state to build on, and pushed says that
+// a hub pushed the feed (narrator.ItemChanged). It reports whether the read
+// is complete: the feed parsed, and no item waits for the next read.
+func (p *Poller) parseAndNarrate(ctx context.Context, src *narrator.Source, st narrator.SourceState, doc Document, pushed bool) (narrator.SourceRead, bool) {
 	st.LastError = ""
-	feed, err := Parse(body)
+	feed, err := Parse(doc)
 	if err != nil {
 		st.Status, st.LastError = narrator.SourceStatusError, err.Error()
-		return narrator.SourceRead{State: st}
+		return narrator.SourceRead{State: st}, false
 	}
 	st.Status, st.Failures = narrator.SourceStatusOK, 0
-	r, err := p.narrate(ctx, src, feed, pushed)
+	r, note, complete := p.narrate(ctx, src, feed, pushed)
 	r.State = st
-	if err != nil {
-		r.State.LastError = err.Error()
-	}
-	return r
+	r.State.LastError = note
+	return r, complete
 }
 
 // errSelf is the error of a feed at the server's own address.
@@ -317,64 +320,84 @@ func hostPort(u *url.URL) string {
 	return strings.ToLower(u.Hostname()) + ":" + port
 }
 
-// item is a feed item with the audio it makes.
-type item struct {
-	audio *narrator.Audio
-	hash  string
-	date  time.Time
-}
-
 // narrate creates or updates the audios of feed's new and changed items,
 // oldest first, at most narrator.MaxItemsPerPoll of them, and returns what
 // to record. On a feed's first read, the items the backfill rule leaves
-// out are recorded as seen but never narrated. A changed item is narrated
-// by the rule of narrator.ItemChanged, which holds a pushed feed to its
-// dates. Its error says in plain words why items were skipped, or why it
-// stopped early.
-func (p *Poller) narrate(ctx context.Context, src *narrator.Source, feed *Feed, pushed bool) (narrator.SourceRead, error) {
-	var r narrator.SourceRead
-	var items []item
+// out are recorded as seen but never narrated, and are not counted among
+// those skipped. A changed item is narrated by the rule of
+// narrator.ItemChanged, which holds a pushed feed to its dates. It also returns a note for the feed, in plain words: why
+// items were skipped or cut, or why it stopped early; and whether it read
+// every item it could, none waiting for the next read.
+func (p *Poller) narrate(ctx context.Context, src *narrator.Source, feed *Feed, pushed bool) (r narrator.SourceRead, note string, complete bool) {
+	// bad is an item that makes no audio, and why.
+	type bad struct {
+		item *narrator.FeedItem
+		id   string // "" for an item without a key
+		why  string
+	}
+	var items []*narrator.SourceAudio
+	var bads []bad
 	var ids []string
 	have := map[string]bool{}
-	var skipped []string
-	byItem := map[*narrator.FeedItem]item{}
+	byItem := map[*narrator.FeedItem]*narrator.SourceAudio{}
 	for _, it := range feed.Items {
-		a, hash, err := src.ItemAudio(it)
+		id := src.ItemID(it)
+		if id != "" {
+			if have[id] {
+				continue // a feed that repeats an item narrates it once
+			}
+			have[id] = true
+			ids = append(ids, id)
+		}
+		x, err := src.ItemAudio(it)
 		if err != nil {
-			skipped = append(skipped, narrator.ErrorMessage(err))
+			bads = append(bads, bad{it, id, narrator.ErrorMessage(err)})
 			continue
 		}
-		if have[a.ExternalID] {
-			continue // a feed that repeats an item narrates it once
-		}
-		have[a.ExternalID] = true
-		ids = append(ids, a.ExternalID)
-		items = append(items, item{a, hash, it.Date()})
-		byItem[it] = item{a, hash, it.Date()}
+		items = append(items, x)
+		byItem[it] = x
 	}
 	seen, err := p.store.SeenItems(ctx, src.ID, ids)
 	if err != nil {
-		return r, errors.New("the feed's items could not be checked; they will be on the next read")
+		return r, "the feed's items could not be checked; they will be on the next read", false
 	}
-	var todo []item
+	var skipped []string
+	var todo []*narrator.SourceAudio
 	if src.State.ItemsSeen == 0 && src.State.Created == 0 && len(seen) == 0 {
-		keep := map[string]bool{}
+		keep := map[*narrator.FeedItem]bool{}
+		keepID := map[string]bool{}
 		for _, it := range src.Backfill(feed.Items, p.opts.Now()) {
+			keep[it] = true
 			if x, ok := byItem[it]; ok {
-				keep[x.audio.ExternalID] = true
+				keepID[x.Audio.ExternalID] = true
 			}
 		}
 		for _, x := range items {
-			if keep[x.audio.ExternalID] {
+			if keepID[x.Audio.ExternalID] {
 				todo = append(todo, x)
 			} else {
-				r.Seen = append(r.Seen, narrator.SeenItem{ExternalID: x.audio.ExternalID, Hash: "-", Date: x.date})
+				r.Seen = append(r.Seen, narrator.SeenItem{ExternalID: x.Audio.ExternalID, Hash: "-", Date: x.Date})
+			}
+		}
+		for _, b := range bads {
+			switch {
+			case keep[b.item]:
+				skipped = append(skipped, b.why)
+			case b.id != "":
+				// Left out by the backfill: never narrated, whatever
+				// becomes of it.
+				r.Seen = append(r.Seen, narrator.SeenItem{ExternalID: b.id, Hash: "-"})
 			}
 		}
 	} else {
 		for _, x := range items {
-			if s, ok := seen[x.audio.ExternalID]; narrator.ItemChanged(s, ok, x.hash, x.date, pushed) {
+			if s, ok := seen[x.Audio.ExternalID]; narrator.ItemChanged(s, ok, x.Hash, x.Date, pushed) {
 				todo = append(todo, x)
+			}
+		}
+		for _, b := range bads {
+			if b.id == "" || seen[b.id].Hash != "-" {
+				skipped = append(skipped, b.why)
 			}
 		}
 	}
@@ -386,12 +409,13 @@ func (p *Poller) narrate(ctx context.Context, src *narrator.Source, feed *Feed, 
 		todo = todo[:narrator.MaxItemsPerPoll]
 	}
 	var stop error
+	cut := map[string]int{}
 	for _, x := range todo {
 		if ctx.Err() != nil {
 			stop = errors.New("the read was cut short; the remaining items will be read next time")
 			break
 		}
-		a, err := p.fullText(ctx, src, x.audio)
+		a, err := p.fullText(ctx, src, x.Audio)
 		if err == nil && p.opts.MaxAudio > 0 {
 			err = narrator.CheckDuration(speak.Estimate(a.Title, a.Author, a.Body), p.opts.MaxAudio)
 		}
@@ -415,24 +439,48 @@ func (p *Poller) narrate(ctx context.Context, src *narrator.Source, feed *Feed, 
 		if stop != nil {
 			break
 		}
-		r.Seen = append(r.Seen, narrator.SeenItem{ExternalID: x.audio.ExternalID, Hash: x.hash, Date: x.date})
+		if err == nil {
+			for _, field := range x.Cut {
+				cut[field]++
+			}
+		}
+		r.Seen = append(r.Seen, narrator.SeenItem{ExternalID: x.Audio.ExternalID, Hash: x.Hash, Date: x.Date})
 	}
 	if p.opts.Recorder != nil {
 		p.opts.Recorder.FeedItems("created", int(r.Created))
 		p.opts.Recorder.FeedItems("updated", int(r.Updated))
 		p.opts.Recorder.FeedItems("skipped", len(skipped))
 	}
-	switch {
-	case stop != nil:
-		return r, stop
-	case len(skipped) > 0:
-		return r, fmt.Errorf("%d items were not narrated; the first because %s", len(skipped), lowerFirst(skipped[0]))
-	case more > 0:
-		return r, errors.New(strconv.Itoa(more) + " more items wait for the next read (at most " + strconv.Itoa(narrator.MaxItemsPerPoll) + " a read)")
-	case feed.Total > narrator.MaxItemsPerFeed:
-		return r, fmt.Errorf("the feed lists %d items; only the first %d are read", feed.Total, narrator.MaxItemsPerFeed)
+	var notes []string
+	if stop != nil {
+		notes = append(notes, stop.Error())
 	}
-	return r, nil
+	if len(skipped) > 0 {
+		notes = append(notes, fmt.Sprintf("%s not narrated; the first because %s", countItems(len(skipped), "was", "were"), lowerFirst(skipped[0])))
+	}
+	if more > 0 {
+		notes = append(notes, fmt.Sprintf("%d more %s for the next read (at most %d a read)", more, map[bool]string{true: "item waits", false: "items wait"}[more == 1], narrator.MaxItemsPerPoll))
+	}
+	if feed.Total > narrator.MaxItemsPerFeed {
+		notes = append(notes, fmt.Sprintf("the feed lists %d items; only the first %d are read", feed.Total, narrator.MaxItemsPerFeed))
+	}
+	for _, c := range []struct {
+		field string
+		limit int
+	}{{"title", narrator.MaxTitleChars}, {"author", narrator.MaxAuthorChars}} {
+		if n := cut[c.field]; n > 0 {
+			notes = append(notes, fmt.Sprintf("the %s of %s cut to %d characters", c.field, countItems(n, "was", "were"), c.limit))
+		}
+	}
+	return r, strings.Join(notes, "; "), stop == nil && more == 0
+}
+
+// countItems returns "1 item" and verb, or "n items" and plural.
+func countItems(n int, verb, plural string) string {
+	if n == 1 {
+		return "1 item " + verb
+	}
+	return strconv.Itoa(n) + " items " + plural
 }
 
 // fullText returns a with its body read from its article page, when src

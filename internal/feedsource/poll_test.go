@@ -371,7 +371,7 @@ func TestPollHostileFeeds(t *testing.T) {
 		{"html page", open, srv.URL + "/html", narrator.SourceStatusError, "text/html"},
 		{"not a feed", open, srv.URL + "/notfeed", narrator.SourceStatusError, "not RSS, Atom or JSON Feed"},
 		{"100,000 items", open, srv.URL + "/huge", narrator.SourceStatusOK, "only the first 1000 are read"},
-		{"5 MB title", open, srv.URL + "/bigtitle", narrator.SourceStatusOK, ""},
+		{"5 MB title", open, srv.URL + "/bigtitle", narrator.SourceStatusOK, "the title of 1 item was cut to 1000 characters"},
 		{"slow", slow, srv.URL + "/slow", narrator.SourceStatusError, "did not answer"},
 		{"loopback", guarded, srv.URL + "/feed", narrator.SourceStatusError, "does not fetch"},
 		{"name resolving to a private address", guarded, "http://intranet.example/feed", narrator.SourceStatusError, "does not fetch"},

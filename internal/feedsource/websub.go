@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"os"
@@ -305,7 +306,8 @@ func (p *Poller) push(w http.ResponseWriter, r *http.Request, src *narrator.Sour
 	if !ok {
 		return narrator.Errorf(narrator.EUNAVAILABLE, "the feed is being read now; push again in a moment")
 	}
-	return p.read(r.Context(), src.ID, data)
+	_, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return p.read(r.Context(), src.ID, &Document{Body: data, Charset: params["charset"], URL: src.URL})
 }
 
 // refuse reads a refused push's body to its end, without keeping it, and

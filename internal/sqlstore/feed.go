@@ -140,10 +140,10 @@ WHERE project_id = ? AND deleted_at IS NULL AND state = 'processed' AND NOT ` + 
 ORDER BY created_at DESC, id DESC
 LIMIT ?`
 
-// FeedAudiosSQL is the query of FeedByToken's audios on db, for the tests
+// SourceAudiosSQL is the query of FeedByToken's audios on db, for the tests
 // of its plan: its arguments are narrator.FeedBodyChars, the project's ID,
 // the instant that decides what is public, and the limit.
-func FeedAudiosSQL(db DB) string { return fmt.Sprintf(feedAudiosSQL, db.IndexedBy("audios_feed")) }
+func SourceAudiosSQL(db DB) string { return fmt.Sprintf(feedAudiosSQL, db.IndexedBy("audios_feed")) }
 
 // AudiosChangedSQL gives the latest change and the latest deletion of a
 // project's audios (the project's ID, given twice), each the first entry of
@@ -186,7 +186,7 @@ func (s *Store) FeedByToken(ctx context.Context, token string, limit int) (*narr
 	if c.Project, err = ProjectByID(ctx, tx, f.ProjectID); err != nil {
 		return nil, fmt.Errorf("read feed of project %d: %w", f.ProjectID, err)
 	}
-	if c.Audios, err = QueryAudios(ctx, s.db, tx, FeedAudiosSQL(s.db), narrator.FeedBodyChars, f.ProjectID, now, limit); err != nil {
+	if c.Audios, err = QueryAudios(ctx, s.db, tx, SourceAudiosSQL(s.db), narrator.FeedBodyChars, f.ProjectID, now, limit); err != nil {
 		return nil, fmt.Errorf("read feed of project %d: audios: %w", f.ProjectID, err)
 	}
 	var updated, deleted *time.Time
