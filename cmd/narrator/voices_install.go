@@ -17,7 +17,6 @@ import (
 	"github.com/narrator/narrator/internal/jobs"
 	"github.com/narrator/narrator/internal/neural"
 	"github.com/narrator/narrator/internal/onnx/worker"
-	"github.com/narrator/narrator/internal/proc"
 )
 
 // installFlags are the flags of voices install and voices download.
@@ -25,6 +24,7 @@ type installFlags struct {
 	data                                     func() (config.Backends, error)
 	name, gender, language, speaker, license string
 	card, library                            string
+	sandbox                                  string
 	priority                                 int
 	asJSON                                   bool
 }
@@ -44,6 +44,7 @@ func installFlagSet(e *env, name, synopsis string, f *installFlags) *flag.FlagSe
 	fs.IntVar(&f.priority, "priority", 0, "`rank` among its language's voices for the defaults: higher first; below 0, never a default")
 	fs.StringVar(&f.library, "onnxruntime", getenv(config.EnvONNXRuntime), "the onnxruntime shared `library` that checks the model (env "+config.EnvONNXRuntime+")")
 	fs.BoolVar(&f.asJSON, "json", false, "print JSON instead of a table")
+	config.SandboxFlag(fs, getenv, &f.sandbox)
 	return fs
 }
 
@@ -138,6 +139,13 @@ func installVoice(ctx context.Context, e *env, f *installFlags, modelPath, secon
 	if f.library == "" {
 		return usagef("voices install: %v", neural.ErrNoRuntime)
 	}
+	if err := config.ValidateSandbox(f.sandbox); err != nil {
+		return usagef("voices install: %v", err)
+	}
+	b, err := f.data()
+	if err != nil {
+		return usagef("%v", err)
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return err
@@ -146,11 +154,13 @@ func installVoice(ctx context.Context, e *env, f *installFlags, modelPath, secon
 	if err != nil {
 		return usagef("voices install: %v", err)
 	}
-	// The model is read by onnxruntime in a worker in the engines' sandbox, where it works
-	// here, as the server reads it.
-	sb, err := openSandbox(ctx, config.SandboxAuto, proc.SandboxOptions{}, slog.New(slog.DiscardHandler))
+	// The model is untrusted until checked: onnxruntime reads it in a worker in the very
+	// sandbox serve's engines run in, with this node's data directory, database and media
+	// hidden, and with serve's refusal (--sandbox on) or warning (auto) where there is none.
+	warnings := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	sb, err := engineSandbox(ctx, f.sandbox, b, warnings)
 	if err != nil {
-		return err
+		return fmt.Errorf("voices install: %w", err)
 	}
 	kind, info, err := neural.Inspect(ctx, worker.Config{Command: []string{exe, "onnx-worker"}, Library: f.library, Model: modelPath, Sandbox: sb})
 	if err != nil {
@@ -182,10 +192,6 @@ func installVoice(ctx context.Context, e *env, f *installFlags, modelPath, secon
 		if entries, skipped, err = neural.KokoroEntries(model, second, d); err != nil {
 			return usagef("voices install: %v", err)
 		}
-	}
-	b, err := f.data()
-	if err != nil {
-		return usagef("%v", err)
 	}
 	bk, err := openBackends(ctx, b, jobs.Config{Logger: slog.New(slog.DiscardHandler)}, cliEventBody(e.getenv), narrator.Limits{}, e.getenv)
 	if err != nil {
