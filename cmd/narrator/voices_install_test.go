@@ -1,10 +1,13 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -39,13 +42,21 @@ func tinyPiperFiles(t *testing.T) string {
 func TestVoicesInstallSandbox(t *testing.T) {
 	lib := onnxtest.Library(t)
 	proctest.NeedProgram(t, "bwrap", "apt-get install bubblewrap")
+	var out string
 	install := func(sandbox string) (string, error) {
 		t.Helper()
-		_, errOut, err := runCLI(t, "voices", "install", "--data", t.TempDir(), "--onnxruntime", lib, "--gender", "female", "--sandbox", sandbox, tinyPiperFiles(t))
+		var errOut string
+		var err error
+		out, errOut, err = runCLI(t, "voices", "install", "--data", t.TempDir(), "--onnxruntime", lib, "--gender", "female", "--sandbox", sandbox, tinyPiperFiles(t))
 		return errOut, err
 	}
 	if errOut, err := install(config.SandboxOn); err != nil || errOut != "" {
 		t.Fatalf("--sandbox on where the sandbox works: %v, stderr %q", err, errOut)
+	}
+	// What was installed is printed with its digest.
+	sum := sha256.Sum256(onnxtest.Piper(onnxtest.PiperOptions{}))
+	if !regexp.MustCompile(`(?m)^en_US-tiny-medium\.onnx +\d+ +` + hex.EncodeToString(sum[:]) + `$`).MatchString(out) {
+		t.Errorf("install printed no SHA-256 of the model:\n%s", out)
 	}
 
 	broken := t.TempDir()
@@ -104,5 +115,15 @@ func TestEngineSandboxHidesData(t *testing.T) {
 	// The same program reads it outside the sandbox: the check above is not vacuous.
 	if out, err := exec.Command(prog, filepath.Join(data, "narrator.db")).Output(); err != nil || string(out) != "secret rows" {
 		t.Fatalf("unsandboxed: %q, %v", out, err)
+	}
+}
+
+// TestVoicesDownloadRefusesPlainHTTP checks that voices download refuses a mirror over plain
+// http, before it fetches anything, and names the flag that would accept it.
+func TestVoicesDownloadRefusesPlainHTTP(t *testing.T) {
+	t.Parallel()
+	_, _, err := runCLI(t, "voices", "download", "--data", t.TempDir(), "--onnxruntime", "/nonexistent", "--from", "http://127.0.0.1:1/", "en_US-tiny-medium")
+	if err == nil || !strings.Contains(err.Error(), "not https") || !strings.Contains(err.Error(), "--allow-insecure-mirror") {
+		t.Errorf("download from an http mirror: %v, want a refusal naming --allow-insecure-mirror", err)
 	}
 }
