@@ -82,3 +82,11 @@ func Contended(err error) error {
 func Unavailable(err error) error {
 	return fmt.Errorf("%w: %w", &Error{Code: EUNAVAILABLE, Message: "The service cannot reach its storage just now; try again shortly."}, err)
 }
+
+// VoiceFailed returns err marked as a fault of the voice labelled voice ("Tone (Female)"), not
+// of the text it was given: an installed voice whose model fails when it runs. ErrorCode
+// reports EINVALID, so that nothing tries again what cannot succeed, and ErrorMessage names
+// the voice; Error keeps err's text for the logs.
+func VoiceFailed(voice string, err error) error {
+	return fmt.Errorf("%w: %w", &Error{Code: EINVALID, Message: fmt.Sprintf("the voice %s fails: its model cannot run. This is a fault of the voice, not of the text; choose another voice, or ask the operator to reinstall or remove it.", voice)}, err)
+}

@@ -25,3 +25,18 @@ func TestUnavailable(t *testing.T) {
 		}
 	}
 }
+
+func TestVoiceFailed(t *testing.T) {
+	t.Parallel()
+	cause := errors.New("onnx run failed: Gather")
+	err := fmt.Errorf("synthesize: %w", narrator.VoiceFailed("Tone (Female)", cause))
+	if got := narrator.ErrorCode(err); got != narrator.EINVALID {
+		t.Errorf("ErrorCode = %q, want %q: nothing tries it again", got, narrator.EINVALID)
+	}
+	if msg := narrator.ErrorMessage(err); !strings.Contains(msg, "Tone (Female)") || strings.Contains(msg, "Gather") {
+		t.Errorf("ErrorMessage = %q, want one naming the voice without the cause", msg)
+	}
+	if !errors.Is(err, cause) {
+		t.Errorf("the cause is lost: %v", err)
+	}
+}

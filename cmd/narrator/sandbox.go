@@ -10,17 +10,26 @@ import (
 	"github.com/narrator/narrator/internal/proc"
 )
 
-// sandboxOptions returns the sandbox of cfg's engines: it hides the data
-// directory, the SQLite database's directory and the media directory.
-func sandboxOptions(cfg config.Config) proc.SandboxOptions {
-	hide := []string{cfg.DataDir}
-	if kind, path, err := config.ParseDatabase(cfg.Database); err == nil && kind == config.SQLite {
+// sandboxOptions returns the sandbox of the engines of a node on b: it hides
+// the data directory, the SQLite database's directory and the media
+// directory.
+func sandboxOptions(b config.Backends) proc.SandboxOptions {
+	hide := []string{b.DataDir}
+	if kind, path, err := config.ParseDatabase(b.Database); err == nil && kind == config.SQLite {
 		hide = append(hide, filepath.Dir(path))
 	}
-	if kind, dir, err := config.ParseMedia(cfg.Media); err == nil && kind == config.File {
+	if kind, dir, err := config.ParseMedia(b.Media); err == nil && kind == config.File {
 		hide = append(hide, dir)
 	}
 	return proc.SandboxOptions{Hide: hide}
+}
+
+// engineSandbox returns the sandbox that every untrusted program of a node
+// on b runs in, as mode (--sandbox) says (see openSandbox): serve's engines
+// and the check of a voice's model at install, which reads the same files
+// with the same onnxruntime.
+func engineSandbox(ctx context.Context, mode string, b config.Backends, logger *slog.Logger) (*proc.Sandbox, error) {
+	return openSandbox(ctx, mode, sandboxOptions(b), logger)
 }
 
 // openSandbox returns the sandbox engine processes run in, as mode

@@ -65,14 +65,14 @@ func TestOpenSandbox(t *testing.T) {
 // and media directory elsewhere.
 func TestSandboxOptions(t *testing.T) {
 	t.Parallel()
-	cfg := config.Config{Backends: config.Backends{DataDir: "/srv/d", Database: "sqlite:/var/lib/db/n.db", Media: "file:/mnt/media"}}
-	got := sandboxOptions(cfg).Hide
+	b := config.Backends{DataDir: "/srv/d", Database: "sqlite:/var/lib/db/n.db", Media: "file:/mnt/media"}
+	got := sandboxOptions(b).Hide
 	want := []string{"/srv/d", "/var/lib/db", "/mnt/media"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("Hide = %q, want %q", got, want)
 	}
-	cfg.Database, cfg.Media = "postgres://u@h/db", "s3://bucket"
-	if got := sandboxOptions(cfg).Hide; len(got) != 1 || got[0] != "/srv/d" {
+	b.Database, b.Media = "postgres://u@h/db", "s3://bucket"
+	if got := sandboxOptions(b).Hide; len(got) != 1 || got[0] != "/srv/d" {
 		t.Errorf("Hide = %q, want only the data directory", got)
 	}
 }

@@ -294,7 +294,7 @@ func prepareScratch(dir string, logger *slog.Logger) error {
 // process left running; in a cluster River's rescuer does that.
 func (s *server) startWorkers(ctx context.Context) error {
 	cfg, b := s.cfg, s.backends
-	sb, err := openSandbox(ctx, cfg.Sandbox, sandboxOptions(cfg), s.logger)
+	sb, err := engineSandbox(ctx, cfg.Sandbox, cfg.Backends, s.logger)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -17,7 +18,6 @@ import (
 	"github.com/narrator/narrator/internal/jobs"
 	"github.com/narrator/narrator/internal/neural"
 	"github.com/narrator/narrator/internal/onnx/worker"
-	"github.com/narrator/narrator/internal/proc"
 )
 
 // installFlags are the flags of voices install and voices download.
@@ -25,6 +25,7 @@ type installFlags struct {
 	data                                     func() (config.Backends, error)
 	name, gender, language, speaker, license string
 	card, library                            string
+	sandbox                                  string
 	priority                                 int
 	asJSON                                   bool
 }
@@ -44,6 +45,7 @@ func installFlagSet(e *env, name, synopsis string, f *installFlags) *flag.FlagSe
 	fs.IntVar(&f.priority, "priority", 0, "`rank` among its language's voices for the defaults: higher first; below 0, never a default")
 	fs.StringVar(&f.library, "onnxruntime", getenv(config.EnvONNXRuntime), "the onnxruntime shared `library` that checks the model (env "+config.EnvONNXRuntime+")")
 	fs.BoolVar(&f.asJSON, "json", false, "print JSON instead of a table")
+	config.SandboxFlag(fs, getenv, &f.sandbox)
 	return fs
 }
 
@@ -103,6 +105,7 @@ func (cmd voicesDownloadCommand) Run(ctx context.Context, args []string) error {
 	fs := installFlagSet(e, "voices download", "voices download [flags] NAME", &f)
 	from := fs.String("from", neural.PiperVoicesURL, "the Piper voice repository, or a mirror with its layout (voices.json at its root)")
 	timeout := fs.Duration("timeout", 30*time.Minute, "give up on the download after this `long`")
+	allowHTTP := fs.Bool("allow-insecure-mirror", false, "accept a --from mirror over plain http, and redirects to http: anyone on the way could change its index and files alike")
 	if err := parseWithArgs(fs, args); err != nil {
 		return err
 	}
@@ -118,14 +121,28 @@ func (cmd voicesDownloadCommand) Run(ctx context.Context, args []string) error {
 	dctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
 	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, ResponseHeaderTimeout: time.Minute}}
-	got, err := neural.Download(dctx, client, *from, fs.Arg(0), dir)
-	if err != nil {
+	got, err := neural.Download(dctx, client, *from, fs.Arg(0), dir, neural.DownloadOptions{AllowHTTP: *allowHTTP})
+	if errors.Is(err, neural.ErrInsecureRepository) {
+		return usagef("voices download: %v: give an https mirror, or --allow-insecure-mirror to accept one over plain http", err)
+	} else if err != nil {
 		return fmt.Errorf("voices download: %w", err)
 	}
 	if f.card == "" {
 		f.card = got.Card
 	}
-	return installVoice(ctx, e, &f, got.Model, got.Config)
+	if err := installVoice(ctx, e, &f, got.Model, got.Config); err != nil {
+		return err
+	}
+	// Where each file came from and what it was checked against: the digests are the mirror's
+	// own word, which the operator may compare with the publisher's.
+	for _, df := range got.Files {
+		note := ""
+		if !strings.Contains(df.Checked, "SHA-256") {
+			note = "; the index gives no SHA-256: compare the one above with the publisher's"
+		}
+		fmt.Fprintf(e.stderr, "downloaded %s from %s, checked against the index's %s%s\n", filepath.Base(df.Path), df.URL, df.Checked, note)
+	}
+	return nil
 }
 
 // installVoice checks a voice's files, stores them in the media store and its catalog
@@ -138,6 +155,13 @@ func installVoice(ctx context.Context, e *env, f *installFlags, modelPath, secon
 	if f.library == "" {
 		return usagef("voices install: %v", neural.ErrNoRuntime)
 	}
+	if err := config.ValidateSandbox(f.sandbox); err != nil {
+		return usagef("voices install: %v", err)
+	}
+	b, err := f.data()
+	if err != nil {
+		return usagef("%v", err)
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return err
@@ -146,11 +170,13 @@ func installVoice(ctx context.Context, e *env, f *installFlags, modelPath, secon
 	if err != nil {
 		return usagef("voices install: %v", err)
 	}
-	// The model is read by onnxruntime in a worker in the engines' sandbox, where it works
-	// here, as the server reads it.
-	sb, err := openSandbox(ctx, config.SandboxAuto, proc.SandboxOptions{}, slog.New(slog.DiscardHandler))
+	// The model is untrusted until checked: onnxruntime reads it in a worker in the very
+	// sandbox serve's engines run in, with this node's data directory, database and media
+	// hidden, and with serve's refusal (--sandbox on) or warning (auto) where there is none.
+	warnings := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	sb, err := engineSandbox(ctx, f.sandbox, b, warnings)
 	if err != nil {
-		return err
+		return fmt.Errorf("voices install: %w", err)
 	}
 	kind, info, err := neural.Inspect(ctx, worker.Config{Command: []string{exe, "onnx-worker"}, Library: f.library, Model: modelPath, Sandbox: sb})
 	if err != nil {
@@ -182,10 +208,6 @@ func installVoice(ctx context.Context, e *env, f *installFlags, modelPath, secon
 		if entries, skipped, err = neural.KokoroEntries(model, second, d); err != nil {
 			return usagef("voices install: %v", err)
 		}
-	}
-	b, err := f.data()
-	if err != nil {
-		return usagef("%v", err)
 	}
 	bk, err := openBackends(ctx, b, jobs.Config{Logger: slog.New(slog.DiscardHandler)}, cliEventBody(e.getenv), narrator.Limits{}, e.getenv)
 	if err != nil {
@@ -245,22 +267,40 @@ func putFile(ctx context.Context, media mediaStore, key, path string) error {
 	return nil
 }
 
-// printInstalled prints installed voices' entries.
+// printInstalled prints installed voices' entries, and their files with their SHA-256: what
+// was installed, as it was installed.
 func printInstalled(e *env, vs []*narrator.InstalledVoice, asJSON bool) error {
+	type fileJSON struct {
+		Role   string `json:"role"`
+		Name   string `json:"name"`
+		Bytes  int64  `json:"bytes"`
+		SHA256 string `json:"sha256"`
+	}
 	type entryJSON struct {
-		ID       string `json:"id"`
-		Name     string `json:"name"`
-		Label    string `json:"label"`
-		Language string `json:"language"`
-		Engine   string `json:"engine"`
-		Quality  string `json:"quality,omitempty"`
-		License  string `json:"license,omitempty"`
-		Speaker  string `json:"speaker,omitempty"`
-		Priority int    `json:"priority"`
+		ID       string     `json:"id"`
+		Name     string     `json:"name"`
+		Label    string     `json:"label"`
+		Language string     `json:"language"`
+		Engine   string     `json:"engine"`
+		Quality  string     `json:"quality,omitempty"`
+		License  string     `json:"license,omitempty"`
+		Speaker  string     `json:"speaker,omitempty"`
+		Priority int        `json:"priority"`
+		Files    []fileJSON `json:"files"`
 	}
 	out := make([]entryJSON, 0, len(vs))
+	var files []narrator.VoiceFile // each once: a Kokoro model's voices share theirs
+	seen := map[string]bool{}
 	for _, v := range vs {
-		out = append(out, entryJSON{v.EngineVoice, v.Name, v.Label(), v.Language, v.Engine, v.Quality, v.License, v.Speaker, v.Priority})
+		entry := entryJSON{v.EngineVoice, v.Name, v.Label(), v.Language, v.Engine, v.Quality, v.License, v.Speaker, v.Priority, nil}
+		for _, f := range v.Files {
+			entry.Files = append(entry.Files, fileJSON{f.Role, f.Name, f.Size, f.SHA256})
+			if !seen[f.SHA256] {
+				seen[f.SHA256] = true
+				files = append(files, f)
+			}
+		}
+		out = append(out, entry)
 	}
 	if asJSON {
 		return printJSON(e.stdout, out)
@@ -269,6 +309,14 @@ func printInstalled(e *env, vs []*narrator.InstalledVoice, asJSON bool) error {
 	fmt.Fprintln(tw, "INSTALLED\tVOICE\tLANGUAGE\tENGINE\tQUALITY\tLICENCE")
 	for _, v := range out {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", v.ID, v.Label, v.Language, v.Engine, dash(v.Quality), dash(v.License))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	tw = tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "\nFILE\tBYTES\tSHA-256")
+	for _, f := range files {
+		fmt.Fprintf(tw, "%s\t%d\t%s\n", f.Name, f.Size, f.SHA256)
 	}
 	return tw.Flush()
 }

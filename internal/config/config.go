@@ -377,7 +377,7 @@ func ServeFlags(fs *flag.FlagSet, getenv func(string) string) func() (Config, er
 	fs.IntVar(&c.MaxConnections, "max-connections", env.int(EnvMaxConnections, DefaultMaxConnections), "client connections open at once; more are refused at once, the health checks answered (env "+EnvMaxConnections+")")
 	fs.IntVar(&c.MaxConnectionsPerClient, "max-connections-per-client", env.int(EnvMaxConnectionsPerClient, DefaultMaxConnectionsPerClient), "connections one client (an IPv4 address or an IPv6 /64) may hold open at once, and requests it may have in flight; at most --max-connections (env "+EnvMaxConnectionsPerClient+")")
 	fs.IntVar(&c.MinTransferRate, "min-transfer-rate", env.int(EnvMinTransferRate, DefaultMinTransferRate), "slowest a request body may arrive or a media response be read, in `bytes` per second, after a few seconds' grace; 0 for no minimum (env "+EnvMinTransferRate+")")
-	fs.StringVar(&c.Sandbox, "sandbox", orDefault(getenv(EnvSandbox), SandboxAuto), "run speech engines and the MP3 encoder in a sandbox (bubblewrap): auto (if it works here, else warn), on (fail to start without it) or off (env "+EnvSandbox+")")
+	SandboxFlag(fs, getenv, &c.Sandbox)
 	fs.IntVar(&c.MaxQueuedPerAccount, "max-queued-per-account", env.int(EnvMaxQueuedPerAccount, DefaultMaxQueuedPerAccount), "audios each account may have waiting for or under synthesis; 0 for no limit (env "+EnvMaxQueuedPerAccount+")")
 	fs.Int64Var(&c.MaxMediaMBPerAccount, "max-media-mb-per-account", int64(env.int(EnvMaxMediaMBPerAccount, DefaultMaxMediaMBPerAccount)), "`MiB` of published media each account may keep; 0 for no limit (env "+EnvMaxMediaMBPerAccount+")")
 	fs.DurationVar(&c.MaxAudioDuration, "max-audio-duration", env.duration(EnvMaxAudioDuration, DefaultMaxAudioDuration), "longest audio, pauses included: longer articles are refused or fail (env "+EnvMaxAudioDuration+")")
@@ -404,6 +404,23 @@ func ServeFlags(fs *flag.FlagSet, getenv func(string) string) func() (Config, er
 		}
 		return c, nil
 	}
+}
+
+// SandboxFlag registers --sandbox on fs, into mode, defaulting from
+// NARRATOR_SANDBOX: serve's engines and the model check of voices install
+// and voices download run as it says.
+func SandboxFlag(fs *flag.FlagSet, getenv func(string) string, mode *string) {
+	fs.StringVar(mode, "sandbox", orDefault(getenv(EnvSandbox), SandboxAuto), "run speech engines, the MP3 encoder and the check of a voice's model in a sandbox (bubblewrap): auto (if it works here, else warn), on (fail without it) or off (env "+EnvSandbox+")")
+}
+
+// ValidateSandbox reports a --sandbox that is not SandboxAuto, SandboxOn or
+// SandboxOff.
+func ValidateSandbox(mode string) error {
+	switch mode {
+	case SandboxAuto, SandboxOn, SandboxOff:
+		return nil
+	}
+	return fmt.Errorf("--sandbox must be auto, on or off, not %q", mode)
 }
 
 // Validate reports the first problem with c.
@@ -473,10 +490,8 @@ func (c *Config) Validate() error {
 	if c.MinTransferRate < 0 || c.MinTransferRate > 1<<30 {
 		return fmt.Errorf("--min-transfer-rate must be from 0 to %d, not %d", 1<<30, c.MinTransferRate)
 	}
-	switch c.Sandbox {
-	case SandboxAuto, SandboxOn, SandboxOff:
-	default:
-		return fmt.Errorf("--sandbox must be auto, on or off, not %q", c.Sandbox)
+	if err := ValidateSandbox(c.Sandbox); err != nil {
+		return err
 	}
 	if c.MaxQueuedPerAccount < 0 {
 		return fmt.Errorf("--max-queued-per-account must not be negative, not %d", c.MaxQueuedPerAccount)

@@ -596,6 +596,27 @@ func TestListProjects(t *testing.T) {
 	}
 }
 
+// TestListProjectsRemovedVoice checks that a project whose voice the operator removed shows
+// the voice that speaks for it now, its language's default for the role, not the bare name of
+// a voice that is gone.
+func TestListProjectsRemovedVoice(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	acct, key := b.newAccount(t, "Removed")
+	p := &narrator.Project{AccountID: acct, Title: "Gone", Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: "Tone", BodyVoice: "Tone"}
+	if err := b.store.CreateProject(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	got := b.do(t, "GET", "/api/v3/projects?api_key="+key, nil).array(t)
+	if len(got) != 1 {
+		t.Fatalf("projects %v", got)
+	}
+	title, body, _ := narrator.DefaultVoices("en_US")
+	if got[0]["title_voice"] != title.Label() || got[0]["body_voice"] != body.Label() {
+		t.Errorf("title_voice %v, body_voice %v; want %s and %s, the voices that speak now", got[0]["title_voice"], got[0]["body_voice"], title.Label(), body.Label())
+	}
+}
+
 func TestMethodNotAllowed(t *testing.T) {
 	t.Parallel()
 	b := setup(t)

@@ -27,8 +27,8 @@ func ProjectJSON(cat *narrator.Catalog, p *narrator.Project) any {
 		Title:      p.Title,
 		Type:       p.Type,
 		Language:   p.Language,
-		TitleVoice: voiceLabel(cat, p.Language, p.TitleVoice),
-		BodyVoice:  voiceLabel(cat, p.Language, p.BodyVoice),
+		TitleVoice: voiceLabel(cat, p.Language, p.TitleVoice, true),
+		BodyVoice:  voiceLabel(cat, p.Language, p.BodyVoice, false),
 		AudioCount: p.AudioCount,
 	}
 	if p.URL != "" {
@@ -37,10 +37,11 @@ func ProjectJSON(cat *narrator.Catalog, p *narrator.Project) any {
 	return out
 }
 
-// voiceLabel shows a voice as "Name (Gender)"; a voice the catalog does not
-// have (an installed voice since removed) shows as its name.
-func voiceLabel(cat *narrator.Catalog, language, name string) string {
-	if v, ok := cat.Lookup(language, name); ok {
+// voiceLabel shows the voice that speaks a project's title (or body) as "Name (Gender)": the
+// one it names, or, where the catalog no longer has it (an installed voice since removed),
+// the language's default that speaks instead (narrator.Catalog.Resolve decides).
+func voiceLabel(cat *narrator.Catalog, language, name string, title bool) string {
+	if v, _, ok := cat.Resolve(language, name, title); ok {
 		return v.Label()
 	}
 	return name

@@ -1,12 +1,16 @@
 package jobs_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -369,6 +373,66 @@ func TestWorkFailsAtOnceOnBadArticle(t *testing.T) {
 			t.Errorf("state %s, error %q", a.State, a.Error)
 		}
 	})
+}
+
+// TestWorkLogsEachFailedAttempt checks that an attempt that fails and will be tried again
+// says so in the log, with its error, and not only the last one.
+func TestWorkLogsEachFailedAttempt(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *testBundle) {
+		var logs lockedBuffer
+		w := jobs.NewSynthesizeWorker(b.store, b.render, b.media, jobs.SynthesizeConfig{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+		b.render.err = errors.New("engine exploded")
+		for attempt := 1; attempt <= 2; attempt++ {
+			err := w.Work(t.Context(), &river.Job[jobs.SynthesizeArgs]{
+				JobRow: &rivertype.JobRow{Attempt: attempt, MaxAttempts: 3},
+				Args:   jobs.SynthesizeArgs{AudioID: b.audio.ID, Revision: b.audio.Revision},
+			})
+			if err == nil {
+				t.Fatal("no error from a failed rendering")
+			}
+		}
+		out := logs.String()
+		for _, attempt := range []string{"attempt=1", "attempt=2"} {
+			if !regexp.MustCompile(`level=WARN msg="synthesis attempt failed[^\n]*` + attempt + `[^\n]*engine exploded`).MatchString(out) {
+				t.Errorf("no warning of the failed %s with its error:\n%s", attempt, out)
+			}
+		}
+	})
+}
+
+// TestWorkFailsAtOnceOnBrokenVoice checks that a voice whose model fails is not tried again,
+// and that the audio's error blames the voice, by name, and not the text.
+func TestWorkFailsAtOnceOnBrokenVoice(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *testBundle) {
+		b.render.err = fmt.Errorf("synthesize %q with piper/piper-tone: %w", "Hello.", narrator.VoiceFailed("Tone (Female)", errors.New("onnx run failed: Gather: indices element out of data bounds")))
+		err := b.work(t, b.audio.Revision, 1)
+		var cancel *rivertype.JobCancelError
+		if !errors.As(err, &cancel) {
+			t.Fatalf("error %v, want a job cancellation", err)
+		}
+		a := b.find(t)
+		if a.State != narrator.StateFailed || !strings.Contains(a.Error, "voice Tone (Female)") || strings.Contains(a.Error, "check the text") || strings.Contains(a.Error, "Gather") {
+			t.Errorf("state %s, error %q", a.State, a.Error)
+		}
+	})
+}
+
+// lockedBuffer is a bytes.Buffer safe for concurrent writes.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // TestJobsCommittedWithRows checks that River's job rows are written in the

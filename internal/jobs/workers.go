@@ -212,9 +212,12 @@ func (w *SynthesizeWorker) Work(ctx context.Context, job *river.Job[SynthesizeAr
 			// The server is shutting down: put the job back untouched.
 			return river.JobSnooze(time.Second)
 		}
-		// A coded invalid error is a problem of the article itself: trying
-		// again cannot help.
+		// A coded invalid error is a problem of the article or of its voice
+		// (narrator.VoiceFailed): trying again cannot help.
 		permanent := narrator.ErrorCode(err) == narrator.EINVALID
+		if !permanent && job.Attempt < job.MaxAttempts {
+			log.Warn("synthesis attempt failed; it will be tried again", "max_attempts", job.MaxAttempts, "err", err)
+		}
 		if permanent || job.Attempt >= job.MaxAttempts {
 			msg := "Speech could not be made for this article: " + publisherReason(err)
 			if ferr := w.store.FailAudio(context.WithoutCancel(ctx), a.ID, a.Revision, msg); ferr != nil {

@@ -141,7 +141,8 @@ const sentencePause = 150 * time.Millisecond
 // Synthesize speaks plain text in the installed voice whose ID is voiceID and returns mono
 // 16-bit PCM and its sample rate (the Piper voice's, or 24 kHz for Kokoro). rate is a
 // speaking-rate factor: 1 is normal, 2 twice as fast; zero means 1. It returns ctx.Err() if
-// ctx ends first, ErrClosed after Close, and ErrNoRuntime without a library.
+// ctx ends first, ErrClosed after Close, and ErrNoRuntime without a library. A model that
+// onnxruntime cannot run gives an error marked narrator.VoiceFailed, naming the voice.
 func (e *Engine) Synthesize(ctx context.Context, voiceID, text string, rate float64) ([]int16, int, error) {
 	if rate == 0 {
 		rate = 1
@@ -168,6 +169,10 @@ func (e *Engine) Synthesize(ctx context.Context, voiceID, text string, rate floa
 		return nil, 0, ErrClosed
 	case ctx.Err() != nil:
 		return nil, 0, ctx.Err()
+	case errors.Is(err, worker.ErrRun):
+		// onnxruntime refused the run: the model fails on what it was given, which the same
+		// text, tried again, gives it again. The voice is at fault, not the text.
+		err = narrator.VoiceFailed(v.inst.Label(), err)
 	}
 	return nil, 0, fmt.Errorf("neural: synthesize %q with %s: %w", proc.Abbrev(text), voiceID, err)
 }

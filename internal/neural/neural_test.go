@@ -404,6 +404,34 @@ func TestBadFiles(t *testing.T) {
 	}
 }
 
+// TestBrokenModelIsVoiceError checks that a model onnxruntime cannot run, here one whose
+// Gather reads an index beyond its one weight, fails as the voice's fault: an error that
+// nothing retries (EINVALID), whose message names the voice and does not blame the text.
+func TestBrokenModelIsVoiceError(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, neural.Options{})
+	// Every run gathers weight number input_lengths, at least 1, of a single weight.
+	model := r.put(t, narrator.VoiceFileModel, "broken.onnx", onnxtest.Piper(onnxtest.PiperOptions{Scale: scale, Weights: 1}))
+	cfg := r.put(t, narrator.VoiceFileConfig, "broken.onnx.json", piperConfig(t, nil))
+	r.install(&narrator.InstalledVoice{
+		Voice: narrator.Voice{Name: "Tone", Gender: narrator.GenderFemale, Language: "en_US", Engine: narrator.EnginePiper, EngineVoice: "piper-tone"},
+		Files: []narrator.VoiceFile{model, cfg},
+	})
+	_, _, err := r.engine.Synthesize(t.Context(), "piper-tone", "Hello there.", 1)
+	if err == nil {
+		t.Fatal("a model that fails at run time spoke")
+	}
+	if code := narrator.ErrorCode(err); code != narrator.EINVALID {
+		t.Errorf("error code %q, want %q (not worth retrying): %v", code, narrator.EINVALID, err)
+	}
+	if msg := narrator.ErrorMessage(err); !strings.Contains(msg, "Tone (Female)") || !strings.Contains(msg, "not of the text") {
+		t.Errorf("message %q, want one naming the voice Tone (Female) as at fault", msg)
+	}
+	if !errors.Is(err, worker.ErrRun) {
+		t.Errorf("the run's error is lost: %v", err)
+	}
+}
+
 // TestRemovedVoiceReleased checks that a voice removed from the catalog is refused, and that
 // its model's workers and cached files go with it.
 func TestRemovedVoiceReleased(t *testing.T) {

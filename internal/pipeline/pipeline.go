@@ -82,7 +82,7 @@ type MediaWriter interface {
 // CatalogSource gives the current voice catalog.
 type CatalogSource interface {
 	Catalog(ctx context.Context) *narrator.Catalog
-	// Fresh reads the catalog again at once, for a voice the last one lacks.
+	// Fresh reads the catalog again at once: each rendering starts with it.
 	Fresh(ctx context.Context) *narrator.Catalog
 }
 
@@ -566,12 +566,17 @@ func (p *Pipeline) PreviewVoice(ctx context.Context, v narrator.Voice, text stri
 // project's language has it, else the project's voice for the unit's role.
 // A project voice the catalog no longer has (the operator removed it) is
 // replaced by its language's default, and the rendering goes on.
+//
+// The catalog is read afresh for each rendering, not taken from the
+// source's cache: a voice removed on any node a moment ago, whose files
+// are already gone from the media store, speaks no new rendering, and one
+// installed a moment ago does.
 func (p *Pipeline) voicesFor(ctx context.Context, proj *narrator.Project, units []speak.Unit) ([]narrator.Voice, error) {
-	voices, missing, err := p.resolveVoices(p.Catalog(ctx), proj, units)
-	if missing && p.voices != nil {
-		// A voice installed on another node a moment ago: read the catalog again once.
-		voices, missing, err = p.resolveVoices(p.voices.Fresh(ctx), proj, units)
+	cat := narrator.BuiltinCatalog()
+	if p.voices != nil {
+		cat = p.voices.Fresh(ctx)
 	}
+	voices, missing, err := p.resolveVoices(cat, proj, units)
 	if err != nil {
 		return nil, err
 	}

@@ -19,10 +19,14 @@ import (
 	gomp3 "github.com/hajimehoshi/go-mp3"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/jobs"
 	"github.com/narrator/narrator/internal/localfs"
 	"github.com/narrator/narrator/internal/mp3"
 	"github.com/narrator/narrator/internal/pipeline"
+	"github.com/narrator/narrator/internal/sqlite"
+	"github.com/narrator/narrator/internal/sqlite/sqlitetest"
 	"github.com/narrator/narrator/internal/transcript"
+	"github.com/narrator/narrator/internal/voicecat"
 )
 
 // toneEngine is a fake engine: a tone whose length follows the text, so
@@ -259,6 +263,57 @@ func TestParagraphVoices(t *testing.T) {
 	for text, voice := range want {
 		if got := b.engine.voices[text]; got != voice {
 			t.Errorf("%q read by %q, want %q", text, got, voice)
+		}
+	}
+}
+
+// TestRemovedVoiceNotSpoken checks that a rendering speaks with the voices installed when it
+// starts: once a voice is removed (on any node: here in the database behind the pipeline's
+// catalog source, which would otherwise keep its last read for an hour), the next rendering
+// speaks with the language's default, and never with the removed voice, whose files are gone.
+func TestRemovedVoiceNotSpoken(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	st, _ := sqlitetest.Open(t, sqlite.Options{}, jobs.Config{})
+	tone := &narrator.InstalledVoice{
+		Voice:    narrator.Voice{Name: "Tone", Gender: narrator.GenderFemale, Language: "en_US", Engine: narrator.EnginePiper, EngineVoice: "piper-tone", Quality: "medium"},
+		Priority: -1,
+		Files: []narrator.VoiceFile{
+			{Role: narrator.VoiceFileModel, Name: "tone.onnx", Size: 1, SHA256: strings.Repeat("a", 64)},
+			{Role: narrator.VoiceFileConfig, Name: "tone.onnx.json", Size: 1, SHA256: strings.Repeat("b", 64)},
+		},
+	}
+	if err := st.InstallVoice(ctx, tone); err != nil {
+		t.Fatal(err)
+	}
+	engine := &toneEngine{}
+	engines := map[string]pipeline.Synthesizer{narrator.EnginePiper: engine}
+	for _, v := range narrator.Voices() {
+		engines[v.Engine] = engine
+	}
+	media, err := localfs.New(filepath.Join(t.TempDir(), "media"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pipe := pipeline.New(pipeline.Config{Engines: engines, Media: media, Voices: voicecat.New(st, time.Hour, nil), ScratchDir: t.TempDir(), Workers: 2})
+	t.Cleanup(func() { pipe.Close() })
+	proj := &narrator.Project{ID: 1, Language: "en_US", TitleVoice: "Tone", BodyVoice: "Tone"}
+
+	if _, err := pipe.Render(ctx, &narrator.Audio{Body: "<p>Spoken before the removal.</p>"}, proj); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.RemoveVoice(ctx, "piper-tone"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pipe.Render(ctx, &narrator.Audio{Body: "<p>Spoken after the removal.</p>"}, proj); err != nil {
+		t.Fatal(err)
+	}
+	_, body, _ := narrator.DefaultVoices("en_US")
+	engine.mu.Lock()
+	defer engine.mu.Unlock()
+	for text, want := range map[string]string{"Spoken before the removal.": "piper-tone", "Spoken after the removal.": body.EngineVoice} {
+		if got := engine.voices[text]; got != want {
+			t.Errorf("%q spoken by %q, want %q", text, got, want)
 		}
 	}
 }

@@ -1,7 +1,9 @@
 // Package voicecat keeps a server's voice catalog: the built-in voices and
 // those the operator installed, read from the database. Every node of a
 // cluster reads the same rows, so a voice installed on one node is offered
-// by all of them within the refresh interval.
+// by all of them within the refresh interval. A rendering does not wait for
+// it: it starts from Fresh, so that a voice removed anywhere speaks no new
+// rendering.
 package voicecat
 
 import (
@@ -55,8 +57,8 @@ func (s *Source) Catalog(ctx context.Context) *narrator.Catalog {
 	return s.cat
 }
 
-// Fresh returns the catalog read again at once: for a voice a rendering names and the last
-// catalog lacks, installed on another node a moment ago. If the read fails, it returns the
+// Fresh returns the catalog read again at once, as every rendering starts: a voice installed
+// or removed on another node a moment ago is in it or not. If the read fails, it returns the
 // last catalog.
 func (s *Source) Fresh(ctx context.Context) *narrator.Catalog {
 	s.mu.Lock()

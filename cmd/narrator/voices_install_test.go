@@ -1,0 +1,129 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/narrator/narrator/internal/config"
+	"github.com/narrator/narrator/internal/onnx/onnxtest"
+	"github.com/narrator/narrator/internal/proc"
+	"github.com/narrator/narrator/internal/proctest"
+)
+
+// tinyPiperFiles writes a tiny Piper voice, en_US-tiny-medium, and its config into a new
+// directory and returns the model's path.
+func tinyPiperFiles(t *testing.T) string {
+	t.Helper()
+	model := filepath.Join(t.TempDir(), "en_US-tiny-medium.onnx")
+	if err := os.WriteFile(model, onnxtest.Piper(onnxtest.PiperOptions{}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := os.ReadFile("../../internal/neural/testdata/en_US-test.onnx.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(model+".json", cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return model
+}
+
+// TestVoicesInstallSandbox checks that voices install checks the model in serve's sandbox, as
+// --sandbox says: on installs where the sandbox works and refuses where it does not (here a
+// bwrap that fails as one without namespaces does); auto installs there too, but warns on
+// stderr that the check ran unsandboxed. It sets PATH, so it runs alone.
+func TestVoicesInstallSandbox(t *testing.T) {
+	lib := onnxtest.Library(t)
+	proctest.NeedProgram(t, "bwrap", "apt-get install bubblewrap")
+	var out string
+	install := func(sandbox string) (string, error) {
+		t.Helper()
+		var errOut string
+		var err error
+		out, errOut, err = runCLI(t, "voices", "install", "--data", t.TempDir(), "--onnxruntime", lib, "--gender", "female", "--sandbox", sandbox, tinyPiperFiles(t))
+		return errOut, err
+	}
+	if errOut, err := install(config.SandboxOn); err != nil || errOut != "" {
+		t.Fatalf("--sandbox on where the sandbox works: %v, stderr %q", err, errOut)
+	}
+	// What was installed is printed with its digest.
+	sum := sha256.Sum256(onnxtest.Piper(onnxtest.PiperOptions{}))
+	if !regexp.MustCompile(`(?m)^en_US-tiny-medium\.onnx +\d+ +` + hex.EncodeToString(sum[:]) + `$`).MatchString(out) {
+		t.Errorf("install printed no SHA-256 of the model:\n%s", out)
+	}
+
+	broken := t.TempDir()
+	if err := os.WriteFile(filepath.Join(broken, "bwrap"), []byte("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", broken+string(os.PathListSeparator)+os.Getenv("PATH"))
+	if errOut, err := install(config.SandboxOn); err == nil || !strings.Contains(err.Error(), "--sandbox on, but the sandbox does not work here") {
+		t.Errorf("--sandbox on without a working sandbox: %v, stderr %q; want a refusal", err, errOut)
+	}
+	errOut, err := install(config.SandboxAuto)
+	if err != nil {
+		t.Fatalf("--sandbox auto without a working sandbox: %v\n%s", err, errOut)
+	}
+	if !strings.Contains(errOut, "level=WARN") || !strings.Contains(errOut, "UNSANDBOXED") {
+		t.Errorf("--sandbox auto without a working sandbox installed without a warning; stderr %q", errOut)
+	}
+}
+
+// TestEngineSandboxHidesData checks that the sandbox of the engines and of the model check
+// hides the data directory even where it lies beside the program, whose directory the
+// sandbox shows: a program there cannot read the database.
+func TestEngineSandboxHidesData(t *testing.T) {
+	t.Parallel()
+	proctest.NeedProgram(t, "bwrap", "apt-get install bubblewrap")
+	// Outside /tmp, which the sandbox covers anyway: beside the test's own binary.
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp(filepath.Dir(exe), "install-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	prog, data := filepath.Join(dir, "reader"), filepath.Join(dir, "data")
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\nexec cat \"$1\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(data, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(data, "narrator.db"), []byte("secret rows"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b := config.Backends{DataDir: data, Database: "sqlite:" + filepath.Join(data, "narrator.db"), Media: "file:" + filepath.Join(data, "media")}
+	sb, err := engineSandbox(t.Context(), config.SandboxOn, b, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := sb.Command(proc.Limits{}, "", prog, filepath.Join(data, "narrator.db"))
+	out, err := cmd.CombinedOutput()
+	if err == nil || strings.Contains(string(out), "secret") {
+		t.Errorf("a sandboxed program beside the data directory read the database: %q, %v", out, err)
+	}
+	// The same program reads it outside the sandbox: the check above is not vacuous.
+	if out, err := exec.Command(prog, filepath.Join(data, "narrator.db")).Output(); err != nil || string(out) != "secret rows" {
+		t.Fatalf("unsandboxed: %q, %v", out, err)
+	}
+}
+
+// TestVoicesDownloadRefusesPlainHTTP checks that voices download refuses a mirror over plain
+// http, before it fetches anything, and names the flag that would accept it.
+func TestVoicesDownloadRefusesPlainHTTP(t *testing.T) {
+	t.Parallel()
+	_, _, err := runCLI(t, "voices", "download", "--data", t.TempDir(), "--onnxruntime", "/nonexistent", "--from", "http://127.0.0.1:1/", "en_US-tiny-medium")
+	if err == nil || !strings.Contains(err.Error(), "not https") || !strings.Contains(err.Error(), "--allow-insecure-mirror") {
+		t.Errorf("download from an http mirror: %v, want a refusal naming --allow-insecure-mirror", err)
+	}
+}
