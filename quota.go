@@ -59,6 +59,19 @@ type Limits struct {
 	// MaxMediaBytes bounds the bytes of the account's published media
 	// (Media.Bytes of its live audios).
 	MaxMediaBytes int64
+	// MaxSources bounds the account's feeds (Source), over all its
+	// projects: each is read on schedule at the service's cost.
+	MaxSources int
+}
+
+// CheckSources returns the error that refuses a new feed of an account that
+// has n feeds already: ECONFLICT when that is MaxSources or more. Every
+// store calls it in the transaction of the create.
+func (l Limits) CheckSources(n int) error {
+	if l.MaxSources > 0 && n >= l.MaxSources {
+		return Errorf(ECONFLICT, "the account has %d feeds, the most it may have: remove a feed to add another", l.MaxSources)
+	}
+	return nil
 }
 
 // Usage is what an account holds against its Limits, as a store keeps it

@@ -61,6 +61,33 @@ func TestCheckSynthesis(t *testing.T) {
 	}
 }
 
+func TestCheckSources(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		limits Limits
+		n      int
+		want   string
+	}{
+		{"room", Limits{MaxSources: 3}, 2, ""},
+		{"full", Limits{MaxSources: 3}, 3, ECONFLICT},
+		{"over, the limit lowered since", Limits{MaxSources: 3}, 7, ECONFLICT},
+		{"no limit", Limits{}, 1 << 20, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := tt.limits.CheckSources(tt.n)
+			if got := ErrorCode(err); got != tt.want {
+				t.Errorf("CheckSources(%d) code %q, want %q", tt.n, got, tt.want)
+			}
+			if err != nil && !strings.Contains(ErrorMessage(err), "at most") && !strings.Contains(ErrorMessage(err), "the most it may have") {
+				t.Errorf("CheckSources(%d) message %q does not name the limit", tt.n, ErrorMessage(err))
+			}
+		})
+	}
+}
+
 func TestFairRound(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

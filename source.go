@@ -46,7 +46,56 @@ const (
 	DefaultBackfillItems = 10
 	// MaxBackoff bounds the wait after failed reads.
 	MaxBackoff = 6 * time.Hour
+	// MaxReadsPerAccount is how many of one account's feeds are read at
+	// once on schedule, over all nodes together (FairReads).
+	MaxReadsPerAccount = 2
+	// ReadBudget bounds one read of a feed as a whole: the feed's fetch,
+	// its article pages for full text, and the audios it creates. Items
+	// the read has not reached by then wait for the next read.
+	ReadBudget = 2 * time.Minute
 )
+
+// DueFeed is a feed due to be read and not being read, as a store finds it
+// for FairReads.
+type DueFeed struct {
+	ID, AccountID int64
+}
+
+// FairReads is the rule by which scheduled reads take due feeds, so that
+// one account's slow feeds never hold back another account's. Of due, the
+// feeds due and not being read, longest due first, it returns the IDs of
+// up to limit to read now. Accounts take turns: each account's longest-due
+// feed first, then each one's second, and so on, the longest due first
+// within a turn. An account never has more than MaxReadsPerAccount feeds
+// read at once: inFlight counts, by account, the feeds being read now
+// (their leases unexpired, manual reads included). Both stores apply it
+// (DueSources), and check MayRead again as they claim a feed.
+func FairReads(due []DueFeed, inFlight map[int64]int, limit int) []int64 {
+	type pick struct {
+		id   int64
+		turn int
+	}
+	var picks []pick
+	taken := map[int64]int{}
+	for _, f := range due {
+		n := inFlight[f.AccountID] + taken[f.AccountID]
+		if !MayRead(n) {
+			continue
+		}
+		taken[f.AccountID]++
+		picks = append(picks, pick{f.ID, n})
+	}
+	sort.SliceStable(picks, func(i, j int) bool { return picks[i].turn < picks[j].turn })
+	ids := []int64{}
+	for _, p := range picks[:min(len(picks), max(limit, 0))] {
+		ids = append(ids, p.id)
+	}
+	return ids
+}
+
+// MayRead reports whether an account that has inFlight feeds being read
+// may have one more read on schedule.
+func MayRead(inFlight int) bool { return inFlight < MaxReadsPerAccount }
 
 // Statuses of a source's last read.
 const (

@@ -294,3 +294,46 @@ func TestItemAudioTitleAndLanguage(t *testing.T) {
 		})
 	}
 }
+
+func TestFairReads(t *testing.T) {
+	t.Parallel()
+	// Feeds 1-9 of account 1 fell due first, then feed 20 of account 2,
+	// then feed 30 of account 3.
+	var many []narrator.DueFeed
+	for id := range int64(9) {
+		many = append(many, narrator.DueFeed{ID: id + 1, AccountID: 1})
+	}
+	many = append(many, narrator.DueFeed{ID: 20, AccountID: 2}, narrator.DueFeed{ID: 30, AccountID: 3})
+	for _, tc := range []struct {
+		name     string
+		due      []narrator.DueFeed
+		inFlight map[int64]int
+		limit    int
+		want     []int64
+	}{
+		{"none due", nil, nil, 4, []int64{}},
+		{"accounts take turns", many, nil, 4, []int64{1, 20, 30, 2}},
+		{"limit", many, nil, 2, []int64{1, 20}},
+		{"an account at its share waits", many, map[int64]int{1: narrator.MaxReadsPerAccount}, 4, []int64{20, 30}},
+		{"feeds in flight count in the turn", many, map[int64]int{1: 1}, 4, []int64{20, 30, 1}},
+		{"others' reads do not count", many, map[int64]int{4: 9}, 10, []int64{1, 20, 30, 2}},
+		{"no room", many, nil, 0, []int64{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if diff := cmp.Diff(tc.want, narrator.FairReads(tc.due, tc.inFlight, tc.limit)); diff != "" {
+				t.Errorf("FairReads (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestMayRead(t *testing.T) {
+	t.Parallel()
+	if !narrator.MayRead(narrator.MaxReadsPerAccount - 1) {
+		t.Errorf("MayRead(%d) = false; want true", narrator.MaxReadsPerAccount-1)
+	}
+	if narrator.MayRead(narrator.MaxReadsPerAccount) {
+		t.Errorf("MayRead(%d) = true; want false", narrator.MaxReadsPerAccount)
+	}
+}

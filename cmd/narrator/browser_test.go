@@ -163,6 +163,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	if strings.Contains(out.String(), password) {
 		t.Errorf("users create printed the password it was given: %s", out.String())
 	}
+	wire := mustJSON[projectOut](t, mustCLI(t, "projects", "create", "--data", data, "--account", fmt.Sprint(acct.ID), "--title", "Wire", "--language", "en_US", "--type", "rss"))
 	s := startServer(t, data, freeAddr(t))
 	shots := screenshotDir(t)
 	ctx := newBrowser(t, chromium)
@@ -500,6 +501,26 @@ func TestDashboardInBrowser(t *testing.T) {
 		t.Errorf("post without CSRF token: page %q", text)
 	}
 
+	// The feeds form's "full text" checkbox sits at the start of its
+	// label's line, the label's words beside it, on a laptop and a phone.
+	sources := fmt.Sprintf("%s/projects/%d/sources", s.base, wire.ID)
+	var laptopBeside, phoneBeside bool
+	browse(t, ctx, "feeds form",
+		chromedp.Navigate(sources),
+		chromedp.WaitVisible("#source-form"),
+		chromedp.Evaluate(besideLabelJS(`#source-form input[name=full_text]`), &laptopBeside),
+		shoot(t, shots, "feeds"),
+		chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile),
+		chromedp.Reload(),
+		chromedp.WaitVisible("#source-form"),
+		chromedp.Evaluate(besideLabelJS(`#source-form input[name=full_text]`), &phoneBeside),
+		shoot(t, shots, "feeds-phone"),
+		chromedp.EmulateViewport(1280, 900),
+	)
+	if !laptopBeside || !phoneBeside {
+		t.Errorf("the feeds form's full-text checkbox is not beside its label (laptop %t, phone %t)", laptopBeside, phoneBeside)
+	}
+
 	// Sign out: the dashboard sends the browser back to sign-in.
 	browse(t, ctx, "sign out",
 		chromedp.Navigate(s.base+"/projects"),
@@ -522,6 +543,20 @@ func oneLineJS(selector string) string {
 		const r = document.createRange(); r.selectNodeContents(e);
 		return new Set(Array.from(r.getClientRects()).map(x => Math.round(x.top))).size === 1;
 	}) && document.querySelectorAll(%q).length > 0`, selector, selector)
+}
+
+// besideLabelJS is an expression that is true if the checkbox that
+// selector matches starts its label's box, and the label's first words
+// follow it on the same line.
+func besideLabelJS(selector string) string {
+	return fmt.Sprintf(`(() => {
+		const box = document.querySelector(%q), label = box && box.closest('label');
+		if (!label) return false;
+		const b = box.getBoundingClientRect(), l = label.getBoundingClientRect();
+		const r = document.createRange(); r.setStartAfter(box); r.setEnd(label, label.childNodes.length);
+		const words = Array.from(r.getClientRects()).filter(x => x.width > 0)[0];
+		return !!words && b.left - l.left < 2 && words.left >= b.right && words.top < b.bottom && words.bottom > b.top;
+	})()`, selector)
 }
 
 // awaitPromise makes Evaluate wait for a returned promise.

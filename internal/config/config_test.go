@@ -231,6 +231,7 @@ var serveEnvSamples = map[string]struct{ good, bad string }{
 	"max-queued-per-account":     {"5", "many"},
 	"max-media-mb-per-account":   {"1", "-1"},
 	"max-audio-duration":         {"90m", "3"},
+	"max-feeds-per-account":      {"7", "-1"},
 }
 
 // TestServeFlagsEnvironment walks every flag of serve: its usage, which
@@ -335,6 +336,7 @@ func TestLimitFlags(t *testing.T) {
 		queued int
 		media  int64
 		audio  time.Duration
+		feeds  int
 	}
 	cases := []struct {
 		name    string
@@ -343,11 +345,12 @@ func TestLimitFlags(t *testing.T) {
 		want    limits
 		wantErr string
 	}{
-		{"defaults", nil, nil, limits{1000, 10240, 3 * time.Hour}, ""},
-		{"environment", nil, map[string]string{config.EnvMaxQueuedPerAccount: "5", config.EnvMaxMediaMBPerAccount: "0", config.EnvMaxAudioDuration: "90m"},
-			limits{5, 0, 90 * time.Minute}, ""},
-		{"flags win", []string{"--max-queued-per-account", "0", "--max-media-mb-per-account", "1", "--max-audio-duration", "1h"},
-			map[string]string{config.EnvMaxQueuedPerAccount: "5"}, limits{0, 1, time.Hour}, ""},
+		{"defaults", nil, nil, limits{1000, 10240, 3 * time.Hour, 100}, ""},
+		{"environment", nil, map[string]string{config.EnvMaxQueuedPerAccount: "5", config.EnvMaxMediaMBPerAccount: "0", config.EnvMaxAudioDuration: "90m", config.EnvMaxFeedsPerAccount: "7"},
+			limits{5, 0, 90 * time.Minute, 7}, ""},
+		{"flags win", []string{"--max-queued-per-account", "0", "--max-media-mb-per-account", "1", "--max-audio-duration", "1h", "--max-feeds-per-account", "0"},
+			map[string]string{config.EnvMaxQueuedPerAccount: "5", config.EnvMaxFeedsPerAccount: "7"}, limits{0, 1, time.Hour, 0}, ""},
+		{"negative feeds", []string{"--max-feeds-per-account", "-1"}, nil, limits{}, "--max-feeds-per-account"},
 		{"negative queue", []string{"--max-queued-per-account", "-1"}, nil, limits{}, "--max-queued-per-account"},
 		{"negative media", []string{"--max-media-mb-per-account", "-1"}, nil, limits{}, "--max-media-mb-per-account"},
 		{"audio too short", []string{"--max-audio-duration", "10s"}, nil, limits{}, "--max-audio-duration"},
@@ -368,7 +371,7 @@ func TestLimitFlags(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if g := (limits{got.MaxQueuedPerAccount, got.MaxMediaMBPerAccount, got.MaxAudioDuration}); g != c.want {
+			if g := (limits{got.MaxQueuedPerAccount, got.MaxMediaMBPerAccount, got.MaxAudioDuration, got.MaxFeedsPerAccount}); g != c.want {
 				t.Errorf("got %+v, want %+v", g, c.want)
 			}
 		})

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/narrator/narrator"
@@ -73,15 +72,14 @@ type Options struct {
 	TempDir string
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// ReadBudget bounds one read as a whole, article pages included;
+	// narrator.ReadBudget when 0.
+	ReadBudget time.Duration
 }
 
 // Lease is how long a node holds a feed it reads; a node that dies while
 // reading releases it when it expires.
 const Lease = 5 * time.Minute
-
-// readBudget bounds one read, article pages included, well within its
-// lease: the items it has not reached wait for the next read.
-const readBudget = 4 * time.Minute
 
 // Poller reads feeds: when they are due (Run), or when asked (Poll). It is
 // safe for concurrent use; the store's lease makes sure that one node at a
@@ -100,6 +98,11 @@ func New(st Store, opts Options) *Poller {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.ReadBudget <= 0 {
+		// Well within the read's Lease: the items it has not reached
+		// wait for the next read.
+		opts.ReadBudget = narrator.ReadBudget
 	}
 	return &Poller{store: st, opts: opts, pushes: ratelimit.New(opts.Now)}
 }
@@ -128,8 +131,10 @@ func (p *Poller) Poll(ctx context.Context, id int64) (*narrator.Source, error) {
 // Tick is how often Run looks for due feeds.
 const Tick = 15 * time.Second
 
-// batch is how many due feeds Run takes at a time, and reads at once.
-const batch = 4
+// Readers is how many feeds Run reads at once on a node. The store takes
+// the due feeds for them by narrator.FairReads, so that one account's slow
+// feeds hold at most narrator.MaxReadsPerAccount of them.
+const Readers = 4
 
 // Run reads due feeds until ctx ends, looking every Tick. Every node may
 // run it: each feed is claimed before it is read.
@@ -146,42 +151,55 @@ func (p *Poller) Run(ctx context.Context) {
 	}
 }
 
-// RunDue reads the feeds that are due now, a few at a time, and returns
-// when they are read.
+// RunDue reads the feeds that are due, Readers at a time, and returns when
+// none is left that it may read and its reads have ended. A read that ends
+// makes room for the next due feed at once, and feeds that fall due
+// meanwhile are looked for every Tick: a slow read holds its own reader
+// only.
 func (p *Poller) RunDue(ctx context.Context) {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	done := make(chan struct{}, Readers)
+	t := time.NewTicker(Tick)
+	defer t.Stop()
+	running := 0
 	for ctx.Err() == nil {
-		ids, err := p.store.DueSources(ctx, batch)
-		if err != nil {
-			p.opts.Logger.Error("find due feeds", "err", err)
-			return
-		}
-		if len(ids) == 0 {
-			return
-		}
-		var wg sync.WaitGroup
-		var claimed atomic.Int32
-		for _, id := range ids {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+		if free := Readers - running; free > 0 {
+			ids, err := p.store.DueSources(ctx, free)
+			if err != nil {
+				p.opts.Logger.Error("find due feeds", "err", err)
+			}
+			for _, id := range ids {
 				ok, err := p.store.ClaimDueSource(ctx, id, p.opts.Now().Add(Lease))
 				if err != nil {
 					p.opts.Logger.Error("claim feed", "feed_id", id, "err", err)
 				}
 				if err != nil || !ok {
-					return
+					// Another node holds it, or the account has its
+					// share of reads: the next look tries again.
+					continue
 				}
-				claimed.Add(1)
-				if err := p.read(ctx, id, nil); err != nil {
-					p.opts.Logger.Error("read feed", "feed_id", id, "err", err)
-				}
-			}()
+				running++
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					defer func() { done <- struct{}{} }()
+					if err := p.read(ctx, id, nil); err != nil {
+						p.opts.Logger.Error("read feed", "feed_id", id, "err", err)
+					}
+				}()
+			}
 		}
-		wg.Wait()
-		if claimed.Load() == 0 {
-			// Another node holds them, or the store refuses claims: the
+		if running == 0 {
+			// Nothing due, or nothing this node may claim now: the
 			// next tick tries again, rather than this loop at once.
 			return
+		}
+		select {
+		case <-ctx.Done():
+		case <-done:
+			running--
+		case <-t.C:
 		}
 	}
 }
@@ -196,7 +214,7 @@ func (p *Poller) read(ctx context.Context, id int64, pushed *Document) error {
 		return err
 	}
 	start := p.opts.Now()
-	ctx, cancel := context.WithTimeout(ctx, readBudget)
+	ctx, cancel := context.WithTimeout(ctx, p.opts.ReadBudget)
 	defer cancel()
 	var r narrator.SourceRead
 	var hub, topic string
@@ -416,6 +434,11 @@ func (p *Poller) narrate(ctx context.Context, src *narrator.Source, feed *Feed, 
 			break
 		}
 		a, err := p.fullText(ctx, src, x.Audio)
+		if ctx.Err() != nil {
+			// The read's budget ran out on the article page.
+			stop = errors.New("the read was cut short; the remaining items will be read next time")
+			break
+		}
 		if err == nil && p.opts.MaxAudio > 0 {
 			err = narrator.CheckDuration(speak.Estimate(a.Title, a.Author, a.Body), p.opts.MaxAudio)
 		}

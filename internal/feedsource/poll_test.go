@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/extract"
 	"github.com/narrator/narrator/internal/feedsource"
 	"github.com/narrator/narrator/internal/fetch"
 	"github.com/narrator/narrator/internal/jobs"
@@ -394,5 +395,126 @@ func TestPollHostileFeeds(t *testing.T) {
 				t.Errorf("the error is %d bytes long", len(got.State.LastError))
 			}
 		})
+	}
+}
+
+// stalled is a loopback feed server that holds every request until
+// release is closed, and tells arrived of each as it comes.
+type stalled struct {
+	arrived chan struct{}
+	release chan struct{}
+}
+
+func (s *stalled) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.arrived <- struct{}{}
+	select {
+	case <-s.release:
+	case <-r.Context().Done():
+		return
+	}
+	w.Header().Set("Content-Type", "application/rss+xml")
+	fmt.Fprint(w, `<?xml version="1.0"?><rss version="2.0"><channel><title>Slow</title></channel></rss>`)
+}
+
+// TestPollFairAcrossAccounts: one account's many feeds fell due first and
+// hang; another account's feeds, due later, are all read while they hang:
+// a reader is not held back by the hanging reads beside it, and one
+// account's feeds never hold every reader.
+func TestPollFairAcrossAccounts(t *testing.T) {
+	t.Parallel()
+	// The hanging feeds hang until released, not until the fetch's own
+	// timeouts end their reads.
+	b := setup(t, fetch.Options{AllowPrivate: true, HeaderTimeout: time.Hour, Timeout: time.Hour})
+	slow := &stalled{arrived: make(chan struct{}, 100), release: make(chan struct{})}
+	slowSrv := httptest.NewServer(slow)
+	t.Cleanup(slowSrv.Close)
+	var releaseOnce sync.Once
+	release := func() { releaseOnce.Do(func() { close(slow.release) }) }
+	t.Cleanup(release) // before slowSrv.Close, which waits for handlers
+	for range 12 {
+		b.mustSource(t, slowSrv.URL, nil)
+	}
+	// The other account's feeds are created, so fall due, after them;
+	// there are more of them than the readers left beside the hanging
+	// ones.
+	ctx := t.Context()
+	acct := &narrator.Account{Name: "Other"}
+	if err := b.store.CreateAccount(ctx, acct); err != nil {
+		t.Fatal(err)
+	}
+	p := *b.project
+	p.ID, p.AccountID = 0, acct.ID
+	if err := b.store.CreateProject(ctx, &p); err != nil {
+		t.Fatal(err)
+	}
+	const others = feedsource.Readers
+	read := make(chan string, others)
+	fast := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		read <- r.URL.Path
+		w.Header().Set("Content-Type", "application/rss+xml")
+		fmt.Fprint(w, `<?xml version="1.0"?><rss version="2.0"><channel><title>Fast</title></channel></rss>`)
+	}))
+	t.Cleanup(fast.Close)
+	for i := range others {
+		if err := b.store.CreateSource(ctx, narrator.NewSource(p.ID, fmt.Sprintf("%s/%d", fast.URL, i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	runCtx, cancel := context.WithCancel(ctx)
+	ran := make(chan struct{})
+	go func() {
+		defer close(ran)
+		b.poller.RunDue(runCtx)
+	}()
+	defer func() {
+		release()
+		cancel()
+		<-ran
+	}()
+	// The failures: every reader the node has held by the first
+	// account's hanging feeds, or the other feeds left unread while they
+	// hang. Without the fix, nothing else happens until they end.
+	watchdog := time.NewTimer(time.Minute)
+	defer watchdog.Stop()
+	held, seen := 0, map[string]bool{}
+	for len(seen) < others {
+		select {
+		case path := <-read:
+			seen[path] = true
+		case <-slow.arrived:
+			if held++; held > narrator.MaxReadsPerAccount {
+				t.Fatalf("%d of one account's feeds read at once; want at most %d", held, narrator.MaxReadsPerAccount)
+			}
+		case <-watchdog.C:
+			t.Fatalf("%d of the other account's %d feeds read while one account's feeds hang", len(seen), others)
+		}
+	}
+}
+
+// TestPollReadBudget: a read of a feed with full text whose article pages
+// hang ends when its budget does, records why, and narrates no item by
+// halves.
+func TestPollReadBudget(t *testing.T) {
+	t.Parallel()
+	b := setup(t, fetch.Options{AllowPrivate: true})
+	client := fetch.New(fetch.Options{AllowPrivate: true, HeaderTimeout: time.Hour, Timeout: time.Hour})
+	b.poller = feedsource.New(b.store, feedsource.Options{Client: client, Pages: extract.NewReader(client), ReadBudget: 3 * time.Second})
+	pages := &stalled{arrived: make(chan struct{}, 100), release: make(chan struct{})}
+	pageSrv := httptest.NewServer(pages)
+	t.Cleanup(pageSrv.Close)
+	t.Cleanup(func() { close(pages.release) })
+	feed := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/rss+xml")
+		fmt.Fprintf(w, `<?xml version="1.0"?><rss version="2.0"><channel><title>Full</title>`+
+			`<item><guid>a</guid><title>A</title><link>%[1]s/a</link><description>Summary a.</description></item>`+
+			`<item><guid>b</guid><title>B</title><link>%[1]s/b</link><description>Summary b.</description></item>`+
+			`</channel></rss>`, pageSrv.URL)
+	}))
+	t.Cleanup(feed.Close)
+	src := b.mustSource(t, feed.URL, func(s *narrator.Source) { s.FullText = true })
+	got := b.mustPoll(t, src.ID)
+	if got.State.Status != narrator.SourceStatusOK || !strings.Contains(got.State.LastError, "cut short") || got.State.Created != 0 || got.State.ItemsSeen != 0 {
+		t.Errorf("state after a read over its budget: %+v; want ok, cut short, nothing created or seen", got.State)
 	}
 }

@@ -112,3 +112,27 @@ func TestFeedSourceErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestFeedSourcesAccountLimit: an account's feeds are bounded over all its
+// projects; one more is a clear 409, and another account still adds its.
+func TestFeedSourcesAccountLimit(t *testing.T) {
+	t.Parallel()
+	b := setupLimits(t, narrator.Limits{MaxSources: 3})
+	auth := []string{"Authorization", "Bearer " + b.key}
+	first, second := b.rssProject(t), b.rssProject(t)
+	for i, p := range []*narrator.Project{first, first, second} {
+		if r := b.do(t, "POST", fmt.Sprintf("/api/v3/projects/%d/feeds", p.ID), map[string]any{"url": fmt.Sprintf("https://example.com/%d", i)}, auth...); r.status != http.StatusCreated {
+			t.Fatalf("create %d: %d %s", i, r.status, r.body)
+		}
+	}
+	r := b.do(t, "POST", fmt.Sprintf("/api/v3/projects/%d/feeds", second.ID), map[string]any{"url": "https://example.com/4"}, auth...)
+	if r.status != http.StatusConflict || r.object(t)["code"] != 40.0 || !strings.Contains(r.object(t)["message"].(string), "the account has 3 feeds") {
+		t.Errorf("create over the account's limit: %d %s; want 409, code 40, naming the limit", r.status, r.body)
+	}
+	other, otherKey := b.newAccount(t, "Other")
+	b.account = other
+	p := b.rssProject(t)
+	if r := b.do(t, "POST", fmt.Sprintf("/api/v3/projects/%d/feeds", p.ID), map[string]any{"url": "https://example.com/f"}, "Authorization", "Bearer "+otherKey); r.status != http.StatusCreated {
+		t.Errorf("another account's create: %d %s", r.status, r.body)
+	}
+}

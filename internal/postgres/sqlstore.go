@@ -55,6 +55,8 @@ func (dialect) RaiseID(ctx context.Context, tx sqlstore.Tx, table string, last i
 	return raiseSequence(ctx, tx.(pgTx).tx, table, last)
 }
 
+func (d dialect) Limits() narrator.Limits { return d.s.limits }
+
 func (d dialect) ResolveAudio(ctx context.Context, tx sqlstore.Tx, projectID int64, ref string) (*narrator.Audio, error) {
 	return d.s.resolveAudio(ctx, tx.(pgTx).tx, projectID, ref, forUpdate)
 }

@@ -45,6 +45,8 @@ func (dialect) RaiseID(ctx context.Context, tx sqlstore.Tx, table string, last i
 	return raiseCounter(ctx, tx.(sqlTx).tx, table, last)
 }
 
+func (d dialect) Limits() narrator.Limits { return d.s.limits }
+
 func (d dialect) ResolveAudio(ctx context.Context, tx sqlstore.Tx, projectID int64, ref string) (*narrator.Audio, error) {
 	return resolveAudioTx(ctx, tx.(sqlTx).tx, projectID, ref)
 }

@@ -67,9 +67,22 @@ func sourceNotFound(id int64) error {
 	return narrator.Errorf(narrator.ENOTFOUND, "feed %d not found", id)
 }
 
-const lockProjectTypeSQL = `SELECT type FROM projects WHERE id = ?`
+const lockProjectTypeSQL = `SELECT type, account_id FROM projects WHERE id = ?`
 
 const countSourcesSQL = `SELECT COUNT(*) FROM feed_sources WHERE project_id = ?`
+
+const countAccountSourcesSQL = `
+SELECT COUNT(*) FROM feed_sources f JOIN projects p ON p.id = f.project_id WHERE p.account_id = ?`
+
+// accountSourcesKey is the LockKey that serialises the creates of an
+// account's feeds, whose number its limits bound.
+func accountSourcesKey(accountID int64) string {
+	return fmt.Sprintf("feed-sources:account:%d", accountID)
+}
+
+// accountReadsKey is the LockKey that serialises the scheduled claims of
+// an account's feeds, whose reads at once narrator.MayRead bounds.
+func accountReadsKey(accountID int64) string { return fmt.Sprintf("feed-reads:account:%d", accountID) }
 
 const insertSourceSQL = `
 INSERT INTO feed_sources (project_id, url, headers, mapping, full_text, backfill_items, backfill_since, poll_interval, created_at,
@@ -80,7 +93,8 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, 0, '', '', 0, 0, 0, '', '', '')`
 // due to be read at once, and fills in its ID, CreatedAt and State. It
 // returns ENOTFOUND if the project does not exist, EINVALID if s is not
 // valid or the project is not of type rss, and ECONFLICT if the project has
-// narrator.MaxSourcesPerProject feeds already.
+// narrator.MaxSourcesPerProject feeds already or its account as many as
+// its limits allow (narrator.Limits.CheckSources).
 func (s *Store) CreateSource(ctx context.Context, src *narrator.Source) error {
 	if err := src.Validate(); err != nil {
 		return err
@@ -91,7 +105,8 @@ func (s *Store) CreateSource(ctx context.Context, src *narrator.Source) error {
 	}
 	defer tx.Rollback(ctx)
 	var typ string
-	if err := tx.QueryRow(ctx, lockProjectTypeSQL+s.db.ForUpdate(), src.ProjectID).Scan(&typ); errors.Is(err, sql.ErrNoRows) {
+	var accountID int64
+	if err := tx.QueryRow(ctx, lockProjectTypeSQL+s.db.ForUpdate(), src.ProjectID).Scan(&typ, &accountID); errors.Is(err, sql.ErrNoRows) {
 		return narrator.Errorf(narrator.ENOTFOUND, "project %d not found", src.ProjectID)
 	} else if err != nil {
 		return fmt.Errorf("create feed in project %d: %w", src.ProjectID, err)
@@ -105,6 +120,15 @@ func (s *Store) CreateSource(ctx context.Context, src *narrator.Source) error {
 	}
 	if n >= narrator.MaxSourcesPerProject {
 		return narrator.Errorf(narrator.ECONFLICT, "a project has at most %d feeds", narrator.MaxSourcesPerProject)
+	}
+	if err := s.db.LockKey(ctx, tx, accountSourcesKey(accountID)); err != nil {
+		return fmt.Errorf("create feed in project %d: lock account %d: %w", src.ProjectID, accountID, err)
+	}
+	if err := tx.QueryRow(ctx, countAccountSourcesSQL, accountID).Scan(&n); err != nil {
+		return fmt.Errorf("create feed in project %d: %w", src.ProjectID, err)
+	}
+	if err := s.db.Limits().CheckSources(n); err != nil {
+		return err
 	}
 	now := s.now()
 	fullText := 0
@@ -261,7 +285,8 @@ func (s *Store) ClaimSource(ctx context.Context, id int64, until time.Time) (boo
 
 // ClaimDueSource is ClaimSource for a scheduled read: it also reports
 // false if the feed is not due, because another node read it since the
-// caller found it due.
+// caller found it due, or if its account has as many feeds being read as
+// narrator.MayRead allows.
 func (s *Store) ClaimDueSource(ctx context.Context, id int64, until time.Time) (bool, error) {
 	return s.claimSource(ctx, id, until, true)
 }
@@ -273,6 +298,26 @@ func (s *Store) claimSource(ctx context.Context, id int64, until time.Time, due 
 	}
 	defer tx.Rollback(ctx)
 	now := s.now()
+	if due {
+		var accountID int64
+		if err := tx.QueryRow(ctx, sourceAccountSQL, id).Scan(&accountID); errors.Is(err, sql.ErrNoRows) {
+			return false, sourceNotFound(id)
+		} else if err != nil {
+			return false, fmt.Errorf("claim feed %d: %w", id, err)
+		}
+		// Claims of one account's feeds take turns, on every node, so
+		// that each counts the reads the others claimed.
+		if err := s.db.LockKey(ctx, tx, accountReadsKey(accountID)); err != nil {
+			return false, fmt.Errorf("claim feed %d: lock account %d: %w", id, accountID, err)
+		}
+		var reading int
+		if err := tx.QueryRow(ctx, accountReadsSQL, accountID, now).Scan(&reading); err != nil {
+			return false, fmt.Errorf("claim feed %d: %w", id, err)
+		}
+		if !narrator.MayRead(reading) {
+			return false, nil
+		}
+	}
 	var n int64
 	if due {
 		n, err = tx.Exec(ctx, claimDueSourceSQL, until, id, now, now)
@@ -297,12 +342,34 @@ func (s *Store) claimSource(ctx context.Context, id int64, until time.Time, due 
 	return true, nil
 }
 
-const dueSourcesSQL = `
-SELECT id FROM feed_sources WHERE next_poll_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
-ORDER BY next_poll_at, id LIMIT ?`
+const sourceAccountSQL = `SELECT p.account_id FROM feed_sources f JOIN projects p ON p.id = f.project_id WHERE f.id = ?`
 
-// DueSources returns up to limit feeds due to be read and not leased,
-// the longest due first.
+// accountReadsSQL counts an account's feeds being read: leased until
+// after $2, now.
+const accountReadsSQL = `
+SELECT COUNT(*) FROM feed_sources f JOIN projects p ON p.id = f.project_id WHERE p.account_id = ? AND f.lease_until > ?`
+
+// readsSQL counts, by account, the feeds being read: leased until after
+// $1, now.
+const readsSQL = `
+SELECT p.account_id, COUNT(*) FROM feed_sources f JOIN projects p ON p.id = f.project_id
+WHERE f.lease_until > ? GROUP BY p.account_id`
+
+// dueSourcesSQL lists the feeds due at $1 and not leased, longest due
+// first, with their accounts: of each account only the $3 longest due,
+// since narrator.FairReads takes no more of one account.
+const dueSourcesSQL = `
+SELECT id, account_id FROM (
+	SELECT f.id, p.account_id, f.next_poll_at,
+		ROW_NUMBER() OVER (PARTITION BY p.account_id ORDER BY f.next_poll_at, f.id) AS turn
+	FROM feed_sources f JOIN projects p ON p.id = f.project_id
+	WHERE f.next_poll_at <= ? AND (f.lease_until IS NULL OR f.lease_until <= ?)
+) due WHERE turn <= ? ORDER BY next_poll_at, id`
+
+// DueSources returns up to limit feeds due to be read and not leased, in
+// the order and within the share of each account that narrator.FairReads
+// decides. It may return fewer than limit while more are due: those of
+// accounts whose feeds are being read.
 func (s *Store) DueSources(ctx context.Context, limit int) ([]int64, error) {
 	tx, err := s.db.BeginRead(ctx)
 	if err != nil {
@@ -310,23 +377,42 @@ func (s *Store) DueSources(ctx context.Context, limit int) ([]int64, error) {
 	}
 	defer tx.Rollback(ctx)
 	now := s.now()
-	rows, err := tx.Query(ctx, dueSourcesSQL, now, now, limit)
+	reading := map[int64]int{}
+	rows, err := tx.Query(ctx, readsSQL, now)
+	if err != nil {
+		return nil, fmt.Errorf("due feeds: reads: %w", err)
+	}
+	for rows.Next() {
+		var account int64
+		var n int
+		if err := rows.Scan(&account, &n); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("due feeds: reads: %w", err)
+		}
+		reading[account] = n
+	}
+	err = rows.Err()
+	rows.Close()
+	if err != nil {
+		return nil, fmt.Errorf("due feeds: reads: %w", err)
+	}
+	rows, err = tx.Query(ctx, dueSourcesSQL, now, now, narrator.MaxReadsPerAccount)
 	if err != nil {
 		return nil, fmt.Errorf("due feeds: %w", err)
 	}
 	defer rows.Close()
-	var ids []int64
+	var due []narrator.DueFeed
 	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
+		var f narrator.DueFeed
+		if err := rows.Scan(&f.ID, &f.AccountID); err != nil {
 			return nil, fmt.Errorf("due feeds: %w", err)
 		}
-		ids = append(ids, id)
+		due = append(due, f)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("due feeds: %w", err)
 	}
-	return ids, nil
+	return narrator.FairReads(due, reading, limit), nil
 }
 
 const upsertSeenSQL = `

@@ -68,6 +68,8 @@ type DB interface {
 	// it locks them until the transaction ends ("" where one writer
 	// holds the whole database).
 	ForUpdate() string
+	// Limits are the limits of each account that the store enforces.
+	Limits() narrator.Limits
 	// LockKey locks key, any string, until tx ends, so that the writes
 	// under one key are serialised on every node (nothing to do where one
 	// writer holds the whole database).

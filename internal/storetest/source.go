@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +12,17 @@ import (
 func mustRSSProject(tb testing.TB, s Store) *narrator.Project {
 	tb.Helper()
 	p := newProject(mustAccount(tb, s, "Acme").ID, "Feeds")
+	p.Type = narrator.ProjectTypeRSS
+	if err := s.CreateProject(tb.Context(), p); err != nil {
+		tb.Fatalf("CreateProject: %v", err)
+	}
+	return p
+}
+
+// mustRSSProjectOf creates a project of type rss in an account.
+func mustRSSProjectOf(tb testing.TB, s Store, accountID int64) *narrator.Project {
+	tb.Helper()
+	p := newProject(accountID, "Feeds")
 	p.Type = narrator.ProjectTypeRSS
 	if err := s.CreateProject(tb.Context(), p); err != nil {
 		tb.Fatalf("CreateProject: %v", err)
@@ -72,6 +84,92 @@ var sourceTests = []test{
 			mustSource(t, b.store, p.ID, "https://example.com/f")
 		}
 		wantCode(t, b.store.CreateSource(ctx, narrator.NewSource(p.ID, "https://example.com/f")), narrator.ECONFLICT)
+	}},
+	{"CreateOverAccountLimit", func(t *testing.T, b *bundle) {
+		// An account's feeds are bounded over all its projects; another
+		// account's are not touched by it.
+		ctx := t.Context()
+		p := mustRSSProject(t, b.store)
+		second := mustRSSProjectOf(t, b.store, p.AccountID)
+		for i := range SuiteLimits.MaxSources {
+			project := p
+			if i >= narrator.MaxSourcesPerProject {
+				project = second
+			}
+			mustSource(t, b.store, project.ID, "https://example.com/f")
+		}
+		third := mustRSSProjectOf(t, b.store, p.AccountID)
+		err := b.store.CreateSource(ctx, narrator.NewSource(third.ID, "https://example.com/f"))
+		wantCode(t, err, narrator.ECONFLICT)
+		if msg := narrator.ErrorMessage(err); !strings.Contains(msg, "account") {
+			t.Errorf("refusal %q does not say it is the account's limit", msg)
+		}
+		if list, err := b.store.ListSources(ctx, third.ID); err != nil || len(list) != 0 {
+			t.Errorf("ListSources of the refused project = %v, %v; want none", list, err)
+		}
+		mustSource(t, b.store, mustRSSProject(t, b.store).ID, "https://example.com/f")
+	}},
+	{"ClaimFairAcrossAccounts", func(t *testing.T, b *bundle) {
+		// One account's many feeds fell due first and are slow: while
+		// its share of them is being read, another account's feed, due
+		// later, is still taken, and no more of the first account's.
+		ctx := t.Context()
+		busy := mustRSSProject(t, b.store)
+		var busyIDs []int64
+		for range 12 {
+			busyIDs = append(busyIDs, mustSource(t, b.store, busy.ID, "https://slow.example/f").ID)
+		}
+		b.clock.Advance(time.Minute)
+		other := mustSource(t, b.store, mustRSSProject(t, b.store).ID, "https://example.com/f")
+		b.clock.Advance(time.Minute)
+		const slots = 4
+		due, err := b.store.DueSources(ctx, slots)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := append([]int64{busyIDs[0], other.ID}, busyIDs[1:narrator.MaxReadsPerAccount]...)
+		wantEqual(t, "due feeds, accounts in turn", due, want)
+		// The first account's share of reads is in flight, held by
+		// slow feeds; a node that found more of its feeds due claims
+		// none of them.
+		for _, id := range busyIDs[:narrator.MaxReadsPerAccount] {
+			if ok, err := b.store.ClaimDueSource(ctx, id, b.clock.Now().Add(time.Hour)); err != nil || !ok {
+				t.Fatalf("ClaimDueSource(%d) = %v, %v; want true", id, ok, err)
+			}
+		}
+		for _, id := range busyIDs[narrator.MaxReadsPerAccount:] {
+			if ok, err := b.store.ClaimDueSource(ctx, id, b.clock.Now().Add(time.Hour)); err != nil || ok {
+				t.Fatalf("ClaimDueSource(%d) over the account's share = %v, %v; want false", id, ok, err)
+			}
+		}
+		due, err = b.store.DueSources(ctx, slots)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantEqual(t, "due feeds while the first account's are read", due, []int64{other.ID})
+		if ok, err := b.store.ClaimDueSource(ctx, other.ID, b.clock.Now().Add(time.Hour)); err != nil || !ok {
+			t.Fatalf("ClaimDueSource of the other account's feed = %v, %v; want true", ok, err)
+		}
+		// A read that ends frees a share: the next of the first
+		// account's feeds is taken.
+		now := b.clock.Now()
+		if err := b.store.RecordRead(ctx, narrator.SourceRead{SourceID: busyIDs[0], State: narrator.SourceState{Status: narrator.SourceStatusOK, LastFetchAt: now, NextPollAt: now.Add(time.Hour)}}); err != nil {
+			t.Fatal(err)
+		}
+		due, err = b.store.DueSources(ctx, slots)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantEqual(t, "due feeds after a read ended", due, []int64{busyIDs[narrator.MaxReadsPerAccount]})
+		// Leases that expired, of a node that died, hold no share.
+		b.clock.Advance(2 * time.Hour)
+		due, err = b.store.DueSources(ctx, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(due) != narrator.MaxReadsPerAccount+1 {
+			t.Errorf("due feeds after the leases expired = %v; want %d", due, narrator.MaxReadsPerAccount+1)
+		}
 	}},
 	{"ClaimDueRecord", func(t *testing.T, b *bundle) {
 		ctx := t.Context()

@@ -138,7 +138,7 @@ type SchemaStore interface {
 // SuiteLimits are the per-account limits of every store the suite runs
 // (NewStoreFunc): above what the other tests hold, low enough for the
 // quota tests to reach.
-var SuiteLimits = narrator.Limits{MaxQueued: 100, MaxMediaBytes: 1 << 30}
+var SuiteLimits = narrator.Limits{MaxQueued: 100, MaxMediaBytes: 1 << 30, MaxSources: narrator.MaxSourcesPerProject + 5}
 
 // NewStoreFunc returns a new, migrated, empty store for one test. The store
 // must use now as its clock and SuiteLimits as its limits, pass every job

@@ -255,6 +255,7 @@ var funcs = template.FuncMap{
 	"datetime":    formatTime,
 	"isotime":     func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 	"duration":    formatDuration,
+	"every":       every,
 	"language":    languageName,
 	"voicelabel":  voiceLabel,
 	"add":         func(a, b int) int { return a + b },
@@ -298,6 +299,46 @@ func formatDuration(ms int64) string {
 		return fmt.Sprintf("%d:%02d:%02d", sec/3600, sec/60%60, sec%60)
 	}
 	return fmt.Sprintf("%d:%02d", sec/60, sec%60)
+}
+
+// every says how often something recurs, every d, as a person writes it:
+// "Every 10 minutes", "Every hour", "Every 1 hour 30 minutes", "Every day".
+func every(d time.Duration) string {
+	switch d {
+	case time.Second:
+		return "Every second"
+	case time.Minute:
+		return "Every minute"
+	case time.Hour:
+		return "Every hour"
+	case 24 * time.Hour:
+		return "Every day"
+	}
+	return "Every " + humanDuration(d)
+}
+
+// humanDuration writes d in days, hours, minutes and seconds, the units it
+// has, largest first: "10 minutes", "1 hour 30 minutes", "2 days". It
+// drops what is under a second.
+func humanDuration(d time.Duration) string {
+	if d < time.Second {
+		return "0 seconds"
+	}
+	var parts []string
+	for _, u := range []struct {
+		d    time.Duration
+		name string
+	}{{24 * time.Hour, "day"}, {time.Hour, "hour"}, {time.Minute, "minute"}, {time.Second, "second"}} {
+		n := d / u.d
+		d -= n * u.d
+		switch {
+		case n == 1:
+			parts = append(parts, "1 "+u.name)
+		case n > 1:
+			parts = append(parts, strconv.FormatInt(int64(n), 10)+" "+u.name+"s")
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 // stateLabel is how a state reads in the dashboard.
