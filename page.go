@@ -13,8 +13,10 @@ const EUNREADABLE = "page_unreadable"
 
 // Page is an article read from its web page, to be imported as an audio.
 type Page struct {
-	// URL is the page's canonical URL (its <link rel=canonical>, or where
-	// it was fetched from).
+	// URL is the page's canonical URL: its <link rel=canonical> when that
+	// is on the page's own site (its registrable domain), else where it
+	// was fetched from, so that a page never claims another site's
+	// article (internal/extract applies this, with the public suffix list).
 	URL    string
 	Title  string
 	Author string

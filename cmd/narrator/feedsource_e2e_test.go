@@ -10,6 +10,7 @@ import (
 	"encoding/pem"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -211,9 +212,18 @@ func TestFeedProject(t *testing.T) {
 		}
 	}
 
-	// A feed at the server's own address (its podcast feed) is refused.
-	if got := poll(add("http://" + addr + "/feeds/token.xml").ID); !strings.Contains(got.LastError, "own address") {
-		t.Errorf("a feed on the server itself: %+v; want an error naming its own address", got)
+	// A feed on the server itself (its podcast feed, or any of its
+	// answers) is refused, by any name: the one of its public URL, or
+	// another that resolves to it.
+	_, port, _ := net.SplitHostPort(addr)
+	for _, u := range []string{
+		"http://" + addr + "/feeds/token.xml",
+		"http://localhost:" + port + "/feeds/token.xml",
+		"http://localhost:" + port + "/api/v3/openapi.json",
+	} {
+		if got := poll(add(u).ID); got.Status != "error" || !strings.Contains(got.LastError, "own address") {
+			t.Errorf("%s, on the server itself: %+v; want an error naming its own address", u, got)
+		}
 	}
 
 	// A restart narrates nothing twice.

@@ -52,8 +52,9 @@ func (s *server) listenMetrics() error {
 	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
 	s.metricsLn = ln
+	s.self.Listening(ln.Addr())
 	s.metricsHTTP = &http.Server{
-		Handler:           mux,
+		Handler:           s.self.Mark(mux),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
 	}

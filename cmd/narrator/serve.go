@@ -117,6 +117,11 @@ type server struct {
 	// checks, and a quick refusal of the rest.
 	overflowHTTP *http.Server
 
+	// self is this node as the guarded fetchers of feeds and pages know
+	// it: its listeners' addresses, and the marker on its answers, so
+	// that Narrator never reads itself.
+	self *fetcher.Self
+
 	// feeds reads rss projects' feeds: when due on nodes that work jobs
 	// (stopFeeds ends that), and when asked through the API everywhere.
 	feeds     *feedsource.Poller
@@ -134,7 +139,7 @@ type server struct {
 // openServer opens everything a node needs and listens on cfg.Addr, but
 // serves nothing yet: run does. On error, what was opened is closed.
 func openServer(ctx context.Context, cfg config.Config, logger *slog.Logger, getenv func(string) string) (_ *server, err error) {
-	s := &server{cfg: cfg, logger: logger, metrics: metrics.New(), rules: speak.NewRuleCache(0)}
+	s := &server{cfg: cfg, logger: logger, metrics: metrics.New(), rules: speak.NewRuleCache(0), self: fetcher.NewSelf(cfg.PublicURL)}
 	defer func() {
 		if err != nil {
 			s.close(ctx)
@@ -145,14 +150,13 @@ func openServer(ctx context.Context, cfg config.Config, logger *slog.Logger, get
 	}
 	// Feeds are fetched through the guarded client and their article
 	// pages read as imports are, private addresses allowed as for webhooks
-	// (--webhooks-allow-private).
+	// (--webhooks-allow-private); neither reads the server itself.
 	s.feeds = feedsource.New(s.backends.store, feedsource.Options{
-		Client:   fetcher.New(fetcher.Options{AllowPrivate: cfg.WebhooksAllowPrivate, Logger: logger}),
-		Pages:    extract.NewReader(fetcher.New(fetcher.Options{AllowPrivate: cfg.WebhooksAllowPrivate, Timeout: importTimeout, Logger: logger})),
+		Client:   fetcher.New(fetcher.Options{AllowPrivate: cfg.WebhooksAllowPrivate, Logger: logger, Self: s.self}),
+		Pages:    extract.NewReader(fetcher.New(fetcher.Options{AllowPrivate: cfg.WebhooksAllowPrivate, Timeout: importTimeout, Logger: logger, Self: s.self})),
 		MaxAudio: cfg.MaxAudioDuration,
 		Recorder: s.metrics,
 		Logger:   logger,
-		Self:     cfg.PublicURL,
 		// Hubs push to the public URL; routes serves it.
 		CallbackURL: func(id int64) string { return cfg.PublicURL + "/websub/" + strconv.FormatInt(id, 10) },
 	})
@@ -169,6 +173,7 @@ func openServer(ctx context.Context, cfg config.Config, logger *slog.Logger, get
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
+	s.self.Listening(ln.Addr())
 	proxies, err := cfg.TrustedProxyPrefixes()
 	if err != nil {
 		ln.Close()
@@ -184,7 +189,7 @@ func openServer(ctx context.Context, cfg config.Config, logger *slog.Logger, get
 		Spare:     overflowSpare,
 	})
 	s.overflowHTTP = &http.Server{
-		Handler: s.overflow(),
+		Handler: s.self.Mark(s.overflow()),
 		// A connection past the caps gets half a second for its request
 		// and one for the answer, and is closed after it: a health check
 		// sends its request at once.
@@ -469,9 +474,11 @@ func (s *server) routes() (http.Handler, error) {
 		BodyTimeout: readTimeout,
 		WriteError:  httpapi.WriteError,
 	})(mux)
-	handler := accesslog.Middleware(accesslog.Options{
+	// Every answer carries the marker by which this server's fetchers
+	// know it (fetch.Self).
+	handler := s.self.Mark(accesslog.Middleware(accesslog.Options{
 		Logger: s.logger, Observer: s.metrics, SecretPrefixes: []string{"/feeds/"},
-	})(limited)
+	})(limited))
 	mux.Handle("GET /readyz", s.readiness())
 	if s.cfg.MetricsAddr == "" {
 		mux.Handle("GET /metrics", loopbackOnly(s.metrics.Handler(s.logger)))
@@ -483,7 +490,7 @@ func (s *server) routes() (http.Handler, error) {
 	st := purgingStore{dataStore: s.backends.store, purge: jobs.NewPurgeOnDelete(s.backends.store, s.backends.media, s.logger)}
 	// Imports read pages through the guarded client, private addresses
 	// allowed as for webhooks (--webhooks-allow-private).
-	pages := extract.NewReader(fetcher.New(fetcher.Options{AllowPrivate: s.cfg.WebhooksAllowPrivate, Timeout: importTimeout, Logger: s.logger}))
+	pages := extract.NewReader(fetcher.New(fetcher.Options{AllowPrivate: s.cfg.WebhooksAllowPrivate, Timeout: importTimeout, Logger: s.logger, Self: s.self}))
 	// The API and the dashboard count webhook tests and resends together.
 	triggers := ratelimit.New(nil)
 	api := httpapi.NewServer(httpapi.Deps{Store: st, Logger: s.logger, MediaURL: s.cfg.MediaURL, Media: s.backends.media, Queue: s.backends.queue,

@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/netip"
 	"net/url"
 	"regexp"
 	"strings"
@@ -30,6 +31,7 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 	"golang.org/x/net/html/charset"
+	"golang.org/x/net/publicsuffix"
 )
 
 // Article is what Extract found in a page.
@@ -39,7 +41,8 @@ type Article struct {
 	// Author is the byline, or the page's author metadata; may be empty.
 	Author string
 	// URL is the page's canonical URL (<link rel=canonical>), absolute,
-	// or the URL it was fetched from when it names none.
+	// when it is on the page's own site (sameSite); otherwise, or when it
+	// names none, the URL the page was fetched from.
 	URL string
 	// Language is the page's language tag (<html lang>, or its
 	// Content-Language metadata); may be empty.
@@ -154,7 +157,9 @@ var byPrefix = regexp.MustCompile(`(?i)^(?:posted\s+)?by\s+`)
 
 // readMeta reads the canonical URL, language, title and author from doc's
 // markup, before any finder changes it. A canonical URL must be http or
-// https; relative ones are resolved against pageURL.
+// https; relative ones are resolved against pageURL. A canonical URL on
+// another site than pageURL's is not believed: a page may not claim
+// another site's article, whose audio and embed its import would take over.
 func readMeta(doc *html.Node, pageURL *url.URL) meta {
 	var m meta
 	canonical := false // the first <link rel=canonical> counts
@@ -173,7 +178,7 @@ func readMeta(doc *html.Node, pageURL *url.URL) meta {
 				}
 			case atom.Link:
 				if rels := strings.Fields(strings.ToLower(attr(n, "rel"))); !canonical && contains(rels, "canonical") {
-					if u, ok := resolve(pageURL, attr(n, "href")); ok {
+					if u, ok := resolve(pageURL, attr(n, "href")); ok && sameSite(pageURL, u) {
 						m.canonical, canonical = u, true
 					}
 				}
@@ -230,6 +235,37 @@ func resolve(base *url.URL, ref string) (string, bool) {
 	}
 	u.Fragment = ""
 	return u.String(), true
+}
+
+// sameSite reports whether rawURL is on the site of page: the same
+// registrable domain (the public suffix and one label more, so
+// "www.example.co.uk" and "example.co.uk" are one site, and
+// "alice.github.io" and "bob.github.io" two), or the same host where
+// there is none (an IP address, "localhost"). Any URL is on the site of a
+// nil page.
+func sameSite(page *url.URL, rawURL string) bool {
+	if page == nil {
+		return true
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return false
+	}
+	a, b := siteOf(page.Hostname()), siteOf(u.Hostname())
+	return a != "" && a == b
+}
+
+// siteOf returns the registrable domain of host, or host itself, in lower
+// case, when it has none.
+func siteOf(host string) string {
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	if _, err := netip.ParseAddr(host); err == nil {
+		return host
+	}
+	if site, err := publicsuffix.EffectiveTLDPlusOne(host); err == nil {
+		return site
+	}
+	return host
 }
 
 func attr(n *html.Node, key string) string {

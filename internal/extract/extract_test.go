@@ -14,6 +14,42 @@ import (
 // story is enough prose for a finder to take it for an article.
 var story = strings.Repeat("<p>The council met on Tuesday to talk about the harbour, the roads, and the new library, which opens in spring after two years of work.</p>\n", 6)
 
+// TestCanonicalSite: a canonical URL is believed only on the page's own
+// site, its registrable domain, or its host where it has none.
+func TestCanonicalSite(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		page, canonical string
+		believed        bool
+	}{
+		{"https://www.example.co.uk/a", "https://example.co.uk/b", true},
+		{"https://news.example.co.uk/a", "http://www.example.co.uk/b", true},
+		{"https://Example.COM./a", "https://amp.example.com/b", true},
+		{"https://example.co.uk/a", "https://other.co.uk/b", false},
+		{"https://alice.github.io/a", "https://bob.github.io/b", false},
+		{"https://mirror.example.net/a", "https://example.com/b", false},
+		{"http://127.0.0.1:8080/a", "http://127.0.0.1:9090/b", true},
+		{"http://127.0.0.1:8080/a", "http://0.0.1/b", false},
+		{"http://10.0.0.1/a", "http://192.168.0.1/b", false},
+		{"http://localhost/a", "http://localhost/b", true},
+		{"http://localhost/a", "http://other/b", false},
+	} {
+		base, _ := url.Parse(tc.page)
+		page := `<html><head><title>T</title><link rel="canonical" href="` + tc.canonical + `"></head><body><article>` + story + `</article></body></html>`
+		a, err := extract.Extract([]byte(page), "text/html", base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := base.String()
+		if tc.believed {
+			want = tc.canonical
+		}
+		if a.URL != want {
+			t.Errorf("a page at %s naming %s: URL %s, want %s", tc.page, tc.canonical, a.URL, want)
+		}
+	}
+}
+
 func TestExtract(t *testing.T) {
 	t.Parallel()
 	base, _ := url.Parse("https://site.example/news/a?x=1")
@@ -30,6 +66,21 @@ func TestExtract(t *testing.T) {
 			name: "a canonical that is not http is ignored, language from metadata",
 			page: `<html><head><title>T</title><link rel="canonical" href="javascript:alert(1)"><meta http-equiv="Content-Language" content="fr-CA, en"></head><body><article>` + story + `</article></body></html>`,
 			want: extract.Article{Title: "T", URL: "https://site.example/news/a?x=1", Language: "fr-CA"},
+		},
+		{
+			name: "an absolute canonical on the page's own site",
+			page: `<html><head><title>T</title><link rel="canonical" href="https://www.site.example/news/a"></head><body><article>` + story + `</article></body></html>`,
+			want: extract.Article{Title: "T", URL: "https://www.site.example/news/a"},
+		},
+		{
+			name: "a canonical on another site is not believed",
+			page: `<html><head><title>T</title><link rel="canonical" href="https://publisher.example/news/a"></head><body><article>` + story + `</article></body></html>`,
+			want: extract.Article{Title: "T", URL: "https://site.example/news/a?x=1"},
+		},
+		{
+			name: "a canonical on a site that only ends like the page's",
+			page: `<html><head><title>T</title><link rel="canonical" href="https://evilsite.example/news/a"></head><body><article>` + story + `</article></body></html>`,
+			want: extract.Article{Title: "T", URL: "https://site.example/news/a?x=1"},
 		},
 		{
 			name:        "charset from the header",

@@ -20,6 +20,11 @@ func TestReadPage(t *testing.T) {
 		case "/story":
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			_, _ = w.Write([]byte(`<html lang="en"><head><title>Story</title><link rel="canonical" href="/stories/1"></head><body><article><h1>Story</h1>` + story + `</article></body></html>`))
+		case "/copy":
+			// A third party's copy naming the publisher's article as
+			// its canonical URL.
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			_, _ = w.Write([]byte(`<html><head><title>Copy</title><link rel="canonical" href="https://publisher.example/stories/1"></head><body><article>` + story + `</article></body></html>`))
 		case "/empty", "/private/story":
 			w.Header().Set("Content-Type", "text/html")
 			_, _ = w.Write([]byte(`<html><body><nav>Home</nav></body></html>`))
@@ -38,6 +43,11 @@ func TestReadPage(t *testing.T) {
 	}
 	if p.URL != srv.URL+"/stories/1" || p.Title != "Story" || p.Language != "en" || !strings.Contains(p.Body, "The council met") {
 		t.Errorf("page = %+v", p)
+	}
+	// The copy is the copy's: its audio is not the publisher's article's,
+	// for imports and full-text feed items alike.
+	if p, err := r.ReadPage(t.Context(), srv.URL+"/copy"); err != nil || p.URL != srv.URL+"/copy" {
+		t.Errorf("a page naming another site's canonical URL: %+v, %v; want its own URL", p, err)
 	}
 	for path, want := range map[string]string{
 		"/empty":         "no article was found on it",

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -60,10 +59,6 @@ type Options struct {
 	Recorder Recorder
 	// Logger gets a line per failed read; discarded when nil.
 	Logger *slog.Logger
-	// Self is the server's public URL: a feed there, or redirected
-	// there, is refused, so that Narrator never narrates its own podcast
-	// feeds into themselves. "" checks nothing.
-	Self string
 	// CallbackURL returns the public URL of a feed's WebSub callback
 	// (Callback serves it); nil leaves feeds unsubscribed.
 	CallbackURL func(feedID int64) string
@@ -264,17 +259,11 @@ func (p *Poller) fetchAndNarrate(ctx context.Context, src *narrator.Source) (r n
 	if st.LastModified != "" {
 		header.Set("If-Modified-Since", st.LastModified)
 	}
-	if p.isSelf(src.URL) {
-		st.Status, st.LastError = narrator.SourceStatusError, errSelf
-		return narrator.SourceRead{State: st}, "", ""
-	}
+	// The client refuses the server's own feeds (fetch.Self), so that
+	// Narrator never narrates its podcast feeds into themselves.
 	resp, err := p.opts.Client.Get(ctx, fetch.Request{URL: src.URL, Header: header, Types: FeedTypes, What: "feed"})
 	if err != nil {
 		st.Status, st.LastError = narrator.SourceStatusError, fetch.Describe(err)
-		return narrator.SourceRead{State: st}, "", ""
-	}
-	if p.isSelf(resp.URL.String()) {
-		st.Status, st.LastError = narrator.SourceStatusError, errSelf
 		return narrator.SourceRead{State: st}, "", ""
 	}
 	if resp.NotModified {
@@ -313,29 +302,6 @@ func (p *Poller) parseAndNarrate(ctx context.Context, src *narrator.Source, st n
 	r.State = st
 	r.State.LastError = note
 	return r, complete
-}
-
-// errSelf is the error of a feed at the server's own address.
-const errSelf = "the feed is at Narrator's own address; Narrator does not read its own feeds"
-
-// isSelf reports whether rawURL is on the host of the server's public URL.
-func (p *Poller) isSelf(rawURL string) bool {
-	if p.opts.Self == "" {
-		return false
-	}
-	self, err1 := url.Parse(p.opts.Self)
-	u, err2 := url.Parse(rawURL)
-	return err1 == nil && err2 == nil && hostPort(self) == hostPort(u)
-}
-
-// hostPort returns u's host in lower case with its port, the scheme's
-// default when it names none.
-func hostPort(u *url.URL) string {
-	port := u.Port()
-	if port == "" {
-		port = map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
-	}
-	return strings.ToLower(u.Hostname()) + ":" + port
 }
 
 // narrate creates or updates the audios of feed's new and changed items,

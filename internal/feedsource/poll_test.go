@@ -272,22 +272,53 @@ func TestPollCluster(t *testing.T) {
 	}
 }
 
-// TestPollItself: a feed at the server's own address, or redirected there,
-// is refused before Narrator narrates its own podcast feed into itself.
+// TestPollItself: a feed on the server itself is refused before Narrator
+// narrates its own podcast feed into itself, whatever name or address the
+// URL gives it (its IP, another name, a name with a trailing dot), when
+// redirected there, and when reached through a proxy (known by the marker
+// on its answers), private addresses allowed as with
+// --webhooks-allow-private.
 func TestPollItself(t *testing.T) {
 	t.Parallel()
-	b := setup(t, fetch.Options{AllowPrivate: true})
-	self := httptest.NewServer(&publisher{})
-	t.Cleanup(self.Close)
-	hop := httptest.NewServer(http.RedirectHandler(self.URL+"/feeds/token.xml", http.StatusFound))
+	self := fetch.NewSelf("https://narr.test")
+	server := httptest.NewServer(self.Mark(&publisher{}))
+	t.Cleanup(server.Close)
+	self.Listening(server.Listener.Addr())
+	port := server.URL[strings.LastIndex(server.URL, ":")+1:]
+	hop := httptest.NewServer(http.RedirectHandler(server.URL+"/feeds/token.xml", http.StatusFound))
 	t.Cleanup(hop.Close)
-	b.poller = feedsource.New(b.store, feedsource.Options{Client: fetch.New(fetch.Options{AllowPrivate: true}), Self: self.URL})
-	for _, u := range []string{self.URL + "/feeds/token.xml", hop.URL} {
+	// A proxy in front of the server: another address, the same answers.
+	proxy := httptest.NewServer(self.Mark(&publisher{}))
+	t.Cleanup(proxy.Close)
+	resolver := namedResolver{"narr.test.": "127.0.0.1", "alias.test": "127.0.0.1"}
+	b := setup(t, fetch.Options{AllowPrivate: true})
+	b.poller = feedsource.New(b.store, feedsource.Options{Client: fetch.New(fetch.Options{AllowPrivate: true, Self: self, Resolver: resolver})})
+	for _, u := range []string{
+		server.URL + "/feeds/token.xml",
+		"http://narr.test.:" + port + "/feeds/token.xml",
+		"http://alias.test:" + port + "/feeds/token.xml",
+		"http://localhost:" + port + "/api/v3/openapi.json",
+		hop.URL,
+		proxy.URL + "/feeds/token.xml",
+	} {
 		src := b.mustSource(t, u, nil)
 		if got := b.mustPoll(t, src.ID); got.State.Status != narrator.SourceStatusError || !strings.Contains(got.State.LastError, "own address") {
 			t.Errorf("%s: state %+v; want an error naming Narrator's own address", u, got.State)
 		}
 	}
+}
+
+// namedResolver resolves the names of its map, and localhost.
+type namedResolver map[string]string
+
+func (r namedResolver) LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error) {
+	if ip, ok := r[host]; ok {
+		return []netip.Addr{netip.MustParseAddr(ip)}, nil
+	}
+	if host == "localhost" {
+		return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+	}
+	return nil, fmt.Errorf("no such host %s", host)
 }
 
 // privateResolver resolves every name to a private address.

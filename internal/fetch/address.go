@@ -12,7 +12,8 @@ import (
 var ErrRefused = errors.New("address refused")
 
 // AddressError is the error of a connection refused because of where it
-// would go. Its text is safe to show to a user.
+// would go. Its text is safe to show to a user: it says what kind of
+// address was refused, never which.
 type AddressError struct {
 	// Addr is the address dialled, after name resolution; invalid when the
 	// dialled string was not an IP address.
@@ -28,7 +29,9 @@ func (e *AddressError) Error() string {
 	if !e.Addr.IsValid() {
 		return "the address dialled is not an IP address; Narrator dials only public IP addresses"
 	}
-	return fmt.Sprintf("the address %s is %s; Narrator does not fetch %s addresses", e.Addr, e.Kind, e.Kind)
+	// Addr is not named: it may be what a host name resolved to inside
+	// the server's network, which the user has no business knowing.
+	return fmt.Sprintf("the site's address is %s; Narrator does not fetch %s addresses", e.Kind, e.Kind)
 }
 
 // Is makes errors.Is(err, ErrRefused) true.

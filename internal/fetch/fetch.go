@@ -7,8 +7,10 @@
 //     redirect reaches inside the server's network, unless the operator
 //     allows it (Options.AllowPrivate);
 //   - speaks http and https only, ignores proxy settings, follows at most
-//     five redirects, and never sends a request's own headers to another
-//     host after a redirect;
+//     five redirects, and sends a request's own headers after a redirect
+//     only to the same scheme, host and port, so never from https to http;
+//   - never reads the Narrator server it runs in (Options.Self), by the
+//     address dialled or by the marker on its answers;
 //   - bounds connecting, waiting for headers, and the whole exchange;
 //   - caps the body, after decompression too (it asks for gzip and decodes
 //     it itself, so a gzip bomb stops at the cap);
@@ -93,6 +95,9 @@ type Options struct {
 	// RootCAs are the certificate authorities https servers are checked
 	// against; the system's when nil. Tests trust their own server with it.
 	RootCAs *x509.CertPool
+	// Self is the Narrator server the client runs in, whose addresses
+	// and answers it refuses; nil refuses none.
+	Self *Self
 }
 
 // Client fetches URLs. It is safe for concurrent use.
@@ -181,10 +186,18 @@ func (c *Client) dial(ctx context.Context, network, addr string) (net.Conn, erro
 		}
 	}
 	d := &net.Dialer{Timeout: c.opts.ConnectTimeout, KeepAlive: 30 * time.Second}
-	if !c.opts.AllowPrivate {
+	if !c.opts.AllowPrivate || c.opts.Self != nil {
 		d.Control = func(_, address string, _ syscall.RawConn) error {
-			err := c.check(address)
+			var err error
+			switch {
+			case c.opts.Self.owns(address):
+				err = selfError{}
+			case !c.opts.AllowPrivate:
+				err = c.check(address)
+			}
 			if err != nil {
+				// The address goes to the log only: the error a
+				// user reads does not name it.
 				c.opts.Logger.Warn("fetch refused", "address", address, "err", err)
 			}
 			return err
@@ -241,6 +254,8 @@ func Describe(err error) string {
 	var he *hostError
 	var ue *url.Error
 	switch {
+	case errors.Is(err, ErrSelf):
+		return selfError{}.Error()
 	case errors.As(err, &ae):
 		return ae.Error()
 	case errors.As(err, &he):
@@ -273,16 +288,22 @@ type redirectError struct{ reason string }
 func (e *redirectError) Error() string { return e.reason }
 
 // sameHostHeaders are the headers a request keeps when a redirect takes it
-// to another host: they say nothing about the caller.
+// to another origin: they say nothing about the caller.
 var sameHostHeaders = []string{"User-Agent", "Accept", "Accept-Encoding", "Accept-Language", "Content-Type", "Content-Length"}
 
 // checkRedirect is the redirect policy of every request: at most
 // MaxRedirects, http and https only, no change of method (a 301, 302 or
 // 303 after a POST ends the request with the redirect as its answer), and
-// the first request's own headers dropped on the way to another host. Go
-// itself drops Authorization and cookies; this drops everything else a
-// caller set, such as a paywalled feed's token or a webhook's signature.
+// the first request's own headers dropped on the way to another origin:
+// another scheme (https to http above all), host or port. Go itself keeps
+// Authorization and cookies for the same host whatever the scheme; this
+// drops them, and everything else a caller set, such as a paywalled
+// feed's token or a webhook's signature. A redirect that the server the
+// client runs in answered ends the request.
 func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
+	if req.Response != nil && c.opts.Self.answered(req.Response.Header) {
+		return selfError{}
+	}
 	if len(via) > c.opts.MaxRedirects {
 		return &redirectError{fmt.Sprintf("stopped after %d redirects", c.opts.MaxRedirects)}
 	}
@@ -292,7 +313,7 @@ func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 	if req.Method != via[0].Method {
 		return http.ErrUseLastResponse
 	}
-	if !strings.EqualFold(req.URL.Host, via[0].URL.Host) {
+	if origin(req.URL) != origin(via[0].URL) {
 		for name := range req.Header {
 			if !slices.Contains(sameHostHeaders, http.CanonicalHeaderKey(name)) {
 				req.Header.Del(name)
@@ -300,6 +321,17 @@ func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 		}
 	}
 	return nil
+}
+
+// origin returns u's scheme, host and port, in lower case, the port the
+// scheme's default when u names none: where a request's own headers may go.
+func origin(u *url.URL) string {
+	scheme := strings.ToLower(u.Scheme)
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[scheme]
+	}
+	return scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
 }
 
 // Do sends req as it is, through the guarded transport and the redirect
@@ -314,7 +346,12 @@ func (c *Client) Do(req *http.Request) (*http.Response, error) {
 		req.Header.Set("User-Agent", c.opts.UserAgent)
 	}
 	hc := &http.Client{Transport: c.transport, CheckRedirect: c.checkRedirect}
-	return hc.Do(req)
+	resp, err := hc.Do(req)
+	if err == nil && c.opts.Self.answered(resp.Header) {
+		resp.Body.Close()
+		return nil, &url.Error{Op: req.Method, URL: req.URL.Redacted(), Err: selfError{}}
+	}
+	return resp, err
 }
 
 func checkScheme(u *url.URL) error {
@@ -331,8 +368,8 @@ func checkScheme(u *url.URL) error {
 type Request struct {
 	// URL is the absolute http or https URL.
 	URL string
-	// Header holds extra request headers; they are never sent to another
-	// host after a redirect.
+	// Header holds extra request headers; after a redirect they are sent
+	// only to the same scheme, host and port.
 	Header http.Header
 	// Types are the media types the caller reads ("text/html"); an answer
 	// of another type is refused. Empty accepts any.
@@ -391,7 +428,9 @@ func (c *Client) Get(ctx context.Context, r Request) (*Response, error) {
 	}
 	req.Header.Set("Accept-Encoding", "gzip")
 	if r.Robots {
-		if err := c.allowedByRobots(ctx, u); err != nil {
+		if err := c.allowedByRobots(ctx, u); errors.Is(err, ErrSelf) {
+			return nil, selfRefusal(err, r.What)
+		} else if err != nil {
 			return nil, err
 		}
 	}
@@ -405,6 +444,13 @@ func (c *Client) Get(ctx context.Context, r Request) (*Response, error) {
 		return nil
 	}}
 	resp, err := hc.Do(req)
+	if err == nil && c.opts.Self.answered(resp.Header) {
+		resp.Body.Close()
+		err = selfError{}
+	}
+	if errors.Is(err, ErrSelf) {
+		return nil, selfRefusal(err, r.What)
+	}
 	if err != nil {
 		if ctx.Err() == context.DeadlineExceeded {
 			return nil, errorf(err, "the %s did not answer within %s", r.What, c.opts.Timeout)
@@ -439,6 +485,12 @@ func (c *Client) Get(ctx context.Context, r Request) (*Response, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// selfRefusal is the error of Get for a request that would reach, or
+// reached, the server the client runs in.
+func selfRefusal(err error, what string) *Error {
+	return errorf(err, "the %s is at Narrator's own address; Narrator does not read its own answers", what)
 }
 
 // checkType refuses a media type that r does not read.
@@ -554,7 +606,7 @@ func (c *Client) readRobots(ctx context.Context, origin string) (*Robots, error)
 		return nil, errorf(err, "the URL is not valid")
 	}
 	resp, err := c.Do(req)
-	if errors.Is(err, ErrRefused) {
+	if errors.Is(err, ErrRefused) || errors.Is(err, ErrSelf) {
 		return nil, errorf(err, "%s", Describe(err))
 	}
 	if err != nil {

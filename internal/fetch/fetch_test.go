@@ -99,15 +99,20 @@ func (f fakeResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Ad
 
 func TestRefusesNamesThatResolveInside(t *testing.T) {
 	t.Parallel()
-	c := New(Options{Resolver: fakeResolver{"news.example": "10.0.0.5", "rebound.example": "127.0.0.1", "meta.example": "169.254.169.254"}})
+	resolver := fakeResolver{"news.example": "10.0.0.5", "rebound.example": "127.0.0.1", "meta.example": "169.254.169.254"}
+	c := New(Options{Resolver: resolver})
 	for host, want := range map[string]string{
-		"news.example":    "the address 10.0.0.5 is private; Narrator does not fetch private addresses",
-		"rebound.example": "the address 127.0.0.1 is loopback",
-		"meta.example":    "the address 169.254.169.254 is link-local",
+		"news.example":    "the site's address is private; Narrator does not fetch private addresses",
+		"rebound.example": "the site's address is loopback",
+		"meta.example":    "the site's address is link-local",
 		"gone.example":    "the host name gone.example could not be resolved",
 	} {
 		_, err := c.Get(t.Context(), Request{URL: "http://" + host + "/story", Types: pageTypes})
 		wantReason(t, err, want)
+		// The refusal does not say where inside the name points.
+		if ip, ok := resolver[host]; ok && strings.Contains(err.Error(), ip) {
+			t.Errorf("%s: error %q names the address %s", host, err, ip)
+		}
 	}
 }
 
@@ -344,6 +349,10 @@ func TestRobotsHonoured(t *testing.T) {
 	}
 	wantReason(t, get("/members/story", true), "the site's robots.txt asks Narrator not to fetch /members/story")
 	wantReason(t, get("/moved", true), "robots.txt asks Narrator not to fetch")
+	// Paths the site reads as a disallowed one are refused too.
+	for _, path := range []string{"//members/story", "/%6Dembers/story", "/news/../members/story"} {
+		wantReason(t, get(path, true), "robots.txt asks Narrator not to fetch")
+	}
 	if err := get("/members/story", false); err != nil {
 		t.Errorf("without Robots: %v", err)
 	}
@@ -416,5 +425,67 @@ func TestDoKeepsTheMethod(t *testing.T) {
 	u, _ := url.Parse("gopher://x")
 	if _, err := c.Do(&http.Request{Method: http.MethodGet, URL: u, Header: http.Header{}}); err == nil {
 		t.Error("Do sent a gopher request")
+	}
+}
+
+// TestHeadersNeverDowngrade: a feed's own headers (its credentials) follow
+// a redirect only to the same scheme, host and port. The host name is the
+// same on both servers, each on its scheme's default port, as on a real
+// site: https://example.com (a TLS server) redirects to
+// http://example.com (a plain one).
+func TestHeadersNeverDowngrade(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	seen := map[string]http.Header{}
+	record := func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen[r.URL.Path] = r.Header.Clone()
+		mu.Unlock()
+		html(w, r)
+	}
+	plain := mustServer(t, record)
+	secure := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/down":
+			http.Redirect(w, r, "http://example.com/plain", http.StatusFound)
+		case "/port":
+			http.Redirect(w, r, "https://example.com:8443/other-port", http.StatusFound)
+		case "/same":
+			http.Redirect(w, r, "https://example.com/landed", http.StatusFound)
+		default:
+			record(w, r)
+		}
+	}))
+	t.Cleanup(secure.Close)
+	// example.com resolves to loopback; its ports 443 and 80 are the two
+	// servers', 8443 the TLS server again.
+	c := New(Options{AllowPrivate: true, Resolver: fakeResolver{"example.com": "127.0.0.1"}})
+	c.transport.TLSClientConfig = secure.Client().Transport.(*http.Transport).TLSClientConfig
+	ports := map[string]string{"443": secure.Listener.Addr().String(), "8443": secure.Listener.Addr().String(), "80": plain.Listener.Addr().String()}
+	c.transport.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		_, port, _ := net.SplitHostPort(addr)
+		_, to, _ := net.SplitHostPort(ports[port])
+		return c.dial(ctx, network, net.JoinHostPort("example.com", to))
+	}
+	h := http.Header{"Authorization": {"Bearer secret"}, "Cookie": {"session=secret"}, "X-Token": {"secret"}}
+	for _, path := range []string{"/down", "/port", "/same"} {
+		if _, err := c.Get(t.Context(), Request{URL: "https://example.com" + path, Header: h, Types: pageTypes}); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+	}
+	for path, want := range map[string]string{"/plain": "", "/other-port": "", "/landed": "secret"} {
+		got := seen[path]
+		if got == nil {
+			t.Errorf("%s was not reached", path)
+			continue
+		}
+		for _, name := range []string{"Authorization", "Cookie", "X-Token"} {
+			if v := got.Get(name); strings.Contains(v, "secret") != (want != "") {
+				t.Errorf("%s got %s %q; want the feed's own headers only on the same scheme, host and port", path, name, v)
+			}
+		}
+		if got.Get("User-Agent") != DefaultUserAgent {
+			t.Errorf("%s got User-Agent %q", path, got.Get("User-Agent"))
+		}
 	}
 }

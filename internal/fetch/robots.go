@@ -91,12 +91,20 @@ func ParseRobots(data []byte, agent string) *Robots {
 // Allowed reports whether the group lets the agent fetch path, the URL's
 // escaped path with its query ("/a/b?c=d"). The rule with the longest
 // matching pattern decides; on a tie Allow wins; no match allows.
-// /robots.txt itself is always allowed.
+// /robots.txt itself is always allowed. The path is compared in its
+// normal form (normalizePath), without dot segments, so that a path the
+// site's server reads as a disallowed one ("//private/a", "/%70rivate/a",
+// "/open/../private/a") is disallowed too.
 func (r *Robots) Allowed(path string) bool {
 	if path == "" {
 		path = "/"
 	}
 	path = normalizePath(path)
+	p, query, hasQuery := strings.Cut(path, "?")
+	path = removeDotSegments(p)
+	if hasQuery {
+		path += "?" + query
+	}
 	if path == "/robots.txt" {
 		return true
 	}
@@ -114,29 +122,92 @@ func (r *Robots) Allowed(path string) bool {
 }
 
 // normalizePath writes a path or pattern the one way RFC 9309 compares
-// them: bytes outside printable ASCII percent-encoded, and the hex digits
-// of every percent-encoding in upper case, so that "/ä", "/%c3%a4" and
-// "/%C3%A4" are the same path.
+// them, with the normalisations of RFC 3986 (section 6.2.2) that keep a
+// path the same resource:
+//   - bytes outside printable ASCII percent-encoded, and the hex digits of
+//     every percent-encoding in upper case, so that "/ä", "/%c3%a4" and
+//     "/%C3%A4" are the same path;
+//   - the percent-encoding of an unreserved character (a letter, a digit,
+//     "-", ".", "_" or "~") decoded, so that "/%6Eews" is "/news";
+//   - in the part before any "?", a run of slashes written as one, as the
+//     servers that read "//news" as "/news" do.
 func normalizePath(p string) string {
 	const hex = "0123456789ABCDEF"
 	var b strings.Builder
+	inQuery := false
 	for i := 0; i < len(p); i++ {
 		c := p[i]
 		switch {
 		case c == '%' && i+2 < len(p) && isHex(p[i+1]) && isHex(p[i+2]):
-			b.WriteByte('%')
-			b.WriteByte(upper(p[i+1]))
-			b.WriteByte(upper(p[i+2]))
+			if d := unhex(p[i+1])<<4 | unhex(p[i+2]); isUnreserved(d) {
+				b.WriteByte(d)
+			} else {
+				b.WriteByte('%')
+				b.WriteByte(upper(p[i+1]))
+				b.WriteByte(upper(p[i+2]))
+			}
 			i += 2
 		case c <= ' ' || c >= 0x7f:
 			b.WriteByte('%')
 			b.WriteByte(hex[c>>4])
 			b.WriteByte(hex[c&15])
+		case c == '/' && !inQuery && strings.HasSuffix(b.String(), "/"):
+			// one slash of a run
 		default:
+			if c == '?' {
+				inQuery = true
+			}
 			b.WriteByte(c)
 		}
 	}
 	return b.String()
+}
+
+// removeDotSegments removes the "." and ".." segments of an absolute
+// path, as RFC 3986 (section 5.2.4) resolves them: "/a/./b/../c" is
+// "/a/c", and no ".." climbs above "/".
+func removeDotSegments(p string) string {
+	if !strings.HasPrefix(p, "/") || !strings.Contains(p, ".") {
+		return p
+	}
+	segs := strings.Split(p[1:], "/")
+	out := make([]string, 0, len(segs))
+	for i, seg := range segs {
+		last := i == len(segs)-1
+		switch seg {
+		case ".":
+			if last {
+				out = append(out, "")
+			}
+		case "..":
+			if len(out) > 0 {
+				out = out[:len(out)-1]
+			}
+			if last {
+				out = append(out, "")
+			}
+		default:
+			out = append(out, seg)
+		}
+	}
+	return "/" + strings.Join(out, "/")
+}
+
+// isUnreserved reports whether c is an unreserved character of RFC 3986,
+// which means the same encoded or not.
+func isUnreserved(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0'
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10
+	default:
+		return c - 'A' + 10
+	}
 }
 
 func isHex(c byte) bool {

@@ -49,6 +49,19 @@ Disallow: /tmp
 		{"rules before any group are nobody's", "Disallow: /\n", "/x", true},
 		{"a raw UTF-8 pattern matches its encoding", "User-agent: *\nDisallow: /ä\n", "/%c3%a4/x", false},
 		{"encodings compare in any case", "User-agent: *\nDisallow: /%c3%a4\n", "/%C3%A4", false},
+		// A path the site's server reads as a disallowed one is disallowed.
+		{"doubled slash", "User-agent: *\nDisallow: /nonarr\n", "//nonarr/a", false},
+		{"slashes doubled inside", "User-agent: *\nDisallow: /a/b\n", "/a///b", false},
+		{"encoded unreserved character", "User-agent: *\nDisallow: /nonarr\n", "/%6Eonarr/a", false},
+		{"encoded unreserved in the pattern", "User-agent: *\nDisallow: /%6eonarr\n", "/nonarr/a", false},
+		{"dot-dot segment", "User-agent: *\nDisallow: /nonarr\n", "/ok/../nonarr/a", false},
+		{"encoded dot-dot segment", "User-agent: *\nDisallow: /nonarr\n", "/ok/%2E%2E/nonarr/a", false},
+		{"dot segment", "User-agent: *\nDisallow: /nonarr/\n", "/nonarr/./a", false},
+		{"dot-dot above the root", "User-agent: *\nDisallow: /nonarr\n", "/../../nonarr", false},
+		{"a dot-dot that leaves the disallowed part", "User-agent: *\nDisallow: /nonarr/\n", "/nonarr/../ok", true},
+		{"an encoded slash is not a slash", "User-agent: *\nDisallow: /a/b\n", "/a%2Fb", true},
+		{"the query keeps its slashes", "User-agent: *\nDisallow: /s?u=a//b\n", "/s?u=a/b", true},
+		{"an encoded reserved character stays encoded", "User-agent: *\nDisallow: /a?b\n", "/a%3Fb", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
