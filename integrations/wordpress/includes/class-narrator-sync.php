@@ -267,10 +267,12 @@ class Narrator_Sync
                 self::failed($id, $r);
                 return;
             }
+            if ((int) $r['json']['id'] !== (int) get_post_meta($id, '_narrator_audio_id', true)) {
+                delete_post_meta($id, '_narrator_pub'); // A new audio: its publication is set below.
+            }
             update_post_meta($id, '_narrator_audio_id', (int) $r['json']['id']);
             update_post_meta($id, '_narrator_hash', $hash);
             delete_post_meta($id, '_narrator_force');
-            delete_post_meta($id, '_narrator_pub');
             self::apply_audio($id, $r['json'], null);
         }
 
@@ -446,12 +448,16 @@ class Narrator_Sync
                 ),
             )
         );
-        $room = min(self::BATCH, self::IN_FLIGHT - (int) $busy->found_posts);
-        $i    = 0;
+        $room   = min(self::BATCH, self::IN_FLIGHT - (int) $busy->found_posts);
+        $i      = 0;
+        $resync = 0;
         foreach ($queue as $id => $generate) {
-            if ($i >= $room) {
-                break;
+            // Generating waits for room; a sync of a post that has its audio
+            // (publication after the access mode changed) only for its own cap.
+            if ($generate ? $i >= $room : $resync >= 5 * self::BATCH) {
+                continue;
             }
+            $generate ? ++$i : ++$resync;
             unset($queue[$id]);
             if (! get_post($id)) {
                 continue;
@@ -459,8 +465,7 @@ class Narrator_Sync
             if ($generate) {
                 update_post_meta($id, '_narrator_requested', 1);
             }
-            self::schedule($id, $i * 3);
-            ++$i;
+            self::schedule($id, $generate ? $i * 3 : 0);
         }
         update_option('narrator_bulk_queue', $queue, false);
     }
