@@ -66,6 +66,10 @@ echo "== Spectral $SPECTRAL_VERSION: the OpenAPI document against spectral:oas (
 spectral=$(spectral_bin)
 "$spectral" lint --ruleset .spectral.yaml --fail-severity=warn internal/openapi/openapi.json
 
+echo "== WordPress plugin: php -l, phpcs (PSR-12, integrations/wordpress/phpcs.xml.dist), phpunit alone and in a real WordPress"
+find integrations/wordpress -name '*.php' -print0 | xargs -0 -n1 php -l >/dev/null
+(cd integrations/wordpress && phpcs -q && phpunit && tests/wordpress/run.sh)
+
 echo "== go test (race detector on the concurrent packages)"
 go test -race -count=1 -timeout 15m ./internal/jobs/... ./internal/pipeline/... ./internal/sqlite/... ./internal/postgres/... ./internal/storetest/... ./internal/s3/... ./internal/web/... ./internal/localfs/... ./internal/festival/... ./internal/flite/... ./internal/espeak/... ./internal/proc/... ./internal/mp3/... ./internal/pcm/... ./internal/onnx/... ./internal/neural/... ./internal/phonemize/... ./internal/listens/... ./internal/sqlstore/...
 
