@@ -92,6 +92,9 @@ class Narrator_Plugin
     public static function activate()
     {
         self::site_key();
+        foreach (self::SECRET_OPTIONS as $option) {
+            add_option($option, '', '', 'no'); // Created here so that they are never autoloaded.
+        }
         if (! wp_next_scheduled('narrator_tick')) {
             wp_schedule_event(time() + 60, 'narrator_minute', 'narrator_tick');
         }

@@ -26,6 +26,7 @@ define('ABSPATH', '/usr/share/wordpress/');
 defined('WP_DEBUG') || define('WP_DEBUG', true);
 define('DISABLE_WP_CRON', true); // The tests run the events themselves.
 define('WP_HTTP_BLOCK_EXTERNAL', true); // Every request is answered by the tests' fake server.
+define('WP_ACCESSIBLE_HOSTS', '127.0.0.1,localhost'); // A real Narrator for RealServerTest.
 foreach (array('AUTH_KEY', 'SECURE_AUTH_KEY', 'LOGGED_IN_KEY', 'NONCE_KEY', 'AUTH_SALT', 'SECURE_AUTH_SALT', 'LOGGED_IN_SALT', 'NONCE_SALT') as $narrator_k) {
     define($narrator_k, 'test-' . $narrator_k);
 }
