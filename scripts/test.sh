@@ -75,9 +75,11 @@ NARRATOR_TEST_KEY=$("$services/narrator" demo --data "$services/wp-narrator" --p
 "$services/narrator" serve --data "$services/wp-narrator" --addr "127.0.0.1:$wp_port" --public-url "$NARRATOR_TEST_URL" >"$services/wp-narrator.log" 2>&1 &
 wp_narrator=$!
 for _ in $(seq 1 100); do curl -sf "$NARRATOR_TEST_URL/healthz" >/dev/null && break; sleep 0.2; done
+wp_ok=0
 (cd integrations/wordpress && phpcs -q && phpunit &&
-  NARRATOR_TEST_URL=$NARRATOR_TEST_URL NARRATOR_TEST_KEY=$NARRATOR_TEST_KEY tests/wordpress/run.sh)
+  NARRATOR_TEST_URL=$NARRATOR_TEST_URL NARRATOR_TEST_KEY=$NARRATOR_TEST_KEY tests/wordpress/run.sh) || wp_ok=$?
 kill "$wp_narrator"; wait "$wp_narrator" || true
+[[ $wp_ok -eq 0 ]] || exit "$wp_ok"
 
 echo "== go test (race detector on the concurrent packages)"
 go test -race -count=1 -timeout 15m ./internal/jobs/... ./internal/pipeline/... ./internal/sqlite/... ./internal/postgres/... ./internal/storetest/... ./internal/s3/... ./internal/web/... ./internal/localfs/... ./internal/festival/... ./internal/flite/... ./internal/espeak/... ./internal/proc/... ./internal/mp3/... ./internal/pcm/... ./internal/onnx/... ./internal/neural/... ./internal/phonemize/... ./internal/listens/... ./internal/sqlstore/...
