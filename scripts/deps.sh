@@ -53,6 +53,9 @@ runtime=(espeak-ng lame festival festvox-us-slt-hts flite bubblewrap ca-certific
 # browser tests; postgresql, haproxy and curl: the PostgreSQL store, the cluster test and the S3
 # server's set-up (scripts/services.sh); systemd: systemd-analyze verify of deploy/narrator.service.
 testing=(ffmpeg sox pocketsphinx pocketsphinx-en-us python3 chromium postgresql haproxy curl systemd)
+# The WordPress plugin (integrations/wordpress): php -l, phpcs and phpunit, and its tests against
+# Debian's WordPress on a throwaway MariaDB (integrations/wordpress/tests/wordpress/run.sh).
+testing+=(php-cli php-mysql php-mbstring php-xml phpunit php-codesniffer wordpress mariadb-server)
 # npm: installs Spectral, the OpenAPI linter (scripts/test.sh), and fetches onnxruntime. Any npm will do: NodeSource's nodejs
 # carries its own, and Debian's npm package would conflict with it.
 command -v npm >/dev/null || testing+=(npm)

@@ -66,6 +66,21 @@ echo "== Spectral $SPECTRAL_VERSION: the OpenAPI document against spectral:oas (
 spectral=$(spectral_bin)
 "$spectral" lint --ruleset .spectral.yaml --fail-severity=warn internal/openapi/openapi.json
 
+echo "== WordPress plugin: php -l, phpcs (PSR-12, integrations/wordpress/phpcs.xml.dist), phpunit alone and in a real WordPress"
+find integrations/wordpress -name '*.php' -print0 | xargs -0 -n1 php -l >/dev/null
+go build -o "$services/narrator" ./cmd/narrator # RealServerTest runs the plugin against it
+wp_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+NARRATOR_TEST_URL=http://127.0.0.1:$wp_port
+NARRATOR_TEST_KEY=$("$services/narrator" demo --data "$services/wp-narrator" --public-url "$NARRATOR_TEST_URL" | grep -o 'nk_[0-9a-f]\{64\}' | head -1)
+"$services/narrator" serve --data "$services/wp-narrator" --addr "127.0.0.1:$wp_port" --public-url "$NARRATOR_TEST_URL" >"$services/wp-narrator.log" 2>&1 &
+wp_narrator=$!
+for _ in $(seq 1 100); do curl -sf "$NARRATOR_TEST_URL/healthz" >/dev/null && break; sleep 0.2; done
+wp_ok=0
+(cd integrations/wordpress && phpcs -q && phpunit &&
+  NARRATOR_TEST_URL=$NARRATOR_TEST_URL NARRATOR_TEST_KEY=$NARRATOR_TEST_KEY tests/wordpress/run.sh) || wp_ok=$?
+kill "$wp_narrator"; wait "$wp_narrator" || true
+[[ $wp_ok -eq 0 ]] || exit "$wp_ok"
+
 echo "== go test (race detector on the concurrent packages)"
 go test -race -count=1 -timeout 15m ./internal/jobs/... ./internal/pipeline/... ./internal/sqlite/... ./internal/postgres/... ./internal/storetest/... ./internal/s3/... ./internal/web/... ./internal/localfs/... ./internal/festival/... ./internal/flite/... ./internal/espeak/... ./internal/proc/... ./internal/mp3/... ./internal/pcm/... ./internal/onnx/... ./internal/neural/... ./internal/phonemize/... ./internal/listens/... ./internal/sqlstore/...
 

@@ -1,0 +1,44 @@
+<?php
+
+/**
+ * Uninstall: removes the plugin's options and post meta on every site, and
+ * this site's webhook endpoint from the project (best effort).
+ *
+ * @package Narrator
+ */
+
+defined('WP_UNINSTALL_PLUGIN') || exit;
+
+require_once __DIR__ . '/narrator.php';
+
+/**
+ * Removes the plugin's data from the current site.
+ */
+function narrator_uninstall_site()
+{
+    $hook = (int) get_option('narrator_webhook_id', 0);
+    if ($hook && Narrator_Plugin::configured()) {
+        $pid = (int) Narrator_Plugin::settings()['project_id'];
+        Narrator_Client::from_settings()->request('DELETE', Narrator_Client::project_path($pid, '/webhooks/' . $hook), null, 5);
+    }
+    foreach (Narrator_Plugin::OPTIONS as $option) {
+        delete_option($option);
+    }
+    delete_transient('narrator_projects');
+    foreach (Narrator_Plugin::META as $key) {
+        delete_post_meta_by_key($key);
+    }
+    wp_clear_scheduled_hook('narrator_tick');
+}
+
+if (is_multisite()) {
+    foreach (get_sites(array('fields' => 'ids', 'number' => 0)) as $narrator_blog) {
+        switch_to_blog($narrator_blog);
+        narrator_uninstall_site();
+        restore_current_blog();
+    }
+    delete_site_option('narrator_site_key');
+} else {
+    narrator_uninstall_site();
+    delete_option('narrator_site_key');
+}
