@@ -1,9 +1,14 @@
 package jobs_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/jobs"
@@ -53,6 +58,89 @@ func TestUpdatesSupersedeQueuedSynthesis(t *testing.T) {
 		}
 		if states["running"] != 1 || states["available"] != 1 {
 			t.Errorf("synthesis jobs by state %v, want one running and one available", states)
+		}
+	})
+}
+
+// racingStore is a store whose LeaseSynthesis first calls before: a
+// change that lands between a job's read of its audio and its lease.
+type racingStore struct {
+	jobs.Store
+	before func()
+}
+
+func (s racingStore) LeaseSynthesis(ctx context.Context, audioID int64, revision int, holder string, until time.Time) (bool, error) {
+	s.before()
+	return s.Store.LeaseSynthesis(ctx, audioID, revision, holder, until)
+}
+
+// TestFloodLeavesOneSynthesis: a flood of updates to one audio, while the
+// queue's workers run, leaves no synthesis job waiting at a stale
+// revision, and at most one in all: a job that finds its audio changed as
+// it takes the lease ends, where it was put back in the queue before
+// (snoozed), out of the reach of the next update's supersede.
+func TestFloodLeavesOneSynthesis(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *testBundle) {
+		ctx := t.Context()
+		var updates atomic.Int32
+		update := func() {
+			body := fmt.Sprintf("Hello, number %d.", updates.Add(1))
+			if _, err := b.store.UpdateAudio(ctx, b.audio.ProjectID, "a", narrator.AudioUpdate{Body: &body}); err != nil {
+				t.Error(err)
+			}
+		}
+		// The first jobs each meet an update between their read and their
+		// lease.
+		var raced atomic.Int32
+		b.worker = jobs.NewSynthesizeWorker(racingStore{b.store, func() {
+			if raced.Add(1) <= 10 {
+				update()
+			}
+		}}, b.render, b.media, jobs.SynthesizeConfig{})
+		if err := b.queue.Start(ctx, b.workers()); err != nil {
+			t.Fatal(err)
+		}
+		stopped := false
+		stop := func() {
+			if !stopped {
+				stopped = true
+				if err := b.queue.Stop(context.Background()); err != nil {
+					t.Error(err)
+				}
+			}
+		}
+		t.Cleanup(stop)
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() {
+				for range 50 {
+					update()
+				}
+			})
+		}
+		wg.Wait()
+		for raced.Load() < 10 {
+			runtime.Gosched()
+		}
+		// Stopping waits for the running jobs and records how they ended.
+		stop()
+		revision := b.find(t).Revision
+		var waiting []string
+		for _, j := range b.river.jobs(t) {
+			if j.Kind != (narrator.SynthesizeJob{}).JobKind() || j.State == "completed" || j.State == "cancelled" || j.State == "discarded" {
+				continue
+			}
+			var args jobs.SynthesizeArgs
+			if err := json.Unmarshal(j.Args, &args); err != nil {
+				t.Fatal(err)
+			}
+			if args.Revision != revision {
+				t.Errorf("a %s synthesis job at revision %d, the audio at %d", j.State, args.Revision, revision)
+			}
+			waiting = append(waiting, j.State)
+		}
+		if len(waiting) > 1 {
+			t.Errorf("synthesis jobs left %v, want at most one", waiting)
 		}
 	})
 }

@@ -155,7 +155,7 @@ func (w *SynthesizeWorker) Work(ctx context.Context, job *river.Job[SynthesizeAr
 		return nil
 	case err != nil:
 		return fmt.Errorf("load audio %d: %w", args.AudioID, err)
-	case a.Deleted || a.Revision != args.Revision || a.State != narrator.StateUnprocessed:
+	case stale(a, args.Revision):
 		return nil
 	}
 	log := w.cfg.Logger.With("audio_id", a.ID, "project_id", a.ProjectID, "revision", a.Revision, "attempt", job.Attempt)
@@ -165,6 +165,20 @@ func (w *SynthesizeWorker) Work(ctx context.Context, job *river.Job[SynthesizeAr
 	case err != nil:
 		return fmt.Errorf("lease audio %d: %w", a.ID, err)
 	case !ok:
+		// Refused: the audio changed since it was read, and the change
+		// queued its own job, or another attempt holds the lease on this
+		// revision. Only the latter waits: a stale job put back in the
+		// queue would stay there beside the change's own, since a
+		// change removes only the jobs that wait (SupersedeSynthesis).
+		now, _, err := w.store.AudioForSynthesis(ctx, a.ID)
+		switch {
+		case narrator.ErrorCode(err) == narrator.ENOTFOUND:
+			return nil
+		case err != nil:
+			return fmt.Errorf("load audio %d: %w", a.ID, err)
+		case stale(now, args.Revision):
+			return nil
+		}
 		log.Info("another attempt holds this audio; waiting for its lease")
 		return river.JobSnooze(w.cfg.LeaseTTL)
 	}
@@ -240,6 +254,12 @@ func (w *SynthesizeWorker) Work(ctx context.Context, job *river.Job[SynthesizeAr
 		w.cfg.Metrics.Synthesized(bodyEngine(w.render.Catalog(ctx), p), r.Duration, took)
 	}
 	return nil
+}
+
+// stale reports whether a job for revision of a has nothing to do: a is
+// deleted, at another revision, or no longer waiting for speech.
+func stale(a *narrator.Audio, revision int) bool {
+	return a.Deleted || a.Revision != revision || a.State != narrator.StateUnprocessed
 }
 
 // bodyEngine names the engine of a project's body voice, which speaks most
