@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/jobs"
@@ -141,6 +144,75 @@ func TestFloodLeavesOneSynthesis(t *testing.T) {
 		}
 		if len(waiting) > 1 {
 			t.Errorf("synthesis jobs left %v, want at most one", waiting)
+		}
+	})
+}
+
+// TestFloodLeavesOneJobPerDelivery: 600 concurrent updates of one audio
+// whose project has an endpoint leave one synthesis job, for the latest
+// revision, and one webhook job for each delivery still pending: the
+// deliveries that the endpoint's cap collapsed (narrator.PendingRoom)
+// take their waiting jobs with them, where those jobs stayed queued
+// before, to find nothing to do.
+func TestFloodLeavesOneJobPerDelivery(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *testBundle) {
+		ctx := t.Context()
+		h := b.mustHook(t, "http://127.0.0.1:1/hook")
+		var updates atomic.Int32
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() {
+				for range 150 {
+					body := fmt.Sprintf("Hello, number %d.", updates.Add(1))
+					if _, err := b.store.UpdateAudio(ctx, b.audio.ProjectID, "a", narrator.AudioUpdate{Body: &body}); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		ds, err := b.store.ListDeliveries(ctx, h.ProjectID, h.ID, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pending []int64
+		for _, d := range ds {
+			if d.State == narrator.DeliveryPending {
+				pending = append(pending, d.ID)
+			}
+		}
+		if len(pending) != narrator.MaxPendingDeliveries {
+			t.Errorf("%d deliveries pending, want %d", len(pending), narrator.MaxPendingDeliveries)
+		}
+		var queued []int64
+		var syntheses []jobs.SynthesizeArgs
+		for _, j := range b.river.jobs(t) {
+			switch j.Kind {
+			case jobs.WebhookArgs{}.Kind():
+				var args jobs.WebhookArgs
+				if err := json.Unmarshal(j.Args, &args); err != nil {
+					t.Fatal(err)
+				}
+				queued = append(queued, args.DeliveryID)
+			case jobs.SynthesizeArgs{}.Kind():
+				var args jobs.SynthesizeArgs
+				if err := json.Unmarshal(j.Args, &args); err != nil {
+					t.Fatal(err)
+				}
+				syntheses = append(syntheses, args)
+			}
+		}
+		slices.Sort(pending)
+		slices.Sort(queued)
+		if len(queued) != len(pending) {
+			t.Errorf("%d webhook jobs for %d pending deliveries", len(queued), len(pending))
+		} else if diff := cmp.Diff(pending, queued); diff != "" {
+			t.Errorf("webhook jobs' deliveries (-pending +queued):\n%s", diff)
+		}
+		want := []jobs.SynthesizeArgs{{AudioID: b.audio.ID, Revision: b.find(t).Revision}}
+		if diff := cmp.Diff(want, syntheses); diff != "" {
+			t.Errorf("synthesis jobs (-want +got):\n%s", diff)
 		}
 	})
 }
