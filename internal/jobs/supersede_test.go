@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"runtime"
 	"slices"
 	"sync"
@@ -213,6 +214,75 @@ func TestFloodLeavesOneJobPerDelivery(t *testing.T) {
 		want := []jobs.SynthesizeArgs{{AudioID: b.audio.ID, Revision: b.find(t).Revision}}
 		if diff := cmp.Diff(want, syntheses); diff != "" {
 			t.Errorf("synthesis jobs (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// onMessage is a log handler that calls do, once, as a record with the
+// given message is logged.
+type onMessage struct {
+	msg  string
+	once sync.Once
+	do   func()
+}
+
+func (h *onMessage) Enabled(context.Context, slog.Level) bool { return true }
+
+func (h *onMessage) Handle(_ context.Context, r slog.Record) error {
+	if r.Message == h.msg {
+		h.once.Do(h.do)
+	}
+	return nil
+}
+
+func (h *onMessage) WithAttrs([]slog.Attr) slog.Handler { return h }
+
+func (h *onMessage) WithGroup(string) slog.Handler { return h }
+
+// TestLeaseWaitLeavesNoStaleJob: a job that finds another attempt holding
+// its revision's lease tries again later; an update that lands once it
+// has decided so, before the queue records how it ended, leaves no job
+// for the old revision. The job was put back in the queue (snoozed) as it
+// ended, after the update had removed the waiting jobs, and stayed there
+// beside the update's own.
+func TestLeaseWaitLeavesNoStaleJob(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *testBundle) {
+		ctx := t.Context()
+		if ok, err := b.store.LeaseSynthesis(ctx, b.audio.ID, b.audio.Revision, "another node", time.Now().Add(time.Hour)); err != nil || !ok {
+			t.Fatalf("lease: %v, %v", ok, err)
+		}
+		updated := make(chan struct{})
+		hook := &onMessage{msg: "another attempt holds this audio; waiting for its lease", do: func() {
+			body := "Changed as the job waits."
+			if _, err := b.store.UpdateAudio(ctx, b.audio.ProjectID, "a", narrator.AudioUpdate{Body: &body}); err != nil {
+				t.Error(err)
+			}
+			close(updated)
+		}}
+		b.worker = jobs.NewSynthesizeWorker(b.store, b.render, b.media, jobs.SynthesizeConfig{Logger: slog.New(hook)})
+		rendered := make(chan struct{})
+		b.render.start = func(*narrator.Audio) { close(rendered) }
+		if err := b.queue.Start(ctx, b.workers()); err != nil {
+			t.Fatal(err)
+		}
+		<-updated
+		// The update's own job renders the new revision: the old one's
+		// lease does not hold it back.
+		<-rendered
+		// Stopping waits for the running jobs and records how they ended.
+		if err := b.queue.Stop(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		revision := b.find(t).Revision
+		for _, j := range b.river.jobs(t) {
+			if j.Kind != (narrator.SynthesizeJob{}).JobKind() || j.State == "completed" {
+				continue
+			}
+			var args jobs.SynthesizeArgs
+			if err := json.Unmarshal(j.Args, &args); err != nil {
+				t.Fatal(err)
+			}
+			t.Errorf("a %s synthesis job at revision %d, the audio at %d", j.State, args.Revision, revision)
 		}
 	})
 }

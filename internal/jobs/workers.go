@@ -30,6 +30,10 @@ type Store interface {
 	// LeaseSynthesis takes or renews holder's lease on synthesising a
 	// revision; false while another holder's lease runs.
 	LeaseSynthesis(ctx context.Context, audioID int64, revision int, holder string, until time.Time) (bool, error)
+	// RequeueSynthesis queues the next try of a synthesis job of revision
+	// that found another attempt holding its lease, to start after the
+	// given time, if the audio still awaits it; it reports whether it did.
+	RequeueSynthesis(ctx context.Context, audioID int64, revision int, after time.Time) (bool, error)
 	// ReleaseSynthesis drops holder's lease, if it still holds it, and
 	// the progress it reported.
 	ReleaseSynthesis(ctx context.Context, audioID int64, holder string) error
@@ -155,7 +159,7 @@ func (w *SynthesizeWorker) Work(ctx context.Context, job *river.Job[SynthesizeAr
 		return nil
 	case err != nil:
 		return fmt.Errorf("load audio %d: %w", args.AudioID, err)
-	case stale(a, args.Revision):
+	case !a.AwaitsRevision(args.Revision):
 		return nil
 	}
 	log := w.cfg.Logger.With("audio_id", a.ID, "project_id", a.ProjectID, "revision", a.Revision, "attempt", job.Attempt)
@@ -167,20 +171,20 @@ func (w *SynthesizeWorker) Work(ctx context.Context, job *river.Job[SynthesizeAr
 	case !ok:
 		// Refused: the audio changed since it was read, and the change
 		// queued its own job, or another attempt holds the lease on this
-		// revision. Only the latter waits: a stale job put back in the
-		// queue would stay there beside the change's own, since a
-		// change removes only the jobs that wait (SupersedeSynthesis).
-		now, _, err := w.store.AudioForSynthesis(ctx, a.ID)
+		// revision. Only the latter tries again, in a job that the store
+		// queues only if the revision still waits, with the audio's row
+		// locked, as a change removes the jobs that wait
+		// (SupersedeSynthesis): this one, running, ends, and no stale job
+		// stays queued beside the change's own, whenever it lands.
+		_, err := w.store.RequeueSynthesis(ctx, a.ID, args.Revision, w.cfg.Now().Add(w.cfg.LeaseTTL))
 		switch {
 		case narrator.ErrorCode(err) == narrator.ENOTFOUND:
 			return nil
 		case err != nil:
-			return fmt.Errorf("load audio %d: %w", a.ID, err)
-		case stale(now, args.Revision):
-			return nil
+			return fmt.Errorf("requeue synthesis of audio %d: %w", a.ID, err)
 		}
 		log.Info("another attempt holds this audio; waiting for its lease")
-		return river.JobSnooze(w.cfg.LeaseTTL)
+		return nil
 	}
 	defer func() {
 		if err := w.store.ReleaseSynthesis(context.WithoutCancel(ctx), a.ID, holder); err != nil {
@@ -254,12 +258,6 @@ func (w *SynthesizeWorker) Work(ctx context.Context, job *river.Job[SynthesizeAr
 		w.cfg.Metrics.Synthesized(bodyEngine(w.render.Catalog(ctx), p), r.Duration, took)
 	}
 	return nil
-}
-
-// stale reports whether a job for revision of a has nothing to do: a is
-// deleted, at another revision, or no longer waiting for speech.
-func stale(a *narrator.Audio, revision int) bool {
-	return a.Deleted || a.Revision != revision || a.State != narrator.StateUnprocessed
 }
 
 // bodyEngine names the engine of a project's body voice, which speaks most

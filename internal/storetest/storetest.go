@@ -56,6 +56,7 @@ type Store interface {
 	AccountUsage(ctx context.Context, accountID int64) (narrator.Usage, error)
 
 	LeaseSynthesis(ctx context.Context, audioID int64, revision int, holder string, until time.Time) (bool, error)
+	RequeueSynthesis(ctx context.Context, audioID int64, revision int, after time.Time) (bool, error)
 	ReleaseSynthesis(ctx context.Context, audioID int64, holder string) error
 	ReleaseSynthesisLeases(ctx context.Context) error
 	ReportSynthesis(ctx context.Context, audioID int64, holder string, p narrator.SynthesisProgress) (bool, error)
