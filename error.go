@@ -1,8 +1,10 @@
 package narrator
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 )
 
@@ -14,6 +16,7 @@ const (
 	ENOTFOUND     = "not_found"    // the object does not exist or is not visible
 	ECONFLICT     = "conflict"     // the object already exists or changed meanwhile
 	ETOOLARGE     = "too_large"    // the request body is over the size limit
+	ETIMEOUT      = "timeout"      // the client stopped sending its request before its end
 	EUNAVAILABLE  = "unavailable"  // the service cannot do it now; try again later
 	EINTERNAL     = "internal"     // anything else; its text is never shown to clients
 )
@@ -89,4 +92,31 @@ func Unavailable(err error) error {
 // the voice; Error keeps err's text for the logs.
 func VoiceFailed(voice string, err error) error {
 	return fmt.Errorf("%w: %w", &Error{Code: EINVALID, Message: fmt.Sprintf("the voice %s fails: its model cannot run. This is a fault of the voice, not of the text; choose another voice, or ask the operator to reinstall or remove it.", voice)}, err)
+}
+
+// BodyError returns the error that answers a request whose body could not
+// be read, err being the read's error (other than the size limit, which
+// the reader reports): ETIMEOUT when the body stopped arriving in time (a
+// read deadline on the connection passed), EINVALID otherwise (the client
+// closed the connection, or sent a malformed chunk). It is never an
+// internal error: the fault is the client's. Reading a body that fails
+// ends the request's context too, so a handler answers at once, without
+// calling anything that takes that context.
+func BodyError(err error) error {
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return fmt.Errorf("%w: %w", &Error{Code: ETIMEOUT, Message: "the request body did not arrive in time"}, err)
+	}
+	return fmt.Errorf("%w: %w", &Error{Code: EINVALID, Message: "could not read the request body"}, err)
+}
+
+// ClientGone returns err, or ETIMEOUT if err is internal only because ctx,
+// a request's context, was cancelled under it: net/http cancels that
+// context when reading the connection fails, as it does when the client
+// stops sending its body or goes away, and neither is the server's fault.
+// A client that stalled still reads the answer.
+func ClientGone(ctx context.Context, err error) error {
+	if ErrorCode(err) != EINTERNAL || !errors.Is(err, context.Canceled) || ctx.Err() == nil {
+		return err
+	}
+	return fmt.Errorf("%w: %w", &Error{Code: ETIMEOUT, Message: "the request did not arrive whole in time"}, err)
 }

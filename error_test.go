@@ -1,9 +1,12 @@
 package narrator_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"os"
 	"strings"
 	"testing"
 
@@ -38,5 +41,51 @@ func TestVoiceFailed(t *testing.T) {
 	}
 	if !errors.Is(err, cause) {
 		t.Errorf("the cause is lost: %v", err)
+	}
+}
+
+func TestBodyError(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"deadline", &net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceeded}, narrator.ETIMEOUT},
+		{"closed", io.ErrUnexpectedEOF, narrator.EINVALID},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := narrator.BodyError(tc.err)
+			if got := narrator.ErrorCode(err); got != tc.want {
+				t.Errorf("ErrorCode = %q, want %q", got, tc.want)
+			}
+			if !errors.Is(err, tc.err) {
+				t.Errorf("%v does not wrap %v", err, tc.err)
+			}
+		})
+	}
+}
+
+func TestClientGone(t *testing.T) {
+	t.Parallel()
+	ended, cancel := context.WithCancel(t.Context())
+	cancel()
+	canceled := fmt.Errorf("authorize project 1: %w", context.Canceled)
+	for _, tc := range []struct {
+		name string
+		ctx  context.Context
+		err  error
+		want string
+	}{
+		{"cancelled under an ended request", ended, canceled, narrator.ETIMEOUT},
+		{"cancelled, request live", t.Context(), canceled, narrator.EINTERNAL},
+		{"other error, request ended", ended, errors.New("disk on fire"), narrator.EINTERNAL},
+		{"client's error, request ended", ended, narrator.Errorf(narrator.EINVALID, "bad"), narrator.EINVALID},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := narrator.ErrorCode(narrator.ClientGone(tc.ctx, tc.err)); got != tc.want {
+				t.Errorf("ErrorCode = %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

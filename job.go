@@ -1,5 +1,7 @@
 package narrator
 
+import "time"
+
 // Job is background work that must follow a stored change. Stores enqueue
 // it in the transaction of the change, through one seam that every job kind
 // shares, so that the job exists exactly when the change is committed. The
@@ -16,6 +18,11 @@ type SynthesizeJob struct {
 	// Round is the job's fair-scheduling round (FairRound): synthesis jobs
 	// start in order of their rounds, then of their insertion.
 	Round int64
+	// After, when set, makes the job the next try of one that found
+	// another attempt holding the revision's lease (RequeueSynthesis): it
+	// starts after After, before the jobs that never started, and Round
+	// is unused.
+	After time.Time
 }
 
 // JobKind implements Job.

@@ -12,6 +12,13 @@ type SynthesisLease struct {
 	Until    time.Time
 }
 
+// AwaitsRevision reports whether a synthesis job of revision has work to
+// do on a: a awaits synthesis (AwaitsSynthesis) at that revision. A job
+// for which it is false ends and leaves nothing behind.
+func (a *Audio) AwaitsRevision(revision int) bool {
+	return a.AwaitsSynthesis() && a.Revision == revision
+}
+
 // PlanLease reports whether holder may take, or renew, the lease on
 // synthesising the given revision of a, as stored with its current lease
 // cur, at time now, until a later time. It may if a is live and at that

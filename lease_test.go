@@ -34,3 +34,24 @@ func TestPlanLease(t *testing.T) {
 		})
 	}
 }
+
+func TestAwaitsRevision(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		audio narrator.Audio
+		want  bool
+	}{
+		{"awaits it", narrator.Audio{Revision: 2, State: narrator.StateUnprocessed}, true},
+		{"other revision", narrator.Audio{Revision: 3, State: narrator.StateUnprocessed}, false},
+		{"processed", narrator.Audio{Revision: 2, State: narrator.StateProcessed}, false},
+		{"deleted", narrator.Audio{Revision: 2, State: narrator.StateUnprocessed, Deleted: true}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if got := tc.audio.AwaitsRevision(2); got != tc.want {
+				t.Errorf("AwaitsRevision(2) = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

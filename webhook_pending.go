@@ -5,16 +5,18 @@ import "time"
 // MaxPendingDeliveries caps an endpoint's pending deliveries, so that no
 // caller can pile up attempts (and jobs) faster than the endpoint drains
 // them. At the cap, a new delivery of an audio's event collapses the
-// endpoint's oldest pending one (it fails, "superseded", and its job finds
-// nothing to do): the receiver still hears of the latest change, and the
-// audio's own write is never refused for its webhooks. A test or a resend
+// endpoint's oldest pending one (it fails, "superseded", and its job is
+// removed from the queue unless it is running, when it finds nothing to
+// do): the receiver still hears of the latest change, and the audio's own
+// write is never refused for its webhooks. A test or a resend
 // is refused with ERATELIMITED instead (PendingFull).
 const MaxPendingDeliveries = 100
 
 // DeliveryHorizon is how long a delivery may stay pending with no attempt
 // (since it was made, or since its last attempt): the queue's waits
 // between attempts are much shorter, so such a delivery was lost with its
-// job; it fails, "expired", when the endpoint's next delivery is written.
+// job; it fails, "expired", when the endpoint's next delivery is written,
+// and its job, if one still waits, is removed.
 const DeliveryHorizon = 48 * time.Hour
 
 // Reasons a pending delivery was given up without an attempt.

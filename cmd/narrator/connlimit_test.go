@@ -117,6 +117,29 @@ func TestSlowClientsKeepHealth(t *testing.T) {
 	}
 }
 
+// TestOneClientLeavesRoom: with --max-connections alone, one client that
+// opens more connections than the cap, each stalled in a request body,
+// still leaves room for another client's requests: its share is a
+// quarter of the cap (it was the whole cap).
+func TestOneClientLeavesRoom(t *testing.T) {
+	t.Parallel()
+	addr := startCapped(t)
+	for range 40 {
+		c := dialFrom(t, "127.0.6.1", addr)
+		if _, err := io.WriteString(c, "POST /embed/events HTTP/1.1\r\nHost: narrator.test\r\n"+
+			"Content-Type: application/json\r\nContent-Length: 900\r\n\r\n{"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The server accepts connections in the order they came: these come
+	// after the 40.
+	for i := range 3 {
+		if got := getFrom(t, "127.0.0.1", addr, "/api/v3/openapi.json", ""); got != http.StatusOK {
+			t.Fatalf("request %d from another client: %d, want 200", i, got)
+		}
+	}
+}
+
 // getFrom sends GET path on a connection from the loopback address from,
 // with the given extra header lines, and returns the status.
 func getFrom(t *testing.T, from, addr, path, headers string) int {

@@ -388,7 +388,8 @@ func (s *server) run(ctx context.Context) error {
 	}
 	s.ready.Store(true)
 	s.logger.Info("narrator is serving", "version", readBuildInfo().String(), "role", s.cfg.Role, "addr", s.ln.Addr().String(),
-		"public_url", s.cfg.PublicURL, "data", s.cfg.DataDir)
+		"public_url", s.cfg.PublicURL, "data", s.cfg.DataDir,
+		"max_connections", s.cfg.MaxConnections, "max_connections_per_client", s.cfg.MaxConnectionsPerClient)
 	select {
 	case <-ctx.Done():
 		return nil

@@ -82,7 +82,9 @@ const (
 	// open at once unless told otherwise.
 	DefaultMaxConnections = 1024
 	// DefaultMaxConnectionsPerClient is how many of them one client may
-	// hold, and how many requests it may have in flight.
+	// hold, and how many requests it may have in flight, at most: with
+	// fewer connections in all, a client's share is smaller
+	// (PerClientShare).
 	DefaultMaxConnectionsPerClient = 64
 	// DefaultMinTransferRate is the slowest, in bytes per second, a
 	// request body may arrive or a media response be read, after a few
@@ -320,8 +322,11 @@ type Config struct {
 	MaxConnections int
 	// MaxConnectionsPerClient caps the connections one client (an IPv4
 	// address or an IPv6 /64) holds open at once, and its requests in
-	// flight; MaxConnections caps it in turn. The peers in TrustedProxies
-	// are exempt from the connection cap: their clients' requests count.
+	// flight. It is less than MaxConnections, so that one client never
+	// takes every connection; ServeFlags sets PerClientShare of it when
+	// the flag is 0 or unset. The peers
+	// in TrustedProxies are exempt from the connection cap: their clients'
+	// requests count.
 	MaxConnectionsPerClient int
 	// MinTransferRate is the slowest, in bytes per second, a request body
 	// may arrive or a media response be read once a few seconds' grace is
@@ -380,7 +385,9 @@ func ServeFlags(fs *flag.FlagSet, getenv func(string) string) func() (Config, er
 	fs.StringVar(&c.LogFormat, "log-format", orDefault(getenv(EnvLogFormat), LogText), "log `format`: text or json (env "+EnvLogFormat+")")
 	fs.StringVar(&c.TrustedProxies, "trusted-proxies", getenv(EnvTrustedProxies), "comma-separated `CIDRs` of the reverse proxies whose X-Forwarded-For names the client, for the sign-in limits (env "+EnvTrustedProxies+"; default none: the peer is the client)")
 	fs.IntVar(&c.MaxConnections, "max-connections", env.int(EnvMaxConnections, DefaultMaxConnections), "client connections open at once; more are refused at once, the health checks answered (env "+EnvMaxConnections+")")
-	fs.IntVar(&c.MaxConnectionsPerClient, "max-connections-per-client", env.int(EnvMaxConnectionsPerClient, DefaultMaxConnectionsPerClient), "connections one client (an IPv4 address or an IPv6 /64) may hold open at once, and requests it may have in flight; at most --max-connections (env "+EnvMaxConnectionsPerClient+")")
+	// 0, the default, stands for the default share, which depends on
+	// --max-connections.
+	fs.IntVar(&c.MaxConnectionsPerClient, "max-connections-per-client", env.int(EnvMaxConnectionsPerClient, 0), "connections one client (an IPv4 address or an IPv6 /64) may hold open at once, and requests it may have in flight; less than --max-connections, so that one client cannot take them all (env "+EnvMaxConnectionsPerClient+"; 0 or unset: a quarter of --max-connections, at most "+strconv.Itoa(DefaultMaxConnectionsPerClient)+")")
 	fs.IntVar(&c.MinTransferRate, "min-transfer-rate", env.int(EnvMinTransferRate, DefaultMinTransferRate), "slowest a request body may arrive or a media response be read, in `bytes` per second, after a few seconds' grace; 0 for no minimum (env "+EnvMinTransferRate+")")
 	SandboxFlag(fs, getenv, &c.Sandbox)
 	fs.IntVar(&c.MaxQueuedPerAccount, "max-queued-per-account", env.int(EnvMaxQueuedPerAccount, DefaultMaxQueuedPerAccount), "audios each account may have waiting for or under synthesis; 0 for no limit (env "+EnvMaxQueuedPerAccount+")")
@@ -404,7 +411,9 @@ func ServeFlags(fs *flag.FlagSet, getenv func(string) string) func() (Config, er
 		if c.EngineStandIn > 0 {
 			c.CacheMB = 0
 		}
-		c.MaxConnectionsPerClient = min(c.MaxConnectionsPerClient, c.MaxConnections)
+		if c.MaxConnectionsPerClient == 0 {
+			c.MaxConnectionsPerClient = PerClientShare(c.MaxConnections)
+		}
 		if err := c.Validate(); err != nil {
 			return Config{}, fromEnv(fs, getenv, err)
 		}
@@ -427,6 +436,14 @@ func ValidateSandbox(mode string) error {
 		return nil
 	}
 	return fmt.Errorf("--sandbox must be auto, on or off, not %q", mode)
+}
+
+// PerClientShare is the connections one client may hold, and its requests
+// in flight, when --max-connections-per-client is not given: a quarter of
+// maxConnections, at least 1 and at most DefaultMaxConnectionsPerClient,
+// so that a client that holds its whole share leaves room for others.
+func PerClientShare(maxConnections int) int {
+	return min(max(maxConnections/4, 1), DefaultMaxConnectionsPerClient)
 }
 
 // Validate reports the first problem with c.
@@ -490,8 +507,9 @@ func (c *Config) Validate() error {
 	if c.MaxConnections < 16 || c.MaxConnections > 1_000_000 {
 		return fmt.Errorf("--max-connections must be from 16 to 1000000, not %d", c.MaxConnections)
 	}
-	if c.MaxConnectionsPerClient < 1 || c.MaxConnectionsPerClient > c.MaxConnections {
-		return fmt.Errorf("--max-connections-per-client must be from 1 to --max-connections (%d), not %d", c.MaxConnections, c.MaxConnectionsPerClient)
+	if c.MaxConnectionsPerClient < 1 || c.MaxConnectionsPerClient >= c.MaxConnections {
+		return fmt.Errorf("--max-connections-per-client must be from 1 to %d, less than --max-connections (%d), so that one client cannot take every connection; not %d",
+			c.MaxConnections-1, c.MaxConnections, c.MaxConnectionsPerClient)
 	}
 	if c.MinTransferRate < 0 || c.MinTransferRate > 1<<30 {
 		return fmt.Errorf("--min-transfer-rate must be from 0 to %d, not %d", 1<<30, c.MinTransferRate)

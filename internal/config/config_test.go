@@ -53,7 +53,9 @@ func TestServeFlags(t *testing.T) {
 		{"bad trusted proxies", []string{"--trusted-proxies", "10.0.0.0/8, proxy.lan"}, nil, config.Config{}, "--trusted-proxies"},
 		{"bad trusted proxies from env", nil, map[string]string{config.EnvTrustedProxies: "10.0.0.0/33"}, config.Config{}, "--trusted-proxies"},
 		{"too few connections", []string{"--max-connections", "1"}, nil, config.Config{}, "--max-connections"},
-		{"no connection per client", []string{"--max-connections-per-client", "0"}, nil, config.Config{}, "--max-connections-per-client"},
+		{"no connection per client", []string{"--max-connections-per-client", "-1"}, nil, config.Config{}, "--max-connections-per-client"},
+		{"one client takes every connection", []string{"--max-connections", "16", "--max-connections-per-client", "16"}, nil, config.Config{}, "--max-connections-per-client"},
+		{"one client takes more than every connection", nil, map[string]string{config.EnvMaxConnectionsPerClient: "64", config.EnvMaxConnections: "16"}, config.Config{}, config.EnvMaxConnectionsPerClient},
 		{"negative transfer rate", []string{"--min-transfer-rate", "-1"}, nil, config.Config{}, "--min-transfer-rate"},
 		{"connections not a number", nil, map[string]string{config.EnvMaxConnections: "many"}, config.Config{}, config.EnvMaxConnections},
 		{"password redacted", []string{"--database", "mysql://u:secret@h/db"}, nil, config.Config{}, "xxxxx"},
@@ -225,7 +227,7 @@ var serveEnvSamples = map[string]struct{ good, bad string }{
 	"log-format":                 {"json", "xml"},
 	"trusted-proxies":            {"10.0.0.0/8", "10.0.0.0/33"},
 	"max-connections":            {"64", "many"},
-	"max-connections-per-client": {"8", "0"},
+	"max-connections-per-client": {"8", "-1"},
 	"min-transfer-rate":          {"2048", "-1"},
 	"sandbox":                    {"off", "maybe"},
 	"max-queued-per-account":     {"5", "many"},
@@ -389,4 +391,46 @@ func parseServe(t *testing.T, env map[string]string, args ...string) (config.Con
 		t.Fatal(err)
 	}
 	return finish()
+}
+
+// TestConnectionShare: one client's share of the connections is a quarter
+// of --max-connections unless given, at most the default, and always
+// leaves room for another client; a share that would not is refused.
+func TestConnectionShare(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		want    [2]int // max connections, per client
+		wantErr string
+	}{
+		{"defaults", nil, nil, [2]int{1024, 64}, ""},
+		{"a small cap alone", []string{"--max-connections", "16"}, nil, [2]int{16, 4}, ""},
+		{"a cap alone from the environment", nil, map[string]string{config.EnvMaxConnections: "100"}, [2]int{100, 25}, ""},
+		{"a large cap alone", []string{"--max-connections", "100000"}, nil, [2]int{100000, 64}, ""},
+		{"zero is the default share", []string{"--max-connections", "16", "--max-connections-per-client", "0"}, nil, [2]int{16, 4}, ""},
+		{"both given", []string{"--max-connections", "16", "--max-connections-per-client", "15"}, nil, [2]int{16, 15}, ""},
+		{"share given alone", []string{"--max-connections-per-client", "200"}, nil, [2]int{1024, 200}, ""},
+		{"share is the cap", []string{"--max-connections", "16", "--max-connections-per-client", "16"}, nil, [2]int{}, "--max-connections-per-client"},
+		{"share over the cap", []string{"--max-connections", "16", "--max-connections-per-client", "64"}, nil, [2]int{}, "--max-connections-per-client"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := parseServe(t, c.env, c.args...)
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Fatalf("error %v, want one naming %s", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(c.want, [2]int{got.MaxConnections, got.MaxConnectionsPerClient}); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
 }

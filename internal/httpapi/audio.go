@@ -144,16 +144,25 @@ func (s *Server) newAudio(ctx context.Context, projectID int64, c *call) (*narra
 	return a, err
 }
 
+// keyCheckTimeout bounds keyFirst's read of a key, which outlives the
+// request's context.
+const keyCheckTimeout = 5 * time.Second
+
 // keyFirst returns the error of a call whose key was not read before its
 // handler (call.keyHash): the key's own error, if it has one, so that a
 // bad key answers 401 before any other error, as it does when read first;
-// err otherwise. A key that fails is forgotten (knownKeys).
+// err otherwise. A key that fails is forgotten (knownKeys). The key is
+// read even when ctx has ended, as it has when reading the body failed
+// (narrator.BodyError), so that a client that stalls is told about its
+// key, or its body, and not of a failure of the server's.
 func (s *Server) keyFirst(ctx context.Context, c *call, err error) error {
 	if c.keyHash == nil {
 		return err
 	}
 	code := narrator.ErrorCode(err)
 	if code != narrator.EUNAUTHORIZED && code != narrator.ENOTFOUND {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), keyCheckTimeout)
+		defer cancel()
 		if _, authErr := s.store.AuthorizeProject(ctx, c.keyHash, c.project.ID); authErr != nil {
 			err, code = authErr, narrator.ErrorCode(authErr)
 		}

@@ -131,7 +131,7 @@ func peekBody(r *http.Request, max int) (head []byte, whole bool, err error) {
 	}
 	head, err = io.ReadAll(io.LimitReader(r.Body, int64(max)+1))
 	if err != nil {
-		return nil, false, narrator.Errorf(narrator.EINVALID, "could not read the request body")
+		return nil, false, narrator.BodyError(err)
 	}
 	r.Body = struct {
 		io.Reader

@@ -44,7 +44,7 @@ func readParams(r *http.Request, query url.Values, max int64) (*params, error) {
 		if errors.As(err, &mbe) {
 			return nil, tooLarge(max)
 		}
-		return nil, narrator.Errorf(narrator.EINVALID, "could not read the request body")
+		return nil, narrator.BodyError(err)
 	}
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return p, nil

@@ -25,6 +25,7 @@ var errorTable = map[string]struct {
 }{
 	narrator.EINVALID:      {http.StatusBadRequest, 10, ""},
 	narrator.ETOOLARGE:     {http.StatusRequestEntityTooLarge, 10, ""},
+	narrator.ETIMEOUT:      {http.StatusRequestTimeout, 10, ""},
 	errMethod:              {http.StatusMethodNotAllowed, 10, ""},
 	narrator.EUNAUTHORIZED: {http.StatusUnauthorized, 20, "The authentication token was not recognised"},
 	narrator.ENOTFOUND:     {http.StatusNotFound, 30, "Object not found"},

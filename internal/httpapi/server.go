@@ -224,6 +224,7 @@ func (s *Server) handle(h handlerFunc) http.Handler {
 		if err == nil {
 			return
 		}
+		err = narrator.ClientGone(r.Context(), err)
 		if narrator.ErrorCode(err) == narrator.EINTERNAL {
 			s.logger.ErrorContext(r.Context(), "api request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 		}

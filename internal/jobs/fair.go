@@ -24,7 +24,10 @@ import (
 // failure, a snooze, a rescue from a dead node, sets its scheduled_at to
 // a real time, after every round; at the higher priority it still runs as
 // soon as it is due, before new jobs, instead of waiting for the rounds to
-// run out, which under a steady stream of creates they never would.
+// run out, which under a steady stream of creates they never would. The
+// next try of a job that waited for another attempt's lease
+// (narrator.SynthesizeJob.After) is inserted so, at priorityStarted and a
+// real time.
 
 // The priorities of synthesis jobs.
 const (

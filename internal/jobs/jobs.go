@@ -470,6 +470,9 @@ func (q *Queue[TTx]) InsertManyTx(ctx context.Context, tx TTx, jobs []narrator.J
 func jobArgs(job narrator.Job) (river.JobArgs, *river.InsertOpts, error) {
 	switch j := job.(type) {
 	case narrator.SynthesizeJob:
+		if !j.After.IsZero() {
+			return SynthesizeArgs{AudioID: j.AudioID, Revision: j.Revision}, &river.InsertOpts{Priority: priorityStarted, ScheduledAt: j.After}, nil
+		}
 		return SynthesizeArgs{AudioID: j.AudioID, Revision: j.Revision}, &river.InsertOpts{ScheduledAt: roundTime(j.Round)}, nil
 	case narrator.DeleteMediaJob:
 		if len(j.Keys) == 0 {

@@ -30,6 +30,10 @@ type Store interface {
 	// LeaseSynthesis takes or renews holder's lease on synthesising a
 	// revision; false while another holder's lease runs.
 	LeaseSynthesis(ctx context.Context, audioID int64, revision int, holder string, until time.Time) (bool, error)
+	// RequeueSynthesis queues the next try of a synthesis job of revision
+	// that found another attempt holding its lease, to start after the
+	// given time, if the audio still awaits it; it reports whether it did.
+	RequeueSynthesis(ctx context.Context, audioID int64, revision int, after time.Time) (bool, error)
 	// ReleaseSynthesis drops holder's lease, if it still holds it, and
 	// the progress it reported.
 	ReleaseSynthesis(ctx context.Context, audioID int64, holder string) error
@@ -155,7 +159,7 @@ func (w *SynthesizeWorker) Work(ctx context.Context, job *river.Job[SynthesizeAr
 		return nil
 	case err != nil:
 		return fmt.Errorf("load audio %d: %w", args.AudioID, err)
-	case a.Deleted || a.Revision != args.Revision || a.State != narrator.StateUnprocessed:
+	case !a.AwaitsRevision(args.Revision):
 		return nil
 	}
 	log := w.cfg.Logger.With("audio_id", a.ID, "project_id", a.ProjectID, "revision", a.Revision, "attempt", job.Attempt)
@@ -165,8 +169,22 @@ func (w *SynthesizeWorker) Work(ctx context.Context, job *river.Job[SynthesizeAr
 	case err != nil:
 		return fmt.Errorf("lease audio %d: %w", a.ID, err)
 	case !ok:
+		// Refused: the audio changed since it was read, and the change
+		// queued its own job, or another attempt holds the lease on this
+		// revision. Only the latter tries again, in a job that the store
+		// queues only if the revision still waits, with the audio's row
+		// locked, as a change removes the jobs that wait
+		// (SupersedeSynthesis): this one, running, ends, and no stale job
+		// stays queued beside the change's own, whenever it lands.
+		_, err := w.store.RequeueSynthesis(ctx, a.ID, args.Revision, w.cfg.Now().Add(w.cfg.LeaseTTL))
+		switch {
+		case narrator.ErrorCode(err) == narrator.ENOTFOUND:
+			return nil
+		case err != nil:
+			return fmt.Errorf("requeue synthesis of audio %d: %w", a.ID, err)
+		}
 		log.Info("another attempt holds this audio; waiting for its lease")
-		return river.JobSnooze(w.cfg.LeaseTTL)
+		return nil
 	}
 	defer func() {
 		if err := w.store.ReleaseSynthesis(context.WithoutCancel(ctx), a.ID, holder); err != nil {

@@ -531,7 +531,7 @@ func (h *Handler) recordEvent(r *http.Request) error {
 		if errors.As(err, &mbe) {
 			return narrator.Errorf(narrator.ETOOLARGE, "the request body is larger than %d bytes", maxEventBytes)
 		}
-		return narrator.Errorf(narrator.EINVALID, "could not read the request body")
+		return narrator.BodyError(err)
 	}
 	var e eventBody
 	dec := json.NewDecoder(bytes.NewReader(raw))

@@ -30,6 +30,10 @@ type JobInserter interface {
 	// SupersedeSynthesis removes, in tx, the audio's synthesis jobs that
 	// wait to start (narrator.Effects.Supersede).
 	SupersedeSynthesis(ctx context.Context, tx pgx.Tx, audioID int64) error
+	// RemoveDeliveryJobs removes, in tx, the webhook jobs of the
+	// deliveries ids that wait to start: deliveries given up before
+	// their attempt.
+	RemoveDeliveryJobs(ctx context.Context, tx pgx.Tx, ids []int64) error
 	// QueueInsertMany queues in b the insert of several synthesis jobs:
 	// the jobs of a group of creates, which sends them with its other
 	// writes and its commit in one round trip.

@@ -47,6 +47,10 @@ func (j recorderJobs) SupersedeSynthesis(_ context.Context, _ pgx.Tx, audioID in
 	return j.rec.Supersede(audioID)
 }
 
+func (j recorderJobs) RemoveDeliveryJobs(_ context.Context, _ pgx.Tx, ids []int64) error {
+	return j.rec.RemoveDeliveryJobs(ids)
+}
+
 // QueueInsertMany records the jobs once b has run this far: a group
 // planned ahead whose checks fail inserts none.
 func (j recorderJobs) QueueInsertMany(b *pgx.Batch, jobs []narrator.Job) error {
@@ -95,6 +99,10 @@ func (j tableJobs) InsertTx(ctx context.Context, tx pgx.Tx, job narrator.Job) er
 
 func (j tableJobs) SupersedeSynthesis(_ context.Context, _ pgx.Tx, audioID int64) error {
 	return j.rec.Supersede(audioID)
+}
+
+func (j tableJobs) RemoveDeliveryJobs(_ context.Context, _ pgx.Tx, ids []int64) error {
+	return j.rec.RemoveDeliveryJobs(ids)
 }
 
 func (j tableJobs) QueueInsertMany(b *pgx.Batch, jobs []narrator.Job) error {

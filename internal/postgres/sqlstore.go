@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -71,6 +72,16 @@ func (d dialect) ApplyEffects(ctx context.Context, tx sqlstore.Tx, a *narrator.A
 
 func (d dialect) Enqueue(ctx context.Context, tx sqlstore.Tx, job narrator.Job) error {
 	return d.s.enqueue(ctx, tx.(pgTx).tx, job)
+}
+
+func (d dialect) RemoveDeliveryJobs(ctx context.Context, tx sqlstore.Tx, ids []int64) error {
+	if d.s.jobs == nil {
+		return fmt.Errorf("remove jobs of %d deliveries: the postgres store was opened without a job inserter", len(ids))
+	}
+	if err := d.s.jobs.RemoveDeliveryJobs(ctx, tx.(pgTx).tx, ids); err != nil {
+		return fmt.Errorf("remove jobs of %d deliveries: %w", len(ids), err)
+	}
+	return nil
 }
 
 // pgTx is a transaction as sqlstore runs it: its ? placeholders numbered

@@ -43,6 +43,10 @@ type JobInserter interface {
 	// SupersedeSynthesis removes, in tx, the audio's synthesis jobs that
 	// wait to start (narrator.Effects.Supersede).
 	SupersedeSynthesis(ctx context.Context, tx *sql.Tx, audioID int64) error
+	// RemoveDeliveryJobs removes, in tx, the webhook jobs of the
+	// deliveries ids that wait to start: deliveries given up before
+	// their attempt.
+	RemoveDeliveryJobs(ctx context.Context, tx *sql.Tx, ids []int64) error
 	// SynthesisHead returns, as seen in tx, the fair round of the synthesis
 	// job a worker would take next (narrator.FairRound), or 0 when none
 	// waits.

@@ -46,6 +46,10 @@ func (e recorderJobs) SupersedeSynthesis(_ context.Context, _ *sql.Tx, audioID i
 	return e.rec.Supersede(audioID)
 }
 
+func (e recorderJobs) RemoveDeliveryJobs(_ context.Context, _ *sql.Tx, ids []int64) error {
+	return e.rec.RemoveDeliveryJobs(ids)
+}
+
 func (recorderJobs) Prepare(context.Context) error { return nil }
 
 // withJobs returns Options whose job inserter is j.
@@ -247,6 +251,10 @@ func (j tableJobs) SynthesisHead(context.Context, *sql.Tx) (int64, error) {
 
 func (j tableJobs) SupersedeSynthesis(_ context.Context, _ *sql.Tx, audioID int64) error {
 	return j.rec.Supersede(audioID)
+}
+
+func (j tableJobs) RemoveDeliveryJobs(_ context.Context, _ *sql.Tx, ids []int64) error {
+	return j.rec.RemoveDeliveryJobs(ids)
 }
 
 func (tableJobs) Prepare(context.Context) error { return nil }

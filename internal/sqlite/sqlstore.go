@@ -70,6 +70,16 @@ func (d dialect) Enqueue(ctx context.Context, tx sqlstore.Tx, job narrator.Job) 
 	return d.s.enqueue(ctx, tx.(sqlTx).tx, job)
 }
 
+func (d dialect) RemoveDeliveryJobs(ctx context.Context, tx sqlstore.Tx, ids []int64) error {
+	if d.s.jobs == nil {
+		return fmt.Errorf("remove jobs of %d deliveries: the sqlite store was opened without a job inserter", len(ids))
+	}
+	if err := d.s.jobs.RemoveDeliveryJobs(ctx, tx.(sqlTx).tx, ids); err != nil {
+		return fmt.Errorf("remove jobs of %d deliveries: %w", len(ids), err)
+	}
+	return nil
+}
+
 // sqlTx is a transaction as sqlstore runs it: its arguments and scan
 // destinations in SQLite's encodings (encodeArgs, scanDecoded), its
 // errors through unavailable.

@@ -53,6 +53,37 @@ func (s *Store) LeaseSynthesis(ctx context.Context, audioID int64, revision int,
 	return true, nil
 }
 
+// RequeueSynthesis queues, for a synthesis job of a revision of an audio
+// that found another attempt holding the revision's lease, the job's next
+// try, to start after the given time (narrator.SynthesizeJob.After), if
+// the audio still awaits that revision (narrator.Audio.AwaitsRevision);
+// it reports whether it did. The audio's row is locked meanwhile, so a
+// change of the audio either comes first, and nothing is queued, or
+// after, and removes the new job with the other waiting ones. It returns
+// ENOTFOUND if the audio does not exist.
+func (s *Store) RequeueSynthesis(ctx context.Context, audioID int64, revision int, after time.Time) (bool, error) {
+	tx, err := s.db.BeginWrite(ctx)
+	if err != nil {
+		return false, fmt.Errorf("requeue synthesis of audio %d: %w", audioID, err)
+	}
+	defer tx.Rollback(ctx)
+	a, err := findAudioByID(ctx, tx, audioID, s.db.ForUpdate())
+	if err != nil {
+		return false, fmt.Errorf("requeue synthesis of audio %d: %w", audioID, err)
+	}
+	if !a.AwaitsRevision(revision) {
+		return false, nil
+	}
+	job := narrator.SynthesizeJob{AudioID: audioID, Revision: revision, After: after.UTC().Truncate(time.Microsecond)}
+	if err := s.db.Enqueue(ctx, tx, job); err != nil {
+		return false, fmt.Errorf("requeue synthesis of audio %d: %w", audioID, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return false, fmt.Errorf("requeue synthesis of audio %d: commit: %w", audioID, err)
+	}
+	return true, nil
+}
+
 const releaseSynthesisSQL = `
 UPDATE audios SET lease_holder = NULL, lease_revision = NULL, lease_until = NULL
 WHERE id = ? AND lease_holder = ?`

@@ -76,6 +76,10 @@ type DB interface {
 	LockKey(ctx context.Context, tx Tx, key string) error
 	// Enqueue inserts job inside tx.
 	Enqueue(ctx context.Context, tx Tx, job narrator.Job) error
+	// RemoveDeliveryJobs removes, in tx, the webhook jobs (WebhookJob) of
+	// the deliveries ids that wait to start (not running): the jobs of
+	// deliveries given up before their attempt.
+	RemoveDeliveryJobs(ctx context.Context, tx Tx, ids []int64) error
 	// Conflict returns an ECONFLICT *narrator.Error saying that what
 	// already exists if err is a unique violation, and err otherwise.
 	Conflict(err error, what string) error

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/narrator/narrator"
 )
 
@@ -73,6 +75,28 @@ var leaseTests = []test{
 		if ok, err := b.store.LeaseSynthesis(ctx, a.ID, 1, "old", until); err != nil || ok {
 			t.Fatalf("stale renewal = %v, %v; want false", ok, err)
 		}
+	}},
+	{"RequeueOnlyWhileAwaited", func(t *testing.T, b *bundle) {
+		ctx := t.Context()
+		p := mustProject(t, b.store)
+		a := mustAudio(t, b.store, p.ID, "r")
+		after := b.clock.Now().Add(time.Minute)
+		if ok, err := b.store.RequeueSynthesis(ctx, a.ID, 1, after); err != nil || !ok {
+			t.Fatalf("requeue = %v, %v; want true", ok, err)
+		}
+		if _, err := b.store.UpdateAudio(ctx, p.ID, "r", narrator.AudioUpdate{Body: ptr("New text.")}); err != nil {
+			t.Fatal(err)
+		}
+		// Revision 1 is stale: no job for it.
+		if ok, err := b.store.RequeueSynthesis(ctx, a.ID, 1, after); err != nil || ok {
+			t.Fatalf("requeue of a stale revision = %v, %v; want false", ok, err)
+		}
+		want := []SynthesizeCall{{a.ID, 1}, {a.ID, 1}, {a.ID, 2}}
+		if diff := cmp.Diff(want, b.rec.Synthesized()); diff != "" {
+			t.Errorf("synthesis jobs (-want +got):\n%s", diff)
+		}
+		_, err := b.store.RequeueSynthesis(ctx, 999, 1, after)
+		wantCode(t, err, narrator.ENOTFOUND)
 	}},
 	{"DeletedRefused", func(t *testing.T, b *bundle) {
 		ctx := t.Context()

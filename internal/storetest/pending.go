@@ -1,8 +1,11 @@
 package storetest
 
 import (
+	"slices"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/narrator/narrator"
 )
@@ -36,6 +39,9 @@ var pendingTests = []test{
 		wantCode(t, err, narrator.ERATELIMITED)
 		if n := len(b.rec.Delivered()); n != narrator.MaxPendingDeliveries+1 {
 			t.Errorf("%d webhook jobs, want %d", n, narrator.MaxPendingDeliveries+1)
+		}
+		if ids := b.rec.Withdrawn(); len(ids) != 0 {
+			t.Errorf("jobs of deliveries %v removed, want none: a refusal gives up no delivery", ids)
 		}
 	}},
 	{"AudioEventsCollapseTheOldest", func(t *testing.T, b *bundle) {
@@ -74,7 +80,11 @@ var pendingTests = []test{
 		if last := ds[0]; last.Event != narrator.EventAudioUpdated || last.State != narrator.DeliveryPending {
 			t.Errorf("newest delivery %s %s, want the update, pending", last.Event, last.State)
 		}
-		// The oldest, superseded, failed and so was pruned from the list.
+		// The oldest, superseded, failed and so was pruned from the list,
+		// and its job was removed with it.
+		if diff := cmp.Diff([]int64{first.ID}, b.rec.Withdrawn()); diff != "" {
+			t.Errorf("deliveries whose jobs were removed (-want +got):\n%s", diff)
+		}
 		if d, _, err := b.store.DeliveryForAttempt(ctx, first.ID); err == nil {
 			t.Errorf("oldest delivery %s %q, want it superseded and pruned", d.State, d.LastError)
 		} else {
@@ -85,10 +95,13 @@ var pendingTests = []test{
 		ctx := t.Context()
 		p := mustProject(t, b.store)
 		h := mustWebhook(t, b.store, p.ID)
+		var made []int64
 		for i := range narrator.MaxPendingDeliveries {
-			if _, err := b.store.TestWebhook(ctx, p.ID, h.ID); err != nil {
+			d, err := b.store.TestWebhook(ctx, p.ID, h.ID)
+			if err != nil {
 				t.Fatalf("test %d: %v", i, err)
 			}
+			made = append(made, d.ID)
 		}
 		b.clock.Advance(narrator.DeliveryHorizon + time.Second)
 		if _, err := b.store.TestWebhook(ctx, p.ID, h.ID); err != nil {
@@ -99,6 +112,12 @@ var pendingTests = []test{
 			if d.State != narrator.DeliveryFailed || d.LastError != narrator.DeliveryExpired {
 				t.Fatalf("delivery %d %s %q, want failed, expired", d.ID, d.State, d.LastError)
 			}
+		}
+		// Their jobs went with them.
+		withdrawn := b.rec.Withdrawn()
+		slices.Sort(withdrawn)
+		if diff := cmp.Diff(made, withdrawn); diff != "" {
+			t.Errorf("deliveries whose jobs were removed (-expired +got):\n%s", diff)
 		}
 	}},
 }

@@ -56,6 +56,7 @@ type Store interface {
 	AccountUsage(ctx context.Context, accountID int64) (narrator.Usage, error)
 
 	LeaseSynthesis(ctx context.Context, audioID int64, revision int, holder string, until time.Time) (bool, error)
+	RequeueSynthesis(ctx context.Context, audioID int64, revision int, after time.Time) (bool, error)
 	ReleaseSynthesis(ctx context.Context, audioID int64, holder string) error
 	ReleaseSynthesisLeases(ctx context.Context) error
 	ReportSynthesis(ctx context.Context, audioID int64, holder string, p narrator.SynthesisProgress) (bool, error)
@@ -165,6 +166,7 @@ type Recorder struct {
 	deletes    [][]string
 	webhooks   []int64
 	superseded []int64
+	withdrawn  []int64
 	// steps are the effect steps, jobs and renderings in the order they
 	// came (Steps).
 	steps []string
@@ -206,6 +208,29 @@ func (r *Recorder) Supersede(audioID int64) error {
 	r.steps = append(r.steps, "supersede")
 	r.superseded = append(r.superseded, audioID)
 	return nil
+}
+
+// RemoveDeliveryJobs records that the store removed the waiting webhook
+// jobs of the deliveries ids, given up before their attempt; a store's
+// adapter calls it for the JobInserter's method of that name. It returns
+// the error set by FailWith.
+func (r *Recorder) RemoveDeliveryJobs(ids []int64) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.err != nil {
+		return r.err
+	}
+	r.steps = append(r.steps, "remove delivery jobs")
+	r.withdrawn = append(r.withdrawn, ids...)
+	return nil
+}
+
+// Withdrawn returns the deliveries whose waiting webhook jobs were
+// removed, in order.
+func (r *Recorder) Withdrawn() []int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.withdrawn)
 }
 
 // Superseded returns the audios whose waiting synthesis was removed, in
@@ -287,7 +312,8 @@ func (r *Recorder) Effect(step narrator.EffectStep) {
 }
 
 // Steps returns, in the order they came, the effect steps (Effect), the
-// recorded jobs ("job " and their kind) and the renderings of events
+// recorded jobs ("job " and their kind), the removals of waiting jobs
+// ("supersede", "remove delivery jobs") and the renderings of events
 // ("render " and their type), and forgets them.
 func (r *Recorder) Steps() []string {
 	r.mu.Lock()

@@ -194,6 +194,9 @@ func (s *Server) parseFormMax(w http.ResponseWriter, r *http.Request, max int64)
 		if errors.As(err, &mbe) {
 			return narrator.Errorf(narrator.ETOOLARGE, "the form is larger than %d bytes", max)
 		}
+		if err := narrator.BodyError(err); narrator.ErrorCode(err) == narrator.ETIMEOUT {
+			return err
+		}
 		return narrator.Errorf(narrator.EINVALID, "the form could not be read")
 	}
 	return nil

@@ -128,6 +128,7 @@ var errorPages = map[string]struct {
 }{
 	narrator.EINVALID:     {http.StatusBadRequest, "That did not work", ""},
 	narrator.ETOOLARGE:    {http.StatusRequestEntityTooLarge, "Too large", ""},
+	narrator.ETIMEOUT:     {http.StatusRequestTimeout, "Took too long", ""},
 	narrator.ENOTFOUND:    {http.StatusNotFound, "Not found", "This page does not exist, or it belongs to another account."},
 	narrator.ECONFLICT:    {http.StatusConflict, "Conflict", ""},
 	narrator.EQUEUEFULL:   {http.StatusTooManyRequests, "Too many audios waiting", ""},
@@ -142,6 +143,7 @@ var errorPages = map[string]struct {
 
 // writeError answers with the error page of err's code.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	err = narrator.ClientGone(r.Context(), err)
 	code := narrator.ErrorCode(err)
 	if code == narrator.EUNAUTHORIZED {
 		http.Redirect(w, r, "/signin", http.StatusSeeOther)
