@@ -53,6 +53,31 @@ const VoiceFilePrefix = "voices/"
 // model share its file.
 func (f VoiceFile) Key() string { return VoiceFilePrefix + f.SHA256 }
 
+// TimedModelSuffix ends the name of a Piper model installed with its phonemes' durations as
+// an output ("en_US-amy-medium.timed.onnx"): a copy of the operator's model that gives word
+// timings. A voice whose model has none speaks with sentence timings only.
+const TimedModelSuffix = ".timed.onnx"
+
+// WordTimings reports whether the voice times each word of its transcripts: a Piper voice
+// whose model was installed with its durations (TimedModelSuffix). Other installed voices
+// time sentences only.
+func (v *InstalledVoice) WordTimings() bool {
+	m, ok := v.File(VoiceFileModel)
+	return ok && v.Engine == EnginePiper && strings.HasSuffix(m.Name, TimedModelSuffix)
+}
+
+// WordTimings reports whether a catalog voice times each word of its transcripts: festival's
+// and flite's voices, and the installed voices (of installed) whose WordTimings says so. The
+// others time sentences only.
+func WordTimings(v Voice, installed []*InstalledVoice) bool {
+	switch v.Engine {
+	case EngineFestival, EngineFlite:
+		return true
+	}
+	iv, err := FindInstalledVoice(installed, v.EngineVoice)
+	return err == nil && iv.WordTimings()
+}
+
 // File returns the voice's file of a role, and whether it has one.
 func (v *InstalledVoice) File(role string) (VoiceFile, bool) {
 	for _, f := range v.Files {

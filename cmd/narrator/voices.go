@@ -64,6 +64,14 @@ func (cmd voicesCommand) Run(ctx context.Context, args []string) error {
 	return voicesListCommand{e}.Run(ctx, args)
 }
 
+// timingsWord says what a voice's transcripts time: "yes" (each word) or "sentence only".
+func timingsWord(words bool) string {
+	if words {
+		return "yes"
+	}
+	return "sentence only"
+}
+
 // voicesListCommand is `narrator voices list`.
 type voicesListCommand struct{ e *env }
 
@@ -107,18 +115,19 @@ func (cmd voicesListCommand) Run(ctx context.Context, args []string) error {
 		Quality     string `json:"quality,omitempty"`
 		License     string `json:"license,omitempty"`
 		Default     string `json:"default,omitempty"`
+		WordTimings bool   `json:"word_timings"`
 	}
 	out := make([]voiceJSON, 0, len(voices))
 	for _, v := range voices {
-		out = append(out, voiceJSON{v.Name, v.Label(), v.Gender, v.Language, v.Engine, v.EngineVoice, narrator.Neural(v.Engine), v.Quality, v.License, defaultRole(cat, v)})
+		out = append(out, voiceJSON{v.Name, v.Label(), v.Gender, v.Language, v.Engine, v.EngineVoice, narrator.Neural(v.Engine), v.Quality, v.License, defaultRole(cat, v), narrator.WordTimings(v, installed)})
 	}
 	if *asJSON {
 		return printJSON(e.stdout, out)
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "LANGUAGE\tVOICE\tGENDER\tENGINE\tQUALITY\tLICENCE\tDEFAULT FOR")
+	fmt.Fprintln(tw, "LANGUAGE\tVOICE\tGENDER\tENGINE\tQUALITY\tLICENCE\tWORD TIMINGS\tDEFAULT FOR")
 	for _, v := range out {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s/%s\t%s\t%s\t%s\n", v.Language, v.Name, v.Gender, v.Engine, v.EngineVoice, dash(v.Quality), dash(v.License), v.Default)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s/%s\t%s\t%s\t%s\t%s\n", v.Language, v.Name, v.Gender, v.Engine, v.EngineVoice, dash(v.Quality), dash(v.License), timingsWord(v.WordTimings), v.Default)
 	}
 	return tw.Flush()
 }

@@ -200,6 +200,19 @@ func installVoice(ctx context.Context, e *env, f *installFlags, modelPath, secon
 		if err != nil {
 			return usagef("voices install: %v", err)
 		}
+		// The stored model is a copy that also gives each phoneme's length, for word
+		// timings; the operator's file stays as it is.
+		timed, err := timedModel(model)
+		switch {
+		case errors.Is(err, neural.ErrNotAlignable):
+			fmt.Fprintf(e.stderr, "%s: %v\n", model.Name, err)
+		case err != nil:
+			return fmt.Errorf("voices install: %w", err)
+		default:
+			defer os.RemoveAll(filepath.Dir(timed.Path))
+			model = timed
+			v.Files[0] = timed.VoiceFile
+		}
 		entries = []*narrator.InstalledVoice{v}
 	case worker.Kokoro:
 		if second, err = neural.HashFile(secondPath, narrator.VoiceFileStyles); err != nil {
@@ -241,6 +254,36 @@ func installVoice(ctx context.Context, e *env, f *installFlags, modelPath, secon
 		fmt.Fprintln(e.stderr, "skipped", s)
 	}
 	return printInstalled(e, entries, f.asJSON)
+}
+
+// timedModel writes a copy of a Piper model with its durations as an output (see
+// neural.MarkDurations), named with narrator.TimedModelSuffix, in a new temporary directory
+// that the caller removes. A model with no Ceil node, or several, gives an error matching
+// neural.ErrNotAlignable.
+func timedModel(model neural.LocalFile) (neural.LocalFile, error) {
+	b, err := os.ReadFile(model.Path)
+	if err != nil {
+		return neural.LocalFile{}, err
+	}
+	patched, _, err := neural.MarkDurations(b)
+	if err != nil {
+		return neural.LocalFile{}, err
+	}
+	dir, err := os.MkdirTemp("", "narrator-timed-")
+	if err != nil {
+		return neural.LocalFile{}, err
+	}
+	path := filepath.Join(dir, strings.TrimSuffix(strings.TrimSuffix(model.Name, ".onnx"), ".timed")+narrator.TimedModelSuffix)
+	if err := os.WriteFile(path, patched, 0o600); err != nil {
+		os.RemoveAll(dir)
+		return neural.LocalFile{}, err
+	}
+	lf, err := neural.HashFile(path, narrator.VoiceFileModel)
+	if err != nil {
+		os.RemoveAll(dir)
+		return neural.LocalFile{}, err
+	}
+	return lf, nil
 }
 
 // parseWithArgs parses flags that come before a command's arguments.
@@ -286,13 +329,14 @@ func printInstalled(e *env, vs []*narrator.InstalledVoice, asJSON bool) error {
 		License  string     `json:"license,omitempty"`
 		Speaker  string     `json:"speaker,omitempty"`
 		Priority int        `json:"priority"`
+		Words    bool       `json:"word_timings"`
 		Files    []fileJSON `json:"files"`
 	}
 	out := make([]entryJSON, 0, len(vs))
 	var files []narrator.VoiceFile // each once: a Kokoro model's voices share theirs
 	seen := map[string]bool{}
 	for _, v := range vs {
-		entry := entryJSON{v.EngineVoice, v.Name, v.Label(), v.Language, v.Engine, v.Quality, v.License, v.Speaker, v.Priority, nil}
+		entry := entryJSON{v.EngineVoice, v.Name, v.Label(), v.Language, v.Engine, v.Quality, v.License, v.Speaker, v.Priority, v.WordTimings(), nil}
 		for _, f := range v.Files {
 			entry.Files = append(entry.Files, fileJSON{f.Role, f.Name, f.Size, f.SHA256})
 			if !seen[f.SHA256] {
@@ -306,9 +350,9 @@ func printInstalled(e *env, vs []*narrator.InstalledVoice, asJSON bool) error {
 		return printJSON(e.stdout, out)
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "INSTALLED\tVOICE\tLANGUAGE\tENGINE\tQUALITY\tLICENCE")
+	fmt.Fprintln(tw, "INSTALLED\tVOICE\tLANGUAGE\tENGINE\tQUALITY\tLICENCE\tWORD TIMINGS")
 	for _, v := range out {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", v.ID, v.Label, v.Language, v.Engine, dash(v.Quality), dash(v.License))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", v.ID, v.Label, v.Language, v.Engine, dash(v.Quality), dash(v.License), timingsWord(v.Words))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -50,7 +52,7 @@ func TestVoicesInstallSandbox(t *testing.T) {
 		out, errOut, err = runCLI(t, "voices", "install", "--data", t.TempDir(), "--onnxruntime", lib, "--gender", "female", "--sandbox", sandbox, tinyPiperFiles(t))
 		return errOut, err
 	}
-	if errOut, err := install(config.SandboxOn); err != nil || errOut != "" {
+	if errOut, err := install(config.SandboxOn); err != nil || !strings.HasSuffix(errOut, "it keeps sentence timings (it has 0)\n") || strings.Count(errOut, "\n") != 1 {
 		t.Fatalf("--sandbox on where the sandbox works: %v, stderr %q", err, errOut)
 	}
 	// What was installed is printed with its digest.
@@ -73,6 +75,60 @@ func TestVoicesInstallSandbox(t *testing.T) {
 	}
 	if !strings.Contains(errOut, "level=WARN") || !strings.Contains(errOut, "UNSANDBOXED") {
 		t.Errorf("--sandbox auto without a working sandbox installed without a warning; stderr %q", errOut)
+	}
+}
+
+// TestVoicesInstallTimings installs Piper voices: one whose model has a single Ceil node is
+// stored as a copy with its durations as an output, NAME.timed.onnx, and gives word timings;
+// one with none or two is stored as it is, keeps sentence timings, and the CLI says so. The
+// operator's file is never changed.
+func TestVoicesInstallTimings(t *testing.T) {
+	t.Parallel()
+	lib := onnxtest.Library(t)
+	for _, ceils := range []int{1, 0, 2} {
+		model := tinyPiperFiles(t)
+		orig := onnxtest.PiperTimed(onnxtest.TimedOptions{Ceils: ceils})
+		if err := os.WriteFile(model, orig, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		data := t.TempDir()
+		out, errOut, err := runCLI(t, "voices", "install", "--data", data, "--onnxruntime", lib, "--gender", "female", "--json", model)
+		if err != nil {
+			t.Fatalf("%d Ceil nodes: install: %v\n%s", ceils, err, errOut)
+		}
+		after, err := os.ReadFile(model)
+		if err != nil || !bytes.Equal(after, orig) {
+			t.Errorf("%d Ceil nodes: the operator's model changed", ceils)
+		}
+		var entries []struct {
+			Words bool `json:"word_timings"`
+			Files []struct {
+				Role, Name, SHA256 string
+			} `json:"files"`
+		}
+		if err := json.Unmarshal([]byte(out), &entries); err != nil || len(entries) != 1 {
+			t.Fatalf("%d Ceil nodes: install printed %q: %v", ceils, out, err)
+		}
+		e := entries[0]
+		sum := sha256.Sum256(orig)
+		if ceils == 1 {
+			if !e.Words || e.Files[0].Name != "en_US-tiny-medium.timed.onnx" || e.Files[0].SHA256 == hex.EncodeToString(sum[:]) || errOut != "" {
+				t.Errorf("one Ceil node: installed %+v, stderr %q; want a timed copy with word timings", e, errOut)
+			}
+		} else if e.Words || e.Files[0].Name != "en_US-tiny-medium.onnx" || e.Files[0].SHA256 != hex.EncodeToString(sum[:]) || !strings.Contains(errOut, "keeps sentence timings") {
+			t.Errorf("%d Ceil nodes: installed %+v, stderr %q; want the model as it is, with sentence timings, and a note", ceils, e, errOut)
+		}
+		list, _, err := runCLI(t, "voices", "list", "--data", data, "--language", "en_US")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "sentence only"
+		if ceils == 1 {
+			want = "yes"
+		}
+		if !regexp.MustCompile(`(?m)^en_US +Tiny +Female +piper/piper-en_us-tiny-medium +medium +- +` + want).MatchString(list) {
+			t.Errorf("%d Ceil nodes: voices list says\n%s\nwant word timings %q", ceils, list, want)
+		}
 	}
 }
 

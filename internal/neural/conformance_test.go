@@ -15,7 +15,7 @@ import (
 )
 
 // conformanceVoices are the voices the engine suite speaks in: a Piper voice, which speaks
-// every test, and a Kokoro one. Their tiny models are paced, so that the speaking rate changes
+// every test and times its words, and a Kokoro one. Their tiny models are paced, so that the speaking rate changes
 // the length of the samples as a real voice's does, and each value lasts a few milliseconds,
 // so that a sentence lasts seconds.
 func conformanceVoices() []*narrator.InstalledVoice {
@@ -43,7 +43,11 @@ func newConformanceEngine(t *testing.T, opts enginetest.Options) enginetest.Engi
 	t.Cleanup(func() { phon.Close() })
 	r := &rig{media: media, voices: &memVoices{}, phon: phon}
 	voices := conformanceVoices()
-	piper := onnxtest.Piper(onnxtest.PiperOptions{Repeat: 650, Paced: true})
+	// The Piper voice's model is aligned, as voices install makes it: it gives word timings.
+	piper, _, err := neural.MarkDurations(onnxtest.PiperTimed(onnxtest.TimedOptions{Ceils: 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
 	voices[0].Files = []narrator.VoiceFile{r.put(t, narrator.VoiceFileModel, "tiny.onnx", piper), r.put(t, narrator.VoiceFileConfig, "tiny.onnx.json", piperConfig(t, nil))}
 	kokoro := onnxtest.Kokoro(onnxtest.KokoroOptions{Repeat: 250, Paced: true})
 	voices[1].Files = []narrator.VoiceFile{r.put(t, narrator.VoiceFileModel, "kokoro.onnx", kokoro), r.put(t, narrator.VoiceFileStyles, "voices.bin", kokoroStyles(t, "af_heart"))}

@@ -100,6 +100,10 @@ type voice struct {
 	// Piper
 	piper   *phonemize.PiperConfig
 	speaker int64
+	// timed is true if the model gives its durations; pad, space and punct are then the IDs
+	// that are no word's phonemes (phonemize.PiperConfig.Symbols).
+	timed             bool
+	pad, space, punct map[int64]bool
 	// Kokoro
 	espeak string
 	styles Styles
@@ -144,54 +148,87 @@ const sentencePause = 150 * time.Millisecond
 // ctx ends first, ErrClosed after Close, and ErrNoRuntime without a library. A model that
 // onnxruntime cannot run gives an error marked narrator.VoiceFailed, naming the voice.
 func (e *Engine) Synthesize(ctx context.Context, voiceID, text string, rate float64) ([]int16, int, error) {
+	samples, sampleRate, _, err := e.SynthesizeWords(ctx, voiceID, text, rate)
+	return samples, sampleRate, err
+}
+
+// SynthesizeWords is Synthesize that also returns the words of text, with their spans in
+// seconds from the start of the samples, where the voice says how long each phoneme lasts: a
+// Piper voice whose model gives its durations (see MarkDurations). Each phoneme ID lasts its
+// frames times the config's hop length in samples; the words are the text's, timed through
+// the spaces between the phonemes of its words. Other voices give no words.
+func (e *Engine) SynthesizeWords(ctx context.Context, voiceID, text string, rate float64) ([]int16, int, []narrator.TranscriptWord, error) {
 	if rate == 0 {
 		rate = 1
 	}
 	if rate < 0.25 || rate > 4 {
-		return nil, 0, fmt.Errorf("neural: synthesize: rate %g out of range [0.25, 4]", rate)
+		return nil, 0, nil, fmt.Errorf("neural: synthesize: rate %g out of range [0.25, 4]", rate)
 	}
 	v, err := e.voice(ctx, voiceID)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	limit := proc.Limit(e.opts.UnitTimeout, e.opts.CharTimeout, text)
-	var samples []int16
-	var sampleRate int
+	var (
+		samples    []int16
+		sampleRate int
+		words      []narrator.TranscriptWord
+	)
 	if v.piper != nil {
-		samples, sampleRate, err = e.piper(ctx, v, text, float32(rate), limit)
+		samples, sampleRate, words, err = e.piper(ctx, v, text, float32(rate), limit)
 	} else {
 		samples, sampleRate, err = e.kokoro(ctx, v, text, float32(rate), limit)
 	}
 	switch {
 	case err == nil:
-		return samples, sampleRate, nil
+		return samples, sampleRate, words, nil
 	case errors.Is(err, worker.ErrClosed) || errors.Is(err, phonemize.ErrClosed):
-		return nil, 0, ErrClosed
+		return nil, 0, nil, ErrClosed
 	case ctx.Err() != nil:
-		return nil, 0, ctx.Err()
+		return nil, 0, nil, ctx.Err()
 	case errors.Is(err, worker.ErrRun):
 		// onnxruntime refused the run: the model fails on what it was given, which the same
 		// text, tried again, gives it again. The voice is at fault, not the text.
 		err = narrator.VoiceFailed(v.inst.Label(), err)
 	}
-	return nil, 0, fmt.Errorf("neural: synthesize %q with %s: %w", proc.Abbrev(text), voiceID, err)
+	return nil, 0, nil, fmt.Errorf("neural: synthesize %q with %s: %w", proc.Abbrev(text), voiceID, err)
 }
 
 // piper speaks text with a Piper voice, one sentence per run, rate dividing the length scale.
-func (e *Engine) piper(ctx context.Context, v *voice, text string, rate float32, limit time.Duration) ([]int16, int, error) {
+// If the model gives its durations, it times the words of text.
+func (e *Engine) piper(ctx context.Context, v *voice, text string, rate float32, limit time.Duration) ([]int16, int, []narrator.TranscriptWord, error) {
 	c := v.piper
 	sentences, err := e.opts.Phonemizer.Piper(ctx, c, text)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
+	pause := int(sentencePause.Seconds() * float64(c.SampleRate))
 	runs := make([][]float32, len(sentences))
+	var spoken []phonemeWord
+	timed := v.timed
+	at := 0
 	for i, ids := range sentences {
 		in := worker.PiperInput{IDs: ids, NoiseScale: c.NoiseScale, LengthScale: c.LengthScale / rate, NoiseW: c.NoiseW, Speaker: v.speaker}
-		if runs[i], err = v.pool.Piper(ctx, in, limit); err != nil {
-			return nil, 0, err
+		var frames []float32
+		if runs[i], frames, err = v.pool.PiperFrames(ctx, in, limit); err != nil {
+			return nil, 0, nil, err
 		}
+		if timed && len(frames) == len(ids) {
+			lengths := make([]int, len(ids))
+			for k, f := range frames {
+				lengths[k] = int(max(f, 0)) * c.HopLength
+			}
+			spoken = append(spoken, phonemeWords(ids, lengths, at, v.pad, v.space, v.punct)...)
+		} else {
+			timed = false
+		}
+		at += len(runs[i]) + pause
 	}
-	return toPCM(runs, int(sentencePause.Seconds()*float64(c.SampleRate))), c.SampleRate, nil
+	var words []narrator.TranscriptWord
+	if timed {
+		words = alignWords(textWords(text), spoken, c.SampleRate)
+	}
+	return toPCM(runs, pause), c.SampleRate, words, nil
 }
 
 // kokoro speaks text with a Kokoro voice, in chunks of at most 510 tokens, each with the
@@ -377,6 +414,10 @@ func (e *Engine) load(ctx context.Context, inst *narrator.InstalledVoice) (*voic
 		}
 		if v.speaker, err = PiperSpeaker(v.piper, sig, inst.Speaker); err != nil {
 			return nil, err
+		}
+		if sig.Durations != "" {
+			v.timed = true
+			v.pad, v.space, v.punct = v.piper.Symbols()
 		}
 	case inst.Engine == narrator.EngineKokoro && kind == worker.Kokoro:
 		kv, err := phonemize.ParseKokoroVoice(inst.Speaker)

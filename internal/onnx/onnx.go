@@ -95,6 +95,9 @@ func Open(path string, opts Options) (*Session, error) {
 	case worker.Piper:
 		s.piper, _ = info.Piper()
 		inputs, outputs = []string{"input", "input_lengths", "scales"}, []string{"output"}
+		if s.piper.Durations != "" {
+			outputs = append(outputs, s.piper.Durations)
+		}
 		if s.piper.MultiSpeaker {
 			inputs = append(inputs, "sid")
 		}
@@ -140,11 +143,19 @@ func (s *Session) Kind() worker.Kind { return s.kind }
 
 // Piper runs a Piper model and returns its samples.
 func (s *Session) Piper(in worker.PiperInput) ([]float32, error) {
+	samples, _, err := s.PiperFrames(in)
+	return samples, err
+}
+
+// PiperFrames is Piper that also returns each phoneme ID's length in frames, if the model
+// gives them (worker.PiperSignature.Durations), else nil. Durations that do not come one per
+// ID are dropped.
+func (s *Session) PiperFrames(in worker.PiperInput) (samples, frames []float32, err error) {
 	if s.kind != worker.Piper {
-		return nil, fmt.Errorf("piper run on a %s model", s.kind)
+		return nil, nil, fmt.Errorf("piper run on a %s model", s.kind)
 	}
 	if len(in.IDs) == 0 {
-		return nil, errors.New("piper run without phoneme IDs")
+		return nil, nil, errors.New("piper run without phoneme IDs")
 	}
 	n := int64(len(in.IDs))
 	var vals values
@@ -155,7 +166,14 @@ func (s *Session) Piper(in worker.PiperInput) ([]float32, error) {
 	if s.piper.MultiSpeaker {
 		vals.add(ort.NewTensor(ort.NewShape(1), []int64{in.Speaker}))
 	}
-	return s.run(vals)
+	out, err := s.run(vals, 1+min(len(s.piper.Durations), 1))
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(out) > 1 && len(out[1]) == len(in.IDs) {
+		frames = out[1]
+	}
+	return out[0], frames, nil
 }
 
 // Kokoro runs a Kokoro model and returns its samples, at 24 kHz.
@@ -178,24 +196,32 @@ func (s *Session) Kokoro(in worker.KokoroInput) ([]float32, error) {
 	} else {
 		vals.add(ort.NewTensor(ort.NewShape(1), []float32{in.Speed}))
 	}
-	return s.run(vals)
+	out, err := s.run(vals, 1)
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
 }
 
-// run runs the session on the inputs and returns a copy of its float32 output.
-func (s *Session) run(in values) ([]float32, error) {
+// run runs the session on the inputs and returns a copy of its n float32 outputs.
+func (s *Session) run(in values, n int) ([][]float32, error) {
 	if in.err != nil {
 		return nil, fmt.Errorf("make input: %w", in.err)
 	}
-	out := []ort.Value{nil} // allocated by the runtime, whatever its shape
+	out := make([]ort.Value, n) // allocated by the runtime, whatever their shapes
 	if err := s.sess.Run(in.vals, out); err != nil {
 		return nil, fmt.Errorf("run model: %w", err)
 	}
-	defer out[0].Destroy()
-	t, ok := out[0].(*ort.Tensor[float32])
-	if !ok {
-		return nil, fmt.Errorf("run model: output is %T, want float32 samples", out[0])
+	data := make([][]float32, n)
+	for k, v := range out {
+		defer v.Destroy()
+		t, ok := v.(*ort.Tensor[float32])
+		if !ok {
+			return nil, fmt.Errorf("run model: output %d is %T, want float32", k, v)
+		}
+		data[k] = append([]float32(nil), t.GetData()...)
 	}
-	return append([]float32(nil), t.GetData()...), nil
+	return data, nil
 }
 
 // Close releases the session. It must not run any more.

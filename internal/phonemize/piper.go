@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
@@ -25,6 +26,8 @@ const (
 	DefaultNoiseScale  = 0.667
 	DefaultLengthScale = 1.0
 	DefaultNoiseW      = 0.8
+	// DefaultHopLength is the samples of one frame of a VITS model's durations.
+	DefaultHopLength = 256
 )
 
 // PiperConfig is what Narrator reads from a Piper voice's NAME.onnx.json.
@@ -37,6 +40,9 @@ type PiperConfig struct {
 	Language string
 	// SampleRate is the rate, in Hz, of the samples the model makes ("audio"."sample_rate").
 	SampleRate int
+	// HopLength is how many samples one frame of the model's durations lasts
+	// ("audio"."hop_length"), or DefaultHopLength, VITS's, if the config does not say.
+	HopLength int
 	// Quality is the voice's quality ("audio"."quality"): "x_low", "low", "medium" or
 	// "high"; empty if not given.
 	Quality string
@@ -63,6 +69,7 @@ type piperJSON struct {
 	Audio *struct {
 		SampleRate int    `json:"sample_rate"`
 		Quality    string `json:"quality"`
+		HopLength  int    `json:"hop_length"`
 	} `json:"audio"`
 	Espeak *struct {
 		Voice string `json:"voice"`
@@ -113,7 +120,13 @@ func ParsePiperConfig(data []byte) (*PiperConfig, error) {
 	if j.Audio == nil || j.Audio.SampleRate <= 0 || j.Audio.SampleRate > 192000 {
 		return nil, errors.New("piper config: audio.sample_rate is missing or not a rate in Hz (1 to 192000)")
 	}
-	c.SampleRate, c.Quality = j.Audio.SampleRate, j.Audio.Quality
+	c.SampleRate, c.Quality, c.HopLength = j.Audio.SampleRate, j.Audio.Quality, j.Audio.HopLength
+	if c.HopLength == 0 {
+		c.HopLength = DefaultHopLength
+	}
+	if c.HopLength < 0 || c.HopLength > 1<<16 {
+		return nil, fmt.Errorf("piper config: audio.hop_length %d is out of range", c.HopLength)
+	}
 	if in := j.Inference; in != nil {
 		for _, s := range []struct {
 			name string
@@ -262,6 +275,32 @@ func (c *PiperConfig) mergeClusters(phonemes []string) []string {
 		i++
 	}
 	return out
+}
+
+// Symbols returns the IDs of the pad, the start and end marks, and the space of the voice's
+// map: what is not a word's phoneme. Punctuation kept in a sentence's phonemes is neither a
+// word's phoneme; punct tells it.
+func (c *PiperConfig) Symbols() (pad, space map[int64]bool, punct map[int64]bool) {
+	pad, space, punct = map[int64]bool{}, map[int64]bool{}, map[int64]bool{}
+	for _, s := range []string{piperPad, piperBOS, piperEOS} {
+		for _, id := range c.PhonemeIDs[s] {
+			pad[id] = true
+		}
+	}
+	for _, id := range c.PhonemeIDs[" "] {
+		space[id] = true
+	}
+	for ph, ids := range c.PhonemeIDs {
+		if ph == " " || ph == piperPad || ph == piperBOS || ph == piperEOS {
+			continue
+		}
+		if strings.IndexFunc(ph, func(r rune) bool { return !unicode.IsPunct(r) }) < 0 {
+			for _, id := range ids {
+				punct[id] = true
+			}
+		}
+	}
+	return pad, space, punct
 }
 
 // IDs returns the model input of one sentence's phonemes, as piper-phonemize makes it: the

@@ -551,7 +551,7 @@ func TestRenderTranscriptWords(t *testing.T) {
 		if len(tr.Sentences) != 2 {
 			t.Fatalf("sentences %+v", tr.Sentences)
 		}
-		for i, want := range [][]string{{"One", "two", "three."}, {"Four", "five."}} {
+		for i, want := range [][]string{{"One", "two", "three"}, {"Four", "five"}} {
 			s := tr.Sentences[i]
 			if len(s.Words) != len(want) {
 				t.Fatalf("sentence %d words %+v, want %q", i, s.Words, want)

@@ -14,7 +14,8 @@ import (
 
 // transcriptOf returns the transcript of a rendering: one sentence per
 // unit, or per run of units that split one sentence, each as written in
-// the article, timed in the MP3 of duration d. A sample written to the
+// the article, timed in the MP3 of duration d, with its words as written
+// (writtenWords) where the engine timed the spoken ones. A sample written to the
 // encoder at n plays at n+mp3.Delay, in the MP3 and the HLS stream alike.
 func transcriptOf(units []speak.Unit, spans []span, d time.Duration) *narrator.Transcript {
 	dur := d.Seconds()
@@ -44,6 +45,11 @@ func transcriptOf(units []speak.Unit, spans []span, d time.Duration) *narrator.T
 			cur.Words = append(cur.Words, narrator.TranscriptWord{
 				Start: start, End: min(max(base+w.End, start), to), Text: w.Text,
 			})
+		}
+	}
+	for i := range t.Sentences {
+		if s := &t.Sentences[i]; len(s.Words) > 0 {
+			s.Words = writtenWords(s.Text, s.Words)
 		}
 	}
 	return t

@@ -367,3 +367,113 @@ func Library(tb testing.TB) string {
 	}
 	return path
 }
+
+// HopLength is the samples of one frame of a model made by PiperTimed, as of a VITS voice.
+const HopLength = 256
+
+// TimedOptions shapes a generated Piper model whose phoneme IDs last as a real voice's do.
+type TimedOptions struct {
+	// MultiSpeaker adds the input "sid" int64 [1], as in a multi-speaker voice.
+	MultiSpeaker bool
+	// Ceils is how many Ceil nodes the model has: 1 (as every Piper voice), or 0 or 2, for
+	// tests of models that cannot be aligned. With none, each ID lasts its frames all the
+	// same, rounded instead of ceiled.
+	Ceils int
+	// Hop is the samples of one frame; zero means HopLength.
+	Hop int
+}
+
+// Frames returns how many frames a model made by PiperTimed gives phoneme ID id at the
+// length scale ls: ceil((id mod 4 + 1.5) × ls), that is 2, 3, 4 or 5 at 1.
+func Frames(id int64, ls float32) int64 {
+	return int64(math.Ceil(float64((float32(id%4) + 1.5) * ls)))
+}
+
+// PiperTimed returns a model with a Piper voice's signature whose output lasts, for each
+// phoneme ID, exactly Frames(id, length scale) × o.Hop samples, in order: a square wave of
+// period 8 samples and amplitude 0.25 + id/1024, never silent. As in a real Piper voice, the
+// frames are the output of the graph's single Ceil node (o.Ceils 1), so that MarkDurations can
+// make it a second output.
+func PiperTimed(o TimedOptions) []byte {
+	g := graph{
+		name: "piper",
+		inputs: []value{
+			{name: "input", dtype: dataTypeInt64, shape: []dim{{param: "batch_size"}, {param: "phonemes"}}},
+			{name: "input_lengths", dtype: dataTypeInt64, shape: []dim{{param: "batch_size"}}},
+			{name: "scales", dtype: dataTypeFloat32, shape: []dim{{size: 3}}},
+		},
+		outputs: []value{{name: "output", dtype: dataTypeFloat32, shape: []dim{{param: "batch_size"}, {size: 1}, {param: "time"}}}},
+	}
+	if o.MultiSpeaker {
+		g.inputs = append(g.inputs, value{name: "sid", dtype: dataTypeInt64, shape: []dim{{size: 1}}})
+	}
+	hop := o.Hop
+	if hop == 0 {
+		hop = HopLength
+	}
+	pattern := make([]float32, hop)
+	for i := range pattern {
+		pattern[i] = 1
+		if i%8 >= 4 {
+			pattern[i] = -1
+		}
+	}
+	g.inits = append(g.inits,
+		int64s("flat", []int64{1}, -1),
+		int64s("four", nil, 4),
+		float32s("one_half", nil, 1.5),
+		int64s("ls_index", []int64{1}, 1),
+		int64s("zero", nil, 0),
+		int64s("one", nil, 1),
+		int64s("axis0", nil, 0),
+		int64s("axis1", []int64{1}, 1),
+		int64s("col", []int64{2}, -1, 1),
+		int64s("row", []int64{2}, 1, -1),
+		float32s("base", nil, 0.25),
+		float32s("per_id", nil, 1.0/1024),
+		int64s("hop", []int64{2}, 1, int64(hop)),
+		float32s("pattern", []int64{1, int64(hop)}, pattern...),
+		int64s("out_shape", []int64{3}, 1, 1, -1),
+		float32s("half", nil, 0.5),
+	)
+	g.nodes = append(g.nodes,
+		node{op: "Reshape", inputs: []string{"input", "flat"}, outputs: []string{"ids"}},
+		node{op: "Mod", inputs: []string{"ids", "four"}, outputs: []string{"ids_mod"}},
+		node{op: "Cast", inputs: []string{"ids_mod"}, outputs: []string{"ids_mod_f"}, attrs: []attr{{"to", dataTypeFloat32}}},
+		node{op: "Add", inputs: []string{"ids_mod_f", "one_half"}, outputs: []string{"w_base"}},
+		node{op: "Gather", inputs: []string{"scales", "ls_index"}, outputs: []string{"pace"}},
+		node{op: "Mul", inputs: []string{"w_base", "pace"}, outputs: []string{"w"}},
+	)
+	switch o.Ceils {
+	case 0:
+		g.nodes = append(g.nodes,
+			node{op: "Add", inputs: []string{"w", "half"}, outputs: []string{"w_half"}},
+			node{op: "Floor", inputs: []string{"w_half"}, outputs: []string{"w_ceil"}})
+	case 1:
+		g.nodes = append(g.nodes, node{op: "Ceil", inputs: []string{"w"}, outputs: []string{"w_ceil"}})
+	default:
+		g.nodes = append(g.nodes,
+			node{op: "Ceil", inputs: []string{"w"}, outputs: []string{"w_ceil_a"}},
+			node{op: "Ceil", inputs: []string{"w_ceil_a"}, outputs: []string{"w_ceil"}})
+	}
+	g.nodes = append(g.nodes,
+		node{op: "Cast", inputs: []string{"w_ceil"}, outputs: []string{"frames"}, attrs: []attr{{"to", dataTypeInt64}}},
+		node{op: "CumSum", inputs: []string{"frames", "axis0"}, outputs: []string{"ends"}},
+		node{op: "ReduceSum", inputs: []string{"frames"}, outputs: []string{"total"}, attrs: []attr{{"keepdims", 0}}},
+		node{op: "Range", inputs: []string{"zero", "total", "one"}, outputs: []string{"frame_index"}},
+		node{op: "Reshape", inputs: []string{"frame_index", "col"}, outputs: []string{"frame_col"}},
+		node{op: "Reshape", inputs: []string{"ends", "row"}, outputs: []string{"ends_row"}},
+		node{op: "GreaterOrEqual", inputs: []string{"frame_col", "ends_row"}, outputs: []string{"past"}},
+		node{op: "Cast", inputs: []string{"past"}, outputs: []string{"past_n"}, attrs: []attr{{"to", dataTypeInt64}}},
+		node{op: "ReduceSum", inputs: []string{"past_n", "axis1"}, outputs: []string{"which"}, attrs: []attr{{"keepdims", 0}}},
+		node{op: "Cast", inputs: []string{"ids"}, outputs: []string{"ids_f"}, attrs: []attr{{"to", dataTypeFloat32}}},
+		node{op: "Mul", inputs: []string{"ids_f", "per_id"}, outputs: []string{"amp_id"}},
+		node{op: "Add", inputs: []string{"amp_id", "base"}, outputs: []string{"amp"}},
+		node{op: "Gather", inputs: []string{"amp", "which"}, outputs: []string{"frame_amp"}},
+		node{op: "Reshape", inputs: []string{"frame_amp", "col"}, outputs: []string{"frame_col_amp"}},
+		node{op: "Tile", inputs: []string{"frame_col_amp", "hop"}, outputs: []string{"hops"}},
+		node{op: "Mul", inputs: []string{"hops", "pattern"}, outputs: []string{"waves"}},
+		node{op: "Reshape", inputs: []string{"waves", "out_shape"}, outputs: []string{"output"}},
+	)
+	return g.marshal()
+}

@@ -161,19 +161,28 @@ func (p *Pool) Info(ctx context.Context) (Kind, Info, error) {
 // the run, and otherwise the errors of both attempts, joined; one that overran limit matches
 // proc.ErrHung.
 func (p *Pool) Piper(ctx context.Context, in PiperInput, limit time.Duration) ([]float32, error) {
-	return p.run(ctx, frame{typ: framePiper, body: encodePiper(in)}, limit)
+	r, err := p.run(ctx, frame{typ: framePiper, body: encodePiper(in)}, limit)
+	return r.samples, err
+}
+
+// PiperFrames is Piper that also returns each phoneme ID's length in frames, where the model
+// gives them (PiperSignature.Durations): one per ID of in, or nil.
+func (p *Pool) PiperFrames(ctx context.Context, in PiperInput, limit time.Duration) (samples, frames []float32, err error) {
+	r, err := p.run(ctx, frame{typ: framePiper, body: encodePiper(in)}, limit)
+	return r.samples, r.frames, err
 }
 
 // Kokoro runs a Kokoro model on in and returns its samples, as Piper does.
 func (p *Pool) Kokoro(ctx context.Context, in KokoroInput, limit time.Duration) ([]float32, error) {
-	return p.run(ctx, frame{typ: frameKokoro, body: encodeKokoro(in)}, limit)
+	r, err := p.run(ctx, frame{typ: frameKokoro, body: encodeKokoro(in)}, limit)
+	return r.samples, err
 }
 
-func (p *Pool) run(ctx context.Context, req frame, limit time.Duration) ([]float32, error) {
+func (p *Pool) run(ctx context.Context, req frame, limit time.Duration) (reply, error) {
 	select {
 	case p.sem <- struct{}{}:
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return reply{}, ctx.Err()
 	}
 	defer func() { <-p.sem }()
 	var errs []error
@@ -181,16 +190,16 @@ func (p *Pool) run(ctx context.Context, req frame, limit time.Duration) ([]float
 		s, w, err := p.acquire(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil, ctx.Err()
+				return reply{}, ctx.Err()
 			}
 			if errors.Is(err, ErrClosed) {
-				return nil, err
+				return reply{}, err
 			}
 			errs = append(errs, err)
 			continue
 		}
 		p.cfg.Metrics.Busy(1)
-		samples, err := w.call(ctx, req, limit)
+		r, err := w.call(ctx, req, limit)
 		p.cfg.Metrics.Busy(-1)
 		if err != nil && ctx.Err() != nil {
 			// A worker whose only run is abandoned works for nobody: it is killed now rather
@@ -205,13 +214,13 @@ func (p *Pool) run(ctx context.Context, req frame, limit time.Duration) ([]float
 		p.release(s)
 		switch {
 		case err == nil:
-			return samples, nil
+			return r, nil
 		case errors.Is(err, ErrRun):
-			return nil, fmt.Errorf("onnx run: %w", err)
+			return reply{}, fmt.Errorf("onnx run: %w", err)
 		case ctx.Err() != nil:
-			return nil, ctx.Err()
+			return reply{}, ctx.Err()
 		case p.isClosed():
-			return nil, ErrClosed
+			return reply{}, ErrClosed
 		}
 		p.log.WarnContext(ctx, "onnx worker killed and replaced", "attempt", attempt+1, "err", err)
 		if errors.Is(err, proc.ErrHung) {
@@ -220,7 +229,7 @@ func (p *Pool) run(ctx context.Context, req frame, limit time.Duration) ([]float
 		p.cfg.Metrics.Restarted()
 		errs = append(errs, err)
 	}
-	return nil, fmt.Errorf("onnx run: %w", errors.Join(errs...))
+	return reply{}, fmt.Errorf("onnx run: %w", errors.Join(errs...))
 }
 
 // acquire assigns a run to a worker: the least loaded live one with room, else a slot whose
@@ -407,6 +416,7 @@ type call struct {
 
 type reply struct {
 	samples []float32
+	frames  []float32 // each phoneme ID's frames, if the model gives them
 	err     error
 }
 
@@ -519,6 +529,10 @@ func (w *process) readAll(stdout io.Reader) error {
 			if r.samples, err = float32s(f.body); err != nil {
 				return fmt.Errorf("answer %d: %w", f.id, err)
 			}
+		case frameTimed:
+			if r.samples, r.frames, err = decodeTimed(f.body); err != nil {
+				return fmt.Errorf("answer %d: %w", f.id, err)
+			}
 		case frameError:
 			r.err = fmt.Errorf("%w: %s", ErrRun, f.body)
 		default:
@@ -539,13 +553,13 @@ func (w *process) readAll(stdout io.Reader) error {
 // call sends req and waits for its answer. If none comes within limit, the worker is killed
 // (every run it had fails) and the error matches proc.ErrHung. If ctx ends first, call returns
 // ctx.Err() at once, and the run goes on unawaited, its limit still enforced.
-func (w *process) call(ctx context.Context, req frame, limit time.Duration) ([]float32, error) {
+func (w *process) call(ctx context.Context, req frame, limit time.Duration) (reply, error) {
 	c := &call{reply: make(chan reply, 1)}
 	w.mu.Lock()
 	if w.pending == nil {
 		w.mu.Unlock()
 		<-w.dead
-		return nil, w.err
+		return reply{}, w.err
 	}
 	w.nextID++
 	req.id = w.nextID
@@ -564,9 +578,9 @@ func (w *process) call(ctx context.Context, req frame, limit time.Duration) ([]f
 	}
 	select {
 	case r := <-c.reply:
-		return r.samples, r.err
+		return r, r.err
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return reply{}, ctx.Err()
 	}
 }
 

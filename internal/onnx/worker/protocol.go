@@ -31,6 +31,9 @@ const (
 	frameKokoro byte = 'K'
 	// frameSamples: the samples (float32) of a run.
 	frameSamples byte = 'S'
+	// frameTimed: the number of phoneme IDs (uint32), each one's length in frames (float32),
+	// then the samples (float32) of a Piper run whose model gives its durations.
+	frameTimed byte = 'T'
 	// frameError: why a run failed, in UTF-8. The worker lives on.
 	frameError byte = 'E'
 
@@ -177,4 +180,26 @@ func decodeKokoro(b []byte) (KokoroInput, error) {
 		return in, fmt.Errorf("kokoro request: %w", err)
 	}
 	return in, nil
+}
+
+func encodeTimed(samples, frames []float32) []byte {
+	b := make([]byte, 0, 4+4*len(frames)+4*len(samples))
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(frames)))
+	b = appendFloat32s(b, frames)
+	return appendFloat32s(b, samples)
+}
+
+func decodeTimed(b []byte) (samples, frames []float32, err error) {
+	if len(b) < 4 {
+		return nil, nil, fmt.Errorf("timed answer of %d bytes", len(b))
+	}
+	n := uint64(binary.LittleEndian.Uint32(b))
+	if 4+4*n > uint64(len(b)) {
+		return nil, nil, fmt.Errorf("timed answer of %d bytes with %d durations", len(b), n)
+	}
+	frames, _ = float32s(b[4 : 4+4*n])
+	if samples, err = float32s(b[4+4*n:]); err != nil {
+		return nil, nil, fmt.Errorf("timed answer: %w", err)
+	}
+	return samples, frames, nil
 }

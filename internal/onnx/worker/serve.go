@@ -28,6 +28,14 @@ type Model interface {
 	Kokoro(in KokoroInput) ([]float32, error)
 }
 
+// FramesModel is a Model that can also say how long each phoneme ID of a Piper run lasts.
+type FramesModel interface {
+	Model
+	// PiperFrames is Piper that also returns each ID's length in frames, or nil frames if
+	// the model does not give them.
+	PiperFrames(in PiperInput) (samples, frames []float32, err error)
+}
+
 // ServeOptions configures Serve.
 type ServeOptions struct {
 	// Runs is how many requests run at once, on the one model; zero means 1.
@@ -147,14 +155,18 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, m Model, opts ServeOpt
 // answer runs the request f on m and returns the answer.
 func answer(m Model, f frame) frame {
 	var (
-		samples []float32
-		err     error
+		samples, frames []float32
+		err             error
 	)
 	switch f.typ {
 	case framePiper:
 		var in PiperInput
 		if in, err = decodePiper(f.body); err == nil {
-			samples, err = m.Piper(in)
+			if fm, ok := m.(FramesModel); ok {
+				samples, frames, err = fm.PiperFrames(in)
+			} else {
+				samples, err = m.Piper(in)
+			}
 		}
 	case frameKokoro:
 		var in KokoroInput
@@ -167,8 +179,11 @@ func answer(m Model, f frame) frame {
 	if err != nil {
 		return frame{typ: frameError, id: f.id, body: []byte(err.Error())}
 	}
-	if 4*len(samples) > maxReply {
+	if 4*len(samples)+4*len(frames) > maxReply-4 {
 		return frame{typ: frameError, id: f.id, body: fmt.Appendf(nil, "%d samples, over the limit of %d", len(samples), maxReply/4)}
+	}
+	if frames != nil {
+		return frame{typ: frameTimed, id: f.id, body: encodeTimed(samples, frames)}
 	}
 	return frame{typ: frameSamples, id: f.id, body: appendFloat32s(make([]byte, 0, 4*len(samples)), samples)}
 }

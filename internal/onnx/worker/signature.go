@@ -100,13 +100,18 @@ func (i Info) describeInputs() string {
 type PiperSignature struct {
 	// MultiSpeaker is true if the model takes a speaker ID (the input "sid").
 	MultiSpeaker bool
+	// Durations names the output that gives each phoneme ID's length in frames (the output of
+	// the model's Ceil node, w_ceil, which an aligned model has as a second output; see
+	// package neural's MarkDurations), or is "" if the model has none.
+	Durations string
 }
 
 // Piper checks that the model has Piper's signature, and returns what it says:
 //   - inputs "input" int64 [1,N] (the phoneme IDs), "input_lengths" int64 [1], "scales" float32
 //     [3] (noise_scale, length_scale, noise_w), and, in a multi-speaker model only, "sid"
 //     int64 [1], and no other;
-//   - an output "output", float32 (the samples, [1,1,T] in Piper's exports).
+//   - an output "output", float32 (the samples, [1,1,T] in Piper's exports), and maybe one
+//     more float32 output, the IDs' durations (Durations).
 //
 // A free dimension (-1) matches any size. The error names the input or output that is wrong.
 func (i Info) Piper() (PiperSignature, error) {
@@ -129,6 +134,11 @@ func (i Info) Piper() (PiperSignature, error) {
 	}
 	if t := i.Outputs[k]; t.Type != Float32 {
 		return sig, fmt.Errorf("piper model: output %q is %s, want float32", t.Name, t.Type)
+	}
+	if len(i.Outputs) == 2 {
+		if t := i.Outputs[1-k]; t.Type == Float32 {
+			sig.Durations = t.Name
+		}
 	}
 	return sig, nil
 }
