@@ -110,27 +110,26 @@ func IsMediaFolder(name string) bool {
 
 // OrphanMediaAge is how long after its last file was written a rendering's
 // folder that no audio owns (none of its media and none of its progress
-// name it) is deleted, unless the sweeper knows it is the only writer of
-// the media store (MediaOrphanCutoff). An attempt writes its files and
-// publishes them within its time limit (twenty minutes), so a folder
-// that has gone this long unowned and untouched was left by a process
-// that died, or by an attempt whose files were never published.
+// name it) is deleted, while renderings may be under way
+// (MediaOrphanCutoff). An attempt writes its files and publishes them
+// within its time limit (twenty minutes), so a folder that has gone this
+// long unowned and untouched was left by a process that died, or by an
+// attempt whose files were never published.
 const OrphanMediaAge = time.Hour
 
 // MediaSweepInterval is how often a server looks for orphaned folders of
-// media, besides once at its start.
+// media.
 const MediaSweepInterval = time.Hour
 
-// MediaOrphanCutoff returns the instant before which a rendering's folder
-// that no audio owns must last have been written for the sweeper to
-// delete it at now: OrphanMediaAge before now; or, for a process that is
-// the only writer of the media store (a server on SQLite, which one
-// server owns alone) and started at started, any time before started if
-// that is later: what the last process left unowned is an orphan at once.
-func MediaOrphanCutoff(now, started time.Time, alone bool) time.Time {
-	cutoff := now.Add(-OrphanMediaAge)
-	if alone && started.After(cutoff) {
-		return started
+// MediaOrphanCutoff returns the instant before which the files of a
+// rendering's folder that no audio owns must all have been written for
+// the folder to be deleted at now: OrphanMediaAge before now, or, when
+// no rendering can be under way (idle: a server on SQLite, which one
+// server owns alone, before its jobs start), the zero time, meaning any
+// time at all: what the last process left unowned is an orphan at once.
+func MediaOrphanCutoff(now time.Time, idle bool) time.Time {
+	if idle {
+		return time.Time{}
 	}
-	return cutoff
+	return now.Add(-OrphanMediaAge)
 }
