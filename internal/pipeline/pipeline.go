@@ -618,7 +618,6 @@ func (p *Pipeline) Catalog(ctx context.Context) *narrator.Catalog {
 	return p.voices.Catalog(ctx)
 }
 
-
 // abbreviate shortens text for error messages.
 func abbreviate(s string) string {
 	if r := []rune(s); len(r) > 40 {
