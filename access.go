@@ -211,8 +211,8 @@ func embedMAC(secret, msg string) string {
 }
 
 // CheckEmbedToken reports whether token lets a page play subject of the
-// project at now: signed with secret for that project and subject, and
-// not expired. Every failure is the same false, so no answer tells a
+// project at now: signed with secret for that project and subject, not
+// expired, and expiring at most MaxEmbedTokenLife after now. Every failure is the same false, so no answer tells a
 // forged token from an expired one.
 func CheckEmbedToken(secret string, projectID int64, subject, token string, now time.Time) bool {
 	if secret == "" {
@@ -223,11 +223,39 @@ func CheckEmbedToken(secret string, projectID int64, subject, token string, now 
 		return false
 	}
 	exp, err := strconv.ParseInt(expText, 10, 64)
-	if err != nil || exp <= 0 || strconv.FormatInt(exp, 10) != expText {
+	if err != nil || exp <= 0 || strconv.FormatInt(exp, 10) != expText || tooLate(exp, now) {
 		return false
 	}
 	want := embedMAC(secret, embedMessage(projectID, subject, exp))
 	return hmac.Equal([]byte(sig), []byte(want)) && now.Unix() < exp
+}
+
+// MaxEmbedTokenLife is how far ahead of the time it is used a token's
+// expiry may lie. A token cannot be revoked but by rotating the
+// project's secret, which revokes every token; so a grant has an end: a
+// year (and a day, for leap years). CMSs sign tokens for the page they
+// render, or for a subscription's term.
+const MaxEmbedTokenLife = 366 * 24 * time.Hour
+
+// CheckEmbedTokenExpiry returns an EINVALID *Error if token names an
+// expiry more than MaxEmbedTokenLife after now. Any other token passes,
+// valid or not: CheckEmbedToken judges it, and refuses this one too. The
+// answer depends only on the token's text and the time, never on a
+// project or an audio, so it tells nothing about what exists.
+func CheckEmbedTokenExpiry(token string, now time.Time) error {
+	expText, _, _ := strings.Cut(token, ".")
+	exp, err := strconv.ParseInt(expText, 10, 64)
+	if err != nil || !tooLate(exp, now) {
+		return nil
+	}
+	return Errorf(EINVALID, "the token expires more than %d days ahead; sign tokens that expire within %d days",
+		MaxEmbedTokenLife/(24*time.Hour), MaxEmbedTokenLife/(24*time.Hour))
+}
+
+// tooLate reports whether the expiry exp, in Unix seconds, lies more than
+// MaxEmbedTokenLife after now.
+func tooLate(exp int64, now time.Time) bool {
+	return exp > now.Add(MaxEmbedTokenLife).Unix()
 }
 
 // EmbedVisit is what an anonymous page presents to see an audio.

@@ -26,6 +26,7 @@ func TestCheckEmbedToken(t *testing.T) {
 	t.Parallel()
 	before := time.Unix(1798761600-1, 0)
 	subject := narrator.EmbedSubject("post-42", "")
+	far := narrator.SignEmbed(docSecret, 1, subject, time.Unix(99999999999999, 0))
 	tests := []struct {
 		name    string
 		secret  string
@@ -46,6 +47,9 @@ func TestCheckEmbedToken(t *testing.T) {
 		{"expiry with a leading zero", docSecret, 1, subject, "01798761600.F-dAIoapjR0I8M858mHGhUU5D11qlaEXkns6bZR7FKE", before, false},
 		{"no signature", docSecret, 1, subject, "1798761600", before, false},
 		{"empty", docSecret, 1, subject, "", before, false},
+		{"expiring a year ahead", docSecret, 1, subject, docToken, time.Unix(1798761600, 0).Add(-narrator.MaxEmbedTokenLife), true},
+		{"expiring further ahead", docSecret, 1, subject, docToken, time.Unix(1798761600-1, 0).Add(-narrator.MaxEmbedTokenLife), false},
+		{"expiring in the year 5138", docSecret, 1, subject, far, before, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -158,5 +162,31 @@ func TestPublication(t *testing.T) {
 	drafts := narrator.ProjectAccess{DraftNewAudios: true}
 	if got := drafts.NewPublication(7).State; got != narrator.PublicationDraft {
 		t.Errorf("NewPublication with DraftNewAudios = %q, want draft", got)
+	}
+}
+
+func TestCheckEmbedTokenExpiry(t *testing.T) {
+	t.Parallel()
+	now := time.Unix(1798761600, 0)
+	tests := []struct {
+		name  string
+		token string
+		want  string
+	}{
+		{"a year ahead", narrator.SignEmbed(docSecret, 1, "s", now.Add(narrator.MaxEmbedTokenLife)), ""},
+		{"a second more", narrator.SignEmbed(docSecret, 1, "s", now.Add(narrator.MaxEmbedTokenLife+time.Second)), narrator.EINVALID},
+		{"the year 5138", "99999999999999.sig", narrator.EINVALID},
+		{"expired", narrator.SignEmbed(docSecret, 1, "s", now.Add(-time.Hour)), ""},
+		{"not a number", "soon.sig", ""},
+		{"empty", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := narrator.CheckEmbedTokenExpiry(tt.token, now)
+			if got := narrator.ErrorCode(err); err != nil && got != tt.want || err == nil && tt.want != "" {
+				t.Errorf("CheckEmbedTokenExpiry(%q) = %v, want code %q", tt.token, err, tt.want)
+			}
+		})
 	}
 }

@@ -1,7 +1,10 @@
 package narrator
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"path"
 	"strings"
 	"time"
@@ -68,4 +71,65 @@ func MediaContentType(key string) string {
 	default:
 		return "application/octet-stream"
 	}
+}
+
+// BlobObject is a stored media object as a listing gives it.
+type BlobObject struct {
+	Key string
+	BlobInfo
+}
+
+// mediaFolderBytes is the randomness in the name of a rendering's folder:
+// 128 bits, written as 32 lowercase hex digits.
+const mediaFolderBytes = 16
+
+// NewMediaFolder returns the name of a new rendering's folder: random, so
+// that its URLs cannot be guessed and no two renderings share one.
+func NewMediaFolder() (string, error) {
+	b := make([]byte, mediaFolderBytes)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("read random media folder: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// IsMediaFolder reports whether name has the form NewMediaFolder gives.
+// Only such folders are renderings' (voices and previews are kept under
+// other names), and only they are ever swept as orphans (OrphanMediaAge).
+func IsMediaFolder(name string) bool {
+	if len(name) != 2*mediaFolderBytes {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// OrphanMediaAge is how long after its last file was written a rendering's
+// folder that no audio owns (none of its media and none of its progress
+// name it) is deleted, while renderings may be under way
+// (MediaOrphanCutoff). An attempt writes its files and publishes them
+// within its time limit (twenty minutes), so a folder that has gone this
+// long unowned and untouched was left by a process that died, or by an
+// attempt whose files were never published.
+const OrphanMediaAge = time.Hour
+
+// MediaSweepInterval is how often a server looks for orphaned folders of
+// media.
+const MediaSweepInterval = time.Hour
+
+// MediaOrphanCutoff returns the instant before which the files of a
+// rendering's folder that no audio owns must all have been written for
+// the folder to be deleted at now: OrphanMediaAge before now, or, when
+// no rendering can be under way (idle: a server on SQLite, which one
+// server owns alone, before its jobs start), the zero time, meaning any
+// time at all: what the last process left unowned is an orphan at once.
+func MediaOrphanCutoff(now time.Time, idle bool) time.Time {
+	if idle {
+		return time.Time{}
+	}
+	return now.Add(-OrphanMediaAge)
 }

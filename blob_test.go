@@ -2,6 +2,7 @@ package narrator_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/narrator/narrator"
 )
@@ -41,5 +42,49 @@ func TestTranscriptKeys(t *testing.T) {
 		if j != c.json || v != c.vtt {
 			t.Errorf("TranscriptKeys(%q) = %q, %q; want %q, %q", c.mp3, j, v, c.json, c.vtt)
 		}
+	}
+}
+
+func TestMediaFolder(t *testing.T) {
+	t.Parallel()
+	f, err := narrator.NewMediaFolder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := narrator.NewMediaFolder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f == g {
+		t.Errorf("two new media folders are both %q", f)
+	}
+	tests := []struct {
+		name string
+		want bool
+	}{
+		{f, true},
+		{"0123456789abcdef0123456789abcdef", true},
+		{"0123456789ABCDEF0123456789ABCDEF", false},
+		{"0123456789abcdef0123456789abcde", false},
+		{"0123456789abcdef0123456789abcdef0", false},
+		{"voices", false},
+		{"previews", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		if got := narrator.IsMediaFolder(tt.name); got != tt.want {
+			t.Errorf("IsMediaFolder(%q) = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestMediaOrphanCutoff(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	if got, want := narrator.MediaOrphanCutoff(now, false), now.Add(-narrator.OrphanMediaAge); !got.Equal(want) {
+		t.Errorf("MediaOrphanCutoff(now, false) = %v, want %v", got, want)
+	}
+	if got := narrator.MediaOrphanCutoff(now, true); !got.IsZero() {
+		t.Errorf("MediaOrphanCutoff(now, true) = %v, want the zero time (any)", got)
 	}
 }

@@ -44,6 +44,17 @@ const MaxFeedItems = 300
 // however long the articles are.
 const FeedBodyChars = 2_000
 
+// FeedBodyCharsOf returns how much of each audio's body the podcast feed
+// of a project with access settings a shows: FeedBodyChars for a public
+// project, and none for a signed one, whose articles are for the readers
+// it signs tokens for (a paywall): its feed's items say only their title.
+func FeedBodyCharsOf(a ProjectAccess) int {
+	if a.Mode == AccessSigned {
+		return 0
+	}
+	return FeedBodyChars
+}
+
 // feedTokenBytes is the randomness in a feed token: 256 bits, far beyond
 // guessing, written as 43 characters of URL-safe base64.
 const feedTokenBytes = 32
@@ -211,7 +222,8 @@ type FeedContent struct {
 	Project *Project
 	// Audios are the project's processed, live audios, newest first (by
 	// creation, then ID), with their media. Their Body holds only its first
-	// FeedBodyChars characters.
+	// FeedBodyCharsOf(the project's access) characters: none in a signed
+	// project.
 	Audios []*Audio
 	// AudiosChangedAt is the latest time any audio of the project, listed
 	// or not, was created, changed or deleted; zero if it has none. An

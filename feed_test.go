@@ -135,3 +135,25 @@ func TestFeedContentLastModified(t *testing.T) {
 		}
 	}
 }
+
+func TestFeedBodyCharsOf(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		mode string
+		want int
+	}{
+		{"public", narrator.AccessPublic, narrator.FeedBodyChars},
+		{"signed", narrator.AccessSigned, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			a := narrator.DefaultAccess(1)
+			a.Mode = tt.mode
+			if got := narrator.FeedBodyCharsOf(a); got != tt.want {
+				t.Errorf("FeedBodyCharsOf(%s) = %d, want %d", tt.mode, got, tt.want)
+			}
+		})
+	}
+}

@@ -23,6 +23,7 @@ import (
 	"github.com/narrator/narrator/internal/listens"
 	"github.com/narrator/narrator/internal/localfs"
 	"github.com/narrator/narrator/internal/mediaserve"
+	"github.com/narrator/narrator/internal/mediasweep"
 	"github.com/narrator/narrator/internal/metrics"
 	"github.com/narrator/narrator/internal/pipeline"
 	"github.com/narrator/narrator/internal/player"
@@ -74,6 +75,7 @@ type mediaStore interface {
 	pipeline.MediaWriter
 	jobs.MediaDeleter
 	mediaserve.Opener
+	mediasweep.Media
 	Ping(ctx context.Context) error
 }
 
@@ -81,6 +83,7 @@ type mediaStore interface {
 var (
 	_ dataStore                = (*sqlite.Store)(nil)
 	_ dataStore                = (*postgres.Store)(nil)
+	_ mediasweep.Owners        = dataStore(nil)
 	_ postgres.JobInserter     = (*jobs.Queue[pgx.Tx])(nil)
 	_ jobQueue                 = (*jobs.Queue[pgx.Tx])(nil)
 	_ sqlite.JobInserter       = (*jobs.Queue[*sql.Tx])(nil)

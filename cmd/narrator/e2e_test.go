@@ -6,10 +6,15 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -318,6 +323,61 @@ func TestKillAndRestart(t *testing.T) {
 	}
 	if !strings.Contains(s.logs.String(), "resumed jobs interrupted by the last stop") {
 		t.Errorf("no interrupted job was resumed; log:\n%s", s.logs.String())
+	}
+}
+
+// TestKilledRenderingLeavesNothing kills the server with SIGKILL while it
+// renders a signed project's audio, and checks that after a restart the
+// rendering's folder, which no audio owns any more, is not served to
+// anyone and is gone from the disk.
+func TestKilledRenderingLeavesNothing(t *testing.T) {
+	data, acct, proj := fixture(t)
+	addr := freeAddr(t)
+	s := startServer(t, data, addr)
+	c := s.client(t, acct.APIKey)
+	ctx := t.Context()
+	if _, err := c.RotateEmbedSecret(ctx, proj.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.SetAccess(ctx, proj.ID, client.AccessUpdate{Mode: client.String("signed")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CreateAudio(ctx, proj.ID, client.NewAudio{Title: "Members only", Body: sentences("paid", 40), ExternalID: "paid"}); err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	var live *url.URL
+	deadline := time.Now().Add(60 * time.Second)
+	for live == nil {
+		p, err := c.Progress(ctx, proj.ID, "paid")
+		switch {
+		case err != nil:
+			t.Fatalf("progress: %v", err)
+		case p.State != client.StateUnprocessed:
+			t.Fatalf("audio is %s before its live stream was seen", p.State)
+		case p.LiveURL != "":
+			if live, err = url.Parse(p.LiveURL); err != nil {
+				t.Fatal(err)
+			}
+		case time.Now().After(deadline):
+			t.Fatalf("no live stream within 60 s: %+v", p)
+		default:
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	s.stop(t, syscall.SIGKILL)
+	folder := strings.Split(strings.TrimPrefix(live.Path, "/media/"), "/")[0]
+	dir := filepath.Join(data, "media", folder)
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) == 0 {
+		t.Fatalf("the killed rendering left %d files in %s (%v); want some", len(entries), dir, err)
+	}
+
+	s = startServer(t, data, addr)
+	res, _ := fetch(t, s.base+live.Path)
+	if res.StatusCode != http.StatusNotFound {
+		t.Errorf("GET %s without a token after the restart: %d, want 404", live.Path, res.StatusCode)
+	}
+	if entries, err := os.ReadDir(dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("after the restart %s holds %d files (%v); want it gone", dir, len(entries), err)
 	}
 }
 

@@ -36,6 +36,7 @@ import (
 	"github.com/narrator/narrator/internal/listens"
 	"github.com/narrator/narrator/internal/logbuf"
 	"github.com/narrator/narrator/internal/mediaserve"
+	"github.com/narrator/narrator/internal/mediasweep"
 	"github.com/narrator/narrator/internal/metrics"
 	"github.com/narrator/narrator/internal/pipeline"
 	"github.com/narrator/narrator/internal/proc"
@@ -126,6 +127,8 @@ type server struct {
 	// (stopFeeds ends that), and when asked through the API everywhere.
 	feeds     *feedsource.Poller
 	stopFeeds func()
+	// stopSweep ends the sweep of orphaned media, on nodes that work jobs.
+	stopSweep func()
 
 	metrics      *metrics.Metrics
 	engineChecks []health.Check // the engines' readiness; none when the node works no jobs
@@ -338,6 +341,7 @@ func (s *server) startWorkers(ctx context.Context) error {
 		if err := b.store.ReleaseSynthesisLeases(ctx); err != nil {
 			return err
 		}
+		s.sweepIdle(ctx)
 		if n, err := b.queue.RecoverInterrupted(ctx); err != nil {
 			return err
 		} else if n > 0 {
@@ -368,6 +372,24 @@ func (s *server) startWorkers(ctx context.Context) error {
 	return nil
 }
 
+// idleSweepTimeout bounds the sweep of orphaned media at the start of a
+// server on SQLite; what it leaves is swept later, an hour after it was
+// written.
+const idleSweepTimeout = time.Minute
+
+// sweepIdle deletes, at once, the folders of media that renderings of
+// the last process left and no audio owns: on SQLite, which this server
+// owns alone, before its jobs start, no rendering can be writing them. A
+// failure is logged: the periodic sweep tries again.
+func (s *server) sweepIdle(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, idleSweepTimeout)
+	defer cancel()
+	sw := mediasweep.New(mediasweep.Config{Media: s.backends.media, Owners: s.backends.store, Logger: s.logger})
+	if _, err := sw.Sweep(ctx, narrator.MediaOrphanCutoff(time.Now(), true)); err != nil {
+		s.logger.Warn("sweep media left by the last process", "err", err)
+	}
+}
+
 // run serves until ctx ends or the HTTP server fails; a failure is returned.
 func (s *server) run(ctx context.Context) error {
 	serveErr := make(chan error, 3) // one per server, so that none waits to send
@@ -385,6 +407,12 @@ func (s *server) run(ctx context.Context) error {
 			s.feeds.Run(feedCtx)
 		}()
 		s.stopFeeds = func() { cancel(); wg.Wait() }
+
+		sweepCtx, cancelSweep := context.WithCancel(ctx)
+		sw := mediasweep.New(mediasweep.Config{Media: s.backends.media, Owners: s.backends.store, Logger: s.logger})
+		var sweeping sync.WaitGroup
+		sweeping.Go(func() { sw.Run(sweepCtx) })
+		s.stopSweep = func() { cancelSweep(); sweeping.Wait() }
 	}
 	s.ready.Store(true)
 	s.logger.Info("narrator is serving", "version", readBuildInfo().String(), "role", s.cfg.Role, "addr", s.ln.Addr().String(),
@@ -428,6 +456,9 @@ func (s *server) close(ctx context.Context) error {
 	}
 	if s.stopFeeds != nil {
 		s.stopFeeds() // a read in progress records what it did
+	}
+	if s.stopSweep != nil {
+		s.stopSweep()
 	}
 	if s.listens != nil {
 		s.listens.Close() // the last counts, before the database closes

@@ -16,9 +16,11 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/narrator/narrator"
 )
@@ -39,6 +41,12 @@ type Store interface {
 	// Ping checks cheaply, without writing, that the store is there to be
 	// used: readiness checks call it.
 	Ping(ctx context.Context) error
+	// Folders returns the names of the top-level folders: the first
+	// segments of keys that have more than one.
+	Folders(ctx context.Context) ([]string, error)
+	// List returns every object under prefix + "/" with its info; nothing
+	// there is an empty list; "" is EINVALID.
+	List(ctx context.Context, prefix string) ([]narrator.BlobObject, error)
 }
 
 // LargeSize is the size of the object the streaming test writes.
@@ -86,6 +94,7 @@ func Run(t *testing.T, newStore func(t *testing.T) Store, opts ...Option) {
 		{"OpenMissing", testOpenMissing},
 		{"DeleteIdempotent", testDeleteIdempotent},
 		{"DeletePrefix", testDeletePrefix},
+		{"FoldersList", testFoldersList},
 		{"BadKeys", testBadKeys},
 		{"PutCanceled", testPutCanceled},
 		{"PutReaderError", testPutReaderError},
@@ -255,6 +264,64 @@ func testDeletePrefix(t *testing.T, s Store) {
 	}
 	if got, _ := mustRead(t, s, "other/keep.mp3"); string(got) != "other/keep.mp3" {
 		t.Errorf("after DeletePrefix(\"\"): other/keep.mp3 = %q", got)
+	}
+}
+
+func testFoldersList(t *testing.T, s Store) {
+	ctx := t.Context()
+	folders, err := s.Folders(ctx)
+	if err != nil || len(folders) != 0 {
+		t.Fatalf("Folders of an empty store = %q, %v; want none", folders, err)
+	}
+	before := time.Now().Add(-time.Minute)
+	for _, k := range []string{"f/a.mp3", "f/hls/seg0.ts", "fg/keep.mp3", "g/h/i.ts", "top.mp3"} {
+		mustPut(t, s, k, []byte(k))
+	}
+	folders, err = s.Folders(ctx)
+	if err != nil {
+		t.Fatalf("Folders: %v", err)
+	}
+	slices.Sort(folders)
+	if want := []string{"f", "fg", "g"}; !slices.Equal(folders, want) {
+		t.Errorf("Folders = %q, want %q", folders, want)
+	}
+
+	for _, prefix := range []string{"f", "f/"} {
+		objs, err := s.List(ctx, prefix)
+		if err != nil {
+			t.Fatalf("List(%q): %v", prefix, err)
+		}
+		var keys []string
+		for _, o := range objs {
+			keys = append(keys, o.Key)
+			if o.Size != int64(len(o.Key)) || o.ModTime.Before(before) {
+				t.Errorf("List(%q): %s has size %d, time %v; want %d, after %v", prefix, o.Key, o.Size, o.ModTime, len(o.Key), before)
+			}
+		}
+		slices.Sort(keys)
+		if want := []string{"f/a.mp3", "f/hls/seg0.ts"}; !slices.Equal(keys, want) {
+			t.Errorf("List(%q) = %q, want %q", prefix, keys, want)
+		}
+	}
+	for _, prefix := range []string{"never", "top.mp3", "f/a.mp3"} {
+		if objs, err := s.List(ctx, prefix); err != nil || len(objs) != 0 {
+			t.Errorf("List(%q) = %v, %v; want nothing", prefix, objs, err)
+		}
+	}
+	if _, err := s.List(ctx, ""); narrator.ErrorCode(err) != narrator.EINVALID {
+		t.Errorf("List(\"\") = %v, want EINVALID", err)
+	}
+
+	if err := s.DeletePrefix(ctx, "f"); err != nil {
+		t.Fatal(err)
+	}
+	folders, err = s.Folders(ctx)
+	if err != nil {
+		t.Fatalf("Folders: %v", err)
+	}
+	slices.Sort(folders)
+	if want := []string{"fg", "g"}; !slices.Equal(folders, want) {
+		t.Errorf("Folders after DeletePrefix(\"f\") = %q, want %q", folders, want)
 	}
 }
 

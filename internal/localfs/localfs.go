@@ -238,6 +238,82 @@ func (s *Store) DeletePrefix(ctx context.Context, prefix string) (err error) {
 	return nil
 }
 
+// Folders returns the names of the store's top-level folders, the first
+// segments of keys that have more than one, in no particular order.
+func (s *Store) Folders(ctx context.Context) (_ []string, err error) {
+	defer wrap(&err, "localfs: list folders")
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(s.root)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range entries {
+		// Names starting with a dot are no key's (temporary files).
+		if e.IsDir() && narrator.ValidateBlobKey(e.Name()) == nil {
+			out = append(out, e.Name())
+		}
+	}
+	return out, nil
+}
+
+// List returns every object whose key starts with prefix + "/" (a
+// trailing slash on prefix is ignored), with its info, in no particular
+// order; nothing there is an empty list, not an error. It returns an EINVALID
+// *narrator.Error for an empty or bad prefix.
+func (s *Store) List(ctx context.Context, prefix string) (_ []narrator.BlobObject, err error) {
+	defer wrap(&err, "localfs: list %q", prefix)
+	prefix = strings.TrimSuffix(prefix, "/")
+	dir, err := s.path(prefix)
+	if err != nil {
+		return nil, err
+	}
+	var out []narrator.BlobObject
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil && p == dir && isNotFound(err):
+			return fs.SkipAll // nothing there
+		case err != nil && isNotFound(err):
+			return nil // removed while listed
+		case err != nil:
+			return err
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case p == dir:
+			if !d.IsDir() {
+				return fs.SkipAll // an object, not a folder
+			}
+			return nil
+		case strings.HasPrefix(d.Name(), "."):
+			// A temporary file: not an object yet, or never.
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		case !d.Type().IsRegular():
+			return nil
+		}
+		fi, err := d.Info()
+		if isNotFound(err) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(s.root, p)
+		if err != nil {
+			return err
+		}
+		out = append(out, narrator.BlobObject{Key: filepath.ToSlash(rel), BlobInfo: narrator.BlobInfo{Size: fi.Size(), ModTime: fi.ModTime()}})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // pruneDirs removes dir and its parents below the root while they are empty.
 // Failure only means a directory is not empty (or was just refilled), so it
 // is not reported.

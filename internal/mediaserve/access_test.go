@@ -15,11 +15,16 @@ import (
 	"github.com/narrator/narrator/internal/mediaserve"
 )
 
-// accessFunc finds a folder's access with a function.
-type accessFunc func(folder string) narrator.ProjectAccess
+// accessFunc finds a folder's access with a function, which reports false
+// for a folder that no audio owns.
+type accessFunc func(folder string) (narrator.ProjectAccess, bool)
 
 func (f accessFunc) MediaAccess(_ context.Context, folder string) (narrator.ProjectAccess, error) {
-	return f(folder), nil
+	a, ok := f(folder)
+	if !ok {
+		return a, narrator.Errorf(narrator.ENOTFOUND, "no audio owns %s", folder)
+	}
+	return a, nil
 }
 
 // TestSignedProjectMedia checks that the files of a signed project open
@@ -28,18 +33,22 @@ func (f accessFunc) MediaAccess(_ context.Context, folder string) (narrator.Proj
 func TestSignedProjectMedia(t *testing.T) {
 	t.Parallel()
 	media := mustLocalfs(t, filepath.Join(t.TempDir(), "media"))
-	for _, key := range []string{"paid/audio.mp3", "paid/transcript.json", "free/audio.mp3", "other/audio.mp3"} {
+	for _, key := range []string{"paid/audio.mp3", "paid/transcript.json", "free/audio.mp3", "other/audio.mp3",
+		"orphan/live.m3u8", "orphan/seg00000.ts"} {
 		if err := media.Put(t.Context(), key, strings.NewReader("ID3 bytes of "+key)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	now := time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC)
 	signed := narrator.ProjectAccess{ProjectID: 4, Mode: narrator.AccessSigned, SigningSecret: "nes_media-test"}
-	h := mediaserve.New(media, mediaserve.Options{Now: func() time.Time { return now }, Access: accessFunc(func(folder string) narrator.ProjectAccess {
-		if folder == "paid" || folder == "other" {
-			return signed
+	h := mediaserve.New(media, mediaserve.Options{Now: func() time.Time { return now }, Access: accessFunc(func(folder string) (narrator.ProjectAccess, bool) {
+		switch folder {
+		case "paid", "other":
+			return signed, true
+		case "free":
+			return narrator.DefaultAccess(1), true
 		}
-		return narrator.DefaultAccess(1)
+		return narrator.ProjectAccess{}, false // a crash's leftovers, or nothing
 	})})
 	srv := httptest.NewServer(http.StripPrefix("/media/", h))
 	t.Cleanup(srv.Close)
@@ -80,6 +89,11 @@ func TestSignedProjectMedia(t *testing.T) {
 		"token for nothing":     "/media/paid/nothing.mp3?token=" + token("nothing", now.Add(time.Hour)),
 		"missing, signed":       "/media/paid/nothing.mp3",
 		"live stream, no token": "/media/paid/live.mp3",
+		// A folder no audio owns may be a signed project's, left behind
+		// by a rendering whose process died.
+		"orphaned playlist": "/media/orphan/live.m3u8",
+		"orphaned segment":  "/media/orphan/seg00000.ts",
+		"orphaned live MP3": "/media/orphan/live.mp3",
 	} {
 		status, body, _ := get(path)
 		if status != missingStatus || body != missingBody {

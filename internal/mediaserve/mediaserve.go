@@ -19,7 +19,8 @@
 // with ?token=, a token of the folder (narrator.MediaSubject) signed with
 // the project's secret, and then not to shared caches; without a valid one
 // they are a 404 like a missing file. Options.Access finds a folder's
-// project.
+// project; the files of a folder that no audio owns (one a rendering left
+// when its process died, until it is swept) are a 404 too.
 //
 // A client that stops reading cannot hold a connection and its handler
 // for good: every write of a response must finish within
@@ -56,7 +57,7 @@ type Opener interface {
 // AccessFinder finds who may fetch a folder's files.
 type AccessFinder interface {
 	// MediaAccess returns the access settings of the project whose media
-	// are in folder, or the defaults (public) when none are.
+	// are in folder. It returns ENOTFOUND when no audio owns the folder.
 	MediaAccess(ctx context.Context, folder string) (narrator.ProjectAccess, error)
 }
 
@@ -199,14 +200,18 @@ func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 
 // admit reports whether the file at key is a signed project's, and returns
 // an error matching narrator.ErrBlobNotFound, as for a missing file, if it
-// is and the request carries no valid token for its folder.
+// is and the request carries no valid token for its folder, or if no
+// audio owns its folder: whose it is, and so who may read it, is unknown.
 func (h *Handler) admit(r *http.Request, key string) (bool, error) {
 	if h.access == nil {
 		return false, nil
 	}
 	folder, _, _ := strings.Cut(key, "/")
 	a, err := h.access.MediaAccess(r.Context(), folder)
-	if err != nil {
+	switch {
+	case narrator.ErrorCode(err) == narrator.ENOTFOUND:
+		return false, fmt.Errorf("media of no audio: %w", narrator.ErrBlobNotFound)
+	case err != nil:
 		return false, err
 	}
 	if a.Mode != narrator.AccessSigned {

@@ -15,8 +15,6 @@ package pipeline
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"log/slog"
@@ -219,7 +217,7 @@ func (p *Pipeline) RenderLive(ctx context.Context, a *narrator.Audio, proj *narr
 	if err != nil {
 		return narrator.Rendering{}, err
 	}
-	folder, err := newToken()
+	folder, err := narrator.NewMediaFolder()
 	if err != nil {
 		return narrator.Rendering{}, err
 	}
@@ -623,16 +621,6 @@ func (p *Pipeline) Catalog(ctx context.Context) *narrator.Catalog {
 		return narrator.BuiltinCatalog()
 	}
 	return p.voices.Catalog(ctx)
-}
-
-// newToken returns 128 random bits in hex: the unguessable folder of one
-// rendering.
-func newToken() (string, error) {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", fmt.Errorf("read random token: %w", err)
-	}
-	return hex.EncodeToString(b[:]), nil
 }
 
 // abbreviate shortens text for error messages.

@@ -188,3 +188,48 @@ func TestAnonymousDrill(t *testing.T) {
 		t.Errorf("scheduled audio at its time: %d, want 200", res.StatusCode)
 	}
 }
+
+// TestTokenExpiryCapped checks that a token signed to expire further ahead
+// than narrator.MaxEmbedTokenLife is refused with a 400 that says why,
+// alike whether its audio exists, and that one within it plays.
+func TestTokenExpiryCapped(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := t.Context()
+	signed := b.newProject(t)
+	paid := &narrator.Audio{ProjectID: signed.ID, ExternalID: "paid", Title: "Members only", Body: "Secret text."}
+	if _, err := b.store.CreateAudio(ctx, paid); err != nil {
+		t.Fatal(err)
+	}
+	b.publish(t, paid, "t-paid")
+	access, err := b.store.RotateEmbedSecret(ctx, signed.ID, "nes_expiry-secret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	access.Mode = narrator.AccessSigned
+	if err := b.store.SetProjectAccess(ctx, &access); err != nil {
+		t.Fatal(err)
+	}
+	token := func(externalID string, expires time.Time) string {
+		return url.QueryEscape(narrator.SignEmbed(access.SigningSecret, signed.ID, narrator.EmbedSubject(externalID, ""), expires))
+	}
+	status := func(externalID string, expires time.Time) response {
+		return b.visit(t, fmt.Sprintf("/embed/%d/status?external_id=%s&token=%s", signed.ID, externalID, token(externalID, expires)), "")
+	}
+
+	if res := status("paid", b.now.Add(narrator.MaxEmbedTokenLife)); res.StatusCode != http.StatusOK {
+		t.Errorf("token expiring a year ahead: %d %s, want 200", res.StatusCode, res.body)
+	}
+	forever := time.Unix(99999999999999, 0)
+	tooLong := status("paid", forever)
+	if tooLong.StatusCode != http.StatusBadRequest || tooLong.Header.Get("Content-Type") != "application/json" ||
+		!strings.Contains(tooLong.body, "expires more than 366 days ahead") {
+		t.Errorf("token expiring in the year 5138: %d %s %q, want a JSON 400 that says why", tooLong.StatusCode,
+			tooLong.Header.Get("Content-Type"), tooLong.body)
+	}
+	sameAs(t, "too long a token of a missing audio", status("nothing", forever), tooLong)
+	page := b.visit(t, fmt.Sprintf("/embed/%d?external_id=paid&token=%s", signed.ID, token("paid", forever)), "")
+	if page.StatusCode != http.StatusBadRequest || strings.Contains(page.body, `<audio id="player"`) {
+		t.Errorf("page with a token expiring in the year 5138: %d, want 400 without the player", page.StatusCode)
+	}
+}

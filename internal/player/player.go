@@ -280,8 +280,11 @@ func pageOrigin(r *http.Request) string {
 }
 
 // readLookup reads the project from the path and the audio's external_id
-// or article url from the query; external_id wins if both are given.
-func readLookup(r *http.Request) (lookup, error) {
+// or article url from the query; external_id wins if both are given. A
+// token that expires further ahead than narrator.MaxEmbedTokenLife from
+// now is EINVALID: the CMS that signed it is told so, and the answer
+// depends on the token alone, not on what exists.
+func readLookup(r *http.Request, now time.Time) (lookup, error) {
 	var l lookup
 	id, err := strconv.ParseInt(r.PathValue("project_id"), 10, 64)
 	if err != nil || id <= 0 {
@@ -291,6 +294,9 @@ func readLookup(r *http.Request) (lookup, error) {
 	q := r.URL.Query()
 	l.externalID, l.url, l.token = q.Get("external_id"), q.Get("url"), q.Get("token")
 	l.origin = pageOrigin(r)
+	if err := narrator.CheckEmbedTokenExpiry(l.token, now); err != nil {
+		return l, err
+	}
 	switch {
 	case l.externalID != "":
 		if utf8.RuneCountInString(l.externalID) > narrator.MaxExternalIDChars || !narrator.ValidText(l.externalID) {
@@ -396,7 +402,7 @@ func newPlayerData(a *narrator.Audio, mediaURL func(string) string) *playerData 
 
 // servePage serves the player page of an audio, or a message in its place.
 func (h *Handler) servePage(w http.ResponseWriter, r *http.Request) {
-	l, err := readLookup(r)
+	l, err := readLookup(r, h.now())
 	if err != nil {
 		h.renderError(w, r, err)
 		return
@@ -463,7 +469,7 @@ func (h *Handler) serveStatus(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	var a *narrator.Audio
 	var access narrator.ProjectAccess
-	l, err := readLookup(r)
+	l, err := readLookup(r, h.now())
 	if err == nil {
 		a, access, err = h.find(r.Context(), l)
 	}

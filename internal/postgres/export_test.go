@@ -11,8 +11,8 @@ const (
 
 // The hot queries of sqlstore in this dialect, numbered.
 var (
-	LoadMediaSQL    = numbered(sqlstore.LoadMediaSQL(dialect{}))
-	SourceAudiosSQL = numbered(sqlstore.SourceAudiosSQL(dialect{}))
+	LoadMediaSQL  = numbered(sqlstore.LoadMediaSQL(dialect{}))
+	FeedAudiosSQL = numbered(sqlstore.FeedAudiosSQL(dialect{}))
 )
 
 // Numbered numbers the ? placeholders of sqlstore's queries, as the store

@@ -360,7 +360,7 @@ func TestQueryPlans(t *testing.T) {
 		{"article url", postgres.FindAudioByArticleURLSQL, []any{p.ID, "https://news.test/20"}, "audios_article_url"},
 		{"audio listens", postgres.Numbered(sqlstore.AudioListensSQL), []any{a.ID}, "audio_listens_pkey"},
 		{"project listens", postgres.Numbered(sqlstore.ProjectListensSQL), []any{p.ID}, "project_listens_pkey"},
-		{"feed audios", postgres.SourceAudiosSQL, []any{narrator.FeedBodyChars, p.ID, time.Now(), narrator.MaxFeedItems}, "Index Scan using audios_feed"},
+		{"feed audios", postgres.FeedAudiosSQL, []any{narrator.FeedBodyChars, p.ID, time.Now(), narrator.MaxFeedItems}, "Index Scan using audios_feed"},
 		{"feed changed", postgres.Numbered(sqlstore.AudiosChangedSQL), []any{p.ID, p.ID}, "Index Only Scan Backward using audios_changed"},
 		{"feed deleted", postgres.Numbered(sqlstore.AudiosChangedSQL), []any{p.ID, p.ID}, "Index Only Scan Backward using audios_deleted"},
 	} {

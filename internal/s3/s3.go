@@ -394,6 +394,52 @@ func (s *Store) DeletePrefix(ctx context.Context, prefix string) (err error) {
 	return errors.Join(append(errs, listErr)...)
 }
 
+// Folders returns the names of the store's top-level folders, the first
+// segments of keys that have more than one, in no particular order. S3
+// lists them a thousand to a request.
+func (s *Store) Folders(ctx context.Context) (_ []string, err error) {
+	defer wrap(ctx, &err, "s3: list folders")
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var out []string
+	for obj := range s.reads.ListObjectsIter(ctx, s.bucket, minio.ListObjectsOptions{Prefix: s.prefix}) {
+		if obj.Err != nil {
+			return nil, obj.Err
+		}
+		// Without Recursive, a folder comes as its common prefix.
+		name, ok := strings.CutSuffix(strings.TrimPrefix(obj.Key, s.prefix), "/")
+		if ok && narrator.ValidateBlobKey(name) == nil && !strings.Contains(name, "/") {
+			out = append(out, name)
+		}
+	}
+	return out, nil
+}
+
+// List returns every object whose key starts with prefix + "/" (a
+// trailing slash on prefix is ignored), with its info, in no particular
+// order; nothing there is an empty list, not an error. It returns an
+// EINVALID *narrator.Error for an empty or bad prefix.
+func (s *Store) List(ctx context.Context, prefix string) (_ []narrator.BlobObject, err error) {
+	defer wrap(ctx, &err, "s3: list %q", prefix)
+	name, err := s.objectName(strings.TrimSuffix(prefix, "/"))
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var out []narrator.BlobObject
+	for obj := range s.reads.ListObjectsIter(ctx, s.bucket, minio.ListObjectsOptions{Prefix: name + "/", Recursive: true}) {
+		if obj.Err != nil {
+			return nil, obj.Err
+		}
+		out = append(out, narrator.BlobObject{Key: strings.TrimPrefix(obj.Key, s.prefix),
+			BlobInfo: narrator.BlobInfo{Size: obj.Size, ModTime: obj.LastModified}})
+	}
+	return out, nil
+}
+
 // isNotFound reports whether err is S3's answer for a missing object.
 func isNotFound(err error) bool {
 	return minio.ToErrorResponse(err).Code == minio.NoSuchKey

@@ -397,8 +397,8 @@ func TestQueryPlans(t *testing.T) {
 		{"audio listens", sqlstore.AudioListensSQL, []any{1}, "PRIMARY KEY (audio_id=?)"},
 		{"project listens", sqlstore.ProjectListensSQL, []any{1}, "PRIMARY KEY (project_id=?)"},
 		{"feed", sqlstore.FeedByTokenSQL, []any{"x"}, "sqlite_autoindex_feeds_1"},
-		{"feed audios", sqlstore.SourceAudiosSQL(dialect{}), []any{2000, 1, 0, 300}, "audios_feed"},
-		{"feed audios published", sqlstore.SourceAudiosSQL(dialect{}), []any{2000, 1, 0, 300}, "SEARCH p USING INTEGER PRIMARY KEY"},
+		{"feed audios", sqlstore.FeedAudiosSQL(dialect{}), []any{2000, 1, 0, 300}, "audios_feed"},
+		{"feed audios published", sqlstore.FeedAudiosSQL(dialect{}), []any{2000, 1, 0, 300}, "SEARCH p USING INTEGER PRIMARY KEY"},
 		{"feed changed", sqlstore.AudiosChangedSQL, []any{1, 1}, "audios_changed"},
 		{"feed deleted", sqlstore.AudiosChangedSQL, []any{1, 1}, "audios_list"},
 	} {

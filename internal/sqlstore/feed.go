@@ -140,10 +140,10 @@ WHERE project_id = ? AND deleted_at IS NULL AND state = 'processed' AND NOT ` + 
 ORDER BY created_at DESC, id DESC
 LIMIT ?`
 
-// SourceAudiosSQL is the query of FeedByToken's audios on db, for the tests
+// FeedAudiosSQL is the query of FeedByToken's audios on db, for the tests
 // of its plan: its arguments are narrator.FeedBodyChars, the project's ID,
 // the instant that decides what is public, and the limit.
-func SourceAudiosSQL(db DB) string { return fmt.Sprintf(feedAudiosSQL, db.IndexedBy("audios_feed")) }
+func FeedAudiosSQL(db DB) string { return fmt.Sprintf(feedAudiosSQL, db.IndexedBy("audios_feed")) }
 
 // AudiosChangedSQL gives the latest change and the latest deletion of a
 // project's audios (the project's ID, given twice), each the first entry of
@@ -157,10 +157,11 @@ SELECT (SELECT updated_at FROM audios WHERE project_id = ? ORDER BY updated_at D
 // FeedByToken returns what the turned-on feed whose token is token shows
 // (narrator.FeedContent), read in one transaction: the feed, its project,
 // up to limit of the project's processed live audios, newest first, with
-// their media and the start of their body, and when the project's audios
-// last changed. It reads a bounded number of rows however many audios the
-// project has. It returns ENOTFOUND if no turned-on feed has that token,
-// and EINVALID if limit is not positive.
+// their media and the start of their body (none in a signed project:
+// narrator.FeedBodyCharsOf), and when the project's audios last changed.
+// It reads a bounded number of rows however many audios the project has.
+// It returns ENOTFOUND if no turned-on feed has that token, and EINVALID
+// if limit is not positive.
 func (s *Store) FeedByToken(ctx context.Context, token string, limit int) (*narrator.FeedContent, error) {
 	if limit <= 0 {
 		return nil, narrator.Errorf(narrator.EINVALID, "limit must be positive")
@@ -186,7 +187,11 @@ func (s *Store) FeedByToken(ctx context.Context, token string, limit int) (*narr
 	if c.Project, err = ProjectByID(ctx, tx, f.ProjectID); err != nil {
 		return nil, fmt.Errorf("read feed of project %d: %w", f.ProjectID, err)
 	}
-	if c.Audios, err = QueryAudios(ctx, s.db, tx, SourceAudiosSQL(s.db), narrator.FeedBodyChars, f.ProjectID, now, limit); err != nil {
+	access, err := findAccess(ctx, tx, f.ProjectID)
+	if err != nil {
+		return nil, fmt.Errorf("read feed of project %d: access: %w", f.ProjectID, err)
+	}
+	if c.Audios, err = QueryAudios(ctx, s.db, tx, FeedAudiosSQL(s.db), narrator.FeedBodyCharsOf(access), f.ProjectID, now, limit); err != nil {
 		return nil, fmt.Errorf("read feed of project %d: audios: %w", f.ProjectID, err)
 	}
 	var updated, deleted *time.Time

@@ -272,9 +272,11 @@ UNION ALL
 SELECT a.project_id FROM synthesis_progress sp JOIN audios a ON a.id = sp.audio_id WHERE sp.live_key = ?`
 
 // MediaAccess returns the access settings of the project whose audio's
-// media are in folder (narrator.MediaSubject), or the defaults of no
-// project when no audio's media are there (a folder deleted or replaced:
-// its files are going or gone).
+// media are in folder (narrator.MediaSubject). It returns ENOTFOUND when
+// no audio owns the folder, by its media or its progress: a folder
+// deleted or replaced, whose files are going or gone, or one a rendering
+// left behind when its process died, which may be a signed project's
+// and is served to no one.
 func (s *Store) MediaAccess(ctx context.Context, folder string) (narrator.ProjectAccess, error) {
 	tx, err := s.db.BeginRead(ctx)
 	if err != nil {
@@ -285,7 +287,7 @@ func (s *Store) MediaAccess(ctx context.Context, folder string) (narrator.Projec
 	err = tx.QueryRow(ctx, mediaProjectSQL+" LIMIT 1", folder+"/"+narrator.MediaMP3Name, folder+"/"+narrator.LivePlaylistName).Scan(&projectID)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return narrator.DefaultAccess(0), nil
+		return narrator.ProjectAccess{}, narrator.Errorf(narrator.ENOTFOUND, "no audio owns media folder %s", folder)
 	case err != nil:
 		return narrator.ProjectAccess{}, fmt.Errorf("media access of %s: %w", folder, err)
 	}

@@ -131,6 +131,36 @@ var feedTests = []test{
 			wantCode(t, err, narrator.ENOTFOUND)
 		}
 	}},
+	{"SignedWithoutText", func(t *testing.T, b *bundle) {
+		// A signed project's articles are for the readers it signs for:
+		// its feed, which anyone with its URL reads, carries none of their
+		// text.
+		ctx := t.Context()
+		p := mustProject(t, b.store)
+		mustSaveFeed(t, b.store, newFeed(p.ID, feedToken('s')))
+		a := newAudio(p.ID, "paywalled")
+		a.Body = "<p>Only for subscribers.</p>"
+		mustCreateAudio(t, b.store, a)
+		mustPublish(t, b.store, a, "v1")
+		if got := mustFeedContent(t, b.store, feedToken('s'), 10).Audios; len(got) != 1 || got[0].Body != a.Body {
+			t.Fatalf("public feed audios = %+v, want the audio with its body", got)
+		}
+		access, err := b.store.RotateEmbedSecret(ctx, p.ID, narrator.EmbedSecretPrefix+"feed")
+		if err != nil {
+			t.Fatal(err)
+		}
+		access.Mode = narrator.AccessSigned
+		if err := b.store.SetProjectAccess(ctx, &access); err != nil {
+			t.Fatal(err)
+		}
+		got := mustFeedContent(t, b.store, feedToken('s'), 10).Audios
+		if len(got) != 1 {
+			t.Fatalf("signed feed lists %d audios, want 1", len(got))
+		}
+		want := mustFindAudio(t, b.store, p.ID, "paywalled")
+		want.Body = ""
+		wantAudio(t, got[0], want)
+	}},
 	{"Items", func(t *testing.T, b *bundle) {
 		ctx := t.Context()
 		p := mustProject(t, b.store)

@@ -174,10 +174,31 @@ var publicationTests = []test{
 			t.Fatal(err)
 		}
 		wantEqual(t, "access of the folder", got, access)
-		got, err = b.store.MediaAccess(ctx, "no-such-folder")
+		// A folder no audio owns, such as one a crash left, is no one's.
+		_, err = b.store.MediaAccess(ctx, "no-such-folder")
+		wantCode(t, err, narrator.ENOTFOUND)
+
+		// A rendering's folder is owned by its progress while it is made,
+		// and no longer once the lease goes with it.
+		b2 := mustCreateAudio(t, b.store, newAudio(p.ID, "b"))
+		if ok, err := b.store.LeaseSynthesis(ctx, b2.ID, b2.Revision, "h", b.clock.Now().Add(time.Minute)); err != nil || !ok {
+			t.Fatalf("LeaseSynthesis = %v, %v", ok, err)
+		}
+		live := fmt.Sprintf("live-%d", b2.ID)
+		if ok, err := b.store.ReportSynthesis(ctx, b2.ID, "h", narrator.SynthesisProgress{Revision: b2.Revision,
+			RenderProgress: narrator.RenderProgress{UnitsDone: 1, UnitsTotal: 2, LiveKey: live + "/" + narrator.LivePlaylistName},
+			StartedAt:      b.clock.Now()}); err != nil || !ok {
+			t.Fatalf("ReportSynthesis = %v, %v", ok, err)
+		}
+		got, err = b.store.MediaAccess(ctx, live)
 		if err != nil {
 			t.Fatal(err)
 		}
-		wantEqual(t, "access of an unknown folder", got, narrator.DefaultAccess(0))
+		wantEqual(t, "access of the live folder", got, access)
+		if err := b.store.ReleaseSynthesisLeases(ctx); err != nil {
+			t.Fatal(err)
+		}
+		_, err = b.store.MediaAccess(ctx, live)
+		wantCode(t, err, narrator.ENOTFOUND)
 	}},
 }
