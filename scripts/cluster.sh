@@ -46,7 +46,7 @@ node worker worker2
 # haproxy buffers what it can of each request body before it connects to
 # a node (option http-buffer-request, up to tune.bufsize), gives a client
 # 10 s for its headers and that part of its body, and caps each client
-# address at 32 connections and 200 requests in 10 s (docs/architecture.md,
+# address at 32 connections and 200 requests in 10 s (docs/operations.md,
 # "Hardening"). It adds X-Forwarded-For, which the api node trusts from it.
 cat >"$dir/haproxy.cfg" <<CFG
 global
