@@ -138,3 +138,21 @@ func SpeechAliases() []string {
 	}
 	return out
 }
+
+// Speech is a text to speak at once, outside any audio: a request of the
+// speech convention.
+type Speech struct {
+	// ProjectID names the project whose pronunciation rules apply; 0 for
+	// none.
+	ProjectID int64
+	// Voice speaks every sentence; its language reads the text.
+	Voice Voice
+	// Text is read as an article body is (plain text, Markdown, HTML or
+	// SSML).
+	Text string
+	// Speed multiplies the speaking rate, within MinSpeechSpeed and
+	// MaxSpeechSpeed; 0 means 1.
+	Speed float64
+	// Format is SpeechMP3, SpeechWAV or SpeechPCM.
+	Format string
+}

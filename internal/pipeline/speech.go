@@ -13,23 +13,6 @@ import (
 	"github.com/narrator/narrator/internal/speak"
 )
 
-// Speech is a text to speak at once, outside any audio: a request of the
-// OpenAI speech convention.
-type Speech struct {
-	// ProjectID names the project whose pronunciation rules apply.
-	ProjectID int64
-	// Voice speaks every sentence; its language reads the text.
-	Voice narrator.Voice
-	// Text is read as an article body is (plain text, Markdown, HTML or
-	// SSML).
-	Text string
-	// Speed multiplies the speaking rate, within narrator.MinSpeechSpeed
-	// and narrator.MaxSpeechSpeed; 0 means 1.
-	Speed float64
-	// Format is narrator.SpeechMP3, SpeechWAV or SpeechPCM.
-	Format string
-}
-
 // Speak speaks s and writes it to w in s.Format, sentence by sentence as
 // a rendering does: the same units, engines, unit cache and, for MP3, the
 // same chunked encoder, whose first chunks end at every pause, as the
@@ -40,7 +23,7 @@ type Speech struct {
 // make, a voice whose engine is not running here, or a text with nothing
 // to read or too long to speak; any error after the first write leaves w
 // with a partial stream.
-func (p *Pipeline) Speak(ctx context.Context, s Speech, w io.Writer) error {
+func (p *Pipeline) Speak(ctx context.Context, s narrator.Speech, w io.Writer) error {
 	if !slices.Contains(narrator.SpeechFormats(), s.Format) {
 		return narrator.Errorf(narrator.EINVALID, "format %q is not offered", s.Format)
 	}
@@ -99,9 +82,9 @@ func (p *Pipeline) Speak(ctx context.Context, s Speech, w io.Writer) error {
 }
 
 // projectRules returns the compiled pronunciation rules of a project, or
-// nil if the pipeline has no rule source.
+// nil for project 0 or if the pipeline has no rule source.
 func (p *Pipeline) projectRules(ctx context.Context, projectID int64) (*speak.Rules, error) {
-	if p.rules == nil {
+	if p.rules == nil || projectID == 0 {
 		return nil, nil
 	}
 	prons, err := p.rules.ListPronunciations(ctx, projectID)

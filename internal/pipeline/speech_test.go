@@ -80,7 +80,7 @@ func TestSpeak(t *testing.T) {
 			// last sentence: not a measure of speed.
 			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 			defer cancel()
-			if err := p.Speak(ctx, pipeline.Speech{ProjectID: 1, Voice: voice, Text: text, Speed: 1.5, Format: format}, out); err != nil {
+			if err := p.Speak(ctx, narrator.Speech{ProjectID: 1, Voice: voice, Text: text, Speed: 1.5, Format: format}, out); err != nil {
 				t.Fatal(err)
 			}
 			calls := eng.calls()
@@ -139,12 +139,12 @@ func TestSpeakRefuses(t *testing.T) {
 	sally, _ := narrator.LookupVoice("en_US", "Sally")
 	tests := []struct {
 		name string
-		s    pipeline.Speech
+		s    narrator.Speech
 	}{
-		{"format", pipeline.Speech{Voice: kevin, Text: "Hello.", Format: "opus"}},
-		{"engine not running", pipeline.Speech{Voice: sally, Text: "Hello.", Format: "mp3"}},
-		{"nothing to read", pipeline.Speech{Voice: kevin, Text: " <p></p> ", Format: "mp3"}},
-		{"too long", pipeline.Speech{Voice: kevin, Text: strings.Repeat("A sentence of words. ", 200), Format: "mp3"}},
+		{"format", narrator.Speech{Voice: kevin, Text: "Hello.", Format: "opus"}},
+		{"engine not running", narrator.Speech{Voice: sally, Text: "Hello.", Format: "mp3"}},
+		{"nothing to read", narrator.Speech{Voice: kevin, Text: " <p></p> ", Format: "mp3"}},
+		{"too long", narrator.Speech{Voice: kevin, Text: strings.Repeat("A sentence of words. ", 200), Format: "mp3"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
