@@ -52,6 +52,9 @@ var speechAliases = []struct{ name, gender string }{
 	{"alloy", GenderFemale}, {"ash", GenderMale}, {"coral", GenderFemale},
 	{"echo", GenderMale}, {"fable", GenderMale}, {"nova", GenderFemale},
 	{"onyx", GenderMale}, {"sage", GenderFemale}, {"shimmer", GenderFemale},
+	// OpenAI's later voices come after, so that the first ones keep
+	// their voices.
+	{"ballad", GenderMale}, {"verse", GenderMale}, {"marin", GenderFemale}, {"cedar", GenderMale},
 }
 
 // SpeechVoiceID is the ID a voice has in the speech convention: its
@@ -62,7 +65,8 @@ func SpeechVoiceID(v Voice) string { return v.Language + "/" + v.Name }
 // SpeechVoice finds the voice a speech request names, for a project of
 // language: a voice's ID (SpeechVoiceID, or an installed voice's own ID),
 // its name or label in language, then in any language; or one of OpenAI's
-// voice names (alloy, ash, coral, echo, fable, nova, onyx, sage, shimmer),
+// voice names (alloy, ash, coral, echo, fable, nova, onyx, sage, shimmer,
+// ballad, verse, marin, cedar),
 // an alias for a voice of language. Each alias has a gender; the k-th
 // alias of a gender, in that order, speaks with the k-th voice of that
 // gender in language (its default voices first, then the rest by name),

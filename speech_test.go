@@ -33,6 +33,8 @@ func TestSpeechVoice(t *testing.T) {
 		{"echo", "en_US", "echo", "en_US/Kevin"},
 		{"fable", "en_US", "fable", "en_US/Mark"},
 		{"onyx wraps round", "en_US", "onyx", "en_US/Richard"},
+		{"ballad", "en_US", "ballad", "en_US/Kevin"},
+		{"marin", "en_US", "marin", "en_US/Susan"},
 		{"alias in another language", "de_DE", "alloy", "de_DE/Anna"},
 		{"alias, male, in another language", "de_DE", "onyx", "de_DE/Lukas"},
 		{"alias, unknown language", "xx_XX", "alloy", ""},
