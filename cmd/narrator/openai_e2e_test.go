@@ -56,7 +56,7 @@ func TestOpenAISpeech(t *testing.T) {
 	client := openai.NewClient(option.WithBaseURL(s.base+"/v1/"), option.WithAPIKey(acct.APIKey), option.WithMaxRetries(0))
 	ctx := t.Context()
 	speech := func(input, voice string, format openai.AudioSpeechNewParamsResponseFormat) openai.AudioSpeechNewParams {
-		return openai.AudioSpeechNewParams{Model: openai.SpeechModelTTS1, Input: input,
+		return openai.AudioSpeechNewParams{Model: "tts-1", Input: input,
 			Voice: openai.AudioSpeechNewParamsVoiceUnion{OfString: openai.String(voice)}, ResponseFormat: format}
 	}
 
