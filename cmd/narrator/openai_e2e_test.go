@@ -169,3 +169,61 @@ func TestOpenAISpeech(t *testing.T) {
 		t.Errorf("first bytes at %v, the whole stream at %v: not streamed", firstBytes, whole)
 	}
 }
+
+// TestOpenAISpeechNPM drives the convention with the official openai npm
+// client, unchanged (testdata/openai-npm/speech.mjs). It needs node and the
+// openai package installed in $NARRATOR_OPENAI_NPM (by default
+// ~/.cache/narrator/openai-npm: `npm install --prefix DIR openai@5`), and
+// skips without them.
+func TestOpenAISpeechNPM(t *testing.T) {
+	dir := os.Getenv("NARRATOR_OPENAI_NPM")
+	if dir == "" {
+		home, _ := os.UserHomeDir()
+		dir = filepath.Join(home, ".cache", "narrator", "openai-npm")
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "openai", "package.json")); err != nil {
+		t.Skipf("the openai npm package is not in %s", dir)
+	}
+	data, acct, _ := fixture(t)
+	s := startServer(t, data, freeAddr(t))
+	tmp := t.TempDir()
+	cmd := exec.CommandContext(t.Context(), "node", filepath.Join("testdata", "openai-npm", "speech.mjs"), tmp)
+	cmd.Env = append(os.Environ(), "OPENAI_BASE_URL="+s.base+"/v1", "OPENAI_API_KEY="+acct.APIKey, "OPENAI_NPM_DIR="+dir)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	raw, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node: %v\n%s", err, stderr.String())
+	}
+	type apiErr struct {
+		Status      int
+		Code, Param string
+		Type        string
+	}
+	got := mustJSON[struct {
+		Files  map[string]string
+		Voices int
+		Errors map[string]*apiErr
+	}](t, string(raw))
+	for _, format := range []string{"mp3", "wav", "pcm"} {
+		if d, rms := ffmpegDecode(t, got.Files[format], format); d < time.Second || rms < 0.02 {
+			t.Errorf("%s decodes to %v at RMS %.4f", format, d, rms)
+		}
+	}
+	if got.Voices < 20 {
+		t.Errorf("%d voices", got.Voices)
+	}
+	want := map[string]*apiErr{
+		"bad key":       {401, "invalid_api_key", "", "invalid_request_error"},
+		"unknown voice": {400, "invalid_value", "voice", "invalid_request_error"},
+		"too long":      {400, "string_above_max_length", "input", "invalid_request_error"},
+	}
+	for name, w := range want {
+		if g := got.Errors[name]; g == nil || *g != *w {
+			t.Errorf("%s: %+v, want %+v", name, g, w)
+		}
+	}
+}
