@@ -527,8 +527,10 @@ func (s *server) routes() (http.Handler, error) {
 	triggers := ratelimit.New(nil)
 	api := httpapi.NewServer(httpapi.Deps{Store: st, Logger: s.logger, MediaURL: s.cfg.MediaURL, Media: s.backends.media, Queue: s.backends.queue,
 		Resynthesis: s.backends.queue,
-		Voices:      s.voices, MaxAudioDuration: s.cfg.MaxAudioDuration, Pages: pages, WebhookTriggers: triggers, Feeds: s.feeds})
+		Voices:      s.voices, MaxAudioDuration: s.cfg.MaxAudioDuration, Pages: pages, WebhookTriggers: triggers, Feeds: s.feeds,
+		Speaker: s.speaker()})
 	mux.Handle("/api/", api)
+	mux.Handle("/v1/", api) // the OpenAI speech convention
 	mux.Handle("/media/", http.StripPrefix("/media/", mediaserve.New(s.backends.media, mediaserve.Options{Logger: s.logger, MinRate: s.cfg.MinTransferRate,
 		Access: s.backends.store})))
 	s.listens = listens.New(listens.Config{Store: s.backends.store, Logger: s.logger})
@@ -546,6 +548,15 @@ func (s *server) routes() (http.Handler, error) {
 	}
 	mux.Handle("/", dash) // the dashboard; unknown paths answer a 404 page, or the API's JSON 404 to non-browsers
 	return handler, nil
+}
+
+// speaker returns the pipeline that speaks the OpenAI speech convention's
+// requests, or nil on a node that does not synthesise.
+func (s *server) speaker() httpapi.Speaker {
+	if s.pipe == nil {
+		return nil
+	}
+	return s.pipe
 }
 
 // readTimeout bounds the time a request, headers and body, may take to

@@ -62,6 +62,12 @@ func (s *Server) routeTable() []route {
 		{"DELETE", "/api/v3/projects/{project_id}/feeds/{feed_id}", s.handle(s.authed(s.deleteSource))},
 		{"POST", "/api/v3/projects/{project_id}/feeds/{feed_id}/poll", s.handle(s.authed(s.pollSource))},
 
+		// The OpenAI speech convention, for other apps (openai.go).
+		{"POST", "/v1/audio/speech", s.handleOpenAI(s.bearerAuthed(s.createSpeech))},
+		{"GET", "/v1/audio/voices", s.handleOpenAI(s.bearerAuthed(s.listSpeechVoices))},
+		{"GET", "/v1/audio/models", s.handleOpenAI(s.bearerAuthed(s.listSpeechModels))},
+		{"GET", "/v1/models", s.handleOpenAI(s.bearerAuthed(s.listModels))},
+
 		// The OpenAPI document of all of the above, public and cacheable.
 		{"GET", "/api/v3/openapi.json", openapi.NewHandler()},
 	}
@@ -88,8 +94,13 @@ func (s *Server) routes() {
 			}
 			continue
 		}
+		if isOpenAIPath(path) {
+			s.mux.Handle(path, s.handleOpenAI(methodNotAllowed(AllowHeader(ms...))))
+			continue
+		}
 		s.mux.Handle(path, s.handle(methodNotAllowed(AllowHeader(ms...))))
 	}
+	s.mux.Handle(openAIPrefix, s.handleOpenAI(notFound))
 	s.mux.Handle("/", s.handle(notFound))
 }
 

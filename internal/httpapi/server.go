@@ -8,6 +8,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"runtime"
 	"time"
 
 	"github.com/narrator/narrator"
@@ -118,6 +119,16 @@ type Deps struct {
 	// article is estimated longer (speak.Estimate) is refused.
 	// narrator.MaxAudioDuration when zero.
 	MaxAudioDuration time.Duration
+	// Speaker speaks the requests of the OpenAI speech convention
+	// (/v1/audio/speech); nil on a node that does not synthesise, which
+	// answers them 503.
+	Speaker Speaker
+	// MaxSpeeches caps the speech requests synthesised at once; one per
+	// core when zero.
+	MaxSpeeches int
+	// SpeechLimits counts each API key's speech requests
+	// (narrator.SpeechBurst); one of the server's own when nil.
+	SpeechLimits *ratelimit.Limiter
 	// WebhookTriggers counts the test and resend calls of webhook
 	// endpoints (ratelimit.WebhookTriggers); share it with the dashboard.
 	// One of the server's own when nil.
@@ -162,6 +173,10 @@ type Server struct {
 	triggers *ratelimit.Limiter
 	known    knownKeys
 	mux      *http.ServeMux
+
+	speaker      Speaker
+	speaking     chan struct{} // a token per speech being synthesised
+	speechLimits *ratelimit.Limiter
 }
 
 // NewServer returns the API handler. Paths outside the API answer a JSON 404.
@@ -181,6 +196,17 @@ func NewServer(d Deps) *Server {
 		maxAudio: d.MaxAudioDuration,
 		triggers: d.WebhookTriggers,
 		mux:      http.NewServeMux(),
+
+		speaker:      d.Speaker,
+		speechLimits: d.SpeechLimits,
+	}
+	maxSpeeches := d.MaxSpeeches
+	if maxSpeeches <= 0 {
+		maxSpeeches = runtime.NumCPU()
+	}
+	s.speaking = make(chan struct{}, maxSpeeches)
+	if s.speechLimits == nil {
+		s.speechLimits = ratelimit.New(s.now)
 	}
 	if s.now == nil {
 		s.now = time.Now

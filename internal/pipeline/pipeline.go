@@ -192,17 +192,9 @@ func (p *Pipeline) Render(ctx context.Context, a *narrator.Audio, proj *narrator
 // at a time. It must return at once: a caller that stores progress keeps
 // the latest report and writes it from a goroutine of its own.
 func (p *Pipeline) RenderLive(ctx context.Context, a *narrator.Audio, proj *narrator.Project, progress func(narrator.RenderProgress)) (_ narrator.Rendering, err error) {
-	var rules *speak.Rules
-	if p.rules != nil {
-		prons, err := p.rules.ListPronunciations(ctx, proj.ID)
-		if err != nil {
-			return narrator.Rendering{}, fmt.Errorf("load pronunciation rules: %w", err)
-		}
-		set := make([]speak.Rule, len(prons))
-		for i, r := range prons {
-			set[i] = speak.Rule{Phrase: r.Phrase, Say: r.Say}
-		}
-		rules = p.compile.Rules(proj.ID, set)
+	rules, err := p.projectRules(ctx, proj.ID)
+	if err != nil {
+		return narrator.Rendering{}, err
 	}
 	// Audios stored before the API checked their length, or made longer
 	// by pronunciation rules, are caught here before any speech is made.

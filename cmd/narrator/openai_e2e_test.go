@@ -1,0 +1,229 @@
+//go:build e2e
+
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+)
+
+// ffmpegDecode decodes audio with ffmpeg (the raw PCM of format pcm is
+// described to it) and returns its length and RMS.
+func ffmpegDecode(t *testing.T, path, format string) (time.Duration, float64) {
+	t.Helper()
+	args := []string{"-v", "error"}
+	if format == "pcm" {
+		args = append(args, "-f", "s16le", "-ar", "24000", "-ac", "1")
+	}
+	args = append(args, "-i", path, "-f", "s16le", "-ar", "16000", "-ac", "1", "-")
+	var stderr bytes.Buffer
+	cmd := exec.CommandContext(t.Context(), "ffmpeg", args...)
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil || stderr.Len() > 0 {
+		t.Fatalf("ffmpeg decode %s: %v %s", filepath.Base(path), err, stderr.String())
+	}
+	var sum float64
+	for i := 0; i+1 < len(out); i += 2 {
+		v := float64(int16(uint16(out[i])|uint16(out[i+1])<<8)) / 32768
+		sum += v * v
+	}
+	n := len(out) / 2
+	return time.Duration(n) * time.Second / 16000, math.Sqrt(sum / float64(max(n, 1)))
+}
+
+// TestOpenAISpeech drives the OpenAI speech convention with OpenAI's own Go
+// SDK, unchanged, against a real server: each format decodes with ffmpeg,
+// a stream written to a file plays, the voices and models list, and each
+// error comes back as the SDK's *openai.Error. It also logs the time to
+// the first bytes of a speech stream beside the time to the live stream's
+// first audio of an article of the same sentences, in the same voice.
+func TestOpenAISpeech(t *testing.T) {
+	data, acct, proj := fixture(t)
+	s := startServer(t, data, freeAddr(t))
+	client := openai.NewClient(option.WithBaseURL(s.base+"/v1/"), option.WithAPIKey(acct.APIKey), option.WithMaxRetries(0))
+	ctx := t.Context()
+	speech := func(input, voice string, format openai.AudioSpeechNewParamsResponseFormat) openai.AudioSpeechNewParams {
+		return openai.AudioSpeechNewParams{Model: "tts-1", Input: input,
+			Voice: openai.AudioSpeechNewParamsVoiceUnion{OfString: openai.String(voice)}, ResponseFormat: format}
+	}
+
+	for _, format := range []openai.AudioSpeechNewParamsResponseFormat{"mp3", "wav", "pcm"} {
+		t.Run(string(format), func(t *testing.T) {
+			res, err := client.Audio.Speech.New(ctx, speech("The quick brown fox jumps over the lazy dog. It was not amused.", "en_US/Kevin", format))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			// Streamed to a file as it comes, then played back.
+			path := filepath.Join(t.TempDir(), "speech."+string(format))
+			f, err := os.Create(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := io.Copy(f, res.Body); err != nil {
+				t.Fatal(err)
+			}
+			if err := f.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if te := res.TransferEncoding; len(te) == 0 || te[0] != "chunked" {
+				t.Errorf("Transfer-Encoding %v, want chunked", te)
+			}
+			d, rms := ffmpegDecode(t, path, string(format))
+			if d < 2*time.Second || d > 8*time.Second || rms < 0.02 {
+				t.Errorf("%s decodes to %v at RMS %.4f, want a few seconds of speech", format, d, rms)
+			}
+		})
+	}
+
+	// The voices, as Open WebUI reads them, through the SDK's own GET.
+	var voices struct {
+		Voices []struct{ ID, Name string } `json:"voices"`
+	}
+	if err := client.Get(ctx, "audio/voices", nil, &voices); err != nil || len(voices.Voices) < 20 || voices.Voices[0].ID != "alloy" {
+		t.Errorf("voices: %v %+v", err, voices)
+	}
+	models, err := client.Models.List(ctx)
+	if err != nil || len(models.Data) == 0 || models.Data[0].Object != "model" {
+		t.Errorf("models: %v %+v", err, models)
+	}
+
+	// Every error path, as the SDK reports it.
+	tooLong := strings.Repeat("word ", 1000)
+	bad := openai.NewClient(option.WithBaseURL(s.base+"/v1/"), option.WithAPIKey("nk_not_a_key"), option.WithMaxRetries(0))
+	for _, c := range []struct {
+		name   string
+		client openai.Client
+		params openai.AudioSpeechNewParams
+		status int
+		param  string
+		code   string
+	}{
+		{"bad key", bad, speech("Hello.", "alloy", "mp3"), 401, "", "invalid_api_key"},
+		{"unknown voice", client, speech("Hello.", "nobody", "mp3"), 400, "voice", "invalid_value"},
+		{"too long", client, speech(tooLong, "alloy", "mp3"), 400, "input", "string_above_max_length"},
+		{"opus", client, speech("Hello.", "alloy", "opus"), 400, "response_format", "invalid_value"},
+		{"speed", client, func() openai.AudioSpeechNewParams {
+			p := speech("Hello.", "alloy", "mp3")
+			p.Speed = openai.Float(5)
+			return p
+		}(), 400, "speed", "invalid_value"},
+	} {
+		_, err := c.client.Audio.Speech.New(ctx, c.params)
+		var apiErr *openai.Error
+		if !errors.As(err, &apiErr) || apiErr.StatusCode != c.status || apiErr.Param != c.param || apiErr.Code != c.code || apiErr.Message == "" {
+			t.Errorf("%s: %v, want %d %s %s", c.name, err, c.status, c.param, c.code)
+		}
+	}
+
+	// First bytes of a speech stream and first audio of the live stream,
+	// each of sentences no cache holds, in the project's body voice.
+	start := time.Now()
+	res, err := client.Audio.Speech.New(ctx, speech(sentences("speech", 40), "alloy", "mp3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 1)
+	if _, err := io.ReadFull(res.Body, buf); err != nil {
+		t.Fatal(err)
+	}
+	firstBytes := time.Since(start)
+	rest, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := time.Since(start)
+	if d, _ := decodeMP3(t, append(buf, rest...)); d < 60*time.Second {
+		t.Errorf("40 sentences decode to %v", d)
+	}
+
+	start = time.Now()
+	status, raw := s.call(t, "POST", fmt.Sprintf("/api/v3/projects/%d/audio", proj.ID), map[string]any{
+		"api_key": acct.APIKey, "title": "Live", "body": sentences("live", 40), "external_id": "live-1",
+	})
+	if status != 200 {
+		t.Fatalf("create: %d %s", status, raw)
+	}
+	p := s.waitLive(t, proj.ID, "live-1", acct.APIKey)
+	_, list := fetch(t, p.LiveURL)
+	uris, _, _ := livePlaylist(t, list)
+	fetch(t, p.LiveURL[:strings.LastIndex(p.LiveURL, "/")+1]+uris[0])
+	live := time.Since(start)
+	t.Logf("speech stream: first bytes %d ms, whole %d ms; live stream: first segment %d ms (ratio %.2f)",
+		firstBytes.Milliseconds(), whole.Milliseconds(), live.Milliseconds(), float64(firstBytes)/float64(live))
+	if firstBytes >= whole {
+		t.Errorf("first bytes at %v, the whole stream at %v: not streamed", firstBytes, whole)
+	}
+}
+
+// TestOpenAISpeechNPM drives the convention with the official openai npm
+// client, unchanged (testdata/openai-npm/speech.mjs). It needs node and the
+// openai package installed in $NARRATOR_OPENAI_NPM (by default
+// ~/.cache/narrator/openai-npm: `npm install --prefix DIR openai@5`), and
+// skips without them.
+func TestOpenAISpeechNPM(t *testing.T) {
+	dir := os.Getenv("NARRATOR_OPENAI_NPM")
+	if dir == "" {
+		home, _ := os.UserHomeDir()
+		dir = filepath.Join(home, ".cache", "narrator", "openai-npm")
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "openai", "package.json")); err != nil {
+		t.Skipf("the openai npm package is not in %s", dir)
+	}
+	data, acct, _ := fixture(t)
+	s := startServer(t, data, freeAddr(t))
+	tmp := t.TempDir()
+	cmd := exec.CommandContext(t.Context(), "node", filepath.Join("testdata", "openai-npm", "speech.mjs"), tmp)
+	cmd.Env = append(os.Environ(), "OPENAI_BASE_URL="+s.base+"/v1", "OPENAI_API_KEY="+acct.APIKey, "OPENAI_NPM_DIR="+dir)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	raw, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node: %v\n%s", err, stderr.String())
+	}
+	type apiErr struct {
+		Status      int
+		Code, Param string
+		Type        string
+	}
+	got := mustJSON[struct {
+		Files  map[string]string
+		Voices int
+		Errors map[string]*apiErr
+	}](t, string(raw))
+	for _, format := range []string{"mp3", "wav", "pcm"} {
+		if d, rms := ffmpegDecode(t, got.Files[format], format); d < time.Second || rms < 0.02 {
+			t.Errorf("%s decodes to %v at RMS %.4f", format, d, rms)
+		}
+	}
+	if got.Voices < 20 {
+		t.Errorf("%d voices", got.Voices)
+	}
+	want := map[string]*apiErr{
+		"bad key":       {401, "invalid_api_key", "", "invalid_request_error"},
+		"unknown voice": {400, "invalid_value", "voice", "invalid_request_error"},
+		"too long":      {400, "string_above_max_length", "input", "invalid_request_error"},
+	}
+	for name, w := range want {
+		if g := got.Errors[name]; g == nil || *g != *w {
+			t.Errorf("%s: %+v, want %+v", name, g, w)
+		}
+	}
+}

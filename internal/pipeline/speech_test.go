@@ -1,0 +1,159 @@
+package pipeline_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	gomp3 "github.com/hajimehoshi/go-mp3"
+
+	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/pcm"
+	"github.com/narrator/narrator/internal/pipeline"
+)
+
+// gateEngine is toneEngine that records the rates it is asked for and
+// speaks a text holding "last" only once gate is closed.
+type gateEngine struct {
+	toneEngine
+	gate  chan struct{}
+	mu    sync.Mutex
+	rates []float64
+}
+
+func (e *gateEngine) Synthesize(ctx context.Context, voice, text string, rate float64) ([]int16, int, error) {
+	e.mu.Lock()
+	e.rates = append(e.rates, rate)
+	e.mu.Unlock()
+	if strings.Contains(text, "last") {
+		select {
+		case <-e.gate:
+		case <-ctx.Done():
+			return nil, 0, ctx.Err()
+		}
+	}
+	return e.toneEngine.Synthesize(ctx, voice, text, rate)
+}
+
+// firstWrite closes opened at its first non-empty write.
+type firstWrite struct {
+	bytes.Buffer
+	once   sync.Once
+	opened chan struct{}
+}
+
+func (w *firstWrite) Write(p []byte) (int, error) {
+	if len(p) > 0 {
+		w.once.Do(func() { close(w.opened) })
+	}
+	return w.Buffer.Write(p)
+}
+
+// TestSpeak checks each format: the audio decodes, the sentences are
+// written as they are spoken (the last sentence is spoken only after the
+// first bytes were written), the project's rules and the speed apply.
+func TestSpeak(t *testing.T) {
+	t.Parallel()
+	voice, _ := narrator.LookupVoice("en_US", "Kevin")
+	const text = "We run nginx in production. Here is a second sentence. And this is the last one."
+	for _, format := range narrator.SpeechFormats() {
+		t.Run(format, func(t *testing.T) {
+			t.Parallel()
+			eng := &gateEngine{gate: make(chan struct{})}
+			p := pipeline.New(pipeline.Config{
+				Engines: map[string]pipeline.Synthesizer{narrator.EngineFlite: eng},
+				Rules:   ruleList{{Phrase: "nginx", Say: "engine x"}},
+				Workers: 2,
+			})
+			t.Cleanup(func() { p.Close() })
+			out := &firstWrite{opened: make(chan struct{})}
+			go func() {
+				<-out.opened
+				close(eng.gate)
+			}()
+			// Guards against a hang if nothing were written before the
+			// last sentence: not a measure of speed.
+			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+			defer cancel()
+			if err := p.Speak(ctx, narrator.Speech{ProjectID: 1, Voice: voice, Text: text, Speed: 1.5, Format: format}, out); err != nil {
+				t.Fatal(err)
+			}
+			calls := eng.calls()
+			if len(calls) != 3 || !strings.Contains(calls[0], "engine x") {
+				t.Errorf("engine got %q", calls)
+			}
+			for _, r := range eng.rates {
+				if r != 1.5 {
+					t.Errorf("rates %v, want 1.5 each", eng.rates)
+					break
+				}
+			}
+			// The tone engine speaks about 15 characters a second.
+			var seconds float64
+			switch format {
+			case narrator.SpeechMP3:
+				d, err := gomp3.NewDecoder(bytes.NewReader(out.Bytes()))
+				if err != nil {
+					t.Fatal(err)
+				}
+				raw, err := io.ReadAll(d)
+				if err != nil {
+					t.Fatal(err)
+				}
+				seconds = float64(len(raw)/4) / float64(d.SampleRate())
+			case narrator.SpeechWAV:
+				samples, rate, err := pcm.DecodeWAV(bytes.NewReader(out.Bytes()))
+				if err != nil {
+					t.Fatal(err)
+				}
+				seconds = float64(len(samples)) / float64(rate)
+			case narrator.SpeechPCM:
+				if out.Len()%2 != 0 {
+					t.Fatalf("%d bytes of 16-bit PCM", out.Len())
+				}
+				samples := make([]int16, out.Len()/2)
+				if err := binary.Read(bytes.NewReader(out.Bytes()), binary.LittleEndian, samples); err != nil {
+					t.Fatal(err)
+				}
+				seconds = float64(len(samples)) / narrator.SpeechPCMRate
+			}
+			if want := float64(len(strings.Join(calls, ""))) / 15; seconds < want || seconds > want+3 {
+				t.Errorf("%.2f s of audio, want %.2f s of speech and pauses", seconds, want)
+			}
+		})
+	}
+}
+
+// TestSpeakRefuses checks what Speak refuses before writing anything.
+func TestSpeakRefuses(t *testing.T) {
+	t.Parallel()
+	b := setup(t, false)
+	kevin, _ := narrator.LookupVoice("en_US", "Kevin")
+	p := pipeline.New(pipeline.Config{Engines: map[string]pipeline.Synthesizer{narrator.EngineFlite: b.engine}, MaxDuration: time.Minute})
+	t.Cleanup(func() { p.Close() })
+	sally, _ := narrator.LookupVoice("en_US", "Sally")
+	tests := []struct {
+		name string
+		s    narrator.Speech
+	}{
+		{"format", narrator.Speech{Voice: kevin, Text: "Hello.", Format: "opus"}},
+		{"engine not running", narrator.Speech{Voice: sally, Text: "Hello.", Format: "mp3"}},
+		{"nothing to read", narrator.Speech{Voice: kevin, Text: " <p></p> ", Format: "mp3"}},
+		{"too long", narrator.Speech{Voice: kevin, Text: strings.Repeat("A sentence of words. ", 200), Format: "mp3"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var out bytes.Buffer
+			err := p.Speak(t.Context(), tt.s, &out)
+			if narrator.ErrorCode(err) != narrator.EINVALID || out.Len() != 0 {
+				t.Errorf("error %v (code %q), %d bytes written; want EINVALID and nothing", err, narrator.ErrorCode(err), out.Len())
+			}
+		})
+	}
+}
