@@ -39,6 +39,21 @@ spectral_bin() {
   echo "$bin"
 }
 
+OPENAI_NPM_VERSION=5.23.2 # as openaiNPMVersion in cmd/narrator/openai_e2e_test.go
+
+# openai_npm installs the official openai npm client, which an end-to-end test
+# drives against the OpenAI-convention endpoints, once into the cache.
+openai_npm() {
+  local dir="${XDG_CACHE_HOME:-$HOME/.cache}/narrator/openai-npm"
+  if [[ "$(node -p "require('$dir/node_modules/openai/package.json').version" 2>/dev/null)" != "$OPENAI_NPM_VERSION" ]]; then
+    echo "Installing openai $OPENAI_NPM_VERSION from npm (once; cached in $dir)" >&2
+    mkdir -p "$dir"
+    npm install --prefix "$dir" --no-audit --no-fund --ignore-scripts --loglevel=error "openai@$OPENAI_NPM_VERSION" >&2 || return 1
+  fi
+  export NARRATOR_OPENAI_NPM="$dir"
+}
+openai_npm
+
 NARRATOR_ONNXRUNTIME=$(scripts/deps.sh onnxruntime) # the neural voices' runtime, cached
 export NARRATOR_ONNXRUNTIME
 
