@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net/http"
@@ -18,7 +19,8 @@ import (
 
 // TestImportFromPage imports a news page served on loopback (allowed by
 // --webhooks-allow-private) through the Go client: the audio gets the
-// page's title, author and canonical URL, and is narrated without the
+// page's title, author and canonical URL (on the page's own site: a
+// canonical elsewhere is not trusted), and is narrated without the
 // page's menus, captions, adverts, related links or comments. A page
 // without an article answers 422 and creates nothing.
 func TestImportFromPage(t *testing.T) {
@@ -27,13 +29,16 @@ func TestImportFromPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	// The page names its canonical URL on the site that serves it.
+	const canonical = "https://www.coastalcourier.example/news/2024/03/harbour-sea-wall-vote"
+	var site *httptest.Server
+	site = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/robots.txt":
 			w.Write([]byte("User-agent: *\nDisallow: /members/\n"))
 		case "/news/sea-wall", "/members/sea-wall":
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			w.Write(page)
+			w.Write(bytes.ReplaceAll(page, []byte(canonical), []byte(site.URL+"/news/2024/03/harbour-sea-wall-vote")))
 		default:
 			w.Header().Set("Content-Type", "text/html")
 			w.Write([]byte("<html><body><nav><a href=/>Home</a></nav></body></html>"))
@@ -49,7 +54,7 @@ func TestImportFromPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "https://www.coastalcourier.example/news/2024/03/harbour-sea-wall-vote"; a.ExternalID != want || a.Metadata["language"] != "en-GB" {
+	if want := site.URL + "/news/2024/03/harbour-sea-wall-vote"; a.ExternalID != want || a.Metadata["language"] != "en-GB" {
 		t.Errorf("imported audio: external ID %q, metadata %v; want the canonical URL and en-GB", a.ExternalID, a.Metadata)
 	}
 	ref := strconv.FormatInt(a.ID, 10)
