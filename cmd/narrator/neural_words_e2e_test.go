@@ -328,7 +328,7 @@ func soundOnsets(t *testing.T, raw []byte) []float64 {
 	const level = 0.02
 	gap := int(0.04 * rate)
 	var onsets []float64
-	quiet := gap // samples since the last sound
+	quiet := gap                         // samples since the last sound
 	for i := 0; i+1 < len(pcm); i += 4 { // 16-bit stereo: the left channel
 		v := math.Abs(float64(int16(uint16(pcm[i])|uint16(pcm[i+1])<<8))) / 32768
 		if v < level {
