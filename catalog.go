@@ -168,6 +168,17 @@ func (v Voice) rank() int {
 type Catalog struct {
 	voices   []Voice // by language, then name
 	defaults map[string][2]Voice
+	timed    map[string]bool // the IDs of the installed voices that time words
+}
+
+// WordTimings reports whether a voice of the catalog times each word of its transcripts, as
+// the package's WordTimings does.
+func (c *Catalog) WordTimings(v Voice) bool {
+	switch v.Engine {
+	case EngineFestival, EngineFlite:
+		return true
+	}
+	return c.timed[v.EngineVoice]
 }
 
 // builtin is the catalog of the built-in voices.
@@ -182,7 +193,7 @@ func BuiltinCatalog() *Catalog { return builtin }
 // zero or more: then the best of them (by priority, then engine and quality, then name) speaks
 // the bodies, and the next best, if there is one, the titles.
 func NewCatalog(installed []*InstalledVoice) *Catalog {
-	c := &Catalog{voices: slices.Clone(catalog[:]), defaults: map[string][2]Voice{}}
+	c := &Catalog{voices: slices.Clone(catalog[:]), defaults: map[string][2]Voice{}, timed: map[string]bool{}}
 	taken := map[string]bool{}
 	for _, v := range c.voices {
 		taken[v.Language+"/"+strings.ToLower(v.Name)] = true
@@ -202,6 +213,7 @@ func NewCatalog(installed []*InstalledVoice) *Catalog {
 		voice := v.Voice
 		voice.Build = v.build()
 		c.voices = append(c.voices, voice)
+		c.timed[v.EngineVoice] = v.WordTimings()
 		if v.Priority >= 0 {
 			candidates[v.Language] = append(candidates[v.Language], v)
 		}

@@ -125,3 +125,30 @@ func TestUnusedVoiceFiles(t *testing.T) {
 		t.Errorf("UnusedVoiceFiles = %+v, want only Amy's config", got)
 	}
 }
+
+// TestCatalogBuildNamesFiles checks that an installed voice's Build, which keys the pipeline's
+// cache of spoken units, changes when the voice is installed again with other files, such as
+// its model's timed copy: units spoken by the old model, without word timings, are not
+// reused.
+func TestCatalogBuildNamesFiles(t *testing.T) {
+	t.Parallel()
+	plain := installed("piper-1", "Amy", "en_US", narrator.EnginePiper, "medium", 0)
+	timed := installed("piper-1", "Amy", "en_US", narrator.EnginePiper, "medium", 0)
+	timed.Files[0].Name, timed.Files[0].SHA256 = "piper-1"+narrator.TimedModelSuffix, strings.Repeat("b", 64)
+	other := installed("piper-1", "Amy", "en_US", narrator.EnginePiper, "medium", 0)
+	other.Speaker = "2"
+	builds := map[string]string{}
+	for name, v := range map[string]*narrator.InstalledVoice{"plain": plain, "timed": timed, "other speaker": other} {
+		got, ok := narrator.NewCatalog([]*narrator.InstalledVoice{v}).Lookup("en_US", "Amy")
+		if !ok || got.Build == "" {
+			t.Fatalf("%s: Amy = %+v, %v", name, got, ok)
+		}
+		if prev, ok := builds[got.Build]; ok {
+			t.Errorf("%s and %s have the same build %s", prev, name, got.Build)
+		}
+		builds[got.Build] = name
+	}
+	if plain.WordTimings() || !timed.WordTimings() {
+		t.Errorf("word timings: plain %v, timed %v; want only the timed copy's", plain.WordTimings(), timed.WordTimings())
+	}
+}

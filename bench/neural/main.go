@@ -16,6 +16,15 @@
 //
 //	go run ./bench/neural [-model VOICE.onnx -gender female] [-score] [-articles N]
 //	bench/voice.sh VOICE.onnx     (the same, with -score)
+//
+// With -timings it measures the cost of Piper word timings instead, in one run: the same
+// articles narrated by two servers, one with a generated tone voice installed with its
+// durations as an output (word timings), one with the same voice made unalignable by a second,
+// no-op Ceil node (sentence timings, the same audio), and their ratio of the pipeline's CPU
+// per audio second; then the model's inference time, patched (neural.MarkDurations) against
+// unpatched, in runs that alternate between the two on the same sentence.
+//
+//	go run ./bench/neural -timings [-articles N] [-runs N]
 package main
 
 import (
@@ -42,8 +51,16 @@ func main() {
 	gender := flag.String("gender", "female", "the real voice's gender, which its files do not say")
 	score := flag.Bool("score", false, "also score each MP3's intelligibility with pocketsphinx (scripts/intelligibility.py)")
 	articles := flag.Int("articles", 3, "how many of bench/testdata/speed's articles to narrate")
+	timings := flag.Bool("timings", false, "measure the cost of word timings instead (see the package comment)")
+	runs := flag.Int("runs", 200, "with -timings, how many inference runs of each model")
 	flag.Parse()
-	if err := run(*model, *gender, *score, *articles); err != nil {
+	var err error
+	if *timings {
+		err = runTimings(*articles, *runs)
+	} else {
+		err = run(*model, *gender, *score, *articles)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "neural:", err)
 		os.Exit(1)
 	}
@@ -57,26 +74,35 @@ type result struct {
 	accuracy       string
 }
 
-func run(model, gender string, score bool, nArticles int) error {
-	dir, err := os.MkdirTemp("", "narrator-bench-neural-")
-	if err != nil {
-		return err
+// prepare builds narrator and its phonemiser's helper into a new directory, which the caller
+// removes, and finds onnxruntime.
+func prepare() (dir, bin, lib string, err error) {
+	if dir, err = os.MkdirTemp("", "narrator-bench-neural-"); err != nil {
+		return "", "", "", err
 	}
-	defer os.RemoveAll(dir)
-	bin := filepath.Join(dir, "narrator")
+	bin = filepath.Join(dir, "narrator")
 	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/narrator").CombinedOutput(); err != nil {
-		return fmt.Errorf("build narrator: %v\n%s", err, out)
+		return dir, "", "", fmt.Errorf("build narrator: %v\n%s", err, out)
 	}
 	if out, err := exec.Command("cc", "-O2", "-o", filepath.Join(dir, "narrator-espeak"), "internal/phonemize/helper/narrator-espeak.c", "-lespeak-ng").CombinedOutput(); err != nil {
-		return fmt.Errorf("build narrator-espeak: %v\n%s", err, out)
+		return dir, "", "", fmt.Errorf("build narrator-espeak: %v\n%s", err, out)
 	}
-	lib := os.Getenv("NARRATOR_ONNXRUNTIME")
+	lib = os.Getenv("NARRATOR_ONNXRUNTIME")
 	if lib == "" {
 		out, err := exec.Command("scripts/deps.sh", "onnxruntime").Output()
 		if err != nil {
-			return fmt.Errorf("scripts/deps.sh onnxruntime: %w", err)
+			return dir, "", "", fmt.Errorf("scripts/deps.sh onnxruntime: %w", err)
 		}
 		lib = strings.TrimSpace(string(out))
+	}
+	return dir, bin, lib, nil
+}
+
+func run(model, gender string, score bool, nArticles int) error {
+	dir, bin, lib, err := prepare()
+	defer os.RemoveAll(dir)
+	if err != nil {
+		return err
 	}
 	name := "tiny (generated)"
 	if model == "" {

@@ -139,15 +139,39 @@ func ReadJSON(r io.Reader) (*narrator.Transcript, error) {
 // VTT returns t as WebVTT captions: one cue per sentence, numbered from 1,
 // its text escaped so that no markup or cue syntax can come from the
 // article. A cue lasts at least a millisecond, as players drop empty ones.
+// Where the sentence has words, each that starts after the cue (and after
+// the word before) is preceded by its start as a cue timestamp
+// ("As <00:00:00.410>written."), WebVTT's word timing.
 func VTT(t *narrator.Transcript) []byte {
 	var b bytes.Buffer
 	b.WriteString("WEBVTT\n")
 	for i, s := range t.Sentences {
 		start := roundMS(max(s.Start, 0))
 		end := max(roundMS(s.End), start+0.001)
-		fmt.Fprintf(&b, "\n%d\n%s --> %s\n%s\n", i+1, timestamp(start), timestamp(end), cueText(s.Text))
+		fmt.Fprintf(&b, "\n%d\n%s --> %s\n%s\n", i+1, timestamp(start), timestamp(end), cueWords(s, start, end))
 	}
 	return b.Bytes()
+}
+
+// cueWords returns a sentence's cue text: cueText, with a timestamp before
+// each token that holds the sentence's next word, where that word starts
+// after the cue's start and the timestamp before, and before its end, as
+// WebVTT requires of cue timestamps.
+func cueWords(s narrator.TranscriptSentence, start, end float64) string {
+	tokens := strings.Fields(s.Text)
+	k, last := 0, start
+	for i, tok := range tokens {
+		tokens[i] = cueText(tok)
+		if k >= len(s.Words) || !strings.Contains(strings.ToLower(tok), strings.ToLower(s.Words[k].Text)) {
+			continue
+		}
+		if at := roundMS(s.Words[k].Start); at > last && at < end {
+			tokens[i] = "<" + timestamp(at) + ">" + tokens[i]
+			last = at
+		}
+		k++
+	}
+	return strings.Join(tokens, " ")
 }
 
 // timestamp formats seconds as a WebVTT timestamp, HH:MM:SS.mmm.

@@ -163,7 +163,7 @@ func (s *Server) voicePreview(w http.ResponseWriter, r *http.Request, q *request
 // voiceRow is a voice as the Voices page lists it.
 type voiceRow struct {
 	Name, Label, Language, Engine, Quality, License string
-	Neural                                          bool
+	Neural, WordTimings                             bool
 	Default                                         string // "title", "body", "title and body" or ""
 }
 
@@ -173,8 +173,8 @@ type voicesLanguage struct {
 	Voices     []voiceRow
 }
 
-// voicesPage lists every voice of the catalog by language, with a preview of each and which
-// are neural.
+// voicesPage lists every voice of the catalog by language, with a preview of each, which
+// are neural and which time each word of their transcripts.
 func (s *Server) voicesPage(w http.ResponseWriter, r *http.Request, q *request) error {
 	cat := s.catalog(r.Context())
 	byLang := map[string][]voiceRow{}
@@ -189,7 +189,7 @@ func (s *Server) voicesPage(w http.ResponseWriter, r *http.Request, q *request) 
 		}
 		byLang[v.Language] = append(byLang[v.Language], voiceRow{
 			Name: v.Name, Label: v.Label(), Language: v.Language, Engine: v.Engine, Quality: v.Quality, License: v.License,
-			Neural: narrator.Neural(v.Engine), Default: strings.Join(roles, " and "),
+			Neural: narrator.Neural(v.Engine), WordTimings: cat.WordTimings(v), Default: strings.Join(roles, " and "),
 		})
 	}
 	var langs []voicesLanguage

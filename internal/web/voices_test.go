@@ -31,6 +31,18 @@ func TestVoicesPage(t *testing.T) {
 	if err := st.InstallVoice(t.Context(), amy); err != nil {
 		t.Fatal(err)
 	}
+	// Ryan's model was installed as its timed copy: it times words, Amy's sentences only.
+	ryan := &narrator.InstalledVoice{
+		Voice: narrator.Voice{Name: "Ryan", Gender: narrator.GenderMale, Language: "en_US", Engine: narrator.EnginePiper, EngineVoice: "piper-en_us-ryan-medium", Quality: "medium"},
+		Files: []narrator.VoiceFile{
+			{Role: narrator.VoiceFileModel, Name: "ryan" + narrator.TimedModelSuffix, Size: 10, SHA256: strings.Repeat("c", 64)},
+			{Role: narrator.VoiceFileConfig, Name: "ryan.onnx.json", Size: 10, SHA256: strings.Repeat("d", 64)},
+		},
+		Priority: -1,
+	}
+	if err := st.InstallVoice(t.Context(), ryan); err != nil {
+		t.Fatal(err)
+	}
 	p := &narrator.Project{AccountID: b.account.ID, Title: "Neural", Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: "Amy", BodyVoice: "Amy"}
 	if err := st.CreateProject(t.Context(), p); err != nil {
 		t.Fatal(err)
@@ -39,11 +51,20 @@ func TestVoicesPage(t *testing.T) {
 	c.mustSignIn("ed@acme.test")
 	res := c.get("/voices")
 	wantStatus(t, res, 200)
-	row := res.body[strings.Index(res.body, `data-voice="Amy"`):]
-	row = row[:strings.Index(row, "</tr>")]
-	for _, want := range []string{"Amy (Female)", "Neural", "piper · medium", "CC-BY-4.0", "title and body", `/voices/en_US/Amy/preview.mp3`} {
-		if !strings.Contains(row, want) {
-			t.Errorf("Amy's row lacks %q:\n%s", want, row)
+	rowOf := func(voice string) string {
+		row := res.body[strings.Index(res.body, `data-voice="`+voice+`"`):]
+		return row[:strings.Index(row, "</tr>")]
+	}
+	for voice, wants := range map[string][]string{
+		"Amy":   {"Amy (Female)", "Neural", "piper · medium", "CC-BY-4.0", "title and body", `/voices/en_US/Amy/preview.mp3`, `"Word timings"><span class="muted">sentence only<`},
+		"Ryan":  {"Ryan (Male)", "Neural", `"Word timings">yes<`},
+		"Sally": {`"Word timings">yes<`},
+	} {
+		row := rowOf(voice)
+		for _, want := range wants {
+			if !strings.Contains(row, want) {
+				t.Errorf("%s's row lacks %q:\n%s", voice, want, row)
+			}
 		}
 	}
 	if !strings.Contains(res.body, `data-voice="Sally" data-engine="festival"`) || !strings.Contains(res.body, "Deutsch") && !strings.Contains(res.body, "German") {

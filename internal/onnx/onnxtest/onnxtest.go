@@ -381,6 +381,9 @@ type TimedOptions struct {
 	Ceils int
 	// Hop is the samples of one frame; zero means HopLength.
 	Hop int
+	// Compute adds this many products of 256×256 matrices to every run, before the Ceil
+	// node, as PiperOptions.Compute does.
+	Compute int
 }
 
 // Frames returns how many frames a model made by PiperTimed gives phoneme ID id at the
@@ -444,6 +447,10 @@ func PiperTimed(o TimedOptions) []byte {
 		node{op: "Gather", inputs: []string{"scales", "ls_index"}, outputs: []string{"pace"}},
 		node{op: "Mul", inputs: []string{"w_base", "pace"}, outputs: []string{"w"}},
 	)
+	if o.Compute > 0 {
+		g.nodes[len(g.nodes)-1].outputs = []string{"w_paced"}
+		g.addCompute("w_paced", "w", "pace", o.Compute)
+	}
 	switch o.Ceils {
 	case 0:
 		g.nodes = append(g.nodes,
