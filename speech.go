@@ -44,7 +44,9 @@ func SpeechFormats() []string { return slices.Clone(speechFormats) }
 
 // SpeechModels returns the model names a speech request may give: Narrator's
 // own and OpenAI's, which all speak the same way.
-func SpeechModels() []string { return []string{"narrator", "tts-1", "tts-1-hd", "gpt-4o-mini-tts", "gpt-4o-mini-tts-2025-12-15"} }
+func SpeechModels() []string {
+	return []string{"narrator", "tts-1", "tts-1-hd", "gpt-4o-mini-tts", "gpt-4o-mini-tts-2025-12-15"}
+}
 
 // speechAliases are OpenAI's voice names with the gender each is taken to
 // be, in the order they take a language's voices of that gender.

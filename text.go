@@ -2,6 +2,7 @@ package narrator
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -20,4 +21,19 @@ func checkText(field, s string) *Error {
 		return Errorf(EINVALID, "%s must be valid UTF-8 without NUL characters", field)
 	}
 	return nil
+}
+
+// WordTokens returns the words a speech engine reads in text: its white-space
+// separated tokens without the punctuation around them, those with no letter
+// or digit left out. Inner punctuation stays ("it's", "twenty-eight"). The
+// engines that time words match their timings to these tokens.
+func WordTokens(text string) []string {
+	var out []string
+	for _, f := range strings.Fields(text) {
+		f = strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		if f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
 }

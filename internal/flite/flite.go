@@ -118,7 +118,7 @@ func (e *Engine) Synthesize(ctx context.Context, voice string, text string, rate
 // number each word has. Where that does not add up (flite read some symbol as words, say),
 // there are no words, and no error.
 func (e *Engine) SynthesizeWords(ctx context.Context, voice string, text string, rate float64) (samples []int16, sampleRate int, words []narrator.TranscriptWord, err error) {
-	tokens := wordTokens(Clean(text))
+	tokens := narrator.WordTokens(Clean(text))
 	if !isVoice(voice) || len(tokens) == 0 {
 		samples, sampleRate, err = e.Synthesize(ctx, voice, text, rate)
 		return samples, sampleRate, nil, err

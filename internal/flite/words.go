@@ -3,7 +3,6 @@ package flite
 import (
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/narrator/narrator"
 )
@@ -51,20 +50,6 @@ func phoneCounts(out string) []int {
 		counts = append(counts, n)
 	}
 	return counts
-}
-
-// wordTokens splits text into the words flite reads: white-space separated tokens without the
-// punctuation around them, those with no letter or digit left out. Inner punctuation stays
-// ("it's", "twenty-eight").
-func wordTokens(text string) []string {
-	var out []string
-	for _, f := range strings.Fields(text) {
-		f = strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-		if f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
 }
 
 // assignWords shares the spoken segments (pauses aside) out to the tokens in order, counts[i]

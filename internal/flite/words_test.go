@@ -27,7 +27,7 @@ func TestPhoneCounts(t *testing.T) {
 
 func TestWordTokens(t *testing.T) {
 	t.Parallel()
-	got := wordTokens(`"Well," she said -- it's twenty-eight... (really) ; 3.5 !`)
+	got := narrator.WordTokens(`"Well," she said -- it's twenty-eight... (really) ; 3.5 !`)
 	want := []string{"Well", "she", "said", "it's", "twenty-eight", "really", "3.5"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

@@ -226,7 +226,7 @@ func (e *Engine) piper(ctx context.Context, v *voice, text string, rate float32,
 	}
 	var words []narrator.TranscriptWord
 	if timed {
-		words = alignWords(textWords(text), spoken, c.SampleRate)
+		words = alignWords(narrator.WordTokens(text), spoken, c.SampleRate)
 	}
 	return toPCM(runs, pause), c.SampleRate, words, nil
 }

@@ -2,7 +2,6 @@ package neural
 
 import (
 	"math"
-	"strings"
 	"unicode"
 
 	"github.com/narrator/narrator"
@@ -38,19 +37,6 @@ func phonemeWords(ids []int64, samples []int, at int, pad, space, punct map[int6
 		at += samples[k]
 	}
 	return words
-}
-
-// textWords returns the words of text an engine reads: its white-space separated tokens
-// that hold a letter or digit, without the punctuation around them.
-func textWords(text string) []string {
-	var out []string
-	for _, f := range strings.Fields(text) {
-		f = strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-		if f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
 }
 
 // letters counts a word's letters and digits.
