@@ -264,3 +264,51 @@ func TestBodyTimeout(t *testing.T) {
 		t.Fatal("a body trickling above the minimum rate still holds its handler past the body timeout")
 	}
 }
+
+// TestUnreadBodyAnswered: a handler that answers without reading the body
+// (a refusal) is answered while the client still owes the rest of its
+// body, and the connection is closed; a handler that reads the whole body
+// keeps the connection for the client's next request.
+func TestUnreadBodyAnswered(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(clientlimit.Requests(clientlimit.RequestOptions{
+		Clients: clientip.New(nil), PerClient: 10, MinRate: 1024, BodyTimeout: time.Hour,
+		WriteError: func(w http.ResponseWriter, err error) { w.WriteHeader(http.StatusTooManyRequests) },
+	})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/refuse" {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		if _, err := io.ReadAll(r.Body); err != nil {
+			w.WriteHeader(http.StatusBadRequest)
+		}
+	})))
+	t.Cleanup(srv.Close)
+	addr := srv.Listener.Addr().String()
+
+	c := dialFrom(t, "127.0.0.1", addr)
+	// Only a guard: the server waits for nothing the client sends.
+	c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	io.WriteString(c, "POST /refuse HTTP/1.1\r\nHost: x\r\nContent-Length: 900\r\n\r\n{")
+	res, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("a refusal waited for the rest of the body: %v", err)
+	}
+	if res.StatusCode != http.StatusUnauthorized || !res.Close {
+		t.Errorf("refusal: %d, close %v; want 401 and the connection closed", res.StatusCode, res.Close)
+	}
+
+	c = dialFrom(t, "127.0.0.1", addr)
+	br := bufio.NewReader(c)
+	for i := range 2 {
+		io.WriteString(c, "POST /read HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello")
+		res, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("request %d on one connection: %v", i, err)
+		}
+		io.Copy(io.Discard, res.Body)
+		if res.StatusCode != http.StatusOK || res.Close {
+			t.Errorf("request %d: %d, close %v; want 200, kept alive", i, res.StatusCode, res.Close)
+		}
+	}
+}

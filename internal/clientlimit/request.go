@@ -74,10 +74,18 @@ func Requests(opts RequestOptions) func(http.Handler) http.Handler {
 				defer release(key)
 			}
 			if opts.MinRate > 0 && r.Body != nil && r.Body != http.NoBody {
-				rr := &rateReader{ReadCloser: r.Body, rc: http.NewResponseController(w), rate: opts.MinRate, now: time.Now}
+				rr := &rateReader{ReadCloser: r.Body, rc: http.NewResponseController(w), rate: opts.MinRate, now: time.Now,
+					size: r.ContentLength, header: w.Header()}
 				if opts.BodyTimeout > 0 {
 					rr.end = rr.now().Add(opts.BodyTimeout)
 				}
+				// An answer given before the body has come closes the
+				// connection: else the server would read what is left of the
+				// body before answering, under no deadline but the
+				// connection's, and a client that stalls would hold it that
+				// long on any route that does not read its body (a refusal,
+				// a health check). The reader lifts this at the body's end.
+				rr.header.Set("Connection", "close")
 				r.Body = rr
 			}
 			next.ServeHTTP(w, r)
@@ -100,6 +108,9 @@ type rateReader struct {
 	read  int64         // bytes read so far
 	busy  time.Duration // time spent in Read so far
 	ended bool          // the body returned an error, EOF included
+
+	size   int64       // the body's Content-Length, -1 when unknown
+	header http.Header // the response's, whose "Connection: close" the body's end lifts
 }
 
 func (b *rateReader) Read(p []byte) (int, error) {
@@ -122,5 +133,9 @@ func (b *rateReader) Read(p []byte) (int, error) {
 	b.read += int64(n)
 	b.busy += b.now().Sub(start)
 	b.ended = err != nil
+	if err == io.EOF || (b.size >= 0 && b.read >= b.size) {
+		// Read whole: the connection may serve the client's next request.
+		b.header.Del("Connection")
+	}
 	return n, err
 }
