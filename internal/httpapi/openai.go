@@ -232,7 +232,7 @@ func (s *Server) createSpeech(w http.ResponseWriter, r *http.Request, b bearer) 
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 			return invalidParam("input", "string_above_max_length", "The request body is over %d bytes.", speechBodyBytes)
 		}
-		return narrator.Errorf(narrator.EINVALID, "could not read the request body")
+		return narrator.BodyError(err)
 	}
 	var q speechRequest
 	if err := json.Unmarshal(raw, &q); err != nil {
