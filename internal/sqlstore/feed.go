@@ -191,6 +191,7 @@ func (s *Store) FeedByToken(ctx context.Context, token string, limit int) (*narr
 	if err != nil {
 		return nil, fmt.Errorf("read feed of project %d: access: %w", f.ProjectID, err)
 	}
+	c.Signed = access.Mode == narrator.AccessSigned
 	if c.Audios, err = QueryAudios(ctx, s.db, tx, FeedAudiosSQL(s.db), narrator.FeedBodyCharsOf(access), f.ProjectID, now, limit); err != nil {
 		return nil, fmt.Errorf("read feed of project %d: audios: %w", f.ProjectID, err)
 	}

@@ -142,8 +142,8 @@ var feedTests = []test{
 		a.Body = "<p>Only for subscribers.</p>"
 		mustCreateAudio(t, b.store, a)
 		mustPublish(t, b.store, a, "v1")
-		if got := mustFeedContent(t, b.store, feedToken('s'), 10).Audios; len(got) != 1 || got[0].Body != a.Body {
-			t.Fatalf("public feed audios = %+v, want the audio with its body", got)
+		if c := mustFeedContent(t, b.store, feedToken('s'), 10); len(c.Audios) != 1 || c.Audios[0].Body != a.Body || c.Signed {
+			t.Fatalf("public feed: signed %v, audios %+v, want the audio with its body", c.Signed, c.Audios)
 		}
 		access, err := b.store.RotateEmbedSecret(ctx, p.ID, narrator.EmbedSecretPrefix+"feed")
 		if err != nil {
@@ -153,7 +153,11 @@ var feedTests = []test{
 		if err := b.store.SetProjectAccess(ctx, &access); err != nil {
 			t.Fatal(err)
 		}
-		got := mustFeedContent(t, b.store, feedToken('s'), 10).Audios
+		c := mustFeedContent(t, b.store, feedToken('s'), 10)
+		if !c.Signed {
+			t.Error("a signed project's feed content is not Signed")
+		}
+		got := c.Audios
 		if len(got) != 1 {
 			t.Fatalf("signed feed lists %d audios, want 1", len(got))
 		}
