@@ -225,6 +225,10 @@ type FeedContent struct {
 	// FeedBodyCharsOf(the project's access) characters: none in a signed
 	// project.
 	Audios []*Audio
+	// Publications are the publications of the listed audios whose
+	// publisher decided one, by audio ID; the others are published
+	// (DefaultPublication).
+	Publications map[int64]Publication
 	// Signed reports whether the project is signed (AccessSigned): its
 	// items then point to nothing that would give its articles' text to
 	// anyone who reads the feed, such as transcripts.
@@ -261,11 +265,22 @@ func ArticlePublished(a *Audio) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-// FeedItemDate returns the date of a's podcast feed item: when its article
-// was published (ArticlePublished), or else when the audio was created.
-func FeedItemDate(a *Audio) time.Time {
+// FeedItemDate returns the date of a's podcast feed item, p being its
+// publication: when its article was published (ArticlePublished), or else
+// when the audio was (Publication.PublishedAt).
+func FeedItemDate(a *Audio, p Publication) time.Time {
 	if t, ok := ArticlePublished(a); ok {
 		return t
 	}
-	return a.CreatedAt.UTC()
+	return p.PublishedAt(a.CreatedAt).UTC()
+}
+
+// ItemDate returns the date of the feed item of a, one of c.Audios
+// (FeedItemDate).
+func (c *FeedContent) ItemDate(a *Audio) time.Time {
+	p, ok := c.Publications[a.ID]
+	if !ok {
+		p = DefaultPublication(a.ID)
+	}
+	return FeedItemDate(a, p)
 }

@@ -185,8 +185,37 @@ func TestFeedItemDate(t *testing.T) {
 			if got, ok := narrator.ArticlePublished(a); ok != tt.wantOK || ok && !got.Equal(tt.want) {
 				t.Errorf("ArticlePublished = %v, %v; want %v, %v", got, ok, tt.want, tt.wantOK)
 			}
-			if got := narrator.FeedItemDate(a); !got.Equal(tt.want) || got.Location() != time.UTC {
+			if got := narrator.FeedItemDate(a, narrator.DefaultPublication(1)); !got.Equal(tt.want) || got.Location() != time.UTC {
 				t.Errorf("FeedItemDate = %v, want %v in UTC", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestPublishedAt(t *testing.T) {
+	t.Parallel()
+	created := time.Date(2026, 5, 6, 7, 0, 0, 0, time.UTC)
+	later, earlier := created.Add(3*time.Hour), created.Add(-time.Hour)
+	tests := []struct {
+		name string
+		p    narrator.Publication
+		want time.Time
+	}{
+		{"never decided", narrator.DefaultPublication(1), created},
+		{"published later", narrator.Publication{State: narrator.PublicationPublished, UpdatedAt: later}, later},
+		{"scheduled", narrator.Publication{State: narrator.PublicationScheduled, PublishAt: later, UpdatedAt: created}, later},
+		{"scheduled before creation", narrator.Publication{State: narrator.PublicationScheduled, PublishAt: earlier}, created},
+		{"draft", narrator.Publication{State: narrator.PublicationDraft, UpdatedAt: later}, created},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := tt.p.PublishedAt(created); !got.Equal(tt.want) {
+				t.Errorf("PublishedAt = %v, want %v", got, tt.want)
+			}
+			a := &narrator.Audio{CreatedAt: created}
+			if got := narrator.FeedItemDate(a, tt.p); !got.Equal(tt.want) {
+				t.Errorf("FeedItemDate = %v, want %v", got, tt.want)
 			}
 		})
 	}

@@ -26,10 +26,10 @@ const partytimeVersion = "5.0.0"
 // partytimeFeed is what testdata/partytime.js writes: the parts of
 // partytime's reading that the test checks.
 type partytimeFeed struct {
-	Title       string
-	GUID        string
-	Medium      string
-	ItunesType  string
+	Title      string
+	GUID       string
+	Medium     string
+	ItunesType string
 	// PC20Support lists the namespace's tags partytime found, by phase.
 	PC20Support map[string][]string
 	Items       []struct {

@@ -202,7 +202,7 @@ func newDocument(c *narrator.FeedContent, mediaURL func(string) string, publicUR
 			Title:     clean(itemTitle(a)),
 			Link:      clean(a.ArticleURL),
 			GUID:      guid{IsPermaLink: "false", Value: GUID(a)},
-			PubDate:   narrator.FeedItemDate(a).Format(time.RFC1123Z),
+			PubDate:   c.ItemDate(a).Format(time.RFC1123Z),
 			Author:    clean(a.Author),
 			Enclosure: enclosure{URL: mediaURL(mp3.Key), Length: mp3.Bytes, Type: "audio/mpeg"},
 			Duration:  strconv.FormatInt((a.DurationMS+500)/1000, 10),
