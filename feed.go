@@ -225,6 +225,14 @@ type FeedContent struct {
 	// FeedBodyCharsOf(the project's access) characters: none in a signed
 	// project.
 	Audios []*Audio
+	// Publications are the publications of the listed audios whose
+	// publisher decided one, by audio ID; the others are published
+	// (DefaultPublication).
+	Publications map[int64]Publication
+	// Signed reports whether the project is signed (AccessSigned): its
+	// items then point to nothing that would give its articles' text to
+	// anyone who reads the feed, such as transcripts.
+	Signed bool
 	// AudiosChangedAt is the latest time any audio of the project, listed
 	// or not, was created, changed or deleted; zero if it has none. An
 	// audio leaving the feed moves it too.
@@ -238,4 +246,41 @@ func (c *FeedContent) LastModified() time.Time {
 		return c.AudiosChangedAt
 	}
 	return c.Feed.UpdatedAt
+}
+
+// ArticlePublished returns when the article of a is said to have been
+// published: its metadata's MetadataPublished (set by feed imports, or
+// given to the API) as an RFC 3339 time or a date ("2026-05-06", midnight
+// UTC), and false when it has none or one that is neither.
+func ArticlePublished(a *Audio) (time.Time, bool) {
+	v := strings.TrimSpace(a.Metadata[MetadataPublished])
+	if v == "" {
+		return time.Time{}, false
+	}
+	for _, layout := range []string{time.RFC3339Nano, time.DateOnly} {
+		if t, err := time.Parse(layout, v); err == nil && t.Year() >= 1900 && t.Year() <= 9999 {
+			return t.UTC(), true
+		}
+	}
+	return time.Time{}, false
+}
+
+// FeedItemDate returns the date of a's podcast feed item, p being its
+// publication: when its article was published (ArticlePublished), or else
+// when the audio was (Publication.PublishedAt).
+func FeedItemDate(a *Audio, p Publication) time.Time {
+	if t, ok := ArticlePublished(a); ok {
+		return t
+	}
+	return p.PublishedAt(a.CreatedAt).UTC()
+}
+
+// ItemDate returns the date of the feed item of a, one of c.Audios
+// (FeedItemDate).
+func (c *FeedContent) ItemDate(a *Audio) time.Time {
+	p, ok := c.Publications[a.ID]
+	if !ok {
+		p = DefaultPublication(a.ID)
+	}
+	return FeedItemDate(a, p)
 }

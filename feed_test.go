@@ -157,3 +157,66 @@ func TestFeedBodyCharsOf(t *testing.T) {
 		})
 	}
 }
+
+func TestFeedItemDate(t *testing.T) {
+	t.Parallel()
+	created := time.Date(2026, 5, 6, 7, 8, 9, 0, time.FixedZone("CEST", 2*3600))
+	tests := []struct {
+		name      string
+		published string // "" for none
+		want      time.Time
+		wantOK    bool
+	}{
+		{"none", "", created.UTC(), false},
+		{"RFC 3339", "2026-04-01T10:00:00+02:00", time.Date(2026, 4, 1, 8, 0, 0, 0, time.UTC), true},
+		{"RFC 3339 with fraction", "2026-04-01T10:00:00.5Z", time.Date(2026, 4, 1, 10, 0, 0, 5e8, time.UTC), true},
+		{"date", " 2026-04-01 ", time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC), true},
+		{"words", "last Tuesday", created.UTC(), false},
+		{"RFC 1123", "Wed, 01 Apr 2026 10:00:00 +0200", created.UTC(), false},
+		{"year 0", "0000-01-01", created.UTC(), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			a := &narrator.Audio{CreatedAt: created, Metadata: map[string]string{}}
+			if tt.published != "" {
+				a.Metadata[narrator.MetadataPublished] = tt.published
+			}
+			if got, ok := narrator.ArticlePublished(a); ok != tt.wantOK || ok && !got.Equal(tt.want) {
+				t.Errorf("ArticlePublished = %v, %v; want %v, %v", got, ok, tt.want, tt.wantOK)
+			}
+			if got := narrator.FeedItemDate(a, narrator.DefaultPublication(1)); !got.Equal(tt.want) || got.Location() != time.UTC {
+				t.Errorf("FeedItemDate = %v, want %v in UTC", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestPublishedAt(t *testing.T) {
+	t.Parallel()
+	created := time.Date(2026, 5, 6, 7, 0, 0, 0, time.UTC)
+	later, earlier := created.Add(3*time.Hour), created.Add(-time.Hour)
+	tests := []struct {
+		name string
+		p    narrator.Publication
+		want time.Time
+	}{
+		{"never decided", narrator.DefaultPublication(1), created},
+		{"published later", narrator.Publication{State: narrator.PublicationPublished, UpdatedAt: later}, later},
+		{"scheduled", narrator.Publication{State: narrator.PublicationScheduled, PublishAt: later, UpdatedAt: created}, later},
+		{"scheduled before creation", narrator.Publication{State: narrator.PublicationScheduled, PublishAt: earlier}, created},
+		{"draft", narrator.Publication{State: narrator.PublicationDraft, UpdatedAt: later}, created},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := tt.p.PublishedAt(created); !got.Equal(tt.want) {
+				t.Errorf("PublishedAt = %v, want %v", got, tt.want)
+			}
+			a := &narrator.Audio{CreatedAt: created}
+			if got := narrator.FeedItemDate(a, tt.p); !got.Equal(tt.want) {
+				t.Errorf("FeedItemDate = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

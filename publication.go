@@ -84,3 +84,22 @@ func (p Publication) Effective(now time.Time) Publication {
 func Listed(a *Audio, p Publication, now time.Time) bool {
 	return a != nil && !a.Deleted && p.AudioID == a.ID && p.Public(now)
 }
+
+// PublishedAt returns when an audio created at created, whose publication
+// is p, became public, as its podcast feed item is dated when its article
+// gives no date: when a schedule came due, when its publisher last
+// published it, or, for an audio published from the start, its creation.
+// An audio not public now has no such time; it returns created.
+func (p Publication) PublishedAt(created time.Time) time.Time {
+	var at time.Time
+	switch p.State {
+	case PublicationScheduled:
+		at = p.PublishAt
+	case PublicationPublished:
+		at = p.UpdatedAt
+	}
+	if at.After(created) {
+		return at
+	}
+	return created
+}

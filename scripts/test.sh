@@ -54,6 +54,21 @@ openai_npm() {
 }
 openai_npm
 
+PARTYTIME_VERSION=5.0.0 # as partytimeVersion in internal/feed/partytime_test.go
+
+# partytime installs podcast-partytime, Podcast Index's feed parser, which
+# the podcast feed's tests read feeds with, once into the cache.
+partytime() {
+  local dir="${XDG_CACHE_HOME:-$HOME/.cache}/narrator/partytime"
+  if [[ "$(node -p "require('$dir/node_modules/podcast-partytime/package.json').version" 2>/dev/null)" != "$PARTYTIME_VERSION" ]]; then
+    echo "Installing podcast-partytime $PARTYTIME_VERSION from npm (once; cached in $dir)" >&2
+    mkdir -p "$dir"
+    npm install --prefix "$dir" --no-audit --no-fund --ignore-scripts --loglevel=error "podcast-partytime@$PARTYTIME_VERSION" >&2 || return 1
+  fi
+  export NARRATOR_PARTYTIME="$dir"
+}
+partytime
+
 NARRATOR_ONNXRUNTIME=$(scripts/deps.sh onnxruntime) # the neural voices' runtime, cached
 export NARRATOR_ONNXRUNTIME
 

@@ -107,10 +107,14 @@ func TestPodcastFeed(t *testing.T) {
 		"two": "A second story, somewhat longer",
 	}
 	for i, ref := range []string{"one", "two"} {
-		status, raw := s.call(t, "POST", fmt.Sprintf("/api/v3/projects/%d/audio", proj.ID), map[string]any{
+		req := map[string]any{
 			"api_key": acct.APIKey, "title": titles[ref], "external_id": ref, "article_url": "https://acme.test/" + ref,
 			"body": article + strings.Repeat("<p>More text for the second story.</p>", 5*i),
-		})
+		}
+		if ref == "one" { // the article's publication date, as the API's metadata gives it
+			req["metadata"] = map[string]string{narrator.MetadataPublished: "2026-04-01T10:00:00Z"}
+		}
+		status, raw := s.call(t, "POST", fmt.Sprintf("/api/v3/projects/%d/audio", proj.ID), req)
 		if status != 200 {
 			t.Fatalf("create %s: %d %s", ref, status, raw)
 		}
@@ -163,8 +167,24 @@ func TestPodcastFeed(t *testing.T) {
 		if diff := time.Duration(secs)*time.Second - dur; err != nil || diff > time.Second || diff < -time.Second {
 			t.Errorf("item %d: itunes:duration %q, the MP3 lasts %s", i, it.ITunesExt.Duration, dur)
 		}
-		if tr := it.Extensions["podcast"]["transcript"]; len(tr) != 1 || tr[0].Attrs["url"] != strings.TrimSuffix(enc.URL, "audio.mp3")+narrator.TranscriptVTTName {
-			t.Errorf("item %d: podcast:transcript %+v", i, tr)
+		// Both transcripts, which web players read from other origins.
+		tr := it.Extensions["podcast"]["transcript"]
+		if len(tr) != 2 || tr[0].Attrs["url"] != strings.TrimSuffix(enc.URL, "audio.mp3")+narrator.TranscriptVTTName ||
+			tr[0].Attrs["rel"] != "captions" || tr[1].Attrs["url"] != strings.TrimSuffix(enc.URL, "audio.mp3")+narrator.TranscriptJSONName {
+			t.Fatalf("item %d: podcast:transcript %+v", i, tr)
+		}
+		for j, prefix := range []string{"WEBVTT", `{"duration":`} {
+			tres, tbody := fetch(t, tr[j].Attrs["url"], "Origin", "https://player.example")
+			if tres.StatusCode != 200 || tres.Header.Get("Access-Control-Allow-Origin") != "*" ||
+				!strings.HasPrefix(tres.Header.Get("Content-Type"), tr[j].Attrs["type"]) || !strings.HasPrefix(string(tbody), prefix) {
+				t.Errorf("item %d: transcript %s: %d, %v\n%.100s", i, tr[j].Attrs["url"], tres.StatusCode, tres.Header, tbody)
+			}
+		}
+		if txt := it.Extensions["podcast"]["txt"]; len(txt) != 1 || txt[0].Attrs["purpose"] != "ai-content" {
+			t.Errorf("item %d: podcast:txt %+v", i, txt)
+		}
+		if ref == "one" && (it.PublishedParsed == nil || !it.PublishedParsed.Equal(time.Date(2026, 4, 1, 10, 0, 0, 0, time.UTC))) {
+			t.Errorf("item %d: published %v, want the article's date", i, it.PublishedParsed)
 		}
 	}
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mmcdole/gofeed"
+	"github.com/mmcdole/gofeed/extensions"
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/feed"
@@ -162,6 +163,15 @@ func mustParse(t *testing.T, body []byte) *gofeed.Feed {
 	return f
 }
 
+// extValue returns the text of the first podcast: element name among the
+// extensions of a channel or item, "" if it has none.
+func extValue(ext map[string]map[string][]ext.Extension, name string) string {
+	if es := ext["podcast"][name]; len(es) > 0 {
+		return es[0].Value
+	}
+	return ""
+}
+
 // mustFeed fetches and parses the feed.
 func (b *testBundle) mustFeed(t *testing.T) *gofeed.Feed {
 	t.Helper()
@@ -176,7 +186,8 @@ func TestFeed(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	first := b.publish(t, &narrator.Audio{Title: "First", Author: "Ann", ArticleURL: "https://acme.example/first",
-		Body: "<p>The first paragraph &amp; more.</p><p>A second one.</p>"})
+		Body:     "<p>The first paragraph &amp; more.</p><p>A second one.</p>",
+		Metadata: map[string]string{narrator.MetadataPublished: "2026-04-01T10:00:00+02:00", narrator.MetadataLanguage: "en_GB"}})
 	b.clock.Advance(time.Hour)
 	second := b.publish(t, &narrator.Audio{Title: "Second", Body: "Plain text only."})
 	b.clock.Advance(time.Hour)
@@ -201,7 +212,8 @@ func TestFeed(t *testing.T) {
 	if etag := resp.Header.Get("ETag"); !strings.HasPrefix(etag, `"`) || len(etag) < 10 {
 		t.Errorf("ETag %q is not a strong validator", etag)
 	}
-	for _, ns := range []string{`xmlns:itunes="` + feed.NamespaceITunes + `"`, `xmlns:podcast="` + feed.NamespacePodcast + `"`} {
+	for _, ns := range []string{`xmlns:itunes="` + feed.NamespaceITunes + `"`, `xmlns:podcast="` + feed.NamespacePodcast + `"`,
+		`xmlns:content="` + feed.NamespaceContent + `"`} {
 		if !strings.Contains(string(body), ns) {
 			t.Errorf("feed lacks %s", ns)
 		}
@@ -212,10 +224,12 @@ func TestFeed(t *testing.T) {
 	got := map[string]string{
 		"title": f.Title, "description": html.UnescapeString(f.Description), "link": f.Link, "language": f.Language,
 		"author": f.ITunesExt.Author, "image": f.ITunesExt.Image, "explicit": f.ITunesExt.Explicit,
+		"type": f.ITunesExt.Type, "guid": extValue(f.Extensions, "guid"), "medium": extValue(f.Extensions, "medium"),
 	}
 	want := map[string]string{
 		"title": "Acme Daily", "description": b.feed.Description, "link": "https://acme.example/", "language": "en-US",
 		"author": "Acme Newsroom", "image": "https://acme.example/cover.png", "explicit": "false",
+		"type": "episodic", "guid": feed.PodcastGUID(publicBase + narrator.FeedPath(b.feed.Token)), "medium": "podcast",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("channel (-want +got):\n%s", diff)
@@ -229,6 +243,7 @@ func TestFeed(t *testing.T) {
 		t.Fatalf("%d items, want 2", len(f.Items))
 	}
 	for i, a := range []*narrator.Audio{second, first} {
+		created := a.CreatedAt
 		a, err := b.store.FindAudio(t.Context(), b.project.ID, strconv.FormatInt(a.ID, 10))
 		if err != nil {
 			t.Fatal(err)
@@ -238,28 +253,56 @@ func TestFeed(t *testing.T) {
 		if it.Title != a.Title || it.GUID != feed.GUID(a) || it.Link != a.ArticleURL {
 			t.Errorf("item %d: title %q guid %q link %q", i, it.Title, it.GUID, it.Link)
 		}
-		if it.PublishedParsed == nil || !it.PublishedParsed.Equal(a.CreatedAt.Truncate(time.Second)) {
-			t.Errorf("item %d: published %v, want %v", i, it.PublishedParsed, a.CreatedAt)
+		// The article's publication date, else the audio's creation.
+		wantDate, wantLang := created.Truncate(time.Second), "en-US"
+		if i == 1 { // first
+			wantDate, wantLang = time.Date(2026, 4, 1, 8, 0, 0, 0, time.UTC), "en-GB"
+		}
+		if it.PublishedParsed == nil || !it.PublishedParsed.Equal(wantDate) {
+			t.Errorf("item %d: published %v, want %v", i, it.PublishedParsed, wantDate)
 		}
 		if it.ITunesExt == nil || it.ITunesExt.Duration != "61" {
 			t.Errorf("item %d: itunes %+v, want duration 61", i, it.ITunesExt)
+		}
+		if txt := it.Extensions["podcast"]["txt"]; len(txt) != 1 || txt[0].Attrs["purpose"] != "ai-content" || txt[0].Value == "" {
+			t.Errorf("item %d: podcast:txt %+v, want one with purpose ai-content", i, txt)
 		}
 		wantEnc := []*gofeed.Enclosure{{URL: mediaBase + mp3.Key, Length: strconv.FormatInt(mp3.Bytes, 10), Type: "audio/mpeg"}}
 		if diff := cmp.Diff(wantEnc, it.Enclosures); diff != "" {
 			t.Errorf("item %d: enclosures (-want +got):\n%s", i, diff)
 		}
-		_, vtt := narrator.TranscriptKeys(mp3.Key)
-		tr := it.Extensions["podcast"]["transcript"]
-		if len(tr) != 1 || tr[0].Attrs["url"] != mediaBase+vtt || tr[0].Attrs["type"] != "text/vtt" {
-			t.Errorf("item %d: podcast:transcript %+v", i, tr)
+		jsonKey, vttKey := narrator.TranscriptKeys(mp3.Key)
+		var gotTr []map[string]string
+		for _, e := range it.Extensions["podcast"]["transcript"] {
+			gotTr = append(gotTr, e.Attrs)
+		}
+		wantTr := []map[string]string{
+			{"url": mediaBase + vttKey, "type": "text/vtt", "language": wantLang, "rel": "captions"},
+			{"url": mediaBase + jsonKey, "type": "application/json", "language": wantLang},
+		}
+		if diff := cmp.Diff(wantTr, gotTr); diff != "" {
+			t.Errorf("item %d: podcast:transcript (-want +got):\n%s", i, diff)
 		}
 	}
-	// Descriptions are HTML, as podcast apps read them: text as typed.
-	if d := f.Items[1].Description; d != "The first paragraph &amp; more. A second one." {
+	// Descriptions are HTML, as podcast apps read them: text as typed, and
+	// a link back to the article.
+	const back = `<p><a href="https://acme.example/first">https://acme.example/first</a></p>`
+	if d := f.Items[1].Description; d != "<p>The first paragraph &amp; more. A second one.</p>"+back {
 		t.Errorf("description %q", d)
 	}
-	if f.Items[0].Link != "" {
-		t.Errorf("an audio without article URL has link %q", f.Items[0].Link)
+	if c := f.Items[1].Content; c != "<p>The first paragraph &amp; more.</p><p>A second one.</p>"+back {
+		t.Errorf("content:encoded %q", c)
+	}
+	// The author is the item's itunes:author and podcast:person; an audio
+	// without one has the feed's.
+	if p := f.Items[1].Extensions["podcast"]["person"]; len(p) != 1 || p[0].Value != "Ann" || p[0].Attrs["role"] != "author" || p[0].Attrs["group"] != "writing" {
+		t.Errorf("podcast:person %+v, want Ann, author", p)
+	}
+	if p := f.Items[0].Extensions["podcast"]["person"]; len(p) != 0 || f.Items[0].ITunesExt.Author != b.feed.Author {
+		t.Errorf("an audio without author: podcast:person %+v, itunes:author %q", p, f.Items[0].ITunesExt.Author)
+	}
+	if f.Items[0].Link != "" || f.Items[0].Description != "<p>Plain text only.</p>" {
+		t.Errorf("an audio without article URL has link %q, description %q", f.Items[0].Link, f.Items[0].Description)
 	}
 	// A HEAD gets the headers alone.
 	req, _ := http.NewRequestWithContext(t.Context(), http.MethodHead, b.url(), nil)
@@ -518,8 +561,59 @@ func TestItemTexts(t *testing.T) {
 	if untitled.Title != "An untitled piece starts with this sentence, which goes on and on for quite a…" {
 		t.Errorf("untitled audio's title %q", untitled.Title)
 	}
-	d := longItem.Description
+	d := strings.TrimSuffix(strings.TrimPrefix(longItem.Description, "<p>"), "</p>")
 	if !strings.HasPrefix(d, "Heading Word after word") || !strings.HasSuffix(d, "…") || len([]rune(d)) > 601 || len([]rune(d)) < 500 {
 		t.Errorf("description of a long article (%d characters): %q", len([]rune(d)), d)
+	}
+}
+
+// TestSignedProject checks that a signed project's feed gives none of its
+// articles' text: no excerpt, and no transcripts, which are the text.
+func TestSignedProject(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := t.Context()
+	b.publish(t, &narrator.Audio{Title: "Paywalled", Author: "Ann", ArticleURL: "https://acme.example/paid",
+		Body: "<p>Only for subscribers.</p>"})
+	access, err := b.store.RotateEmbedSecret(ctx, b.project.ID, narrator.EmbedSecretPrefix+"feed-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	access.Mode = narrator.AccessSigned
+	if err := b.store.SetProjectAccess(ctx, &access); err != nil {
+		t.Fatal(err)
+	}
+	resp, body := get(t, b.url(), nil)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET: %s", resp.Status)
+	}
+	for _, secret := range []string{"subscribers", "transcript"} {
+		if strings.Contains(string(body), secret) {
+			t.Errorf("a signed project's feed holds %q:\n%s", secret, body)
+		}
+	}
+	f := mustParse(t, body)
+	if len(f.Items) != 1 {
+		t.Fatalf("%d items, want 1", len(f.Items))
+	}
+	it := f.Items[0]
+	const back = `<p><a href="https://acme.example/paid">https://acme.example/paid</a></p>`
+	if it.Description != "<p>Paywalled</p>"+back || it.Content != "<p>Paywalled</p>"+back {
+		t.Errorf("description %q, content %q: want the title and the link", it.Description, it.Content)
+	}
+	if txt := it.Extensions["podcast"]["txt"]; len(txt) != 1 || txt[0].Attrs["purpose"] != "ai-content" {
+		t.Errorf("podcast:txt %+v", txt)
+	}
+}
+
+// TestPodcastGUID checks podcast:guid against the example of the
+// Podcasting 2.0 namespace's documentation.
+func TestPodcastGUID(t *testing.T) {
+	t.Parallel()
+	const want = "917393e3-1b1e-5cef-ace4-edaa54e1f810"
+	for _, u := range []string{"https://mp3s.nashownotes.com/pc20rss.xml", "http://mp3s.nashownotes.com/pc20rss.xml//", "mp3s.nashownotes.com/pc20rss.xml"} {
+		if got := feed.PodcastGUID(u); got != want {
+			t.Errorf("PodcastGUID(%q) = %s, want %s", u, got, want)
+		}
 	}
 }

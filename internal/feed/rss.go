@@ -1,7 +1,10 @@
 package feed
 
 import (
+	"crypto/sha1"
+	"encoding/hex"
 	"encoding/xml"
+	"html"
 	"io"
 	"strconv"
 	"strings"
@@ -17,6 +20,7 @@ const (
 	NamespaceITunes  = "http://www.itunes.com/dtds/podcast-1.0.dtd"
 	NamespacePodcast = "https://podcastindex.org/namespace/1.0"
 	NamespaceAtom    = "http://www.w3.org/2005/Atom"
+	NamespaceContent = "http://purl.org/rss/1.0/modules/content/"
 )
 
 const xmlHeader = `<?xml version="1.0" encoding="UTF-8"?>` + "\n"
@@ -29,6 +33,7 @@ type rss struct {
 	XMLNSI    string   `xml:"xmlns:itunes,attr"`
 	XMLNSP    string   `xml:"xmlns:podcast,attr"`
 	XMLNSAtom string   `xml:"xmlns:atom,attr"`
+	XMLNSC    string   `xml:"xmlns:content,attr"`
 	Channel   channel  `xml:"channel"`
 }
 
@@ -44,6 +49,9 @@ type channel struct {
 	Image         *href     `xml:"itunes:image"`
 	Category      *category `xml:"itunes:category"`
 	Explicit      string    `xml:"itunes:explicit"`
+	Type          string    `xml:"itunes:type"`
+	GUID          string    `xml:"podcast:guid"`
+	Medium        string    `xml:"podcast:medium"`
 	Items         []item    `xml:"item"`
 }
 
@@ -63,15 +71,32 @@ type category struct {
 }
 
 type item struct {
-	Title       string      `xml:"title"`
-	Link        string      `xml:"link,omitempty"`
-	Description string      `xml:"description"`
-	GUID        guid        `xml:"guid"`
-	PubDate     string      `xml:"pubDate"`
-	Author      string      `xml:"itunes:author,omitempty"`
-	Enclosure   enclosure   `xml:"enclosure"`
-	Duration    string      `xml:"itunes:duration"`
-	Transcript  *transcript `xml:"podcast:transcript"`
+	Title       string       `xml:"title"`
+	Link        string       `xml:"link,omitempty"`
+	Description string       `xml:"description"`
+	Content     string       `xml:"content:encoded"`
+	GUID        guid         `xml:"guid"`
+	PubDate     string       `xml:"pubDate"`
+	Author      string       `xml:"itunes:author,omitempty"`
+	Enclosure   enclosure    `xml:"enclosure"`
+	Duration    string       `xml:"itunes:duration"`
+	Person      *person      `xml:"podcast:person"`
+	Transcripts []transcript `xml:"podcast:transcript"`
+	Txt         txt          `xml:"podcast:txt"`
+}
+
+// person is a podcast:person: the article's author, in the namespace's
+// taxonomy the role "author" of the group "writing".
+type person struct {
+	Group string `xml:"group,attr"`
+	Role  string `xml:"role,attr"`
+	Name  string `xml:",chardata"`
+}
+
+// txt is a podcast:txt.
+type txt struct {
+	Purpose string `xml:"purpose,attr"`
+	Value   string `xml:",chardata"`
 }
 
 type guid struct {
@@ -86,8 +111,39 @@ type enclosure struct {
 }
 
 type transcript struct {
-	URL  string `xml:"url,attr"`
-	Type string `xml:"type,attr"`
+	URL      string `xml:"url,attr"`
+	Type     string `xml:"type,attr"`
+	Language string `xml:"language,attr,omitempty"`
+	Rel      string `xml:"rel,attr,omitempty"`
+}
+
+// AIContent is the podcast:txt of every item, with the purpose
+// "ai-content": a synthetic voice reads every audio, which Apple's
+// guidelines require feeds to disclose.
+const AIContent = "Narrated by a synthetic voice (text to speech) from the written article."
+
+// podcastNamespaceUUID is the namespace of podcast:guid's UUIDv5, which
+// the Podcasting 2.0 namespace defines.
+var podcastNamespaceUUID = [16]byte{0xea, 0xd4, 0xc2, 0x36, 0xbf, 0x58, 0x58, 0xc6, 0xa2, 0xc6, 0xa6, 0xb2, 0x8d, 0x12, 0x8c, 0xb6}
+
+// PodcastGUID returns the podcast:guid of the feed at feedURL, as the
+// Podcasting 2.0 namespace defines it: the UUIDv5, in its namespace, of
+// the URL without its scheme and trailing slashes. It follows the URL:
+// a rotated token gives the feed a new one.
+func PodcastGUID(feedURL string) string {
+	s := feedURL
+	if _, rest, ok := strings.Cut(s, "://"); ok {
+		s = rest
+	}
+	s = strings.TrimRight(s, "/")
+	h := sha1.New()
+	h.Write(podcastNamespaceUUID[:])
+	h.Write([]byte(s))
+	u := h.Sum(nil)[:16]
+	u[6] = u[6]&0x0f | 0x50 // version 5
+	u[8] = u[8]&0x3f | 0x80 // the RFC 4122 variant
+	x := hex.EncodeToString(u)
+	return x[0:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:32]
 }
 
 func newEncoder(w io.Writer) *xml.Encoder {
@@ -111,6 +167,7 @@ func newDocument(c *narrator.FeedContent, mediaURL func(string) string, publicUR
 	if link == "" {
 		link = publicURL + "/"
 	}
+	self := publicURL + narrator.FeedPath(f.Token)
 	ch := channel{
 		Title:         clean(f.Title),
 		Link:          clean(link),
@@ -118,9 +175,12 @@ func newDocument(c *narrator.FeedContent, mediaURL func(string) string, publicUR
 		Language:      clean(f.Language),
 		LastBuildDate: c.LastModified().UTC().Format(time.RFC1123Z),
 		Generator:     "Narrator",
-		Self:          atomLink{Href: publicURL + narrator.FeedPath(f.Token), Rel: "self", Type: "application/rss+xml"},
+		Self:          atomLink{Href: self, Rel: "self", Type: "application/rss+xml"},
 		Author:        clean(f.Author),
 		Explicit:      strconv.FormatBool(f.Explicit),
+		Type:          "episodic",
+		GUID:          PodcastGUID(self),
+		Medium:        "podcast",
 		Items:         []item{},
 	}
 	if f.ImageURL != "" {
@@ -139,27 +199,51 @@ func newDocument(c *narrator.FeedContent, mediaURL func(string) string, publicUR
 			continue // not published: nothing to listen to
 		}
 		it := item{
-			Title:       clean(itemTitle(a)),
-			Link:        clean(a.ArticleURL),
-			Description: htmlText(excerpt(a.Body, 600)),
-			GUID:        guid{IsPermaLink: "false", Value: GUID(a)},
-			PubDate:     a.CreatedAt.UTC().Format(time.RFC1123Z),
-			Author:      clean(a.Author),
-			Enclosure:   enclosure{URL: mediaURL(mp3.Key), Length: mp3.Bytes, Type: "audio/mpeg"},
-			Duration:    strconv.FormatInt((a.DurationMS+500)/1000, 10),
+			Title:     clean(itemTitle(a)),
+			Link:      clean(a.ArticleURL),
+			GUID:      guid{IsPermaLink: "false", Value: GUID(a)},
+			PubDate:   c.ItemDate(a).Format(time.RFC1123Z),
+			Author:    clean(a.Author),
+			Enclosure: enclosure{URL: mediaURL(mp3.Key), Length: mp3.Bytes, Type: "audio/mpeg"},
+			Duration:  strconv.FormatInt((a.DurationMS+500)/1000, 10),
+			Txt:       txt{Purpose: "ai-content", Value: AIContent},
 		}
-		if it.Description == "" {
-			it.Description = htmlText(itemTitle(a))
+		// A signed project's audios have no body here
+		// (narrator.FeedBodyCharsOf): their items say their title.
+		short, long := excerpt(a.Body, 600), articleHTML(a.Body, 1_500)
+		if short == "" {
+			short, long = itemTitle(a), "<p>"+htmlText(itemTitle(a))+"</p>"
+		}
+		it.Description, it.Content = "<p>"+htmlText(short)+"</p>", long
+		if a.ArticleURL != "" {
+			back := "<p><a href=\"" + html.EscapeString(clean(a.ArticleURL)) + "\">" + htmlText(a.ArticleURL) + "</a></p>"
+			it.Description += back
+			it.Content += back
+		}
+		if it.Author != "" {
+			it.Person = &person{Group: "writing", Role: "author", Name: it.Author}
+		} else {
+			it.Author = ch.Author
 		}
 		// Sizes and transcripts came with the same version: an audio
 		// published before it has neither until it is synthesised again.
-		if mp3.Bytes > 0 {
-			_, vtt := narrator.TranscriptKeys(mp3.Key)
-			it.Transcript = &transcript{URL: mediaURL(vtt), Type: "text/vtt"}
+		// A signed project's transcripts are its articles' text, which
+		// its feed, read by anyone with its URL, does not give.
+		if mp3.Bytes > 0 && !c.Signed {
+			jsonKey, vttKey := narrator.TranscriptKeys(mp3.Key)
+			lang := narrator.LanguageTag(a.Metadata[narrator.MetadataLanguage])
+			if lang == "" {
+				lang = f.Language
+			}
+			lang = clean(narrator.FeedLanguage(lang))
+			it.Transcripts = []transcript{
+				{URL: mediaURL(vttKey), Type: "text/vtt", Language: lang, Rel: "captions"},
+				{URL: mediaURL(jsonKey), Type: "application/json", Language: lang},
+			}
 		}
 		ch.Items = append(ch.Items, it)
 	}
-	return &rss{Version: "2.0", XMLNSI: NamespaceITunes, XMLNSP: NamespacePodcast, XMLNSAtom: NamespaceAtom, Channel: ch}
+	return &rss{Version: "2.0", XMLNSI: NamespaceITunes, XMLNSP: NamespacePodcast, XMLNSAtom: NamespaceAtom, XMLNSC: NamespaceContent, Channel: ch}
 }
 
 // itemTitle is the audio's title, or for an audio without one the start of
@@ -188,15 +272,49 @@ func excerpt(body string, limit int) string {
 			break
 		}
 	}
-	runes := []rune(sb.String())
+	return cutWords(sb.String(), limit)
+}
+
+// cutWords returns s if it has at most limit characters, and otherwise
+// its start cut at a word boundary to at most limit characters, with an
+// ellipsis.
+func cutWords(s string, limit int) string {
+	runes := []rune(s)
 	if len(runes) <= limit {
-		return string(runes)
+		return s
 	}
 	cut := string(runes[:limit])
 	if i := strings.LastIndexByte(cut, ' '); i > len(cut)/2 {
 		cut = cut[:i]
 	}
 	return strings.TrimRight(cut, " ,;:.-") + "…"
+}
+
+// articleHTML returns the start of an article body as HTML paragraphs, one
+// per block, of at most limit characters of text in all, cut at a word
+// boundary with an ellipsis; "" for a body without text. A body of
+// narrator.FeedBodyChars characters was cut by the store, maybe within a
+// word: its last block loses its last word.
+func articleHTML(body string, limit int) string {
+	var texts []string
+	for _, b := range article.Parse(body).Blocks {
+		if t := strings.TrimSpace(b.Text()); t != "" {
+			texts = append(texts, t)
+		}
+	}
+	if n := len(texts); n > 0 && utf8.RuneCountInString(body) >= narrator.FeedBodyChars {
+		texts[n-1] = cutWords(texts[n-1], utf8.RuneCountInString(texts[n-1])-1)
+	}
+	var sb strings.Builder
+	for _, t := range texts {
+		if limit <= 0 {
+			break
+		}
+		n := utf8.RuneCountInString(t)
+		sb.WriteString("<p>" + htmlText(cutWords(t, limit)) + "</p>")
+		limit -= n
+	}
+	return sb.String()
 }
 
 // clean returns s without the characters XML 1.0 forbids (control

@@ -113,6 +113,8 @@ func setup(t *testing.T, newStores func(t *testing.T) (media, parent store)) *te
 		"tok123/audio.m4a":          []byte("m4a"),
 		"tok123/notes.bin":          []byte("<html><script>alert(1)</script>"),
 		"tok123/UPPER.MP3":          []byte("upper"),
+		"tok123/transcript.vtt":     []byte("WEBVTT\n"),
+		"tok123/transcript.json":    []byte(`{"duration":0,"sentences":[]}`),
 		"tok123/deep/er/secret.txt": []byte("inside"),
 		voiceKey:                    []byte("an operator's voice model"),
 	}
@@ -218,6 +220,10 @@ func TestContentTypes(t *testing.T) {
 			{"tok123/audio.aac", "audio/aac"},
 			{"tok123/audio.m4a", "audio/mp4"},
 			{"tok123/notes.bin", "application/octet-stream"}, // never sniffed as HTML
+			// The podcast feed's transcripts, which web players read from
+			// other origins.
+			{"tok123/" + narrator.TranscriptVTTName, "text/vtt; charset=utf-8"},
+			{"tok123/" + narrator.TranscriptJSONName, "application/json"},
 		}
 		for _, tt := range tests {
 			t.Run(tt.key, func(t *testing.T) {
@@ -227,6 +233,7 @@ func TestContentTypes(t *testing.T) {
 					t.Fatalf("status = %d, want 200", rec.Code)
 				}
 				checkHeaders(t, rec, map[string]string{"Content-Type": tt.want})
+				checkHeaders(t, rec, corsHeaders)
 			})
 		}
 	})

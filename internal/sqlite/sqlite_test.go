@@ -398,6 +398,7 @@ func TestQueryPlans(t *testing.T) {
 		{"project listens", sqlstore.ProjectListensSQL, []any{1}, "PRIMARY KEY (project_id=?)"},
 		{"feed", sqlstore.FeedByTokenSQL, []any{"x"}, "sqlite_autoindex_feeds_1"},
 		{"feed audios", sqlstore.FeedAudiosSQL(dialect{}), []any{2000, 1, 0, 300}, "audios_feed"},
+		{"feed publications", sqlstore.FeedPublicationsSQL(dialect{}), []any{"[1,2]"}, "SEARCH audio_publications USING INTEGER PRIMARY KEY"},
 		{"feed audios published", sqlstore.FeedAudiosSQL(dialect{}), []any{2000, 1, 0, 300}, "SEARCH p USING INTEGER PRIMARY KEY"},
 		{"feed changed", sqlstore.AudiosChangedSQL, []any{1, 1}, "audios_changed"},
 		{"feed deleted", sqlstore.AudiosChangedSQL, []any{1, 1}, "audios_list"},

@@ -145,6 +145,50 @@ LIMIT ?`
 // the instant that decides what is public, and the limit.
 func FeedAudiosSQL(db DB) string { return fmt.Sprintf(feedAudiosSQL, db.IndexedBy("audios_feed")) }
 
+// feedPublicationsSQL reads the publications of audios, their IDs given as
+// the dialect's list (%s, DB.InList), by the table's key.
+const feedPublicationsSQL = `SELECT audio_id, state, publish_at, updated_at FROM audio_publications WHERE audio_id %s`
+
+// FeedPublicationsSQL is the query of FeedByToken's publications on db,
+// for the tests of its plan: its one argument is the list of the audios'
+// IDs.
+func FeedPublicationsSQL(db DB) string { return fmt.Sprintf(feedPublicationsSQL, db.InList()) }
+
+// feedPublications returns the publications of those of the audios that
+// have one, by audio ID, with one query.
+func feedPublications(ctx context.Context, db DB, tx Tx, audios []*narrator.Audio) (map[int64]narrator.Publication, error) {
+	pubs := map[int64]narrator.Publication{}
+	if len(audios) == 0 {
+		return pubs, nil
+	}
+	ids := make([]int64, len(audios))
+	for i, a := range audios {
+		ids[i] = a.ID
+	}
+	rows, err := tx.Query(ctx, FeedPublicationsSQL(db), ids)
+	if err != nil {
+		return nil, fmt.Errorf("publications: %w", err)
+	}
+	list, err := collect(rows, func(row Row) (narrator.Publication, error) {
+		var p narrator.Publication
+		var at *time.Time
+		if err := row.Scan(&p.AudioID, &p.State, &at, &p.UpdatedAt); err != nil {
+			return p, err
+		}
+		if at != nil {
+			p.PublishAt = *at
+		}
+		return p, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("publications: %w", err)
+	}
+	for _, p := range list {
+		pubs[p.AudioID] = p
+	}
+	return pubs, nil
+}
+
 // AudiosChangedSQL gives the latest change and the latest deletion of a
 // project's audios (the project's ID, given twice), each the first entry of
 // an index (audios_changed; audios_deleted on PostgreSQL, audios_list on
@@ -191,8 +235,12 @@ func (s *Store) FeedByToken(ctx context.Context, token string, limit int) (*narr
 	if err != nil {
 		return nil, fmt.Errorf("read feed of project %d: access: %w", f.ProjectID, err)
 	}
+	c.Signed = access.Mode == narrator.AccessSigned
 	if c.Audios, err = QueryAudios(ctx, s.db, tx, FeedAudiosSQL(s.db), narrator.FeedBodyCharsOf(access), f.ProjectID, now, limit); err != nil {
 		return nil, fmt.Errorf("read feed of project %d: audios: %w", f.ProjectID, err)
+	}
+	if c.Publications, err = feedPublications(ctx, s.db, tx, c.Audios); err != nil {
+		return nil, fmt.Errorf("read feed of project %d: %w", f.ProjectID, err)
 	}
 	var updated, deleted *time.Time
 	if err := tx.QueryRow(ctx, AudiosChangedSQL, f.ProjectID, f.ProjectID).Scan(&updated, &deleted); err != nil {

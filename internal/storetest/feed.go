@@ -142,8 +142,8 @@ var feedTests = []test{
 		a.Body = "<p>Only for subscribers.</p>"
 		mustCreateAudio(t, b.store, a)
 		mustPublish(t, b.store, a, "v1")
-		if got := mustFeedContent(t, b.store, feedToken('s'), 10).Audios; len(got) != 1 || got[0].Body != a.Body {
-			t.Fatalf("public feed audios = %+v, want the audio with its body", got)
+		if c := mustFeedContent(t, b.store, feedToken('s'), 10); len(c.Audios) != 1 || c.Audios[0].Body != a.Body || c.Signed {
+			t.Fatalf("public feed: signed %v, audios %+v, want the audio with its body", c.Signed, c.Audios)
 		}
 		access, err := b.store.RotateEmbedSecret(ctx, p.ID, narrator.EmbedSecretPrefix+"feed")
 		if err != nil {
@@ -153,13 +153,49 @@ var feedTests = []test{
 		if err := b.store.SetProjectAccess(ctx, &access); err != nil {
 			t.Fatal(err)
 		}
-		got := mustFeedContent(t, b.store, feedToken('s'), 10).Audios
+		c := mustFeedContent(t, b.store, feedToken('s'), 10)
+		if !c.Signed {
+			t.Error("a signed project's feed content is not Signed")
+		}
+		got := c.Audios
 		if len(got) != 1 {
 			t.Fatalf("signed feed lists %d audios, want 1", len(got))
 		}
 		want := mustFindAudio(t, b.store, p.ID, "paywalled")
 		want.Body = ""
 		wantAudio(t, got[0], want)
+	}},
+	{"ItemPublications", func(t *testing.T, b *bundle) {
+		// The feed dates an audio without an article date by when it
+		// became public: a schedule come due, at its moment.
+		p := mustProject(t, b.store)
+		mustSaveFeed(t, b.store, newFeed(p.ID, feedToken('d')))
+		always := mustAudio(t, b.store, p.ID, "always")
+		mustPublish(t, b.store, always, "v1")
+		later := mustAudio(t, b.store, p.ID, "later")
+		mustPublish(t, b.store, later, "v1")
+		due := b.clock.Now().Add(time.Minute)
+		mustSetPublication(t, b.store, narrator.Publication{AudioID: later.ID, State: narrator.PublicationScheduled, PublishAt: due})
+		b.clock.Advance(2 * time.Minute)
+		c := mustFeedContent(t, b.store, feedToken('d'), 10)
+		if len(c.Audios) != 2 {
+			t.Fatalf("feed lists %d audios, want 2", len(c.Audios))
+		}
+		if _, ok := c.Publications[always.ID]; ok || len(c.Publications) != 1 {
+			t.Errorf("publications %+v, want only the scheduled audio's", c.Publications)
+		}
+		if got := c.Publications[later.ID]; got.State != narrator.PublicationScheduled || !got.PublishAt.Equal(due) {
+			t.Errorf("publication %+v, want scheduled at %v", got, due)
+		}
+		for _, a := range c.Audios {
+			want := always.CreatedAt
+			if a.ID == later.ID {
+				want = due
+			}
+			if got := c.ItemDate(a); !got.Equal(want) {
+				t.Errorf("audio %s: item date %v, want %v", a.ExternalID, got, want)
+			}
+		}
 	}},
 	{"Items", func(t *testing.T, b *bundle) {
 		ctx := t.Context()
