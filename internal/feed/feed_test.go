@@ -271,14 +271,13 @@ func TestFeed(t *testing.T) {
 		if diff := cmp.Diff(wantEnc, it.Enclosures); diff != "" {
 			t.Errorf("item %d: enclosures (-want +got):\n%s", i, diff)
 		}
-		jsonKey, vttKey := narrator.TranscriptKeys(mp3.Key)
+		_, vttKey := narrator.TranscriptKeys(mp3.Key)
 		var gotTr []map[string]string
 		for _, e := range it.Extensions["podcast"]["transcript"] {
 			gotTr = append(gotTr, e.Attrs)
 		}
 		wantTr := []map[string]string{
 			{"url": mediaBase + vttKey, "type": "text/vtt", "language": wantLang, "rel": "captions"},
-			{"url": mediaBase + jsonKey, "type": "application/json", "language": wantLang},
 		}
 		if diff := cmp.Diff(wantTr, gotTr); diff != "" {
 			t.Errorf("item %d: podcast:transcript (-want +got):\n%s", i, diff)

@@ -230,7 +230,10 @@ func newDocument(c *narrator.FeedContent, mediaURL func(string) string, publicUR
 		// A signed project's transcripts are its articles' text, which
 		// its feed, read by anyone with its URL, does not give.
 		if mp3.Bytes > 0 && !c.Signed {
-			jsonKey, vttKey := narrator.TranscriptKeys(mp3.Key)
+			// Only the WebVTT: Narrator's transcript.json is not in the
+			// namespace's JSON transcript format, which apps expect of
+			// type application/json.
+			_, vttKey := narrator.TranscriptKeys(mp3.Key)
 			lang := narrator.LanguageTag(a.Metadata[narrator.MetadataLanguage])
 			if lang == "" {
 				lang = f.Language
@@ -238,7 +241,6 @@ func newDocument(c *narrator.FeedContent, mediaURL func(string) string, publicUR
 			lang = clean(narrator.FeedLanguage(lang))
 			it.Transcripts = []transcript{
 				{URL: mediaURL(vttKey), Type: "text/vtt", Language: lang, Rel: "captions"},
-				{URL: mediaURL(jsonKey), Type: "application/json", Language: lang},
 			}
 		}
 		ch.Items = append(ch.Items, it)
