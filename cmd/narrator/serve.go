@@ -541,7 +541,7 @@ func (s *server) routes() (http.Handler, error) {
 		return nil, err
 	}
 	mux.Handle("GET /embed.js", embed)
-	mux.Handle("/embed/", embed)                          // the only pages other sites may frame
+	mux.Handle("/embed/", embed) // the only pages other sites may frame
 	// WebSub hubs verify and push at /websub/{feed_id}/{nonce}. Any other
 	// path under /websub/, or none after the ID as callbacks were before
 	// the nonce, reaches Callback too, for the same refusal as a wrong one.
