@@ -1,7 +1,10 @@
 package narrator
 
 import (
+	"crypto/rand"
 	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
 	"encoding/hex"
 	"net/http"
 	"net/url"
@@ -166,12 +169,34 @@ type Subscription struct {
 	// the server but in the subscription request, and only to an https
 	// hub.
 	Secret string
+	// Nonce is the unguessable last segment of the subscription's callback
+	// URL, made with the secret and sent only with it: the feed's ID is
+	// public and sequential, so only a hub that got the request can reach
+	// the callback (Called). "" for a subscription made before it existed,
+	// which Subscribe then makes again.
+	Nonce string
 	// RequestedAt is when Narrator last asked the hub; ExpiresAt when the
 	// lease the hub granted ends, zero until the hub verifies it.
 	RequestedAt, ExpiresAt time.Time
 	// Pending is the request Narrator sent the hub that the hub has not
 	// verified yet; zero when there is none. Only it can be verified.
 	Pending WebSubRequest
+}
+
+// NewSubscription returns a subscription to topic at hub, not yet asked
+// for, with a new random Secret and Nonce.
+func NewSubscription(hub, topic string) Subscription {
+	var secret [24]byte
+	_, _ = rand.Read(secret[:]) // crypto/rand never fails
+	return Subscription{Hub: hub, Topic: topic, Secret: hex.EncodeToString(secret[:]), Nonce: NewWebSubNonce()}
+}
+
+// NewWebSubNonce returns a new callback nonce: 128 random bits, base64url
+// without padding.
+func NewWebSubNonce() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand never fails
+	return base64.RawURLEncoding.EncodeToString(b[:])
 }
 
 // WebSubRequest is a request Narrator sent a hub: its mode (WebSubSubscribe
@@ -214,7 +239,7 @@ func (s *Subscription) Subscribe(hub, topic string, now time.Time) bool {
 	switch {
 	case hub == "" || !WebSubHub(hub):
 		return false
-	case hub != s.Hub || topic != s.Topic || s.Secret == "":
+	case hub != s.Hub || topic != s.Topic || s.Secret == "" || s.Nonce == "":
 		return true
 	case s.ExpiresAt.IsZero():
 		return now.Sub(s.RequestedAt) >= webSubRetry
@@ -230,14 +255,15 @@ func (s *Subscription) Request(mode, topic string, now time.Time) {
 }
 
 // Verify decides a hub's verification of intent at now, of mode and topic
-// with the lease it grants (0 when it names none): it is accepted only for
-// the request Narrator sent and still waits for it, of that mode and
-// topic, sent less than webSubRetry ago. Accepting it ends the request; a
+// with the lease it grants (0 when it names none), that came to the
+// callback URL with nonce: it is accepted only for the request Narrator
+// sent and still waits for it, of that mode and topic, sent less than
+// webSubRetry ago, at the subscription's own callback (Called). Accepting it ends the request; a
 // subscribe records the lease, WebSubLease at most (and when the hub names
 // none), and an unsubscribe forgets the subscription. It reports whether it
 // accepted the verification; a refused one changes nothing.
-func (s *Subscription) Verify(mode, topic string, lease time.Duration, now time.Time) bool {
-	if !s.pending(mode, topic, now) {
+func (s *Subscription) Verify(mode, topic, nonce string, lease time.Duration, now time.Time) bool {
+	if !s.pending(mode, topic, nonce, now) {
 		return false
 	}
 	s.Pending = WebSubRequest{}
@@ -252,11 +278,12 @@ func (s *Subscription) Verify(mode, topic string, lease time.Duration, now time.
 	return true
 }
 
-// Deny records at now the hub's refusal of a subscription to topic: only
-// of the pending subscribe request, which it ends. It reports whether it
-// accepted the refusal.
-func (s *Subscription) Deny(topic string, now time.Time) bool {
-	if !s.pending(WebSubSubscribe, topic, now) {
+// Deny records at now the hub's refusal of a subscription to topic, that
+// came to the callback URL with nonce: only of the pending subscribe
+// request, at the subscription's own callback (Called), which it ends. It
+// reports whether it accepted the refusal.
+func (s *Subscription) Deny(topic, nonce string, now time.Time) bool {
+	if !s.pending(WebSubSubscribe, topic, nonce, now) {
 		return false
 	}
 	s.Pending = WebSubRequest{}
@@ -264,11 +291,17 @@ func (s *Subscription) Deny(topic string, now time.Time) bool {
 }
 
 // pending reports whether a request of mode and topic waits for the hub
-// at now.
-func (s *Subscription) pending(mode, topic string, now time.Time) bool {
+// at now, and nonce is the callback's.
+func (s *Subscription) pending(mode, topic, nonce string, now time.Time) bool {
 	p := s.Pending
-	return p.Mode != "" && p.Mode == mode && p.Topic == topic && topic != "" &&
+	return s.Called(nonce) && p.Mode != "" && p.Mode == mode && p.Topic == topic && topic != "" &&
 		!now.Before(p.SentAt) && now.Sub(p.SentAt) < webSubRetry
+}
+
+// Called reports whether a request to the callback URL with nonce came to
+// s's callback: s has a nonce, and it is nonce, compared in constant time.
+func (s *Subscription) Called(nonce string) bool {
+	return s.Nonce != "" && subtle.ConstantTimeCompare([]byte(s.Nonce), []byte(nonce)) == 1
 }
 
 // Authenticates reports whether a push signed with s's secret is the hub's:

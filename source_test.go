@@ -133,9 +133,9 @@ func TestNextPoll(t *testing.T) {
 func TestSubscriptionVerify(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
-	const topic = "https://example.com/feed"
+	const topic, nonce = "https://example.com/feed", "n0nce"
 	pending := func() narrator.Subscription {
-		s := narrator.Subscription{Hub: "https://hub.example/", Topic: topic, Secret: "s"}
+		s := narrator.Subscription{Hub: "https://hub.example/", Topic: topic, Secret: "s", Nonce: nonce}
 		s.Request(narrator.WebSubSubscribe, topic, now)
 		return s
 	}
@@ -143,34 +143,43 @@ func TestSubscriptionVerify(t *testing.T) {
 		name        string
 		sub         func() narrator.Subscription
 		mode, topic string
+		nonce       string
 		lease       time.Duration
 		at          time.Time
 		want        bool
 		expires     time.Time // when want
 	}{
-		{"the pending request", pending, "subscribe", topic, time.Hour, now.Add(time.Minute), true, now.Add(time.Minute + time.Hour)},
-		{"a year is capped", pending, "subscribe", topic, 365 * 24 * time.Hour, now, true, now.Add(narrator.WebSubLease)},
-		{"no lease named", pending, "subscribe", topic, 0, now, true, now.Add(narrator.WebSubLease)},
-		{"another topic", pending, "subscribe", "https://elsewhere.example/", time.Hour, now, false, time.Time{}},
-		{"another mode", pending, "unsubscribe", topic, 0, now, false, time.Time{}},
-		{"an hour late", pending, "subscribe", topic, time.Hour, now.Add(time.Hour), false, time.Time{}},
-		{"before it was sent", pending, "subscribe", topic, time.Hour, now.Add(-time.Second), false, time.Time{}},
+		{"the pending request", pending, "subscribe", topic, nonce, time.Hour, now.Add(time.Minute), true, now.Add(time.Minute + time.Hour)},
+		{"a year is capped", pending, "subscribe", topic, nonce, 365 * 24 * time.Hour, now, true, now.Add(narrator.WebSubLease)},
+		{"no lease named", pending, "subscribe", topic, nonce, 0, now, true, now.Add(narrator.WebSubLease)},
+		{"another topic", pending, "subscribe", "https://elsewhere.example/", nonce, time.Hour, now, false, time.Time{}},
+		{"another mode", pending, "unsubscribe", topic, nonce, 0, now, false, time.Time{}},
+		{"an hour late", pending, "subscribe", topic, nonce, time.Hour, now.Add(time.Hour), false, time.Time{}},
+		{"before it was sent", pending, "subscribe", topic, nonce, time.Hour, now.Add(-time.Second), false, time.Time{}},
 		{"nothing pending", func() narrator.Subscription {
 			s := pending()
 			s.Pending = narrator.WebSubRequest{}
 			return s
-		}, "subscribe", topic, time.Hour, now, false, time.Time{}},
+		}, "subscribe", topic, nonce, time.Hour, now, false, time.Time{}},
+		{"no nonce", pending, "subscribe", topic, "", time.Hour, now, false, time.Time{}},
+		{"another nonce", pending, "subscribe", topic, "n0ncf", time.Hour, now, false, time.Time{}},
+		{"a nonce's prefix", pending, "subscribe", topic, "n0nc", time.Hour, now, false, time.Time{}},
+		{"no nonce on either side", func() narrator.Subscription {
+			s := pending()
+			s.Nonce = ""
+			return s
+		}, "subscribe", topic, "", time.Hour, now, false, time.Time{}},
 		{"an empty topic", func() narrator.Subscription {
 			s := pending()
 			s.Pending.Topic = ""
 			return s
-		}, "subscribe", "", time.Hour, now, false, time.Time{}},
+		}, "subscribe", "", nonce, time.Hour, now, false, time.Time{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			sub := tc.sub()
 			before := sub
-			if got := sub.Verify(tc.mode, tc.topic, tc.lease, tc.at); got != tc.want {
+			if got := sub.Verify(tc.mode, tc.topic, tc.nonce, tc.lease, tc.at); got != tc.want {
 				t.Fatalf("Verify = %v; want %v", got, tc.want)
 			}
 			want := before
@@ -181,7 +190,7 @@ func TestSubscriptionVerify(t *testing.T) {
 				t.Errorf("subscription (-want +got):\n%s", diff)
 			}
 			// A request is verified once.
-			if tc.want && sub.Verify(tc.mode, tc.topic, tc.lease, tc.at) {
+			if tc.want && sub.Verify(tc.mode, tc.topic, tc.nonce, tc.lease, tc.at) {
 				t.Error("a second Verify of the same request was accepted")
 			}
 		})
@@ -189,12 +198,14 @@ func TestSubscriptionVerify(t *testing.T) {
 	// A pending unsubscribe, once verified, forgets the subscription.
 	u := pending()
 	u.Request(narrator.WebSubUnsubscribe, topic, now)
-	if u.Verify(narrator.WebSubSubscribe, topic, time.Hour, now) || !u.Verify(narrator.WebSubUnsubscribe, topic, 0, now) || u != (narrator.Subscription{}) {
+	if u.Verify(narrator.WebSubSubscribe, topic, nonce, time.Hour, now) || u.Verify(narrator.WebSubUnsubscribe, topic, "", 0, now) ||
+		!u.Verify(narrator.WebSubUnsubscribe, topic, nonce, 0, now) || u != (narrator.Subscription{}) {
 		t.Errorf("unsubscribe: %+v", u)
 	}
-	// A denial ends the pending subscribe only.
+	// A denial ends the pending subscribe only, at its callback only.
 	s := pending()
-	if s.Deny("https://elsewhere.example/", now) || !s.Deny(topic, now) || s.Pending != (narrator.WebSubRequest{}) || s.Deny(topic, now) {
+	if s.Deny("https://elsewhere.example/", nonce, now) || s.Deny(topic, "", now) || s.Deny(topic, "guess", now) ||
+		!s.Deny(topic, nonce, now) || s.Pending != (narrator.WebSubRequest{}) || s.Deny(topic, nonce, now) {
 		t.Errorf("Deny: %+v", s)
 	}
 }
@@ -220,6 +231,29 @@ func TestSubscriptionHTTPSOnly(t *testing.T) {
 		if got := tc.sub.Authenticates(); got != tc.want {
 			t.Errorf("%+v Authenticates = %v; want %v", tc.sub, got, tc.want)
 		}
+	}
+}
+
+// TestNewSubscription checks that each subscription gets its own secret and
+// callback nonce, and that one made before nonces existed is made again at
+// the next read.
+func TestNewSubscription(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
+	const hub, topic = "https://hub.example/", "https://example.com/feed"
+	a, b := narrator.NewSubscription(hub, topic), narrator.NewSubscription(hub, topic)
+	if a.Hub != hub || a.Topic != topic || a.Secret == "" || a.Secret == b.Secret || a.Nonce == b.Nonce ||
+		len(a.Nonce) != 22 || strings.Trim(a.Nonce, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") != "" {
+		t.Errorf("NewSubscription: %+v and %+v; want distinct secrets and 128-bit base64url nonces", a, b)
+	}
+	live := a
+	live.RequestedAt, live.ExpiresAt = now, now.Add(narrator.WebSubLease)
+	if live.Subscribe(hub, topic, now) {
+		t.Error("a live subscription is asked for again")
+	}
+	live.Nonce = ""
+	if !live.Subscribe(hub, topic, now) {
+		t.Error("a live subscription without a callback nonce is not asked for again")
 	}
 }
 

@@ -159,8 +159,9 @@ func TestFeedProject(t *testing.T) {
 	items = []string{"3", "2", "1"}
 	pushSecret, pushTo := secret, callback
 	mu.Unlock()
-	if pushSecret == "" || pushTo != fmt.Sprintf("http://%s/websub/%d", addr, main.ID) {
-		t.Fatalf("no subscription: secret %q, callback %q", pushSecret, pushTo)
+	bare := fmt.Sprintf("http://%s/websub/%d", addr, main.ID)
+	if nonce, ok := strings.CutPrefix(pushTo, bare+"/"); pushSecret == "" || !ok || len(nonce) != 22 {
+		t.Fatalf("no subscription: secret %q, callback %q; want %s/ and a nonce", pushSecret, pushTo, bare)
 	}
 	push := func(body, sig string) int {
 		req, _ := http.NewRequest("POST", pushTo, strings.NewReader(body))
@@ -185,6 +186,14 @@ func TestFeedProject(t *testing.T) {
 	if _, err := c.GetAudio(ctx, proj.ID, fmt.Sprintf("feed-%d:urn:3", main.ID)); err != nil {
 		t.Fatalf("the pushed item is not there when the push is answered: %v", err)
 	}
+	// Signed, but to the guessable URL without the nonce: refused.
+	unnonced := atom("unnonced", "3", "2", "1")
+	good := pushTo
+	pushTo = bare
+	if status := push(unnonced, sign(unnonced, pushSecret)); status != http.StatusNotFound {
+		t.Errorf("signed push without the nonce: %d; want 404", status)
+	}
+	pushTo = good
 	evil := atom("evil", "3", "2", "1")
 	if status := push(evil, sign(evil, "guessed")); status != http.StatusNotFound {
 		t.Errorf("push with a bad signature: %d; want 404, as for a feed with no subscription", status)

@@ -161,7 +161,9 @@ func openServer(ctx context.Context, cfg config.Config, logger *slog.Logger, get
 		Recorder: s.metrics,
 		Logger:   logger,
 		// Hubs push to the public URL; routes serves it.
-		CallbackURL: func(id int64) string { return cfg.PublicURL + "/websub/" + strconv.FormatInt(id, 10) },
+		CallbackURL: func(id int64, nonce string) string {
+			return cfg.PublicURL + "/websub/" + strconv.FormatInt(id, 10) + "/" + nonce // base64url: safe in a path
+		},
 	})
 	if cfg.Works() {
 		if err := s.startWorkers(ctx); err != nil {
@@ -539,8 +541,12 @@ func (s *server) routes() (http.Handler, error) {
 		return nil, err
 	}
 	mux.Handle("GET /embed.js", embed)
-	mux.Handle("/embed/", embed)                          // the only pages other sites may frame
-	mux.HandleFunc("/websub/{feed_id}", s.feeds.Callback) // WebSub hubs verify and push here
+	mux.Handle("/embed/", embed) // the only pages other sites may frame
+	// WebSub hubs verify and push at /websub/{feed_id}/{nonce}. Any other
+	// path under /websub/, or none after the ID as callbacks were before
+	// the nonce, reaches Callback too, for the same refusal as a wrong one.
+	mux.HandleFunc("/websub/{feed_id}/{nonce...}", s.feeds.Callback)
+	mux.HandleFunc("/websub/{feed_id}", s.feeds.Callback)
 	mux.Handle("/feeds/{name}", feed.New(feed.Config{Store: st, MediaURL: s.cfg.MediaURL, PublicURL: s.cfg.PublicURL, Logger: s.logger}))
 	dash, err := newDashboard(s.cfg, st, s.backends, s.voices, s.rules, triggers, s.logger, api, pages, s.feeds)
 	if err != nil {

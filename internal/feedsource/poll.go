@@ -59,9 +59,11 @@ type Options struct {
 	Recorder Recorder
 	// Logger gets a line per failed read; discarded when nil.
 	Logger *slog.Logger
-	// CallbackURL returns the public URL of a feed's WebSub callback
-	// (Callback serves it); nil leaves feeds unsubscribed.
-	CallbackURL func(feedID int64) string
+	// CallbackURL returns the public URL of a feed's WebSub callback at
+	// a subscription's nonce (narrator.Subscription.Nonce), which Callback
+	// serves with both in its path, as {feed_id} and {nonce}; nil leaves
+	// feeds unsubscribed.
+	CallbackURL func(feedID int64, nonce string) string
 	// TempDir is where a push larger than pushMemory waits while its
 	// signature is checked; os.TempDir() when "".
 	TempDir string

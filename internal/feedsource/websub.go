@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/hmac"
-	"crypto/rand"
 	"crypto/sha1"
 	"crypto/sha256"
 	"crypto/sha512"
@@ -129,7 +128,8 @@ func httpURL(s string) bool {
 }
 
 // subscribe asks hub for pushes of topic to src's callback, signed with
-// the feed's secret (a new one for a new hub or topic), and records the
+// the feed's secret (a new one, and a new callback nonce, for a new hub or
+// topic: narrator.NewSubscription), and records the
 // request, answered or not, as the one pending, so that only it can be
 // verified and a hub that fails is asked again only after a while. The
 // secret goes only to an https hub (narrator.WebSubHub), and never
@@ -139,16 +139,14 @@ func (p *Poller) subscribe(ctx context.Context, src *narrator.Source, hub, topic
 		return nil
 	}
 	sub := src.State.WebSub
-	if sub.Hub != hub || sub.Topic != topic || sub.Secret == "" {
-		var b [24]byte
-		_, _ = rand.Read(b[:]) // crypto/rand never fails
-		sub = narrator.Subscription{Hub: hub, Topic: topic, Secret: hex.EncodeToString(b[:])}
+	if sub.Hub != hub || sub.Topic != topic || sub.Secret == "" || sub.Nonce == "" {
+		sub = narrator.NewSubscription(hub, topic)
 	}
 	sub.Request(narrator.WebSubSubscribe, topic, p.opts.Now())
 	form := url.Values{
 		"hub.mode":          {narrator.WebSubSubscribe},
 		"hub.topic":         {topic},
-		"hub.callback":      {p.opts.CallbackURL(src.ID)},
+		"hub.callback":      {p.opts.CallbackURL(src.ID, sub.Nonce)},
 		"hub.secret":        {sub.Secret},
 		"hub.lease_seconds": {strconv.Itoa(int(narrator.WebSubLease.Seconds()))},
 	}
@@ -198,7 +196,10 @@ var errRefused = narrator.Errorf(narrator.ENOTFOUND, "no such subscription")
 var errPushTooLarge = narrator.Errorf(narrator.ETOOLARGE, "a push is at most %d bytes", MaxPushBytes)
 
 // Callback serves the WebSub callback of the feed its path's {feed_id}
-// names. A GET is the hub's verification of intent, answered with its
+// names, at the nonce its path's {nonce} names: a verification, denial or
+// push whose nonce is not the subscription's (narrator.Subscription.Called)
+// is refused, so that only the hub given the callback URL can reach it. A
+// GET is the hub's verification of intent, answered with its
 // challenge only for the request Narrator sent and still waits for
 // (narrator.Subscription.Verify). A POST is a push: its signature is
 // checked, with at most pushMemory bytes of it in memory meanwhile, before
@@ -222,11 +223,12 @@ func (p *Poller) Callback(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	nonce := r.PathValue("nonce")
 	if r.Method == http.MethodGet {
-		p.verify(w, r, src)
+		p.verify(w, r, src, nonce)
 		return
 	}
-	if err := p.push(w, r, src); err != nil {
+	if err := p.push(w, r, src, nonce); err != nil {
 		httpapi.WriteError(w, err)
 		return
 	}
@@ -234,8 +236,8 @@ func (p *Poller) Callback(w http.ResponseWriter, r *http.Request) {
 }
 
 // verify answers the hub's verification of intent of src's subscription
-// (nil: no such feed).
-func (p *Poller) verify(w http.ResponseWriter, r *http.Request, src *narrator.Source) {
+// (nil: no such feed), that came to the callback with nonce.
+func (p *Poller) verify(w http.ResponseWriter, r *http.Request, src *narrator.Source, nonce string) {
 	q := r.URL.Query()
 	mode, topic, challenge := q.Get("hub.mode"), q.Get("hub.topic"), q.Get("hub.challenge")
 	if src == nil {
@@ -251,9 +253,9 @@ func (p *Poller) verify(w http.ResponseWriter, r *http.Request, src *narrator.So
 		if n, err := strconv.ParseInt(q.Get("hub.lease_seconds"), 10, 64); err == nil && n > 0 {
 			lease = time.Duration(min(n, int64(narrator.WebSubLease/time.Second))) * time.Second
 		}
-		ok = challenge != "" && sub.Verify(mode, topic, lease, now)
+		ok = challenge != "" && sub.Verify(mode, topic, nonce, lease, now)
 	case "denied":
-		ok = sub.Deny(topic, now)
+		ok = sub.Deny(topic, nonce, now)
 		challenge = ""
 	}
 	if !ok {
@@ -278,12 +280,12 @@ func (p *Poller) verify(w http.ResponseWriter, r *http.Request, src *narrator.So
 	_, _ = io.WriteString(w, challenge)
 }
 
-// push checks a push's signature and reads its body as src's feed (nil:
-// no such feed). A push that is refused is read to its end, or to
-// MaxPushBytes, whatever the reason, so that it is answered alike.
-func (p *Poller) push(w http.ResponseWriter, r *http.Request, src *narrator.Source) error {
+// push checks a push's nonce and signature and reads its body as src's
+// feed (nil: no such feed). A push that is refused is read to its end, or
+// to MaxPushBytes, whatever the reason, so that it is answered alike.
+func (p *Poller) push(w http.ResponseWriter, r *http.Request, src *narrator.Source, nonce string) error {
 	body := http.MaxBytesReader(w, r.Body, MaxPushBytes)
-	if src == nil || !src.State.WebSub.Authenticates() {
+	if src == nil || !src.State.WebSub.Called(nonce) || !src.State.WebSub.Authenticates() {
 		return refuse(body)
 	}
 	mac, want, ok := signature(r.Header, src.State.WebSub.Secret)

@@ -202,9 +202,9 @@ func (ws *webSub) setFeed(body string) {
 	ws.feedBody = body
 }
 
-// callback returns the callback URL of feed id.
-func (ws *webSub) callback(id int64) string {
-	return fmt.Sprintf("%s/websub/%d", ws.callbacks, id)
+// callback returns the callback URL of feed id at nonce.
+func (ws *webSub) callback(id int64, nonce string) string {
+	return fmt.Sprintf("%s/websub/%d/%s", ws.callbacks, id, nonce)
 }
 
 // setupWebSub starts a feed, its https hub (plain http when plain is set)
@@ -241,6 +241,9 @@ func setupWebSub(t *testing.T, plain bool) *webSub {
 		CallbackURL: ws.callback,
 		Now:         ws.clock.Now,
 	})
+	// As cmd/narrator serves them: with the nonce, and without one or with
+	// more segments (the same refusal as a wrong one).
+	mux.HandleFunc("/websub/{feed_id}/{nonce...}", ws.poller.Callback)
 	mux.HandleFunc("/websub/{feed_id}", ws.poller.Callback)
 	return ws
 }
@@ -258,8 +261,8 @@ func TestWebSub(t *testing.T) {
 		!sub.ExpiresAt.Equal(b.clock.Now().Add(time.Hour)) || sub.Pending != (narrator.WebSubRequest{}) {
 		t.Fatalf("after the first read: state %+v; want 1 created and a verified subscription", got.State)
 	}
-	if h.callback != b.callback(src.ID) {
-		t.Errorf("callback %q", h.callback)
+	if h.callback != b.callback(src.ID, sub.Nonce) || sub.Nonce == "" {
+		t.Errorf("callback %q; want one with the nonce %q", h.callback, sub.Nonce)
 	}
 	// A second read does not subscribe again.
 	h.secret = ""
@@ -318,8 +321,8 @@ func TestWebSubVerify(t *testing.T) {
 	h.wait = true
 	b.setFeed(atomFeed(b.hubURL, b.self, "1"))
 	src := b.mustSource(t, b.self, nil)
-	b.mustPoll(t, src.ID)
-	if h.requests != 1 || h.callback != b.callback(src.ID) {
+	nonce := b.mustPoll(t, src.ID).State.WebSub.Nonce
+	if h.requests != 1 || h.callback != b.callback(src.ID, nonce) {
 		t.Fatalf("the hub got %d requests for %q", h.requests, h.callback)
 	}
 	subscribe := func(lease, challenge string) url.Values {
@@ -336,13 +339,13 @@ func TestWebSubVerify(t *testing.T) {
 		status, _, body := h.get(q)
 		return answer{status, body}
 	}
-	missing := &hub{t: t, callback: b.callback(src.ID + 1000)}
+	missing := &hub{t: t, callback: b.callback(src.ID+1000, nonce)}
 	status, _, body := missing.get(subscribe("3600", "c"))
 	want := answer{status, body}
 	if want.Status != http.StatusNotFound {
 		t.Fatalf("verifying a missing feed answered %+v", want)
 	}
-	missing.callback = b.callback(0) + "x"
+	missing.callback = b.callback(0, nonce) + "x"
 	if status, _, body := missing.get(subscribe("3600", "c")); (answer{status, body}) != want {
 		t.Errorf("verifying a feed ID that is no number answered %d %q; want %+v", status, body, want)
 	}
@@ -392,7 +395,7 @@ func TestWebSubVerify(t *testing.T) {
 	// one to a feed that does not exist.
 	evil := atomFeed(b.hubURL, b.self, "evil")
 	status, body = h.pushAnswer(evil, "X-Hub-Signature-256", sign(evil, "guess"))
-	missing.callback = b.callback(src.ID + 1000)
+	missing.callback = b.callback(src.ID+1000, nonce)
 	mstatus, mbody := missing.pushAnswer(evil, "X-Hub-Signature-256", sign(evil, "guess"))
 	if (answer{status, body}) != want || (answer{mstatus, mbody}) != want {
 		t.Errorf("bad pushes answered %d %q (subscribed) and %d %q (missing); want both %+v", status, body, mstatus, mbody, want)
@@ -409,6 +412,92 @@ func TestWebSubVerify(t *testing.T) {
 	b.clock.Advance(time.Hour)
 	if got := refusal(subscribe("60", "late")); got != want {
 		t.Errorf("a verification an hour late answered %+v; want %+v", got, want)
+	}
+}
+
+// TestWebSubNonce checks that only the hub, which alone got the callback
+// URL, can answer or refuse Narrator's request, or push: a verification,
+// a denial or a push with the right feed, topic and signature, but to the
+// guessable URL without the nonce or with another one, is the one refusal
+// and changes nothing, while the hub's own, with the nonce, are taken.
+func TestWebSubNonce(t *testing.T) {
+	t.Parallel()
+	b := setupWebSub(t, false)
+	h := b.hub
+	h.wait = true
+	b.setFeed(atomFeed(b.hubURL, b.self, "1"))
+	src := b.mustSource(t, b.self, nil)
+	secret := b.mustPoll(t, src.ID).State.WebSub.Secret
+	if h.requests != 1 || secret == "" {
+		t.Fatalf("the hub got %d requests", h.requests)
+	}
+	hubCallback := h.callback
+	type answer struct {
+		Status int
+		Body   string
+	}
+	call := func(callback string, q url.Values) answer {
+		t.Helper()
+		status, _, body := (&hub{t: t, callback: callback}).get(q)
+		return answer{status, body}
+	}
+	bare := fmt.Sprintf("%s/websub/%d", b.callbacks, src.ID)
+	want := call(fmt.Sprintf("%s/websub/%d", b.callbacks, src.ID+1000), url.Values{"hub.mode": {"denied"}, "hub.topic": {b.self}})
+	if want.Status != http.StatusNotFound {
+		t.Fatalf("a denial to a missing feed answered %+v", want)
+	}
+	deny := url.Values{"hub.mode": {"denied"}, "hub.topic": {b.self}, "hub.reason": {"forged"}}
+	verify := url.Values{"hub.mode": {"subscribe"}, "hub.topic": {b.self}, "hub.challenge": {"forged"}, "hub.lease_seconds": {"31536000"}}
+	forged := func() {
+		t.Helper()
+		before, _ := b.store.Source(t.Context(), src.ID)
+		for _, callback := range []string{bare, bare + "/", bare + "/AAAAAAAAAAAAAAAAAAAAAA", hubCallback + "x", hubCallback[:len(hubCallback)-1]} {
+			if got := call(callback, deny); got != want {
+				t.Errorf("a denial at %s answered %+v; want %+v", callback, got, want)
+			}
+			if got := call(callback, verify); got != want {
+				t.Errorf("a verification at %s answered %+v; want %+v", callback, got, want)
+			}
+			evil := atomFeed(b.hubURL, b.self, "evil")
+			if status, body := (&hub{t: t, callback: callback}).pushAnswer(evil, "X-Hub-Signature-256", sign(evil, secret)); (answer{status, body}) != want {
+				t.Errorf("a push signed with the secret at %s answered %d %q; want %+v", callback, status, body, want)
+			}
+		}
+		after, _ := b.store.Source(t.Context(), src.ID)
+		if diff := cmp.Diff(before.State, after.State); diff != "" {
+			t.Errorf("forged callbacks changed the feed (-before +after):\n%s", diff)
+		}
+		if _, err := b.store.FindAudio(t.Context(), b.project.ID, narrator.ItemExternalID(src.ID, "evil")); narrator.ErrorCode(err) != narrator.ENOTFOUND {
+			t.Errorf("a push without the nonce was narrated: %v", err)
+		}
+	}
+
+	// The hub's denial, after the forged ones, is taken.
+	forged()
+	if got := call(hubCallback, deny); got != (answer{http.StatusOK, ""}) {
+		t.Fatalf("the hub's denial answered %+v", got)
+	}
+	if got, _ := b.store.Source(t.Context(), src.ID); got.State.WebSub.Pending != (narrator.WebSubRequest{}) {
+		t.Errorf("the hub's denial left the request pending: %+v", got.State.WebSub)
+	}
+
+	// The request made again, an hour later, goes to the same callback;
+	// the hub's verification, after the forged ones, is taken.
+	b.clock.Advance(time.Hour)
+	b.mustPoll(t, src.ID)
+	if h.requests != 2 || h.callback != hubCallback {
+		t.Fatalf("the hub got %d requests, the last for %q; want 2, for %q", h.requests, h.callback, hubCallback)
+	}
+	forged()
+	if got := call(hubCallback, verify); got != (answer{http.StatusOK, "forged"}) {
+		t.Fatalf("the hub's verification answered %+v", got)
+	}
+	if got, _ := b.store.Source(t.Context(), src.ID); got.State.WebSub.ExpiresAt.IsZero() {
+		t.Errorf("the hub's verification was not recorded: %+v", got.State.WebSub)
+	}
+	pushed := atomFeed(b.hubURL, b.self, "2", "1")
+	if status := h.push(pushed, "X-Hub-Signature-256", sign(pushed, secret)); status != http.StatusNoContent {
+		t.Errorf("the hub's push answered %d", status)
 	}
 }
 

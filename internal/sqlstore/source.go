@@ -15,7 +15,8 @@ import (
 // sourceColumns are the columns scanSource reads.
 const sourceColumns = `id, project_id, url, headers, mapping, full_text, backfill_items, backfill_since, poll_interval, created_at,
 	status, last_error, last_fetch_at, next_poll_at, failures, etag, last_modified, items_seen, created_count, updated_count,
-	hub, websub_topic, websub_secret, websub_requested_at, websub_expires_at, websub_pending_mode, websub_pending_topic, websub_pending_at`
+	hub, websub_topic, websub_secret, websub_requested_at, websub_expires_at, websub_pending_mode, websub_pending_topic, websub_pending_at,
+	websub_nonce`
 
 // scanSource reads a row of sourceColumns.
 func scanSource(row Row) (*narrator.Source, error) {
@@ -27,7 +28,7 @@ func scanSource(row Row) (*narrator.Source, error) {
 	if err := row.Scan(&s.ID, &s.ProjectID, &s.URL, &headers, &mapping, &fullText, &s.BackfillItems, &since, &interval, &s.CreatedAt,
 		&st.Status, &st.LastError, &fetched, &st.NextPollAt, &st.Failures, &st.ETag, &st.LastModified, &st.ItemsSeen, &st.Created, &st.Updated,
 		&st.WebSub.Hub, &st.WebSub.Topic, &st.WebSub.Secret, &requested, &expires,
-		&st.WebSub.Pending.Mode, &st.WebSub.Pending.Topic, &pending); err != nil {
+		&st.WebSub.Pending.Mode, &st.WebSub.Pending.Topic, &pending, &st.WebSub.Nonce); err != nil {
 		return nil, err
 	}
 	if err := json.Unmarshal([]byte(headers), &s.Header); err != nil {
@@ -460,7 +461,7 @@ func (s *Store) RecordRead(ctx context.Context, r narrator.SourceRead) error {
 
 const setSubscriptionSQL = `
 UPDATE feed_sources SET hub = ?, websub_topic = ?, websub_secret = ?, websub_requested_at = ?, websub_expires_at = ?,
-	websub_pending_mode = ?, websub_pending_topic = ?, websub_pending_at = ?
+	websub_pending_mode = ?, websub_pending_topic = ?, websub_pending_at = ?, websub_nonce = ?
 WHERE id = ?`
 
 // SetSubscription records a feed's WebSub subscription, its pending
@@ -472,7 +473,7 @@ func (s *Store) SetSubscription(ctx context.Context, id int64, sub narrator.Subs
 	}
 	defer tx.Rollback(ctx)
 	n, err := tx.Exec(ctx, setSubscriptionSQL, sub.Hub, sub.Topic, sub.Secret, NullTime(sub.RequestedAt), NullTime(sub.ExpiresAt),
-		sub.Pending.Mode, sub.Pending.Topic, NullTime(sub.Pending.SentAt), id)
+		sub.Pending.Mode, sub.Pending.Topic, NullTime(sub.Pending.SentAt), sub.Nonce, id)
 	if err != nil {
 		return fmt.Errorf("set subscription of feed %d: %w", id, err)
 	}

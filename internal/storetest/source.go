@@ -255,7 +255,7 @@ var sourceTests = []test{
 		p := mustRSSProject(t, b.store)
 		src := mustSource(t, b.store, p.ID, "https://example.com/feed.xml")
 		now := b.clock.Now()
-		sub := narrator.Subscription{Hub: "https://hub.example/", Topic: "https://example.com/feed.xml", Secret: "s3cret"}
+		sub := narrator.NewSubscription("https://hub.example/", "https://example.com/feed.xml")
 		sub.Request(narrator.WebSubSubscribe, sub.Topic, now)
 		if err := b.store.SetSubscription(ctx, src.ID, sub); err != nil {
 			t.Fatal(err)
@@ -269,7 +269,10 @@ var sourceTests = []test{
 			t.Fatal(err)
 		}
 		wantEqual(t, "subscription", got.State.WebSub, sub)
-		if !sub.Verify(narrator.WebSubSubscribe, sub.Topic, time.Hour, now) || !sub.Pending.SentAt.IsZero() {
+		if got.State.WebSub.Nonce == "" {
+			t.Fatalf("the callback nonce was not kept: %+v", got.State.WebSub)
+		}
+		if !sub.Verify(narrator.WebSubSubscribe, sub.Topic, sub.Nonce, time.Hour, now) || !sub.Pending.SentAt.IsZero() {
 			t.Fatalf("Verify of the pending request: %+v", sub)
 		}
 		if err := b.store.SetSubscription(ctx, src.ID, sub); err != nil {
