@@ -66,18 +66,6 @@ func (v *InstalledVoice) WordTimings() bool {
 	return ok && v.Engine == EnginePiper && strings.HasSuffix(m.Name, TimedModelSuffix)
 }
 
-// WordTimings reports whether a catalog voice times each word of its transcripts: festival's
-// and flite's voices, and the installed voices (of installed) whose WordTimings says so. The
-// others time sentences only.
-func WordTimings(v Voice, installed []*InstalledVoice) bool {
-	switch v.Engine {
-	case EngineFestival, EngineFlite:
-		return true
-	}
-	iv, err := FindInstalledVoice(installed, v.EngineVoice)
-	return err == nil && iv.WordTimings()
-}
-
 // File returns the voice's file of a role, and whether it has one.
 func (v *InstalledVoice) File(role string) (VoiceFile, bool) {
 	for _, f := range v.Files {
@@ -171,8 +159,9 @@ type Catalog struct {
 	timed    map[string]bool // the IDs of the installed voices that time words
 }
 
-// WordTimings reports whether a voice of the catalog times each word of its transcripts, as
-// the package's WordTimings does.
+// WordTimings reports whether a voice of the catalog times each word of its transcripts:
+// festival's and flite's voices, and the installed voices whose WordTimings says so. The
+// others time sentences only.
 func (c *Catalog) WordTimings(v Voice) bool {
 	switch v.Engine {
 	case EngineFestival, EngineFlite:

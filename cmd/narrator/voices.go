@@ -119,7 +119,7 @@ func (cmd voicesListCommand) Run(ctx context.Context, args []string) error {
 	}
 	out := make([]voiceJSON, 0, len(voices))
 	for _, v := range voices {
-		out = append(out, voiceJSON{v.Name, v.Label(), v.Gender, v.Language, v.Engine, v.EngineVoice, narrator.Neural(v.Engine), v.Quality, v.License, defaultRole(cat, v), narrator.WordTimings(v, installed)})
+		out = append(out, voiceJSON{v.Name, v.Label(), v.Gender, v.Language, v.Engine, v.EngineVoice, narrator.Neural(v.Engine), v.Quality, v.License, defaultRole(cat, v), cat.WordTimings(v)})
 	}
 	if *asJSON {
 		return printJSON(e.stdout, out)

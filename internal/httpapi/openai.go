@@ -106,19 +106,10 @@ func writeOpenAIError(w http.ResponseWriter, err error) {
 	writeJSON(w, e.status, openAIErrorBody{Error: body})
 }
 
-// handleOpenAI is handle for the convention's routes: a returned error is
-// logged once here, if internal, and written in OpenAI's shape.
+// handleOpenAI is handle for the convention's routes: errors are written
+// in OpenAI's shape.
 func (s *Server) handleOpenAI(h handlerFunc) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		err := h(w, r)
-		if err == nil {
-			return
-		}
-		if narrator.ErrorCode(err) == narrator.EINTERNAL {
-			s.logger.ErrorContext(r.Context(), "api request failed", "method", r.Method, "path", r.URL.Path, "err", err)
-		}
-		writeOpenAIError(w, err)
-	})
+	return s.handleWith(h, writeOpenAIError)
 }
 
 // bearer is a call of the convention: the account of the key, and the
@@ -283,7 +274,12 @@ func (s *Server) createSpeech(w http.ResponseWriter, r *http.Request, b bearer) 
 	}
 	// The status is sent: cut the stream short, so that the client sees
 	// an error and not a shorter audio.
-	s.logger.ErrorContext(r.Context(), "speech stream failed", "voice", voice.Name, "err", err)
+	if r.Context().Err() != nil {
+		// The client hung up: not the server's fault.
+		s.logger.DebugContext(r.Context(), "speech stream ended by the client", "voice", voice.Name)
+	} else {
+		s.logger.ErrorContext(r.Context(), "speech stream failed", "voice", voice.Name, "err", err)
+	}
 	panic(http.ErrAbortHandler)
 }
 

@@ -205,11 +205,11 @@ func NewServer(d Deps) *Server {
 		maxSpeeches = runtime.NumCPU()
 	}
 	s.speaking = make(chan struct{}, maxSpeeches)
-	if s.speechLimits == nil {
-		s.speechLimits = ratelimit.New(s.now)
-	}
 	if s.now == nil {
 		s.now = time.Now
+	}
+	if s.speechLimits == nil {
+		s.speechLimits = ratelimit.New(s.now)
 	}
 	if s.triggers == nil {
 		s.triggers = ratelimit.New(s.now)
@@ -245,6 +245,12 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 // handle adapts a handlerFunc: a returned error is logged once here and
 // written as the v3 error body.
 func (s *Server) handle(h handlerFunc) http.Handler {
+	return s.handleWith(h, writeError)
+}
+
+// handleWith is handle with write, the edge's error writer: each edge
+// answers in its own shape, and all log and map errors alike.
+func (s *Server) handleWith(h handlerFunc, write func(http.ResponseWriter, error)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		err := h(w, r)
 		if err == nil {
@@ -254,6 +260,6 @@ func (s *Server) handle(h handlerFunc) http.Handler {
 		if narrator.ErrorCode(err) == narrator.EINTERNAL {
 			s.logger.ErrorContext(r.Context(), "api request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 		}
-		writeError(w, err)
+		write(w, err)
 	})
 }

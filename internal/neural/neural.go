@@ -161,8 +161,8 @@ func (e *Engine) SynthesizeWords(ctx context.Context, voiceID, text string, rate
 	if rate == 0 {
 		rate = 1
 	}
-	if rate < 0.25 || rate > 4 {
-		return nil, 0, nil, fmt.Errorf("neural: synthesize: rate %g out of range [0.25, 4]", rate)
+	if rate < narrator.MinSpeechSpeed || rate > narrator.MaxSpeechSpeed {
+		return nil, 0, nil, fmt.Errorf("neural: synthesize: rate %g out of range [%g, %g]", rate, narrator.MinSpeechSpeed, narrator.MaxSpeechSpeed)
 	}
 	v, err := e.voice(ctx, voiceID)
 	if err != nil {
