@@ -281,11 +281,17 @@ func (p *Poller) verify(w http.ResponseWriter, r *http.Request, src *narrator.So
 }
 
 // push checks a push's nonce and signature and reads its body as src's
-// feed (nil: no such feed). A push that is refused is read to its end, or
-// to MaxPushBytes, whatever the reason, so that it is answered alike.
+// feed (nil: no such feed). A push to a callback URL that is not a live
+// subscription's (no such feed, a wrong nonce) is refused before any of its
+// body is read: only the hub knows the nonce. A push with the nonce whose
+// signature is refused is read to its end, or to MaxPushBytes, whatever the
+// reason, so that it is answered alike.
 func (p *Poller) push(w http.ResponseWriter, r *http.Request, src *narrator.Source, nonce string) error {
+	if src == nil || !src.State.WebSub.Called(nonce) {
+		return errRefused
+	}
 	body := http.MaxBytesReader(w, r.Body, MaxPushBytes)
-	if src == nil || !src.State.WebSub.Called(nonce) || !src.State.WebSub.Authenticates() {
+	if !src.State.WebSub.Authenticates() {
 		return refuse(body)
 	}
 	mac, want, ok := signature(r.Header, src.State.WebSub.Secret)
