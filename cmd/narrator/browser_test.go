@@ -103,7 +103,9 @@ func screenshotDir(t *testing.T) string {
 // step's name.
 func browse(t *testing.T, ctx context.Context, step string, actions ...chromedp.Action) {
 	t.Helper()
-	c, cancel := context.WithTimeout(ctx, 60*time.Second)
+	// A guard against a hang, longer than any waitJS a step holds (the
+	// longest waits 90 s for a synthesis on a loaded machine).
+	c, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	if err := chromedp.Run(c, actions...); err != nil {
 		var loc string
