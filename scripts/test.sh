@@ -39,35 +39,26 @@ spectral_bin() {
   echo "$bin"
 }
 
-OPENAI_NPM_VERSION=5.23.2 # as openaiNPMVersion in cmd/narrator/openai_e2e_test.go
-
-# openai_npm installs the official openai npm client, which an end-to-end test
-# drives against the OpenAI-convention endpoints, once into the cache.
-openai_npm() {
-  local dir="${XDG_CACHE_HOME:-$HOME/.cache}/narrator/openai-npm"
-  if [[ "$(node -p "require('$dir/node_modules/openai/package.json').version" 2>/dev/null)" != "$OPENAI_NPM_VERSION" ]]; then
-    echo "Installing openai $OPENAI_NPM_VERSION from npm (once; cached in $dir)" >&2
+# npm_client PACKAGE VERSION DIR installs an npm package once into DIR, a
+# folder of narrator's cache, and prints that folder: real clients that the
+# tests drive.
+npm_client() {
+  local package=$1 version=$2 dir="${XDG_CACHE_HOME:-$HOME/.cache}/narrator/$3"
+  if [[ "$(node -p "require('$dir/node_modules/$package/package.json').version" 2>/dev/null)" != "$version" ]]; then
+    echo "Installing $package $version from npm (once; cached in $dir)" >&2
     mkdir -p "$dir"
-    npm install --prefix "$dir" --no-audit --no-fund --ignore-scripts --loglevel=error "openai@$OPENAI_NPM_VERSION" >&2 || return 1
+    npm install --prefix "$dir" --no-audit --no-fund --ignore-scripts --loglevel=error "$package@$version" >&2 || return 1
   fi
-  export NARRATOR_OPENAI_NPM="$dir"
+  echo "$dir"
 }
-openai_npm
-
-PARTYTIME_VERSION=5.0.0 # as partytimeVersion in internal/feed/partytime_test.go
-
-# partytime installs podcast-partytime, Podcast Index's feed parser, which
-# the podcast feed's tests read feeds with, once into the cache.
-partytime() {
-  local dir="${XDG_CACHE_HOME:-$HOME/.cache}/narrator/partytime"
-  if [[ "$(node -p "require('$dir/node_modules/podcast-partytime/package.json').version" 2>/dev/null)" != "$PARTYTIME_VERSION" ]]; then
-    echo "Installing podcast-partytime $PARTYTIME_VERSION from npm (once; cached in $dir)" >&2
-    mkdir -p "$dir"
-    npm install --prefix "$dir" --no-audit --no-fund --ignore-scripts --loglevel=error "podcast-partytime@$PARTYTIME_VERSION" >&2 || return 1
-  fi
-  export NARRATOR_PARTYTIME="$dir"
-}
-partytime
+# The official openai client, which an end-to-end test drives against the
+# OpenAI-convention endpoints (the version is openaiNPMVersion in
+# cmd/narrator/openai_e2e_test.go), and Podcast Index's feed parser, which the
+# podcast feed's tests read feeds with (partytimeVersion in
+# internal/feed/partytime_test.go).
+NARRATOR_OPENAI_NPM=$(npm_client openai 5.23.2 openai-npm)
+NARRATOR_PARTYTIME=$(npm_client podcast-partytime 5.0.0 partytime)
+export NARRATOR_OPENAI_NPM NARRATOR_PARTYTIME
 
 NARRATOR_ONNXRUNTIME=$(scripts/deps.sh onnxruntime) # the neural voices' runtime, cached
 export NARRATOR_ONNXRUNTIME
