@@ -8,7 +8,7 @@
 // It is a module of its own so that go-trafilatura and its two dozen
 // dependencies stay out of Narrator's: run it from this folder,
 //
-//	go run . [-corpus ../../internal/extract/testdata]
+//	go run . [-mozilla DIR] [-written DIR]
 package main
 
 import (
@@ -50,25 +50,34 @@ func trafilaturaFinder(fallback bool) extract.Finder {
 }
 
 func main() {
-	corpus := flag.String("corpus", "../../internal/extract/testdata", "the corpus folder")
+	mozilla := flag.String("mozilla", "../../third_party/readability/test-pages", "the folder of Readability's test pages")
+	written := flag.String("written", "../../internal/extract/testdata/written", "the folder of the pages written for the corpus")
 	flag.Parse()
 	finders := []finder{
 		{"readability", extract.Readability},
 		{"trafilatura", trafilaturaFinder(false)},
 		{"trafilatura+fallback", trafilaturaFinder(true)},
 	}
-	var pages []string
-	err := filepath.WalkDir(*corpus, func(path string, d fs.DirEntry, err error) error {
-		if err == nil && d.Name() == "source.html" {
-			pages = append(pages, filepath.Dir(path))
+	type page struct{ name, dir string }
+	var pages []page
+	for _, part := range []struct{ name, dir string }{{"mozilla", *mozilla}, {"written", *written}} {
+		err := filepath.WalkDir(part.dir, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && d.Name() == "source.html" {
+				rel, _ := filepath.Rel(part.dir, filepath.Dir(path))
+				pages = append(pages, page{part.name + "/" + filepath.ToSlash(rel), filepath.Dir(path)})
+			}
+			return err
+		})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "no corpus:", err)
+			os.Exit(1)
 		}
-		return err
-	})
-	if err != nil || len(pages) == 0 {
-		fmt.Fprintln(os.Stderr, "no corpus:", err)
+	}
+	if len(pages) == 0 {
+		fmt.Fprintln(os.Stderr, "no corpus")
 		os.Exit(1)
 	}
-	sort.Strings(pages)
+	sort.Slice(pages, func(i, j int) bool { return pages[i].name < pages[j].name })
 	type key struct{ finder, part string }
 	totals := map[key]extract.Score{}
 	took := map[string]time.Duration{}
@@ -77,9 +86,8 @@ func main() {
 		fmt.Printf(" | %-22s", f.name+" P/R/F1")
 	}
 	fmt.Println()
-	for _, dir := range pages {
-		name, _ := filepath.Rel(*corpus, dir)
-		name = filepath.ToSlash(name)
+	for _, p := range pages {
+		name, dir := p.name, p.dir
 		part, _, _ := strings.Cut(name, "/")
 		src, err1 := os.ReadFile(filepath.Join(dir, "source.html"))
 		want, err2 := os.ReadFile(filepath.Join(dir, "expected.txt"))

@@ -17,28 +17,43 @@ import (
 	"github.com/narrator/narrator/internal/extract"
 )
 
-// page is one page of the corpus: testdata/SOURCE/NAME/ holds source.html,
+// page is one page of the corpus: a folder holding source.html,
 // expected.txt (the article's text, checked by hand) and, for some,
-// expected.json (the metadata Extract must find).
+// expected.json (the metadata Extract must find). Its name is
+// PART/NAME.
 type page struct {
 	name, dir string
+}
+
+// corpusParts are the corpus's parts and their folders: Readability's
+// test pages are third-party and live under third_party/, where duplicate
+// reports and readers know them as such.
+var corpusParts = []struct{ name, dir string }{
+	{"mozilla", "../../third_party/readability/test-pages"},
+	{"written", "testdata/written"},
 }
 
 func corpus(tb testing.TB) []page {
 	tb.Helper()
 	var pages []page
-	err := filepath.WalkDir("testdata", func(path string, d fs.DirEntry, err error) error {
+	for _, part := range corpusParts {
+		err := filepath.WalkDir(part.dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.Name() == "source.html" {
+				dir := filepath.Dir(path)
+				rel, err := filepath.Rel(part.dir, dir)
+				if err != nil {
+					return err
+				}
+				pages = append(pages, page{name: part.name + "/" + filepath.ToSlash(rel), dir: dir})
+			}
+			return nil
+		})
 		if err != nil {
-			return err
+			tb.Fatal(err)
 		}
-		if d.Name() == "source.html" {
-			dir := filepath.Dir(path)
-			pages = append(pages, page{name: strings.TrimPrefix(filepath.ToSlash(dir), "testdata/"), dir: dir})
-		}
-		return nil
-	})
-	if err != nil {
-		tb.Fatal(err)
 	}
 	sort.Slice(pages, func(i, j int) bool { return pages[i].name < pages[j].name })
 	return pages
