@@ -3,10 +3,12 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -49,7 +51,7 @@ func (cmd voicesSetupCommand) Run(ctx context.Context, args []string) error {
 	}
 	later := func(why string) error {
 		fmt.Fprintf(e.stdout, "No neural voice (%s); the built-in voices speak. To add one later: NARRATOR_ONNXRUNTIME=$(scripts/deps.sh onnxruntime) bin/narrator voices download %s --gender %s %s\n",
-			strings.ReplaceAll(why, "\n", " "), storeFlags(b), rec.Gender, rec.Name)
+			strings.ReplaceAll(why, "\n", " "), storeFlags(b), strings.ToLower(rec.Gender), rec.Name)
 		return nil
 	}
 	if installed, err := voiceInstalled(ctx, e, b, neural.PiperID(rec.Name)); err != nil {
@@ -70,7 +72,9 @@ func (cmd voicesSetupCommand) Run(ctx context.Context, args []string) error {
 	dialer := &net.Dialer{Timeout: *reach}
 	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, DialContext: dialer.DialContext, TLSHandshakeTimeout: *reach, ResponseHeaderTimeout: time.Minute}}
 	got, err := neural.Download(dctx, client, *from, rec.Name, dir, neural.DownloadOptions{AllowHTTP: *allowHTTP, IndexTimeout: *reach})
-	if err != nil {
+	if uerr := (*url.Error)(nil); errors.As(err, &uerr) {
+		return later(*from + ": " + uerr.Err.Error())
+	} else if err != nil {
 		return later(err.Error())
 	}
 	if f.card == "" {
