@@ -3,8 +3,10 @@
 #   scripts/deps.sh runtime   speech engines and the MP3 encoder
 #   scripts/deps.sh test      the above, plus what the test suite uses
 #   scripts/deps.sh cluster   runtime, plus PostgreSQL and haproxy
-#   scripts/deps.sh onnxruntime   only the onnxruntime library; prints its path on stdout
-# runtime and test also fetch the onnxruntime library (neural voices); runtime goes on without it.
+#   scripts/deps.sh onnxruntime [quick]   only the onnxruntime library; prints its path on stdout.
+#       quick: fail at once, saying nothing, if the npm registry does not answer within seconds
+#       (scripts/serve.sh then goes on without neural voices)
+# test also fetches the onnxruntime library (neural voices).
 set -euo pipefail
 
 # onnxruntime, the library neural voices (Piper, Kokoro) run on: Microsoft's CPU build for Linux
@@ -19,9 +21,15 @@ ort_member=package/bin/napi-v6/linux/x64/libonnxruntime.so.1
 ort_dir=${XDG_CACHE_HOME:-$HOME/.cache}/narrator/onnxruntime/$ort_version
 ort_lib=$ort_dir/libonnxruntime.so.1
 
-# fetch_onnxruntime puts the library at $ort_lib unless it is there already.
+# fetch_onnxruntime puts the library at $ort_lib unless it is there already. With "quick", it
+# gives up silently unless npm is there and the registry tells the package's version within
+# seconds.
 fetch_onnxruntime() {
   [[ -f $ort_lib ]] && return 0
+  if [[ ${1:-} == quick ]]; then
+    command -v npm >/dev/null || return 1
+    timeout 15 npm view --fetch-retries=0 --fetch-timeout=8000 "$ort_package" version >/dev/null 2>&1 || return 1
+  fi
   command -v npm >/dev/null || { echo "onnxruntime: npm is needed to fetch $ort_package (apt-get install npm)" >&2; return 1; }
   local tmp
   tmp=$(mktemp -d)
@@ -40,7 +48,7 @@ fetch_onnxruntime() {
 }
 
 if [[ ${1:-runtime} == onnxruntime ]]; then
-  fetch_onnxruntime
+  fetch_onnxruntime "${2:-}"
   echo "$ort_lib"
   exit 0
 fi
@@ -92,13 +100,7 @@ if [[ ! -x $helper_bin || $helper_src -nt $helper_bin ]]; then
   cc -O2 -Wall -o "$helper_bin" "$helper_src" -lespeak-ng
 fi
 
-case "${1:-runtime}" in
-  test) fetch_onnxruntime ;; # the tests need it: a failure stops them
-  runtime)
-    if fetch_onnxruntime; then
-      echo "onnxruntime for neural voices: --onnxruntime $ort_lib" >&2
-    else
-      echo "onnxruntime not fetched: neural voices stay off, everything else works" >&2
-    fi
-    ;;
-esac
+# The tests need onnxruntime: a failure stops them. scripts/serve.sh fetches it for runtime.
+if [[ ${1:-runtime} == test ]]; then
+  fetch_onnxruntime
+fi

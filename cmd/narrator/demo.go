@@ -14,6 +14,9 @@ const (
 	demoAccount = "Demo"
 	demoProject = "Demo project"
 	demoEmail   = "demo@narrator.local"
+	// demoLanguage is the demo project's language, whose recommended neural voice the
+	// quickstart installs (voices setup-default).
+	demoLanguage = "en_US"
 )
 
 // demoCommand is `narrator demo`.
@@ -68,8 +71,8 @@ func (cmd demoCommand) Run(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		title, body, _ := cat.Defaults("en_US")
-		p = &narrator.Project{AccountID: accountID, Title: demoProject, Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: title.Name, BodyVoice: body.Name}
+		title, body, _ := cat.Defaults(demoLanguage)
+		p = &narrator.Project{AccountID: accountID, Title: demoProject, Type: narrator.ProjectTypeAPI, Language: demoLanguage, TitleVoice: title.Name, BodyVoice: body.Name}
 		if err := st.CreateProject(ctx, p); err != nil {
 			return fmt.Errorf("create demo project: %w", err)
 		}

@@ -32,6 +32,8 @@ const voicesUsage = `Usage: narrator voices [list] [flags]           list the vo
                                               install a Piper voice, or a Kokoro model's voices
        narrator voices download [flags] NAME  fetch a Piper voice (such as en_US-amy-medium) and install it
        narrator voices remove [flags] ID      remove an installed voice
+       narrator voices setup-default [flags]  install a language's recommended neural voice if its
+                                              repository answers soon; else say how to add one later
 
 Run 'narrator voices SUBCOMMAND -h' for its flags.`
 
@@ -48,6 +50,7 @@ func (cmd voicesCommand) Run(ctx context.Context, args []string) error {
 			{"install", nil, "", voicesInstallCommand{e}},
 			{"download", nil, "", voicesDownloadCommand{e}},
 			{"remove", nil, "", voicesRemoveCommand{e}},
+			{"setup-default", nil, "", voicesSetupCommand{e}},
 		}
 		if c := find(subs, args[0]); c != nil {
 			return c.Run(ctx, args[1:])

@@ -34,6 +34,12 @@ const (
 	EnvEngineStandIn = "NARRATOR_ENGINE_STANDIN"
 	// EnvONNXRuntime is the onnxruntime library for --onnxruntime.
 	EnvONNXRuntime = "NARRATOR_ONNXRUNTIME"
+	// EnvNoNeural, set to anything but "" or "0", makes narrator voices setup-default (the
+	// quickstart's neural voice step) do nothing.
+	EnvNoNeural = "NARRATOR_NO_NEURAL"
+	// EnvVoicesURL is the Piper voice repository, or a mirror with its layout, that
+	// narrator voices setup-default fetches from (default neural.PiperVoicesURL).
+	EnvVoicesURL = "NARRATOR_VOICES_URL"
 	// EnvTestONNXFault sets Config.ONNXFault, for tests only.
 	EnvTestONNXFault = "NARRATOR_TEST_ONNX_FAULT"
 	// EnvWebhooksAllowPrivate is "true" or "1" to set --webhooks-allow-private.

@@ -15,6 +15,9 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"time"
+
+	"github.com/narrator/narrator"
 )
 
 // PiperVoicesURL is the public Piper voice repository, whose voices.json indexes every voice
@@ -47,6 +50,22 @@ var ErrInsecureRepository = errors.New("the voice repository is not https")
 type DownloadOptions struct {
 	// AllowHTTP accepts a repository, and redirects, over plain http.
 	AllowHTTP bool
+	// IndexTimeout, if positive, bounds the fetch of the index, connection included: a
+	// repository that cannot be reached is given up on after it, however long the files may
+	// then take.
+	IndexTimeout time.Duration
+}
+
+// Recommended is a language's recommended Piper voice: what the quickstart installs.
+type Recommended struct {
+	Name   string // the voice's name in the repository, such as en_US-lessac-medium
+	Gender string // narrator.GenderFemale or narrator.GenderMale: a Piper voice's files do not say
+}
+
+// RecommendedVoices are the recommended Piper voices by language: single speaker, of medium
+// quality (the balance of speed and sound Piper recommends), the ones the docs name.
+var RecommendedVoices = map[string]Recommended{
+	"en_US": {Name: "en_US-amy-medium", Gender: narrator.GenderFemale},
 }
 
 // Downloaded are the local paths of a downloaded Piper voice's files; Card is "" if the index
@@ -96,7 +115,12 @@ func Download(ctx context.Context, client *http.Client, base, name, dir string, 
 		}
 		return nil
 	}
-	body, err := get(ctx, &c, u.JoinPath("voices.json"), maxIndexBytes)
+	ictx, cancel := ctx, context.CancelFunc(func() {})
+	if opts.IndexTimeout > 0 {
+		ictx, cancel = context.WithTimeout(ctx, opts.IndexTimeout)
+	}
+	body, err := get(ictx, &c, u.JoinPath("voices.json"), maxIndexBytes)
+	cancel()
 	if err != nil {
 		return Downloaded{}, err
 	}

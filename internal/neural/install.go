@@ -92,7 +92,7 @@ func PiperEntry(model, config LocalFile, sig worker.PiperSignature, d Describe) 
 	v := &narrator.InstalledVoice{
 		Voice: narrator.Voice{
 			Name: d.Name, Gender: d.Gender, Language: d.Language, Engine: narrator.EnginePiper,
-			EngineVoice: "piper-" + idPart(base), Quality: c.Quality, License: d.License,
+			EngineVoice: PiperID(base), Quality: c.Quality, License: d.License,
 		},
 		Speaker:  d.Speaker,
 		Priority: d.Priority,
@@ -212,6 +212,10 @@ func clip(s string) string {
 }
 
 // idPart makes s fit in a voice ID: lower-case letters, digits, '.', '_' and '-'.
+// PiperID returns the ID a Piper voice installs under, from its name (its model's file name
+// without ".onnx", such as en_US-lessac-medium).
+func PiperID(name string) string { return "piper-" + idPart(name) }
+
 func idPart(s string) string {
 	return strings.Map(func(r rune) rune {
 		switch {
