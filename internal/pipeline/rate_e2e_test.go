@@ -5,8 +5,8 @@ package pipeline_test
 import (
 	"math"
 	"os"
-	"slices"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
