@@ -315,7 +315,7 @@ Commands:
   serve         run the API, the media server and the job workers
   accounts      create accounts and manage their API keys
   users         create dashboard users (sign-in for the web dashboard)
-  projects      create and list projects
+  projects      create, set and list projects
   voices        list, install, download and remove voices
   pronunciations  manage a project's pronunciation rules
   webhooks      manage a project's webhook endpoints
