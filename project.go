@@ -21,8 +21,67 @@ type Project struct {
 	URL        string // "" when not set
 	TitleVoice string // a voice Name from the catalog
 	BodyVoice  string // a voice Name from the catalog
-	AudioCount int    // live (not deleted) audios; filled in by reads
+	// SpeechRate is the speaking-rate factor of the project's renderings:
+	// 1 is the voice's own pace, 1.25 a quarter faster; 0 means
+	// DefaultSpeechRate. It multiplies any rate the article's SSML sets.
+	SpeechRate float64
+	AudioCount int // live (not deleted) audios; filled in by reads
 	CreatedAt  time.Time
+}
+
+// The speaking rates a project may set (Project.SpeechRate): the range in
+// which every engine's voices stay natural.
+const (
+	MinSpeechRate     = 0.5
+	MaxSpeechRate     = 2.0
+	DefaultSpeechRate = 1.0
+)
+
+// Rate returns the project's speaking-rate factor, DefaultSpeechRate when
+// none is set.
+func (p *Project) Rate() float64 {
+	if p.SpeechRate == 0 {
+		return DefaultSpeechRate
+	}
+	return p.SpeechRate
+}
+
+// checkSpeechRate checks a speaking rate other than 0 (the default).
+func checkSpeechRate(rate float64) error {
+	if rate != 0 && !(rate >= MinSpeechRate && rate <= MaxSpeechRate) { // NaN too
+		return Errorf(EINVALID, "speech_rate must be a number from %.1f to %.1f (1.0 is the voice's own pace), not %g",
+			MinSpeechRate, MaxSpeechRate, rate)
+	}
+	return nil
+}
+
+// SpeechRatePlan is what setting a project's speaking rate comes to.
+type SpeechRatePlan struct {
+	// Next is the project with its new rate, never 0.
+	Next Project
+	// Changed reports whether the rate differs from the stored one; when
+	// false, nothing is to be written.
+	Changed bool
+}
+
+// PlanSpeechRate sets the speaking rate of cur, a project as stored, to
+// rate (0 for DefaultSpeechRate). It is the one rule of a rate change:
+// it needs no new speech by itself, so the store writes the project's row
+// and nothing else. Audios keep the speech they have; each rendering
+// from then on (a new audio, a change of title, body or author, a
+// regeneration, a re-synthesis after a pronunciation rule) speaks at the
+// rate stored when it runs. It returns an EINVALID *Error for a rate
+// outside [MinSpeechRate, MaxSpeechRate].
+func PlanSpeechRate(cur *Project, rate float64) (SpeechRatePlan, error) {
+	if err := checkSpeechRate(rate); err != nil {
+		return SpeechRatePlan{}, err
+	}
+	next := *cur
+	next.SpeechRate = rate
+	if rate == 0 {
+		next.SpeechRate = DefaultSpeechRate
+	}
+	return SpeechRatePlan{Next: next, Changed: next.SpeechRate != cur.Rate()}, nil
 }
 
 // Validate checks the project's fields. Whether the server offers its
@@ -40,6 +99,9 @@ func (p *Project) Validate() error {
 	}
 	if !slices.Contains(ProjectTypes(), p.Type) {
 		return Errorf(EINVALID, "type must be one of %s", strings.Join(ProjectTypes(), ", "))
+	}
+	if err := checkSpeechRate(p.SpeechRate); err != nil {
+		return err
 	}
 	if !localeRE.MatchString(p.Language) {
 		return Errorf(EINVALID, "language %q is not a locale such as en_US; run `narrator voices` for the list", p.Language)

@@ -83,3 +83,22 @@ func (c *Client) SetAccess(ctx context.Context, projectID int64, u AccessUpdate)
 func (c *Client) RotateEmbedSecret(ctx context.Context, projectID int64) (*Access, error) {
 	return call[*Access](ctx, c, http.MethodPost, projectPath(projectID, "access", "rotate-secret"), nil, nil)
 }
+
+// SpeechSettings are a project's speech settings (an extension).
+type SpeechSettings struct {
+	ProjectID int64 `json:"project_id"`
+	// SpeechRate is the speaking-rate factor of the project's renderings,
+	// from 0.5 to 2.0: 1 is each voice's own pace.
+	SpeechRate float64 `json:"speech_rate"`
+}
+
+// SpeechSettings returns a project's speech settings.
+func (c *Client) SpeechSettings(ctx context.Context, projectID int64) (*SpeechSettings, error) {
+	return call[*SpeechSettings](ctx, c, http.MethodGet, projectPath(projectID, "speech"), nil, nil)
+}
+
+// SetSpeechRate sets a project's speaking rate. Audios keep their speech;
+// renderings from then on speak at the new rate.
+func (c *Client) SetSpeechRate(ctx context.Context, projectID int64, rate float64) (*SpeechSettings, error) {
+	return call[*SpeechSettings](ctx, c, http.MethodPut, projectPath(projectID, "speech"), nil, map[string]float64{"speech_rate": rate})
+}

@@ -99,6 +99,7 @@ type projectOut struct {
 	TitleVoice string  `json:"title_voice"`
 	BodyVoice  string  `json:"body_voice"`
 	AudioCount int     `json:"audio_count"`
+	SpeechRate float64 `json:"speech_rate"`
 }
 
 // fixture creates an account and a project in a new data directory.
@@ -116,7 +117,7 @@ func TestCLI(t *testing.T) {
 	if acct.Name != "Acme News" || !strings.HasPrefix(acct.APIKey, "nk_") || acct.ID <= 0 {
 		t.Errorf("account %+v", acct)
 	}
-	if proj.Type != "api" || proj.Language != "en_US" || proj.URL != nil || !strings.Contains(proj.TitleVoice, "(") || !strings.Contains(proj.BodyVoice, "(") {
+	if proj.Type != "api" || proj.Language != "en_US" || proj.URL != nil || proj.SpeechRate != 1 || !strings.Contains(proj.TitleVoice, "(") || !strings.Contains(proj.BodyVoice, "(") {
 		t.Errorf("project %+v", proj)
 	}
 	raw, err := os.ReadFile(filepath.Join(data, "narrator.db"))
@@ -144,8 +145,16 @@ func TestCLI(t *testing.T) {
 	if withURL.URL == nil || *withURL.URL != "https://blog.test" {
 		t.Errorf("project url %+v", withURL)
 	}
+	fast := mustJSON[projectOut](t, mustCLI(t, "projects", "create", "--data", data, "--account", fmt.Sprint(acct.ID), "--title", "Fast", "--language", "en_US", "--speech-rate", "1.25"))
+	if fast.SpeechRate != 1.25 {
+		t.Errorf("project created at rate 1.25: %+v", fast)
+	}
+	slow := mustJSON[projectOut](t, mustCLI(t, "projects", "set", "--data", data, "--project", fmt.Sprint(fast.ID), "--speech-rate", "0.8"))
+	if slow.ID != fast.ID || slow.SpeechRate != 0.8 || slow.Title != "Fast" {
+		t.Errorf("projects set --speech-rate 0.8: %+v", slow)
+	}
 	list := mustJSON[[]projectOut](t, mustCLI(t, "projects", "list", "--data", data, "--account", fmt.Sprint(acct.ID)))
-	if len(list) != 2 {
+	if len(list) != 3 || list[2].SpeechRate != 0.8 || list[0].SpeechRate != 1 {
 		t.Errorf("projects list %+v", list)
 	}
 	if out := mustCLI(t, "voices", "--data", data, "--language", "en_US"); !strings.Contains(out, "en_US") {
@@ -177,6 +186,10 @@ func TestCLI(t *testing.T) {
 		{"projects", "create", "--data", data, "--account", fmt.Sprint(acct.ID), "--title", "x", "--language", "en_US", "--body-voice", "Nobody"},
 		{"projects", "create", "--data", data, "--account", "999", "--title", "x", "--language", "en_US"},
 		{"projects", "create", "--data", data, "--account", fmt.Sprint(acct.ID), "--title", "x", "--language", "en_US", "--url", "ftp://x"},
+		{"projects", "create", "--data", data, "--account", fmt.Sprint(acct.ID), "--title", "x", "--language", "en_US", "--speech-rate", "3"},
+		{"projects", "set", "--data", data, "--project", fmt.Sprint(proj.ID), "--speech-rate", "0.3"},
+		{"projects", "set", "--data", data, "--project", "999", "--speech-rate", "1.5"},
+		{"projects", "set", "--data", data, "--project", fmt.Sprint(proj.ID)},
 		{"serve", "--addr", "nonsense"},
 		{"voices", "--data", data, "--language", "xx_XX"},
 		{"serve", "--bogus-flag"},
@@ -302,7 +315,7 @@ Commands:
   serve         run the API, the media server and the job workers
   accounts      create accounts and manage their API keys
   users         create dashboard users (sign-in for the web dashboard)
-  projects      create and list projects
+  projects      create, set and list projects
   voices        list, install, download and remove voices
   pronunciations  manage a project's pronunciation rules
   webhooks      manage a project's webhook endpoints

@@ -11,13 +11,15 @@ import (
 )
 
 const projectsUsage = `Usage:
-  narrator projects create [--data DIR|--database URL] --account ID --title T --language xx_XX [--type api|rss] [--url U] [--title-voice NAME] [--body-voice NAME]
+  narrator projects create [--data DIR|--database URL] --account ID --title T --language xx_XX [--type api|rss] [--url U] [--title-voice NAME] [--body-voice NAME] [--speech-rate R]
+  narrator projects set [--data DIR|--database URL] --project ID --speech-rate R
   narrator projects list [--data DIR|--database URL] [--account ID]`
 
 // projectsCommand is `narrator projects`.
 func projectsCommand(e *env) group {
 	return group{e: e, name: "projects", usage: projectsUsage, subs: []namedCommand{
 		{name: "create", command: projectsCreateCommand{e}},
+		{name: "set", command: projectsSetCommand{e}},
 		{name: "list", command: projectsListCommand{e}},
 	}}
 }
@@ -28,7 +30,7 @@ type projectsCreateCommand struct{ e *env }
 // Run runs `narrator projects create`.
 func (cmd projectsCreateCommand) Run(ctx context.Context, args []string) error {
 	e := cmd.e
-	fs := newFlagSet(e, "projects create", "projects create [--data DIR|--database URL] --account ID --title T --language xx_XX [--type api|rss] [--url U] [--title-voice NAME] [--body-voice NAME]")
+	fs := newFlagSet(e, "projects create", "projects create [--data DIR|--database URL] --account ID --title T --language xx_XX [--type api|rss] [--url U] [--title-voice NAME] [--body-voice NAME] [--speech-rate R]")
 	data := config.BackendFlags(fs, e.getenv)
 	account := fs.Int64("account", 0, "account `id` (required)")
 	title := fs.String("title", "", "project `title` (required)")
@@ -37,6 +39,7 @@ func (cmd projectsCreateCommand) Run(ctx context.Context, args []string) error {
 	url := fs.String("url", "", "the publication's `URL`")
 	titleVoice := fs.String("title-voice", "", "voice `name` for titles (default: the language's title voice)")
 	bodyVoice := fs.String("body-voice", "", "voice `name` for bodies (default: the language's body voice)")
+	rate := fs.Float64("speech-rate", narrator.DefaultSpeechRate, speechRateHelp)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -65,11 +68,12 @@ func (cmd projectsCreateCommand) Run(ctx context.Context, args []string) error {
 		return usagef("projects create: language %q is not supported; run `narrator voices` for the list", *language)
 	}
 	p := &narrator.Project{
-		AccountID: *account,
-		Title:     *title,
-		Type:      *typ,
-		Language:  *language,
-		URL:       *url,
+		AccountID:  *account,
+		Title:      *title,
+		Type:       *typ,
+		Language:   *language,
+		URL:        *url,
+		SpeechRate: *rate,
 	}
 	for _, v := range []struct {
 		flag string
@@ -96,7 +100,55 @@ func (cmd projectsCreateCommand) Run(ctx context.Context, args []string) error {
 		}
 		return fmt.Errorf("create project: %w", err)
 	}
-	return printJSON(e.stdout, httpapi.ProjectJSON(cat, p))
+	return printJSON(e.stdout, httpapi.ProjectSettingsJSON(cat, p))
+}
+
+// speechRateHelp describes the --speech-rate flag.
+const speechRateHelp = "speaking-rate `factor` from 0.5 to 2.0 for the project's renderings; 1 is each voice's own pace"
+
+// projectsSetCommand is `narrator projects set`.
+type projectsSetCommand struct{ e *env }
+
+// Run runs `narrator projects set`. A new rate renders nothing again
+// (narrator.PlanSpeechRate).
+func (cmd projectsSetCommand) Run(ctx context.Context, args []string) error {
+	e := cmd.e
+	fs := newFlagSet(e, "projects set", "projects set [--data DIR|--database URL] --project ID --speech-rate R")
+	data := config.BackendFlags(fs, e.getenv)
+	project := fs.Int64("project", 0, "project `id` (required)")
+	rate := fs.Float64("speech-rate", 0, speechRateHelp+" (required)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case *project <= 0:
+		fs.Usage()
+		return usagef("projects set: --project is required")
+	case *rate == 0:
+		fs.Usage()
+		return usagef("projects set: --speech-rate is required")
+	}
+	st, err := openStore(ctx, e, data)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	p, err := st.SetSpeechRate(ctx, *project, *rate)
+	switch narrator.ErrorCode(err) {
+	case "":
+	case narrator.ENOTFOUND:
+		return fmt.Errorf("projects set: project %d does not exist", *project)
+	case narrator.EINVALID:
+		return usagef("projects set: %s", narrator.ErrorMessage(err))
+	default:
+		return fmt.Errorf("set project %d: %w", *project, err)
+	}
+	cat, err := loadCatalog(ctx, st)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stderr, "Audios keep their speech; renderings from now on (new audios, edits, regenerations) speak at the new rate.")
+	return printJSON(e.stdout, httpapi.ProjectSettingsJSON(cat, p))
 }
 
 // projectsListCommand is `narrator projects list`.
@@ -126,7 +178,7 @@ func (cmd projectsListCommand) Run(ctx context.Context, args []string) error {
 	}
 	out := make([]any, 0, len(projects))
 	for _, p := range projects {
-		out = append(out, httpapi.ProjectJSON(cat, p))
+		out = append(out, httpapi.ProjectSettingsJSON(cat, p))
 	}
 	return printJSON(e.stdout, out)
 }

@@ -22,6 +22,24 @@ type projectJSON struct {
 // from cat. It is exported for the CLI, which prints projects in the same
 // shape.
 func ProjectJSON(cat *narrator.Catalog, p *narrator.Project) any {
+	return newProjectJSON(cat, p)
+}
+
+// projectSettingsJSON is a v3 Project with the project's extension
+// settings.
+type projectSettingsJSON struct {
+	projectJSON
+	SpeechRate float64 `json:"speech_rate"`
+}
+
+// ProjectSettingsJSON is ProjectJSON with the project's settings that
+// extensions give (its speech_rate): the shape in which the CLI prints
+// projects.
+func ProjectSettingsJSON(cat *narrator.Catalog, p *narrator.Project) any {
+	return projectSettingsJSON{projectJSON: newProjectJSON(cat, p), SpeechRate: p.Rate()}
+}
+
+func newProjectJSON(cat *narrator.Catalog, p *narrator.Project) projectJSON {
 	out := projectJSON{
 		ID:         p.ID,
 		Title:      p.Title,

@@ -42,6 +42,8 @@ func (s *Server) routeTable() []route {
 		{"GET", "/api/v3/projects/{project_id}/access", s.handle(s.authed(s.getAccess))},
 		{"PUT", "/api/v3/projects/{project_id}/access", s.handle(s.authed(s.setAccess))},
 		{"POST", "/api/v3/projects/{project_id}/access/rotate-secret", s.handle(s.authed(s.rotateEmbedSecret))},
+		{"GET", "/api/v3/projects/{project_id}/speech", s.handle(s.authed(s.getSpeechSettings))},
+		{"PUT", "/api/v3/projects/{project_id}/speech", s.handle(s.authed(s.setSpeechSettings))},
 		{"GET", "/api/v3/projects/{project_id}/pronunciations", s.handle(s.authed(s.listPronunciations))},
 		{"POST", "/api/v3/projects/{project_id}/pronunciations", s.handle(s.authed(s.setPronunciation))},
 		{"DELETE", "/api/v3/projects/{project_id}/pronunciations/{rule_id}", s.handle(s.authed(s.removePronunciation))},

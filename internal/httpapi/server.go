@@ -79,6 +79,9 @@ type Store interface {
 	// project without one.
 	SetProjectAccess(ctx context.Context, a *narrator.ProjectAccess) error
 	RotateEmbedSecret(ctx context.Context, projectID int64, secret string) (narrator.ProjectAccess, error)
+	// SetSpeechRate returns the project with its new rate: EINVALID for
+	// a rate out of range, ENOTFOUND.
+	SetSpeechRate(ctx context.Context, projectID int64, rate float64) (*narrator.Project, error)
 }
 
 // PageReader reads the article of a web page, for the import extension.

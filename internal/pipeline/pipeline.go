@@ -205,6 +205,9 @@ func (p *Pipeline) RenderLive(ctx context.Context, a *narrator.Audio, proj *narr
 	if len(units) == 0 {
 		return narrator.Rendering{}, narrator.Errorf(narrator.EINVALID, "the article has no text that can be read aloud.")
 	}
+	// The project's rate is in each unit's rate, so the unit cache keeps
+	// the speech of each rate apart.
+	scaleRates(units, proj.Rate())
 	voices, err := p.voicesFor(ctx, proj, units)
 	if err != nil {
 		return narrator.Rendering{}, err

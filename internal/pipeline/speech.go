@@ -48,12 +48,8 @@ func (p *Pipeline) Speak(ctx context.Context, s narrator.Speech, w io.Writer) er
 	voices := make([]narrator.Voice, len(units))
 	for i := range units {
 		voices[i] = s.Voice
-		rate := units[i].Rate
-		if rate <= 0 {
-			rate = 1
-		}
-		units[i].Rate = min(max(rate*speed, narrator.MinSpeechSpeed), narrator.MaxSpeechSpeed)
 	}
+	scaleRates(units, speed)
 	switch s.Format {
 	case narrator.SpeechMP3:
 		enc := p.newChunkEncoder(ctx, w)
@@ -136,6 +132,18 @@ func (r *rawWriter) write(samples []int16) error {
 		return fmt.Errorf("write speech: %w", err)
 	}
 	return nil
+}
+
+// scaleRates multiplies the rate of every unit (1 where its markup sets
+// none) by factor, within the rates every engine takes.
+func scaleRates(units []speak.Unit, factor float64) {
+	for i := range units {
+		rate := units[i].Rate
+		if rate <= 0 {
+			rate = 1
+		}
+		units[i].Rate = min(max(rate*factor, narrator.MinSpeechSpeed), narrator.MaxSpeechSpeed)
+	}
 }
 
 // streamingWAVHeader is the header of a mono 16-bit WAV stream at rate

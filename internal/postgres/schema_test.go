@@ -38,6 +38,7 @@ WHERE n.nspname = current_schema() AND t.relname NOT LIKE 'river%'
 var logicalTypes = map[string]string{
 	"bigint": "int", "integer": "int", "smallint": "int", "text": "text", "bytea": "bytes", "boolean": "bool",
 	"timestamp with time zone": "time", "date": "date", "jsonb": "json", "ARRAY": "list",
+	"double precision": "float",
 }
 
 // TestSchema checks that the migrated schema is the logical schema both

@@ -16,8 +16,8 @@ import (
 // projectColumns are sqlstore.ProjectColumns of the projects table
 // aliased as p, which scanProject reads. audio_count is kept by
 // the writes that create and delete audios, so no read counts them.
-const projectColumns = `p.id, p.account_id, p.title, p.type, p.language, p.url, p.title_voice, p.body_voice, p.created_at,
-	p.audio_count`
+const projectColumns = `p.id, p.account_id, p.title, p.type, p.language, p.url, p.title_voice, p.body_voice, p.speech_rate,
+	p.created_at, p.audio_count`
 
 // scanProject reads a row of projectColumns.
 func scanProject(sc interface{ Scan(...any) error }) (*narrator.Project, error) {

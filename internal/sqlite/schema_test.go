@@ -25,6 +25,8 @@ func logicalType(column, declared string) string {
 		return "text"
 	case "BLOB":
 		return "bytes"
+	case "REAL":
+		return "float"
 	case "INTEGER":
 		switch {
 		case strings.HasSuffix(column, "_at"), column == "at", column == "failing_since", column == "lease_until":

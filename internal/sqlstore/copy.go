@@ -117,8 +117,8 @@ ON CONFLICT (id) DO NOTHING`
 INSERT INTO api_keys (id, account_id, hash, prefix, created_at, revoked_at) %sVALUES (?, ?, ?, ?, ?, ?)
 ON CONFLICT (id) DO NOTHING`
 	importProjectSQL = `
-INSERT INTO projects (id, account_id, title, type, language, url, title_voice, body_voice, created_at, audio_count)
-%sVALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
+INSERT INTO projects (id, account_id, title, type, language, url, title_voice, body_voice, speech_rate, created_at, audio_count)
+%sVALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
 ON CONFLICT (id) DO NOTHING`
 	importUserSQL = `
 INSERT INTO users (id, account_id, email, password_hash, created_at, updated_at) %sVALUES (?, ?, ?, ?, ?, ?)
@@ -171,7 +171,7 @@ func (s *Store) ImportMeta(ctx context.Context, e *narrator.Export) error {
 	}
 	for _, p := range e.Projects {
 		if _, err := tx.Exec(ctx, fmt.Sprintf(importProjectSQL, ids), p.ID, p.AccountID, p.Title, p.Type, p.Language,
-			NullString(p.URL), p.TitleVoice, p.BodyVoice, p.CreatedAt); err != nil {
+			NullString(p.URL), p.TitleVoice, p.BodyVoice, p.Rate(), p.CreatedAt); err != nil {
 			return fmt.Errorf("import project %d: %w", p.ID, err)
 		}
 	}

@@ -10,11 +10,12 @@ import (
 )
 
 const insertProjectSQL = `
-INSERT INTO projects (account_id, title, type, language, url, title_voice, body_voice, created_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+INSERT INTO projects (account_id, title, type, language, url, title_voice, body_voice, speech_rate, created_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // CreateProject validates and inserts a project, setting its ID and
-// CreatedAt. It returns ENOTFOUND if the account does not exist.
+// CreatedAt, and its SpeechRate if it has none. It returns ENOTFOUND if
+// the account does not exist.
 func (s *Store) CreateProject(ctx context.Context, p *narrator.Project) error {
 	if err := p.Validate(); err != nil {
 		return err
@@ -29,27 +30,27 @@ func (s *Store) CreateProject(ctx context.Context, p *narrator.Project) error {
 	}
 	now := s.now()
 	id, err := tx.Insert(ctx, insertProjectSQL, p.AccountID, p.Title, p.Type, p.Language,
-		NullString(p.URL), p.TitleVoice, p.BodyVoice, now)
+		NullString(p.URL), p.TitleVoice, p.BodyVoice, p.Rate(), now)
 	if err != nil {
 		return fmt.Errorf("create project: %w", s.db.Conflict(err, "project"))
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return fmt.Errorf("create project: commit: %w", err)
 	}
-	p.ID, p.CreatedAt, p.AudioCount = id, now, 0
+	p.ID, p.CreatedAt, p.AudioCount, p.SpeechRate = id, now, 0, p.Rate()
 	return nil
 }
 
 // ProjectColumns are the columns ScanProject reads. audio_count is kept by
 // the writes that create and delete audios, so no read counts them.
-const ProjectColumns = `id, account_id, title, type, language, url, title_voice, body_voice, created_at, audio_count`
+const ProjectColumns = `id, account_id, title, type, language, url, title_voice, body_voice, speech_rate, created_at, audio_count`
 
 // ScanProject reads a row of ProjectColumns.
 func ScanProject(row Row) (*narrator.Project, error) {
 	var p narrator.Project
 	var u *string
 	if err := row.Scan(&p.ID, &p.AccountID, &p.Title, &p.Type, &p.Language, &u, &p.TitleVoice, &p.BodyVoice,
-		&p.CreatedAt, &p.AudioCount); err != nil {
+		&p.SpeechRate, &p.CreatedAt, &p.AudioCount); err != nil {
 		return nil, err
 	}
 	if u != nil {
@@ -114,4 +115,38 @@ func (s *Store) ListProjects(ctx context.Context, accountID int64) ([]*narrator.
 		return nil, fmt.Errorf("list projects of account %d: %w", accountID, err)
 	}
 	return ps, nil
+}
+
+const setSpeechRateSQL = `UPDATE projects SET speech_rate = ? WHERE id = ?`
+
+// SetSpeechRate sets the project's speaking rate (0 for the default) and
+// returns the project, as narrator.PlanSpeechRate decides: it writes the
+// row and nothing else, so no audio is rendered again. It returns EINVALID
+// for a rate out of range and ENOTFOUND if the project does not exist.
+func (s *Store) SetSpeechRate(ctx context.Context, projectID int64, rate float64) (*narrator.Project, error) {
+	tx, err := s.db.BeginWrite(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("set speech rate of project %d: %w", projectID, err)
+	}
+	defer tx.Rollback(ctx)
+	cur, err := ScanProject(tx.QueryRow(ctx, findProjectSQL+s.db.ForUpdate(), projectID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, narrator.Errorf(narrator.ENOTFOUND, "project %d not found", projectID)
+	} else if err != nil {
+		return nil, fmt.Errorf("set speech rate of project %d: %w", projectID, err)
+	}
+	plan, err := narrator.PlanSpeechRate(cur, rate)
+	if err != nil {
+		return nil, err
+	}
+	if !plan.Changed {
+		return &plan.Next, nil
+	}
+	if _, err := tx.Exec(ctx, setSpeechRateSQL, plan.Next.SpeechRate, projectID); err != nil {
+		return nil, fmt.Errorf("set speech rate of project %d: %w", projectID, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return nil, fmt.Errorf("set speech rate of project %d: commit: %w", projectID, err)
+	}
+	return &plan.Next, nil
 }

@@ -459,4 +459,73 @@ var projectTests = []test{
 			t.Fatalf("ListProjects(missing) = %#v, %v; want empty slice", none, err)
 		}
 	}},
+	{"SpeechRate", func(t *testing.T, b *bundle) {
+		ctx := t.Context()
+		acc := mustAccount(t, b.store, "Acme")
+		plain := mustProjectOf(t, b.store, acc.ID)
+		if plain.SpeechRate != narrator.DefaultSpeechRate {
+			t.Errorf("created without a rate: SpeechRate = %g, want %g", plain.SpeechRate, narrator.DefaultSpeechRate)
+		}
+		fast := newProject(acc.ID, "Fast")
+		fast.SpeechRate = 1.25
+		if err := b.store.CreateProject(ctx, fast); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.store.CreateAPIKey(ctx, acc.ID, hashOf("rate"), "nk_rat"); err != nil {
+			t.Fatal(err)
+		}
+		a := mustAudio(t, b.store, fast.ID, "")
+		rates := func() []float64 {
+			t.Helper()
+			found, err := b.store.FindProject(ctx, acc.ID, fast.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			list, err := b.store.ListProjects(ctx, acc.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			authorized, err := b.store.AuthorizeProject(ctx, hashOf("rate"), fast.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, forSynthesis, err := b.store.AudioForSynthesis(ctx, a.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return []float64{found.SpeechRate, list[1].SpeechRate, authorized.SpeechRate, forSynthesis.SpeechRate}
+		}
+		wantEqual(t, "rates read after create", rates(), []float64{1.25, 1.25, 1.25, 1.25})
+
+		jobs := len(b.rec.Synthesized())
+		got, err := b.store.SetSpeechRate(ctx, fast.ID, 0.75)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.SpeechRate != 0.75 || got.ID != fast.ID || got.Title != "Fast" {
+			t.Errorf("SetSpeechRate = %+v, want the project at 0.75", got)
+		}
+		wantEqual(t, "rates read after SetSpeechRate", rates(), []float64{0.75, 0.75, 0.75, 0.75})
+		// A rate change needs no new speech (narrator.PlanSpeechRate).
+		if n := len(b.rec.Synthesized()); n != jobs {
+			t.Errorf("SetSpeechRate queued %d synthesis jobs, want none", n-jobs)
+		}
+		after, err := b.store.FindAudio(ctx, fast.ID, itoa(a.ID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after.Revision != a.Revision || after.State != a.State {
+			t.Errorf("audio after SetSpeechRate at revision %d, %s; want %d, %s", after.Revision, after.State, a.Revision, a.State)
+		}
+		if got, err := b.store.SetSpeechRate(ctx, fast.ID, 0); err != nil || got.SpeechRate != narrator.DefaultSpeechRate {
+			t.Errorf("SetSpeechRate(0) = %+v, %v; want the default rate", got, err)
+		}
+		_, err = b.store.SetSpeechRate(ctx, fast.ID, 2.5)
+		wantCode(t, err, narrator.EINVALID)
+		_, err = b.store.SetSpeechRate(ctx, 999, 1)
+		wantCode(t, err, narrator.ENOTFOUND)
+		bad := newProject(acc.ID, "Too fast")
+		bad.SpeechRate = 3
+		wantCode(t, b.store.CreateProject(ctx, bad), narrator.EINVALID)
+	}},
 }

@@ -242,6 +242,7 @@ func mustCopySource(tb testing.TB, b *bundle) copySource {
 	src.project = mustProjectOf(tb, s, src.account.ID)
 	withURL := newProject(other.ID, "Blog")
 	withURL.URL = "https://blog.example.com"
+	withURL.SpeechRate = 1.25 // copied as it is
 	if err := s.CreateProject(ctx, withURL); err != nil {
 		tb.Fatalf("CreateProject: %v", err)
 	}

@@ -34,6 +34,7 @@ type Store interface {
 	CreateProject(ctx context.Context, p *narrator.Project) error
 	FindProject(ctx context.Context, accountID, projectID int64) (*narrator.Project, error)
 	ListProjects(ctx context.Context, accountID int64) ([]*narrator.Project, error)
+	SetSpeechRate(ctx context.Context, projectID int64, rate float64) (*narrator.Project, error)
 
 	AudioPublication(ctx context.Context, audioID int64) (narrator.Publication, error)
 	SetPublication(ctx context.Context, p narrator.Publication) (narrator.Publication, error)

@@ -19,7 +19,7 @@ func (s *Server) home(w http.ResponseWriter, r *http.Request, q *request) error 
 
 // projectForm is the create-project form's values.
 type projectForm struct {
-	Title, Type, Language, URL, TitleVoice, BodyVoice string
+	Title, Type, Language, URL, TitleVoice, BodyVoice, SpeechRate string
 }
 
 // projectsData is the projects page.
@@ -32,7 +32,7 @@ type projectsData struct {
 
 func (s *Server) projectsPage(w http.ResponseWriter, r *http.Request, q *request) error {
 	t, b, _ := s.catalog(r.Context()).Defaults("en_US")
-	return s.renderProjects(w, r, q, http.StatusOK, projectForm{Language: "en_US", TitleVoice: t.Name, BodyVoice: b.Name}, "")
+	return s.renderProjects(w, r, q, http.StatusOK, projectForm{Language: "en_US", TitleVoice: t.Name, BodyVoice: b.Name, SpeechRate: "1"}, "")
 }
 
 func (s *Server) renderProjects(w http.ResponseWriter, r *http.Request, q *request, status int, f projectForm, formErr string) error {
@@ -52,10 +52,11 @@ func (s *Server) createProject(w http.ResponseWriter, r *http.Request, q *reques
 		URL:        strings.TrimSpace(r.PostForm.Get("url")),
 		TitleVoice: r.PostForm.Get("title_voice"),
 		BodyVoice:  r.PostForm.Get("body_voice"),
+		SpeechRate: strings.TrimSpace(r.PostForm.Get("speech_rate")),
 	}
 	p := &narrator.Project{
 		AccountID: q.account.ID, Title: f.Title, Type: f.Type,
-		Language: f.Language, URL: f.URL,
+		Language: f.Language, URL: f.URL, SpeechRate: parseRate(f.SpeechRate),
 	}
 	cat := s.catalog(r.Context())
 	dt, db, ok := cat.Defaults(f.Language)

@@ -197,7 +197,7 @@ type fieldLabel struct{ field, label string }
 var (
 	projectLabels = []fieldLabel{
 		{"title_voice", "Title voice"}, {"body_voice", "Body voice"}, {"language", "Language"},
-		{"title", "Title"}, {"url", "Website"},
+		{"speech_rate", "Speaking rate"}, {"title", "Title"}, {"url", "Website"},
 	}
 	audioLabels = []fieldLabel{
 		{"article_url", "Article URL"}, {"external_id", "External ID"}, {"metadata", "Metadata"},

@@ -39,6 +39,9 @@ func (s *Server) routes() {
 	m.Handle("POST /projects/{pid}/access", s.handle(s.authed(s.saveAccess)))
 	m.Handle("POST /projects/{pid}/access/rotate", s.handle(s.authed(s.rotateEmbedSecret)))
 
+	m.Handle("GET /projects/{pid}/speech", s.handle(s.authed(s.speechPage)))
+	m.Handle("POST /projects/{pid}/speech", s.handle(s.authed(s.saveSpeech)))
+
 	m.Handle("GET /projects/{pid}/sources", s.handle(s.authed(s.sourcesPage)))
 	m.Handle("POST /projects/{pid}/sources", s.handle(s.authed(s.createSource)))
 	m.Handle("POST /projects/{pid}/sources/{fid}/poll", s.handle(s.authed(s.pollSource)))

@@ -122,6 +122,9 @@ type Store interface {
 	// SetProjectAccess keeps the signing secret; EINVALID for a signed
 	// project without one.
 	SetProjectAccess(ctx context.Context, a *narrator.ProjectAccess) error
+	// SetSpeechRate returns the project with its new rate: EINVALID for
+	// a rate out of range, ENOTFOUND.
+	SetSpeechRate(ctx context.Context, projectID int64, rate float64) (*narrator.Project, error)
 	RotateEmbedSecret(ctx context.Context, projectID int64, secret string) (narrator.ProjectAccess, error)
 }
 

@@ -1,0 +1,3 @@
+-- 0022_speech_rate: a project's speaking-rate factor (Project.SpeechRate),
+-- 1 for the projects made before it.
+ALTER TABLE projects ADD COLUMN speech_rate double precision NOT NULL DEFAULT 1;
