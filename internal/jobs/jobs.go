@@ -414,8 +414,8 @@ func (q *Queue[TTx]) RequestPreview(ctx context.Context, job narrator.PreviewJob
 }
 
 // InsertTx enqueues job inside tx, the transaction of the change that
-// needs it. It is the one seam through which stores enqueue every kind of
-// job.
+// needs it, through River's insert: every write but a group of creates
+// enqueues its jobs so.
 func (q *Queue[TTx]) InsertTx(ctx context.Context, tx TTx, job narrator.Job) error {
 	args, opts, err := jobArgs(job)
 	if err != nil || args == nil {
