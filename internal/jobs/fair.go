@@ -15,9 +15,10 @@ import (
 // Fair scheduling between accounts. River takes the available jobs of a
 // queue in order of priority, scheduled_at and id. A new synthesis job
 // waits at priorityNew, its scheduled_at its fair round
-// (narrator.FairRound): 2000-01-01 plus one millisecond a round, so River's
-// own fetch, on every node and on either database, takes accounts in turn.
-// The rounds lie long in the past, so a job is due at once.
+// (narrator.FairRound), as the seam writes it (insert.go): 2000-01-01
+// plus one millisecond a round, so River's own fetch, on every node and on
+// either database, takes accounts in turn. The rounds lie long in the
+// past, so a job is due at once.
 //
 // A job that has started once is moved to priorityStarted as it starts
 // (SynthesizeWorker). Whatever River then does with it, a retry after a

@@ -168,7 +168,7 @@ type Queue[TTx any] struct {
 	driver  riverdriver.Driver[TTx]
 	logger  *slog.Logger
 	// db is the SQLite store's writer pool, on which InsertManyTx writes
-	// synthesis jobs itself (sqlite.go); nil on PostgreSQL.
+	// synthesis jobs itself (insert.go); nil on PostgreSQL.
 	db        *sql.DB
 	prepareMu sync.Mutex
 	prepared  atomic.Pointer[sqliteStmts]
@@ -414,8 +414,8 @@ func (q *Queue[TTx]) RequestPreview(ctx context.Context, job narrator.PreviewJob
 }
 
 // InsertTx enqueues job inside tx, the transaction of the change that
-// needs it. It is the one seam through which stores enqueue every kind of
-// job.
+// needs it, through River's insert: every write but a group of creates
+// enqueues its jobs so.
 func (q *Queue[TTx]) InsertTx(ctx context.Context, tx TTx, job narrator.Job) error {
 	args, opts, err := jobArgs(job)
 	if err != nil || args == nil {
@@ -429,16 +429,15 @@ func (q *Queue[TTx]) InsertTx(ctx context.Context, tx TTx, job narrator.Job) err
 
 // InsertManyTx enqueues jobs inside tx: the jobs of a group of creates on
 // SQLite (on PostgreSQL, a group queues them with its other writes:
-// QueueInsertMany). Synthesis jobs are written by a statement of this
-// package (sqlite.go); any other job goes through River's
-// InsertManyFastTx, which returns nothing.
-// None of the jobs it takes has uniqueness options, whose conflicts that
-// kind of insert would fail on.
+// QueueInsertMany). New synthesis jobs are written by the seam
+// (insert.go); any other job goes through River's InsertManyFastTx, which
+// returns nothing. None of the jobs it takes has uniqueness options, whose
+// conflicts that kind of insert would fail on.
 func (q *Queue[TTx]) InsertManyTx(ctx context.Context, tx TTx, jobs []narrator.Job) error {
 	params := make([]river.InsertManyParams, 0, len(jobs))
 	var syntheses []narrator.SynthesizeJob
 	for _, job := range jobs {
-		if j, ok := job.(narrator.SynthesizeJob); ok && q.db != nil {
+		if j, ok := seamTakes(job); ok && q.db != nil {
 			syntheses = append(syntheses, j)
 			continue
 		}
