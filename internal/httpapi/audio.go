@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/narrator/narrator"
-	"github.com/narrator/narrator/internal/speak"
 )
 
 // audioJSON is the v3 Audio.
@@ -267,14 +266,14 @@ func (s *Server) listAudios(w http.ResponseWriter, r *http.Request, c *call) err
 }
 
 // checkLength refuses, with EINVALID, an update that gives a body whose
-// audio would clearly be longer than the cap (narrator.CheckDuration on
+// audio would clearly be longer than the cap (narrator.LengthCheck on
 // speak.Estimate), before the store is asked: synthesis would fail it. The
 // fields it does not give count as empty, so the estimate stays low.
 func (s *Server) checkLength(u narrator.AudioUpdate) error {
 	if u.Body == nil {
 		return nil // a title and a byline alone are far too short
 	}
-	return narrator.CheckDuration(speak.Estimate(deref(u.Title), deref(u.Author), *u.Body), s.maxAudio)
+	return s.length.Text(deref(u.Title), deref(u.Author), *u.Body)
 }
 
 // deref returns *p, or "" for nil.
