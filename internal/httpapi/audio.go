@@ -107,7 +107,7 @@ func (s *Server) createAudio(w http.ResponseWriter, r *http.Request, c *call) er
 	}
 	a, err := s.newAudio(r.Context(), p.ID, c)
 	if err != nil {
-		return s.keyFirst(r.Context(), c, err)
+		return err
 	}
 	writeJSON(w, http.StatusOK, s.audioJSON(a, singleOrder))
 	return nil
@@ -148,7 +148,7 @@ func (s *Server) newAudio(ctx context.Context, projectID int64, c *call) (*narra
 const keyCheckTimeout = 5 * time.Second
 
 // keyFirst returns the error of a call whose key was not read before its
-// handler (call.keyHash): the key's own error, if it has one, so that a
+// handler (call.keyHash; authedAs calls it for every error of such a call): the key's own error, if it has one, so that a
 // bad key answers 401 before any other error, as it does when read first;
 // err otherwise. A key that fails is forgotten (knownKeys). The key is
 // read even when ctx has ended, as it has when reading the body failed
