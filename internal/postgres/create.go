@@ -76,20 +76,25 @@ func (s *Store) CreateAudioWithKey(ctx context.Context, hash []byte, a *narrator
 	return s.create(ctx, hash, a)
 }
 
-// create is CreateAudio, and CreateAudioWithKey if hash is set.
-// A key's error comes before the audio's: an invalid audio made with a
-// bad key is refused for its key, as on SQLite.
+// create is CreateAudio, and CreateAudioWithKey if hash is set. A key's
+// error comes before the audio's: an invalid audio made with a bad key is
+// refused for its key, as on SQLite.
 func (s *Store) create(ctx context.Context, hash []byte, a *narrator.Audio) (created bool, err error) {
-	if hash != nil && (s.alone || a.Validate() != nil) {
-		if _, err := s.AuthorizeProject(ctx, hash, a.ProjectID); err != nil {
-			return false, err
-		}
-	}
 	if s.alone {
+		if hash != nil {
+			if _, err := s.AuthorizeProject(ctx, hash, a.ProjectID); err != nil {
+				return false, err
+			}
+		}
 		return s.createAlone(ctx, a)
 	}
 	c, err := s.creates.Create(ctx, a, hash, s.createGroup)
 	if err != nil {
+		if hash != nil {
+			if _, authErr := s.AuthorizeProject(ctx, hash, a.ProjectID); authErr != nil {
+				return false, authErr
+			}
+		}
 		return false, err
 	}
 	if !c.Alone {

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"cmp"
 	"encoding/hex"
 	"fmt"
 	"maps"
@@ -13,7 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/google/go-cmp/cmp"
+	gocmp "github.com/google/go-cmp/cmp"
 
 	"github.com/narrator/narrator"
 )
@@ -54,7 +55,7 @@ func RunCreatePaths(t *testing.T, reference CreatePath, fast ...CreatePath) {
 		t.Run(p.Name, func(t *testing.T) {
 			t.Parallel()
 			got := runCreateScript(t, p)
-			if diff := cmp.Diff(want, got); diff != "" {
+			if diff := gocmp.Diff(want, got); diff != "" {
 				t.Errorf("creates through %s differ from the reference (%s) (-want +got):\n%s", p.Name, reference.Name, diff)
 			}
 		})
@@ -238,83 +239,106 @@ var idRef = regexp.MustCompile(`\b([a-z]+)=(\d+)\b`)
 // so that the content of a row holds its parents' names. Each table's rows
 // are sorted, and so are the jobs.
 func normalizeTables(tables map[string][]map[string]string, jobs []string) (map[string][]string, []string) {
-	names := map[string]map[string]string{} // table → raw ID → name
-	rename := func(table, raw string) string {
-		if n, ok := names[table][raw]; ok {
-			return n
-		}
-		return raw
-	}
-	rewrite := func(v string) string {
-		return idRef.ReplaceAllStringFunc(v, func(m string) string {
-			kv := idRef.FindStringSubmatch(m)
-			if target := linked(tables, kv[1]); target != "" {
-				return kv[1] + "=" + rename(target, kv[2])
-			}
-			return m
-		})
-	}
-	content := func(table string, row map[string]string) string {
-		var b strings.Builder
-		for _, col := range slices.Sorted(maps.Keys(row)) {
-			v := row[col]
-			switch {
-			case col == "id" || slices.Contains(randomColumns, col):
-				continue
-			case strings.HasSuffix(col, "_id") && col != "external_id":
-				if target := linked(tables, strings.TrimSuffix(col, "_id")); target != "" {
-					v = rename(target, v)
-				}
-			default:
-				v = rewrite(v)
-			}
-			fmt.Fprintf(&b, "%s=%s ", col, v)
-		}
-		return b.String()
-	}
+	n := &normalizer{tables: tables, names: map[string]map[string]string{}}
 	out := map[string][]string{}
 	pending := slices.Sorted(maps.Keys(tables))
 	for len(pending) > 0 {
 		// A table whose parents are named; any, if none is (a cycle).
 		next := 0
 		for i, table := range pending {
-			if parentsNamed(tables, table, names) {
+			if parentsNamed(tables, table, n.names) {
 				next = i
 				break
 			}
 		}
 		table := pending[next]
 		pending = slices.Delete(pending, next, next+1)
-		rows := slices.Clone(tables[table])
-		key := func(r map[string]string) string { return content(table, r) }
-		slices.SortStableFunc(rows, func(a, b map[string]string) int {
-			if c := strings.Compare(key(a), key(b)); c != 0 {
-				return c
-			}
-			x, _ := strconv.ParseInt(a["id"], 10, 64)
-			y, _ := strconv.ParseInt(b["id"], 10, 64)
-			return int(x - y)
-		})
-		names[table] = map[string]string{}
-		for k, r := range rows {
-			if id, ok := r["id"]; ok {
-				names[table][id] = fmt.Sprintf("%s#%d", table, k+1)
-			}
-		}
-		for _, r := range rows {
-			line := content(table, r)
-			if id, ok := r["id"]; ok {
-				line = "id=" + names[table][id] + " " + line
-			}
-			out[table] = append(out[table], line)
-		}
+		out[table] = n.nameTable(table)
 	}
 	var normal []string
 	for _, j := range jobs {
-		normal = append(normal, rewrite(j))
+		normal = append(normal, n.rewrite(j))
 	}
 	slices.Sort(normal)
 	return out, normal
+}
+
+// normalizer names the rows of tables (normalizeTables).
+type normalizer struct {
+	tables map[string][]map[string]string
+	// names maps each table named so far, and each raw ID of its rows, to
+	// the row's name.
+	names map[string]map[string]string
+}
+
+// rename returns the name of the row raw of table, or raw if it has none.
+func (n *normalizer) rename(table, raw string) string {
+	if name, ok := n.names[table][raw]; ok {
+		return name
+	}
+	return raw
+}
+
+// rewrite renames the IDs of "x=N" pairs in v.
+func (n *normalizer) rewrite(v string) string {
+	return idRef.ReplaceAllStringFunc(v, func(m string) string {
+		kv := idRef.FindStringSubmatch(m)
+		if target := linked(n.tables, kv[1]); target != "" {
+			return kv[1] + "=" + n.rename(target, kv[2])
+		}
+		return m
+	})
+}
+
+// content returns what a row holds besides its own ID and its
+// random columns, its parents' IDs renamed, one "column=value " each, in
+// the order of the columns' names.
+func (n *normalizer) content(row map[string]string) string {
+	var b strings.Builder
+	for _, col := range slices.Sorted(maps.Keys(row)) {
+		v := row[col]
+		switch {
+		case col == "id" || slices.Contains(randomColumns, col):
+			continue
+		case strings.HasSuffix(col, "_id") && col != "external_id":
+			if target := linked(n.tables, strings.TrimSuffix(col, "_id")); target != "" {
+				v = n.rename(target, v)
+			}
+		default:
+			v = n.rewrite(v)
+		}
+		fmt.Fprintf(&b, "%s=%s ", col, v)
+	}
+	return b.String()
+}
+
+// nameTable names the rows of table, in the order of their content (their
+// raw IDs for rows alike), and returns them, a line each.
+func (n *normalizer) nameTable(table string) []string {
+	rows := slices.Clone(n.tables[table])
+	slices.SortStableFunc(rows, func(a, b map[string]string) int {
+		if c := strings.Compare(n.content(a), n.content(b)); c != 0 {
+			return c
+		}
+		x, _ := strconv.ParseInt(a["id"], 10, 64)
+		y, _ := strconv.ParseInt(b["id"], 10, 64)
+		return cmp.Compare(x, y)
+	})
+	n.names[table] = map[string]string{}
+	for k, r := range rows {
+		if id, ok := r["id"]; ok {
+			n.names[table][id] = fmt.Sprintf("%s#%d", table, k+1)
+		}
+	}
+	var lines []string
+	for _, r := range rows {
+		line := n.content(r)
+		if id, ok := r["id"]; ok {
+			line = "id=" + n.names[table][id] + " " + line
+		}
+		lines = append(lines, line)
+	}
+	return lines
 }
 
 // linked returns the table that a column x_id, or a pair x=N, names: "xs",
