@@ -2,6 +2,8 @@ package postgres_test
 
 import (
 	"fmt"
+	"maps"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,24 +17,52 @@ import (
 
 // TestCreatePaths compares the fast paths of creates, the group commit
 // with and without planning ahead, with the reference create
-// (Options.NoGroupCommit): the same outcomes, rows and jobs.
+// (Options.NoGroupCommit): the same outcomes, rows and jobs. Each path
+// must have run its way: the reference in no group, the group commit in
+// groups that read first, plan-ahead in some groups planned ahead.
 func TestCreatePaths(t *testing.T) {
 	t.Parallel()
 	pgtest.URL(t)
-	path := func(name string, opts postgres.Options) storetest.CreatePath {
+	path := func(name string, opts postgres.Options, want func(plans map[string]int) bool) storetest.CreatePath {
 		return storetest.CreatePath{Name: name, Open: func(t *testing.T, now func() time.Time, rec *storetest.Recorder) (storetest.Store, storetest.TablesFunc) {
 			opts.Jobs = recorderJobs{rec}
 			opts.EventBody = rec.EventBody
 			opts.EffectFunc = rec.Effect
 			opts.Limits = storetest.SuiteLimits
+			groups := &planCounts{plans: map[string]int{}}
+			opts.Groups = groups
 			s := mustOpen(t, pgtest.NewDatabase(t, migrated), opts)
 			s.Now = now
-			return s, func(t *testing.T) map[string][]map[string]string { return dumpTables(t, s.Pool()) }
+			return s, func(t *testing.T) map[string][]map[string]string {
+				if plans := groups.counts(); !want(plans) {
+					t.Errorf("%s: groups by plan %v", name, plans)
+				}
+				return dumpTables(t, s.Pool())
+			}
 		}}
 	}
-	storetest.RunCreatePaths(t, path("reference", postgres.Options{NoGroupCommit: true}),
-		path("group commit", postgres.Options{NoPlanAhead: true}),
-		path("plan ahead", postgres.Options{}))
+	storetest.RunCreatePaths(t,
+		path("reference", postgres.Options{NoGroupCommit: true}, func(p map[string]int) bool { return len(p) == 0 }),
+		path("group commit", postgres.Options{NoPlanAhead: true}, func(p map[string]int) bool { return p["read"] > 0 && len(p) == 1 }),
+		path("plan ahead", postgres.Options{}, func(p map[string]int) bool { return p["ahead"] > 0 }))
+}
+
+// planCounts counts groups of creates by plan (postgres.GroupRecorder).
+type planCounts struct {
+	mu    sync.Mutex
+	plans map[string]int
+}
+
+func (c *planCounts) CreateGroup(plan string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.plans[plan]++
+}
+
+func (c *planCounts) counts() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return maps.Clone(c.plans)
 }
 
 // dumpTables reads every table of the store's schema, as

@@ -95,6 +95,33 @@ func (sc *createScript) do(name string, keyHash []byte, a *narrator.Audio) {
 	sc.out = append(sc.out, outcome(name, created, err))
 }
 
+// together runs n creates at once, the i-th made by create, and records
+// their outcomes under name, sorted: which create of a race wins may
+// differ, not what they come to.
+func (sc *createScript) together(name string, n int, create func(i int) (keyHash []byte, a *narrator.Audio)) {
+	outs := make([]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			var (
+				created bool
+				err     error
+			)
+			switch hash, a := create(i); {
+			case hash != nil:
+				created, err = sc.s.CreateAudioWithKey(sc.t.Context(), hash, a)
+			default:
+				created, err = sc.s.CreateAudio(sc.t.Context(), a)
+			}
+			outs[i] = outcome(name, created, err)
+		})
+	}
+	wg.Wait()
+	sc.clock.Advance(time.Second)
+	slices.Sort(outs)
+	sc.out = append(sc.out, outs...)
+}
+
 // outcome formats the outcome of a create.
 func outcome(name string, created bool, err error) string {
 	if err != nil {
@@ -140,6 +167,7 @@ func runCreateScript(t *testing.T, path CreatePath) createRun {
 	same.Body = again.Body
 	sc.do("external ID again, unchanged", keyA, same)
 	sc.do("draft", keyA, newAudio(drafts.ID, "d-1"))
+	sc.together("same external ID at once", 4, func(int) ([]byte, *narrator.Audio) { return keyA, newAudio(p.ID, "dup-1") })
 	sc.do("bad key", hashOf("nope"), newAudio(p.ID, "bad-1"))
 	sc.do("other account's key", keyB, newAudio(p.ID, "bad-2"))
 	sc.do("unknown project", nil, newAudio(999999, "bad-3"))
@@ -172,24 +200,19 @@ func (sc *createScript) fill(accountID int64, n int) *narrator.Project {
 	}
 	for round := 0; round*width < n; round++ {
 		k := min(width, n-round*width)
-		outs := make([]string, k)
-		var wg sync.WaitGroup
-		for i := range k {
-			create := func() {
-				a := newAudio(projects[i].ID, fmt.Sprintf("fill-%d-%d", round, i))
-				a.Title = fmt.Sprintf("Fill %d of round %d", i, round)
-				created, err := sc.s.CreateAudioWithKey(sc.t.Context(), hashOf("key-b"), a)
-				outs[i] = outcome(a.ExternalID, created, err)
-			}
-			if k < width {
-				create()
-				continue
-			}
-			wg.Go(create)
+		create := func(i int) ([]byte, *narrator.Audio) {
+			a := newAudio(projects[i].ID, fmt.Sprintf("fill-%d-%d", round, i))
+			a.Title = fmt.Sprintf("Fill %d of round %d", i, round)
+			return hashOf("key-b"), a
 		}
-		wg.Wait()
-		sc.clock.Advance(time.Second)
-		sc.out = append(sc.out, outs...)
+		if k == width {
+			sc.together(fmt.Sprintf("fill round %d", round), k, create)
+			continue
+		}
+		for i := range k {
+			hash, a := create(i)
+			sc.do(fmt.Sprintf("fill round %d, %d", round, i), hash, a)
+		}
 	}
 	return projects[0]
 }
