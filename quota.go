@@ -24,10 +24,33 @@ const (
 // hours of audio and gigabytes of files.
 const MaxAudioDuration = 3 * time.Hour
 
-// CheckDuration returns an EINVALID *Error naming the body if an audio of
-// length d, estimated from its text or measured while it is made, is
-// longer than max (MaxAudioDuration when max is 0).
-func CheckDuration(d, max time.Duration) error {
+// LengthCheck is the one check of how long an audio may be: of its text,
+// estimated before any speech is made (Text), and of its speech, measured
+// as it is made (Speech). The API, the dashboard, the sources' imports and
+// the pipeline all check through one; speak.LengthCheck makes it with the
+// speech package's estimate.
+type LengthCheck struct {
+	// Estimate returns a length that the audio of an article will not
+	// fall short of (speak.Estimate).
+	Estimate func(title, author, body string) time.Duration
+	// Max caps the length; MaxAudioDuration when 0.
+	Max time.Duration
+}
+
+// Text returns an EINVALID *Error naming the body if the audio of an
+// article with this title, author and body would be longer than Max, by
+// Estimate.
+func (c LengthCheck) Text(title, author, body string) error {
+	return checkDuration(c.Estimate(title, author, body), c.Max)
+}
+
+// Speech returns an EINVALID *Error naming the body if speech of length
+// d, measured while the audio is made, is longer than Max.
+func (c LengthCheck) Speech(d time.Duration) error { return checkDuration(d, c.Max) }
+
+// checkDuration returns an EINVALID *Error naming the body if an audio of
+// length d is longer than max (MaxAudioDuration when max is 0).
+func checkDuration(d, max time.Duration) error {
 	if max <= 0 {
 		max = MaxAudioDuration
 	}

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-func TestCheckDuration(t *testing.T) {
+func TestLengthCheck(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
@@ -23,12 +23,21 @@ func TestCheckDuration(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			err := CheckDuration(tt.d, tt.max)
-			switch {
-			case tt.want == "" && err != nil:
-				t.Errorf("CheckDuration(%v, %v) = %v, want nil", tt.d, tt.max, err)
-			case tt.want != "" && (ErrorCode(err) != EINVALID || !strings.Contains(ErrorMessage(err), tt.want)):
-				t.Errorf("CheckDuration(%v, %v) = %v, want EINVALID with %q", tt.d, tt.max, err, tt.want)
+			// The text's estimate is what it was given: Text and Speech
+			// judge a length alike.
+			c := LengthCheck{Max: tt.max, Estimate: func(title, author, body string) time.Duration {
+				if title != "T" || author != "A" || body != "B" {
+					t.Errorf("Estimate(%q, %q, %q), want the text given to Text", title, author, body)
+				}
+				return tt.d
+			}}
+			for name, err := range map[string]error{"Text": c.Text("T", "A", "B"), "Speech": c.Speech(tt.d)} {
+				switch {
+				case tt.want == "" && err != nil:
+					t.Errorf("%s of %v, max %v = %v, want nil", name, tt.d, tt.max, err)
+				case tt.want != "" && (ErrorCode(err) != EINVALID || !strings.Contains(ErrorMessage(err), tt.want)):
+					t.Errorf("%s of %v, max %v = %v, want EINVALID with %q", name, tt.d, tt.max, err, tt.want)
+				}
 			}
 		})
 	}

@@ -407,8 +407,8 @@ func (p *Poller) narrate(ctx context.Context, src *narrator.Source, feed *Feed, 
 			stop = errors.New("the read was cut short; the remaining items will be read next time")
 			break
 		}
-		if err == nil && p.opts.MaxAudio > 0 {
-			err = narrator.CheckDuration(speak.Estimate(a.Title, a.Author, a.Body), p.opts.MaxAudio)
+		if err == nil {
+			err = speak.LengthCheck(p.opts.MaxAudio).Text(a.Title, a.Author, a.Body)
 		}
 		var created bool
 		if err == nil {

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/narrator/narrator"
-	"github.com/narrator/narrator/internal/speak"
 )
 
 // audioJSON is the v3 Audio.
@@ -108,7 +107,7 @@ func (s *Server) createAudio(w http.ResponseWriter, r *http.Request, c *call) er
 	}
 	a, err := s.newAudio(r.Context(), p.ID, c)
 	if err != nil {
-		return s.keyFirst(r.Context(), c, err)
+		return err
 	}
 	writeJSON(w, http.StatusOK, s.audioJSON(a, singleOrder))
 	return nil
@@ -149,7 +148,7 @@ func (s *Server) newAudio(ctx context.Context, projectID int64, c *call) (*narra
 const keyCheckTimeout = 5 * time.Second
 
 // keyFirst returns the error of a call whose key was not read before its
-// handler (call.keyHash): the key's own error, if it has one, so that a
+// handler (call.keyHash; authedAs calls it for every error of such a call): the key's own error, if it has one, so that a
 // bad key answers 401 before any other error, as it does when read first;
 // err otherwise. A key that fails is forgotten (knownKeys). The key is
 // read even when ctx has ended, as it has when reading the body failed
@@ -267,14 +266,14 @@ func (s *Server) listAudios(w http.ResponseWriter, r *http.Request, c *call) err
 }
 
 // checkLength refuses, with EINVALID, an update that gives a body whose
-// audio would clearly be longer than the cap (narrator.CheckDuration on
+// audio would clearly be longer than the cap (narrator.LengthCheck on
 // speak.Estimate), before the store is asked: synthesis would fail it. The
 // fields it does not give count as empty, so the estimate stays low.
 func (s *Server) checkLength(u narrator.AudioUpdate) error {
 	if u.Body == nil {
 		return nil // a title and a byline alone are far too short
 	}
-	return narrator.CheckDuration(speak.Estimate(deref(u.Title), deref(u.Author), *u.Body), s.maxAudio)
+	return s.length.Text(deref(u.Title), deref(u.Author), *u.Body)
 }
 
 // deref returns *p, or "" for nil.

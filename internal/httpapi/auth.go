@@ -38,22 +38,27 @@ type call struct {
 // with a project_id, the key and the project are resolved together, in
 // one read of the store; an id that is not a number still has its key
 // checked first, so that a bad key always answers 401.
-func (s *Server) authed(h func(w http.ResponseWriter, r *http.Request, c *call) error) handlerFunc {
+func (s *Server) authed(h callHandler) handlerFunc {
 	return s.authedAs(false, h)
 }
+
+// callHandler answers an authenticated request, c, or returns the error
+// to answer.
+type callHandler func(w http.ResponseWriter, r *http.Request, c *call) error
 
 // authedLate is authed for a handler that passes call.keyHash, when set,
 // to its store call, which then reads the key: a key that authorized the
 // path's project on this node before is not read before the handler, and
-// the body is read before it is. The handler passes its errors through
-// keyFirst, as authedAs does those of reading the parameters, so that a
-// bad key still answers 401 before any other error.
-func (s *Server) authedLate(h func(w http.ResponseWriter, r *http.Request, c *call) error) handlerFunc {
+// the body is read before it is. authedAs owns the order of the errors:
+// every error, of reading the parameters or of the handler, goes through
+// keyFirst, so that a bad key answers 401 before any other error whatever
+// the handler does (TestBadKeyFirst walks every route).
+func (s *Server) authedLate(h callHandler) handlerFunc {
 	return s.authedAs(true, h)
 }
 
 // authedAs is authed, or authedLate if late.
-func (s *Server) authedAs(late bool, h func(w http.ResponseWriter, r *http.Request, c *call) error) handlerFunc {
+func (s *Server) authedAs(late bool, h callHandler) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		var p *params
 		query := r.URL.Query()
@@ -88,7 +93,11 @@ func (s *Server) authedAs(late bool, h func(w http.ResponseWriter, r *http.Reque
 			}
 		}
 		c.params = p
-		return h(w, r, c)
+		if err := h(w, r, c); err != nil {
+			// A key not read yet (authedLate) answers first.
+			return s.keyFirst(r.Context(), c, err)
+		}
+		return nil
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"github.com/narrator/narrator"
-	"github.com/narrator/narrator/internal/speak"
 )
 
 // importAudio is POST /api/v3/projects/{project_id}/audio/import: it reads
@@ -43,7 +42,7 @@ func (s *Server) importAudio(w http.ResponseWriter, r *http.Request, c *call) er
 	if err != nil {
 		return err
 	}
-	if err := narrator.CheckDuration(speak.Estimate(a.Title, a.Author, a.Body), s.maxAudio); err != nil {
+	if err := s.length.Text(a.Title, a.Author, a.Body); err != nil {
 		return err
 	}
 	if _, err := s.store.CreateAudio(r.Context(), a); err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/ratelimit"
+	"github.com/narrator/narrator/internal/speak"
 )
 
 // Store is what the API needs from storage. Methods return *narrator.Error
@@ -172,7 +173,7 @@ type Server struct {
 	feeds    FeedPoller
 	now      func() time.Time
 	maxBody  int64
-	maxAudio time.Duration
+	length   narrator.LengthCheck
 	triggers *ratelimit.Limiter
 	known    knownKeys
 	mux      *http.ServeMux
@@ -196,7 +197,7 @@ func NewServer(d Deps) *Server {
 		feeds:    d.Feeds,
 		now:      d.Now,
 		maxBody:  d.MaxBodyBytes,
-		maxAudio: d.MaxAudioDuration,
+		length:   speak.LengthCheck(d.MaxAudioDuration),
 		triggers: d.WebhookTriggers,
 		mux:      http.NewServeMux(),
 

@@ -129,7 +129,7 @@ type Pipeline struct {
 	workers int
 	scratch string
 	cache   *UnitCache
-	maxDur  time.Duration
+	length  narrator.LengthCheck
 	logger  *slog.Logger
 	sandbox *proc.Sandbox
 	lame    *mp3.ChunkPool // encodes the chunks of every rendering
@@ -146,12 +146,9 @@ func New(cfg Config) *Pipeline {
 		workers: cfg.Workers,
 		scratch: cfg.ScratchDir,
 		cache:   cfg.Cache,
-		maxDur:  cfg.MaxDuration,
+		length:  speak.LengthCheck(cfg.MaxDuration),
 		logger:  cfg.Logger,
 		sandbox: cfg.Sandbox,
-	}
-	if p.maxDur <= 0 {
-		p.maxDur = narrator.MaxAudioDuration
 	}
 	if p.workers <= 0 {
 		p.workers = runtime.NumCPU()
@@ -198,7 +195,7 @@ func (p *Pipeline) RenderLive(ctx context.Context, a *narrator.Audio, proj *narr
 	}
 	// Audios stored before the API checked their length, or made longer
 	// by pronunciation rules, are caught here before any speech is made.
-	if err := narrator.CheckDuration(speak.Estimate(a.Title, a.Author, a.Body), p.maxDur); err != nil {
+	if err := p.length.Text(a.Title, a.Author, a.Body); err != nil {
 		return narrator.Rendering{}, err
 	}
 	units := speak.Script(proj.Language, a.Title, a.Author, a.Body, rules)
@@ -370,7 +367,7 @@ func (p *Pipeline) speak(ctx context.Context, units []speak.Unit, voices []narra
 				// The speech may run longer than the estimate: stop at the cap.
 				n := len(sp.speech) + sp.pause
 				end := time.Duration(pos+int64(n)) * time.Second / SampleRate
-				if err := narrator.CheckDuration(end, p.maxDur); err != nil {
+				if err := p.length.Speech(end); err != nil {
 					return err
 				}
 				pad, err := w.Write(sp.speech, sp.pause)

@@ -38,7 +38,7 @@ func (p *Pipeline) Speak(ctx context.Context, s narrator.Speech, w io.Writer) er
 	if err != nil {
 		return err
 	}
-	if err := narrator.CheckDuration(speak.Estimate("", "", s.Text), p.maxDur); err != nil {
+	if err := p.length.Text("", "", s.Text); err != nil {
 		return err
 	}
 	units := speak.Script(s.Voice.Language, "", "", s.Text, rules)

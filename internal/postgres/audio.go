@@ -74,107 +74,20 @@ func (s *Store) loadMedia(ctx context.Context, tx pgx.Tx, audios ...*narrator.Au
 	return sqlstore.LoadMedia(ctx, dialect{s}, pgTx{tx}, audios...)
 }
 
-// insertAudioSQL inserts an audio as the newest of its project: its number
-// (seq) is one above the project's highest, one probe of audios_seq. The
-// creates of a project are serialised on its account's row, which
-// planSynthesis locks first; under READ COMMITTED this statement then sees
-// the number the previous holder committed. Where that does not hold
-// (ImportAudios), the unique index audios_seq refuses a number taken twice.
-const insertAudioSQL = `
-INSERT INTO audios (project_id, external_id, title, body, author, article_url, metadata,
-	state, error, revision, duration_ms, created_at, updated_at, seq)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,
-	(SELECT coalesce(max(seq), 0) + 1 FROM audios WHERE project_id = $1))
-RETURNING id`
-
-const insertMediaSQL = `INSERT INTO media (audio_id, content_type) VALUES ($1, $2) RETURNING id`
-
-// createAlone runs a create in a transaction of its own: when another
-// node creates an audio with the same external ID at the same moment, the
-// unique index lets one insert through; the other transaction is run once
-// more, finds that audio and updates it.
+// createAlone runs a create in a transaction of its own, the reference
+// create (sqlstore.CreateAudio): when another node creates an audio with
+// the same external ID at the same moment, the unique index lets one
+// insert through; the other transaction is run once more, finds that audio
+// and updates it.
 func (s *Store) createAlone(ctx context.Context, a *narrator.Audio) (created bool, err error) {
-	got, created, err := s.createAudioTx(ctx, a)
+	created, err = sqlstore.CreateAudio(ctx, s.Store, a)
 	if violatedUnique(err) == externalIDIndex {
-		got, created, err = s.createAudioTx(ctx, a)
+		created, err = sqlstore.CreateAudio(ctx, s.Store, a)
 	}
-	if err != nil {
+	if violatedUnique(err) != "" {
 		return false, fmt.Errorf("create audio in project %d: %w", a.ProjectID, formatError(err, "audio"))
 	}
-	*a = *got
-	return created, nil
-}
-
-// createAudioTx runs createAudio in a transaction of its own.
-func (s *Store) createAudioTx(ctx context.Context, a *narrator.Audio) (*narrator.Audio, bool, error) {
-	tx, err := s.beginWrite(ctx)
-	if err != nil {
-		return nil, false, err
-	}
-	defer rollback(ctx, tx)
-	got, created, err := s.createAudio(ctx, tx, a)
-	if err != nil {
-		return nil, false, err
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return nil, false, fmt.Errorf("commit: %w", err)
-	}
-	return got, created, nil
-}
-
-func (s *Store) createAudio(ctx context.Context, tx pgx.Tx, a *narrator.Audio) (*narrator.Audio, bool, error) {
-	if _, err := findProject(ctx, tx, a.ProjectID); err != nil {
-		return nil, false, err
-	}
-	if a.ExternalID != "" {
-		cur, err := findAudioByExternalID(ctx, tx, a.ProjectID, a.ExternalID, forUpdate)
-		switch {
-		case err == nil:
-			if err := s.loadMedia(ctx, tx, cur); err != nil {
-				return nil, false, err
-			}
-			got, err := s.updateAudio(ctx, tx, cur, a.Replacement())
-			return got, false, err
-		case narrator.ErrorCode(err) != narrator.ENOTFOUND:
-			return nil, false, err
-		}
-	}
-	round, err := s.planSynthesis(ctx, tx, a.ProjectID, true, true)
-	if err != nil {
-		return nil, false, err
-	}
-	plan := narrator.PlanCreate(a, s.now())
-	got := plan.Next
-	if err := tx.QueryRow(ctx, insertAudioSQL, got.ProjectID, nullString(got.ExternalID), got.Title, got.Body,
-		got.Author, got.ArticleURL, got.Metadata, got.State, got.Error, got.Revision, got.DurationMS,
-		got.CreatedAt, got.UpdatedAt).Scan(&got.ID); err != nil {
-		return nil, false, fmt.Errorf("insert audio: %w", err)
-	}
-	if got.Media, err = insertMedia(ctx, tx, got.ID); err != nil {
-		return nil, false, err
-	}
-	if err := sqlstore.InsertNewPublications(ctx, dialect{s}, pgTx{tx}, &got); err != nil {
-		return nil, false, err
-	}
-	plan.Effects.Round = round
-	if err := s.applyEffects(ctx, tx, &got, plan.Effects); err != nil {
-		return nil, false, err
-	}
-	return &got, true, nil
-}
-
-// insertMedia inserts an audio's media rows, one of each of
-// narrator.MediaTypes and in that order, without keys, and returns them.
-func insertMedia(ctx context.Context, tx pgx.Tx, audioID int64) ([]narrator.Media, error) {
-	var media []narrator.Media
-	for _, ct := range narrator.MediaTypes() {
-		m := narrator.Media{AudioID: audioID, ContentType: ct}
-		if err := tx.QueryRow(ctx, insertMediaSQL, audioID, ct).Scan(&m.ID); err != nil {
-			return nil, fmt.Errorf("insert %s media: %w", ct, err)
-		}
-		media = append(media, m)
-	}
-	return media, nil
+	return created, err
 }
 
 // FindAudio returns a live audio of a project by reference: its numeric ID

@@ -76,10 +76,25 @@ func (s *Store) CreateAudioWithKey(ctx context.Context, hash []byte, a *narrator
 	return s.create(ctx, hash, a)
 }
 
-// create is CreateAudio, and CreateAudioWithKey if hash is set.
+// create is CreateAudio, and CreateAudioWithKey if hash is set. A key's
+// error comes before the audio's: an invalid audio made with a bad key is
+// refused for its key, as on SQLite.
 func (s *Store) create(ctx context.Context, hash []byte, a *narrator.Audio) (created bool, err error) {
+	if s.alone {
+		if hash != nil {
+			if _, err := s.AuthorizeProject(ctx, hash, a.ProjectID); err != nil {
+				return false, err
+			}
+		}
+		return s.createAlone(ctx, a)
+	}
 	c, err := s.creates.Create(ctx, a, hash, s.createGroup)
 	if err != nil {
+		if hash != nil {
+			if _, authErr := s.AuthorizeProject(ctx, hash, a.ProjectID); authErr != nil {
+				return false, authErr
+			}
+		}
 		return false, err
 	}
 	if !c.Alone {
@@ -512,7 +527,7 @@ func (r *groupRows) add(a *narrator.Audio) error {
 
 // insertAudiosSQL inserts a group's audios with the IDs drawn for them,
 // each numbered in its project (seq) after the project's highest in the
-// order given, as insertAudioSQL numbers one (the accounts' rows, locked
+// order given, as sqlstore.CreateAudio numbers one (the accounts' rows, locked
 // before, serialise the creates of a project), and their media rows, one
 // of each of $15 (narrator.MediaTypes) for each audio, still without keys.
 // It returns the media (id, audio, content type). An audio whose external

@@ -82,6 +82,11 @@ type Options struct {
 	NoPlanAhead bool
 	// Groups, if not nil, is told how each group of creates ran.
 	Groups GroupRecorder
+	// NoGroupCommit makes every create run alone, in a transaction of its
+	// own, through the reference create (sqlstore.CreateAudio), the key of
+	// CreateAudioWithKey read first: no group commit and no plan ahead.
+	// The store suite compares the fast paths with it.
+	NoGroupCommit bool
 }
 
 // GroupRecorder records how each group of creates ran: the plan label is
@@ -106,6 +111,8 @@ type Store struct {
 	jobs   JobInserter
 	limits narrator.Limits
 	effect func(narrator.EffectStep)
+	// alone is Options.NoGroupCommit.
+	alone bool
 	// creates groups concurrent creates into one transaction (create.go).
 	creates *sqlstore.Creates
 	// ahead is what the last group of creates left, for the next to plan
@@ -165,7 +172,7 @@ func OpenPool(ctx context.Context, url string) (*pgxpool.Pool, error) {
 // New returns the store on pool, which it owns from then on: Close closes
 // it.
 func New(pool *pgxpool.Pool, opts Options) *Store {
-	s := &Store{Now: time.Now, pool: pool, jobs: opts.Jobs, limits: opts.Limits, effect: opts.EffectFunc, ahead: ahead{on: !opts.NoPlanAhead}, groups: opts.Groups, analyzeAfter: analyzeAfter}
+	s := &Store{Now: time.Now, pool: pool, jobs: opts.Jobs, limits: opts.Limits, effect: opts.EffectFunc, ahead: ahead{on: !opts.NoPlanAhead && !opts.NoGroupCommit}, groups: opts.Groups, alone: opts.NoGroupCommit, analyzeAfter: analyzeAfter}
 	s.creates = sqlstore.NewCreates()
 	s.authorizes.Max = maxAuthorizeGroup
 	s.closing, s.close = context.WithCancel(context.Background())

@@ -20,11 +20,6 @@ func scanProject(row pgx.Row) (*narrator.Project, error) {
 	return sqlstore.ScanProject(utcRow{row})
 }
 
-// findProject returns a project of any account, or ENOTFOUND.
-func findProject(ctx context.Context, tx pgx.Tx, projectID int64) (*narrator.Project, error) {
-	return sqlstore.ProjectByID(ctx, pgTx{tx}, projectID)
-}
-
 // authorizeProjectSQL finds a project through the live API key of its
 // account, in one statement.
 const authorizeProjectSQL = `SELECT ` + sqlstore.ProjectColumns + `

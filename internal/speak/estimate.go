@@ -4,6 +4,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/article"
 )
 
@@ -12,9 +13,15 @@ import (
 // second), so that the estimate stays below the real length.
 const EstimateCharsPerSecond = 20
 
+// LengthCheck returns the check of an audio's length against max
+// (narrator.MaxAudioDuration when 0) whose estimate of a text is Estimate.
+func LengthCheck(max time.Duration) narrator.LengthCheck {
+	return narrator.LengthCheck{Estimate: Estimate, Max: max}
+}
+
 // Estimate returns a length that the audio of an article will not fall
 // short of, for refusing at once an article whose audio would be far too
-// long (narrator.CheckDuration): its pauses as Script places them, SSML
+// long (narrator.LengthCheck): its pauses as Script places them, SSML
 // breaks included, and its speech at EstimateCharsPerSecond, slowed by
 // SSML prosody rates. It only parses the body, which costs a small part
 // of what Script does, so that a create can afford it.

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 	"unicode"
+
+	"github.com/narrator/narrator"
 )
 
 // fromUnits is the length of an article's units as Estimate reckons
@@ -93,5 +95,35 @@ func BenchmarkEstimate100k(b *testing.B) {
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
 		Estimate("Title", "Author", body)
+	}
+}
+
+// TestLengthCheck checks that the length check judges a text by Estimate
+// against its cap, the default one when it is 0.
+func TestLengthCheck(t *testing.T) {
+	t.Parallel()
+	body := strings.Repeat("A sentence of words. ", 200) // over a minute by Estimate
+	if d := Estimate("", "", body); d <= time.Minute || d > narrator.MaxAudioDuration {
+		t.Fatalf("Estimate of the body = %v; the test needs over a minute and under the default cap", d)
+	}
+	tests := []struct {
+		name    string
+		max     time.Duration
+		body    string
+		invalid bool
+	}{
+		{"over its cap", time.Minute, body, true},
+		{"under its cap", time.Hour, body, false},
+		{"under the default cap", 0, body, false},
+		{"short", time.Minute, "Hello.", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := LengthCheck(tt.max).Text("A title", "An author", tt.body)
+			if got := narrator.ErrorCode(err) == narrator.EINVALID; got != tt.invalid || (err != nil && !tt.invalid) {
+				t.Errorf("LengthCheck(%v).Text = %v, want EINVALID: %t", tt.max, err, tt.invalid)
+			}
+		})
 	}
 }

@@ -71,8 +71,12 @@ func prepareWrites(p *preparer) writeStmts {
 // an update is refused the same way when it needs new speech.
 //
 // Concurrent calls are committed together (sqlstore.Creates); each returns
-// only after the commit of its own create, with its own error.
+// only after the commit of its own create, with its own error. With
+// Options.NoGroupCommit, each runs alone (sqlstore.CreateAudio).
 func (s *Store) CreateAudio(ctx context.Context, a *narrator.Audio) (created bool, err error) {
+	if s.alone {
+		return sqlstore.CreateAudio(ctx, s.Store, a)
+	}
 	c, err := s.creates.Create(ctx, a, nil, s.commitCreates)
 	if err != nil {
 		return false, err

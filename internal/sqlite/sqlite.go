@@ -83,6 +83,11 @@ type Options struct {
 	// transaction: the store suite checks that every store takes them in
 	// one order.
 	EffectFunc func(narrator.EffectStep)
+	// NoGroupCommit makes every create run alone, in a transaction of its
+	// own, through the reference create (sqlstore.CreateAudio), instead
+	// of in a group (create.go). The store suite compares the group with
+	// it.
+	NoGroupCommit bool
 }
 
 // Store is the SQLite store. It holds two pools on one database file: a
@@ -103,6 +108,8 @@ type Store struct {
 	jobs   JobInserter
 	limits narrator.Limits
 	effect func(narrator.EffectStep)
+	// alone is Options.NoGroupCommit.
+	alone bool
 	// stmts are set by Migrate.
 	stmts atomic.Pointer[statements]
 	cache *readCache
@@ -145,7 +152,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 // New returns the store on db, which it owns from then on.
 func New(db *DB, opts Options) *Store {
 	s := &Store{Now: time.Now, path: db.path, writer: db.writer, reader: db.reader, cache: db.cache,
-		jobs: opts.Jobs, limits: opts.Limits, effect: opts.EffectFunc, creates: sqlstore.NewCreates()}
+		jobs: opts.Jobs, limits: opts.Limits, effect: opts.EffectFunc, alone: opts.NoGroupCommit, creates: sqlstore.NewCreates()}
 	s.Store = sqlstore.New(dialect{s}, migrations(), s.now, opts.EventBody)
 	db.cache.off = opts.NoReadCache
 	return s

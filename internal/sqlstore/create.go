@@ -118,3 +118,95 @@ func (a *GroupAccount) Count(eff narrator.Effects) {
 	a.Bytes += eff.MediaBytes
 	a.Changed = true
 }
+
+// insertAudioSQL inserts an audio as the newest of its project: its number
+// (seq) is one above the project's highest. The creates of a project are
+// serialised (the one writer on SQLite; on PostgreSQL, the account's row,
+// which DB.PlanSynthesis locks first), so the read and the insert are one
+// step; where they are not, the unique index audios_seq refuses a number
+// taken twice.
+const insertAudioSQL = `
+INSERT INTO audios (` + AudioInsertColumns + `)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+	(SELECT coalesce(max(seq), 0) + 1 FROM audios WHERE project_id = ?))`
+
+const insertMediaSQL = `INSERT INTO media (audio_id, content_type) VALUES (?, ?)`
+
+// CreateAudio is the reference create: the create of a store's
+// CreateAudio, with the same outcome and the same rows, jobs and effects,
+// one create in one transaction of its own, its effects applied by
+// DB.ApplyEffects as every other write's are. The stores' group commits
+// and PostgreSQL's plan-ahead are faster ways to the same result; the
+// store suite compares each with this one (storetest.RunCreatePaths). A
+// store opened with NoGroupCommit creates this way.
+func CreateAudio(ctx context.Context, s *Store, a *narrator.Audio) (created bool, err error) {
+	if err := a.Validate(); err != nil {
+		return false, err
+	}
+	tx, err := s.db.BeginWrite(ctx)
+	if err != nil {
+		return false, fmt.Errorf("create audio in project %d: %w", a.ProjectID, err)
+	}
+	defer tx.Rollback(ctx)
+	got, created, err := createAudio(ctx, s, tx, a)
+	if err != nil {
+		return false, fmt.Errorf("create audio in project %d: %w", a.ProjectID, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return false, fmt.Errorf("create audio in project %d: commit: %w", a.ProjectID, err)
+	}
+	*a = *got
+	return created, nil
+}
+
+// createAudio does CreateAudio's work in tx: it updates the live audio
+// with a's external ID if there is one (UpdateAudio, every article field
+// replaced), and inserts a as narrator.PlanCreate makes it otherwise. The
+// locks are taken in every write's order: the audio's row, then its
+// account's (DB.PlanSynthesis), then its project's (DB.ApplyEffects).
+func createAudio(ctx context.Context, s *Store, tx Tx, a *narrator.Audio) (*narrator.Audio, bool, error) {
+	if _, err := ProjectByID(ctx, tx, a.ProjectID); err != nil {
+		return nil, false, err
+	}
+	if a.ExternalID != "" {
+		cur, err := AudioByExternalID(ctx, tx, a.ProjectID, a.ExternalID, s.db.ForUpdate())
+		switch {
+		case err == nil:
+			if err := LoadMedia(ctx, s.db, tx, cur); err != nil {
+				return nil, false, err
+			}
+			got, err := UpdateAudio(ctx, s, tx, cur, a.Replacement(), func(adds bool) (int64, error) {
+				return s.db.PlanSynthesis(ctx, tx, a.ProjectID, adds, true)
+			})
+			return got, false, err
+		case narrator.ErrorCode(err) != narrator.ENOTFOUND:
+			return nil, false, err
+		}
+	}
+	round, err := s.db.PlanSynthesis(ctx, tx, a.ProjectID, true, true)
+	if err != nil {
+		return nil, false, err
+	}
+	plan := narrator.PlanCreate(a, s.now())
+	got := plan.Next
+	if got.ID, err = tx.Insert(ctx, insertAudioSQL, got.ProjectID, NullString(got.ExternalID), got.Title, got.Body,
+		got.Author, got.ArticleURL, got.Metadata, got.State, got.Error, got.Revision, got.DurationMS,
+		got.CreatedAt, got.UpdatedAt, got.ProjectID); err != nil {
+		return nil, false, fmt.Errorf("insert audio: %w", err)
+	}
+	for _, ct := range narrator.MediaTypes() {
+		m := narrator.Media{AudioID: got.ID, ContentType: ct}
+		if m.ID, err = tx.Insert(ctx, insertMediaSQL, got.ID, ct); err != nil {
+			return nil, false, fmt.Errorf("insert %s media of audio %d: %w", ct, got.ID, err)
+		}
+		got.Media = append(got.Media, m)
+	}
+	if err := InsertNewPublications(ctx, s.db, tx, &got); err != nil {
+		return nil, false, err
+	}
+	plan.Effects.Round = round
+	if err := s.db.ApplyEffects(ctx, tx, &got, plan.Effects); err != nil {
+		return nil, false, err
+	}
+	return &got, true, nil
+}

@@ -60,7 +60,7 @@ func (s *Server) createAudio(w http.ResponseWriter, r *http.Request, q *request)
 		ProjectID: p.ID, Title: f.Title, Body: f.Body, Author: f.Author,
 		ArticleURL: f.ArticleURL, ExternalID: f.ExternalID,
 	}
-	err = narrator.CheckDuration(speak.Estimate(a.Title, a.Author, a.Body), s.maxAudio)
+	err = s.length.Text(a.Title, a.Author, a.Body)
 	created := false
 	if err == nil {
 		created, err = s.store.CreateAudio(r.Context(), a)
@@ -352,7 +352,7 @@ func (s *Server) updateAudio(w http.ResponseWriter, r *http.Request, q *request)
 		d := audioFormData{Project: p, Audio: a, Form: f, Error: formError(err, audioLabels)}
 		return s.render(w, r, status, "audio_form", userPage(q, "Edit audio", "projects", d))
 	}
-	if err := narrator.CheckDuration(speak.Estimate(f.Title, f.Author, f.Body), s.maxAudio); err != nil {
+	if err := s.length.Text(f.Title, f.Author, f.Body); err != nil {
 		return fail(err)
 	}
 	u := narrator.AudioUpdate{

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/narrator/narrator"
-	"github.com/narrator/narrator/internal/speak"
 )
 
 // importForm is the values of the "Import from URL" form.
@@ -59,7 +58,7 @@ func (s *Server) importAudio(w http.ResponseWriter, r *http.Request, q *request)
 			a, err = page.Audio(p.ID, f.ExternalID, nil)
 		}
 		if err == nil {
-			err = narrator.CheckDuration(speak.Estimate(a.Title, a.Author, a.Body), s.maxAudio)
+			err = s.length.Text(a.Title, a.Author, a.Body)
 		}
 		if err == nil {
 			created, err = s.store.CreateAudio(r.Context(), a)

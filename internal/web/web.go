@@ -273,7 +273,7 @@ type Server struct {
 	mux          *http.ServeMux
 	dummyOnce    sync.Once
 	dummyHash    []byte
-	maxAudio     time.Duration
+	length       narrator.LengthCheck
 }
 
 // New parses the embedded templates and returns the dashboard handler.
@@ -307,7 +307,7 @@ func New(d Deps) (*Server, error) {
 		rules:        d.RuleCache,
 		pages:        pg,
 		mux:          http.NewServeMux(),
-		maxAudio:     d.MaxAudioDuration,
+		length:       speak.LengthCheck(d.MaxAudioDuration),
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
