@@ -1,8 +1,9 @@
 <?php
 
 /**
- * Uninstall: removes the plugin's options and post meta on every site, and
- * this site's webhook endpoint from the project (best effort).
+ * Uninstall: removes the plugin's options, post meta and pending events on
+ * every site, and this site's webhook endpoint from the project (best
+ * effort).
  *
  * @package Narrator
  */
@@ -28,7 +29,14 @@ function narrator_uninstall_site()
     foreach (Narrator_Plugin::META as $key) {
         delete_post_meta_by_key($key);
     }
-    wp_clear_scheduled_hook('narrator_tick');
+    foreach (array('narrator_tick', 'narrator_sync', 'narrator_delete') as $hook) {
+        wp_unschedule_hook($hook);
+    }
+    global $wpdb;
+    $locks = $wpdb->get_col($wpdb->prepare("SELECT option_name FROM {$wpdb->options} WHERE option_name LIKE %s", $wpdb->esc_like('narrator_lock_') . '%')); // phpcs:ignore
+    foreach ($locks as $lock) {
+        delete_option($lock);
+    }
 }
 
 if (is_multisite()) {

@@ -105,13 +105,18 @@ class Narrator_Sync
     }
 
     /**
-     * A post is being deleted: its audio is deleted in the background.
+     * A post is being deleted: its pending sync is dropped and its audio is
+     * deleted in the background, also when a create may have reached
+     * Narrator without its answer reaching the site.
      *
      * @param int $post_id The post.
      */
     public static function on_delete($post_id)
     {
-        if ('' === (string) get_post_meta($post_id, '_narrator_audio_id', true) || ! Narrator_Plugin::configured()) {
+        wp_clear_scheduled_hook('narrator_sync', array((int) $post_id));
+        $state = (string) get_post_meta($post_id, '_narrator_state', true);
+        $sent  = '' !== (string) get_post_meta($post_id, '_narrator_audio_id', true) || in_array($state, array('queued', 'retrying'), true);
+        if (! $sent || ! Narrator_Plugin::configured()) {
             return;
         }
         wp_schedule_single_event(time(), 'narrator_delete', array(Narrator_Plugin::external_id($post_id), 0));

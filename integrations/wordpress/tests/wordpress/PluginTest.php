@@ -217,6 +217,23 @@ class PluginTest extends TestCase
         $this->assertSame(array('state' => 'draft'), $this->server->publications[Narrator_Plugin::external_id($draft)]);
     }
 
+    public function test_deleting_a_post_waiting_for_narrator()
+    {
+        $this->server->down = 'cURL error 7: Failed to connect';
+        $id                 = $this->post();
+        $this->run_cron();
+        $this->assertSame('retrying', get_post_meta($id, '_narrator_state', true));
+        $xid = Narrator_Plugin::external_id($id);
+        wp_delete_post($id, true);
+        $this->assertFalse(wp_next_scheduled('narrator_sync', array($id)), 'the pending sync is dropped');
+        $this->assertNotFalse(wp_next_scheduled('narrator_delete', array($xid, 0)), 'a create may have reached Narrator: delete');
+        $this->server->down     = null;
+        $this->server->requests = array();
+        $this->run_cron(3600);
+        $this->assertSame(array('DELETE /api/v3/projects/1/audio/' . $xid), $this->server->calls());
+        $this->assertSame(array(), $this->server->audios);
+    }
+
     public function test_no_audio_switch_deletes_the_audio()
     {
         $id = $this->post();
@@ -356,6 +373,9 @@ class PluginTest extends TestCase
         $id = $this->post();
         $this->run_cron();
         $this->assertNotSame('', get_post_meta($id, '_narrator_hash', true));
+        $waiting = $this->post(array('post_title' => 'Still waiting'));
+        $this->assertNotFalse(wp_next_scheduled('narrator_sync', array($waiting)));
+        add_option('narrator_lock_' . $waiting, time(), '', 'no');
         define('WP_UNINSTALL_PLUGIN', 'narrator/narrator.php');
         include dirname(__DIR__, 2) . '/uninstall.php';
         $this->assertSame('', get_post_meta($id, '_narrator_hash', true));
@@ -364,5 +384,7 @@ class PluginTest extends TestCase
             $this->assertFalse(get_option($option), $option);
         }
         $this->assertContains('DELETE /api/v3/projects/1/webhooks/1', $this->server->calls());
+        $this->assertFalse(wp_next_scheduled('narrator_sync', array($waiting)), 'no event of the plugin is left');
+        $this->assertFalse(get_option('narrator_lock_' . $waiting));
     }
 }

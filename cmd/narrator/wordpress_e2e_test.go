@@ -1,0 +1,755 @@
+//go:build e2e
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/narrator/narrator/internal/proctest"
+)
+
+// wpSite is a real WordPress for the plugin's end-to-end test: a copy of
+// Debian's wordpress package served by `php -S` on loopback, on a throwaway
+// MariaDB, installed by wp_install() (the parts tests/wordpress/run.sh
+// uses). DISABLE_WP_CRON is set: the test requests wp-cron.php itself, as
+// a system cron would.
+type wpSite struct {
+	base   string       // http://127.0.0.1:PORT
+	plugin string       // integrations/wordpress in the checkout
+	env    []string     // what tests/wordpress/config.php reads
+	log    string       // WordPress's debug log
+	admin  *http.Client // signed in as admin, with a cookie jar
+	nonce  string       // the admin's REST nonce
+}
+
+// wpParts finds what the site needs, failing under NARRATOR_TEST_FULL=1
+// when a part is missing.
+func wpParts(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat("/usr/share/wordpress/wp-settings.php"); err != nil {
+		proctest.Missing(t, "WordPress", "apt-get install wordpress")
+	}
+	for _, p := range []string{"php", "mariadb-install-db", "mariadbd", "mariadb"} {
+		proctest.NeedProgram(t, p, "apt-get install php-cli php-mysql mariadb-server")
+	}
+	if exec.Command("php", "-r", `exit(extension_loaded("mysqli") ? 0 : 1);`).Run() != nil {
+		proctest.Missing(t, "PHP's mysqli", "apt-get install php-mysql")
+	}
+}
+
+// startWordPress starts MariaDB and WordPress and installs the site with
+// the plugin from the checkout activated.
+func startWordPress(t *testing.T) *wpSite {
+	t.Helper()
+	wpParts(t)
+	tmp, err := os.MkdirTemp("", "narrator-wp-") // short: MariaDB's socket path is limited
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(tmp) })
+	plugin, err := filepath.Abs("../../integrations/wordpress")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock := startMariaDB(t, tmp)
+
+	// The site: a copy of WordPress (Debian's own wp-config.php reads
+	// /etc/wordpress), its content folder holding the plugin's checkout.
+	root := filepath.Join(tmp, "www")
+	content := filepath.Join(root, "wp-content")
+	mustRun(t, "", nil, "cp", "-a", "/usr/share/wordpress", root)
+	for _, p := range []string{".htaccess", "wp-config.php", "wp-content"} {
+		if err := os.RemoveAll(filepath.Join(root, p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	config := fmt.Sprintf("<?php\nrequire %q;\nrequire_once ABSPATH . 'wp-settings.php';\n", filepath.Join(plugin, "tests/wordpress/config.php"))
+	for _, err := range []error{
+		os.WriteFile(filepath.Join(root, "wp-config.php"), []byte(config), 0o644),
+		os.MkdirAll(filepath.Join(content, "plugins"), 0o755),
+		os.MkdirAll(filepath.Join(content, "uploads"), 0o755),
+		os.Symlink("/usr/share/wordpress/wp-content/themes", filepath.Join(content, "themes")),
+		os.Symlink(plugin, filepath.Join(content, "plugins", "narrator")),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	addr := freeAddr(t)
+	w := &wpSite{base: "http://" + addr, plugin: plugin, log: filepath.Join(tmp, "debug.log")}
+	w.env = append(os.Environ(), "NARRATOR_WP_SOCKET="+sock, "NARRATOR_WP_CONTENT="+content,
+		"NARRATOR_WP_ROOT="+root+"/", "NARRATOR_WP_HOME="+w.base, "NARRATOR_WP_LOG="+w.log,
+		"PHP_CLI_SERVER_WORKERS=16") // webhooks and a browser's parallel connections
+	mustRun(t, plugin, w.env, "php", "tests/wordpress/install.php")
+
+	logs := &logBuffer{}
+	php := exec.Command("php", "-S", addr, "-t", root, "tests/wordpress/router.php")
+	php.Dir, php.Env, php.Stdout, php.Stderr = plugin, w.env, logs, logs
+	php.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its workers are stopped with it
+	if err := php.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		syscall.Kill(-php.Process.Pid, syscall.SIGTERM)
+		php.Wait()
+		if t.Failed() {
+			raw, _ := os.ReadFile(w.log)
+			t.Logf("php -S log:\n%s\nWordPress debug log:\n%s", lastLines(logs.String(), 40), lastLines(string(raw), 40))
+		}
+	})
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if res, err := http.Get(w.base + "/wp-login.php"); err == nil {
+			res.Body.Close()
+			if res.StatusCode == 200 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("WordPress not answering within 30 s:\n%s", logs.String())
+		}
+	}
+	return w
+}
+
+// startMariaDB starts a MariaDB in dir, on a socket only, with the
+// database and user tests/wordpress/config.php names.
+func startMariaDB(t *testing.T, dir string) string {
+	t.Helper()
+	me, err := user.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, sock, init := filepath.Join(dir, "db"), filepath.Join(dir, "mysql.sock"), filepath.Join(dir, "init.sql")
+	mustRun(t, "", nil, "mariadb-install-db", "--no-defaults", "--user="+me.Username, "--datadir="+data,
+		"--skip-test-db", "--auth-root-authentication-method=normal")
+	sql := "CREATE DATABASE IF NOT EXISTS wordpress;\nCREATE USER IF NOT EXISTS 'wp'@'localhost' IDENTIFIED BY 'wp';\nGRANT ALL ON wordpress.* TO 'wp'@'localhost';\n"
+	if err := os.WriteFile(init, []byte(sql), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db := exec.Command("mariadbd", "--no-defaults", "--user="+me.Username, "--datadir="+data, "--socket="+sock,
+		"--skip-networking", "--pid-file="+filepath.Join(dir, "mysql.pid"), "--init-file="+init,
+		"--innodb-buffer-pool-size=32M", "--log-error="+filepath.Join(dir, "mysql.err"))
+	if err := db.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		db.Process.Signal(syscall.SIGTERM)
+		db.Wait()
+	})
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		if exec.Command("mariadb", "--no-defaults", "-S", sock, "-uwp", "-pwp", "-e", "select 1", "wordpress").Run() == nil {
+			return sock
+		}
+		if time.Now().After(deadline) {
+			raw, _ := os.ReadFile(filepath.Join(dir, "mysql.err"))
+			t.Fatalf("MariaDB not ready within 60 s:\n%s", raw)
+		}
+	}
+}
+
+// mustRun runs a command and fails the test with its output.
+func mustRun(t *testing.T, dir string, env []string, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir, cmd.Env = dir, env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// lastLines returns the last n lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// do sends a request as the admin (or anonymously with client nil) and
+// returns the final status and body.
+func (w *wpSite) do(t *testing.T, c *http.Client, method, path string, body io.Reader, header ...string) (int, string) {
+	t.Helper()
+	if c == nil {
+		c = http.DefaultClient
+	}
+	req, err := http.NewRequestWithContext(t.Context(), method, w.base+path, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	res, err := c.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.StatusCode, string(raw)
+}
+
+// form posts a form as the admin and returns the final page.
+func (w *wpSite) form(t *testing.T, path string, v url.Values) string {
+	t.Helper()
+	status, page := w.do(t, w.admin, "POST", path, strings.NewReader(v.Encode()), "Content-Type", "application/x-www-form-urlencoded")
+	if status != 200 {
+		t.Fatalf("POST %s: %d\n%s", path, status, lastLines(page, 20))
+	}
+	return page
+}
+
+// login signs the admin in through wp-login.php and fetches a REST nonce.
+func (w *wpSite) login(t *testing.T) {
+	t.Helper()
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.admin = &http.Client{Jar: jar}
+	w.do(t, w.admin, "GET", "/wp-login.php", nil) // the test cookie
+	page := w.form(t, "/wp-login.php", url.Values{"log": {"admin"}, "pwd": {"admin-password"}, "testcookie": {"1"}, "redirect_to": {w.base + "/wp-admin/"}})
+	if !strings.Contains(page, "wp-admin-bar-my-account") {
+		t.Fatalf("not signed in:\n%s", lastLines(page, 20))
+	}
+	status, nonce := w.do(t, w.admin, "GET", "/wp-admin/admin-ajax.php?action=rest-nonce", nil)
+	if status != 200 || !regexp.MustCompile(`^[0-9a-f]{10}$`).MatchString(nonce) {
+		t.Fatalf("REST nonce: %d %q", status, nonce)
+	}
+	w.nonce = nonce
+}
+
+var wpNonce = regexp.MustCompile(`name="_wpnonce" value="([0-9a-f]+)"`)
+
+// settings saves Settings → Narrator as an admin would in the form.
+func (w *wpSite) settings(t *testing.T, fields url.Values) string {
+	t.Helper()
+	_, page := w.do(t, w.admin, "GET", "/wp-admin/options-general.php?page=narrator", nil)
+	m := wpNonce.FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("no nonce on the settings page:\n%s", lastLines(page, 30))
+	}
+	v := url.Values{"option_page": {"narrator"}, "action": {"update"}, "_wpnonce": {m[1]},
+		"_wp_http_referer": {"/wp-admin/options-general.php?page=narrator"}}
+	for k, vs := range fields {
+		v[k] = vs
+	}
+	page = w.form(t, "/wp-admin/options.php", v)
+	if !strings.Contains(page, "Settings saved.") {
+		t.Fatalf("settings not saved:\n%s", lastLines(page, 30))
+	}
+	return page
+}
+
+// rest calls the WordPress REST API as the admin, as the block editor does.
+func (w *wpSite) rest(t *testing.T, method, route string, body any) map[string]any {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		raw, err := json.Marshal(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd = strings.NewReader(string(raw))
+	}
+	route, query, _ := strings.Cut(route, "?")
+	path := "/?rest_route=" + url.QueryEscape(route)
+	if query != "" {
+		path += "&" + query
+	}
+	status, raw := w.do(t, w.admin, method, path, rd, "Content-Type", "application/json", "X-WP-Nonce", w.nonce)
+	if status != 200 && status != 201 {
+		t.Fatalf("%s %s: %d %s", method, route, status, raw)
+	}
+	return mustJSON[map[string]any](t, raw)
+}
+
+// post creates a post through the REST API and returns its ID.
+func (w *wpSite) post(t *testing.T, fields map[string]any) int {
+	t.Helper()
+	p := map[string]any{"title": "A post", "content": wpArticle, "status": "publish"}
+	for k, v := range fields {
+		p[k] = v
+	}
+	return int(w.rest(t, "POST", "/wp/v2/posts", p)["id"].(float64))
+}
+
+// cron requests wp-cron.php, which runs the events due, as a system cron.
+func (w *wpSite) cron(t *testing.T) {
+	t.Helper()
+	if status, body := w.do(t, nil, "GET", "/wp-cron.php", nil); status != 200 {
+		t.Fatalf("wp-cron.php: %d %s", status, body)
+	}
+}
+
+// later moves the plugin's events due within the seconds given to now
+// (backoffs, the minute's tick) and runs wp-cron.php: time passing,
+// without the test waiting for it.
+func (w *wpSite) later(t *testing.T, seconds int) {
+	t.Helper()
+	mustRun(t, w.plugin, w.env, "php", "tests/wordpress/advance.php", fmt.Sprint(seconds))
+	w.cron(t)
+}
+
+// wpArticle is the text of the test's posts, as the block editor saves it.
+const wpArticle = "<!-- wp:paragraph -->\n<p>The city council voted on Tuesday to build a new public library on Main Street.</p>\n<!-- /wp:paragraph -->\n\n" +
+	"<!-- wp:paragraph -->\n<p>It will open in the spring, with a children's corner and quiet rooms for reading.</p>\n<!-- /wp:paragraph -->\n\n" +
+	"<!-- wp:paragraph -->\n<p>Work starts next month.</p>\n<!-- /wp:paragraph -->"
+
+// processedCount counts the distinct audio.processed deliveries of an
+// audio that the receiver accepted.
+func processedCount(rec *hookReceiver, id int64, action string) int {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	n := 0
+	for _, e := range rec.events {
+		if e.ID == id && e.Action == action {
+			n++
+		}
+	}
+	return n
+}
+
+// wpNarrator is the Narrator side of the test: the server (restarted once),
+// the project, and a webhook receiver counting what was narrated.
+type wpNarrator struct {
+	s      *node
+	data   string
+	addr   string
+	flags  []string
+	key    string
+	proj   int64
+	rec    *hookReceiver
+	prefix string // the external_id of a post is prefix + post ID
+}
+
+// audio returns an audio by external_id, or the status when there is none.
+func (n *wpNarrator) audio(t *testing.T, xid string) (int, audioOut) {
+	t.Helper()
+	status, raw := n.s.call(t, "GET", fmt.Sprintf("/api/v3/projects/%d/audio/%s?api_key=%s", n.proj, xid, n.key), nil)
+	if status != 200 {
+		return status, audioOut{}
+	}
+	return status, mustJSON[audioOut](t, string(raw))
+}
+
+// publication returns an audio's publication state and publish_at.
+func (n *wpNarrator) publication(t *testing.T, post int) (string, string) {
+	t.Helper()
+	status, raw := n.s.call(t, "GET", fmt.Sprintf("/api/v3/projects/%d/audio/%s/publication?api_key=%s", n.proj, n.xid(post), n.key), nil)
+	if status != 200 {
+		t.Fatalf("publication of post %d: %d %s", post, status, raw)
+	}
+	p := mustJSON[struct {
+		State     string  `json:"state"`
+		PublishAt *string `json:"publish_at"`
+	}](t, string(raw))
+	if p.PublishAt == nil {
+		return p.State, ""
+	}
+	return p.State, *p.PublishAt
+}
+
+// site is the Narrator URL the plugin is given: localhost, so that the
+// player's frame is of another site than the page (127.0.0.1), as it is
+// on a publisher's site, and chromium gives it its own target.
+func (n *wpNarrator) site() string { return strings.Replace(n.s.base, "127.0.0.1", "localhost", 1) }
+
+// settings are the plugin's settings once set up, with auto-generation on
+// or off.
+func (n *wpNarrator) settings(auto bool) url.Values {
+	v := url.Values{"narrator_settings[url]": {n.site()}, "narrator_settings[project_id]": {fmt.Sprint(n.proj)},
+		"narrator_settings[post_types][]": {"post"}, "narrator_settings[placement]": {"after"}, "narrator_settings[signed]": {"1"}}
+	if auto {
+		v.Set("narrator_settings[auto]", "1")
+	}
+	return v
+}
+
+func (n *wpNarrator) xid(post int) string { return fmt.Sprintf("%s%d", n.prefix, post) }
+
+// anonymous is the status a player gets for the post's audio, with the
+// token given (or none).
+func (n *wpNarrator) anonymous(t *testing.T, post int, token string) int {
+	t.Helper()
+	path := fmt.Sprintf("/embed/%d/status?external_id=%s", n.proj, n.xid(post))
+	if token != "" {
+		path += "&token=" + url.QueryEscape(token)
+	}
+	status, _ := n.s.call(t, "GET", path, nil)
+	return status
+}
+
+// narratedOnce waits for a post's audio to be processed and its
+// audio.processed delivery, then checks that it was made `times` times.
+func (n *wpNarrator) narrated(t *testing.T, post, times int) audioOut {
+	t.Helper()
+	a := n.s.waitProcessed(t, n.proj, n.xid(post), n.key, 90*time.Second)
+	deadline := time.Now().Add(30 * time.Second)
+	for processedCount(n.rec, a.ID, "audio.processed") < times && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if got := processedCount(n.rec, a.ID, "audio.processed"); got != times {
+		t.Errorf("post %d was narrated %d times, want %d", post, got, times)
+	}
+	return a
+}
+
+// TestWordPressPlugin runs the plugin in a real WordPress against a real
+// Narrator: set-up through wp-admin, posts through the REST API the block
+// editor uses, WP-Cron through wp-cron.php, and Narrator's state read
+// through the v3 API and counted by a webhook receiver.
+func TestWordPressPlugin(t *testing.T) {
+	wpParts(t)
+	data, acct, proj := fixture(t)
+	n := &wpNarrator{data: data, addr: freeAddr(t), key: acct.APIKey, proj: proj.ID,
+		flags: []string{"--engine-standin", "20ms", "--webhooks-allow-private"}}
+	n.s = startServer(t, n.data, n.addr, n.flags...)
+	n.rec = &hookReceiver{events: map[string]hookEvent{}, copies: map[string]int{}}
+	receiver := httptest.NewServer(n.rec)
+	t.Cleanup(receiver.Close)
+	status, raw := n.s.call(t, "POST", fmt.Sprintf("/api/v3/projects/%d/webhooks", proj.ID),
+		map[string]any{"api_key": acct.APIKey, "url": receiver.URL + "/count"})
+	if status != 201 {
+		t.Fatalf("create webhook: %d %s", status, raw)
+	}
+	n.rec.secret = mustJSON[struct {
+		Secret string `json:"secret"`
+	}](t, string(raw)).Secret
+	w := startWordPress(t)
+	w.login(t)
+
+	step := func(name string, f func(t *testing.T)) {
+		if !t.Run(name, f) {
+			t.FailNow()
+		}
+	}
+	step("configure", func(t *testing.T) { wpConfigure(t, w, n) })
+	posts := map[string]int{}
+	step("publish and edit", func(t *testing.T) { wpPublishEdit(t, w, n, posts) })
+	step("schedule, private, password", func(t *testing.T) { wpRestricted(t, w, n, posts) })
+	step("trash and delete", func(t *testing.T) { wpTrashDelete(t, w, n, posts) })
+	step("bulk generation", func(t *testing.T) { wpBulk(t, w, n) })
+	step("browser", func(t *testing.T) { wpBrowser(t, w, n, posts) })
+	// Last: the Narrator it restarts lives as long as this step.
+	step("Narrator stopped while posts are published", func(t *testing.T) { wpOutage(t, w, n) })
+	step("no PHP notice from the plugin", func(t *testing.T) {
+		raw, _ := os.ReadFile(w.log)
+		for _, line := range strings.Split(string(raw), "\n") {
+			if strings.Contains(line, "/plugins/narrator/") {
+				t.Errorf("WordPress's debug log: %s", line)
+			}
+		}
+	})
+}
+
+// wpConfigure sets the plugin up as the README says: URL and key, save,
+// pick the project, save, Test connection.
+func wpConfigure(t *testing.T, w *wpSite, n *wpNarrator) {
+	page := w.settings(t, url.Values{"narrator_settings[url]": {n.site()}, "narrator_api_key": {n.key},
+		"narrator_settings[post_types][]": {"post"}, "narrator_settings[auto]": {"1"}, "narrator_settings[placement]": {"after"}})
+	option := fmt.Sprintf(`<option value="%d"`, n.proj)
+	if !strings.Contains(page, option) {
+		t.Fatalf("the key's project is not offered:\n%s", lastLines(page, 40))
+	}
+	if strings.Contains(page, n.key) {
+		t.Error("the settings page prints the API key")
+	}
+	w.settings(t, n.settings(true))
+	_, page = w.do(t, w.admin, "GET", "/wp-admin/options-general.php?page=narrator", nil)
+	nonces := wpNonce.FindAllStringSubmatch(page, -1)
+	if len(nonces) < 2 {
+		t.Fatalf("no Test connection form:\n%s", lastLines(page, 30))
+	}
+	page = w.form(t, "/wp-admin/admin-post.php", url.Values{"action": {"narrator_test"}, "_wpnonce": {nonces[1][1]},
+		"_wp_http_referer": {"/wp-admin/options-general.php?page=narrator"}})
+	if want := fmt.Sprintf("Connected: project &quot;Daily&quot; (%d).", n.proj); !strings.Contains(page, want) {
+		t.Errorf("Test connection does not say %q:\n%s", want, lastLines(page, 40))
+	}
+	if strings.Contains(page, "notice-warning") {
+		t.Errorf("the set-up left a warning:\n%s", lastLines(page, 40))
+	}
+	status, raw := n.s.call(t, "GET", fmt.Sprintf("/api/v3/projects/%d/access?api_key=%s", n.proj, n.key), nil)
+	if status != 200 || !strings.Contains(string(raw), `"mode":"signed"`) || !strings.Contains(string(raw), `"draft_new_audios":true`) {
+		t.Errorf("project access after saving: %d %s", status, raw)
+	}
+	status, raw = n.s.call(t, "GET", fmt.Sprintf("/api/v3/projects/%d/webhooks?api_key=%s", n.proj, n.key), nil)
+	if status != 200 || !strings.Contains(string(raw), strings.ReplaceAll(w.base+"/wp-json/narrator/v1/webhook", "/", `\/`)) &&
+		!strings.Contains(string(raw), w.base+"/wp-json/narrator/v1/webhook") {
+		t.Errorf("the site's webhook endpoint is not the project's: %d %s", status, raw)
+	}
+}
+
+var wpExternalID = regexp.MustCompile(`data-external-id="(wp-[a-z0-9]{8}-1-)([0-9]+)"`)
+
+// wpPublishEdit publishes a post, edits its text (one resynthesis) and
+// saves it without a change of text (none).
+func wpPublishEdit(t *testing.T, w *wpSite, n *wpNarrator, posts map[string]int) {
+	id := w.post(t, map[string]any{"title": "Library approved"})
+	posts["public"] = id
+	if status, _ := w.do(t, nil, "GET", fmt.Sprintf("/?p=%d", id), nil); status != 200 {
+		t.Fatalf("the post's page: %d", status)
+	}
+	w.cron(t)
+	_, page := w.do(t, nil, "GET", fmt.Sprintf("/?p=%d", id), nil)
+	m := wpExternalID.FindStringSubmatch(page)
+	if m == nil || m[2] != fmt.Sprint(id) {
+		t.Fatalf("the public post's page has no player for post %d:\n%s", id, lastLines(page, 40))
+	}
+	n.prefix = m[1]
+	if state, _ := n.publication(t, id); state != "published" {
+		t.Errorf("a published post's audio is %s", state)
+	}
+	first := n.narrated(t, id, 1)
+
+	w.rest(t, "POST", fmt.Sprintf("/wp/v2/posts/%d", id), map[string]any{"content": wpArticle + "\n\n<!-- wp:paragraph -->\n<p>The vote was unanimous.</p>\n<!-- /wp:paragraph -->"})
+	w.cron(t)
+	a := n.narrated(t, id, 2)
+	if a.ID != first.ID {
+		t.Errorf("an edit made audio %d beside %d", a.ID, first.ID)
+	}
+	if got := processedCount(n.rec, a.ID, "audio.updated"); got != 1 {
+		t.Errorf("one edit: %d audio.updated, want 1", got)
+	}
+	w.rest(t, "POST", fmt.Sprintf("/wp/v2/posts/%d", id), map[string]any{"excerpt": "Only the excerpt changed."})
+	w.cron(t)
+	if _, a := n.audio(t, n.xid(id)); a.State != "processed" || processedCount(n.rec, a.ID, "audio.updated") != 1 {
+		t.Errorf("saving without a change of text resynthesised: %+v", a)
+	}
+}
+
+// wpRestricted schedules a post, makes one private and protects one with a
+// password, in the signed project.
+func wpRestricted(t *testing.T, w *wpSite, n *wpNarrator, posts map[string]int) {
+	when := time.Now().UTC().Add(365 * 24 * time.Hour).Truncate(time.Second)
+	posts["scheduled"] = w.post(t, map[string]any{"title": "Next year", "status": "future", "date_gmt": when.Format("2006-01-02T15:04:05")})
+	posts["private"] = w.post(t, map[string]any{"title": "Members' briefing", "status": "private"})
+	posts["password"] = w.post(t, map[string]any{"title": "Sealed letter", "password": "open sesame"})
+	w.cron(t)
+	for name, want := range map[string]string{"scheduled": "scheduled", "private": "published", "password": "published"} {
+		state, at := n.publication(t, posts[name])
+		if state != want {
+			t.Errorf("%s post: audio %s, want %s", name, state, want)
+		}
+		if name == "scheduled" && at != when.Format(time.RFC3339) {
+			t.Errorf("scheduled post: publish_at %s, want %s", at, when.Format(time.RFC3339))
+		}
+		n.narrated(t, posts[name], 1)
+		if status := n.anonymous(t, posts[name], ""); status != http.StatusNotFound {
+			t.Errorf("%s post: a player without a token finds its audio (%d)", name, status)
+		}
+	}
+	_, page := w.do(t, nil, "GET", fmt.Sprintf("/?p=%d", posts["password"]), nil)
+	if !strings.Contains(page, "post-password-form") || strings.Contains(page, "narrator-player") {
+		t.Errorf("a visitor's page of the password-protected post:\n%s", lastLines(page, 30))
+	}
+	// The public post's page carries a token the server accepts.
+	_, page = w.do(t, nil, "GET", fmt.Sprintf("/?p=%d", posts["public"]), nil)
+	m := regexp.MustCompile(`data-token="([0-9]+\.[A-Za-z0-9_-]+)"`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("the public post's player has no token:\n%s", lastLines(page, 30))
+	}
+	if status := n.anonymous(t, posts["public"], m[1]); status != 200 {
+		t.Errorf("the public post's audio with its page's token: %d", status)
+	}
+}
+
+// wpTrashDelete trashes the public post (its audio is taken back), then
+// deletes it (its audio is deleted).
+func wpTrashDelete(t *testing.T, w *wpSite, n *wpNarrator, posts map[string]int) {
+	id := posts["public"]
+	w.rest(t, "DELETE", fmt.Sprintf("/wp/v2/posts/%d", id), nil)
+	w.cron(t)
+	if state, _ := n.publication(t, id); state != "draft" {
+		t.Errorf("a trashed post's audio is %s, want draft", state)
+	}
+	if status := n.anonymous(t, id, ""); status != http.StatusNotFound {
+		t.Errorf("a trashed post's audio: %d for a visitor", status)
+	}
+	w.rest(t, "DELETE", fmt.Sprintf("/wp/v2/posts/%d?force=true", id), nil)
+	w.cron(t)
+	if status, a := n.audio(t, n.xid(id)); status != http.StatusNotFound {
+		t.Errorf("a deleted post's audio: %d %+v", status, a)
+	}
+	delete(posts, "public")
+}
+
+// wpBulk generates the audio of 20 existing posts with the posts list's
+// bulk action: sent a batch at a time, each narrated once.
+func wpBulk(t *testing.T, w *wpSite, n *wpNarrator) {
+	w.settings(t, n.settings(false))
+	ids := make([]int, 20)
+	for i := range ids {
+		ids[i] = w.post(t, map[string]any{"title": fmt.Sprintf("From the archive, part %d", i+1)})
+	}
+	w.later(t, 120)
+	for _, id := range ids {
+		if status, _ := n.audio(t, n.xid(id)); status != http.StatusNotFound {
+			t.Fatalf("auto-generation off, yet post %d was sent (%d)", id, status)
+		}
+	}
+	_, page := w.do(t, w.admin, "GET", "/wp-admin/edit.php", nil)
+	m := wpNonce.FindStringSubmatch(page)
+	if m == nil || !strings.Contains(page, `value="narrator_generate"`) {
+		t.Fatalf("the posts list has no Generate audio action:\n%s", lastLines(page, 30))
+	}
+	v := url.Values{"action": {"narrator_generate"}, "_wpnonce": {m[1]}, "post_type": {"post"}}
+	for _, id := range ids {
+		v.Add("post[]", fmt.Sprint(id))
+	}
+	if _, page := w.do(t, w.admin, "GET", "/wp-admin/edit.php?"+v.Encode(), nil); !strings.Contains(page, "20 posts queued for audio") {
+		t.Errorf("the bulk action's notice is missing:\n%s", lastLines(page, 30))
+	}
+	sent := 0
+	for round := 0; sent < len(ids) && round < 20; round++ {
+		w.later(t, 120) // a minute passes: the tick, and the batch it spread
+		now := 0
+		for _, id := range ids {
+			if status, _ := n.audio(t, n.xid(id)); status == 200 {
+				now++
+			}
+		}
+		if now-sent > 10 {
+			t.Errorf("%d posts sent in one minute; a batch is at most 10", now-sent)
+		}
+		sent = now
+	}
+	if sent != len(ids) {
+		t.Fatalf("%d of %d posts sent", sent, len(ids))
+	}
+	for _, id := range ids {
+		n.narrated(t, id, 1)
+	}
+}
+
+var wpRowState = regexp.MustCompile(`narrator-state-([a-z]+)`)
+
+// wpListState is a post's state in the posts list's Audio column.
+func wpListState(t *testing.T, w *wpSite, id int) string {
+	t.Helper()
+	_, page := w.do(t, w.admin, "GET", "/wp-admin/edit.php", nil)
+	_, row, ok := strings.Cut(page, fmt.Sprintf(`<tr id="post-%d"`, id))
+	row, _, _ = strings.Cut(row, "</tr>")
+	if m := wpRowState.FindStringSubmatch(row); ok && m != nil {
+		return m[1]
+	}
+	t.Fatalf("post %d has no Audio column in the posts list", id)
+	return ""
+}
+
+// wpOutage publishes five posts while Narrator is stopped; once it is back,
+// each is narrated exactly once, and WordPress learns of it.
+func wpOutage(t *testing.T, w *wpSite, n *wpNarrator) {
+	w.settings(t, n.settings(true))
+	n.s.stop(t, syscall.SIGTERM)
+	ids := make([]int, 5)
+	for i := range ids {
+		ids[i] = w.post(t, map[string]any{"title": fmt.Sprintf("Published in the dark, part %d", i+1)})
+	}
+	w.cron(t)
+	for _, id := range ids {
+		if state := wpListState(t, w, id); state != "retrying" {
+			t.Errorf("post %d while Narrator is down: %s, want retrying", id, state)
+		}
+	}
+	n.s = startServer(t, n.data, n.addr, n.flags...)
+	w.later(t, 3600) // the backoff's wait
+	for _, id := range ids {
+		n.narrated(t, id, 1)
+	}
+	w.later(t, 3600) // nothing is left to send again
+	for _, id := range ids {
+		_, a := n.audio(t, n.xid(id))
+		if a.State != "processed" || processedCount(n.rec, a.ID, "audio.updated") != 0 || processedCount(n.rec, a.ID, "audio.processed") != 1 {
+			t.Errorf("post %d after the outage: %+v, %d updates, %d syntheses", id, a,
+				processedCount(n.rec, a.ID, "audio.updated"), processedCount(n.rec, a.ID, "audio.processed"))
+		}
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for _, id := range ids {
+		for state := wpListState(t, w, id); state != "processed"; state = wpListState(t, w, id) {
+			if time.Now().After(deadline) {
+				t.Fatalf("post %d is %s in the posts list, want processed", id, state)
+			}
+			w.later(t, 120) // the tick polls what webhooks did not bring
+		}
+	}
+}
+
+// wpBrowser checks the player in chromium: on a public post; not for a
+// visitor of a private or password-protected post; for a signed-in reader
+// and a visitor who gave the password.
+func wpBrowser(t *testing.T, w *wpSite, n *wpNarrator, posts map[string]int) {
+	chromium := chromiumPath(t)
+	w.settings(t, n.settings(true))
+	public := w.post(t, map[string]any{"title": "Open to all"})
+	w.cron(t)
+	n.narrated(t, public, 1)
+	// Each step in a browser of its own: a tab whose player played does
+	// not navigate reliably.
+	const frames = `document.querySelectorAll('iframe.narrator-player, script[data-external-id]').length`
+	// A signed project: every page's player carries a token.
+	player := func(t *testing.T, ctx context.Context, post int) {
+		t.Helper()
+		browse(t, ctx, "the player's frame", waitJS(`document.querySelectorAll('iframe.narrator-player').length === 1`, 20*time.Second))
+		frame := frameContext(t, ctx, "external_id="+n.xid(post)+"&token=")
+		clickIn(t, ctx, frame, "iframe.narrator-player", ".np-play")
+		browse(t, frame, "playing", waitJS(`document.querySelector('#player').currentTime > 0.2`, 30*time.Second))
+	}
+	t.Run("a public post has a player", func(t *testing.T) {
+		ctx := newBrowser(t, chromium)
+		browse(t, ctx, "public post", chromedp.Navigate(fmt.Sprintf("%s/?p=%d", w.base, public)))
+		player(t, ctx, public)
+	})
+	t.Run("a visitor gets no player on a private or password-protected post", func(t *testing.T) {
+		ctx := newBrowser(t, chromium)
+		for _, name := range []string{"private", "password"} {
+			var count int
+			browse(t, ctx, name+" post", chromedp.Navigate(fmt.Sprintf("%s/?p=%d", w.base, posts[name])),
+				waitJS(`document.readyState === 'complete'`, 20*time.Second), chromedp.Evaluate(frames, &count))
+			if count != 0 {
+				t.Errorf("a visitor of the %s post gets %d player elements", name, count)
+			}
+		}
+	})
+	t.Run("a visitor who gave the password gets a player", func(t *testing.T) {
+		ctx := newBrowser(t, chromium)
+		id := posts["password"]
+		browse(t, ctx, "password form", chromedp.Navigate(fmt.Sprintf("%s/?p=%d", w.base, id)),
+			chromedp.SendKeys(fmt.Sprintf("#pwbox-%d", id), "open sesame", chromedp.ByQuery),
+			chromedp.Submit(fmt.Sprintf("#pwbox-%d", id), chromedp.ByQuery),
+			chromedp.WaitVisible("iframe.narrator-player", chromedp.ByQuery)) // a query outlives the navigation; a poll does not
+		player(t, ctx, id)
+	})
+	t.Run("a signed-in reader gets a player on a private post", func(t *testing.T) {
+		ctx := newBrowser(t, chromium)
+		browse(t, ctx, "sign in", chromedp.Navigate(w.base+"/wp-login.php"),
+			chromedp.WaitVisible("#user_login", chromedp.ByQuery),
+			chromedp.SendKeys("#user_login", "admin", chromedp.ByQuery),
+			chromedp.SendKeys("#user_pass", "admin-password", chromedp.ByQuery),
+			chromedp.Click("#wp-submit", chromedp.ByQuery),
+			chromedp.WaitVisible("#wpadminbar", chromedp.ByQuery))
+		browse(t, ctx, "private post", chromedp.Navigate(fmt.Sprintf("%s/?p=%d", w.base, posts["private"])))
+		player(t, ctx, posts["private"])
+	})
+}
