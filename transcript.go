@@ -8,6 +8,9 @@ import "path"
 const (
 	TranscriptJSONName = "transcript.json"
 	TranscriptVTTName  = "transcript.vtt"
+	// PodcastTranscriptName is the transcript in the Podcasting 2.0 JSON
+	// transcript format, which podcast apps read.
+	PodcastTranscriptName = "podcast-transcript.json"
 )
 
 // Transcript says what is spoken when in one rendering of an audio: the
@@ -45,4 +48,14 @@ func TranscriptKeys(mp3Key string) (jsonKey, vttKey string) {
 	}
 	dir := path.Dir(mp3Key)
 	return path.Join(dir, TranscriptJSONName), path.Join(dir, TranscriptVTTName)
+}
+
+// PodcastTranscriptKey returns the media key of the Podcasting 2.0 JSON
+// transcript of the rendering whose MP3 is stored at mp3Key, or "" for an
+// empty key.
+func PodcastTranscriptKey(mp3Key string) string {
+	if mp3Key == "" {
+		return ""
+	}
+	return path.Join(path.Dir(mp3Key), PodcastTranscriptName)
 }

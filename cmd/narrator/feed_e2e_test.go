@@ -167,14 +167,15 @@ func TestPodcastFeed(t *testing.T) {
 		if diff := time.Duration(secs)*time.Second - dur; err != nil || diff > time.Second || diff < -time.Second {
 			t.Errorf("item %d: itunes:duration %q, the MP3 lasts %s", i, it.ITunesExt.Duration, dur)
 		}
-		// The WebVTT transcript, which web players read from other
-		// origins (Narrator's JSON is not the namespace's JSON format).
+		// The WebVTT and the Podcasting 2.0 JSON transcripts, which web
+		// players read from other origins.
 		tr := it.Extensions["podcast"]["transcript"]
-		if len(tr) != 1 || tr[0].Attrs["url"] != strings.TrimSuffix(enc.URL, "audio.mp3")+narrator.TranscriptVTTName ||
-			tr[0].Attrs["rel"] != "captions" {
+		folder := strings.TrimSuffix(enc.URL, "audio.mp3")
+		if len(tr) != 2 || tr[0].Attrs["url"] != folder+narrator.TranscriptVTTName || tr[0].Attrs["rel"] != "captions" ||
+			tr[1].Attrs["url"] != folder+narrator.PodcastTranscriptName || tr[1].Attrs["type"] != "application/json" {
 			t.Fatalf("item %d: podcast:transcript %+v", i, tr)
 		}
-		for j, prefix := range []string{"WEBVTT"} {
+		for j, prefix := range []string{"WEBVTT", `{"version":"1.0.0","segments":[{"startTime":`} {
 			tres, tbody := fetch(t, tr[j].Attrs["url"], "Origin", "https://player.example")
 			if tres.StatusCode != 200 || tres.Header.Get("Access-Control-Allow-Origin") != "*" ||
 				!strings.HasPrefix(tres.Header.Get("Content-Type"), tr[j].Attrs["type"]) || !strings.HasPrefix(string(tbody), prefix) {

@@ -1,6 +1,7 @@
 package feed_test
 
 import (
+	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -278,6 +279,7 @@ func TestFeed(t *testing.T) {
 		}
 		wantTr := []map[string]string{
 			{"url": mediaBase + vttKey, "type": "text/vtt", "language": wantLang, "rel": "captions"},
+			{"url": mediaBase + narrator.PodcastTranscriptKey(mp3.Key), "type": "application/json", "language": wantLang},
 		}
 		if diff := cmp.Diff(wantTr, gotTr); diff != "" {
 			t.Errorf("item %d: podcast:transcript (-want +got):\n%s", i, diff)
@@ -540,6 +542,43 @@ func TestRealRendering(t *testing.T) {
 	}
 	if want := strconv.FormatInt((r.Duration.Milliseconds()+500)/1000, 10); f.Items[0].ITunesExt.Duration != want {
 		t.Errorf("duration %s, want %s", f.Items[0].ITunesExt.Duration, want)
+	}
+	// Every file the item links to is stored, in its spec's shape.
+	for _, e := range f.Items[0].Extensions["podcast"]["transcript"] {
+		if e.Attrs["type"] != "application/json" {
+			continue
+		}
+		var tr struct {
+			Version  string `json:"version"`
+			Segments []struct {
+				StartTime, EndTime float64
+				Body               string
+			} `json:"segments"`
+		}
+		readLinked(t, media, e.Attrs["url"], &tr)
+		if tr.Version != "1.0.0" || len(tr.Segments) == 0 || !strings.Contains(tr.Segments[len(tr.Segments)-1].Body, "longer.") {
+			t.Errorf("JSON transcript %+v", tr)
+		}
+	}
+}
+
+// readLinked decodes into v the JSON object stored in media at url, a
+// media URL; it fails on a field v lacks.
+func readLinked(t *testing.T, media *localfs.Store, url string, v any) {
+	t.Helper()
+	key, ok := strings.CutPrefix(url, mediaBase)
+	if !ok {
+		t.Fatalf("%s is not a media URL", url)
+	}
+	obj, _, err := media.Open(t.Context(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer obj.Close()
+	dec := json.NewDecoder(obj)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		t.Fatalf("%s: %v", key, err)
 	}
 }
 

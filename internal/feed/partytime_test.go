@@ -132,6 +132,7 @@ func TestPartytime(t *testing.T) {
 		}
 		wantTr := []struct{ URL, Type, Language, Rel string }{
 			{mediaBase + vttKey, "text/vtt", "en-US", "captions"},
+			{mediaBase + narrator.PodcastTranscriptKey(mp3.Key), "application/json", "en-US", ""},
 		}
 		if diff := cmp.Diff(wantTr, it.PodcastTranscripts); diff != "" {
 			t.Errorf("item %d: transcripts (-want +got):\n%s", i, diff)

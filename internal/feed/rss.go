@@ -230,9 +230,6 @@ func newDocument(c *narrator.FeedContent, mediaURL func(string) string, publicUR
 		// A signed project's transcripts are its articles' text, which
 		// its feed, read by anyone with its URL, does not give.
 		if mp3.Bytes > 0 && !c.Signed {
-			// Only the WebVTT: Narrator's transcript.json is not in the
-			// namespace's JSON transcript format, which apps expect of
-			// type application/json.
 			_, vttKey := narrator.TranscriptKeys(mp3.Key)
 			lang := narrator.LanguageTag(a.Metadata[narrator.MetadataLanguage])
 			if lang == "" {
@@ -241,6 +238,7 @@ func newDocument(c *narrator.FeedContent, mediaURL func(string) string, publicUR
 			lang = clean(narrator.FeedLanguage(lang))
 			it.Transcripts = []transcript{
 				{URL: mediaURL(vttKey), Type: "text/vtt", Language: lang, Rel: "captions"},
+				{URL: mediaURL(narrator.PodcastTranscriptKey(mp3.Key)), Type: "application/json", Language: lang},
 			}
 		}
 		ch.Items = append(ch.Items, it)

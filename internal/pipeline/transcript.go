@@ -55,19 +55,30 @@ func transcriptOf(units []speak.Unit, spans []span, d time.Duration) *narrator.T
 	return t
 }
 
-// storeTranscript stores the transcript beside the MP3 at mp3Key, as JSON
-// and as WebVTT.
+// storeTranscript stores the transcript beside the MP3 at mp3Key: as
+// JSON, as WebVTT and as a Podcasting 2.0 JSON transcript.
 func (p *Pipeline) storeTranscript(ctx context.Context, mp3Key string, t *narrator.Transcript) error {
 	jsonKey, vttKey := narrator.TranscriptKeys(mp3Key)
 	data, err := transcript.MarshalJSON(t)
 	if err != nil {
 		return err
 	}
-	if err := p.media.Put(ctx, jsonKey, bytes.NewReader(data)); err != nil {
-		return fmt.Errorf("store transcript: %w", err)
+	podcast, err := transcript.MarshalPodcastJSON(t)
+	if err != nil {
+		return err
 	}
-	if err := p.media.Put(ctx, vttKey, bytes.NewReader(transcript.VTT(t))); err != nil {
-		return fmt.Errorf("store captions: %w", err)
+	files := []struct {
+		key, what string
+		data      []byte
+	}{
+		{jsonKey, "transcript", data},
+		{vttKey, "captions", transcript.VTT(t)},
+		{narrator.PodcastTranscriptKey(mp3Key), "podcast transcript", podcast},
+	}
+	for _, f := range files {
+		if err := p.media.Put(ctx, f.key, bytes.NewReader(f.data)); err != nil {
+			return fmt.Errorf("store %s: %w", f.what, err)
+		}
 	}
 	return nil
 }
