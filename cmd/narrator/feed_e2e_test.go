@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -181,6 +182,23 @@ func TestPodcastFeed(t *testing.T) {
 				!strings.HasPrefix(tres.Header.Get("Content-Type"), tr[j].Attrs["type"]) || !strings.HasPrefix(string(tbody), prefix) {
 				t.Errorf("item %d: transcript %s: %d, %v\n%.100s", i, tr[j].Attrs["url"], tres.StatusCode, tres.Header, tbody)
 			}
+		}
+		ch := it.Extensions["podcast"]["chapters"]
+		if len(ch) != 1 || ch[0].Attrs["url"] != folder+narrator.ChaptersName {
+			t.Fatalf("item %d: podcast:chapters %+v", i, ch)
+		}
+		cres, cbody := fetch(t, ch[0].Attrs["url"], "Origin", "https://player.example")
+		var chapters struct {
+			Version  string
+			Chapters []struct {
+				StartTime float64
+				Title     string
+			}
+		}
+		if err := json.Unmarshal(cbody, &chapters); err != nil || cres.StatusCode != 200 ||
+			cres.Header.Get("Access-Control-Allow-Origin") != "*" || cres.Header.Get("Content-Type") != "application/json+chapters" ||
+			chapters.Version != "1.2.0" || len(chapters.Chapters) == 0 || chapters.Chapters[0].Title != titles[ref] {
+			t.Errorf("item %d: chapters: %d, %v, %v\n%.200s", i, cres.StatusCode, err, cres.Header, cbody)
 		}
 		if txt := it.Extensions["podcast"]["txt"]; len(txt) != 1 || txt[0].Attrs["purpose"] != "ai-content" {
 			t.Errorf("item %d: podcast:txt %+v", i, txt)

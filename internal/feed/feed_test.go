@@ -284,6 +284,10 @@ func TestFeed(t *testing.T) {
 		if diff := cmp.Diff(wantTr, gotTr); diff != "" {
 			t.Errorf("item %d: podcast:transcript (-want +got):\n%s", i, diff)
 		}
+		if ch := it.Extensions["podcast"]["chapters"]; len(ch) != 1 ||
+			!cmp.Equal(ch[0].Attrs, map[string]string{"url": mediaBase + narrator.ChaptersKey(mp3.Key), "type": "application/json+chapters"}) {
+			t.Errorf("item %d: podcast:chapters %+v", i, ch)
+		}
 	}
 	// Descriptions are HTML, as podcast apps read them: text as typed, and
 	// a link back to the article.
@@ -559,6 +563,17 @@ func TestRealRendering(t *testing.T) {
 		if tr.Version != "1.0.0" || len(tr.Segments) == 0 || !strings.Contains(tr.Segments[len(tr.Segments)-1].Body, "longer.") {
 			t.Errorf("JSON transcript %+v", tr)
 		}
+	}
+	var ch struct {
+		Version  string `json:"version"`
+		Chapters []struct {
+			StartTime float64
+			Title     string
+		} `json:"chapters"`
+	}
+	readLinked(t, media, f.Items[0].Extensions["podcast"]["chapters"][0].Attrs["url"], &ch)
+	if ch.Version != "1.2.0" || len(ch.Chapters) != 1 || ch.Chapters[0].Title != "Rendered" {
+		t.Errorf("chapters %+v", ch)
 	}
 }
 

@@ -51,6 +51,10 @@ type partytimeFeed struct {
 		PodcastTxt []struct {
 			Value, Purpose string
 		}
+		PodcastChapters *struct {
+			URL, Type string
+		}
+		ItunesImage string
 	}
 }
 
@@ -112,7 +116,7 @@ func TestPartytime(t *testing.T) {
 			found[tag] = true
 		}
 	}
-	for _, tag := range []string{"guid", "medium", "person", "transcript", "txt"} {
+	for _, tag := range []string{"chapters", "guid", "medium", "person", "transcript", "txt"} {
 		if !found[tag] {
 			t.Errorf("partytime finds no podcast:%s support (pc20support %v)", tag, f.PC20Support)
 		}
@@ -136,6 +140,10 @@ func TestPartytime(t *testing.T) {
 		}
 		if diff := cmp.Diff(wantTr, it.PodcastTranscripts); diff != "" {
 			t.Errorf("item %d: transcripts (-want +got):\n%s", i, diff)
+		}
+		wantCh := &struct{ URL, Type string }{mediaBase + narrator.ChaptersKey(mp3.Key), "application/json+chapters"}
+		if diff := cmp.Diff(wantCh, it.PodcastChapters); diff != "" {
+			t.Errorf("item %d: chapters (-want +got):\n%s", i, diff)
 		}
 		if len(it.PodcastTxt) != 1 || it.PodcastTxt[0].Purpose != "ai-content" || it.PodcastTxt[0].Value != feed.AIContent {
 			t.Errorf("item %d: podcast:txt %+v", i, it.PodcastTxt)

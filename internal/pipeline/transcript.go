@@ -33,7 +33,7 @@ func transcriptOf(units []speak.Unit, spans []span, d time.Duration) *narrator.T
 			if text == "" {
 				text = u.Text
 			}
-			t.Sentences = append(t.Sentences, narrator.TranscriptSentence{Start: at(sp.start), Text: text})
+			t.Sentences = append(t.Sentences, narrator.TranscriptSentence{Start: at(sp.start), Text: text, Kind: sentenceKind(u), Block: u.Block})
 			cur = &t.Sentences[len(t.Sentences)-1]
 		}
 		cur.End = max(at(sp.end), cur.Start)
@@ -55,8 +55,29 @@ func transcriptOf(units []speak.Unit, spans []span, d time.Duration) *narrator.T
 	return t
 }
 
+// sentenceKind returns the kind of the sentence unit u starts.
+func sentenceKind(u speak.Unit) narrator.SentenceKind {
+	switch {
+	case u.Role == speak.RoleTitle:
+		return narrator.SentenceTitle
+	case u.Heading:
+		return narrator.SentenceHeading
+	}
+	return narrator.SentenceBody
+}
+
+// chaptersTitle returns the title of the first chapter of an audio whose
+// transcript is t: its title as read, or else its first sentence.
+func chaptersTitle(t *narrator.Transcript) string {
+	if len(t.Sentences) == 0 {
+		return ""
+	}
+	return t.Sentences[0].Text
+}
+
 // storeTranscript stores the transcript beside the MP3 at mp3Key: as
-// JSON, as WebVTT and as a Podcasting 2.0 JSON transcript.
+// JSON, as WebVTT and as a Podcasting 2.0 JSON transcript, and its
+// chapters.
 func (p *Pipeline) storeTranscript(ctx context.Context, mp3Key string, t *narrator.Transcript) error {
 	jsonKey, vttKey := narrator.TranscriptKeys(mp3Key)
 	data, err := transcript.MarshalJSON(t)
@@ -67,6 +88,10 @@ func (p *Pipeline) storeTranscript(ctx context.Context, mp3Key string, t *narrat
 	if err != nil {
 		return err
 	}
+	chapters, err := transcript.MarshalChapters(t.Chapters(chaptersTitle(t)))
+	if err != nil {
+		return err
+	}
 	files := []struct {
 		key, what string
 		data      []byte
@@ -74,6 +99,7 @@ func (p *Pipeline) storeTranscript(ctx context.Context, mp3Key string, t *narrat
 		{jsonKey, "transcript", data},
 		{vttKey, "captions", transcript.VTT(t)},
 		{narrator.PodcastTranscriptKey(mp3Key), "podcast transcript", podcast},
+		{narrator.ChaptersKey(mp3Key), "chapters", chapters},
 	}
 	for _, f := range files {
 		if err := p.media.Put(ctx, f.key, bytes.NewReader(f.data)); err != nil {

@@ -88,3 +88,38 @@ func MarshalPodcastJSON(t *narrator.Transcript) ([]byte, error) {
 	}
 	return buf.Bytes(), nil
 }
+
+// ChaptersVersion is the version of the Podcasting 2.0 JSON chapters
+// format that MarshalChapters writes.
+const ChaptersVersion = "1.2.0"
+
+// Chapters is an audio's chapters in the Podcasting 2.0 JSON chapters
+// format (the podcast namespace's docs/examples/chapters/jsonChapters.md):
+//
+//	{"version": "1.2.0", "chapters": [{"startTime": 0, "title": "The title"}]}
+type Chapters struct {
+	Version  string    `json:"version"`
+	Chapters []Chapter `json:"chapters"`
+}
+
+// Chapter is one chapter of Chapters.
+type Chapter struct {
+	StartTime Seconds `json:"startTime"`
+	Title     string  `json:"title"`
+}
+
+// MarshalChapters returns chapters in the Podcasting 2.0 JSON chapters
+// format.
+func MarshalChapters(chapters []narrator.Chapter) ([]byte, error) {
+	d := Chapters{Version: ChaptersVersion, Chapters: make([]Chapter, 0, len(chapters))}
+	for _, c := range chapters {
+		d.Chapters = append(d.Chapters, Chapter{StartTime: Seconds(c.Start), Title: c.Title})
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(d); err != nil {
+		return nil, fmt.Errorf("encode chapters: %w", err)
+	}
+	return buf.Bytes(), nil
+}

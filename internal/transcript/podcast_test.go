@@ -80,3 +80,37 @@ func TestPodcastJSONEmpty(t *testing.T) {
 		t.Error(diff)
 	}
 }
+
+// specChapters is the Podcasting 2.0 JSON chapters format as the podcast
+// namespace specifies it (docs/examples/chapters/jsonChapters.md): a
+// version and chapters, each with a startTime and optional fields, of
+// which Narrator writes the title.
+type specChapters struct {
+	Version  string `json:"version"`
+	Chapters []struct {
+		StartTime *float64 `json:"startTime"`
+		Title     string   `json:"title"`
+		Img       string   `json:"img"`
+		URL       string   `json:"url"`
+		TOC       *bool    `json:"toc"`
+		EndTime   *float64 `json:"endTime"`
+	} `json:"chapters"`
+}
+
+func TestMarshalChapters(t *testing.T) {
+	t.Parallel()
+	got, err := transcript.MarshalChapters([]narrator.Chapter{{Start: 0, Title: "Title <&>"}, {Start: 12.3456, Title: "Two"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"version":"1.2.0","chapters":[{"startTime":0,"title":"Title <&>"},{"startTime":12.346,"title":"Two"}]}` + "\n"
+	if string(got) != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	var spec specChapters
+	dec := json.NewDecoder(bytes.NewReader(got))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&spec); err != nil || spec.Version != "1.2.0" || len(spec.Chapters) != 2 || spec.Chapters[1].StartTime == nil {
+		t.Errorf("not in the spec's shape: %+v, %v", spec, err)
+	}
+}
