@@ -188,7 +188,8 @@ func TestFeed(t *testing.T) {
 	b := setup(t)
 	first := b.publish(t, &narrator.Audio{Title: "First", Author: "Ann", ArticleURL: "https://acme.example/first",
 		Body:     "<p>The first paragraph &amp; more.</p><p>A second one.</p>",
-		Metadata: map[string]string{narrator.MetadataPublished: "2026-04-01T10:00:00+02:00", narrator.MetadataLanguage: "en_GB"}})
+		Metadata: map[string]string{narrator.MetadataPublished: "2026-04-01T10:00:00+02:00", narrator.MetadataLanguage: "en_GB",
+			narrator.MetadataImage: "https://acme.example/first.jpg?w=1400&h=1400"}})
 	b.clock.Advance(time.Hour)
 	second := b.publish(t, &narrator.Audio{Title: "Second", Body: "Plain text only."})
 	b.clock.Advance(time.Hour)
@@ -262,8 +263,12 @@ func TestFeed(t *testing.T) {
 		if it.PublishedParsed == nil || !it.PublishedParsed.Equal(wantDate) {
 			t.Errorf("item %d: published %v, want %v", i, it.PublishedParsed, wantDate)
 		}
-		if it.ITunesExt == nil || it.ITunesExt.Duration != "61" {
-			t.Errorf("item %d: itunes %+v, want duration 61", i, it.ITunesExt)
+		wantImage := "" // an audio without an image has none of its own
+		if i == 1 {
+			wantImage = "https://acme.example/first.jpg?w=1400&h=1400"
+		}
+		if it.ITunesExt == nil || it.ITunesExt.Duration != "61" || it.ITunesExt.Image != wantImage {
+			t.Errorf("item %d: itunes %+v, want duration 61, image %q", i, it.ITunesExt, wantImage)
 		}
 		if txt := it.Extensions["podcast"]["txt"]; len(txt) != 1 || txt[0].Attrs["purpose"] != "ai-content" || txt[0].Value == "" {
 			t.Errorf("item %d: podcast:txt %+v, want one with purpose ai-content", i, txt)

@@ -98,9 +98,9 @@ func TestPartytime(t *testing.T) {
 	b := setup(t)
 	first := b.publish(t, &narrator.Audio{Title: "First", Author: "Ann Author", ArticleURL: "https://acme.example/first",
 		Body:     "<h2>Start</h2><p>The first paragraph &amp; more.</p>",
-		Metadata: map[string]string{narrator.MetadataPublished: "2026-04-01T10:00:00Z"}})
+		Metadata: map[string]string{narrator.MetadataPublished: "2026-04-01T10:00:00Z", narrator.MetadataImage: "https://acme.example/first.jpg"}})
 	b.clock.Advance(time.Hour)
-	second := b.publish(t, &narrator.Audio{Title: "Second", Body: "Plain text only."})
+	second := b.publish(t, &narrator.Audio{Title: "Second", Body: "Plain text only.", Metadata: map[string]string{narrator.MetadataImage: "https://acme.example/second.png"}})
 	resp, body := get(t, b.url(), nil)
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET: %s", resp.Status)
@@ -144,6 +144,9 @@ func TestPartytime(t *testing.T) {
 		wantCh := &struct{ URL, Type string }{mediaBase + narrator.ChaptersKey(mp3.Key), "application/json+chapters"}
 		if diff := cmp.Diff(wantCh, it.PodcastChapters); diff != "" {
 			t.Errorf("item %d: chapters (-want +got):\n%s", i, diff)
+		}
+		if it.ItunesImage != a.Metadata[narrator.MetadataImage] {
+			t.Errorf("item %d: itunes:image %q, want %q", i, it.ItunesImage, a.Metadata[narrator.MetadataImage])
 		}
 		if len(it.PodcastTxt) != 1 || it.PodcastTxt[0].Purpose != "ai-content" || it.PodcastTxt[0].Value != feed.AIContent {
 			t.Errorf("item %d: podcast:txt %+v", i, it.PodcastTxt)

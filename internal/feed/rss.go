@@ -80,6 +80,7 @@ type item struct {
 	Author      string       `xml:"itunes:author,omitempty"`
 	Enclosure   enclosure    `xml:"enclosure"`
 	Duration    string       `xml:"itunes:duration"`
+	Image       *href        `xml:"itunes:image"`
 	Person      *person      `xml:"podcast:person"`
 	Transcripts []transcript `xml:"podcast:transcript"`
 	Chapters    *chapters    `xml:"podcast:chapters"`
@@ -236,6 +237,9 @@ func newItem(c *narrator.FeedContent, a *narrator.Audio, mediaURL func(string) s
 		back := "<p><a href=\"" + html.EscapeString(clean(a.ArticleURL)) + "\">" + htmlText(a.ArticleURL) + "</a></p>"
 		it.Description += back
 		it.Content += back
+	}
+	if img := narrator.ArticleImage(a); img != "" {
+		it.Image = &href{Href: clean(img)}
 	}
 	if it.Author != "" {
 		it.Person = &person{Group: "writing", Role: "author", Name: it.Author}
