@@ -423,7 +423,8 @@ type FeedItem struct {
 	Updated                                     time.Time // when it last changed; zero when the feed does not say
 	// Language is the item's language tag (its xml:lang, or its feed's
 	// language when it names none); "" when neither names one.
-	Language string	// Image is the URL of the item's image (its media:content or
+	Language string
+	// Image is the URL of the item's image (its media:content or
 	// media:thumbnail, image enclosure or itunes:image), "" for none.
 	Image string
 }

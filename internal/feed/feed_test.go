@@ -187,7 +187,7 @@ func TestFeed(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	first := b.publish(t, &narrator.Audio{Title: "First", Author: "Ann", ArticleURL: "https://acme.example/first",
-		Body:     "<p>The first paragraph &amp; more.</p><p>A second one.</p>",
+		Body: "<p>The first paragraph &amp; more.</p><p>A second one.</p>",
 		Metadata: map[string]string{narrator.MetadataPublished: "2026-04-01T10:00:00+02:00", narrator.MetadataLanguage: "en_GB",
 			narrator.MetadataImage: "https://acme.example/first.jpg?w=1400&h=1400"}})
 	b.clock.Advance(time.Hour)
