@@ -49,7 +49,7 @@ func TestRenderChapters(t *testing.T) {
 	for _, c := range doc.Chapters {
 		titles = append(titles, c.Title)
 	}
-	want := []string{"Chapters test", "The first heading", "A second heading. In two sentences", "The third heading"}
+	want := []string{"Chapters <i>test</i>", "The first heading", "A second heading. In two sentences", "The third heading"}
 	if doc.Version != "1.2.0" || !cmp.Equal(want, titles) {
 		t.Fatalf("version %q, chapters %q; want 1.2.0, %q", doc.Version, titles, want)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/narrator/narrator"
@@ -66,19 +67,20 @@ func sentenceKind(u speak.Unit) narrator.SentenceKind {
 	return narrator.SentenceBody
 }
 
-// chaptersTitle returns the title of the first chapter of an audio whose
-// transcript is t: its title as read, or else its first sentence.
-func chaptersTitle(t *narrator.Transcript) string {
-	if len(t.Sentences) == 0 {
-		return ""
+// chaptersTitle returns the title of the first chapter of a, whose
+// transcript is t: a's title, as its podcast item has it, or for an
+// untitled audio its first sentence.
+func chaptersTitle(a *narrator.Audio, t *narrator.Transcript) string {
+	if title := strings.TrimSpace(a.Title); title != "" || len(t.Sentences) == 0 {
+		return title
 	}
 	return t.Sentences[0].Text
 }
 
-// storeTranscript stores the transcript beside the MP3 at mp3Key: as
+// storeTranscript stores the transcript of a beside the MP3 at mp3Key: as
 // JSON, as WebVTT and as a Podcasting 2.0 JSON transcript, and its
 // chapters.
-func (p *Pipeline) storeTranscript(ctx context.Context, mp3Key string, t *narrator.Transcript) error {
+func (p *Pipeline) storeTranscript(ctx context.Context, mp3Key string, a *narrator.Audio, t *narrator.Transcript) error {
 	jsonKey, vttKey := narrator.TranscriptKeys(mp3Key)
 	data, err := transcript.MarshalJSON(t)
 	if err != nil {
@@ -88,7 +90,7 @@ func (p *Pipeline) storeTranscript(ctx context.Context, mp3Key string, t *narrat
 	if err != nil {
 		return err
 	}
-	chapters, err := transcript.MarshalChapters(t.Chapters(chaptersTitle(t)))
+	chapters, err := transcript.MarshalChapters(t.Chapters(chaptersTitle(a, t)))
 	if err != nil {
 		return err
 	}
