@@ -63,6 +63,7 @@ func setup(t *testing.T) *testBundle {
 	b.feed = narrator.NewFeedSettings(b.project)
 	b.feed.Description, b.feed.Author = "The day's articles, read aloud.", "Acme Newsroom"
 	b.feed.ImageURL, b.feed.Category = "https://acme.example/cover.png", "News > Daily News"
+	b.feed.OwnerName, b.feed.OwnerEmail = "Acme Audio", "podcasts@acme.example"
 	b.feed.Token = mustToken(t)
 	if err := st.SaveFeed(ctx, b.feed); err != nil {
 		t.Fatal(err)
@@ -235,6 +236,9 @@ func TestFeed(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("channel (-want +got):\n%s", diff)
+	}
+	if o := f.ITunesExt.Owner; o == nil || o.Name != "Acme Audio" || o.Email != "podcasts@acme.example" {
+		t.Errorf("itunes:owner %+v", o)
 	}
 	if cats := f.ITunesExt.Categories; len(cats) != 1 || cats[0].Text != "News" || cats[0].Subcategory == nil || cats[0].Subcategory.Text != "Daily News" {
 		t.Errorf("categories %+v", cats)

@@ -30,6 +30,7 @@ type partytimeFeed struct {
 	GUID       string
 	Medium     string
 	ItunesType string
+	Owner      struct{ Name, Email string }
 	// PC20Support lists the namespace's tags partytime found, by phase.
 	PC20Support map[string][]string
 	Items       []struct {
@@ -109,6 +110,9 @@ func TestPartytime(t *testing.T) {
 	self := publicBase + narrator.FeedPath(b.feed.Token)
 	if f.Title != "Acme Daily" || f.GUID != feed.PodcastGUID(self) || f.Medium != "podcast" || f.ItunesType != "episodic" {
 		t.Errorf("channel: title %q guid %q medium %q type %q", f.Title, f.GUID, f.Medium, f.ItunesType)
+	}
+	if f.Owner.Name != "Acme Audio" || f.Owner.Email != "podcasts@acme.example" {
+		t.Errorf("owner %+v", f.Owner)
 	}
 	found := map[string]bool{}
 	for _, tags := range f.PC20Support {

@@ -46,6 +46,7 @@ type channel struct {
 	Generator     string    `xml:"generator"`
 	Self          atomLink  `xml:"atom:link"`
 	Author        string    `xml:"itunes:author,omitempty"`
+	Owner         *owner    `xml:"itunes:owner"`
 	Image         *href     `xml:"itunes:image"`
 	Category      *category `xml:"itunes:category"`
 	Explicit      string    `xml:"itunes:explicit"`
@@ -59,6 +60,12 @@ type atomLink struct {
 	Href string `xml:"href,attr"`
 	Rel  string `xml:"rel,attr"`
 	Type string `xml:"type,attr"`
+}
+
+// owner is an itunes:owner.
+type owner struct {
+	Name  string `xml:"itunes:name"`
+	Email string `xml:"itunes:email,omitempty"`
 }
 
 type href struct {
@@ -190,6 +197,9 @@ func newDocument(c *narrator.FeedContent, mediaURL func(string) string, publicUR
 		GUID:          PodcastGUID(self),
 		Medium:        "podcast",
 		Items:         []item{},
+	}
+	if f.OwnerName != "" {
+		ch.Owner = &owner{Name: clean(f.OwnerName), Email: clean(f.OwnerEmail)}
 	}
 	if f.ImageURL != "" {
 		ch.Image = &href{Href: clean(f.ImageURL)}
