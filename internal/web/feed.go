@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -94,7 +95,11 @@ func (s *Server) saveFeed(w http.ResponseWriter, r *http.Request, q *request) er
 	f := &narrator.Feed{ProjectID: p.ID, Enabled: true, Title: form.Title, Description: form.Description,
 		Author: form.Author, ImageURL: form.ImageURL, Language: form.Language, Category: form.Category,
 		Explicit: form.Explicit, Token: token, OwnerName: form.OwnerName, OwnerEmail: form.OwnerEmail}
-	if err := s.store.SaveFeed(r.Context(), f); err != nil {
+	err = s.checkArtwork(r.Context(), f)
+	if err == nil {
+		err = s.store.SaveFeed(r.Context(), f)
+	}
+	if err != nil {
 		if narrator.ErrorCode(err) != narrator.EINVALID {
 			return err
 		}
@@ -150,3 +155,21 @@ func (s *Server) disableFeed(w http.ResponseWriter, r *http.Request, q *request)
 }
 
 func feedPagePath(p *narrator.Project) string { return fmt.Sprintf("/projects/%d/feed", p.ID) }
+
+// checkArtwork checks f's image (narrator.CheckArtwork) when it is set and
+// differs from the stored feed's, so that saving other settings does not
+// fetch it again.
+func (s *Server) checkArtwork(ctx context.Context, f *narrator.Feed) error {
+	if s.artwork == nil || f.ImageURL == "" || f.Validate() != nil {
+		return nil // SaveFeed says what is wrong with invalid settings
+	}
+	cur, err := s.store.FindFeed(ctx, f.ProjectID)
+	switch {
+	case narrator.ErrorCode(err) == narrator.ENOTFOUND:
+	case err != nil:
+		return err
+	case cur.ImageURL == f.ImageURL:
+		return nil
+	}
+	return s.artwork.CheckArtwork(ctx, f.ImageURL)
+}
