@@ -118,7 +118,7 @@ func (a *Audio) Validate() error {
 			return Errorf(EINVALID, "metadata value of %q must be at most %d bytes of UTF-8 without NUL characters", k, MaxMetadataValue)
 		}
 	}
-	return nil
+	return validateImageMetadata(a.Metadata)
 }
 
 // SpokenEqual reports whether a and b would be read the same way, that is

@@ -52,7 +52,12 @@ func ValidateBlobKey(key string) error {
 // chosen by the key's extension, case-insensitively. Anything unknown is
 // application/octet-stream, so that nothing is ever sniffed as HTML. Stores
 // record it with the object and the media server sends it, from this one rule.
+// A rendering's chapters (ChaptersName) are application/json+chapters, as
+// the Podcasting 2.0 JSON chapters format asks.
 func MediaContentType(key string) string {
+	if path.Base(key) == ChaptersName {
+		return "application/json+chapters"
+	}
 	switch strings.ToLower(path.Ext(key)) {
 	case ".mp3":
 		return "audio/mpeg"

@@ -18,6 +18,7 @@ func TestMediaContentType(t *testing.T) {
 		{"tok/audio.m4a", "audio/mp4"},
 		{"tok/transcript.vtt", "text/vtt; charset=utf-8"},
 		{"tok/transcript.JSON", "application/json"},
+		{"tok/chapters.json", "application/json+chapters"},
 		{"tok/page.html", "application/octet-stream"},
 		{"tok/noext", "application/octet-stream"},
 		{"tok.mp3/noext", "application/octet-stream"},

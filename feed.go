@@ -21,6 +21,10 @@ type Feed struct {
 	Language    string // a language tag such as "en-US"
 	Category    string // "" or an Apple Podcasts category, "Top" or "Top > Sub"
 	Explicit    bool
+	// OwnerName and OwnerEmail are the feed's itunes:owner, whom
+	// directories write to verify the feed; "" when not set. An email
+	// needs a name.
+	OwnerName, OwnerEmail string
 	// Token is the secret part of the feed's URL (NewFeedToken). Rotating
 	// it makes the old URL answer 404.
 	Token     string
@@ -101,6 +105,8 @@ func (f *Feed) Validate() error {
 		{"author", f.Author, MaxFeedAuthorChars},
 		{"image URL", f.ImageURL, MaxURLChars},
 		{"language", f.Language, MaxFeedLanguageChars},
+		{"owner name", f.OwnerName, MaxFeedAuthorChars},
+		{"owner email", f.OwnerEmail, MaxFeedAuthorChars},
 	}
 	for _, c := range checks {
 		if err := checkText(c.field, c.value); err != nil {
@@ -115,11 +121,30 @@ func (f *Feed) Validate() error {
 			return Errorf(EINVALID, "image URL %s", err.Message)
 		}
 	}
+	if err := f.validateOwner(); err != nil {
+		return err
+	}
 	if !validLanguageTag(f.Language) {
 		return Errorf(EINVALID, "language must be a language tag such as en or en-US")
 	}
 	if f.Category != "" && !validFeedCategory(f.Category) {
 		return Errorf(EINVALID, "category %q is not an Apple Podcasts category", f.Category)
+	}
+	return nil
+}
+
+// validateOwner checks the owner: an email, if set, is an address
+// (local@domain, without spaces or angle brackets), and needs a name.
+func (f *Feed) validateOwner() error {
+	if f.OwnerEmail == "" {
+		return nil
+	}
+	if f.OwnerName == "" {
+		return Errorf(EINVALID, "owner name is required with an owner email")
+	}
+	local, domain, ok := strings.Cut(f.OwnerEmail, "@")
+	if !ok || local == "" || !strings.Contains(domain, ".") || strings.ContainsAny(f.OwnerEmail, " \t<>,;\"") || strings.Contains(domain, "@") {
+		return Errorf(EINVALID, "owner email must be an email address such as podcasts@example.com")
 	}
 	return nil
 }

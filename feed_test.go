@@ -40,6 +40,12 @@ func TestFeedValidate(t *testing.T) {
 		{"no language", func(f *narrator.Feed) { f.Language = "" }, false},
 		{"digit in primary", func(f *narrator.Feed) { f.Language = "e1" }, false},
 		{"empty subtag", func(f *narrator.Feed) { f.Language = "en--US" }, false},
+		{"owner", func(f *narrator.Feed) { f.OwnerName, f.OwnerEmail = "Acme Audio", "podcasts@acme.example" }, true},
+		{"owner without email", func(f *narrator.Feed) { f.OwnerName = "Acme Audio" }, true},
+		{"owner email without name", func(f *narrator.Feed) { f.OwnerEmail = "podcasts@acme.example" }, false},
+		{"owner email not an address", func(f *narrator.Feed) { f.OwnerName, f.OwnerEmail = "Acme", "podcasts at acme" }, false},
+		{"owner email with a name in it", func(f *narrator.Feed) { f.OwnerName, f.OwnerEmail = "Acme", "Acme <p@acme.example>" }, false},
+		{"owner email without domain dot", func(f *narrator.Feed) { f.OwnerName, f.OwnerEmail = "Acme", "p@localhost" }, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -24,6 +24,9 @@ type Page struct {
 	Language string
 	// Body is the article as HTML of headings, paragraphs, lists and quotes.
 	Body string
+	// Image is the URL of the article's image (its og:image), "" when the
+	// page names none.
+	Image string
 }
 
 // MetadataLanguage is the metadata key under which an imported audio keeps
@@ -49,7 +52,8 @@ func LanguageTag(s string) string {
 // the one rule the API and the dashboard follow: p's title, author and
 // body, p's URL in its canonical form (CanonicalURL) as the article URL,
 // externalID as given or else that same URL, and metadata with p's
-// language under MetadataLanguage unless metadata names one. A title or
+// language under MetadataLanguage and its image under MetadataImage,
+// unless metadata names them. A title or
 // author longer than its limit is cut at the limit, so that a page with a
 // huge title still imports. It returns EUNREADABLE for an article longer
 // than an audio may hold, and EINVALID when no external ID is given and
@@ -65,16 +69,8 @@ func (p *Page) Audio(projectID int64, externalID string, metadata map[string]str
 		}
 		externalID = u
 	}
-	if p.Language != "" {
-		if _, ok := metadata[MetadataLanguage]; !ok {
-			m := make(map[string]string, len(metadata)+1)
-			for k, v := range metadata {
-				m[k] = v
-			}
-			m[MetadataLanguage] = p.Language
-			metadata = m
-		}
-	}
+	metadata = withDefault(metadata, MetadataLanguage, p.Language)
+	metadata = withDefault(metadata, MetadataImage, ArticleImageURL(p.Image))
 	return &Audio{
 		ProjectID:  projectID,
 		ExternalID: externalID,

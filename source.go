@@ -424,6 +424,9 @@ type FeedItem struct {
 	// Language is the item's language tag (its xml:lang, or its feed's
 	// language when it names none); "" when neither names one.
 	Language string
+	// Image is the URL of the item's image (its media:content or
+	// media:thumbnail, image enclosure or itunes:image), "" for none.
+	Image string
 }
 
 // Date is the item's version date: when it last changed, else when it was
@@ -519,8 +522,8 @@ type SourceAudio struct {
 // spoken title. A title or author over its limit is cut; a body over its
 // limit makes EINVALID, as does an item with no key or no body. The item's
 // language, if it names one, goes in the metadata under
-// MetadataLanguage; it is not hashed, so that items read before it was
-// kept are not narrated again.
+// MetadataLanguage and its image under MetadataImage; they are not
+// hashed, so that items read before they were kept are not narrated again.
 func (s *Source) ItemAudio(it *FeedItem) (*SourceAudio, error) {
 	key := s.value(it, "external_id")
 	if key == "" {
@@ -554,6 +557,7 @@ func (s *Source) ItemAudio(it *FeedItem) (*SourceAudio, error) {
 	if lang := LanguageTag(it.Language); lang != "" {
 		a.Metadata[MetadataLanguage] = lang
 	}
+	a.Metadata = withDefault(a.Metadata, MetadataImage, ArticleImageURL(it.Image))
 	h := sha256.New()
 	for _, v := range []string{a.ExternalID, a.Title, a.Author, a.Body, a.ArticleURL, a.Metadata[MetadataCategories], a.Metadata[MetadataPublished]} {
 		h.Write([]byte(v))

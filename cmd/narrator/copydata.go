@@ -353,7 +353,7 @@ func (c *copier) copyFiles(ctx context.Context, a *narrator.Audio) error {
 				return err
 			}
 			jsonKey, vttKey := narrator.TranscriptKeys(m.Key)
-			for _, k := range []string{jsonKey, vttKey} {
+			for _, k := range []string{jsonKey, vttKey, narrator.PodcastTranscriptKey(m.Key), narrator.ChaptersKey(m.Key)} {
 				if err := c.copyFile(ctx, k); err != nil && !errors.Is(err, narrator.ErrBlobNotFound) {
 					return err
 				}

@@ -9,6 +9,7 @@ import (
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/clientip"
 	"github.com/narrator/narrator/internal/config"
+	fetcher "github.com/narrator/narrator/internal/fetch"
 	"github.com/narrator/narrator/internal/listens"
 	"github.com/narrator/narrator/internal/player"
 	"github.com/narrator/narrator/internal/ratelimit"
@@ -45,6 +46,7 @@ func newDashboard(cfg config.Config, st purgingStore, b *backends, voices *voice
 		Voices:           voices,
 		Pages:            pages,
 		Feeds:            feeds,
+		Artwork:          artworkChecker{fetcher.New(fetcher.Options{AllowPrivate: cfg.WebhooksAllowPrivate, Logger: logger})},
 		SecureCookies:    u.Scheme == "https",
 		PublicOrigin:     u.Scheme + "://" + u.Host,
 		MediaOrigin:      m.Scheme + "://" + m.Host,

@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -167,19 +168,37 @@ func TestPodcastFeed(t *testing.T) {
 		if diff := time.Duration(secs)*time.Second - dur; err != nil || diff > time.Second || diff < -time.Second {
 			t.Errorf("item %d: itunes:duration %q, the MP3 lasts %s", i, it.ITunesExt.Duration, dur)
 		}
-		// The WebVTT transcript, which web players read from other
-		// origins (Narrator's JSON is not the namespace's JSON format).
+		// The WebVTT and the Podcasting 2.0 JSON transcripts, which web
+		// players read from other origins.
 		tr := it.Extensions["podcast"]["transcript"]
-		if len(tr) != 1 || tr[0].Attrs["url"] != strings.TrimSuffix(enc.URL, "audio.mp3")+narrator.TranscriptVTTName ||
-			tr[0].Attrs["rel"] != "captions" {
+		folder := strings.TrimSuffix(enc.URL, "audio.mp3")
+		if len(tr) != 2 || tr[0].Attrs["url"] != folder+narrator.TranscriptVTTName || tr[0].Attrs["rel"] != "captions" ||
+			tr[1].Attrs["url"] != folder+narrator.PodcastTranscriptName || tr[1].Attrs["type"] != "application/json" {
 			t.Fatalf("item %d: podcast:transcript %+v", i, tr)
 		}
-		for j, prefix := range []string{"WEBVTT"} {
+		for j, prefix := range []string{"WEBVTT", `{"version":"1.0.0","segments":[{"startTime":`} {
 			tres, tbody := fetch(t, tr[j].Attrs["url"], "Origin", "https://player.example")
 			if tres.StatusCode != 200 || tres.Header.Get("Access-Control-Allow-Origin") != "*" ||
 				!strings.HasPrefix(tres.Header.Get("Content-Type"), tr[j].Attrs["type"]) || !strings.HasPrefix(string(tbody), prefix) {
 				t.Errorf("item %d: transcript %s: %d, %v\n%.100s", i, tr[j].Attrs["url"], tres.StatusCode, tres.Header, tbody)
 			}
+		}
+		ch := it.Extensions["podcast"]["chapters"]
+		if len(ch) != 1 || ch[0].Attrs["url"] != folder+narrator.ChaptersName {
+			t.Fatalf("item %d: podcast:chapters %+v", i, ch)
+		}
+		cres, cbody := fetch(t, ch[0].Attrs["url"], "Origin", "https://player.example")
+		var chapters struct {
+			Version  string
+			Chapters []struct {
+				StartTime float64
+				Title     string
+			}
+		}
+		if err := json.Unmarshal(cbody, &chapters); err != nil || cres.StatusCode != 200 ||
+			cres.Header.Get("Access-Control-Allow-Origin") != "*" || cres.Header.Get("Content-Type") != "application/json+chapters" ||
+			chapters.Version != "1.2.0" || len(chapters.Chapters) == 0 || chapters.Chapters[0].Title != titles[ref] {
+			t.Errorf("item %d: chapters: %d, %v, %v\n%.200s", i, cres.StatusCode, err, cres.Header, cbody)
 		}
 		if txt := it.Extensions["podcast"]["txt"]; len(txt) != 1 || txt[0].Attrs["purpose"] != "ai-content" {
 			t.Errorf("item %d: podcast:txt %+v", i, txt)

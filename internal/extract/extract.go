@@ -17,6 +17,7 @@ package extract
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -50,6 +51,9 @@ type Article struct {
 	// Body is the article as HTML of h2–h6, p, ul/ol/li, blockquote and
 	// pre elements holding text only.
 	Body string
+	// Image is the page's og:image (or twitter:image), an absolute http or
+	// https URL; "" when it names none.
+	Image string
 }
 
 // minWords is the fewest words an article has: fewer is a page that is
@@ -109,7 +113,8 @@ func ExtractWith(find Finder, page []byte, contentType string, pageURL *url.URL)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNoArticle, err)
 	}
-	a := &Article{Title: clean(c.Title), Author: clean(c.Byline), URL: m.canonical, Language: narrator.LanguageTag(m.lang)}
+	a := &Article{Title: clean(c.Title), Author: clean(c.Byline), URL: m.canonical, Language: narrator.LanguageTag(m.lang),
+		Image: narrator.ArticleImageURL(cmp.Or(m.image, m.twitterImage))}
 	if a.Title == "" {
 		a.Title = m.title
 	}
@@ -144,6 +149,9 @@ func clean(s string) string { return strings.Join(strings.Fields(s), " ") }
 // meta is what the page's own markup says about it.
 type meta struct {
 	canonical, lang, title, author string
+	// image is the first og:image, twitterImage the first twitter:image,
+	// that resolve to an http or https URL.
+	image, twitterImage string
 	// byline is the text of the first element marked as the author
 	// (rel or itemprop "author", class "author" or "byline").
 	byline string
@@ -190,6 +198,10 @@ func readMeta(doc *html.Node, pageURL *url.URL) meta {
 					m.author = content
 				case name == "content-language" && m.lang == "":
 					m.lang, _, _ = strings.Cut(content, ",")
+				case (name == "og:image" || name == "og:image:url" || name == "og:image:secure_url") && m.image == "":
+					m.image, _ = resolve(pageURL, content)
+				case name == "twitter:image" && m.twitterImage == "":
+					m.twitterImage, _ = resolve(pageURL, content)
 				}
 			}
 			if m.byline == "" && n.DataAtom != atom.Link && n.DataAtom != atom.Meta &&

@@ -58,5 +58,5 @@ func (r *Reader) ReadPage(ctx context.Context, rawURL string) (*narrator.Page, e
 	if err != nil {
 		return nil, narrator.Errorf(narrator.EUNREADABLE, "the page could not be imported: it could not be read as HTML")
 	}
-	return &narrator.Page{URL: a.URL, Title: a.Title, Author: a.Author, Language: a.Language, Body: a.Body}, nil
+	return &narrator.Page{URL: a.URL, Title: a.Title, Author: a.Author, Language: a.Language, Body: a.Body, Image: a.Image}, nil
 }

@@ -1,6 +1,7 @@
 package feed_test
 
 import (
+	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -62,6 +63,7 @@ func setup(t *testing.T) *testBundle {
 	b.feed = narrator.NewFeedSettings(b.project)
 	b.feed.Description, b.feed.Author = "The day's articles, read aloud.", "Acme Newsroom"
 	b.feed.ImageURL, b.feed.Category = "https://acme.example/cover.png", "News > Daily News"
+	b.feed.OwnerName, b.feed.OwnerEmail = "Acme Audio", "podcasts@acme.example"
 	b.feed.Token = mustToken(t)
 	if err := st.SaveFeed(ctx, b.feed); err != nil {
 		t.Fatal(err)
@@ -186,8 +188,9 @@ func TestFeed(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	first := b.publish(t, &narrator.Audio{Title: "First", Author: "Ann", ArticleURL: "https://acme.example/first",
-		Body:     "<p>The first paragraph &amp; more.</p><p>A second one.</p>",
-		Metadata: map[string]string{narrator.MetadataPublished: "2026-04-01T10:00:00+02:00", narrator.MetadataLanguage: "en_GB"}})
+		Body: "<p>The first paragraph &amp; more.</p><p>A second one.</p>",
+		Metadata: map[string]string{narrator.MetadataPublished: "2026-04-01T10:00:00+02:00", narrator.MetadataLanguage: "en_GB",
+			narrator.MetadataImage: "https://acme.example/first.jpg?w=1400&h=1400"}})
 	b.clock.Advance(time.Hour)
 	second := b.publish(t, &narrator.Audio{Title: "Second", Body: "Plain text only."})
 	b.clock.Advance(time.Hour)
@@ -234,6 +237,9 @@ func TestFeed(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("channel (-want +got):\n%s", diff)
 	}
+	if o := f.ITunesExt.Owner; o == nil || o.Name != "Acme Audio" || o.Email != "podcasts@acme.example" {
+		t.Errorf("itunes:owner %+v", o)
+	}
 	if cats := f.ITunesExt.Categories; len(cats) != 1 || cats[0].Text != "News" || cats[0].Subcategory == nil || cats[0].Subcategory.Text != "Daily News" {
 		t.Errorf("categories %+v", cats)
 	}
@@ -261,8 +267,12 @@ func TestFeed(t *testing.T) {
 		if it.PublishedParsed == nil || !it.PublishedParsed.Equal(wantDate) {
 			t.Errorf("item %d: published %v, want %v", i, it.PublishedParsed, wantDate)
 		}
-		if it.ITunesExt == nil || it.ITunesExt.Duration != "61" {
-			t.Errorf("item %d: itunes %+v, want duration 61", i, it.ITunesExt)
+		wantImage := "" // an audio without an image has none of its own
+		if i == 1 {
+			wantImage = "https://acme.example/first.jpg?w=1400&h=1400"
+		}
+		if it.ITunesExt == nil || it.ITunesExt.Duration != "61" || it.ITunesExt.Image != wantImage {
+			t.Errorf("item %d: itunes %+v, want duration 61, image %q", i, it.ITunesExt, wantImage)
 		}
 		if txt := it.Extensions["podcast"]["txt"]; len(txt) != 1 || txt[0].Attrs["purpose"] != "ai-content" || txt[0].Value == "" {
 			t.Errorf("item %d: podcast:txt %+v, want one with purpose ai-content", i, txt)
@@ -278,9 +288,14 @@ func TestFeed(t *testing.T) {
 		}
 		wantTr := []map[string]string{
 			{"url": mediaBase + vttKey, "type": "text/vtt", "language": wantLang, "rel": "captions"},
+			{"url": mediaBase + narrator.PodcastTranscriptKey(mp3.Key), "type": "application/json", "language": wantLang},
 		}
 		if diff := cmp.Diff(wantTr, gotTr); diff != "" {
 			t.Errorf("item %d: podcast:transcript (-want +got):\n%s", i, diff)
+		}
+		if ch := it.Extensions["podcast"]["chapters"]; len(ch) != 1 ||
+			!cmp.Equal(ch[0].Attrs, map[string]string{"url": mediaBase + narrator.ChaptersKey(mp3.Key), "type": "application/json+chapters"}) {
+			t.Errorf("item %d: podcast:chapters %+v", i, ch)
 		}
 	}
 	// Descriptions are HTML, as podcast apps read them: text as typed, and
@@ -540,6 +555,54 @@ func TestRealRendering(t *testing.T) {
 	}
 	if want := strconv.FormatInt((r.Duration.Milliseconds()+500)/1000, 10); f.Items[0].ITunesExt.Duration != want {
 		t.Errorf("duration %s, want %s", f.Items[0].ITunesExt.Duration, want)
+	}
+	// Every file the item links to is stored, in its spec's shape.
+	for _, e := range f.Items[0].Extensions["podcast"]["transcript"] {
+		if e.Attrs["type"] != "application/json" {
+			continue
+		}
+		var tr struct {
+			Version  string `json:"version"`
+			Segments []struct {
+				StartTime, EndTime float64
+				Body               string
+			} `json:"segments"`
+		}
+		readLinked(t, media, e.Attrs["url"], &tr)
+		if tr.Version != "1.0.0" || len(tr.Segments) == 0 || !strings.Contains(tr.Segments[len(tr.Segments)-1].Body, "longer.") {
+			t.Errorf("JSON transcript %+v", tr)
+		}
+	}
+	var ch struct {
+		Version  string `json:"version"`
+		Chapters []struct {
+			StartTime float64
+			Title     string
+		} `json:"chapters"`
+	}
+	readLinked(t, media, f.Items[0].Extensions["podcast"]["chapters"][0].Attrs["url"], &ch)
+	if ch.Version != "1.2.0" || len(ch.Chapters) != 1 || ch.Chapters[0].Title != "Rendered" {
+		t.Errorf("chapters %+v", ch)
+	}
+}
+
+// readLinked decodes into v the JSON object stored in media at url, a
+// media URL; it fails on a field v lacks.
+func readLinked(t *testing.T, media *localfs.Store, url string, v any) {
+	t.Helper()
+	key, ok := strings.CutPrefix(url, mediaBase)
+	if !ok {
+		t.Fatalf("%s is not a media URL", url)
+	}
+	obj, _, err := media.Open(t.Context(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer obj.Close()
+	dec := json.NewDecoder(obj)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		t.Fatalf("%s: %v", key, err)
 	}
 }
 

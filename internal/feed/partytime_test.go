@@ -30,6 +30,7 @@ type partytimeFeed struct {
 	GUID       string
 	Medium     string
 	ItunesType string
+	Owner      struct{ Name, Email string }
 	// PC20Support lists the namespace's tags partytime found, by phase.
 	PC20Support map[string][]string
 	Items       []struct {
@@ -51,6 +52,10 @@ type partytimeFeed struct {
 		PodcastTxt []struct {
 			Value, Purpose string
 		}
+		PodcastChapters *struct {
+			URL, Type string
+		}
+		ItunesImage string
 	}
 }
 
@@ -94,9 +99,9 @@ func TestPartytime(t *testing.T) {
 	b := setup(t)
 	first := b.publish(t, &narrator.Audio{Title: "First", Author: "Ann Author", ArticleURL: "https://acme.example/first",
 		Body:     "<h2>Start</h2><p>The first paragraph &amp; more.</p>",
-		Metadata: map[string]string{narrator.MetadataPublished: "2026-04-01T10:00:00Z"}})
+		Metadata: map[string]string{narrator.MetadataPublished: "2026-04-01T10:00:00Z", narrator.MetadataImage: "https://acme.example/first.jpg"}})
 	b.clock.Advance(time.Hour)
-	second := b.publish(t, &narrator.Audio{Title: "Second", Body: "Plain text only."})
+	second := b.publish(t, &narrator.Audio{Title: "Second", Body: "Plain text only.", Metadata: map[string]string{narrator.MetadataImage: "https://acme.example/second.png"}})
 	resp, body := get(t, b.url(), nil)
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET: %s", resp.Status)
@@ -106,13 +111,16 @@ func TestPartytime(t *testing.T) {
 	if f.Title != "Acme Daily" || f.GUID != feed.PodcastGUID(self) || f.Medium != "podcast" || f.ItunesType != "episodic" {
 		t.Errorf("channel: title %q guid %q medium %q type %q", f.Title, f.GUID, f.Medium, f.ItunesType)
 	}
+	if f.Owner.Name != "Acme Audio" || f.Owner.Email != "podcasts@acme.example" {
+		t.Errorf("owner %+v", f.Owner)
+	}
 	found := map[string]bool{}
 	for _, tags := range f.PC20Support {
 		for _, tag := range tags {
 			found[tag] = true
 		}
 	}
-	for _, tag := range []string{"guid", "medium", "person", "transcript", "txt"} {
+	for _, tag := range []string{"chapters", "guid", "medium", "person", "transcript", "txt"} {
 		if !found[tag] {
 			t.Errorf("partytime finds no podcast:%s support (pc20support %v)", tag, f.PC20Support)
 		}
@@ -132,9 +140,17 @@ func TestPartytime(t *testing.T) {
 		}
 		wantTr := []struct{ URL, Type, Language, Rel string }{
 			{mediaBase + vttKey, "text/vtt", "en-US", "captions"},
+			{mediaBase + narrator.PodcastTranscriptKey(mp3.Key), "application/json", "en-US", ""},
 		}
 		if diff := cmp.Diff(wantTr, it.PodcastTranscripts); diff != "" {
 			t.Errorf("item %d: transcripts (-want +got):\n%s", i, diff)
+		}
+		wantCh := &struct{ URL, Type string }{mediaBase + narrator.ChaptersKey(mp3.Key), "application/json+chapters"}
+		if diff := cmp.Diff(wantCh, it.PodcastChapters); diff != "" {
+			t.Errorf("item %d: chapters (-want +got):\n%s", i, diff)
+		}
+		if it.ItunesImage != a.Metadata[narrator.MetadataImage] {
+			t.Errorf("item %d: itunes:image %q, want %q", i, it.ItunesImage, a.Metadata[narrator.MetadataImage])
 		}
 		if len(it.PodcastTxt) != 1 || it.PodcastTxt[0].Purpose != "ai-content" || it.PodcastTxt[0].Value != feed.AIContent {
 			t.Errorf("item %d: podcast:txt %+v", i, it.PodcastTxt)

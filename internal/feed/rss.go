@@ -46,6 +46,7 @@ type channel struct {
 	Generator     string    `xml:"generator"`
 	Self          atomLink  `xml:"atom:link"`
 	Author        string    `xml:"itunes:author,omitempty"`
+	Owner         *owner    `xml:"itunes:owner"`
 	Image         *href     `xml:"itunes:image"`
 	Category      *category `xml:"itunes:category"`
 	Explicit      string    `xml:"itunes:explicit"`
@@ -59,6 +60,12 @@ type atomLink struct {
 	Href string `xml:"href,attr"`
 	Rel  string `xml:"rel,attr"`
 	Type string `xml:"type,attr"`
+}
+
+// owner is an itunes:owner.
+type owner struct {
+	Name  string `xml:"itunes:name"`
+	Email string `xml:"itunes:email,omitempty"`
 }
 
 type href struct {
@@ -80,9 +87,17 @@ type item struct {
 	Author      string       `xml:"itunes:author,omitempty"`
 	Enclosure   enclosure    `xml:"enclosure"`
 	Duration    string       `xml:"itunes:duration"`
+	Image       *href        `xml:"itunes:image"`
 	Person      *person      `xml:"podcast:person"`
 	Transcripts []transcript `xml:"podcast:transcript"`
+	Chapters    *chapters    `xml:"podcast:chapters"`
 	Txt         txt          `xml:"podcast:txt"`
+}
+
+// chapters is a podcast:chapters.
+type chapters struct {
+	URL  string `xml:"url,attr"`
+	Type string `xml:"type,attr"`
 }
 
 // person is a podcast:person: the article's author, in the namespace's
@@ -183,6 +198,9 @@ func newDocument(c *narrator.FeedContent, mediaURL func(string) string, publicUR
 		Medium:        "podcast",
 		Items:         []item{},
 	}
+	if f.OwnerName != "" {
+		ch.Owner = &owner{Name: clean(f.OwnerName), Email: clean(f.OwnerEmail)}
+	}
 	if f.ImageURL != "" {
 		ch.Image = &href{Href: clean(f.ImageURL)}
 	}
@@ -194,58 +212,68 @@ func newDocument(c *narrator.FeedContent, mediaURL func(string) string, publicUR
 		}
 	}
 	for _, a := range c.Audios {
-		mp3, ok := a.MediaOf(narrator.ContentTypeMP3)
-		if !ok || mp3.Key == "" {
-			continue // not published: nothing to listen to
+		if it, ok := newItem(c, a, mediaURL); ok {
+			ch.Items = append(ch.Items, it)
 		}
-		it := item{
-			Title:     clean(itemTitle(a)),
-			Link:      clean(a.ArticleURL),
-			GUID:      guid{IsPermaLink: "false", Value: GUID(a)},
-			PubDate:   c.ItemDate(a).Format(time.RFC1123Z),
-			Author:    clean(a.Author),
-			Enclosure: enclosure{URL: mediaURL(mp3.Key), Length: mp3.Bytes, Type: "audio/mpeg"},
-			Duration:  strconv.FormatInt((a.DurationMS+500)/1000, 10),
-			Txt:       txt{Purpose: "ai-content", Value: AIContent},
-		}
-		// A signed project's audios have no body here
-		// (narrator.FeedBodyCharsOf): their items say their title.
-		short, long := excerpt(a.Body, 600), articleHTML(a.Body, 1_500)
-		if short == "" {
-			short, long = itemTitle(a), "<p>"+htmlText(itemTitle(a))+"</p>"
-		}
-		it.Description, it.Content = "<p>"+htmlText(short)+"</p>", long
-		if a.ArticleURL != "" {
-			back := "<p><a href=\"" + html.EscapeString(clean(a.ArticleURL)) + "\">" + htmlText(a.ArticleURL) + "</a></p>"
-			it.Description += back
-			it.Content += back
-		}
-		if it.Author != "" {
-			it.Person = &person{Group: "writing", Role: "author", Name: it.Author}
-		} else {
-			it.Author = ch.Author
-		}
-		// Sizes and transcripts came with the same version: an audio
-		// published before it has neither until it is synthesised again.
-		// A signed project's transcripts are its articles' text, which
-		// its feed, read by anyone with its URL, does not give.
-		if mp3.Bytes > 0 && !c.Signed {
-			// Only the WebVTT: Narrator's transcript.json is not in the
-			// namespace's JSON transcript format, which apps expect of
-			// type application/json.
-			_, vttKey := narrator.TranscriptKeys(mp3.Key)
-			lang := narrator.LanguageTag(a.Metadata[narrator.MetadataLanguage])
-			if lang == "" {
-				lang = f.Language
-			}
-			lang = clean(narrator.FeedLanguage(lang))
-			it.Transcripts = []transcript{
-				{URL: mediaURL(vttKey), Type: "text/vtt", Language: lang, Rel: "captions"},
-			}
-		}
-		ch.Items = append(ch.Items, it)
 	}
 	return &rss{Version: "2.0", XMLNSI: NamespaceITunes, XMLNSP: NamespacePodcast, XMLNSAtom: NamespaceAtom, XMLNSC: NamespaceContent, Channel: ch}
+}
+
+// newItem returns the item of a, one of c.Audios, and false if a has no
+// published MP3.
+func newItem(c *narrator.FeedContent, a *narrator.Audio, mediaURL func(string) string) (item, bool) {
+	mp3, ok := a.MediaOf(narrator.ContentTypeMP3)
+	if !ok || mp3.Key == "" {
+		return item{}, false // not published: nothing to listen to
+	}
+	it := item{
+		Title:     clean(itemTitle(a)),
+		Link:      clean(a.ArticleURL),
+		GUID:      guid{IsPermaLink: "false", Value: GUID(a)},
+		PubDate:   c.ItemDate(a).Format(time.RFC1123Z),
+		Author:    clean(a.Author),
+		Enclosure: enclosure{URL: mediaURL(mp3.Key), Length: mp3.Bytes, Type: "audio/mpeg"},
+		Duration:  strconv.FormatInt((a.DurationMS+500)/1000, 10),
+		Txt:       txt{Purpose: "ai-content", Value: AIContent},
+	}
+	// A signed project's audios have no body here
+	// (narrator.FeedBodyCharsOf): their items say their title.
+	short, long := excerpt(a.Body, 600), articleHTML(a.Body, 1_500)
+	if short == "" {
+		short, long = itemTitle(a), "<p>"+htmlText(itemTitle(a))+"</p>"
+	}
+	it.Description, it.Content = "<p>"+htmlText(short)+"</p>", long
+	if a.ArticleURL != "" {
+		back := "<p><a href=\"" + html.EscapeString(clean(a.ArticleURL)) + "\">" + htmlText(a.ArticleURL) + "</a></p>"
+		it.Description += back
+		it.Content += back
+	}
+	if img := narrator.ArticleImage(a); img != "" {
+		it.Image = &href{Href: clean(img)}
+	}
+	if it.Author != "" {
+		it.Person = &person{Group: "writing", Role: "author", Name: it.Author}
+	} else {
+		it.Author = clean(c.Feed.Author)
+	}
+	// Sizes, transcripts and chapters came with the same version: an
+	// audio published before it has none until it is synthesised again.
+	// A signed project's transcripts and chapters are its articles' text,
+	// which its feed, read by anyone with its URL, does not give.
+	if mp3.Bytes > 0 && !c.Signed {
+		_, vttKey := narrator.TranscriptKeys(mp3.Key)
+		lang := narrator.LanguageTag(a.Metadata[narrator.MetadataLanguage])
+		if lang == "" {
+			lang = c.Feed.Language
+		}
+		lang = clean(narrator.FeedLanguage(lang))
+		it.Transcripts = []transcript{
+			{URL: mediaURL(vttKey), Type: "text/vtt", Language: lang, Rel: "captions"},
+			{URL: mediaURL(narrator.PodcastTranscriptKey(mp3.Key)), Type: "application/json", Language: lang},
+		}
+		it.Chapters = &chapters{URL: mediaURL(narrator.ChaptersKey(mp3.Key)), Type: "application/json+chapters"}
+	}
+	return it, true
 }
 
 // itemTitle is the audio's title, or for an audio without one the start of

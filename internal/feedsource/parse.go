@@ -22,6 +22,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mmcdole/gofeed"
+	ext "github.com/mmcdole/gofeed/extensions"
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/article"
 	"golang.org/x/net/html/charset"
@@ -140,6 +141,7 @@ func Parse(doc Document) (*Feed, error) {
 		if it.UpdatedParsed != nil {
 			item.Updated = it.UpdatedParsed.UTC()
 		}
+		item.Image = itemImage(base, it)
 		out.Items = append(out.Items, item)
 	}
 	return out, nil
@@ -337,4 +339,49 @@ func oneLine(s string) string {
 		s = strings.ToValidUTF8(s[:200], "")
 	}
 	return s
+}
+
+// itemImage returns the URL of an item's image, resolved against base:
+// the first http or https one of its media:content of medium image (or
+// an image type), media:thumbnail, image enclosure, and the image gofeed
+// found (itunes:image, a JSON Feed's image); "" for none.
+func itemImage(base *url.URL, it *gofeed.Item) string {
+	var candidates []string
+	for _, group := range it.Extensions["media"]["group"] {
+		for _, c := range group.Children["content"] {
+			candidates = append(candidates, mediaImage(c))
+		}
+	}
+	for _, c := range it.Extensions["media"]["content"] {
+		candidates = append(candidates, mediaImage(c))
+	}
+	for _, c := range it.Extensions["media"]["thumbnail"] {
+		candidates = append(candidates, c.Attrs["url"])
+	}
+	for _, e := range it.Enclosures {
+		if e != nil && strings.HasPrefix(strings.ToLower(e.Type), "image/") {
+			candidates = append(candidates, e.URL)
+		}
+	}
+	if it.ITunesExt != nil {
+		candidates = append(candidates, it.ITunesExt.Image)
+	}
+	if it.Image != nil {
+		candidates = append(candidates, it.Image.URL)
+	}
+	for _, c := range candidates {
+		if u := narrator.ArticleImageURL(resolve(base, c)); u != "" {
+			return u
+		}
+	}
+	return ""
+}
+
+// mediaImage returns the URL of a media:content that is an image, "" for
+// other media.
+func mediaImage(c ext.Extension) string {
+	if c.Attrs["medium"] == "image" || strings.HasPrefix(strings.ToLower(c.Attrs["type"]), "image/") {
+		return c.Attrs["url"]
+	}
+	return ""
 }

@@ -36,9 +36,9 @@ func TestAudioTranscript(t *testing.T) {
 	data, err := transcript.MarshalJSON(&narrator.Transcript{
 		Duration: 4,
 		Sentences: []narrator.TranscriptSentence{
-			{Start: 0.025, End: 0.8, Text: "T"},
-			{Start: 1.5, End: 2.25, Text: "Hello <there> & all.", Words: []narrator.TranscriptWord{{Start: 1.5, End: 1.9, Text: "hello"}}},
-			{Start: 2.5, End: 3.1, Text: "Bye."},
+			{Start: 0.025, End: 0.8, Text: "T", Kind: narrator.SentenceTitle},
+			{Start: 1.5, End: 2.25, Text: "Hello <there> & all.", Words: []narrator.TranscriptWord{{Start: 1.5, End: 1.9, Text: "hello"}}, Kind: narrator.SentenceHeading, Block: 1},
+			{Start: 2.5, End: 3.1, Text: "Bye.", Block: 2},
 		},
 	})
 	if err != nil {
@@ -48,9 +48,9 @@ func TestAudioTranscript(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := fmt.Sprintf(`{"audio_id":%d,"duration":4,"vtt_url":"https://media.test/media/tok/transcript.vtt","json_url":"https://media.test/media/tok/transcript.json",`+
-		`"sentences":[{"start":0.025,"end":0.8,"text":"T"},`+
-		`{"start":1.5,"end":2.25,"text":"Hello \u003cthere\u003e \u0026 all.","words":[{"start":1.5,"end":1.9,"text":"hello"}]},`+
-		`{"start":2.5,"end":3.1,"text":"Bye."}]}`+"\n", id)
+		`"sentences":[{"start":0.025,"end":0.8,"text":"T","kind":"title","block":0},`+
+		`{"start":1.5,"end":2.25,"text":"Hello \u003cthere\u003e \u0026 all.","words":[{"start":1.5,"end":1.9,"text":"hello"}],"kind":"heading","block":1},`+
+		`{"start":2.5,"end":3.1,"text":"Bye.","block":2}]}`+"\n", id)
 	for _, ref := range []any{id, "tr-1"} { // found as GET one audio finds it
 		r := b.do(t, "GET", b.audioPath(ref)+"/transcript", nil, withKey...)
 		if r.status != 200 {

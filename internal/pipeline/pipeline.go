@@ -269,7 +269,7 @@ func (p *Pipeline) RenderLive(ctx context.Context, a *narrator.Audio, proj *narr
 	if err := p.media.Put(ctx, prefix+MP3Name, tmp); err != nil {
 		return narrator.Rendering{}, fmt.Errorf("store mp3: %w", err)
 	}
-	if err := p.storeTranscript(ctx, prefix+MP3Name, transcriptOf(units, spans, d)); err != nil {
+	if err := p.storeTranscript(ctx, prefix+MP3Name, a, transcriptOf(units, spans, d)); err != nil {
 		return narrator.Rendering{}, err
 	}
 	return narrator.Rendering{

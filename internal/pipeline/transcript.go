@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/narrator/narrator"
@@ -33,7 +34,7 @@ func transcriptOf(units []speak.Unit, spans []span, d time.Duration) *narrator.T
 			if text == "" {
 				text = u.Text
 			}
-			t.Sentences = append(t.Sentences, narrator.TranscriptSentence{Start: at(sp.start), Text: text})
+			t.Sentences = append(t.Sentences, narrator.TranscriptSentence{Start: at(sp.start), Text: text, Kind: sentenceKind(u), Block: u.Block})
 			cur = &t.Sentences[len(t.Sentences)-1]
 		}
 		cur.End = max(at(sp.end), cur.Start)
@@ -55,19 +56,57 @@ func transcriptOf(units []speak.Unit, spans []span, d time.Duration) *narrator.T
 	return t
 }
 
-// storeTranscript stores the transcript beside the MP3 at mp3Key, as JSON
-// and as WebVTT.
-func (p *Pipeline) storeTranscript(ctx context.Context, mp3Key string, t *narrator.Transcript) error {
+// sentenceKind returns the kind of the sentence unit u starts.
+func sentenceKind(u speak.Unit) narrator.SentenceKind {
+	switch {
+	case u.Role == speak.RoleTitle:
+		return narrator.SentenceTitle
+	case u.Heading:
+		return narrator.SentenceHeading
+	}
+	return narrator.SentenceBody
+}
+
+// chaptersTitle returns the title of the first chapter of a, whose
+// transcript is t: a's title, as its podcast item has it, or for an
+// untitled audio its first sentence.
+func chaptersTitle(a *narrator.Audio, t *narrator.Transcript) string {
+	if title := strings.TrimSpace(a.Title); title != "" || len(t.Sentences) == 0 {
+		return title
+	}
+	return t.Sentences[0].Text
+}
+
+// storeTranscript stores the transcript of a beside the MP3 at mp3Key: as
+// JSON, as WebVTT and as a Podcasting 2.0 JSON transcript, and its
+// chapters.
+func (p *Pipeline) storeTranscript(ctx context.Context, mp3Key string, a *narrator.Audio, t *narrator.Transcript) error {
 	jsonKey, vttKey := narrator.TranscriptKeys(mp3Key)
 	data, err := transcript.MarshalJSON(t)
 	if err != nil {
 		return err
 	}
-	if err := p.media.Put(ctx, jsonKey, bytes.NewReader(data)); err != nil {
-		return fmt.Errorf("store transcript: %w", err)
+	podcast, err := transcript.MarshalPodcastJSON(t)
+	if err != nil {
+		return err
 	}
-	if err := p.media.Put(ctx, vttKey, bytes.NewReader(transcript.VTT(t))); err != nil {
-		return fmt.Errorf("store captions: %w", err)
+	chapters, err := transcript.MarshalChapters(t.Chapters(chaptersTitle(a, t)))
+	if err != nil {
+		return err
+	}
+	files := []struct {
+		key, what string
+		data      []byte
+	}{
+		{jsonKey, "transcript", data},
+		{vttKey, "captions", transcript.VTT(t)},
+		{narrator.PodcastTranscriptKey(mp3Key), "podcast transcript", podcast},
+		{narrator.ChaptersKey(mp3Key), "chapters", chapters},
+	}
+	for _, f := range files {
+		if err := p.media.Put(ctx, f.key, bytes.NewReader(f.data)); err != nil {
+			return fmt.Errorf("store %s: %w", f.what, err)
+		}
 	}
 	return nil
 }

@@ -45,6 +45,12 @@ type Unit struct {
 	// sentence split into several units for length has its Source on the
 	// first; the later pieces have an empty Source, as they continue it.
 	Source string
+	// Block numbers the article's blocks in the order they are read, from
+	// 0: the title, the author line, each heading and paragraph. The units
+	// of one block share its number.
+	Block int
+	// Heading reports that the unit reads one of the article's headings.
+	Heading bool
 }
 
 // Rule is a project pronunciation rule: whenever Phrase occurs as a whole
@@ -108,9 +114,11 @@ func Script(language, title, author, body string, rules *Rules) []Unit {
 	title = plainTitle(title)
 	if title != "" {
 		s.block(RoleTitle, "", []article.Span{{Kind: article.SpanText, Text: title, Rate: 1}}, PauseTitle)
+		s.endBlock(false)
 	}
 	if a := plainTitle(author); a != "" {
 		s.block(RoleTitle, "", []article.Span{{Kind: article.SpanText, Text: s.l.word("by") + " " + a, Rate: 1}}, PauseTitle)
+		s.endBlock(false)
 	}
 	doc := article.Parse(body)
 	blocks := doc.Blocks
@@ -124,8 +132,22 @@ func Script(language, title, author, body string, rules *Rules) []Unit {
 			pause = PauseHeading
 		}
 		s.block(RoleBody, b.Voice, b.Spans, pause)
+		s.endBlock(b.Kind == article.Heading)
 	}
 	return s.units
+}
+
+// endBlock numbers the units of the block just read (those after the
+// previous block's), and marks them as a heading's.
+func (s *scripter) endBlock(heading bool) {
+	if s.blockFrom == len(s.units) {
+		return // a block without words
+	}
+	for i := s.blockFrom; i < len(s.units); i++ {
+		s.units[i].Block, s.units[i].Heading = s.blocks, heading
+	}
+	s.blocks++
+	s.blockFrom = len(s.units)
 }
 
 // plainTitle returns a title or author as plain text.
@@ -160,6 +182,9 @@ type scripter struct {
 	// for, and whether that text touched a neighbour (no white space) before
 	// and after it.
 	written []writtenText
+	// blocks is how many blocks endBlock numbered; their units end
+	// before blockFrom.
+	blocks, blockFrom int
 }
 
 // writtenText is what a placeholder stands for in the article.

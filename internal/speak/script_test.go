@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func texts(units []Unit) []string {
@@ -26,10 +28,10 @@ func TestScript(t *testing.T) {
 			check: func(t *testing.T, u []Unit) {
 				want := []Unit{
 					{Role: RoleTitle, Text: "Big news.", Pause: PauseTitle, Rate: 1, Source: "Big news"},
-					{Role: RoleTitle, Text: "By Jane Doe.", Pause: PauseTitle, Rate: 1, Source: "By Jane Doe"},
-					{Role: RoleBody, Text: "First.", Pause: PauseSentence, Rate: 1, Source: "First."},
-					{Role: RoleBody, Text: "Second.", Pause: PauseParagraph, Rate: 1, Source: "Second."},
-					{Role: RoleBody, Text: "Third.", Pause: PauseParagraph, Rate: 1, Source: "Third."},
+					{Role: RoleTitle, Text: "By Jane Doe.", Pause: PauseTitle, Rate: 1, Source: "By Jane Doe", Block: 1},
+					{Role: RoleBody, Text: "First.", Pause: PauseSentence, Rate: 1, Source: "First.", Block: 2},
+					{Role: RoleBody, Text: "Second.", Pause: PauseParagraph, Rate: 1, Source: "Second.", Block: 2},
+					{Role: RoleBody, Text: "Third.", Pause: PauseParagraph, Rate: 1, Source: "Third.", Block: 3},
 				}
 				if len(u) != len(want) {
 					t.Fatalf("got %d units %q, want %d", len(u), texts(u), len(want))
@@ -44,6 +46,23 @@ func TestScript(t *testing.T) {
 			check: func(t *testing.T, u []Unit) {
 				if got := strings.Join(texts(u), " | "); got != "Big news. | Heading here. | Text bold." {
 					t.Errorf("got %q", got)
+				}
+			}},
+		{name: "blocks", lang: "en_US", title: "Big news", body: "<h2>Part one. Begins</h2><h3>Sub</h3><p>Text. More.</p><p>  </p><h2>Two</h2><p>End.</p>",
+			check: func(t *testing.T, u []Unit) {
+				type block struct {
+					Text    string
+					Block   int
+					Heading bool
+				}
+				var got []block
+				for _, x := range u {
+					got = append(got, block{x.Text, x.Block, x.Heading})
+				}
+				want := []block{{"Big news.", 0, false}, {"Part one.", 1, true}, {"Begins.", 1, true}, {"Sub.", 2, true},
+					{"Text.", 3, false}, {"More.", 3, false}, {"Two.", 4, true}, {"End.", 5, false}}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("blocks (-want +got):\n%s", diff)
 				}
 			}},
 		{name: "title-not-read-twice", lang: "en_US", title: "Council approves budget", body: "<h1>Council approves budget</h1><p>Text.</p>",

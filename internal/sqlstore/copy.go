@@ -127,7 +127,7 @@ ON CONFLICT (id) DO NOTHING`
 INSERT INTO pronunciations (id, project_id, phrase, say, created_at) %sVALUES (?, ?, ?, ?, ?)
 ON CONFLICT (id) DO NOTHING`
 	importFeedSQL = `
-INSERT INTO feeds (` + FeedColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+INSERT INTO feeds (` + FeedColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (project_id) DO NOTHING`
 	importWebhookSQL = `
 INSERT INTO webhooks (id, project_id, url, events, secret, disabled_at, failing_since, created_at)
@@ -187,7 +187,7 @@ func (s *Store) ImportMeta(ctx context.Context, e *narrator.Export) error {
 	}
 	for _, f := range e.Feeds {
 		if _, err := tx.Exec(ctx, importFeedSQL, f.ProjectID, f.Enabled, f.Title, f.Description, f.Author, f.ImageURL,
-			f.Language, f.Category, f.Explicit, f.Token, f.CreatedAt, f.UpdatedAt); err != nil {
+			f.Language, f.Category, f.Explicit, f.Token, f.CreatedAt, f.UpdatedAt, f.OwnerName, f.OwnerEmail); err != nil {
 			return fmt.Errorf("import feed of project %d: %w", f.ProjectID, s.db.Conflict(err, fmt.Sprintf("a feed with the token of project %d's", f.ProjectID)))
 		}
 	}

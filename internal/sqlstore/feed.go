@@ -12,13 +12,13 @@ import (
 
 // FeedColumns are the columns ScanFeed reads.
 const FeedColumns = `project_id, enabled, title, description, author, image_url, language, category,
-	explicit, token, created_at, updated_at`
+	explicit, token, created_at, updated_at, owner_name, owner_email`
 
 // ScanFeed reads a row of FeedColumns.
 func ScanFeed(row Row) (*narrator.Feed, error) {
 	var f narrator.Feed
 	if err := row.Scan(&f.ProjectID, &f.Enabled, &f.Title, &f.Description, &f.Author, &f.ImageURL, &f.Language,
-		&f.Category, &f.Explicit, &f.Token, &f.CreatedAt, &f.UpdatedAt); err != nil {
+		&f.Category, &f.Explicit, &f.Token, &f.CreatedAt, &f.UpdatedAt, &f.OwnerName, &f.OwnerEmail); err != nil {
 		return nil, err
 	}
 	return &f, nil
@@ -52,12 +52,12 @@ func (s *Store) FindFeed(ctx context.Context, projectID int64) (*narrator.Feed, 
 // of an existing one.
 const upsertFeedSQL = `
 INSERT INTO feeds (project_id, enabled, title, description, author, image_url, language, category,
-	explicit, token, created_at, updated_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	explicit, token, created_at, updated_at, owner_name, owner_email)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (project_id) DO UPDATE SET enabled = excluded.enabled, title = excluded.title,
 	description = excluded.description, author = excluded.author, image_url = excluded.image_url,
 	language = excluded.language, category = excluded.category, explicit = excluded.explicit,
-	updated_at = excluded.updated_at
+	updated_at = excluded.updated_at, owner_name = excluded.owner_name, owner_email = excluded.owner_email
 RETURNING token, created_at, updated_at`
 
 // SaveFeed creates or updates the feed of f.ProjectID with f's settings
@@ -86,7 +86,7 @@ func (s *Store) SaveFeed(ctx context.Context, f *narrator.Feed) error {
 	now := s.now()
 	stored := *f
 	if err := tx.QueryRow(ctx, upsertFeedSQL, f.ProjectID, f.Enabled, f.Title, f.Description, f.Author,
-		f.ImageURL, f.Language, f.Category, f.Explicit, f.Token, now, now).Scan(&stored.Token, &stored.CreatedAt, &stored.UpdatedAt); err != nil {
+		f.ImageURL, f.Language, f.Category, f.Explicit, f.Token, now, now, f.OwnerName, f.OwnerEmail).Scan(&stored.Token, &stored.CreatedAt, &stored.UpdatedAt); err != nil {
 		return fmt.Errorf("save feed of project %d: %w", f.ProjectID, s.db.Conflict(err, "a feed with this token"))
 	}
 	if err := tx.Commit(ctx); err != nil {

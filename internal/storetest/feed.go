@@ -15,7 +15,7 @@ func feedToken(c byte) string { return strings.Repeat(string(c), 42) + "A" }
 func newFeed(projectID int64, token string) *narrator.Feed {
 	return &narrator.Feed{ProjectID: projectID, Enabled: true, Title: "Daily", Description: "The news, read.",
 		Author: "Acme", ImageURL: "https://acme.test/cover.png", Language: "en-US", Category: "News > Daily News",
-		Explicit: true, Token: token}
+		Explicit: true, Token: token, OwnerName: "Acme Audio", OwnerEmail: "podcasts@acme.test"}
 }
 
 // mustSaveFeed saves f.

@@ -5,11 +5,12 @@
 // The JSON document is
 //
 //	{"duration": 12.345, "sentences": [{"start": 0, "end": 2.31, "text": "As written.",
-//	  "words": [{"start": 0, "end": 0.41, "text": "as"}]}]}
+//	  "words": [{"start": 0, "end": 0.41, "text": "as"}], "kind": "title", "block": 0}]}
 //
 // with times in seconds from the start of the MP3, rounded to the
 // millisecond; "words" is left out where the engine reports no word
-// boundaries.
+// boundaries, "kind" for body text. The package also writes the
+// Podcasting 2.0 JSON transcript and chapters (podcast.go).
 package transcript
 
 import (
@@ -53,6 +54,11 @@ type Sentence struct {
 	End   Seconds `json:"end"`
 	Text  string  `json:"text"`
 	Words []Word  `json:"words,omitempty"`
+	// Kind is "title" or "heading" for those parts of the article, and
+	// left out for the rest.
+	Kind narrator.SentenceKind `json:"kind,omitempty"`
+	// Block numbers the article's blocks in reading order.
+	Block int `json:"block"`
 }
 
 // Word is the JSON form of one spoken word.
@@ -67,7 +73,7 @@ type Word struct {
 func FromTranscript(t *narrator.Transcript) Document {
 	d := Document{Duration: Seconds(t.Duration), Sentences: make([]Sentence, 0, len(t.Sentences))}
 	for _, s := range t.Sentences {
-		ws := Sentence{Start: Seconds(s.Start), End: Seconds(s.End), Text: s.Text}
+		ws := Sentence{Start: Seconds(s.Start), End: Seconds(s.End), Text: s.Text, Kind: s.Kind, Block: s.Block}
 		for _, w := range s.Words {
 			ws.Words = append(ws.Words, Word{Start: Seconds(w.Start), End: Seconds(w.End), Text: w.Text})
 		}
@@ -80,7 +86,7 @@ func FromTranscript(t *narrator.Transcript) Document {
 func (d Document) Transcript() *narrator.Transcript {
 	t := &narrator.Transcript{Duration: float64(d.Duration)}
 	for _, s := range d.Sentences {
-		ts := narrator.TranscriptSentence{Start: float64(s.Start), End: float64(s.End), Text: s.Text}
+		ts := narrator.TranscriptSentence{Start: float64(s.Start), End: float64(s.End), Text: s.Text, Kind: s.Kind, Block: s.Block}
 		for _, w := range s.Words {
 			ts.Words = append(ts.Words, narrator.TranscriptWord{Start: float64(w.Start), End: float64(w.End), Text: w.Text})
 		}

@@ -21,8 +21,8 @@ func sample() *narrator.Transcript {
 		Sentences: []narrator.TranscriptSentence{
 			{Start: 0, End: 2.3099999, Text: "As written.", Words: []narrator.TranscriptWord{
 				{Start: 0, End: 0.41, Text: "as"}, {Start: 0.41, End: 1.0004, Text: "written"},
-			}},
-			{Start: 2.56, End: 4, Text: `Odd "text" <b>&amp;</b> --> here`},
+			}, Kind: narrator.SentenceHeading, Block: 1},
+			{Start: 2.56, End: 4, Text: `Odd "text" <b>&amp;</b> --> here`, Block: 2},
 		},
 	}
 }
@@ -34,8 +34,8 @@ func TestMarshalJSONWireShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `{"duration":12.345,"sentences":[` +
-		`{"start":0,"end":2.31,"text":"As written.","words":[{"start":0,"end":0.41,"text":"as"},{"start":0.41,"end":1,"text":"written"}]},` +
-		`{"start":2.56,"end":4,"text":"Odd \"text\" <b>&amp;</b> --> here"}]}` + "\n"
+		`{"start":0,"end":2.31,"text":"As written.","words":[{"start":0,"end":0.41,"text":"as"},{"start":0.41,"end":1,"text":"written"}],"kind":"heading","block":1},` +
+		`{"start":2.56,"end":4,"text":"Odd \"text\" <b>&amp;</b> --> here","block":2}]}` + "\n"
 	if string(got) != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
@@ -74,7 +74,7 @@ func TestJSONRoundTrip(t *testing.T) {
 		Duration: 3725.5,
 		Sentences: []narrator.TranscriptSentence{
 			{Start: 0.125, End: 1.5, Text: "Ünïcode — “quotes” & 日本語.", Words: []narrator.TranscriptWord{{Start: 0.125, End: 0.5, Text: "unicode"}}},
-			{Start: 3600.001, End: 3725, Text: "Line\nbreak\tand\u2028separator"},
+			{Start: 3600.001, End: 3725, Text: "Line\nbreak\tand\u2028separator", Kind: narrator.SentenceHeading, Block: 3},
 		},
 	}
 	data, err := transcript.MarshalJSON(in)

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -11,6 +12,7 @@ import (
 // feedForm is the podcast feed form's values.
 type feedForm struct {
 	Title, Description, Author, ImageURL, Language, Category string
+	OwnerName, OwnerEmail                                    string
 	Explicit                                                 bool
 }
 
@@ -31,6 +33,7 @@ type feedData struct {
 var feedLabels = []fieldLabel{
 	{"title", "Title"}, {"description", "Description"}, {"author", "Author"},
 	{"image URL", "Image URL"}, {"language", "Language"}, {"category", "Category"},
+	{"owner name", "Owner name"}, {"owner email", "Owner email"},
 }
 
 func (s *Server) feedPage(w http.ResponseWriter, r *http.Request, q *request) error {
@@ -55,7 +58,7 @@ func (s *Server) feedPage(w http.ResponseWriter, r *http.Request, q *request) er
 // formOf returns the form that shows f.
 func formOf(f *narrator.Feed) feedForm {
 	return feedForm{Title: f.Title, Description: f.Description, Author: f.Author, ImageURL: f.ImageURL,
-		Language: f.Language, Category: f.Category, Explicit: f.Explicit}
+		Language: f.Language, Category: f.Category, Explicit: f.Explicit, OwnerName: f.OwnerName, OwnerEmail: f.OwnerEmail}
 }
 
 func (s *Server) renderFeed(w http.ResponseWriter, r *http.Request, q *request, status int, p *narrator.Project, f *narrator.Feed, form feedForm, formErr string) error {
@@ -82,6 +85,8 @@ func (s *Server) saveFeed(w http.ResponseWriter, r *http.Request, q *request) er
 		Language:    strings.TrimSpace(r.PostForm.Get("language")),
 		Category:    r.PostForm.Get("category"),
 		Explicit:    r.PostForm.Get("explicit") != "",
+		OwnerName:   strings.TrimSpace(r.PostForm.Get("owner_name")),
+		OwnerEmail:  strings.TrimSpace(r.PostForm.Get("owner_email")),
 	}
 	token, err := narrator.NewFeedToken()
 	if err != nil {
@@ -89,8 +94,12 @@ func (s *Server) saveFeed(w http.ResponseWriter, r *http.Request, q *request) er
 	}
 	f := &narrator.Feed{ProjectID: p.ID, Enabled: true, Title: form.Title, Description: form.Description,
 		Author: form.Author, ImageURL: form.ImageURL, Language: form.Language, Category: form.Category,
-		Explicit: form.Explicit, Token: token}
-	if err := s.store.SaveFeed(r.Context(), f); err != nil {
+		Explicit: form.Explicit, Token: token, OwnerName: form.OwnerName, OwnerEmail: form.OwnerEmail}
+	err = s.checkArtwork(r.Context(), f)
+	if err == nil {
+		err = s.store.SaveFeed(r.Context(), f)
+	}
+	if err != nil {
 		if narrator.ErrorCode(err) != narrator.EINVALID {
 			return err
 		}
@@ -146,3 +155,21 @@ func (s *Server) disableFeed(w http.ResponseWriter, r *http.Request, q *request)
 }
 
 func feedPagePath(p *narrator.Project) string { return fmt.Sprintf("/projects/%d/feed", p.ID) }
+
+// checkArtwork checks f's image (narrator.CheckArtwork) when it is set and
+// differs from the stored feed's, so that saving other settings does not
+// fetch it again.
+func (s *Server) checkArtwork(ctx context.Context, f *narrator.Feed) error {
+	if s.artwork == nil || f.ImageURL == "" || f.Validate() != nil {
+		return nil // SaveFeed says what is wrong with invalid settings
+	}
+	cur, err := s.store.FindFeed(ctx, f.ProjectID)
+	switch {
+	case narrator.ErrorCode(err) == narrator.ENOTFOUND:
+	case err != nil:
+		return err
+	case cur.ImageURL == f.ImageURL:
+		return nil
+	}
+	return s.artwork.CheckArtwork(ctx, f.ImageURL)
+}

@@ -142,6 +142,13 @@ type PageReader interface {
 	ReadPage(ctx context.Context, url string) (*narrator.Page, error)
 }
 
+// ArtworkChecker checks a podcast image at a URL (narrator.CheckArtwork).
+type ArtworkChecker interface {
+	// CheckArtwork returns an EINVALID *narrator.Error, with a reason a
+	// user can read, for an image that cannot be fetched or is not fit.
+	CheckArtwork(ctx context.Context, url string) error
+}
+
 // MediaOpener reads the media store, where previews are kept.
 type MediaOpener interface {
 	// Open returns an error matching narrator.ErrBlobNotFound for a
@@ -175,6 +182,9 @@ type Deps struct {
 	// Feeds reads an rss project's feed for "Poll now"; nil turns the
 	// button's route off (404).
 	Feeds FeedPoller
+	// Artwork checks a podcast feed's image when it changes; nil saves
+	// any image URL unchecked.
+	Artwork ArtworkChecker
 	// Queue gives the place in line of audios waiting for synthesis; nil
 	// leaves it out.
 	Queue QueuePositioner
@@ -253,6 +263,7 @@ type Server struct {
 	previews     PreviewRequester
 	voices       CatalogSource
 	importer     PageReader
+	artwork      ArtworkChecker
 	feeds        FeedPoller
 	media        MediaOpener
 	queue        QueuePositioner
@@ -290,6 +301,7 @@ func New(d Deps) (*Server, error) {
 		previews:     d.Previews,
 		voices:       d.Voices,
 		importer:     d.Pages,
+		artwork:      d.Artwork,
 		feeds:        d.Feeds,
 		media:        d.Media,
 		queue:        d.Queue,

@@ -20,6 +20,9 @@ process.stdin.on("end", () => {
       guid: feed.guid,
       medium: feed.medium,
       itunesType: feed.itunesType,
+      itunesImage: feed.itunesImage,
+      owner: feed.owner,
+      pubsub: feed.pubsub,
       pc20support: feed.pc20support,
       items: feed.items.map((it) => ({
         title: it.title,
@@ -34,6 +37,8 @@ process.stdin.on("end", () => {
         podcastPeople: it.podcastPeople,
         podcastTranscripts: it.podcastTranscripts,
         podcastTxt: it.podcastTxt,
+        podcastChapters: it.podcastChapters,
+        itunesImage: it.itunesImage,
       })),
     })
   );
