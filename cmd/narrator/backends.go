@@ -15,7 +15,7 @@ import (
 	"github.com/narrator/narrator/internal/config"
 	"github.com/narrator/narrator/internal/espeak"
 	"github.com/narrator/narrator/internal/feed"
-	"github.com/narrator/narrator/internal/feedsource"
+	"github.com/narrator/narrator/internal/source"
 	"github.com/narrator/narrator/internal/festival"
 	"github.com/narrator/narrator/internal/flite"
 	"github.com/narrator/narrator/internal/httpapi"
@@ -43,7 +43,7 @@ type dataStore interface {
 	player.Store
 	listens.Store
 	feed.Store
-	feedsource.Store
+	source.Store
 	jobs.Store
 	jobs.WebhookStore
 	jobs.ResynthesisStore

@@ -8,7 +8,7 @@ import (
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/extract"
-	"github.com/narrator/narrator/internal/feedsource"
+	"github.com/narrator/narrator/internal/source"
 	fetcher "github.com/narrator/narrator/internal/fetch"
 	"github.com/narrator/narrator/internal/httpapi"
 )
@@ -169,7 +169,7 @@ func (cmd feedsPollCommand) Run(ctx context.Context, args []string) error {
 		return fmt.Errorf("feeds poll: %w", err)
 	}
 	client := fetcher.New(fetcher.Options{AllowPrivate: *allowPrivate})
-	p := feedsource.New(st, feedsource.Options{Client: client, Pages: extract.NewReader(client)})
+	p := source.New(st, source.Options{Client: client, Pages: extract.NewReader(client)})
 	src, err := p.Poll(ctx, *id)
 	if err != nil {
 		return fmt.Errorf("feeds poll: %w", err)

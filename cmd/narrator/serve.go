@@ -25,7 +25,7 @@ import (
 	"github.com/narrator/narrator/internal/espeak"
 	"github.com/narrator/narrator/internal/extract"
 	"github.com/narrator/narrator/internal/feed"
-	"github.com/narrator/narrator/internal/feedsource"
+	"github.com/narrator/narrator/internal/source"
 	"github.com/narrator/narrator/internal/festival"
 	// Aliased: the end-to-end tests of this package have a func fetch.
 	fetcher "github.com/narrator/narrator/internal/fetch"
@@ -125,7 +125,7 @@ type server struct {
 
 	// feeds reads rss projects' feeds: when due on nodes that work jobs
 	// (stopFeeds ends that), and when asked through the API everywhere.
-	feeds     *feedsource.Poller
+	feeds     *source.Poller
 	stopFeeds func()
 	// stopSweep ends the sweep of orphaned media, on nodes that work jobs.
 	stopSweep func()
@@ -154,7 +154,7 @@ func openServer(ctx context.Context, cfg config.Config, logger *slog.Logger, get
 	// Feeds are fetched through the guarded client and their article
 	// pages read as imports are, private addresses allowed as for webhooks
 	// (--webhooks-allow-private); neither reads the server itself.
-	s.feeds = feedsource.New(s.backends.store, feedsource.Options{
+	s.feeds = source.New(s.backends.store, source.Options{
 		Client:   fetcher.New(fetcher.Options{AllowPrivate: cfg.WebhooksAllowPrivate, Logger: logger, Self: s.self}),
 		Pages:    extract.NewReader(fetcher.New(fetcher.Options{AllowPrivate: cfg.WebhooksAllowPrivate, Timeout: importTimeout, Logger: logger, Self: s.self})),
 		MaxAudio: cfg.MaxAudioDuration,

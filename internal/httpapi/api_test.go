@@ -16,7 +16,7 @@ import (
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/extract"
-	"github.com/narrator/narrator/internal/feedsource"
+	"github.com/narrator/narrator/internal/source"
 	"github.com/narrator/narrator/internal/fetch"
 	"github.com/narrator/narrator/internal/httpapi"
 	"github.com/narrator/narrator/internal/jobs"
@@ -64,7 +64,7 @@ func setupLimits(t testing.TB, limits narrator.Limits) *testBundle {
 		// Pages come from loopback servers in these tests.
 		Pages: extract.NewReader(fetch.New(fetch.Options{AllowPrivate: true})),
 		// So do feeds.
-		Feeds: feedsource.New(st, feedsource.Options{Client: fetch.New(fetch.Options{AllowPrivate: true})}),
+		Feeds: source.New(st, source.Options{Client: fetch.New(fetch.Options{AllowPrivate: true})}),
 	})
 	srv := httptest.NewServer(api)
 	t.Cleanup(srv.Close)

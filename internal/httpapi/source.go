@@ -11,7 +11,7 @@ import (
 )
 
 // FeedPoller reads a project's feed at once, for the poll extension;
-// feedsource.Poller satisfies it.
+// source.Poller satisfies it.
 type FeedPoller interface {
 	// Poll returns the feed with the state its read left: a feed that
 	// could not be read is no error, its state says why. It returns

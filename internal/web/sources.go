@@ -12,7 +12,7 @@ import (
 )
 
 // FeedPoller reads a feed at once, for the "Poll now" button;
-// feedsource.Poller satisfies it.
+// source.Poller satisfies it.
 type FeedPoller interface {
 	// Poll returns the feed with the state its read left; ENOTFOUND for
 	// no such feed, ECONFLICT while another read holds it.

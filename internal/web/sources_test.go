@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/narrator/narrator"
-	"github.com/narrator/narrator/internal/feedsource"
+	"github.com/narrator/narrator/internal/source"
 	"github.com/narrator/narrator/internal/fetch"
 	"github.com/narrator/narrator/internal/web"
 )
@@ -17,7 +17,7 @@ import (
 func TestSourcesPage(t *testing.T) {
 	t.Parallel()
 	b := setup(t, func(d *web.Deps) {
-		d.Feeds = feedsource.New(d.Store.(feedsource.Store), feedsource.Options{Client: fetch.New(fetch.Options{AllowPrivate: true})})
+		d.Feeds = source.New(d.Store.(source.Store), source.Options{Client: fetch.New(fetch.Options{AllowPrivate: true})})
 	})
 	feed := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/rss+xml")

@@ -1,11 +1,12 @@
-// Package feedsource reads the feeds of rss projects: it fetches a feed
-// through the guarded client (internal/fetch), parses it with gofeed (the
-// one package that imports it), and turns its new and changed items into
+// Package source reads the sources of rss projects, the feeds Narrator
+// imports from (not the podcast feed it publishes, internal/feed): it fetches
+// a source through the guarded client (internal/fetch), parses it with gofeed
+// (the one package that imports it), and turns its new and changed items into
 // audios through the store's create, by the rules of narrator.Source. A
-// Poller reads due feeds (each under a lease in the store, so one node at a
-// time reads it) and feeds asked for; it subscribes to a feed's WebSub hub
-// and serves the callback where the hub verifies and pushes.
-package feedsource
+// Poller reads due sources (each under a lease in the store, so one node at a
+// time reads it) and sources asked for; it subscribes to a source's WebSub
+// hub and serves the callback where the hub verifies and pushes.
+package source
 
 import (
 	"bytes"

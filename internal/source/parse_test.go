@@ -1,4 +1,4 @@
-package feedsource_test
+package source_test
 
 import (
 	"strings"
@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/narrator/narrator"
-	"github.com/narrator/narrator/internal/feedsource"
+	"github.com/narrator/narrator/internal/source"
 )
 
 func TestParse(t *testing.T) {
@@ -32,7 +32,7 @@ func TestParse(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			f, err := feedsource.Parse(feedsource.Document{Body: []byte(tc.body)})
+			f, err := source.Parse(source.Document{Body: []byte(tc.body)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -45,7 +45,7 @@ func TestParse(t *testing.T) {
 		})
 	}
 	for _, bad := range []string{"", "hello", "<html><body>page</body></html>", "<rss><channel><item>"} {
-		if _, err := feedsource.Parse(feedsource.Document{Body: []byte(bad)}); err == nil {
+		if _, err := source.Parse(source.Document{Body: []byte(bad)}); err == nil {
 			t.Errorf("Parse(%q) succeeded", bad)
 		}
 	}
@@ -57,37 +57,37 @@ func TestParseDocument(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name string
-		doc  feedsource.Document
+		doc  source.Document
 		want []*narrator.FeedItem
 		err  string // words of the error; "" for none
 	}{
-		{"Latin-1, charset in the header", feedsource.Document{Body: []byte("<rss version=\"2.0\"><channel><item><guid>a</guid><title>Caf\xe9</title></item></channel></rss>"), Charset: "ISO-8859-1"},
+		{"Latin-1, charset in the header", source.Document{Body: []byte("<rss version=\"2.0\"><channel><item><guid>a</guid><title>Caf\xe9</title></item></channel></rss>"), Charset: "ISO-8859-1"},
 			[]*narrator.FeedItem{{GUID: "a", Title: "Café"}}, ""},
-		{"windows-1252 declared, header says UTF-8", feedsource.Document{Body: []byte("<?xml version=\"1.0\" encoding=\"windows-1252\"?><rss version=\"2.0\"><channel><item><guid>a</guid><title>\x93Hi\x94</title></item></channel></rss>"), Charset: "utf-8"},
+		{"windows-1252 declared, header says UTF-8", source.Document{Body: []byte("<?xml version=\"1.0\" encoding=\"windows-1252\"?><rss version=\"2.0\"><channel><item><guid>a</guid><title>\x93Hi\x94</title></item></channel></rss>"), Charset: "utf-8"},
 			[]*narrator.FeedItem{{GUID: "a", Title: "“Hi”"}}, ""},
-		{"UTF-8 with a wrong charset", feedsource.Document{Body: []byte(`<rss version="2.0"><channel><item><guid>a</guid><title>Café</title></item></channel></rss>`), Charset: "ISO-8859-1"},
+		{"UTF-8 with a wrong charset", source.Document{Body: []byte(`<rss version="2.0"><channel><item><guid>a</guid><title>Café</title></item></channel></rss>`), Charset: "ISO-8859-1"},
 			[]*narrator.FeedItem{{GUID: "a", Title: "Café"}}, ""},
-		{"double-escaped text", feedsource.Document{Body: []byte(`<rss version="2.0"><channel><item><guid>a</guid><title>Q&amp;amp;A</title><description>There&amp;rsquo;s tons</description><author>a@example.com (Ren&amp;eacute;)</author></item></channel></rss>`)},
+		{"double-escaped text", source.Document{Body: []byte(`<rss version="2.0"><channel><item><guid>a</guid><title>Q&amp;amp;A</title><description>There&amp;rsquo;s tons</description><author>a@example.com (Ren&amp;eacute;)</author></item></channel></rss>`)},
 			[]*narrator.FeedItem{{GUID: "a", Title: "Q&A", Summary: "There’s tons", Author: "René"}}, ""},
-		{"relative link, redirected feed", feedsource.Document{Body: []byte(`<feed xmlns="http://www.w3.org/2005/Atom"><entry><id>e</id><link href="../2025/a/"/></entry></feed>`), URL: "https://www.example.org/blog/feed/atom.xml"},
+		{"relative link, redirected feed", source.Document{Body: []byte(`<feed xmlns="http://www.w3.org/2005/Atom"><entry><id>e</id><link href="../2025/a/"/></entry></feed>`), URL: "https://www.example.org/blog/feed/atom.xml"},
 			[]*narrator.FeedItem{{GUID: "e", Link: "https://www.example.org/blog/2025/a/"}}, ""},
-		{"scheme-relative link", feedsource.Document{Body: []byte(`<rss version="2.0"><channel><item><guid>a</guid><link>//cdn.example.org/a</link></item></channel></rss>`), URL: "https://example.org/feed"},
+		{"scheme-relative link", source.Document{Body: []byte(`<rss version="2.0"><channel><item><guid>a</guid><link>//cdn.example.org/a</link></item></channel></rss>`), URL: "https://example.org/feed"},
 			[]*narrator.FeedItem{{GUID: "a", Link: "https://cdn.example.org/a"}}, ""},
-		{"RSS 1.0 item languages", feedsource.Document{Body: []byte(`<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/" xml:lang="it">
+		{"RSS 1.0 item languages", source.Document{Body: []byte(`<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/" xml:lang="it">
 <channel rdf:about="https://example.com/"><title>T</title></channel>
 <item rdf:about="https://example.com/a" xml:lang="es"><title>A</title><link>https://example.com/a</link></item>
 <item rdf:about="https://example.com/b"><title>B</title><link>https://example.com/b</link></item></rdf:RDF>`)},
 			[]*narrator.FeedItem{{Title: "A", Link: "https://example.com/a", Language: "es"}, {Title: "B", Link: "https://example.com/b", Language: "it"}}, ""},
-		{"JSON that is no feed", feedsource.Document{Body: []byte(`{"status":"ok","users":[]}`)}, nil, "not a JSON Feed"},
-		{"JSON Feed of version 3", feedsource.Document{Body: []byte(`{"version":3,"items":[]}`)}, nil, "not a JSON Feed"},
-		{"JSON Feed of another site", feedsource.Document{Body: []byte(`{"version":"https://example.com/version/1","items":[]}`)}, nil, "not a JSON Feed"},
-		{"JSON Feed with an item that is a string", feedsource.Document{Body: []byte(`{"version":"https://jsonfeed.org/version/1","items":["a"]}`)}, nil, "an item is a string, not an object"},
-		{"broken JSON", feedsource.Document{Body: []byte(`{"version":"https://jsonfeed.org/version/1",`)}, nil, "not valid JSON"},
-		{"empty JSON Feed 1.0", feedsource.Document{Body: []byte(`{"version":"https://jsonfeed.org/version/1","title":"T","items":[]}`)}, nil, ""},
+		{"JSON that is no feed", source.Document{Body: []byte(`{"status":"ok","users":[]}`)}, nil, "not a JSON Feed"},
+		{"JSON Feed of version 3", source.Document{Body: []byte(`{"version":3,"items":[]}`)}, nil, "not a JSON Feed"},
+		{"JSON Feed of another site", source.Document{Body: []byte(`{"version":"https://example.com/version/1","items":[]}`)}, nil, "not a JSON Feed"},
+		{"JSON Feed with an item that is a string", source.Document{Body: []byte(`{"version":"https://jsonfeed.org/version/1","items":["a"]}`)}, nil, "an item is a string, not an object"},
+		{"broken JSON", source.Document{Body: []byte(`{"version":"https://jsonfeed.org/version/1",`)}, nil, "not valid JSON"},
+		{"empty JSON Feed 1.0", source.Document{Body: []byte(`{"version":"https://jsonfeed.org/version/1","title":"T","items":[]}`)}, nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			f, err := feedsource.Parse(tc.doc)
+			f, err := source.Parse(tc.doc)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("Parse: %v; want an error with %q", err, tc.err)

@@ -1,4 +1,4 @@
-package feedsource
+package source
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package feedsource_test
+package source_test
 
 import (
 	"fmt"
