@@ -18,7 +18,7 @@ type sourceOut struct {
 	ItemsSeen int64    `json:"items_seen"`
 }
 
-func TestFeedsCLI(t *testing.T) {
+func TestSourcesCLI(t *testing.T) {
 	t.Parallel()
 	data, acct, api := fixture(t)
 	feed := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

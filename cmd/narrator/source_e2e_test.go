@@ -25,12 +25,12 @@ import (
 	"github.com/narrator/narrator/client"
 )
 
-// TestFeedProject drives an rss project through a real server: a feed on
+// TestSourceProject drives an rss project through a real server: a feed on
 // loopback is narrated, its WebSub hub (written here) is subscribed to and
 // its signed push narrated before it is answered, a bad signature changes
 // nothing, hostile feeds get a clear error each while the server keeps
 // answering, and a restart narrates nothing twice.
-func TestFeedProject(t *testing.T) {
+func TestSourceProject(t *testing.T) {
 	data, acct, _ := fixture(t)
 	proj := mustJSON[projectOut](t, mustCLI(t, "projects", "create", "--data", data, "--account", fmt.Sprint(acct.ID), "--title", "Wire", "--language", "en_US", "--type", "rss"))
 	addr := freeAddr(t)

@@ -64,7 +64,7 @@ func setupLimits(t testing.TB, limits narrator.Limits) *testBundle {
 		// Pages come from loopback servers in these tests.
 		Pages: extract.NewReader(fetch.New(fetch.Options{AllowPrivate: true})),
 		// So do feeds.
-		Feeds: source.New(st, source.Options{Client: fetch.New(fetch.Options{AllowPrivate: true})}),
+		Sources: source.New(st, source.Options{Client: fetch.New(fetch.Options{AllowPrivate: true})}),
 	})
 	srv := httptest.NewServer(api)
 	t.Cleanup(srv.Close)

@@ -23,7 +23,7 @@ type Store interface {
 	CreateSource(ctx context.Context, src *narrator.Source) error
 	// Source returns a feed; ENOTFOUND if there is none.
 	Source(ctx context.Context, id int64) (*narrator.Source, error)
-	// ListSources returns a project's feeds, oldest first.
+	// ListSources returns a project's sources, oldest first.
 	ListSources(ctx context.Context, projectID int64) ([]*narrator.Source, error)
 	// DeleteSource removes a feed, keeping its audios; ENOTFOUND if the
 	// project has no such feed.
@@ -106,9 +106,9 @@ type Deps struct {
 	// Pages reads the pages the import extension imports; nil turns the
 	// extension off (404).
 	Pages PageReader
-	// Feeds reads feeds when asked (the poll extension); nil turns the
+	// Sources reads sources when asked (the poll extension); nil turns the
 	// extension off (404).
-	Feeds FeedPoller
+	Sources SourcePoller
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 	// Voices gives the voice catalog; nil means the built-in voices.
@@ -166,7 +166,7 @@ type Server struct {
 	resynth  ResynthesisQueue
 	voices   CatalogSource
 	pages    PageReader
-	feeds    FeedPoller
+	sources  SourcePoller
 	now      func() time.Time
 	maxBody  int64
 	maxAudio time.Duration
@@ -190,7 +190,7 @@ func NewServer(d Deps) *Server {
 		resynth:  d.Resynthesis,
 		voices:   d.Voices,
 		pages:    d.Pages,
-		feeds:    d.Feeds,
+		sources:  d.Sources,
 		now:      d.Now,
 		maxBody:  d.MaxBodyBytes,
 		maxAudio: d.MaxAudioDuration,

@@ -21,7 +21,7 @@ func (b *testBundle) rssProject(t *testing.T) *narrator.Project {
 	return p
 }
 
-func TestFeedSources(t *testing.T) {
+func TestSources(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	feed := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -74,7 +74,7 @@ func TestFeedSources(t *testing.T) {
 	}
 }
 
-func TestFeedSourceErrors(t *testing.T) {
+func TestSourceErrors(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	p := b.rssProject(t)
@@ -113,9 +113,9 @@ func TestFeedSourceErrors(t *testing.T) {
 	}
 }
 
-// TestFeedSourcesAccountLimit: an account's feeds are bounded over all its
+// TestSourcesAccountLimit: an account's feeds are bounded over all its
 // projects; one more is a clear 409, and another account still adds its.
-func TestFeedSourcesAccountLimit(t *testing.T) {
+func TestSourcesAccountLimit(t *testing.T) {
 	t.Parallel()
 	b := setupLimits(t, narrator.Limits{MaxSources: 3})
 	auth := []string{"Authorization", "Bearer " + b.key}

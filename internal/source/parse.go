@@ -37,9 +37,9 @@ var FeedTypes = []string{
 
 // Feed is a parsed feed: its items in the feed's order.
 type Feed struct {
-	Items []*narrator.FeedItem
+	Items []*narrator.SourceItem
 	// Total counts the feed's items, of which Items holds at most
-	// narrator.MaxItemsPerFeed.
+	// narrator.MaxItemsPerSource.
 	Total int
 }
 
@@ -102,11 +102,11 @@ func Parse(doc Document) (*Feed, error) {
 		base = nil
 	}
 	out := &Feed{Total: len(f.Items)}
-	for i, it := range f.Items[:min(len(f.Items), narrator.MaxItemsPerFeed)] {
+	for i, it := range f.Items[:min(len(f.Items), narrator.MaxItemsPerSource)] {
 		if it == nil {
 			continue
 		}
-		item := &narrator.FeedItem{
+		item := &narrator.SourceItem{
 			GUID:       it.GUID,
 			Link:       resolve(base, it.Link),
 			Title:      plainText(it.Title),

@@ -402,9 +402,9 @@ func (s *Store) DueSources(ctx context.Context, limit int) ([]int64, error) {
 		return nil, fmt.Errorf("due feeds: %w", err)
 	}
 	defer rows.Close()
-	var due []narrator.DueFeed
+	var due []narrator.DueSource
 	for rows.Next() {
-		var f narrator.DueFeed
+		var f narrator.DueSource
 		if err := rows.Scan(&f.ID, &f.AccountID); err != nil {
 			return nil, fmt.Errorf("due feeds: %w", err)
 		}

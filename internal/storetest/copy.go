@@ -74,7 +74,7 @@ func copyTests(newStore NewStoreFunc) []test {
 				t.Errorf("new webhook ID %d, want above %d", h.ID, meta.LastIDs.Webhook)
 			}
 		}},
-		{"FeedSources", func(t *testing.T, b *bundle) {
+		{"Sources", func(t *testing.T, b *bundle) {
 			ctx := t.Context()
 			p := mustRSSProject(t, b.store)
 			src := mustSource(t, b.store, p.ID, "https://example.com/feed.xml")

@@ -11,9 +11,9 @@ import (
 	"github.com/narrator/narrator"
 )
 
-// FeedPoller reads a feed at once, for the "Poll now" button;
+// SourcePoller reads a feed at once, for the "Poll now" button;
 // source.Poller satisfies it.
-type FeedPoller interface {
+type SourcePoller interface {
 	// Poll returns the feed with the state its read left; ENOTFOUND for
 	// no such feed, ECONFLICT while another read holds it.
 	Poll(ctx context.Context, id int64) (*narrator.Source, error)
@@ -83,7 +83,7 @@ func (s *Server) createSource(w http.ResponseWriter, r *http.Request, q *request
 }
 
 func (s *Server) pollSource(w http.ResponseWriter, r *http.Request, q *request) error {
-	if s.feeds == nil {
+	if s.sources == nil {
 		return narrator.Errorf(narrator.ENOTFOUND, "no such page")
 	}
 	p, err := s.project(r, q)
@@ -101,7 +101,7 @@ func (s *Server) pollSource(w http.ResponseWriter, r *http.Request, q *request) 
 	if err != nil {
 		return err
 	}
-	src, err = s.feeds.Poll(r.Context(), id)
+	src, err = s.sources.Poll(r.Context(), id)
 	switch {
 	case narrator.ErrorCode(err) == narrator.ECONFLICT:
 		s.setFlash(w, r, "The feed is being read already; its results appear here in a moment.")

@@ -17,7 +17,7 @@ import (
 func TestSourcesPage(t *testing.T) {
 	t.Parallel()
 	b := setup(t, func(d *web.Deps) {
-		d.Feeds = source.New(d.Store.(source.Store), source.Options{Client: fetch.New(fetch.Options{AllowPrivate: true})})
+		d.Sources = source.New(d.Store.(source.Store), source.Options{Client: fetch.New(fetch.Options{AllowPrivate: true})})
 	})
 	feed := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/rss+xml")

@@ -49,7 +49,7 @@ type Store interface {
 	CreateSource(ctx context.Context, src *narrator.Source) error
 	// Source returns a feed; ENOTFOUND if there is none.
 	Source(ctx context.Context, id int64) (*narrator.Source, error)
-	// ListSources returns a project's feeds, oldest first.
+	// ListSources returns a project's sources, oldest first.
 	ListSources(ctx context.Context, projectID int64) ([]*narrator.Source, error)
 
 	// FindUserByEmail returns ENOTFOUND if no user has that email.
@@ -169,9 +169,9 @@ type Deps struct {
 	// Pages reads the pages "Import from URL" imports; nil hides the form
 	// and turns its routes off (404).
 	Pages PageReader
-	// Feeds reads an rss project's feed for "Poll now"; nil turns the
+	// Sources reads an rss project's source for "Poll now"; nil turns the
 	// button's route off (404).
-	Feeds FeedPoller
+	Sources SourcePoller
 	// Queue gives the place in line of audios waiting for synthesis; nil
 	// leaves it out.
 	Queue QueuePositioner
@@ -250,7 +250,7 @@ type Server struct {
 	previews     PreviewRequester
 	voices       CatalogSource
 	importer     PageReader
-	feeds        FeedPoller
+	sources      SourcePoller
 	media        MediaOpener
 	queue        QueuePositioner
 	previewWait  time.Duration
@@ -287,7 +287,7 @@ func New(d Deps) (*Server, error) {
 		previews:     d.Previews,
 		voices:       d.Voices,
 		importer:     d.Pages,
-		feeds:        d.Feeds,
+		sources:      d.Sources,
 		media:        d.Media,
 		queue:        d.Queue,
 		previewWait:  d.PreviewTimeout,
