@@ -8,9 +8,9 @@ import (
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/extract"
-	"github.com/narrator/narrator/internal/source"
 	fetcher "github.com/narrator/narrator/internal/fetch"
 	"github.com/narrator/narrator/internal/httpapi"
+	"github.com/narrator/narrator/internal/source"
 )
 
 const feedsUsage = `Usage:

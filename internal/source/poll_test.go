@@ -14,9 +14,9 @@ import (
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/extract"
-	"github.com/narrator/narrator/internal/source"
 	"github.com/narrator/narrator/internal/fetch"
 	"github.com/narrator/narrator/internal/jobs"
+	"github.com/narrator/narrator/internal/source"
 	"github.com/narrator/narrator/internal/sqlite"
 	"github.com/narrator/narrator/internal/sqlite/sqlitetest"
 )

@@ -18,8 +18,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/narrator/narrator"
-	"github.com/narrator/narrator/internal/source"
 	"github.com/narrator/narrator/internal/fetch"
+	"github.com/narrator/narrator/internal/source"
 )
 
 func TestDiscover(t *testing.T) {

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/narrator/narrator"
-	"github.com/narrator/narrator/internal/source"
 	"github.com/narrator/narrator/internal/fetch"
+	"github.com/narrator/narrator/internal/source"
 	"github.com/narrator/narrator/internal/web"
 )
 
