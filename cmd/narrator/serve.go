@@ -542,11 +542,11 @@ func (s *server) routes() (http.Handler, error) {
 	}
 	mux.Handle("GET /embed.js", embed)
 	mux.Handle("/embed/", embed) // the only pages other sites may frame
-	// WebSub hubs verify and push at /websub/{feed_id}/{nonce}. Any other
+	// WebSub hubs verify and push at /websub/{source_id}/{nonce}. Any other
 	// path under /websub/, or none after the ID as callbacks were before
 	// the nonce, reaches Callback too, for the same refusal as a wrong one.
-	mux.HandleFunc("/websub/{feed_id}/{nonce...}", s.sources.Callback)
-	mux.HandleFunc("/websub/{feed_id}", s.sources.Callback)
+	mux.HandleFunc("/websub/{source_id}/{nonce...}", s.sources.Callback)
+	mux.HandleFunc("/websub/{source_id}", s.sources.Callback)
 	mux.Handle("/feeds/{name}", feed.New(feed.Config{Store: st, MediaURL: s.cfg.MediaURL, PublicURL: s.cfg.PublicURL, Logger: s.logger}))
 	dash, err := newDashboard(s.cfg, st, s.backends, s.voices, s.rules, triggers, s.logger, api, pages, s.sources)
 	if err != nil {

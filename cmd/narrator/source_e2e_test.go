@@ -124,17 +124,17 @@ func TestSourceProject(t *testing.T) {
 	c := s.client(t, acct.APIKey)
 	ctx, cancel := context.WithTimeout(t.Context(), 120*time.Second)
 	defer cancel()
-	add := func(u string) *client.FeedSource {
+	add := func(u string) *client.Source {
 		t.Helper()
-		f, err := c.AddFeed(ctx, proj.ID, client.NewFeedSource{URL: u, BackfillItems: 10})
+		f, err := c.AddSource(ctx, proj.ID, client.NewSource{URL: u, BackfillItems: 10})
 		if err != nil {
 			t.Fatalf("add %s: %v", u, err)
 		}
 		return f
 	}
-	poll := func(id int64) *client.FeedSource {
+	poll := func(id int64) *client.Source {
 		t.Helper()
-		f, err := c.PollFeed(ctx, proj.ID, id)
+		f, err := c.PollSource(ctx, proj.ID, id)
 		if err != nil {
 			t.Fatalf("poll %d: %v", id, err)
 		}

@@ -90,14 +90,14 @@ func (p *params) number(name string, lo, hi float64) (float64, bool, error) {
 	return n, true, nil
 }
 
-// source resolves the path's project and feed_id within the caller's
+// source resolves the path's project and source_id within the caller's
 // account.
 func (s *Server) source(r *http.Request, c *call) (*narrator.Source, error) {
 	p, err := s.project(r, c)
 	if err != nil {
 		return nil, err
 	}
-	id, err := pathID(r, "feed_id")
+	id, err := pathID(r, "source_id")
 	if err != nil {
 		return nil, err
 	}

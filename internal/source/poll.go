@@ -61,7 +61,7 @@ type Options struct {
 	Logger *slog.Logger
 	// CallbackURL returns the public URL of a feed's WebSub callback at
 	// a subscription's nonce (narrator.Subscription.Nonce), which Callback
-	// serves with both in its path, as {feed_id} and {nonce}; nil leaves
+	// serves with both in its path, as {source_id} and {nonce}; nil leaves
 	// feeds unsubscribed.
 	CallbackURL func(feedID int64, nonce string) string
 	// TempDir is where a push larger than pushMemory waits while its
@@ -169,7 +169,7 @@ func (p *Poller) RunDue(ctx context.Context) {
 			for _, id := range ids {
 				ok, err := p.store.ClaimDueSource(ctx, id, p.opts.Now().Add(Lease))
 				if err != nil {
-					p.opts.Logger.Error("claim feed", "feed_id", id, "err", err)
+					p.opts.Logger.Error("claim source", "source_id", id, "err", err)
 				}
 				if err != nil || !ok {
 					// Another node holds it, or the account has its
@@ -182,7 +182,7 @@ func (p *Poller) RunDue(ctx context.Context) {
 					defer wg.Done()
 					defer func() { done <- struct{}{} }()
 					if err := p.read(ctx, id, nil); err != nil {
-						p.opts.Logger.Error("read feed", "feed_id", id, "err", err)
+						p.opts.Logger.Error("read source", "source_id", id, "err", err)
 					}
 				}()
 			}
@@ -224,7 +224,7 @@ func (p *Poller) read(ctx context.Context, id int64, pushed *Document) error {
 	r.State.LastFetchAt = start
 	if r.State.Status == narrator.SourceStatusError {
 		r.State.Failures = src.State.Failures + 1
-		p.opts.Logger.Warn("feed read failed", "feed_id", src.ID, "project_id", src.ProjectID, "reason", r.State.LastError)
+		p.opts.Logger.Warn("source read failed", "source_id", src.ID, "project_id", src.ProjectID, "reason", r.State.LastError)
 	}
 	r.State.NextPollAt = src.NextPoll(p.opts.Now(), r.State.Failures)
 	if p.opts.Recorder != nil {

@@ -243,8 +243,8 @@ func setupWebSub(t *testing.T, plain bool) *webSub {
 	})
 	// As cmd/narrator serves them: with the nonce, and without one or with
 	// more segments (the same refusal as a wrong one).
-	mux.HandleFunc("/websub/{feed_id}/{nonce...}", ws.poller.Callback)
-	mux.HandleFunc("/websub/{feed_id}", ws.poller.Callback)
+	mux.HandleFunc("/websub/{source_id}/{nonce...}", ws.poller.Callback)
+	mux.HandleFunc("/websub/{source_id}", ws.poller.Callback)
 	return ws
 }
 
