@@ -306,7 +306,7 @@ Commands:
   voices        list, install, download and remove voices
   pronunciations  manage a project's pronunciation rules
   webhooks      manage a project's webhook endpoints
-  feeds         manage the feeds an rss project narrates
+  sources       manage the sources (feeds) an rss project narrates
   migrate       create or update the database schema
   copy-data     copy an install's data and media into other stores (SQLite to PostgreSQL, file to S3)
   backup        copy the SQLite database and the media into a directory, while serving
