@@ -19,7 +19,7 @@ type SourcePoller interface {
 	Poll(ctx context.Context, id int64) (*narrator.Source, error)
 }
 
-// sourcesData is the feeds page of an rss project.
+// sourcesData is the sources page of an rss project.
 type sourcesData struct {
 	Project *narrator.Project
 	Sources []*narrator.Source
@@ -46,7 +46,7 @@ func (s *Server) renderSources(w http.ResponseWriter, r *http.Request, q *reques
 		return err
 	}
 	d.Project, d.Sources, d.Max = p, list, narrator.MaxSourcesPerProject
-	return s.render(w, r, status, "sources", userPage(q, "Feeds · "+p.Title, "projects", d))
+	return s.render(w, r, status, "sources", userPage(q, "Sources · "+p.Title, "projects", d))
 }
 
 func (s *Server) createSource(w http.ResponseWriter, r *http.Request, q *request) error {
