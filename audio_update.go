@@ -159,54 +159,54 @@ func PlanFail(a *Audio, revision int) bool {
 
 // Rendering is what one synthesis of an audio stored in the media store:
 // its media by content type, with their sizes, and its length. A renderer
-// returns it and the stores publish it (PlanPublish).
+// returns it and the stores finish it (PlanFinish).
 type Rendering struct {
 	Keys     map[string]string // content type → media key
 	Bytes    map[string]int64  // content type → size in bytes of the object at Keys
 	Duration time.Duration
 }
 
-// PublishPlan is what publishing a revision of an audio comes to.
-type PublishPlan struct {
+// FinishPlan is what finishing a revision of an audio comes to.
+type FinishPlan struct {
 	// Media are the audio's media whose key changes, with their new Key
 	// and Bytes; stores set those and mark the audio processed.
 	Media []Media
-	// Effects are what publishing does besides the audio's rows
+	// Effects are what finishing does besides the audio's rows
 	// (ChangeEffects): the account's usage, the removal of the keys the
 	// new ones replace (DeleteMedia), the audio.processed event.
 	Effects Effects
 }
 
-// PlanPublish checks that the given revision of a, as stored with its media,
+// PlanFinish checks that the given revision of a, as stored with its media,
 // may be published with r, and returns what the store writes. It returns
 // an ECONFLICT *Error, and nothing may be written, if a is deleted, at
 // another revision, or already processed at this revision: a result is
 // published once, and a stale or duplicate rendering is discarded by its
 // worker. Keys for content types a has no media of, empty keys, keys
 // without a positive size, and a negative duration are an EINVALID *Error.
-func PlanPublish(a *Audio, revision int, r Rendering) (PublishPlan, error) {
+func PlanFinish(a *Audio, revision int, r Rendering) (FinishPlan, error) {
 	switch {
 	case a.Deleted:
-		return PublishPlan{}, Errorf(ECONFLICT, "audio %d is deleted", a.ID)
+		return FinishPlan{}, Errorf(ECONFLICT, "audio %d is deleted", a.ID)
 	case a.Revision != revision:
-		return PublishPlan{}, Errorf(ECONFLICT, "audio %d is at revision %d", a.ID, a.Revision)
+		return FinishPlan{}, Errorf(ECONFLICT, "audio %d is at revision %d", a.ID, a.Revision)
 	case a.State == StateProcessed:
-		return PublishPlan{}, Errorf(ECONFLICT, "audio %d revision %d is already published", a.ID, revision)
+		return FinishPlan{}, Errorf(ECONFLICT, "audio %d revision %d is already published", a.ID, revision)
 	case r.Duration < 0:
-		return PublishPlan{}, Errorf(EINVALID, "negative duration %v", r.Duration)
+		return FinishPlan{}, Errorf(EINVALID, "negative duration %v", r.Duration)
 	}
 	for ct, key := range r.Keys {
 		if _, ok := a.MediaOf(ct); !ok {
-			return PublishPlan{}, Errorf(EINVALID, "audio %d has no %q media", a.ID, ct)
+			return FinishPlan{}, Errorf(EINVALID, "audio %d has no %q media", a.ID, ct)
 		}
 		if key == "" {
-			return PublishPlan{}, Errorf(EINVALID, "empty key for %s media", ct)
+			return FinishPlan{}, Errorf(EINVALID, "empty key for %s media", ct)
 		}
 		if r.Bytes[ct] <= 0 {
-			return PublishPlan{}, Errorf(EINVALID, "no size for %s media %q", ct, key)
+			return FinishPlan{}, Errorf(EINVALID, "no size for %s media %q", ct, key)
 		}
 	}
-	var plan PublishPlan
+	var plan FinishPlan
 	for _, m := range a.Media {
 		key, ok := r.Keys[m.ContentType]
 		if !ok || key == m.Key {
@@ -220,10 +220,10 @@ func PlanPublish(a *Audio, revision int, r Rendering) (PublishPlan, error) {
 	return plan, nil
 }
 
-// Apply returns a, as stored before the plan, as the plan publishes it with
+// Apply returns a, as stored before the plan, as the plan finishes it with
 // its duration at time now: processed, without an error, its media's keys
 // set. Stores tell webhooks of this audio.
-func (p PublishPlan) Apply(a *Audio, durationMS int64, now time.Time) Audio {
+func (p FinishPlan) Apply(a *Audio, durationMS int64, now time.Time) Audio {
 	next := *a
 	next.Media = append([]Media(nil), a.Media...)
 	for _, m := range p.Media {

@@ -50,7 +50,7 @@ func TestPlanFail(t *testing.T) {
 	}
 }
 
-func TestPlanPublish(t *testing.T) {
+func TestPlanFinish(t *testing.T) {
 	t.Parallel()
 	a := narrator.Audio{ID: 1, Revision: 2, State: narrator.StateUnprocessed, Media: []narrator.Media{
 		{ID: 10, ContentType: narrator.ContentTypeMP3, Key: "old/audio.mp3"},
@@ -61,11 +61,11 @@ func TestPlanPublish(t *testing.T) {
 		Bytes:    map[string]int64{narrator.ContentTypeMP3: 5000, narrator.ContentTypeM3U8: 120},
 		Duration: time.Second,
 	}
-	got, err := narrator.PlanPublish(&a, 2, r)
+	got, err := narrator.PlanFinish(&a, 2, r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := narrator.PublishPlan{
+	want := narrator.FinishPlan{
 		Media: []narrator.Media{
 			{ID: 10, ContentType: narrator.ContentTypeMP3, Key: "new/audio.mp3", Bytes: 5000},
 			{ID: 11, ContentType: narrator.ContentTypeM3U8, Key: "new/audio.m3u8", Bytes: 120},
@@ -73,16 +73,16 @@ func TestPlanPublish(t *testing.T) {
 		Effects: narrator.Effects{Queued: -1, MediaBytes: 5120, DeleteMedia: []string{"old/audio.mp3"}, Event: narrator.EventAudioProcessed},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("PlanPublish (-want +got):\n%s", diff)
+		t.Errorf("PlanFinish (-want +got):\n%s", diff)
 	}
 	if a.Media[0].Key != "old/audio.mp3" {
-		t.Error("PlanPublish changed the audio's media")
+		t.Error("PlanFinish changed the audio's media")
 	}
 	// An unchanged key is neither set nor replaced.
 	mp3 := func(key string, size int64) narrator.Rendering {
 		return narrator.Rendering{Keys: map[string]string{narrator.ContentTypeMP3: key}, Bytes: map[string]int64{narrator.ContentTypeMP3: size}}
 	}
-	got, err = narrator.PlanPublish(&a, 2, mp3("old/audio.mp3", 10))
+	got, err = narrator.PlanFinish(&a, 2, mp3("old/audio.mp3", 10))
 	if err != nil || len(got.Media) != 0 || len(got.Effects.DeleteMedia) != 0 {
 		t.Errorf("same key: %+v, %v", got, err)
 	}
@@ -101,7 +101,7 @@ func TestPlanPublish(t *testing.T) {
 		"zero size":         {a, 2, mp3("k/audio.mp3", 0), narrator.EINVALID},
 		"negative duration": {a, 2, narrator.Rendering{Duration: -time.Second}, narrator.EINVALID},
 	} {
-		if _, err := narrator.PlanPublish(&tc.audio, tc.revision, tc.rendering); narrator.ErrorCode(err) != tc.code {
+		if _, err := narrator.PlanFinish(&tc.audio, tc.revision, tc.rendering); narrator.ErrorCode(err) != tc.code {
 			t.Errorf("%s: %v, want code %s", name, err, tc.code)
 		}
 	}

@@ -23,7 +23,7 @@ func TestChangeEffects(t *testing.T) {
 	}
 	respoken := cur
 	respoken.Resynthesize(now)
-	publish, err := narrator.PlanPublish(&respoken, 2, narrator.Rendering{
+	finish, err := narrator.PlanFinish(&respoken, 2, narrator.Rendering{
 		Keys: map[string]string{narrator.ContentTypeMP3: "n/a.mp3"}, Bytes: map[string]int64{narrator.ContentTypeMP3: 150}})
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +41,7 @@ func TestChangeEffects(t *testing.T) {
 		{"update", update.Effects,
 			narrator.Effects{ProjectID: 7, Queued: 1, Synthesize: true, Supersede: true, Event: narrator.EventAudioUpdated},
 			[]narrator.EffectStep{narrator.StepUsage, narrator.StepJobs, narrator.StepDeliveries}},
-		{"publish", publish.Effects,
+		{"finish", finish.Effects,
 			narrator.Effects{ProjectID: 7, Queued: -1, MediaBytes: 50, DeleteMedia: []string{"k/a.mp3"}, Event: narrator.EventAudioProcessed},
 			[]narrator.EffectStep{narrator.StepUsage, narrator.StepJobs, narrator.StepDeliveries}},
 		{"failure", narrator.ChangeEffects(&unprocessed, &failed),

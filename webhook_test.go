@@ -29,7 +29,7 @@ func TestAudioEvent(t *testing.T) {
 	deleted.Deleted = true
 	regenerated := cur
 	regenerated.Resynthesize(now)
-	newKeys := narrator.PublishPlan{Media: []narrator.Media{{ID: 1, ContentType: narrator.ContentTypeMP3, Key: "n/a.mp3"}}}
+	newKeys := narrator.FinishPlan{Media: []narrator.Media{{ID: 1, ContentType: narrator.ContentTypeMP3, Key: "n/a.mp3"}}}
 	for _, tc := range []struct {
 		name          string
 		before, after narrator.Audio

@@ -473,14 +473,14 @@ func TestUpdateAudio(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	publish := func(t *testing.T, rev int) {
+	finish := func(t *testing.T, rev int) {
 		t.Helper()
 		keys := map[string]string{"mp3": fmt.Sprintf("tok%d/audio.mp3", rev), "m3u8": fmt.Sprintf("tok%d/audio.m3u8", rev)}
-		if err := b.store.PublishAudio(t.Context(), id, rev, narrator.Rendering{Keys: keys, Bytes: map[string]int64{"mp3": 1000, "m3u8": 100}, Duration: 1234 * time.Millisecond}); err != nil {
+		if err := b.store.FinishAudio(t.Context(), id, rev, narrator.Rendering{Keys: keys, Bytes: map[string]int64{"mp3": 1000, "m3u8": 100}, Duration: 1234 * time.Millisecond}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	publish(t, stored.Revision)
+	finish(t, stored.Revision)
 
 	got := b.do(t, "PUT", b.audioPath(id), map[string]any{"api_key": b.key}).object(t)
 	if got["state"] != "processed" || got["metadata"].(map[string]any)["a"] != "1" {

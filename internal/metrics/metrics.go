@@ -76,7 +76,7 @@ func New() *Metrics {
 		}, []string{"engine"}),
 		audioSeconds: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "narrator_audio_seconds_total",
-			Help: "Seconds of audio published, by engine.",
+			Help: "Seconds of audio synthesized and finished, by engine.",
 		}, []string{"engine"}),
 		engineBusy: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "narrator_engine_processes_busy",
@@ -176,7 +176,7 @@ func (m *Metrics) JobWorked(kind, outcome string, took time.Duration) {
 	m.jobDuration.WithLabelValues(kind).Observe(took.Seconds())
 }
 
-// Synthesized records an audio published: the engine of its voice, the
+// Synthesized records an audio finished: the engine of its voice, the
 // length of the audio and the wall time its synthesis took.
 func (m *Metrics) Synthesized(engine string, audio, took time.Duration) {
 	if audio <= 0 {

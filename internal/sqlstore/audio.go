@@ -212,35 +212,35 @@ func UpdateAudio(ctx context.Context, s *Store, tx Tx, cur *narrator.Audio, u na
 
 const setMediaKeySQL = `UPDATE media SET key = ?, bytes = ? WHERE id = ?`
 
-const publishAudioSQL = `
+const finishAudioSQL = `
 UPDATE audios SET state = 'processed', error = '', duration_ms = ?, updated_at = ?,
 	lease_holder = NULL, lease_revision = NULL, lease_until = NULL
 WHERE id = ?`
 
-// PublishAudio records the published media of one revision of an audio: it
+// FinishAudio records the published media of one revision of an audio: it
 // sets each media's key and size from r, marks the audio processed with
 // r's duration, releases its synthesis lease, and applies the plan's
 // effects (the removal of the keys it replaced among them), all in one
 // transaction. It returns ECONFLICT, changing nothing, if the audio is
 // deleted, at another revision or already processed at this one
-// (narrator.PlanPublish): the caller then discards its files. It returns
+// (narrator.PlanFinish): the caller then discards its files. It returns
 // ENOTFOUND if the audio does not exist.
-func (s *Store) PublishAudio(ctx context.Context, audioID int64, revision int, r narrator.Rendering) error {
+func (s *Store) FinishAudio(ctx context.Context, audioID int64, revision int, r narrator.Rendering) error {
 	tx, err := s.db.BeginWrite(ctx)
 	if err != nil {
-		return fmt.Errorf("publish audio %d: %w", audioID, err)
+		return fmt.Errorf("finish audio %d: %w", audioID, err)
 	}
 	defer tx.Rollback(ctx)
-	if err := s.publishAudio(ctx, tx, audioID, revision, r); err != nil {
-		return fmt.Errorf("publish audio %d revision %d: %w", audioID, revision, err)
+	if err := s.finishAudio(ctx, tx, audioID, revision, r); err != nil {
+		return fmt.Errorf("finish audio %d revision %d: %w", audioID, revision, err)
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("publish audio %d: commit: %w", audioID, err)
+		return fmt.Errorf("finish audio %d: commit: %w", audioID, err)
 	}
 	return nil
 }
 
-func (s *Store) publishAudio(ctx context.Context, tx Tx, audioID int64, revision int, r narrator.Rendering) error {
+func (s *Store) finishAudio(ctx context.Context, tx Tx, audioID int64, revision int, r narrator.Rendering) error {
 	a, err := findAudioByID(ctx, tx, audioID, s.db.ForUpdate())
 	if err != nil {
 		return err
@@ -248,7 +248,7 @@ func (s *Store) publishAudio(ctx context.Context, tx Tx, audioID int64, revision
 	if err := LoadMedia(ctx, s.db, tx, a); err != nil {
 		return err
 	}
-	plan, err := narrator.PlanPublish(a, revision, r)
+	plan, err := narrator.PlanFinish(a, revision, r)
 	if err != nil {
 		return err
 	}
@@ -258,7 +258,7 @@ func (s *Store) publishAudio(ctx context.Context, tx Tx, audioID int64, revision
 		}
 	}
 	next := plan.Apply(a, r.Duration.Milliseconds(), s.now())
-	if _, err := tx.Exec(ctx, publishAudioSQL, next.DurationMS, next.UpdatedAt, audioID); err != nil {
+	if _, err := tx.Exec(ctx, finishAudioSQL, next.DurationMS, next.UpdatedAt, audioID); err != nil {
 		return err
 	}
 	return s.db.ApplyEffects(ctx, tx, &next, plan.Effects)

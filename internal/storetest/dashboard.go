@@ -83,7 +83,7 @@ var searchTests = []test{
 		p := mustProject(t, b.store)
 		other := mustProjectOf(t, b.store, p.AccountID)
 		a1 := mustAudio(t, b.store, p.ID, "one")
-		mustPublish(t, b.store, a1, "v1")
+		mustFinish(t, b.store, a1, "v1")
 		a2 := mustAudio(t, b.store, p.ID, "two")
 		gone := mustAudio(t, b.store, p.ID, "gone")
 		elsewhere := mustAudio(t, b.store, other.ID, "")
@@ -146,7 +146,7 @@ var regenerateTests = []test{
 	{"ProcessedKeepsMedia", func(t *testing.T, b *bundle) {
 		p := mustProject(t, b.store)
 		a := mustAudio(t, b.store, p.ID, "")
-		keys := mustPublish(t, b.store, a, "v1")
+		keys := mustFinish(t, b.store, a, "v1")
 		got, err := b.store.RegenerateAudio(t.Context(), p.ID, itoa(a.ID))
 		if err != nil {
 			t.Fatal(err)

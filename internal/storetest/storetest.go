@@ -50,7 +50,7 @@ type Store interface {
 	ListAudios(ctx context.Context, projectID int64, since time.Time, page, perPage int) ([]*narrator.Audio, error)
 
 	AudioForSynthesis(ctx context.Context, audioID int64) (*narrator.Audio, *narrator.Project, error)
-	PublishAudio(ctx context.Context, audioID int64, revision int, r narrator.Rendering) error
+	FinishAudio(ctx context.Context, audioID int64, revision int, r narrator.Rendering) error
 	FailAudio(ctx context.Context, audioID int64, revision int, message string) error
 	RegenerateAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error)
 	AccountUsage(ctx context.Context, accountID int64) (narrator.Usage, error)

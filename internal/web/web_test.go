@@ -485,7 +485,7 @@ func TestProjectsAndAudios(t *testing.T) {
 	}
 
 	// A processed audio shows its player and media URLs.
-	if err := b.store.PublishAudio(t.Context(), a.ID, 1, narrator.Rendering{Keys: map[string]string{"mp3": "tok/audio.mp3", "m3u8": "tok/audio.m3u8"}, Bytes: map[string]int64{"mp3": 1000, "m3u8": 100}, Duration: 61_500 * time.Millisecond}); err != nil {
+	if err := b.store.FinishAudio(t.Context(), a.ID, 1, narrator.Rendering{Keys: map[string]string{"mp3": "tok/audio.mp3", "m3u8": "tok/audio.m3u8"}, Bytes: map[string]int64{"mp3": 1000, "m3u8": 100}, Duration: 61_500 * time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
 	res = c.get(audioPath)
