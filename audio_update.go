@@ -64,7 +64,7 @@ func PlanCreate(a *Audio, now time.Time) CreatePlan {
 
 // UpdatePlan is what applying an update to a stored audio comes to. Stores
 // persist Next as it is and enqueue a synthesis of Next.Revision when
-// Respeak is set.
+// Resynthesize is set.
 type UpdatePlan struct {
 	// Next is the audio after the update, validated, with UpdatedAt moved
 	// if anything changed.
@@ -72,15 +72,15 @@ type UpdatePlan struct {
 	// Changed reports whether anything stored differs; when false, nothing
 	// is to be written.
 	Changed bool
-	// Respeak reports whether what is spoken changed: Next is then
+	// Resynthesize reports whether what is spoken changed: Next is then
 	// unprocessed at a new revision, without an error, and needs new speech.
 	// Its media keep their keys until the new speech is published.
-	Respeak bool
+	Resynthesize bool
 	// ExternalIDChanged reports whether Next takes a new, non-empty external
 	// ID, which the store must check is free among the project's live audios.
 	ExternalIDChanged bool
 	// Effects are what the update does besides its row (ChangeEffects):
-	// with Respeak, a synthesis of Next's revision (its Round set by the
+	// with Resynthesize, a synthesis of Next's revision (its Round set by the
 	// store) and the audio.updated event.
 	Effects Effects
 }
@@ -113,8 +113,8 @@ func PlanUpdate(cur *Audio, u AudioUpdate, now time.Time) (UpdatePlan, error) {
 	if err := next.Validate(); err != nil {
 		return UpdatePlan{}, err
 	}
-	plan := UpdatePlan{Respeak: !cur.SpokenEqual(&next)}
-	plan.Changed = plan.Respeak || next.ExternalID != cur.ExternalID || next.ArticleURL != cur.ArticleURL ||
+	plan := UpdatePlan{Resynthesize: !cur.SpokenEqual(&next)}
+	plan.Changed = plan.Resynthesize || next.ExternalID != cur.ExternalID || next.ArticleURL != cur.ArticleURL ||
 		!maps.Equal(next.Metadata, cur.Metadata)
 	if !plan.Changed {
 		plan.Next = *cur
@@ -122,7 +122,7 @@ func PlanUpdate(cur *Audio, u AudioUpdate, now time.Time) (UpdatePlan, error) {
 	}
 	plan.ExternalIDChanged = next.ExternalID != cur.ExternalID && next.ExternalID != ""
 	next.UpdatedAt = now
-	if plan.Respeak {
+	if plan.Resynthesize {
 		next.Resynthesize(now)
 	}
 	plan.Next = next

@@ -127,7 +127,7 @@ func TestPlanUpdate(t *testing.T) {
 	cases := []struct {
 		name                    string
 		u                       narrator.AudioUpdate
-		changed, respeak, newID bool
+		changed, resynthesize, newID bool
 		wantErr                 string
 	}{
 		{"nothing", narrator.AudioUpdate{}, false, false, false, ""},
@@ -154,9 +154,9 @@ func TestPlanUpdate(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if plan.Changed != c.changed || plan.Respeak != c.respeak || plan.ExternalIDChanged != c.newID {
-				t.Fatalf("plan = changed %v respeak %v new id %v, want %v %v %v",
-					plan.Changed, plan.Respeak, plan.ExternalIDChanged, c.changed, c.respeak, c.newID)
+			if plan.Changed != c.changed || plan.Resynthesize != c.resynthesize || plan.ExternalIDChanged != c.newID {
+				t.Fatalf("plan = changed %v resynthesize %v new id %v, want %v %v %v",
+					plan.Changed, plan.Resynthesize, plan.ExternalIDChanged, c.changed, c.resynthesize, c.newID)
 			}
 			n := plan.Next
 			switch {
@@ -165,9 +165,9 @@ func TestPlanUpdate(t *testing.T) {
 			case c.changed && !n.UpdatedAt.Equal(now):
 				t.Errorf("UpdatedAt = %v, want %v", n.UpdatedAt, now)
 			}
-			if c.respeak {
+			if c.resynthesize {
 				if n.State != narrator.StateUnprocessed || n.Revision != 4 || n.Error != "" {
-					t.Errorf("respoken audio = state %s revision %d, want unprocessed 4", n.State, n.Revision)
+					t.Errorf("resynthesized audio = state %s revision %d, want unprocessed 4", n.State, n.Revision)
 				}
 				if n.Media[0].Key != "old/audio.mp3" {
 					t.Errorf("media keys dropped before the new speech is published")

@@ -248,7 +248,7 @@ func cliEventBody(getenv func(string) string) narrator.EventBodyFunc {
 }
 
 // openStore opens the data a command-line tool works on. Its jobs (a
-// re-synthesis) are only inserted, for a server to work.
+// resynthesis) are only inserted, for a server to work.
 func openStore(ctx context.Context, e *env, finish func() (config.Backends, error)) (dataStore, error) {
 	bk, err := openCLIBackends(ctx, e, finish)
 	if err != nil {

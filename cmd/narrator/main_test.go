@@ -164,7 +164,7 @@ func TestCLI(t *testing.T) {
 
 	bad := [][]string{
 		{"pronunciations", "add", "--data", data, "--project", fmt.Sprint(proj.ID), "--phrase", "x"},
-		// the first re-synthesis is still queued: no server works it
+		// the first resynthesis is still queued: no server works it
 		{"pronunciations", "add", "--data", data, "--project", fmt.Sprint(proj.ID), "--phrase", "x", "--say", "ex", "--resynthesize"},
 		{"pronunciations", "remove", "--data", data, "--project", fmt.Sprint(proj.ID), "--id", "12345"},
 		{"pronunciations", "list", "--data", data},

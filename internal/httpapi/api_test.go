@@ -493,7 +493,7 @@ func TestUpdateAudio(t *testing.T) {
 
 	got = b.do(t, "PUT", b.audioPath(id), map[string]any{"api_key": b.key, "metadata": map[string]string{"b": "2"}}).object(t)
 	if got["state"] != "processed" {
-		t.Errorf("metadata change re-synthesised: %v", got)
+		t.Errorf("metadata change resynthesised: %v", got)
 	}
 	got = b.do(t, "PUT", b.audioPath("u1"), map[string]any{"api_key": b.key, "external_id": "u2"}).object(t)
 	if got["state"] != "processed" || got["external_id"] != "u2" {
@@ -501,7 +501,7 @@ func TestUpdateAudio(t *testing.T) {
 	}
 	got = b.do(t, "PUT", b.audioPath("u2"), map[string]any{"api_key": b.key, "title": "New title"}).object(t)
 	if got["state"] != "unprocessed" {
-		t.Errorf("title change did not re-synthesise: %v", got)
+		t.Errorf("title change did not resynthesise: %v", got)
 	}
 	if u, ok := got["media"].([]any)[0].(map[string]any)["url"].([]any); !ok || len(u) != 0 {
 		t.Errorf("unprocessed audio shows a url: %v", got["media"])
@@ -686,7 +686,7 @@ func TestPronunciations(t *testing.T) {
 	if again["id"] != rule["id"] || again["resynthesis"] != "queued" {
 		t.Errorf("replace with resynthesis: %v", again)
 	}
-	// One re-synthesis per project at a time: the first is still queued
+	// One resynthesis per project at a time: the first is still queued
 	// (this server works no jobs).
 	wantError(t, b.do(t, "POST", path, map[string]any{"api_key": b.key, "phrase": "nginx", "say": "engine x", "resynthesize": true}),
 		409, 40, "already under way")

@@ -100,7 +100,7 @@ type Deps struct {
 	// Queue gives queue positions to the progress extension; nil leaves
 	// them out.
 	Queue QueuePositioner
-	// Resynthesis queues the re-synthesis that a pronunciation change may
+	// Resynthesis queues the resynthesis that a pronunciation change may
 	// ask for (jobs.Queue); without it, resynthesize=true is refused.
 	Resynthesis ResynthesisQueue
 	// Pages reads the pages the import extension imports; nil turns the

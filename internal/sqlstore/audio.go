@@ -332,26 +332,26 @@ func (s *Store) DeleteAudio(ctx context.Context, projectID int64, ref string) (*
 	return &plan.Next, nil
 }
 
-// RegenerateAudio makes a live audio, found by reference as FindAudio does,
+// ResynthesizeAudio makes a live audio, found by reference as FindAudio does,
 // unprocessed again even if its text is unchanged: in one transaction it
 // clears its error, bumps its revision and enqueues its synthesis. Its
 // media keep their keys until the new result is published. It returns the
 // updated audio, or ENOTFOUND.
-func (s *Store) RegenerateAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error) {
+func (s *Store) ResynthesizeAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error) {
 	tx, err := s.db.BeginWrite(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("regenerate audio %q: %w", ref, err)
+		return nil, fmt.Errorf("resynthesize audio %q: %w", ref, err)
 	}
 	defer tx.Rollback(ctx)
 	a, err := s.db.ResolveAudio(ctx, tx, projectID, ref)
 	if err != nil {
-		return nil, fmt.Errorf("regenerate audio %q in project %d: %w", ref, projectID, err)
+		return nil, fmt.Errorf("resynthesize audio %q in project %d: %w", ref, projectID, err)
 	}
 	if err := Resynthesize(ctx, s, tx, a); err != nil {
 		return nil, err
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return nil, fmt.Errorf("regenerate audio %d: commit: %w", a.ID, err)
+		return nil, fmt.Errorf("resynthesize audio %d: commit: %w", a.ID, err)
 	}
 	return a, nil
 }
@@ -363,7 +363,7 @@ WHERE id = ?`
 // Resynthesize makes a, a live audio locked in tx of the store s,
 // unprocessed at a new revision (narrator.Audio.Resynthesize) with the
 // change's effects, its synthesis among them. The account's limits apply
-// (narrator.Limits.CheckSynthesis), to a publisher's regenerate and to a
+// (narrator.Limits.CheckSynthesis), to a publisher's resynthesis and to a
 // pronunciation rule's re-queueing alike.
 func Resynthesize(ctx context.Context, s *Store, tx Tx, a *narrator.Audio) error {
 	round, err := s.db.PlanSynthesis(ctx, tx, a.ProjectID, a.State != narrator.StateUnprocessed, true)

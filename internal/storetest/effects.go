@@ -41,10 +41,10 @@ var effectTests = []test{
 		wantEqual(t, "finish that replaces media", b.rec.Steps(),
 			[]string{"usage", "jobs", "job delete_media", "deliveries", "render audio.processed", "job webhook_delivery"})
 
-		if got, err = b.store.RegenerateAudio(ctx, p.ID, "e-1"); err != nil {
+		if got, err = b.store.ResynthesizeAudio(ctx, p.ID, "e-1"); err != nil {
 			t.Fatal(err)
 		}
-		wantEqual(t, "regenerate", b.rec.Steps(), []string{"usage", "jobs", "supersede", "job synthesize_audio"})
+		wantEqual(t, "resynthesize", b.rec.Steps(), []string{"usage", "jobs", "supersede", "job synthesize_audio"})
 
 		if err := b.store.FailAudio(ctx, got.ID, got.Revision, "the engine broke"); err != nil {
 			t.Fatal(err)

@@ -271,13 +271,13 @@ var feedTests = []test{
 		}
 		// ... or to be synthesised again.
 		regenAt := b.clock.Advance(time.Minute)
-		if _, err := b.store.RegenerateAudio(ctx, p.ID, "p2"); err != nil {
+		if _, err := b.store.ResynthesizeAudio(ctx, p.ID, "p2"); err != nil {
 			t.Fatal(err)
 		}
 		c = mustFeedContent(t, b.store, feedToken('a'), 10)
-		wantEqual(t, "after regenerate", ids(c.Audios), []int64{want[0], want[1]})
+		wantEqual(t, "after resynthesize", ids(c.Audios), []int64{want[0], want[1]})
 		if !c.AudiosChangedAt.Equal(regenAt) {
-			t.Errorf("after regenerate: audios changed at %v, want %v", c.AudiosChangedAt, regenAt)
+			t.Errorf("after resynthesize: audios changed at %v, want %v", c.AudiosChangedAt, regenAt)
 		}
 		if got := c.LastModified(); !got.Equal(regenAt) {
 			t.Errorf("LastModified = %v, want %v", got, regenAt)

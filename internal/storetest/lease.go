@@ -129,7 +129,7 @@ var leaseTests = []test{
 		if err := b.store.FailAudio(ctx, f.ID, 1, "no"); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := b.store.RegenerateAudio(ctx, p.ID, "fail"); err != nil {
+		if _, err := b.store.ResynthesizeAudio(ctx, p.ID, "fail"); err != nil {
 			t.Fatal(err)
 		}
 		if ok, err := b.store.LeaseSynthesis(ctx, f.ID, 2, "other", until); err != nil || !ok {

@@ -60,7 +60,7 @@ var quotaTests = []test{
 		wantUsage(t, b.store, acc, 1, sizeA)
 		// A new revision queues it again and keeps its old files counted
 		// until the new ones replace them.
-		if _, err := b.store.RegenerateAudio(t.Context(), p.ID, "a"); err != nil {
+		if _, err := b.store.ResynthesizeAudio(t.Context(), p.ID, "a"); err != nil {
 			t.Fatal(err)
 		}
 		wantUsage(t, b.store, acc, 2, sizeA)
@@ -141,7 +141,7 @@ var quotaTests = []test{
 		mustAudio(t, b.store, projects[0].ID, "fits")
 		_, err = b.store.UpdateAudio(t.Context(), audios[1].ProjectID, audios[1].ExternalID, narrator.AudioUpdate{Body: &body})
 		wantCode(t, err, narrator.EQUEUEFULL)
-		_, err = b.store.RegenerateAudio(t.Context(), audios[1].ProjectID, audios[1].ExternalID)
+		_, err = b.store.ResynthesizeAudio(t.Context(), audios[1].ProjectID, audios[1].ExternalID)
 		wantCode(t, err, narrator.EQUEUEFULL)
 		if got := mustFindAudio(t, b.store, audios[1].ProjectID, audios[1].ExternalID); got.State != narrator.StateProcessed {
 			t.Errorf("refused update left state %q, want processed", got.State)

@@ -140,7 +140,7 @@ var webhookEventTests = []test{
 		if err := b.store.FailAudio(ctx, a.ID, 2, "again"); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := b.store.RegenerateAudio(ctx, p.ID, "ext"); err != nil {
+		if _, err := b.store.ResynthesizeAudio(ctx, p.ID, "ext"); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := b.store.DeleteAudio(ctx, p.ID, "ext"); err != nil {

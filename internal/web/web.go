@@ -72,8 +72,8 @@ type Store interface {
 	// same external_id instead of making a duplicate.
 	CreateAudio(ctx context.Context, a *narrator.Audio) (created bool, err error)
 	UpdateAudio(ctx context.Context, projectID int64, ref string, u narrator.AudioUpdate) (*narrator.Audio, error)
-	// RegenerateAudio re-synthesises an audio even if its text is unchanged.
-	RegenerateAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error)
+	// ResynthesizeAudio resynthesises an audio even if its text is unchanged.
+	ResynthesizeAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error)
 	DeleteAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error)
 	// AudioListens returns an audio's listening counts of all time.
 	AudioListens(ctx context.Context, audioID int64) (narrator.ListenCounts, error)
