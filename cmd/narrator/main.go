@@ -80,7 +80,7 @@ func commands(e *env) []namedCommand {
 }
 
 // renamedCommands maps a command's old name, still an alias for one
-// release, to its new one (docs/decisions/sources.md).
+// release, to its new one (docs/decisions/vocabulary.md).
 var renamedCommands = map[string]string{"feeds": "sources"}
 
 // find returns the command that word names, or nil.

@@ -145,7 +145,7 @@ func notFound(w http.ResponseWriter, r *http.Request) error {
 // handler of its /sources successor: it names the path's feed_id source_id
 // and adds the headers Deprecation: true and a Link to the successor
 // (rel="successor-version"). The aliases answer for one release
-// (docs/decisions/sources.md).
+// (docs/decisions/vocabulary.md).
 func feedsAlias(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if id := r.PathValue("feed_id"); id != "" {
