@@ -125,10 +125,10 @@ func TestPlanUpdate(t *testing.T) {
 	now := time.Unix(200, 0)
 	s := func(v string) *string { return &v }
 	cases := []struct {
-		name                    string
-		u                       narrator.AudioUpdate
+		name                         string
+		u                            narrator.AudioUpdate
 		changed, resynthesize, newID bool
-		wantErr                 string
+		wantErr                      string
 	}{
 		{"nothing", narrator.AudioUpdate{}, false, false, false, ""},
 		{"same values", narrator.AudioUpdate{Title: s("T"), Body: s("B.")}, false, false, false, ""},
