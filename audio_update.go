@@ -64,7 +64,7 @@ func PlanCreate(a *Audio, now time.Time) CreatePlan {
 
 // UpdatePlan is what applying an update to a stored audio comes to. Stores
 // persist Next as it is and enqueue a synthesis of Next.Revision when
-// Respeak is set.
+// Resynthesize is set.
 type UpdatePlan struct {
 	// Next is the audio after the update, validated, with UpdatedAt moved
 	// if anything changed.
@@ -72,15 +72,15 @@ type UpdatePlan struct {
 	// Changed reports whether anything stored differs; when false, nothing
 	// is to be written.
 	Changed bool
-	// Respeak reports whether what is spoken changed: Next is then
+	// Resynthesize reports whether what is spoken changed: Next is then
 	// unprocessed at a new revision, without an error, and needs new speech.
 	// Its media keep their keys until the new speech is published.
-	Respeak bool
+	Resynthesize bool
 	// ExternalIDChanged reports whether Next takes a new, non-empty external
 	// ID, which the store must check is free among the project's live audios.
 	ExternalIDChanged bool
 	// Effects are what the update does besides its row (ChangeEffects):
-	// with Respeak, a synthesis of Next's revision (its Round set by the
+	// with Resynthesize, a synthesis of Next's revision (its Round set by the
 	// store) and the audio.updated event.
 	Effects Effects
 }
@@ -113,8 +113,8 @@ func PlanUpdate(cur *Audio, u AudioUpdate, now time.Time) (UpdatePlan, error) {
 	if err := next.Validate(); err != nil {
 		return UpdatePlan{}, err
 	}
-	plan := UpdatePlan{Respeak: !cur.SpokenEqual(&next)}
-	plan.Changed = plan.Respeak || next.ExternalID != cur.ExternalID || next.ArticleURL != cur.ArticleURL ||
+	plan := UpdatePlan{Resynthesize: !cur.SpokenEqual(&next)}
+	plan.Changed = plan.Resynthesize || next.ExternalID != cur.ExternalID || next.ArticleURL != cur.ArticleURL ||
 		!maps.Equal(next.Metadata, cur.Metadata)
 	if !plan.Changed {
 		plan.Next = *cur
@@ -122,7 +122,7 @@ func PlanUpdate(cur *Audio, u AudioUpdate, now time.Time) (UpdatePlan, error) {
 	}
 	plan.ExternalIDChanged = next.ExternalID != cur.ExternalID && next.ExternalID != ""
 	next.UpdatedAt = now
-	if plan.Respeak {
+	if plan.Resynthesize {
 		next.Resynthesize(now)
 	}
 	plan.Next = next
@@ -159,54 +159,54 @@ func PlanFail(a *Audio, revision int) bool {
 
 // Rendering is what one synthesis of an audio stored in the media store:
 // its media by content type, with their sizes, and its length. A renderer
-// returns it and the stores publish it (PlanPublish).
+// returns it and the stores finish it (PlanFinish).
 type Rendering struct {
 	Keys     map[string]string // content type → media key
 	Bytes    map[string]int64  // content type → size in bytes of the object at Keys
 	Duration time.Duration
 }
 
-// PublishPlan is what publishing a revision of an audio comes to.
-type PublishPlan struct {
+// FinishPlan is what finishing a revision of an audio comes to.
+type FinishPlan struct {
 	// Media are the audio's media whose key changes, with their new Key
 	// and Bytes; stores set those and mark the audio processed.
 	Media []Media
-	// Effects are what publishing does besides the audio's rows
+	// Effects are what finishing does besides the audio's rows
 	// (ChangeEffects): the account's usage, the removal of the keys the
 	// new ones replace (DeleteMedia), the audio.processed event.
 	Effects Effects
 }
 
-// PlanPublish checks that the given revision of a, as stored with its media,
+// PlanFinish checks that the given revision of a, as stored with its media,
 // may be published with r, and returns what the store writes. It returns
 // an ECONFLICT *Error, and nothing may be written, if a is deleted, at
 // another revision, or already processed at this revision: a result is
 // published once, and a stale or duplicate rendering is discarded by its
 // worker. Keys for content types a has no media of, empty keys, keys
 // without a positive size, and a negative duration are an EINVALID *Error.
-func PlanPublish(a *Audio, revision int, r Rendering) (PublishPlan, error) {
+func PlanFinish(a *Audio, revision int, r Rendering) (FinishPlan, error) {
 	switch {
 	case a.Deleted:
-		return PublishPlan{}, Errorf(ECONFLICT, "audio %d is deleted", a.ID)
+		return FinishPlan{}, Errorf(ECONFLICT, "audio %d is deleted", a.ID)
 	case a.Revision != revision:
-		return PublishPlan{}, Errorf(ECONFLICT, "audio %d is at revision %d", a.ID, a.Revision)
+		return FinishPlan{}, Errorf(ECONFLICT, "audio %d is at revision %d", a.ID, a.Revision)
 	case a.State == StateProcessed:
-		return PublishPlan{}, Errorf(ECONFLICT, "audio %d revision %d is already published", a.ID, revision)
+		return FinishPlan{}, Errorf(ECONFLICT, "audio %d revision %d is already published", a.ID, revision)
 	case r.Duration < 0:
-		return PublishPlan{}, Errorf(EINVALID, "negative duration %v", r.Duration)
+		return FinishPlan{}, Errorf(EINVALID, "negative duration %v", r.Duration)
 	}
 	for ct, key := range r.Keys {
 		if _, ok := a.MediaOf(ct); !ok {
-			return PublishPlan{}, Errorf(EINVALID, "audio %d has no %q media", a.ID, ct)
+			return FinishPlan{}, Errorf(EINVALID, "audio %d has no %q media", a.ID, ct)
 		}
 		if key == "" {
-			return PublishPlan{}, Errorf(EINVALID, "empty key for %s media", ct)
+			return FinishPlan{}, Errorf(EINVALID, "empty key for %s media", ct)
 		}
 		if r.Bytes[ct] <= 0 {
-			return PublishPlan{}, Errorf(EINVALID, "no size for %s media %q", ct, key)
+			return FinishPlan{}, Errorf(EINVALID, "no size for %s media %q", ct, key)
 		}
 	}
-	var plan PublishPlan
+	var plan FinishPlan
 	for _, m := range a.Media {
 		key, ok := r.Keys[m.ContentType]
 		if !ok || key == m.Key {
@@ -220,10 +220,10 @@ func PlanPublish(a *Audio, revision int, r Rendering) (PublishPlan, error) {
 	return plan, nil
 }
 
-// Apply returns a, as stored before the plan, as the plan publishes it with
+// Apply returns a, as stored before the plan, as the plan finishes it with
 // its duration at time now: processed, without an error, its media's keys
 // set. Stores tell webhooks of this audio.
-func (p PublishPlan) Apply(a *Audio, durationMS int64, now time.Time) Audio {
+func (p FinishPlan) Apply(a *Audio, durationMS int64, now time.Time) Audio {
 	next := *a
 	next.Media = append([]Media(nil), a.Media...)
 	for _, m := range p.Media {

@@ -50,7 +50,7 @@ func TestPlanFail(t *testing.T) {
 	}
 }
 
-func TestPlanPublish(t *testing.T) {
+func TestPlanFinish(t *testing.T) {
 	t.Parallel()
 	a := narrator.Audio{ID: 1, Revision: 2, State: narrator.StateUnprocessed, Media: []narrator.Media{
 		{ID: 10, ContentType: narrator.ContentTypeMP3, Key: "old/audio.mp3"},
@@ -61,11 +61,11 @@ func TestPlanPublish(t *testing.T) {
 		Bytes:    map[string]int64{narrator.ContentTypeMP3: 5000, narrator.ContentTypeM3U8: 120},
 		Duration: time.Second,
 	}
-	got, err := narrator.PlanPublish(&a, 2, r)
+	got, err := narrator.PlanFinish(&a, 2, r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := narrator.PublishPlan{
+	want := narrator.FinishPlan{
 		Media: []narrator.Media{
 			{ID: 10, ContentType: narrator.ContentTypeMP3, Key: "new/audio.mp3", Bytes: 5000},
 			{ID: 11, ContentType: narrator.ContentTypeM3U8, Key: "new/audio.m3u8", Bytes: 120},
@@ -73,16 +73,16 @@ func TestPlanPublish(t *testing.T) {
 		Effects: narrator.Effects{Queued: -1, MediaBytes: 5120, DeleteMedia: []string{"old/audio.mp3"}, Event: narrator.EventAudioProcessed},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("PlanPublish (-want +got):\n%s", diff)
+		t.Errorf("PlanFinish (-want +got):\n%s", diff)
 	}
 	if a.Media[0].Key != "old/audio.mp3" {
-		t.Error("PlanPublish changed the audio's media")
+		t.Error("PlanFinish changed the audio's media")
 	}
 	// An unchanged key is neither set nor replaced.
 	mp3 := func(key string, size int64) narrator.Rendering {
 		return narrator.Rendering{Keys: map[string]string{narrator.ContentTypeMP3: key}, Bytes: map[string]int64{narrator.ContentTypeMP3: size}}
 	}
-	got, err = narrator.PlanPublish(&a, 2, mp3("old/audio.mp3", 10))
+	got, err = narrator.PlanFinish(&a, 2, mp3("old/audio.mp3", 10))
 	if err != nil || len(got.Media) != 0 || len(got.Effects.DeleteMedia) != 0 {
 		t.Errorf("same key: %+v, %v", got, err)
 	}
@@ -101,7 +101,7 @@ func TestPlanPublish(t *testing.T) {
 		"zero size":         {a, 2, mp3("k/audio.mp3", 0), narrator.EINVALID},
 		"negative duration": {a, 2, narrator.Rendering{Duration: -time.Second}, narrator.EINVALID},
 	} {
-		if _, err := narrator.PlanPublish(&tc.audio, tc.revision, tc.rendering); narrator.ErrorCode(err) != tc.code {
+		if _, err := narrator.PlanFinish(&tc.audio, tc.revision, tc.rendering); narrator.ErrorCode(err) != tc.code {
 			t.Errorf("%s: %v, want code %s", name, err, tc.code)
 		}
 	}
@@ -125,10 +125,10 @@ func TestPlanUpdate(t *testing.T) {
 	now := time.Unix(200, 0)
 	s := func(v string) *string { return &v }
 	cases := []struct {
-		name                    string
-		u                       narrator.AudioUpdate
-		changed, respeak, newID bool
-		wantErr                 string
+		name                         string
+		u                            narrator.AudioUpdate
+		changed, resynthesize, newID bool
+		wantErr                      string
 	}{
 		{"nothing", narrator.AudioUpdate{}, false, false, false, ""},
 		{"same values", narrator.AudioUpdate{Title: s("T"), Body: s("B.")}, false, false, false, ""},
@@ -154,9 +154,9 @@ func TestPlanUpdate(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if plan.Changed != c.changed || plan.Respeak != c.respeak || plan.ExternalIDChanged != c.newID {
-				t.Fatalf("plan = changed %v respeak %v new id %v, want %v %v %v",
-					plan.Changed, plan.Respeak, plan.ExternalIDChanged, c.changed, c.respeak, c.newID)
+			if plan.Changed != c.changed || plan.Resynthesize != c.resynthesize || plan.ExternalIDChanged != c.newID {
+				t.Fatalf("plan = changed %v resynthesize %v new id %v, want %v %v %v",
+					plan.Changed, plan.Resynthesize, plan.ExternalIDChanged, c.changed, c.resynthesize, c.newID)
 			}
 			n := plan.Next
 			switch {
@@ -165,9 +165,9 @@ func TestPlanUpdate(t *testing.T) {
 			case c.changed && !n.UpdatedAt.Equal(now):
 				t.Errorf("UpdatedAt = %v, want %v", n.UpdatedAt, now)
 			}
-			if c.respeak {
+			if c.resynthesize {
 				if n.State != narrator.StateUnprocessed || n.Revision != 4 || n.Error != "" {
-					t.Errorf("respoken audio = state %s revision %d, want unprocessed 4", n.State, n.Revision)
+					t.Errorf("resynthesized audio = state %s revision %d, want unprocessed 4", n.State, n.Revision)
 				}
 				if n.Media[0].Key != "old/audio.mp3" {
 					t.Errorf("media keys dropped before the new speech is published")

@@ -116,7 +116,7 @@ func IsMediaFolder(name string) bool {
 // OrphanMediaAge is how long after its last file was written a rendering's
 // folder that no audio owns (none of its media and none of its progress
 // name it) is deleted, while renderings may be under way
-// (MediaOrphanCutoff). An attempt writes its files and publishes them
+// (MediaOrphanCutoff). An attempt writes its files and finishes them
 // within its time limit (twenty minutes), so a folder that has gone this
 // long unowned and untouched was left by a process that died, or by an
 // attempt whose files were never published.

@@ -21,9 +21,9 @@ func TestChangeEffects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	respoken := cur
-	respoken.Resynthesize(now)
-	publish, err := narrator.PlanPublish(&respoken, 2, narrator.Rendering{
+	resynthesized := cur
+	resynthesized.Resynthesize(now)
+	finish, err := narrator.PlanFinish(&resynthesized, 2, narrator.Rendering{
 		Keys: map[string]string{narrator.ContentTypeMP3: "n/a.mp3"}, Bytes: map[string]int64{narrator.ContentTypeMP3: 150}})
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +41,7 @@ func TestChangeEffects(t *testing.T) {
 		{"update", update.Effects,
 			narrator.Effects{ProjectID: 7, Queued: 1, Synthesize: true, Supersede: true, Event: narrator.EventAudioUpdated},
 			[]narrator.EffectStep{narrator.StepUsage, narrator.StepJobs, narrator.StepDeliveries}},
-		{"publish", publish.Effects,
+		{"finish", finish.Effects,
 			narrator.Effects{ProjectID: 7, Queued: -1, MediaBytes: 50, DeleteMedia: []string{"k/a.mp3"}, Event: narrator.EventAudioProcessed},
 			[]narrator.EffectStep{narrator.StepUsage, narrator.StepJobs, narrator.StepDeliveries}},
 		{"failure", narrator.ChangeEffects(&unprocessed, &failed),
@@ -50,7 +50,7 @@ func TestChangeEffects(t *testing.T) {
 		{"delete", narrator.PlanDelete(&cur).Effects,
 			narrator.Effects{ProjectID: 7, AudioCount: -1, MediaBytes: -100, DeleteMedia: []string{"k/a.mp3"}, Event: narrator.EventAudioDeleted},
 			[]narrator.EffectStep{narrator.StepUsage, narrator.StepAudioCount, narrator.StepJobs, narrator.StepDeliveries}},
-		{"regenerate", narrator.ChangeEffects(&cur, &respoken),
+		{"resynthesize", narrator.ChangeEffects(&cur, &resynthesized),
 			narrator.Effects{ProjectID: 7, Queued: 1, Synthesize: true, Supersede: true},
 			[]narrator.EffectStep{narrator.StepUsage, narrator.StepJobs}},
 		{"unchanged", narrator.ChangeEffects(&cur, &cur), narrator.Effects{ProjectID: 7}, nil},

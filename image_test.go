@@ -29,11 +29,11 @@ func TestArticleImageURL(t *testing.T) {
 func TestArticleImageSources(t *testing.T) {
 	t.Parallel()
 	src := &narrator.Source{ID: 3, ProjectID: 1}
-	fa, err := src.ItemAudio(&narrator.FeedItem{GUID: "a", Content: "Text.", Image: "https://cdn.example/item.jpg"})
+	fa, err := src.ItemAudio(&narrator.SourceItem{GUID: "a", Content: "Text.", Image: "https://cdn.example/item.jpg"})
 	if err != nil || narrator.ArticleImage(fa.Audio) != "https://cdn.example/item.jpg" {
 		t.Errorf("feed item: %v, %v", err, fa)
 	}
-	fa, err = src.ItemAudio(&narrator.FeedItem{GUID: "b", Content: "Text.", Image: "javascript:x"})
+	fa, err = src.ItemAudio(&narrator.SourceItem{GUID: "b", Content: "Text.", Image: "javascript:x"})
 	if err != nil || narrator.ArticleImage(fa.Audio) != "" || fa.Audio.Metadata[narrator.MetadataImage] != "" {
 		t.Errorf("feed item with a bad image: %v, %v", err, fa.Audio.Metadata)
 	}

@@ -71,7 +71,7 @@ type SpeechRatePlan struct {
 // from then on (a new audio, a change of title, body or author, a
 // regeneration, a re-synthesis after a pronunciation rule) speaks at the
 // rate stored when it runs. It returns an EINVALID *Error for a rate
-// outside [MinSpeechRate, MaxSpeechRate].
+// resynthesis, after a pronunciation rule or not) speaks at the
 func PlanSpeechRate(cur *Project, rate float64) (SpeechRatePlan, error) {
 	if err := checkSpeechRate(rate); err != nil {
 		return SpeechRatePlan{}, err

@@ -172,7 +172,7 @@ func TestUsageDelta(t *testing.T) {
 		bytes         int64
 	}{
 		{"create", nil, queued, 1, 0},
-		{"publish", queued, processed, -1, 1000},
+		{"finish", queued, processed, -1, 1000},
 		{"new revision", processed, requeued, 1, 0},
 		{"fail", requeued, failed, -1, 0},
 		{"delete", requeued, deleted, -1, -1000},

@@ -38,8 +38,8 @@ func (p *Pronunciation) NeedsResynthesis(a *Audio) bool {
 		(p.Matches(a.Title) || p.Matches(a.Body) || p.Matches(a.Author))
 }
 
-// ResynthesisBusy is the refusal of a second re-synthesis of a project
+// ResynthesisBusy is the refusal of a second resynthesis of a project
 // while one is queued or running.
 func ResynthesisBusy(projectID int64) error {
-	return Errorf(ECONFLICT, "a re-synthesis of project %d is already under way; ask again once it has finished", projectID)
+	return Errorf(ECONFLICT, "a resynthesis of project %d is already under way; ask again once it has finished", projectID)
 }

@@ -31,11 +31,11 @@ const (
 	MaxSourceHeaders = 20
 	// MaxSourceHeaderBytes bounds one header's name and value together.
 	MaxSourceHeaderBytes = 4_096
-	// MaxItemsPerFeed is how many of a feed's items are read, in the
+	// MaxItemsPerSource is how many of a feed's items are read, in the
 	// feed's order (newest first, as feeds are written); the rest are
 	// ignored, so that a feed of 100,000 items costs no more than one of
 	// this many.
-	MaxItemsPerFeed = 1_000
+	MaxItemsPerSource = 1_000
 	// MaxItemsPerPoll caps the audios one poll creates or updates; the
 	// items past it wait for the next poll.
 	MaxItemsPerPoll = 100
@@ -58,9 +58,9 @@ const (
 	ReadBudget = 2 * time.Minute
 )
 
-// DueFeed is a feed due to be read and not being read, as a store finds it
+// DueSource is a feed due to be read and not being read, as a store finds it
 // for FairReads.
-type DueFeed struct {
+type DueSource struct {
 	ID, AccountID int64
 }
 
@@ -73,7 +73,7 @@ type DueFeed struct {
 // read at once: inFlight counts, by account, the feeds being read now
 // (their leases unexpired, manual reads included). Both stores apply it
 // (DueSources), and check MayRead again as they claim a feed.
-func FairReads(due []DueFeed, inFlight map[int64]int, limit int) []int64 {
+func FairReads(due []DueSource, inFlight map[int64]int, limit int) []int64 {
 	type pick struct {
 		id   int64
 		turn int
@@ -380,8 +380,8 @@ func (s *Source) Validate() error {
 			return Errorf(EINVALID, "mapping: %s maps to %q, which is not one of %s", field, item, strings.Join(SourceItemFields, ", "))
 		}
 	}
-	if s.BackfillItems < 0 || s.BackfillItems > MaxItemsPerFeed {
-		return Errorf(EINVALID, "backfill_items must be 0 to %d", MaxItemsPerFeed)
+	if s.BackfillItems < 0 || s.BackfillItems > MaxItemsPerSource {
+		return Errorf(EINVALID, "backfill_items must be 0 to %d", MaxItemsPerSource)
 	}
 	if s.BackfillSince < 0 {
 		return Errorf(EINVALID, "backfill_days must not be negative")
@@ -415,8 +415,8 @@ func (s *Source) HeaderNames() []string {
 	return names
 }
 
-// FeedItem is one item of a feed as parsed, before mapping.
-type FeedItem struct {
+// SourceItem is one item of a feed as parsed, before mapping.
+type SourceItem struct {
 	GUID, Link, Title, Content, Summary, Author string
 	Categories                                  []string
 	Published                                   time.Time // zero when the feed gives no date
@@ -431,7 +431,7 @@ type FeedItem struct {
 
 // Date is the item's version date: when it last changed, else when it was
 // published; zero when the feed gives neither.
-func (it *FeedItem) Date() time.Time {
+func (it *SourceItem) Date() time.Time {
 	if !it.Updated.IsZero() {
 		return it.Updated
 	}
@@ -439,7 +439,7 @@ func (it *FeedItem) Date() time.Time {
 }
 
 // field returns the item field of that name.
-func (it *FeedItem) field(name string) string {
+func (it *SourceItem) field(name string) string {
 	switch name {
 	case "guid":
 		return it.GUID
@@ -458,7 +458,7 @@ func (it *FeedItem) field(name string) string {
 }
 
 // value returns the audio field's value for it under s's mapping.
-func (s *Source) value(it *FeedItem, field string) string {
+func (s *Source) value(it *SourceItem, field string) string {
 	if name, ok := s.Mapping[field]; ok {
 		return strings.TrimSpace(it.field(name))
 	}
@@ -495,7 +495,7 @@ func ItemExternalID(sourceID int64, key string) string {
 // ItemID returns the external ID of the audio of an item (ItemExternalID
 // of its key: its guid, or what the mapping says), "" for an item without
 // a key.
-func (s *Source) ItemID(it *FeedItem) string {
+func (s *Source) ItemID(it *SourceItem) string {
 	key := s.value(it, "external_id")
 	if key == "" {
 		return ""
@@ -512,7 +512,7 @@ type SourceAudio struct {
 	// Cut names the fields cut to their limit ("title", "author"), which
 	// a read notes on its feed.
 	Cut []string
-	// Date is the item's version date (FeedItem.Date), which holds a
+	// Date is the item's version date (SourceItem.Date), which holds a
 	// pushed change to ItemChanged's rule.
 	Date time.Time
 }
@@ -524,7 +524,7 @@ type SourceAudio struct {
 // language, if it names one, goes in the metadata under
 // MetadataLanguage and its image under MetadataImage; they are not
 // hashed, so that items read before they were kept are not narrated again.
-func (s *Source) ItemAudio(it *FeedItem) (*SourceAudio, error) {
+func (s *Source) ItemAudio(it *SourceItem) (*SourceAudio, error) {
 	key := s.value(it, "external_id")
 	if key == "" {
 		return nil, Errorf(EINVALID, "an item has neither guid nor link")
@@ -577,12 +577,12 @@ func (s *Source) ItemAudio(it *FeedItem) (*SourceAudio, error) {
 // (in the feed's order), those published within s.BackfillSince of now,
 // then the latest s.BackfillItems of those, by date where items have one.
 // With neither set it keeps the latest DefaultBackfillItems.
-func (s *Source) Backfill(items []*FeedItem, now time.Time) []*FeedItem {
+func (s *Source) Backfill(items []*SourceItem, now time.Time) []*SourceItem {
 	n, since := s.BackfillItems, s.BackfillSince
 	if n == 0 && since == 0 {
 		n = DefaultBackfillItems
 	}
-	var keep []*FeedItem
+	var keep []*SourceItem
 	for _, it := range items {
 		if since > 0 && (it.Published.IsZero() || it.Published.Before(now.Add(-since))) {
 			continue

@@ -52,7 +52,7 @@ func TestItemAudio(t *testing.T) {
 	s := narrator.NewSource(7, "https://example.com/feed.xml")
 	s.ID = 3
 	published := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
-	it := &narrator.FeedItem{GUID: "urn:1", Link: "https://example.com/a", Title: "A", Content: "<p>Full</p>", Summary: "Short",
+	it := &narrator.SourceItem{GUID: "urn:1", Link: "https://example.com/a", Title: "A", Content: "<p>Full</p>", Summary: "Short",
 		Author: "Ann", Categories: []string{"News", "World"}, Published: published}
 	x, err := s.ItemAudio(it)
 	if err != nil {
@@ -78,7 +78,7 @@ func TestItemAudio(t *testing.T) {
 	if id := narrator.ItemExternalID(3, strings.Repeat("x", 300)); len(id) > narrator.MaxExternalIDChars || !strings.HasPrefix(id, "feed-3:sha256:") {
 		t.Errorf("ItemExternalID of a long key = %q", id)
 	}
-	if _, err := s.ItemAudio(&narrator.FeedItem{Title: "no key"}); narrator.ErrorCode(err) != narrator.EINVALID {
+	if _, err := s.ItemAudio(&narrator.SourceItem{Title: "no key"}); narrator.ErrorCode(err) != narrator.EINVALID {
 		t.Errorf("ItemAudio of an item without guid or link: %v, want EINVALID", err)
 	}
 }
@@ -86,11 +86,11 @@ func TestItemAudio(t *testing.T) {
 func TestBackfill(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 5, 10, 0, 0, 0, 0, time.UTC)
-	var items []*narrator.FeedItem
+	var items []*narrator.SourceItem
 	for i := range 30 { // newest first, one a day
-		items = append(items, &narrator.FeedItem{GUID: string(rune('a' + i)), Published: now.AddDate(0, 0, -i)})
+		items = append(items, &narrator.SourceItem{GUID: string(rune('a' + i)), Published: now.AddDate(0, 0, -i)})
 	}
-	guids := func(its []*narrator.FeedItem) string {
+	guids := func(its []*narrator.SourceItem) string {
 		var b strings.Builder
 		for _, it := range its {
 			b.WriteString(it.GUID)
@@ -297,16 +297,16 @@ func TestItemAudioTitleAndLanguage(t *testing.T) {
 	s.ID = 3
 	for _, tc := range []struct {
 		name      string
-		item      narrator.FeedItem
+		item      narrator.SourceItem
 		wantTitle string
 		wantCut   []string
 		wantLang  string
 	}{
-		{"untitled", narrator.FeedItem{GUID: "1", Link: "http://scripting.com/2017/05/09/a.html", Summary: "Text."}, "", nil, ""},
-		{"long title", narrator.FeedItem{GUID: "2", Title: strings.Repeat("T", narrator.MaxTitleChars+1), Summary: "Text."}, strings.Repeat("T", narrator.MaxTitleChars), []string{"title"}, ""},
-		{"long author", narrator.FeedItem{GUID: "3", Title: "A", Author: strings.Repeat("a", narrator.MaxAuthorChars+1), Summary: "Text."}, "A", []string{"author"}, ""},
-		{"language", narrator.FeedItem{GUID: "4", Title: "A", Summary: "Text.", Language: " fr-CA "}, "A", nil, "fr-CA"},
-		{"not a language", narrator.FeedItem{GUID: "5", Title: "A", Summary: "Text.", Language: "<script>"}, "A", nil, ""},
+		{"untitled", narrator.SourceItem{GUID: "1", Link: "http://scripting.com/2017/05/09/a.html", Summary: "Text."}, "", nil, ""},
+		{"long title", narrator.SourceItem{GUID: "2", Title: strings.Repeat("T", narrator.MaxTitleChars+1), Summary: "Text."}, strings.Repeat("T", narrator.MaxTitleChars), []string{"title"}, ""},
+		{"long author", narrator.SourceItem{GUID: "3", Title: "A", Author: strings.Repeat("a", narrator.MaxAuthorChars+1), Summary: "Text."}, "A", []string{"author"}, ""},
+		{"language", narrator.SourceItem{GUID: "4", Title: "A", Summary: "Text.", Language: " fr-CA "}, "A", nil, "fr-CA"},
+		{"not a language", narrator.SourceItem{GUID: "5", Title: "A", Summary: "Text.", Language: "<script>"}, "A", nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -333,14 +333,14 @@ func TestFairReads(t *testing.T) {
 	t.Parallel()
 	// Feeds 1-9 of account 1 fell due first, then feed 20 of account 2,
 	// then feed 30 of account 3.
-	var many []narrator.DueFeed
+	var many []narrator.DueSource
 	for id := range int64(9) {
-		many = append(many, narrator.DueFeed{ID: id + 1, AccountID: 1})
+		many = append(many, narrator.DueSource{ID: id + 1, AccountID: 1})
 	}
-	many = append(many, narrator.DueFeed{ID: 20, AccountID: 2}, narrator.DueFeed{ID: 30, AccountID: 3})
+	many = append(many, narrator.DueSource{ID: 20, AccountID: 2}, narrator.DueSource{ID: 30, AccountID: 3})
 	for _, tc := range []struct {
 		name     string
-		due      []narrator.DueFeed
+		due      []narrator.DueSource
 		inFlight map[int64]int
 		limit    int
 		want     []int64

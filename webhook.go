@@ -17,7 +17,7 @@ import (
 const (
 	EventAudioProcessed = "audio.processed" // new speech was published
 	EventAudioFailed    = "audio.failed"    // synthesis gave up
-	EventAudioUpdated   = "audio.updated"   // what is spoken changed; re-synthesis began
+	EventAudioUpdated   = "audio.updated"   // what is spoken changed; resynthesis began
 	EventAudioDeleted   = "audio.deleted"   // the audio was deleted
 	// EventWebhookTest is what a test of an endpoint sends, whatever the
 	// endpoint subscribes to and even when it is disabled.
@@ -46,8 +46,8 @@ const (
 // AudioEvent names the webhook event that a stored change of an audio from
 // before to after raises, or "" for none. It is the one rule every store
 // follows: a delete raises audio.deleted; a new revision whose title, body
-// or author changed (PlanUpdate's Respeak) raises audio.updated, while a
-// new revision of the same text (a regeneration) raises nothing; becoming
+// or author changed (PlanUpdate's Resynthesize) raises audio.updated, while a
+// new revision of the same text (a resynthesis) raises nothing; becoming
 // processed raises audio.processed and becoming failed audio.failed.
 func AudioEvent(before, after *Audio) string {
 	switch {

@@ -27,9 +27,9 @@ func TestAudioEvent(t *testing.T) {
 	unprocessed.State = narrator.StateUnprocessed
 	deleted := cur
 	deleted.Deleted = true
-	regenerated := cur
-	regenerated.Resynthesize(now)
-	newKeys := narrator.PublishPlan{Media: []narrator.Media{{ID: 1, ContentType: narrator.ContentTypeMP3, Key: "n/a.mp3"}}}
+	resynthesized := cur
+	resynthesized.Resynthesize(now)
+	newKeys := narrator.FinishPlan{Media: []narrator.Media{{ID: 1, ContentType: narrator.ContentTypeMP3, Key: "n/a.mp3"}}}
 	for _, tc := range []struct {
 		name          string
 		before, after narrator.Audio
@@ -37,7 +37,7 @@ func TestAudioEvent(t *testing.T) {
 	}{
 		{"text changed", cur, update(narrator.AudioUpdate{Body: ptr("Other")}), narrator.EventAudioUpdated},
 		{"metadata changed", cur, update(narrator.AudioUpdate{Metadata: map[string]string{"a": "b"}, MetadataSet: true}), ""},
-		{"regenerated", cur, regenerated, ""},
+		{"resynthesized", cur, resynthesized, ""},
 		{"published", unprocessed, newKeys.Apply(&unprocessed, 10, now), narrator.EventAudioProcessed},
 		{"failed", unprocessed, unprocessed.Failed("no", now), narrator.EventAudioFailed},
 		{"deleted", cur, deleted, narrator.EventAudioDeleted},

@@ -15,7 +15,6 @@ import (
 	"github.com/narrator/narrator/internal/config"
 	"github.com/narrator/narrator/internal/espeak"
 	"github.com/narrator/narrator/internal/feed"
-	"github.com/narrator/narrator/internal/feedsource"
 	"github.com/narrator/narrator/internal/festival"
 	"github.com/narrator/narrator/internal/flite"
 	"github.com/narrator/narrator/internal/httpapi"
@@ -30,6 +29,7 @@ import (
 	"github.com/narrator/narrator/internal/postgres"
 	"github.com/narrator/narrator/internal/proc"
 	"github.com/narrator/narrator/internal/s3"
+	"github.com/narrator/narrator/internal/source"
 	"github.com/narrator/narrator/internal/sqlite"
 	"github.com/narrator/narrator/internal/standin"
 	"github.com/narrator/narrator/internal/web"
@@ -43,7 +43,7 @@ type dataStore interface {
 	player.Store
 	listens.Store
 	feed.Store
-	feedsource.Store
+	source.Store
 	jobs.Store
 	jobs.WebhookStore
 	jobs.ResynthesisStore
@@ -248,7 +248,7 @@ func cliEventBody(getenv func(string) string) narrator.EventBodyFunc {
 }
 
 // openStore opens the data a command-line tool works on. Its jobs (a
-// re-synthesis) are only inserted, for a server to work.
+// resynthesis) are only inserted, for a server to work.
 func openStore(ctx context.Context, e *env, finish func() (config.Backends, error)) (dataStore, error) {
 	bk, err := openCLIBackends(ctx, e, finish)
 	if err != nil {

@@ -266,7 +266,7 @@ func countMeta(src, dst *narrator.Export) []tableCount {
 		countRows("pronunciations", src.Pronunciations, dst.Pronunciations, func(p *narrator.Pronunciation) int64 { return p.ID }),
 		countRows("feeds", src.Feeds, dst.Feeds, func(f *narrator.Feed) int64 { return f.ProjectID }),
 		countRows("webhooks", src.Webhooks, dst.Webhooks, func(h *narrator.Webhook) int64 { return h.ID }),
-		countRows("feed_sources", src.Sources, dst.Sources, func(f *narrator.Source) int64 { return f.ID }),
+		countRows("sources", src.Sources, dst.Sources, func(f *narrator.Source) int64 { return f.ID }),
 	}
 }
 

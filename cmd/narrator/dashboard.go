@@ -20,9 +20,9 @@ import (
 
 // newDashboard builds the dashboard served at "/". Requests for unknown
 // paths that do not ask for HTML go to notFound (the API's JSON 404);
-// "Import from URL" reads pages with pages, and "Poll now" feeds with
-// feeds.
-func newDashboard(cfg config.Config, st purgingStore, b *backends, voices *voicecat.Source, rules *speak.RuleCache, triggers *ratelimit.Limiter, logger *slog.Logger, notFound http.Handler, pages web.PageReader, feeds web.FeedPoller) (http.Handler, error) {
+// "Import from URL" reads pages with pages, and "Poll now" sources with
+// sources.
+func newDashboard(cfg config.Config, st purgingStore, b *backends, voices *voicecat.Source, rules *speak.RuleCache, triggers *ratelimit.Limiter, logger *slog.Logger, notFound http.Handler, pages web.PageReader, sources web.SourcePoller) (http.Handler, error) {
 	u, err := url.Parse(cfg.PublicURL)
 	if err != nil {
 		return nil, fmt.Errorf("dashboard: parse public URL: %w", err)
@@ -45,7 +45,7 @@ func newDashboard(cfg config.Config, st purgingStore, b *backends, voices *voice
 		Media:            b.media,
 		Voices:           voices,
 		Pages:            pages,
-		Feeds:            feeds,
+		Sources:          sources,
 		Artwork:          artworkChecker{fetcher.New(fetcher.Options{AllowPrivate: cfg.WebhooksAllowPrivate, Logger: logger})},
 		SecureCookies:    u.Scheme == "https",
 		PublicOrigin:     u.Scheme + "://" + u.Host,

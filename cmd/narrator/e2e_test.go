@@ -282,7 +282,7 @@ func TestUpdateResynthesizes(t *testing.T) {
 	second := waitProcessed(t, c, proj.ID, "u", 60*time.Second)
 	oldURL := first.MediaURL(client.ContentTypeMP3)
 	if second.MediaURL(client.ContentTypeMP3) == oldURL {
-		t.Error("re-synthesis kept the old URL")
+		t.Error("resynthesis kept the old URL")
 	}
 	deadline := time.Now().Add(20 * time.Second)
 	for {
@@ -290,7 +290,7 @@ func TestUpdateResynthesizes(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("old media still served after re-synthesis")
+			t.Fatal("old media still served after resynthesis")
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

@@ -69,7 +69,7 @@ func commands(e *env) []namedCommand {
 		{"voices", nil, "list, install, download and remove voices", voicesCommand{e}},
 		{"pronunciations", nil, "manage a project's pronunciation rules", pronunciationsCommand(e)},
 		{"webhooks", nil, "manage a project's webhook endpoints", webhooksCommand(e)},
-		{"feeds", nil, "manage the feeds an rss project narrates", feedsCommand(e)},
+		{"sources", []string{"feeds"}, "manage the sources (feeds) an rss project narrates", sourcesCommand(e)},
 		{"migrate", nil, "create or update the database schema", migrateCommand{e}},
 		{"copy-data", nil, "copy an install's data and media into other stores (SQLite to PostgreSQL, file to S3)", copyDataCommand{e}},
 		{"backup", nil, "copy the SQLite database and the media into a directory, while serving", backupCommand{e}},
@@ -78,6 +78,10 @@ func commands(e *env) []namedCommand {
 		{"version", []string{"--version", "-version"}, "print the version, commit and Go version (also --version)", versionCommand{e}},
 	}
 }
+
+// renamedCommands maps a command's old name, still an alias for one
+// release, to its new one (docs/decisions/vocabulary.md).
+var renamedCommands = map[string]string{"feeds": "sources"}
 
 // find returns the command that word names, or nil.
 func find(cmds []namedCommand, word string) command {
@@ -158,6 +162,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return nil
 	}
 	if c := find(cmds, name); c != nil {
+		if successor, ok := renamedCommands[name]; ok {
+			fmt.Fprintf(stderr, "narrator: %q is deprecated, use %q; the old name goes in the release after next\n", name, successor)
+		}
 		return c.Run(ctx, rest)
 	}
 	fmt.Fprintln(stderr, usage(cmds))

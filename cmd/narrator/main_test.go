@@ -173,7 +173,7 @@ func TestCLI(t *testing.T) {
 
 	bad := [][]string{
 		{"pronunciations", "add", "--data", data, "--project", fmt.Sprint(proj.ID), "--phrase", "x"},
-		// the first re-synthesis is still queued: no server works it
+		// the first resynthesis is still queued: no server works it
 		{"pronunciations", "add", "--data", data, "--project", fmt.Sprint(proj.ID), "--phrase", "x", "--say", "ex", "--resynthesize"},
 		{"pronunciations", "remove", "--data", data, "--project", fmt.Sprint(proj.ID), "--id", "12345"},
 		{"pronunciations", "list", "--data", data},
@@ -319,7 +319,7 @@ Commands:
   voices        list, install, download and remove voices
   pronunciations  manage a project's pronunciation rules
   webhooks      manage a project's webhook endpoints
-  feeds         manage the feeds an rss project narrates
+  sources       manage the sources (feeds) an rss project narrates
   migrate       create or update the database schema
   copy-data     copy an install's data and media into other stores (SQLite to PostgreSQL, file to S3)
   backup        copy the SQLite database and the media into a directory, while serving

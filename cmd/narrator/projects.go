@@ -35,7 +35,7 @@ func (cmd projectsCreateCommand) Run(ctx context.Context, args []string) error {
 	account := fs.Int64("account", 0, "account `id` (required)")
 	title := fs.String("title", "", "project `title` (required)")
 	language := fs.String("language", "", "`locale` such as en_US (required; see `narrator voices`)")
-	typ := fs.String("type", narrator.ProjectTypeAPI, "project `type`: api, or rss for a project that narrates its feeds (see `narrator feeds`)")
+	typ := fs.String("type", narrator.ProjectTypeAPI, "project `type`: api, or rss for a project that narrates its sources (see `narrator sources`)")
 	url := fs.String("url", "", "the publication's `URL`")
 	titleVoice := fs.String("title-voice", "", "voice `name` for titles (default: the language's title voice)")
 	bodyVoice := fs.String("body-voice", "", "voice `name` for bodies (default: the language's body voice)")
@@ -147,7 +147,7 @@ func (cmd projectsSetCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(e.stderr, "Audios keep their speech; renderings from now on (new audios, edits, regenerations) speak at the new rate.")
+	fmt.Fprintln(e.stderr, "Audios keep their speech; renderings from now on (new audios, edits, resyntheses) speak at the new rate.")
 	return printJSON(e.stdout, httpapi.ProjectSettingsJSON(cat, p))
 }
 

@@ -153,9 +153,9 @@ func (cmd pronunciationsRemoveCommand) Run(ctx context.Context, args []string) e
 	return printRuleChange(ctx, e, bk.queue, rule, *again)
 }
 
-// printRuleChange queues the re-synthesis of the audios with the rule's
+// printRuleChange queues the resynthesis of the audios with the rule's
 // phrase when asked (a running server works it), and prints the rule. A
-// re-synthesis already under way for the project is an error, after the
+// resynthesis already under way for the project is an error, after the
 // rule was changed.
 func printRuleChange(ctx context.Context, e *env, q jobQueue, rule *narrator.Pronunciation, again bool) error {
 	out := pronunciationOut{ID: rule.ID, ProjectID: rule.ProjectID, Phrase: rule.Phrase, Say: rule.Say, CreatedAt: rule.CreatedAt}

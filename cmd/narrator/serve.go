@@ -25,8 +25,8 @@ import (
 	"github.com/narrator/narrator/internal/espeak"
 	"github.com/narrator/narrator/internal/extract"
 	"github.com/narrator/narrator/internal/feed"
-	"github.com/narrator/narrator/internal/feedsource"
 	"github.com/narrator/narrator/internal/festival"
+	"github.com/narrator/narrator/internal/source"
 	// Aliased: the end-to-end tests of this package have a func fetch.
 	fetcher "github.com/narrator/narrator/internal/fetch"
 	"github.com/narrator/narrator/internal/flite"
@@ -118,15 +118,15 @@ type server struct {
 	// checks, and a quick refusal of the rest.
 	overflowHTTP *http.Server
 
-	// self is this node as the guarded fetchers of feeds and pages know
+	// self is this node as the guarded fetchers of sources and pages know
 	// it: its listeners' addresses, and the marker on its answers, so
 	// that Narrator never reads itself.
 	self *fetcher.Self
 
-	// feeds reads rss projects' feeds: when due on nodes that work jobs
-	// (stopFeeds ends that), and when asked through the API everywhere.
-	feeds     *feedsource.Poller
-	stopFeeds func()
+	// sources reads rss projects' sources: when due on nodes that work jobs
+	// (stopSources ends that), and when asked through the API everywhere.
+	sources     *source.Poller
+	stopSources func()
 	// stopSweep ends the sweep of orphaned media, on nodes that work jobs.
 	stopSweep func()
 
@@ -154,7 +154,7 @@ func openServer(ctx context.Context, cfg config.Config, logger *slog.Logger, get
 	// Feeds are fetched through the guarded client and their article
 	// pages read as imports are, private addresses allowed as for webhooks
 	// (--webhooks-allow-private); neither reads the server itself.
-	s.feeds = feedsource.New(s.backends.store, feedsource.Options{
+	s.sources = source.New(s.backends.store, source.Options{
 		Client:   fetcher.New(fetcher.Options{AllowPrivate: cfg.WebhooksAllowPrivate, Logger: logger, Self: s.self}),
 		Pages:    extract.NewReader(fetcher.New(fetcher.Options{AllowPrivate: cfg.WebhooksAllowPrivate, Timeout: importTimeout, Logger: logger, Self: s.self})),
 		MaxAudio: cfg.MaxAudioDuration,
@@ -406,9 +406,9 @@ func (s *server) run(ctx context.Context) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s.feeds.Run(feedCtx)
+			s.sources.Run(feedCtx)
 		}()
-		s.stopFeeds = func() { cancel(); wg.Wait() }
+		s.stopSources = func() { cancel(); wg.Wait() }
 
 		sweepCtx, cancelSweep := context.WithCancel(ctx)
 		sw := mediasweep.New(mediasweep.Config{Media: s.backends.media, Owners: s.backends.store, Logger: s.logger})
@@ -456,8 +456,8 @@ func (s *server) close(ctx context.Context) error {
 	} else if s.metricsLn != nil {
 		s.metricsLn.Close()
 	}
-	if s.stopFeeds != nil {
-		s.stopFeeds() // a read in progress records what it did
+	if s.stopSources != nil {
+		s.stopSources() // a read in progress records what it did
 	}
 	if s.stopSweep != nil {
 		s.stopSweep()
@@ -529,7 +529,7 @@ func (s *server) routes() (http.Handler, error) {
 	triggers := ratelimit.New(nil)
 	api := httpapi.NewServer(httpapi.Deps{Store: st, Logger: s.logger, MediaURL: s.cfg.MediaURL, Media: s.backends.media, Queue: s.backends.queue,
 		Resynthesis: s.backends.queue,
-		Voices:      s.voices, MaxAudioDuration: s.cfg.MaxAudioDuration, Pages: pages, WebhookTriggers: triggers, Feeds: s.feeds,
+		Voices:      s.voices, MaxAudioDuration: s.cfg.MaxAudioDuration, Pages: pages, WebhookTriggers: triggers, Sources: s.sources,
 		Speaker: s.speaker()})
 	mux.Handle("/api/", api)
 	mux.Handle("/v1/", api) // the OpenAI speech convention
@@ -542,13 +542,13 @@ func (s *server) routes() (http.Handler, error) {
 	}
 	mux.Handle("GET /embed.js", embed)
 	mux.Handle("/embed/", embed) // the only pages other sites may frame
-	// WebSub hubs verify and push at /websub/{feed_id}/{nonce}. Any other
+	// WebSub hubs verify and push at /websub/{source_id}/{nonce}. Any other
 	// path under /websub/, or none after the ID as callbacks were before
 	// the nonce, reaches Callback too, for the same refusal as a wrong one.
-	mux.HandleFunc("/websub/{feed_id}/{nonce...}", s.feeds.Callback)
-	mux.HandleFunc("/websub/{feed_id}", s.feeds.Callback)
+	mux.HandleFunc("/websub/{source_id}/{nonce...}", s.sources.Callback)
+	mux.HandleFunc("/websub/{source_id}", s.sources.Callback)
 	mux.Handle("/feeds/{name}", feed.New(feed.Config{Store: st, MediaURL: s.cfg.MediaURL, PublicURL: s.cfg.PublicURL, Logger: s.logger}))
-	dash, err := newDashboard(s.cfg, st, s.backends, s.voices, s.rules, triggers, s.logger, api, pages, s.feeds)
+	dash, err := newDashboard(s.cfg, st, s.backends, s.voices, s.rules, triggers, s.logger, api, pages, s.sources)
 	if err != nil {
 		return nil, err
 	}

@@ -90,9 +90,9 @@ func mustToken(t *testing.T) string {
 
 func (b *testBundle) url() string { return b.srv.URL + narrator.FeedPath(b.feed.Token) }
 
-// publish creates an audio and publishes a rendering of it made of keys
+// finish creates an audio and finishes a rendering of it made of keys
 // under tag, with sizes that differ per audio.
-func (b *testBundle) publish(t *testing.T, a *narrator.Audio) *narrator.Audio {
+func (b *testBundle) finish(t *testing.T, a *narrator.Audio) *narrator.Audio {
 	t.Helper()
 	a.ProjectID = b.project.ID
 	if a.Body == "" {
@@ -107,13 +107,13 @@ func (b *testBundle) publish(t *testing.T, a *narrator.Audio) *narrator.Audio {
 		Bytes:    map[string]int64{narrator.ContentTypeMP3: 10_000 + a.ID, narrator.ContentTypeM3U8: 100},
 		Duration: 61_400 * time.Millisecond,
 	}
-	b.publishRendering(t, a, r)
+	b.finishRendering(t, a, r)
 	return a
 }
 
-func (b *testBundle) publishRendering(t *testing.T, a *narrator.Audio, r narrator.Rendering) {
+func (b *testBundle) finishRendering(t *testing.T, a *narrator.Audio, r narrator.Rendering) {
 	t.Helper()
-	if err := b.store.PublishAudio(t.Context(), a.ID, a.Revision, r); err != nil {
+	if err := b.store.FinishAudio(t.Context(), a.ID, a.Revision, r); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -187,12 +187,12 @@ func (b *testBundle) mustFeed(t *testing.T) *gofeed.Feed {
 func TestFeed(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	first := b.publish(t, &narrator.Audio{Title: "First", Author: "Ann", ArticleURL: "https://acme.example/first",
+	first := b.finish(t, &narrator.Audio{Title: "First", Author: "Ann", ArticleURL: "https://acme.example/first",
 		Body: "<p>The first paragraph &amp; more.</p><p>A second one.</p>",
 		Metadata: map[string]string{narrator.MetadataPublished: "2026-04-01T10:00:00+02:00", narrator.MetadataLanguage: "en_GB",
 			narrator.MetadataImage: "https://acme.example/first.jpg?w=1400&h=1400"}})
 	b.clock.Advance(time.Hour)
-	second := b.publish(t, &narrator.Audio{Title: "Second", Body: "Plain text only."})
+	second := b.finish(t, &narrator.Audio{Title: "Second", Body: "Plain text only."})
 	b.clock.Advance(time.Hour)
 	waiting := &narrator.Audio{ProjectID: b.project.ID, Title: "Not yet", Body: "Waiting."}
 	if _, err := b.store.CreateAudio(t.Context(), waiting); err != nil {
@@ -342,7 +342,7 @@ func TestAwkwardText(t *testing.T) {
 	if err := b.store.SaveFeed(t.Context(), b.feed); err != nil {
 		t.Fatal(err)
 	}
-	b.publish(t, &narrator.Audio{Title: nasty, Author: nasty, Body: "<p>" + strings.ReplaceAll(nasty, "<", "&lt;") + "</p>",
+	b.finish(t, &narrator.Audio{Title: nasty, Author: nasty, Body: "<p>" + strings.ReplaceAll(nasty, "<", "&lt;") + "</p>",
 		ArticleURL: "https://acme.example/a?x=1&y=<2>"})
 	f := b.mustFeed(t)
 	if f.Title != clean || html.UnescapeString(f.Description) != clean || f.ITunesExt.Author != clean {
@@ -363,7 +363,7 @@ func TestAwkwardText(t *testing.T) {
 func TestConditionalGET(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.publish(t, &narrator.Audio{Title: "One"})
+	b.finish(t, &narrator.Audio{Title: "One"})
 	resp, _ := get(t, b.url(), nil)
 	etag, lastMod := resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
 
@@ -390,7 +390,7 @@ func TestConditionalGET(t *testing.T) {
 		name   string
 		change func(t *testing.T)
 	}{
-		{"new audio", func(t *testing.T) { b.publish(t, &narrator.Audio{Title: "Two", ExternalID: "two"}) }},
+		{"new audio", func(t *testing.T) { b.finish(t, &narrator.Audio{Title: "Two", ExternalID: "two"}) }},
 		{"audio deleted", func(t *testing.T) {
 			if _, err := b.store.DeleteAudio(t.Context(), b.project.ID, "two"); err != nil {
 				t.Fatal(err)
@@ -425,7 +425,7 @@ func TestConditionalGET(t *testing.T) {
 func TestNotFound(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.publish(t, &narrator.Audio{Title: "One"})
+	b.finish(t, &narrator.Audio{Title: "One"})
 	old := b.url()
 	if resp, _ := get(t, old, nil); resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET: %s", resp.Status)
@@ -491,7 +491,7 @@ func TestCapAndOrder(t *testing.T) {
 		if i%3 != 0 { // some share a creation time
 			b.clock.Advance(time.Minute)
 		}
-		ids = append(ids, b.publish(t, &narrator.Audio{Title: fmt.Sprintf("Audio %d", i)}).ID)
+		ids = append(ids, b.finish(t, &narrator.Audio{Title: fmt.Sprintf("Audio %d", i)}).ID)
 	}
 	f := b.mustFeed(t)
 	if len(f.Items) != narrator.MaxFeedItems {
@@ -506,7 +506,7 @@ func TestCapAndOrder(t *testing.T) {
 	}
 }
 
-// TestRealRendering publishes an audio rendered by the real pipeline, with
+// TestRealRendering finishes an audio rendered by the real pipeline, with
 // the engine stand-in and lame, into a real media store: the enclosure's
 // length is the MP3's size as the media store holds it.
 func TestRealRendering(t *testing.T) {
@@ -530,7 +530,7 @@ func TestRealRendering(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.publishRendering(t, a, r)
+	b.finishRendering(t, a, r)
 
 	f := b.mustFeed(t)
 	if len(f.Items) != 1 || len(f.Items[0].Enclosures) != 1 {
@@ -612,9 +612,9 @@ func TestItemTexts(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	long := strings.Repeat("Word after word in a long article. ", 200)
-	b.publish(t, &narrator.Audio{Title: "Long", Body: "# Heading\n\n" + long})
+	b.finish(t, &narrator.Audio{Title: "Long", Body: "# Heading\n\n" + long})
 	b.clock.Advance(time.Minute)
-	b.publish(t, &narrator.Audio{Body: "<p>An untitled piece starts with this sentence, which goes on and on for quite a while.</p>"})
+	b.finish(t, &narrator.Audio{Body: "<p>An untitled piece starts with this sentence, which goes on and on for quite a while.</p>"})
 	f := b.mustFeed(t)
 	if len(f.Items) != 2 {
 		t.Fatalf("%d items", len(f.Items))
@@ -635,7 +635,7 @@ func TestSignedProject(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	ctx := t.Context()
-	b.publish(t, &narrator.Audio{Title: "Paywalled", Author: "Ann", ArticleURL: "https://acme.example/paid",
+	b.finish(t, &narrator.Audio{Title: "Paywalled", Author: "Ann", ArticleURL: "https://acme.example/paid",
 		Body: "<p>Only for subscribers.</p>"})
 	access, err := b.store.RotateEmbedSecret(ctx, b.project.ID, narrator.EmbedSecretPrefix+"feed-test")
 	if err != nil {

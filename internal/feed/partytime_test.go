@@ -97,11 +97,11 @@ func partytime(t *testing.T, body []byte) *partytimeFeed {
 func TestPartytime(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	first := b.publish(t, &narrator.Audio{Title: "First", Author: "Ann Author", ArticleURL: "https://acme.example/first",
+	first := b.finish(t, &narrator.Audio{Title: "First", Author: "Ann Author", ArticleURL: "https://acme.example/first",
 		Body:     "<h2>Start</h2><p>The first paragraph &amp; more.</p>",
 		Metadata: map[string]string{narrator.MetadataPublished: "2026-04-01T10:00:00Z", narrator.MetadataImage: "https://acme.example/first.jpg"}})
 	b.clock.Advance(time.Hour)
-	second := b.publish(t, &narrator.Audio{Title: "Second", Body: "Plain text only.", Metadata: map[string]string{narrator.MetadataImage: "https://acme.example/second.png"}})
+	second := b.finish(t, &narrator.Audio{Title: "Second", Body: "Plain text only.", Metadata: map[string]string{narrator.MetadataImage: "https://acme.example/second.png"}})
 	resp, body := get(t, b.url(), nil)
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET: %s", resp.Status)

@@ -16,12 +16,12 @@ import (
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/extract"
-	"github.com/narrator/narrator/internal/feedsource"
 	"github.com/narrator/narrator/internal/fetch"
 	"github.com/narrator/narrator/internal/httpapi"
 	"github.com/narrator/narrator/internal/jobs"
 	"github.com/narrator/narrator/internal/localfs"
 	"github.com/narrator/narrator/internal/openapitest"
+	"github.com/narrator/narrator/internal/source"
 	"github.com/narrator/narrator/internal/sqlite"
 	"github.com/narrator/narrator/internal/sqlite/sqlitetest"
 )
@@ -64,7 +64,7 @@ func setupLimits(t testing.TB, limits narrator.Limits) *testBundle {
 		// Pages come from loopback servers in these tests.
 		Pages: extract.NewReader(fetch.New(fetch.Options{AllowPrivate: true})),
 		// So do feeds.
-		Feeds: feedsource.New(st, feedsource.Options{Client: fetch.New(fetch.Options{AllowPrivate: true})}),
+		Sources: source.New(st, source.Options{Client: fetch.New(fetch.Options{AllowPrivate: true})}),
 	})
 	srv := httptest.NewServer(api)
 	t.Cleanup(srv.Close)
@@ -473,14 +473,14 @@ func TestUpdateAudio(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	publish := func(t *testing.T, rev int) {
+	finish := func(t *testing.T, rev int) {
 		t.Helper()
 		keys := map[string]string{"mp3": fmt.Sprintf("tok%d/audio.mp3", rev), "m3u8": fmt.Sprintf("tok%d/audio.m3u8", rev)}
-		if err := b.store.PublishAudio(t.Context(), id, rev, narrator.Rendering{Keys: keys, Bytes: map[string]int64{"mp3": 1000, "m3u8": 100}, Duration: 1234 * time.Millisecond}); err != nil {
+		if err := b.store.FinishAudio(t.Context(), id, rev, narrator.Rendering{Keys: keys, Bytes: map[string]int64{"mp3": 1000, "m3u8": 100}, Duration: 1234 * time.Millisecond}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	publish(t, stored.Revision)
+	finish(t, stored.Revision)
 
 	got := b.do(t, "PUT", b.audioPath(id), map[string]any{"api_key": b.key}).object(t)
 	if got["state"] != "processed" || got["metadata"].(map[string]any)["a"] != "1" {
@@ -493,7 +493,7 @@ func TestUpdateAudio(t *testing.T) {
 
 	got = b.do(t, "PUT", b.audioPath(id), map[string]any{"api_key": b.key, "metadata": map[string]string{"b": "2"}}).object(t)
 	if got["state"] != "processed" {
-		t.Errorf("metadata change re-synthesised: %v", got)
+		t.Errorf("metadata change resynthesised: %v", got)
 	}
 	got = b.do(t, "PUT", b.audioPath("u1"), map[string]any{"api_key": b.key, "external_id": "u2"}).object(t)
 	if got["state"] != "processed" || got["external_id"] != "u2" {
@@ -501,7 +501,7 @@ func TestUpdateAudio(t *testing.T) {
 	}
 	got = b.do(t, "PUT", b.audioPath("u2"), map[string]any{"api_key": b.key, "title": "New title"}).object(t)
 	if got["state"] != "unprocessed" {
-		t.Errorf("title change did not re-synthesise: %v", got)
+		t.Errorf("title change did not resynthesise: %v", got)
 	}
 	if u, ok := got["media"].([]any)[0].(map[string]any)["url"].([]any); !ok || len(u) != 0 {
 		t.Errorf("unprocessed audio shows a url: %v", got["media"])
@@ -686,7 +686,7 @@ func TestPronunciations(t *testing.T) {
 	if again["id"] != rule["id"] || again["resynthesis"] != "queued" {
 		t.Errorf("replace with resynthesis: %v", again)
 	}
-	// One re-synthesis per project at a time: the first is still queued
+	// One resynthesis per project at a time: the first is still queued
 	// (this server works no jobs).
 	wantError(t, b.do(t, "POST", path, map[string]any{"api_key": b.key, "phrase": "nginx", "say": "engine x", "resynthesize": true}),
 		409, 40, "already under way")

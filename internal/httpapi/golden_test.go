@@ -63,7 +63,7 @@ func TestGoldens(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := b.store.PublishAudio(t.Context(), a.ID, a.Revision, narrator.Rendering{Keys: map[string]string{"mp3": "token/audio.mp3", "m3u8": "token/audio.m3u8"}, Bytes: map[string]int64{"mp3": 1000, "m3u8": 100}, Duration: 2500 * time.Millisecond}); err != nil {
+			if err := b.store.FinishAudio(t.Context(), a.ID, a.Revision, narrator.Rendering{Keys: map[string]string{"mp3": "token/audio.mp3", "m3u8": "token/audio.m3u8"}, Bytes: map[string]int64{"mp3": 1000, "m3u8": 100}, Duration: 2500 * time.Millisecond}); err != nil {
 				t.Fatal(err)
 			}
 			return []exchange{

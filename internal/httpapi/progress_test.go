@@ -89,7 +89,7 @@ func TestAudioProgress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := b.store.PublishAudio(t.Context(), a.ID, a.Revision, narrator.Rendering{
+	if err := b.store.FinishAudio(t.Context(), a.ID, a.Revision, narrator.Rendering{
 		Keys: map[string]string{"mp3": "tok2/audio.mp3", "m3u8": "tok2/audio.m3u8"}, Bytes: map[string]int64{"mp3": 10, "m3u8": 10}, Duration: time.Second}); err != nil {
 		t.Fatal(err)
 	}

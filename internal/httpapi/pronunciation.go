@@ -21,7 +21,7 @@ type pronunciationJSON struct {
 	Resynthesis string `json:"resynthesis,omitempty"`
 }
 
-// ResynthesisQueue queues the re-synthesis of a project's audios after a
+// ResynthesisQueue queues the resynthesis of a project's audios after a
 // pronunciation change.
 type ResynthesisQueue interface {
 	// QueueResynthesis returns ECONFLICT while the project has one
@@ -93,19 +93,19 @@ func (s *Server) removePronunciation(w http.ResponseWriter, r *http.Request, c *
 	return s.answerRuleChange(w, r, rule, again)
 }
 
-// answerRuleChange queues the re-synthesis of the audios that contain the
+// answerRuleChange queues the resynthesis of the audios that contain the
 // rule's phrase, when asked, and writes the rule. The rule is changed
-// already; a re-synthesis already under way for the project refuses the
+// already; a resynthesis already under way for the project refuses the
 // new one with 409, saying so.
 func (s *Server) answerRuleChange(w http.ResponseWriter, r *http.Request, rule *narrator.Pronunciation, again bool) error {
 	out := toPronunciationJSON(rule)
 	if again {
 		if s.resynth == nil {
-			return narrator.Errorf(narrator.EINVALID, "this server does not re-synthesise audios")
+			return narrator.Errorf(narrator.EINVALID, "this server does not resynthesise audios")
 		}
 		err := s.resynth.QueueResynthesis(r.Context(), narrator.ResynthesisJob{ProjectID: rule.ProjectID, Phrase: rule.Phrase})
 		if narrator.ErrorCode(err) == narrator.ECONFLICT {
-			return narrator.Errorf(narrator.ECONFLICT, "the rule for %q was saved, but a re-synthesis of this project is already under way; ask again with resynthesize once it has finished", rule.Phrase)
+			return narrator.Errorf(narrator.ECONFLICT, "the rule for %q was saved, but a resynthesis of this project is already under way; ask again with resynthesize once it has finished", rule.Phrase)
 		}
 		if err != nil {
 			return err

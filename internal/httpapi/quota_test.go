@@ -68,7 +68,7 @@ func TestMediaQuota(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := b.store.PublishAudio(t.Context(), stored.ID, stored.Revision, narrator.Rendering{
+	if err := b.store.FinishAudio(t.Context(), stored.ID, stored.Revision, narrator.Rendering{
 		Keys:  map[string]string{"mp3": "tok/audio.mp3", "m3u8": "tok/audio.m3u8"},
 		Bytes: map[string]int64{"mp3": 900, "m3u8": 100}, Duration: time.Second,
 	}); err != nil {

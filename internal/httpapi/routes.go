@@ -58,11 +58,17 @@ func (s *Server) routeTable() []route {
 		{"GET", "/api/v3/projects/{project_id}/webhooks/{webhook_id}/deliveries", s.handle(s.authed(s.listDeliveries))},
 		{"POST", "/api/v3/projects/{project_id}/webhooks/{webhook_id}/deliveries/{delivery_id}/resend", s.handle(s.authed(s.resendDelivery))},
 
-		{"GET", "/api/v3/projects/{project_id}/feeds", s.handle(s.authed(s.listSources))},
-		{"POST", "/api/v3/projects/{project_id}/feeds", s.handle(s.authed(s.createSource))},
-		{"GET", "/api/v3/projects/{project_id}/feeds/{feed_id}", s.handle(s.authed(s.getSource))},
-		{"DELETE", "/api/v3/projects/{project_id}/feeds/{feed_id}", s.handle(s.authed(s.deleteSource))},
-		{"POST", "/api/v3/projects/{project_id}/feeds/{feed_id}/poll", s.handle(s.authed(s.pollSource))},
+		{"GET", "/api/v3/projects/{project_id}/sources", s.handle(s.authed(s.listSources))},
+		{"POST", "/api/v3/projects/{project_id}/sources", s.handle(s.authed(s.createSource))},
+		{"GET", "/api/v3/projects/{project_id}/sources/{source_id}", s.handle(s.authed(s.getSource))},
+		{"DELETE", "/api/v3/projects/{project_id}/sources/{source_id}", s.handle(s.authed(s.deleteSource))},
+		{"POST", "/api/v3/projects/{project_id}/sources/{source_id}/poll", s.handle(s.authed(s.pollSource))},
+		// The sources' old paths, deprecated aliases for one release.
+		{"GET", "/api/v3/projects/{project_id}/feeds", feedsAlias(s.handle(s.authed(s.listSources)))},
+		{"POST", "/api/v3/projects/{project_id}/feeds", feedsAlias(s.handle(s.authed(s.createSource)))},
+		{"GET", "/api/v3/projects/{project_id}/feeds/{feed_id}", feedsAlias(s.handle(s.authed(s.getSource)))},
+		{"DELETE", "/api/v3/projects/{project_id}/feeds/{feed_id}", feedsAlias(s.handle(s.authed(s.deleteSource)))},
+		{"POST", "/api/v3/projects/{project_id}/feeds/{feed_id}/poll", feedsAlias(s.handle(s.authed(s.pollSource)))},
 
 		// The OpenAI speech convention, for other apps (openai.go).
 		{"POST", "/v1/audio/speech", s.handleOpenAI(s.bearerAuthed(s.createSpeech))},
@@ -135,4 +141,21 @@ func MethodNotAllowed(method string) error {
 
 func notFound(w http.ResponseWriter, r *http.Request) error {
 	return narrator.Errorf(narrator.ENOTFOUND, "no such route")
+}
+
+// feedsAlias serves an old /feeds path of the sources extension with h, the
+// handler of its /sources successor: it names the path's feed_id source_id
+// and adds the headers Deprecation: true and a Link to the successor
+// (rel="successor-version"). The aliases answer for one release
+// (docs/decisions/vocabulary.md).
+func feedsAlias(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if id := r.PathValue("feed_id"); id != "" {
+			r.SetPathValue("source_id", id)
+		}
+		successor := strings.Replace(r.URL.EscapedPath(), "/feeds", "/sources", 1)
+		w.Header().Set("Deprecation", "true")
+		w.Header().Set("Link", "<"+successor+`>; rel="successor-version"`)
+		h.ServeHTTP(w, r)
+	})
 }

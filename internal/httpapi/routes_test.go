@@ -52,7 +52,7 @@ func TestRoutesDocumented(t *testing.T) {
 func TestAllowedMethods(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	ids := strings.NewReplacer("{project_id}", fmt.Sprint(b.project.ID), "{audio_id}", "1", "{rule_id}", "1", "{webhook_id}", "1", "{delivery_id}", "1", "{feed_id}", "1")
+	ids := strings.NewReplacer("{project_id}", fmt.Sprint(b.project.ID), "{audio_id}", "1", "{rule_id}", "1", "{webhook_id}", "1", "{delivery_id}", "1", "{feed_id}", "1", "{source_id}", "1")
 	methods := []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
 	paths := 0
 	for path, item := range openapitest.MustLoad(t).Doc().Paths.Map() {

@@ -24,7 +24,7 @@ type Store interface {
 	CreateSource(ctx context.Context, src *narrator.Source) error
 	// Source returns a feed; ENOTFOUND if there is none.
 	Source(ctx context.Context, id int64) (*narrator.Source, error)
-	// ListSources returns a project's feeds, oldest first.
+	// ListSources returns a project's sources, oldest first.
 	ListSources(ctx context.Context, projectID int64) ([]*narrator.Source, error)
 	// DeleteSource removes a feed, keeping its audios; ENOTFOUND if the
 	// project has no such feed.
@@ -104,15 +104,15 @@ type Deps struct {
 	// Queue gives queue positions to the progress extension; nil leaves
 	// them out.
 	Queue QueuePositioner
-	// Resynthesis queues the re-synthesis that a pronunciation change may
+	// Resynthesis queues the resynthesis that a pronunciation change may
 	// ask for (jobs.Queue); without it, resynthesize=true is refused.
 	Resynthesis ResynthesisQueue
 	// Pages reads the pages the import extension imports; nil turns the
 	// extension off (404).
 	Pages PageReader
-	// Feeds reads feeds when asked (the poll extension); nil turns the
+	// Sources reads sources when asked (the poll extension); nil turns the
 	// extension off (404).
-	Feeds FeedPoller
+	Sources SourcePoller
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 	// Voices gives the voice catalog; nil means the built-in voices.
@@ -170,7 +170,7 @@ type Server struct {
 	resynth  ResynthesisQueue
 	voices   CatalogSource
 	pages    PageReader
-	feeds    FeedPoller
+	sources  SourcePoller
 	now      func() time.Time
 	maxBody  int64
 	length   narrator.LengthCheck
@@ -194,7 +194,7 @@ func NewServer(d Deps) *Server {
 		resynth:  d.Resynthesis,
 		voices:   d.Voices,
 		pages:    d.Pages,
-		feeds:    d.Feeds,
+		sources:  d.Sources,
 		now:      d.Now,
 		maxBody:  d.MaxBodyBytes,
 		length:   speak.LengthCheck(d.MaxAudioDuration),

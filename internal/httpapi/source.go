@@ -10,9 +10,9 @@ import (
 	"github.com/narrator/narrator"
 )
 
-// FeedPoller reads a project's feed at once, for the poll extension;
-// feedsource.Poller satisfies it.
-type FeedPoller interface {
+// SourcePoller reads a project's feed at once, for the poll extension;
+// source.Poller satisfies it.
+type SourcePoller interface {
 	// Poll returns the feed with the state its read left: a feed that
 	// could not be read is no error, its state says why. It returns
 	// ENOTFOUND for no such feed and ECONFLICT while another read holds it.
@@ -90,14 +90,14 @@ func (p *params) number(name string, lo, hi float64) (float64, bool, error) {
 	return n, true, nil
 }
 
-// source resolves the path's project and feed_id within the caller's
+// source resolves the path's project and source_id within the caller's
 // account.
 func (s *Server) source(r *http.Request, c *call) (*narrator.Source, error) {
 	p, err := s.project(r, c)
 	if err != nil {
 		return nil, err
 	}
-	id, err := pathID(r, "feed_id")
+	id, err := pathID(r, "source_id")
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +147,7 @@ func (s *Server) createSource(w http.ResponseWriter, r *http.Request, c *call) e
 	if src.FullText, err = c.params.boolean("full_text"); err != nil {
 		return err
 	}
-	n, _, err := c.params.number("backfill_items", 0, narrator.MaxItemsPerFeed)
+	n, _, err := c.params.number("backfill_items", 0, narrator.MaxItemsPerSource)
 	if err != nil {
 		return err
 	}
@@ -196,14 +196,14 @@ func (s *Server) deleteSource(w http.ResponseWriter, r *http.Request, c *call) e
 // bounds it) and answers with the state the read left: a feed that could
 // not be read is a 200 whose status and last_error say why.
 func (s *Server) pollSource(w http.ResponseWriter, r *http.Request, c *call) error {
-	if s.feeds == nil {
+	if s.sources == nil {
 		return narrator.Errorf(narrator.ENOTFOUND, "no such route")
 	}
 	src, err := s.source(r, c)
 	if err != nil {
 		return err
 	}
-	if src, err = s.feeds.Poll(r.Context(), src.ID); err != nil {
+	if src, err = s.sources.Poll(r.Context(), src.ID); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, SourceJSON(src))

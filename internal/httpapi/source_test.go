@@ -21,7 +21,7 @@ func (b *testBundle) rssProject(t *testing.T) *narrator.Project {
 	return p
 }
 
-func TestFeedSources(t *testing.T) {
+func TestSources(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	feed := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -31,12 +31,37 @@ func TestFeedSources(t *testing.T) {
 <entry><id>urn:2</id><title>Two</title><link href="https://example.com/2"/><summary>Two.</summary><updated>2026-05-02T09:00:00Z</updated></entry></feed>`)
 	}))
 	t.Cleanup(feed.Close)
-	p := b.rssProject(t)
-	feeds := fmt.Sprintf("/api/v3/projects/%d/feeds", p.ID)
-	auth := []string{"Authorization", "Bearer " + b.key}
+	// The old /feeds paths are deprecated aliases that answer the same,
+	// with the headers naming their /sources successor.
+	for _, base := range []string{"sources", "feeds"} {
+		t.Run(base, func(t *testing.T) {
+			testSources(t, b, feed.URL, base)
+		})
+	}
+}
 
-	r := b.do(t, "POST", feeds, map[string]any{"url": feed.URL, "headers": map[string]string{"Authorization": "Bearer secret"},
-		"backfill_items": 5, "interval_minutes": 1}, auth...)
+// testSources adds, polls, lists, shows and removes a source at the paths
+// under base ("sources" or the deprecated "feeds").
+func testSources(t *testing.T, b *testBundle, feedURL, base string) {
+	p := b.rssProject(t)
+	feeds := fmt.Sprintf("/api/v3/projects/%d/%s", p.ID, base)
+	auth := []string{"Authorization", "Bearer " + b.key}
+	do := func(method, path string, body any) response {
+		t.Helper()
+		r := b.do(t, method, path, body, auth...)
+		want := strings.Replace(path, "/feeds", "/sources", 1)
+		gotDep, gotLink := r.header.Get("Deprecation"), r.header.Get("Link")
+		switch {
+		case base == "feeds" && (gotDep != "true" || gotLink != "<"+want+`>; rel="successor-version"`):
+			t.Errorf("%s %s: Deprecation %q, Link %q; want true and the successor %s", method, path, gotDep, gotLink, want)
+		case base == "sources" && (gotDep != "" || gotLink != ""):
+			t.Errorf("%s %s: Deprecation %q, Link %q on a current path", method, path, gotDep, gotLink)
+		}
+		return r
+	}
+
+	r := do("POST", feeds, map[string]any{"url": feedURL, "headers": map[string]string{"Authorization": "Bearer secret"},
+		"backfill_items": 5, "interval_minutes": 1})
 	if r.status != http.StatusCreated {
 		t.Fatalf("create: %d %s", r.status, r.body)
 	}
@@ -46,7 +71,7 @@ func TestFeedSources(t *testing.T) {
 	}
 	one := fmt.Sprintf("%s/%v", feeds, created["id"])
 
-	r = b.do(t, "POST", one+"/poll", nil, auth...)
+	r = do("POST", one+"/poll", nil)
 	if r.status != http.StatusOK {
 		t.Fatalf("poll: %d %s", r.status, r.body)
 	}
@@ -57,16 +82,16 @@ func TestFeedSources(t *testing.T) {
 	if err != nil || a.Title != "Two" || a.Body != "Two." {
 		t.Errorf("audio of urn:2 = %+v, %v", a, err)
 	}
-	if r = b.do(t, "GET", feeds, nil, auth...); r.status != http.StatusOK || len(r.array(t)) != 1 {
+	if r = do("GET", feeds, nil); r.status != http.StatusOK || len(r.array(t)) != 1 {
 		t.Errorf("list: %d %s", r.status, r.body)
 	}
-	if r = b.do(t, "GET", one, nil, auth...); r.status != http.StatusOK || r.object(t)["items_seen"] != 2.0 {
+	if r = do("GET", one, nil); r.status != http.StatusOK || r.object(t)["items_seen"] != 2.0 {
 		t.Errorf("get: %d %s", r.status, r.body)
 	}
-	if r = b.do(t, "DELETE", one, nil, auth...); r.status != http.StatusOK {
+	if r = do("DELETE", one, nil); r.status != http.StatusOK {
 		t.Errorf("delete: %d %s", r.status, r.body)
 	}
-	if r = b.do(t, "GET", one, nil, auth...); r.status != http.StatusNotFound {
+	if r = do("GET", one, nil); r.status != http.StatusNotFound {
 		t.Errorf("get after the delete: %d %s", r.status, r.body)
 	}
 	if _, err := b.store.FindAudio(t.Context(), p.ID, fmt.Sprintf("feed-%v:urn:2", created["id"])); err != nil {
@@ -74,11 +99,11 @@ func TestFeedSources(t *testing.T) {
 	}
 }
 
-func TestFeedSourceErrors(t *testing.T) {
+func TestSourceErrors(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	p := b.rssProject(t)
-	feeds := fmt.Sprintf("/api/v3/projects/%d/feeds", p.ID)
+	feeds := fmt.Sprintf("/api/v3/projects/%d/sources", p.ID)
 	_, otherKey := b.newAccount(t, "Other")
 	for _, tc := range []struct {
 		name, method, path string
@@ -87,7 +112,7 @@ func TestFeedSourceErrors(t *testing.T) {
 		status             int
 		want               string
 	}{
-		{"api project", "POST", fmt.Sprintf("/api/v3/projects/%d/feeds", b.project.ID), map[string]any{"url": "https://example.com/f"}, b.key, 400, "type rss"},
+		{"api project", "POST", fmt.Sprintf("/api/v3/projects/%d/sources", b.project.ID), map[string]any{"url": "https://example.com/f"}, b.key, 400, "type rss"},
 		{"no url", "POST", feeds, map[string]any{}, b.key, 400, "url is required"},
 		{"file url", "POST", feeds, map[string]any{"url": "file:///etc/passwd"}, b.key, 400, "http or https"},
 		{"interval", "POST", feeds, map[string]any{"url": "https://example.com/f", "interval_minutes": 0.5}, b.key, 400, "interval_minutes"},
@@ -113,26 +138,26 @@ func TestFeedSourceErrors(t *testing.T) {
 	}
 }
 
-// TestFeedSourcesAccountLimit: an account's feeds are bounded over all its
+// TestSourcesAccountLimit: an account's feeds are bounded over all its
 // projects; one more is a clear 409, and another account still adds its.
-func TestFeedSourcesAccountLimit(t *testing.T) {
+func TestSourcesAccountLimit(t *testing.T) {
 	t.Parallel()
 	b := setupLimits(t, narrator.Limits{MaxSources: 3})
 	auth := []string{"Authorization", "Bearer " + b.key}
 	first, second := b.rssProject(t), b.rssProject(t)
 	for i, p := range []*narrator.Project{first, first, second} {
-		if r := b.do(t, "POST", fmt.Sprintf("/api/v3/projects/%d/feeds", p.ID), map[string]any{"url": fmt.Sprintf("https://example.com/%d", i)}, auth...); r.status != http.StatusCreated {
+		if r := b.do(t, "POST", fmt.Sprintf("/api/v3/projects/%d/sources", p.ID), map[string]any{"url": fmt.Sprintf("https://example.com/%d", i)}, auth...); r.status != http.StatusCreated {
 			t.Fatalf("create %d: %d %s", i, r.status, r.body)
 		}
 	}
-	r := b.do(t, "POST", fmt.Sprintf("/api/v3/projects/%d/feeds", second.ID), map[string]any{"url": "https://example.com/4"}, auth...)
+	r := b.do(t, "POST", fmt.Sprintf("/api/v3/projects/%d/sources", second.ID), map[string]any{"url": "https://example.com/4"}, auth...)
 	if r.status != http.StatusConflict || r.object(t)["code"] != 40.0 || !strings.Contains(r.object(t)["message"].(string), "the account has 3 feeds") {
 		t.Errorf("create over the account's limit: %d %s; want 409, code 40, naming the limit", r.status, r.body)
 	}
 	other, otherKey := b.newAccount(t, "Other")
 	b.account = other
 	p := b.rssProject(t)
-	if r := b.do(t, "POST", fmt.Sprintf("/api/v3/projects/%d/feeds", p.ID), map[string]any{"url": "https://example.com/f"}, "Authorization", "Bearer "+otherKey); r.status != http.StatusCreated {
+	if r := b.do(t, "POST", fmt.Sprintf("/api/v3/projects/%d/sources", p.ID), map[string]any{"url": "https://example.com/f"}, "Authorization", "Bearer "+otherKey); r.status != http.StatusCreated {
 		t.Errorf("another account's create: %d %s", r.status, r.body)
 	}
 }

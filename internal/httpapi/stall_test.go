@@ -44,7 +44,7 @@ func TestStalledBody(t *testing.T) {
 	ids := strings.NewReplacer(
 		"{project_id}", fmt.Sprint(b.project.ID),
 		"{audio_id}", fmt.Sprint(audio["id"]),
-		"{webhook_id}", "1", "{delivery_id}", "1", "{feed_id}", "1", "{rule_id}", "1",
+		"{webhook_id}", "1", "{delivery_id}", "1", "{feed_id}", "1", "{source_id}", "1", "{rule_id}", "1",
 	)
 	type exchange struct {
 		name, head string

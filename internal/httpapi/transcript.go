@@ -58,7 +58,7 @@ func (s *Server) audioTranscript(w http.ResponseWriter, r *http.Request, c *call
 	}
 	f, _, err := s.media.Open(r.Context(), jsonKey)
 	if errors.Is(err, narrator.ErrBlobNotFound) {
-		return narrator.Errorf(narrator.ECONFLICT, "the audio was rendered before transcripts existed; change its text or regenerate it to make one.")
+		return narrator.Errorf(narrator.ECONFLICT, "the audio was rendered before transcripts existed; change its text or resynthesize it to make one.")
 	}
 	if err != nil {
 		return fmt.Errorf("open transcript of audio %d: %w", a.ID, err)

@@ -27,7 +27,7 @@ func TestAudioTranscript(t *testing.T) {
 		t.Fatal(err)
 	}
 	keys := map[string]string{narrator.ContentTypeMP3: "tok/audio.mp3", narrator.ContentTypeM3U8: "tok/audio.m3u8"}
-	if err := b.store.PublishAudio(t.Context(), id, stored.Revision, narrator.Rendering{Keys: keys, Bytes: map[string]int64{"mp3": 1000, "m3u8": 100}, Duration: 4 * time.Second}); err != nil {
+	if err := b.store.FinishAudio(t.Context(), id, stored.Revision, narrator.Rendering{Keys: keys, Bytes: map[string]int64{"mp3": 1000, "m3u8": 100}, Duration: 4 * time.Second}); err != nil {
 		t.Fatal(err)
 	}
 	// Processed, but rendered before transcripts existed.

@@ -154,7 +154,7 @@ func TestEventBodyIsTheV3Audio(t *testing.T) {
 	hookID := int64(r.object(t)["id"].(float64))
 	a := b.create(t, map[string]any{"body": "Hello.", "external_id": "e1", "metadata": map[string]string{"k": "v"}})
 	id := int64(a["id"].(float64))
-	if err := b.store.PublishAudio(t.Context(), id, 1, narrator.Rendering{Keys: map[string]string{"mp3": "tok/audio.mp3", "m3u8": "tok/audio.m3u8"}, Bytes: map[string]int64{"mp3": 1000, "m3u8": 100}, Duration: 2500 * time.Millisecond}); err != nil {
+	if err := b.store.FinishAudio(t.Context(), id, 1, narrator.Rendering{Keys: map[string]string{"mp3": "tok/audio.mp3", "m3u8": "tok/audio.m3u8"}, Bytes: map[string]int64{"mp3": 1000, "m3u8": 100}, Duration: 2500 * time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
 	got := b.do(t, "GET", b.audioPath(id)+"?api_key="+b.key, nil).object(t)

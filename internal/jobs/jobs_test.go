@@ -284,7 +284,7 @@ func (b *testBundle) find(t *testing.T) *narrator.Audio {
 	return a
 }
 
-func TestWorkPublishes(t *testing.T) {
+func TestWorkFinishes(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *testBundle) {
 		if err := b.work(t, b.audio.Revision, 1); err != nil {
 			t.Fatal(err)
@@ -571,7 +571,7 @@ func TestWorkReportsProgress(t *testing.T) {
 			t.Fatalf("state %s, want processed", a.State)
 		}
 		if _, err := b.store.SynthesisProgress(t.Context(), b.audio.ID, b.audio.Revision); narrator.ErrorCode(err) != narrator.ENOTFOUND {
-			t.Errorf("progress after publishing: %v, want ENOTFOUND", err)
+			t.Errorf("progress after finishing: %v, want ENOTFOUND", err)
 		}
 	})
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/narrator/narrator"
 )
 
-// queueResynthesis holds the re-syntheses after pronunciation changes:
+// queueResynthesis holds the resyntheses after pronunciation changes:
 // one at a time per node, since each re-queues audios in batches.
 const queueResynthesis = "resynthesis"
 
@@ -25,7 +25,7 @@ type ResynthesisArgs struct {
 // Kind implements river.JobArgs.
 func (ResynthesisArgs) Kind() string { return narrator.ResynthesisJob{}.JobKind() }
 
-// resynthesisStates are the states in which a project's re-synthesis holds
+// resynthesisStates are the states in which a project's resynthesis holds
 // off another: queued, waiting for room, or running.
 var resynthesisStates = []rivertype.JobState{
 	rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRetryable,
@@ -39,7 +39,7 @@ func (ResynthesisArgs) InsertOpts() river.InsertOpts {
 		UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: resynthesisStates}}
 }
 
-// QueueResynthesis enqueues the re-synthesis of a project's audios that
+// QueueResynthesis enqueues the resynthesis of a project's audios that
 // contain job's phrase, outside any transaction. It returns ECONFLICT
 // (narrator.ResynthesisBusy) while the project has one queued or running.
 func (q *Queue[TTx]) QueueResynthesis(ctx context.Context, job narrator.ResynthesisJob) error {
@@ -53,7 +53,7 @@ func (q *Queue[TTx]) QueueResynthesis(ctx context.Context, job narrator.Resynthe
 	return nil
 }
 
-// ResynthesisStore is what the re-synthesis worker needs from storage.
+// ResynthesisStore is what the resynthesis worker needs from storage.
 type ResynthesisStore interface {
 	// ResynthesisCandidates reads, without a write lock, the audios of a
 	// project that rule's change is to re-queue.

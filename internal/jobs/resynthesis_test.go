@@ -13,7 +13,7 @@ import (
 	"github.com/narrator/narrator/internal/jobs"
 )
 
-// TestResynthesis: a project's re-synthesis is one job at a time, and its
+// TestResynthesis: a project's resynthesis is one job at a time, and its
 // worker re-queues the processed audios with the phrase.
 func TestResynthesis(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *testBundle) {
@@ -31,7 +31,7 @@ func TestResynthesis(t *testing.T) {
 		}
 		err := b.queue.QueueResynthesis(ctx, job)
 		if narrator.ErrorCode(err) != narrator.ECONFLICT {
-			t.Errorf("a second re-synthesis while the first is queued: %v, want %s", err, narrator.ECONFLICT)
+			t.Errorf("a second resynthesis while the first is queued: %v, want %s", err, narrator.ECONFLICT)
 		}
 		w := jobs.NewResynthesisWorker(b.store, nil)
 		if err := w.Work(ctx, &river.Job[jobs.ResynthesisArgs]{
@@ -41,7 +41,7 @@ func TestResynthesis(t *testing.T) {
 			t.Fatal(err)
 		}
 		if a := b.find(t); a.State != narrator.StateUnprocessed || a.Revision != processed.Revision+1 {
-			t.Errorf("after the re-synthesis: %s at revision %d, want unprocessed at %d", a.State, a.Revision, processed.Revision+1)
+			t.Errorf("after the resynthesis: %s at revision %d, want unprocessed at %d", a.State, a.Revision, processed.Revision+1)
 		}
 	})
 }

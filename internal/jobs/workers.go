@@ -23,9 +23,9 @@ import (
 type Store interface {
 	// AudioForSynthesis returns the audio, deleted or not, and its project.
 	AudioForSynthesis(ctx context.Context, audioID int64) (*narrator.Audio, *narrator.Project, error)
-	// PublishAudio returns ECONFLICT if the audio was deleted or changed
+	// FinishAudio returns ECONFLICT if the audio was deleted or changed
 	// since revision.
-	PublishAudio(ctx context.Context, audioID int64, revision int, r narrator.Rendering) error
+	FinishAudio(ctx context.Context, audioID int64, revision int, r narrator.Rendering) error
 	FailAudio(ctx context.Context, audioID int64, revision int, message string) error
 	// LeaseSynthesis takes or renews holder's lease on synthesising a
 	// revision; false while another holder's lease runs.
@@ -93,13 +93,13 @@ type SynthesisRecorder interface {
 	Synthesized(engine string, audio, took time.Duration)
 }
 
-// SynthesizeWorker renders an audio revision and publishes it.
+// SynthesizeWorker renders an audio revision and finishes it.
 //
 // Delivery is at least once, and in a cluster River rescues a job whose
 // node stopped answering, which can also rescue one that is only slow.
 // So each attempt first takes a lease on the audio in the database and
 // renews it while it works; a twin that finds the lease held waits for it
-// to end, and a result is published once (narrator.PlanPublish).
+// to end, and a result is published once (narrator.PlanFinish).
 type SynthesizeWorker struct {
 	river.WorkerDefaults[SynthesizeArgs]
 	store  Store
@@ -248,12 +248,12 @@ func (w *SynthesizeWorker) Work(ctx context.Context, job *river.Job[SynthesizeAr
 		}
 		return fmt.Errorf("render audio %d: %w", a.ID, err)
 	}
-	if err := w.store.PublishAudio(workCtx, a.ID, a.Revision, r); err != nil {
+	if err := w.store.FinishAudio(workCtx, a.ID, a.Revision, r); err != nil {
 		w.discard(context.WithoutCancel(ctx), r.Keys, log)
 		if narrator.ErrorCode(err) == narrator.ECONFLICT {
 			return nil // changed, deleted or published meanwhile
 		}
-		return fmt.Errorf("publish audio %d: %w", a.ID, err)
+		return fmt.Errorf("finish audio %d: %w", a.ID, err)
 	}
 	took := time.Since(start)
 	log.Info("audio processed", "duration_ms", r.Duration.Milliseconds(), "took_ms", took.Milliseconds())
@@ -300,7 +300,7 @@ func (w *SynthesizeWorker) renew(ctx context.Context, a *narrator.Audio, holder 
 func (w *SynthesizeWorker) discard(ctx context.Context, keys map[string]string, log *slog.Logger) {
 	for _, prefix := range prefixes(slices.Collect(maps.Values(keys))) {
 		if err := w.media.DeletePrefix(ctx, prefix); err != nil {
-			log.Warn("discard unpublished media", "prefix", prefix, "err", err)
+			log.Warn("discard unfinished media", "prefix", prefix, "err", err)
 		}
 	}
 }

@@ -104,7 +104,7 @@ func TestSweep(t *testing.T) {
 			published := folder()
 			put(published+"/audio.mp3", published+"/audio.m3u8", published+"/seg00000.ts")
 			a := newAudio("published")
-			if err := st.PublishAudio(ctx, a.ID, a.Revision, narrator.Rendering{Duration: time.Second, Keys: map[string]string{
+			if err := st.FinishAudio(ctx, a.ID, a.Revision, narrator.Rendering{Duration: time.Second, Keys: map[string]string{
 				narrator.ContentTypeMP3: published + "/audio.mp3", narrator.ContentTypeM3U8: published + "/audio.m3u8"},
 				Bytes: map[string]int64{narrator.ContentTypeMP3: 100, narrator.ContentTypeM3U8: 10}}); err != nil {
 				t.Fatal(err)

@@ -39,9 +39,9 @@ type Metrics struct {
 
 	webhookDeliveries *prometheus.CounterVec
 
-	feedReads        *prometheus.CounterVec
-	feedReadDuration prometheus.Histogram
-	feedItems        *prometheus.CounterVec
+	sourceReads        *prometheus.CounterVec
+	sourceReadDuration prometheus.Histogram
+	sourceItems        *prometheus.CounterVec
 
 	createGroups *prometheus.CounterVec
 }
@@ -76,7 +76,7 @@ func New() *Metrics {
 		}, []string{"engine"}),
 		audioSeconds: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "narrator_audio_seconds_total",
-			Help: "Seconds of audio published, by engine.",
+			Help: "Seconds of audio synthesized and finished, by engine.",
 		}, []string{"engine"}),
 		engineBusy: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "narrator_engine_processes_busy",
@@ -94,18 +94,18 @@ func New() *Metrics {
 			Name: "narrator_webhook_attempts_total",
 			Help: "Webhook delivery attempts, by outcome (delivered, failed, skipped).",
 		}, []string{"outcome"}),
-		feedReads: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "narrator_feed_reads_total",
-			Help: "Reads of rss projects' feeds, by outcome (ok, not_modified, error).",
+		sourceReads: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "narrator_source_reads_total",
+			Help: "Reads of rss projects' sources, by outcome (ok, not_modified, error).",
 		}, []string{"outcome"}),
-		feedReadDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name:    "narrator_feed_read_duration_seconds",
-			Help:    "Time one read of a feed took: fetch, parse, article pages and creates.",
+		sourceReadDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "narrator_source_read_duration_seconds",
+			Help:    "Time one read of a source took: fetch, parse, article pages and creates.",
 			Buckets: []float64{.01, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120},
 		}),
-		feedItems: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "narrator_feed_items_total",
-			Help: "Feed items handled, by action (created, updated, skipped: not narrated because invalid or unreadable).",
+		sourceItems: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "narrator_source_items_total",
+			Help: "Source items handled, by action (created, updated, skipped: not narrated because invalid or unreadable).",
 		}, []string{"action"}),
 		createGroups: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "narrator_postgres_create_groups_total",
@@ -120,7 +120,7 @@ func New() *Metrics {
 		m.realTimeFactor, m.audioSeconds,
 		m.engineBusy, m.engineRestarted, m.engineTimedOut,
 		m.webhookDeliveries,
-		m.feedReads, m.feedReadDuration, m.feedItems,
+		m.sourceReads, m.sourceReadDuration, m.sourceItems,
 		m.createGroups,
 	)
 	// Known outcomes start at zero, so that rates of them exist from the
@@ -129,10 +129,10 @@ func New() *Metrics {
 		m.webhookDeliveries.WithLabelValues(o)
 	}
 	for _, o := range []string{narrator.SourceStatusOK, narrator.SourceStatusNotModified, narrator.SourceStatusError} {
-		m.feedReads.WithLabelValues(o)
+		m.sourceReads.WithLabelValues(o)
 	}
 	for _, a := range []string{"created", "updated", "skipped"} {
-		m.feedItems.WithLabelValues(a)
+		m.sourceItems.WithLabelValues(a)
 	}
 	return m
 }
@@ -176,7 +176,7 @@ func (m *Metrics) JobWorked(kind, outcome string, took time.Duration) {
 	m.jobDuration.WithLabelValues(kind).Observe(took.Seconds())
 }
 
-// Synthesized records an audio published: the engine of its voice, the
+// Synthesized records an audio finished: the engine of its voice, the
 // length of the audio and the wall time its synthesis took.
 func (m *Metrics) Synthesized(engine string, audio, took time.Duration) {
 	if audio <= 0 {
@@ -215,18 +215,18 @@ func (m *Metrics) WebhookAttempt(outcome string) {
 	m.webhookDeliveries.WithLabelValues(outcome).Inc()
 }
 
-// FeedRead records one read of a feed: its outcome (a
+// SourceRead records one read of a feed: its outcome (a
 // narrator.SourceStatus constant) and how long it took.
-func (m *Metrics) FeedRead(outcome string, took time.Duration) {
-	m.feedReads.WithLabelValues(outcome).Inc()
-	m.feedReadDuration.Observe(took.Seconds())
+func (m *Metrics) SourceRead(outcome string, took time.Duration) {
+	m.sourceReads.WithLabelValues(outcome).Inc()
+	m.sourceReadDuration.Observe(took.Seconds())
 }
 
-// FeedItems records n feed items handled with an action: created,
+// SourceItems records n source items handled with an action: created,
 // updated or skipped.
-func (m *Metrics) FeedItems(action string, n int) {
+func (m *Metrics) SourceItems(action string, n int) {
 	if n > 0 {
-		m.feedItems.WithLabelValues(action).Add(float64(n))
+		m.sourceItems.WithLabelValues(action).Add(float64(n))
 	}
 }
 

@@ -44,7 +44,7 @@ type cachedWord struct {
 // pronunciation rules and normalisation). An entry is a file: the number
 // of samples (uint32), the samples (little-endian int16), then the words
 // as JSON.
-// An update that changes one sentence re-synthesises only that sentence.
+// An update that changes one sentence resynthesises only that sentence.
 // The cache also keeps encoded chunks of MP3 (chunkEncoder), keyed by the
 // PCM they encode, as files of MP3 frames.
 // The cache is bounded: past its size, the least recently used entries go.

@@ -58,11 +58,11 @@ func TestAnonymousDrill(t *testing.T) {
 	b := setup(t)
 	ctx := t.Context()
 	pub := b.audio(t, "pub", "https://news.test/pub")
-	b.publish(t, pub, "t-pub")
+	b.finish(t, pub, "t-pub")
 	draft := b.audio(t, "draft", "https://news.test/draft")
-	b.publish(t, draft, "t-draft")
+	b.finish(t, draft, "t-draft")
 	later := b.audio(t, "later", "")
-	b.publish(t, later, "t-later")
+	b.finish(t, later, "t-later")
 	waiting := b.audio(t, "waiting", "") // a draft still being made
 	for _, p := range []narrator.Publication{
 		{AudioID: draft.ID, State: narrator.PublicationDraft},
@@ -80,7 +80,7 @@ func TestAnonymousDrill(t *testing.T) {
 	if _, err := b.store.CreateAudio(ctx, paid); err != nil {
 		t.Fatal(err)
 	}
-	b.publish(t, paid, "t-paid")
+	b.finish(t, paid, "t-paid")
 	access, err := b.store.RotateEmbedSecret(ctx, signed.ID, "nes_drill-secret")
 	if err != nil {
 		t.Fatal(err)
@@ -96,7 +96,7 @@ func TestAnonymousDrill(t *testing.T) {
 	if _, err := b.store.CreateAudio(ctx, local); err != nil {
 		t.Fatal(err)
 	}
-	b.publish(t, local, "t-local")
+	b.finish(t, local, "t-local")
 	if err := b.store.SetProjectAccess(ctx, &narrator.ProjectAccess{ProjectID: restricted.ID, Mode: narrator.AccessPublic,
 		AllowedOrigins: []string{"https://news.test"}}); err != nil {
 		t.Fatal(err)
@@ -201,7 +201,7 @@ func TestTokenExpiryCapped(t *testing.T) {
 	if _, err := b.store.CreateAudio(ctx, paid); err != nil {
 		t.Fatal(err)
 	}
-	b.publish(t, paid, "t-paid")
+	b.finish(t, paid, "t-paid")
 	access, err := b.store.RotateEmbedSecret(ctx, signed.ID, "nes_expiry-secret")
 	if err != nil {
 		t.Fatal(err)

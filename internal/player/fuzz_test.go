@@ -17,7 +17,7 @@ import (
 func FuzzPlayer(f *testing.F) {
 	b := setup(f)
 	a := b.audio(f, "a", "https://news.test/a")
-	b.publish(f, a, "tok")
+	b.finish(f, a, "tok")
 	f.Add(uint8(0), uint8(0), []byte(fmt.Sprintf(`{"project_id":%d,"audio_id":%d,"event":"play"}`, b.project.ID, a.ID)))
 	f.Add(uint8(0), uint8(1), []byte(fmt.Sprintf(`{"project_id":%d,"audio_id":%d,"event":"progress_25"}{}`, b.project.ID, a.ID)))
 	f.Add(uint8(0), uint8(2), []byte(`{"project_id":-1,"audio_id":1e99,"event":"x","extra":1}`))

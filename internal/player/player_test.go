@@ -95,8 +95,8 @@ func (b *testBundle) audio(t testing.TB, externalID, articleURL string) *narrato
 	return a
 }
 
-// publish makes an audio processed with media under token.
-func (b *testBundle) publish(t testing.TB, a *narrator.Audio, token string) {
+// finish makes an audio processed with media under token.
+func (b *testBundle) finish(t testing.TB, a *narrator.Audio, token string) {
 	t.Helper()
 	keys := map[string]string{
 		narrator.ContentTypeMP3:  fmt.Sprintf("%d/%s/audio.mp3", a.ID, token),
@@ -104,7 +104,7 @@ func (b *testBundle) publish(t testing.TB, a *narrator.Audio, token string) {
 	}
 	r := narrator.Rendering{Keys: keys, Duration: 83500 * time.Millisecond,
 		Bytes: map[string]int64{narrator.ContentTypeMP3: 1000, narrator.ContentTypeM3U8: 100}}
-	if err := b.store.PublishAudio(t.Context(), a.ID, a.Revision, r); err != nil {
+	if err := b.store.FinishAudio(t.Context(), a.ID, a.Revision, r); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -169,10 +169,10 @@ func TestPage(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	a := b.audio(t, "post-42", "https://news.example/2026/library")
-	b.publish(t, a, "tok1")
+	b.finish(t, a, "tok1")
 	// An audio whose external ID is the other's audio ID.
 	other := b.audio(t, fmt.Sprint(a.ID), "")
-	b.publish(t, other, "tok2")
+	b.finish(t, other, "tok2")
 
 	for _, c := range []struct {
 		name, query, token string
@@ -214,7 +214,7 @@ func TestPageStates(t *testing.T) {
 		t.Fatal(err)
 	}
 	gone := b.audio(t, "gone", "")
-	b.publish(t, gone, "tokg")
+	b.finish(t, gone, "tokg")
 	if _, err := b.store.DeleteAudio(t.Context(), b.project.ID, "gone"); err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +277,7 @@ func TestPageStates(t *testing.T) {
 	if code, body := status(statusURL); code != 200 || body != `{"state":"unprocessed","live_mp3_url":"https://media.test/media/tokp/live.mp3"}` {
 		t.Errorf("status while live: %d %s", code, body)
 	}
-	b.publish(t, pending, "tokp")
+	b.finish(t, pending, "tokp")
 	if code, body := status(statusURL); code != 200 || body != `{"state":"processed"}` {
 		t.Errorf("status once processed: %d %s", code, body)
 	}
@@ -299,7 +299,7 @@ func TestEvents(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	a := b.audio(t, "a", "")
-	b.publish(t, a, "tok")
+	b.finish(t, a, "tok")
 	gone := b.audio(t, "gone", "")
 	if _, err := b.store.DeleteAudio(t.Context(), b.project.ID, "gone"); err != nil {
 		t.Fatal(err)
@@ -387,7 +387,7 @@ func TestEventsPerClient(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	a := b.audio(t, "a", "")
-	b.publish(t, a, "tok")
+	b.finish(t, a, "tok")
 	body := fmt.Sprintf(`{"project_id":%d,"audio_id":%d,"event":"complete"}`, b.project.ID, a.ID)
 	for i := range perClient {
 		if res := b.doAs(t, "10.0.0.1", "POST", "/embed/events", "application/json", body); res.StatusCode != 204 {

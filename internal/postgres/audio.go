@@ -111,7 +111,7 @@ func (s *Store) FindAudio(ctx context.Context, projectID int64, ref string) (*na
 // A change to title, body or author makes the audio unprocessed again, clears
 // its error, bumps its revision and enqueues its synthesis in the same
 // transaction; its media keep their keys until the new result is published.
-// Other changes do not re-synthesise. UpdatedAt moves only if something
+// Other changes do not resynthesise. UpdatedAt moves only if something
 // changed. It returns ENOTFOUND if the audio is missing, and EINVALID if the
 // new external ID is held by another live audio of the project, including
 // one that another node gives it at the same moment.

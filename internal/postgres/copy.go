@@ -23,7 +23,7 @@ SELECT
 	COALESCE(pg_sequence_last_value(pg_get_serial_sequence('users', 'id')::regclass), 0),
 	COALESCE(pg_sequence_last_value(pg_get_serial_sequence('pronunciations', 'id')::regclass), 0),
 	COALESCE(pg_sequence_last_value(pg_get_serial_sequence('webhooks', 'id')::regclass), 0),
-	COALESCE(pg_sequence_last_value(pg_get_serial_sequence('feed_sources', 'id')::regclass), 0)`
+	COALESCE(pg_sequence_last_value(pg_get_serial_sequence('sources', 'id')::regclass), 0)`
 
 // lastIDs reads lastIDsSQL in tx.
 func lastIDs(ctx context.Context, tx pgx.Tx) (narrator.LastIDs, error) {

@@ -14,7 +14,7 @@
 // River's migrations and queue.
 //
 // Writes run in READ COMMITTED transactions. A write that depends on what it
-// reads (update, delete, publish, fail, lease, regenerate, re-synthesis)
+// reads (update, delete, finish, fail, lease, resynthesis)
 // first locks the audio's row with SELECT ... FOR UPDATE, so that a node
 // doing the same at once waits and then works on the result. Two nodes
 // creating an audio with one external ID at once meet on the partial unique

@@ -25,7 +25,7 @@ func idCounters(ids *narrator.LastIDs) map[string]*int64 {
 		"users":          &ids.User,
 		"pronunciations": &ids.Pronunciation,
 		"webhooks":       &ids.Webhook,
-		"feed_sources":   &ids.Source,
+		"sources":        &ids.Source,
 	}
 }
 

@@ -212,35 +212,35 @@ func UpdateAudio(ctx context.Context, s *Store, tx Tx, cur *narrator.Audio, u na
 
 const setMediaKeySQL = `UPDATE media SET key = ?, bytes = ? WHERE id = ?`
 
-const publishAudioSQL = `
+const finishAudioSQL = `
 UPDATE audios SET state = 'processed', error = '', duration_ms = ?, updated_at = ?,
 	lease_holder = NULL, lease_revision = NULL, lease_until = NULL
 WHERE id = ?`
 
-// PublishAudio records the published media of one revision of an audio: it
+// FinishAudio records the published media of one revision of an audio: it
 // sets each media's key and size from r, marks the audio processed with
 // r's duration, releases its synthesis lease, and applies the plan's
 // effects (the removal of the keys it replaced among them), all in one
 // transaction. It returns ECONFLICT, changing nothing, if the audio is
 // deleted, at another revision or already processed at this one
-// (narrator.PlanPublish): the caller then discards its files. It returns
+// (narrator.PlanFinish): the caller then discards its files. It returns
 // ENOTFOUND if the audio does not exist.
-func (s *Store) PublishAudio(ctx context.Context, audioID int64, revision int, r narrator.Rendering) error {
+func (s *Store) FinishAudio(ctx context.Context, audioID int64, revision int, r narrator.Rendering) error {
 	tx, err := s.db.BeginWrite(ctx)
 	if err != nil {
-		return fmt.Errorf("publish audio %d: %w", audioID, err)
+		return fmt.Errorf("finish audio %d: %w", audioID, err)
 	}
 	defer tx.Rollback(ctx)
-	if err := s.publishAudio(ctx, tx, audioID, revision, r); err != nil {
-		return fmt.Errorf("publish audio %d revision %d: %w", audioID, revision, err)
+	if err := s.finishAudio(ctx, tx, audioID, revision, r); err != nil {
+		return fmt.Errorf("finish audio %d revision %d: %w", audioID, revision, err)
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("publish audio %d: commit: %w", audioID, err)
+		return fmt.Errorf("finish audio %d: commit: %w", audioID, err)
 	}
 	return nil
 }
 
-func (s *Store) publishAudio(ctx context.Context, tx Tx, audioID int64, revision int, r narrator.Rendering) error {
+func (s *Store) finishAudio(ctx context.Context, tx Tx, audioID int64, revision int, r narrator.Rendering) error {
 	a, err := findAudioByID(ctx, tx, audioID, s.db.ForUpdate())
 	if err != nil {
 		return err
@@ -248,7 +248,7 @@ func (s *Store) publishAudio(ctx context.Context, tx Tx, audioID int64, revision
 	if err := LoadMedia(ctx, s.db, tx, a); err != nil {
 		return err
 	}
-	plan, err := narrator.PlanPublish(a, revision, r)
+	plan, err := narrator.PlanFinish(a, revision, r)
 	if err != nil {
 		return err
 	}
@@ -258,7 +258,7 @@ func (s *Store) publishAudio(ctx context.Context, tx Tx, audioID int64, revision
 		}
 	}
 	next := plan.Apply(a, r.Duration.Milliseconds(), s.now())
-	if _, err := tx.Exec(ctx, publishAudioSQL, next.DurationMS, next.UpdatedAt, audioID); err != nil {
+	if _, err := tx.Exec(ctx, finishAudioSQL, next.DurationMS, next.UpdatedAt, audioID); err != nil {
 		return err
 	}
 	return s.db.ApplyEffects(ctx, tx, &next, plan.Effects)
@@ -332,26 +332,26 @@ func (s *Store) DeleteAudio(ctx context.Context, projectID int64, ref string) (*
 	return &plan.Next, nil
 }
 
-// RegenerateAudio makes a live audio, found by reference as FindAudio does,
+// ResynthesizeAudio makes a live audio, found by reference as FindAudio does,
 // unprocessed again even if its text is unchanged: in one transaction it
 // clears its error, bumps its revision and enqueues its synthesis. Its
 // media keep their keys until the new result is published. It returns the
 // updated audio, or ENOTFOUND.
-func (s *Store) RegenerateAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error) {
+func (s *Store) ResynthesizeAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error) {
 	tx, err := s.db.BeginWrite(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("regenerate audio %q: %w", ref, err)
+		return nil, fmt.Errorf("resynthesize audio %q: %w", ref, err)
 	}
 	defer tx.Rollback(ctx)
 	a, err := s.db.ResolveAudio(ctx, tx, projectID, ref)
 	if err != nil {
-		return nil, fmt.Errorf("regenerate audio %q in project %d: %w", ref, projectID, err)
+		return nil, fmt.Errorf("resynthesize audio %q in project %d: %w", ref, projectID, err)
 	}
 	if err := Resynthesize(ctx, s, tx, a); err != nil {
 		return nil, err
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return nil, fmt.Errorf("regenerate audio %d: commit: %w", a.ID, err)
+		return nil, fmt.Errorf("resynthesize audio %d: commit: %w", a.ID, err)
 	}
 	return a, nil
 }
@@ -363,7 +363,7 @@ WHERE id = ?`
 // Resynthesize makes a, a live audio locked in tx of the store s,
 // unprocessed at a new revision (narrator.Audio.Resynthesize) with the
 // change's effects, its synthesis among them. The account's limits apply
-// (narrator.Limits.CheckSynthesis), to a publisher's regenerate and to a
+// (narrator.Limits.CheckSynthesis), to a publisher's resynthesis and to a
 // pronunciation rule's re-queueing alike.
 func Resynthesize(ctx context.Context, s *Store, tx Tx, a *narrator.Audio) error {
 	round, err := s.db.PlanSynthesis(ctx, tx, a.ProjectID, a.State != narrator.StateUnprocessed, true)

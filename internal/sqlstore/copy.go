@@ -70,7 +70,7 @@ const (
 	exportPronunciationsSQL = `SELECT ` + PronunciationColumns + ` FROM pronunciations ORDER BY id`
 	exportFeedsSQL          = `SELECT ` + FeedColumns + ` FROM feeds ORDER BY project_id`
 	exportWebhooksSQL       = `SELECT ` + WebhookColumns + ` FROM webhooks ORDER BY id`
-	exportSourcesSQL        = `SELECT ` + sourceColumns + ` FROM feed_sources ORDER BY id`
+	exportSourcesSQL        = `SELECT ` + sourceColumns + ` FROM sources ORDER BY id`
 )
 
 func scanExportedAPIKey(row Row) (*narrator.ExportedAPIKey, error) {
@@ -134,7 +134,7 @@ INSERT INTO webhooks (id, project_id, url, events, secret, disabled_at, failing_
 %sVALUES (?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (id) DO NOTHING`
 	importSourceSQL = `
-INSERT INTO feed_sources (id, project_id, url, headers, mapping, full_text, backfill_items, backfill_since, poll_interval, created_at,
+INSERT INTO sources (id, project_id, url, headers, mapping, full_text, backfill_items, backfill_since, poll_interval, created_at,
 	status, last_error, next_poll_at, failures, etag, last_modified, items_seen, created_count, updated_count, hub, websub_topic, websub_secret)
 %sVALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, 0, '', '', 0, 0, 0, '', '', '')
 ON CONFLICT (id) DO NOTHING`
@@ -217,7 +217,7 @@ func (s *Store) ImportMeta(ctx context.Context, e *narrator.Export) error {
 		"users":          last.User,
 		"pronunciations": last.Pronunciation,
 		"webhooks":       last.Webhook,
-		"feed_sources":   last.Source,
+		"sources":        last.Source,
 	}
 	for _, table := range slices.Sorted(maps.Keys(counters)) {
 		if counters[table] <= 0 {

@@ -11,7 +11,7 @@ import (
 // ResynthesizeAudios re-queues, in one write, those of the audios ids of a
 // project that still need it for rule (narrator.Pronunciation.
 // NeedsResynthesis, checked again under the write), each within the
-// account's limits as a publisher's regenerate is. It stops at the first
+// account's limits as a publisher's resynthesis is. It stops at the first
 // refusal (EQUEUEFULL, EQUOTA), keeps what it did, and returns how many it
 // re-queued and the refusal.
 func (s *Store) ResynthesizeAudios(ctx context.Context, projectID int64, rule *narrator.Pronunciation, ids []int64) (int, error) {

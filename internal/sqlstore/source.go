@@ -70,10 +70,10 @@ func sourceNotFound(id int64) error {
 
 const lockProjectTypeSQL = `SELECT type, account_id FROM projects WHERE id = ?`
 
-const countSourcesSQL = `SELECT COUNT(*) FROM feed_sources WHERE project_id = ?`
+const countSourcesSQL = `SELECT COUNT(*) FROM sources WHERE project_id = ?`
 
 const countAccountSourcesSQL = `
-SELECT COUNT(*) FROM feed_sources f JOIN projects p ON p.id = f.project_id WHERE p.account_id = ?`
+SELECT COUNT(*) FROM sources f JOIN projects p ON p.id = f.project_id WHERE p.account_id = ?`
 
 // accountSourcesKey is the LockKey that serialises the creates of an
 // account's feeds, whose number its limits bound.
@@ -86,7 +86,7 @@ func accountSourcesKey(accountID int64) string {
 func accountReadsKey(accountID int64) string { return fmt.Sprintf("feed-reads:account:%d", accountID) }
 
 const insertSourceSQL = `
-INSERT INTO feed_sources (project_id, url, headers, mapping, full_text, backfill_items, backfill_since, poll_interval, created_at,
+INSERT INTO sources (project_id, url, headers, mapping, full_text, backfill_items, backfill_since, poll_interval, created_at,
 	status, last_error, next_poll_at, failures, etag, last_modified, items_seen, created_count, updated_count, hub, websub_topic, websub_secret)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, 0, '', '', 0, 0, 0, '', '', '')`
 
@@ -149,7 +149,7 @@ func (s *Store) CreateSource(ctx context.Context, src *narrator.Source) error {
 	return nil
 }
 
-const findSourceSQL = `SELECT ` + sourceColumns + ` FROM feed_sources WHERE id = ?`
+const findSourceSQL = `SELECT ` + sourceColumns + ` FROM sources WHERE id = ?`
 
 // Source returns a feed. It returns ENOTFOUND if there is none of that ID.
 func (s *Store) Source(ctx context.Context, id int64) (*narrator.Source, error) {
@@ -167,7 +167,7 @@ func (s *Store) Source(ctx context.Context, id int64) (*narrator.Source, error) 
 	return src, nil
 }
 
-const listSourcesSQL = `SELECT ` + sourceColumns + ` FROM feed_sources WHERE project_id = ? ORDER BY id`
+const listSourcesSQL = `SELECT ` + sourceColumns + ` FROM sources WHERE project_id = ? ORDER BY id`
 
 // ListSources returns a project's feeds, oldest first; the slice is empty,
 // not nil, when there are none.
@@ -196,8 +196,8 @@ func (s *Store) ListSources(ctx context.Context, projectID int64) ([]*narrator.S
 	return out, nil
 }
 
-const deleteSourceItemsSQL = `DELETE FROM feed_source_items WHERE source_id = ?`
-const deleteSourceSQL = `DELETE FROM feed_sources WHERE id = ? AND project_id = ?`
+const deleteSourceItemsSQL = `DELETE FROM source_items WHERE source_id = ?`
+const deleteSourceSQL = `DELETE FROM sources WHERE id = ? AND project_id = ?`
 
 // DeleteSource removes a project's feed and the record of the items it
 // saw; the audios its items made stay. It returns ENOTFOUND if the project
@@ -209,7 +209,7 @@ func (s *Store) DeleteSource(ctx context.Context, projectID, id int64) error {
 	}
 	defer tx.Rollback(ctx)
 	var found int64
-	if err := tx.QueryRow(ctx, `SELECT id FROM feed_sources WHERE id = ? AND project_id = ?`+s.db.ForUpdate(), id, projectID).Scan(&found); errors.Is(err, sql.ErrNoRows) {
+	if err := tx.QueryRow(ctx, `SELECT id FROM sources WHERE id = ? AND project_id = ?`+s.db.ForUpdate(), id, projectID).Scan(&found); errors.Is(err, sql.ErrNoRows) {
 		return sourceNotFound(id)
 	} else if err != nil {
 		return fmt.Errorf("delete feed %d: %w", id, err)
@@ -245,7 +245,7 @@ func (s *Store) SeenItems(ctx context.Context, sourceID int64, externalIDs []str
 		for _, id := range chunk {
 			args = append(args, id)
 		}
-		q := `SELECT external_id, hash, item_updated_at FROM feed_source_items WHERE source_id = ? AND external_id IN (?` + strings.Repeat(", ?", len(chunk)-1) + `)`
+		q := `SELECT external_id, hash, item_updated_at FROM source_items WHERE source_id = ? AND external_id IN (?` + strings.Repeat(", ?", len(chunk)-1) + `)`
 		rows, err := tx.Query(ctx, q, args...)
 		if err != nil {
 			return nil, fmt.Errorf("seen items of feed %d: %w", sourceID, err)
@@ -272,7 +272,7 @@ func (s *Store) SeenItems(ctx context.Context, sourceID int64, externalIDs []str
 }
 
 const (
-	claimSourceSQL    = `UPDATE feed_sources SET lease_until = ? WHERE id = ? AND (lease_until IS NULL OR lease_until <= ?)`
+	claimSourceSQL    = `UPDATE sources SET lease_until = ? WHERE id = ? AND (lease_until IS NULL OR lease_until <= ?)`
 	claimDueSourceSQL = claimSourceSQL + ` AND next_poll_at <= ?`
 )
 
@@ -330,7 +330,7 @@ func (s *Store) claimSource(ctx context.Context, id int64, until time.Time, due 
 	}
 	if n == 0 {
 		var found int64
-		if err := tx.QueryRow(ctx, `SELECT id FROM feed_sources WHERE id = ?`, id).Scan(&found); errors.Is(err, sql.ErrNoRows) {
+		if err := tx.QueryRow(ctx, `SELECT id FROM sources WHERE id = ?`, id).Scan(&found); errors.Is(err, sql.ErrNoRows) {
 			return false, sourceNotFound(id)
 		} else if err != nil {
 			return false, fmt.Errorf("claim feed %d: %w", id, err)
@@ -343,17 +343,17 @@ func (s *Store) claimSource(ctx context.Context, id int64, until time.Time, due 
 	return true, nil
 }
 
-const sourceAccountSQL = `SELECT p.account_id FROM feed_sources f JOIN projects p ON p.id = f.project_id WHERE f.id = ?`
+const sourceAccountSQL = `SELECT p.account_id FROM sources f JOIN projects p ON p.id = f.project_id WHERE f.id = ?`
 
 // accountReadsSQL counts an account's feeds being read: leased until
 // after $2, now.
 const accountReadsSQL = `
-SELECT COUNT(*) FROM feed_sources f JOIN projects p ON p.id = f.project_id WHERE p.account_id = ? AND f.lease_until > ?`
+SELECT COUNT(*) FROM sources f JOIN projects p ON p.id = f.project_id WHERE p.account_id = ? AND f.lease_until > ?`
 
 // readsSQL counts, by account, the feeds being read: leased until after
 // $1, now.
 const readsSQL = `
-SELECT p.account_id, COUNT(*) FROM feed_sources f JOIN projects p ON p.id = f.project_id
+SELECT p.account_id, COUNT(*) FROM sources f JOIN projects p ON p.id = f.project_id
 WHERE f.lease_until > ? GROUP BY p.account_id`
 
 // dueSourcesSQL lists the feeds due at $1 and not leased, longest due
@@ -363,7 +363,7 @@ const dueSourcesSQL = `
 SELECT id, account_id FROM (
 	SELECT f.id, p.account_id, f.next_poll_at,
 		ROW_NUMBER() OVER (PARTITION BY p.account_id ORDER BY f.next_poll_at, f.id) AS turn
-	FROM feed_sources f JOIN projects p ON p.id = f.project_id
+	FROM sources f JOIN projects p ON p.id = f.project_id
 	WHERE f.next_poll_at <= ? AND (f.lease_until IS NULL OR f.lease_until <= ?)
 ) due WHERE turn <= ? ORDER BY next_poll_at, id`
 
@@ -402,9 +402,9 @@ func (s *Store) DueSources(ctx context.Context, limit int) ([]int64, error) {
 		return nil, fmt.Errorf("due feeds: %w", err)
 	}
 	defer rows.Close()
-	var due []narrator.DueFeed
+	var due []narrator.DueSource
 	for rows.Next() {
-		var f narrator.DueFeed
+		var f narrator.DueSource
 		if err := rows.Scan(&f.ID, &f.AccountID); err != nil {
 			return nil, fmt.Errorf("due feeds: %w", err)
 		}
@@ -417,13 +417,13 @@ func (s *Store) DueSources(ctx context.Context, limit int) ([]int64, error) {
 }
 
 const upsertSeenSQL = `
-INSERT INTO feed_source_items (source_id, external_id, hash, item_updated_at, seen_at) VALUES (?, ?, ?, ?, ?)
+INSERT INTO source_items (source_id, external_id, hash, item_updated_at, seen_at) VALUES (?, ?, ?, ?, ?)
 ON CONFLICT (source_id, external_id) DO UPDATE SET hash = excluded.hash, item_updated_at = excluded.item_updated_at, seen_at = excluded.seen_at`
 
 const recordReadSQL = `
-UPDATE feed_sources SET status = ?, last_error = ?, last_fetch_at = ?, next_poll_at = ?, failures = ?, etag = ?, last_modified = ?,
+UPDATE sources SET status = ?, last_error = ?, last_fetch_at = ?, next_poll_at = ?, failures = ?, etag = ?, last_modified = ?,
 	created_count = created_count + ?, updated_count = updated_count + ?, lease_until = NULL,
-	items_seen = (SELECT COUNT(*) FROM feed_source_items WHERE source_id = ?)
+	items_seen = (SELECT COUNT(*) FROM source_items WHERE source_id = ?)
 WHERE id = ?`
 
 // RecordRead records a read of a feed at once: its items seen, its new
@@ -437,7 +437,7 @@ func (s *Store) RecordRead(ctx context.Context, r narrator.SourceRead) error {
 	}
 	defer tx.Rollback(ctx)
 	var found int64
-	if err := tx.QueryRow(ctx, `SELECT id FROM feed_sources WHERE id = ?`+s.db.ForUpdate(), r.SourceID).Scan(&found); errors.Is(err, sql.ErrNoRows) {
+	if err := tx.QueryRow(ctx, `SELECT id FROM sources WHERE id = ?`+s.db.ForUpdate(), r.SourceID).Scan(&found); errors.Is(err, sql.ErrNoRows) {
 		return sourceNotFound(r.SourceID)
 	} else if err != nil {
 		return fmt.Errorf("record read of feed %d: %w", r.SourceID, err)
@@ -460,7 +460,7 @@ func (s *Store) RecordRead(ctx context.Context, r narrator.SourceRead) error {
 }
 
 const setSubscriptionSQL = `
-UPDATE feed_sources SET hub = ?, websub_topic = ?, websub_secret = ?, websub_requested_at = ?, websub_expires_at = ?,
+UPDATE sources SET hub = ?, websub_topic = ?, websub_secret = ?, websub_requested_at = ?, websub_expires_at = ?,
 	websub_pending_mode = ?, websub_pending_topic = ?, websub_pending_at = ?, websub_nonce = ?
 WHERE id = ?`
 

@@ -257,7 +257,7 @@ var updateTests = []test{
 		ctx := t.Context()
 		p := mustProject(t, b.store)
 		a := mustAudio(t, b.store, p.ID, "ext")
-		keys := mustPublish(t, b.store, a, "v1")
+		keys := mustFinish(t, b.store, a, "v1")
 		a = mustFindAudio(t, b.store, p.ID, "ext")
 
 		now := b.clock.Advance(time.Minute)
@@ -297,7 +297,7 @@ var updateTests = []test{
 	{"SpokenChangeResynthesizes", func(t *testing.T, b *bundle) {
 		p := mustProject(t, b.store)
 		a := mustAudio(t, b.store, p.ID, "ext")
-		keys := mustPublish(t, b.store, a, "v1")
+		keys := mustFinish(t, b.store, a, "v1")
 		for i, u := range []narrator.AudioUpdate{
 			{Title: ptr("New title")},
 			{Body: ptr("New body.")},
@@ -390,7 +390,7 @@ var deleteTests = []test{
 	{"ProcessedRemovesMedia", func(t *testing.T, b *bundle) {
 		p := mustProject(t, b.store)
 		a := mustAudio(t, b.store, p.ID, "")
-		keys := mustPublish(t, b.store, a, "v1")
+		keys := mustFinish(t, b.store, a, "v1")
 		got, err := b.store.DeleteAudio(t.Context(), p.ID, itoa(a.ID))
 		if err != nil {
 			t.Fatal(err)
@@ -519,7 +519,7 @@ var listTests = []test{
 		ctx := t.Context()
 		p := mustProject(t, b.store)
 		a1 := mustAudio(t, b.store, p.ID, "one")
-		mustPublish(t, b.store, a1, "v1")
+		mustFinish(t, b.store, a1, "v1")
 		a2 := mustAudio(t, b.store, p.ID, "two")
 		list, err := b.store.ListAudios(ctx, p.ID, time.Time{}, 1, 50)
 		if err != nil {
@@ -537,12 +537,12 @@ var listTests = []test{
 }
 
 var synthesisTests = []test{
-	{"PublishAndRepublish", func(t *testing.T, b *bundle) {
+	{"FinishTwice", func(t *testing.T, b *bundle) {
 		ctx := t.Context()
 		p := mustProject(t, b.store)
 		a := mustAudio(t, b.store, p.ID, "ext")
 		now := b.clock.Advance(time.Minute)
-		keys := mustPublish(t, b.store, a, "v1")
+		keys := mustFinish(t, b.store, a, "v1")
 		got := mustFindAudio(t, b.store, p.ID, "ext")
 		want := *a
 		want.State, want.DurationMS, want.UpdatedAt = narrator.StateProcessed, 1234, now
@@ -554,15 +554,15 @@ var synthesisTests = []test{
 		}
 		wantAudio(t, got, &want)
 		if n := len(b.rec.DeletedMedia()); n != 0 {
-			t.Errorf("first publish enqueued %d removals", n)
+			t.Errorf("first finish enqueued %d removals", n)
 		}
 
 		// Stale and future revisions are refused and change nothing.
 		for _, rev := range []int{0, 2} {
-			err := b.store.PublishAudio(ctx, a.ID, rev, rendering(map[string]string{narrator.ContentTypeMP3: "x.mp3"}, 1))
+			err := b.store.FinishAudio(ctx, a.ID, rev, rendering(map[string]string{narrator.ContentTypeMP3: "x.mp3"}, 1))
 			wantCode(t, err, narrator.ECONFLICT)
 		}
-		err := b.store.PublishAudio(ctx, 999, 1, rendering(keys, 1))
+		err := b.store.FinishAudio(ctx, 999, 1, rendering(keys, 1))
 		wantCode(t, err, narrator.ENOTFOUND)
 
 		// A new revision's result replaces the keys and removes the old files.
@@ -570,29 +570,29 @@ var synthesisTests = []test{
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = b.store.PublishAudio(ctx, a.ID, 1, rendering(map[string]string{narrator.ContentTypeMP3: "old.mp3"}, 1))
+		err = b.store.FinishAudio(ctx, a.ID, 1, rendering(map[string]string{narrator.ContentTypeMP3: "old.mp3"}, 1))
 		wantCode(t, err, narrator.ECONFLICT)
-		keys2 := mustPublish(t, b.store, upd, "v2")
+		keys2 := mustFinish(t, b.store, upd, "v2")
 		got = mustFindAudio(t, b.store, p.ID, "ext")
 		if got.State != narrator.StateProcessed || got.Revision != 2 || got.Media[0].Key != keys2[narrator.ContentTypeMP3] ||
 			got.Media[1].Key != keys2[narrator.ContentTypeM3U8] || got.Media[0].Bytes != 100*int64(len(keys2[narrator.ContentTypeMP3])) {
-			t.Errorf("republished audio = %+v", got)
+			t.Errorf("audio finished again = %+v", got)
 		}
 		wantEqual(t, "media removals", b.rec.DeletedMedia(),
 			[][]string{{keys[narrator.ContentTypeMP3], keys[narrator.ContentTypeM3U8]}})
 		wantAudio(t, mustFindAudio(t, b.store, p.ID, itoa(a.ID)), got)
 	}},
-	{"PublishDeleted", func(t *testing.T, b *bundle) {
+	{"FinishDeleted", func(t *testing.T, b *bundle) {
 		p := mustProject(t, b.store)
 		a := mustAudio(t, b.store, p.ID, "")
 		if _, err := b.store.DeleteAudio(t.Context(), p.ID, itoa(a.ID)); err != nil {
 			t.Fatal(err)
 		}
-		err := b.store.PublishAudio(t.Context(), a.ID, 1, rendering(map[string]string{narrator.ContentTypeMP3: "x.mp3"}, 1))
+		err := b.store.FinishAudio(t.Context(), a.ID, 1, rendering(map[string]string{narrator.ContentTypeMP3: "x.mp3"}, 1))
 		wantCode(t, err, narrator.ECONFLICT)
 		got, _, err := b.store.AudioForSynthesis(t.Context(), a.ID)
 		if err != nil || got.State != narrator.StateUnprocessed || got.Media[0].Key != "" {
-			t.Fatalf("after refused publish = %+v, %v", got, err)
+			t.Fatalf("after refused finish = %+v, %v", got, err)
 		}
 	}},
 	{"Fail", func(t *testing.T, b *bundle) {
@@ -614,8 +614,8 @@ var synthesisTests = []test{
 		if got.State != narrator.StateFailed || got.Error != "The text could not be read." || !got.UpdatedAt.Equal(now) {
 			t.Fatalf("failed audio = %+v", got)
 		}
-		// A late success of the same revision still publishes.
-		mustPublish(t, b.store, got, "v1")
+		// A late success of the same revision still finishes.
+		mustFinish(t, b.store, got, "v1")
 		got = mustFindAudio(t, b.store, p.ID, itoa(a.ID))
 		if got.State != narrator.StateProcessed || got.Error != "" {
 			t.Fatalf("published after failure = %+v", got)
@@ -668,7 +668,7 @@ var enqueueTests = []test{
 		ctx := t.Context()
 		p := mustProject(t, b.store)
 		a := mustAudio(t, b.store, p.ID, "kept")
-		keys := mustPublish(t, b.store, a, "v1")
+		keys := mustFinish(t, b.store, a, "v1")
 		a = mustFindAudio(t, b.store, p.ID, "kept")
 		b.clock.Advance(time.Minute)
 		b.rec.FailWith(errBroken)
@@ -700,19 +700,19 @@ var enqueueTests = []test{
 			t.Fatalf("metadata update: %v", err)
 		}
 
-		// A re-publish whose old-file removal cannot be enqueued is refused.
+		// A second finish whose old-file removal cannot be enqueued is refused.
 		b.rec.FailWith(nil)
 		upd, err := b.store.UpdateAudio(ctx, p.ID, "kept", narrator.AudioUpdate{Body: ptr("Changed.")})
 		if err != nil {
 			t.Fatal(err)
 		}
 		b.rec.FailWith(errBroken)
-		err = b.store.PublishAudio(ctx, a.ID, upd.Revision, rendering(map[string]string{narrator.ContentTypeMP3: "new.mp3"}, 1))
+		err = b.store.FinishAudio(ctx, a.ID, upd.Revision, rendering(map[string]string{narrator.ContentTypeMP3: "new.mp3"}, 1))
 		if err == nil {
-			t.Fatal("PublishAudio succeeded with a failing enqueuer")
+			t.Fatal("FinishAudio succeeded with a failing enqueuer")
 		}
 		if got := mustFindAudio(t, b.store, p.ID, "kept"); got.State != narrator.StateUnprocessed || got.Media[0].Key != keys[narrator.ContentTypeMP3] {
-			t.Fatalf("after refused publish = %+v", got)
+			t.Fatalf("after refused finish = %+v", got)
 		}
 		b.rec.FailWith(nil)
 		wantEqual(t, "synthesis jobs", b.rec.Synthesized(), []SynthesizeCall{{a.ID, 1}, {a.ID, 2}})

@@ -74,7 +74,7 @@ func copyTests(newStore NewStoreFunc) []test {
 				t.Errorf("new webhook ID %d, want above %d", h.ID, meta.LastIDs.Webhook)
 			}
 		}},
-		{"FeedSources", func(t *testing.T, b *bundle) {
+		{"Sources", func(t *testing.T, b *bundle) {
 			ctx := t.Context()
 			p := mustRSSProject(t, b.store)
 			src := mustSource(t, b.store, p.ID, "https://example.com/feed.xml")
@@ -113,7 +113,7 @@ func copyTests(newStore NewStoreFunc) []test {
 			// The target moves on: it processes the unprocessed audio and
 			// adds a project of a copied account.
 			b.clock.Advance(time.Hour)
-			mustPublish(t, dst, src.unprocessed, "target")
+			mustFinish(t, dst, src.unprocessed, "target")
 			mustProjectOf(t, dst, src.account.ID)
 			before, beforeAudios := mustExportMeta(t, dst), mustExportAll(t, dst)
 
@@ -267,7 +267,7 @@ func mustCopySource(tb testing.TB, b *bundle) copySource {
 
 	b.clock.Advance(time.Second)
 	processed := mustAudio(tb, s, src.project.ID, "processed")
-	mustPublish(tb, s, processed, "one")
+	mustFinish(tb, s, processed, "one")
 	failed := newAudio(withURL.ID, "")
 	failed.Metadata = nil
 	mustCreateAudio(tb, s, failed)

@@ -83,7 +83,7 @@ var searchTests = []test{
 		p := mustProject(t, b.store)
 		other := mustProjectOf(t, b.store, p.AccountID)
 		a1 := mustAudio(t, b.store, p.ID, "one")
-		mustPublish(t, b.store, a1, "v1")
+		mustFinish(t, b.store, a1, "v1")
 		a2 := mustAudio(t, b.store, p.ID, "two")
 		gone := mustAudio(t, b.store, p.ID, "gone")
 		elsewhere := mustAudio(t, b.store, other.ID, "")
@@ -111,7 +111,7 @@ var searchTests = []test{
 	}},
 }
 
-var regenerateTests = []test{
+var resynthesizeTests = []test{
 	{"FailedAudio", func(t *testing.T, b *bundle) {
 		ctx := t.Context()
 		p := mustProject(t, b.store)
@@ -120,7 +120,7 @@ var regenerateTests = []test{
 			t.Fatal(err)
 		}
 		now := b.clock.Advance(time.Minute)
-		got, err := b.store.RegenerateAudio(ctx, p.ID, "r-1")
+		got, err := b.store.ResynthesizeAudio(ctx, p.ID, "r-1")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -133,26 +133,26 @@ var regenerateTests = []test{
 		// If the job cannot be enqueued, nothing changes.
 		b.clock.Advance(time.Minute)
 		b.rec.FailWith(errBroken)
-		if _, err := b.store.RegenerateAudio(ctx, p.ID, "r-1"); err == nil {
-			t.Fatal("regenerate succeeded without its job")
+		if _, err := b.store.ResynthesizeAudio(ctx, p.ID, "r-1"); err == nil {
+			t.Fatal("resynthesize succeeded without its job")
 		}
 		b.rec.FailWith(nil)
 		wantAudio(t, mustFindAudio(t, b.store, p.ID, "r-1"), &want)
-		_, err = b.store.RegenerateAudio(ctx, p.ID, "missing")
+		_, err = b.store.ResynthesizeAudio(ctx, p.ID, "missing")
 		wantCode(t, err, narrator.ENOTFOUND)
-		_, err = b.store.RegenerateAudio(ctx, mustProjectOf(t, b.store, p.AccountID).ID, "r-1")
+		_, err = b.store.ResynthesizeAudio(ctx, mustProjectOf(t, b.store, p.AccountID).ID, "r-1")
 		wantCode(t, err, narrator.ENOTFOUND)
 	}},
 	{"ProcessedKeepsMedia", func(t *testing.T, b *bundle) {
 		p := mustProject(t, b.store)
 		a := mustAudio(t, b.store, p.ID, "")
-		keys := mustPublish(t, b.store, a, "v1")
-		got, err := b.store.RegenerateAudio(t.Context(), p.ID, itoa(a.ID))
+		keys := mustFinish(t, b.store, a, "v1")
+		got, err := b.store.ResynthesizeAudio(t.Context(), p.ID, itoa(a.ID))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got.State != narrator.StateUnprocessed || got.Revision != 2 || got.DurationMS != 1234 {
-			t.Errorf("regenerated audio = %+v", got)
+			t.Errorf("resynthesized audio = %+v", got)
 		}
 		if m, _ := got.MediaOf(narrator.ContentTypeMP3); m.Key != keys[narrator.ContentTypeMP3] {
 			t.Errorf("mp3 key = %q, want %q kept until the new speech is published", m.Key, keys[narrator.ContentTypeMP3])

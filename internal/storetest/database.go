@@ -137,7 +137,7 @@ var databaseTests = []struct {
 			t.Fatal("UpdateAudio with a failing enqueuer succeeded")
 		}
 		rec.FailWith(nil)
-		keys := mustPublish(t, s, a, "v1")
+		keys := mustFinish(t, s, a, "v1")
 		if _, err := s.DeleteAudio(ctx, p.ID, "kept"); err != nil {
 			t.Fatal(err)
 		}

@@ -26,8 +26,8 @@ var effectTests = []test{
 		wantEqual(t, "update of an unprocessed audio", b.rec.Steps(),
 			[]string{"jobs", "supersede", "job synthesize_audio", "deliveries", "render audio.updated", "job webhook_delivery"})
 
-		mustPublish(t, b.store, got, "one")
-		wantEqual(t, "first publish", b.rec.Steps(),
+		mustFinish(t, b.store, got, "one")
+		wantEqual(t, "first finish", b.rec.Steps(),
 			[]string{"usage", "deliveries", "render audio.processed", "job webhook_delivery"})
 
 		body := "A new body."
@@ -37,14 +37,14 @@ var effectTests = []test{
 		wantEqual(t, "update of a processed audio", b.rec.Steps(),
 			[]string{"usage", "jobs", "supersede", "job synthesize_audio", "deliveries", "render audio.updated", "job webhook_delivery"})
 
-		mustPublish(t, b.store, got, "two")
-		wantEqual(t, "publish that replaces media", b.rec.Steps(),
+		mustFinish(t, b.store, got, "two")
+		wantEqual(t, "finish that replaces media", b.rec.Steps(),
 			[]string{"usage", "jobs", "job delete_media", "deliveries", "render audio.processed", "job webhook_delivery"})
 
-		if got, err = b.store.RegenerateAudio(ctx, p.ID, "e-1"); err != nil {
+		if got, err = b.store.ResynthesizeAudio(ctx, p.ID, "e-1"); err != nil {
 			t.Fatal(err)
 		}
-		wantEqual(t, "regenerate", b.rec.Steps(), []string{"usage", "jobs", "supersede", "job synthesize_audio"})
+		wantEqual(t, "resynthesize", b.rec.Steps(), []string{"usage", "jobs", "supersede", "job synthesize_audio"})
 
 		if err := b.store.FailAudio(ctx, got.ID, got.Revision, "the engine broke"); err != nil {
 			t.Fatal(err)

@@ -141,7 +141,7 @@ var feedTests = []test{
 		a := newAudio(p.ID, "paywalled")
 		a.Body = "<p>Only for subscribers.</p>"
 		mustCreateAudio(t, b.store, a)
-		mustPublish(t, b.store, a, "v1")
+		mustFinish(t, b.store, a, "v1")
 		if c := mustFeedContent(t, b.store, feedToken('s'), 10); len(c.Audios) != 1 || c.Audios[0].Body != a.Body || c.Signed {
 			t.Fatalf("public feed: signed %v, audios %+v, want the audio with its body", c.Signed, c.Audios)
 		}
@@ -171,9 +171,9 @@ var feedTests = []test{
 		p := mustProject(t, b.store)
 		mustSaveFeed(t, b.store, newFeed(p.ID, feedToken('d')))
 		always := mustAudio(t, b.store, p.ID, "always")
-		mustPublish(t, b.store, always, "v1")
+		mustFinish(t, b.store, always, "v1")
 		later := mustAudio(t, b.store, p.ID, "later")
-		mustPublish(t, b.store, later, "v1")
+		mustFinish(t, b.store, later, "v1")
 		due := b.clock.Now().Add(time.Minute)
 		mustSetPublication(t, b.store, narrator.Publication{AudioID: later.ID, State: narrator.PublicationScheduled, PublishAt: due})
 		b.clock.Advance(2 * time.Minute)
@@ -208,13 +208,13 @@ var feedTests = []test{
 
 		// Audios of every kind, a minute apart; two share a creation time.
 		var processed []*narrator.Audio
-		publish := func(ext string) *narrator.Audio {
+		finish := func(ext string) *narrator.Audio {
 			a := mustAudio(t, b.store, p.ID, ext)
-			mustPublish(t, b.store, a, "v1")
+			mustFinish(t, b.store, a, "v1")
 			processed = append(processed, a)
 			return a
 		}
-		publish("p1")
+		finish("p1")
 		b.clock.Advance(time.Minute)
 		mustAudio(t, b.store, p.ID, "waiting")
 		failed := mustAudio(t, b.store, p.ID, "failed")
@@ -222,10 +222,10 @@ var feedTests = []test{
 			t.Fatal(err)
 		}
 		b.clock.Advance(time.Minute)
-		publish("p2")
-		publish("p3") // same creation time as p2, higher ID
+		finish("p2")
+		finish("p3") // same creation time as p2, higher ID
 		b.clock.Advance(time.Minute)
-		gone := publish("gone")
+		gone := finish("gone")
 		processed = processed[:len(processed)-1]
 		if _, err := b.store.DeleteAudio(ctx, p.ID, "gone"); err != nil {
 			t.Fatal(err)
@@ -234,11 +234,11 @@ var feedTests = []test{
 		long := newAudio(p.ID, "p4")
 		long.Body = strings.Repeat("é", narrator.FeedBodyChars) + " and more."
 		mustCreateAudio(t, b.store, long)
-		mustPublish(t, b.store, long, "v1")
+		mustFinish(t, b.store, long, "v1")
 		processed = append(processed, long)
 		otherProject := mustProjectOf(t, b.store, p.AccountID)
 		b.clock.Advance(time.Minute)
-		mustPublish(t, b.store, mustAudio(t, b.store, otherProject.ID, "elsewhere"), "v1")
+		mustFinish(t, b.store, mustAudio(t, b.store, otherProject.ID, "elsewhere"), "v1")
 
 		c = mustFeedContent(t, b.store, feedToken('a'), 10)
 		want := []int64{processed[3].ID, processed[2].ID, processed[1].ID, processed[0].ID}
@@ -271,13 +271,13 @@ var feedTests = []test{
 		}
 		// ... or to be synthesised again.
 		regenAt := b.clock.Advance(time.Minute)
-		if _, err := b.store.RegenerateAudio(ctx, p.ID, "p2"); err != nil {
+		if _, err := b.store.ResynthesizeAudio(ctx, p.ID, "p2"); err != nil {
 			t.Fatal(err)
 		}
 		c = mustFeedContent(t, b.store, feedToken('a'), 10)
-		wantEqual(t, "after regenerate", ids(c.Audios), []int64{want[0], want[1]})
+		wantEqual(t, "after resynthesize", ids(c.Audios), []int64{want[0], want[1]})
 		if !c.AudiosChangedAt.Equal(regenAt) {
-			t.Errorf("after regenerate: audios changed at %v, want %v", c.AudiosChangedAt, regenAt)
+			t.Errorf("after resynthesize: audios changed at %v, want %v", c.AudiosChangedAt, regenAt)
 		}
 		if got := c.LastModified(); !got.Equal(regenAt) {
 			t.Errorf("LastModified = %v, want %v", got, regenAt)

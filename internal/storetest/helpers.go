@@ -91,16 +91,16 @@ func mustFindAudio(tb testing.TB, s Store, projectID int64, ref string) *narrato
 	return a
 }
 
-// mustPublish publishes an audio's current revision with keys derived from
+// mustFinish finishes an audio's current revision with keys derived from
 // tag.
-func mustPublish(tb testing.TB, s Store, a *narrator.Audio, tag string) map[string]string {
+func mustFinish(tb testing.TB, s Store, a *narrator.Audio, tag string) map[string]string {
 	tb.Helper()
 	keys := map[string]string{
 		narrator.ContentTypeMP3:  fmt.Sprintf("%d/%s/audio.mp3", a.ID, tag),
 		narrator.ContentTypeM3U8: fmt.Sprintf("%d/%s/audio.m3u8", a.ID, tag),
 	}
-	if err := s.PublishAudio(tb.Context(), a.ID, a.Revision, rendering(keys, 1234)); err != nil {
-		tb.Fatalf("PublishAudio(%d, %d): %v", a.ID, a.Revision, err)
+	if err := s.FinishAudio(tb.Context(), a.ID, a.Revision, rendering(keys, 1234)); err != nil {
+		tb.Fatalf("FinishAudio(%d, %d): %v", a.ID, a.Revision, err)
 	}
 	return keys
 }

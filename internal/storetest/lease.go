@@ -109,7 +109,7 @@ var leaseTests = []test{
 			t.Fatalf("lease on a deleted audio = %v, %v; want false, nil", ok, err)
 		}
 	}},
-	{"PublishAndFailRelease", func(t *testing.T, b *bundle) {
+	{"FinishAndFailRelease", func(t *testing.T, b *bundle) {
 		ctx := t.Context()
 		p := mustProject(t, b.store)
 		until := b.clock.Now().Add(time.Minute)
@@ -117,9 +117,9 @@ var leaseTests = []test{
 		if ok, err := b.store.LeaseSynthesis(ctx, a.ID, 1, "h", until); err != nil || !ok {
 			t.Fatalf("lease = %v, %v", ok, err)
 		}
-		mustPublish(t, b.store, a, "v1")
+		mustFinish(t, b.store, a, "v1")
 		// Published once: a twin's result for the same revision is refused.
-		err := b.store.PublishAudio(ctx, a.ID, 1, rendering(map[string]string{narrator.ContentTypeMP3: "twin/audio.mp3"}, 1))
+		err := b.store.FinishAudio(ctx, a.ID, 1, rendering(map[string]string{narrator.ContentTypeMP3: "twin/audio.mp3"}, 1))
 		wantCode(t, err, narrator.ECONFLICT)
 
 		f := mustAudio(t, b.store, p.ID, "fail")
@@ -129,7 +129,7 @@ var leaseTests = []test{
 		if err := b.store.FailAudio(ctx, f.ID, 1, "no"); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := b.store.RegenerateAudio(ctx, p.ID, "fail"); err != nil {
+		if _, err := b.store.ResynthesizeAudio(ctx, p.ID, "fail"); err != nil {
 			t.Fatal(err)
 		}
 		if ok, err := b.store.LeaseSynthesis(ctx, f.ID, 2, "other", until); err != nil || !ok {

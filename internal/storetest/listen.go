@@ -15,7 +15,7 @@ var embedLookupTests = []test{
 		// An external ID that is also the other audio's ID, as CMS post IDs
 		// often are: the lookup finds the audio with that external ID.
 		second := mustAudio(t, b.store, p.ID, itoa(first.ID))
-		keys := mustPublish(t, b.store, second, "t1")
+		keys := mustFinish(t, b.store, second, "t1")
 		got, err := b.store.FindAudioByExternalID(ctx, p.ID, itoa(first.ID))
 		if err != nil {
 			t.Fatal(err)
@@ -50,7 +50,7 @@ var embedLookupTests = []test{
 		newer := mk("b", url)
 		mk("c", url+"&y=2")
 		noURL := mk("d", "")
-		mustPublish(t, b.store, newer, "n")
+		mustFinish(t, b.store, newer, "n")
 		got, err := b.store.FindAudioByArticleURL(ctx, p.ID, url)
 		if err != nil {
 			t.Fatal(err)

@@ -106,17 +106,17 @@ var progressTests = []test{
 			t.Errorf("progress after ReleaseSynthesisLeases: %v, want ENOTFOUND", err)
 		}
 	}},
-	{"PublishEndsLease", func(t *testing.T, b *bundle) {
+	{"FinishEndsLease", func(t *testing.T, b *bundle) {
 		ctx := t.Context()
 		p := mustProject(t, b.store)
 		a := mustAudio(t, b.store, p.ID, "")
 		if ok, err := b.store.LeaseSynthesis(ctx, a.ID, 1, "h", b.clock.Now().Add(time.Hour)); err != nil || !ok {
 			t.Fatalf("lease = %v, %v", ok, err)
 		}
-		mustPublish(t, b.store, a, "v1")
-		// Publishing releases the lease: a late report is refused.
+		mustFinish(t, b.store, a, "v1")
+		// Finishing releases the lease: a late report is refused.
 		if ok, err := b.store.ReportSynthesis(ctx, a.ID, "h", narrator.SynthesisProgress{Revision: 1, StartedAt: b.clock.Now()}); err != nil || ok {
-			t.Errorf("report after publishing = %v, %v; want false", ok, err)
+			t.Errorf("report after finishing = %v, %v; want false", ok, err)
 		}
 	}},
 }

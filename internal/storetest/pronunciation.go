@@ -114,7 +114,7 @@ var pronunciationTests = []test{
 		a := newAudio(p.ID, "uber")
 		a.Body = "Deutschland über alles, Émile said."
 		mustCreateAudio(t, b.store, a)
-		if err := b.store.PublishAudio(t.Context(), a.ID, a.Revision, rendering(map[string]string{"mp3": "t/u.mp3", "m3u8": "t/u.m3u8"}, 1000)); err != nil {
+		if err := b.store.FinishAudio(t.Context(), a.ID, a.Revision, rendering(map[string]string{"mp3": "t/u.mp3", "m3u8": "t/u.m3u8"}, 1000)); err != nil {
 			t.Fatal(err)
 		}
 		for _, phrase := range []string{"Über", "émile", "ÉMILE", "Deutschland Über"} {
@@ -144,7 +144,7 @@ var pronunciationTests = []test{
 		if _, err := b.store.DeleteAudio(ctx, p.ID, "deleted"); err != nil {
 			t.Fatal(err)
 		}
-		if err := b.store.PublishAudio(ctx, with.ID, with.Revision, rendering(map[string]string{"mp3": "t/a.mp3", "m3u8": "t/a.m3u8"}, 1000)); err != nil {
+		if err := b.store.FinishAudio(ctx, with.ID, with.Revision, rendering(map[string]string{"mp3": "t/a.mp3", "m3u8": "t/a.m3u8"}, 1000)); err != nil {
 			t.Fatal(err)
 		}
 		rule := &narrator.Pronunciation{Phrase: "nginx", Say: "engine x"}
@@ -192,7 +192,7 @@ var pronunciationTests = []test{
 			a := newAudio(p.ID, fmt.Sprintf("done-%d", i))
 			a.Body = "Served by nginx."
 			mustCreateAudio(t, b.store, a)
-			mustPublish(t, b.store, a, fmt.Sprintf("t%d", i))
+			mustFinish(t, b.store, a, fmt.Sprintf("t%d", i))
 			done = append(done, a.ID)
 		}
 		// Fill the account's queue but for one place.

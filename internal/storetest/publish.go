@@ -127,7 +127,7 @@ var publicationTests = []test{
 		var audios []*narrator.Audio
 		for _, ext := range []string{"published", "draft", "scheduled"} {
 			a := mustCreateAudio(t, b.store, newAudio(p.ID, ext))
-			mustPublish(t, b.store, a, "r1")
+			mustFinish(t, b.store, a, "r1")
 			audios = append(audios, a)
 		}
 		published, draft, scheduled := audios[0], audios[1], audios[2]
@@ -158,7 +158,7 @@ var publicationTests = []test{
 			narrator.ContentTypeMP3:  folder + "/" + narrator.MediaMP3Name,
 			narrator.ContentTypeM3U8: folder + "/audio.m3u8",
 		}
-		if err := b.store.PublishAudio(ctx, a.ID, a.Revision, rendering(keys, 1000)); err != nil {
+		if err := b.store.FinishAudio(ctx, a.ID, a.Revision, rendering(keys, 1000)); err != nil {
 			t.Fatal(err)
 		}
 		access, err := b.store.RotateEmbedSecret(ctx, p.ID, narrator.EmbedSecretPrefix+"media")

@@ -54,18 +54,18 @@ var quotaTests = []test{
 		}
 		wantUsage(t, b.store, acc, 2, 0)
 		a := mustFindAudio(t, b.store, p.ID, "a")
-		keys := mustPublish(t, b.store, a, "one")
+		keys := mustFinish(t, b.store, a, "one")
 		bytesA := rendering(keys, 1).Bytes
 		sizeA := bytesA[narrator.ContentTypeMP3] + bytesA[narrator.ContentTypeM3U8]
 		wantUsage(t, b.store, acc, 1, sizeA)
 		// A new revision queues it again and keeps its old files counted
 		// until the new ones replace them.
-		if _, err := b.store.RegenerateAudio(t.Context(), p.ID, "a"); err != nil {
+		if _, err := b.store.ResynthesizeAudio(t.Context(), p.ID, "a"); err != nil {
 			t.Fatal(err)
 		}
 		wantUsage(t, b.store, acc, 2, sizeA)
 		a = mustFindAudio(t, b.store, p.ID, "a")
-		keys = mustPublish(t, b.store, a, "second")
+		keys = mustFinish(t, b.store, a, "second")
 		bytesA = rendering(keys, 1).Bytes
 		sizeA = bytesA[narrator.ContentTypeMP3] + bytesA[narrator.ContentTypeM3U8]
 		wantUsage(t, b.store, acc, 1, sizeA)
@@ -137,11 +137,11 @@ var quotaTests = []test{
 		// Once one is published, one more fits, and a processed audio
 		// that needs new speech is refused while the account is full.
 		audios[1] = mustFindAudio(t, b.store, audios[1].ProjectID, audios[1].ExternalID)
-		mustPublish(t, b.store, audios[1], "done")
+		mustFinish(t, b.store, audios[1], "done")
 		mustAudio(t, b.store, projects[0].ID, "fits")
 		_, err = b.store.UpdateAudio(t.Context(), audios[1].ProjectID, audios[1].ExternalID, narrator.AudioUpdate{Body: &body})
 		wantCode(t, err, narrator.EQUEUEFULL)
-		_, err = b.store.RegenerateAudio(t.Context(), audios[1].ProjectID, audios[1].ExternalID)
+		_, err = b.store.ResynthesizeAudio(t.Context(), audios[1].ProjectID, audios[1].ExternalID)
 		wantCode(t, err, narrator.EQUEUEFULL)
 		if got := mustFindAudio(t, b.store, audios[1].ProjectID, audios[1].ExternalID); got.State != narrator.StateProcessed {
 			t.Errorf("refused update left state %q, want processed", got.State)
@@ -241,12 +241,12 @@ var quotaTests = []test{
 		}
 		r := rendering(keys(big, "a"), 1000)
 		r.Bytes[narrator.ContentTypeMP3] = SuiteLimits.MaxMediaBytes - r.Bytes[narrator.ContentTypeM3U8] - 1
-		if err := b.store.PublishAudio(t.Context(), big.ID, big.Revision, r); err != nil {
+		if err := b.store.FinishAudio(t.Context(), big.ID, big.Revision, r); err != nil {
 			t.Fatal(err)
 		}
 		// One byte below the quota: still room.
 		mustAudio(t, b.store, other.ID, "room")
-		mustPublish(t, b.store, small, "s")
+		mustFinish(t, b.store, small, "s")
 		_, err := b.store.CreateAudio(t.Context(), newAudio(other.ID, "no-room"))
 		wantCode(t, err, narrator.EQUOTA)
 		body := "Something else."
@@ -254,7 +254,7 @@ var quotaTests = []test{
 		wantCode(t, err, narrator.EQUOTA)
 		// Another account has its own quota.
 		mustAudio(t, b.store, mustProject(t, b.store).ID, "elsewhere")
-		// Republishing replaces the old files' bytes rather than adding.
+		// Finishing again replaces the old files' bytes rather than adding.
 		if _, err := b.store.DeleteAudio(t.Context(), other.ID, "small"); err != nil {
 			t.Fatal(err)
 		}
@@ -265,14 +265,14 @@ var quotaTests = []test{
 		big = mustFindAudio(t, b.store, p.ID, "big")
 		r = rendering(keys(big, "b"), 1000)
 		r.Bytes[narrator.ContentTypeMP3] = SuiteLimits.MaxMediaBytes / 2
-		if err := b.store.PublishAudio(t.Context(), big.ID, big.Revision, r); err != nil {
+		if err := b.store.FinishAudio(t.Context(), big.ID, big.Revision, r); err != nil {
 			t.Fatal(err)
 		}
 		half := mustAudio(t, b.store, other.ID, "half")
 		// Another half fills it again; deleting the big audio makes room.
 		r = rendering(keys(half, "h"), 1000)
 		r.Bytes[narrator.ContentTypeMP3] = SuiteLimits.MaxMediaBytes / 2
-		if err := b.store.PublishAudio(t.Context(), half.ID, half.Revision, r); err != nil {
+		if err := b.store.FinishAudio(t.Context(), half.ID, half.Revision, r); err != nil {
 			t.Fatal(err)
 		}
 		_, err = b.store.CreateAudio(t.Context(), newAudio(other.ID, "full"))
@@ -299,7 +299,7 @@ var quotaTests = []test{
 		// An account whose audios are all done starts at the head again,
 		// however far its last backlog reached.
 		for _, ref := range []string{"a1", "a2", "a3", "a4"} {
-			mustPublish(t, b.store, mustFindAudio(t, b.store, a.ID, ref), "p")
+			mustFinish(t, b.store, mustFindAudio(t, b.store, a.ID, ref), "p")
 		}
 		b.rec.SetSynthesisHead(2)
 		mustAudio(t, b.store, a.ID, "a5")

@@ -51,9 +51,9 @@ type Store interface {
 	ListAudios(ctx context.Context, projectID int64, since time.Time, page, perPage int) ([]*narrator.Audio, error)
 
 	AudioForSynthesis(ctx context.Context, audioID int64) (*narrator.Audio, *narrator.Project, error)
-	PublishAudio(ctx context.Context, audioID int64, revision int, r narrator.Rendering) error
+	FinishAudio(ctx context.Context, audioID int64, revision int, r narrator.Rendering) error
 	FailAudio(ctx context.Context, audioID int64, revision int, message string) error
-	RegenerateAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error)
+	ResynthesizeAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error)
 	AccountUsage(ctx context.Context, accountID int64) (narrator.Usage, error)
 
 	LeaseSynthesis(ctx context.Context, audioID int64, revision int, holder string, until time.Time) (bool, error)
@@ -408,7 +408,7 @@ func Run(t *testing.T, newStore NewStoreFunc) {
 		{"Progress", progressTests},
 		{"SignIn", signInTests},
 		{"Search", searchTests},
-		{"Regenerate", regenerateTests},
+		{"Resynthesize", resynthesizeTests},
 		{"Quota", quotaTests},
 		{"User", userTests},
 		{"Session", sessionTests},

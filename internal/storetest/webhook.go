@@ -126,7 +126,7 @@ var webhookEventTests = []test{
 		if ds := mustDeliveries(t, b.store, h); len(ds) != 0 {
 			t.Fatalf("a create raised %v; want nothing", events(ds))
 		}
-		keys := mustPublish(t, b.store, a, "r1")
+		keys := mustFinish(t, b.store, a, "r1")
 		if _, err := b.store.UpdateAudio(ctx, p.ID, "ext", narrator.AudioUpdate{Metadata: map[string]string{"x": "y"}, MetadataSet: true}); err != nil {
 			t.Fatal(err)
 		}
@@ -140,7 +140,7 @@ var webhookEventTests = []test{
 		if err := b.store.FailAudio(ctx, a.ID, 2, "again"); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := b.store.RegenerateAudio(ctx, p.ID, "ext"); err != nil {
+		if _, err := b.store.ResynthesizeAudio(ctx, p.ID, "ext"); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := b.store.DeleteAudio(ctx, p.ID, "ext"); err != nil {
@@ -192,7 +192,7 @@ var webhookEventTests = []test{
 		deleted := mustWebhook(t, b.store, p.ID, narrator.EventAudioDeleted)
 		other := mustWebhook(t, b.store, mustProjectOf(t, b.store, p.AccountID).ID)
 		a := mustAudio(t, b.store, p.ID, "")
-		mustPublish(t, b.store, a, "r1")
+		mustFinish(t, b.store, a, "r1")
 		// Disable deleted's endpoint: a failing day of attempts.
 		d, err := b.store.TestWebhook(ctx, p.ID, deleted.ID)
 		if err != nil {
@@ -218,8 +218,8 @@ var webhookEventTests = []test{
 		a := mustAudio(t, b.store, p.ID, "")
 		b.rec.FailWith(errors.New("queue down"))
 		keys := map[string]string{narrator.ContentTypeMP3: "k/a.mp3", narrator.ContentTypeM3U8: "k/a.m3u8"}
-		if err := b.store.PublishAudio(ctx, a.ID, a.Revision, rendering(keys, 10)); err == nil {
-			t.Fatal("PublishAudio succeeded while its webhook job could not be enqueued")
+		if err := b.store.FinishAudio(ctx, a.ID, a.Revision, rendering(keys, 10)); err == nil {
+			t.Fatal("FinishAudio succeeded while its webhook job could not be enqueued")
 		}
 		if err := b.store.FailAudio(ctx, a.ID, a.Revision, "x"); err == nil {
 			t.Fatal("FailAudio succeeded while its webhook job could not be enqueued")
@@ -236,7 +236,7 @@ var webhookEventTests = []test{
 		// Without endpoints, changes enqueue no webhook jobs.
 		p := mustProject(t, b.store)
 		a := mustAudio(t, b.store, p.ID, "")
-		mustPublish(t, b.store, a, "r1")
+		mustFinish(t, b.store, a, "r1")
 		if len(b.rec.Delivered()) != 0 {
 			t.Errorf("webhook jobs without endpoints: %v", b.rec.Delivered())
 		}

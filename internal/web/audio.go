@@ -384,12 +384,12 @@ func (s *Server) updateAudio(w http.ResponseWriter, r *http.Request, q *request)
 	return nil
 }
 
-func (s *Server) regenerateAudio(w http.ResponseWriter, r *http.Request, q *request) error {
+func (s *Server) resynthesizeAudio(w http.ResponseWriter, r *http.Request, q *request) error {
 	p, a, err := s.projectAudio(r, q)
 	if err != nil {
 		return err
 	}
-	if _, err := s.store.RegenerateAudio(r.Context(), p.ID, fmt.Sprint(a.ID)); err != nil {
+	if _, err := s.store.ResynthesizeAudio(r.Context(), p.ID, fmt.Sprint(a.ID)); err != nil {
 		return err
 	}
 	s.setFlash(w, r, "The audio is being generated again.")

@@ -346,7 +346,7 @@ func TestPageDetails(t *testing.T) {
 	}
 
 	// Durations read as players show them: 10.55 s is 0:10.
-	if err := b.store.PublishAudio(t.Context(), a.ID, 1, narrator.Rendering{Keys: map[string]string{"mp3": "k/a.mp3", "m3u8": "k/a.m3u8"}, Bytes: map[string]int64{"mp3": 1000, "m3u8": 100}, Duration: 10_550 * time.Millisecond}); err != nil {
+	if err := b.store.FinishAudio(t.Context(), a.ID, 1, narrator.Rendering{Keys: map[string]string{"mp3": "k/a.mp3", "m3u8": "k/a.m3u8"}, Bytes: map[string]int64{"mp3": 1000, "m3u8": 100}, Duration: 10_550 * time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
 	if res := c.get(audioPath); !strings.Contains(res.body, "<span>0:10</span>") {

@@ -36,7 +36,7 @@ func TestListeningFigures(t *testing.T) {
 	if _, err := b.store.CreateAudio(ctx, a); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.store.PublishAudio(ctx, a.ID, 1, narrator.Rendering{Keys: map[string]string{"mp3": "tok/audio.mp3", "m3u8": "tok/audio.m3u8"},
+	if err := b.store.FinishAudio(ctx, a.ID, 1, narrator.Rendering{Keys: map[string]string{"mp3": "tok/audio.mp3", "m3u8": "tok/audio.m3u8"},
 		Bytes: map[string]int64{"mp3": 1000, "m3u8": 100}, Duration: 20 * time.Second}); err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,9 @@ func (s *Server) routes() {
 	m.Handle("GET /projects/{pid}/audios/{aid}", s.handle(s.authed(s.audioPage)))
 	m.Handle("GET /projects/{pid}/audios/{aid}/edit", s.handle(s.authed(s.editAudioPage)))
 	m.Handle("POST /projects/{pid}/audios/{aid}", s.handle(s.authed(s.updateAudio)))
-	m.Handle("POST /projects/{pid}/audios/{aid}/regenerate", s.handle(s.authed(s.regenerateAudio)))
+	m.Handle("POST /projects/{pid}/audios/{aid}/resynthesize", s.handle(s.authed(s.resynthesizeAudio)))
+	// The old name, a deprecated alias for one release (docs/decisions/vocabulary.md).
+	m.Handle("POST /projects/{pid}/audios/{aid}/regenerate", s.handle(s.authed(s.resynthesizeAudio)))
 	m.Handle("POST /projects/{pid}/audios/{aid}/publication", s.handle(s.authed(s.setPublication)))
 	m.Handle("GET /projects/{pid}/audios/{aid}/delete", s.handle(s.authed(s.deleteAudioPage)))
 	m.Handle("POST /projects/{pid}/audios/{aid}/delete", s.handle(s.authed(s.deleteAudio)))

@@ -11,15 +11,15 @@ import (
 	"github.com/narrator/narrator"
 )
 
-// FeedPoller reads a feed at once, for the "Poll now" button;
-// feedsource.Poller satisfies it.
-type FeedPoller interface {
+// SourcePoller reads a feed at once, for the "Poll now" button;
+// source.Poller satisfies it.
+type SourcePoller interface {
 	// Poll returns the feed with the state its read left; ENOTFOUND for
 	// no such feed, ECONFLICT while another read holds it.
 	Poll(ctx context.Context, id int64) (*narrator.Source, error)
 }
 
-// sourcesData is the feeds page of an rss project.
+// sourcesData is the sources page of an rss project.
 type sourcesData struct {
 	Project *narrator.Project
 	Sources []*narrator.Source
@@ -46,7 +46,7 @@ func (s *Server) renderSources(w http.ResponseWriter, r *http.Request, q *reques
 		return err
 	}
 	d.Project, d.Sources, d.Max = p, list, narrator.MaxSourcesPerProject
-	return s.render(w, r, status, "sources", userPage(q, "Feeds · "+p.Title, "projects", d))
+	return s.render(w, r, status, "sources", userPage(q, "Sources · "+p.Title, "projects", d))
 }
 
 func (s *Server) createSource(w http.ResponseWriter, r *http.Request, q *request) error {
@@ -83,7 +83,7 @@ func (s *Server) createSource(w http.ResponseWriter, r *http.Request, q *request
 }
 
 func (s *Server) pollSource(w http.ResponseWriter, r *http.Request, q *request) error {
-	if s.feeds == nil {
+	if s.sources == nil {
 		return narrator.Errorf(narrator.ENOTFOUND, "no such page")
 	}
 	p, err := s.project(r, q)
@@ -101,7 +101,7 @@ func (s *Server) pollSource(w http.ResponseWriter, r *http.Request, q *request) 
 	if err != nil {
 		return err
 	}
-	src, err = s.feeds.Poll(r.Context(), id)
+	src, err = s.sources.Poll(r.Context(), id)
 	switch {
 	case narrator.ErrorCode(err) == narrator.ECONFLICT:
 		s.setFlash(w, r, "The feed is being read already; its results appear here in a moment.")

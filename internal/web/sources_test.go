@@ -9,15 +9,15 @@ import (
 	"testing"
 
 	"github.com/narrator/narrator"
-	"github.com/narrator/narrator/internal/feedsource"
 	"github.com/narrator/narrator/internal/fetch"
+	"github.com/narrator/narrator/internal/source"
 	"github.com/narrator/narrator/internal/web"
 )
 
 func TestSourcesPage(t *testing.T) {
 	t.Parallel()
 	b := setup(t, func(d *web.Deps) {
-		d.Feeds = feedsource.New(d.Store.(feedsource.Store), feedsource.Options{Client: fetch.New(fetch.Options{AllowPrivate: true})})
+		d.Sources = source.New(d.Store.(source.Store), source.Options{Client: fetch.New(fetch.Options{AllowPrivate: true})})
 	})
 	feed := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/rss+xml")
@@ -66,9 +66,9 @@ func TestSourcesPage(t *testing.T) {
 	wantStatus(t, c.post(poll, url.Values{"csrf_token": {tok}}), http.StatusSeeOther)
 	res = c.get(page)
 	wantStatus(t, res, http.StatusOK)
-	for _, want := range []string{`data-status="ok"`, "The feed was read.", "<dt>Audios created</dt><dd>1</dd>", "<dt>Items seen</dt><dd>1</dd>", "Poll now", "<span>Every minute</span>"} {
+	for _, want := range []string{"<h1>Sources</h1>", `data-status="ok"`, "The feed was read.", "<dt>Audios created</dt><dd>1</dd>", "<dt>Items seen</dt><dd>1</dd>", "Poll now", "<span>Every minute</span>"} {
 		if !strings.Contains(res.body, want) {
-			t.Errorf("the feeds page after a poll lacks %q:\n%s", want, res.body)
+			t.Errorf("the sources page after a poll lacks %q:\n%s", want, res.body)
 		}
 	}
 	// Another project's feed is not found through this one.

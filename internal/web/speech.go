@@ -49,7 +49,7 @@ func (s *Server) saveSpeech(w http.ResponseWriter, r *http.Request, q *request) 
 		}
 		return s.renderSpeech(w, r, q, http.StatusBadRequest, p, field, narrator.ErrorMessage(err))
 	}
-	s.setFlash(w, r, "The speaking rate is saved. Audios keep their speech until they are edited or regenerated.")
+	s.setFlash(w, r, "The speaking rate is saved. Audios keep their speech until they are edited or resynthesized.")
 	http.Redirect(w, r, speechPath(p), http.StatusSeeOther)
 	return nil
 }

@@ -49,7 +49,7 @@ type Store interface {
 	CreateSource(ctx context.Context, src *narrator.Source) error
 	// Source returns a feed; ENOTFOUND if there is none.
 	Source(ctx context.Context, id int64) (*narrator.Source, error)
-	// ListSources returns a project's feeds, oldest first.
+	// ListSources returns a project's sources, oldest first.
 	ListSources(ctx context.Context, projectID int64) ([]*narrator.Source, error)
 
 	// FindUserByEmail returns ENOTFOUND if no user has that email.
@@ -72,8 +72,8 @@ type Store interface {
 	// same external_id instead of making a duplicate.
 	CreateAudio(ctx context.Context, a *narrator.Audio) (created bool, err error)
 	UpdateAudio(ctx context.Context, projectID int64, ref string, u narrator.AudioUpdate) (*narrator.Audio, error)
-	// RegenerateAudio re-synthesises an audio even if its text is unchanged.
-	RegenerateAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error)
+	// ResynthesizeAudio resynthesises an audio even if its text is unchanged.
+	ResynthesizeAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error)
 	DeleteAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error)
 	// AudioListens returns an audio's listening counts of all time.
 	AudioListens(ctx context.Context, audioID int64) (narrator.ListenCounts, error)
@@ -179,9 +179,9 @@ type Deps struct {
 	// Pages reads the pages "Import from URL" imports; nil hides the form
 	// and turns its routes off (404).
 	Pages PageReader
-	// Feeds reads an rss project's feed for "Poll now"; nil turns the
+	// Sources reads an rss project's source for "Poll now"; nil turns the
 	// button's route off (404).
-	Feeds FeedPoller
+	Sources SourcePoller
 	// Artwork checks a podcast feed's image when it changes; nil saves
 	// any image URL unchecked.
 	Artwork ArtworkChecker
@@ -264,7 +264,7 @@ type Server struct {
 	voices       CatalogSource
 	importer     PageReader
 	artwork      ArtworkChecker
-	feeds        FeedPoller
+	sources      SourcePoller
 	media        MediaOpener
 	queue        QueuePositioner
 	previewWait  time.Duration
@@ -302,7 +302,7 @@ func New(d Deps) (*Server, error) {
 		voices:       d.Voices,
 		importer:     d.Pages,
 		artwork:      d.Artwork,
-		feeds:        d.Feeds,
+		sources:      d.Sources,
 		media:        d.Media,
 		queue:        d.Queue,
 		previewWait:  d.PreviewTimeout,

@@ -485,7 +485,7 @@ func TestProjectsAndAudios(t *testing.T) {
 	}
 
 	// A processed audio shows its player and media URLs.
-	if err := b.store.PublishAudio(t.Context(), a.ID, 1, narrator.Rendering{Keys: map[string]string{"mp3": "tok/audio.mp3", "m3u8": "tok/audio.m3u8"}, Bytes: map[string]int64{"mp3": 1000, "m3u8": 100}, Duration: 61_500 * time.Millisecond}); err != nil {
+	if err := b.store.FinishAudio(t.Context(), a.ID, 1, narrator.Rendering{Keys: map[string]string{"mp3": "tok/audio.mp3", "m3u8": "tok/audio.m3u8"}, Bytes: map[string]int64{"mp3": 1000, "m3u8": 100}, Duration: 61_500 * time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
 	res = c.get(audioPath)
@@ -495,7 +495,7 @@ func TestProjectsAndAudios(t *testing.T) {
 		}
 	}
 
-	// Edit: metadata rows, and a title change re-synthesises.
+	// Edit: metadata rows, and a title change resynthesises.
 	res = c.post(audioPath, url.Values{"csrf_token": {tok}, "title": {"Fixed"}, "body": {a.Body},
 		"metadata_key": {"dup", "dup"}, "metadata_value": {"1", "2"}})
 	wantStatus(t, res, http.StatusBadRequest)
@@ -508,11 +508,16 @@ func TestProjectsAndAudios(t *testing.T) {
 		t.Fatalf("after edit %+v %v", a2, err)
 	}
 
-	// Regenerate bumps the revision even though nothing changed.
-	wantStatus(t, c.post(audioPath+"/regenerate", url.Values{"csrf_token": {tok}}), http.StatusSeeOther)
+	// Resynthesize bumps the revision even though nothing changed.
+	wantStatus(t, c.post(audioPath+"/resynthesize", url.Values{"csrf_token": {tok}}), http.StatusSeeOther)
 	a3, err := b.store.FindAudio(t.Context(), b.project.ID, "ext-1")
 	if err != nil || a3.Revision != 3 || a3.State != narrator.StateUnprocessed {
-		t.Fatalf("after regenerate %+v %v", a3, err)
+		t.Fatalf("after resynthesize %+v %v", a3, err)
+	}
+	// regenerate is the old name, a deprecated alias that does the same.
+	wantStatus(t, c.post(audioPath+"/regenerate", url.Values{"csrf_token": {tok}}), http.StatusSeeOther)
+	if a4, err := b.store.FindAudio(t.Context(), b.project.ID, "ext-1"); err != nil || a4.Revision != 4 {
+		t.Fatalf("after regenerate %+v %v", a4, err)
 	}
 
 	// Search and period filters.
@@ -642,6 +647,7 @@ func TestBadInputNeverFails(t *testing.T) {
 		{"/projects", url.Values{"csrf_token": {tok}, "title": {"x"}, "language": {"xx_XX"}}},
 		{"/projects", url.Values{"csrf_token": {tok}, "title": {"x"}, "language": {"en_US"}, "url": {"ftp://x"}}},
 		{"/keys/abc/revoke", url.Values{"csrf_token": {tok}}},
+		{base + "/audios/999/resynthesize", url.Values{"csrf_token": {tok}}},
 		{base + "/audios/999/regenerate", url.Values{"csrf_token": {tok}}},
 		{base + "/audios/999/delete", url.Values{"csrf_token": {tok}}},
 	}

@@ -362,7 +362,7 @@ class Narrator_Admin
         echo '<p><label><input type="checkbox" name="narrator_disabled" value="1" ' . checked((bool) get_post_meta($post->ID, '_narrator_disabled', true), true, false) . ' /> ' . esc_html__('No audio for this post', 'narrator') . '</label></p>';
         if ('auto-draft' !== $post->post_status) {
             $url = wp_nonce_url(admin_url('admin-post.php?action=narrator_generate&post=' . $post->ID), 'narrator_generate_' . $post->ID);
-            echo '<p><a class="button" href="' . esc_url($url) . '">' . esc_html($has ? __('Regenerate audio', 'narrator') : __('Generate audio now', 'narrator')) . '</a></p>';
+            echo '<p><a class="button" href="' . esc_url($url) . '">' . esc_html($has ? __('Resynthesize audio', 'narrator') : __('Generate audio now', 'narrator')) . '</a></p>';
         }
     }
 
@@ -393,7 +393,7 @@ class Narrator_Admin
     }
 
     /**
-     * The meta box's "Generate audio now" / "Regenerate audio" button: the
+     * The meta box's "Generate audio now" / "Resynthesize audio" button: the
      * audio is made again from the post as it is (also for a draft, which
      * then gets a Narrator draft).
      */

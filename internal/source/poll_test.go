@@ -1,4 +1,4 @@
-package feedsource_test
+package source_test
 
 import (
 	"compress/gzip"
@@ -14,9 +14,9 @@ import (
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/extract"
-	"github.com/narrator/narrator/internal/feedsource"
 	"github.com/narrator/narrator/internal/fetch"
 	"github.com/narrator/narrator/internal/jobs"
+	"github.com/narrator/narrator/internal/source"
 	"github.com/narrator/narrator/internal/sqlite"
 	"github.com/narrator/narrator/internal/sqlite/sqlitetest"
 )
@@ -66,7 +66,7 @@ type testBundle struct {
 	store   *sqlite.Store
 	project *narrator.Project
 	now     time.Time
-	poller  *feedsource.Poller
+	poller  *source.Poller
 }
 
 func setup(t *testing.T, opts fetch.Options) *testBundle {
@@ -86,8 +86,8 @@ func setup(t *testing.T, opts fetch.Options) *testBundle {
 	return b
 }
 
-func (b *testBundle) newPoller(opts fetch.Options) *feedsource.Poller {
-	return feedsource.New(b.store, feedsource.Options{Client: fetch.New(opts)})
+func (b *testBundle) newPoller(opts fetch.Options) *source.Poller {
+	return source.New(b.store, source.Options{Client: fetch.New(opts)})
 }
 
 func (b *testBundle) mustSource(t *testing.T, url string, change func(*narrator.Source)) *narrator.Source {
@@ -247,7 +247,7 @@ func TestPollCluster(t *testing.T) {
 	}
 	other := b.newPoller(fetch.Options{AllowPrivate: true})
 	var wg sync.WaitGroup
-	for _, p := range []*feedsource.Poller{b.poller, other} {
+	for _, p := range []*source.Poller{b.poller, other} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -292,7 +292,7 @@ func TestPollItself(t *testing.T) {
 	t.Cleanup(proxy.Close)
 	resolver := namedResolver{"narr.test.": "127.0.0.1", "alias.test": "127.0.0.1"}
 	b := setup(t, fetch.Options{AllowPrivate: true})
-	b.poller = feedsource.New(b.store, feedsource.Options{Client: fetch.New(fetch.Options{AllowPrivate: true, Self: self, Resolver: resolver})})
+	b.poller = source.New(b.store, source.Options{Client: fetch.New(fetch.Options{AllowPrivate: true, Self: self, Resolver: resolver})})
 	for _, u := range []string{
 		server.URL + "/feeds/token.xml",
 		"http://narr.test.:" + port + "/feeds/token.xml",
@@ -478,7 +478,7 @@ func TestPollFairAcrossAccounts(t *testing.T) {
 	if err := b.store.CreateProject(ctx, &p); err != nil {
 		t.Fatal(err)
 	}
-	const others = feedsource.Readers
+	const others = source.Readers
 	read := make(chan string, others)
 	fast := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		read <- r.URL.Path
@@ -530,7 +530,7 @@ func TestPollReadBudget(t *testing.T) {
 	t.Parallel()
 	b := setup(t, fetch.Options{AllowPrivate: true})
 	client := fetch.New(fetch.Options{AllowPrivate: true, HeaderTimeout: time.Hour, Timeout: time.Hour})
-	b.poller = feedsource.New(b.store, feedsource.Options{Client: client, Pages: extract.NewReader(client), ReadBudget: 3 * time.Second})
+	b.poller = source.New(b.store, source.Options{Client: client, Pages: extract.NewReader(client), ReadBudget: 3 * time.Second})
 	pages := &stalled{arrived: make(chan struct{}, 100), release: make(chan struct{})}
 	pageSrv := httptest.NewServer(pages)
 	t.Cleanup(pageSrv.Close)

@@ -25,12 +25,12 @@ import (
 	"github.com/narrator/narrator/client"
 )
 
-// TestFeedProject drives an rss project through a real server: a feed on
+// TestSourceProject drives an rss project through a real server: a feed on
 // loopback is narrated, its WebSub hub (written here) is subscribed to and
 // its signed push narrated before it is answered, a bad signature changes
 // nothing, hostile feeds get a clear error each while the server keeps
 // answering, and a restart narrates nothing twice.
-func TestFeedProject(t *testing.T) {
+func TestSourceProject(t *testing.T) {
 	data, acct, _ := fixture(t)
 	proj := mustJSON[projectOut](t, mustCLI(t, "projects", "create", "--data", data, "--account", fmt.Sprint(acct.ID), "--title", "Wire", "--language", "en_US", "--type", "rss"))
 	addr := freeAddr(t)
@@ -124,17 +124,17 @@ func TestFeedProject(t *testing.T) {
 	c := s.client(t, acct.APIKey)
 	ctx, cancel := context.WithTimeout(t.Context(), 120*time.Second)
 	defer cancel()
-	add := func(u string) *client.FeedSource {
+	add := func(u string) *client.Source {
 		t.Helper()
-		f, err := c.AddFeed(ctx, proj.ID, client.NewFeedSource{URL: u, BackfillItems: 10})
+		f, err := c.AddSource(ctx, proj.ID, client.NewSource{URL: u, BackfillItems: 10})
 		if err != nil {
 			t.Fatalf("add %s: %v", u, err)
 		}
 		return f
 	}
-	poll := func(id int64) *client.FeedSource {
+	poll := func(id int64) *client.Source {
 		t.Helper()
-		f, err := c.PollFeed(ctx, proj.ID, id)
+		f, err := c.PollSource(ctx, proj.ID, id)
 		if err != nil {
 			t.Fatalf("poll %d: %v", id, err)
 		}

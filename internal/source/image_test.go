@@ -1,10 +1,10 @@
-package feedsource_test
+package source_test
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/narrator/narrator/internal/feedsource"
+	"github.com/narrator/narrator/internal/source"
 )
 
 // TestParseImage: an item's image comes from media:content, media:thumbnail,
@@ -29,7 +29,7 @@ func TestParseImage(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			body := []byte(strings.Replace(rss, "%s", tc.item, 1))
-			f, err := feedsource.Parse(feedsource.Document{Body: body, URL: "https://example.org/feed.xml"})
+			f, err := source.Parse(source.Document{Body: body, URL: "https://example.org/feed.xml"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -38,7 +38,7 @@ func TestParseImage(t *testing.T) {
 			}
 		})
 	}
-	f, err := feedsource.Parse(feedsource.Document{Body: []byte(`{"version":"https://jsonfeed.org/version/1.1","items":[{"id":"a","content_text":"x","image":"https://cdn.example/j.jpg"}]}`)})
+	f, err := source.Parse(source.Document{Body: []byte(`{"version":"https://jsonfeed.org/version/1.1","items":[{"id":"a","content_text":"x","image":"https://cdn.example/j.jpg"}]}`)})
 	if err != nil || len(f.Items) != 1 || f.Items[0].Image != "https://cdn.example/j.jpg" {
 		t.Errorf("JSON Feed image: %v, %+v", err, f)
 	}

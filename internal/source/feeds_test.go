@@ -1,4 +1,4 @@
-package feedsource_test
+package source_test
 
 import (
 	"fmt"
@@ -281,7 +281,7 @@ func TestPollFailedReadKeepsNoValidators(t *testing.T) {
 			all = append(all, item(fmt.Sprint("i", i), "Text.", time.Duration(i)*time.Hour))
 		}
 		pub.set(all...)
-		src := b.mustSource(t, srv.URL, func(s *narrator.Source) { s.BackfillItems = narrator.MaxItemsPerFeed })
+		src := b.mustSource(t, srv.URL, func(s *narrator.Source) { s.BackfillItems = narrator.MaxItemsPerSource })
 		got := b.mustPoll(t, src.ID)
 		if got.State.Created != narrator.MaxItemsPerPoll || !strings.Contains(got.State.LastError, "2 more items wait for the next read") {
 			t.Fatalf("first read: state %+v; want %d created and 2 waiting", got.State, narrator.MaxItemsPerPoll)

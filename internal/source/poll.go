@@ -1,4 +1,4 @@
-package feedsource
+package source
 
 import (
 	"context"
@@ -41,8 +41,8 @@ type PageReader interface {
 
 // Recorder records what reads do; metrics.Metrics satisfies it.
 type Recorder interface {
-	FeedRead(outcome string, took time.Duration)
-	FeedItems(action string, n int)
+	SourceRead(outcome string, took time.Duration)
+	SourceItems(action string, n int)
 }
 
 // Options configures a Poller.
@@ -61,7 +61,7 @@ type Options struct {
 	Logger *slog.Logger
 	// CallbackURL returns the public URL of a feed's WebSub callback at
 	// a subscription's nonce (narrator.Subscription.Nonce), which Callback
-	// serves with both in its path, as {feed_id} and {nonce}; nil leaves
+	// serves with both in its path, as {source_id} and {nonce}; nil leaves
 	// feeds unsubscribed.
 	CallbackURL func(feedID int64, nonce string) string
 	// TempDir is where a push larger than pushMemory waits while its
@@ -169,7 +169,7 @@ func (p *Poller) RunDue(ctx context.Context) {
 			for _, id := range ids {
 				ok, err := p.store.ClaimDueSource(ctx, id, p.opts.Now().Add(Lease))
 				if err != nil {
-					p.opts.Logger.Error("claim feed", "feed_id", id, "err", err)
+					p.opts.Logger.Error("claim source", "source_id", id, "err", err)
 				}
 				if err != nil || !ok {
 					// Another node holds it, or the account has its
@@ -182,7 +182,7 @@ func (p *Poller) RunDue(ctx context.Context) {
 					defer wg.Done()
 					defer func() { done <- struct{}{} }()
 					if err := p.read(ctx, id, nil); err != nil {
-						p.opts.Logger.Error("read feed", "feed_id", id, "err", err)
+						p.opts.Logger.Error("read source", "source_id", id, "err", err)
 					}
 				}()
 			}
@@ -224,11 +224,11 @@ func (p *Poller) read(ctx context.Context, id int64, pushed *Document) error {
 	r.State.LastFetchAt = start
 	if r.State.Status == narrator.SourceStatusError {
 		r.State.Failures = src.State.Failures + 1
-		p.opts.Logger.Warn("feed read failed", "feed_id", src.ID, "project_id", src.ProjectID, "reason", r.State.LastError)
+		p.opts.Logger.Warn("source read failed", "source_id", src.ID, "project_id", src.ProjectID, "reason", r.State.LastError)
 	}
 	r.State.NextPollAt = src.NextPoll(p.opts.Now(), r.State.Failures)
 	if p.opts.Recorder != nil {
-		p.opts.Recorder.FeedRead(r.State.Status, p.opts.Now().Sub(start))
+		p.opts.Recorder.SourceRead(r.State.Status, p.opts.Now().Sub(start))
 	}
 	// The record outlives a cancelled read: what was created is kept.
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
@@ -317,7 +317,7 @@ func (p *Poller) parseAndNarrate(ctx context.Context, src *narrator.Source, st n
 func (p *Poller) narrate(ctx context.Context, src *narrator.Source, feed *Feed, pushed bool) (r narrator.SourceRead, note string, complete bool) {
 	// bad is an item that makes no audio, and why.
 	type bad struct {
-		item *narrator.FeedItem
+		item *narrator.SourceItem
 		id   string // "" for an item without a key
 		why  string
 	}
@@ -325,7 +325,7 @@ func (p *Poller) narrate(ctx context.Context, src *narrator.Source, feed *Feed, 
 	var bads []bad
 	var ids []string
 	have := map[string]bool{}
-	byItem := map[*narrator.FeedItem]*narrator.SourceAudio{}
+	byItem := map[*narrator.SourceItem]*narrator.SourceAudio{}
 	for _, it := range feed.Items {
 		id := src.ItemID(it)
 		if id != "" {
@@ -350,7 +350,7 @@ func (p *Poller) narrate(ctx context.Context, src *narrator.Source, feed *Feed, 
 	var skipped []string
 	var todo []*narrator.SourceAudio
 	if src.State.ItemsSeen == 0 && src.State.Created == 0 && len(seen) == 0 {
-		keep := map[*narrator.FeedItem]bool{}
+		keep := map[*narrator.SourceItem]bool{}
 		keepID := map[string]bool{}
 		for _, it := range src.Backfill(feed.Items, p.opts.Now()) {
 			keep[it] = true
@@ -438,9 +438,9 @@ func (p *Poller) narrate(ctx context.Context, src *narrator.Source, feed *Feed, 
 		r.Seen = append(r.Seen, narrator.SeenItem{ExternalID: x.Audio.ExternalID, Hash: x.Hash, Date: x.Date})
 	}
 	if p.opts.Recorder != nil {
-		p.opts.Recorder.FeedItems("created", int(r.Created))
-		p.opts.Recorder.FeedItems("updated", int(r.Updated))
-		p.opts.Recorder.FeedItems("skipped", len(skipped))
+		p.opts.Recorder.SourceItems("created", int(r.Created))
+		p.opts.Recorder.SourceItems("updated", int(r.Updated))
+		p.opts.Recorder.SourceItems("skipped", len(skipped))
 	}
 	var notes []string
 	if stop != nil {
@@ -452,8 +452,8 @@ func (p *Poller) narrate(ctx context.Context, src *narrator.Source, feed *Feed, 
 	if more > 0 {
 		notes = append(notes, fmt.Sprintf("%d more %s for the next read (at most %d a read)", more, map[bool]string{true: "item waits", false: "items wait"}[more == 1], narrator.MaxItemsPerPoll))
 	}
-	if feed.Total > narrator.MaxItemsPerFeed {
-		notes = append(notes, fmt.Sprintf("the feed lists %d items; only the first %d are read", feed.Total, narrator.MaxItemsPerFeed))
+	if feed.Total > narrator.MaxItemsPerSource {
+		notes = append(notes, fmt.Sprintf("the feed lists %d items; only the first %d are read", feed.Total, narrator.MaxItemsPerSource))
 	}
 	for _, c := range []struct {
 		field string

@@ -1,4 +1,4 @@
-package feedsource_test
+package source_test
 
 import (
 	"crypto/hmac"
@@ -18,8 +18,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/narrator/narrator"
-	"github.com/narrator/narrator/internal/feedsource"
 	"github.com/narrator/narrator/internal/fetch"
+	"github.com/narrator/narrator/internal/source"
 )
 
 func TestDiscover(t *testing.T) {
@@ -40,7 +40,7 @@ func TestDiscover(t *testing.T) {
 		{"none", `<rss><channel><link>https://example.com/</link></channel></rss>`, nil, "", ""},
 		{"not http", `<feed><link rel="hub" href="file:///etc/passwd"/></feed>`, nil, "", ""},
 	} {
-		hub, topic := feedsource.Discover([]byte(tc.body), tc.header, "https://example.com/feed")
+		hub, topic := source.Discover([]byte(tc.body), tc.header, "https://example.com/feed")
 		if hub != tc.hub || topic != tc.topic {
 			t.Errorf("%s: Discover = %q, %q; want %q, %q", tc.name, hub, topic, tc.hub, tc.topic)
 		}
@@ -236,15 +236,15 @@ func setupWebSub(t *testing.T, plain bool) *webSub {
 	callbacks := httptest.NewServer(mux)
 	t.Cleanup(callbacks.Close)
 	ws.callbacks = callbacks.URL
-	ws.poller = feedsource.New(ws.store, feedsource.Options{
+	ws.poller = source.New(ws.store, source.Options{
 		Client:      fetch.New(fetch.Options{AllowPrivate: true, RootCAs: roots}),
 		CallbackURL: ws.callback,
 		Now:         ws.clock.Now,
 	})
 	// As cmd/narrator serves them: with the nonce, and without one or with
 	// more segments (the same refusal as a wrong one).
-	mux.HandleFunc("/websub/{feed_id}/{nonce...}", ws.poller.Callback)
-	mux.HandleFunc("/websub/{feed_id}", ws.poller.Callback)
+	mux.HandleFunc("/websub/{source_id}/{nonce...}", ws.poller.Callback)
+	mux.HandleFunc("/websub/{source_id}", ws.poller.Callback)
 	return ws
 }
 
@@ -636,7 +636,7 @@ func TestWebSubPushMemory(t *testing.T) {
 	if got := b.mustPoll(t, src.ID); got.State.WebSub.Secret == "" {
 		t.Fatalf("no subscription: %+v", got.State)
 	}
-	const size = feedsource.MaxPushBytes - 1
+	const size = source.MaxPushBytes - 1
 	push := func() int {
 		req, _ := http.NewRequest("POST", b.hub.callback, &zeros{size})
 		req.ContentLength = size

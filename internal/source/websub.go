@@ -1,4 +1,4 @@
-package feedsource
+package source
 
 import (
 	"bytes"
@@ -159,7 +159,7 @@ func (p *Poller) subscribe(ctx context.Context, src *narrator.Source, hub, topic
 	defer cancel()
 	req, err := http.NewRequestWithContext(rctx, http.MethodPost, hub, strings.NewReader(form.Encode()))
 	if err != nil {
-		p.opts.Logger.Warn("websub subscribe", "feed_id", src.ID, "err", err)
+		p.opts.Logger.Warn("websub subscribe", "source_id", src.ID, "err", err)
 		return nil
 	}
 	// Without GetBody a 307 or 308 is not followed: the secret goes to
@@ -168,13 +168,13 @@ func (p *Poller) subscribe(ctx context.Context, src *narrator.Source, hub, topic
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	resp, err := p.opts.Client.Do(req)
 	if err != nil {
-		p.opts.Logger.Warn("websub subscribe", "feed_id", src.ID, "hub", hub, "err", err)
+		p.opts.Logger.Warn("websub subscribe", "source_id", src.ID, "hub", hub, "err", err)
 		return nil
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		p.opts.Logger.Warn("websub subscribe refused", "feed_id", src.ID, "hub", hub, "status", resp.StatusCode)
+		p.opts.Logger.Warn("websub subscribe refused", "source_id", src.ID, "hub", hub, "status", resp.StatusCode)
 	}
 	return nil
 }
@@ -195,7 +195,7 @@ var errRefused = narrator.Errorf(narrator.ENOTFOUND, "no such subscription")
 // errPushTooLarge is the answer to a push over MaxPushBytes, signed or not.
 var errPushTooLarge = narrator.Errorf(narrator.ETOOLARGE, "a push is at most %d bytes", MaxPushBytes)
 
-// Callback serves the WebSub callback of the feed its path's {feed_id}
+// Callback serves the WebSub callback of the feed its path's {source_id}
 // names, at the nonce its path's {nonce} names: a verification, denial or
 // push whose nonce is not the subscription's (narrator.Subscription.Called)
 // is refused, so that only the hub given the callback URL can reach it. A
@@ -215,7 +215,7 @@ func (p *Poller) Callback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var src *narrator.Source
-	id, err := strconv.ParseInt(r.PathValue("feed_id"), 10, 64)
+	id, err := strconv.ParseInt(r.PathValue("source_id"), 10, 64)
 	if err == nil && id > 0 {
 		src, err = p.store.Source(r.Context(), id)
 		if err != nil && narrator.ErrorCode(err) != narrator.ENOTFOUND {
@@ -267,7 +267,7 @@ func (p *Poller) verify(w http.ResponseWriter, r *http.Request, src *narrator.So
 		return
 	}
 	if mode == "denied" {
-		p.opts.Logger.Warn("websub subscription denied", "feed_id", src.ID, "hub", src.State.WebSub.Hub, "reason", q.Get("hub.reason"))
+		p.opts.Logger.Warn("websub subscription denied", "source_id", src.ID, "hub", src.State.WebSub.Hub, "reason", q.Get("hub.reason"))
 	}
 	// The challenge is the caller's text on Narrator's origin: it must
 	// never be run or rendered as anything but text.

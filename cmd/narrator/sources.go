@@ -8,32 +8,33 @@ import (
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/extract"
-	"github.com/narrator/narrator/internal/feedsource"
 	fetcher "github.com/narrator/narrator/internal/fetch"
 	"github.com/narrator/narrator/internal/httpapi"
+	"github.com/narrator/narrator/internal/source"
 )
 
-const feedsUsage = `Usage:
-  narrator feeds add    [--data DIR|--database URL] --project ID --url URL [--header 'Name: value']... [--map field=item]...
-                        [--full-text] [--backfill-items N] [--backfill-days D] [--interval 10m]
-  narrator feeds list   [--data DIR|--database URL] --project ID
-  narrator feeds remove [--data DIR|--database URL] --project ID --id FEED_ID
-  narrator feeds poll   [--data DIR|--database URL] --project ID --id FEED_ID [--allow-private]
+const sourcesUsage = `Usage:
+  narrator sources add    [--data DIR|--database URL] --project ID --url URL [--header 'Name: value']... [--map field=item]...
+                          [--full-text] [--backfill-items N] [--backfill-days D] [--interval 10m]
+  narrator sources list   [--data DIR|--database URL] --project ID
+  narrator sources remove [--data DIR|--database URL] --project ID --id SOURCE_ID
+  narrator sources poll   [--data DIR|--database URL] --project ID --id SOURCE_ID [--allow-private]
 
-The feeds (RSS, Atom, JSON Feed) an rss project narrates: each new item
-creates an audio, each changed item updates it. The first read follows the
-backfill rule (default: the latest 10 items). A running server reads each
-feed every --interval; poll reads one now, from this process.
+The sources an rss project narrates, feeds in RSS, Atom or JSON Feed: each
+new item creates an audio, each changed item updates it. The first read
+follows the backfill rule (default: the latest 10 items). A running server
+reads each source every --interval; poll reads one now, from this process.
+"narrator feeds" is a deprecated alias, gone in the release after next.
 Mapping fields: external_id, title, body, author, article_url; item fields:
 guid, link, title, content, summary, author.`
 
-// feedsCommand is `narrator feeds`.
-func feedsCommand(e *env) group {
-	return group{e: e, name: "feeds", usage: feedsUsage, subs: []namedCommand{
-		{name: "add", command: feedsAddCommand{e}},
-		{name: "list", command: feedsListCommand{e}},
-		{name: "remove", command: feedsRemoveCommand{e}},
-		{name: "poll", command: feedsPollCommand{e}},
+// sourcesCommand is `narrator sources`.
+func sourcesCommand(e *env) group {
+	return group{e: e, name: "sources", usage: sourcesUsage, subs: []namedCommand{
+		{name: "add", command: sourcesAddCommand{e}},
+		{name: "list", command: sourcesListCommand{e}},
+		{name: "remove", command: sourcesRemoveCommand{e}},
+		{name: "poll", command: sourcesPollCommand{e}},
 	}}
 }
 
@@ -59,13 +60,13 @@ func (p *pairs) Set(v string) error {
 	return nil
 }
 
-// feedsAddCommand is `narrator feeds add`.
-type feedsAddCommand struct{ e *env }
+// sourcesAddCommand is `narrator sources add`.
+type sourcesAddCommand struct{ e *env }
 
-// Run adds a feed and prints it.
-func (cmd feedsAddCommand) Run(ctx context.Context, args []string) error {
+// Run adds a source and prints it.
+func (cmd sourcesAddCommand) Run(ctx context.Context, args []string) error {
 	e := cmd.e
-	f := newProjectFlags(e, "feeds add")
+	f := newProjectFlags(e, "sources add")
 	url := f.fs.String("url", "", "the feed's http or https `URL` (required)")
 	headers := &pairs{sep: ":"}
 	f.fs.Var(headers, "header", "a request `header` 'Name: value' sent with each read (repeatable)")
@@ -83,7 +84,7 @@ func (cmd feedsAddCommand) Run(ctx context.Context, args []string) error {
 	src.BackfillItems, src.BackfillSince = *backfillItems, time.Duration(*backfillDays*float64(24*time.Hour))
 	src.Interval = *interval
 	if err := src.Validate(); err != nil {
-		return usagef("feeds add: %s", narrator.ErrorMessage(err))
+		return usagef("sources add: %s", narrator.ErrorMessage(err))
 	}
 	st, err := openStore(ctx, e, f.data)
 	if err != nil {
@@ -91,18 +92,18 @@ func (cmd feedsAddCommand) Run(ctx context.Context, args []string) error {
 	}
 	defer st.Close()
 	if err := st.CreateSource(ctx, src); err != nil {
-		return fmt.Errorf("feeds add: %w", err)
+		return fmt.Errorf("sources add: %w", err)
 	}
 	return printJSON(e.stdout, httpapi.SourceJSON(src))
 }
 
-// feedsListCommand is `narrator feeds list`.
-type feedsListCommand struct{ e *env }
+// sourcesListCommand is `narrator sources list`.
+type sourcesListCommand struct{ e *env }
 
-// Run prints the project's feeds with what their reads found.
-func (cmd feedsListCommand) Run(ctx context.Context, args []string) error {
+// Run prints the project's sources with what their reads found.
+func (cmd sourcesListCommand) Run(ctx context.Context, args []string) error {
 	e := cmd.e
-	f := newProjectFlags(e, "feeds list")
+	f := newProjectFlags(e, "sources list")
 	if err := f.parse(args, nil); err != nil {
 		return err
 	}
@@ -113,7 +114,7 @@ func (cmd feedsListCommand) Run(ctx context.Context, args []string) error {
 	defer st.Close()
 	list, err := st.ListSources(ctx, *f.project)
 	if err != nil {
-		return fmt.Errorf("feeds list: %w", err)
+		return fmt.Errorf("sources list: %w", err)
 	}
 	out := make([]any, 0, len(list))
 	for _, src := range list {
@@ -122,14 +123,14 @@ func (cmd feedsListCommand) Run(ctx context.Context, args []string) error {
 	return printJSON(e.stdout, out)
 }
 
-// feedsRemoveCommand is `narrator feeds remove`.
-type feedsRemoveCommand struct{ e *env }
+// sourcesRemoveCommand is `narrator sources remove`.
+type sourcesRemoveCommand struct{ e *env }
 
-// Run removes a feed, keeping its audios, and prints it.
-func (cmd feedsRemoveCommand) Run(ctx context.Context, args []string) error {
+// Run removes a source, keeping its audios, and prints it.
+func (cmd sourcesRemoveCommand) Run(ctx context.Context, args []string) error {
 	e := cmd.e
-	f := newProjectFlags(e, "feeds remove")
-	id := f.fs.Int64("id", 0, "feed `id` (required)")
+	f := newProjectFlags(e, "sources remove")
+	id := f.fs.Int64("id", 0, "source `id` (required)")
 	if err := f.parse(args, id); err != nil {
 		return err
 	}
@@ -143,19 +144,19 @@ func (cmd feedsRemoveCommand) Run(ctx context.Context, args []string) error {
 		err = st.DeleteSource(ctx, *f.project, *id)
 	}
 	if err != nil {
-		return fmt.Errorf("feeds remove: %w", err)
+		return fmt.Errorf("sources remove: %w", err)
 	}
 	return printJSON(e.stdout, httpapi.SourceJSON(src))
 }
 
-// feedsPollCommand is `narrator feeds poll`.
-type feedsPollCommand struct{ e *env }
+// sourcesPollCommand is `narrator sources poll`.
+type sourcesPollCommand struct{ e *env }
 
-// Run reads a feed now and prints it with the state the read left.
-func (cmd feedsPollCommand) Run(ctx context.Context, args []string) error {
+// Run reads a source now and prints it with the state the read left.
+func (cmd sourcesPollCommand) Run(ctx context.Context, args []string) error {
 	e := cmd.e
-	f := newProjectFlags(e, "feeds poll")
-	id := f.fs.Int64("id", 0, "feed `id` (required)")
+	f := newProjectFlags(e, "sources poll")
+	id := f.fs.Int64("id", 0, "source `id` (required)")
 	allowPrivate := f.fs.Bool("allow-private", false, "let the read reach loopback and private addresses (for a feed on this machine)")
 	if err := f.parse(args, id); err != nil {
 		return err
@@ -166,26 +167,26 @@ func (cmd feedsPollCommand) Run(ctx context.Context, args []string) error {
 	}
 	defer st.Close()
 	if _, err := projectSource(ctx, st, *f.project, *id); err != nil {
-		return fmt.Errorf("feeds poll: %w", err)
+		return fmt.Errorf("sources poll: %w", err)
 	}
 	client := fetcher.New(fetcher.Options{AllowPrivate: *allowPrivate})
-	p := feedsource.New(st, feedsource.Options{Client: client, Pages: extract.NewReader(client)})
+	p := source.New(st, source.Options{Client: client, Pages: extract.NewReader(client)})
 	src, err := p.Poll(ctx, *id)
 	if err != nil {
-		return fmt.Errorf("feeds poll: %w", err)
+		return fmt.Errorf("sources poll: %w", err)
 	}
 	return printJSON(e.stdout, httpapi.SourceJSON(src))
 }
 
-// projectSource returns a project's feed; ENOTFOUND if the project has no
-// such feed.
+// projectSource returns a project's source; ENOTFOUND if the project has no
+// such source.
 func projectSource(ctx context.Context, st dataStore, project, id int64) (*narrator.Source, error) {
 	src, err := st.Source(ctx, id)
 	if err != nil {
 		return nil, err
 	}
 	if src.ProjectID != project {
-		return nil, narrator.Errorf(narrator.ENOTFOUND, "feed %d not found in project %d", id, project)
+		return nil, narrator.Errorf(narrator.ENOTFOUND, "source %d not found in project %d", id, project)
 	}
 	return src, nil
 }

@@ -1,11 +1,12 @@
-// Package feedsource reads the feeds of rss projects: it fetches a feed
-// through the guarded client (internal/fetch), parses it with gofeed (the
-// one package that imports it), and turns its new and changed items into
+// Package source reads the sources of rss projects, the feeds Narrator
+// imports from (not the podcast feed it publishes, internal/feed): it fetches
+// a source through the guarded client (internal/fetch), parses it with gofeed
+// (the one package that imports it), and turns its new and changed items into
 // audios through the store's create, by the rules of narrator.Source. A
-// Poller reads due feeds (each under a lease in the store, so one node at a
-// time reads it) and feeds asked for; it subscribes to a feed's WebSub hub
-// and serves the callback where the hub verifies and pushes.
-package feedsource
+// Poller reads due sources (each under a lease in the store, so one node at a
+// time reads it) and sources asked for; it subscribes to a source's WebSub
+// hub and serves the callback where the hub verifies and pushes.
+package source
 
 import (
 	"bytes"
@@ -37,9 +38,9 @@ var FeedTypes = []string{
 
 // Feed is a parsed feed: its items in the feed's order.
 type Feed struct {
-	Items []*narrator.FeedItem
+	Items []*narrator.SourceItem
 	// Total counts the feed's items, of which Items holds at most
-	// narrator.MaxItemsPerFeed.
+	// narrator.MaxItemsPerSource.
 	Total int
 }
 
@@ -102,11 +103,11 @@ func Parse(doc Document) (*Feed, error) {
 		base = nil
 	}
 	out := &Feed{Total: len(f.Items)}
-	for i, it := range f.Items[:min(len(f.Items), narrator.MaxItemsPerFeed)] {
+	for i, it := range f.Items[:min(len(f.Items), narrator.MaxItemsPerSource)] {
 		if it == nil {
 			continue
 		}
-		item := &narrator.FeedItem{
+		item := &narrator.SourceItem{
 			GUID:       it.GUID,
 			Link:       resolve(base, it.Link),
 			Title:      plainText(it.Title),
