@@ -63,8 +63,8 @@
   slot.appendChild(frame);
   script.parentNode.insertBefore(slot, script.nextSibling);
   var css = document.createElement("style");
-  css.textContent = ".narrator-mini{position:fixed!important;left:8px;right:8px;bottom:8px;z-index:2147483000;" +
-    "max-width:720px;margin:0 auto;width:auto!important;box-shadow:0 4px 24px rgba(0,0,0,.25);border-radius:12px;background:#fff}" +
+  css.textContent = ".narrator-mini{position:fixed!important;left:0;right:0;bottom:8px;z-index:2147483000;" +
+    "max-width:720px;margin:0 auto;width:calc(100% - 16px)!important;box-shadow:0 4px 24px rgba(0,0,0,.25);border-radius:12px;background:#fff}" +
     ".narrator-p{cursor:pointer}.narrator-s.narrator-on{background:#fff1b8;color:#18202b;box-shadow:0 0 0 2px #fff1b8}" +
     "::highlight(narrator-word){background:#ffd54a;color:#18202b}";
   document.head.appendChild(css);
