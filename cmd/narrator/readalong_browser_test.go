@@ -7,12 +7,17 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"github.com/narrator/narrator/internal/proctest"
 )
 
 // readAlongPage is a publisher's article holding the embed with
@@ -41,6 +46,54 @@ const playlistPage = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Latest</title></head>
 <body><main><h1>Latest</h1><script src="%[1]s/embed.js" data-project="%[2]d" data-playlist="" async></script></main></body></html>`
 
+// axeVersion is the axe-core npm package scripts/test.sh installs.
+const axeVersion = "4.10.3"
+
+// axeSource returns axe-core's script.
+func axeSource(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("NARRATOR_AXE")
+	if dir == "" {
+		home, _ := os.UserHomeDir()
+		dir = filepath.Join(home, ".cache", "narrator", "axe-core")
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "node_modules", "axe-core", "axe.min.js"))
+	if err != nil {
+		proctest.Missing(t, "the axe-core npm package in "+dir, "npm install --prefix "+dir+" axe-core@"+axeVersion)
+	}
+	return string(raw)
+}
+
+// axeClean runs axe-core's WCAG 2.1 A and AA rules on the document of ctx
+// (not into its iframes, which are checked on their own) and fails t on
+// each violation.
+func axeClean(t *testing.T, ctx context.Context, axe, state string) {
+	t.Helper()
+	var violations []string
+	browse(t, ctx, "axe "+state, chromedp.Evaluate(axe+`;0`, nil),
+		chromedp.Evaluate(`axe.run(document, {iframes: false, runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']}})
+			.then(r => r.violations.map(v => v.id + ' (' + v.impact + '): ' + v.nodes.map(n => n.target.join(' ')).join(', ')))`, &violations, awaitPromise))
+	for _, v := range violations {
+		t.Errorf("axe, %s: %s", state, v)
+	}
+}
+
+// sameOrigin fails t unless every resource the document of ctx loaded
+// came from one of origins: no third party.
+func sameOrigin(t *testing.T, ctx context.Context, what string, origins ...string) {
+	t.Helper()
+	var urls []string
+	browse(t, ctx, "resources of "+what, chromedp.Evaluate(`performance.getEntriesByType('resource').map(e => e.name)`, &urls))
+	if len(urls) == 0 {
+		t.Errorf("%s loaded nothing", what)
+	}
+	for _, u := range urls {
+		if !slices.ContainsFunc(origins, func(o string) bool { return strings.HasPrefix(u, o+"/") }) {
+			t.Errorf("%s loaded %s, not from %s", what, u, origins)
+		}
+	}
+}
+
 // publisherPages serves the pages from another origin than narrator's.
 func publisherPages(t *testing.T, pages map[string]string) string {
 	t.Helper()
@@ -63,6 +116,7 @@ func publisherPages(t *testing.T, pages map[string]string) string {
 // remembered position, and the playlist.
 func TestReadAlongInBrowser(t *testing.T) {
 	chromium := chromiumPath(t)
+	axe := axeSource(t)
 	data, acct, proj := fixture(t)
 	s := startServer(t, data, freeAddr(t))
 	create := func(ref, title, body string) {
@@ -127,6 +181,11 @@ func TestReadAlongInBrowser(t *testing.T) {
 		}
 	})
 
+	t.Run("axe, idle", func(t *testing.T) {
+		axeClean(t, frame, axe, "idle player")
+		axeClean(t, ctx, axe, "page with the read-along")
+	})
+
 	t.Run("click plays from the paragraph", func(t *testing.T) {
 		browse(t, ctx, "click", chromedp.Click(`#p3`, chromedp.ByQuery))
 		var at float64
@@ -161,6 +220,10 @@ func TestReadAlongInBrowser(t *testing.T) {
 				t.Errorf("lit spans %q, want those of sentence %d in %s", lightIn, n, paragraph[n])
 			}
 		}
+		axeClean(t, frame, axe, "playing")
+		axeClean(t, ctx, axe, "page reading along")
+		sameOrigin(t, ctx, "the article page", s.base, site) // its own origin: the favicon
+		sameOrigin(t, frame, "the player", s.base)
 		var word bool
 		browse(t, ctx, "word", chromedp.Evaluate(`!!(window.CSS && CSS.highlights && CSS.highlights.has('narrator-word'))`, &word))
 		if !word {
@@ -186,6 +249,7 @@ func TestReadAlongInBrowser(t *testing.T) {
 			t.Errorf("the mini-player is at %+v, not in the window", box)
 		}
 		browse(t, frame, "mini layout", waitJS(`document.querySelector('.np').classList.contains('np-mini') && getComputedStyle(document.querySelector('.np-close')).display !== 'none'`, 10*time.Second))
+		axeClean(t, frame, axe, "mini-player")
 		// The mini-player's frame fits the mini-player before the click.
 		var h float64
 		browse(t, frame, "mini height", chromedp.Evaluate(`Math.ceil(document.documentElement.getBoundingClientRect().height)`, &h))
@@ -238,6 +302,7 @@ func TestReadAlongInBrowser(t *testing.T) {
 		if want := []string{"Library hours", "Council approves new library"}; fmt.Sprint(titles) != fmt.Sprint(want) {
 			t.Fatalf("playlist %q, want %q (the published audios, newest first)", titles, want)
 		}
+		axeClean(t, list, axe, "playlist")
 		browse(t, list, "to the end of the first",
 			chromedp.Evaluate(audio+`.addEventListener('loadedmetadata', () => { `+audio+`.currentTime = `+audio+`.duration - 0.5; }, {once: true}); `+audio+`.readyState >= 1 && (`+audio+`.currentTime = `+audio+`.duration - 0.5); 0`, nil))
 		clickUntil(t, ctx, list, "iframe.narrator-player", ".np-play", list, `!`+audio+`.paused`)
