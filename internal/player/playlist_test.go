@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -113,5 +114,28 @@ func TestPlaylist(t *testing.T) {
 		"no such project":          "/embed/99999/playlist",
 	} {
 		sameAs(t, name, b.visit(t, path, ""), missing)
+	}
+}
+
+// TestDownloadButton checks that the player offers the MP3 for download
+// only in a project that turned its download button on.
+func TestDownloadButton(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	a := b.audio(t, "dl", "")
+	b.publish(t, a, "t-dl")
+	page := fmt.Sprintf("/embed/%d?external_id=dl", b.project.ID)
+	const button = `class="np-btn np-download" href="https://media.test/media/`
+	if res := b.get(t, page); res.StatusCode != http.StatusOK || strings.Contains(res.body, button) {
+		t.Errorf("by default: %d, download button %v; want 200 without", res.StatusCode, strings.Contains(res.body, button))
+	}
+	if err := b.store.SetProjectAccess(t.Context(), &narrator.ProjectAccess{ProjectID: b.project.ID, Mode: narrator.AccessPublic,
+		DownloadButton: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{page, fmt.Sprintf("/embed/%d/playlist", b.project.ID)} {
+		if res := b.get(t, path); !strings.Contains(res.body, button) {
+			t.Errorf("%s with the button on: %d, no download button", path, res.StatusCode)
+		}
 	}
 }
