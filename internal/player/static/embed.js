@@ -76,10 +76,11 @@
   frame.addEventListener("load", function () { send({ narrator: "hello", readalong: readalong }); });
 
   // The mini-player: the iframe itself, fixed to the bottom of the window
-  // while its place, kept by the slot, is above the window.
-  var mini = false, dismissed = attr("mini") === "off";
+  // while its place, kept by the slot, is above the window; only a player
+  // (which says where it is), not a message, becomes one.
+  var mini = false, dismissed = attr("mini") === "off", player = false;
   function setMini(on) {
-    on = on && !dismissed;
+    on = on && !dismissed && player;
     if (on === mini) return;
     mini = on;
     slot.style.minHeight = on ? frame.offsetHeight + "px" : "";
@@ -106,8 +107,9 @@
     } else if (d.narrator === "transcript" && readalong && d.sentences && d.sentences.length) {
       if (read) read.off();
       read = readAlong(d.track, d.sentences);
-    } else if (d.narrator === "time" && read && d.track === read.track) {
-      read.time(d);
+    } else if (d.narrator === "time") {
+      player = true;
+      if (read && d.track === read.track) read.time(d);
     }
   });
 
