@@ -41,6 +41,8 @@ type ProjectAccess struct {
 	// DraftNewAudios makes new audios drafts: they wait for their
 	// publisher instead of being published when processed.
 	DraftNewAudios bool
+	// DownloadButton shows listeners a button that downloads the MP3.
+	DownloadButton bool
 	UpdatedAt      time.Time // zero if never changed
 }
 

@@ -55,6 +55,7 @@ type Access struct {
 	Mode             string     `json:"mode"`
 	AllowedOrigins   []string   `json:"allowed_origins"`
 	DraftNewAudios   bool       `json:"draft_new_audios"`
+	DownloadButton   bool       `json:"download_button"`
 	HasSigningSecret bool       `json:"has_signing_secret"`
 	UpdatedAt        *time.Time `json:"updated_at"`
 	// SigningSecret is only in the answer of RotateEmbedSecret.
@@ -66,6 +67,7 @@ type AccessUpdate struct {
 	Mode           *string  `json:"mode,omitempty"`
 	AllowedOrigins []string `json:"allowed_origins,omitempty"`
 	DraftNewAudios *bool    `json:"draft_new_audios,omitempty"`
+	DownloadButton *bool    `json:"download_button,omitempty"`
 }
 
 // Access returns a project's access settings.

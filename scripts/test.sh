@@ -58,7 +58,10 @@ npm_client() {
 # internal/feed/partytime_test.go).
 NARRATOR_OPENAI_NPM=$(npm_client openai 5.23.2 openai-npm)
 NARRATOR_PARTYTIME=$(npm_client podcast-partytime 5.0.0 partytime)
-export NARRATOR_OPENAI_NPM NARRATOR_PARTYTIME
+# axe-core, which the player's browser test runs in every state of the
+# player (axeVersion in cmd/narrator/readalong_browser_test.go).
+NARRATOR_AXE=$(npm_client axe-core 4.10.3 axe-core)
+export NARRATOR_OPENAI_NPM NARRATOR_PARTYTIME NARRATOR_AXE
 
 NARRATOR_ONNXRUNTIME=$(scripts/deps.sh onnxruntime) # the neural voices' runtime, cached
 export NARRATOR_ONNXRUNTIME

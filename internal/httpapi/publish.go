@@ -98,6 +98,7 @@ type accessJSON struct {
 	Mode             string     `json:"mode"`
 	AllowedOrigins   []string   `json:"allowed_origins"`
 	DraftNewAudios   bool       `json:"draft_new_audios"`
+	DownloadButton   bool       `json:"download_button"`
 	HasSigningSecret bool       `json:"has_signing_secret"`
 	UpdatedAt        *time.Time `json:"updated_at"`
 	SigningSecret    string     `json:"signing_secret,omitempty"`
@@ -105,7 +106,7 @@ type accessJSON struct {
 
 func newAccessJSON(a narrator.ProjectAccess, withSecret bool) accessJSON {
 	out := accessJSON{ProjectID: a.ProjectID, Mode: a.Mode, AllowedOrigins: a.AllowedOrigins, DraftNewAudios: a.DraftNewAudios,
-		HasSigningSecret: a.SigningSecret != "", UpdatedAt: timeOrNil(a.UpdatedAt)}
+		DownloadButton: a.DownloadButton, HasSigningSecret: a.SigningSecret != "", UpdatedAt: timeOrNil(a.UpdatedAt)}
 	if out.AllowedOrigins == nil {
 		out.AllowedOrigins = []string{}
 	}
@@ -128,8 +129,8 @@ func (s *Server) getAccess(w http.ResponseWriter, r *http.Request, c *call) erro
 	return nil
 }
 
-// setAccess changes the project's access settings: mode, allowed_origins
-// and draft_new_audios, each kept when left out.
+// setAccess changes the project's access settings: mode, allowed_origins,
+// draft_new_audios and download_button, each kept when left out.
 func (s *Server) setAccess(w http.ResponseWriter, r *http.Request, c *call) error {
 	p, err := s.project(r, c)
 	if err != nil {
@@ -153,6 +154,11 @@ func (s *Server) setAccess(w http.ResponseWriter, r *http.Request, c *call) erro
 	}
 	if c.params.has("draft_new_audios") {
 		if a.DraftNewAudios, err = c.params.boolean("draft_new_audios"); err != nil {
+			return err
+		}
+	}
+	if c.params.has("download_button") {
+		if a.DownloadButton, err = c.params.boolean("download_button"); err != nil {
 			return err
 		}
 	}

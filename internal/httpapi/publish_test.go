@@ -74,7 +74,7 @@ func TestAccess(t *testing.T) {
 	auth := []string{"Authorization", "Bearer " + b.key}
 
 	got := b.do(t, "GET", path, nil, auth...)
-	if want := fmt.Sprintf(`{"project_id":%d,"mode":"public","allowed_origins":[],"draft_new_audios":false,"has_signing_secret":false,"updated_at":null}`, b.project.ID); strings.TrimSpace(string(got.body)) != want {
+	if want := fmt.Sprintf(`{"project_id":%d,"mode":"public","allowed_origins":[],"draft_new_audios":false,"download_button":false,"has_signing_secret":false,"updated_at":null}`, b.project.ID); strings.TrimSpace(string(got.body)) != want {
 		t.Errorf("default access = %s, want %s", got.body, want)
 	}
 	wantError(t, b.do(t, "PUT", path, map[string]any{"mode": "signed"}, auth...), http.StatusBadRequest, 10, "signing secret")

@@ -9,6 +9,7 @@
 //	GET  /embed.js                         the loader script
 //	GET  /embed/{project_id}?external_id=… the player page; or ?url=ARTICLE_URL
 //	GET  /embed/{project_id}/status?…      {"state": …} of the same audio, for a page still waiting
+//	GET  /embed/{project_id}/playlist?category=…  a player of the project's latest published audios
 //	GET  /embed/player.js, /embed/player.css the player's script and styles
 //	POST /embed/events                     a listening event; 204
 //
@@ -64,6 +65,9 @@ type Store interface {
 	// AudioPublication returns the audio's publication, the default for
 	// an audio whose publisher never decided.
 	AudioPublication(ctx context.Context, audioID int64) (narrator.Publication, error)
+	// ListAudios returns a page (from 1) of a project's live audios,
+	// newest first, with their media; since is the zero time here.
+	ListAudios(ctx context.Context, projectID int64, since time.Time, page, perPage int) ([]*narrator.Audio, error)
 }
 
 // Listens counts listening events (listens.Counter).
@@ -122,7 +126,7 @@ type Handler struct {
 
 // New parses the embedded templates and returns the player's handler.
 func New(d Deps) (*Handler, error) {
-	t, err := template.New("embed.html").Funcs(template.FuncMap{"duration": formatDuration}).ParseFS(templateFS, "templates/embed.html")
+	t, err := template.New("embed.html").Funcs(template.FuncMap{"duration": formatDuration, "seconds": formatSeconds}).ParseFS(templateFS, "templates/embed.html")
 	if err != nil {
 		return nil, fmt.Errorf("player: parse template: %w", err)
 	}
@@ -169,6 +173,7 @@ func New(d Deps) (*Handler, error) {
 		{"GET", "/embed/player.css", files, false},
 		{"GET", "/embed/{project_id}", http.HandlerFunc(h.servePage), false},
 		{"GET", "/embed/{project_id}/status", http.HandlerFunc(h.serveStatus), true},
+		{"GET", "/embed/{project_id}/playlist", http.HandlerFunc(h.servePlaylist), false},
 		{"POST", "/embed/events", http.HandlerFunc(h.serveEvent), true},
 	}
 	// paths holds each route's path without its method, for serveOther to
@@ -362,6 +367,14 @@ type pageData struct {
 	StatusURL string
 	Audio     *narrator.Audio
 	Player    *playerData
+	// Playlist is the audios of a playlist page, Player the first.
+	Playlist []*playerData
+	// Site is the host of the embedding page, the lock screen's artist
+	// where an audio names no author.
+	Site string
+	// Download shows a button that downloads the MP3 (the project's
+	// ProjectAccess.DownloadButton).
+	Download bool
 	// frameAncestors is the CSP's frame-ancestors of the page: the
 	// project's allowed origins, or * (also for every message page, which
 	// shows nothing of a project).
@@ -382,6 +395,8 @@ type playerData struct {
 	// Duration is the audio's length in seconds, shown until the browser
 	// knows it.
 	Duration float64
+	// Title and Author name the audio on the lock screen (Media Session).
+	Title, Author string
 }
 
 // newPlayerData returns the player of a processed audio, or nil if it has
@@ -391,7 +406,8 @@ func newPlayerData(a *narrator.Audio, mediaURL func(string) string) *playerData 
 	if !ok || mp3.Key == "" || a.State != narrator.StateProcessed {
 		return nil
 	}
-	p := &playerData{MP3URL: mediaURL(mp3.Key), ProjectID: a.ProjectID, AudioID: a.ID, Duration: float64(a.DurationMS) / 1000}
+	p := &playerData{MP3URL: mediaURL(mp3.Key), ProjectID: a.ProjectID, AudioID: a.ID, Duration: float64(a.DurationMS) / 1000,
+		Title: untitled(a.Title), Author: a.Author}
 	if m, ok := a.MediaOf(narrator.ContentTypeM3U8); ok && m.Key != "" {
 		p.HLSURL = mediaURL(m.Key)
 	}
@@ -412,7 +428,8 @@ func (h *Handler) servePage(w http.ResponseWriter, r *http.Request) {
 		h.renderError(w, r, err)
 		return
 	}
-	d := pageData{Title: untitled(a.Title), Audio: a, frameAncestors: access.FrameAncestors()}
+	d := pageData{Title: untitled(a.Title), Audio: a, frameAncestors: access.FrameAncestors(), Site: siteName(l.origin),
+		Download: access.DownloadButton}
 	d.Player = newPlayerData(a, h.mediaURLs(access, time.Duration(a.DurationMS)*time.Millisecond))
 	switch {
 	case d.Player != nil:
@@ -627,6 +644,20 @@ func untitled(title string) string {
 		return "Listen to this article"
 	}
 	return title
+}
+
+// formatSeconds shows seconds as m:ss, as the player does.
+func formatSeconds(s float64) string {
+	return formatDuration(int64(s * 1000))
+}
+
+// siteName returns the host of an origin, "" for none.
+func siteName(origin string) string {
+	u, err := url.Parse(origin)
+	if err != nil {
+		return ""
+	}
+	return u.Hostname()
 }
 
 // formatDuration shows milliseconds as m:ss, as the player does.

@@ -33,7 +33,7 @@ func logicalType(column, declared string) string {
 			return "time"
 		case column == "day":
 			return "date"
-		case column == "enabled", column == "explicit":
+		case column == "enabled", column == "explicit", column == "download_button":
 			return "bool"
 		}
 		return "int"

@@ -156,7 +156,7 @@ func publicationChangedAt(ctx context.Context, tx Tx, projectID int64, now time.
 	return last, nil
 }
 
-const findAccessSQL = `SELECT mode, allowed_origins, signing_secret, new_audio_state, updated_at FROM project_access WHERE project_id = ?`
+const findAccessSQL = `SELECT mode, allowed_origins, signing_secret, new_audio_state, download_button, updated_at FROM project_access WHERE project_id = ?`
 
 // ProjectAccess returns the project's access settings, or
 // narrator.DefaultAccess when they were never changed. It does not check
@@ -178,7 +178,7 @@ func (s *Store) ProjectAccess(ctx context.Context, projectID int64) (narrator.Pr
 func findAccess(ctx context.Context, tx Tx, projectID int64) (narrator.ProjectAccess, error) {
 	a := narrator.ProjectAccess{ProjectID: projectID}
 	var origins, newState string
-	err := tx.QueryRow(ctx, findAccessSQL, projectID).Scan(&a.Mode, &origins, &a.SigningSecret, &newState, &a.UpdatedAt)
+	err := tx.QueryRow(ctx, findAccessSQL, projectID).Scan(&a.Mode, &origins, &a.SigningSecret, &newState, &a.DownloadButton, &a.UpdatedAt)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return narrator.DefaultAccess(projectID), nil
@@ -193,9 +193,11 @@ func findAccess(ctx context.Context, tx Tx, projectID int64) (narrator.ProjectAc
 }
 
 const upsertAccessSQL = `
-INSERT INTO project_access (project_id, mode, allowed_origins, signing_secret, new_audio_state, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+INSERT INTO project_access (project_id, mode, allowed_origins, signing_secret, new_audio_state, download_button, updated_at)
+VALUES (?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (project_id) DO UPDATE SET mode = excluded.mode, allowed_origins = excluded.allowed_origins,
-	signing_secret = excluded.signing_secret, new_audio_state = excluded.new_audio_state, updated_at = excluded.updated_at`
+	signing_secret = excluded.signing_secret, new_audio_state = excluded.new_audio_state,
+	download_button = excluded.download_button, updated_at = excluded.updated_at`
 
 // SetProjectAccess stores the project's access settings, as a.Validate
 // makes them canonical, and fills in UpdatedAt. The signing secret is
@@ -254,7 +256,7 @@ func (s *Store) writeAccess(ctx context.Context, projectID int64, change func(*n
 		newState = narrator.PublicationDraft
 	}
 	if _, err := tx.Exec(ctx, upsertAccessSQL, projectID, cur.Mode, strings.Join(cur.AllowedOrigins, " "), cur.SigningSecret,
-		newState, cur.UpdatedAt); err != nil {
+		newState, cur.DownloadButton, cur.UpdatedAt); err != nil {
 		return fmt.Errorf("set access of project %d: %w", projectID, err)
 	}
 	if err := tx.Commit(ctx); err != nil {

@@ -105,12 +105,12 @@ var publicationTests = []test{
 			SigningSecret: narrator.EmbedSecretPrefix + "one", UpdatedAt: later})
 		// Settings keep the secret, whatever they say of it.
 		set := &narrator.ProjectAccess{ProjectID: p.ID, Mode: narrator.AccessSigned, SigningSecret: "ignored",
-			AllowedOrigins: []string{"HTTPS://News.Example", "http://localhost:8080"}}
+			AllowedOrigins: []string{"HTTPS://News.Example", "http://localhost:8080"}, DownloadButton: true}
 		if err := b.store.SetProjectAccess(ctx, set); err != nil {
 			t.Fatal(err)
 		}
 		want := narrator.ProjectAccess{ProjectID: p.ID, Mode: narrator.AccessSigned, SigningSecret: narrator.EmbedSecretPrefix + "one",
-			AllowedOrigins: []string{"https://news.example", "http://localhost:8080"}, UpdatedAt: later}
+			AllowedOrigins: []string{"https://news.example", "http://localhost:8080"}, DownloadButton: true, UpdatedAt: later}
 		wantEqual(t, "set", *set, want)
 		got, err := b.store.ProjectAccess(ctx, p.ID)
 		if err != nil {

@@ -95,7 +95,8 @@ func (s *Server) saveAccess(w http.ResponseWriter, r *http.Request, q *request) 
 		return err
 	}
 	a := narrator.ProjectAccess{ProjectID: p.ID, Mode: r.PostForm.Get("mode"),
-		AllowedOrigins: strings.Fields(r.PostForm.Get("allowed_origins")), DraftNewAudios: r.PostForm.Get("draft_new_audios") != ""}
+		AllowedOrigins: strings.Fields(r.PostForm.Get("allowed_origins")), DraftNewAudios: r.PostForm.Get("draft_new_audios") != "",
+		DownloadButton: r.PostForm.Get("download_button") != ""}
 	if err := s.store.SetProjectAccess(r.Context(), &a); err != nil {
 		if narrator.ErrorCode(err) != narrator.EINVALID {
 			return err
