@@ -40,7 +40,7 @@ func TestPlaylist(t *testing.T) {
 			category = "sport, local"
 		}
 		a := newAudio(ref, category)
-		b.publish(t, a, "t-"+ref)
+		b.finish(t, a, "t-"+ref)
 		switch ref {
 		case "draft", "later":
 			p := narrator.Publication{AudioID: a.ID, State: narrator.PublicationDraft}
@@ -89,7 +89,7 @@ func TestPlaylist(t *testing.T) {
 	if _, err := b.store.CreateAudio(ctx, paid); err != nil {
 		t.Fatal(err)
 	}
-	b.publish(t, paid, "t-paid")
+	b.finish(t, paid, "t-paid")
 	access, err := b.store.RotateEmbedSecret(ctx, signed.ID, "nes_playlist-secret")
 	if err != nil {
 		t.Fatal(err)
@@ -123,7 +123,7 @@ func TestDownloadButton(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	a := b.audio(t, "dl", "")
-	b.publish(t, a, "t-dl")
+	b.finish(t, a, "t-dl")
 	page := fmt.Sprintf("/embed/%d?external_id=dl", b.project.ID)
 	const button = `class="np-btn np-download" href="https://media.test/media/`
 	if res := b.get(t, page); res.StatusCode != http.StatusOK || strings.Contains(res.body, button) {

@@ -38,7 +38,7 @@ func TestWeightBudget(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	a := b.audio(t, "weight", "")
-	b.publish(t, a, "t-weight")
+	b.finish(t, a, "t-weight")
 	size := func(path string) (int, string) {
 		res := b.get(t, path)
 		if res.StatusCode != http.StatusOK {
