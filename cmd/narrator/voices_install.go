@@ -206,6 +206,8 @@ func installVoice(ctx context.Context, e *env, f *installFlags, modelPath, secon
 		switch {
 		case errors.Is(err, neural.ErrNotAlignable):
 			fmt.Fprintf(e.stderr, "%s: %v\n", model.Name, err)
+			model.Name = narrator.TimedModelName(model.Name, false)
+			v.Files[0] = model.VoiceFile
 		case err != nil:
 			return fmt.Errorf("voices install: %w", err)
 		default:
@@ -215,6 +217,16 @@ func installVoice(ctx context.Context, e *env, f *installFlags, modelPath, secon
 		}
 		entries = []*narrator.InstalledVoice{v}
 	case worker.Kokoro:
+		// A timestamped export gives its tokens' durations: its name says so, for the
+		// catalog. Others keep sentence timings.
+		sig, err := info.Kokoro()
+		if err != nil {
+			return fmt.Errorf("voices install: %w", err)
+		}
+		model.Name = narrator.TimedModelName(model.Name, sig.Durations != "")
+		if sig.Durations == "" {
+			fmt.Fprintf(e.stderr, "%s: the model gives no durations (a timestamped export does): its voices keep sentence timings\n", filepath.Base(modelPath))
+		}
 		if second, err = neural.HashFile(secondPath, narrator.VoiceFileStyles); err != nil {
 			return usagef("voices install: a Kokoro model needs its voices file (voices-v1.0.bin, or one voice's .bin): %v", err)
 		}
@@ -273,7 +285,7 @@ func timedModel(model neural.LocalFile) (neural.LocalFile, error) {
 	if err != nil {
 		return neural.LocalFile{}, err
 	}
-	path := filepath.Join(dir, strings.TrimSuffix(strings.TrimSuffix(model.Name, ".onnx"), ".timed")+narrator.TimedModelSuffix)
+	path := filepath.Join(dir, narrator.TimedModelName(model.Name, true))
 	if err := os.WriteFile(path, patched, 0o600); err != nil {
 		os.RemoveAll(dir)
 		return neural.LocalFile{}, err
