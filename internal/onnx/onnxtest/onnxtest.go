@@ -503,6 +503,9 @@ type KokoroTimedOptions struct {
 	// as kokoro's export script does ("duration"); otherwise it is float32.
 	Durations string
 	Int64     bool
+	// NoDurations leaves the durations out of the graph's outputs: the model makes the same
+	// waveform, as an export without them does.
+	NoDurations bool
 	// Compute adds this many products of 256×256 matrices to every run, before the
 	// durations, as PiperOptions.Compute does.
 	Compute int
@@ -543,10 +546,7 @@ func KokoroTimed(o KokoroTimedOptions) []byte {
 			{name: "style", dtype: dataTypeFloat32, shape: []dim{batch, {size: worker.StyleSize}}},
 			{name: "speed", dtype: dataTypeFloat32, shape: []dim{batch}},
 		},
-		outputs: []value{
-			{name: output, dtype: dataTypeFloat32, shape: outDims},
-			{name: durations, dtype: durType, shape: []dim{{param: "sequence_length"}}},
-		},
+		outputs: []value{{name: output, dtype: dataTypeFloat32, shape: outDims}},
 		inits: []initializer{
 			int64s("flat", []int64{1}, -1),
 			int64s("four", nil, 4),
@@ -562,6 +562,9 @@ func KokoroTimed(o KokoroTimedOptions) []byte {
 			{op: "Add", inputs: []string{"ids_mod_f", "base_frames"}, outputs: []string{"d_base"}},
 			{op: "Div", inputs: []string{"d_base", "speed"}, outputs: []string{"d"}},
 		},
+	}
+	if !o.NoDurations {
+		g.outputs = append(g.outputs, value{name: durations, dtype: durType, shape: []dim{{param: "sequence_length"}}})
 	}
 	if o.Compute > 0 {
 		g.nodes[len(g.nodes)-1].outputs = []string{"d_paced"}
