@@ -110,14 +110,15 @@ type timingsBench struct {
 	paths         []string // the articles
 }
 
-// pipeline narrates the articles with the voice that without writes, then with the one that
-// with writes, each installed as its language's default in a fresh server, and prints the
+// pipeline installs the voice that without writes and the one that with writes, each as its
+// language's default in a fresh server, and narrates each article with both, alternating
+// which goes first so that a change in the machine's load falls on both alike; it prints the
 // CPU per audio second of each and their ratio.
 func (b timingsBench) pipeline(engine string, without, with voiceFiles) error {
-	var results []result
-	perAudio := map[string][2]float64{} // pipeline CPU s, audio s
+	names := [2]string{"sentence timings", "word timings"}
+	var servers [2]*benchserve.Server
+	var logs [2]bytes.Buffer
 	for i, files := range []voiceFiles{without, with} {
-		name := [2]string{"sentence timings", "word timings"}[i]
 		vdir := filepath.Join(b.dir, fmt.Sprintf("%s-voice-%d", engine, i))
 		if err := os.MkdirAll(vdir, 0o700); err != nil {
 			return err
@@ -131,28 +132,28 @@ func (b timingsBench) pipeline(engine string, without, with voiceFiles) error {
 		if out, err := exec.Command(b.bin, args...).CombinedOutput(); err != nil {
 			return fmt.Errorf("voices install: %v\n%s", err, out)
 		}
-		var logs bytes.Buffer
-		srv, err := benchserve.Start(b.bin, data, &logs, "--onnxruntime", b.lib)
+		if servers[i], err = benchserve.Start(b.bin, data, &logs[i], "--onnxruntime", b.lib); err != nil {
+			return fmt.Errorf("%w\n%s", err, logs[i].String())
+		}
+		defer servers[i].Stop()
+	}
+	var results []result
+	var perAudio [2][2]float64 // pipeline CPU s, audio s
+	for k, p := range b.paths {
+		raw, err := os.ReadFile(p)
 		if err != nil {
-			return fmt.Errorf("%w\n%s", err, logs.String())
+			return err
 		}
-		for _, p := range b.paths {
-			raw, err := os.ReadFile(p)
+		for _, i := range [][2]int{{0, 1}, {1, 0}}[k%2] {
+			r, err := narrate(servers[i], b.bin, filepath.Base(p), string(raw), false)
 			if err != nil {
-				srv.Stop()
-				return err
+				return fmt.Errorf("%s with %s %s: %w\n%s", filepath.Base(p), engine, names[i], err, logs[i].String())
 			}
-			r, err := narrate(srv, b.bin, filepath.Base(p), string(raw), false)
-			if err != nil {
-				srv.Stop()
-				return fmt.Errorf("%s with %s %s: %w\n%s", filepath.Base(p), engine, name, err, logs.String())
-			}
-			r.voice = engine + ", " + name
+			r.voice = engine + ", " + names[i]
 			results = append(results, r)
-			t := perAudio[name]
-			perAudio[name] = [2]float64{t[0] + (r.cpu - r.modelCPU).Seconds(), t[1] + r.audio.Seconds()}
+			perAudio[i][0] += (r.cpu - r.modelCPU).Seconds()
+			perAudio[i][1] += r.audio.Seconds()
 		}
-		srv.Stop()
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "article\ttimings\taudio s\tCPU s per audio s\tmodel\tpipeline\t")
@@ -161,8 +162,8 @@ func (b timingsBench) pipeline(engine string, without, with voiceFiles) error {
 		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.4f\t%.4f\t%.4f\t\n", r.article, r.voice, a, r.cpu.Seconds()/a, r.modelCPU.Seconds()/a, (r.cpu-r.modelCPU).Seconds()/a)
 	}
 	tw.Flush()
-	w, wo := perAudio["word timings"], perAudio["sentence timings"]
-	fmt.Printf("%s: pipeline CPU per audio second: %.4f with word timings, %.4f without: %.3f×\n", engine, w[0]/w[1], wo[0]/wo[1], (w[0]/w[1])/(wo[0]/wo[1]))
+	wo, w := perAudio[0][0]/perAudio[0][1], perAudio[1][0]/perAudio[1][1]
+	fmt.Printf("%s: pipeline CPU per audio second: %.4f with word timings, %.4f without: %.3f×\n", engine, w, wo, w/wo)
 	return nil
 }
 
