@@ -26,7 +26,7 @@
 // neural.MarkDurations against unpatched), in runs that alternate between the two on the
 // same sentence.
 //
-//	go run ./bench/neural -timings [-articles N] [-runs N]
+//	go run ./bench/neural -timings [-articles N] [-rounds N] [-runs N]
 package main
 
 import (
@@ -55,10 +55,11 @@ func main() {
 	articles := flag.Int("articles", 3, "how many of bench/testdata/speed's articles to narrate")
 	timings := flag.Bool("timings", false, "measure the cost of word timings instead (see the package comment)")
 	runs := flag.Int("runs", 200, "with -timings, how many inference runs of each model")
+	rounds := flag.Int("rounds", 1, "with -timings, how many times each server narrates each article")
 	flag.Parse()
 	var err error
 	if *timings {
-		err = runTimings(*articles, *runs)
+		err = runTimings(*articles, *rounds, *runs)
 	} else {
 		err = run(*model, *gender, *score, *articles)
 	}

@@ -26,7 +26,7 @@ const timingsCompute = 50
 // runTimings measures word timings' cost, for Piper and then Kokoro: the pipeline's CPU per
 // audio second with them and without, then the inference time of the model that gives its
 // durations against the one that does not.
-func runTimings(nArticles, runs int) error {
+func runTimings(nArticles, rounds, runs int) error {
 	dir, bin, lib, err := prepare()
 	defer os.RemoveAll(dir)
 	if err != nil {
@@ -41,7 +41,7 @@ func runTimings(nArticles, runs int) error {
 		return fmt.Errorf("no articles under bench/testdata/speed: %v", err)
 	}
 	paths = paths[:min(nArticles, len(paths))]
-	b := timingsBench{dir: dir, bin: bin, lib: lib, paths: paths}
+	b := timingsBench{dir: dir, bin: bin, lib: lib, paths: paths, rounds: max(rounds, 1)}
 
 	// Piper: the same tone voice, with word timings (one Ceil node, patched at install) and
 	// without (two, so not alignable; the same frames, so the same audio).
@@ -108,12 +108,13 @@ type voiceFiles func(dir string) ([]string, error)
 type timingsBench struct {
 	dir, bin, lib string
 	paths         []string // the articles
+	rounds        int      // how many times each server narrates each article
 }
 
 // pipeline installs the voice that without writes and the one that with writes, each as its
-// language's default in a fresh server, and narrates each article with both, alternating
-// which goes first so that a change in the machine's load falls on both alike; it prints the
-// CPU per audio second of each and their ratio.
+// language's default in a fresh server, and narrates each article with both, b.rounds
+// times, alternating which goes first so that a change in the machine's load falls on both
+// alike; it prints the CPU per audio second of each and their ratio.
 func (b timingsBench) pipeline(engine string, without, with voiceFiles) error {
 	names := [2]string{"sentence timings", "word timings"}
 	var servers [2]*benchserve.Server
@@ -139,12 +140,13 @@ func (b timingsBench) pipeline(engine string, without, with voiceFiles) error {
 	}
 	var results []result
 	var perAudio [2][2]float64 // pipeline CPU s, audio s
-	for k, p := range b.paths {
+	for k := range b.rounds * len(b.paths) {
+		p := b.paths[k%len(b.paths)]
 		raw, err := os.ReadFile(p)
 		if err != nil {
 			return err
 		}
-		for _, i := range [][2]int{{0, 1}, {1, 0}}[k%2] {
+		for _, i := range [][2]int{{0, 1}, {1, 0}}[(k+k/len(b.paths))%2] {
 			r, err := narrate(servers[i], b.bin, filepath.Base(p), string(raw), false)
 			if err != nil {
 				return fmt.Errorf("%s with %s %s: %w\n%s", filepath.Base(p), engine, names[i], err, logs[i].String())
