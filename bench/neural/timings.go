@@ -133,7 +133,8 @@ func (b timingsBench) pipeline(engine string, without, with voiceFiles) error {
 		if out, err := exec.Command(b.bin, args...).CombinedOutput(); err != nil {
 			return fmt.Errorf("voices install: %v\n%s", err, out)
 		}
-		if servers[i], err = benchserve.Start(b.bin, data, &logs[i], "--onnxruntime", b.lib); err != nil {
+		// No cache of spoken sentences: every round speaks every sentence again.
+		if servers[i], err = benchserve.Start(b.bin, data, &logs[i], "--onnxruntime", b.lib, "--cache-mb", "0"); err != nil {
 			return fmt.Errorf("%w\n%s", err, logs[i].String())
 		}
 		defer servers[i].Stop()
