@@ -53,17 +53,28 @@ const VoiceFilePrefix = "voices/"
 // model share its file.
 func (f VoiceFile) Key() string { return VoiceFilePrefix + f.SHA256 }
 
-// TimedModelSuffix ends the name of a Piper model installed with its phonemes' durations as
-// an output ("en_US-amy-medium.timed.onnx"): a copy of the operator's model that gives word
-// timings. A voice whose model has none speaks with sentence timings only.
+// TimedModelSuffix ends the name of a model installed with its phonemes' durations as an
+// output ("en_US-amy-medium.timed.onnx"): a Piper model's copy that gives them, or a Kokoro
+// export that has them (a timestamped one). A voice whose model has none speaks with sentence
+// timings only.
 const TimedModelSuffix = ".timed.onnx"
 
-// WordTimings reports whether the voice times each word of its transcripts: a Piper voice
-// whose model was installed with its durations (TimedModelSuffix). Other installed voices
-// time sentences only.
+// TimedModelName returns the name a model file named name is installed under: ending in
+// TimedModelSuffix if timed (it gives its durations), and without it if not.
+func TimedModelName(name string, timed bool) string {
+	base := strings.TrimSuffix(strings.TrimSuffix(name, TimedModelSuffix), ".onnx")
+	if timed {
+		return base + TimedModelSuffix
+	}
+	return base + ".onnx"
+}
+
+// WordTimings reports whether the voice times each word of its transcripts: one whose model
+// was installed with its durations (TimedModelSuffix). Other installed voices time sentences
+// only.
 func (v *InstalledVoice) WordTimings() bool {
 	m, ok := v.File(VoiceFileModel)
-	return ok && v.Engine == EnginePiper && strings.HasSuffix(m.Name, TimedModelSuffix)
+	return ok && strings.HasSuffix(m.Name, TimedModelSuffix)
 }
 
 // File returns the voice's file of a role, and whether it has one.

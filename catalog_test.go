@@ -152,3 +152,30 @@ func TestCatalogBuildNamesFiles(t *testing.T) {
 		t.Errorf("word timings: plain %v, timed %v; want only the timed copy's", plain.WordTimings(), timed.WordTimings())
 	}
 }
+
+func TestTimedModelName(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name  string
+		timed bool
+		want  string
+	}{
+		{"en_US-amy-medium.onnx", true, "en_US-amy-medium.timed.onnx"},
+		{"en_US-amy-medium.timed.onnx", true, "en_US-amy-medium.timed.onnx"},
+		{"model.timed.onnx", false, "model.onnx"},
+		{"kokoro-v1.0.onnx", false, "kokoro-v1.0.onnx"},
+		{"kokoro", true, "kokoro.timed.onnx"},
+	} {
+		if got := narrator.TimedModelName(tt.name, tt.timed); got != tt.want {
+			t.Errorf("TimedModelName(%q, %v) = %q, want %q", tt.name, tt.timed, got, tt.want)
+		}
+	}
+	kokoro := installed("kokoro-af_heart", "Heart", "en_US", narrator.EngineKokoro, "", 0)
+	if kokoro.WordTimings() {
+		t.Errorf("a Kokoro voice of model %q times words", kokoro.Files[0].Name)
+	}
+	kokoro.Files[0].Name = narrator.TimedModelName(kokoro.Files[0].Name, true)
+	if !kokoro.WordTimings() {
+		t.Errorf("a Kokoro voice of model %q times no words", kokoro.Files[0].Name)
+	}
+}

@@ -17,14 +17,16 @@
 //	go run ./bench/neural [-model VOICE.onnx -gender female] [-score] [-articles N]
 //	bench/voice.sh VOICE.onnx     (the same, with -score)
 //
-// With -timings it measures the cost of Piper word timings instead, in one run: the same
-// articles narrated by two servers, one with a generated tone voice installed with its
-// durations as an output (word timings), one with the same voice made unalignable by a second,
-// no-op Ceil node (sentence timings, the same audio), and their ratio of the pipeline's CPU
-// per audio second; then the model's inference time, patched (neural.MarkDurations) against
-// unpatched, in runs that alternate between the two on the same sentence.
+// With -timings it measures the cost of word timings instead, in one run, for Piper and then
+// Kokoro: the same articles narrated by two servers, one with a generated tone voice that
+// gives its durations (word timings), one with the same voice without them (sentence
+// timings, the same audio: for Piper a second, no-op Ceil node makes it unalignable; for
+// Kokoro the durations are not an output), and their ratio of the pipeline's CPU per audio
+// second; then the model's inference time with durations against without (Piper: patched by
+// neural.MarkDurations against unpatched), in runs that alternate between the two on the
+// same sentence.
 //
-//	go run ./bench/neural -timings [-articles N] [-runs N]
+//	go run ./bench/neural -timings [-articles N] [-rounds N] [-runs N]
 package main
 
 import (
@@ -53,10 +55,11 @@ func main() {
 	articles := flag.Int("articles", 3, "how many of bench/testdata/speed's articles to narrate")
 	timings := flag.Bool("timings", false, "measure the cost of word timings instead (see the package comment)")
 	runs := flag.Int("runs", 200, "with -timings, how many inference runs of each model")
+	rounds := flag.Int("rounds", 1, "with -timings, how many times each server narrates each article")
 	flag.Parse()
 	var err error
 	if *timings {
-		err = runTimings(*articles, *runs)
+		err = runTimings(*articles, *rounds, *runs)
 	} else {
 		err = run(*model, *gender, *score, *articles)
 	}

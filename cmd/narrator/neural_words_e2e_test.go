@@ -22,6 +22,7 @@ import (
 
 	"github.com/narrator/narrator/client"
 	"github.com/narrator/narrator/internal/onnx/onnxtest"
+	"github.com/narrator/narrator/internal/onnx/worker"
 	"github.com/narrator/narrator/internal/phonemize"
 	"github.com/narrator/narrator/internal/proctest"
 )
@@ -120,7 +121,7 @@ func TestNeuralWordTimings(t *testing.T) {
 	check := func(label string, proj int64, ref string, cfg *phonemize.PiperConfig) {
 		t.Helper()
 		tr, mp3, vtt := rendering(t, c, proj, ref)
-		checkWords(t, label, phon, cfg, tr, mp3, vtt)
+		checkWords(t, label, piperTones(phon, cfg), tr, mp3, vtt)
 	}
 
 	narrate(toneProj, "tone")
@@ -166,6 +167,67 @@ func TestNeuralWordTimings(t *testing.T) {
 	check("plain, installed again with a Ceil node", plainProj, "plain-timed", plainCfg)
 }
 
+// TestNeuralKokoroWordTimings installs a Kokoro-signature tone model with a durations output
+// (onnxtest.KokoroTimed: each token sounds for exactly its frames × 600 samples) through the
+// CLI, as a timestamped export, and narrates prose with a title: every word is in the
+// transcript and the WebVTT, in order, each starting within 25 ms of where its phonemes start
+// in the decoded MP3, for the title and the body. A Kokoro model without durations installs
+// with a note and its voice says "sentence only".
+func TestNeuralKokoroWordTimings(t *testing.T) {
+	lib := onnxtest.Library(t)
+	if helperErr != nil {
+		proctest.Missing(t, helperErr.Error(), "apt-get install gcc libespeak-ng-dev")
+	}
+	phon, err := phonemize.New(phonemize.Options{Command: filepath.Join(filepath.Dir(binary), phonemize.DefaultCommand)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer phon.Close()
+	data, acct, _ := fixture(t)
+	dir := t.TempDir()
+	install := func(model []byte, voice string) (string, string) {
+		t.Helper()
+		m, styles := filepath.Join(dir, voice+".onnx"), filepath.Join(dir, voice+".bin")
+		if err := os.WriteFile(m, model, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(styles, make([]byte, 510*256*4), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out, errOut, err := runCLI(t, "voices", "install", "--data", data, "--onnxruntime", lib, m, styles)
+		if err != nil {
+			t.Fatalf("install %s: %v\n%s", voice, err, errOut)
+		}
+		return out, errOut
+	}
+	if out, errOut := install(onnxtest.KokoroTimed(onnxtest.KokoroTimedOptions{InputIDs: true}), "af_heart"); errOut != "" || !strings.Contains(out, "yes") || !strings.Contains(out, "af_heart.timed.onnx") {
+		t.Fatalf("install a timestamped export:\n%s%s", out, errOut)
+	}
+	if out, errOut := install(onnxtest.Kokoro(onnxtest.KokoroOptions{Repeat: 100}), "am_adam"); !strings.Contains(errOut, "keep sentence timings") || !strings.Contains(out, "sentence only") {
+		t.Fatalf("install an export without durations:\n%s%s; want a note that it keeps sentence timings", out, errOut)
+	}
+	list := mustCLI(t, "voices", "list", "--data", data, "--language", "en_US")
+	for name, want := range map[string]string{"Heart": "yes", "Adam": "sentence only"} {
+		if !regexp.MustCompile(`(?m)^en_US +` + name + ` .* ` + want + ` `).MatchString(list) {
+			t.Errorf("voices list says of %s\n%s\nwant word timings %q", name, list, want)
+		}
+	}
+	p := mustJSON[projectOut](t, mustCLI(t, "projects", "create", "--data", data, "--account", fmt.Sprint(acct.ID), "--title", "Heart", "--language", "en_US", "--title-voice", "Heart", "--body-voice", "Heart"))
+	s := startServer(t, data, freeAddr(t), "--onnxruntime", lib)
+	c := s.client(t, acct.APIKey)
+	body := `<p>Bright kites drifted above the quiet harbour. Fishermen mended their nets before dawn.</p>
+<p>Children laughed while gulls circled overhead.</p>`
+	if _, err := c.CreateAudio(t.Context(), p.ID, client.NewAudio{Title: "Harbour morning", Body: body, ExternalID: "heart"}); err != nil {
+		t.Fatal(err)
+	}
+	waitProcessed(t, c, p.ID, "heart", 2*time.Minute)
+	tr, mp3, vtt := rendering(t, c, p.ID, "heart")
+	if len(tr.Sentences) != 4 {
+		t.Errorf("%d sentences, want 4: %+v", len(tr.Sentences), tr.Sentences)
+	}
+	checkWords(t, "kokoro", kokoroTones(phon), tr, mp3, vtt)
+}
+
 // rendering returns a processed audio's transcript, MP3 and WebVTT.
 func rendering(t *testing.T, c *client.Client, proj int64, ref string) (*client.Transcript, []byte, string) {
 	t.Helper()
@@ -191,39 +253,81 @@ func rendering(t *testing.T, c *client.Client, proj int64, ref string) (*client.
 // phonemeSpan is where a run of phonemes between spaces starts and ends, in seconds.
 type phonemeSpan struct{ start, end float64 }
 
+// toneVoice is how a tone voice made by onnxtest speaks: the runs of IDs or tokens a
+// sentence becomes, each run sounding without a pause; how many samples each ID lasts, at
+// rate; and the IDs that are no word's phonemes.
+type toneVoice struct {
+	runs              func(t *testing.T, sentence string) [][]int64
+	samples           func(id int64) int
+	rate              int
+	pad, space, punct map[int64]bool
+}
+
+// piperTones is a Piper tone voice (onnxtest.PiperTimed) of config cfg: a run per sentence
+// of a unit's text, each ID lasting Frames × hop samples.
+func piperTones(phon *phonemize.Phonemizer, cfg *phonemize.PiperConfig) toneVoice {
+	v := toneVoice{rate: cfg.SampleRate}
+	v.pad, v.space, v.punct = cfg.Symbols()
+	v.runs = func(t *testing.T, sentence string) [][]int64 {
+		runs, err := phon.Piper(t.Context(), cfg, sentence)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return runs
+	}
+	v.samples = func(id int64) int { return int(onnxtest.Frames(id, cfg.LengthScale)) * cfg.HopLength }
+	return v
+}
+
+// kokoroTones is a Kokoro tone voice (onnxtest.KokoroTimed, at speed 1) of an en-us voice:
+// one run per sentence, which must be one chunk, each token lasting KokoroFrames × 600
+// samples.
+func kokoroTones(phon *phonemize.Phonemizer) toneVoice {
+	v := toneVoice{rate: phonemize.KokoroSampleRate}
+	v.pad, v.space, v.punct = phonemize.KokoroSymbols(nil)
+	v.runs = func(t *testing.T, sentence string) [][]int64 {
+		phonemes, err := phon.Kokoro(t.Context(), "en-us", sentence, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		chunks := phonemize.KokoroTokens(phonemes, nil)
+		if len(chunks) != 1 {
+			t.Fatalf("%q is %d chunks, want one", sentence, len(chunks))
+		}
+		return chunks
+	}
+	v.samples = func(id int64) int { return int(onnxtest.KokoroFrames(id, 1)) * worker.KokoroFrameSamples }
+	return v
+}
+
 // checkWords checks a rendering's word timings against its MP3: each sentence's text,
-// phonemised as the voice does, gives its IDs, each sounding for Frames × hop samples from
-// where its sound starts in the MP3. Every word of the text is in the transcript, in order;
-// the first word of each run of phonemes between spaces starts within wordsTolerance of the
-// run, and a word espeak-ng spoke in the same run as the one before lies within that run.
-// Each word's WebVTT cue timestamp is its transcript start.
-func checkWords(t *testing.T, label string, phon *phonemize.Phonemizer, cfg *phonemize.PiperConfig, tr *client.Transcript, raw []byte, vtt string) {
+// phonemised as the voice does, gives its runs of IDs, each ID sounding for v.samples from
+// where its run's sound starts in the MP3. Every word of the text is in the transcript, in
+// order; the first word of each run of phonemes between spaces starts within wordsTolerance
+// of the run, and a word espeak-ng spoke in the same run as the one before lies within that
+// run. Each word's WebVTT cue timestamp is its transcript start.
+func checkWords(t *testing.T, label string, v toneVoice, tr *client.Transcript, raw []byte, vtt string) {
 	t.Helper()
 	onsets := soundOnsets(t, raw)
-	pad, space, punct := cfg.Symbols()
-	sec := func(samples int) float64 { return float64(samples) / float64(cfg.SampleRate) }
+	sec := func(samples int) float64 { return float64(samples) / float64(v.rate) }
 	vttWords := cueTimestamps(t, vtt)
 	if len(vttWords) != len(tr.Sentences) {
 		t.Fatalf("%s: %d cues for %d sentences", label, len(vttWords), len(tr.Sentences))
 	}
 	run := 0
 	for i, sen := range tr.Sentences {
-		sentences, err := phon.Piper(t.Context(), cfg, sen.Text)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var spans []phonemeSpan
-		for _, ids := range sentences {
+		for _, ids := range v.runs(t, sen.Text) {
 			if run >= len(onsets) {
 				t.Fatalf("%s: the MP3 has %d runs of sound, fewer than the sentences' %d", label, len(onsets), run+1)
 			}
 			at, inWord := 0, false
 			for _, id := range ids {
-				n := int(onnxtest.Frames(id, cfg.LengthScale)) * cfg.HopLength
+				n := v.samples(id)
 				switch {
-				case space[id]:
+				case v.space[id]:
 					inWord = false
-				case pad[id] || punct[id]:
+				case v.pad[id] || v.punct[id]:
 				case !inWord:
 					inWord = true
 					spans = append(spans, phonemeSpan{onsets[run] + sec(at), onsets[run] + sec(at+n)})

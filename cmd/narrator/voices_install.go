@@ -182,46 +182,18 @@ func installVoice(ctx context.Context, e *env, f *installFlags, modelPath, secon
 	if err != nil {
 		return fmt.Errorf("voices install: the model %s: %w", model.Name, err)
 	}
-	var (
-		entries []*narrator.InstalledVoice
-		skipped []string
-		second  neural.LocalFile
-	)
-	switch kind {
-	case worker.Piper:
-		sig, err := info.Piper()
-		if err != nil {
-			return fmt.Errorf("voices install: %w", err)
-		}
-		if second, err = neural.HashFile(secondPath, narrator.VoiceFileConfig); err != nil {
-			return usagef("voices install: a Piper voice needs its config: %v", err)
-		}
-		v, err := neural.PiperEntry(model, second, sig, d)
-		if err != nil {
-			return usagef("voices install: %v", err)
-		}
-		// The stored model is a copy that also gives each phoneme's length, for word
-		// timings; the operator's file stays as it is.
-		timed, err := timedModel(model)
-		switch {
-		case errors.Is(err, neural.ErrNotAlignable):
-			fmt.Fprintf(e.stderr, "%s: %v\n", model.Name, err)
-		case err != nil:
-			return fmt.Errorf("voices install: %w", err)
-		default:
-			defer os.RemoveAll(filepath.Dir(timed.Path))
-			model = timed
-			v.Files[0] = timed.VoiceFile
-		}
-		entries = []*narrator.InstalledVoice{v}
-	case worker.Kokoro:
-		if second, err = neural.HashFile(secondPath, narrator.VoiceFileStyles); err != nil {
-			return usagef("voices install: a Kokoro model needs its voices file (voices-v1.0.bin, or one voice's .bin): %v", err)
-		}
-		if entries, skipped, err = neural.KokoroEntries(model, second, d); err != nil {
-			return usagef("voices install: %v", err)
-		}
+	ready := piperInstall
+	if kind == worker.Kokoro {
+		ready = kokoroInstall
 	}
+	in, err := ready(e, info, model, secondPath, d)
+	if in.tmp != "" {
+		defer os.RemoveAll(in.tmp)
+	}
+	if err != nil {
+		return err
+	}
+	entries, skipped, model, second := in.entries, in.skipped, in.model, in.second
 	bk, err := openBackends(ctx, b, jobs.Config{Logger: slog.New(slog.DiscardHandler)}, cliEventBody(e.getenv), narrator.Limits{}, e.getenv)
 	if err != nil {
 		return err
@@ -256,6 +228,69 @@ func installVoice(ctx context.Context, e *env, f *installFlags, modelPath, secon
 	return printInstalled(e, entries, f.asJSON)
 }
 
+// installed is what a voice's files install: its entries, the voices its files have that
+// Narrator cannot speak, and the files to store, which may be made in a temporary
+// directory, tmp, that the caller removes.
+type installed struct {
+	entries       []*narrator.InstalledVoice
+	skipped       []string
+	model, second neural.LocalFile
+	tmp           string
+}
+
+// piperInstall readies a Piper voice's files: its config, and its model as a copy that also
+// gives each phoneme's length, for word timings (the operator's file stays as it is), or as
+// it is, with a note, if it cannot.
+func piperInstall(e *env, info worker.Info, model neural.LocalFile, configPath string, d neural.Describe) (installed, error) {
+	in := installed{model: model}
+	sig, err := info.Piper()
+	if err != nil {
+		return in, fmt.Errorf("voices install: %w", err)
+	}
+	if in.second, err = neural.HashFile(configPath, narrator.VoiceFileConfig); err != nil {
+		return in, usagef("voices install: a Piper voice needs its config: %v", err)
+	}
+	v, err := neural.PiperEntry(model, in.second, sig, d)
+	if err != nil {
+		return in, usagef("voices install: %v", err)
+	}
+	timed, err := timedModel(model)
+	switch {
+	case errors.Is(err, neural.ErrNotAlignable):
+		fmt.Fprintf(e.stderr, "%s: %v\n", model.Name, err)
+		in.model.Name = narrator.TimedModelName(model.Name, false)
+	case err != nil:
+		return in, fmt.Errorf("voices install: %w", err)
+	default:
+		in.tmp, in.model = filepath.Dir(timed.Path), timed
+	}
+	v.Files[0] = in.model.VoiceFile
+	in.entries = []*narrator.InstalledVoice{v}
+	return in, nil
+}
+
+// kokoroInstall readies a Kokoro model's voices. A timestamped export gives its tokens'
+// durations: its name says so (narrator.TimedModelName), for the catalog. Others keep
+// sentence timings, with a note.
+func kokoroInstall(e *env, info worker.Info, model neural.LocalFile, stylesPath string, d neural.Describe) (installed, error) {
+	in := installed{model: model}
+	sig, err := info.Kokoro()
+	if err != nil {
+		return in, fmt.Errorf("voices install: %w", err)
+	}
+	in.model.Name = narrator.TimedModelName(model.Name, sig.Durations != "")
+	if sig.Durations == "" {
+		fmt.Fprintf(e.stderr, "%s: the model gives no durations (a timestamped export does): its voices keep sentence timings\n", model.Name)
+	}
+	if in.second, err = neural.HashFile(stylesPath, narrator.VoiceFileStyles); err != nil {
+		return in, usagef("voices install: a Kokoro model needs its voices file (voices-v1.0.bin, or one voice's .bin): %v", err)
+	}
+	if in.entries, in.skipped, err = neural.KokoroEntries(in.model, in.second, d); err != nil {
+		return in, usagef("voices install: %v", err)
+	}
+	return in, nil
+}
+
 // timedModel writes a copy of a Piper model with its durations as an output (see
 // neural.MarkDurations), named with narrator.TimedModelSuffix, in a new temporary directory
 // that the caller removes. A model with no Ceil node, or several, gives an error matching
@@ -273,7 +308,7 @@ func timedModel(model neural.LocalFile) (neural.LocalFile, error) {
 	if err != nil {
 		return neural.LocalFile{}, err
 	}
-	path := filepath.Join(dir, strings.TrimSuffix(strings.TrimSuffix(model.Name, ".onnx"), ".timed")+narrator.TimedModelSuffix)
+	path := filepath.Join(dir, narrator.TimedModelName(model.Name, true))
 	if err := os.WriteFile(path, patched, 0o600); err != nil {
 		os.RemoveAll(dir)
 		return neural.LocalFile{}, err

@@ -101,7 +101,8 @@ type voice struct {
 	piper   *phonemize.PiperConfig
 	speaker int64
 	// timed is true if the model gives its durations; pad, space and punct are then the IDs
-	// that are no word's phonemes (phonemize.PiperConfig.Symbols).
+	// or tokens that are no word's phonemes (phonemize.PiperConfig.Symbols,
+	// phonemize.KokoroSymbols).
 	timed             bool
 	pad, space, punct map[int64]bool
 	// Kokoro
@@ -154,9 +155,11 @@ func (e *Engine) Synthesize(ctx context.Context, voiceID, text string, rate floa
 
 // SynthesizeWords is Synthesize that also returns the words of text, with their spans in
 // seconds from the start of the samples, where the voice says how long each phoneme lasts: a
-// Piper voice whose model gives its durations (see MarkDurations). Each phoneme ID lasts its
-// frames times the config's hop length in samples; the words are the text's, timed through
-// the spaces between the phonemes of its words. Other voices give no words.
+// Piper voice whose model gives its durations (see MarkDurations), where each phoneme ID lasts
+// its frames times the config's hop length in samples, and a Kokoro voice whose model does (a
+// timestamped export, worker.KokoroSignature.Durations), where each token lasts its frames
+// times worker.KokoroFrameSamples. The words are the text's, timed through the spaces between
+// the phonemes of its words. Other voices give no words.
 func (e *Engine) SynthesizeWords(ctx context.Context, voiceID, text string, rate float64) ([]int16, int, []narrator.TranscriptWord, error) {
 	if rate == 0 {
 		rate = 1
@@ -177,7 +180,7 @@ func (e *Engine) SynthesizeWords(ctx context.Context, voiceID, text string, rate
 	if v.piper != nil {
 		samples, sampleRate, words, err = e.piper(ctx, v, text, float32(rate), limit)
 	} else {
-		samples, sampleRate, err = e.kokoro(ctx, v, text, float32(rate), limit)
+		samples, sampleRate, words, err = e.kokoro(ctx, v, text, float32(rate), limit)
 	}
 	switch {
 	case err == nil:
@@ -214,11 +217,7 @@ func (e *Engine) piper(ctx context.Context, v *voice, text string, rate float32,
 			return nil, 0, nil, err
 		}
 		if timed && len(frames) == len(ids) {
-			lengths := make([]int, len(ids))
-			for k, f := range frames {
-				lengths[k] = int(max(f, 0)) * c.HopLength
-			}
-			spoken = append(spoken, phonemeWords(ids, lengths, at, v.pad, v.space, v.punct)...)
+			spoken = append(spoken, phonemeWords(ids, frameSamples(frames, c.HopLength), at, v.pad, v.space, v.punct)...)
 		} else {
 			timed = false
 		}
@@ -232,21 +231,46 @@ func (e *Engine) piper(ctx context.Context, v *voice, text string, rate float32,
 }
 
 // kokoro speaks text with a Kokoro voice, in chunks of at most 510 tokens, each with the
-// style row of its length.
-func (e *Engine) kokoro(ctx context.Context, v *voice, text string, rate float32, limit time.Duration) ([]int16, int, error) {
+// style row of its length. If the model gives its durations, it times the words of text: a
+// chunk's start at the end of the samples of those before it.
+func (e *Engine) kokoro(ctx context.Context, v *voice, text string, rate float32, limit time.Duration) ([]int16, int, []narrator.TranscriptWord, error) {
 	phonemes, err := e.opts.Phonemizer.Kokoro(ctx, v.espeak, text, nil)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	chunks := phonemize.KokoroTokens(phonemes, nil)
 	runs := make([][]float32, len(chunks))
+	var spoken []phonemeWord
+	timed := v.timed
+	at := 0
 	for i, tokens := range chunks {
 		style, _ := v.styles.Row(v.inst.Speaker, len(tokens)-2)
-		if runs[i], err = v.pool.Kokoro(ctx, worker.KokoroInput{Tokens: tokens, Style: style, Speed: rate}, limit); err != nil {
-			return nil, 0, err
+		var frames []float32
+		if runs[i], frames, err = v.pool.KokoroFrames(ctx, worker.KokoroInput{Tokens: tokens, Style: style, Speed: rate}, limit); err != nil {
+			return nil, 0, nil, err
 		}
+		if timed && len(frames) == len(tokens) {
+			spoken = append(spoken, phonemeWords(tokens, frameSamples(frames, worker.KokoroFrameSamples), at, v.pad, v.space, v.punct)...)
+		} else {
+			timed = false
+		}
+		at += len(runs[i])
 	}
-	return toPCM(runs, 0), phonemize.KokoroSampleRate, nil
+	var words []narrator.TranscriptWord
+	if timed {
+		words = alignWords(narrator.WordTokens(text), spoken, phonemize.KokoroSampleRate)
+	}
+	return toPCM(runs, 0), phonemize.KokoroSampleRate, words, nil
+}
+
+// frameSamples returns how many samples each phoneme lasts, from its frames, whole numbers
+// as a model gives them, of hop samples each.
+func frameSamples(frames []float32, hop int) []int {
+	lengths := make([]int, len(frames))
+	for k, f := range frames {
+		lengths[k] = int(math.Round(float64(max(f, 0)))) * hop
+	}
+	return lengths
 }
 
 // toPCM joins runs' float samples in [-1, 1] as 16-bit PCM, clipping what is beyond, with
@@ -420,33 +444,50 @@ func (e *Engine) load(ctx context.Context, inst *narrator.InstalledVoice) (*voic
 			v.pad, v.space, v.punct = v.piper.Symbols()
 		}
 	case inst.Engine == narrator.EngineKokoro && kind == worker.Kokoro:
-		kv, err := phonemize.ParseKokoroVoice(inst.Speaker)
-		if err != nil {
+		if err := e.loadKokoro(ctx, v, info); err != nil {
 			return nil, err
 		}
-		if kv.EspeakVoice == "" {
-			return nil, fmt.Errorf("the Kokoro voice %s needs a phonemiser Narrator does not have", inst.Speaker)
-		}
-		v.espeak = kv.EspeakVoice
-		stylesFile, _ := inst.File(narrator.VoiceFileStyles)
-		p, err := e.files.path(ctx, stylesFile)
-		if err != nil {
-			return nil, err
-		}
-		all, err := ReadStyles(p, stylesFile.Name)
-		if err != nil {
-			return nil, err
-		}
-		// Only this voice's table stays in memory: a voices file holds 54 of 522 KB each.
-		table, ok := all[inst.Speaker]
-		if !ok {
-			return nil, fmt.Errorf("the voices file %s has no voice %s", stylesFile.Name, inst.Speaker)
-		}
-		v.styles = Styles{inst.Speaker: table}
 	default:
 		return nil, fmt.Errorf("the model is a %s model, but the voice is installed as a %s voice", kind, inst.Engine)
 	}
 	return v, nil
+}
+
+// loadKokoro readies a Kokoro voice v, whose model's signature is info: its phonemiser, its
+// style table, and whether it times its words.
+func (e *Engine) loadKokoro(ctx context.Context, v *voice, info worker.Info) error {
+	sig, err := info.Kokoro()
+	if err != nil {
+		return err
+	}
+	if sig.Durations != "" {
+		v.timed = true
+		v.pad, v.space, v.punct = phonemize.KokoroSymbols(nil)
+	}
+	kv, err := phonemize.ParseKokoroVoice(v.inst.Speaker)
+	if err != nil {
+		return err
+	}
+	if kv.EspeakVoice == "" {
+		return fmt.Errorf("the Kokoro voice %s needs a phonemiser Narrator does not have", v.inst.Speaker)
+	}
+	v.espeak = kv.EspeakVoice
+	stylesFile, _ := v.inst.File(narrator.VoiceFileStyles)
+	p, err := e.files.path(ctx, stylesFile)
+	if err != nil {
+		return err
+	}
+	all, err := ReadStyles(p, stylesFile.Name)
+	if err != nil {
+		return err
+	}
+	// Only this voice's table stays in memory: a voices file holds 54 of 522 KB each.
+	table, ok := all[v.inst.Speaker]
+	if !ok {
+		return fmt.Errorf("the voices file %s has no voice %s", stylesFile.Name, v.inst.Speaker)
+	}
+	v.styles = Styles{v.inst.Speaker: table}
+	return nil
 }
 
 // PiperSpeaker returns the speaker ID that a Piper voice's runs give the model: 0 for a

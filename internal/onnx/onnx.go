@@ -104,6 +104,9 @@ func Open(path string, opts Options) (*Session, error) {
 	case worker.Kokoro:
 		s.kokoro, _ = info.Kokoro()
 		inputs, outputs = []string{s.kokoro.Tokens, "style", "speed"}, []string{s.kokoro.Output}
+		if s.kokoro.Durations != "" {
+			outputs = append(outputs, s.kokoro.Durations)
+		}
 	}
 	so, err := ort.NewSessionOptions()
 	if err != nil {
@@ -178,14 +181,22 @@ func (s *Session) PiperFrames(in worker.PiperInput) (samples, frames []float32, 
 
 // Kokoro runs a Kokoro model and returns its samples, at 24 kHz.
 func (s *Session) Kokoro(in worker.KokoroInput) ([]float32, error) {
+	samples, _, err := s.KokoroFrames(in)
+	return samples, err
+}
+
+// KokoroFrames is Kokoro that also returns each token's length in frames (of
+// worker.KokoroFrameSamples samples), if the model gives them (worker.KokoroSignature.Durations),
+// else nil. Durations that do not come one per token are dropped.
+func (s *Session) KokoroFrames(in worker.KokoroInput) (samples, frames []float32, err error) {
 	if s.kind != worker.Kokoro {
-		return nil, fmt.Errorf("kokoro run on a %s model", s.kind)
+		return nil, nil, fmt.Errorf("kokoro run on a %s model", s.kind)
 	}
 	if len(in.Tokens) == 0 {
-		return nil, errors.New("kokoro run without tokens")
+		return nil, nil, errors.New("kokoro run without tokens")
 	}
 	if len(in.Style) != worker.StyleSize {
-		return nil, fmt.Errorf("kokoro run with a style of %d values, want %d", len(in.Style), worker.StyleSize)
+		return nil, nil, fmt.Errorf("kokoro run with a style of %d values, want %d", len(in.Style), worker.StyleSize)
 	}
 	var vals values
 	defer vals.destroy()
@@ -196,14 +207,18 @@ func (s *Session) Kokoro(in worker.KokoroInput) ([]float32, error) {
 	} else {
 		vals.add(ort.NewTensor(ort.NewShape(1), []float32{in.Speed}))
 	}
-	out, err := s.run(vals, 1)
+	out, err := s.run(vals, 1+min(len(s.kokoro.Durations), 1))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return out[0], nil
+	if len(out) > 1 && len(out[1]) == len(in.Tokens) {
+		frames = out[1]
+	}
+	return out[0], frames, nil
 }
 
-// run runs the session on the inputs and returns a copy of its n float32 outputs.
+// run runs the session on the inputs and returns a copy of its n outputs, as float32: each is
+// float32, or int64 (a Kokoro export's durations).
 func (s *Session) run(in values, n int) ([][]float32, error) {
 	if in.err != nil {
 		return nil, fmt.Errorf("make input: %w", in.err)
@@ -215,11 +230,17 @@ func (s *Session) run(in values, n int) ([][]float32, error) {
 	data := make([][]float32, n)
 	for k, v := range out {
 		defer v.Destroy()
-		t, ok := v.(*ort.Tensor[float32])
-		if !ok {
-			return nil, fmt.Errorf("run model: output %d is %T, want float32", k, v)
+		switch t := v.(type) {
+		case *ort.Tensor[float32]:
+			data[k] = append([]float32(nil), t.GetData()...)
+		case *ort.Tensor[int64]:
+			data[k] = make([]float32, len(t.GetData()))
+			for i, x := range t.GetData() {
+				data[k][i] = float32(x)
+			}
+		default:
+			return nil, fmt.Errorf("run model: output %d is %T, want float32 or int64", k, v)
 		}
-		data[k] = append([]float32(nil), t.GetData()...)
 	}
 	return data, nil
 }

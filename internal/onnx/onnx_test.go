@@ -3,6 +3,7 @@ package onnx_test
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -212,5 +213,59 @@ func TestRunRefuses(t *testing.T) {
 	}
 	if _, err := piper.Piper(worker.PiperInput{}); err == nil {
 		t.Error("a Piper run without phoneme IDs succeeded")
+	}
+}
+
+// TestKokoroFrames runs timestamped Kokoro models (durations float32 or int64, under each
+// export's name) and checks that each token's frames come back, that its sound lasts that
+// many frames of 600 samples, in order, and that the style and speed reached the model.
+func TestKokoroFrames(t *testing.T) {
+	mustLoad(t)
+	tokens := []int64{0, 50, 83, 156, 16, 43, 4, 0}
+	for _, opts := range []onnxtest.KokoroTimedOptions{
+		{},
+		{InputIDs: true},
+		{Durations: "duration", Int64: true},
+		{InputIDs: true, Durations: "pred_dur", Int64: true},
+		{NoDurations: true},
+	} {
+		t.Run(fmt.Sprintf("%+v", opts), func(t *testing.T) {
+			s, err := onnx.Open(onnxtest.Write(t, "kokoro.onnx", onnxtest.KokoroTimed(opts)), onnx.Options{Threads: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			for _, speed := range []float32{1, 1.3, 0.8} {
+				samples, frames, err := s.KokoroFrames(worker.KokoroInput{Tokens: tokens, Style: style(), Speed: speed})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var want []float32
+				at := 0
+				for _, tok := range tokens {
+					f := onnxtest.KokoroFrames(tok, speed)
+					if !opts.NoDurations {
+						want = append(want, float32(f))
+					}
+					// Each token's frames sound at its amplitude, 0.25 + token/1024.
+					for k := range int(f) * worker.KokoroFrameSamples {
+						if got := math.Abs(float64(samples[at+k])); got != 0.25+float64(tok)/1024 {
+							t.Fatalf("speed %g: sample %d of token %d is %g", speed, at+k, tok, samples[at+k])
+						}
+					}
+					at += int(f) * worker.KokoroFrameSamples
+				}
+				if diff := cmp.Diff(want, frames); diff != "" {
+					t.Errorf("speed %g: frames (-want +got):\n%s", speed, diff)
+				}
+				if len(samples) != at+onnxtest.KokoroTail {
+					t.Errorf("speed %g: %d samples, want %d and the tail", speed, len(samples), at)
+				}
+				gotStyle, gotSpeed, err := onnxtest.DecodeKokoroTail(samples)
+				if err != nil || gotSpeed != speed || !slices.Equal(gotStyle, style()) {
+					t.Errorf("speed %g: the model got speed %g and style %v (%v)", speed, gotSpeed, gotStyle, err)
+				}
+			}
+		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -41,6 +42,25 @@ func KokoroVocab() map[rune]int64 {
 		v[r] = id
 	}
 	return v
+}
+
+// KokoroSymbols returns the tokens of a Kokoro vocabulary (nil means KokoroVocab()) that are
+// no word's phonemes: pad (0, which pads each chunk), space (' ', between words) and punct
+// (its punctuation marks).
+func KokoroSymbols(vocab map[rune]int64) (pad, space, punct map[int64]bool) {
+	if vocab == nil {
+		vocab = kokoroVocabV1
+	}
+	pad, space, punct = map[int64]bool{0: true}, map[int64]bool{}, map[int64]bool{}
+	for r, id := range vocab {
+		switch {
+		case r == ' ':
+			space[id] = true
+		case unicode.IsPunct(r):
+			punct[id] = true
+		}
+	}
+	return pad, space, punct
 }
 
 // ParseKokoroVocab reads the vocabulary from a Kokoro config.json ({"vocab": {"a": 43, …}},

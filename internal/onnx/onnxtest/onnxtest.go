@@ -414,28 +414,11 @@ func PiperTimed(o TimedOptions) []byte {
 	if hop == 0 {
 		hop = HopLength
 	}
-	pattern := make([]float32, hop)
-	for i := range pattern {
-		pattern[i] = 1
-		if i%8 >= 4 {
-			pattern[i] = -1
-		}
-	}
 	g.inits = append(g.inits,
 		int64s("flat", []int64{1}, -1),
 		int64s("four", nil, 4),
 		float32s("one_half", nil, 1.5),
 		int64s("ls_index", []int64{1}, 1),
-		int64s("zero", nil, 0),
-		int64s("one", nil, 1),
-		int64s("axis0", nil, 0),
-		int64s("axis1", []int64{1}, 1),
-		int64s("col", []int64{2}, -1, 1),
-		int64s("row", []int64{2}, 1, -1),
-		float32s("base", nil, 0.25),
-		float32s("per_id", nil, 1.0/1024),
-		int64s("hop", []int64{2}, 1, int64(hop)),
-		float32s("pattern", []int64{1, int64(hop)}, pattern...),
 		int64s("out_shape", []int64{3}, 1, 1, -1),
 		float32s("half", nil, 0.5),
 	)
@@ -463,24 +446,157 @@ func PiperTimed(o TimedOptions) []byte {
 			node{op: "Ceil", inputs: []string{"w"}, outputs: []string{"w_ceil_a"}},
 			node{op: "Ceil", inputs: []string{"w_ceil_a"}, outputs: []string{"w_ceil"}})
 	}
+	g.nodes = append(g.nodes, node{op: "Cast", inputs: []string{"w_ceil"}, outputs: []string{"frames"}, attrs: []attr{{"to", dataTypeInt64}}})
+	g.addFramed("ids", "frames", hop, "waves")
+	g.nodes = append(g.nodes, node{op: "Reshape", inputs: []string{"waves", "out_shape"}, outputs: []string{"output"}})
+	return g.marshal()
+}
+
+// addFramed adds the nodes that turn the int64 [N] tensors ids and frames into out, a float
+// [1, total × hop] tensor: for each ID in order, frames × hop samples of a square wave of
+// period 8 and amplitude 0.25 + id/1024.
+func (g *graph) addFramed(ids, frames string, hop int, out string) {
+	pattern := make([]float32, hop)
+	for i := range pattern {
+		pattern[i] = 1
+		if i%8 >= 4 {
+			pattern[i] = -1
+		}
+	}
+	g.inits = append(g.inits,
+		int64s("zero", nil, 0),
+		int64s("one", nil, 1),
+		int64s("axis0", nil, 0),
+		int64s("axis1", []int64{1}, 1),
+		int64s("col", []int64{2}, -1, 1),
+		int64s("row", []int64{2}, 1, -1),
+		float32s("base", nil, 0.25),
+		float32s("per_id", nil, 1.0/1024),
+		int64s("hop", []int64{2}, 1, int64(hop)),
+		float32s("pattern", []int64{1, int64(hop)}, pattern...),
+	)
 	g.nodes = append(g.nodes,
-		node{op: "Cast", inputs: []string{"w_ceil"}, outputs: []string{"frames"}, attrs: []attr{{"to", dataTypeInt64}}},
-		node{op: "CumSum", inputs: []string{"frames", "axis0"}, outputs: []string{"ends"}},
-		node{op: "ReduceSum", inputs: []string{"frames"}, outputs: []string{"total"}, attrs: []attr{{"keepdims", 0}}},
+		node{op: "CumSum", inputs: []string{frames, "axis0"}, outputs: []string{"ends"}},
+		node{op: "ReduceSum", inputs: []string{frames}, outputs: []string{"total"}, attrs: []attr{{"keepdims", 0}}},
 		node{op: "Range", inputs: []string{"zero", "total", "one"}, outputs: []string{"frame_index"}},
 		node{op: "Reshape", inputs: []string{"frame_index", "col"}, outputs: []string{"frame_col"}},
 		node{op: "Reshape", inputs: []string{"ends", "row"}, outputs: []string{"ends_row"}},
 		node{op: "GreaterOrEqual", inputs: []string{"frame_col", "ends_row"}, outputs: []string{"past"}},
 		node{op: "Cast", inputs: []string{"past"}, outputs: []string{"past_n"}, attrs: []attr{{"to", dataTypeInt64}}},
 		node{op: "ReduceSum", inputs: []string{"past_n", "axis1"}, outputs: []string{"which"}, attrs: []attr{{"keepdims", 0}}},
-		node{op: "Cast", inputs: []string{"ids"}, outputs: []string{"ids_f"}, attrs: []attr{{"to", dataTypeFloat32}}},
+		node{op: "Cast", inputs: []string{ids}, outputs: []string{"ids_f"}, attrs: []attr{{"to", dataTypeFloat32}}},
 		node{op: "Mul", inputs: []string{"ids_f", "per_id"}, outputs: []string{"amp_id"}},
 		node{op: "Add", inputs: []string{"amp_id", "base"}, outputs: []string{"amp"}},
 		node{op: "Gather", inputs: []string{"amp", "which"}, outputs: []string{"frame_amp"}},
 		node{op: "Reshape", inputs: []string{"frame_amp", "col"}, outputs: []string{"frame_col_amp"}},
 		node{op: "Tile", inputs: []string{"frame_col_amp", "hop"}, outputs: []string{"hops"}},
-		node{op: "Mul", inputs: []string{"hops", "pattern"}, outputs: []string{"waves"}},
-		node{op: "Reshape", inputs: []string{"waves", "out_shape"}, outputs: []string{"output"}},
+		node{op: "Mul", inputs: []string{"hops", "pattern"}, outputs: []string{out}},
+	)
+}
+
+// KokoroTimedOptions shapes a generated Kokoro model that gives its tokens' durations.
+type KokoroTimedOptions struct {
+	// InputIDs names the token input "input_ids" and the waveform "waveform" [1,T], as
+	// onnx-community's timestamped export has them; otherwise "tokens" and "audio" [T].
+	InputIDs bool
+	// Durations names the durations output; empty means "durations". Int64 makes it int64,
+	// as kokoro's export script does ("duration"); otherwise it is float32.
+	Durations string
+	Int64     bool
+	// NoDurations leaves the durations out of the graph's outputs: the model makes the same
+	// waveform, as an export without them does.
+	NoDurations bool
+	// Compute adds this many products of 256×256 matrices to every run, before the
+	// durations, as PiperOptions.Compute does.
+	Compute int
+}
+
+// KokoroFrames returns how many frames of worker.KokoroFrameSamples samples a model made by
+// KokoroTimed gives token at speed: round((token mod 4 + 1.3) / speed), at least 1, as
+// Kokoro rounds its predicted durations; that is 1, 2, 3 or 4 at speed 1.
+func KokoroFrames(token int64, speed float32) int64 {
+	return max(int64(math.RoundToEven(float64((float32(token%4)+1.3)/speed))), 1)
+}
+
+// KokoroTimed returns a model with a Kokoro model's signature and a durations output, as a
+// timestamped export has: for each token, KokoroFrames(token, speed) frames of
+// worker.KokoroFrameSamples samples of the square wave PiperTimed makes, in order; then a
+// tail of StyleSize+1 samples, the style and the speed times DefaultScale, so that the
+// waveform is a little longer than its frames (as a real one may be) and the style the
+// model got can be read back (DecodeKokoroTail).
+func KokoroTimed(o KokoroTimedOptions) []byte {
+	tokens, batch, output, shape := "tokens", dim{size: 1}, "audio", []int64{-1}
+	outDims := []dim{{param: "num_samples"}}
+	if o.InputIDs {
+		tokens, batch, output, shape = "input_ids", dim{param: "batch_size"}, "waveform", []int64{1, -1}
+		outDims = []dim{batch, {param: "num_samples"}}
+	}
+	durations := o.Durations
+	if durations == "" {
+		durations = "durations"
+	}
+	durType := dataTypeFloat32
+	if o.Int64 {
+		durType = dataTypeInt64
+	}
+	g := graph{
+		name: "kokoro",
+		inputs: []value{
+			{name: tokens, dtype: dataTypeInt64, shape: []dim{batch, {param: "sequence_length"}}},
+			{name: "style", dtype: dataTypeFloat32, shape: []dim{batch, {size: worker.StyleSize}}},
+			{name: "speed", dtype: dataTypeFloat32, shape: []dim{batch}},
+		},
+		outputs: []value{{name: output, dtype: dataTypeFloat32, shape: outDims}},
+		inits: []initializer{
+			int64s("flat", []int64{1}, -1),
+			int64s("four", nil, 4),
+			float32s("base_frames", nil, 1.3),
+			float32s("min_frames", nil, 1),
+			float32s("scale", []int64{1}, DefaultScale),
+			int64s("out_shape", []int64{int64(len(shape))}, shape...),
+		},
+		nodes: []node{
+			{op: "Reshape", inputs: []string{tokens, "flat"}, outputs: []string{"ids"}},
+			{op: "Mod", inputs: []string{"ids", "four"}, outputs: []string{"ids_mod"}},
+			{op: "Cast", inputs: []string{"ids_mod"}, outputs: []string{"ids_mod_f"}, attrs: []attr{{"to", dataTypeFloat32}}},
+			{op: "Add", inputs: []string{"ids_mod_f", "base_frames"}, outputs: []string{"d_base"}},
+			{op: "Div", inputs: []string{"d_base", "speed"}, outputs: []string{"d"}},
+		},
+	}
+	if !o.NoDurations {
+		g.outputs = append(g.outputs, value{name: durations, dtype: durType, shape: []dim{{param: "sequence_length"}}})
+	}
+	if o.Compute > 0 {
+		g.nodes[len(g.nodes)-1].outputs = []string{"d_paced"}
+		g.addCompute("d_paced", "d", "speed", o.Compute)
+	}
+	g.nodes = append(g.nodes,
+		node{op: "Round", inputs: []string{"d"}, outputs: []string{"d_round"}},
+		node{op: "Max", inputs: []string{"d_round", "min_frames"}, outputs: []string{"d_frames"}},
+		node{op: "Cast", inputs: []string{"d_frames"}, outputs: []string{"frames"}, attrs: []attr{{"to", dataTypeInt64}}},
+		node{op: "Cast", inputs: []string{"frames"}, outputs: []string{durations}, attrs: []attr{{"to", int64(durType)}}},
+	)
+	g.addFramed("ids", "frames", worker.KokoroFrameSamples, "waves")
+	g.nodes = append(g.nodes,
+		node{op: "Reshape", inputs: []string{"waves", "flat"}, outputs: []string{"waves_flat"}},
+		node{op: "Reshape", inputs: []string{"style", "flat"}, outputs: []string{"style_row"}},
+		node{op: "Concat", inputs: []string{"style_row", "speed"}, outputs: []string{"tail_values"}, attrs: []attr{{"axis", 0}}},
+		node{op: "Mul", inputs: []string{"tail_values", "scale"}, outputs: []string{"tail"}},
+		node{op: "Concat", inputs: []string{"waves_flat", "tail"}, outputs: []string{"samples"}, attrs: []attr{{"axis", 0}}},
+		node{op: "Reshape", inputs: []string{"samples", "out_shape"}, outputs: []string{output}},
 	)
 	return g.marshal()
+}
+
+// KokoroTail is the number of samples a model made by KokoroTimed ends each run with.
+const KokoroTail = worker.StyleSize + 1
+
+// DecodeKokoroTail returns the style and speed a model made by KokoroTimed got, from the last
+// KokoroTail samples of a run.
+func DecodeKokoroTail(samples []float32) (style []float32, speed float32, err error) {
+	if len(samples) < KokoroTail {
+		return nil, 0, fmt.Errorf("decode kokoro tail: %d samples, want at least %d", len(samples), KokoroTail)
+	}
+	v, _ := values(samples[len(samples)-KokoroTail:], DefaultScale, 1)
+	return v[:worker.StyleSize], v[worker.StyleSize], nil
 }

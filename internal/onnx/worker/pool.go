@@ -178,6 +178,14 @@ func (p *Pool) Kokoro(ctx context.Context, in KokoroInput, limit time.Duration) 
 	return r.samples, err
 }
 
+// KokoroFrames is Kokoro that also returns each token's length in frames of
+// KokoroFrameSamples samples, where the model gives them (KokoroSignature.Durations): one per
+// token of in, or nil.
+func (p *Pool) KokoroFrames(ctx context.Context, in KokoroInput, limit time.Duration) (samples, frames []float32, err error) {
+	r, err := p.run(ctx, frame{typ: frameKokoro, body: encodeKokoro(in)}, limit)
+	return r.samples, r.frames, err
+}
+
 func (p *Pool) run(ctx context.Context, req frame, limit time.Duration) (reply, error) {
 	select {
 	case p.sem <- struct{}{}:

@@ -31,8 +31,8 @@ const (
 	frameKokoro byte = 'K'
 	// frameSamples: the samples (float32) of a run.
 	frameSamples byte = 'S'
-	// frameTimed: the number of phoneme IDs (uint32), each one's length in frames (float32),
-	// then the samples (float32) of a Piper run whose model gives its durations.
+	// frameTimed: the number of phoneme IDs or tokens (uint32), each one's length in frames
+	// (float32), then the samples (float32) of a run whose model gives its durations.
 	frameTimed byte = 'T'
 	// frameError: why a run failed, in UTF-8. The worker lives on.
 	frameError byte = 'E'

@@ -28,12 +28,13 @@ type Model interface {
 	Kokoro(in KokoroInput) ([]float32, error)
 }
 
-// FramesModel is a Model that can also say how long each phoneme ID of a Piper run lasts.
+// FramesModel is a Model that can also say how long each phoneme ID or token of a run lasts.
 type FramesModel interface {
 	Model
 	// PiperFrames is Piper that also returns each ID's length in frames, or nil frames if
-	// the model does not give them.
+	// the model does not give them; KokoroFrames is Kokoro that does so for each token.
 	PiperFrames(in PiperInput) (samples, frames []float32, err error)
+	KokoroFrames(in KokoroInput) (samples, frames []float32, err error)
 }
 
 // ServeOptions configures Serve.
@@ -171,7 +172,11 @@ func answer(m Model, f frame) frame {
 	case frameKokoro:
 		var in KokoroInput
 		if in, err = decodeKokoro(f.body); err == nil {
-			samples, err = m.Kokoro(in)
+			if fm, ok := m.(FramesModel); ok {
+				samples, frames, err = fm.KokoroFrames(in)
+			} else {
+				samples, err = m.Kokoro(in)
+			}
 		}
 	default:
 		err = fmt.Errorf("unknown request type %q", f.typ)

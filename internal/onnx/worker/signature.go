@@ -151,9 +151,22 @@ type KokoroSignature struct {
 	// Speed is the element type of the input "speed": Float32 or Int32. A model that takes an
 	// int32 speed can only be given whole numbers.
 	Speed DType
-	// Output is the name of the model's single output: "waveform" or "audio".
+	// Output is the name of the model's waveform output: "waveform" or "audio".
 	Output string
+	// Durations names the output that gives each token's length in frames of
+	// KokoroFrameSamples samples, as a timestamped export has it ("durations", "duration" or
+	// "pred_dur", float32 or int64), or is "" if the model has none.
+	Durations string
 }
+
+// KokoroFrameSamples is the samples of one frame of a Kokoro model's durations, at 24 kHz:
+// kokoro's KPipeline.join_timestamps counts 40 frames a second.
+const KokoroFrameSamples = 600
+
+// kokoroDurations are the names a Kokoro export gives its durations output: kokoro's own
+// export script ("duration"), onnx-community's timestamped export ("durations"), and grafts
+// of the tensor pred_dur.
+var kokoroDurations = []string{"durations", "duration", "pred_dur"}
 
 // StyleSize is the length of a Kokoro style vector: one row of a voice's (510,1,256) table.
 const StyleSize = 256
@@ -161,7 +174,8 @@ const StyleSize = 256
 // Kokoro checks that the model has Kokoro's signature, and returns what it says:
 //   - inputs "tokens" or "input_ids" int64 [1,N], "style" float32 [1,256], "speed" float32 or
 //     int32 [1], and no other;
-//   - a single output, float32 (the samples at 24 kHz), whatever its name.
+//   - an output float32 (the samples at 24 kHz), whatever its name, and maybe a second, the
+//     tokens' durations (Durations), float32 or int64.
 //
 // A free dimension (-1) matches any size. The error names the input or output that is wrong.
 func (i Info) Kokoro() (KokoroSignature, error) {
@@ -192,13 +206,25 @@ func (i Info) Kokoro() (KokoroSignature, error) {
 		}
 		return sig, err
 	}
-	if len(i.Outputs) != 1 {
-		return sig, fmt.Errorf("kokoro model: %d outputs, want one (the waveform)", len(i.Outputs))
+	wave := 0
+	switch len(i.Outputs) {
+	case 1:
+	case 2:
+		d := slices.IndexFunc(i.Outputs, func(t Tensor) bool { return slices.Contains(kokoroDurations, t.Name) })
+		if d < 0 {
+			return sig, fmt.Errorf("kokoro model: 2 outputs, want the waveform and maybe its durations (named %s)", strings.Join(kokoroDurations, ", "))
+		}
+		if t := i.Outputs[d]; t.Type != Float32 && t.Type != Int64 {
+			return sig, fmt.Errorf("kokoro model: output %q is %s, want float32 or int64", t.Name, t.Type)
+		}
+		sig.Durations, wave = i.Outputs[d].Name, 1-d
+	default:
+		return sig, fmt.Errorf("kokoro model: %d outputs, want one (the waveform), or two (and its durations)", len(i.Outputs))
 	}
-	if t := i.Outputs[0]; t.Type != Float32 {
+	if t := i.Outputs[wave]; t.Type != Float32 {
 		return sig, fmt.Errorf("kokoro model: output %q is %s, want float32", t.Name, t.Type)
 	}
-	sig.Output = i.Outputs[0].Name
+	sig.Output = i.Outputs[wave].Name
 	return sig, nil
 }
 

@@ -53,6 +53,16 @@ func TestSignatures(t *testing.T) {
 			i.Inputs[0].Name, i.Inputs[2].Type, i.Outputs[0].Name = "input_ids", worker.Int32, "waveform"
 			return i
 		}, worker.Kokoro, worker.PiperSignature{}, worker.KokoroSignature{Tokens: "input_ids", Speed: worker.Int32, Output: "waveform"}},
+		{"kokoro timestamped", func() worker.Info {
+			i := kokoroInfo()
+			i.Outputs = append(i.Outputs, worker.Tensor{Name: "durations", Type: worker.Float32, Shape: []int64{-1}})
+			return i
+		}, worker.Kokoro, worker.PiperSignature{}, worker.KokoroSignature{Tokens: "tokens", Speed: worker.Float32, Output: "audio", Durations: "durations"}},
+		{"kokoro export.py", func() worker.Info {
+			i := kokoroInfo()
+			i.Outputs = []worker.Tensor{{Name: "duration", Type: worker.Int64, Shape: []int64{-1}}, {Name: "waveform", Type: worker.Float32, Shape: []int64{-1}}}
+			return i
+		}, worker.Kokoro, worker.PiperSignature{}, worker.KokoroSignature{Tokens: "tokens", Speed: worker.Float32, Output: "waveform", Durations: "duration"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -100,7 +110,16 @@ func TestWrongSignatures(t *testing.T) {
 		{"kokoro style of 128", func(i *worker.Info) { i.Inputs[1].Shape = []int64{1, 128} }, kokoroInfo, `input "style" has shape`},
 		{"kokoro int64 speed", func(i *worker.Info) { i.Inputs[2].Type = worker.Int64 }, kokoroInfo, `input "speed" is int64, want float32 or int32`},
 		{"kokoro no speed", func(i *worker.Info) { i.Inputs = i.Inputs[:2] }, kokoroInfo, `no input "speed"`},
-		{"kokoro two outputs", func(i *worker.Info) { i.Outputs = append(i.Outputs, i.Outputs[0]) }, kokoroInfo, "2 outputs, want one"},
+		{"kokoro two outputs", func(i *worker.Info) { i.Outputs = append(i.Outputs, i.Outputs[0]) }, kokoroInfo, "2 outputs, want the waveform and maybe its durations"},
+		{"kokoro three outputs", func(i *worker.Info) {
+			i.Outputs = append(i.Outputs, worker.Tensor{Name: "durations", Type: worker.Int64}, worker.Tensor{Name: "pred_dur", Type: worker.Int64})
+		}, kokoroInfo, "3 outputs"},
+		{"kokoro int32 durations", func(i *worker.Info) {
+			i.Outputs = append(i.Outputs, worker.Tensor{Name: "durations", Type: worker.Int32})
+		}, kokoroInfo, `output "durations" is int32, want float32 or int64`},
+		{"kokoro int64 waveform", func(i *worker.Info) {
+			i.Outputs = []worker.Tensor{{Name: "audio", Type: worker.Int64}, {Name: "durations", Type: worker.Float32}}
+		}, kokoroInfo, `output "audio" is int64, want float32`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
