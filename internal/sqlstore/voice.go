@@ -50,16 +50,13 @@ func (s *Store) InstallVoice(ctx context.Context, v *narrator.InstalledVoice) er
 // ListInstalledVoices returns the installed voices with their files, by
 // language, then name.
 func (s *Store) ListInstalledVoices(ctx context.Context) ([]*narrator.InstalledVoice, error) {
-	tx, err := s.db.BeginRead(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("list voices: %w", err)
-	}
-	defer tx.Rollback(ctx)
-	out, err := listVoices(ctx, tx)
-	if err != nil {
-		return nil, fmt.Errorf("list voices: %w", err)
-	}
-	return out, nil
+	return readV(ctx, s, "list voices", func(tx Tx) ([]*narrator.InstalledVoice, error) {
+		out, err := listVoices(ctx, tx)
+		if err != nil {
+			return nil, fmt.Errorf("list voices: %w", err)
+		}
+		return out, nil
+	})
 }
 
 func listVoices(ctx context.Context, tx Tx) ([]*narrator.InstalledVoice, error) {
@@ -104,24 +101,18 @@ func listVoices(ctx context.Context, tx Tx) ([]*narrator.InstalledVoice, error) 
 // ENOTFOUND if no voice has the ID. The caller deletes the files that no
 // voice left uses.
 func (s *Store) RemoveVoice(ctx context.Context, id string) (*narrator.InstalledVoice, error) {
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("remove voice: %w", err)
-	}
-	defer tx.Rollback(ctx)
-	all, err := listVoices(ctx, tx)
-	if err != nil {
-		return nil, fmt.Errorf("remove voice %s: %w", id, err)
-	}
-	v, err := narrator.FindInstalledVoice(all, id)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := tx.Exec(ctx, deleteVoiceSQL, id); err != nil {
-		return nil, fmt.Errorf("remove voice %s: %w", id, err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return nil, fmt.Errorf("remove voice %s: commit: %w", id, err)
-	}
-	return v, nil
+	return writeV(ctx, s, "remove voice", func(tx Tx) (*narrator.InstalledVoice, error) {
+		all, err := listVoices(ctx, tx)
+		if err != nil {
+			return nil, fmt.Errorf("remove voice %s: %w", id, err)
+		}
+		v, err := narrator.FindInstalledVoice(all, id)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := tx.Exec(ctx, deleteVoiceSQL, id); err != nil {
+			return nil, fmt.Errorf("remove voice %s: %w", id, err)
+		}
+		return v, nil
+	})
 }
