@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/narrator/narrator"
 )
@@ -20,24 +21,26 @@ func (s *Store) CreateProject(ctx context.Context, p *narrator.Project) error {
 	if err := p.Validate(); err != nil {
 		return err
 	}
-	tx, err := s.db.BeginWrite(ctx)
+	var id int64
+	var now time.Time
+	err := s.write(ctx, "create project", func(tx Tx) error {
+		if _, err := findAccount(ctx, tx, p.AccountID); err != nil {
+			return fmt.Errorf("create project: %w", err)
+		}
+		now = s.now()
+		var err error
+		id, err = tx.Insert(ctx, insertProjectSQL, p.AccountID, p.Title, p.Type, p.Language,
+			NullString(p.URL), p.TitleVoice, p.BodyVoice, p.Rate(), now)
+		if err != nil {
+			return fmt.Errorf("create project: %w", s.db.Conflict(err, "project"))
+		}
+		return nil
+	})
 	if err != nil {
-		return fmt.Errorf("create project: %w", err)
-	}
-	defer tx.Rollback(ctx)
-	if _, err := findAccount(ctx, tx, p.AccountID); err != nil {
-		return fmt.Errorf("create project: %w", err)
-	}
-	now := s.now()
-	id, err := tx.Insert(ctx, insertProjectSQL, p.AccountID, p.Title, p.Type, p.Language,
-		NullString(p.URL), p.TitleVoice, p.BodyVoice, p.Rate(), now)
-	if err != nil {
-		return fmt.Errorf("create project: %w", s.db.Conflict(err, "project"))
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("create project: commit: %w", err)
+		return err
 	}
 	p.ID, p.CreatedAt, p.AudioCount, p.SpeechRate = id, now, 0, p.Rate()
+
 	return nil
 }
 

@@ -21,21 +21,22 @@ func (s *Store) CreateUser(ctx context.Context, u *narrator.User) error {
 	if err := u.Validate(); err != nil {
 		return err
 	}
-	tx, err := s.db.BeginWrite(ctx)
+	var id int64
+	var now time.Time
+	err := s.write(ctx, "create user", func(tx Tx) error {
+		if _, err := findAccount(ctx, tx, u.AccountID); err != nil {
+			return fmt.Errorf("create user: %w", err)
+		}
+		now = s.now()
+		var err error
+		id, err = tx.Insert(ctx, insertUserSQL, u.AccountID, u.Email, u.PasswordHash, now, now)
+		if err != nil {
+			return fmt.Errorf("create user: %w", s.db.Conflict(err, "a user with email "+u.Email))
+		}
+		return nil
+	})
 	if err != nil {
-		return fmt.Errorf("create user: %w", err)
-	}
-	defer tx.Rollback(ctx)
-	if _, err := findAccount(ctx, tx, u.AccountID); err != nil {
-		return fmt.Errorf("create user: %w", err)
-	}
-	now := s.now()
-	id, err := tx.Insert(ctx, insertUserSQL, u.AccountID, u.Email, u.PasswordHash, now, now)
-	if err != nil {
-		return fmt.Errorf("create user: %w", s.db.Conflict(err, "a user with email "+u.Email))
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("create user: commit: %w", err)
+		return err
 	}
 	u.ID, u.CreatedAt, u.UpdatedAt = id, now, now
 	return nil
@@ -119,31 +120,33 @@ func (s *Store) CreateSession(ctx context.Context, sess *narrator.Session, token
 	if len(tokenHash) == 0 || sess.CSRFToken == "" {
 		return narrator.Errorf(narrator.EINVALID, "session token hash and CSRF token are required")
 	}
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return fmt.Errorf("create session: %w", err)
-	}
-	defer tx.Rollback(ctx)
-	var n int
-	if err := tx.QueryRow(ctx, userExistsSQL, sess.UserID).Scan(&n); err != nil {
-		return fmt.Errorf("create session: %w", err)
-	}
-	if n == 0 {
-		return narrator.Errorf(narrator.ENOTFOUND, "user %d not found", sess.UserID)
-	}
-	now := s.now()
-	if _, err := tx.Exec(ctx, deleteExpiredSessionsSQL, now); err != nil {
-		return fmt.Errorf("create session: remove expired: %w", err)
-	}
+	var id int64
+	var now time.Time
 	expires := sess.ExpiresAt.UTC().Truncate(time.Microsecond)
-	id, err := tx.Insert(ctx, insertSessionSQL, tokenHash, sess.UserID, sess.CSRFToken, now, expires)
+	err := s.write(ctx, "create session", func(tx Tx) error {
+		var n int
+		if err := tx.QueryRow(ctx, userExistsSQL, sess.UserID).Scan(&n); err != nil {
+			return fmt.Errorf("create session: %w", err)
+		}
+		if n == 0 {
+			return narrator.Errorf(narrator.ENOTFOUND, "user %d not found", sess.UserID)
+		}
+		now = s.now()
+		if _, err := tx.Exec(ctx, deleteExpiredSessionsSQL, now); err != nil {
+			return fmt.Errorf("create session: remove expired: %w", err)
+		}
+		var err error
+		id, err = tx.Insert(ctx, insertSessionSQL, tokenHash, sess.UserID, sess.CSRFToken, now, expires)
+		if err != nil {
+			return fmt.Errorf("create session: %w", s.db.Conflict(err, "session"))
+		}
+		return nil
+	})
 	if err != nil {
-		return fmt.Errorf("create session: %w", s.db.Conflict(err, "session"))
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("create session: commit: %w", err)
+		return err
 	}
 	sess.ID, sess.CreatedAt, sess.ExpiresAt = id, now, expires
+
 	return nil
 }
 

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/narrator/narrator"
 )
@@ -26,24 +27,23 @@ func (s *Store) InstallVoice(ctx context.Context, v *narrator.InstalledVoice) er
 	if err := v.Validate(); err != nil {
 		return err
 	}
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return fmt.Errorf("install voice: %w", err)
-	}
-	defer tx.Rollback(ctx)
-	now := s.now()
-	if _, err := tx.Exec(ctx, insertVoiceSQL, v.EngineVoice, v.Name, v.Gender, v.Language, v.Engine, v.Quality, v.License, v.Speaker, v.Priority, now); err != nil {
-		return fmt.Errorf("install voice %s: %w", v.EngineVoice, s.db.Conflict(err, "a voice with this ID, or this name in "+v.Language+","))
-	}
-	for _, f := range v.Files {
-		if _, err := tx.Exec(ctx, insertVoiceFileSQL, v.EngineVoice, f.Role, f.Name, f.Size, f.SHA256); err != nil {
-			return fmt.Errorf("install voice %s: file %s: %w", v.EngineVoice, f.Name, err)
+	now, err := writeV(ctx, s, "install voice", func(tx Tx) (time.Time, error) {
+		now := s.now()
+		if _, err := tx.Exec(ctx, insertVoiceSQL, v.EngineVoice, v.Name, v.Gender, v.Language, v.Engine, v.Quality, v.License, v.Speaker, v.Priority, now); err != nil {
+			return now, fmt.Errorf("install voice %s: %w", v.EngineVoice, s.db.Conflict(err, "a voice with this ID, or this name in "+v.Language+","))
 		}
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("install voice %s: commit: %w", v.EngineVoice, err)
+		for _, f := range v.Files {
+			if _, err := tx.Exec(ctx, insertVoiceFileSQL, v.EngineVoice, f.Role, f.Name, f.Size, f.SHA256); err != nil {
+				return now, fmt.Errorf("install voice %s: file %s: %w", v.EngineVoice, f.Name, err)
+			}
+		}
+		return now, nil
+	})
+	if err != nil {
+		return err
 	}
 	v.CreatedAt = now
+
 	return nil
 }
 
