@@ -72,22 +72,20 @@ func (s *Store) SaveFeed(ctx context.Context, f *narrator.Feed) error {
 	if err := narrator.ValidateFeedToken(f.Token); err != nil {
 		return err
 	}
-	tx, err := s.db.BeginWrite(ctx)
+	stored, err := writeV(ctx, s, "save feed", func(tx Tx) (narrator.Feed, error) {
+		if _, err := ProjectByID(ctx, tx, f.ProjectID); err != nil {
+			return narrator.Feed{}, fmt.Errorf("save feed of project %d: %w", f.ProjectID, err)
+		}
+		now := s.now()
+		stored := *f
+		if err := tx.QueryRow(ctx, upsertFeedSQL, f.ProjectID, f.Enabled, f.Title, f.Description, f.Author,
+			f.ImageURL, f.Language, f.Category, f.Explicit, f.Token, now, now, f.OwnerName, f.OwnerEmail).Scan(&stored.Token, &stored.CreatedAt, &stored.UpdatedAt); err != nil {
+			return narrator.Feed{}, fmt.Errorf("save feed of project %d: %w", f.ProjectID, s.db.Conflict(err, "a feed with this token"))
+		}
+		return stored, nil
+	})
 	if err != nil {
-		return fmt.Errorf("save feed: %w", err)
-	}
-	defer tx.Rollback(ctx)
-	if _, err := ProjectByID(ctx, tx, f.ProjectID); err != nil {
-		return fmt.Errorf("save feed of project %d: %w", f.ProjectID, err)
-	}
-	now := s.now()
-	stored := *f
-	if err := tx.QueryRow(ctx, upsertFeedSQL, f.ProjectID, f.Enabled, f.Title, f.Description, f.Author,
-		f.ImageURL, f.Language, f.Category, f.Explicit, f.Token, now, now, f.OwnerName, f.OwnerEmail).Scan(&stored.Token, &stored.CreatedAt, &stored.UpdatedAt); err != nil {
-		return fmt.Errorf("save feed of project %d: %w", f.ProjectID, s.db.Conflict(err, "a feed with this token"))
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("save feed of project %d: commit: %w", f.ProjectID, err)
+		return err
 	}
 	*f = stored
 	return nil

@@ -220,35 +220,33 @@ func (s *Store) RotateEmbedSecret(ctx context.Context, projectID int64, secret s
 // writeAccess changes the project's settings with change, in one
 // transaction that holds the project's row, and stores the result in out.
 func (s *Store) writeAccess(ctx context.Context, projectID int64, change func(*narrator.ProjectAccess) error, out *narrator.ProjectAccess) error {
-	tx, err := s.db.BeginWrite(ctx)
+	cur, err := writeV(ctx, s, fmt.Sprintf("set access of project %d", projectID), func(tx Tx) (narrator.ProjectAccess, error) {
+		var id int64
+		if err := tx.QueryRow(ctx, lockProjectSQL+s.db.ForUpdate(), projectID).Scan(&id); errors.Is(err, sql.ErrNoRows) {
+			return narrator.ProjectAccess{}, narrator.Errorf(narrator.ENOTFOUND, "project %d not found", projectID)
+		} else if err != nil {
+			return narrator.ProjectAccess{}, fmt.Errorf("set access of project %d: %w", projectID, err)
+		}
+		cur, err := findAccess(ctx, tx, projectID)
+		if err != nil {
+			return narrator.ProjectAccess{}, fmt.Errorf("set access of project %d: %w", projectID, err)
+		}
+		if err := change(&cur); err != nil {
+			return narrator.ProjectAccess{}, err
+		}
+		cur.ProjectID, cur.UpdatedAt = projectID, s.now()
+		newState := narrator.PublicationPublished
+		if cur.DraftNewAudios {
+			newState = narrator.PublicationDraft
+		}
+		if _, err := tx.Exec(ctx, upsertAccessSQL, projectID, cur.Mode, strings.Join(cur.AllowedOrigins, " "), cur.SigningSecret,
+			newState, cur.DownloadButton, cur.UpdatedAt); err != nil {
+			return narrator.ProjectAccess{}, fmt.Errorf("set access of project %d: %w", projectID, err)
+		}
+		return cur, nil
+	})
 	if err != nil {
-		return fmt.Errorf("set access of project %d: %w", projectID, err)
-	}
-	defer tx.Rollback(ctx)
-	var id int64
-	if err := tx.QueryRow(ctx, lockProjectSQL+s.db.ForUpdate(), projectID).Scan(&id); errors.Is(err, sql.ErrNoRows) {
-		return narrator.Errorf(narrator.ENOTFOUND, "project %d not found", projectID)
-	} else if err != nil {
-		return fmt.Errorf("set access of project %d: %w", projectID, err)
-	}
-	cur, err := findAccess(ctx, tx, projectID)
-	if err != nil {
-		return fmt.Errorf("set access of project %d: %w", projectID, err)
-	}
-	if err := change(&cur); err != nil {
 		return err
-	}
-	cur.ProjectID, cur.UpdatedAt = projectID, s.now()
-	newState := narrator.PublicationPublished
-	if cur.DraftNewAudios {
-		newState = narrator.PublicationDraft
-	}
-	if _, err := tx.Exec(ctx, upsertAccessSQL, projectID, cur.Mode, strings.Join(cur.AllowedOrigins, " "), cur.SigningSecret,
-		newState, cur.DownloadButton, cur.UpdatedAt); err != nil {
-		return fmt.Errorf("set access of project %d: %w", projectID, err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("set access of project %d: commit: %w", projectID, err)
 	}
 	*out = cur
 	return nil
