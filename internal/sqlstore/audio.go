@@ -148,23 +148,27 @@ func AudioByExternalID(ctx context.Context, tx Tx, projectID int64, externalID, 
 // set, so a worker can skip them), with its media and its project. It
 // returns ENOTFOUND if the audio does not exist.
 func (s *Store) AudioForSynthesis(ctx context.Context, audioID int64) (*narrator.Audio, *narrator.Project, error) {
-	tx, err := s.db.BeginRead(ctx)
+	name := fmt.Sprintf("audio %d for synthesis", audioID)
+	var a *narrator.Audio
+	var p *narrator.Project
+	err := s.read(ctx, name, func(tx Tx) error {
+		var err error
+		if a, err = findAudioByID(ctx, tx, audioID, ""); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if err := LoadMedia(ctx, s.db, tx, a); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if p, err = ProjectByID(ctx, tx, a.ProjectID); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		return nil
+	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("audio %d for synthesis: %w", audioID, err)
-	}
-	defer tx.Rollback(ctx)
-	a, err := findAudioByID(ctx, tx, audioID, "")
-	if err != nil {
-		return nil, nil, fmt.Errorf("audio %d for synthesis: %w", audioID, err)
-	}
-	if err := LoadMedia(ctx, s.db, tx, a); err != nil {
-		return nil, nil, fmt.Errorf("audio %d for synthesis: %w", audioID, err)
-	}
-	p, err := ProjectByID(ctx, tx, a.ProjectID)
-	if err != nil {
-		return nil, nil, fmt.Errorf("audio %d for synthesis: %w", audioID, err)
+		return nil, nil, err
 	}
 	return a, p, nil
+
 }
 
 const updateAudioSQL = `
