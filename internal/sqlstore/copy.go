@@ -246,48 +246,43 @@ INSERT INTO media (id, audio_id, content_type, key, bytes) %sVALUES (?, ?, ?, ?,
 // the store holds another audio under the ID of one of audios, or one of
 // its external IDs on another live audio of the project, and an error if a
 // project is missing; then, or if the enqueuer fails, nothing is stored.
-func (s *Store) ImportAudios(ctx context.Context, audios []*narrator.Audio) (inserted int, err error) {
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("import audios: %w", err)
-	}
-	defer tx.Rollback(ctx)
-	counts := map[int64]int{}
-	var lastAudio, lastMedia int64
-	for _, a := range audios {
-		ok, err := s.importAudio(ctx, tx, a)
-		if err != nil {
-			return 0, fmt.Errorf("import audio %d: %w", a.ID, err)
+func (s *Store) ImportAudios(ctx context.Context, audios []*narrator.Audio) (int, error) {
+	return writeV(ctx, s, "import audios", func(tx Tx) (int, error) {
+		inserted := 0
+		counts := map[int64]int{}
+		var lastAudio, lastMedia int64
+		for _, a := range audios {
+			ok, err := s.importAudio(ctx, tx, a)
+			if err != nil {
+				return 0, fmt.Errorf("import audio %d: %w", a.ID, err)
+			}
+			if !ok {
+				continue
+			}
+			inserted++
+			counts[a.ProjectID]++
+			lastAudio = max(lastAudio, a.ID)
+			for _, m := range a.Media {
+				lastMedia = max(lastMedia, m.ID)
+			}
 		}
-		if !ok {
-			continue
+		// Projects last and in order of ID: their rows stay locked until the
+		// commit, and writers of other nodes lock them last too.
+		for _, id := range slices.Sorted(maps.Keys(counts)) {
+			if _, err := tx.Exec(ctx, countImportedSQL, counts[id], id); err != nil {
+				return 0, fmt.Errorf("import audios: count audios of project %d: %w", id, err)
+			}
 		}
-		inserted++
-		counts[a.ProjectID]++
-		lastAudio = max(lastAudio, a.ID)
-		for _, m := range a.Media {
-			lastMedia = max(lastMedia, m.ID)
+		for table, last := range map[string]int64{"audios": lastAudio, "media": lastMedia} {
+			if last <= 0 {
+				continue
+			}
+			if err := s.db.RaiseID(ctx, tx, table, last); err != nil {
+				return 0, fmt.Errorf("import audios: %w", err)
+			}
 		}
-	}
-	// Projects last and in order of ID: their rows stay locked until the
-	// commit, and writers of other nodes lock them last too.
-	for _, id := range slices.Sorted(maps.Keys(counts)) {
-		if _, err := tx.Exec(ctx, countImportedSQL, counts[id], id); err != nil {
-			return 0, fmt.Errorf("import audios: count audios of project %d: %w", id, err)
-		}
-	}
-	for table, last := range map[string]int64{"audios": lastAudio, "media": lastMedia} {
-		if last <= 0 {
-			continue
-		}
-		if err := s.db.RaiseID(ctx, tx, table, last); err != nil {
-			return 0, fmt.Errorf("import audios: %w", err)
-		}
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return 0, fmt.Errorf("import audios: commit: %w", err)
-	}
-	return inserted, nil
+		return inserted, nil
+	})
 }
 
 // importAudio inserts a as ImportAudios does, without counting it in its
