@@ -325,37 +325,31 @@ const resendDeliverySQL = `UPDATE webhook_deliveries SET state = 'pending' WHERE
 // ERATELIMITED if it is not pending and the endpoint has
 // narrator.MaxPendingDeliveries pending.
 func (s *Store) ResendDelivery(ctx context.Context, projectID, webhookID, deliveryID int64) (*narrator.WebhookDelivery, error) {
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("resend delivery %d: %w", deliveryID, err)
-	}
-	defer tx.Rollback(ctx)
-	if _, err := findWebhook(ctx, tx, projectID, webhookID); err != nil {
-		return nil, fmt.Errorf("resend delivery %d: %w", deliveryID, err)
-	}
-	d, err := findDelivery(ctx, tx, deliveryID, s.db.ForUpdate())
-	if err == nil && d.WebhookID != webhookID {
-		err = narrator.Errorf(narrator.ENOTFOUND, "delivery %d not found", deliveryID)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("resend delivery %d: %w", deliveryID, err)
-	}
-	if d.State != narrator.DeliveryPending {
-		if err := s.makeRoom(ctx, tx, webhookID, true); err != nil {
+	return writeV(ctx, s, fmt.Sprintf("resend delivery %d", deliveryID), func(tx Tx) (*narrator.WebhookDelivery, error) {
+		if _, err := findWebhook(ctx, tx, projectID, webhookID); err != nil {
 			return nil, fmt.Errorf("resend delivery %d: %w", deliveryID, err)
 		}
-	}
-	if _, err := tx.Exec(ctx, resendDeliverySQL, deliveryID); err != nil {
-		return nil, fmt.Errorf("resend delivery %d: %w", deliveryID, err)
-	}
-	if err := s.db.Enqueue(ctx, tx, narrator.WebhookJob{DeliveryID: deliveryID}); err != nil {
-		return nil, fmt.Errorf("resend delivery %d: %w", deliveryID, err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return nil, fmt.Errorf("resend delivery %d: commit: %w", deliveryID, err)
-	}
-	d.State = narrator.DeliveryPending
-	return d, nil
+		d, err := findDelivery(ctx, tx, deliveryID, s.db.ForUpdate())
+		if err == nil && d.WebhookID != webhookID {
+			err = narrator.Errorf(narrator.ENOTFOUND, "delivery %d not found", deliveryID)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("resend delivery %d: %w", deliveryID, err)
+		}
+		if d.State != narrator.DeliveryPending {
+			if err := s.makeRoom(ctx, tx, webhookID, true); err != nil {
+				return nil, fmt.Errorf("resend delivery %d: %w", deliveryID, err)
+			}
+		}
+		if _, err := tx.Exec(ctx, resendDeliverySQL, deliveryID); err != nil {
+			return nil, fmt.Errorf("resend delivery %d: %w", deliveryID, err)
+		}
+		if err := s.db.Enqueue(ctx, tx, narrator.WebhookJob{DeliveryID: deliveryID}); err != nil {
+			return nil, fmt.Errorf("resend delivery %d: %w", deliveryID, err)
+		}
+		d.State = narrator.DeliveryPending
+		return d, nil
+	})
 }
 
 const findWebhookByIDSQL = `SELECT ` + WebhookColumns + ` FROM webhooks WHERE id = ?`
@@ -364,20 +358,23 @@ const findWebhookByIDSQL = `SELECT ` + WebhookColumns + ` FROM webhooks WHERE id
 // for the worker that attempts it. It returns ENOTFOUND if the delivery is
 // gone (its endpoint was removed).
 func (s *Store) DeliveryForAttempt(ctx context.Context, deliveryID int64) (*narrator.WebhookDelivery, *narrator.Webhook, error) {
-	tx, err := s.db.BeginRead(ctx)
+	var d *narrator.WebhookDelivery
+	var h *narrator.Webhook
+	err := s.read(ctx, fmt.Sprintf("delivery %d", deliveryID), func(tx Tx) error {
+		var err error
+		if d, err = findDelivery(ctx, tx, deliveryID, ""); err != nil {
+			return fmt.Errorf("delivery %d: %w", deliveryID, err)
+		}
+		if h, err = ScanWebhook(tx.QueryRow(ctx, findWebhookByIDSQL, d.WebhookID)); err != nil {
+			return fmt.Errorf("delivery %d: webhook %d: %w", deliveryID, d.WebhookID, err)
+		}
+		return nil
+	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("delivery %d: %w", deliveryID, err)
-	}
-	defer tx.Rollback(ctx)
-	d, err := findDelivery(ctx, tx, deliveryID, "")
-	if err != nil {
-		return nil, nil, fmt.Errorf("delivery %d: %w", deliveryID, err)
-	}
-	h, err := ScanWebhook(tx.QueryRow(ctx, findWebhookByIDSQL, d.WebhookID))
-	if err != nil {
-		return nil, nil, fmt.Errorf("delivery %d: webhook %d: %w", deliveryID, d.WebhookID, err)
+		return nil, nil, err
 	}
 	return d, h, nil
+
 }
 
 const recordAttemptSQL = `
