@@ -18,7 +18,7 @@ func (s *Store) CreateAccount(ctx context.Context, a *narrator.Account) error {
 		return err
 	}
 	now := s.now()
-	id, err := writeV(ctx, s, "create account", func(tx Tx) (int64, error) {
+	id, err := WriteV(ctx, s, "create account", func(tx Tx) (int64, error) {
 		id, err := tx.Insert(ctx, insertAccountSQL, a.Name, now)
 		if err != nil {
 			return 0, fmt.Errorf("create account: %w", s.db.Conflict(err, "account"))
@@ -34,7 +34,7 @@ func (s *Store) CreateAccount(ctx context.Context, a *narrator.Account) error {
 
 // FindAccount returns an account; ENOTFOUND if there is none with that ID.
 func (s *Store) FindAccount(ctx context.Context, id int64) (*narrator.Account, error) {
-	return readV(ctx, s, fmt.Sprintf("find account %d", id), func(tx Tx) (*narrator.Account, error) {
+	return ReadV(ctx, s, fmt.Sprintf("find account %d", id), func(tx Tx) (*narrator.Account, error) {
 		a, err := findAccount(ctx, tx, id)
 		if err != nil {
 			return nil, fmt.Errorf("find account %d: %w", id, err)
@@ -73,7 +73,7 @@ func (s *Store) CreateAPIKey(ctx context.Context, accountID int64, hash []byte, 
 		return nil, narrator.Errorf(narrator.EINVALID, "api key hash is required")
 	}
 	name := fmt.Sprintf("create api key for account %d", accountID)
-	return writeV(ctx, s, name, func(tx Tx) (*narrator.APIKey, error) {
+	return WriteV(ctx, s, name, func(tx Tx) (*narrator.APIKey, error) {
 		if _, err := findAccount(ctx, tx, accountID); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
@@ -96,7 +96,7 @@ ORDER BY created_at DESC, id DESC`
 // An account without keys, or a missing account, gives an empty slice.
 func (s *Store) ListAPIKeys(ctx context.Context, accountID int64) ([]*narrator.APIKey, error) {
 	name := fmt.Sprintf("list api keys of account %d", accountID)
-	return readV(ctx, s, name, func(tx Tx) ([]*narrator.APIKey, error) {
+	return ReadV(ctx, s, name, func(tx Tx) ([]*narrator.APIKey, error) {
 		rows, err := tx.Query(ctx, listAPIKeysSQL, accountID)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
@@ -141,7 +141,7 @@ const authenticateAPIKeySQL = `SELECT account_id FROM api_keys WHERE hash = ? AN
 // AuthenticateAPIKey returns the account owning the key with this hash. It
 // returns EUNAUTHORIZED if no such key exists or it is revoked.
 func (s *Store) AuthenticateAPIKey(ctx context.Context, hash []byte) (int64, error) {
-	return readV(ctx, s, "authenticate api key", func(tx Tx) (int64, error) {
+	return ReadV(ctx, s, "authenticate api key", func(tx Tx) (int64, error) {
 		var accountID int64
 		err := tx.QueryRow(ctx, authenticateAPIKeySQL, hash).Scan(&accountID)
 		if errors.Is(err, sql.ErrNoRows) {

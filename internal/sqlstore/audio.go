@@ -302,7 +302,7 @@ const deleteAudioSQL = `UPDATE audios SET deleted_at = ? WHERE id = ?`
 // effects, the removal of its media files among them. It returns the audio
 // as it was, with Deleted set, or ENOTFOUND.
 func (s *Store) DeleteAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error) {
-	return writeV(ctx, s, fmt.Sprintf("delete audio %q", ref), func(tx Tx) (*narrator.Audio, error) {
+	return WriteV(ctx, s, fmt.Sprintf("delete audio %q", ref), func(tx Tx) (*narrator.Audio, error) {
 		a, err := s.db.ResolveAudio(ctx, tx, projectID, ref)
 		if err != nil {
 			return nil, fmt.Errorf("delete audio %q in project %d: %w", ref, projectID, err)
@@ -324,7 +324,7 @@ func (s *Store) DeleteAudio(ctx context.Context, projectID int64, ref string) (*
 // media keep their keys until the new result is published. It returns the
 // updated audio, or ENOTFOUND.
 func (s *Store) ResynthesizeAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error) {
-	return writeV(ctx, s, fmt.Sprintf("resynthesize audio %q", ref), func(tx Tx) (*narrator.Audio, error) {
+	return WriteV(ctx, s, fmt.Sprintf("resynthesize audio %q", ref), func(tx Tx) (*narrator.Audio, error) {
 		a, err := s.db.ResolveAudio(ctx, tx, projectID, ref)
 		if err != nil {
 			return nil, fmt.Errorf("resynthesize audio %q in project %d: %w", ref, projectID, err)

@@ -16,7 +16,7 @@ import (
 // (with its secret) and rss projects' feed (with its headers), and the highest IDs the store has given
 // (DB.LastIDs).
 func (s *Store) ExportMeta(ctx context.Context) (*narrator.Export, error) {
-	return readV(ctx, s, "export", func(tx Tx) (*narrator.Export, error) {
+	return ReadV(ctx, s, "export", func(tx Tx) (*narrator.Export, error) {
 		e := &narrator.Export{}
 		var err error
 		if e.Accounts, err = exportRows(ctx, tx, exportAccountsSQL, ScanAccount); err != nil {
@@ -93,7 +93,7 @@ func (s *Store) ExportAudios(ctx context.Context, afterID int64, limit int) ([]*
 	if limit <= 0 {
 		return nil, narrator.Errorf(narrator.EINVALID, "limit must be positive")
 	}
-	return readV(ctx, s, fmt.Sprintf("export audios after %d", afterID), func(tx Tx) ([]*narrator.Audio, error) {
+	return ReadV(ctx, s, fmt.Sprintf("export audios after %d", afterID), func(tx Tx) ([]*narrator.Audio, error) {
 		audios, err := QueryAudios(ctx, s.db, tx, exportAudiosSQL, afterID, limit)
 		if err != nil {
 			return nil, fmt.Errorf("export audios after %d: %w", afterID, err)
@@ -247,7 +247,7 @@ INSERT INTO media (id, audio_id, content_type, key, bytes) %sVALUES (?, ?, ?, ?,
 // its external IDs on another live audio of the project, and an error if a
 // project is missing; then, or if the enqueuer fails, nothing is stored.
 func (s *Store) ImportAudios(ctx context.Context, audios []*narrator.Audio) (int, error) {
-	return writeV(ctx, s, "import audios", func(tx Tx) (int, error) {
+	return WriteV(ctx, s, "import audios", func(tx Tx) (int, error) {
 		inserted := 0
 		counts := map[int64]int{}
 		var lastAudio, lastMedia int64

@@ -144,7 +144,7 @@ func CreateAudio(ctx context.Context, s *Store, a *narrator.Audio) (created bool
 		return false, err
 	}
 	name := fmt.Sprintf("create audio in project %d", a.ProjectID)
-	got, err := writeV(ctx, s, name, func(tx Tx) (*narrator.Audio, error) {
+	got, err := WriteV(ctx, s, name, func(tx Tx) (*narrator.Audio, error) {
 		got, c, err := createAudio(ctx, s, tx, a)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)

@@ -101,7 +101,7 @@ func (s *Store) FindAudiosByID(ctx context.Context, projectID int64, ids []int64
 	if len(ids) == 0 {
 		return []*narrator.Audio{}, nil
 	}
-	return readV(ctx, s, "find audios by id", func(tx Tx) ([]*narrator.Audio, error) {
+	return ReadV(ctx, s, "find audios by id", func(tx Tx) ([]*narrator.Audio, error) {
 		audios, err := QueryAudios(ctx, s.db, tx, fmt.Sprintf(findAudiosByIDSQL, s.db.InList()), projectID, ids)
 		if err != nil {
 			return nil, fmt.Errorf("find audios by id in project %d: %w", projectID, err)

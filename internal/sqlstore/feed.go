@@ -33,7 +33,7 @@ const findFeedSQL = `SELECT ` + FeedColumns + ` FROM feeds WHERE project_id = ?`
 // FindFeed returns a project's feed, turned on or off. It returns ENOTFOUND
 // if the project never had one.
 func (s *Store) FindFeed(ctx context.Context, projectID int64) (*narrator.Feed, error) {
-	return readV(ctx, s, "find feed", func(tx Tx) (*narrator.Feed, error) {
+	return ReadV(ctx, s, "find feed", func(tx Tx) (*narrator.Feed, error) {
 		f, err := ScanFeed(tx.QueryRow(ctx, findFeedSQL, projectID))
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
@@ -72,7 +72,7 @@ func (s *Store) SaveFeed(ctx context.Context, f *narrator.Feed) error {
 	if err := narrator.ValidateFeedToken(f.Token); err != nil {
 		return err
 	}
-	stored, err := writeV(ctx, s, "save feed", func(tx Tx) (narrator.Feed, error) {
+	stored, err := WriteV(ctx, s, "save feed", func(tx Tx) (narrator.Feed, error) {
 		if _, err := ProjectByID(ctx, tx, f.ProjectID); err != nil {
 			return narrator.Feed{}, fmt.Errorf("save feed of project %d: %w", f.ProjectID, err)
 		}
@@ -101,7 +101,7 @@ func (s *Store) RotateFeedToken(ctx context.Context, projectID int64, token stri
 	if err := narrator.ValidateFeedToken(token); err != nil {
 		return nil, err
 	}
-	return writeV(ctx, s, "rotate feed token", func(tx Tx) (*narrator.Feed, error) {
+	return WriteV(ctx, s, "rotate feed token", func(tx Tx) (*narrator.Feed, error) {
 		f, err := ScanFeed(tx.QueryRow(ctx, rotateFeedTokenSQL, token, s.now(), projectID))
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
@@ -204,7 +204,7 @@ func (s *Store) FeedByToken(ctx context.Context, token string, limit int) (*narr
 		return nil, notFound
 	}
 	now := s.now()
-	return readV(ctx, s, "read feed", func(tx Tx) (*narrator.FeedContent, error) {
+	return ReadV(ctx, s, "read feed", func(tx Tx) (*narrator.FeedContent, error) {
 		f, err := ScanFeed(tx.QueryRow(ctx, FeedByTokenSQL, token))
 		switch {
 		case errors.Is(err, sql.ErrNoRows):

@@ -23,7 +23,7 @@ const leaseSynthesisSQL = `UPDATE audios SET lease_holder = ?, lease_revision = 
 // the lease is decided, so two nodes never both take it.
 func (s *Store) LeaseSynthesis(ctx context.Context, audioID int64, revision int, holder string, until time.Time) (bool, error) {
 	name := fmt.Sprintf("lease audio %d", audioID)
-	return writeV(ctx, s, name, func(tx Tx) (bool, error) {
+	return WriteV(ctx, s, name, func(tx Tx) (bool, error) {
 		a, err := findAudioByID(ctx, tx, audioID, s.db.ForUpdate())
 		if err != nil {
 			return false, fmt.Errorf("%s: %w", name, err)
@@ -58,7 +58,7 @@ func (s *Store) LeaseSynthesis(ctx context.Context, audioID int64, revision int,
 // ENOTFOUND if the audio does not exist.
 func (s *Store) RequeueSynthesis(ctx context.Context, audioID int64, revision int, after time.Time) (bool, error) {
 	name := fmt.Sprintf("requeue synthesis of audio %d", audioID)
-	return writeV(ctx, s, name, func(tx Tx) (bool, error) {
+	return WriteV(ctx, s, name, func(tx Tx) (bool, error) {
 		a, err := findAudioByID(ctx, tx, audioID, s.db.ForUpdate())
 		if err != nil {
 			return false, fmt.Errorf("%s: %w", name, err)
@@ -133,7 +133,7 @@ ON CONFLICT (audio_id) DO UPDATE SET
 // progress of the one that took over.
 func (s *Store) ReportSynthesis(ctx context.Context, audioID int64, holder string, p narrator.SynthesisProgress) (bool, error) {
 	name := fmt.Sprintf("report synthesis of audio %d", audioID)
-	return writeV(ctx, s, name, func(tx Tx) (bool, error) {
+	return WriteV(ctx, s, name, func(tx Tx) (bool, error) {
 		n, err := tx.Exec(ctx, reportSynthesisSQL, p.UnitsDone, p.UnitsTotal, p.LiveKey, p.StartedAt.UTC().Truncate(time.Microsecond),
 			s.now(), audioID, holder, p.Revision)
 		if err != nil {
@@ -152,7 +152,7 @@ FROM synthesis_progress WHERE audio_id = ? AND revision = ?`
 // attempt that reported it has released its lease.
 func (s *Store) SynthesisProgress(ctx context.Context, audioID int64, revision int) (narrator.SynthesisProgress, error) {
 	name := fmt.Sprintf("synthesis progress of audio %d", audioID)
-	return readV(ctx, s, name, func(tx Tx) (narrator.SynthesisProgress, error) {
+	return ReadV(ctx, s, name, func(tx Tx) (narrator.SynthesisProgress, error) {
 		p := narrator.SynthesisProgress{Revision: revision}
 		err := tx.QueryRow(ctx, findSynthesisProgressSQL, audioID, revision).
 			Scan(&p.UnitsDone, &p.UnitsTotal, &p.LiveKey, &p.StartedAt, &p.UpdatedAt)

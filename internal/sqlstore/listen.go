@@ -19,7 +19,7 @@ func (s *Store) FindAudioByExternalID(ctx context.Context, projectID int64, exte
 	if externalID == "" || !narrator.ValidText(externalID) {
 		return nil, AudioNotFound(strconv.Quote(externalID))
 	}
-	return readV(ctx, s, fmt.Sprintf("find audio by external id %q", externalID), func(tx Tx) (*narrator.Audio, error) {
+	return ReadV(ctx, s, fmt.Sprintf("find audio by external id %q", externalID), func(tx Tx) (*narrator.Audio, error) {
 		a, err := AudioByExternalID(ctx, tx, projectID, externalID, "")
 		if err != nil {
 			return nil, fmt.Errorf("find audio by external id %q in project %d: %w", externalID, projectID, err)
@@ -103,7 +103,7 @@ const AudioListensSQL = `SELECT event, CAST(SUM(count) AS BIGINT) FROM audio_lis
 // without any, or an unknown one, has zero counts.
 func (s *Store) AudioListens(ctx context.Context, audioID int64) (narrator.ListenCounts, error) {
 	var c narrator.ListenCounts
-	return readV(ctx, s, fmt.Sprintf("listens of audio %d", audioID), func(tx Tx) (narrator.ListenCounts, error) {
+	return ReadV(ctx, s, fmt.Sprintf("listens of audio %d", audioID), func(tx Tx) (narrator.ListenCounts, error) {
 		rows, err := tx.Query(ctx, AudioListensSQL, audioID)
 		if err != nil {
 			return c, fmt.Errorf("listens of audio %d: %w", audioID, err)
@@ -132,7 +132,7 @@ const ProjectListensSQL = `SELECT day, event, count FROM project_listens WHERE p
 // those of each day since the UTC day of since that has any. An unknown
 // project has none.
 func (s *Store) ProjectListens(ctx context.Context, projectID int64, since time.Time) (*narrator.ProjectListens, error) {
-	return readV(ctx, s, fmt.Sprintf("listens of project %d", projectID), func(tx Tx) (*narrator.ProjectListens, error) {
+	return ReadV(ctx, s, fmt.Sprintf("listens of project %d", projectID), func(tx Tx) (*narrator.ProjectListens, error) {
 		rows, err := tx.Query(ctx, ProjectListensSQL, projectID)
 		if err != nil {
 			return nil, fmt.Errorf("listens of project %d: %w", projectID, err)

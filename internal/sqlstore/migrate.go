@@ -84,7 +84,7 @@ func (s *Store) SchemaCurrent(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return readV(ctx, s, "schema current", func(tx Tx) (bool, error) {
+	return ReadV(ctx, s, "schema current", func(tx Tx) (bool, error) {
 		var exists int
 		if err := tx.QueryRow(ctx, s.migrations.TableExists).Scan(&exists); err != nil {
 			return false, fmt.Errorf("schema current: %w", err)

@@ -66,7 +66,7 @@ func ScanProject(row Row) (*narrator.Project, error) {
 // returns ENOTFOUND if the project does not exist or belongs to another
 // account.
 func (s *Store) FindProject(ctx context.Context, accountID, projectID int64) (*narrator.Project, error) {
-	return readV(ctx, s, fmt.Sprintf("find project %d", projectID), func(tx Tx) (*narrator.Project, error) {
+	return ReadV(ctx, s, fmt.Sprintf("find project %d", projectID), func(tx Tx) (*narrator.Project, error) {
 		p, err := ProjectByID(ctx, tx, projectID)
 		if err == nil && p.AccountID != accountID {
 			err = narrator.Errorf(narrator.ENOTFOUND, "project %d not found", projectID)
@@ -97,7 +97,7 @@ const listAllProjectsSQL = `SELECT ` + ProjectColumns + ` FROM projects ORDER BY
 // is 0, ordered by ID, with their live audio counts. The slice is empty, not
 // nil, when there are none.
 func (s *Store) ListProjects(ctx context.Context, accountID int64) ([]*narrator.Project, error) {
-	return readV(ctx, s, "list projects", func(tx Tx) ([]*narrator.Project, error) {
+	return ReadV(ctx, s, "list projects", func(tx Tx) ([]*narrator.Project, error) {
 		query, args := listProjectsSQL, []any{accountID}
 		if accountID == 0 {
 			query, args = listAllProjectsSQL, nil
@@ -121,7 +121,7 @@ const setSpeechRateSQL = `UPDATE projects SET speech_rate = ? WHERE id = ?`
 // row and nothing else, so no audio is rendered again. It returns EINVALID
 // for a rate out of range and ENOTFOUND if the project does not exist.
 func (s *Store) SetSpeechRate(ctx context.Context, projectID int64, rate float64) (*narrator.Project, error) {
-	return writeV(ctx, s, fmt.Sprintf("set speech rate of project %d", projectID), func(tx Tx) (*narrator.Project, error) {
+	return WriteV(ctx, s, fmt.Sprintf("set speech rate of project %d", projectID), func(tx Tx) (*narrator.Project, error) {
 		cur, err := ScanProject(tx.QueryRow(ctx, findProjectSQL+s.db.ForUpdate(), projectID))
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, narrator.Errorf(narrator.ENOTFOUND, "project %d not found", projectID)

@@ -69,7 +69,7 @@ SELECT ` + PronunciationColumns + ` FROM pronunciations WHERE project_id = ? ORD
 
 // ListPronunciations returns a project's rules, by phrase.
 func (s *Store) ListPronunciations(ctx context.Context, projectID int64) ([]*narrator.Pronunciation, error) {
-	return readV(ctx, s, fmt.Sprintf("list pronunciations of project %d", projectID), func(tx Tx) ([]*narrator.Pronunciation, error) {
+	return ReadV(ctx, s, fmt.Sprintf("list pronunciations of project %d", projectID), func(tx Tx) ([]*narrator.Pronunciation, error) {
 		rows, err := tx.Query(ctx, listPronunciationsSQL, projectID)
 		if err != nil {
 			return nil, fmt.Errorf("list pronunciations of project %d: %w", projectID, err)
@@ -89,7 +89,7 @@ RETURNING ` + PronunciationColumns
 // RemovePronunciation deletes a rule of a project and returns it, or
 // ENOTFOUND.
 func (s *Store) RemovePronunciation(ctx context.Context, projectID, id int64) (*narrator.Pronunciation, error) {
-	return writeV(ctx, s, fmt.Sprintf("remove pronunciation %d", id), func(tx Tx) (*narrator.Pronunciation, error) {
+	return WriteV(ctx, s, fmt.Sprintf("remove pronunciation %d", id), func(tx Tx) (*narrator.Pronunciation, error) {
 		p, err := ScanPronunciation(tx.QueryRow(ctx, deletePronunciationSQL, id, projectID))
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, narrator.Errorf(narrator.ENOTFOUND, "project %d has no pronunciation %d", projectID, id)
@@ -127,7 +127,7 @@ func candidatePattern(phrase string) string {
 // rule's change is to re-queue (narrator.Pronunciation.NeedsResynthesis),
 // read in a transaction that only reads: the scan holds no write lock.
 func (s *Store) ResynthesisCandidates(ctx context.Context, projectID int64, rule *narrator.Pronunciation) ([]int64, error) {
-	return readV(ctx, s, fmt.Sprintf("resynthesis candidates of %q", rule.Phrase), func(tx Tx) ([]int64, error) {
+	return ReadV(ctx, s, fmt.Sprintf("resynthesis candidates of %q", rule.Phrase), func(tx Tx) ([]int64, error) {
 		pattern := candidatePattern(strings.TrimSpace(rule.Phrase))
 		rows, err := tx.Query(ctx, fmt.Sprintf(candidatesSQL, s.db.ILike()), projectID, pattern, pattern, pattern)
 		if err != nil {

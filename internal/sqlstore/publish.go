@@ -26,7 +26,7 @@ const findPublicationSQL = `SELECT state, publish_at, updated_at FROM audio_publ
 // narrator.DefaultPublication when its publisher never decided. It does
 // not check that the audio exists: callers have found it already.
 func (s *Store) AudioPublication(ctx context.Context, audioID int64) (narrator.Publication, error) {
-	return readV(ctx, s, fmt.Sprintf("audio publication %d", audioID), func(tx Tx) (narrator.Publication, error) {
+	return ReadV(ctx, s, fmt.Sprintf("audio publication %d", audioID), func(tx Tx) (narrator.Publication, error) {
 		p, err := findPublication(ctx, tx, audioID)
 		if err != nil {
 			return narrator.Publication{}, fmt.Errorf("audio publication %d: %w", audioID, err)
@@ -64,7 +64,7 @@ func (s *Store) SetPublication(ctx context.Context, p narrator.Publication) (nar
 	if err := p.Validate(); err != nil {
 		return p, err
 	}
-	return writeV(ctx, s, fmt.Sprintf("set publication of audio %d", p.AudioID), func(tx Tx) (narrator.Publication, error) {
+	return WriteV(ctx, s, fmt.Sprintf("set publication of audio %d", p.AudioID), func(tx Tx) (narrator.Publication, error) {
 		var projectID int64
 		if err := tx.QueryRow(ctx, liveAudioSQL+s.db.ForUpdate(), p.AudioID).Scan(&projectID); errors.Is(err, sql.ErrNoRows) {
 			return p, narrator.Errorf(narrator.ENOTFOUND, "audio %d not found", p.AudioID)
@@ -154,7 +154,7 @@ const findAccessSQL = `SELECT mode, allowed_origins, signing_secret, new_audio_s
 // that the project exists: a missing project has the default settings and
 // no audio.
 func (s *Store) ProjectAccess(ctx context.Context, projectID int64) (narrator.ProjectAccess, error) {
-	return readV(ctx, s, fmt.Sprintf("access of project %d", projectID), func(tx Tx) (narrator.ProjectAccess, error) {
+	return ReadV(ctx, s, fmt.Sprintf("access of project %d", projectID), func(tx Tx) (narrator.ProjectAccess, error) {
 		a, err := findAccess(ctx, tx, projectID)
 		if err != nil {
 			return a, fmt.Errorf("access of project %d: %w", projectID, err)
@@ -220,7 +220,7 @@ func (s *Store) RotateEmbedSecret(ctx context.Context, projectID int64, secret s
 // writeAccess changes the project's settings with change, in one
 // transaction that holds the project's row, and stores the result in out.
 func (s *Store) writeAccess(ctx context.Context, projectID int64, change func(*narrator.ProjectAccess) error, out *narrator.ProjectAccess) error {
-	cur, err := writeV(ctx, s, fmt.Sprintf("set access of project %d", projectID), func(tx Tx) (narrator.ProjectAccess, error) {
+	cur, err := WriteV(ctx, s, fmt.Sprintf("set access of project %d", projectID), func(tx Tx) (narrator.ProjectAccess, error) {
 		var id int64
 		if err := tx.QueryRow(ctx, lockProjectSQL+s.db.ForUpdate(), projectID).Scan(&id); errors.Is(err, sql.ErrNoRows) {
 			return narrator.ProjectAccess{}, narrator.Errorf(narrator.ENOTFOUND, "project %d not found", projectID)
@@ -266,7 +266,7 @@ SELECT a.project_id FROM synthesis_progress sp JOIN audios a ON a.id = sp.audio_
 // left behind when its process died, which may be a signed project's
 // and is served to no one.
 func (s *Store) MediaAccess(ctx context.Context, folder string) (narrator.ProjectAccess, error) {
-	return readV(ctx, s, fmt.Sprintf("media access of %s", folder), func(tx Tx) (narrator.ProjectAccess, error) {
+	return ReadV(ctx, s, fmt.Sprintf("media access of %s", folder), func(tx Tx) (narrator.ProjectAccess, error) {
 		var projectID int64
 		err := tx.QueryRow(ctx, mediaProjectSQL+" LIMIT 1", folder+"/"+narrator.MediaMP3Name, folder+"/"+narrator.LivePlaylistName).Scan(&projectID)
 		switch {
@@ -290,7 +290,7 @@ SELECT audio_id, state, publish_at, updated_at FROM audio_publications WHERE aud
 // with IDs above afterID, by audio ID, for copy-data; audios without one
 // are published.
 func (s *Store) ExportPublications(ctx context.Context, afterID int64, limit int) ([]narrator.Publication, error) {
-	return readV(ctx, s, "export publications", func(tx Tx) ([]narrator.Publication, error) {
+	return ReadV(ctx, s, "export publications", func(tx Tx) ([]narrator.Publication, error) {
 		rows, err := tx.Query(ctx, exportPublicationsSQL, afterID, limit)
 		if err != nil {
 			return nil, fmt.Errorf("export publications: %w", err)

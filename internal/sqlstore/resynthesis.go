@@ -17,7 +17,7 @@ import (
 func (s *Store) ResynthesizeAudios(ctx context.Context, projectID int64, rule *narrator.Pronunciation, ids []int64) (int, error) {
 	// A refusal stops the loop but keeps, and commits, what was done.
 	var refused error
-	n, err := writeV(ctx, s, fmt.Sprintf("resynthesize for %q", rule.Phrase), func(tx Tx) (int, error) {
+	n, err := WriteV(ctx, s, fmt.Sprintf("resynthesize for %q", rule.Phrase), func(tx Tx) (int, error) {
 		n := 0
 		for _, id := range ids {
 			a, err := s.db.ResolveAudio(ctx, tx, projectID, strconv.FormatInt(id, 10))

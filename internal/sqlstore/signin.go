@@ -26,7 +26,7 @@ const pruneSignInFailuresSQL = `DELETE FROM signin_failures WHERE at < ?`
 // counted, so that concurrent attempts on any node cannot all pass a
 // limit. It also forgets attempts older than SignInFailureRetention.
 func (s *Store) ReserveSignInAttempt(ctx context.Context, attempt string, limits []narrator.SignInLimit, at time.Time) (*narrator.SignInRefusal, error) {
-	return writeV(ctx, s, "reserve sign-in attempt", func(tx Tx) (*narrator.SignInRefusal, error) {
+	return WriteV(ctx, s, "reserve sign-in attempt", func(tx Tx) (*narrator.SignInRefusal, error) {
 		var err error
 		at = at.UTC().Truncate(time.Microsecond)
 		keys := make([]string, len(limits))

@@ -148,7 +148,7 @@ const findSourceSQL = `SELECT ` + sourceColumns + ` FROM sources WHERE id = ?`
 
 // Source returns a feed. It returns ENOTFOUND if there is none of that ID.
 func (s *Store) Source(ctx context.Context, id int64) (*narrator.Source, error) {
-	return readV(ctx, s, fmt.Sprintf("find feed %d", id), func(tx Tx) (*narrator.Source, error) {
+	return ReadV(ctx, s, fmt.Sprintf("find feed %d", id), func(tx Tx) (*narrator.Source, error) {
 		src, err := scanSource(tx.QueryRow(ctx, findSourceSQL, id))
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, sourceNotFound(id)
@@ -164,7 +164,7 @@ const listSourcesSQL = `SELECT ` + sourceColumns + ` FROM sources WHERE project_
 // ListSources returns a project's feeds, oldest first; the slice is empty,
 // not nil, when there are none.
 func (s *Store) ListSources(ctx context.Context, projectID int64) ([]*narrator.Source, error) {
-	return readV(ctx, s, fmt.Sprintf("list feeds of project %d", projectID), func(tx Tx) ([]*narrator.Source, error) {
+	return ReadV(ctx, s, fmt.Sprintf("list feeds of project %d", projectID), func(tx Tx) ([]*narrator.Source, error) {
 		rows, err := tx.Query(ctx, listSourcesSQL, projectID)
 		if err != nil {
 			return nil, fmt.Errorf("list feeds of project %d: %w", projectID, err)
@@ -215,7 +215,7 @@ const seenChunk = 200
 // SeenItems returns, of the given external IDs, those a read of the feed
 // recorded, with the hash and date recorded for each.
 func (s *Store) SeenItems(ctx context.Context, sourceID int64, externalIDs []string) (map[string]narrator.SeenItem, error) {
-	return readV(ctx, s, fmt.Sprintf("seen items of feed %d", sourceID), func(tx Tx) (map[string]narrator.SeenItem, error) {
+	return ReadV(ctx, s, fmt.Sprintf("seen items of feed %d", sourceID), func(tx Tx) (map[string]narrator.SeenItem, error) {
 		out := map[string]narrator.SeenItem{}
 		for len(externalIDs) > 0 {
 			chunk := externalIDs[:min(len(externalIDs), seenChunk)]
@@ -273,7 +273,7 @@ func (s *Store) ClaimDueSource(ctx context.Context, id int64, until time.Time) (
 }
 
 func (s *Store) claimSource(ctx context.Context, id int64, until time.Time, due bool) (bool, error) {
-	return writeV(ctx, s, fmt.Sprintf("claim feed %d", id), func(tx Tx) (bool, error) {
+	return WriteV(ctx, s, fmt.Sprintf("claim feed %d", id), func(tx Tx) (bool, error) {
 		var err error
 		now := s.now()
 		if due {
@@ -347,7 +347,7 @@ SELECT id, account_id FROM (
 // decides. It may return fewer than limit while more are due: those of
 // accounts whose feeds are being read.
 func (s *Store) DueSources(ctx context.Context, limit int) ([]int64, error) {
-	return readV(ctx, s, "due feeds", func(tx Tx) ([]int64, error) {
+	return ReadV(ctx, s, "due feeds", func(tx Tx) ([]int64, error) {
 		now := s.now()
 		reading := map[int64]int{}
 		rows, err := tx.Query(ctx, readsSQL, now)

@@ -28,26 +28,28 @@ func inTx[T any](ctx context.Context, name string, begin func(context.Context) (
 	return v, nil
 }
 
-// readV runs fn in a transaction that only reads (DB.BeginRead), as inTx.
-func readV[T any](ctx context.Context, s *Store, name string, fn func(tx Tx) (T, error)) (T, error) {
+// ReadV runs fn in a transaction of s that only reads (DB.BeginRead), as
+// inTx does. A store runs its own reads with it too, its transaction
+// being the store's Tx.
+func ReadV[T any](ctx context.Context, s *Store, name string, fn func(tx Tx) (T, error)) (T, error) {
 	return inTx(ctx, name, s.db.BeginRead, false, fn)
 }
 
-// writeV runs fn in a transaction that writes (DB.BeginWrite) and commits
-// it if fn returns no error, as inTx.
-func writeV[T any](ctx context.Context, s *Store, name string, fn func(tx Tx) (T, error)) (T, error) {
+// WriteV runs fn in a transaction of s that writes (DB.BeginWrite) and
+// commits it if fn returns no error, as inTx does.
+func WriteV[T any](ctx context.Context, s *Store, name string, fn func(tx Tx) (T, error)) (T, error) {
 	return inTx(ctx, name, s.db.BeginWrite, true, fn)
 }
 
-// read is readV for an fn that returns only an error.
+// read is ReadV for an fn that returns only an error.
 func (s *Store) read(ctx context.Context, name string, fn func(tx Tx) error) error {
-	_, err := readV(ctx, s, name, noValue(fn))
+	_, err := ReadV(ctx, s, name, noValue(fn))
 	return err
 }
 
-// write is writeV for an fn that returns only an error.
+// write is WriteV for an fn that returns only an error.
 func (s *Store) write(ctx context.Context, name string, fn func(tx Tx) error) error {
-	_, err := writeV(ctx, s, name, noValue(fn))
+	_, err := WriteV(ctx, s, name, noValue(fn))
 	return err
 }
 

@@ -65,7 +65,7 @@ func (s *Store) FindUserByEmail(ctx context.Context, email string) (*narrator.Us
 	if !narrator.ValidText(email) {
 		return nil, notFound
 	}
-	return readV(ctx, s, "find user", func(tx Tx) (*narrator.User, error) {
+	return ReadV(ctx, s, "find user", func(tx Tx) (*narrator.User, error) {
 		u, err := ScanUser(tx.QueryRow(ctx, findUserByEmailSQL, email))
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, notFound
@@ -159,7 +159,7 @@ WHERE s.hash = ? AND s.expires_at > ?`
 // user's account and email. It returns EUNAUTHORIZED if there is none or it
 // has expired.
 func (s *Store) FindSession(ctx context.Context, tokenHash []byte) (*narrator.Session, error) {
-	return readV(ctx, s, "find session", func(tx Tx) (*narrator.Session, error) {
+	return ReadV(ctx, s, "find session", func(tx Tx) (*narrator.Session, error) {
 		var err error
 		var sess narrator.Session
 		err = tx.QueryRow(ctx, findSessionSQL, tokenHash, s.now()).Scan(

@@ -27,7 +27,7 @@ func (s *Store) InstallVoice(ctx context.Context, v *narrator.InstalledVoice) er
 	if err := v.Validate(); err != nil {
 		return err
 	}
-	now, err := writeV(ctx, s, "install voice", func(tx Tx) (time.Time, error) {
+	now, err := WriteV(ctx, s, "install voice", func(tx Tx) (time.Time, error) {
 		now := s.now()
 		if _, err := tx.Exec(ctx, insertVoiceSQL, v.EngineVoice, v.Name, v.Gender, v.Language, v.Engine, v.Quality, v.License, v.Speaker, v.Priority, now); err != nil {
 			return now, fmt.Errorf("install voice %s: %w", v.EngineVoice, s.db.Conflict(err, "a voice with this ID, or this name in "+v.Language+","))
@@ -50,7 +50,7 @@ func (s *Store) InstallVoice(ctx context.Context, v *narrator.InstalledVoice) er
 // ListInstalledVoices returns the installed voices with their files, by
 // language, then name.
 func (s *Store) ListInstalledVoices(ctx context.Context) ([]*narrator.InstalledVoice, error) {
-	return readV(ctx, s, "list voices", func(tx Tx) ([]*narrator.InstalledVoice, error) {
+	return ReadV(ctx, s, "list voices", func(tx Tx) ([]*narrator.InstalledVoice, error) {
 		out, err := listVoices(ctx, tx)
 		if err != nil {
 			return nil, fmt.Errorf("list voices: %w", err)
@@ -101,7 +101,7 @@ func listVoices(ctx context.Context, tx Tx) ([]*narrator.InstalledVoice, error) 
 // ENOTFOUND if no voice has the ID. The caller deletes the files that no
 // voice left uses.
 func (s *Store) RemoveVoice(ctx context.Context, id string) (*narrator.InstalledVoice, error) {
-	return writeV(ctx, s, "remove voice", func(tx Tx) (*narrator.InstalledVoice, error) {
+	return WriteV(ctx, s, "remove voice", func(tx Tx) (*narrator.InstalledVoice, error) {
 		all, err := listVoices(ctx, tx)
 		if err != nil {
 			return nil, fmt.Errorf("remove voice %s: %w", id, err)

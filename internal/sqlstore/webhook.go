@@ -78,7 +78,7 @@ const listWebhooksSQL = `SELECT ` + WebhookColumns + ` FROM webhooks WHERE proje
 // ListWebhooks returns a project's endpoints, oldest first; the slice is
 // empty, not nil, when there are none.
 func (s *Store) ListWebhooks(ctx context.Context, projectID int64) ([]*narrator.Webhook, error) {
-	return readV(ctx, s, "list webhooks", func(tx Tx) ([]*narrator.Webhook, error) {
+	return ReadV(ctx, s, "list webhooks", func(tx Tx) ([]*narrator.Webhook, error) {
 		hooks, err := listWebhooks(ctx, tx, projectID)
 		if err != nil {
 			return nil, fmt.Errorf("list webhooks of project %d: %w", projectID, err)
@@ -114,7 +114,7 @@ const findWebhookSQL = `SELECT ` + WebhookColumns + ` FROM webhooks WHERE id = ?
 
 // FindWebhook returns an endpoint of a project, or ENOTFOUND.
 func (s *Store) FindWebhook(ctx context.Context, projectID, id int64) (*narrator.Webhook, error) {
-	return readV(ctx, s, fmt.Sprintf("find webhook %d", id), func(tx Tx) (*narrator.Webhook, error) {
+	return ReadV(ctx, s, fmt.Sprintf("find webhook %d", id), func(tx Tx) (*narrator.Webhook, error) {
 		h, err := findWebhook(ctx, tx, projectID, id)
 		if err != nil {
 			return nil, fmt.Errorf("find webhook %d of project %d: %w", id, projectID, err)
@@ -174,7 +174,7 @@ func (s *Store) EnableWebhook(ctx context.Context, projectID, id int64) (*narrat
 // changeWebhook runs an update of one endpoint, whose last two arguments
 // are its ID and project, and returns the endpoint as updated.
 func (s *Store) changeWebhook(ctx context.Context, projectID, id int64, what, query string, args ...any) (*narrator.Webhook, error) {
-	return writeV(ctx, s, fmt.Sprintf("%s webhook %d", what, id), func(tx Tx) (*narrator.Webhook, error) {
+	return WriteV(ctx, s, fmt.Sprintf("%s webhook %d", what, id), func(tx Tx) (*narrator.Webhook, error) {
 		if _, err := tx.Exec(ctx, query, append(args, id, projectID)...); err != nil {
 			return nil, fmt.Errorf("%s webhook %d: %w", what, id, err)
 		}
@@ -246,7 +246,7 @@ func (s *Store) deliver(ctx context.Context, tx Tx, e *narrator.Event, hooks []*
 // is no such endpoint, and ERATELIMITED if it has
 // narrator.MaxPendingDeliveries pending.
 func (s *Store) TestWebhook(ctx context.Context, projectID, id int64) (*narrator.WebhookDelivery, error) {
-	return writeV(ctx, s, fmt.Sprintf("test webhook %d", id), func(tx Tx) (*narrator.WebhookDelivery, error) {
+	return WriteV(ctx, s, fmt.Sprintf("test webhook %d", id), func(tx Tx) (*narrator.WebhookDelivery, error) {
 		h, err := findWebhook(ctx, tx, projectID, id)
 		if err != nil {
 			return nil, fmt.Errorf("test webhook %d: %w", id, err)
@@ -291,7 +291,7 @@ LIMIT ?`
 // endpoint of a project, newest first; the slice is empty, not nil, when
 // there are none. It returns ENOTFOUND if there is no such endpoint.
 func (s *Store) ListDeliveries(ctx context.Context, projectID, webhookID int64, limit int) ([]*narrator.WebhookDelivery, error) {
-	return readV(ctx, s, "list deliveries", func(tx Tx) ([]*narrator.WebhookDelivery, error) {
+	return ReadV(ctx, s, "list deliveries", func(tx Tx) ([]*narrator.WebhookDelivery, error) {
 		if _, err := findWebhook(ctx, tx, projectID, webhookID); err != nil {
 			return nil, fmt.Errorf("list deliveries of webhook %d: %w", webhookID, err)
 		}
@@ -325,7 +325,7 @@ const resendDeliverySQL = `UPDATE webhook_deliveries SET state = 'pending' WHERE
 // ERATELIMITED if it is not pending and the endpoint has
 // narrator.MaxPendingDeliveries pending.
 func (s *Store) ResendDelivery(ctx context.Context, projectID, webhookID, deliveryID int64) (*narrator.WebhookDelivery, error) {
-	return writeV(ctx, s, fmt.Sprintf("resend delivery %d", deliveryID), func(tx Tx) (*narrator.WebhookDelivery, error) {
+	return WriteV(ctx, s, fmt.Sprintf("resend delivery %d", deliveryID), func(tx Tx) (*narrator.WebhookDelivery, error) {
 		if _, err := findWebhook(ctx, tx, projectID, webhookID); err != nil {
 			return nil, fmt.Errorf("resend delivery %d: %w", deliveryID, err)
 		}
@@ -390,7 +390,7 @@ UPDATE webhooks SET failing_since = ?, disabled_at = COALESCE(disabled_at, ?) WH
 // ENOTFOUND if the delivery is gone. The endpoint is locked, so that
 // attempts on many nodes keep one failure clock.
 func (s *Store) RecordAttempt(ctx context.Context, deliveryID int64, a narrator.WebhookAttempt) (narrator.AttemptPlan, error) {
-	return writeV(ctx, s, fmt.Sprintf("record attempt at delivery %d", deliveryID), func(tx Tx) (narrator.AttemptPlan, error) {
+	return WriteV(ctx, s, fmt.Sprintf("record attempt at delivery %d", deliveryID), func(tx Tx) (narrator.AttemptPlan, error) {
 		d, err := findDelivery(ctx, tx, deliveryID, "")
 		if err != nil {
 			return narrator.AttemptPlan{}, fmt.Errorf("record attempt at delivery %d: %w", deliveryID, err)
