@@ -93,16 +93,13 @@ func (s *Store) createAlone(ctx context.Context, a *narrator.Audio) (created boo
 // FindAudio returns a live audio of a project by reference: its numeric ID
 // first, then its external ID. It returns ENOTFOUND if neither matches.
 func (s *Store) FindAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error) {
-	tx, err := s.beginRead(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("find audio %q: %w", ref, err)
-	}
-	defer rollback(ctx, tx)
-	a, err := s.resolveAudio(ctx, tx, projectID, ref, noLock)
-	if err != nil {
-		return nil, fmt.Errorf("find audio %q in project %d: %w", ref, projectID, err)
-	}
-	return a, nil
+	return sqlstore.ReadV(ctx, s.Store, fmt.Sprintf("find audio %q", ref), func(tx sqlstore.Tx) (*narrator.Audio, error) {
+		a, err := s.resolveAudio(ctx, tx.(pgTx).tx, projectID, ref, noLock)
+		if err != nil {
+			return nil, fmt.Errorf("find audio %q in project %d: %w", ref, projectID, err)
+		}
+		return a, nil
+	})
 }
 
 // UpdateAudio changes a live audio found by reference as FindAudio does. Nil
@@ -186,25 +183,23 @@ func (s *Store) ListAudios(ctx context.Context, projectID int64, since time.Time
 	if _, err := narrator.PageOffset(page, perPage); err != nil {
 		return nil, err
 	}
-	tx, err := s.beginRead(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("list audios: %w", err)
-	}
-	defer rollback(ctx, tx)
-	var newest int64
-	if err := tx.QueryRow(ctx, newestSeqSQL, projectID).Scan(&newest); err != nil {
-		return nil, fmt.Errorf("list audios of project %d: %w", projectID, err)
-	}
-	after, upTo, err := narrator.PageSeqs(page, perPage, newest)
-	if err != nil {
-		return nil, err
-	}
-	if upTo <= after {
-		return []*narrator.Audio{}, nil
-	}
-	audios, err := sqlstore.QueryAudios(ctx, dialect{s}, pgTx{tx}, listAudiosSQL, projectID, after, upTo, since)
-	if err != nil {
-		return nil, fmt.Errorf("list audios of project %d: %w", projectID, err)
-	}
-	return audios, nil
+	return sqlstore.ReadV(ctx, s.Store, "list audios", func(tx sqlstore.Tx) ([]*narrator.Audio, error) {
+		var newest int64
+		if err := tx.(pgTx).tx.QueryRow(ctx, newestSeqSQL, projectID).Scan(&newest); err != nil {
+			return nil, fmt.Errorf("list audios of project %d: %w", projectID, err)
+		}
+		after, upTo, err := narrator.PageSeqs(page, perPage, newest)
+		if err != nil {
+			return nil, err
+		}
+		if upTo <= after {
+			return []*narrator.Audio{}, nil
+		}
+		audios, err := sqlstore.QueryAudios(ctx, dialect{s}, tx, listAudiosSQL, projectID, after, upTo, since)
+		if err != nil {
+			return nil, fmt.Errorf("list audios of project %d: %w", projectID, err)
+		}
+		return audios, nil
+	})
+
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/sqlstore"
 )
 
 // The reads for the player are sqlstore's, but for FindAudioByArticleURL,
@@ -30,20 +31,19 @@ func (s *Store) FindAudioByArticleURL(ctx context.Context, projectID int64, arti
 	if !narrator.ValidText(articleURL) {
 		return nil, notFound
 	}
-	tx, err := s.beginRead(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("find audio by article url: %w", err)
-	}
-	defer rollback(ctx, tx)
-	a, err := scanAudio(tx.QueryRow(ctx, findAudioByArticleURLSQL, projectID, articleURL))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, notFound
-	}
-	if err != nil {
-		return nil, fmt.Errorf("find audio by article url in project %d: %w", projectID, err)
-	}
-	if err := s.loadMedia(ctx, tx, a); err != nil {
-		return nil, fmt.Errorf("find audio by article url in project %d: %w", projectID, err)
-	}
-	return a, nil
+	return sqlstore.ReadV(ctx, s.Store, "find audio by article url", func(stx sqlstore.Tx) (*narrator.Audio, error) {
+		tx := stx.(pgTx).tx
+		a, err := scanAudio(tx.QueryRow(ctx, findAudioByArticleURLSQL, projectID, articleURL))
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, notFound
+		}
+		if err != nil {
+			return nil, fmt.Errorf("find audio by article url in project %d: %w", projectID, err)
+		}
+		if err := s.loadMedia(ctx, tx, a); err != nil {
+			return nil, fmt.Errorf("find audio by article url in project %d: %w", projectID, err)
+		}
+		return a, nil
+	})
+
 }

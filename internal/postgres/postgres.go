@@ -239,8 +239,9 @@ func (s *Store) beginRead(ctx context.Context) (pgx.Tx, error) {
 	return txConn{tx}, nil
 }
 
-// rollback ends a transaction that was not committed; it is deferred by
-// every method that begins one. A rollback after Commit does nothing.
+// rollback ends a transaction that was not committed; it is deferred
+// for every transaction begun (pgTx.Rollback, sqlstore's inTx). A
+// rollback after Commit does nothing.
 func rollback(ctx context.Context, tx pgx.Tx) {
 	// The rollback must run even when ctx is cancelled; its error is of no
 	// use, since the transaction's own error is returned.

@@ -205,23 +205,19 @@ func (s *Store) FindAudio(ctx context.Context, projectID int64, ref string) (*na
 // changed. It returns ENOTFOUND if the audio is missing, and EINVALID if the
 // new external ID is held by another live audio of the project.
 func (s *Store) UpdateAudio(ctx context.Context, projectID int64, ref string, u narrator.AudioUpdate) (*narrator.Audio, error) {
-	tx, err := s.beginWrite(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("update audio %q: %w", ref, err)
-	}
-	defer tx.Rollback()
-	cur, err := resolveAudioTx(ctx, tx, projectID, ref)
-	if err != nil {
-		return nil, fmt.Errorf("update audio %q in project %d: %w", ref, projectID, err)
-	}
-	got, err := s.updateAudio(ctx, tx, &headMemo{}, cur, u)
-	if err != nil {
-		return nil, fmt.Errorf("update audio %d: %w", cur.ID, err)
-	}
-	if err := commit(tx); err != nil {
-		return nil, fmt.Errorf("update audio %d: commit: %w", cur.ID, err)
-	}
-	return got, nil
+	return sqlstore.WriteV(ctx, s.Store, fmt.Sprintf("update audio %q", ref), func(t sqlstore.Tx) (*narrator.Audio, error) {
+		tx := t.(sqlTx).tx
+		cur, err := resolveAudioTx(ctx, tx, projectID, ref)
+		if err != nil {
+			return nil, fmt.Errorf("update audio %q in project %d: %w", ref, projectID, err)
+		}
+		got, err := s.updateAudio(ctx, tx, &headMemo{}, cur, u)
+		if err != nil {
+			return nil, fmt.Errorf("update audio %d: %w", cur.ID, err)
+		}
+		return got, nil
+	})
+
 }
 
 // updateAudio applies u to cur, a live audio with its media loaded
@@ -278,27 +274,26 @@ func (s *Store) ListAudios(ctx context.Context, projectID int64, since time.Time
 	if err != nil {
 		return nil, fmt.Errorf("list audios: %w", err)
 	}
-	tx, err := s.beginRead(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("list audios: %w", err)
-	}
-	defer tx.Rollback()
-	var newest int64
-	if err := tx.StmtContext(ctx, all.reads.newestSeq).QueryRowContext(ctx, projectID).Scan(&newest); err != nil {
-		return nil, fmt.Errorf("list audios of project %d: %w", projectID, unavailable(err))
-	}
-	after, upTo, err := narrator.PageSeqs(page, perPage, newest)
-	if err != nil {
-		return nil, err
-	}
-	audios := []*narrator.Audio{}
-	if upTo > after {
-		if audios, err = listPage(ctx, tx, &all.reads, projectID, after, upTo, sinceUS); err != nil {
+	return sqlstore.ReadV(ctx, s.Store, "list audios", func(stx sqlstore.Tx) ([]*narrator.Audio, error) {
+		tx := stx.(sqlTx).tx
+		var newest int64
+		if err := tx.StmtContext(ctx, all.reads.newestSeq).QueryRowContext(ctx, projectID).Scan(&newest); err != nil {
 			return nil, fmt.Errorf("list audios of project %d: %w", projectID, unavailable(err))
 		}
-	}
-	s.cache.keepPage(k, t, audios)
-	return audios, nil
+		after, upTo, err := narrator.PageSeqs(page, perPage, newest)
+		if err != nil {
+			return nil, err
+		}
+		audios := []*narrator.Audio{}
+		if upTo > after {
+			if audios, err = listPage(ctx, tx, &all.reads, projectID, after, upTo, sinceUS); err != nil {
+				return nil, fmt.Errorf("list audios of project %d: %w", projectID, unavailable(err))
+			}
+		}
+		s.cache.keepPage(k, t, audios)
+		return audios, nil
+	})
+
 }
 
 // listPage reads a page of audios, then the media of the page, in tx.

@@ -26,20 +26,18 @@ LIMIT 1`
 // article URL is articleURL, media included. It returns ENOTFOUND if there
 // is none.
 func (s *Store) FindAudioByArticleURL(ctx context.Context, projectID int64, articleURL string) (*narrator.Audio, error) {
-	tx, err := s.beginRead(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("find audio by article url: %w", err)
-	}
-	defer tx.Rollback()
-	a, err := scanAudio(tx.QueryRowContext(ctx, findAudioByArticleURLSQL, projectID, articleURL))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, narrator.Errorf(narrator.ENOTFOUND, "no audio of project %d has article URL %q", projectID, articleURL)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("find audio by article url in project %d: %w", projectID, err)
-	}
-	if err := sqlstore.LoadMedia(ctx, dialect{s}, sqlTx{tx}, a); err != nil {
-		return nil, fmt.Errorf("find audio by article url in project %d: %w", projectID, err)
-	}
-	return a, nil
+	return sqlstore.ReadV(ctx, s.Store, "find audio by article url", func(tx sqlstore.Tx) (*narrator.Audio, error) {
+		a, err := scanAudio(tx.(sqlTx).tx.QueryRowContext(ctx, findAudioByArticleURLSQL, projectID, articleURL))
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, narrator.Errorf(narrator.ENOTFOUND, "no audio of project %d has article URL %q", projectID, articleURL)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("find audio by article url in project %d: %w", projectID, err)
+		}
+		if err := sqlstore.LoadMedia(ctx, dialect{s}, tx, a); err != nil {
+			return nil, fmt.Errorf("find audio by article url in project %d: %w", projectID, err)
+		}
+		return a, nil
+	})
+
 }

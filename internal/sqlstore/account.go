@@ -17,18 +17,16 @@ func (s *Store) CreateAccount(ctx context.Context, a *narrator.Account) error {
 	if err := a.Validate(); err != nil {
 		return err
 	}
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return fmt.Errorf("create account: %w", err)
-	}
-	defer tx.Rollback(ctx)
 	now := s.now()
-	id, err := tx.Insert(ctx, insertAccountSQL, a.Name, now)
+	id, err := WriteV(ctx, s, "create account", func(tx Tx) (int64, error) {
+		id, err := tx.Insert(ctx, insertAccountSQL, a.Name, now)
+		if err != nil {
+			return 0, fmt.Errorf("create account: %w", s.db.Conflict(err, "account"))
+		}
+		return id, nil
+	})
 	if err != nil {
-		return fmt.Errorf("create account: %w", s.db.Conflict(err, "account"))
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("create account: commit: %w", err)
+		return err
 	}
 	a.ID, a.CreatedAt = id, now
 	return nil
@@ -36,16 +34,13 @@ func (s *Store) CreateAccount(ctx context.Context, a *narrator.Account) error {
 
 // FindAccount returns an account; ENOTFOUND if there is none with that ID.
 func (s *Store) FindAccount(ctx context.Context, id int64) (*narrator.Account, error) {
-	tx, err := s.db.BeginRead(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("find account %d: %w", id, err)
-	}
-	defer tx.Rollback(ctx)
-	a, err := findAccount(ctx, tx, id)
-	if err != nil {
-		return nil, fmt.Errorf("find account %d: %w", id, err)
-	}
-	return a, nil
+	return ReadV(ctx, s, fmt.Sprintf("find account %d", id), func(tx Tx) (*narrator.Account, error) {
+		a, err := findAccount(ctx, tx, id)
+		if err != nil {
+			return nil, fmt.Errorf("find account %d: %w", id, err)
+		}
+		return a, nil
+	})
 }
 
 const findAccountSQL = `SELECT id, name, created_at FROM accounts WHERE id = ?`
@@ -77,23 +72,18 @@ func (s *Store) CreateAPIKey(ctx context.Context, accountID int64, hash []byte, 
 	if len(hash) == 0 {
 		return nil, narrator.Errorf(narrator.EINVALID, "api key hash is required")
 	}
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("create api key for account %d: %w", accountID, err)
-	}
-	defer tx.Rollback(ctx)
-	if _, err := findAccount(ctx, tx, accountID); err != nil {
-		return nil, fmt.Errorf("create api key for account %d: %w", accountID, err)
-	}
-	now := s.now()
-	id, err := tx.Insert(ctx, insertAPIKeySQL, accountID, hash, prefix, now)
-	if err != nil {
-		return nil, fmt.Errorf("create api key for account %d: %w", accountID, s.db.Conflict(err, "api key"))
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return nil, fmt.Errorf("create api key for account %d: commit: %w", accountID, err)
-	}
-	return &narrator.APIKey{ID: id, AccountID: accountID, Prefix: prefix, CreatedAt: now}, nil
+	name := fmt.Sprintf("create api key for account %d", accountID)
+	return WriteV(ctx, s, name, func(tx Tx) (*narrator.APIKey, error) {
+		if _, err := findAccount(ctx, tx, accountID); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		now := s.now()
+		id, err := tx.Insert(ctx, insertAPIKeySQL, accountID, hash, prefix, now)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, s.db.Conflict(err, "api key"))
+		}
+		return &narrator.APIKey{ID: id, AccountID: accountID, Prefix: prefix, CreatedAt: now}, nil
+	})
 }
 
 const listAPIKeysSQL = `
@@ -105,26 +95,24 @@ ORDER BY created_at DESC, id DESC`
 // ListAPIKeys returns an account's keys, newest first, revoked ones included.
 // An account without keys, or a missing account, gives an empty slice.
 func (s *Store) ListAPIKeys(ctx context.Context, accountID int64) ([]*narrator.APIKey, error) {
-	tx, err := s.db.BeginRead(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("list api keys of account %d: %w", accountID, err)
-	}
-	defer tx.Rollback(ctx)
-	rows, err := tx.Query(ctx, listAPIKeysSQL, accountID)
-	if err != nil {
-		return nil, fmt.Errorf("list api keys of account %d: %w", accountID, err)
-	}
-	keys, err := collect(rows, func(row Row) (*narrator.APIKey, error) {
-		var k narrator.APIKey
-		if err := row.Scan(&k.ID, &k.AccountID, &k.Prefix, &k.CreatedAt, &k.RevokedAt); err != nil {
-			return nil, err
+	name := fmt.Sprintf("list api keys of account %d", accountID)
+	return ReadV(ctx, s, name, func(tx Tx) ([]*narrator.APIKey, error) {
+		rows, err := tx.Query(ctx, listAPIKeysSQL, accountID)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		return &k, nil
+		keys, err := collect(rows, func(row Row) (*narrator.APIKey, error) {
+			var k narrator.APIKey
+			if err := row.Scan(&k.ID, &k.AccountID, &k.Prefix, &k.CreatedAt, &k.RevokedAt); err != nil {
+				return nil, err
+			}
+			return &k, nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return keys, nil
 	})
-	if err != nil {
-		return nil, fmt.Errorf("list api keys of account %d: %w", accountID, err)
-	}
-	return keys, nil
 }
 
 const revokeAPIKeySQL = `
@@ -135,22 +123,17 @@ WHERE id = ? AND account_id = ?`
 // key does not exist or belongs to another account. Revoking a revoked key
 // succeeds and keeps the first revocation time.
 func (s *Store) RevokeAPIKey(ctx context.Context, accountID, keyID int64) error {
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return fmt.Errorf("revoke api key %d: %w", keyID, err)
-	}
-	defer tx.Rollback(ctx)
-	n, err := tx.Exec(ctx, revokeAPIKeySQL, s.now(), keyID, accountID)
-	if err != nil {
-		return fmt.Errorf("revoke api key %d: %w", keyID, err)
-	}
-	if n == 0 {
-		return narrator.Errorf(narrator.ENOTFOUND, "api key %d not found", keyID)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("revoke api key %d: commit: %w", keyID, err)
-	}
-	return nil
+	name := fmt.Sprintf("revoke api key %d", keyID)
+	return s.write(ctx, name, func(tx Tx) error {
+		n, err := tx.Exec(ctx, revokeAPIKeySQL, s.now(), keyID, accountID)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if n == 0 {
+			return narrator.Errorf(narrator.ENOTFOUND, "api key %d not found", keyID)
+		}
+		return nil
+	})
 }
 
 const authenticateAPIKeySQL = `SELECT account_id FROM api_keys WHERE hash = ? AND revoked_at IS NULL`
@@ -158,18 +141,16 @@ const authenticateAPIKeySQL = `SELECT account_id FROM api_keys WHERE hash = ? AN
 // AuthenticateAPIKey returns the account owning the key with this hash. It
 // returns EUNAUTHORIZED if no such key exists or it is revoked.
 func (s *Store) AuthenticateAPIKey(ctx context.Context, hash []byte) (int64, error) {
-	tx, err := s.db.BeginRead(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("authenticate api key: %w", err)
-	}
-	defer tx.Rollback(ctx)
-	var accountID int64
-	err = tx.QueryRow(ctx, authenticateAPIKeySQL, hash).Scan(&accountID)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, narrator.Errorf(narrator.EUNAUTHORIZED, "The authentication token was not recognised")
-	}
-	if err != nil {
-		return 0, fmt.Errorf("authenticate api key: %w", err)
-	}
-	return accountID, nil
+	return ReadV(ctx, s, "authenticate api key", func(tx Tx) (int64, error) {
+		var accountID int64
+		err := tx.QueryRow(ctx, authenticateAPIKeySQL, hash).Scan(&accountID)
+		if errors.Is(err, sql.ErrNoRows) {
+			return 0, narrator.Errorf(narrator.EUNAUTHORIZED, "The authentication token was not recognised")
+		}
+		if err != nil {
+			return 0, fmt.Errorf("authenticate api key: %w", err)
+		}
+		return accountID, nil
+	})
+
 }

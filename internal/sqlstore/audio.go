@@ -148,23 +148,27 @@ func AudioByExternalID(ctx context.Context, tx Tx, projectID int64, externalID, 
 // set, so a worker can skip them), with its media and its project. It
 // returns ENOTFOUND if the audio does not exist.
 func (s *Store) AudioForSynthesis(ctx context.Context, audioID int64) (*narrator.Audio, *narrator.Project, error) {
-	tx, err := s.db.BeginRead(ctx)
+	name := fmt.Sprintf("audio %d for synthesis", audioID)
+	var a *narrator.Audio
+	var p *narrator.Project
+	err := s.read(ctx, name, func(tx Tx) error {
+		var err error
+		if a, err = findAudioByID(ctx, tx, audioID, ""); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if err := LoadMedia(ctx, s.db, tx, a); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if p, err = ProjectByID(ctx, tx, a.ProjectID); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		return nil
+	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("audio %d for synthesis: %w", audioID, err)
-	}
-	defer tx.Rollback(ctx)
-	a, err := findAudioByID(ctx, tx, audioID, "")
-	if err != nil {
-		return nil, nil, fmt.Errorf("audio %d for synthesis: %w", audioID, err)
-	}
-	if err := LoadMedia(ctx, s.db, tx, a); err != nil {
-		return nil, nil, fmt.Errorf("audio %d for synthesis: %w", audioID, err)
-	}
-	p, err := ProjectByID(ctx, tx, a.ProjectID)
-	if err != nil {
-		return nil, nil, fmt.Errorf("audio %d for synthesis: %w", audioID, err)
+		return nil, nil, err
 	}
 	return a, p, nil
+
 }
 
 const updateAudioSQL = `
@@ -226,18 +230,12 @@ WHERE id = ?`
 // (narrator.PlanFinish): the caller then discards its files. It returns
 // ENOTFOUND if the audio does not exist.
 func (s *Store) FinishAudio(ctx context.Context, audioID int64, revision int, r narrator.Rendering) error {
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return fmt.Errorf("finish audio %d: %w", audioID, err)
-	}
-	defer tx.Rollback(ctx)
-	if err := s.finishAudio(ctx, tx, audioID, revision, r); err != nil {
-		return fmt.Errorf("finish audio %d revision %d: %w", audioID, revision, err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("finish audio %d: commit: %w", audioID, err)
-	}
-	return nil
+	return s.write(ctx, fmt.Sprintf("finish audio %d", audioID), func(tx Tx) error {
+		if err := s.finishAudio(ctx, tx, audioID, revision, r); err != nil {
+			return fmt.Errorf("finish audio %d revision %d: %w", audioID, revision, err)
+		}
+		return nil
+	})
 }
 
 func (s *Store) finishAudio(ctx context.Context, tx Tx, audioID int64, revision int, r narrator.Rendering) error {
@@ -275,32 +273,26 @@ WHERE id = ?`
 // succeeded), as narrator.PlanFail decides. It returns ENOTFOUND if the
 // audio does not exist.
 func (s *Store) FailAudio(ctx context.Context, audioID int64, revision int, message string) error {
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return fmt.Errorf("fail audio %d: %w", audioID, err)
-	}
-	defer tx.Rollback(ctx)
-	a, err := findAudioByID(ctx, tx, audioID, s.db.ForUpdate())
-	if err != nil {
-		return fmt.Errorf("fail audio %d: %w", audioID, err)
-	}
-	if !narrator.PlanFail(a, revision) {
+	return s.write(ctx, fmt.Sprintf("fail audio %d", audioID), func(tx Tx) error {
+		a, err := findAudioByID(ctx, tx, audioID, s.db.ForUpdate())
+		if err != nil {
+			return fmt.Errorf("fail audio %d: %w", audioID, err)
+		}
+		if !narrator.PlanFail(a, revision) {
+			return nil
+		}
+		if err := LoadMedia(ctx, s.db, tx, a); err != nil {
+			return fmt.Errorf("fail audio %d: %w", audioID, err)
+		}
+		next := a.Failed(message, s.now())
+		if _, err := tx.Exec(ctx, failAudioSQL, message, next.UpdatedAt, audioID); err != nil {
+			return fmt.Errorf("fail audio %d: %w", audioID, err)
+		}
+		if err := s.db.ApplyEffects(ctx, tx, &next, narrator.ChangeEffects(a, &next)); err != nil {
+			return fmt.Errorf("fail audio %d: %w", audioID, err)
+		}
 		return nil
-	}
-	if err := LoadMedia(ctx, s.db, tx, a); err != nil {
-		return fmt.Errorf("fail audio %d: %w", audioID, err)
-	}
-	next := a.Failed(message, s.now())
-	if _, err := tx.Exec(ctx, failAudioSQL, message, next.UpdatedAt, audioID); err != nil {
-		return fmt.Errorf("fail audio %d: %w", audioID, err)
-	}
-	if err := s.db.ApplyEffects(ctx, tx, &next, narrator.ChangeEffects(a, &next)); err != nil {
-		return fmt.Errorf("fail audio %d: %w", audioID, err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("fail audio %d: commit: %w", audioID, err)
-	}
-	return nil
+	})
 }
 
 const deleteAudioSQL = `UPDATE audios SET deleted_at = ? WHERE id = ?`
@@ -310,26 +302,20 @@ const deleteAudioSQL = `UPDATE audios SET deleted_at = ? WHERE id = ?`
 // effects, the removal of its media files among them. It returns the audio
 // as it was, with Deleted set, or ENOTFOUND.
 func (s *Store) DeleteAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error) {
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("delete audio %q: %w", ref, err)
-	}
-	defer tx.Rollback(ctx)
-	a, err := s.db.ResolveAudio(ctx, tx, projectID, ref)
-	if err != nil {
-		return nil, fmt.Errorf("delete audio %q in project %d: %w", ref, projectID, err)
-	}
-	plan := narrator.PlanDelete(a)
-	if _, err := tx.Exec(ctx, deleteAudioSQL, s.now(), a.ID); err != nil {
-		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
-	}
-	if err := s.db.ApplyEffects(ctx, tx, &plan.Next, plan.Effects); err != nil {
-		return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return nil, fmt.Errorf("delete audio %d: commit: %w", a.ID, err)
-	}
-	return &plan.Next, nil
+	return WriteV(ctx, s, fmt.Sprintf("delete audio %q", ref), func(tx Tx) (*narrator.Audio, error) {
+		a, err := s.db.ResolveAudio(ctx, tx, projectID, ref)
+		if err != nil {
+			return nil, fmt.Errorf("delete audio %q in project %d: %w", ref, projectID, err)
+		}
+		plan := narrator.PlanDelete(a)
+		if _, err := tx.Exec(ctx, deleteAudioSQL, s.now(), a.ID); err != nil {
+			return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
+		}
+		if err := s.db.ApplyEffects(ctx, tx, &plan.Next, plan.Effects); err != nil {
+			return nil, fmt.Errorf("delete audio %d: %w", a.ID, err)
+		}
+		return &plan.Next, nil
+	})
 }
 
 // ResynthesizeAudio makes a live audio, found by reference as FindAudio does,
@@ -338,22 +324,16 @@ func (s *Store) DeleteAudio(ctx context.Context, projectID int64, ref string) (*
 // media keep their keys until the new result is published. It returns the
 // updated audio, or ENOTFOUND.
 func (s *Store) ResynthesizeAudio(ctx context.Context, projectID int64, ref string) (*narrator.Audio, error) {
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("resynthesize audio %q: %w", ref, err)
-	}
-	defer tx.Rollback(ctx)
-	a, err := s.db.ResolveAudio(ctx, tx, projectID, ref)
-	if err != nil {
-		return nil, fmt.Errorf("resynthesize audio %q in project %d: %w", ref, projectID, err)
-	}
-	if err := Resynthesize(ctx, s, tx, a); err != nil {
-		return nil, err
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return nil, fmt.Errorf("resynthesize audio %d: commit: %w", a.ID, err)
-	}
-	return a, nil
+	return WriteV(ctx, s, fmt.Sprintf("resynthesize audio %q", ref), func(tx Tx) (*narrator.Audio, error) {
+		a, err := s.db.ResolveAudio(ctx, tx, projectID, ref)
+		if err != nil {
+			return nil, fmt.Errorf("resynthesize audio %q in project %d: %w", ref, projectID, err)
+		}
+		if err := Resynthesize(ctx, s, tx, a); err != nil {
+			return nil, err
+		}
+		return a, nil
+	})
 }
 
 const resynthesizeSQL = `

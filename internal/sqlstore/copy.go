@@ -16,40 +16,38 @@ import (
 // (with its secret) and rss projects' feed (with its headers), and the highest IDs the store has given
 // (DB.LastIDs).
 func (s *Store) ExportMeta(ctx context.Context) (*narrator.Export, error) {
-	tx, err := s.db.BeginRead(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("export: %w", err)
-	}
-	defer tx.Rollback(ctx)
-	e := &narrator.Export{}
-	if e.Accounts, err = exportRows(ctx, tx, exportAccountsSQL, ScanAccount); err != nil {
-		return nil, fmt.Errorf("export accounts: %w", err)
-	}
-	if e.APIKeys, err = exportRows(ctx, tx, exportAPIKeysSQL, scanExportedAPIKey); err != nil {
-		return nil, fmt.Errorf("export api keys: %w", err)
-	}
-	if e.Projects, err = exportRows(ctx, tx, exportProjectsSQL, ScanProject); err != nil {
-		return nil, fmt.Errorf("export projects: %w", err)
-	}
-	if e.Users, err = exportRows(ctx, tx, exportUsersSQL, ScanUser); err != nil {
-		return nil, fmt.Errorf("export users: %w", err)
-	}
-	if e.Pronunciations, err = exportRows(ctx, tx, exportPronunciationsSQL, ScanPronunciation); err != nil {
-		return nil, fmt.Errorf("export pronunciations: %w", err)
-	}
-	if e.Feeds, err = exportRows(ctx, tx, exportFeedsSQL, ScanFeed); err != nil {
-		return nil, fmt.Errorf("export feeds: %w", err)
-	}
-	if e.Webhooks, err = exportRows(ctx, tx, exportWebhooksSQL, ScanWebhook); err != nil {
-		return nil, fmt.Errorf("export webhooks: %w", err)
-	}
-	if e.Sources, err = exportRows(ctx, tx, exportSourcesSQL, scanSource); err != nil {
-		return nil, fmt.Errorf("export feed sources: %w", err)
-	}
-	if e.LastIDs, err = s.db.LastIDs(ctx, tx); err != nil {
-		return nil, fmt.Errorf("export last ids: %w", err)
-	}
-	return e, nil
+	return ReadV(ctx, s, "export", func(tx Tx) (*narrator.Export, error) {
+		e := &narrator.Export{}
+		var err error
+		if e.Accounts, err = exportRows(ctx, tx, exportAccountsSQL, ScanAccount); err != nil {
+			return nil, fmt.Errorf("export accounts: %w", err)
+		}
+		if e.APIKeys, err = exportRows(ctx, tx, exportAPIKeysSQL, scanExportedAPIKey); err != nil {
+			return nil, fmt.Errorf("export api keys: %w", err)
+		}
+		if e.Projects, err = exportRows(ctx, tx, exportProjectsSQL, ScanProject); err != nil {
+			return nil, fmt.Errorf("export projects: %w", err)
+		}
+		if e.Users, err = exportRows(ctx, tx, exportUsersSQL, ScanUser); err != nil {
+			return nil, fmt.Errorf("export users: %w", err)
+		}
+		if e.Pronunciations, err = exportRows(ctx, tx, exportPronunciationsSQL, ScanPronunciation); err != nil {
+			return nil, fmt.Errorf("export pronunciations: %w", err)
+		}
+		if e.Feeds, err = exportRows(ctx, tx, exportFeedsSQL, ScanFeed); err != nil {
+			return nil, fmt.Errorf("export feeds: %w", err)
+		}
+		if e.Webhooks, err = exportRows(ctx, tx, exportWebhooksSQL, ScanWebhook); err != nil {
+			return nil, fmt.Errorf("export webhooks: %w", err)
+		}
+		if e.Sources, err = exportRows(ctx, tx, exportSourcesSQL, scanSource); err != nil {
+			return nil, fmt.Errorf("export feed sources: %w", err)
+		}
+		if e.LastIDs, err = s.db.LastIDs(ctx, tx); err != nil {
+			return nil, fmt.Errorf("export last ids: %w", err)
+		}
+		return e, nil
+	})
 }
 
 // exportRows runs a query in tx and scans each row with scan. The slice is
@@ -95,16 +93,13 @@ func (s *Store) ExportAudios(ctx context.Context, afterID int64, limit int) ([]*
 	if limit <= 0 {
 		return nil, narrator.Errorf(narrator.EINVALID, "limit must be positive")
 	}
-	tx, err := s.db.BeginRead(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("export audios after %d: %w", afterID, err)
-	}
-	defer tx.Rollback(ctx)
-	audios, err := QueryAudios(ctx, s.db, tx, exportAudiosSQL, afterID, limit)
-	if err != nil {
-		return nil, fmt.Errorf("export audios after %d: %w", afterID, err)
-	}
-	return audios, nil
+	return ReadV(ctx, s, fmt.Sprintf("export audios after %d", afterID), func(tx Tx) ([]*narrator.Audio, error) {
+		audios, err := QueryAudios(ctx, s.db, tx, exportAudiosSQL, afterID, limit)
+		if err != nil {
+			return nil, fmt.Errorf("export audios after %d: %w", afterID, err)
+		}
+		return audios, nil
+	})
 }
 
 // The inserts of ImportMeta give the rows their IDs: each holds %s where
@@ -153,84 +148,78 @@ ON CONFLICT (id) DO NOTHING`
 // Whether the store may take e at all is narrator.CheckCopyTarget's
 // decision, for the caller to make first.
 func (s *Store) ImportMeta(ctx context.Context, e *narrator.Export) error {
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return fmt.Errorf("import: %w", err)
-	}
-	defer tx.Rollback(ctx)
-	ids := s.db.Overriding()
-	for _, a := range e.Accounts {
-		if _, err := tx.Exec(ctx, fmt.Sprintf(importAccountSQL, ids), a.ID, a.Name, a.CreatedAt); err != nil {
-			return fmt.Errorf("import account %d: %w", a.ID, s.db.Conflict(err, fmt.Sprintf("account %d", a.ID)))
+	return s.write(ctx, "import", func(tx Tx) error {
+		ids := s.db.Overriding()
+		for _, a := range e.Accounts {
+			if _, err := tx.Exec(ctx, fmt.Sprintf(importAccountSQL, ids), a.ID, a.Name, a.CreatedAt); err != nil {
+				return fmt.Errorf("import account %d: %w", a.ID, s.db.Conflict(err, fmt.Sprintf("account %d", a.ID)))
+			}
 		}
-	}
-	for _, k := range e.APIKeys {
-		if _, err := tx.Exec(ctx, fmt.Sprintf(importAPIKeySQL, ids), k.ID, k.AccountID, k.Hash, k.Prefix, k.CreatedAt, k.RevokedAt); err != nil {
-			return fmt.Errorf("import api key %d: %w", k.ID, s.db.Conflict(err, "an api key with the hash of key "+k.Prefix))
+		for _, k := range e.APIKeys {
+			if _, err := tx.Exec(ctx, fmt.Sprintf(importAPIKeySQL, ids), k.ID, k.AccountID, k.Hash, k.Prefix, k.CreatedAt, k.RevokedAt); err != nil {
+				return fmt.Errorf("import api key %d: %w", k.ID, s.db.Conflict(err, "an api key with the hash of key "+k.Prefix))
+			}
 		}
-	}
-	for _, p := range e.Projects {
-		if _, err := tx.Exec(ctx, fmt.Sprintf(importProjectSQL, ids), p.ID, p.AccountID, p.Title, p.Type, p.Language,
-			NullString(p.URL), p.TitleVoice, p.BodyVoice, p.Rate(), p.CreatedAt); err != nil {
-			return fmt.Errorf("import project %d: %w", p.ID, err)
+		for _, p := range e.Projects {
+			if _, err := tx.Exec(ctx, fmt.Sprintf(importProjectSQL, ids), p.ID, p.AccountID, p.Title, p.Type, p.Language,
+				NullString(p.URL), p.TitleVoice, p.BodyVoice, p.Rate(), p.CreatedAt); err != nil {
+				return fmt.Errorf("import project %d: %w", p.ID, err)
+			}
 		}
-	}
-	for _, u := range e.Users {
-		if _, err := tx.Exec(ctx, fmt.Sprintf(importUserSQL, ids), u.ID, u.AccountID, u.Email, u.PasswordHash, u.CreatedAt, u.UpdatedAt); err != nil {
-			return fmt.Errorf("import user %d: %w", u.ID, s.db.Conflict(err, "a user with email "+u.Email))
+		for _, u := range e.Users {
+			if _, err := tx.Exec(ctx, fmt.Sprintf(importUserSQL, ids), u.ID, u.AccountID, u.Email, u.PasswordHash, u.CreatedAt, u.UpdatedAt); err != nil {
+				return fmt.Errorf("import user %d: %w", u.ID, s.db.Conflict(err, "a user with email "+u.Email))
+			}
 		}
-	}
-	for _, p := range e.Pronunciations {
-		if _, err := tx.Exec(ctx, fmt.Sprintf(importPronunciationSQL, ids), p.ID, p.ProjectID, p.Phrase, p.Say, p.CreatedAt); err != nil {
-			return fmt.Errorf("import pronunciation %d: %w", p.ID, s.db.Conflict(err, fmt.Sprintf("a rule for %q in project %d", p.Phrase, p.ProjectID)))
+		for _, p := range e.Pronunciations {
+			if _, err := tx.Exec(ctx, fmt.Sprintf(importPronunciationSQL, ids), p.ID, p.ProjectID, p.Phrase, p.Say, p.CreatedAt); err != nil {
+				return fmt.Errorf("import pronunciation %d: %w", p.ID, s.db.Conflict(err, fmt.Sprintf("a rule for %q in project %d", p.Phrase, p.ProjectID)))
+			}
 		}
-	}
-	for _, f := range e.Feeds {
-		if _, err := tx.Exec(ctx, importFeedSQL, f.ProjectID, f.Enabled, f.Title, f.Description, f.Author, f.ImageURL,
-			f.Language, f.Category, f.Explicit, f.Token, f.CreatedAt, f.UpdatedAt, f.OwnerName, f.OwnerEmail); err != nil {
-			return fmt.Errorf("import feed of project %d: %w", f.ProjectID, s.db.Conflict(err, fmt.Sprintf("a feed with the token of project %d's", f.ProjectID)))
+		for _, f := range e.Feeds {
+			if _, err := tx.Exec(ctx, importFeedSQL, f.ProjectID, f.Enabled, f.Title, f.Description, f.Author, f.ImageURL,
+				f.Language, f.Category, f.Explicit, f.Token, f.CreatedAt, f.UpdatedAt, f.OwnerName, f.OwnerEmail); err != nil {
+				return fmt.Errorf("import feed of project %d: %w", f.ProjectID, s.db.Conflict(err, fmt.Sprintf("a feed with the token of project %d's", f.ProjectID)))
+			}
 		}
-	}
-	for _, h := range e.Webhooks {
-		if _, err := tx.Exec(ctx, fmt.Sprintf(importWebhookSQL, ids), h.ID, h.ProjectID, h.URL, h.Events, h.Secret,
-			NullTime(h.DisabledAt), NullTime(h.FailingSince), h.CreatedAt); err != nil {
-			return fmt.Errorf("import webhook %d: %w", h.ID, err)
+		for _, h := range e.Webhooks {
+			if _, err := tx.Exec(ctx, fmt.Sprintf(importWebhookSQL, ids), h.ID, h.ProjectID, h.URL, h.Events, h.Secret,
+				NullTime(h.DisabledAt), NullTime(h.FailingSince), h.CreatedAt); err != nil {
+				return fmt.Errorf("import webhook %d: %w", h.ID, err)
+			}
 		}
-	}
-	for _, src := range e.Sources {
-		fullText := 0
-		if src.FullText {
-			fullText = 1
+		for _, src := range e.Sources {
+			fullText := 0
+			if src.FullText {
+				fullText = 1
+			}
+			if _, err := tx.Exec(ctx, fmt.Sprintf(importSourceSQL, ids), src.ID, src.ProjectID, src.URL, jsonObject(src.Header), jsonObject(src.Mapping), fullText,
+				src.BackfillItems, int64(src.BackfillSince/time.Second), int64(src.Interval/time.Second), src.CreatedAt, narrator.SourceStatusNew, s.now()); err != nil {
+				return fmt.Errorf("import feed source %d: %w", src.ID, err)
+			}
 		}
-		if _, err := tx.Exec(ctx, fmt.Sprintf(importSourceSQL, ids), src.ID, src.ProjectID, src.URL, jsonObject(src.Header), jsonObject(src.Mapping), fullText,
-			src.BackfillItems, int64(src.BackfillSince/time.Second), int64(src.Interval/time.Second), src.CreatedAt, narrator.SourceStatusNew, s.now()); err != nil {
-			return fmt.Errorf("import feed source %d: %w", src.ID, err)
+		last := e.LastIDs
+		counters := map[string]int64{
+			"accounts":       last.Account,
+			"api_keys":       last.APIKey,
+			"projects":       last.Project,
+			"audios":         last.Audio,
+			"media":          last.Media,
+			"users":          last.User,
+			"pronunciations": last.Pronunciation,
+			"webhooks":       last.Webhook,
+			"sources":        last.Source,
 		}
-	}
-	last := e.LastIDs
-	counters := map[string]int64{
-		"accounts":       last.Account,
-		"api_keys":       last.APIKey,
-		"projects":       last.Project,
-		"audios":         last.Audio,
-		"media":          last.Media,
-		"users":          last.User,
-		"pronunciations": last.Pronunciation,
-		"webhooks":       last.Webhook,
-		"sources":        last.Source,
-	}
-	for _, table := range slices.Sorted(maps.Keys(counters)) {
-		if counters[table] <= 0 {
-			continue
+		for _, table := range slices.Sorted(maps.Keys(counters)) {
+			if counters[table] <= 0 {
+				continue
+			}
+			if err := s.db.RaiseID(ctx, tx, table, counters[table]); err != nil {
+				return fmt.Errorf("import: %w", err)
+			}
 		}
-		if err := s.db.RaiseID(ctx, tx, table, counters[table]); err != nil {
-			return fmt.Errorf("import: %w", err)
-		}
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("import: commit: %w", err)
-	}
-	return nil
+		return nil
+	})
 }
 
 // importAudioSQL inserts an audio as the newest of its project: its number
@@ -257,48 +246,43 @@ INSERT INTO media (id, audio_id, content_type, key, bytes) %sVALUES (?, ?, ?, ?,
 // the store holds another audio under the ID of one of audios, or one of
 // its external IDs on another live audio of the project, and an error if a
 // project is missing; then, or if the enqueuer fails, nothing is stored.
-func (s *Store) ImportAudios(ctx context.Context, audios []*narrator.Audio) (inserted int, err error) {
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("import audios: %w", err)
-	}
-	defer tx.Rollback(ctx)
-	counts := map[int64]int{}
-	var lastAudio, lastMedia int64
-	for _, a := range audios {
-		ok, err := s.importAudio(ctx, tx, a)
-		if err != nil {
-			return 0, fmt.Errorf("import audio %d: %w", a.ID, err)
+func (s *Store) ImportAudios(ctx context.Context, audios []*narrator.Audio) (int, error) {
+	return WriteV(ctx, s, "import audios", func(tx Tx) (int, error) {
+		inserted := 0
+		counts := map[int64]int{}
+		var lastAudio, lastMedia int64
+		for _, a := range audios {
+			ok, err := s.importAudio(ctx, tx, a)
+			if err != nil {
+				return 0, fmt.Errorf("import audio %d: %w", a.ID, err)
+			}
+			if !ok {
+				continue
+			}
+			inserted++
+			counts[a.ProjectID]++
+			lastAudio = max(lastAudio, a.ID)
+			for _, m := range a.Media {
+				lastMedia = max(lastMedia, m.ID)
+			}
 		}
-		if !ok {
-			continue
+		// Projects last and in order of ID: their rows stay locked until the
+		// commit, and writers of other nodes lock them last too.
+		for _, id := range slices.Sorted(maps.Keys(counts)) {
+			if _, err := tx.Exec(ctx, countImportedSQL, counts[id], id); err != nil {
+				return 0, fmt.Errorf("import audios: count audios of project %d: %w", id, err)
+			}
 		}
-		inserted++
-		counts[a.ProjectID]++
-		lastAudio = max(lastAudio, a.ID)
-		for _, m := range a.Media {
-			lastMedia = max(lastMedia, m.ID)
+		for table, last := range map[string]int64{"audios": lastAudio, "media": lastMedia} {
+			if last <= 0 {
+				continue
+			}
+			if err := s.db.RaiseID(ctx, tx, table, last); err != nil {
+				return 0, fmt.Errorf("import audios: %w", err)
+			}
 		}
-	}
-	// Projects last and in order of ID: their rows stay locked until the
-	// commit, and writers of other nodes lock them last too.
-	for _, id := range slices.Sorted(maps.Keys(counts)) {
-		if _, err := tx.Exec(ctx, countImportedSQL, counts[id], id); err != nil {
-			return 0, fmt.Errorf("import audios: count audios of project %d: %w", id, err)
-		}
-	}
-	for table, last := range map[string]int64{"audios": lastAudio, "media": lastMedia} {
-		if last <= 0 {
-			continue
-		}
-		if err := s.db.RaiseID(ctx, tx, table, last); err != nil {
-			return 0, fmt.Errorf("import audios: %w", err)
-		}
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return 0, fmt.Errorf("import audios: commit: %w", err)
-	}
-	return inserted, nil
+		return inserted, nil
+	})
 }
 
 // importAudio inserts a as ImportAudios does, without counting it in its

@@ -143,20 +143,21 @@ func CreateAudio(ctx context.Context, s *Store, a *narrator.Audio) (created bool
 	if err := a.Validate(); err != nil {
 		return false, err
 	}
-	tx, err := s.db.BeginWrite(ctx)
+	name := fmt.Sprintf("create audio in project %d", a.ProjectID)
+	got, err := WriteV(ctx, s, name, func(tx Tx) (*narrator.Audio, error) {
+		got, c, err := createAudio(ctx, s, tx, a)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		created = c
+		return got, nil
+	})
 	if err != nil {
-		return false, fmt.Errorf("create audio in project %d: %w", a.ProjectID, err)
-	}
-	defer tx.Rollback(ctx)
-	got, created, err := createAudio(ctx, s, tx, a)
-	if err != nil {
-		return false, fmt.Errorf("create audio in project %d: %w", a.ProjectID, err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return false, fmt.Errorf("create audio in project %d: commit: %w", a.ProjectID, err)
+		return false, err
 	}
 	*a = *got
 	return created, nil
+
 }
 
 // createAudio does CreateAudio's work in tx: it updates the live audio

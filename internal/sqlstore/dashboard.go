@@ -52,31 +52,36 @@ func (s *Store) SearchAudios(ctx context.Context, projectID int64, query string,
 	if plan.NoMatch {
 		return []*narrator.Audio{}, 0, nil
 	}
-	tx, err := s.db.BeginRead(ctx)
-	if err != nil {
-		return nil, 0, fmt.Errorf("search audios: %w", err)
-	}
-	defer tx.Rollback(ctx)
-	pattern := likePattern(plan.Query)
-	args := []any{projectID, since, plan.Query, pattern, pattern}
-	like := s.db.ILike()
+	var audios []*narrator.Audio
 	var total int
-	if plan.Exact {
-		err = tx.QueryRow(ctx, projectAudioCountSQL, projectID).Scan(&total)
-	} else {
-		err = tx.QueryRow(ctx, fmt.Sprintf(countAudiosSQL, like), append(args, narrator.MaxSearchCount)...).Scan(&total)
-	}
+	err = s.read(ctx, "search audios", func(tx Tx) error {
+		pattern := likePattern(plan.Query)
+		args := []any{projectID, since, plan.Query, pattern, pattern}
+		like := s.db.ILike()
+		var err error
+		if plan.Exact {
+			err = tx.QueryRow(ctx, projectAudioCountSQL, projectID).Scan(&total)
+		} else {
+			err = tx.QueryRow(ctx, fmt.Sprintf(countAudiosSQL, like), append(args, narrator.MaxSearchCount)...).Scan(&total)
+		}
+		if err != nil {
+			return fmt.Errorf("search audios of project %d: count: %w", projectID, err)
+		}
+		if plan.Offset >= int64(total) {
+			audios = []*narrator.Audio{}
+			return nil
+		}
+		audios, err = QueryAudios(ctx, s.db, tx, fmt.Sprintf(searchAudiosSQL, like), append(args, perPage, plan.Offset)...)
+		if err != nil {
+			return fmt.Errorf("search audios of project %d: %w", projectID, err)
+		}
+		return nil
+	})
 	if err != nil {
-		return nil, 0, fmt.Errorf("search audios of project %d: count: %w", projectID, err)
-	}
-	if plan.Offset >= int64(total) {
-		return []*narrator.Audio{}, total, nil
-	}
-	audios, err := QueryAudios(ctx, s.db, tx, fmt.Sprintf(searchAudiosSQL, like), append(args, perPage, plan.Offset)...)
-	if err != nil {
-		return nil, 0, fmt.Errorf("search audios of project %d: %w", projectID, err)
+		return nil, 0, err
 	}
 	return audios, total, nil
+
 }
 
 // findAudiosByIDSQL takes the IDs as the dialect's list (%s, DB.InList).
@@ -96,14 +101,11 @@ func (s *Store) FindAudiosByID(ctx context.Context, projectID int64, ids []int64
 	if len(ids) == 0 {
 		return []*narrator.Audio{}, nil
 	}
-	tx, err := s.db.BeginRead(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("find audios by id: %w", err)
-	}
-	defer tx.Rollback(ctx)
-	audios, err := QueryAudios(ctx, s.db, tx, fmt.Sprintf(findAudiosByIDSQL, s.db.InList()), projectID, ids)
-	if err != nil {
-		return nil, fmt.Errorf("find audios by id in project %d: %w", projectID, err)
-	}
-	return audios, nil
+	return ReadV(ctx, s, "find audios by id", func(tx Tx) ([]*narrator.Audio, error) {
+		audios, err := QueryAudios(ctx, s.db, tx, fmt.Sprintf(findAudiosByIDSQL, s.db.InList()), projectID, ids)
+		if err != nil {
+			return nil, fmt.Errorf("find audios by id in project %d: %w", projectID, err)
+		}
+		return audios, nil
+	})
 }

@@ -33,19 +33,16 @@ const findFeedSQL = `SELECT ` + FeedColumns + ` FROM feeds WHERE project_id = ?`
 // FindFeed returns a project's feed, turned on or off. It returns ENOTFOUND
 // if the project never had one.
 func (s *Store) FindFeed(ctx context.Context, projectID int64) (*narrator.Feed, error) {
-	tx, err := s.db.BeginRead(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("find feed: %w", err)
-	}
-	defer tx.Rollback(ctx)
-	f, err := ScanFeed(tx.QueryRow(ctx, findFeedSQL, projectID))
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return nil, feedNotFound(projectID)
-	case err != nil:
-		return nil, fmt.Errorf("find feed of project %d: %w", projectID, err)
-	}
-	return f, nil
+	return ReadV(ctx, s, "find feed", func(tx Tx) (*narrator.Feed, error) {
+		f, err := ScanFeed(tx.QueryRow(ctx, findFeedSQL, projectID))
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			return nil, feedNotFound(projectID)
+		case err != nil:
+			return nil, fmt.Errorf("find feed of project %d: %w", projectID, err)
+		}
+		return f, nil
+	})
 }
 
 // upsertFeedSQL creates a feed or updates its settings, never the token
@@ -75,22 +72,20 @@ func (s *Store) SaveFeed(ctx context.Context, f *narrator.Feed) error {
 	if err := narrator.ValidateFeedToken(f.Token); err != nil {
 		return err
 	}
-	tx, err := s.db.BeginWrite(ctx)
+	stored, err := WriteV(ctx, s, "save feed", func(tx Tx) (narrator.Feed, error) {
+		if _, err := ProjectByID(ctx, tx, f.ProjectID); err != nil {
+			return narrator.Feed{}, fmt.Errorf("save feed of project %d: %w", f.ProjectID, err)
+		}
+		now := s.now()
+		stored := *f
+		if err := tx.QueryRow(ctx, upsertFeedSQL, f.ProjectID, f.Enabled, f.Title, f.Description, f.Author,
+			f.ImageURL, f.Language, f.Category, f.Explicit, f.Token, now, now, f.OwnerName, f.OwnerEmail).Scan(&stored.Token, &stored.CreatedAt, &stored.UpdatedAt); err != nil {
+			return narrator.Feed{}, fmt.Errorf("save feed of project %d: %w", f.ProjectID, s.db.Conflict(err, "a feed with this token"))
+		}
+		return stored, nil
+	})
 	if err != nil {
-		return fmt.Errorf("save feed: %w", err)
-	}
-	defer tx.Rollback(ctx)
-	if _, err := ProjectByID(ctx, tx, f.ProjectID); err != nil {
-		return fmt.Errorf("save feed of project %d: %w", f.ProjectID, err)
-	}
-	now := s.now()
-	stored := *f
-	if err := tx.QueryRow(ctx, upsertFeedSQL, f.ProjectID, f.Enabled, f.Title, f.Description, f.Author,
-		f.ImageURL, f.Language, f.Category, f.Explicit, f.Token, now, now, f.OwnerName, f.OwnerEmail).Scan(&stored.Token, &stored.CreatedAt, &stored.UpdatedAt); err != nil {
-		return fmt.Errorf("save feed of project %d: %w", f.ProjectID, s.db.Conflict(err, "a feed with this token"))
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("save feed of project %d: commit: %w", f.ProjectID, err)
+		return err
 	}
 	*f = stored
 	return nil
@@ -106,22 +101,16 @@ func (s *Store) RotateFeedToken(ctx context.Context, projectID int64, token stri
 	if err := narrator.ValidateFeedToken(token); err != nil {
 		return nil, err
 	}
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("rotate feed token: %w", err)
-	}
-	defer tx.Rollback(ctx)
-	f, err := ScanFeed(tx.QueryRow(ctx, rotateFeedTokenSQL, token, s.now(), projectID))
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return nil, feedNotFound(projectID)
-	case err != nil:
-		return nil, fmt.Errorf("rotate feed token of project %d: %w", projectID, s.db.Conflict(err, "a feed with this token"))
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return nil, fmt.Errorf("rotate feed token of project %d: commit: %w", projectID, err)
-	}
-	return f, nil
+	return WriteV(ctx, s, "rotate feed token", func(tx Tx) (*narrator.Feed, error) {
+		f, err := ScanFeed(tx.QueryRow(ctx, rotateFeedTokenSQL, token, s.now(), projectID))
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			return nil, feedNotFound(projectID)
+		case err != nil:
+			return nil, fmt.Errorf("rotate feed token of project %d: %w", projectID, s.db.Conflict(err, "a feed with this token"))
+		}
+		return f, nil
+	})
 }
 
 // FeedByTokenSQL finds a turned-on feed by its token, through the unique
@@ -215,45 +204,42 @@ func (s *Store) FeedByToken(ctx context.Context, token string, limit int) (*narr
 		return nil, notFound
 	}
 	now := s.now()
-	tx, err := s.db.BeginRead(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("read feed: %w", err)
-	}
-	defer tx.Rollback(ctx)
-	f, err := ScanFeed(tx.QueryRow(ctx, FeedByTokenSQL, token))
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return nil, notFound
-	case err != nil:
-		return nil, fmt.Errorf("read feed: %w", err)
-	}
-	c := &narrator.FeedContent{Feed: f}
-	if c.Project, err = ProjectByID(ctx, tx, f.ProjectID); err != nil {
-		return nil, fmt.Errorf("read feed of project %d: %w", f.ProjectID, err)
-	}
-	access, err := findAccess(ctx, tx, f.ProjectID)
-	if err != nil {
-		return nil, fmt.Errorf("read feed of project %d: access: %w", f.ProjectID, err)
-	}
-	c.Signed = access.Mode == narrator.AccessSigned
-	if c.Audios, err = QueryAudios(ctx, s.db, tx, FeedAudiosSQL(s.db), narrator.FeedBodyCharsOf(access), f.ProjectID, now, limit); err != nil {
-		return nil, fmt.Errorf("read feed of project %d: audios: %w", f.ProjectID, err)
-	}
-	if c.Publications, err = feedPublications(ctx, s.db, tx, c.Audios); err != nil {
-		return nil, fmt.Errorf("read feed of project %d: %w", f.ProjectID, err)
-	}
-	var updated, deleted *time.Time
-	if err := tx.QueryRow(ctx, AudiosChangedSQL, f.ProjectID, f.ProjectID).Scan(&updated, &deleted); err != nil {
-		return nil, fmt.Errorf("read feed of project %d: last change: %w", f.ProjectID, err)
-	}
-	published, err := publicationChangedAt(ctx, tx, f.ProjectID, now)
-	if err != nil {
-		return nil, fmt.Errorf("read feed: %w", err)
-	}
-	for _, t := range []*time.Time{updated, deleted, &published} {
-		if t != nil && t.After(c.AudiosChangedAt) {
-			c.AudiosChangedAt = *t
+	return ReadV(ctx, s, "read feed", func(tx Tx) (*narrator.FeedContent, error) {
+		f, err := ScanFeed(tx.QueryRow(ctx, FeedByTokenSQL, token))
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			return nil, notFound
+		case err != nil:
+			return nil, fmt.Errorf("read feed: %w", err)
 		}
-	}
-	return c, nil
+		c := &narrator.FeedContent{Feed: f}
+		if c.Project, err = ProjectByID(ctx, tx, f.ProjectID); err != nil {
+			return nil, fmt.Errorf("read feed of project %d: %w", f.ProjectID, err)
+		}
+		access, err := findAccess(ctx, tx, f.ProjectID)
+		if err != nil {
+			return nil, fmt.Errorf("read feed of project %d: access: %w", f.ProjectID, err)
+		}
+		c.Signed = access.Mode == narrator.AccessSigned
+		if c.Audios, err = QueryAudios(ctx, s.db, tx, FeedAudiosSQL(s.db), narrator.FeedBodyCharsOf(access), f.ProjectID, now, limit); err != nil {
+			return nil, fmt.Errorf("read feed of project %d: audios: %w", f.ProjectID, err)
+		}
+		if c.Publications, err = feedPublications(ctx, s.db, tx, c.Audios); err != nil {
+			return nil, fmt.Errorf("read feed of project %d: %w", f.ProjectID, err)
+		}
+		var updated, deleted *time.Time
+		if err := tx.QueryRow(ctx, AudiosChangedSQL, f.ProjectID, f.ProjectID).Scan(&updated, &deleted); err != nil {
+			return nil, fmt.Errorf("read feed of project %d: last change: %w", f.ProjectID, err)
+		}
+		published, err := publicationChangedAt(ctx, tx, f.ProjectID, now)
+		if err != nil {
+			return nil, fmt.Errorf("read feed: %w", err)
+		}
+		for _, t := range []*time.Time{updated, deleted, &published} {
+			if t != nil && t.After(c.AudiosChangedAt) {
+				c.AudiosChangedAt = *t
+			}
+		}
+		return c, nil
+	})
 }

@@ -22,35 +22,30 @@ const leaseSynthesisSQL = `UPDATE audios SET lease_holder = ?, lease_revision = 
 // ENOTFOUND if the audio does not exist. The audio's row is locked while
 // the lease is decided, so two nodes never both take it.
 func (s *Store) LeaseSynthesis(ctx context.Context, audioID int64, revision int, holder string, until time.Time) (bool, error) {
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return false, fmt.Errorf("lease audio %d: %w", audioID, err)
-	}
-	defer tx.Rollback(ctx)
-	a, err := findAudioByID(ctx, tx, audioID, s.db.ForUpdate())
-	if err != nil {
-		return false, fmt.Errorf("lease audio %d: %w", audioID, err)
-	}
-	var cur narrator.SynthesisLease
-	var curHolder *string
-	var curRevision *int
-	var curUntil *time.Time
-	if err := tx.QueryRow(ctx, findLeaseSQL, audioID).Scan(&curHolder, &curRevision, &curUntil); err != nil {
-		return false, fmt.Errorf("lease audio %d: %w", audioID, err)
-	}
-	if curHolder != nil && curRevision != nil && curUntil != nil {
-		cur = narrator.SynthesisLease{Holder: *curHolder, Revision: *curRevision, Until: *curUntil}
-	}
-	if !narrator.PlanLease(a, cur, holder, revision, s.now()) {
-		return false, nil
-	}
-	if _, err := tx.Exec(ctx, leaseSynthesisSQL, holder, revision, until.UTC().Truncate(time.Microsecond), audioID); err != nil {
-		return false, fmt.Errorf("lease audio %d: %w", audioID, err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return false, fmt.Errorf("lease audio %d: commit: %w", audioID, err)
-	}
-	return true, nil
+	name := fmt.Sprintf("lease audio %d", audioID)
+	return WriteV(ctx, s, name, func(tx Tx) (bool, error) {
+		a, err := findAudioByID(ctx, tx, audioID, s.db.ForUpdate())
+		if err != nil {
+			return false, fmt.Errorf("%s: %w", name, err)
+		}
+		var cur narrator.SynthesisLease
+		var curHolder *string
+		var curRevision *int
+		var curUntil *time.Time
+		if err := tx.QueryRow(ctx, findLeaseSQL, audioID).Scan(&curHolder, &curRevision, &curUntil); err != nil {
+			return false, fmt.Errorf("%s: %w", name, err)
+		}
+		if curHolder != nil && curRevision != nil && curUntil != nil {
+			cur = narrator.SynthesisLease{Holder: *curHolder, Revision: *curRevision, Until: *curUntil}
+		}
+		if !narrator.PlanLease(a, cur, holder, revision, s.now()) {
+			return false, nil // nothing written: the commit only ends the transaction
+		}
+		if _, err := tx.Exec(ctx, leaseSynthesisSQL, holder, revision, until.UTC().Truncate(time.Microsecond), audioID); err != nil {
+			return false, fmt.Errorf("%s: %w", name, err)
+		}
+		return true, nil
+	})
 }
 
 // RequeueSynthesis queues, for a synthesis job of a revision of an audio
@@ -62,26 +57,21 @@ func (s *Store) LeaseSynthesis(ctx context.Context, audioID int64, revision int,
 // after, and removes the new job with the other waiting ones. It returns
 // ENOTFOUND if the audio does not exist.
 func (s *Store) RequeueSynthesis(ctx context.Context, audioID int64, revision int, after time.Time) (bool, error) {
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return false, fmt.Errorf("requeue synthesis of audio %d: %w", audioID, err)
-	}
-	defer tx.Rollback(ctx)
-	a, err := findAudioByID(ctx, tx, audioID, s.db.ForUpdate())
-	if err != nil {
-		return false, fmt.Errorf("requeue synthesis of audio %d: %w", audioID, err)
-	}
-	if !a.AwaitsRevision(revision) {
-		return false, nil
-	}
-	job := narrator.SynthesizeJob{AudioID: audioID, Revision: revision, After: after.UTC().Truncate(time.Microsecond)}
-	if err := s.db.Enqueue(ctx, tx, job); err != nil {
-		return false, fmt.Errorf("requeue synthesis of audio %d: %w", audioID, err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return false, fmt.Errorf("requeue synthesis of audio %d: commit: %w", audioID, err)
-	}
-	return true, nil
+	name := fmt.Sprintf("requeue synthesis of audio %d", audioID)
+	return WriteV(ctx, s, name, func(tx Tx) (bool, error) {
+		a, err := findAudioByID(ctx, tx, audioID, s.db.ForUpdate())
+		if err != nil {
+			return false, fmt.Errorf("%s: %w", name, err)
+		}
+		if !a.AwaitsRevision(revision) {
+			return false, nil // nothing written
+		}
+		job := narrator.SynthesizeJob{AudioID: audioID, Revision: revision, After: after.UTC().Truncate(time.Microsecond)}
+		if err := s.db.Enqueue(ctx, tx, job); err != nil {
+			return false, fmt.Errorf("%s: %w", name, err)
+		}
+		return true, nil
+	})
 }
 
 const releaseSynthesisSQL = `
@@ -93,21 +83,16 @@ const deleteProgressSQL = `DELETE FROM synthesis_progress WHERE audio_id = ? AND
 // ReleaseSynthesis drops holder's lease on an audio, if it still holds it,
 // and the progress holder reported (ReportSynthesis).
 func (s *Store) ReleaseSynthesis(ctx context.Context, audioID int64, holder string) error {
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return fmt.Errorf("release lease on audio %d: %w", audioID, err)
-	}
-	defer tx.Rollback(ctx)
-	// Each statement checks the holder atomically.
-	for _, q := range []string{releaseSynthesisSQL, deleteProgressSQL} {
-		if _, err := tx.Exec(ctx, q, audioID, holder); err != nil {
-			return fmt.Errorf("release lease on audio %d: %w", audioID, err)
+	name := fmt.Sprintf("release lease on audio %d", audioID)
+	return s.write(ctx, name, func(tx Tx) error {
+		// Each statement checks the holder atomically.
+		for _, q := range []string{releaseSynthesisSQL, deleteProgressSQL} {
+			if _, err := tx.Exec(ctx, q, audioID, holder); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
 		}
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("release lease on audio %d: commit: %w", audioID, err)
-	}
-	return nil
+		return nil
+	})
 }
 
 const releaseAllSynthesisSQL = `
@@ -122,20 +107,14 @@ const deleteAllProgressSQL = `DELETE FROM synthesis_progress`
 // finds died with the last process. A node of a cluster must not call it,
 // since other nodes' leases are alive; their leases run out by themselves.
 func (s *Store) ReleaseSynthesisLeases(ctx context.Context) error {
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return fmt.Errorf("release synthesis leases: %w", err)
-	}
-	defer tx.Rollback(ctx)
-	for _, q := range []string{releaseAllSynthesisSQL, deleteAllProgressSQL} {
-		if _, err := tx.Exec(ctx, q); err != nil {
-			return fmt.Errorf("release synthesis leases: %w", err)
+	return s.write(ctx, "release synthesis leases", func(tx Tx) error {
+		for _, q := range []string{releaseAllSynthesisSQL, deleteAllProgressSQL} {
+			if _, err := tx.Exec(ctx, q); err != nil {
+				return fmt.Errorf("release synthesis leases: %w", err)
+			}
 		}
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("release synthesis leases: commit: %w", err)
-	}
-	return nil
+		return nil
+	})
 }
 
 const reportSynthesisSQL = `
@@ -153,20 +132,15 @@ ON CONFLICT (audio_id) DO UPDATE SET
 // synthesis lease on that revision: a stale attempt never overwrites the
 // progress of the one that took over.
 func (s *Store) ReportSynthesis(ctx context.Context, audioID int64, holder string, p narrator.SynthesisProgress) (bool, error) {
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return false, fmt.Errorf("report synthesis of audio %d: %w", audioID, err)
-	}
-	defer tx.Rollback(ctx)
-	n, err := tx.Exec(ctx, reportSynthesisSQL, p.UnitsDone, p.UnitsTotal, p.LiveKey, p.StartedAt.UTC().Truncate(time.Microsecond),
-		s.now(), audioID, holder, p.Revision)
-	if err != nil {
-		return false, fmt.Errorf("report synthesis of audio %d: %w", audioID, err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return false, fmt.Errorf("report synthesis of audio %d: commit: %w", audioID, err)
-	}
-	return n > 0, nil
+	name := fmt.Sprintf("report synthesis of audio %d", audioID)
+	return WriteV(ctx, s, name, func(tx Tx) (bool, error) {
+		n, err := tx.Exec(ctx, reportSynthesisSQL, p.UnitsDone, p.UnitsTotal, p.LiveKey, p.StartedAt.UTC().Truncate(time.Microsecond),
+			s.now(), audioID, holder, p.Revision)
+		if err != nil {
+			return false, fmt.Errorf("%s: %w", name, err)
+		}
+		return n > 0, nil
+	})
 }
 
 const findSynthesisProgressSQL = `
@@ -177,19 +151,18 @@ FROM synthesis_progress WHERE audio_id = ? AND revision = ?`
 // revision of an audio. It returns ENOTFOUND if none was, or if the
 // attempt that reported it has released its lease.
 func (s *Store) SynthesisProgress(ctx context.Context, audioID int64, revision int) (narrator.SynthesisProgress, error) {
-	tx, err := s.db.BeginRead(ctx)
-	if err != nil {
-		return narrator.SynthesisProgress{}, fmt.Errorf("synthesis progress of audio %d: %w", audioID, err)
-	}
-	defer tx.Rollback(ctx)
-	p := narrator.SynthesisProgress{Revision: revision}
-	err = tx.QueryRow(ctx, findSynthesisProgressSQL, audioID, revision).
-		Scan(&p.UnitsDone, &p.UnitsTotal, &p.LiveKey, &p.StartedAt, &p.UpdatedAt)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return narrator.SynthesisProgress{}, narrator.Errorf(narrator.ENOTFOUND, "no progress reported on synthesising audio %d revision %d", audioID, revision)
-	case err != nil:
-		return narrator.SynthesisProgress{}, fmt.Errorf("synthesis progress of audio %d: %w", audioID, err)
-	}
-	return p, nil
+	name := fmt.Sprintf("synthesis progress of audio %d", audioID)
+	return ReadV(ctx, s, name, func(tx Tx) (narrator.SynthesisProgress, error) {
+		p := narrator.SynthesisProgress{Revision: revision}
+		err := tx.QueryRow(ctx, findSynthesisProgressSQL, audioID, revision).
+			Scan(&p.UnitsDone, &p.UnitsTotal, &p.LiveKey, &p.StartedAt, &p.UpdatedAt)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			return narrator.SynthesisProgress{}, narrator.Errorf(narrator.ENOTFOUND, "no progress reported on synthesising audio %d revision %d", audioID, revision)
+		case err != nil:
+			return narrator.SynthesisProgress{}, fmt.Errorf("%s: %w", name, err)
+		}
+		return p, nil
+	})
+
 }

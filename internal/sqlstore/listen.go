@@ -19,19 +19,16 @@ func (s *Store) FindAudioByExternalID(ctx context.Context, projectID int64, exte
 	if externalID == "" || !narrator.ValidText(externalID) {
 		return nil, AudioNotFound(strconv.Quote(externalID))
 	}
-	tx, err := s.db.BeginRead(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("find audio by external id %q: %w", externalID, err)
-	}
-	defer tx.Rollback(ctx)
-	a, err := AudioByExternalID(ctx, tx, projectID, externalID, "")
-	if err != nil {
-		return nil, fmt.Errorf("find audio by external id %q in project %d: %w", externalID, projectID, err)
-	}
-	if err := LoadMedia(ctx, s.db, tx, a); err != nil {
-		return nil, fmt.Errorf("find audio by external id %q in project %d: %w", externalID, projectID, err)
-	}
-	return a, nil
+	return ReadV(ctx, s, fmt.Sprintf("find audio by external id %q", externalID), func(tx Tx) (*narrator.Audio, error) {
+		a, err := AudioByExternalID(ctx, tx, projectID, externalID, "")
+		if err != nil {
+			return nil, fmt.Errorf("find audio by external id %q in project %d: %w", externalID, projectID, err)
+		}
+		if err := LoadMedia(ctx, s.db, tx, a); err != nil {
+			return nil, fmt.Errorf("find audio by external id %q in project %d: %w", externalID, projectID, err)
+		}
+		return a, nil
+	})
 }
 
 const liveAudioOfProjectSQL = `SELECT 1 FROM audios WHERE id = ? AND project_id = ? AND deleted_at IS NULL`
@@ -61,48 +58,42 @@ func (s *Store) RecordListens(ctx context.Context, tallies []narrator.ListenTall
 	if len(tallies) == 0 {
 		return nil
 	}
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return fmt.Errorf("record listens: %w", err)
-	}
-	defer tx.Rollback(ctx)
-	type pair struct{ project, audio int64 }
-	live := map[pair]bool{}
-	for _, t := range tallies {
-		p := pair{t.ProjectID, t.AudioID}
-		ok, seen := live[p]
-		if !seen {
-			var one int
-			err := tx.QueryRow(ctx, liveAudioOfProjectSQL, t.AudioID, t.ProjectID).Scan(&one)
-			if err != nil && !errors.Is(err, sql.ErrNoRows) {
-				return fmt.Errorf("record listens of audio %d: %w", t.AudioID, err)
-			}
-			ok = err == nil
-			if ok {
-				// An audio that is not published is not listened to.
-				pub, err := findPublication(ctx, tx, t.AudioID)
-				if err != nil {
+	return s.write(ctx, "record listens", func(tx Tx) error {
+		type pair struct{ project, audio int64 }
+		live := map[pair]bool{}
+		for _, t := range tallies {
+			p := pair{t.ProjectID, t.AudioID}
+			ok, seen := live[p]
+			if !seen {
+				var one int
+				err := tx.QueryRow(ctx, liveAudioOfProjectSQL, t.AudioID, t.ProjectID).Scan(&one)
+				if err != nil && !errors.Is(err, sql.ErrNoRows) {
 					return fmt.Errorf("record listens of audio %d: %w", t.AudioID, err)
 				}
-				ok = pub.Public(s.now())
+				ok = err == nil
+				if ok {
+					// An audio that is not published is not listened to.
+					pub, err := findPublication(ctx, tx, t.AudioID)
+					if err != nil {
+						return fmt.Errorf("record listens of audio %d: %w", t.AudioID, err)
+					}
+					ok = pub.Public(s.now())
+				}
+				live[p] = ok
 			}
-			live[p] = ok
+			if !ok {
+				continue
+			}
+			day := narrator.ListenDay(t.Day)
+			if _, err := tx.Exec(ctx, addAudioListensSQL, t.AudioID, t.Event, day, t.Count); err != nil {
+				return fmt.Errorf("record listens of audio %d: %w", t.AudioID, err)
+			}
+			if _, err := tx.Exec(ctx, addProjectListensSQL, t.ProjectID, day, t.Event, t.Count); err != nil {
+				return fmt.Errorf("record listens of audio %d: project: %w", t.AudioID, err)
+			}
 		}
-		if !ok {
-			continue
-		}
-		day := narrator.ListenDay(t.Day)
-		if _, err := tx.Exec(ctx, addAudioListensSQL, t.AudioID, t.Event, day, t.Count); err != nil {
-			return fmt.Errorf("record listens of audio %d: %w", t.AudioID, err)
-		}
-		if _, err := tx.Exec(ctx, addProjectListensSQL, t.ProjectID, day, t.Event, t.Count); err != nil {
-			return fmt.Errorf("record listens of audio %d: project: %w", t.AudioID, err)
-		}
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("record listens: commit: %w", err)
-	}
-	return nil
+		return nil
+	})
 }
 
 // AudioListensSQL is a range scan of audio_listens' primary key.
@@ -112,28 +103,25 @@ const AudioListensSQL = `SELECT event, CAST(SUM(count) AS BIGINT) FROM audio_lis
 // without any, or an unknown one, has zero counts.
 func (s *Store) AudioListens(ctx context.Context, audioID int64) (narrator.ListenCounts, error) {
 	var c narrator.ListenCounts
-	tx, err := s.db.BeginRead(ctx)
-	if err != nil {
-		return c, fmt.Errorf("listens of audio %d: %w", audioID, err)
-	}
-	defer tx.Rollback(ctx)
-	rows, err := tx.Query(ctx, AudioListensSQL, audioID)
-	if err != nil {
-		return c, fmt.Errorf("listens of audio %d: %w", audioID, err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var event string
-		var n int64
-		if err := rows.Scan(&event, &n); err != nil {
+	return ReadV(ctx, s, fmt.Sprintf("listens of audio %d", audioID), func(tx Tx) (narrator.ListenCounts, error) {
+		rows, err := tx.Query(ctx, AudioListensSQL, audioID)
+		if err != nil {
 			return c, fmt.Errorf("listens of audio %d: %w", audioID, err)
 		}
-		c.Add(event, n)
-	}
-	if err := rows.Err(); err != nil {
-		return c, fmt.Errorf("listens of audio %d: %w", audioID, err)
-	}
-	return c, nil
+		defer rows.Close()
+		for rows.Next() {
+			var event string
+			var n int64
+			if err := rows.Scan(&event, &n); err != nil {
+				return c, fmt.Errorf("listens of audio %d: %w", audioID, err)
+			}
+			c.Add(event, n)
+		}
+		if err := rows.Err(); err != nil {
+			return c, fmt.Errorf("listens of audio %d: %w", audioID, err)
+		}
+		return c, nil
+	})
 }
 
 // ProjectListensSQL is a range scan of project_listens' primary key: a
@@ -144,37 +132,34 @@ const ProjectListensSQL = `SELECT day, event, count FROM project_listens WHERE p
 // those of each day since the UTC day of since that has any. An unknown
 // project has none.
 func (s *Store) ProjectListens(ctx context.Context, projectID int64, since time.Time) (*narrator.ProjectListens, error) {
-	tx, err := s.db.BeginRead(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("listens of project %d: %w", projectID, err)
-	}
-	defer tx.Rollback(ctx)
-	rows, err := tx.Query(ctx, ProjectListensSQL, projectID)
-	if err != nil {
-		return nil, fmt.Errorf("listens of project %d: %w", projectID, err)
-	}
-	defer rows.Close()
-	out := &narrator.ProjectListens{Days: []narrator.DailyListens{}}
-	from := narrator.ListenDay(since)
-	for rows.Next() {
-		var day time.Time
-		var event string
-		var n int64
-		if err := rows.Scan(&day, &event, &n); err != nil {
+	return ReadV(ctx, s, fmt.Sprintf("listens of project %d", projectID), func(tx Tx) (*narrator.ProjectListens, error) {
+		rows, err := tx.Query(ctx, ProjectListensSQL, projectID)
+		if err != nil {
 			return nil, fmt.Errorf("listens of project %d: %w", projectID, err)
 		}
-		out.Total.Add(event, n)
-		day = narrator.ListenDay(day)
-		if day.Before(from) {
-			continue
+		defer rows.Close()
+		out := &narrator.ProjectListens{Days: []narrator.DailyListens{}}
+		from := narrator.ListenDay(since)
+		for rows.Next() {
+			var day time.Time
+			var event string
+			var n int64
+			if err := rows.Scan(&day, &event, &n); err != nil {
+				return nil, fmt.Errorf("listens of project %d: %w", projectID, err)
+			}
+			out.Total.Add(event, n)
+			day = narrator.ListenDay(day)
+			if day.Before(from) {
+				continue
+			}
+			if k := len(out.Days); k == 0 || !out.Days[k-1].Day.Equal(day) {
+				out.Days = append(out.Days, narrator.DailyListens{Day: day})
+			}
+			out.Days[len(out.Days)-1].Counts.Add(event, n)
 		}
-		if k := len(out.Days); k == 0 || !out.Days[k-1].Day.Equal(day) {
-			out.Days = append(out.Days, narrator.DailyListens{Day: day})
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("listens of project %d: %w", projectID, err)
 		}
-		out.Days[len(out.Days)-1].Counts.Add(event, n)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("listens of project %d: %w", projectID, err)
-	}
-	return out, nil
+		return out, nil
+	})
 }

@@ -46,38 +46,32 @@ func (s *Store) Migrate(ctx context.Context) error {
 }
 
 func (s *Store) applyMigration(ctx context.Context, m migration.Migration) error {
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return fmt.Errorf("migrate %s: %w", m.Name, err)
-	}
-	defer tx.Rollback(ctx)
-	if s.migrations.Lock != "" {
-		if _, err := tx.Exec(ctx, s.migrations.Lock); err != nil {
-			return fmt.Errorf("migrate %s: lock: %w", m.Name, err)
+	return s.write(ctx, fmt.Sprintf("migrate %s", m.Name), func(tx Tx) error {
+		if s.migrations.Lock != "" {
+			if _, err := tx.Exec(ctx, s.migrations.Lock); err != nil {
+				return fmt.Errorf("migrate %s: lock: %w", m.Name, err)
+			}
 		}
-	}
-	// Under the lock, so that two processes never create the table at once
-	// (IF NOT EXISTS alone does not prevent that race on PostgreSQL).
-	if _, err := tx.Exec(ctx, s.migrations.CreateTable); err != nil {
-		return fmt.Errorf("migrate %s: create schema_migrations: %w", m.Name, err)
-	}
-	var applied int
-	if err := tx.QueryRow(ctx, migrationAppliedSQL, m.Version).Scan(&applied); err != nil {
-		return fmt.Errorf("migrate %s: %w", m.Name, err)
-	}
-	if applied > 0 {
+		// Under the lock, so that two processes never create the table at once
+		// (IF NOT EXISTS alone does not prevent that race on PostgreSQL).
+		if _, err := tx.Exec(ctx, s.migrations.CreateTable); err != nil {
+			return fmt.Errorf("migrate %s: create schema_migrations: %w", m.Name, err)
+		}
+		var applied int
+		if err := tx.QueryRow(ctx, migrationAppliedSQL, m.Version).Scan(&applied); err != nil {
+			return fmt.Errorf("migrate %s: %w", m.Name, err)
+		}
+		if applied > 0 {
+			return nil
+		}
+		if _, err := tx.Exec(ctx, m.SQL); err != nil {
+			return fmt.Errorf("migrate %s: %w", m.Name, err)
+		}
+		if _, err := tx.Exec(ctx, recordMigrationSQL, m.Version, m.Name, s.now()); err != nil {
+			return fmt.Errorf("migrate %s: record: %w", m.Name, err)
+		}
 		return nil
-	}
-	if _, err := tx.Exec(ctx, m.SQL); err != nil {
-		return fmt.Errorf("migrate %s: %w", m.Name, err)
-	}
-	if _, err := tx.Exec(ctx, recordMigrationSQL, m.Version, m.Name, s.now()); err != nil {
-		return fmt.Errorf("migrate %s: record: %w", m.Name, err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("migrate %s: commit: %w", m.Name, err)
-	}
-	return nil
+	})
 }
 
 const appliedVersionsSQL = `SELECT version FROM schema_migrations ORDER BY version`
@@ -90,29 +84,26 @@ func (s *Store) SchemaCurrent(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	tx, err := s.db.BeginRead(ctx)
-	if err != nil {
-		return false, fmt.Errorf("schema current: %w", err)
-	}
-	defer tx.Rollback(ctx)
-	var exists int
-	if err := tx.QueryRow(ctx, s.migrations.TableExists).Scan(&exists); err != nil {
-		return false, fmt.Errorf("schema current: %w", err)
-	}
-	if exists == 0 {
-		return false, nil
-	}
-	rows, err := tx.Query(ctx, appliedVersionsSQL)
-	if err != nil {
-		return false, fmt.Errorf("schema current: %w", err)
-	}
-	versions, err := collect(rows, func(r Row) (int, error) {
-		var v int
-		err := r.Scan(&v)
-		return v, err
+	return ReadV(ctx, s, "schema current", func(tx Tx) (bool, error) {
+		var exists int
+		if err := tx.QueryRow(ctx, s.migrations.TableExists).Scan(&exists); err != nil {
+			return false, fmt.Errorf("schema current: %w", err)
+		}
+		if exists == 0 {
+			return false, nil
+		}
+		rows, err := tx.Query(ctx, appliedVersionsSQL)
+		if err != nil {
+			return false, fmt.Errorf("schema current: %w", err)
+		}
+		versions, err := collect(rows, func(r Row) (int, error) {
+			var v int
+			err := r.Scan(&v)
+			return v, err
+		})
+		if err != nil {
+			return false, fmt.Errorf("schema current: %w", err)
+		}
+		return migration.Current(ms, versions)
 	})
-	if err != nil {
-		return false, fmt.Errorf("schema current: %w", err)
-	}
-	return migration.Current(ms, versions)
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/narrator/narrator"
 )
@@ -20,24 +21,26 @@ func (s *Store) CreateProject(ctx context.Context, p *narrator.Project) error {
 	if err := p.Validate(); err != nil {
 		return err
 	}
-	tx, err := s.db.BeginWrite(ctx)
+	var id int64
+	var now time.Time
+	err := s.write(ctx, "create project", func(tx Tx) error {
+		if _, err := findAccount(ctx, tx, p.AccountID); err != nil {
+			return fmt.Errorf("create project: %w", err)
+		}
+		now = s.now()
+		var err error
+		id, err = tx.Insert(ctx, insertProjectSQL, p.AccountID, p.Title, p.Type, p.Language,
+			NullString(p.URL), p.TitleVoice, p.BodyVoice, p.Rate(), now)
+		if err != nil {
+			return fmt.Errorf("create project: %w", s.db.Conflict(err, "project"))
+		}
+		return nil
+	})
 	if err != nil {
-		return fmt.Errorf("create project: %w", err)
-	}
-	defer tx.Rollback(ctx)
-	if _, err := findAccount(ctx, tx, p.AccountID); err != nil {
-		return fmt.Errorf("create project: %w", err)
-	}
-	now := s.now()
-	id, err := tx.Insert(ctx, insertProjectSQL, p.AccountID, p.Title, p.Type, p.Language,
-		NullString(p.URL), p.TitleVoice, p.BodyVoice, p.Rate(), now)
-	if err != nil {
-		return fmt.Errorf("create project: %w", s.db.Conflict(err, "project"))
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("create project: commit: %w", err)
+		return err
 	}
 	p.ID, p.CreatedAt, p.AudioCount, p.SpeechRate = id, now, 0, p.Rate()
+
 	return nil
 }
 
@@ -63,19 +66,16 @@ func ScanProject(row Row) (*narrator.Project, error) {
 // returns ENOTFOUND if the project does not exist or belongs to another
 // account.
 func (s *Store) FindProject(ctx context.Context, accountID, projectID int64) (*narrator.Project, error) {
-	tx, err := s.db.BeginRead(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("find project %d: %w", projectID, err)
-	}
-	defer tx.Rollback(ctx)
-	p, err := ProjectByID(ctx, tx, projectID)
-	if err == nil && p.AccountID != accountID {
-		err = narrator.Errorf(narrator.ENOTFOUND, "project %d not found", projectID)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("find project %d: %w", projectID, err)
-	}
-	return p, nil
+	return ReadV(ctx, s, fmt.Sprintf("find project %d", projectID), func(tx Tx) (*narrator.Project, error) {
+		p, err := ProjectByID(ctx, tx, projectID)
+		if err == nil && p.AccountID != accountID {
+			err = narrator.Errorf(narrator.ENOTFOUND, "project %d not found", projectID)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("find project %d: %w", projectID, err)
+		}
+		return p, nil
+	})
 }
 
 const findProjectSQL = `SELECT ` + ProjectColumns + ` FROM projects WHERE id = ?`
@@ -97,24 +97,21 @@ const listAllProjectsSQL = `SELECT ` + ProjectColumns + ` FROM projects ORDER BY
 // is 0, ordered by ID, with their live audio counts. The slice is empty, not
 // nil, when there are none.
 func (s *Store) ListProjects(ctx context.Context, accountID int64) ([]*narrator.Project, error) {
-	tx, err := s.db.BeginRead(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("list projects: %w", err)
-	}
-	defer tx.Rollback(ctx)
-	query, args := listProjectsSQL, []any{accountID}
-	if accountID == 0 {
-		query, args = listAllProjectsSQL, nil
-	}
-	rows, err := tx.Query(ctx, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("list projects of account %d: %w", accountID, err)
-	}
-	ps, err := collect(rows, ScanProject)
-	if err != nil {
-		return nil, fmt.Errorf("list projects of account %d: %w", accountID, err)
-	}
-	return ps, nil
+	return ReadV(ctx, s, "list projects", func(tx Tx) ([]*narrator.Project, error) {
+		query, args := listProjectsSQL, []any{accountID}
+		if accountID == 0 {
+			query, args = listAllProjectsSQL, nil
+		}
+		rows, err := tx.Query(ctx, query, args...)
+		if err != nil {
+			return nil, fmt.Errorf("list projects of account %d: %w", accountID, err)
+		}
+		ps, err := collect(rows, ScanProject)
+		if err != nil {
+			return nil, fmt.Errorf("list projects of account %d: %w", accountID, err)
+		}
+		return ps, nil
+	})
 }
 
 const setSpeechRateSQL = `UPDATE projects SET speech_rate = ? WHERE id = ?`
@@ -124,29 +121,23 @@ const setSpeechRateSQL = `UPDATE projects SET speech_rate = ? WHERE id = ?`
 // row and nothing else, so no audio is rendered again. It returns EINVALID
 // for a rate out of range and ENOTFOUND if the project does not exist.
 func (s *Store) SetSpeechRate(ctx context.Context, projectID int64, rate float64) (*narrator.Project, error) {
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("set speech rate of project %d: %w", projectID, err)
-	}
-	defer tx.Rollback(ctx)
-	cur, err := ScanProject(tx.QueryRow(ctx, findProjectSQL+s.db.ForUpdate(), projectID))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, narrator.Errorf(narrator.ENOTFOUND, "project %d not found", projectID)
-	} else if err != nil {
-		return nil, fmt.Errorf("set speech rate of project %d: %w", projectID, err)
-	}
-	plan, err := narrator.PlanSpeechRate(cur, rate)
-	if err != nil {
-		return nil, err
-	}
-	if !plan.Changed {
+	return WriteV(ctx, s, fmt.Sprintf("set speech rate of project %d", projectID), func(tx Tx) (*narrator.Project, error) {
+		cur, err := ScanProject(tx.QueryRow(ctx, findProjectSQL+s.db.ForUpdate(), projectID))
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, narrator.Errorf(narrator.ENOTFOUND, "project %d not found", projectID)
+		} else if err != nil {
+			return nil, fmt.Errorf("set speech rate of project %d: %w", projectID, err)
+		}
+		plan, err := narrator.PlanSpeechRate(cur, rate)
+		if err != nil {
+			return nil, err
+		}
+		if !plan.Changed {
+			return &plan.Next, nil
+		}
+		if _, err := tx.Exec(ctx, setSpeechRateSQL, plan.Next.SpeechRate, projectID); err != nil {
+			return nil, fmt.Errorf("set speech rate of project %d: %w", projectID, err)
+		}
 		return &plan.Next, nil
-	}
-	if _, err := tx.Exec(ctx, setSpeechRateSQL, plan.Next.SpeechRate, projectID); err != nil {
-		return nil, fmt.Errorf("set speech rate of project %d: %w", projectID, err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return nil, fmt.Errorf("set speech rate of project %d: commit: %w", projectID, err)
-	}
-	return &plan.Next, nil
+	})
 }

@@ -28,34 +28,28 @@ func (s *Store) SetPronunciation(ctx context.Context, p *narrator.Pronunciation)
 	if err := p.Validate(); err != nil {
 		return err
 	}
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return fmt.Errorf("set pronunciation: %w", err)
-	}
-	defer tx.Rollback(ctx)
-	p.Trim()
-	// The project's row lock serialises the rules added to it, so that
-	// concurrent adds cannot pass the count together.
-	var id int64
-	if err := tx.QueryRow(ctx, lockProjectSQL+s.db.ForUpdate(), p.ProjectID).Scan(&id); errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("set pronunciation in project %d: %w", p.ProjectID, narrator.Errorf(narrator.ENOTFOUND, "project %d not found", p.ProjectID))
-	} else if err != nil {
-		return fmt.Errorf("set pronunciation in project %d: lock: %w", p.ProjectID, err)
-	}
-	var count, same int
-	if err := tx.QueryRow(ctx, countPronunciationsSQL, p.Phrase, p.ProjectID).Scan(&count, &same); err != nil {
-		return fmt.Errorf("set pronunciation in project %d: count: %w", p.ProjectID, err)
-	}
-	if err := narrator.CheckPronunciationCount(count, same > 0); err != nil {
-		return err
-	}
-	if err := tx.QueryRow(ctx, upsertPronunciationSQL, p.ProjectID, p.Phrase, p.Say, s.now()).Scan(&p.ID, &p.CreatedAt); err != nil {
-		return fmt.Errorf("set pronunciation %q: %w", p.Phrase, err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("set pronunciation %q: commit: %w", p.Phrase, err)
-	}
-	return nil
+	return s.write(ctx, "set pronunciation", func(tx Tx) error {
+		p.Trim()
+		// The project's row lock serialises the rules added to it, so that
+		// concurrent adds cannot pass the count together.
+		var id int64
+		if err := tx.QueryRow(ctx, lockProjectSQL+s.db.ForUpdate(), p.ProjectID).Scan(&id); errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("set pronunciation in project %d: %w", p.ProjectID, narrator.Errorf(narrator.ENOTFOUND, "project %d not found", p.ProjectID))
+		} else if err != nil {
+			return fmt.Errorf("set pronunciation in project %d: lock: %w", p.ProjectID, err)
+		}
+		var count, same int
+		if err := tx.QueryRow(ctx, countPronunciationsSQL, p.Phrase, p.ProjectID).Scan(&count, &same); err != nil {
+			return fmt.Errorf("set pronunciation in project %d: count: %w", p.ProjectID, err)
+		}
+		if err := narrator.CheckPronunciationCount(count, same > 0); err != nil {
+			return err
+		}
+		if err := tx.QueryRow(ctx, upsertPronunciationSQL, p.ProjectID, p.Phrase, p.Say, s.now()).Scan(&p.ID, &p.CreatedAt); err != nil {
+			return fmt.Errorf("set pronunciation %q: %w", p.Phrase, err)
+		}
+		return nil
+	})
 }
 
 // PronunciationColumns are the columns ScanPronunciation reads.
@@ -75,20 +69,17 @@ SELECT ` + PronunciationColumns + ` FROM pronunciations WHERE project_id = ? ORD
 
 // ListPronunciations returns a project's rules, by phrase.
 func (s *Store) ListPronunciations(ctx context.Context, projectID int64) ([]*narrator.Pronunciation, error) {
-	tx, err := s.db.BeginRead(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("list pronunciations of project %d: %w", projectID, err)
-	}
-	defer tx.Rollback(ctx)
-	rows, err := tx.Query(ctx, listPronunciationsSQL, projectID)
-	if err != nil {
-		return nil, fmt.Errorf("list pronunciations of project %d: %w", projectID, err)
-	}
-	out, err := collect(rows, ScanPronunciation)
-	if err != nil {
-		return nil, fmt.Errorf("list pronunciations of project %d: %w", projectID, err)
-	}
-	return out, nil
+	return ReadV(ctx, s, fmt.Sprintf("list pronunciations of project %d", projectID), func(tx Tx) ([]*narrator.Pronunciation, error) {
+		rows, err := tx.Query(ctx, listPronunciationsSQL, projectID)
+		if err != nil {
+			return nil, fmt.Errorf("list pronunciations of project %d: %w", projectID, err)
+		}
+		out, err := collect(rows, ScanPronunciation)
+		if err != nil {
+			return nil, fmt.Errorf("list pronunciations of project %d: %w", projectID, err)
+		}
+		return out, nil
+	})
 }
 
 const deletePronunciationSQL = `
@@ -98,22 +89,16 @@ RETURNING ` + PronunciationColumns
 // RemovePronunciation deletes a rule of a project and returns it, or
 // ENOTFOUND.
 func (s *Store) RemovePronunciation(ctx context.Context, projectID, id int64) (*narrator.Pronunciation, error) {
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("remove pronunciation %d: %w", id, err)
-	}
-	defer tx.Rollback(ctx)
-	p, err := ScanPronunciation(tx.QueryRow(ctx, deletePronunciationSQL, id, projectID))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, narrator.Errorf(narrator.ENOTFOUND, "project %d has no pronunciation %d", projectID, id)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("remove pronunciation %d: %w", id, err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return nil, fmt.Errorf("remove pronunciation %d: commit: %w", id, err)
-	}
-	return p, nil
+	return WriteV(ctx, s, fmt.Sprintf("remove pronunciation %d", id), func(tx Tx) (*narrator.Pronunciation, error) {
+		p, err := ScanPronunciation(tx.QueryRow(ctx, deletePronunciationSQL, id, projectID))
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, narrator.Errorf(narrator.ENOTFOUND, "project %d has no pronunciation %d", projectID, id)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("remove pronunciation %d: %w", id, err)
+		}
+		return p, nil
+	})
 }
 
 // candidatesSQL narrows the search with the dialect's case-folding LIKE
@@ -142,25 +127,22 @@ func candidatePattern(phrase string) string {
 // rule's change is to re-queue (narrator.Pronunciation.NeedsResynthesis),
 // read in a transaction that only reads: the scan holds no write lock.
 func (s *Store) ResynthesisCandidates(ctx context.Context, projectID int64, rule *narrator.Pronunciation) ([]int64, error) {
-	tx, err := s.db.BeginRead(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("resynthesis candidates of %q: %w", rule.Phrase, err)
-	}
-	defer tx.Rollback(ctx)
-	pattern := candidatePattern(strings.TrimSpace(rule.Phrase))
-	rows, err := tx.Query(ctx, fmt.Sprintf(candidatesSQL, s.db.ILike()), projectID, pattern, pattern, pattern)
-	if err != nil {
-		return nil, fmt.Errorf("resynthesis candidates of %q: %w", rule.Phrase, err)
-	}
-	audios, err := collect(rows, ScanAudio)
-	if err != nil {
-		return nil, fmt.Errorf("resynthesis candidates of %q: %w", rule.Phrase, err)
-	}
-	ids := []int64{}
-	for _, a := range audios {
-		if rule.NeedsResynthesis(a) {
-			ids = append(ids, a.ID)
+	return ReadV(ctx, s, fmt.Sprintf("resynthesis candidates of %q", rule.Phrase), func(tx Tx) ([]int64, error) {
+		pattern := candidatePattern(strings.TrimSpace(rule.Phrase))
+		rows, err := tx.Query(ctx, fmt.Sprintf(candidatesSQL, s.db.ILike()), projectID, pattern, pattern, pattern)
+		if err != nil {
+			return nil, fmt.Errorf("resynthesis candidates of %q: %w", rule.Phrase, err)
 		}
-	}
-	return ids, nil
+		audios, err := collect(rows, ScanAudio)
+		if err != nil {
+			return nil, fmt.Errorf("resynthesis candidates of %q: %w", rule.Phrase, err)
+		}
+		ids := []int64{}
+		for _, a := range audios {
+			if rule.NeedsResynthesis(a) {
+				ids = append(ids, a.ID)
+			}
+		}
+		return ids, nil
+	})
 }

@@ -26,16 +26,13 @@ const findPublicationSQL = `SELECT state, publish_at, updated_at FROM audio_publ
 // narrator.DefaultPublication when its publisher never decided. It does
 // not check that the audio exists: callers have found it already.
 func (s *Store) AudioPublication(ctx context.Context, audioID int64) (narrator.Publication, error) {
-	tx, err := s.db.BeginRead(ctx)
-	if err != nil {
-		return narrator.Publication{}, fmt.Errorf("audio publication %d: %w", audioID, err)
-	}
-	defer tx.Rollback(ctx)
-	p, err := findPublication(ctx, tx, audioID)
-	if err != nil {
-		return narrator.Publication{}, fmt.Errorf("audio publication %d: %w", audioID, err)
-	}
-	return p, nil
+	return ReadV(ctx, s, fmt.Sprintf("audio publication %d", audioID), func(tx Tx) (narrator.Publication, error) {
+		p, err := findPublication(ctx, tx, audioID)
+		if err != nil {
+			return narrator.Publication{}, fmt.Errorf("audio publication %d: %w", audioID, err)
+		}
+		return p, nil
+	})
 }
 
 func findPublication(ctx context.Context, tx Tx, audioID int64) (narrator.Publication, error) {
@@ -67,25 +64,19 @@ func (s *Store) SetPublication(ctx context.Context, p narrator.Publication) (nar
 	if err := p.Validate(); err != nil {
 		return p, err
 	}
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return p, fmt.Errorf("set publication of audio %d: %w", p.AudioID, err)
-	}
-	defer tx.Rollback(ctx)
-	var projectID int64
-	if err := tx.QueryRow(ctx, liveAudioSQL+s.db.ForUpdate(), p.AudioID).Scan(&projectID); errors.Is(err, sql.ErrNoRows) {
-		return p, narrator.Errorf(narrator.ENOTFOUND, "audio %d not found", p.AudioID)
-	} else if err != nil {
-		return p, fmt.Errorf("set publication of audio %d: %w", p.AudioID, err)
-	}
-	p.UpdatedAt = s.now()
-	if _, err := tx.Exec(ctx, upsertPublicationSQL, p.AudioID, projectID, p.State, NullTime(p.PublishAt), p.UpdatedAt); err != nil {
-		return p, fmt.Errorf("set publication of audio %d: %w", p.AudioID, err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return p, fmt.Errorf("set publication of audio %d: commit: %w", p.AudioID, err)
-	}
-	return p, nil
+	return WriteV(ctx, s, fmt.Sprintf("set publication of audio %d", p.AudioID), func(tx Tx) (narrator.Publication, error) {
+		var projectID int64
+		if err := tx.QueryRow(ctx, liveAudioSQL+s.db.ForUpdate(), p.AudioID).Scan(&projectID); errors.Is(err, sql.ErrNoRows) {
+			return p, narrator.Errorf(narrator.ENOTFOUND, "audio %d not found", p.AudioID)
+		} else if err != nil {
+			return p, fmt.Errorf("set publication of audio %d: %w", p.AudioID, err)
+		}
+		p.UpdatedAt = s.now()
+		if _, err := tx.Exec(ctx, upsertPublicationSQL, p.AudioID, projectID, p.State, NullTime(p.PublishAt), p.UpdatedAt); err != nil {
+			return p, fmt.Errorf("set publication of audio %d: %w", p.AudioID, err)
+		}
+		return p, nil
+	})
 }
 
 // insertNewPublicationsSQL inserts the publications of new audios
@@ -163,16 +154,13 @@ const findAccessSQL = `SELECT mode, allowed_origins, signing_secret, new_audio_s
 // that the project exists: a missing project has the default settings and
 // no audio.
 func (s *Store) ProjectAccess(ctx context.Context, projectID int64) (narrator.ProjectAccess, error) {
-	tx, err := s.db.BeginRead(ctx)
-	if err != nil {
-		return narrator.ProjectAccess{}, fmt.Errorf("access of project %d: %w", projectID, err)
-	}
-	defer tx.Rollback(ctx)
-	a, err := findAccess(ctx, tx, projectID)
-	if err != nil {
-		return a, fmt.Errorf("access of project %d: %w", projectID, err)
-	}
-	return a, nil
+	return ReadV(ctx, s, fmt.Sprintf("access of project %d", projectID), func(tx Tx) (narrator.ProjectAccess, error) {
+		a, err := findAccess(ctx, tx, projectID)
+		if err != nil {
+			return a, fmt.Errorf("access of project %d: %w", projectID, err)
+		}
+		return a, nil
+	})
 }
 
 func findAccess(ctx context.Context, tx Tx, projectID int64) (narrator.ProjectAccess, error) {
@@ -232,35 +220,33 @@ func (s *Store) RotateEmbedSecret(ctx context.Context, projectID int64, secret s
 // writeAccess changes the project's settings with change, in one
 // transaction that holds the project's row, and stores the result in out.
 func (s *Store) writeAccess(ctx context.Context, projectID int64, change func(*narrator.ProjectAccess) error, out *narrator.ProjectAccess) error {
-	tx, err := s.db.BeginWrite(ctx)
+	cur, err := WriteV(ctx, s, fmt.Sprintf("set access of project %d", projectID), func(tx Tx) (narrator.ProjectAccess, error) {
+		var id int64
+		if err := tx.QueryRow(ctx, lockProjectSQL+s.db.ForUpdate(), projectID).Scan(&id); errors.Is(err, sql.ErrNoRows) {
+			return narrator.ProjectAccess{}, narrator.Errorf(narrator.ENOTFOUND, "project %d not found", projectID)
+		} else if err != nil {
+			return narrator.ProjectAccess{}, fmt.Errorf("set access of project %d: %w", projectID, err)
+		}
+		cur, err := findAccess(ctx, tx, projectID)
+		if err != nil {
+			return narrator.ProjectAccess{}, fmt.Errorf("set access of project %d: %w", projectID, err)
+		}
+		if err := change(&cur); err != nil {
+			return narrator.ProjectAccess{}, err
+		}
+		cur.ProjectID, cur.UpdatedAt = projectID, s.now()
+		newState := narrator.PublicationPublished
+		if cur.DraftNewAudios {
+			newState = narrator.PublicationDraft
+		}
+		if _, err := tx.Exec(ctx, upsertAccessSQL, projectID, cur.Mode, strings.Join(cur.AllowedOrigins, " "), cur.SigningSecret,
+			newState, cur.DownloadButton, cur.UpdatedAt); err != nil {
+			return narrator.ProjectAccess{}, fmt.Errorf("set access of project %d: %w", projectID, err)
+		}
+		return cur, nil
+	})
 	if err != nil {
-		return fmt.Errorf("set access of project %d: %w", projectID, err)
-	}
-	defer tx.Rollback(ctx)
-	var id int64
-	if err := tx.QueryRow(ctx, lockProjectSQL+s.db.ForUpdate(), projectID).Scan(&id); errors.Is(err, sql.ErrNoRows) {
-		return narrator.Errorf(narrator.ENOTFOUND, "project %d not found", projectID)
-	} else if err != nil {
-		return fmt.Errorf("set access of project %d: %w", projectID, err)
-	}
-	cur, err := findAccess(ctx, tx, projectID)
-	if err != nil {
-		return fmt.Errorf("set access of project %d: %w", projectID, err)
-	}
-	if err := change(&cur); err != nil {
 		return err
-	}
-	cur.ProjectID, cur.UpdatedAt = projectID, s.now()
-	newState := narrator.PublicationPublished
-	if cur.DraftNewAudios {
-		newState = narrator.PublicationDraft
-	}
-	if _, err := tx.Exec(ctx, upsertAccessSQL, projectID, cur.Mode, strings.Join(cur.AllowedOrigins, " "), cur.SigningSecret,
-		newState, cur.DownloadButton, cur.UpdatedAt); err != nil {
-		return fmt.Errorf("set access of project %d: %w", projectID, err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("set access of project %d: commit: %w", projectID, err)
 	}
 	*out = cur
 	return nil
@@ -280,24 +266,21 @@ SELECT a.project_id FROM synthesis_progress sp JOIN audios a ON a.id = sp.audio_
 // left behind when its process died, which may be a signed project's
 // and is served to no one.
 func (s *Store) MediaAccess(ctx context.Context, folder string) (narrator.ProjectAccess, error) {
-	tx, err := s.db.BeginRead(ctx)
-	if err != nil {
-		return narrator.ProjectAccess{}, fmt.Errorf("media access of %s: %w", folder, err)
-	}
-	defer tx.Rollback(ctx)
-	var projectID int64
-	err = tx.QueryRow(ctx, mediaProjectSQL+" LIMIT 1", folder+"/"+narrator.MediaMP3Name, folder+"/"+narrator.LivePlaylistName).Scan(&projectID)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return narrator.ProjectAccess{}, narrator.Errorf(narrator.ENOTFOUND, "no audio owns media folder %s", folder)
-	case err != nil:
-		return narrator.ProjectAccess{}, fmt.Errorf("media access of %s: %w", folder, err)
-	}
-	a, err := findAccess(ctx, tx, projectID)
-	if err != nil {
-		return a, fmt.Errorf("media access of %s: %w", folder, err)
-	}
-	return a, nil
+	return ReadV(ctx, s, fmt.Sprintf("media access of %s", folder), func(tx Tx) (narrator.ProjectAccess, error) {
+		var projectID int64
+		err := tx.QueryRow(ctx, mediaProjectSQL+" LIMIT 1", folder+"/"+narrator.MediaMP3Name, folder+"/"+narrator.LivePlaylistName).Scan(&projectID)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			return narrator.ProjectAccess{}, narrator.Errorf(narrator.ENOTFOUND, "no audio owns media folder %s", folder)
+		case err != nil:
+			return narrator.ProjectAccess{}, fmt.Errorf("media access of %s: %w", folder, err)
+		}
+		a, err := findAccess(ctx, tx, projectID)
+		if err != nil {
+			return a, fmt.Errorf("media access of %s: %w", folder, err)
+		}
+		return a, nil
+	})
 }
 
 const exportPublicationsSQL = `
@@ -307,30 +290,27 @@ SELECT audio_id, state, publish_at, updated_at FROM audio_publications WHERE aud
 // with IDs above afterID, by audio ID, for copy-data; audios without one
 // are published.
 func (s *Store) ExportPublications(ctx context.Context, afterID int64, limit int) ([]narrator.Publication, error) {
-	tx, err := s.db.BeginRead(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("export publications: %w", err)
-	}
-	defer tx.Rollback(ctx)
-	rows, err := tx.Query(ctx, exportPublicationsSQL, afterID, limit)
-	if err != nil {
-		return nil, fmt.Errorf("export publications: %w", err)
-	}
-	defer rows.Close()
-	var out []narrator.Publication
-	for rows.Next() {
-		var p narrator.Publication
-		var at *time.Time
-		if err := rows.Scan(&p.AudioID, &p.State, &at, &p.UpdatedAt); err != nil {
+	return ReadV(ctx, s, "export publications", func(tx Tx) ([]narrator.Publication, error) {
+		rows, err := tx.Query(ctx, exportPublicationsSQL, afterID, limit)
+		if err != nil {
 			return nil, fmt.Errorf("export publications: %w", err)
 		}
-		if at != nil {
-			p.PublishAt = *at
+		defer rows.Close()
+		var out []narrator.Publication
+		for rows.Next() {
+			var p narrator.Publication
+			var at *time.Time
+			if err := rows.Scan(&p.AudioID, &p.State, &at, &p.UpdatedAt); err != nil {
+				return nil, fmt.Errorf("export publications: %w", err)
+			}
+			if at != nil {
+				p.PublishAt = *at
+			}
+			out = append(out, p)
 		}
-		out = append(out, p)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("export publications: %w", err)
-	}
-	return out, nil
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("export publications: %w", err)
+		}
+		return out, nil
+	})
 }

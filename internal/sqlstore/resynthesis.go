@@ -15,35 +15,35 @@ import (
 // refusal (EQUEUEFULL, EQUOTA), keeps what it did, and returns how many it
 // re-queued and the refusal.
 func (s *Store) ResynthesizeAudios(ctx context.Context, projectID int64, rule *narrator.Pronunciation, ids []int64) (int, error) {
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("resynthesize for %q: %w", rule.Phrase, err)
-	}
-	defer tx.Rollback(ctx)
-	n := 0
+	// A refusal stops the loop but keeps, and commits, what was done.
 	var refused error
-	for _, id := range ids {
-		a, err := s.db.ResolveAudio(ctx, tx, projectID, strconv.FormatInt(id, 10))
-		if narrator.ErrorCode(err) == narrator.ENOTFOUND {
-			continue
-		}
-		if err != nil {
-			return 0, fmt.Errorf("resynthesize audio %d: %w", id, err)
-		}
-		if a.ID != id || !rule.NeedsResynthesis(a) {
-			continue
-		}
-		if err := Resynthesize(ctx, s, tx, a); err != nil {
-			if c := narrator.ErrorCode(err); c == narrator.EQUEUEFULL || c == narrator.EQUOTA {
-				refused = err
-				break
+	n, err := WriteV(ctx, s, fmt.Sprintf("resynthesize for %q", rule.Phrase), func(tx Tx) (int, error) {
+		n := 0
+		for _, id := range ids {
+			a, err := s.db.ResolveAudio(ctx, tx, projectID, strconv.FormatInt(id, 10))
+			if narrator.ErrorCode(err) == narrator.ENOTFOUND {
+				continue
 			}
-			return 0, err
+			if err != nil {
+				return 0, fmt.Errorf("resynthesize audio %d: %w", id, err)
+			}
+			if a.ID != id || !rule.NeedsResynthesis(a) {
+				continue
+			}
+			if err := Resynthesize(ctx, s, tx, a); err != nil {
+				if c := narrator.ErrorCode(err); c == narrator.EQUEUEFULL || c == narrator.EQUOTA {
+					refused = err
+					break
+				}
+				return 0, err
+			}
+			n++
 		}
-		n++
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return 0, fmt.Errorf("resynthesize for %q: commit: %w", rule.Phrase, err)
+		return n, nil
+	})
+	if err != nil {
+		return 0, err
 	}
 	return n, refused
+
 }

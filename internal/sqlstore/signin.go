@@ -26,42 +26,37 @@ const pruneSignInFailuresSQL = `DELETE FROM signin_failures WHERE at < ?`
 // counted, so that concurrent attempts on any node cannot all pass a
 // limit. It also forgets attempts older than SignInFailureRetention.
 func (s *Store) ReserveSignInAttempt(ctx context.Context, attempt string, limits []narrator.SignInLimit, at time.Time) (*narrator.SignInRefusal, error) {
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("reserve sign-in attempt: %w", err)
-	}
-	defer tx.Rollback(ctx)
-	at = at.UTC().Truncate(time.Microsecond)
-	keys := make([]string, len(limits))
-	for i, l := range limits {
-		keys[i] = l.Key
-	}
-	for _, k := range slices.Compact(slices.Sorted(slices.Values(keys))) {
-		if err := s.db.LockKey(ctx, tx, k); err != nil {
-			return nil, fmt.Errorf("reserve sign-in attempt: lock: %w", err)
+	return WriteV(ctx, s, "reserve sign-in attempt", func(tx Tx) (*narrator.SignInRefusal, error) {
+		var err error
+		at = at.UTC().Truncate(time.Microsecond)
+		keys := make([]string, len(limits))
+		for i, l := range limits {
+			keys[i] = l.Key
 		}
-	}
-	recent := make([][]time.Time, len(limits))
-	for i, l := range limits {
-		if recent[i], err = recentSignInAttempts(ctx, tx, l, at); err != nil {
-			return nil, fmt.Errorf("reserve sign-in attempt: %w", err)
+		for _, k := range slices.Compact(slices.Sorted(slices.Values(keys))) {
+			if err := s.db.LockKey(ctx, tx, k); err != nil {
+				return nil, fmt.Errorf("reserve sign-in attempt: lock: %w", err)
+			}
 		}
-	}
-	if ref := narrator.CheckSignInLimits(limits, at, recent); ref != nil {
-		return ref, nil
-	}
-	for _, k := range keys {
-		if _, err := tx.Exec(ctx, insertSignInAttemptSQL, k, at, attempt); err != nil {
-			return nil, fmt.Errorf("reserve sign-in attempt: %w", err)
+		recent := make([][]time.Time, len(limits))
+		for i, l := range limits {
+			if recent[i], err = recentSignInAttempts(ctx, tx, l, at); err != nil {
+				return nil, fmt.Errorf("reserve sign-in attempt: %w", err)
+			}
 		}
-	}
-	if _, err := tx.Exec(ctx, pruneSignInFailuresSQL, at.Add(-SignInFailureRetention)); err != nil {
-		return nil, fmt.Errorf("reserve sign-in attempt: prune: %w", err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return nil, fmt.Errorf("reserve sign-in attempt: commit: %w", err)
-	}
-	return nil, nil
+		if ref := narrator.CheckSignInLimits(limits, at, recent); ref != nil {
+			return ref, nil
+		}
+		for _, k := range keys {
+			if _, err := tx.Exec(ctx, insertSignInAttemptSQL, k, at, attempt); err != nil {
+				return nil, fmt.Errorf("reserve sign-in attempt: %w", err)
+			}
+		}
+		if _, err := tx.Exec(ctx, pruneSignInFailuresSQL, at.Add(-SignInFailureRetention)); err != nil {
+			return nil, fmt.Errorf("reserve sign-in attempt: prune: %w", err)
+		}
+		return nil, nil
+	})
 }
 
 // recentSignInAttempts returns the times of l's attempts in its window
@@ -85,21 +80,15 @@ const clearSignInFailuresSQL = `DELETE FROM signin_failures WHERE key = ?`
 // ClearSignInAttempts forgets the attempt named attempt, which succeeded,
 // and every attempt recorded under keys.
 func (s *Store) ClearSignInAttempts(ctx context.Context, attempt string, keys []string) error {
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return fmt.Errorf("clear sign-in attempts: %w", err)
-	}
-	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, deleteSignInAttemptSQL, attempt); err != nil {
-		return fmt.Errorf("clear sign-in attempts: %w", err)
-	}
-	for _, k := range keys {
-		if _, err := tx.Exec(ctx, clearSignInFailuresSQL, k); err != nil {
+	return s.write(ctx, "clear sign-in attempts", func(tx Tx) error {
+		if _, err := tx.Exec(ctx, deleteSignInAttemptSQL, attempt); err != nil {
 			return fmt.Errorf("clear sign-in attempts: %w", err)
 		}
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("clear sign-in attempts: commit: %w", err)
-	}
-	return nil
+		for _, k := range keys {
+			if _, err := tx.Exec(ctx, clearSignInFailuresSQL, k); err != nil {
+				return fmt.Errorf("clear sign-in attempts: %w", err)
+			}
+		}
+		return nil
+	})
 }

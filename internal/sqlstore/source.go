@@ -100,71 +100,63 @@ func (s *Store) CreateSource(ctx context.Context, src *narrator.Source) error {
 	if err := src.Validate(); err != nil {
 		return err
 	}
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return fmt.Errorf("create feed: %w", err)
-	}
-	defer tx.Rollback(ctx)
-	var typ string
-	var accountID int64
-	if err := tx.QueryRow(ctx, lockProjectTypeSQL+s.db.ForUpdate(), src.ProjectID).Scan(&typ, &accountID); errors.Is(err, sql.ErrNoRows) {
-		return narrator.Errorf(narrator.ENOTFOUND, "project %d not found", src.ProjectID)
-	} else if err != nil {
-		return fmt.Errorf("create feed in project %d: %w", src.ProjectID, err)
-	}
-	if typ != narrator.ProjectTypeRSS {
-		return narrator.Errorf(narrator.EINVALID, "project %d is of type %s; feeds belong to projects of type %s", src.ProjectID, typ, narrator.ProjectTypeRSS)
-	}
-	var n int
-	if err := tx.QueryRow(ctx, countSourcesSQL, src.ProjectID).Scan(&n); err != nil {
-		return fmt.Errorf("create feed in project %d: %w", src.ProjectID, err)
-	}
-	if n >= narrator.MaxSourcesPerProject {
-		return narrator.Errorf(narrator.ECONFLICT, "a project has at most %d feeds", narrator.MaxSourcesPerProject)
-	}
-	if err := s.db.LockKey(ctx, tx, accountSourcesKey(accountID)); err != nil {
-		return fmt.Errorf("create feed in project %d: lock account %d: %w", src.ProjectID, accountID, err)
-	}
-	if err := tx.QueryRow(ctx, countAccountSourcesSQL, accountID).Scan(&n); err != nil {
-		return fmt.Errorf("create feed in project %d: %w", src.ProjectID, err)
-	}
-	if err := s.db.Limits().CheckSources(n); err != nil {
-		return err
-	}
-	now := s.now()
-	fullText := 0
-	if src.FullText {
-		fullText = 1
-	}
-	src.CreatedAt = now
-	src.State = narrator.SourceState{Status: narrator.SourceStatusNew, NextPollAt: now}
-	src.ID, err = tx.Insert(ctx, insertSourceSQL, src.ProjectID, src.URL, jsonObject(src.Header), jsonObject(src.Mapping), fullText,
-		src.BackfillItems, int64(src.BackfillSince/time.Second), int64(src.Interval/time.Second), now, narrator.SourceStatusNew, now)
-	if err != nil {
-		return fmt.Errorf("create feed in project %d: %w", src.ProjectID, err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("create feed in project %d: commit: %w", src.ProjectID, err)
-	}
-	return nil
+	return s.write(ctx, "create feed", func(tx Tx) error {
+		var err error
+		var typ string
+		var accountID int64
+		if err := tx.QueryRow(ctx, lockProjectTypeSQL+s.db.ForUpdate(), src.ProjectID).Scan(&typ, &accountID); errors.Is(err, sql.ErrNoRows) {
+			return narrator.Errorf(narrator.ENOTFOUND, "project %d not found", src.ProjectID)
+		} else if err != nil {
+			return fmt.Errorf("create feed in project %d: %w", src.ProjectID, err)
+		}
+		if typ != narrator.ProjectTypeRSS {
+			return narrator.Errorf(narrator.EINVALID, "project %d is of type %s; feeds belong to projects of type %s", src.ProjectID, typ, narrator.ProjectTypeRSS)
+		}
+		var n int
+		if err := tx.QueryRow(ctx, countSourcesSQL, src.ProjectID).Scan(&n); err != nil {
+			return fmt.Errorf("create feed in project %d: %w", src.ProjectID, err)
+		}
+		if n >= narrator.MaxSourcesPerProject {
+			return narrator.Errorf(narrator.ECONFLICT, "a project has at most %d feeds", narrator.MaxSourcesPerProject)
+		}
+		if err := s.db.LockKey(ctx, tx, accountSourcesKey(accountID)); err != nil {
+			return fmt.Errorf("create feed in project %d: lock account %d: %w", src.ProjectID, accountID, err)
+		}
+		if err := tx.QueryRow(ctx, countAccountSourcesSQL, accountID).Scan(&n); err != nil {
+			return fmt.Errorf("create feed in project %d: %w", src.ProjectID, err)
+		}
+		if err := s.db.Limits().CheckSources(n); err != nil {
+			return err
+		}
+		now := s.now()
+		fullText := 0
+		if src.FullText {
+			fullText = 1
+		}
+		src.CreatedAt = now
+		src.State = narrator.SourceState{Status: narrator.SourceStatusNew, NextPollAt: now}
+		src.ID, err = tx.Insert(ctx, insertSourceSQL, src.ProjectID, src.URL, jsonObject(src.Header), jsonObject(src.Mapping), fullText,
+			src.BackfillItems, int64(src.BackfillSince/time.Second), int64(src.Interval/time.Second), now, narrator.SourceStatusNew, now)
+		if err != nil {
+			return fmt.Errorf("create feed in project %d: %w", src.ProjectID, err)
+		}
+		return nil
+	})
 }
 
 const findSourceSQL = `SELECT ` + sourceColumns + ` FROM sources WHERE id = ?`
 
 // Source returns a feed. It returns ENOTFOUND if there is none of that ID.
 func (s *Store) Source(ctx context.Context, id int64) (*narrator.Source, error) {
-	tx, err := s.db.BeginRead(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("find feed %d: %w", id, err)
-	}
-	defer tx.Rollback(ctx)
-	src, err := scanSource(tx.QueryRow(ctx, findSourceSQL, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, sourceNotFound(id)
-	} else if err != nil {
-		return nil, fmt.Errorf("find feed %d: %w", id, err)
-	}
-	return src, nil
+	return ReadV(ctx, s, fmt.Sprintf("find feed %d", id), func(tx Tx) (*narrator.Source, error) {
+		src, err := scanSource(tx.QueryRow(ctx, findSourceSQL, id))
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, sourceNotFound(id)
+		} else if err != nil {
+			return nil, fmt.Errorf("find feed %d: %w", id, err)
+		}
+		return src, nil
+	})
 }
 
 const listSourcesSQL = `SELECT ` + sourceColumns + ` FROM sources WHERE project_id = ? ORDER BY id`
@@ -172,28 +164,25 @@ const listSourcesSQL = `SELECT ` + sourceColumns + ` FROM sources WHERE project_
 // ListSources returns a project's feeds, oldest first; the slice is empty,
 // not nil, when there are none.
 func (s *Store) ListSources(ctx context.Context, projectID int64) ([]*narrator.Source, error) {
-	tx, err := s.db.BeginRead(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("list feeds of project %d: %w", projectID, err)
-	}
-	defer tx.Rollback(ctx)
-	rows, err := tx.Query(ctx, listSourcesSQL, projectID)
-	if err != nil {
-		return nil, fmt.Errorf("list feeds of project %d: %w", projectID, err)
-	}
-	defer rows.Close()
-	out := []*narrator.Source{}
-	for rows.Next() {
-		src, err := scanSource(rows)
+	return ReadV(ctx, s, fmt.Sprintf("list feeds of project %d", projectID), func(tx Tx) ([]*narrator.Source, error) {
+		rows, err := tx.Query(ctx, listSourcesSQL, projectID)
 		if err != nil {
 			return nil, fmt.Errorf("list feeds of project %d: %w", projectID, err)
 		}
-		out = append(out, src)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list feeds of project %d: %w", projectID, err)
-	}
-	return out, nil
+		defer rows.Close()
+		out := []*narrator.Source{}
+		for rows.Next() {
+			src, err := scanSource(rows)
+			if err != nil {
+				return nil, fmt.Errorf("list feeds of project %d: %w", projectID, err)
+			}
+			out = append(out, src)
+		}
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("list feeds of project %d: %w", projectID, err)
+		}
+		return out, nil
+	})
 }
 
 const deleteSourceItemsSQL = `DELETE FROM source_items WHERE source_id = ?`
@@ -203,27 +192,21 @@ const deleteSourceSQL = `DELETE FROM sources WHERE id = ? AND project_id = ?`
 // saw; the audios its items made stay. It returns ENOTFOUND if the project
 // has no such feed.
 func (s *Store) DeleteSource(ctx context.Context, projectID, id int64) error {
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return fmt.Errorf("delete feed %d: %w", id, err)
-	}
-	defer tx.Rollback(ctx)
-	var found int64
-	if err := tx.QueryRow(ctx, `SELECT id FROM sources WHERE id = ? AND project_id = ?`+s.db.ForUpdate(), id, projectID).Scan(&found); errors.Is(err, sql.ErrNoRows) {
-		return sourceNotFound(id)
-	} else if err != nil {
-		return fmt.Errorf("delete feed %d: %w", id, err)
-	}
-	if _, err := tx.Exec(ctx, deleteSourceItemsSQL, id); err != nil {
-		return fmt.Errorf("delete feed %d: %w", id, err)
-	}
-	if _, err := tx.Exec(ctx, deleteSourceSQL, id, projectID); err != nil {
-		return fmt.Errorf("delete feed %d: %w", id, err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("delete feed %d: commit: %w", id, err)
-	}
-	return nil
+	return s.write(ctx, fmt.Sprintf("delete feed %d", id), func(tx Tx) error {
+		var found int64
+		if err := tx.QueryRow(ctx, `SELECT id FROM sources WHERE id = ? AND project_id = ?`+s.db.ForUpdate(), id, projectID).Scan(&found); errors.Is(err, sql.ErrNoRows) {
+			return sourceNotFound(id)
+		} else if err != nil {
+			return fmt.Errorf("delete feed %d: %w", id, err)
+		}
+		if _, err := tx.Exec(ctx, deleteSourceItemsSQL, id); err != nil {
+			return fmt.Errorf("delete feed %d: %w", id, err)
+		}
+		if _, err := tx.Exec(ctx, deleteSourceSQL, id, projectID); err != nil {
+			return fmt.Errorf("delete feed %d: %w", id, err)
+		}
+		return nil
+	})
 }
 
 // seenChunk is how many external IDs one query of SeenItems asks about.
@@ -232,43 +215,40 @@ const seenChunk = 200
 // SeenItems returns, of the given external IDs, those a read of the feed
 // recorded, with the hash and date recorded for each.
 func (s *Store) SeenItems(ctx context.Context, sourceID int64, externalIDs []string) (map[string]narrator.SeenItem, error) {
-	tx, err := s.db.BeginRead(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("seen items of feed %d: %w", sourceID, err)
-	}
-	defer tx.Rollback(ctx)
-	out := map[string]narrator.SeenItem{}
-	for len(externalIDs) > 0 {
-		chunk := externalIDs[:min(len(externalIDs), seenChunk)]
-		externalIDs = externalIDs[len(chunk):]
-		args := []any{sourceID}
-		for _, id := range chunk {
-			args = append(args, id)
-		}
-		q := `SELECT external_id, hash, item_updated_at FROM source_items WHERE source_id = ? AND external_id IN (?` + strings.Repeat(", ?", len(chunk)-1) + `)`
-		rows, err := tx.Query(ctx, q, args...)
-		if err != nil {
-			return nil, fmt.Errorf("seen items of feed %d: %w", sourceID, err)
-		}
-		for rows.Next() {
-			var it narrator.SeenItem
-			var date *time.Time
-			if err := rows.Scan(&it.ExternalID, &it.Hash, &date); err != nil {
-				rows.Close()
+	return ReadV(ctx, s, fmt.Sprintf("seen items of feed %d", sourceID), func(tx Tx) (map[string]narrator.SeenItem, error) {
+		out := map[string]narrator.SeenItem{}
+		for len(externalIDs) > 0 {
+			chunk := externalIDs[:min(len(externalIDs), seenChunk)]
+			externalIDs = externalIDs[len(chunk):]
+			args := []any{sourceID}
+			for _, id := range chunk {
+				args = append(args, id)
+			}
+			q := `SELECT external_id, hash, item_updated_at FROM source_items WHERE source_id = ? AND external_id IN (?` + strings.Repeat(", ?", len(chunk)-1) + `)`
+			rows, err := tx.Query(ctx, q, args...)
+			if err != nil {
 				return nil, fmt.Errorf("seen items of feed %d: %w", sourceID, err)
 			}
-			if date != nil {
-				it.Date = *date
+			for rows.Next() {
+				var it narrator.SeenItem
+				var date *time.Time
+				if err := rows.Scan(&it.ExternalID, &it.Hash, &date); err != nil {
+					rows.Close()
+					return nil, fmt.Errorf("seen items of feed %d: %w", sourceID, err)
+				}
+				if date != nil {
+					it.Date = *date
+				}
+				out[it.ExternalID] = it
 			}
-			out[it.ExternalID] = it
+			err = rows.Err()
+			rows.Close()
+			if err != nil {
+				return nil, fmt.Errorf("seen items of feed %d: %w", sourceID, err)
+			}
 		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return nil, fmt.Errorf("seen items of feed %d: %w", sourceID, err)
-		}
-	}
-	return out, nil
+		return out, nil
+	})
 }
 
 const (
@@ -293,54 +273,49 @@ func (s *Store) ClaimDueSource(ctx context.Context, id int64, until time.Time) (
 }
 
 func (s *Store) claimSource(ctx context.Context, id int64, until time.Time, due bool) (bool, error) {
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return false, fmt.Errorf("claim feed %d: %w", id, err)
-	}
-	defer tx.Rollback(ctx)
-	now := s.now()
-	if due {
-		var accountID int64
-		if err := tx.QueryRow(ctx, sourceAccountSQL, id).Scan(&accountID); errors.Is(err, sql.ErrNoRows) {
-			return false, sourceNotFound(id)
-		} else if err != nil {
+	return WriteV(ctx, s, fmt.Sprintf("claim feed %d", id), func(tx Tx) (bool, error) {
+		var err error
+		now := s.now()
+		if due {
+			var accountID int64
+			if err := tx.QueryRow(ctx, sourceAccountSQL, id).Scan(&accountID); errors.Is(err, sql.ErrNoRows) {
+				return false, sourceNotFound(id)
+			} else if err != nil {
+				return false, fmt.Errorf("claim feed %d: %w", id, err)
+			}
+			// Claims of one account's feeds take turns, on every node, so
+			// that each counts the reads the others claimed.
+			if err := s.db.LockKey(ctx, tx, accountReadsKey(accountID)); err != nil {
+				return false, fmt.Errorf("claim feed %d: lock account %d: %w", id, accountID, err)
+			}
+			var reading int
+			if err := tx.QueryRow(ctx, accountReadsSQL, accountID, now).Scan(&reading); err != nil {
+				return false, fmt.Errorf("claim feed %d: %w", id, err)
+			}
+			if !narrator.MayRead(reading) {
+				return false, nil
+			}
+		}
+		var n int64
+		if due {
+			n, err = tx.Exec(ctx, claimDueSourceSQL, until, id, now, now)
+		} else {
+			n, err = tx.Exec(ctx, claimSourceSQL, until, id, now)
+		}
+		if err != nil {
 			return false, fmt.Errorf("claim feed %d: %w", id, err)
 		}
-		// Claims of one account's feeds take turns, on every node, so
-		// that each counts the reads the others claimed.
-		if err := s.db.LockKey(ctx, tx, accountReadsKey(accountID)); err != nil {
-			return false, fmt.Errorf("claim feed %d: lock account %d: %w", id, accountID, err)
-		}
-		var reading int
-		if err := tx.QueryRow(ctx, accountReadsSQL, accountID, now).Scan(&reading); err != nil {
-			return false, fmt.Errorf("claim feed %d: %w", id, err)
-		}
-		if !narrator.MayRead(reading) {
+		if n == 0 {
+			var found int64
+			if err := tx.QueryRow(ctx, `SELECT id FROM sources WHERE id = ?`, id).Scan(&found); errors.Is(err, sql.ErrNoRows) {
+				return false, sourceNotFound(id)
+			} else if err != nil {
+				return false, fmt.Errorf("claim feed %d: %w", id, err)
+			}
 			return false, nil
 		}
-	}
-	var n int64
-	if due {
-		n, err = tx.Exec(ctx, claimDueSourceSQL, until, id, now, now)
-	} else {
-		n, err = tx.Exec(ctx, claimSourceSQL, until, id, now)
-	}
-	if err != nil {
-		return false, fmt.Errorf("claim feed %d: %w", id, err)
-	}
-	if n == 0 {
-		var found int64
-		if err := tx.QueryRow(ctx, `SELECT id FROM sources WHERE id = ?`, id).Scan(&found); errors.Is(err, sql.ErrNoRows) {
-			return false, sourceNotFound(id)
-		} else if err != nil {
-			return false, fmt.Errorf("claim feed %d: %w", id, err)
-		}
-		return false, nil
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return false, fmt.Errorf("claim feed %d: commit: %w", id, err)
-	}
-	return true, nil
+		return true, nil
+	})
 }
 
 const sourceAccountSQL = `SELECT p.account_id FROM sources f JOIN projects p ON p.id = f.project_id WHERE f.id = ?`
@@ -372,48 +347,45 @@ SELECT id, account_id FROM (
 // decides. It may return fewer than limit while more are due: those of
 // accounts whose feeds are being read.
 func (s *Store) DueSources(ctx context.Context, limit int) ([]int64, error) {
-	tx, err := s.db.BeginRead(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("due feeds: %w", err)
-	}
-	defer tx.Rollback(ctx)
-	now := s.now()
-	reading := map[int64]int{}
-	rows, err := tx.Query(ctx, readsSQL, now)
-	if err != nil {
-		return nil, fmt.Errorf("due feeds: reads: %w", err)
-	}
-	for rows.Next() {
-		var account int64
-		var n int
-		if err := rows.Scan(&account, &n); err != nil {
-			rows.Close()
+	return ReadV(ctx, s, "due feeds", func(tx Tx) ([]int64, error) {
+		now := s.now()
+		reading := map[int64]int{}
+		rows, err := tx.Query(ctx, readsSQL, now)
+		if err != nil {
 			return nil, fmt.Errorf("due feeds: reads: %w", err)
 		}
-		reading[account] = n
-	}
-	err = rows.Err()
-	rows.Close()
-	if err != nil {
-		return nil, fmt.Errorf("due feeds: reads: %w", err)
-	}
-	rows, err = tx.Query(ctx, dueSourcesSQL, now, now, narrator.MaxReadsPerAccount)
-	if err != nil {
-		return nil, fmt.Errorf("due feeds: %w", err)
-	}
-	defer rows.Close()
-	var due []narrator.DueSource
-	for rows.Next() {
-		var f narrator.DueSource
-		if err := rows.Scan(&f.ID, &f.AccountID); err != nil {
+		for rows.Next() {
+			var account int64
+			var n int
+			if err := rows.Scan(&account, &n); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("due feeds: reads: %w", err)
+			}
+			reading[account] = n
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("due feeds: reads: %w", err)
+		}
+		rows, err = tx.Query(ctx, dueSourcesSQL, now, now, narrator.MaxReadsPerAccount)
+		if err != nil {
 			return nil, fmt.Errorf("due feeds: %w", err)
 		}
-		due = append(due, f)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("due feeds: %w", err)
-	}
-	return narrator.FairReads(due, reading, limit), nil
+		defer rows.Close()
+		var due []narrator.DueSource
+		for rows.Next() {
+			var f narrator.DueSource
+			if err := rows.Scan(&f.ID, &f.AccountID); err != nil {
+				return nil, fmt.Errorf("due feeds: %w", err)
+			}
+			due = append(due, f)
+		}
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("due feeds: %w", err)
+		}
+		return narrator.FairReads(due, reading, limit), nil
+	})
 }
 
 const upsertSeenSQL = `
@@ -431,32 +403,26 @@ WHERE id = ?`
 // the read's lease. It returns ENOTFOUND if the
 // feed was removed meanwhile.
 func (s *Store) RecordRead(ctx context.Context, r narrator.SourceRead) error {
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return fmt.Errorf("record read of feed %d: %w", r.SourceID, err)
-	}
-	defer tx.Rollback(ctx)
-	var found int64
-	if err := tx.QueryRow(ctx, `SELECT id FROM sources WHERE id = ?`+s.db.ForUpdate(), r.SourceID).Scan(&found); errors.Is(err, sql.ErrNoRows) {
-		return sourceNotFound(r.SourceID)
-	} else if err != nil {
-		return fmt.Errorf("record read of feed %d: %w", r.SourceID, err)
-	}
-	now := s.now()
-	for _, it := range r.Seen {
-		if _, err := tx.Exec(ctx, upsertSeenSQL, r.SourceID, it.ExternalID, it.Hash, NullTime(it.Date), now); err != nil {
-			return fmt.Errorf("record read of feed %d: item %q: %w", r.SourceID, it.ExternalID, err)
+	return s.write(ctx, fmt.Sprintf("record read of feed %d", r.SourceID), func(tx Tx) error {
+		var found int64
+		if err := tx.QueryRow(ctx, `SELECT id FROM sources WHERE id = ?`+s.db.ForUpdate(), r.SourceID).Scan(&found); errors.Is(err, sql.ErrNoRows) {
+			return sourceNotFound(r.SourceID)
+		} else if err != nil {
+			return fmt.Errorf("record read of feed %d: %w", r.SourceID, err)
 		}
-	}
-	st := r.State
-	if _, err := tx.Exec(ctx, recordReadSQL, st.Status, st.LastError, NullTime(st.LastFetchAt), st.NextPollAt, st.Failures, st.ETag, st.LastModified,
-		r.Created, r.Updated, r.SourceID, r.SourceID); err != nil {
-		return fmt.Errorf("record read of feed %d: %w", r.SourceID, err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("record read of feed %d: commit: %w", r.SourceID, err)
-	}
-	return nil
+		now := s.now()
+		for _, it := range r.Seen {
+			if _, err := tx.Exec(ctx, upsertSeenSQL, r.SourceID, it.ExternalID, it.Hash, NullTime(it.Date), now); err != nil {
+				return fmt.Errorf("record read of feed %d: item %q: %w", r.SourceID, it.ExternalID, err)
+			}
+		}
+		st := r.State
+		if _, err := tx.Exec(ctx, recordReadSQL, st.Status, st.LastError, NullTime(st.LastFetchAt), st.NextPollAt, st.Failures, st.ETag, st.LastModified,
+			r.Created, r.Updated, r.SourceID, r.SourceID); err != nil {
+			return fmt.Errorf("record read of feed %d: %w", r.SourceID, err)
+		}
+		return nil
+	})
 }
 
 const setSubscriptionSQL = `
@@ -467,21 +433,15 @@ WHERE id = ?`
 // SetSubscription records a feed's WebSub subscription, its pending
 // request included. It returns ENOTFOUND if there is no such feed.
 func (s *Store) SetSubscription(ctx context.Context, id int64, sub narrator.Subscription) error {
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return fmt.Errorf("set subscription of feed %d: %w", id, err)
-	}
-	defer tx.Rollback(ctx)
-	n, err := tx.Exec(ctx, setSubscriptionSQL, sub.Hub, sub.Topic, sub.Secret, NullTime(sub.RequestedAt), NullTime(sub.ExpiresAt),
-		sub.Pending.Mode, sub.Pending.Topic, NullTime(sub.Pending.SentAt), sub.Nonce, id)
-	if err != nil {
-		return fmt.Errorf("set subscription of feed %d: %w", id, err)
-	}
-	if n == 0 {
-		return sourceNotFound(id)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("set subscription of feed %d: commit: %w", id, err)
-	}
-	return nil
+	return s.write(ctx, fmt.Sprintf("set subscription of feed %d", id), func(tx Tx) error {
+		n, err := tx.Exec(ctx, setSubscriptionSQL, sub.Hub, sub.Topic, sub.Secret, NullTime(sub.RequestedAt), NullTime(sub.ExpiresAt),
+			sub.Pending.Mode, sub.Pending.Topic, NullTime(sub.Pending.SentAt), sub.Nonce, id)
+		if err != nil {
+			return fmt.Errorf("set subscription of feed %d: %w", id, err)
+		}
+		if n == 0 {
+			return sourceNotFound(id)
+		}
+		return nil
+	})
 }

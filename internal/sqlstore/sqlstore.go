@@ -39,8 +39,8 @@ type Tx interface {
 	Query(ctx context.Context, query string, args ...any) (Rows, error)
 	// Commit commits the transaction.
 	Commit(ctx context.Context) error
-	// Rollback ends the transaction if it was not committed; it is
-	// deferred by every method that begins one.
+	// Rollback ends the transaction if it was not committed; inTx
+	// defers it for every transaction it begins.
 	Rollback(ctx context.Context)
 }
 

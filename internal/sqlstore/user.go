@@ -21,21 +21,22 @@ func (s *Store) CreateUser(ctx context.Context, u *narrator.User) error {
 	if err := u.Validate(); err != nil {
 		return err
 	}
-	tx, err := s.db.BeginWrite(ctx)
+	var id int64
+	var now time.Time
+	err := s.write(ctx, "create user", func(tx Tx) error {
+		if _, err := findAccount(ctx, tx, u.AccountID); err != nil {
+			return fmt.Errorf("create user: %w", err)
+		}
+		now = s.now()
+		var err error
+		id, err = tx.Insert(ctx, insertUserSQL, u.AccountID, u.Email, u.PasswordHash, now, now)
+		if err != nil {
+			return fmt.Errorf("create user: %w", s.db.Conflict(err, "a user with email "+u.Email))
+		}
+		return nil
+	})
 	if err != nil {
-		return fmt.Errorf("create user: %w", err)
-	}
-	defer tx.Rollback(ctx)
-	if _, err := findAccount(ctx, tx, u.AccountID); err != nil {
-		return fmt.Errorf("create user: %w", err)
-	}
-	now := s.now()
-	id, err := tx.Insert(ctx, insertUserSQL, u.AccountID, u.Email, u.PasswordHash, now, now)
-	if err != nil {
-		return fmt.Errorf("create user: %w", s.db.Conflict(err, "a user with email "+u.Email))
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("create user: commit: %w", err)
+		return err
 	}
 	u.ID, u.CreatedAt, u.UpdatedAt = id, now, now
 	return nil
@@ -64,19 +65,16 @@ func (s *Store) FindUserByEmail(ctx context.Context, email string) (*narrator.Us
 	if !narrator.ValidText(email) {
 		return nil, notFound
 	}
-	tx, err := s.db.BeginRead(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("find user: %w", err)
-	}
-	defer tx.Rollback(ctx)
-	u, err := ScanUser(tx.QueryRow(ctx, findUserByEmailSQL, email))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, notFound
-	}
-	if err != nil {
-		return nil, fmt.Errorf("find user: %w", err)
-	}
-	return u, nil
+	return ReadV(ctx, s, "find user", func(tx Tx) (*narrator.User, error) {
+		u, err := ScanUser(tx.QueryRow(ctx, findUserByEmailSQL, email))
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, notFound
+		}
+		if err != nil {
+			return nil, fmt.Errorf("find user: %w", err)
+		}
+		return u, nil
+	})
 }
 
 const setUserPasswordSQL = `UPDATE users SET password_hash = ?, updated_at = ? WHERE id = ?`
@@ -91,25 +89,19 @@ func (s *Store) SetUserPassword(ctx context.Context, userID int64, passwordHash 
 	if len(passwordHash) == 0 {
 		return narrator.Errorf(narrator.EINVALID, "password hash is required")
 	}
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return fmt.Errorf("set password of user %d: %w", userID, err)
-	}
-	defer tx.Rollback(ctx)
-	n, err := tx.Exec(ctx, setUserPasswordSQL, passwordHash, s.now(), userID)
-	if err != nil {
-		return fmt.Errorf("set password of user %d: %w", userID, err)
-	}
-	if n == 0 {
-		return narrator.Errorf(narrator.ENOTFOUND, "user %d not found", userID)
-	}
-	if _, err := tx.Exec(ctx, deleteUserSessionsSQL, userID); err != nil {
-		return fmt.Errorf("set password of user %d: end sessions: %w", userID, err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("set password of user %d: commit: %w", userID, err)
-	}
-	return nil
+	return s.write(ctx, fmt.Sprintf("set password of user %d", userID), func(tx Tx) error {
+		n, err := tx.Exec(ctx, setUserPasswordSQL, passwordHash, s.now(), userID)
+		if err != nil {
+			return fmt.Errorf("set password of user %d: %w", userID, err)
+		}
+		if n == 0 {
+			return narrator.Errorf(narrator.ENOTFOUND, "user %d not found", userID)
+		}
+		if _, err := tx.Exec(ctx, deleteUserSessionsSQL, userID); err != nil {
+			return fmt.Errorf("set password of user %d: end sessions: %w", userID, err)
+		}
+		return nil
+	})
 }
 
 const userExistsSQL = `SELECT COUNT(*) FROM users WHERE id = ?`
@@ -128,31 +120,33 @@ func (s *Store) CreateSession(ctx context.Context, sess *narrator.Session, token
 	if len(tokenHash) == 0 || sess.CSRFToken == "" {
 		return narrator.Errorf(narrator.EINVALID, "session token hash and CSRF token are required")
 	}
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return fmt.Errorf("create session: %w", err)
-	}
-	defer tx.Rollback(ctx)
-	var n int
-	if err := tx.QueryRow(ctx, userExistsSQL, sess.UserID).Scan(&n); err != nil {
-		return fmt.Errorf("create session: %w", err)
-	}
-	if n == 0 {
-		return narrator.Errorf(narrator.ENOTFOUND, "user %d not found", sess.UserID)
-	}
-	now := s.now()
-	if _, err := tx.Exec(ctx, deleteExpiredSessionsSQL, now); err != nil {
-		return fmt.Errorf("create session: remove expired: %w", err)
-	}
+	var id int64
+	var now time.Time
 	expires := sess.ExpiresAt.UTC().Truncate(time.Microsecond)
-	id, err := tx.Insert(ctx, insertSessionSQL, tokenHash, sess.UserID, sess.CSRFToken, now, expires)
+	err := s.write(ctx, "create session", func(tx Tx) error {
+		var n int
+		if err := tx.QueryRow(ctx, userExistsSQL, sess.UserID).Scan(&n); err != nil {
+			return fmt.Errorf("create session: %w", err)
+		}
+		if n == 0 {
+			return narrator.Errorf(narrator.ENOTFOUND, "user %d not found", sess.UserID)
+		}
+		now = s.now()
+		if _, err := tx.Exec(ctx, deleteExpiredSessionsSQL, now); err != nil {
+			return fmt.Errorf("create session: remove expired: %w", err)
+		}
+		var err error
+		id, err = tx.Insert(ctx, insertSessionSQL, tokenHash, sess.UserID, sess.CSRFToken, now, expires)
+		if err != nil {
+			return fmt.Errorf("create session: %w", s.db.Conflict(err, "session"))
+		}
+		return nil
+	})
 	if err != nil {
-		return fmt.Errorf("create session: %w", s.db.Conflict(err, "session"))
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("create session: commit: %w", err)
+		return err
 	}
 	sess.ID, sess.CreatedAt, sess.ExpiresAt = id, now, expires
+
 	return nil
 }
 
@@ -165,21 +159,19 @@ WHERE s.hash = ? AND s.expires_at > ?`
 // user's account and email. It returns EUNAUTHORIZED if there is none or it
 // has expired.
 func (s *Store) FindSession(ctx context.Context, tokenHash []byte) (*narrator.Session, error) {
-	tx, err := s.db.BeginRead(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("find session: %w", err)
-	}
-	defer tx.Rollback(ctx)
-	var sess narrator.Session
-	err = tx.QueryRow(ctx, findSessionSQL, tokenHash, s.now()).Scan(
-		&sess.ID, &sess.UserID, &sess.AccountID, &sess.Email, &sess.CSRFToken, &sess.CreatedAt, &sess.ExpiresAt)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, narrator.Errorf(narrator.EUNAUTHORIZED, "no such session, or it has expired")
-	}
-	if err != nil {
-		return nil, fmt.Errorf("find session: %w", err)
-	}
-	return &sess, nil
+	return ReadV(ctx, s, "find session", func(tx Tx) (*narrator.Session, error) {
+		var err error
+		var sess narrator.Session
+		err = tx.QueryRow(ctx, findSessionSQL, tokenHash, s.now()).Scan(
+			&sess.ID, &sess.UserID, &sess.AccountID, &sess.Email, &sess.CSRFToken, &sess.CreatedAt, &sess.ExpiresAt)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, narrator.Errorf(narrator.EUNAUTHORIZED, "no such session, or it has expired")
+		}
+		if err != nil {
+			return nil, fmt.Errorf("find session: %w", err)
+		}
+		return &sess, nil
+	})
 }
 
 const deleteSessionSQL = `DELETE FROM sessions WHERE hash = ?`
@@ -187,16 +179,10 @@ const deleteSessionSQL = `DELETE FROM sessions WHERE hash = ?`
 // DeleteSession ends the session stored under a token hash. Ending a
 // session that does not exist succeeds: signing out twice is harmless.
 func (s *Store) DeleteSession(ctx context.Context, tokenHash []byte) error {
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return fmt.Errorf("delete session: %w", err)
-	}
-	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, deleteSessionSQL, tokenHash); err != nil {
-		return fmt.Errorf("delete session: %w", err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("delete session: commit: %w", err)
-	}
-	return nil
+	return s.write(ctx, "delete session", func(tx Tx) error {
+		if _, err := tx.Exec(ctx, deleteSessionSQL, tokenHash); err != nil {
+			return fmt.Errorf("delete session: %w", err)
+		}
+		return nil
+	})
 }

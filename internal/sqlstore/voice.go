@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/narrator/narrator"
 )
@@ -26,40 +27,36 @@ func (s *Store) InstallVoice(ctx context.Context, v *narrator.InstalledVoice) er
 	if err := v.Validate(); err != nil {
 		return err
 	}
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return fmt.Errorf("install voice: %w", err)
-	}
-	defer tx.Rollback(ctx)
-	now := s.now()
-	if _, err := tx.Exec(ctx, insertVoiceSQL, v.EngineVoice, v.Name, v.Gender, v.Language, v.Engine, v.Quality, v.License, v.Speaker, v.Priority, now); err != nil {
-		return fmt.Errorf("install voice %s: %w", v.EngineVoice, s.db.Conflict(err, "a voice with this ID, or this name in "+v.Language+","))
-	}
-	for _, f := range v.Files {
-		if _, err := tx.Exec(ctx, insertVoiceFileSQL, v.EngineVoice, f.Role, f.Name, f.Size, f.SHA256); err != nil {
-			return fmt.Errorf("install voice %s: file %s: %w", v.EngineVoice, f.Name, err)
+	now, err := WriteV(ctx, s, "install voice", func(tx Tx) (time.Time, error) {
+		now := s.now()
+		if _, err := tx.Exec(ctx, insertVoiceSQL, v.EngineVoice, v.Name, v.Gender, v.Language, v.Engine, v.Quality, v.License, v.Speaker, v.Priority, now); err != nil {
+			return now, fmt.Errorf("install voice %s: %w", v.EngineVoice, s.db.Conflict(err, "a voice with this ID, or this name in "+v.Language+","))
 		}
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("install voice %s: commit: %w", v.EngineVoice, err)
+		for _, f := range v.Files {
+			if _, err := tx.Exec(ctx, insertVoiceFileSQL, v.EngineVoice, f.Role, f.Name, f.Size, f.SHA256); err != nil {
+				return now, fmt.Errorf("install voice %s: file %s: %w", v.EngineVoice, f.Name, err)
+			}
+		}
+		return now, nil
+	})
+	if err != nil {
+		return err
 	}
 	v.CreatedAt = now
+
 	return nil
 }
 
 // ListInstalledVoices returns the installed voices with their files, by
 // language, then name.
 func (s *Store) ListInstalledVoices(ctx context.Context) ([]*narrator.InstalledVoice, error) {
-	tx, err := s.db.BeginRead(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("list voices: %w", err)
-	}
-	defer tx.Rollback(ctx)
-	out, err := listVoices(ctx, tx)
-	if err != nil {
-		return nil, fmt.Errorf("list voices: %w", err)
-	}
-	return out, nil
+	return ReadV(ctx, s, "list voices", func(tx Tx) ([]*narrator.InstalledVoice, error) {
+		out, err := listVoices(ctx, tx)
+		if err != nil {
+			return nil, fmt.Errorf("list voices: %w", err)
+		}
+		return out, nil
+	})
 }
 
 func listVoices(ctx context.Context, tx Tx) ([]*narrator.InstalledVoice, error) {
@@ -104,24 +101,18 @@ func listVoices(ctx context.Context, tx Tx) ([]*narrator.InstalledVoice, error) 
 // ENOTFOUND if no voice has the ID. The caller deletes the files that no
 // voice left uses.
 func (s *Store) RemoveVoice(ctx context.Context, id string) (*narrator.InstalledVoice, error) {
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("remove voice: %w", err)
-	}
-	defer tx.Rollback(ctx)
-	all, err := listVoices(ctx, tx)
-	if err != nil {
-		return nil, fmt.Errorf("remove voice %s: %w", id, err)
-	}
-	v, err := narrator.FindInstalledVoice(all, id)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := tx.Exec(ctx, deleteVoiceSQL, id); err != nil {
-		return nil, fmt.Errorf("remove voice %s: %w", id, err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return nil, fmt.Errorf("remove voice %s: commit: %w", id, err)
-	}
-	return v, nil
+	return WriteV(ctx, s, "remove voice", func(tx Tx) (*narrator.InstalledVoice, error) {
+		all, err := listVoices(ctx, tx)
+		if err != nil {
+			return nil, fmt.Errorf("remove voice %s: %w", id, err)
+		}
+		v, err := narrator.FindInstalledVoice(all, id)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := tx.Exec(ctx, deleteVoiceSQL, id); err != nil {
+			return nil, fmt.Errorf("remove voice %s: %w", id, err)
+		}
+		return v, nil
+	})
 }

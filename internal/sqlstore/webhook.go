@@ -50,32 +50,27 @@ func (s *Store) CreateWebhook(ctx context.Context, h *narrator.Webhook) error {
 	if err := h.Validate(); err != nil {
 		return err
 	}
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return fmt.Errorf("create webhook: %w", err)
-	}
-	defer tx.Rollback(ctx)
-	var id int64
-	if err := tx.QueryRow(ctx, lockProjectSQL+s.db.ForUpdate(), h.ProjectID).Scan(&id); errors.Is(err, sql.ErrNoRows) {
-		return narrator.Errorf(narrator.ENOTFOUND, "project %d not found", h.ProjectID)
-	} else if err != nil {
-		return fmt.Errorf("create webhook in project %d: %w", h.ProjectID, err)
-	}
-	var n int
-	if err := tx.QueryRow(ctx, countWebhooksSQL, h.ProjectID).Scan(&n); err != nil {
-		return fmt.Errorf("create webhook in project %d: %w", h.ProjectID, err)
-	}
-	if n >= narrator.MaxWebhooksPerProject {
-		return narrator.Errorf(narrator.ECONFLICT, "a project has at most %d webhooks", narrator.MaxWebhooksPerProject)
-	}
-	h.CreatedAt = s.now()
-	if h.ID, err = tx.Insert(ctx, insertWebhookSQL, h.ProjectID, h.URL, h.Events, h.Secret, h.CreatedAt); err != nil {
-		return fmt.Errorf("create webhook in project %d: %w", h.ProjectID, err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("create webhook in project %d: commit: %w", h.ProjectID, err)
-	}
-	return nil
+	return s.write(ctx, "create webhook", func(tx Tx) error {
+		var err error
+		var id int64
+		if err := tx.QueryRow(ctx, lockProjectSQL+s.db.ForUpdate(), h.ProjectID).Scan(&id); errors.Is(err, sql.ErrNoRows) {
+			return narrator.Errorf(narrator.ENOTFOUND, "project %d not found", h.ProjectID)
+		} else if err != nil {
+			return fmt.Errorf("create webhook in project %d: %w", h.ProjectID, err)
+		}
+		var n int
+		if err := tx.QueryRow(ctx, countWebhooksSQL, h.ProjectID).Scan(&n); err != nil {
+			return fmt.Errorf("create webhook in project %d: %w", h.ProjectID, err)
+		}
+		if n >= narrator.MaxWebhooksPerProject {
+			return narrator.Errorf(narrator.ECONFLICT, "a project has at most %d webhooks", narrator.MaxWebhooksPerProject)
+		}
+		h.CreatedAt = s.now()
+		if h.ID, err = tx.Insert(ctx, insertWebhookSQL, h.ProjectID, h.URL, h.Events, h.Secret, h.CreatedAt); err != nil {
+			return fmt.Errorf("create webhook in project %d: %w", h.ProjectID, err)
+		}
+		return nil
+	})
 }
 
 const listWebhooksSQL = `SELECT ` + WebhookColumns + ` FROM webhooks WHERE project_id = ? ORDER BY id`
@@ -83,16 +78,13 @@ const listWebhooksSQL = `SELECT ` + WebhookColumns + ` FROM webhooks WHERE proje
 // ListWebhooks returns a project's endpoints, oldest first; the slice is
 // empty, not nil, when there are none.
 func (s *Store) ListWebhooks(ctx context.Context, projectID int64) ([]*narrator.Webhook, error) {
-	tx, err := s.db.BeginRead(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("list webhooks: %w", err)
-	}
-	defer tx.Rollback(ctx)
-	hooks, err := listWebhooks(ctx, tx, projectID)
-	if err != nil {
-		return nil, fmt.Errorf("list webhooks of project %d: %w", projectID, err)
-	}
-	return hooks, nil
+	return ReadV(ctx, s, "list webhooks", func(tx Tx) ([]*narrator.Webhook, error) {
+		hooks, err := listWebhooks(ctx, tx, projectID)
+		if err != nil {
+			return nil, fmt.Errorf("list webhooks of project %d: %w", projectID, err)
+		}
+		return hooks, nil
+	})
 }
 
 func listWebhooks(ctx context.Context, tx Tx, projectID int64) ([]*narrator.Webhook, error) {
@@ -122,16 +114,13 @@ const findWebhookSQL = `SELECT ` + WebhookColumns + ` FROM webhooks WHERE id = ?
 
 // FindWebhook returns an endpoint of a project, or ENOTFOUND.
 func (s *Store) FindWebhook(ctx context.Context, projectID, id int64) (*narrator.Webhook, error) {
-	tx, err := s.db.BeginRead(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("find webhook %d: %w", id, err)
-	}
-	defer tx.Rollback(ctx)
-	h, err := findWebhook(ctx, tx, projectID, id)
-	if err != nil {
-		return nil, fmt.Errorf("find webhook %d of project %d: %w", id, projectID, err)
-	}
-	return h, nil
+	return ReadV(ctx, s, fmt.Sprintf("find webhook %d", id), func(tx Tx) (*narrator.Webhook, error) {
+		h, err := findWebhook(ctx, tx, projectID, id)
+		if err != nil {
+			return nil, fmt.Errorf("find webhook %d of project %d: %w", id, projectID, err)
+		}
+		return h, nil
+	})
 }
 
 func findWebhook(ctx context.Context, tx Tx, projectID, id int64) (*narrator.Webhook, error) {
@@ -148,22 +137,16 @@ const deleteWebhookSQL = `DELETE FROM webhooks WHERE id = ? AND project_id = ?`
 // still queued for them find nothing to do. It returns ENOTFOUND if there
 // is no such endpoint.
 func (s *Store) DeleteWebhook(ctx context.Context, projectID, id int64) error {
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return fmt.Errorf("delete webhook %d: %w", id, err)
-	}
-	defer tx.Rollback(ctx)
-	n, err := tx.Exec(ctx, deleteWebhookSQL, id, projectID)
-	if err != nil {
-		return fmt.Errorf("delete webhook %d: %w", id, err)
-	}
-	if n == 0 {
-		return webhookNotFound(id)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("delete webhook %d: commit: %w", id, err)
-	}
-	return nil
+	return s.write(ctx, fmt.Sprintf("delete webhook %d", id), func(tx Tx) error {
+		n, err := tx.Exec(ctx, deleteWebhookSQL, id, projectID)
+		if err != nil {
+			return fmt.Errorf("delete webhook %d: %w", id, err)
+		}
+		if n == 0 {
+			return webhookNotFound(id)
+		}
+		return nil
+	})
 }
 
 const setWebhookSecretSQL = `UPDATE webhooks SET secret = ? WHERE id = ? AND project_id = ?`
@@ -191,22 +174,16 @@ func (s *Store) EnableWebhook(ctx context.Context, projectID, id int64) (*narrat
 // changeWebhook runs an update of one endpoint, whose last two arguments
 // are its ID and project, and returns the endpoint as updated.
 func (s *Store) changeWebhook(ctx context.Context, projectID, id int64, what, query string, args ...any) (*narrator.Webhook, error) {
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("%s webhook %d: %w", what, id, err)
-	}
-	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, query, append(args, id, projectID)...); err != nil {
-		return nil, fmt.Errorf("%s webhook %d: %w", what, id, err)
-	}
-	h, err := findWebhook(ctx, tx, projectID, id)
-	if err != nil {
-		return nil, fmt.Errorf("%s webhook %d: %w", what, id, err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return nil, fmt.Errorf("%s webhook %d: commit: %w", what, id, err)
-	}
-	return h, nil
+	return WriteV(ctx, s, fmt.Sprintf("%s webhook %d", what, id), func(tx Tx) (*narrator.Webhook, error) {
+		if _, err := tx.Exec(ctx, query, append(args, id, projectID)...); err != nil {
+			return nil, fmt.Errorf("%s webhook %d: %w", what, id, err)
+		}
+		h, err := findWebhook(ctx, tx, projectID, id)
+		if err != nil {
+			return nil, fmt.Errorf("%s webhook %d: %w", what, id, err)
+		}
+		return h, nil
+	})
 }
 
 // Raise delivers e, an audio's event (nil for none), to the endpoints of
@@ -269,24 +246,18 @@ func (s *Store) deliver(ctx context.Context, tx Tx, e *narrator.Event, hooks []*
 // is no such endpoint, and ERATELIMITED if it has
 // narrator.MaxPendingDeliveries pending.
 func (s *Store) TestWebhook(ctx context.Context, projectID, id int64) (*narrator.WebhookDelivery, error) {
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("test webhook %d: %w", id, err)
-	}
-	defer tx.Rollback(ctx)
-	h, err := findWebhook(ctx, tx, projectID, id)
-	if err != nil {
-		return nil, fmt.Errorf("test webhook %d: %w", id, err)
-	}
-	e := &narrator.Event{Type: narrator.EventWebhookTest, ProjectID: projectID, CreatedAt: s.now()}
-	ds, err := s.deliver(ctx, tx, e, []*narrator.Webhook{h}, true)
-	if err != nil {
-		return nil, fmt.Errorf("test webhook %d: %w", id, err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return nil, fmt.Errorf("test webhook %d: commit: %w", id, err)
-	}
-	return ds[0], nil
+	return WriteV(ctx, s, fmt.Sprintf("test webhook %d", id), func(tx Tx) (*narrator.WebhookDelivery, error) {
+		h, err := findWebhook(ctx, tx, projectID, id)
+		if err != nil {
+			return nil, fmt.Errorf("test webhook %d: %w", id, err)
+		}
+		e := &narrator.Event{Type: narrator.EventWebhookTest, ProjectID: projectID, CreatedAt: s.now()}
+		ds, err := s.deliver(ctx, tx, e, []*narrator.Webhook{h}, true)
+		if err != nil {
+			return nil, fmt.Errorf("test webhook %d: %w", id, err)
+		}
+		return ds[0], nil
+	})
 }
 
 const deliveryColumns = `d.id, d.webhook_id, d.message_id, d.event, d.audio_id, d.body, d.state, d.attempts,
@@ -320,23 +291,20 @@ LIMIT ?`
 // endpoint of a project, newest first; the slice is empty, not nil, when
 // there are none. It returns ENOTFOUND if there is no such endpoint.
 func (s *Store) ListDeliveries(ctx context.Context, projectID, webhookID int64, limit int) ([]*narrator.WebhookDelivery, error) {
-	tx, err := s.db.BeginRead(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("list deliveries: %w", err)
-	}
-	defer tx.Rollback(ctx)
-	if _, err := findWebhook(ctx, tx, projectID, webhookID); err != nil {
-		return nil, fmt.Errorf("list deliveries of webhook %d: %w", webhookID, err)
-	}
-	rows, err := tx.Query(ctx, listDeliveriesSQL, webhookID, projectID, limit)
-	if err != nil {
-		return nil, fmt.Errorf("list deliveries of webhook %d: %w", webhookID, err)
-	}
-	out, err := collect(rows, scanDelivery)
-	if err != nil {
-		return nil, fmt.Errorf("list deliveries of webhook %d: %w", webhookID, err)
-	}
-	return out, nil
+	return ReadV(ctx, s, "list deliveries", func(tx Tx) ([]*narrator.WebhookDelivery, error) {
+		if _, err := findWebhook(ctx, tx, projectID, webhookID); err != nil {
+			return nil, fmt.Errorf("list deliveries of webhook %d: %w", webhookID, err)
+		}
+		rows, err := tx.Query(ctx, listDeliveriesSQL, webhookID, projectID, limit)
+		if err != nil {
+			return nil, fmt.Errorf("list deliveries of webhook %d: %w", webhookID, err)
+		}
+		out, err := collect(rows, scanDelivery)
+		if err != nil {
+			return nil, fmt.Errorf("list deliveries of webhook %d: %w", webhookID, err)
+		}
+		return out, nil
+	})
 }
 
 const findDeliverySQL = `SELECT ` + deliveryColumns + ` FROM webhook_deliveries d WHERE d.id = ?`
@@ -357,37 +325,31 @@ const resendDeliverySQL = `UPDATE webhook_deliveries SET state = 'pending' WHERE
 // ERATELIMITED if it is not pending and the endpoint has
 // narrator.MaxPendingDeliveries pending.
 func (s *Store) ResendDelivery(ctx context.Context, projectID, webhookID, deliveryID int64) (*narrator.WebhookDelivery, error) {
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("resend delivery %d: %w", deliveryID, err)
-	}
-	defer tx.Rollback(ctx)
-	if _, err := findWebhook(ctx, tx, projectID, webhookID); err != nil {
-		return nil, fmt.Errorf("resend delivery %d: %w", deliveryID, err)
-	}
-	d, err := findDelivery(ctx, tx, deliveryID, s.db.ForUpdate())
-	if err == nil && d.WebhookID != webhookID {
-		err = narrator.Errorf(narrator.ENOTFOUND, "delivery %d not found", deliveryID)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("resend delivery %d: %w", deliveryID, err)
-	}
-	if d.State != narrator.DeliveryPending {
-		if err := s.makeRoom(ctx, tx, webhookID, true); err != nil {
+	return WriteV(ctx, s, fmt.Sprintf("resend delivery %d", deliveryID), func(tx Tx) (*narrator.WebhookDelivery, error) {
+		if _, err := findWebhook(ctx, tx, projectID, webhookID); err != nil {
 			return nil, fmt.Errorf("resend delivery %d: %w", deliveryID, err)
 		}
-	}
-	if _, err := tx.Exec(ctx, resendDeliverySQL, deliveryID); err != nil {
-		return nil, fmt.Errorf("resend delivery %d: %w", deliveryID, err)
-	}
-	if err := s.db.Enqueue(ctx, tx, narrator.WebhookJob{DeliveryID: deliveryID}); err != nil {
-		return nil, fmt.Errorf("resend delivery %d: %w", deliveryID, err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return nil, fmt.Errorf("resend delivery %d: commit: %w", deliveryID, err)
-	}
-	d.State = narrator.DeliveryPending
-	return d, nil
+		d, err := findDelivery(ctx, tx, deliveryID, s.db.ForUpdate())
+		if err == nil && d.WebhookID != webhookID {
+			err = narrator.Errorf(narrator.ENOTFOUND, "delivery %d not found", deliveryID)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("resend delivery %d: %w", deliveryID, err)
+		}
+		if d.State != narrator.DeliveryPending {
+			if err := s.makeRoom(ctx, tx, webhookID, true); err != nil {
+				return nil, fmt.Errorf("resend delivery %d: %w", deliveryID, err)
+			}
+		}
+		if _, err := tx.Exec(ctx, resendDeliverySQL, deliveryID); err != nil {
+			return nil, fmt.Errorf("resend delivery %d: %w", deliveryID, err)
+		}
+		if err := s.db.Enqueue(ctx, tx, narrator.WebhookJob{DeliveryID: deliveryID}); err != nil {
+			return nil, fmt.Errorf("resend delivery %d: %w", deliveryID, err)
+		}
+		d.State = narrator.DeliveryPending
+		return d, nil
+	})
 }
 
 const findWebhookByIDSQL = `SELECT ` + WebhookColumns + ` FROM webhooks WHERE id = ?`
@@ -396,20 +358,23 @@ const findWebhookByIDSQL = `SELECT ` + WebhookColumns + ` FROM webhooks WHERE id
 // for the worker that attempts it. It returns ENOTFOUND if the delivery is
 // gone (its endpoint was removed).
 func (s *Store) DeliveryForAttempt(ctx context.Context, deliveryID int64) (*narrator.WebhookDelivery, *narrator.Webhook, error) {
-	tx, err := s.db.BeginRead(ctx)
+	var d *narrator.WebhookDelivery
+	var h *narrator.Webhook
+	err := s.read(ctx, fmt.Sprintf("delivery %d", deliveryID), func(tx Tx) error {
+		var err error
+		if d, err = findDelivery(ctx, tx, deliveryID, ""); err != nil {
+			return fmt.Errorf("delivery %d: %w", deliveryID, err)
+		}
+		if h, err = ScanWebhook(tx.QueryRow(ctx, findWebhookByIDSQL, d.WebhookID)); err != nil {
+			return fmt.Errorf("delivery %d: webhook %d: %w", deliveryID, d.WebhookID, err)
+		}
+		return nil
+	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("delivery %d: %w", deliveryID, err)
-	}
-	defer tx.Rollback(ctx)
-	d, err := findDelivery(ctx, tx, deliveryID, "")
-	if err != nil {
-		return nil, nil, fmt.Errorf("delivery %d: %w", deliveryID, err)
-	}
-	h, err := ScanWebhook(tx.QueryRow(ctx, findWebhookByIDSQL, d.WebhookID))
-	if err != nil {
-		return nil, nil, fmt.Errorf("delivery %d: webhook %d: %w", deliveryID, d.WebhookID, err)
+		return nil, nil, err
 	}
 	return d, h, nil
+
 }
 
 const recordAttemptSQL = `
@@ -425,33 +390,27 @@ UPDATE webhooks SET failing_since = ?, disabled_at = COALESCE(disabled_at, ?) WH
 // ENOTFOUND if the delivery is gone. The endpoint is locked, so that
 // attempts on many nodes keep one failure clock.
 func (s *Store) RecordAttempt(ctx context.Context, deliveryID int64, a narrator.WebhookAttempt) (narrator.AttemptPlan, error) {
-	tx, err := s.db.BeginWrite(ctx)
-	if err != nil {
-		return narrator.AttemptPlan{}, fmt.Errorf("record attempt at delivery %d: %w", deliveryID, err)
-	}
-	defer tx.Rollback(ctx)
-	d, err := findDelivery(ctx, tx, deliveryID, "")
-	if err != nil {
-		return narrator.AttemptPlan{}, fmt.Errorf("record attempt at delivery %d: %w", deliveryID, err)
-	}
-	h, err := ScanWebhook(tx.QueryRow(ctx, findWebhookByIDSQL+s.db.ForUpdate(), d.WebhookID))
-	if err != nil {
-		return narrator.AttemptPlan{}, fmt.Errorf("record attempt at delivery %d: %w", deliveryID, err)
-	}
-	plan := narrator.PlanAttempt(h, a)
-	at := a.At.UTC().Truncate(time.Microsecond)
-	if _, err := tx.Exec(ctx, recordAttemptSQL, plan.State, a.ResponseCode, a.Error, at, deliveryID); err != nil {
-		return plan, fmt.Errorf("record attempt at delivery %d: %w", deliveryID, err)
-	}
-	var disabled *time.Time
-	if plan.Disable {
-		disabled = &at
-	}
-	if _, err := tx.Exec(ctx, setWebhookHealthSQL, NullTime(plan.FailingSince), disabled, h.ID); err != nil {
-		return plan, fmt.Errorf("record attempt at delivery %d: %w", deliveryID, err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return plan, fmt.Errorf("record attempt at delivery %d: commit: %w", deliveryID, err)
-	}
-	return plan, nil
+	return WriteV(ctx, s, fmt.Sprintf("record attempt at delivery %d", deliveryID), func(tx Tx) (narrator.AttemptPlan, error) {
+		d, err := findDelivery(ctx, tx, deliveryID, "")
+		if err != nil {
+			return narrator.AttemptPlan{}, fmt.Errorf("record attempt at delivery %d: %w", deliveryID, err)
+		}
+		h, err := ScanWebhook(tx.QueryRow(ctx, findWebhookByIDSQL+s.db.ForUpdate(), d.WebhookID))
+		if err != nil {
+			return narrator.AttemptPlan{}, fmt.Errorf("record attempt at delivery %d: %w", deliveryID, err)
+		}
+		plan := narrator.PlanAttempt(h, a)
+		at := a.At.UTC().Truncate(time.Microsecond)
+		if _, err := tx.Exec(ctx, recordAttemptSQL, plan.State, a.ResponseCode, a.Error, at, deliveryID); err != nil {
+			return plan, fmt.Errorf("record attempt at delivery %d: %w", deliveryID, err)
+		}
+		var disabled *time.Time
+		if plan.Disable {
+			disabled = &at
+		}
+		if _, err := tx.Exec(ctx, setWebhookHealthSQL, NullTime(plan.FailingSince), disabled, h.ID); err != nil {
+			return plan, fmt.Errorf("record attempt at delivery %d: %w", deliveryID, err)
+		}
+		return plan, nil
+	})
 }
