@@ -139,6 +139,14 @@ func (s *Server) bearerAuthed(h func(w http.ResponseWriter, r *http.Request, b b
 	}
 }
 
+// The stream formats of a speech: the audio itself, or server-sent events
+// that carry it in base64 (OpenAI offers sse for some models only; Narrator
+// for all).
+const (
+	streamAudio = "audio"
+	streamSSE   = "sse"
+)
+
 // speechRequest is the body of POST /v1/audio/speech. Fields OpenAI has
 // that Narrator has no use for (instructions) are accepted and ignored.
 type speechRequest struct {
@@ -194,8 +202,8 @@ func (q *speechRequest) validate() error {
 	if q.Speed != nil && (*q.Speed < narrator.MinSpeechSpeed || *q.Speed > narrator.MaxSpeechSpeed) {
 		return invalidParam("speed", "invalid_value", "speed %g is out of range: it must be from %g to %g.", *q.Speed, narrator.MinSpeechSpeed, narrator.MaxSpeechSpeed)
 	}
-	if q.StreamFormat != "" && q.StreamFormat != "audio" {
-		return invalidParam("stream_format", "invalid_value", "Invalid value: %q. Supported values are: audio.", q.StreamFormat)
+	if q.StreamFormat != "" && q.StreamFormat != streamAudio && q.StreamFormat != streamSSE {
+		return invalidParam("stream_format", "invalid_value", "Invalid value: %q. Supported values are: %s, %s.", q.StreamFormat, streamAudio, streamSSE)
 	}
 	return nil
 }
@@ -264,23 +272,38 @@ func (s *Server) createSpeech(w http.ResponseWriter, r *http.Request, b bearer) 
 	if q.Speed != nil {
 		sp.Speed = *q.Speed
 	}
+	if q.StreamFormat == streamSSE {
+		return s.speakEvents(w, r, sp)
+	}
 	out := &streamWriter{w: w, contentType: speechContentTypes[q.ResponseFormat]}
 	err = s.speaker.Speak(r.Context(), sp, out)
 	if err == nil || !out.started {
-		if narrator.ErrorCode(err) == narrator.EINVALID {
-			return &paramError{param: "input", code: "invalid_value", err: err}
-		}
-		return err
+		return speakRefusal(err)
 	}
 	// The status is sent: cut the stream short, so that the client sees
 	// an error and not a shorter audio.
+	s.logSpeechFailure(r, sp, err)
+	panic(http.ErrAbortHandler)
+}
+
+// speakRefusal is the error of a speech the speaker refused before it
+// wrote: what it cannot speak is the input's fault.
+func speakRefusal(err error) error {
+	if narrator.ErrorCode(err) == narrator.EINVALID {
+		return &paramError{param: "input", code: "invalid_value", err: err}
+	}
+	return err
+}
+
+// logSpeechFailure logs a speech stream that failed after its status was
+// sent, unless the client hung up.
+func (s *Server) logSpeechFailure(r *http.Request, sp narrator.Speech, err error) {
 	if r.Context().Err() != nil {
 		// The client hung up: not the server's fault.
-		s.logger.DebugContext(r.Context(), "speech stream ended by the client", "voice", voice.Name)
-	} else {
-		s.logger.ErrorContext(r.Context(), "speech stream failed", "voice", voice.Name, "err", err)
+		s.logger.DebugContext(r.Context(), "speech stream ended by the client", "voice", sp.Voice.Name)
+		return
 	}
-	panic(http.ErrAbortHandler)
+	s.logger.ErrorContext(r.Context(), "speech stream failed", "voice", sp.Voice.Name, "err", err)
 }
 
 // jsonProblem is a safe description of why a body is not the JSON
