@@ -119,6 +119,19 @@ type bearer struct {
 	hash      []byte
 }
 
+// bearerOptional is bearerAuthed for the lists Open WebUI reads without
+// a key: without one, h gets the zero bearer; a wrong key is still
+// refused.
+func (s *Server) bearerOptional(h func(w http.ResponseWriter, r *http.Request, b bearer) error) handlerFunc {
+	authed := s.bearerAuthed(h)
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if outerAPIKey(r, r.URL.Query()) == "" {
+			return h(w, r, bearer{})
+		}
+		return authed(w, r)
+	}
+}
+
 // bearerAuthed resolves the request's API key, a Bearer token (or the
 // other places outerAPIKey reads), to its account before calling h.
 func (s *Server) bearerAuthed(h func(w http.ResponseWriter, r *http.Request, b bearer) error) handlerFunc {
@@ -381,16 +394,18 @@ type voiceEntry struct {
 }
 
 // listSpeechVoices is GET /v1/audio/voices: OpenAI's voice names, as
-// aliases for the key's project's language, then every voice of the
-// catalog.
+// aliases for the key's project's language (en_US without a key), then
+// every voice of the catalog.
 func (s *Server) listSpeechVoices(w http.ResponseWriter, r *http.Request, b bearer) error {
-	proj, err := s.speechProject(r.Context(), b, nil)
-	if err != nil {
-		return err
-	}
 	language := "en_US"
-	if proj != nil {
-		language = proj.Language
+	if b.hash != nil {
+		proj, err := s.speechProject(r.Context(), b, nil)
+		if err != nil {
+			return err
+		}
+		if proj != nil {
+			language = proj.Language
+		}
 	}
 	cat := s.catalog(r.Context())
 	out := []voiceEntry{}

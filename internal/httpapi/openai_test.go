@@ -345,6 +345,12 @@ func TestSpeechLists(t *testing.T) {
 	if r.status != 200 || !strings.Contains(string(r.body), `{"id":"tts-1"}`) {
 		t.Errorf("audio models: %d %s", r.status, r.body)
 	}
+	// Open WebUI lists voices and models without a key.
+	for _, path := range []string{"/v1/audio/voices", "/v1/audio/models"} {
+		if r := b.raw(t, "GET", path, "", ""); r.status != 200 || !strings.Contains(string(r.body), `"id":"`) {
+			t.Errorf("%s without a key: %d %s", path, r.status, r.body)
+		}
+	}
 	for _, c := range []struct {
 		method, path, key string
 		status            int
