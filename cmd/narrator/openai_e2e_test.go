@@ -11,12 +11,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"github.com/narrator/narrator/internal/proctest"
 )
@@ -91,6 +93,35 @@ func TestOpenAISpeech(t *testing.T) {
 		})
 	}
 
+	t.Run("sse", func(t *testing.T) {
+		input := sentences("events", 24)
+		p := speech(input, "en_US/Kevin", "mp3")
+		p.StreamFormat = openai.AudioSpeechNewParamsStreamFormatSSE
+		start := time.Now()
+		res, err := client.Audio.Speech.New(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ct := res.Header.Get("Content-Type"); ct != "text/event-stream" {
+			t.Fatalf("Content-Type %q", ct)
+		}
+		audio, first, done := readSpeechEvents(t, ssestream.NewStream[speechEvent](ssestream.NewDecoder(res), nil), len([]rune(input)))
+		firstDelta, whole := first.Sub(start), done.Sub(start)
+		t.Logf("speech events: first delta %d ms, done %d ms", firstDelta.Milliseconds(), whole.Milliseconds())
+		// Sentences of the same length: the first delta comes with the
+		// first sentence, long before the last one is spoken.
+		if 2*firstDelta >= whole {
+			t.Errorf("first delta at %v, done at %v: not streamed sentence by sentence", firstDelta, whole)
+		}
+		path := filepath.Join(t.TempDir(), "events.mp3")
+		if err := os.WriteFile(path, audio, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if d, rms := ffmpegDecode(t, path, "mp3"); d < 30*time.Second || rms < 0.02 {
+			t.Errorf("the events' audio decodes to %v at RMS %.4f, want 24 sentences of speech", d, rms)
+		}
+	})
+
 	// The voices, as Open WebUI reads them, through the SDK's own GET.
 	var voices struct {
 		Voices []struct{ ID, Name string } `json:"voices"`
@@ -118,6 +149,11 @@ func TestOpenAISpeech(t *testing.T) {
 		{"unknown voice", client, speech("Hello.", "nobody", "mp3"), 400, "voice", "invalid_value"},
 		{"too long", client, speech(tooLong, "alloy", "mp3"), 400, "input", "string_above_max_length"},
 		{"opus", client, speech("Hello.", "alloy", "opus"), 400, "response_format", "invalid_value"},
+		{"stream format", client, func() openai.AudioSpeechNewParams {
+			p := speech("Hello.", "alloy", "mp3")
+			p.StreamFormat = "websocket"
+			return p
+		}(), 400, "stream_format", "invalid_value"},
 		{"speed", client, func() openai.AudioSpeechNewParams {
 			p := speech("Hello.", "alloy", "mp3")
 			p.Speed = openai.Float(5)
@@ -172,6 +208,50 @@ func TestOpenAISpeech(t *testing.T) {
 	}
 }
 
+// speechEvent is an event of stream_format sse, as OpenAI documents it.
+type speechEvent struct {
+	Type  string `json:"type"`
+	Audio []byte `json:"audio"`
+	Usage *struct {
+		InputTokens  int `json:"input_tokens"`
+		OutputTokens int `json:"output_tokens"`
+		TotalTokens  int `json:"total_tokens"`
+	} `json:"usage"`
+}
+
+// readSpeechEvents reads a speech's events with the SDK's decoder: the
+// audio of the deltas, joined, and when the first delta and the done event
+// arrived. It checks that the done event comes last, once, with inputChars
+// as its input tokens.
+func readSpeechEvents(t *testing.T, stream *ssestream.Stream[speechEvent], inputChars int) (audio []byte, first, done time.Time) {
+	t.Helper()
+	defer stream.Close()
+	for stream.Next() {
+		e := stream.Current()
+		if !done.IsZero() {
+			t.Fatalf("event %q after the done event", e.Type)
+		}
+		switch e.Type {
+		case "speech.audio.delta":
+			if first.IsZero() {
+				first = time.Now()
+			}
+			audio = append(audio, e.Audio...)
+		case "speech.audio.done":
+			done = time.Now()
+			if e.Usage == nil || e.Usage.InputTokens != inputChars || e.Usage.TotalTokens != e.Usage.InputTokens+e.Usage.OutputTokens {
+				t.Errorf("usage %+v, want %d input tokens", e.Usage, inputChars)
+			}
+		default:
+			t.Fatalf("unknown event %q", e.Type)
+		}
+	}
+	if err := stream.Err(); err != nil || first.IsZero() || done.IsZero() {
+		t.Fatalf("events: %v; first delta %v, done %v", err, first, done)
+	}
+	return audio, first, done
+}
+
 // TestOpenAISpeechNPM drives the convention with the official openai npm
 // client, unchanged (testdata/openai-npm/speech.mjs). It needs node and the
 // openai package installed in $NARRATOR_OPENAI_NPM (by default
@@ -196,7 +276,8 @@ func TestOpenAISpeechNPM(t *testing.T) {
 	s := startServer(t, data, freeAddr(t))
 	tmp := t.TempDir()
 	cmd := exec.CommandContext(t.Context(), "node", filepath.Join("testdata", "openai-npm", "speech.mjs"), tmp)
-	cmd.Env = append(os.Environ(), "OPENAI_BASE_URL="+s.base+"/v1", "OPENAI_API_KEY="+acct.APIKey, "OPENAI_NPM_DIR="+dir)
+	sseInput := sentences("npm", 24)
+	cmd.Env = append(os.Environ(), "OPENAI_BASE_URL="+s.base+"/v1", "OPENAI_API_KEY="+acct.APIKey, "OPENAI_NPM_DIR="+dir, "SSE_INPUT="+sseInput)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	raw, err := cmd.Output()
@@ -209,10 +290,34 @@ func TestOpenAISpeechNPM(t *testing.T) {
 		Type        string
 	}
 	got := mustJSON[struct {
-		Files  map[string]string
+		Files map[string]string
+		SSE   struct {
+			Types      []string
+			FirstDelta float64
+			Done       float64
+			File       string
+			Usage      struct {
+				InputTokens int `json:"input_tokens"`
+				TotalTokens int `json:"total_tokens"`
+			}
+		}
 		Voices int
 		Errors map[string]*apiErr
 	}](t, string(raw))
+	if ty := got.SSE.Types; len(ty) < 2 || ty[0] != "speech.audio.delta" || ty[len(ty)-1] != "speech.audio.done" || slices.Index(ty, "speech.audio.done") != len(ty)-1 {
+		t.Errorf("sse events %v: want deltas, then one done event", ty)
+	}
+	// Sentences of the same length: the first delta comes with the first
+	// sentence, long before the last one is spoken.
+	if 2*got.SSE.FirstDelta >= got.SSE.Done {
+		t.Errorf("sse: first delta at %.0f ms, done at %.0f ms: not streamed sentence by sentence", got.SSE.FirstDelta, got.SSE.Done)
+	}
+	if u, n := got.SSE.Usage, len([]rune(sseInput)); u.InputTokens != n || u.TotalTokens != n {
+		t.Errorf("sse usage %+v, want %d input tokens", u, n)
+	}
+	if d, rms := ffmpegDecode(t, got.SSE.File, "mp3"); d < 30*time.Second || rms < 0.02 {
+		t.Errorf("sse audio decodes to %v at RMS %.4f", d, rms)
+	}
 	for _, format := range []string{"mp3", "wav", "pcm"} {
 		if d, rms := ffmpegDecode(t, got.Files[format], format); d < time.Second || rms < 0.02 {
 			t.Errorf("%s decodes to %v at RMS %.4f", format, d, rms)
@@ -225,6 +330,7 @@ func TestOpenAISpeechNPM(t *testing.T) {
 		"bad key":       {401, "invalid_api_key", "", "invalid_request_error"},
 		"unknown voice": {400, "invalid_value", "voice", "invalid_request_error"},
 		"too long":      {400, "string_above_max_length", "input", "invalid_request_error"},
+		"stream format": {400, "invalid_value", "stream_format", "invalid_request_error"},
 	}
 	for name, w := range want {
 		if g := got.Errors[name]; g == nil || *g != *w {

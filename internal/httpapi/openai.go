@@ -119,6 +119,19 @@ type bearer struct {
 	hash      []byte
 }
 
+// bearerOptional is bearerAuthed for the lists Open WebUI reads without
+// a key: without one, h gets the zero bearer; a wrong key is still
+// refused.
+func (s *Server) bearerOptional(h func(w http.ResponseWriter, r *http.Request, b bearer) error) handlerFunc {
+	authed := s.bearerAuthed(h)
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if outerAPIKey(r, r.URL.Query()) == "" {
+			return h(w, r, bearer{})
+		}
+		return authed(w, r)
+	}
+}
+
 // bearerAuthed resolves the request's API key, a Bearer token (or the
 // other places outerAPIKey reads), to its account before calling h.
 func (s *Server) bearerAuthed(h func(w http.ResponseWriter, r *http.Request, b bearer) error) handlerFunc {
@@ -138,6 +151,14 @@ func (s *Server) bearerAuthed(h func(w http.ResponseWriter, r *http.Request, b b
 		return h(w, r, bearer{accountID: accountID, hash: hash})
 	}
 }
+
+// The stream formats of a speech: the audio itself, or server-sent events
+// that carry it in base64 (OpenAI offers sse for some models only; Narrator
+// for all).
+const (
+	streamAudio = "audio"
+	streamSSE   = "sse"
+)
 
 // speechRequest is the body of POST /v1/audio/speech. Fields OpenAI has
 // that Narrator has no use for (instructions) are accepted and ignored.
@@ -194,8 +215,8 @@ func (q *speechRequest) validate() error {
 	if q.Speed != nil && (*q.Speed < narrator.MinSpeechSpeed || *q.Speed > narrator.MaxSpeechSpeed) {
 		return invalidParam("speed", "invalid_value", "speed %g is out of range: it must be from %g to %g.", *q.Speed, narrator.MinSpeechSpeed, narrator.MaxSpeechSpeed)
 	}
-	if q.StreamFormat != "" && q.StreamFormat != "audio" {
-		return invalidParam("stream_format", "invalid_value", "Invalid value: %q. Supported values are: audio.", q.StreamFormat)
+	if q.StreamFormat != "" && q.StreamFormat != streamAudio && q.StreamFormat != streamSSE {
+		return invalidParam("stream_format", "invalid_value", "Invalid value: %q. Supported values are: %s, %s.", q.StreamFormat, streamAudio, streamSSE)
 	}
 	return nil
 }
@@ -264,23 +285,38 @@ func (s *Server) createSpeech(w http.ResponseWriter, r *http.Request, b bearer) 
 	if q.Speed != nil {
 		sp.Speed = *q.Speed
 	}
+	if q.StreamFormat == streamSSE {
+		return s.speakEvents(w, r, sp)
+	}
 	out := &streamWriter{w: w, contentType: speechContentTypes[q.ResponseFormat]}
 	err = s.speaker.Speak(r.Context(), sp, out)
 	if err == nil || !out.started {
-		if narrator.ErrorCode(err) == narrator.EINVALID {
-			return &paramError{param: "input", code: "invalid_value", err: err}
-		}
-		return err
+		return speakRefusal(err)
 	}
 	// The status is sent: cut the stream short, so that the client sees
 	// an error and not a shorter audio.
+	s.logSpeechFailure(r, sp, err)
+	panic(http.ErrAbortHandler)
+}
+
+// speakRefusal is the error of a speech the speaker refused before it
+// wrote: what it cannot speak is the input's fault.
+func speakRefusal(err error) error {
+	if narrator.ErrorCode(err) == narrator.EINVALID {
+		return &paramError{param: "input", code: "invalid_value", err: err}
+	}
+	return err
+}
+
+// logSpeechFailure logs a speech stream that failed after its status was
+// sent, unless the client hung up.
+func (s *Server) logSpeechFailure(r *http.Request, sp narrator.Speech, err error) {
 	if r.Context().Err() != nil {
 		// The client hung up: not the server's fault.
-		s.logger.DebugContext(r.Context(), "speech stream ended by the client", "voice", voice.Name)
-	} else {
-		s.logger.ErrorContext(r.Context(), "speech stream failed", "voice", voice.Name, "err", err)
+		s.logger.DebugContext(r.Context(), "speech stream ended by the client", "voice", sp.Voice.Name)
+		return
 	}
-	panic(http.ErrAbortHandler)
+	s.logger.ErrorContext(r.Context(), "speech stream failed", "voice", sp.Voice.Name, "err", err)
 }
 
 // jsonProblem is a safe description of why a body is not the JSON
@@ -358,16 +394,18 @@ type voiceEntry struct {
 }
 
 // listSpeechVoices is GET /v1/audio/voices: OpenAI's voice names, as
-// aliases for the key's project's language, then every voice of the
-// catalog.
+// aliases for the key's project's language (en_US without a key), then
+// every voice of the catalog.
 func (s *Server) listSpeechVoices(w http.ResponseWriter, r *http.Request, b bearer) error {
-	proj, err := s.speechProject(r.Context(), b, nil)
-	if err != nil {
-		return err
-	}
 	language := "en_US"
-	if proj != nil {
-		language = proj.Language
+	if b.hash != nil {
+		proj, err := s.speechProject(r.Context(), b, nil)
+		if err != nil {
+			return err
+		}
+		if proj != nil {
+			language = proj.Language
+		}
 	}
 	cat := s.catalog(r.Context())
 	out := []voiceEntry{}

@@ -1,8 +1,11 @@
 package httpapi_test
 
 import (
+	"bufio"
 	"context"
+	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -181,7 +184,7 @@ func TestSpeechErrors(t *testing.T) {
 		{"opus", nil, with("response_format", "opus"), want{400, "invalid_request_error", "response_format", "invalid_value", "mp3, wav, pcm"}},
 		{"speed too low", nil, with("speed", 0.1), want{400, "invalid_request_error", "speed", "invalid_value", "0.25"}},
 		{"speed too high", nil, with("speed", 4.5), want{400, "invalid_request_error", "speed", "invalid_value", "4"}},
-		{"sse", nil, with("stream_format", "sse"), want{400, "invalid_request_error", "stream_format", "invalid_value", "audio"}},
+		{"unknown stream format", nil, with("stream_format", "websocket"), want{400, "invalid_request_error", "stream_format", "invalid_value", "audio, sse"}},
 		{"another account's project", nil, with("narrator_project", other.ID), want{400, "invalid_request_error", "narrator_project", "invalid_value", "no project"}},
 		{"project not an ID", nil, with("narrator_project", "news"), want{400, "invalid_request_error", "narrator_project", "invalid_value", "ID"}},
 	}
@@ -342,6 +345,12 @@ func TestSpeechLists(t *testing.T) {
 	if r.status != 200 || !strings.Contains(string(r.body), `{"id":"tts-1"}`) {
 		t.Errorf("audio models: %d %s", r.status, r.body)
 	}
+	// Open WebUI lists voices and models without a key.
+	for _, path := range []string{"/v1/audio/voices", "/v1/audio/models"} {
+		if r := b.raw(t, "GET", path, "", ""); r.status != 200 || !strings.Contains(string(r.body), `"id":"`) {
+			t.Errorf("%s without a key: %d %s", path, r.status, r.body)
+		}
+	}
 	for _, c := range []struct {
 		method, path, key string
 		status            int
@@ -358,5 +367,108 @@ func TestSpeechLists(t *testing.T) {
 		if c.status == 405 && r.header.Get("Allow") != "POST" {
 			t.Errorf("Allow %q", r.header.Get("Allow"))
 		}
+	}
+}
+
+// stepSpeaker writes its pieces one by one, each only after the test has
+// read the event of the one before, then fails with fail if set.
+type stepSpeaker struct {
+	pieces []string
+	next   chan struct{}
+	fail   error
+}
+
+func (f *stepSpeaker) Speak(ctx context.Context, s narrator.Speech, w io.Writer) error {
+	for i, p := range f.pieces {
+		if i > 0 {
+			<-f.next
+		}
+		if _, err := io.WriteString(w, p); err != nil {
+			return err
+		}
+	}
+	return f.fail
+}
+
+// readEvent reads one server-sent event's data line and the blank line
+// after it.
+func readEvent(t *testing.T, r *bufio.Reader) string {
+	t.Helper()
+	line, err := r.ReadString('\n')
+	if err != nil {
+		t.Fatalf("read event: %v", err)
+	}
+	if blank, err := r.ReadString('\n'); err != nil || blank != "\n" {
+		t.Fatalf("event %q not ended by a blank line: %q %v", line, blank, err)
+	}
+	data, ok := strings.CutPrefix(strings.TrimSuffix(line, "\n"), "data: ")
+	if !ok {
+		t.Fatalf("not a data line: %q", line)
+	}
+	return data
+}
+
+// TestSpeechEvents checks stream_format sse: each piece of audio is a
+// speech.audio.delta event, sent as soon as it is written (the speaker
+// writes the next piece only once the test has read the event of the one
+// before), then a speech.audio.done event with the usage; a failure
+// partway ends the stream with an OpenAI error event.
+func TestSpeechEvents(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		fail error
+		last string
+	}{
+		{"done", nil, `{"type":"speech.audio.done","usage":{"input_tokens":6,"output_tokens":0,"total_tokens":6}}`},
+		{"failed partway", errors.New("engine died"), `{"error":{"message":"The speech failed partway; try again.","type":"server_error","param":null,"code":null}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := &stepSpeaker{pieces: []string{"first", "second\x00\xff"}, next: make(chan struct{}), fail: tt.fail}
+			st, _ := sqlitetest.Open(t, sqlite.Options{}, jobs.Config{})
+			srv := httptest.NewServer(httpapi.NewServer(httpapi.Deps{Store: st, Speaker: f}))
+			t.Cleanup(srv.Close)
+			b := &testBundle{store: st, srv: srv, contract: openapitest.MustLoad(t)}
+			_, key := b.newAccount(t, "Acme")
+			req, err := http.NewRequestWithContext(t.Context(), "POST", srv.URL+"/v1/audio/speech",
+				strings.NewReader(`{"model":"tts-1","input":"Héllo.","voice":"en_US/Kevin","stream_format":"sse"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Authorization", "Bearer "+key)
+			req.Header.Set("Content-Type", "application/json")
+			res, err := (&http.Client{Transport: b.contract.Transport(t, nil)}).Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			if res.StatusCode != 200 || res.Header.Get("Content-Type") != "text/event-stream" {
+				t.Fatalf("%d %v", res.StatusCode, res.Header)
+			}
+			r := bufio.NewReader(res.Body)
+			var got []string
+			for i := range f.pieces {
+				got = append(got, readEvent(t, r))
+				if i < len(f.pieces)-1 {
+					// The next piece is written only now: the event
+					// came before the speech ended.
+					f.next <- struct{}{}
+				}
+			}
+			got = append(got, readEvent(t, r))
+			if rest, err := io.ReadAll(r); err != nil || len(rest) != 0 {
+				t.Errorf("after the last event: %q %v", rest, err)
+			}
+			want := []string{
+				`{"type":"speech.audio.delta","audio":"` + base64.StdEncoding.EncodeToString([]byte("first")) + `"}`,
+				`{"type":"speech.audio.delta","audio":"` + base64.StdEncoding.EncodeToString([]byte("second\x00\xff")) + `"}`,
+				tt.last,
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("events (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

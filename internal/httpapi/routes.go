@@ -72,8 +72,8 @@ func (s *Server) routeTable() []route {
 
 		// The OpenAI speech convention, for other apps (openai.go).
 		{"POST", "/v1/audio/speech", s.handleOpenAI(s.bearerAuthed(s.createSpeech))},
-		{"GET", "/v1/audio/voices", s.handleOpenAI(s.bearerAuthed(s.listSpeechVoices))},
-		{"GET", "/v1/audio/models", s.handleOpenAI(s.bearerAuthed(s.listSpeechModels))},
+		{"GET", "/v1/audio/voices", s.handleOpenAI(s.bearerOptional(s.listSpeechVoices))},
+		{"GET", "/v1/audio/models", s.handleOpenAI(s.bearerOptional(s.listSpeechModels))},
 		{"GET", "/v1/models", s.handleOpenAI(s.bearerAuthed(s.listModels))},
 
 		// The OpenAPI document of all of the above, public and cacheable.
