@@ -189,29 +189,14 @@ func installVoice(ctx context.Context, e *env, f *installFlags, modelPath, secon
 	)
 	switch kind {
 	case worker.Piper:
-		sig, err := info.Piper()
+		var v *narrator.InstalledVoice
+		var tmp string
+		v, model, second, tmp, err = piperVoice(e, model, secondPath, info, d)
+		if tmp != "" {
+			defer os.RemoveAll(tmp)
+		}
 		if err != nil {
-			return fmt.Errorf("voices install: %w", err)
-		}
-		if second, err = neural.HashFile(secondPath, narrator.VoiceFileConfig); err != nil {
-			return usagef("voices install: a Piper voice needs its config: %v", err)
-		}
-		v, err := neural.PiperEntry(model, second, sig, d)
-		if err != nil {
-			return usagef("voices install: %v", err)
-		}
-		// The stored model is a copy that also gives each phoneme's length, for word
-		// timings; the operator's file stays as it is.
-		timed, err := timedModel(model)
-		switch {
-		case errors.Is(err, neural.ErrNotAlignable):
-			fmt.Fprintf(e.stderr, "%s: %v\n", model.Name, err)
-		case err != nil:
-			return fmt.Errorf("voices install: %w", err)
-		default:
-			defer os.RemoveAll(filepath.Dir(timed.Path))
-			model = timed
-			v.Files[0] = timed.VoiceFile
+			return err
 		}
 		entries = []*narrator.InstalledVoice{v}
 	case worker.Kokoro:
@@ -222,6 +207,47 @@ func installVoice(ctx context.Context, e *env, f *installFlags, modelPath, secon
 			return usagef("voices install: %v", err)
 		}
 	}
+	if err := storeVoices(ctx, e, b, []neural.LocalFile{model, second}, entries); err != nil {
+		return err
+	}
+	for _, s := range skipped {
+		fmt.Fprintln(e.stderr, "skipped", s)
+	}
+	return printInstalled(e, entries, f.asJSON)
+}
+
+// piperVoice makes the entry of a Piper voice from its model and the config at configPath.
+// The model to store is a copy that also gives each phoneme's length, for word timings, where
+// the model allows; the operator's file stays as it is. The caller removes tmp, the copy's
+// directory, unless it is "".
+func piperVoice(e *env, model neural.LocalFile, configPath string, info worker.Info, d neural.Describe) (v *narrator.InstalledVoice, stored, config neural.LocalFile, tmp string, err error) {
+	sig, err := info.Piper()
+	if err != nil {
+		return nil, model, config, "", fmt.Errorf("voices install: %w", err)
+	}
+	if config, err = neural.HashFile(configPath, narrator.VoiceFileConfig); err != nil {
+		return nil, model, config, "", usagef("voices install: a Piper voice needs its config: %v", err)
+	}
+	v, err = neural.PiperEntry(model, config, sig, d)
+	if err != nil {
+		return nil, model, config, "", usagef("voices install: %v", err)
+	}
+	timed, err := timedModel(model)
+	switch {
+	case errors.Is(err, neural.ErrNotAlignable):
+		fmt.Fprintf(e.stderr, "%s: %v\n", model.Name, err)
+	case err != nil:
+		return nil, model, config, "", fmt.Errorf("voices install: %w", err)
+	default:
+		v.Files[0] = timed.VoiceFile
+		return v, timed, config, filepath.Dir(timed.Path), nil
+	}
+	return v, model, config, "", nil
+}
+
+// storeVoices checks the entries against the catalog, then stores the voice files and the
+// entries, in that order: an entry is only ever written once its files are stored.
+func storeVoices(ctx context.Context, e *env, b config.Backends, files []neural.LocalFile, entries []*narrator.InstalledVoice) error {
 	bk, err := openBackends(ctx, b, jobs.Config{Logger: slog.New(slog.DiscardHandler)}, cliEventBody(e.getenv), narrator.Limits{}, e.getenv)
 	if err != nil {
 		return err
@@ -236,8 +262,7 @@ func installVoice(ctx context.Context, e *env, f *installFlags, modelPath, secon
 			return usagef("voices install: %s", narrator.ErrorMessage(err))
 		}
 	}
-	// The files first: an entry is only ever written once its files are stored.
-	for _, lf := range []neural.LocalFile{model, second} {
+	for _, lf := range files {
 		if err := putFile(ctx, bk.media, lf.Key(), lf.Path); err != nil {
 			return err
 		}
@@ -250,10 +275,7 @@ func installVoice(ctx context.Context, e *env, f *installFlags, modelPath, secon
 			return fmt.Errorf("voices install: %w", err)
 		}
 	}
-	for _, s := range skipped {
-		fmt.Fprintln(e.stderr, "skipped", s)
-	}
-	return printInstalled(e, entries, f.asJSON)
+	return nil
 }
 
 // timedModel writes a copy of a Piper model with its durations as an output (see
