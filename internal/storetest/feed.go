@@ -210,39 +210,7 @@ func testFeedItems(t *testing.T, b *bundle) {
 		t.Fatalf("empty feed: audios %#v, changed %v", c.Audios, c.AudiosChangedAt)
 	}
 
-	// Audios of every kind, a minute apart; two share a creation time.
-	var processed []*narrator.Audio
-	finish := func(ext string) *narrator.Audio {
-		a := mustAudio(t, b.store, p.ID, ext)
-		mustFinish(t, b.store, a, "v1")
-		processed = append(processed, a)
-		return a
-	}
-	finish("p1")
-	b.clock.Advance(time.Minute)
-	mustAudio(t, b.store, p.ID, "waiting")
-	failed := mustAudio(t, b.store, p.ID, "failed")
-	if err := b.store.FailAudio(ctx, failed.ID, failed.Revision, "no"); err != nil {
-		t.Fatal(err)
-	}
-	b.clock.Advance(time.Minute)
-	finish("p2")
-	finish("p3") // same creation time as p2, higher ID
-	b.clock.Advance(time.Minute)
-	gone := finish("gone")
-	processed = processed[:len(processed)-1]
-	if _, err := b.store.DeleteAudio(ctx, p.ID, "gone"); err != nil {
-		t.Fatal(err)
-	}
-	b.clock.Advance(time.Minute)
-	long := newAudio(p.ID, "p4")
-	long.Body = strings.Repeat("é", narrator.FeedBodyChars) + " and more."
-	mustCreateAudio(t, b.store, long)
-	mustFinish(t, b.store, long, "v1")
-	processed = append(processed, long)
-	otherProject := mustProjectOf(t, b.store, p.AccountID)
-	b.clock.Advance(time.Minute)
-	mustFinish(t, b.store, mustAudio(t, b.store, otherProject.ID, "elsewhere"), "v1")
+	processed, gone := mustFeedAudios(t, b, p)
 
 	c = mustFeedContent(t, b.store, feedToken('a'), 10)
 	want := []int64{processed[3].ID, processed[2].ID, processed[1].ID, processed[0].ID}
@@ -286,4 +254,44 @@ func testFeedItems(t *testing.T, b *bundle) {
 	if got := c.LastModified(); !got.Equal(regenAt) {
 		t.Errorf("LastModified = %v, want %v", got, regenAt)
 	}
+}
+
+// mustFeedAudios stores audios of every kind in p, a minute apart, two sharing a creation
+// time, and one in another project of its account. It returns the processed audios of p that
+// are not deleted, oldest first, and the one that was deleted.
+func mustFeedAudios(t *testing.T, b *bundle, p *narrator.Project) (processed []*narrator.Audio, gone *narrator.Audio) {
+	t.Helper()
+	ctx := t.Context()
+	finish := func(ext string) *narrator.Audio {
+		a := mustAudio(t, b.store, p.ID, ext)
+		mustFinish(t, b.store, a, "v1")
+		processed = append(processed, a)
+		return a
+	}
+	finish("p1")
+	b.clock.Advance(time.Minute)
+	mustAudio(t, b.store, p.ID, "waiting")
+	failed := mustAudio(t, b.store, p.ID, "failed")
+	if err := b.store.FailAudio(ctx, failed.ID, failed.Revision, "no"); err != nil {
+		t.Fatal(err)
+	}
+	b.clock.Advance(time.Minute)
+	finish("p2")
+	finish("p3") // same creation time as p2, higher ID
+	b.clock.Advance(time.Minute)
+	gone = finish("gone")
+	processed = processed[:len(processed)-1]
+	if _, err := b.store.DeleteAudio(ctx, p.ID, "gone"); err != nil {
+		t.Fatal(err)
+	}
+	b.clock.Advance(time.Minute)
+	long := newAudio(p.ID, "p4")
+	long.Body = strings.Repeat("é", narrator.FeedBodyChars) + " and more."
+	mustCreateAudio(t, b.store, long)
+	mustFinish(t, b.store, long, "v1")
+	processed = append(processed, long)
+	otherProject := mustProjectOf(t, b.store, p.AccountID)
+	b.clock.Advance(time.Minute)
+	mustFinish(t, b.store, mustAudio(t, b.store, otherProject.ID, "elsewhere"), "v1")
+	return processed, gone
 }
