@@ -40,8 +40,16 @@ func runTimings(nArticles, runs int) error {
 	}
 	paths = paths[:min(nArticles, len(paths))]
 
-	// The pipeline: the same tone voice, with word timings (one Ceil node, patched at install)
-	// and without (two, so not alignable; the same frames, so the same audio).
+	if err := timePipelines(dir, bin, lib, cfg, paths); err != nil {
+		return err
+	}
+	return timeInference(dir, bin, lib, runs)
+}
+
+// timePipelines narrates the articles at paths with the same tone voice (its config cfg),
+// with word timings (one Ceil node, patched at install) and without (two, so not alignable;
+// the same frames, so the same audio), and prints the pipeline's CPU per audio second.
+func timePipelines(dir, bin, lib string, cfg []byte, paths []string) error {
 	variants := []struct {
 		name  string
 		ceils int
@@ -97,9 +105,12 @@ func runTimings(nArticles, runs int) error {
 	tw.Flush()
 	with, without := perAudio["word timings"], perAudio["sentence timings"]
 	fmt.Printf("pipeline CPU per audio second: %.4f with word timings, %.4f without: %.3f×\n", with[0]/with[1], without[0]/without[1], (with[0]/with[1])/(without[0]/without[1]))
+	return nil
+}
 
-	// Inference: the same model, as the operator gave it and patched, run in turn on the
-	// same sentence, each by its own worker.
+// timeInference runs the same model, as the operator gave it and patched, in turn on the same
+// sentence, each by its own worker, and prints their median inference times over runs.
+func timeInference(dir, bin, lib string, runs int) error {
 	plain := onnxtest.PiperTimed(onnxtest.TimedOptions{Ceils: 1, Compute: timingsCompute})
 	patched, _, err := neural.MarkDurations(plain)
 	if err != nil {
