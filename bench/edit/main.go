@@ -60,46 +60,21 @@ func main() {
 
 func run(ctx context.Context, paths []string, cpuprofile string) error {
 	if len(paths) == 0 {
-		root, err := repoRoot()
-		if err != nil {
+		var err error
+		if paths, err = defaultArticles(); err != nil {
 			return err
 		}
-		more, err := filepath.Glob(filepath.Join(root, "bench", "testdata", "edit-*.html"))
-		if err != nil {
-			return err
-		}
-		paths = append([]string{filepath.Join(root, "bench", "testdata", "article1000.html")}, more...)
 	}
 	tmp, err := os.MkdirTemp("", "edit-bench-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	media, err := localfs.New(filepath.Join(tmp, "media"))
+	p, media, closeAll, err := newPipeline(tmp)
 	if err != nil {
 		return err
 	}
-	cache, err := pipeline.OpenUnitCache(filepath.Join(tmp, "cache"), 1<<30)
-	if err != nil {
-		return err
-	}
-	fest, err := festival.New(festival.Options{})
-	if err != nil {
-		return err
-	}
-	defer fest.Close()
-	fl, err := flite.New(flite.Options{})
-	if err != nil {
-		return err
-	}
-	defer fl.Close()
-	p := pipeline.New(pipeline.Config{
-		Engines:    map[string]pipeline.Synthesizer{narrator.EngineFestival: fest, narrator.EngineFlite: fl},
-		Media:      media,
-		Cache:      cache,
-		ScratchDir: tmp,
-	})
-	defer p.Close()
+	defer closeAll()
 	title, body, _ := narrator.DefaultVoices("en_US")
 	proj := &narrator.Project{ID: 1, Language: "en_US", TitleVoice: title.Name, BodyVoice: body.Name}
 
@@ -135,21 +110,11 @@ func run(ctx context.Context, paths []string, cpuprofile string) error {
 		}
 		firstTime := time.Since(start)
 
-		if prof != nil {
-			if err := pprof.StartCPUProfile(prof); err != nil {
-				return err
-			}
-		}
-		start = time.Now()
-		_, err = p.Render(ctx, &narrator.Audio{Title: title, Body: edited}, proj)
-		editTime := time.Since(start)
-		if prof != nil {
-			pprof.StopCPUProfile()
-			prof = nil
-		}
+		editTime, err := renderProfiled(ctx, p, &narrator.Audio{Title: title, Body: edited}, proj, prof)
 		if err != nil {
 			return err
 		}
+		prof = nil // only the first edit is profiled
 		// What is left when nothing needs synthesising or encoding.
 		start = time.Now()
 		if _, err := p.Render(ctx, &narrator.Audio{Title: title, Body: edited}, proj); err != nil {
@@ -160,27 +125,100 @@ func run(ctx context.Context, paths []string, cpuprofile string) error {
 		fmt.Printf("  first rendering %.2f s, one-sentence edit %.3f s: %.1f %% of the first (the same again, all cached: %.3f s)\n",
 			firstTime.Seconds(), editTime.Seconds(), 100*editTime.Seconds()/firstTime.Seconds(), againTime.Seconds())
 
-		pcm, err := decode(filepath.Join(media.Root(), filepath.FromSlash(first.Keys[narrator.ContentTypeMP3])))
+		if err := compareEncoders(ctx, filepath.Join(media.Root(), filepath.FromSlash(first.Keys[narrator.ContentTypeMP3]))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// defaultArticles returns the articles the benchmark edits when given none: the 1,000-word
+// article and the edit-*.html pages of bench/testdata.
+func defaultArticles() ([]string, error) {
+	root, err := repoRoot()
+	if err != nil {
+		return nil, err
+	}
+	more, err := filepath.Glob(filepath.Join(root, "bench", "testdata", "edit-*.html"))
+	if err != nil {
+		return nil, err
+	}
+	return append([]string{filepath.Join(root, "bench", "testdata", "article1000.html")}, more...), nil
+}
+
+// renderProfiled renders a and returns how long it took, with a CPU profile written to prof
+// meanwhile unless prof is nil.
+func renderProfiled(ctx context.Context, p *pipeline.Pipeline, a *narrator.Audio, proj *narrator.Project, prof *os.File) (time.Duration, error) {
+	if prof != nil {
+		if err := pprof.StartCPUProfile(prof); err != nil {
+			return 0, err
+		}
+	}
+	start := time.Now()
+	_, err := p.Render(ctx, a, proj)
+	took := time.Since(start)
+	if prof != nil {
+		pprof.StopCPUProfile()
+	}
+	return took, err
+}
+
+// newPipeline returns a pipeline with festival and flite, its media and unit cache in tmp,
+// and a function that closes it and its engines.
+func newPipeline(tmp string) (_ *pipeline.Pipeline, _ *localfs.Store, closeAll func(), err error) {
+	media, err := localfs.New(filepath.Join(tmp, "media"))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cache, err := pipeline.OpenUnitCache(filepath.Join(tmp, "cache"), 1<<30)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	fest, err := festival.New(festival.Options{})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	fl, err := flite.New(flite.Options{})
+	if err != nil {
+		fest.Close()
+		return nil, nil, nil, err
+	}
+	p := pipeline.New(pipeline.Config{
+		Engines:    map[string]pipeline.Synthesizer{narrator.EngineFestival: fest, narrator.EngineFlite: fl},
+		Media:      media,
+		Cache:      cache,
+		ScratchDir: tmp,
+	})
+	return p, media, func() {
+		p.Close()
+		fl.Close()
+		fest.Close()
+	}, nil
+}
+
+// compareEncoders decodes the mp3 at mp3Path and prints how long encoding its audio takes,
+// in one lame process and in chunks on every core.
+func compareEncoders(ctx context.Context, mp3Path string) error {
+	pcm, err := decode(mp3Path)
+	if err != nil {
+		return err
+	}
+	// Alternate the two encoders, so that both see the same load.
+	var single, chunked, singleCPU, chunkedCPU []time.Duration
+	for range 3 {
+		wall, cpu, err := timed(func() error { return encodeSingle(ctx, pcm) })
 		if err != nil {
 			return err
 		}
-		// Alternate the two encoders, so that both see the same load.
-		var single, chunked, singleCPU, chunkedCPU []time.Duration
-		for range 3 {
-			wall, cpu, err := timed(func() error { return encodeSingle(ctx, pcm) })
-			if err != nil {
-				return err
-			}
-			single, singleCPU = append(single, wall), append(singleCPU, cpu)
-			if wall, cpu, err = timed(func() error { return encodeChunked(ctx, pcm) }); err != nil {
-				return err
-			}
-			chunked, chunkedCPU = append(chunked, wall), append(chunkedCPU, cpu)
+		single, singleCPU = append(single, wall), append(singleCPU, cpu)
+		if wall, cpu, err = timed(func() error { return encodeChunked(ctx, pcm) }); err != nil {
+			return err
 		}
-		fmt.Printf("  encoding its audio (median of 3): one lame process %.2f s (%.2f s of CPU), 8 s chunks on %d cores %.2f s (%.2f s of CPU): %.2fx faster\n",
-			median(single).Seconds(), median(singleCPU).Seconds(), runtime.NumCPU(),
-			median(chunked).Seconds(), median(chunkedCPU).Seconds(), median(single).Seconds()/median(chunked).Seconds())
+		chunked, chunkedCPU = append(chunked, wall), append(chunkedCPU, cpu)
 	}
+	fmt.Printf("  encoding its audio (median of 3): one lame process %.2f s (%.2f s of CPU), 8 s chunks on %d cores %.2f s (%.2f s of CPU): %.2fx faster\n",
+		median(single).Seconds(), median(singleCPU).Seconds(), runtime.NumCPU(),
+		median(chunked).Seconds(), median(chunkedCPU).Seconds(), median(single).Seconds()/median(chunked).Seconds())
 	return nil
 }
 

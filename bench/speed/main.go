@@ -127,6 +127,8 @@ func sentences(title, html string) (units, distinct int) {
 	return len(us), len(seen)
 }
 
+// run times each article of bench/testdata/speed runs times, by hand and by narrator, and
+// then an update (runUpdate).
 func (b *bench) run(runs int, large bool) error {
 	paths, err := filepath.Glob(filepath.Join(b.root, "bench", "testdata", "speed", "*.html"))
 	if err != nil || len(paths) == 0 {
@@ -183,7 +185,12 @@ func (b *bench) run(runs int, large bool) error {
 	fmt.Printf("all articles, CPU: by hand %.2f s, narrator %.2f s: at full use of %d idle cores, at most %.2fx\n",
 		handCPU.Seconds(), narratorCPU.Seconds(), runtime.NumCPU(), float64(runtime.NumCPU())*handCPU.Seconds()/narratorCPU.Seconds())
 
-	// An update that changes one sentence, with the cache on.
+	return b.runUpdate(large)
+}
+
+// runUpdate times an update that changes one sentence, with the cache on, and then, if
+// large, the largest allowed article with the cache off.
+func (b *bench) runUpdate(large bool) error {
 	raw, err := os.ReadFile(filepath.Join(b.root, "bench", "testdata", "article1000.html"))
 	if err != nil {
 		return err

@@ -45,20 +45,17 @@ func (cmd accountsCreateCommand) Run(ctx context.Context, args []string) error {
 		fs.Usage()
 		return usagef("accounts create: --name is required")
 	}
-	st, err := openStore(ctx, e, data)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	a, key, err := createAccount(ctx, st, *name)
-	if err != nil {
-		return err
-	}
-	return printJSON(e.stdout, struct {
-		ID     int64  `json:"id"`
-		Name   string `json:"name"`
-		APIKey string `json:"api_key"`
-	}{a.ID, a.Name, key})
+	return withStore(ctx, e, data, func(st dataStore) (any, error) {
+		a, key, err := createAccount(ctx, st, *name)
+		if err != nil {
+			return nil, err
+		}
+		return struct {
+			ID     int64  `json:"id"`
+			Name   string `json:"name"`
+			APIKey string `json:"api_key"`
+		}{a.ID, a.Name, key}, nil
+	})
 }
 
 // createAccount creates an account with a first API key, returned in clear.
@@ -124,16 +121,13 @@ func (cmd keysCreateCommand) Run(ctx context.Context, args []string) error {
 		fs.Usage()
 		return usagef("accounts keys create: --account is required")
 	}
-	st, err := openStore(ctx, e, data)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	secret, k, err := createKey(ctx, st, *account)
-	if err != nil {
-		return err
-	}
-	return printJSON(e.stdout, toKeyJSON(k, secret))
+	return withStore(ctx, e, data, func(st dataStore) (any, error) {
+		secret, k, err := createKey(ctx, st, *account)
+		if err != nil {
+			return nil, err
+		}
+		return toKeyJSON(k, secret), nil
+	})
 }
 
 // keysListCommand is `narrator accounts keys list`.
@@ -150,23 +144,20 @@ func (cmd keysListCommand) Run(ctx context.Context, args []string) error {
 		fs.Usage()
 		return usagef("accounts keys list: --account is required")
 	}
-	st, err := openStore(ctx, e, data)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	if _, err := st.FindAccount(ctx, *account); err != nil {
-		return fmt.Errorf("account %d: %w", *account, err)
-	}
-	keys, err := st.ListAPIKeys(ctx, *account)
-	if err != nil {
-		return err
-	}
-	out := make([]keyJSON, 0, len(keys))
-	for _, k := range keys {
-		out = append(out, toKeyJSON(k, ""))
-	}
-	return printJSON(e.stdout, out)
+	return withStore(ctx, e, data, func(st dataStore) (any, error) {
+		if _, err := st.FindAccount(ctx, *account); err != nil {
+			return nil, fmt.Errorf("account %d: %w", *account, err)
+		}
+		keys, err := st.ListAPIKeys(ctx, *account)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]keyJSON, 0, len(keys))
+		for _, k := range keys {
+			out = append(out, toKeyJSON(k, ""))
+		}
+		return out, nil
+	})
 }
 
 // keysRevokeCommand is `narrator accounts keys revoke`.
@@ -187,22 +178,19 @@ func (cmd keysRevokeCommand) Run(ctx context.Context, args []string) error {
 		f.Usage()
 		return usagef("accounts keys revoke: --key is required")
 	}
-	st, err := openStore(ctx, e, data)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	k, err := findKey(ctx, st, *account, *keyArg)
-	if err != nil {
-		return err
-	}
-	if err := st.RevokeAPIKey(ctx, k.AccountID, k.ID); err != nil {
-		return fmt.Errorf("revoke key %d: %w", k.ID, err)
-	}
-	if k, err = findKey(ctx, st, k.AccountID, fmt.Sprint(k.ID)); err != nil {
-		return err
-	}
-	return printJSON(e.stdout, toKeyJSON(k, ""))
+	return withStore(ctx, e, data, func(st dataStore) (any, error) {
+		k, err := findKey(ctx, st, *account, *keyArg)
+		if err != nil {
+			return nil, err
+		}
+		if err := st.RevokeAPIKey(ctx, k.AccountID, k.ID); err != nil {
+			return nil, fmt.Errorf("revoke key %d: %w", k.ID, err)
+		}
+		if k, err = findKey(ctx, st, k.AccountID, fmt.Sprint(k.ID)); err != nil {
+			return nil, err
+		}
+		return toKeyJSON(k, ""), nil
+	})
 }
 
 // findKey resolves a key given by id, display prefix or in full.

@@ -54,53 +54,50 @@ func (cmd projectsCreateCommand) Run(ctx context.Context, args []string) error {
 		fs.Usage()
 		return usagef("projects create: --language is required")
 	}
-	st, err := openStore(ctx, e, data)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	cat, err := loadCatalog(ctx, st)
-	if err != nil {
-		return err
-	}
-	defTitle, defBody, ok := cat.Defaults(*language)
-	if !ok {
-		return usagef("projects create: language %q is not supported; run `narrator voices` for the list", *language)
-	}
-	p := &narrator.Project{
-		AccountID:  *account,
-		Title:      *title,
-		Type:       *typ,
-		Language:   *language,
-		URL:        *url,
-		SpeechRate: *rate,
-	}
-	for _, v := range []struct {
-		flag string
-		arg  string
-		def  narrator.Voice
-		dst  *string
-	}{{"--title-voice", *titleVoice, defTitle, &p.TitleVoice}, {"--body-voice", *bodyVoice, defBody, &p.BodyVoice}} {
-		if v.arg == "" {
-			*v.dst = v.def.Name
-			continue
+	return withStore(ctx, e, data, func(st dataStore) (any, error) {
+		cat, err := loadCatalog(ctx, st)
+		if err != nil {
+			return nil, err
 		}
-		voice, ok := cat.Lookup(*language, v.arg)
+		defTitle, defBody, ok := cat.Defaults(*language)
 		if !ok {
-			return usagef("projects create: %s %q is not a voice of %s; run `narrator voices --language %s`", v.flag, v.arg, *language, *language)
+			return nil, usagef("projects create: language %q is not supported; run `narrator voices` for the list", *language)
 		}
-		*v.dst = voice.Name
-	}
-	if err := st.CreateProject(ctx, p); err != nil {
-		if narrator.ErrorCode(err) == narrator.ENOTFOUND {
-			return fmt.Errorf("projects create: account %d does not exist", *account)
+		p := &narrator.Project{
+			AccountID:  *account,
+			Title:      *title,
+			Type:       *typ,
+			Language:   *language,
+			URL:        *url,
+			SpeechRate: *rate,
 		}
-		if narrator.ErrorCode(err) == narrator.EINVALID {
-			return usagef("projects create: %s", narrator.ErrorMessage(err))
+		for _, v := range []struct {
+			flag string
+			arg  string
+			def  narrator.Voice
+			dst  *string
+		}{{"--title-voice", *titleVoice, defTitle, &p.TitleVoice}, {"--body-voice", *bodyVoice, defBody, &p.BodyVoice}} {
+			if v.arg == "" {
+				*v.dst = v.def.Name
+				continue
+			}
+			voice, ok := cat.Lookup(*language, v.arg)
+			if !ok {
+				return nil, usagef("projects create: %s %q is not a voice of %s; run `narrator voices --language %s`", v.flag, v.arg, *language, *language)
+			}
+			*v.dst = voice.Name
 		}
-		return fmt.Errorf("create project: %w", err)
-	}
-	return printJSON(e.stdout, httpapi.ProjectSettingsJSON(cat, p))
+		if err := st.CreateProject(ctx, p); err != nil {
+			if narrator.ErrorCode(err) == narrator.ENOTFOUND {
+				return nil, fmt.Errorf("projects create: account %d does not exist", *account)
+			}
+			if narrator.ErrorCode(err) == narrator.EINVALID {
+				return nil, usagef("projects create: %s", narrator.ErrorMessage(err))
+			}
+			return nil, fmt.Errorf("create project: %w", err)
+		}
+		return httpapi.ProjectSettingsJSON(cat, p), nil
+	})
 }
 
 // speechRateHelp describes the --speech-rate flag.
@@ -128,27 +125,24 @@ func (cmd projectsSetCommand) Run(ctx context.Context, args []string) error {
 		fs.Usage()
 		return usagef("projects set: --speech-rate is required")
 	}
-	st, err := openStore(ctx, e, data)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	p, err := st.SetSpeechRate(ctx, *project, *rate)
-	switch narrator.ErrorCode(err) {
-	case "":
-	case narrator.ENOTFOUND:
-		return fmt.Errorf("projects set: project %d does not exist", *project)
-	case narrator.EINVALID:
-		return usagef("projects set: %s", narrator.ErrorMessage(err))
-	default:
-		return fmt.Errorf("set project %d: %w", *project, err)
-	}
-	cat, err := loadCatalog(ctx, st)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(e.stderr, "Audios keep their speech; renderings from now on (new audios, edits, resyntheses) speak at the new rate.")
-	return printJSON(e.stdout, httpapi.ProjectSettingsJSON(cat, p))
+	return withStore(ctx, e, data, func(st dataStore) (any, error) {
+		p, err := st.SetSpeechRate(ctx, *project, *rate)
+		switch narrator.ErrorCode(err) {
+		case "":
+		case narrator.ENOTFOUND:
+			return nil, fmt.Errorf("projects set: project %d does not exist", *project)
+		case narrator.EINVALID:
+			return nil, usagef("projects set: %s", narrator.ErrorMessage(err))
+		default:
+			return nil, fmt.Errorf("set project %d: %w", *project, err)
+		}
+		cat, err := loadCatalog(ctx, st)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintln(e.stderr, "Audios keep their speech; renderings from now on (new audios, edits, resyntheses) speak at the new rate.")
+		return httpapi.ProjectSettingsJSON(cat, p), nil
+	})
 }
 
 // projectsListCommand is `narrator projects list`.
@@ -163,22 +157,19 @@ func (cmd projectsListCommand) Run(ctx context.Context, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	st, err := openStore(ctx, e, data)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	projects, err := st.ListProjects(ctx, *account)
-	if err != nil {
-		return fmt.Errorf("list projects: %w", err)
-	}
-	cat, err := loadCatalog(ctx, st)
-	if err != nil {
-		return err
-	}
-	out := make([]any, 0, len(projects))
-	for _, p := range projects {
-		out = append(out, httpapi.ProjectSettingsJSON(cat, p))
-	}
-	return printJSON(e.stdout, out)
+	return withStore(ctx, e, data, func(st dataStore) (any, error) {
+		projects, err := st.ListProjects(ctx, *account)
+		if err != nil {
+			return nil, fmt.Errorf("list projects: %w", err)
+		}
+		cat, err := loadCatalog(ctx, st)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]any, 0, len(projects))
+		for _, p := range projects {
+			out = append(out, httpapi.ProjectSettingsJSON(cat, p))
+		}
+		return out, nil
+	})
 }

@@ -79,21 +79,17 @@ func (cmd pronunciationsListCommand) Run(ctx context.Context, args []string) err
 	if err := f.parse(args, nil); err != nil {
 		return err
 	}
-	bk, err := openCLIBackends(ctx, e, f.data)
-	if err != nil {
-		return err
-	}
-	defer bk.store.Close()
-	st := bk.store
-	rules, err := st.ListPronunciations(ctx, *f.project)
-	if err != nil {
-		return err
-	}
-	out := make([]pronunciationOut, 0, len(rules))
-	for _, r := range rules {
-		out = append(out, pronunciationOut{ID: r.ID, ProjectID: r.ProjectID, Phrase: r.Phrase, Say: r.Say, CreatedAt: r.CreatedAt})
-	}
-	return printJSON(e.stdout, out)
+	return withStore(ctx, e, f.data, func(st dataStore) (any, error) {
+		rules, err := st.ListPronunciations(ctx, *f.project)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]pronunciationOut, 0, len(rules))
+		for _, r := range rules {
+			out = append(out, pronunciationOut{ID: r.ID, ProjectID: r.ProjectID, Phrase: r.Phrase, Say: r.Say, CreatedAt: r.CreatedAt})
+		}
+		return out, nil
+	})
 }
 
 // pronunciationsAddCommand is `narrator pronunciations add`.
@@ -109,23 +105,20 @@ func (cmd pronunciationsAddCommand) Run(ctx context.Context, args []string) erro
 	if err := f.parse(args, nil); err != nil {
 		return err
 	}
-	bk, err := openCLIBackends(ctx, e, f.data)
-	if err != nil {
-		return err
-	}
-	defer bk.store.Close()
-	st := bk.store
-	rule := &narrator.Pronunciation{ProjectID: *f.project, Phrase: *phrase, Say: *say}
-	if err := st.SetPronunciation(ctx, rule); err != nil {
-		switch narrator.ErrorCode(err) {
-		case narrator.EINVALID:
-			return usagef("pronunciations add: %s", narrator.ErrorMessage(err))
-		case narrator.ECONFLICT: // the project has as many rules as allowed
-			return fmt.Errorf("pronunciations add: %s", narrator.ErrorMessage(err))
+	return withBackends(ctx, e, f.data, func(bk *backends) (any, error) {
+		st := bk.store
+		rule := &narrator.Pronunciation{ProjectID: *f.project, Phrase: *phrase, Say: *say}
+		if err := st.SetPronunciation(ctx, rule); err != nil {
+			switch narrator.ErrorCode(err) {
+			case narrator.EINVALID:
+				return nil, usagef("pronunciations add: %s", narrator.ErrorMessage(err))
+			case narrator.ECONFLICT: // the project has as many rules as allowed
+				return nil, fmt.Errorf("pronunciations add: %s", narrator.ErrorMessage(err))
+			}
+			return nil, fmt.Errorf("pronunciations add: %w", err)
 		}
-		return fmt.Errorf("pronunciations add: %w", err)
-	}
-	return printRuleChange(ctx, e, bk.queue, rule, *again)
+		return ruleChange(ctx, bk.queue, rule, *again)
+	})
 }
 
 // pronunciationsRemoveCommand is `narrator pronunciations remove`.
@@ -140,34 +133,31 @@ func (cmd pronunciationsRemoveCommand) Run(ctx context.Context, args []string) e
 	if err := f.parse(args, id); err != nil {
 		return err
 	}
-	bk, err := openCLIBackends(ctx, e, f.data)
-	if err != nil {
-		return err
-	}
-	defer bk.store.Close()
-	st := bk.store
-	rule, err := st.RemovePronunciation(ctx, *f.project, *id)
-	if err != nil {
-		return fmt.Errorf("pronunciations remove: %w", err)
-	}
-	return printRuleChange(ctx, e, bk.queue, rule, *again)
+	return withBackends(ctx, e, f.data, func(bk *backends) (any, error) {
+		st := bk.store
+		rule, err := st.RemovePronunciation(ctx, *f.project, *id)
+		if err != nil {
+			return nil, fmt.Errorf("pronunciations remove: %w", err)
+		}
+		return ruleChange(ctx, bk.queue, rule, *again)
+	})
 }
 
-// printRuleChange queues the resynthesis of the audios with the rule's
-// phrase when asked (a running server works it), and prints the rule. A
+// ruleChange queues the resynthesis of the audios with the rule's phrase
+// when asked (a running server works it), and returns the rule to print. A
 // resynthesis already under way for the project is an error, after the
 // rule was changed.
-func printRuleChange(ctx context.Context, e *env, q jobQueue, rule *narrator.Pronunciation, again bool) error {
+func ruleChange(ctx context.Context, q jobQueue, rule *narrator.Pronunciation, again bool) (pronunciationOut, error) {
 	out := pronunciationOut{ID: rule.ID, ProjectID: rule.ProjectID, Phrase: rule.Phrase, Say: rule.Say, CreatedAt: rule.CreatedAt}
 	if again {
 		err := q.QueueResynthesis(ctx, narrator.ResynthesisJob{ProjectID: rule.ProjectID, Phrase: rule.Phrase})
 		if narrator.ErrorCode(err) == narrator.ECONFLICT {
-			return fmt.Errorf("the rule for %q was saved, but %s", rule.Phrase, narrator.ErrorMessage(err))
+			return pronunciationOut{}, fmt.Errorf("the rule for %q was saved, but %s", rule.Phrase, narrator.ErrorMessage(err))
 		}
 		if err != nil {
-			return fmt.Errorf("queue the resynthesis of audios with %q: %w", rule.Phrase, err)
+			return pronunciationOut{}, fmt.Errorf("queue the resynthesis of audios with %q: %w", rule.Phrase, err)
 		}
 		out.Resynthesis = "queued"
 	}
-	return printJSON(e.stdout, out)
+	return out, nil
 }

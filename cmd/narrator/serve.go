@@ -671,9 +671,9 @@ func startEngines(ctx context.Context, cfg config.Config, sb *proc.Sandbox, logg
 		case "festival":
 			eng, err = startFestival(ctx, cfg, sb, logger, m.Engine(name))
 		case "flite":
-			eng, err = flite.New(flite.Options{Procs: cfg.UnitWorkers, Logger: logger, TempDir: cfg.ScratchDir(), Sandbox: sb, Metrics: m.Engine(name)})
+			eng, err = flite.New(flite.Options{Options: proc.Options{Procs: cfg.UnitWorkers, Logger: logger, Sandbox: sb, Metrics: m.Engine(name)}, TempDir: cfg.ScratchDir()})
 		case "espeak":
-			eng, err = espeak.New(espeak.Options{Procs: cfg.UnitWorkers, Logger: logger, Sandbox: sb, Metrics: m.Engine(name)})
+			eng, err = espeak.New(espeak.Options{Options: proc.Options{Procs: cfg.UnitWorkers, Logger: logger, Sandbox: sb, Metrics: m.Engine(name)}})
 		default:
 			err = fmt.Errorf("the voice catalog names engine %q, which this build does not have", name)
 		}
@@ -691,7 +691,7 @@ func startEngines(ctx context.Context, cfg config.Config, sb *proc.Sandbox, logg
 // loaded in every process, so that the first audio does not pay festival's
 // start-up, the costliest of the engines.
 func startFestival(ctx context.Context, cfg config.Config, sb *proc.Sandbox, logger *slog.Logger, rec proc.Recorder) (*festival.Engine, error) {
-	f, err := festival.New(festival.Options{Procs: cfg.UnitWorkers, Logger: logger, TempDir: cfg.ScratchDir(), Sandbox: sb, Metrics: rec})
+	f, err := festival.New(festival.Options{Options: proc.Options{Procs: cfg.UnitWorkers, Logger: logger, Sandbox: sb, Metrics: rec}, TempDir: cfg.ScratchDir()})
 	if err != nil {
 		return nil, err
 	}

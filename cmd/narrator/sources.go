@@ -86,15 +86,12 @@ func (cmd sourcesAddCommand) Run(ctx context.Context, args []string) error {
 	if err := src.Validate(); err != nil {
 		return usagef("sources add: %s", narrator.ErrorMessage(err))
 	}
-	st, err := openStore(ctx, e, f.data)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	if err := st.CreateSource(ctx, src); err != nil {
-		return fmt.Errorf("sources add: %w", err)
-	}
-	return printJSON(e.stdout, httpapi.SourceJSON(src))
+	return withStore(ctx, e, f.data, func(st dataStore) (any, error) {
+		if err := st.CreateSource(ctx, src); err != nil {
+			return nil, fmt.Errorf("sources add: %w", err)
+		}
+		return httpapi.SourceJSON(src), nil
+	})
 }
 
 // sourcesListCommand is `narrator sources list`.
@@ -107,20 +104,17 @@ func (cmd sourcesListCommand) Run(ctx context.Context, args []string) error {
 	if err := f.parse(args, nil); err != nil {
 		return err
 	}
-	st, err := openStore(ctx, e, f.data)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	list, err := st.ListSources(ctx, *f.project)
-	if err != nil {
-		return fmt.Errorf("sources list: %w", err)
-	}
-	out := make([]any, 0, len(list))
-	for _, src := range list {
-		out = append(out, httpapi.SourceJSON(src))
-	}
-	return printJSON(e.stdout, out)
+	return withStore(ctx, e, f.data, func(st dataStore) (any, error) {
+		list, err := st.ListSources(ctx, *f.project)
+		if err != nil {
+			return nil, fmt.Errorf("sources list: %w", err)
+		}
+		out := make([]any, 0, len(list))
+		for _, src := range list {
+			out = append(out, httpapi.SourceJSON(src))
+		}
+		return out, nil
+	})
 }
 
 // sourcesRemoveCommand is `narrator sources remove`.
@@ -134,19 +128,16 @@ func (cmd sourcesRemoveCommand) Run(ctx context.Context, args []string) error {
 	if err := f.parse(args, id); err != nil {
 		return err
 	}
-	st, err := openStore(ctx, e, f.data)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	src, err := projectSource(ctx, st, *f.project, *id)
-	if err == nil {
-		err = st.DeleteSource(ctx, *f.project, *id)
-	}
-	if err != nil {
-		return fmt.Errorf("sources remove: %w", err)
-	}
-	return printJSON(e.stdout, httpapi.SourceJSON(src))
+	return withStore(ctx, e, f.data, func(st dataStore) (any, error) {
+		src, err := projectSource(ctx, st, *f.project, *id)
+		if err == nil {
+			err = st.DeleteSource(ctx, *f.project, *id)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("sources remove: %w", err)
+		}
+		return httpapi.SourceJSON(src), nil
+	})
 }
 
 // sourcesPollCommand is `narrator sources poll`.
@@ -161,21 +152,18 @@ func (cmd sourcesPollCommand) Run(ctx context.Context, args []string) error {
 	if err := f.parse(args, id); err != nil {
 		return err
 	}
-	st, err := openStore(ctx, e, f.data)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	if _, err := projectSource(ctx, st, *f.project, *id); err != nil {
-		return fmt.Errorf("sources poll: %w", err)
-	}
-	client := fetcher.New(fetcher.Options{AllowPrivate: *allowPrivate})
-	p := source.New(st, source.Options{Client: client, Pages: extract.NewReader(client)})
-	src, err := p.Poll(ctx, *id)
-	if err != nil {
-		return fmt.Errorf("sources poll: %w", err)
-	}
-	return printJSON(e.stdout, httpapi.SourceJSON(src))
+	return withStore(ctx, e, f.data, func(st dataStore) (any, error) {
+		if _, err := projectSource(ctx, st, *f.project, *id); err != nil {
+			return nil, fmt.Errorf("sources poll: %w", err)
+		}
+		client := fetcher.New(fetcher.Options{AllowPrivate: *allowPrivate})
+		p := source.New(st, source.Options{Client: client, Pages: extract.NewReader(client)})
+		src, err := p.Poll(ctx, *id)
+		if err != nil {
+			return nil, fmt.Errorf("sources poll: %w", err)
+		}
+		return httpapi.SourceJSON(src), nil
+	})
 }
 
 // projectSource returns a project's source; ENOTFOUND if the project has no

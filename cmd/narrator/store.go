@@ -16,6 +16,28 @@ func printJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
+// withStore opens the store that data names, calls do with it, and prints
+// what do returns as one line of JSON before the store closes. An error
+// from do is returned as it is, and nothing is printed.
+func withStore(ctx context.Context, e *env, data func() (config.Backends, error), do func(st dataStore) (any, error)) error {
+	return withBackends(ctx, e, data, func(bk *backends) (any, error) { return do(bk.store) })
+}
+
+// withBackends is withStore for a command that also inserts jobs outside a
+// store's write (openCLIBackends).
+func withBackends(ctx context.Context, e *env, data func() (config.Backends, error), do func(bk *backends) (any, error)) error {
+	bk, err := openCLIBackends(ctx, e, data)
+	if err != nil {
+		return err
+	}
+	defer bk.store.Close()
+	out, err := do(bk)
+	if err != nil {
+		return err
+	}
+	return printJSON(e.stdout, out)
+}
+
 // migrateCommand is `narrator migrate`.
 type migrateCommand struct{ e *env }
 

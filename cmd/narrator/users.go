@@ -70,20 +70,17 @@ func (cmd usersCreateCommand) Run(ctx context.Context, args []string) error {
 			return usagef("users create: %s", narrator.ErrorMessage(err))
 		}
 	}
-	st, err := openStore(ctx, e, data)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	u, generated, reset, err := upsertUser(ctx, st, *account, *email, password)
-	if err != nil {
-		return err
-	}
-	out := userJSON{ID: u.ID, AccountID: u.AccountID, Email: u.Email, Reset: reset, CreatedAt: u.CreatedAt}
-	if !given {
-		out.Password = generated
-	}
-	return printJSON(e.stdout, out)
+	return withStore(ctx, e, data, func(st dataStore) (any, error) {
+		u, generated, reset, err := upsertUser(ctx, st, *account, *email, password)
+		if err != nil {
+			return nil, err
+		}
+		out := userJSON{ID: u.ID, AccountID: u.AccountID, Email: u.Email, Reset: reset, CreatedAt: u.CreatedAt}
+		if !given {
+			out.Password = generated
+		}
+		return out, nil
+	})
 }
 
 // readPassword reads the first line of stdin if stdin is not a terminal.

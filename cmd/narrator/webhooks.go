@@ -56,15 +56,12 @@ func (cmd webhooksAddCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return usagef("webhooks add: %s", narrator.ErrorMessage(err))
 	}
-	st, err := openStore(ctx, e, f.data)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	if err := st.CreateWebhook(ctx, h); err != nil {
-		return fmt.Errorf("webhooks add: %w", err)
-	}
-	return printJSON(e.stdout, httpapi.WebhookJSON(h, true))
+	return withStore(ctx, e, f.data, func(st dataStore) (any, error) {
+		if err := st.CreateWebhook(ctx, h); err != nil {
+			return nil, fmt.Errorf("webhooks add: %w", err)
+		}
+		return httpapi.WebhookJSON(h, true), nil
+	})
 }
 
 // webhooksListCommand is `narrator webhooks list`.
@@ -77,20 +74,17 @@ func (cmd webhooksListCommand) Run(ctx context.Context, args []string) error {
 	if err := f.parse(args, nil); err != nil {
 		return err
 	}
-	st, err := openStore(ctx, e, f.data)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	hooks, err := st.ListWebhooks(ctx, *f.project)
-	if err != nil {
-		return fmt.Errorf("webhooks list: %w", err)
-	}
-	out := make([]any, 0, len(hooks))
-	for _, h := range hooks {
-		out = append(out, httpapi.WebhookJSON(h, false))
-	}
-	return printJSON(e.stdout, out)
+	return withStore(ctx, e, f.data, func(st dataStore) (any, error) {
+		hooks, err := st.ListWebhooks(ctx, *f.project)
+		if err != nil {
+			return nil, fmt.Errorf("webhooks list: %w", err)
+		}
+		out := make([]any, 0, len(hooks))
+		for _, h := range hooks {
+			out = append(out, httpapi.WebhookJSON(h, false))
+		}
+		return out, nil
+	})
 }
 
 // webhookCommand is a `narrator webhooks` subcommand that acts on one
@@ -109,16 +103,13 @@ func (cmd webhookCommand) Run(ctx context.Context, args []string) error {
 	if err := f.parse(args, id); err != nil {
 		return err
 	}
-	st, err := openStore(ctx, e, f.data)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	out, err := cmd.do(ctx, st, *f.project, *id)
-	if err != nil {
-		return err
-	}
-	return printJSON(e.stdout, out)
+	return withStore(ctx, e, f.data, func(st dataStore) (any, error) {
+		out, err := cmd.do(ctx, st, *f.project, *id)
+		if err != nil {
+			return nil, err
+		}
+		return out, nil
+	})
 }
 
 // removeWebhook removes an endpoint and returns it.

@@ -15,7 +15,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"math"
 	"os/exec"
 	"strconv"
@@ -32,24 +31,14 @@ const NormalWPM = 175
 // ErrClosed is returned by Synthesize after Close.
 var ErrClosed = errors.New("espeak: engine closed")
 
-// Options configures an Engine. The zero value is usable.
+// Options configures an Engine. The zero value is usable. Procs bounds the espeak-ng
+// processes that run at once; a sandboxed one reads its stdin and writes its stdout, and is
+// given nowhere to write.
 type Options struct {
-	// Procs is the number of espeak-ng processes that may run at once. Zero means one per CPU.
-	Procs int
-	// Logger receives warnings about killed processes. Nil discards them.
-	Logger *slog.Logger
-	// Metrics is told of busy, failed and hung processes. Nil records nothing.
-	Metrics proc.Recorder
-	// UnitTimeout is the fixed part of one unit's time limit. Zero means 5 s.
-	UnitTimeout time.Duration
-	// CharTimeout is added to a unit's time limit per character of text. Zero means 200 ms.
-	CharTimeout time.Duration
+	proc.Options
 	// Command is the espeak-ng binary. Empty means "espeak-ng". Tests substitute programs that
 	// hang or crash.
 	Command string
-	// Sandbox runs the processes with less power than the server; nil runs them as they are.
-	// espeak-ng reads its stdin and writes its stdout, and is given nowhere to write.
-	Sandbox *proc.Sandbox
 }
 
 // sandboxLimits bounds a sandboxed espeak-ng process, which speaks one unit: it needs a few
@@ -73,13 +62,9 @@ func New(opts Options) (*Engine, error) {
 	if _, err := exec.LookPath(opts.Command); err != nil {
 		return nil, fmt.Errorf("espeak: new: %w", err)
 	}
-	log := opts.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
 	return &Engine{
 		opts:   opts,
-		runner: proc.NewRunner("espeak-ng", opts.Procs, log.With("engine", "espeak"), opts.Metrics),
+		runner: opts.Runner("espeak-ng", "espeak"),
 	}, nil
 }
 
@@ -114,7 +99,7 @@ func (e *Engine) Synthesize(ctx context.Context, voice string, text string, rate
 		samples, sampleRate, err = pcm.DecodeWAV(bytes.NewReader(stdout))
 		return err
 	}
-	limit := proc.Limit(e.opts.UnitTimeout, e.opts.CharTimeout, text)
+	limit := e.opts.Limit(text)
 	err = e.runner.Run(ctx, limit, build, parse, "voice", voice, "chars", len(text))
 	switch {
 	case err == nil:

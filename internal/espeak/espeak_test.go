@@ -8,6 +8,7 @@ import (
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/enginetest"
 	"github.com/narrator/narrator/internal/espeak"
+	"github.com/narrator/narrator/internal/proc"
 	"github.com/narrator/narrator/internal/proctest"
 )
 
@@ -31,7 +32,7 @@ func mustEngine(tb testing.TB, opts espeak.Options) *espeak.Engine {
 func TestConformance(t *testing.T) {
 	t.Parallel()
 	newEngine := func(t *testing.T, opts enginetest.Options) enginetest.Engine {
-		o := espeak.Options{Procs: opts.Procs, Metrics: opts.Metrics, Command: enginetest.FaultyCommand(t, "espeak-ng", opts)}
+		o := espeak.Options{Options: proc.Options{Procs: opts.Procs, Metrics: opts.Metrics}, Command: enginetest.FaultyCommand(t, "espeak-ng", opts)}
 		o.UnitTimeout, o.CharTimeout = opts.Timeouts()
 		o.Sandbox = opts.Sandbox
 		return mustEngine(t, o)
@@ -56,7 +57,7 @@ const benchSentence = "The central library reopened on Monday after eighteen mon
 func BenchmarkUnit(b *testing.B) {
 	for _, sandboxed := range []bool{false, true} {
 		b.Run(fmt.Sprintf("sandboxed=%t", sandboxed), func(b *testing.B) {
-			opts := espeak.Options{Procs: 1}
+			opts := espeak.Options{Options: proc.Options{Procs: 1}}
 			if sandboxed {
 				opts.Sandbox = proctest.Sandbox(b)
 			}
@@ -74,7 +75,7 @@ func BenchmarkUnit(b *testing.B) {
 // running espeak-ng on empty text. It runs espeak-ng directly, not through internal/proc, as
 // the baseline it is.
 func BenchmarkStartup(b *testing.B) {
-	mustEngine(b, espeak.Options{Procs: 1})
+	mustEngine(b, espeak.Options{Options: proc.Options{Procs: 1}})
 	for b.Loop() {
 		if out, err := exec.Command("espeak-ng", "-v", "en-us", "-q", "").CombinedOutput(); err != nil {
 			b.Fatalf("%v: %s", err, out)

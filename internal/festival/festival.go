@@ -51,19 +51,12 @@ var errScheme = errors.New("festival scheme error")
 // ErrClosed is returned by Synthesize after Close.
 var ErrClosed = errors.New("festival: engine closed")
 
-// Options configures an Engine. The zero value is usable.
+// Options configures an Engine. The zero value is usable. Procs is the number of festival
+// worker processes; zero means one per CPU, bounded by available memory at MemoryPerProc each,
+// and at least one. A sandboxed process can write only a directory of its own in the scratch
+// directory.
 type Options struct {
-	// Procs is the number of festival worker processes. Zero means one per CPU, bounded by
-	// available memory at MemoryPerProc each, and at least one.
-	Procs int
-	// Logger receives warnings about killed and replaced processes. Nil discards them.
-	Logger *slog.Logger
-	// Metrics is told of busy, failed and hung processes. Nil records nothing.
-	Metrics proc.Recorder
-	// UnitTimeout is the fixed part of one unit's time limit. Zero means 5 s.
-	UnitTimeout time.Duration
-	// CharTimeout is added to a unit's time limit per character of text. Zero means 200 ms.
-	CharTimeout time.Duration
+	proc.Options
 	// StartTimeout bounds starting a process, and selecting a voice. Zero means 30 s.
 	StartTimeout time.Duration
 	// Command is the command line of one worker process. Nil means {"festival", "--pipe"}.
@@ -71,9 +64,6 @@ type Options struct {
 	Command []string
 	// TempDir is where the scratch directory for wave files is made. Empty means os.TempDir().
 	TempDir string
-	// Sandbox runs the processes with less power than the server; nil runs them as they are.
-	// Each process can write only a directory of its own in the scratch directory.
-	Sandbox *proc.Sandbox
 }
 
 // sandboxLimits bounds a sandboxed festival process. With the HTS voice loaded, two processes
@@ -117,10 +107,6 @@ func New(opts Options) (*Engine, error) {
 	if opts.Metrics == nil {
 		opts.Metrics = proc.Discard
 	}
-	log := opts.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
 	dir, err := proc.MkdirScratch(opts.TempDir, "narrator-festival-")
 	if err != nil {
 		return nil, fmt.Errorf("festival: new: %w", err)
@@ -131,7 +117,7 @@ func New(opts Options) (*Engine, error) {
 	}
 	e := &Engine{
 		opts:  opts,
-		log:   log.With("engine", "festival"),
+		log:   opts.Log("festival"),
 		dir:   dir,
 		slots: make(chan *worker, opts.Procs),
 		live:  make(map[*worker]struct{}),
@@ -238,7 +224,7 @@ func (e *Engine) SynthesizeWords(ctx context.Context, voice string, text string,
 	}
 	defer func() { e.slots <- p }()
 
-	limit := proc.Limit(e.opts.UnitTimeout, e.opts.CharTimeout, text)
+	limit := e.opts.Limit(text)
 	var errs []error
 	for attempt := range 2 {
 		if p, err = e.ready(ctx, p, voice); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/enginetest"
 	"github.com/narrator/narrator/internal/festival"
+	"github.com/narrator/narrator/internal/proc"
 	"github.com/narrator/narrator/internal/proctest"
 )
 
@@ -40,7 +41,7 @@ func mustEngine(tb testing.TB, opts festival.Options) *festival.Engine {
 func TestConformance(t *testing.T) {
 	t.Parallel()
 	newEngine := func(t *testing.T, opts enginetest.Options) enginetest.Engine {
-		o := festival.Options{Procs: opts.Procs, Metrics: opts.Metrics, Command: faultyFestival(t, opts), Sandbox: opts.Sandbox}
+		o := festival.Options{Options: proc.Options{Procs: opts.Procs, Metrics: opts.Metrics, Sandbox: opts.Sandbox}, Command: faultyFestival(t, opts)}
 		o.UnitTimeout, o.CharTimeout = opts.Timeouts()
 		if opts.DataDir != "" {
 			o.TempDir = filepath.Join(opts.DataDir, "tmp")
@@ -84,7 +85,7 @@ func faultyFestival(t *testing.T, opts enginetest.Options) []string {
 
 func TestStartHangs(t *testing.T) {
 	t.Parallel()
-	e := mustEngine(t, festival.Options{Procs: 1, Command: []string{"sleep", "1000"}, StartTimeout: 300 * time.Millisecond})
+	e := mustEngine(t, festival.Options{Options: proc.Options{Procs: 1}, Command: []string{"sleep", "1000"}, StartTimeout: 300 * time.Millisecond})
 	_, _, err := e.Synthesize(t.Context(), voice, "Hi.", 1)
 	if err == nil || !strings.Contains(err.Error(), "hung") {
 		t.Fatalf("err = %v, want hung", err)
@@ -118,7 +119,7 @@ const benchSentence = "The central library reopened on Monday after eighteen mon
 func BenchmarkUnitWarm(b *testing.B) {
 	for _, sandboxed := range []bool{false, true} {
 		b.Run(fmt.Sprintf("sandboxed=%t", sandboxed), func(b *testing.B) {
-			opts := festival.Options{Procs: 1}
+			opts := festival.Options{Options: proc.Options{Procs: 1}}
 			if sandboxed {
 				opts.Sandbox = proctest.Sandbox(b)
 			}
@@ -138,9 +139,9 @@ func BenchmarkUnitWarm(b *testing.B) {
 // BenchmarkUnitFreshProcess is the per-unit latency if every unit started its own festival
 // process and loaded the voice, as running text2wave per sentence would.
 func BenchmarkUnitFreshProcess(b *testing.B) {
-	mustEngine(b, festival.Options{Procs: 1}) // skips if festival is missing
+	mustEngine(b, festival.Options{Options: proc.Options{Procs: 1}}) // skips if festival is missing
 	for b.Loop() {
-		e, err := festival.New(festival.Options{Procs: 1})
+		e, err := festival.New(festival.Options{Options: proc.Options{Procs: 1}})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -155,9 +156,9 @@ func BenchmarkUnitFreshProcess(b *testing.B) {
 
 // BenchmarkStartup is the cost of starting one festival process and loading the HTS voice.
 func BenchmarkStartup(b *testing.B) {
-	mustEngine(b, festival.Options{Procs: 1})
+	mustEngine(b, festival.Options{Options: proc.Options{Procs: 1}})
 	for b.Loop() {
-		e, err := festival.New(festival.Options{Procs: 1})
+		e, err := festival.New(festival.Options{Options: proc.Options{Procs: 1}})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -202,7 +203,7 @@ func TestDataDir(t *testing.T) {
 			if err := os.MkdirAll(dir, 0o750); err != nil {
 				t.Fatal(err)
 			}
-			opts := festival.Options{Procs: 1, TempDir: dir}
+			opts := festival.Options{Options: proc.Options{Procs: 1}, TempDir: dir}
 			if sandboxed {
 				opts.Sandbox = proctest.Sandbox(t, data)
 			}

@@ -419,14 +419,7 @@ func (c *Client) Get(ctx context.Context, r Request) (*Response, error) {
 	if err != nil {
 		return nil, errorf(err, "the URL is not valid")
 	}
-	for k, vs := range r.Header {
-		req.Header[http.CanonicalHeaderKey(k)] = slices.Clone(vs)
-	}
-	req.Header.Set("User-Agent", c.opts.UserAgent)
-	if len(r.Types) > 0 {
-		req.Header.Set("Accept", strings.Join(r.Types, ", ")+", */*;q=0.1")
-	}
-	req.Header.Set("Accept-Encoding", "gzip")
+	c.setHeader(req, r)
 	if r.Robots {
 		if err := c.allowedByRobots(ctx, u); errors.Is(err, ErrSelf) {
 			return nil, selfRefusal(err, r.What)
@@ -434,16 +427,7 @@ func (c *Client) Get(ctx context.Context, r Request) (*Response, error) {
 			return nil, err
 		}
 	}
-	hc := &http.Client{Transport: c.transport, CheckRedirect: func(next *http.Request, via []*http.Request) error {
-		if err := c.checkRedirect(next, via); err != nil {
-			return err
-		}
-		if r.Robots {
-			return c.allowedByRobots(next.Context(), next.URL)
-		}
-		return nil
-	}}
-	resp, err := hc.Do(req)
+	resp, err := c.httpClient(r.Robots).Do(req)
 	if err == nil && c.opts.Self.answered(resp.Header) {
 		resp.Body.Close()
 		err = selfError{}
@@ -485,6 +469,32 @@ func (c *Client) Get(ctx context.Context, r Request) (*Response, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// setHeader sets the request's header: r.Header, then the client's own fields.
+func (c *Client) setHeader(req *http.Request, r Request) {
+	for k, vs := range r.Header {
+		req.Header[http.CanonicalHeaderKey(k)] = slices.Clone(vs)
+	}
+	req.Header.Set("User-Agent", c.opts.UserAgent)
+	if len(r.Types) > 0 {
+		req.Header.Set("Accept", strings.Join(r.Types, ", ")+", */*;q=0.1")
+	}
+	req.Header.Set("Accept-Encoding", "gzip")
+}
+
+// httpClient returns an HTTP client over the guarded transport that checks each redirect,
+// and also asks robots.txt of each redirect's target if robots is true.
+func (c *Client) httpClient(robots bool) *http.Client {
+	return &http.Client{Transport: c.transport, CheckRedirect: func(next *http.Request, via []*http.Request) error {
+		if err := c.checkRedirect(next, via); err != nil {
+			return err
+		}
+		if robots {
+			return c.allowedByRobots(next.Context(), next.URL)
+		}
+		return nil
+	}}
 }
 
 // selfRefusal is the error of Get for a request that would reach, or

@@ -17,7 +17,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,26 +38,16 @@ func Voices() []string { return []string{"slt", "rms", "awb", "kal16", "kal", "a
 // ErrClosed is returned by Synthesize after Close.
 var ErrClosed = errors.New("flite: engine closed")
 
-// Options configures an Engine. The zero value is usable.
+// Options configures an Engine. The zero value is usable. Procs bounds the flite processes
+// that run at once; a sandboxed unit's process can write only a directory of its own in the
+// scratch directory.
 type Options struct {
-	// Procs is the number of flite processes that may run at once. Zero means one per CPU.
-	Procs int
-	// Logger receives warnings about killed processes. Nil discards them.
-	Logger *slog.Logger
-	// Metrics is told of busy, failed and hung processes. Nil records nothing.
-	Metrics proc.Recorder
-	// UnitTimeout is the fixed part of one unit's time limit. Zero means 5 s.
-	UnitTimeout time.Duration
-	// CharTimeout is added to a unit's time limit per character of text. Zero means 200 ms.
-	CharTimeout time.Duration
+	proc.Options
 	// Command is the flite binary. Empty means "flite". Tests substitute programs that hang or
 	// crash.
 	Command string
 	// TempDir is where the scratch directory for wave files is made. Empty means os.TempDir().
 	TempDir string
-	// Sandbox runs the processes with less power than the server; nil runs them as they are.
-	// Each unit's process can write only a directory of its own in the scratch directory.
-	Sandbox *proc.Sandbox
 }
 
 // sandboxLimits bounds a sandboxed flite process, which speaks one unit: its voices are
@@ -86,10 +75,6 @@ func New(opts Options) (*Engine, error) {
 	if _, err := exec.LookPath(opts.Command); err != nil {
 		return nil, fmt.Errorf("flite: new: %w", err)
 	}
-	log := opts.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
 	dir, err := proc.MkdirScratch(opts.TempDir, "narrator-flite-")
 	if err != nil {
 		return nil, fmt.Errorf("flite: new: %w", err)
@@ -97,7 +82,7 @@ func New(opts Options) (*Engine, error) {
 	return &Engine{
 		opts:   opts,
 		dir:    dir,
-		runner: proc.NewRunner("flite", opts.Procs, log.With("engine", "flite"), opts.Metrics),
+		runner: opts.Runner("flite", "flite"),
 	}, nil
 }
 
@@ -165,7 +150,7 @@ func (e *Engine) countPhones(ctx context.Context, voice, text string, tokens []s
 		counts = phoneCounts(string(stdout))
 		return nil
 	}
-	limit := proc.Limit(e.opts.UnitTimeout, e.opts.CharTimeout, text)
+	limit := e.opts.Limit(text)
 	if err := e.runner.Run(ctx, limit, build, parse, "voice", voice, "chars", len(text), "words", true); err != nil {
 		return nil, err
 	}
@@ -209,7 +194,7 @@ func (e *Engine) synthesize(ctx context.Context, voice string, text string, rate
 		segs = parseSegments(string(stdout))
 		return err
 	}
-	limit := proc.Limit(e.opts.UnitTimeout, e.opts.CharTimeout, text)
+	limit := e.opts.Limit(text)
 	err = e.runner.Run(ctx, limit, build, parse, "voice", voice, "chars", len(text))
 	switch {
 	case err == nil:

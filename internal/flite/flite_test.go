@@ -9,6 +9,7 @@ import (
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/enginetest"
 	"github.com/narrator/narrator/internal/flite"
+	"github.com/narrator/narrator/internal/proc"
 	"github.com/narrator/narrator/internal/proctest"
 )
 
@@ -32,7 +33,7 @@ func mustEngine(tb testing.TB, opts flite.Options) *flite.Engine {
 func TestConformance(t *testing.T) {
 	t.Parallel()
 	newEngine := func(t *testing.T, opts enginetest.Options) enginetest.Engine {
-		o := flite.Options{Procs: opts.Procs, Metrics: opts.Metrics, Command: enginetest.FaultyCommand(t, "flite", opts)}
+		o := flite.Options{Options: proc.Options{Procs: opts.Procs, Metrics: opts.Metrics}, Command: enginetest.FaultyCommand(t, "flite", opts)}
 		o.UnitTimeout, o.CharTimeout = opts.Timeouts()
 		o.Sandbox = opts.Sandbox
 		if opts.DataDir != "" {
@@ -74,7 +75,7 @@ const benchSentence = "The central library reopened on Monday after eighteen mon
 func BenchmarkUnit(b *testing.B) {
 	for _, sandboxed := range []bool{false, true} {
 		b.Run(fmt.Sprintf("sandboxed=%t", sandboxed), func(b *testing.B) {
-			opts := flite.Options{Procs: 1}
+			opts := flite.Options{Options: proc.Options{Procs: 1}}
 			if sandboxed {
 				opts.Sandbox = proctest.Sandbox(b)
 			}
@@ -92,7 +93,7 @@ func BenchmarkUnit(b *testing.B) {
 // running flite on empty text. It runs flite directly, not through internal/proc, as the
 // baseline it is.
 func BenchmarkStartup(b *testing.B) {
-	mustEngine(b, flite.Options{Procs: 1})
+	mustEngine(b, flite.Options{Options: proc.Options{Procs: 1}})
 	for b.Loop() {
 		if out, err := exec.Command("flite", "-voice", "slt", "-t", "", "-o", "none").CombinedOutput(); err != nil {
 			b.Fatalf("%v: %s", err, out)

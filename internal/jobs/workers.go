@@ -169,22 +169,7 @@ func (w *SynthesizeWorker) Work(ctx context.Context, job *river.Job[SynthesizeAr
 	case err != nil:
 		return fmt.Errorf("lease audio %d: %w", a.ID, err)
 	case !ok:
-		// Refused: the audio changed since it was read, and the change
-		// queued its own job, or another attempt holds the lease on this
-		// revision. Only the latter tries again, in a job that the store
-		// queues only if the revision still waits, with the audio's row
-		// locked, as a change removes the jobs that wait
-		// (SupersedeSynthesis): this one, running, ends, and no stale job
-		// stays queued beside the change's own, whenever it lands.
-		_, err := w.store.RequeueSynthesis(ctx, a.ID, args.Revision, w.cfg.Now().Add(w.cfg.LeaseTTL))
-		switch {
-		case narrator.ErrorCode(err) == narrator.ENOTFOUND:
-			return nil
-		case err != nil:
-			return fmt.Errorf("requeue synthesis of audio %d: %w", a.ID, err)
-		}
-		log.Info("another attempt holds this audio; waiting for its lease")
-		return nil
+		return w.leaseRefused(ctx, a.ID, args.Revision, log)
 	}
 	defer func() {
 		if err := w.store.ReleaseSynthesis(context.WithoutCancel(ctx), a.ID, holder); err != nil {
@@ -192,16 +177,9 @@ func (w *SynthesizeWorker) Work(ctx context.Context, job *river.Job[SynthesizeAr
 		}
 	}()
 	log.Info("synthesizing", "holder", holder)
-	// River ends ctx with DeadlineExceeded at its rescue timer and with
-	// Canceled at shutdown; only shutdown stops the work. workCtx bounds
-	// the attempt on its own and carries every later call.
-	workCtx, stopWork := context.WithTimeout(context.WithoutCancel(ctx), w.cfg.Timeout)
+	// workCtx bounds the attempt on its own and carries every later call.
+	workCtx, stopWork := attemptContext(ctx, w.cfg.Timeout)
 	defer stopWork()
-	defer context.AfterFunc(ctx, func() {
-		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			stopWork()
-		}
-	})()
 	renderCtx, stopRender := context.WithCancel(workCtx)
 	var (
 		renewing sync.WaitGroup
@@ -226,27 +204,7 @@ func (w *SynthesizeWorker) Work(ctx context.Context, job *river.Job[SynthesizeAr
 		return nil // changed, deleted, or another attempt took it over
 	}
 	if err != nil {
-		if errors.Is(err, context.Canceled) && errors.Is(ctx.Err(), context.Canceled) {
-			// The server is shutting down: put the job back untouched.
-			return river.JobSnooze(time.Second)
-		}
-		// A coded invalid error is a problem of the article or of its voice
-		// (narrator.VoiceFailed): trying again cannot help.
-		permanent := narrator.ErrorCode(err) == narrator.EINVALID
-		if !permanent && job.Attempt < job.MaxAttempts {
-			log.Warn("synthesis attempt failed; it will be tried again", "max_attempts", job.MaxAttempts, "err", err)
-		}
-		if permanent || job.Attempt >= job.MaxAttempts {
-			msg := "Speech could not be made for this article: " + publisherReason(err)
-			if ferr := w.store.FailAudio(context.WithoutCancel(ctx), a.ID, a.Revision, msg); ferr != nil {
-				return fmt.Errorf("render audio %d: %w (and marking it failed: %v)", a.ID, err, ferr)
-			}
-			log.Error("synthesis failed for good", "err", err)
-		}
-		if permanent {
-			return river.JobCancel(fmt.Errorf("render audio %d: %w", a.ID, err))
-		}
-		return fmt.Errorf("render audio %d: %w", a.ID, err)
+		return w.renderFailed(ctx, job, a, err, log)
 	}
 	if err := w.store.FinishAudio(workCtx, a.ID, a.Revision, r); err != nil {
 		w.discard(context.WithoutCancel(ctx), r.Keys, log)
@@ -261,6 +219,67 @@ func (w *SynthesizeWorker) Work(ctx context.Context, job *river.Job[SynthesizeAr
 		w.cfg.Metrics.Synthesized(bodyEngine(w.render.Catalog(ctx), p), r.Duration, took)
 	}
 	return nil
+}
+
+// attemptContext returns a context for one attempt of a job whose River context is ctx,
+// ending after timeout. River ends ctx with DeadlineExceeded at its rescue timer and with
+// Canceled at shutdown; only shutdown ends the attempt's context. stop releases it.
+func attemptContext(ctx context.Context, timeout time.Duration) (_ context.Context, stop func()) {
+	attempt, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+	unfollow := context.AfterFunc(ctx, func() {
+		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			cancel()
+		}
+	})
+	return attempt, func() {
+		unfollow()
+		cancel()
+	}
+}
+
+// leaseRefused handles a lease the store refused: the audio changed since it was read, and
+// the change queued its own job, or another attempt holds the lease on this revision. Only
+// the latter tries again, in a job that the store queues only if the revision still waits,
+// with the audio's row locked, as a change removes the jobs that wait (SupersedeSynthesis):
+// this one, running, ends, and no stale job stays queued beside the change's own, whenever
+// it lands.
+func (w *SynthesizeWorker) leaseRefused(ctx context.Context, audioID int64, revision int, log *slog.Logger) error {
+	_, err := w.store.RequeueSynthesis(ctx, audioID, revision, w.cfg.Now().Add(w.cfg.LeaseTTL))
+	switch {
+	case narrator.ErrorCode(err) == narrator.ENOTFOUND:
+		return nil
+	case err != nil:
+		return fmt.Errorf("requeue synthesis of audio %d: %w", audioID, err)
+	}
+	log.Info("another attempt holds this audio; waiting for its lease")
+	return nil
+}
+
+// renderFailed decides what becomes of a job whose rendering failed with err: put back
+// untouched at shutdown, tried again while attempts remain and the error may pass, and
+// otherwise the audio marked failed for good.
+func (w *SynthesizeWorker) renderFailed(ctx context.Context, job *river.Job[SynthesizeArgs], a *narrator.Audio, err error, log *slog.Logger) error {
+	if errors.Is(err, context.Canceled) && errors.Is(ctx.Err(), context.Canceled) {
+		// The server is shutting down: put the job back untouched.
+		return river.JobSnooze(time.Second)
+	}
+	// A coded invalid error is a problem of the article or of its voice
+	// (narrator.VoiceFailed): trying again cannot help.
+	permanent := narrator.ErrorCode(err) == narrator.EINVALID
+	if !permanent && job.Attempt < job.MaxAttempts {
+		log.Warn("synthesis attempt failed; it will be tried again", "max_attempts", job.MaxAttempts, "err", err)
+	}
+	if permanent || job.Attempt >= job.MaxAttempts {
+		msg := "Speech could not be made for this article: " + publisherReason(err)
+		if ferr := w.store.FailAudio(context.WithoutCancel(ctx), a.ID, a.Revision, msg); ferr != nil {
+			return fmt.Errorf("render audio %d: %w (and marking it failed: %v)", a.ID, err, ferr)
+		}
+		log.Error("synthesis failed for good", "err", err)
+	}
+	if permanent {
+		return river.JobCancel(fmt.Errorf("render audio %d: %w", a.ID, err))
+	}
+	return fmt.Errorf("render audio %d: %w", a.ID, err)
 }
 
 // bodyEngine names the engine of a project's body voice, which speaks most

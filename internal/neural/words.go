@@ -114,6 +114,15 @@ func alignWords(words []string, spoken []phonemeWord, sampleRate int) []narrator
 	if best[nw][ns] == inf {
 		return spread(words, spoken, sampleRate)
 	}
+	return alignedTimes(words, spoken, lettersOf, from, sampleRate)
+}
+
+// alignedTimes follows the alignment back from its end through from (from[i][j] is where the
+// best alignment of words[:i] with spoken[:j] came from) and times each word: a word spoken
+// alone by its phoneme words' span, and words joined into one phoneme word by its phonemes in
+// proportion to their letters (lettersOf holds the prefix sums of their letters).
+func alignedTimes(words []string, spoken []phonemeWord, lettersOf []int, from [][][2]int, sampleRate int) []narrator.TranscriptWord {
+	nw, ns := len(words), len(spoken)
 	out := make([]narrator.TranscriptWord, nw)
 	sec := func(n int) float64 { return float64(n) / float64(sampleRate) }
 	for i, j := nw, ns; i > 0; {

@@ -110,13 +110,7 @@ type clauseEnd struct {
 // finds which punctuation ended each, and Phonemize warns where the two disagree.
 func splitClauses(lang, line string) []clauseEnd {
 	rs := []rune(line)
-	offs := make([]int, len(rs)+1) // byte offset of each rune, and of the end
-	o := 0
-	for i, r := range rs {
-		offs[i] = o
-		o += len(string(r))
-	}
-	offs[len(rs)] = o
+	offs := runeOffsets(rs)
 	at := func(i int) rune {
 		if i < len(rs) {
 			return rs[i]
@@ -190,6 +184,19 @@ func splitClauses(lang, line string) []clauseEnd {
 		cprev2, cprev = cprev, rs[i]
 	}
 	return ends
+}
+
+// runeOffsets returns the byte offset of each rune of rs in its UTF-8 text, and last that of
+// the text's end.
+func runeOffsets(rs []rune) []int {
+	offs := make([]int, len(rs)+1)
+	o := 0
+	for i, r := range rs {
+		offs[i] = o
+		o += len(string(r))
+	}
+	offs[len(rs)] = o
+	return offs
 }
 
 // terminator returns the punctuation piper-phonemize keeps for a clause of type ctype

@@ -163,37 +163,7 @@ func (p *Phonemizer) Kokoro(ctx context.Context, espeakVoice, text string, vocab
 	if text == "" {
 		return "", nil
 	}
-	type mark struct {
-		text     string
-		position byte // B: begins the text, E: ends it, I: inside, A: is all of it
-	}
-	var pieces []string
-	var marks []mark
-	matches := kokoroMarks.FindAllStringIndex(text, -1)
-	switch {
-	case len(matches) == 0:
-		pieces = []string{text}
-	case len(matches) == 1 && matches[0][0] == 0 && matches[0][1] == len(text):
-		marks = []mark{{text, 'A'}}
-	default:
-		prev := 0
-		for i, m := range matches {
-			pos := byte('I')
-			if i == 0 && m[0] == 0 {
-				pos = 'B'
-			} else if i == len(matches)-1 && m[1] == len(text) {
-				pos = 'E'
-			}
-			marks = append(marks, mark{text[m[0]:m[1]], pos})
-			if m[0] > prev {
-				pieces = append(pieces, text[prev:m[0]])
-			}
-			prev = m[1]
-		}
-		if prev < len(text) {
-			pieces = append(pieces, text[prev:])
-		}
-	}
+	pieces, marks := splitMarks(text)
 	read := make([]string, len(pieces))
 	if len(pieces) > 0 {
 		answers, err := p.run(ctx, espeakVoice, pieces)
@@ -213,7 +183,54 @@ func (p *Phonemizer) Kokoro(ctx context.Context, espeakVoice, text string, vocab
 			}
 		}
 	}
-	// Put the punctuation back, as the phonemizer's Punctuation.restore does for one line.
+	kept := strings.Map(func(r rune) rune {
+		if _, ok := vocab[r]; ok {
+			return r
+		}
+		return -1
+	}, restoreMarks(read, marks))
+	return strings.TrimSpace(kept), nil
+}
+
+// kokoroMark is a run of punctuation in a text that Kokoro phonemises, and where it stands.
+type kokoroMark struct {
+	text     string
+	position byte // B: begins the text, E: ends it, I: inside, A: is all of it
+}
+
+// splitMarks cuts text at its punctuation (kokoroMarks) into the pieces between, for
+// espeak-ng to read, and the punctuation, to put back with restoreMarks.
+func splitMarks(text string) (pieces []string, marks []kokoroMark) {
+	matches := kokoroMarks.FindAllStringIndex(text, -1)
+	switch {
+	case len(matches) == 0:
+		return []string{text}, nil
+	case len(matches) == 1 && matches[0][0] == 0 && matches[0][1] == len(text):
+		return nil, []kokoroMark{{text, 'A'}}
+	}
+	prev := 0
+	for i, m := range matches {
+		pos := byte('I')
+		if i == 0 && m[0] == 0 {
+			pos = 'B'
+		} else if i == len(matches)-1 && m[1] == len(text) {
+			pos = 'E'
+		}
+		marks = append(marks, kokoroMark{text[m[0]:m[1]], pos})
+		if m[0] > prev {
+			pieces = append(pieces, text[prev:m[0]])
+		}
+		prev = m[1]
+	}
+	if prev < len(text) {
+		pieces = append(pieces, text[prev:])
+	}
+	return pieces, marks
+}
+
+// restoreMarks puts the punctuation back between the pieces as read, as the phonemizer's
+// Punctuation.restore does for one line. It consumes read.
+func restoreMarks(read []string, marks []kokoroMark) string {
 	var out strings.Builder
 	for len(marks) > 0 && len(read) > 0 {
 		m := marks[0]
@@ -242,13 +259,7 @@ func (p *Phonemizer) Kokoro(ctx context.Context, espeakVoice, text string, vocab
 	for _, m := range marks {
 		out.WriteString(m.text)
 	}
-	kept := strings.Map(func(r rune) rune {
-		if _, ok := vocab[r]; ok {
-			return r
-		}
-		return -1
-	}, out.String())
-	return strings.TrimSpace(kept), nil
+	return out.String()
 }
 
 // KokoroTokens turns phonemes, from Kokoro, into the model's input: chunks of at most

@@ -20,6 +20,7 @@ import (
 	"github.com/narrator/narrator/internal/flite"
 	"github.com/narrator/narrator/internal/localfs"
 	"github.com/narrator/narrator/internal/pipeline"
+	"github.com/narrator/narrator/internal/proc"
 	"github.com/narrator/narrator/internal/proctest"
 )
 
@@ -84,7 +85,7 @@ func plain(raw string) string {
 // newPipeline is the production pipeline on real engines and local files.
 func newPipeline(t *testing.T, media *localfs.Store) *pipeline.Pipeline {
 	t.Helper()
-	fest, err := festival.New(festival.Options{Procs: 2})
+	fest, err := festival.New(festival.Options{Options: proc.Options{Procs: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}

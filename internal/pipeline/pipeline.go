@@ -189,23 +189,7 @@ func (p *Pipeline) Render(ctx context.Context, a *narrator.Audio, proj *narrator
 // at a time. It must return at once: a caller that stores progress keeps
 // the latest report and writes it from a goroutine of its own.
 func (p *Pipeline) RenderLive(ctx context.Context, a *narrator.Audio, proj *narrator.Project, progress func(narrator.RenderProgress)) (_ narrator.Rendering, err error) {
-	rules, err := p.projectRules(ctx, proj.ID)
-	if err != nil {
-		return narrator.Rendering{}, err
-	}
-	// Audios stored before the API checked their length, or made longer
-	// by pronunciation rules, are caught here before any speech is made.
-	if err := p.length.Text(a.Title, a.Author, a.Body); err != nil {
-		return narrator.Rendering{}, err
-	}
-	units := speak.Script(proj.Language, a.Title, a.Author, a.Body, rules)
-	if len(units) == 0 {
-		return narrator.Rendering{}, narrator.Errorf(narrator.EINVALID, "the article has no text that can be read aloud.")
-	}
-	// The project's rate is in each unit's rate, so the unit cache keeps
-	// the speech of each rate apart.
-	scaleRates(units, proj.Rate())
-	voices, err := p.voicesFor(ctx, proj, units)
+	units, voices, err := p.script(ctx, a, proj)
 	if err != nil {
 		return narrator.Rendering{}, err
 	}
@@ -259,15 +243,9 @@ func (p *Pipeline) RenderLive(ctx context.Context, a *narrator.Audio, proj *narr
 	if err := live.end(ctx, seg.Segments()); err != nil {
 		return narrator.Rendering{}, err
 	}
-	size, err := tmp.Seek(0, io.SeekCurrent)
+	size, err := p.storeScratch(ctx, prefix+MP3Name, tmp)
 	if err != nil {
-		return narrator.Rendering{}, fmt.Errorf("size scratch mp3: %w", err)
-	}
-	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
-		return narrator.Rendering{}, fmt.Errorf("rewind scratch mp3: %w", err)
-	}
-	if err := p.media.Put(ctx, prefix+MP3Name, tmp); err != nil {
-		return narrator.Rendering{}, fmt.Errorf("store mp3: %w", err)
+		return narrator.Rendering{}, err
 	}
 	if err := p.storeTranscript(ctx, prefix+MP3Name, a, transcriptOf(units, spans, d)); err != nil {
 		return narrator.Rendering{}, err
@@ -283,6 +261,47 @@ func (p *Pipeline) RenderLive(ctx context.Context, a *narrator.Audio, proj *narr
 		},
 		Duration: d,
 	}, nil
+}
+
+// script turns the article into the units to speak, at the project's rate and with its
+// pronunciation rules, and picks their voices.
+func (p *Pipeline) script(ctx context.Context, a *narrator.Audio, proj *narrator.Project) ([]speak.Unit, []narrator.Voice, error) {
+	rules, err := p.projectRules(ctx, proj.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	// Audios stored before the API checked their length, or made longer
+	// by pronunciation rules, are caught here before any speech is made.
+	if err := p.length.Text(a.Title, a.Author, a.Body); err != nil {
+		return nil, nil, err
+	}
+	units := speak.Script(proj.Language, a.Title, a.Author, a.Body, rules)
+	if len(units) == 0 {
+		return nil, nil, narrator.Errorf(narrator.EINVALID, "the article has no text that can be read aloud.")
+	}
+	// The project's rate is in each unit's rate, so the unit cache keeps
+	// the speech of each rate apart.
+	scaleRates(units, proj.Rate())
+	voices, err := p.voicesFor(ctx, proj, units)
+	if err != nil {
+		return nil, nil, err
+	}
+	return units, voices, nil
+}
+
+// storeScratch stores the scratch mp3 written so far under key and returns its size.
+func (p *Pipeline) storeScratch(ctx context.Context, key string, tmp *os.File) (int64, error) {
+	size, err := tmp.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return 0, fmt.Errorf("size scratch mp3: %w", err)
+	}
+	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+		return 0, fmt.Errorf("rewind scratch mp3: %w", err)
+	}
+	if err := p.media.Put(ctx, key, tmp); err != nil {
+		return 0, fmt.Errorf("store mp3: %w", err)
+	}
+	return size, nil
 }
 
 // pcmWriter takes PCM in reading order, one unit at a time.

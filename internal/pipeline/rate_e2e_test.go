@@ -14,6 +14,7 @@ import (
 	"github.com/narrator/narrator/internal/festival"
 	"github.com/narrator/narrator/internal/localfs"
 	"github.com/narrator/narrator/internal/pipeline"
+	"github.com/narrator/narrator/internal/proc"
 	"github.com/narrator/narrator/internal/proctest"
 )
 
@@ -34,7 +35,7 @@ func TestSpeechRateFestival(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fest, err := festival.New(festival.Options{Procs: 1})
+	fest, err := festival.New(festival.Options{Options: proc.Options{Procs: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

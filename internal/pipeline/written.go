@@ -16,40 +16,12 @@ import (
 // neighbour. Written words are the sentence's tokens without the punctuation around them;
 // those with no letter or digit are left out.
 func writtenWords(sentence string, spoken []narrator.TranscriptWord) []narrator.TranscriptWord {
-	var written []string
-	for _, f := range strings.Fields(sentence) {
-		f = strings.TrimFunc(f, func(r rune) bool { return unicode.IsPunct(r) && !strings.ContainsRune("%‰#&@", r) })
-		if strings.IndexFunc(f, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
-			written = append(written, f)
-		}
-	}
+	written := writtenTokens(sentence)
 	if len(written) == 0 || len(spoken) == 0 {
 		return spoken
 	}
-	key := func(s string) string {
-		return strings.Map(func(r rune) rune {
-			if unicode.IsLetter(r) || unicode.IsDigit(r) {
-				return unicode.ToLower(r)
-			}
-			return -1
-		}, s)
-	}
 	nw, ns := len(written), len(spoken)
-	// lcs[i][j] is the longest common subsequence of written[i:] and spoken[j:].
-	lcs := make([][]int, nw+1)
-	for i := range lcs {
-		lcs[i] = make([]int, ns+1)
-	}
-	for i := nw - 1; i >= 0; i-- {
-		for j := ns - 1; j >= 0; j-- {
-			switch {
-			case key(written[i]) == key(spoken[j].Text):
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			default:
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
+	lcs := commonSubsequences(written, spoken)
 	// first[i], last[i] are the spoken words that time written word i, or -1.
 	first, last := make([]int, nw), make([]int, nw)
 	for i := range first {
@@ -79,7 +51,7 @@ func writtenWords(sentence string, spoken []narrator.TranscriptWord) []narrator.
 	i, j, w0, s0 := 0, 0, 0, 0
 	for i < nw && j < ns {
 		switch {
-		case key(written[i]) == key(spoken[j].Text) && lcs[i][j] == lcs[i+1][j+1]+1:
+		case wordKey(written[i]) == wordKey(spoken[j].Text) && lcs[i][j] == lcs[i+1][j+1]+1:
 			assign(w0, i, s0, j)
 			if first[i] < 0 {
 				first[i] = j
@@ -108,4 +80,49 @@ func writtenWords(sentence string, spoken []narrator.TranscriptWord) []narrator.
 		}
 	}
 	return out
+}
+
+// writtenTokens returns the sentence's tokens without the punctuation around them, leaving
+// out those with no letter or digit.
+func writtenTokens(sentence string) []string {
+	var written []string
+	for _, f := range strings.Fields(sentence) {
+		f = strings.TrimFunc(f, func(r rune) bool { return unicode.IsPunct(r) && !strings.ContainsRune("%‰#&@", r) })
+		if strings.IndexFunc(f, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
+			written = append(written, f)
+		}
+	}
+	return written
+}
+
+// wordKey returns the letters and digits of a word, case folded: written and spoken words
+// with the same key are the same word.
+func wordKey(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return unicode.ToLower(r)
+		}
+		return -1
+	}, s)
+}
+
+// commonSubsequences returns the table lcs where lcs[i][j] is the length of the longest
+// common subsequence, by wordKey, of written[i:] and spoken[j:].
+func commonSubsequences(written []string, spoken []narrator.TranscriptWord) [][]int {
+	nw, ns := len(written), len(spoken)
+	lcs := make([][]int, nw+1)
+	for i := range lcs {
+		lcs[i] = make([]int, ns+1)
+	}
+	for i := nw - 1; i >= 0; i-- {
+		for j := ns - 1; j >= 0; j-- {
+			switch {
+			case wordKey(written[i]) == wordKey(spoken[j].Text):
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			default:
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	return lcs
 }

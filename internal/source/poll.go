@@ -315,77 +315,17 @@ func (p *Poller) parseAndNarrate(ctx context.Context, src *narrator.Source, st n
 // items were skipped or cut, or why it stopped early; and whether it read
 // every item it could, none waiting for the next read.
 func (p *Poller) narrate(ctx context.Context, src *narrator.Source, feed *Feed, pushed bool) (r narrator.SourceRead, note string, complete bool) {
-	// bad is an item that makes no audio, and why.
-	type bad struct {
-		item *narrator.SourceItem
-		id   string // "" for an item without a key
-		why  string
-	}
-	var items []*narrator.SourceAudio
-	var bads []bad
-	var ids []string
-	have := map[string]bool{}
-	byItem := map[*narrator.SourceItem]*narrator.SourceAudio{}
-	for _, it := range feed.Items {
-		id := src.ItemID(it)
-		if id != "" {
-			if have[id] {
-				continue // a feed that repeats an item narrates it once
-			}
-			have[id] = true
-			ids = append(ids, id)
-		}
-		x, err := src.ItemAudio(it)
-		if err != nil {
-			bads = append(bads, bad{it, id, narrator.ErrorMessage(err)})
-			continue
-		}
-		items = append(items, x)
-		byItem[it] = x
-	}
-	seen, err := p.store.SeenItems(ctx, src.ID, ids)
+	fi := sortItems(src, feed)
+	seen, err := p.store.SeenItems(ctx, src.ID, fi.ids)
 	if err != nil {
 		return r, "the feed's items could not be checked; they will be on the next read", false
 	}
-	var skipped []string
 	var todo []*narrator.SourceAudio
+	var skipped []string
 	if src.State.ItemsSeen == 0 && src.State.Created == 0 && len(seen) == 0 {
-		keep := map[*narrator.SourceItem]bool{}
-		keepID := map[string]bool{}
-		for _, it := range src.Backfill(feed.Items, p.opts.Now()) {
-			keep[it] = true
-			if x, ok := byItem[it]; ok {
-				keepID[x.Audio.ExternalID] = true
-			}
-		}
-		for _, x := range items {
-			if keepID[x.Audio.ExternalID] {
-				todo = append(todo, x)
-			} else {
-				r.Seen = append(r.Seen, narrator.SeenItem{ExternalID: x.Audio.ExternalID, Hash: "-", Date: x.Date})
-			}
-		}
-		for _, b := range bads {
-			switch {
-			case keep[b.item]:
-				skipped = append(skipped, b.why)
-			case b.id != "":
-				// Left out by the backfill: never narrated, whatever
-				// becomes of it.
-				r.Seen = append(r.Seen, narrator.SeenItem{ExternalID: b.id, Hash: "-"})
-			}
-		}
+		todo, skipped = p.backfill(src, feed, fi, &r)
 	} else {
-		for _, x := range items {
-			if s, ok := seen[x.Audio.ExternalID]; narrator.ItemChanged(s, ok, x.Hash, x.Date, pushed) {
-				todo = append(todo, x)
-			}
-		}
-		for _, b := range bads {
-			if b.id == "" || seen[b.id].Hash != "-" {
-				skipped = append(skipped, b.why)
-			}
-		}
+		todo, skipped = fi.changed(seen, pushed)
 	}
 	// Feeds list the newest first; audios are made oldest first.
 	slices.Reverse(todo)
@@ -394,8 +334,108 @@ func (p *Poller) narrate(ctx context.Context, src *narrator.Source, feed *Feed, 
 		more = len(todo) - narrator.MaxItemsPerPoll
 		todo = todo[:narrator.MaxItemsPerPoll]
 	}
-	var stop error
-	cut := map[string]int{}
+	skipped, cut, stop := p.createAudios(ctx, src, todo, &r, skipped)
+	if p.opts.Recorder != nil {
+		p.opts.Recorder.SourceItems("created", int(r.Created))
+		p.opts.Recorder.SourceItems("updated", int(r.Updated))
+		p.opts.Recorder.SourceItems("skipped", len(skipped))
+	}
+	return r, readNotes(stop, skipped, more, feed.Total, cut), stop == nil && more == 0
+}
+
+// badItem is a feed item that makes no audio, and why.
+type badItem struct {
+	item *narrator.SourceItem
+	id   string // "" for an item without a key
+	why  string
+}
+
+// feedItems are a feed's items sorted for narration.
+type feedItems struct {
+	audios []*narrator.SourceAudio // the items that make an audio
+	bads   []badItem               // the items that make none
+	ids    []string                // the keys of both, each once
+	byItem map[*narrator.SourceItem]*narrator.SourceAudio
+}
+
+// sortItems sorts the feed's items into those that make an audio and those that make none,
+// keeping the first of the items that share a key.
+func sortItems(src *narrator.Source, feed *Feed) feedItems {
+	fi := feedItems{byItem: map[*narrator.SourceItem]*narrator.SourceAudio{}}
+	have := map[string]bool{}
+	for _, it := range feed.Items {
+		id := src.ItemID(it)
+		if id != "" {
+			if have[id] {
+				continue // a feed that repeats an item narrates it once
+			}
+			have[id] = true
+			fi.ids = append(fi.ids, id)
+		}
+		x, err := src.ItemAudio(it)
+		if err != nil {
+			fi.bads = append(fi.bads, badItem{it, id, narrator.ErrorMessage(err)})
+			continue
+		}
+		fi.audios = append(fi.audios, x)
+		fi.byItem[it] = x
+	}
+	return fi
+}
+
+// backfill picks, on a source's first read, the items its backfill keeps; the others are
+// recorded in r as seen, never to be narrated. It returns the items to narrate, and why the
+// kept items that make no audio were skipped.
+func (p *Poller) backfill(src *narrator.Source, feed *Feed, fi feedItems, r *narrator.SourceRead) (todo []*narrator.SourceAudio, skipped []string) {
+	keep := map[*narrator.SourceItem]bool{}
+	keepID := map[string]bool{}
+	for _, it := range src.Backfill(feed.Items, p.opts.Now()) {
+		keep[it] = true
+		if x, ok := fi.byItem[it]; ok {
+			keepID[x.Audio.ExternalID] = true
+		}
+	}
+	for _, x := range fi.audios {
+		if keepID[x.Audio.ExternalID] {
+			todo = append(todo, x)
+		} else {
+			r.Seen = append(r.Seen, narrator.SeenItem{ExternalID: x.Audio.ExternalID, Hash: "-", Date: x.Date})
+		}
+	}
+	for _, b := range fi.bads {
+		switch {
+		case keep[b.item]:
+			skipped = append(skipped, b.why)
+		case b.id != "":
+			// Left out by the backfill: never narrated, whatever
+			// becomes of it.
+			r.Seen = append(r.Seen, narrator.SeenItem{ExternalID: b.id, Hash: "-"})
+		}
+	}
+	return todo, skipped
+}
+
+// changed picks, on a later read, the items that are new or changed since seen, and returns
+// why the items that make no audio, and were not left out by the backfill, were skipped.
+func (fi feedItems) changed(seen map[string]narrator.SeenItem, pushed bool) (todo []*narrator.SourceAudio, skipped []string) {
+	for _, x := range fi.audios {
+		if s, ok := seen[x.Audio.ExternalID]; narrator.ItemChanged(s, ok, x.Hash, x.Date, pushed) {
+			todo = append(todo, x)
+		}
+	}
+	for _, b := range fi.bads {
+		if b.id == "" || seen[b.id].Hash != "-" {
+			skipped = append(skipped, b.why)
+		}
+	}
+	return todo, skipped
+}
+
+// createAudios creates or updates the audios of todo in order, counting them in r and
+// recording them as seen. It returns skipped with the items that could not be narrated
+// added, how many items had each field cut, and, if it stopped early, why.
+func (p *Poller) createAudios(ctx context.Context, src *narrator.Source, todo []*narrator.SourceAudio, r *narrator.SourceRead, skipped []string) (_ []string, cut map[string]int, stop error) {
+	cut = map[string]int{}
 	for _, x := range todo {
 		if ctx.Err() != nil {
 			stop = errors.New("the read was cut short; the remaining items will be read next time")
@@ -437,11 +477,12 @@ func (p *Poller) narrate(ctx context.Context, src *narrator.Source, feed *Feed, 
 		}
 		r.Seen = append(r.Seen, narrator.SeenItem{ExternalID: x.Audio.ExternalID, Hash: x.Hash, Date: x.Date})
 	}
-	if p.opts.Recorder != nil {
-		p.opts.Recorder.SourceItems("created", int(r.Created))
-		p.opts.Recorder.SourceItems("updated", int(r.Updated))
-		p.opts.Recorder.SourceItems("skipped", len(skipped))
-	}
+	return skipped, cut, stop
+}
+
+// readNotes returns the note a read leaves: why it stopped, what it skipped, what waits for
+// the next read, what it left unread and what it cut.
+func readNotes(stop error, skipped []string, more, total int, cut map[string]int) string {
 	var notes []string
 	if stop != nil {
 		notes = append(notes, stop.Error())
@@ -452,8 +493,8 @@ func (p *Poller) narrate(ctx context.Context, src *narrator.Source, feed *Feed, 
 	if more > 0 {
 		notes = append(notes, fmt.Sprintf("%d more %s for the next read (at most %d a read)", more, map[bool]string{true: "item waits", false: "items wait"}[more == 1], narrator.MaxItemsPerPoll))
 	}
-	if feed.Total > narrator.MaxItemsPerSource {
-		notes = append(notes, fmt.Sprintf("the feed lists %d items; only the first %d are read", feed.Total, narrator.MaxItemsPerSource))
+	if total > narrator.MaxItemsPerSource {
+		notes = append(notes, fmt.Sprintf("the feed lists %d items; only the first %d are read", total, narrator.MaxItemsPerSource))
 	}
 	for _, c := range []struct {
 		field string
@@ -463,7 +504,7 @@ func (p *Poller) narrate(ctx context.Context, src *narrator.Source, feed *Feed, 
 			notes = append(notes, fmt.Sprintf("the %s of %s cut to %d characters", c.field, countItems(n, "was", "were"), c.limit))
 		}
 	}
-	return r, strings.Join(notes, "; "), stop == nil && more == 0
+	return strings.Join(notes, "; ")
 }
 
 // countItems returns "1 item" and verb, or "n items" and plural.

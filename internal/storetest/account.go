@@ -211,124 +211,7 @@ var apiKeyTests = []test{
 			{key: "old", projectID: p.ID, code: narrator.EUNAUTHORIZED},
 		}, 16, 10)
 	}},
-	{"CreateAudioWithKey", func(t *testing.T, b *bundle) {
-		// A create made with a key stores its audio only if the key is a
-		// live key of the project's account when the create is made; each
-		// of many concurrent creates, which a store may commit together,
-		// by its own key.
-		ctx := t.Context()
-		acc := mustAccount(t, b.store, "Acme")
-		other := mustAccount(t, b.store, "Other")
-		var old *narrator.APIKey
-		for key, id := range map[string]int64{"mine": acc.ID, "theirs": other.ID, "old": acc.ID} {
-			k, err := b.store.CreateAPIKey(ctx, id, hashOf(key), "nk_"+key)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if key == "old" {
-				old = k
-			}
-		}
-		p := mustProjectOf(t, b.store, acc.ID)
-		theirs := mustProjectOf(t, b.store, other.ID)
-		if created, err := b.store.CreateAudioWithKey(ctx, hashOf("old"), newAudio(p.ID, "before")); err != nil || !created {
-			t.Fatalf("create with a live key = %v, %v", created, err)
-		}
-		if err := b.store.RevokeAPIKey(ctx, acc.ID, old.ID); err != nil {
-			t.Fatal(err)
-		}
-		_, err := b.store.CreateAudioWithKey(ctx, hashOf("old"), newAudio(p.ID, "after"))
-		wantCode(t, err, narrator.EUNAUTHORIZED)
-		// Nor can it update the audio it made.
-		changed := newAudio(p.ID, "before")
-		changed.Title = "Changed"
-		_, err = b.store.CreateAudioWithKey(ctx, hashOf("old"), changed)
-		wantCode(t, err, narrator.EUNAUTHORIZED)
-		if got, err := b.store.FindAudio(ctx, p.ID, "before"); err != nil || got.Title == "Changed" {
-			t.Fatalf("after a refused update: %+v, %v", got, err)
-		}
-
-		cases := []struct {
-			key       string
-			projectID int64
-			code      string
-		}{
-			{"mine", p.ID, ""},
-			{"theirs", theirs.ID, ""},
-			{"mine", theirs.ID, narrator.ENOTFOUND},
-			{"theirs", p.ID, narrator.ENOTFOUND},
-			{"mine", 999, narrator.ENOTFOUND},
-			{"wrong", p.ID, narrator.EUNAUTHORIZED},
-			{"old", p.ID, narrator.EUNAUTHORIZED},
-			{"wrong", 999, narrator.EUNAUTHORIZED},
-		}
-		const rounds = 12
-		var wg sync.WaitGroup
-		errs := make(chan error, rounds*len(cases))
-		for i := range rounds * len(cases) {
-			c := cases[i%len(cases)]
-			wg.Go(func() {
-				a := newAudio(c.projectID, fmt.Sprintf("x%d", i))
-				// In the same groups: creates without a key, and
-				// without an external ID.
-				// (The suite's accounts queue at most 100.)
-				if i%4 == 0 {
-					plain := newAudio(p.ID, "")
-					if i%8 == 0 {
-						plain.ExternalID = fmt.Sprintf("plain%d", i)
-					}
-					if _, err := b.store.CreateAudio(ctx, plain); err != nil {
-						errs <- fmt.Errorf("create without a key: %v", err)
-					}
-				}
-				if i%2 == 0 {
-					a.ExternalID = ""
-					a.Title = fmt.Sprintf("x%d", i)
-				}
-				created, err := b.store.CreateAudioWithKey(ctx, hashOf(c.key), a)
-				switch {
-				case c.code != "" && narrator.ErrorCode(err) != c.code:
-					errs <- fmt.Errorf("key %q, project %d: %v, want code %s", c.key, c.projectID, err, c.code)
-				case c.code == "" && (err != nil || !created || a.ID == 0):
-					errs <- fmt.Errorf("key %q, project %d: %v, %v, %+v", c.key, c.projectID, created, err, a)
-				}
-			})
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			t.Error(err)
-		}
-		// Exactly the creates with a good key were stored.
-		for i := range rounds * len(cases) {
-			c := cases[i%len(cases)]
-			if i%2 == 0 {
-				continue // no external ID to find it by; counted below
-			}
-			_, err := b.store.FindAudio(ctx, c.projectID, fmt.Sprintf("x%d", i))
-			if stored := err == nil; stored != (c.code == "") {
-				t.Errorf("key %q, project %d: stored %v (%v)", c.key, c.projectID, stored, err)
-			}
-			if c.projectID != 999 {
-				_, err := b.store.FindAudio(ctx, p.ID+theirs.ID-c.projectID, fmt.Sprintf("x%d", i))
-				wantCode(t, err, narrator.ENOTFOUND)
-			}
-		}
-		// And by count: "before", every create without a key, and the
-		// good ones (one case in len(cases) each).
-		for _, want := range []struct {
-			account, project int64
-			count            int
-		}{
-			{acc.ID, p.ID, 1 + rounds*len(cases)/4 + rounds},
-			{other.ID, theirs.ID, rounds},
-		} {
-			got, err := b.store.FindProject(ctx, want.account, want.project)
-			if err != nil || got.AudioCount != want.count {
-				t.Errorf("project %d: %+v, %v; want %d audios", want.project, got, err, want.count)
-			}
-		}
-	}},
+	{"CreateAudioWithKey", testCreateAudioWithKey},
 }
 
 // authorizeCase is one AuthorizeProject call of
@@ -528,4 +411,140 @@ var projectTests = []test{
 		bad.SpeechRate = 3
 		wantCode(t, b.store.CreateProject(ctx, bad), narrator.EINVALID)
 	}},
+}
+
+// testCreateAudioWithKey checks that a create made with a key stores its audio only if the
+// key is a live key of the project's account when the create is made; each of many
+// concurrent creates, which a store may commit together, by its own key.
+func testCreateAudioWithKey(t *testing.T, b *bundle) {
+	ctx := t.Context()
+	acc := mustAccount(t, b.store, "Acme")
+	other := mustAccount(t, b.store, "Other")
+	var old *narrator.APIKey
+	for key, id := range map[string]int64{"mine": acc.ID, "theirs": other.ID, "old": acc.ID} {
+		k, err := b.store.CreateAPIKey(ctx, id, hashOf(key), "nk_"+key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if key == "old" {
+			old = k
+		}
+	}
+	p := mustProjectOf(t, b.store, acc.ID)
+	theirs := mustProjectOf(t, b.store, other.ID)
+	wantRevokedKeyRefused(t, b, p, old)
+	cases := []keyCase{
+		{"mine", p.ID, ""},
+		{"theirs", theirs.ID, ""},
+		{"mine", theirs.ID, narrator.ENOTFOUND},
+		{"theirs", p.ID, narrator.ENOTFOUND},
+		{"mine", 999, narrator.ENOTFOUND},
+		{"wrong", p.ID, narrator.EUNAUTHORIZED},
+		{"old", p.ID, narrator.EUNAUTHORIZED},
+		{"wrong", 999, narrator.EUNAUTHORIZED},
+	}
+	const rounds = 12
+	var wg sync.WaitGroup
+	errs := make(chan error, rounds*len(cases))
+	for i := range rounds * len(cases) {
+		c := cases[i%len(cases)]
+		wg.Go(func() {
+			a := newAudio(c.projectID, fmt.Sprintf("x%d", i))
+			// In the same groups: creates without a key, and
+			// without an external ID.
+			// (The suite's accounts queue at most 100.)
+			if i%4 == 0 {
+				plain := newAudio(p.ID, "")
+				if i%8 == 0 {
+					plain.ExternalID = fmt.Sprintf("plain%d", i)
+				}
+				if _, err := b.store.CreateAudio(ctx, plain); err != nil {
+					errs <- fmt.Errorf("create without a key: %v", err)
+				}
+			}
+			if i%2 == 0 {
+				a.ExternalID = ""
+				a.Title = fmt.Sprintf("x%d", i)
+			}
+			created, err := b.store.CreateAudioWithKey(ctx, hashOf(c.key), a)
+			switch {
+			case c.code != "" && narrator.ErrorCode(err) != c.code:
+				errs <- fmt.Errorf("key %q, project %d: %v, want code %s", c.key, c.projectID, err, c.code)
+			case c.code == "" && (err != nil || !created || a.ID == 0):
+				errs <- fmt.Errorf("key %q, project %d: %v, %v, %+v", c.key, c.projectID, created, err, a)
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	wantStoredByKey(t, b, cases, rounds, p, theirs)
+	// And by count: "before", every create without a key, and the
+	// good ones (one case in len(cases) each).
+	for _, want := range []struct {
+		account, project int64
+		count            int
+	}{
+		{acc.ID, p.ID, 1 + rounds*len(cases)/4 + rounds},
+		{other.ID, theirs.ID, rounds},
+	} {
+		got, err := b.store.FindProject(ctx, want.account, want.project)
+		if err != nil || got.AudioCount != want.count {
+			t.Errorf("project %d: %+v, %v; want %d audios", want.project, got, err, want.count)
+		}
+	}
+}
+
+// keyCase is a create made with a key in a project, and the error code it must give ("" for
+// none).
+type keyCase struct {
+	key       string
+	projectID int64
+	code      string
+}
+
+// wantRevokedKeyRefused checks that the key "old", of p's account, creates an audio, and once
+// revoked (as old) creates none and updates none.
+func wantRevokedKeyRefused(t *testing.T, b *bundle, p *narrator.Project, old *narrator.APIKey) {
+	t.Helper()
+	ctx := t.Context()
+	if created, err := b.store.CreateAudioWithKey(ctx, hashOf("old"), newAudio(p.ID, "before")); err != nil || !created {
+		t.Fatalf("create with a live key = %v, %v", created, err)
+	}
+	if err := b.store.RevokeAPIKey(ctx, p.AccountID, old.ID); err != nil {
+		t.Fatal(err)
+	}
+	_, err := b.store.CreateAudioWithKey(ctx, hashOf("old"), newAudio(p.ID, "after"))
+	wantCode(t, err, narrator.EUNAUTHORIZED)
+	// Nor can it update the audio it made.
+	changed := newAudio(p.ID, "before")
+	changed.Title = "Changed"
+	_, err = b.store.CreateAudioWithKey(ctx, hashOf("old"), changed)
+	wantCode(t, err, narrator.EUNAUTHORIZED)
+	if got, err := b.store.FindAudio(ctx, p.ID, "before"); err != nil || got.Title == "Changed" {
+		t.Fatalf("after a refused update: %+v, %v", got, err)
+	}
+}
+
+// wantStoredByKey checks that exactly the creates of cases, made rounds times each in order,
+// with a good key were stored, each in its own project (p or theirs) only.
+func wantStoredByKey(t *testing.T, b *bundle, cases []keyCase, rounds int, p, theirs *narrator.Project) {
+	t.Helper()
+	ctx := t.Context()
+	for i := range rounds * len(cases) {
+		c := cases[i%len(cases)]
+		if i%2 == 0 {
+			continue // no external ID to find it by; counted below
+		}
+		_, err := b.store.FindAudio(ctx, c.projectID, fmt.Sprintf("x%d", i))
+		if stored := err == nil; stored != (c.code == "") {
+			t.Errorf("key %q, project %d: stored %v (%v)", c.key, c.projectID, stored, err)
+		}
+		if c.projectID != 999 {
+			_, err := b.store.FindAudio(ctx, p.ID+theirs.ID-c.projectID, fmt.Sprintf("x%d", i))
+			wantCode(t, err, narrator.ENOTFOUND)
+		}
+	}
 }

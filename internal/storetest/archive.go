@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"slices"
@@ -55,54 +56,7 @@ func BenchArchive(b *testing.B, s Store, fill FillFunc) {
 		} else {
 			byID = itoa(a.ID)
 		}
-		get := func(ref string) func() error {
-			return func() error {
-				if _, err := s.FindProject(ctx, p.AccountID, p.ID); err != nil {
-					return err
-				}
-				_, err := s.FindAudio(ctx, p.ID, ref)
-				return err
-			}
-		}
-		list := func(page, want int) func() error {
-			calls := 0
-			return func() error {
-				// Each call a distinct request, so that no cache answers
-				// it: a period that begins before every audio, a
-				// microsecond later each time.
-				calls++
-				since := time.Unix(0, int64(calls)*int64(time.Microsecond))
-				l, err := s.ListAudios(ctx, p.ID, since, page, 50)
-				if err == nil && len(l) != want {
-					err = fmt.Errorf("page %d has %d audios, want %d", page, len(l), want)
-				}
-				return err
-			}
-		}
-		for _, op := range []struct {
-			name string
-			fn   func() error
-		}{
-			{"get_by_id", get(byID)},
-			{"get_by_external_id", get("bulk-" + mid)},
-			{"list_page_1", list(1, 50)},
-			{"list_page_1000", list(1000, min(50, max(0, size-999*50)))},
-			{"list_page_19999", list(19_999, min(50, max(0, size-19_998*50)))},
-			{"feed", func() error {
-				c, err := s.FeedByToken(ctx, feedToken('f'), narrator.MaxFeedItems)
-				if err == nil && len(c.Audios) != min(size, narrator.MaxFeedItems) {
-					err = fmt.Errorf("feed has %d audios, want %d", len(c.Audios), min(size, narrator.MaxFeedItems))
-				}
-				return err
-			}},
-			{"list_projects", func() error {
-				ps, err := s.ListProjects(ctx, p.AccountID)
-				if err == nil && (len(ps) != 1 || ps[0].AudioCount != size) {
-					err = fmt.Errorf("projects = %+v, want one of %d audios", ps, size)
-				}
-				return err
-			}},
-		} {
+		for _, op := range archiveOps(ctx, s, p, size, byID, "bulk-"+mid) {
 			b.Run(fmt.Sprintf("audios=%d/%s", size, op.name), func(b *testing.B) {
 				var took []time.Duration
 				for b.Loop() {
@@ -116,5 +70,61 @@ func BenchArchive(b *testing.B, s Store, fill FillFunc) {
 				b.ReportMetric(float64(took[len(took)/2].Nanoseconds()), "median-ns/op")
 			})
 		}
+	}
+}
+
+// archiveOp is one operation BenchArchive times.
+type archiveOp struct {
+	name string
+	fn   func() error
+}
+
+// archiveOps returns the operations BenchArchive times on project p of size audios, where
+// byID and externalID name the same audio.
+func archiveOps(ctx context.Context, s Store, p *narrator.Project, size int, byID, externalID string) []archiveOp {
+	get := func(ref string) func() error {
+		return func() error {
+			if _, err := s.FindProject(ctx, p.AccountID, p.ID); err != nil {
+				return err
+			}
+			_, err := s.FindAudio(ctx, p.ID, ref)
+			return err
+		}
+	}
+	list := func(page, want int) func() error {
+		calls := 0
+		return func() error {
+			// Each call a distinct request, so that no cache answers
+			// it: a period that begins before every audio, a
+			// microsecond later each time.
+			calls++
+			since := time.Unix(0, int64(calls)*int64(time.Microsecond))
+			l, err := s.ListAudios(ctx, p.ID, since, page, 50)
+			if err == nil && len(l) != want {
+				err = fmt.Errorf("page %d has %d audios, want %d", page, len(l), want)
+			}
+			return err
+		}
+	}
+	return []archiveOp{
+		{"get_by_id", get(byID)},
+		{"get_by_external_id", get(externalID)},
+		{"list_page_1", list(1, 50)},
+		{"list_page_1000", list(1000, min(50, max(0, size-999*50)))},
+		{"list_page_19999", list(19_999, min(50, max(0, size-19_998*50)))},
+		{"feed", func() error {
+			c, err := s.FeedByToken(ctx, feedToken('f'), narrator.MaxFeedItems)
+			if err == nil && len(c.Audios) != min(size, narrator.MaxFeedItems) {
+				err = fmt.Errorf("feed has %d audios, want %d", len(c.Audios), min(size, narrator.MaxFeedItems))
+			}
+			return err
+		}},
+		{"list_projects", func() error {
+			ps, err := s.ListProjects(ctx, p.AccountID)
+			if err == nil && (len(ps) != 1 || ps[0].AudioCount != size) {
+				err = fmt.Errorf("projects = %+v, want one of %d audios", ps, size)
+			}
+			return err
+		}},
 	}
 }

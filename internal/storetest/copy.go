@@ -12,200 +12,225 @@ import (
 // copyTests copy one store made by newStore into another: the export and
 // import methods of copy-data.
 func copyTests(newStore NewStoreFunc) []test {
-	// target returns a second, empty store on the bundle's clock, with a
-	// recorder of its own.
-	target := func(t *testing.T, b *bundle) (Store, *Recorder) {
+	target := copyTarget(func(t *testing.T, b *bundle) (Store, *Recorder) {
 		t.Helper()
 		rec := &Recorder{}
 		return newStore(t, b.clock.Now, rec), rec
-	}
+	})
 	return []test{
-		{"RoundTrip", func(t *testing.T, b *bundle) {
-			ctx := t.Context()
-			src := mustCopySource(t, b)
-			dst, rec := target(t, b)
-			meta := mustExportMeta(t, b.store)
-			if err := narrator.CheckCopyTarget(meta, mustExportMeta(t, dst)); err != nil {
-				t.Fatalf("CheckCopyTarget(empty target): %v", err)
-			}
-			if err := dst.ImportMeta(ctx, meta); err != nil {
-				t.Fatalf("ImportMeta: %v", err)
-			}
-			if got := mustCopyAudios(t, b.store, dst, 2); got != len(src.live) {
-				t.Fatalf("inserted %d audios, want %d", got, len(src.live))
-			}
-
-			// Everything arrives with its IDs, times and counts, and the
-			// target's counters stand where the source's do.
-			wantEqual(t, "target export", mustExportMeta(t, dst), meta)
-			wantEqual(t, "target audios", mustExportAll(t, dst), src.live)
-			wantEqual(t, "synthesis jobs", rec.Synthesized(),
-				[]SynthesizeCall{{AudioID: src.unprocessed.ID, Revision: src.unprocessed.Revision}})
-			if got, err := dst.AuthenticateAPIKey(ctx, hashOf("key-live")); err != nil || got != src.account.ID {
-				t.Errorf("AuthenticateAPIKey(live key) on the target = %d, %v; want %d", got, err, src.account.ID)
-			}
-			if c, err := dst.FeedByToken(ctx, feedToken('c'), 10); err != nil || c.Feed.ProjectID != src.project.ID || len(c.Audios) != 1 {
-				t.Errorf("FeedByToken on the target = %+v, %v", c, err)
-			}
-			_, err := dst.AuthenticateAPIKey(ctx, hashOf("key-revoked"))
-			wantCode(t, err, narrator.EUNAUTHORIZED)
-			if u, err := dst.FindUserByEmail(ctx, "ed@acme.test"); err != nil || string(u.PasswordHash) != "bcrypt-hash" {
-				t.Errorf("FindUserByEmail on the target = %+v, %v", u, err)
-			}
-
-			// New rows never reuse an ID, not even a deleted audio's.
-			acc := mustAccount(t, dst, "New")
-			if acc.ID <= meta.LastIDs.Account {
-				t.Errorf("new account ID %d, want above %d", acc.ID, meta.LastIDs.Account)
-			}
-			a := mustAudio(t, dst, src.project.ID, "new")
-			if a.ID <= src.deleted.ID || a.Media[0].ID <= meta.LastIDs.Media {
-				t.Errorf("new audio %d with media %d; want above audio %d and media %d",
-					a.ID, a.Media[0].ID, src.deleted.ID, meta.LastIDs.Media)
-			}
-			if p := mustProject(t, dst); p.ID <= meta.LastIDs.Project {
-				t.Errorf("new project ID %d, want above %d", p.ID, meta.LastIDs.Project)
-			}
-			// Endpoints arrive with their secrets and failure clocks.
-			if len(meta.Webhooks) != 2 || meta.Webhooks[0].FailingSince.IsZero() || meta.Webhooks[0].Secret == "" {
-				t.Errorf("exported webhooks %+v; want two, the first failing", meta.Webhooks)
-			}
-			if h := mustWebhook(t, dst, src.project.ID); h.ID <= meta.LastIDs.Webhook {
-				t.Errorf("new webhook ID %d, want above %d", h.ID, meta.LastIDs.Webhook)
-			}
-		}},
-		{"Sources", func(t *testing.T, b *bundle) {
-			ctx := t.Context()
-			p := mustRSSProject(t, b.store)
-			src := mustSource(t, b.store, p.ID, "https://example.com/feed.xml")
-			now := b.clock.Now()
-			if err := b.store.RecordRead(ctx, narrator.SourceRead{SourceID: src.ID, Created: 3, Seen: []narrator.SeenItem{{ExternalID: "feed-1:a", Hash: "h"}},
-				State: narrator.SourceState{Status: narrator.SourceStatusOK, LastFetchAt: now, NextPollAt: now.Add(time.Hour), ETag: `"e"`}}); err != nil {
-				t.Fatal(err)
-			}
-			dst, _ := target(t, b)
-			meta := mustExportMeta(t, b.store)
-			if err := dst.ImportMeta(ctx, meta); err != nil {
-				t.Fatalf("ImportMeta: %v", err)
-			}
-			// The settings arrive with the ID; the state starts afresh, due
-			// now, so that the first read follows the backfill rule.
-			got, err := dst.Source(ctx, src.ID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := *src
-			want.State = narrator.SourceState{Status: narrator.SourceStatusNew, NextPollAt: b.clock.Now()}
-			wantEqual(t, "copied feed", got, &want)
-			if next := mustSource(t, dst, p.ID, "https://example.com/other.xml"); next.ID <= meta.LastIDs.Source {
-				t.Errorf("new feed ID %d, want above %d", next.ID, meta.LastIDs.Source)
-			}
-		}},
-		{"AgainIsNoOp", func(t *testing.T, b *bundle) {
-			ctx := t.Context()
-			src := mustCopySource(t, b)
-			dst, rec := target(t, b)
-			meta := mustExportMeta(t, b.store)
-			if err := dst.ImportMeta(ctx, meta); err != nil {
-				t.Fatalf("ImportMeta: %v", err)
-			}
-			mustCopyAudios(t, b.store, dst, 10)
-			// The target moves on: it processes the unprocessed audio and
-			// adds a project of a copied account.
-			b.clock.Advance(time.Hour)
-			mustFinish(t, dst, src.unprocessed, "target")
-			mustProjectOf(t, dst, src.account.ID)
-			before, beforeAudios := mustExportMeta(t, dst), mustExportAll(t, dst)
-
-			if err := narrator.CheckCopyTarget(meta, before); err != nil {
-				t.Fatalf("CheckCopyTarget(earlier copy): %v", err)
-			}
-			if err := dst.ImportMeta(ctx, meta); err != nil {
-				t.Fatalf("ImportMeta again: %v", err)
-			}
-			if got := mustCopyAudios(t, b.store, dst, 10); got != 0 {
-				t.Errorf("inserted %d audios the second time, want 0", got)
-			}
-			wantEqual(t, "target export", mustExportMeta(t, dst), before)
-			wantEqual(t, "target audios", mustExportAll(t, dst), beforeAudios)
-			if got := len(rec.Synthesized()); got != 1 {
-				t.Errorf("%d synthesis jobs after two copies, want 1", got)
-			}
-		}},
-		{"OtherData", func(t *testing.T, b *bundle) {
-			mustCopySource(t, b)
-			dst, _ := target(t, b)
-			meta := mustExportMeta(t, b.store)
-			b.clock.Advance(time.Minute)
-			mustAccount(t, dst, "Acme") // the same name and ID, but not the same account
-			err := narrator.CheckCopyTarget(meta, mustExportMeta(t, dst))
-			wantCode(t, err, narrator.ECONFLICT)
-		}},
-		{"BothMovedOn", func(t *testing.T, b *bundle) {
-			ctx := t.Context()
-			src := mustCopySource(t, b)
-			dst, _ := target(t, b)
-			if err := dst.ImportMeta(ctx, mustExportMeta(t, b.store)); err != nil {
-				t.Fatalf("ImportMeta: %v", err)
-			}
-			mustCopyAudios(t, b.store, dst, 10)
-			// After the copy, source and target each create an audio, which
-			// get the same ID: the second copy must not take one for the
-			// other, and stores nothing of its batch. A store may skip IDs
-			// (PostgreSQL's draws them ahead), so the side behind creates
-			// until both hold one ID.
-			b.clock.Advance(time.Minute)
-			theirs := mustAudio(t, dst, src.project.ID, "theirs")
-			b.clock.Advance(time.Minute)
-			ours := mustAudio(t, b.store, src.project.ID, "ours")
-			for i := 0; ours.ID != theirs.ID; i++ {
-				if i == 200 {
-					t.Fatalf("source audio %d, target audio %d after %d more: the test needs one ID", ours.ID, theirs.ID, i)
-				}
-				if ours.ID < theirs.ID {
-					ours = mustAudio(t, b.store, src.project.ID, fmt.Sprint("ours ", i))
-				} else {
-					theirs = mustAudio(t, dst, src.project.ID, fmt.Sprint("theirs ", i))
-				}
-			}
-			more := mustAudio(t, b.store, src.project.ID, "more")
-			_, err := dst.ImportAudios(ctx, []*narrator.Audio{more, ours})
-			wantCode(t, err, narrator.ECONFLICT)
-			_, err = dst.FindAudio(ctx, src.project.ID, "more")
-			wantCode(t, err, narrator.ENOTFOUND)
-			wantAudio(t, mustFindAudio(t, dst, src.project.ID, itoa(theirs.ID)), theirs)
-		}},
-		{"FailedEnqueueStoresNothing", func(t *testing.T, b *bundle) {
-			ctx := t.Context()
-			src := mustCopySource(t, b)
-			dst, rec := target(t, b)
-			if err := dst.ImportMeta(ctx, mustExportMeta(t, b.store)); err != nil {
-				t.Fatalf("ImportMeta: %v", err)
-			}
-			rec.FailWith(errors.New("queue down"))
-			if _, err := dst.ImportAudios(ctx, src.live); err == nil {
-				t.Fatal("ImportAudios with a failing queue succeeded")
-			}
-			wantEqual(t, "target audios", mustExportAll(t, dst), []*narrator.Audio{})
-			if n := mustProjectCount(t, dst, src.project); n != 0 {
-				t.Errorf("project counts %d audios, want 0", n)
-			}
-		}},
-		{"Invalid", func(t *testing.T, b *bundle) {
-			ctx := t.Context()
-			src := mustCopySource(t, b)
-			_, err := b.store.ExportAudios(ctx, 0, 0)
-			wantCode(t, err, narrator.EINVALID)
-			dst, _ := target(t, b)
-			if err := dst.ImportMeta(ctx, mustExportMeta(t, b.store)); err != nil {
-				t.Fatalf("ImportMeta: %v", err)
-			}
-			deleted := *src.live[0]
-			deleted.Deleted = true
-			_, err = dst.ImportAudios(ctx, []*narrator.Audio{&deleted})
-			wantCode(t, err, narrator.EINVALID)
-		}},
+		{"RoundTrip", target.roundTrip},
+		{"Sources", target.sources},
+		{"AgainIsNoOp", target.againIsNoOp},
+		{"OtherData", target.otherData},
+		{"BothMovedOn", target.bothMovedOn},
+		{"FailedEnqueueStoresNothing", target.failedEnqueueStoresNothing},
+		{"Invalid", target.invalid},
 	}
+}
+
+// copyTarget returns a second, empty store on the bundle's clock, with a
+// recorder of its own.
+type copyTarget func(t *testing.T, b *bundle) (Store, *Recorder)
+
+// roundTrip copies everything, with its IDs, times and counts; new rows on the target
+// never reuse an ID.
+func (target copyTarget) roundTrip(t *testing.T, b *bundle) {
+	ctx := t.Context()
+	src := mustCopySource(t, b)
+	dst, rec := target(t, b)
+	meta := mustExportMeta(t, b.store)
+	if err := narrator.CheckCopyTarget(meta, mustExportMeta(t, dst)); err != nil {
+		t.Fatalf("CheckCopyTarget(empty target): %v", err)
+	}
+	if err := dst.ImportMeta(ctx, meta); err != nil {
+		t.Fatalf("ImportMeta: %v", err)
+	}
+	if got := mustCopyAudios(t, b.store, dst, 2); got != len(src.live) {
+		t.Fatalf("inserted %d audios, want %d", got, len(src.live))
+	}
+
+	// Everything arrives with its IDs, times and counts, and the
+	// target's counters stand where the source's do.
+	wantEqual(t, "target export", mustExportMeta(t, dst), meta)
+	wantEqual(t, "target audios", mustExportAll(t, dst), src.live)
+	wantEqual(t, "synthesis jobs", rec.Synthesized(),
+		[]SynthesizeCall{{AudioID: src.unprocessed.ID, Revision: src.unprocessed.Revision}})
+	if got, err := dst.AuthenticateAPIKey(ctx, hashOf("key-live")); err != nil || got != src.account.ID {
+		t.Errorf("AuthenticateAPIKey(live key) on the target = %d, %v; want %d", got, err, src.account.ID)
+	}
+	if c, err := dst.FeedByToken(ctx, feedToken('c'), 10); err != nil || c.Feed.ProjectID != src.project.ID || len(c.Audios) != 1 {
+		t.Errorf("FeedByToken on the target = %+v, %v", c, err)
+	}
+	_, err := dst.AuthenticateAPIKey(ctx, hashOf("key-revoked"))
+	wantCode(t, err, narrator.EUNAUTHORIZED)
+	if u, err := dst.FindUserByEmail(ctx, "ed@acme.test"); err != nil || string(u.PasswordHash) != "bcrypt-hash" {
+		t.Errorf("FindUserByEmail on the target = %+v, %v", u, err)
+	}
+
+	// New rows never reuse an ID, not even a deleted audio's.
+	acc := mustAccount(t, dst, "New")
+	if acc.ID <= meta.LastIDs.Account {
+		t.Errorf("new account ID %d, want above %d", acc.ID, meta.LastIDs.Account)
+	}
+	a := mustAudio(t, dst, src.project.ID, "new")
+	if a.ID <= src.deleted.ID || a.Media[0].ID <= meta.LastIDs.Media {
+		t.Errorf("new audio %d with media %d; want above audio %d and media %d",
+			a.ID, a.Media[0].ID, src.deleted.ID, meta.LastIDs.Media)
+	}
+	if p := mustProject(t, dst); p.ID <= meta.LastIDs.Project {
+		t.Errorf("new project ID %d, want above %d", p.ID, meta.LastIDs.Project)
+	}
+	// Endpoints arrive with their secrets and failure clocks.
+	if len(meta.Webhooks) != 2 || meta.Webhooks[0].FailingSince.IsZero() || meta.Webhooks[0].Secret == "" {
+		t.Errorf("exported webhooks %+v; want two, the first failing", meta.Webhooks)
+	}
+	if h := mustWebhook(t, dst, src.project.ID); h.ID <= meta.LastIDs.Webhook {
+		t.Errorf("new webhook ID %d, want above %d", h.ID, meta.LastIDs.Webhook)
+	}
+}
+
+// sources copies a source's settings with its ID, and starts its state afresh.
+func (target copyTarget) sources(t *testing.T, b *bundle) {
+	ctx := t.Context()
+	p := mustRSSProject(t, b.store)
+	src := mustSource(t, b.store, p.ID, "https://example.com/feed.xml")
+	now := b.clock.Now()
+	if err := b.store.RecordRead(ctx, narrator.SourceRead{SourceID: src.ID, Created: 3, Seen: []narrator.SeenItem{{ExternalID: "feed-1:a", Hash: "h"}},
+		State: narrator.SourceState{Status: narrator.SourceStatusOK, LastFetchAt: now, NextPollAt: now.Add(time.Hour), ETag: `"e"`}}); err != nil {
+		t.Fatal(err)
+	}
+	dst, _ := target(t, b)
+	meta := mustExportMeta(t, b.store)
+	if err := dst.ImportMeta(ctx, meta); err != nil {
+		t.Fatalf("ImportMeta: %v", err)
+	}
+	// The settings arrive with the ID; the state starts afresh, due
+	// now, so that the first read follows the backfill rule.
+	got, err := dst.Source(ctx, src.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := *src
+	want.State = narrator.SourceState{Status: narrator.SourceStatusNew, NextPollAt: b.clock.Now()}
+	wantEqual(t, "copied feed", got, &want)
+	if next := mustSource(t, dst, p.ID, "https://example.com/other.xml"); next.ID <= meta.LastIDs.Source {
+		t.Errorf("new feed ID %d, want above %d", next.ID, meta.LastIDs.Source)
+	}
+}
+
+// againIsNoOp copies again onto a target that moved on, and changes nothing.
+func (target copyTarget) againIsNoOp(t *testing.T, b *bundle) {
+	ctx := t.Context()
+	src := mustCopySource(t, b)
+	dst, rec := target(t, b)
+	meta := mustExportMeta(t, b.store)
+	if err := dst.ImportMeta(ctx, meta); err != nil {
+		t.Fatalf("ImportMeta: %v", err)
+	}
+	mustCopyAudios(t, b.store, dst, 10)
+	// The target moves on: it processes the unprocessed audio and
+	// adds a project of a copied account.
+	b.clock.Advance(time.Hour)
+	mustFinish(t, dst, src.unprocessed, "target")
+	mustProjectOf(t, dst, src.account.ID)
+	before, beforeAudios := mustExportMeta(t, dst), mustExportAll(t, dst)
+
+	if err := narrator.CheckCopyTarget(meta, before); err != nil {
+		t.Fatalf("CheckCopyTarget(earlier copy): %v", err)
+	}
+	if err := dst.ImportMeta(ctx, meta); err != nil {
+		t.Fatalf("ImportMeta again: %v", err)
+	}
+	if got := mustCopyAudios(t, b.store, dst, 10); got != 0 {
+		t.Errorf("inserted %d audios the second time, want 0", got)
+	}
+	wantEqual(t, "target export", mustExportMeta(t, dst), before)
+	wantEqual(t, "target audios", mustExportAll(t, dst), beforeAudios)
+	if got := len(rec.Synthesized()); got != 1 {
+		t.Errorf("%d synthesis jobs after two copies, want 1", got)
+	}
+}
+
+// otherData refuses a target that holds other data under the same IDs.
+func (target copyTarget) otherData(t *testing.T, b *bundle) {
+	mustCopySource(t, b)
+	dst, _ := target(t, b)
+	meta := mustExportMeta(t, b.store)
+	b.clock.Advance(time.Minute)
+	mustAccount(t, dst, "Acme") // the same name and ID, but not the same account
+	err := narrator.CheckCopyTarget(meta, mustExportMeta(t, dst))
+	wantCode(t, err, narrator.ECONFLICT)
+}
+
+// bothMovedOn refuses, storing nothing of the batch, an audio whose ID the target gave
+// another.
+func (target copyTarget) bothMovedOn(t *testing.T, b *bundle) {
+	ctx := t.Context()
+	src := mustCopySource(t, b)
+	dst, _ := target(t, b)
+	if err := dst.ImportMeta(ctx, mustExportMeta(t, b.store)); err != nil {
+		t.Fatalf("ImportMeta: %v", err)
+	}
+	mustCopyAudios(t, b.store, dst, 10)
+	// After the copy, source and target each create an audio, which
+	// get the same ID: the second copy must not take one for the
+	// other, and stores nothing of its batch. A store may skip IDs
+	// (PostgreSQL's draws them ahead), so the side behind creates
+	// until both hold one ID.
+	b.clock.Advance(time.Minute)
+	theirs := mustAudio(t, dst, src.project.ID, "theirs")
+	b.clock.Advance(time.Minute)
+	ours := mustAudio(t, b.store, src.project.ID, "ours")
+	for i := 0; ours.ID != theirs.ID; i++ {
+		if i == 200 {
+			t.Fatalf("source audio %d, target audio %d after %d more: the test needs one ID", ours.ID, theirs.ID, i)
+		}
+		if ours.ID < theirs.ID {
+			ours = mustAudio(t, b.store, src.project.ID, fmt.Sprint("ours ", i))
+		} else {
+			theirs = mustAudio(t, dst, src.project.ID, fmt.Sprint("theirs ", i))
+		}
+	}
+	more := mustAudio(t, b.store, src.project.ID, "more")
+	_, err := dst.ImportAudios(ctx, []*narrator.Audio{more, ours})
+	wantCode(t, err, narrator.ECONFLICT)
+	_, err = dst.FindAudio(ctx, src.project.ID, "more")
+	wantCode(t, err, narrator.ENOTFOUND)
+	wantAudio(t, mustFindAudio(t, dst, src.project.ID, itoa(theirs.ID)), theirs)
+}
+
+// failedEnqueueStoresNothing stores no audio when its synthesis job cannot be queued.
+func (target copyTarget) failedEnqueueStoresNothing(t *testing.T, b *bundle) {
+	ctx := t.Context()
+	src := mustCopySource(t, b)
+	dst, rec := target(t, b)
+	if err := dst.ImportMeta(ctx, mustExportMeta(t, b.store)); err != nil {
+		t.Fatalf("ImportMeta: %v", err)
+	}
+	rec.FailWith(errors.New("queue down"))
+	if _, err := dst.ImportAudios(ctx, src.live); err == nil {
+		t.Fatal("ImportAudios with a failing queue succeeded")
+	}
+	wantEqual(t, "target audios", mustExportAll(t, dst), []*narrator.Audio{})
+	if n := mustProjectCount(t, dst, src.project); n != 0 {
+		t.Errorf("project counts %d audios, want 0", n)
+	}
+}
+
+// invalid refuses a bad export batch size and a deleted audio.
+func (target copyTarget) invalid(t *testing.T, b *bundle) {
+	ctx := t.Context()
+	src := mustCopySource(t, b)
+	_, err := b.store.ExportAudios(ctx, 0, 0)
+	wantCode(t, err, narrator.EINVALID)
+	dst, _ := target(t, b)
+	if err := dst.ImportMeta(ctx, mustExportMeta(t, b.store)); err != nil {
+		t.Fatalf("ImportMeta: %v", err)
+	}
+	deleted := *src.live[0]
+	deleted.Deleted = true
+	_, err = dst.ImportAudios(ctx, []*narrator.Audio{&deleted})
+	wantCode(t, err, narrator.EINVALID)
 }
 
 // copySource is what mustCopySource stores.

@@ -197,90 +197,101 @@ var feedTests = []test{
 			}
 		}
 	}},
-	{"Items", func(t *testing.T, b *bundle) {
-		ctx := t.Context()
-		p := mustProject(t, b.store)
-		mustSaveFeed(t, b.store, newFeed(p.ID, feedToken('a')))
-		c := mustFeedContent(t, b.store, feedToken('a'), 10)
-		if c.Audios == nil || len(c.Audios) != 0 || !c.AudiosChangedAt.IsZero() {
-			t.Fatalf("empty feed: audios %#v, changed %v", c.Audios, c.AudiosChangedAt)
-		}
+	{"Items", testFeedItems},
+}
 
-		// Audios of every kind, a minute apart; two share a creation time.
-		var processed []*narrator.Audio
-		finish := func(ext string) *narrator.Audio {
-			a := mustAudio(t, b.store, p.ID, ext)
-			mustFinish(t, b.store, a, "v1")
-			processed = append(processed, a)
-			return a
-		}
-		finish("p1")
-		b.clock.Advance(time.Minute)
-		mustAudio(t, b.store, p.ID, "waiting")
-		failed := mustAudio(t, b.store, p.ID, "failed")
-		if err := b.store.FailAudio(ctx, failed.ID, failed.Revision, "no"); err != nil {
-			t.Fatal(err)
-		}
-		b.clock.Advance(time.Minute)
-		finish("p2")
-		finish("p3") // same creation time as p2, higher ID
-		b.clock.Advance(time.Minute)
-		gone := finish("gone")
-		processed = processed[:len(processed)-1]
-		if _, err := b.store.DeleteAudio(ctx, p.ID, "gone"); err != nil {
-			t.Fatal(err)
-		}
-		b.clock.Advance(time.Minute)
-		long := newAudio(p.ID, "p4")
-		long.Body = strings.Repeat("é", narrator.FeedBodyChars) + " and more."
-		mustCreateAudio(t, b.store, long)
-		mustFinish(t, b.store, long, "v1")
-		processed = append(processed, long)
-		otherProject := mustProjectOf(t, b.store, p.AccountID)
-		b.clock.Advance(time.Minute)
-		mustFinish(t, b.store, mustAudio(t, b.store, otherProject.ID, "elsewhere"), "v1")
+// testFeedItems checks the audios a podcast feed lists, and when they changed.
+func testFeedItems(t *testing.T, b *bundle) {
+	ctx := t.Context()
+	p := mustProject(t, b.store)
+	mustSaveFeed(t, b.store, newFeed(p.ID, feedToken('a')))
+	c := mustFeedContent(t, b.store, feedToken('a'), 10)
+	if c.Audios == nil || len(c.Audios) != 0 || !c.AudiosChangedAt.IsZero() {
+		t.Fatalf("empty feed: audios %#v, changed %v", c.Audios, c.AudiosChangedAt)
+	}
 
-		c = mustFeedContent(t, b.store, feedToken('a'), 10)
-		want := []int64{processed[3].ID, processed[2].ID, processed[1].ID, processed[0].ID}
-		wantEqual(t, "feed audios", ids(c.Audios), want)
-		wantAudio(t, c.Audios[1], mustFindAudio(t, b.store, p.ID, "p3"))
-		// Bodies are cut, by characters.
-		cut := mustFindAudio(t, b.store, p.ID, "p4")
-		cut.Body = strings.Repeat("é", narrator.FeedBodyChars)
-		wantAudio(t, c.Audios[0], cut)
-		if m := c.Audios[0].Media[0]; m.Bytes == 0 || m.Bytes != 100*int64(len(m.Key)) {
-			t.Errorf("listed media %+v lacks its size", m)
-		}
-		wantEqual(t, "capped", ids(mustFeedContent(t, b.store, feedToken('a'), 2).Audios), want[:2])
-		if p4 := mustFindAudio(t, b.store, p.ID, "p4"); !c.AudiosChangedAt.Equal(p4.UpdatedAt) {
-			t.Errorf("audios changed at %v, want p4's update %v", c.AudiosChangedAt, p4.UpdatedAt)
-		}
-		if _, err := b.store.FindAudio(ctx, p.ID, itoa(gone.ID)); narrator.ErrorCode(err) != narrator.ENOTFOUND {
-			t.Fatalf("deleted audio found: %v", err)
-		}
+	processed, gone := mustFeedAudios(t, b, p)
 
-		// An audio leaving the feed moves its last change: deleted...
-		deletedAt := b.clock.Advance(time.Minute)
-		if _, err := b.store.DeleteAudio(ctx, p.ID, "p1"); err != nil {
-			t.Fatal(err)
-		}
-		c = mustFeedContent(t, b.store, feedToken('a'), 10)
-		wantEqual(t, "after delete", ids(c.Audios), want[:3])
-		if !c.AudiosChangedAt.Equal(deletedAt) {
-			t.Errorf("after delete: audios changed at %v, want %v", c.AudiosChangedAt, deletedAt)
-		}
-		// ... or to be synthesised again.
-		regenAt := b.clock.Advance(time.Minute)
-		if _, err := b.store.ResynthesizeAudio(ctx, p.ID, "p2"); err != nil {
-			t.Fatal(err)
-		}
-		c = mustFeedContent(t, b.store, feedToken('a'), 10)
-		wantEqual(t, "after resynthesize", ids(c.Audios), []int64{want[0], want[1]})
-		if !c.AudiosChangedAt.Equal(regenAt) {
-			t.Errorf("after resynthesize: audios changed at %v, want %v", c.AudiosChangedAt, regenAt)
-		}
-		if got := c.LastModified(); !got.Equal(regenAt) {
-			t.Errorf("LastModified = %v, want %v", got, regenAt)
-		}
-	}},
+	c = mustFeedContent(t, b.store, feedToken('a'), 10)
+	want := []int64{processed[3].ID, processed[2].ID, processed[1].ID, processed[0].ID}
+	wantEqual(t, "feed audios", ids(c.Audios), want)
+	wantAudio(t, c.Audios[1], mustFindAudio(t, b.store, p.ID, "p3"))
+	// Bodies are cut, by characters.
+	cut := mustFindAudio(t, b.store, p.ID, "p4")
+	cut.Body = strings.Repeat("é", narrator.FeedBodyChars)
+	wantAudio(t, c.Audios[0], cut)
+	if m := c.Audios[0].Media[0]; m.Bytes == 0 || m.Bytes != 100*int64(len(m.Key)) {
+		t.Errorf("listed media %+v lacks its size", m)
+	}
+	wantEqual(t, "capped", ids(mustFeedContent(t, b.store, feedToken('a'), 2).Audios), want[:2])
+	if p4 := mustFindAudio(t, b.store, p.ID, "p4"); !c.AudiosChangedAt.Equal(p4.UpdatedAt) {
+		t.Errorf("audios changed at %v, want p4's update %v", c.AudiosChangedAt, p4.UpdatedAt)
+	}
+	if _, err := b.store.FindAudio(ctx, p.ID, itoa(gone.ID)); narrator.ErrorCode(err) != narrator.ENOTFOUND {
+		t.Fatalf("deleted audio found: %v", err)
+	}
+
+	// An audio leaving the feed moves its last change: deleted...
+	deletedAt := b.clock.Advance(time.Minute)
+	if _, err := b.store.DeleteAudio(ctx, p.ID, "p1"); err != nil {
+		t.Fatal(err)
+	}
+	c = mustFeedContent(t, b.store, feedToken('a'), 10)
+	wantEqual(t, "after delete", ids(c.Audios), want[:3])
+	if !c.AudiosChangedAt.Equal(deletedAt) {
+		t.Errorf("after delete: audios changed at %v, want %v", c.AudiosChangedAt, deletedAt)
+	}
+	// ... or to be synthesised again.
+	regenAt := b.clock.Advance(time.Minute)
+	if _, err := b.store.ResynthesizeAudio(ctx, p.ID, "p2"); err != nil {
+		t.Fatal(err)
+	}
+	c = mustFeedContent(t, b.store, feedToken('a'), 10)
+	wantEqual(t, "after resynthesize", ids(c.Audios), []int64{want[0], want[1]})
+	if !c.AudiosChangedAt.Equal(regenAt) {
+		t.Errorf("after resynthesize: audios changed at %v, want %v", c.AudiosChangedAt, regenAt)
+	}
+	if got := c.LastModified(); !got.Equal(regenAt) {
+		t.Errorf("LastModified = %v, want %v", got, regenAt)
+	}
+}
+
+// mustFeedAudios stores audios of every kind in p, a minute apart, two sharing a creation
+// time, and one in another project of its account. It returns the processed audios of p that
+// are not deleted, oldest first, and the one that was deleted.
+func mustFeedAudios(t *testing.T, b *bundle, p *narrator.Project) (processed []*narrator.Audio, gone *narrator.Audio) {
+	t.Helper()
+	ctx := t.Context()
+	finish := func(ext string) *narrator.Audio {
+		a := mustAudio(t, b.store, p.ID, ext)
+		mustFinish(t, b.store, a, "v1")
+		processed = append(processed, a)
+		return a
+	}
+	finish("p1")
+	b.clock.Advance(time.Minute)
+	mustAudio(t, b.store, p.ID, "waiting")
+	failed := mustAudio(t, b.store, p.ID, "failed")
+	if err := b.store.FailAudio(ctx, failed.ID, failed.Revision, "no"); err != nil {
+		t.Fatal(err)
+	}
+	b.clock.Advance(time.Minute)
+	finish("p2")
+	finish("p3") // same creation time as p2, higher ID
+	b.clock.Advance(time.Minute)
+	gone = finish("gone")
+	processed = processed[:len(processed)-1]
+	if _, err := b.store.DeleteAudio(ctx, p.ID, "gone"); err != nil {
+		t.Fatal(err)
+	}
+	b.clock.Advance(time.Minute)
+	long := newAudio(p.ID, "p4")
+	long.Body = strings.Repeat("é", narrator.FeedBodyChars) + " and more."
+	mustCreateAudio(t, b.store, long)
+	mustFinish(t, b.store, long, "v1")
+	processed = append(processed, long)
+	otherProject := mustProjectOf(t, b.store, p.AccountID)
+	b.clock.Advance(time.Minute)
+	mustFinish(t, b.store, mustAudio(t, b.store, otherProject.ID, "elsewhere"), "v1")
+	return processed, gone
 }
