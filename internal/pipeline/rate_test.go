@@ -3,6 +3,8 @@ package pipeline_test
 import (
 	"context"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -36,7 +38,10 @@ func (e *rateEngine) Synthesize(ctx context.Context, voice, text string, rate fl
 func (e *rateEngine) since(n int) []rateCall {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return append([]rateCall(nil), e.asked[n:]...)
+	calls := append([]rateCall(nil), e.asked[n:]...)
+	// Units are synthesised in parallel: the order of the calls is not the script's.
+	slices.SortFunc(calls, func(a, b rateCall) int { return strings.Compare(a.Text, b.Text) })
+	return calls
 }
 
 // TestRenderSpeechRate: a project's rate reaches the engine for every
