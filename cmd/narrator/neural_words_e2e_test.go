@@ -70,15 +70,7 @@ func timedPiper(t *testing.T, name string, ceils int, ls float64) (string, *phon
 // scale of 0.8 (a rate of 1.25). A model without a Ceil node keeps sentence timings and
 // says so; installed again with one, the same text is timed, not served from the cache.
 func TestNeuralWordTimings(t *testing.T) {
-	lib := onnxtest.Library(t)
-	if helperErr != nil {
-		proctest.Missing(t, helperErr.Error(), "apt-get install gcc libespeak-ng-dev")
-	}
-	phon, err := phonemize.New(phonemize.Options{Command: filepath.Join(filepath.Dir(binary), phonemize.DefaultCommand)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer phon.Close()
+	lib, phon := toneParts(t)
 	data, acct, _ := fixture(t)
 
 	tone, toneCfg := timedPiper(t, "en_US-tone-medium", 1, 1)
@@ -174,15 +166,7 @@ func TestNeuralWordTimings(t *testing.T) {
 // in the decoded MP3, for the title and the body. A Kokoro model without durations installs
 // with a note and its voice says "sentence only".
 func TestNeuralKokoroWordTimings(t *testing.T) {
-	lib := onnxtest.Library(t)
-	if helperErr != nil {
-		proctest.Missing(t, helperErr.Error(), "apt-get install gcc libespeak-ng-dev")
-	}
-	phon, err := phonemize.New(phonemize.Options{Command: filepath.Join(filepath.Dir(binary), phonemize.DefaultCommand)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer phon.Close()
+	lib, phon := toneParts(t)
 	data, acct, _ := fixture(t)
 	dir := t.TempDir()
 	install := func(model []byte, voice string) (string, string) {
@@ -252,6 +236,22 @@ func rendering(t *testing.T, c *client.Client, proj int64, ref string) (*client.
 
 // phonemeSpan is where a run of phonemes between spaces starts and ends, in seconds.
 type phonemeSpan struct{ start, end float64 }
+
+// toneParts gives what the tone-voice tests need: onnxruntime's library and
+// the phonemizer the server uses, closed when t ends.
+func toneParts(t *testing.T) (lib string, phon *phonemize.Phonemizer) {
+	t.Helper()
+	lib = onnxtest.Library(t)
+	if helperErr != nil {
+		proctest.Missing(t, helperErr.Error(), "apt-get install gcc libespeak-ng-dev")
+	}
+	phon, err := phonemize.New(phonemize.Options{Command: filepath.Join(filepath.Dir(binary), phonemize.DefaultCommand)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { phon.Close() })
+	return lib, phon
+}
 
 // toneVoice is how a tone voice made by onnxtest speaks: the runs of IDs or tokens a
 // sentence becomes, each run sounding without a pause; how many samples each ID lasts, at

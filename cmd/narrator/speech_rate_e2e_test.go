@@ -4,15 +4,12 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/narrator/narrator/client"
-	"github.com/narrator/narrator/internal/onnx/onnxtest"
 	"github.com/narrator/narrator/internal/phonemize"
-	"github.com/narrator/narrator/internal/proctest"
 )
 
 // TestNeuralSpeechRate sets a project's speaking rate to 1.25 through the API, with a tone
@@ -21,15 +18,7 @@ import (
 // for Frames(length scale ÷ 1.25) × 256 samples, and their transcript and WebVTT word cues
 // lie within 25 ms of where each word's phonemes start in the MP3.
 func TestNeuralSpeechRate(t *testing.T) {
-	lib := onnxtest.Library(t)
-	if helperErr != nil {
-		proctest.Missing(t, helperErr.Error(), "apt-get install gcc libespeak-ng-dev")
-	}
-	phon, err := phonemize.New(phonemize.Options{Command: filepath.Join(filepath.Dir(binary), phonemize.DefaultCommand)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer phon.Close()
+	lib, phon := toneParts(t)
 	data, acct, _ := fixture(t)
 	tone, cfg := timedPiper(t, "en_US-tone-medium", 1, 1)
 	if out, errOut, err := runCLI(t, "voices", "install", "--data", data, "--onnxruntime", lib, "--gender", "female", tone); err != nil || !strings.Contains(out, "yes") {
