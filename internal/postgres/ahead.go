@@ -190,35 +190,8 @@ func (s *Store) recordGroup(plan string) {
 // plan ahead, for the group to run the long way.
 func (s *Store) createAhead(ctx context.Context, conn *pgx.Conn, batch []*sqlstore.CreateCall) string {
 	a := &s.ahead
-	if !a.on {
-		return planRead
-	}
-	var live []*sqlstore.CreateCall
-	for _, c := range batch {
-		if !c.Alone {
-			live = append(live, c)
-		}
-	}
-	if a.skip > 0 {
-		a.skip--
-		return planRead
-	}
-	if a.byProject == nil || len(live) == 0 || len(live) > len(a.ids) {
-		return planRead
-	}
-	projects := groupProjects(live)
-	for _, p := range projects {
-		if a.byProject[p] == nil {
-			return planRead
-		}
-	}
-	g := s.planGroup(live, a.byProject, a.head, s.now())
-	if len(g.made) < len(live) {
-		// A create fails, or runs alone: the long way reads what decides
-		// that.
-		for _, c := range live {
-			c.Err, c.Alone = nil, false
-		}
+	live, projects, g := s.planAheadOf(batch)
+	if g == nil {
 		return planRead
 	}
 	ids := a.ids[:len(live)]
@@ -235,6 +208,83 @@ func (s *Store) createAhead(ctx context.Context, conn *pgx.Conn, batch []*sqlsto
 	// fails.
 	var none []int64
 	a.draw(b, 0, &none)
+	a.queueExpect(b, projects, live)
+	s.jobs.QueueExpectSynthesisHead(b, a.head)
+	var steps []narrator.EffectStep
+	switch err := s.writeGroup(ctx, conn, g, made, b, func(step narrator.EffectStep) { steps = append(steps, step) }); {
+	case err == nil:
+		for _, step := range steps {
+			s.traceEffect(step)
+		}
+		for k, c := range live {
+			*c.Audio, c.Created = *g.got[k], true
+		}
+		a.committed(projects, g)
+		s.analyzeNew(len(made))
+		return planAhead
+	case conn.PgConn().TxStatus() == 'E':
+		// A check failed, or a write did: nothing was written.
+		endGroup(ctx, conn)
+		a.missed(ids)
+		for _, c := range live {
+			c.Err = nil
+		}
+		return planMissed
+	default:
+		// The commit failed, or the connection did: none is known to be
+		// committed.
+		endGroup(ctx, conn)
+		for _, c := range live {
+			c.Fail(unavailable(err))
+		}
+		return planAhead
+	}
+}
+
+// planAheadOf plans the creates of batch not marked alone (live), of the
+// projects given, against what the last group left. It returns a nil plan
+// when the group cannot plan ahead: the store keeps nothing, or skips
+// groups after a miss, or holds too few IDs drawn ahead, or the last group
+// did not read one of these projects, or a create would fail or run alone,
+// which the long way reads.
+func (s *Store) planAheadOf(batch []*sqlstore.CreateCall) (live []*sqlstore.CreateCall, projects []int64, g *plannedGroup) {
+	a := &s.ahead
+	if !a.on {
+		return nil, nil, nil
+	}
+	for _, c := range batch {
+		if !c.Alone {
+			live = append(live, c)
+		}
+	}
+	if a.skip > 0 {
+		a.skip--
+		return nil, nil, nil
+	}
+	if a.byProject == nil || len(live) == 0 || len(live) > len(a.ids) {
+		return nil, nil, nil
+	}
+	projects = groupProjects(live)
+	for _, p := range projects {
+		if a.byProject[p] == nil {
+			return nil, nil, nil
+		}
+	}
+	g = s.planGroup(live, a.byProject, a.head, s.now())
+	if len(g.made) < len(live) {
+		for _, c := range live {
+			c.Err, c.Alone = nil, false
+		}
+		return nil, nil, nil
+	}
+	return live, projects, g
+}
+
+// queueExpect queues in b the check that the plan ahead of live, the
+// creates of projects, still holds (expectSQL): each project's account
+// and its usage as the last group left them, no live audio with one of
+// their external IDs, and their API keys good.
+func (a *ahead) queueExpect(b *pgx.Batch, projects []int64, live []*sqlstore.CreateCall) {
 	var e struct {
 		accounts, queued, bytes, rounds []int64
 		probed, keyed                   []int64
@@ -268,39 +318,15 @@ func (s *Store) createAhead(ctx context.Context, conn *pgx.Conn, batch []*sqlsto
 		}
 	}
 	b.Queue(expectSQL, projects, e.accounts, e.queued, e.bytes, e.rounds, e.probed, e.externalIDs, e.keyed, e.hashes)
-	s.jobs.QueueExpectSynthesisHead(b, a.head)
-	var steps []narrator.EffectStep
-	switch err := s.writeGroup(ctx, conn, g, made, b, func(step narrator.EffectStep) { steps = append(steps, step) }); {
-	case err == nil:
-		for _, step := range steps {
-			s.traceEffect(step)
-		}
-		for k, c := range live {
-			*c.Audio, c.Created = *g.got[k], true
-		}
-		byProject := make(map[int64]*sqlstore.GroupAccount, len(projects))
-		for _, p := range projects {
-			byProject[p] = a.byProject[p]
-		}
-		a.remember(byProject, g, a.head)
-		a.misses = 0
-		s.analyzeNew(len(made))
-		return planAhead
-	case conn.PgConn().TxStatus() == 'E':
-		// A check failed, or a write did: nothing was written.
-		endGroup(ctx, conn)
-		a.missed(ids)
-		for _, c := range live {
-			c.Err = nil
-		}
-		return planMissed
-	default:
-		// The commit failed, or the connection did: none is known to be
-		// committed.
-		endGroup(ctx, conn)
-		for _, c := range live {
-			c.Fail(unavailable(err))
-		}
-		return planAhead
+}
+
+// committed records a plan ahead, of the group g of projects, that was
+// committed: the next group plans against what g left.
+func (a *ahead) committed(projects []int64, g *plannedGroup) {
+	byProject := make(map[int64]*sqlstore.GroupAccount, len(projects))
+	for _, p := range projects {
+		byProject[p] = a.byProject[p]
 	}
+	a.remember(byProject, g, a.head)
+	a.misses = 0
 }
