@@ -560,67 +560,26 @@ WHERE id = $4`
 // writeGroup sends, in one round trip on conn, after the statements
 // already in b if b is not nil, the writes of the planned group g, whose
 // new audios (made) have their IDs, and the commit of its transaction:
-// the audios and their media, their publications, then the group's
-// effects, the steps of narrator.Effects in their order for the whole
-// group: the accounts' rows, then the projects' counts, then the jobs,
-// each told to trace as it is queued. A create raises no webhook event.
-// It sets the audios' media. When
-// it fails, the connection's transaction status tells whether the
-// transaction failed before its commit ('E'); otherwise the commit failed,
-// or the connection did before it could tell.
+// the audios and their media (queueInsertAudios), their publications,
+// then the group's effects (queueGroupEffects). It sets the audios'
+// media. When it fails, the connection's transaction status tells whether
+// the transaction failed before its commit ('E'); otherwise the commit
+// failed, or the connection did before it could tell.
 func (s *Store) writeGroup(ctx context.Context, conn *pgx.Conn, g *plannedGroup, made []*narrator.Audio, b *pgx.Batch, trace func(narrator.EffectStep)) error {
-	rows := &g.rows
-	ids := make([]int64, len(made))
-	byID := make(map[int64]*narrator.Audio, len(made))
-	var (
-		jobs  []narrator.Job
-		media []narrator.Media
-	)
+	var jobs []narrator.Job
 	for k, a := range made {
-		ids[k] = a.ID
-		byID[a.ID] = a
-		a.Media = make([]narrator.Media, 0, len(narrator.MediaTypes()))
 		jobs = append(jobs, g.effs[k].Jobs(a)...)
 	}
 	if b == nil {
 		b = &pgx.Batch{}
 	}
-	first := b.Len()
-	b.Queue(insertAudiosSQL, ids, rows.projectID, rows.externalID, rows.title, rows.body, rows.author,
-		rows.articleURL, rows.metadata, rows.state, rows.error, rows.revision, rows.durationMS, rows.createdAt, rows.updatedAt,
-		narrator.MediaTypes()).Query(func(res pgx.Rows) error {
-		var m narrator.Media
-		_, err := pgx.ForEachRow(res, []any{&m.ID, &m.AudioID, &m.ContentType}, func() error {
-			media = append(media, m)
-			return nil
-		})
-		return err
-	})
+	media := queueInsertAudios(b, &g.rows, made)
 	// A project whose new audios wait as drafts gets their publications
 	// (sqlstore.InsertNewPublications).
 	query, args := sqlstore.NewPublications(dialect{s}, made)
 	b.Queue(numbered(query), args...)
-	for _, a := range g.accounts {
-		if !a.Changed {
-			continue
-		}
-		if b.Len() == first+2 {
-			trace(narrator.StepUsage)
-		}
-		b.Queue(addGroupUsageSQL, a.Usage.NextRound, a.Queued, a.Bytes, a.ID)
-	}
-	projects := slices.Sorted(maps.Keys(g.count))
-	if len(projects) > 0 {
-		trace(narrator.StepAudioCount)
-	}
-	for _, projectID := range projects {
-		b.Queue(addAudioCountSQL, g.count[projectID], projectID)
-	}
-	if len(jobs) > 0 {
-		trace(narrator.StepJobs)
-		if err := s.jobs.QueueInsertMany(b, jobs); err != nil {
-			return fmt.Errorf("enqueue %d jobs: %w", len(jobs), err)
-		}
+	if err := s.queueGroupEffects(b, g, jobs, trace); err != nil {
+		return err
 	}
 	// A COMMIT ends a transaction that failed as a rollback, without an
 	// error: its tag tells which it was. Once it reads COMMIT the group is
@@ -642,6 +601,73 @@ func (s *Store) writeGroup(ctx context.Context, conn *pgx.Conn, g *plannedGroup,
 		}
 		return errors.New("write group: the transaction was rolled back at its commit")
 	}
+	setMedia(made, *media)
+	return nil
+}
+
+// queueInsertAudios queues in b the insert of a group's new audios, made,
+// whose rows are rows, and of their media (insertAudiosSQL). The media
+// the insert returns are read into what it returns, once b is sent.
+func queueInsertAudios(b *pgx.Batch, rows *groupRows, made []*narrator.Audio) *[]narrator.Media {
+	ids := make([]int64, len(made))
+	for k, a := range made {
+		ids[k] = a.ID
+	}
+	media := new([]narrator.Media)
+	b.Queue(insertAudiosSQL, ids, rows.projectID, rows.externalID, rows.title, rows.body, rows.author,
+		rows.articleURL, rows.metadata, rows.state, rows.error, rows.revision, rows.durationMS, rows.createdAt, rows.updatedAt,
+		narrator.MediaTypes()).Query(func(res pgx.Rows) error {
+		var m narrator.Media
+		_, err := pgx.ForEachRow(res, []any{&m.ID, &m.AudioID, &m.ContentType}, func() error {
+			*media = append(*media, m)
+			return nil
+		})
+		return err
+	})
+	return media
+}
+
+// queueGroupEffects queues in b the effects of the group g, whose new
+// audios' jobs are jobs: the steps of narrator.Effects in their order for
+// the whole group, the accounts' rows, then the projects' counts, then the
+// jobs, each told to trace as it is queued. A create raises no webhook
+// event.
+func (s *Store) queueGroupEffects(b *pgx.Batch, g *plannedGroup, jobs []narrator.Job, trace func(narrator.EffectStep)) error {
+	traced := false
+	for _, a := range g.accounts {
+		if !a.Changed {
+			continue
+		}
+		if !traced {
+			trace(narrator.StepUsage)
+			traced = true
+		}
+		b.Queue(addGroupUsageSQL, a.Usage.NextRound, a.Queued, a.Bytes, a.ID)
+	}
+	projects := slices.Sorted(maps.Keys(g.count))
+	if len(projects) > 0 {
+		trace(narrator.StepAudioCount)
+	}
+	for _, projectID := range projects {
+		b.Queue(addAudioCountSQL, g.count[projectID], projectID)
+	}
+	if len(jobs) > 0 {
+		trace(narrator.StepJobs)
+		if err := s.jobs.QueueInsertMany(b, jobs); err != nil {
+			return fmt.Errorf("enqueue %d jobs: %w", len(jobs), err)
+		}
+	}
+	return nil
+}
+
+// setMedia gives each audio of made its media, of those a group's insert
+// returned, in the order of narrator.MediaTypes.
+func setMedia(made []*narrator.Audio, media []narrator.Media) {
+	byID := make(map[int64]*narrator.Audio, len(made))
+	for _, a := range made {
+		byID[a.ID] = a
+		a.Media = make([]narrator.Media, 0, len(narrator.MediaTypes()))
+	}
 	for _, m := range media {
 		if a := byID[m.AudioID]; a != nil {
 			a.Media = append(a.Media, m)
@@ -650,7 +676,6 @@ func (s *Store) writeGroup(ctx context.Context, conn *pgx.Conn, g *plannedGroup,
 	for _, a := range made {
 		narrator.SortMedia(a.Media)
 	}
-	return nil
 }
 
 // traceEffect tells Options.EffectFunc, if any, of an effect step about to
