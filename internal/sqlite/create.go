@@ -126,85 +126,34 @@ func (s *Store) createGroup(ctx context.Context, group *[]*sqlstore.CreateCall, 
 	if err != nil {
 		return nil, err
 	}
-	st := &all.writes
 	tx, err := s.beginWrite(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer tx.Rollback()
-	exec := func(stmt *sql.Stmt) error {
-		_, err := tx.StmtContext(ctx, stmt).ExecContext(ctx)
-		return err
-	}
-	var (
-		got   []*narrator.Audio
-		jobs  []narrator.Job
-		head  headMemo
-		usage groupUsage
-	)
+	w := &groupWrite{ctx: ctx, tx: tx, st: &all.writes}
+	var got []*narrator.Audio
 	for i := 0; ; i++ {
 		if i == len(*group) {
 			if *group = append(*group, more()...); i == len(*group) {
 				break
 			}
 		}
-		r := (*group)[i]
-		got = append(got, nil)
-		if err := r.Ctx.Err(); err != nil {
-			r.Fail(err)
-			continue
-		}
-		// A create that finds a live audio with its external ID updates
-		// it, which reads and writes the account's row itself: the group's
-		// usage goes there first, outside the update's savepoint.
-		var cur *narrator.Audio
-		if r.Audio.ExternalID != "" {
-			if cur, err = oneAudio(tx.StmtContext(ctx, st.audioByExternalID).QueryContext(ctx, r.Audio.ProjectID, r.Audio.ExternalID)); err != nil {
-				r.Fail(err)
-				continue
-			}
-			if cur != nil {
-				if err := usage.flush(ctx, tx, st, s.traceEffect); err != nil {
-					return nil, err
-				}
-			}
-		}
-		if err := exec(st.savepoint); err != nil {
-			return nil, err
-		}
-		var (
-			a       *narrator.Audio
-			created []narrator.Job
-		)
-		if cur != nil {
-			a, err = s.updateAudio(ctx, tx, &head, cur, r.Audio.Replacement())
-		} else {
-			a, created, err = s.createAudio(ctx, tx, st, &head, &usage, r.Audio)
-		}
+		a, err := s.groupCreate(w, (*group)[i])
 		if err != nil {
-			r.Fail(err)
-			if err := exec(st.rollbackTo); err != nil {
-				return nil, err
-			}
-		}
-		if err := exec(st.release); err != nil {
 			return nil, err
 		}
-		if r.Err != nil {
-			continue
-		}
-		got[i], r.Created = a, cur == nil
-		jobs = append(jobs, created...)
+		got = append(got, a)
 	}
 	// The creates' effects, the steps of narrator.Effects in their order
 	// for the whole group: the accounts' rows and the projects' (flush),
 	// then the jobs. A create raises no webhook event.
-	if err := usage.flush(ctx, tx, st, s.traceEffect); err != nil {
+	if err := w.usage.flush(ctx, tx, w.st, s.traceEffect); err != nil {
 		return nil, err
 	}
-	if len(jobs) > 0 {
+	if len(w.jobs) > 0 {
 		s.traceEffect(narrator.StepJobs)
-		if err := s.enqueueMany(ctx, tx, jobs); err != nil {
+		if err := s.enqueueMany(ctx, tx, w.jobs); err != nil {
 			return nil, err
 		}
 	}
@@ -212,6 +161,82 @@ func (s *Store) createGroup(ctx context.Context, group *[]*sqlstore.CreateCall, 
 		return nil, fmt.Errorf("commit: %w", err)
 	}
 	return got, nil
+}
+
+// groupWrite is a group's transaction and what its creates have done so
+// far: the queue's head as it read it, the usage they counted, and the
+// jobs to enqueue at the end.
+type groupWrite struct {
+	ctx   context.Context
+	tx    *sql.Tx
+	st    *writeStmts
+	head  headMemo
+	usage groupUsage
+	jobs  []narrator.Job
+}
+
+// exec runs stmt, without arguments, in the group's transaction.
+func (w *groupWrite) exec(stmt *sql.Stmt) error {
+	_, err := w.tx.StmtContext(w.ctx, stmt).ExecContext(w.ctx)
+	return err
+}
+
+// groupCreate runs the create r in the group's transaction, in a savepoint
+// of its own, and returns its audio; nil, with r's error set, if r
+// failed. The error it returns fails the whole group.
+func (s *Store) groupCreate(w *groupWrite, r *sqlstore.CreateCall) (*narrator.Audio, error) {
+	if err := r.Ctx.Err(); err != nil {
+		r.Fail(err)
+		return nil, nil
+	}
+	cur, err := w.liveAudio(r.Audio)
+	if err != nil {
+		r.Fail(err)
+		return nil, nil
+	}
+	if cur != nil {
+		// The update reads and writes the account's row itself: the
+		// group's usage goes there first, outside the update's savepoint.
+		if err := w.usage.flush(w.ctx, w.tx, w.st, s.traceEffect); err != nil {
+			return nil, err
+		}
+	}
+	if err := w.exec(w.st.savepoint); err != nil {
+		return nil, err
+	}
+	var (
+		a       *narrator.Audio
+		created []narrator.Job
+	)
+	if cur != nil {
+		a, err = s.updateAudio(w.ctx, w.tx, &w.head, cur, r.Audio.Replacement())
+	} else {
+		a, created, err = s.createAudio(w.ctx, w.tx, w.st, &w.head, &w.usage, r.Audio)
+	}
+	if err != nil {
+		r.Fail(err)
+		if err := w.exec(w.st.rollbackTo); err != nil {
+			return nil, err
+		}
+	}
+	if err := w.exec(w.st.release); err != nil {
+		return nil, err
+	}
+	if r.Err != nil {
+		return nil, nil
+	}
+	r.Created = cur == nil
+	w.jobs = append(w.jobs, created...)
+	return a, nil
+}
+
+// liveAudio returns the live audio that a, to be created in the group,
+// updates: the one that holds a's external ID, if a has one.
+func (w *groupWrite) liveAudio(a *narrator.Audio) (*narrator.Audio, error) {
+	if a.ExternalID == "" {
+		return nil, nil
+	}
+	return oneAudio(w.tx.StmtContext(w.ctx, w.st.audioByExternalID).QueryContext(w.ctx, a.ProjectID, a.ExternalID))
 }
 
 // insertAudioSQL inserts an audio as the newest of its project: its number
