@@ -256,9 +256,7 @@ var updateTests = []test{
 	{"MetadataAloneDoesNotResynthesize", func(t *testing.T, b *bundle) {
 		ctx := t.Context()
 		p := mustProject(t, b.store)
-		a := mustAudio(t, b.store, p.ID, "ext")
-		keys := mustFinish(t, b.store, a, "v1")
-		a = mustFindAudio(t, b.store, p.ID, "ext")
+		a, keys := mustFinishedAudio(t, b.store, p.ID, "ext", "v1")
 
 		now := b.clock.Advance(time.Minute)
 		got, err := b.store.UpdateAudio(ctx, p.ID, "ext", narrator.AudioUpdate{
@@ -667,9 +665,7 @@ var enqueueTests = []test{
 	{"FailureRollsBack", func(t *testing.T, b *bundle) {
 		ctx := t.Context()
 		p := mustProject(t, b.store)
-		a := mustAudio(t, b.store, p.ID, "kept")
-		keys := mustFinish(t, b.store, a, "v1")
-		a = mustFindAudio(t, b.store, p.ID, "kept")
+		a, keys := mustFinishedAudio(t, b.store, p.ID, "kept", "v1")
 		b.clock.Advance(time.Minute)
 		b.rec.FailWith(errBroken)
 

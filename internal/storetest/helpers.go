@@ -105,6 +105,14 @@ func mustFinish(tb testing.TB, s Store, a *narrator.Audio, tag string) map[strin
 	return keys
 }
 
+// mustFinishedAudio creates an audio of projectID with externalID,
+// finishes it (mustFinish with tag) and returns it as stored, with its keys.
+func mustFinishedAudio(tb testing.TB, s Store, projectID int64, externalID, tag string) (*narrator.Audio, map[string]string) {
+	tb.Helper()
+	keys := mustFinish(tb, s, mustAudio(tb, s, projectID, externalID), tag)
+	return mustFindAudio(tb, s, projectID, externalID), keys
+}
+
 // rendering returns a rendering of keys (content type → key) lasting
 // durationMS, in which each file has 100 bytes per byte of its key, so that
 // sizes differ from file to file.

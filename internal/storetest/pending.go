@@ -18,11 +18,8 @@ var pendingTests = []test{
 		p := mustProject(t, b.store)
 		h := mustWebhook(t, b.store, p.ID)
 		var last *narrator.WebhookDelivery
-		for i := range narrator.MaxPendingDeliveries {
-			d, err := b.store.TestWebhook(ctx, p.ID, h.ID)
-			if err != nil {
-				t.Fatalf("test %d: %v", i, err)
-			}
+		for range narrator.MaxPendingDeliveries {
+			d := mustTestDelivery(t, b.store, p.ID, h.ID)
 			last = d
 		}
 		_, err := b.store.TestWebhook(ctx, p.ID, h.ID)
@@ -49,11 +46,8 @@ var pendingTests = []test{
 		p := mustProject(t, b.store)
 		h := mustWebhook(t, b.store, p.ID)
 		var first *narrator.WebhookDelivery
-		for i := range narrator.MaxPendingDeliveries {
-			d, err := b.store.TestWebhook(ctx, p.ID, h.ID)
-			if err != nil {
-				t.Fatalf("test %d: %v", i, err)
-			}
+		for range narrator.MaxPendingDeliveries {
+			d := mustTestDelivery(t, b.store, p.ID, h.ID)
 			if first == nil {
 				first = d
 			}
@@ -96,11 +90,8 @@ var pendingTests = []test{
 		p := mustProject(t, b.store)
 		h := mustWebhook(t, b.store, p.ID)
 		var made []int64
-		for i := range narrator.MaxPendingDeliveries {
-			d, err := b.store.TestWebhook(ctx, p.ID, h.ID)
-			if err != nil {
-				t.Fatalf("test %d: %v", i, err)
-			}
+		for range narrator.MaxPendingDeliveries {
+			d := mustTestDelivery(t, b.store, p.ID, h.ID)
 			made = append(made, d.ID)
 		}
 		b.clock.Advance(narrator.DeliveryHorizon + time.Second)

@@ -23,6 +23,25 @@ func mustWebhook(tb testing.TB, s Store, projectID int64, events ...string) *nar
 	return h
 }
 
+// mustTestDelivery queues a test delivery to the endpoint hookID of
+// projectID (Store.TestWebhook).
+func mustTestDelivery(tb testing.TB, s Store, projectID, hookID int64) *narrator.WebhookDelivery {
+	tb.Helper()
+	d, err := s.TestWebhook(tb.Context(), projectID, hookID)
+	if err != nil {
+		tb.Fatalf("TestWebhook: %v", err)
+	}
+	return d
+}
+
+// mustDeliver records a successful attempt of the delivery id, now.
+func mustDeliver(tb testing.TB, b *bundle, id int64) {
+	tb.Helper()
+	if _, err := b.store.RecordAttempt(tb.Context(), id, narrator.WebhookAttempt{At: b.clock.Now(), ResponseCode: 200}); err != nil {
+		tb.Fatalf("RecordAttempt: %v", err)
+	}
+}
+
 // mustDeliveries lists an endpoint's deliveries, oldest first.
 func mustDeliveries(tb testing.TB, s Store, h *narrator.Webhook) []*narrator.WebhookDelivery {
 	tb.Helper()
@@ -318,13 +337,8 @@ var webhookDeliveryTests = []test{
 		ctx := t.Context()
 		p := mustProject(t, b.store)
 		h := mustWebhook(t, b.store, p.ID)
-		d, err := b.store.TestWebhook(ctx, p.ID, h.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := b.store.RecordAttempt(ctx, d.ID, narrator.WebhookAttempt{At: b.clock.Now(), ResponseCode: 200}); err != nil {
-			t.Fatal(err)
-		}
+		d := mustTestDelivery(t, b.store, p.ID, h.ID)
+		mustDeliver(t, b, d.ID)
 		again, err := b.store.ResendDelivery(ctx, p.ID, h.ID, d.ID)
 		if err != nil {
 			t.Fatal(err)
@@ -353,25 +367,10 @@ var webhookDeliveryTests = []test{
 		ctx := t.Context()
 		p := mustProject(t, b.store)
 		h := mustWebhook(t, b.store, p.ID)
-		first, err := b.store.TestWebhook(ctx, p.ID, h.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := b.store.RecordAttempt(ctx, first.ID, narrator.WebhookAttempt{At: b.clock.Now(), ResponseCode: 200}); err != nil {
-			t.Fatal(err)
-		}
-		pending, err := b.store.TestWebhook(ctx, p.ID, h.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		mustDeliver(t, b, mustTestDelivery(t, b.store, p.ID, h.ID).ID)
+		pending := mustTestDelivery(t, b.store, p.ID, h.ID)
 		for range narrator.MaxDeliveriesListed {
-			d, err := b.store.TestWebhook(ctx, p.ID, h.ID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := b.store.RecordAttempt(ctx, d.ID, narrator.WebhookAttempt{At: b.clock.Now(), ResponseCode: 200}); err != nil {
-				t.Fatal(err)
-			}
+			mustDeliver(t, b, mustTestDelivery(t, b.store, p.ID, h.ID).ID)
 		}
 		ds, err := b.store.ListDeliveries(ctx, p.ID, h.ID, 1000)
 		if err != nil {
