@@ -18,15 +18,7 @@ var benchBody = strings.Repeat("The quick brown fox jumps over the lazy dog agai
 func mustBenchProject(tb testing.TB) (*Store, *narrator.Project) {
 	tb.Helper()
 	s := mustOpen(tb, withJobs(recorderJobs{&storetest.Recorder{}}))
-	acc := &narrator.Account{Name: "Acme"}
-	if err := s.CreateAccount(tb.Context(), acc); err != nil {
-		tb.Fatal(err)
-	}
-	p := &narrator.Project{AccountID: acc.ID, Title: "News", Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: "Mark", BodyVoice: "Sally"}
-	if err := s.CreateProject(tb.Context(), p); err != nil {
-		tb.Fatal(err)
-	}
-	return s, p
+	return s, mustProject(tb, s)
 }
 
 func BenchmarkCreateAudio(b *testing.B) {

@@ -33,23 +33,8 @@ func TestCreatePaths(t *testing.T) {
 func dumpTables(t *testing.T, db *sql.DB) map[string][]map[string]string {
 	t.Helper()
 	ctx := t.Context()
-	names, err := db.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'table'
+	tables := queryStrings(t, db, `SELECT name FROM sqlite_master WHERE type = 'table'
 		AND name NOT LIKE 'river%' AND name NOT LIKE 'sqlite%' AND name <> 'schema_migrations' ORDER BY name`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tables []string
-	for names.Next() {
-		var n string
-		if err := names.Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		tables = append(tables, n)
-	}
-	if err := names.Err(); err != nil {
-		t.Fatal(err)
-	}
-	names.Close()
 	out := map[string][]map[string]string{}
 	for _, table := range tables {
 		rows, err := db.QueryContext(ctx, `SELECT * FROM "`+table+`"`)

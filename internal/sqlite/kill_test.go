@@ -104,7 +104,7 @@ func TestCreatesSurviveKill(t *testing.T) {
 // createUntilKilled is the child: it creates audios from 16 goroutines until
 // it is killed, printing each acknowledged ID on a line of its own.
 func createUntilKilled(t *testing.T, path string) {
-	s := mustOpenPath(t, path, withJobs(tableJobs{&storetest.Recorder{}}))
+	s := mustOpenPath(t, path, withJobs(tableJobs{recorderJobs{&storetest.Recorder{}}}))
 	var mu sync.Mutex
 	out := bufio.NewWriter(os.Stdout)
 	var wg sync.WaitGroup

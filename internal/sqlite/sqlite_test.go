@@ -231,8 +231,9 @@ func TestTimesStoredAsMicroseconds(t *testing.T) {
 }
 
 // tableJobs writes each job to the test_jobs table inside the caller's
-// transaction, as River does, then passes it to a recorder.
-type tableJobs struct{ rec *storetest.Recorder }
+// transaction, as River does, then passes it to a recorder; it is
+// recorderJobs otherwise.
+type tableJobs struct{ recorderJobs }
 
 func (j tableJobs) InsertTx(ctx context.Context, tx *sql.Tx, job narrator.Job) error {
 	row, err := storetest.JobRow(job)
@@ -244,20 +245,6 @@ func (j tableJobs) InsertTx(ctx context.Context, tx *sql.Tx, job narrator.Job) e
 	}
 	return j.rec.Record(job)
 }
-
-func (j tableJobs) SynthesisHead(context.Context, *sql.Tx) (int64, error) {
-	return j.rec.SynthesisHead(), nil
-}
-
-func (j tableJobs) SupersedeSynthesis(_ context.Context, _ *sql.Tx, audioID int64) error {
-	return j.rec.Supersede(audioID)
-}
-
-func (j tableJobs) RemoveDeliveryJobs(_ context.Context, _ *sql.Tx, ids []int64) error {
-	return j.rec.RemoveDeliveryJobs(ids)
-}
-
-func (tableJobs) Prepare(context.Context) error { return nil }
 
 func (j tableJobs) InsertManyTx(ctx context.Context, tx *sql.Tx, jobs []narrator.Job) error {
 	for _, job := range jobs {
@@ -284,7 +271,7 @@ func TestDatabase(t *testing.T) {
 			Open: func(t *testing.T, now func() time.Time, rec *storetest.Recorder) storetest.SchemaStore {
 				var opts Options
 				if rec != nil {
-					opts = withJobs(tableJobs{rec})
+					opts = withJobs(tableJobs{recorderJobs{rec}})
 				}
 				s, err := Open(t.Context(), path, opts)
 				if err != nil {
@@ -295,23 +282,7 @@ func TestDatabase(t *testing.T) {
 				return s
 			},
 			CommittedJobs: func(t *testing.T) []string {
-				rows, err := admin.DB().QueryContext(t.Context(), `SELECT job FROM test_jobs ORDER BY id`)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer rows.Close()
-				jobs := []string{}
-				for rows.Next() {
-					var j string
-					if err := rows.Scan(&j); err != nil {
-						t.Fatal(err)
-					}
-					jobs = append(jobs, j)
-				}
-				if err := rows.Err(); err != nil {
-					t.Fatal(err)
-				}
-				return jobs
+				return append([]string{}, queryStrings(t, admin.DB(), `SELECT job FROM test_jobs ORDER BY id`)...)
 			},
 			CountRows: func(t *testing.T, table string) int {
 				var n int
@@ -426,4 +397,26 @@ func TestQueryPlans(t *testing.T) {
 			t.Errorf("%s: plan %q sorts at run time", tc.name, text)
 		}
 	}
+}
+
+// queryStrings returns the one text column of query's rows, in order.
+func queryStrings(t *testing.T, db *sql.DB, query string) []string {
+	t.Helper()
+	rows, err := db.QueryContext(t.Context(), query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, v)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return got
 }

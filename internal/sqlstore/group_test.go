@@ -31,18 +31,11 @@ func TestGroupRunsEachCallOnce(t *testing.T) {
 		}
 		running.Add(-1)
 	}
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() {
-			if err := g.Do(&i, run); err != nil {
-				t.Errorf("call %d: %v", i, err)
-			}
-			if got := ran[i].Load(); got != 1 {
-				t.Errorf("call %d returned after %d runs, want 1", i, got)
-			}
-		})
-	}
-	wg.Wait()
+	doAll(t, g, n, run, func(i int) {
+		if got := ran[i].Load(); got != 1 {
+			t.Errorf("call %d returned after %d runs, want 1", i, got)
+		}
+	})
 	if groups.Load() > n {
 		t.Errorf("%d groups for %d calls", groups.Load(), n)
 	}
@@ -141,18 +134,11 @@ func TestGroupMore(t *testing.T) {
 		}
 		running.Add(-1)
 	}
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() {
-			if err := g.Do(&i, run); err != nil {
-				t.Errorf("call %d: %v", i, err)
-			}
-			if got := ran[i].Load(); got != 1 || !finished[i].Load() {
-				t.Errorf("call %d returned after %d runs, its group finished %v", i, got, finished[i].Load())
-			}
-		})
-	}
-	wg.Wait()
+	doAll(t, g, n, run, func(i int) {
+		if got := ran[i].Load(); got != 1 || !finished[i].Load() {
+			t.Errorf("call %d returned after %d runs, its group finished %v", i, got, finished[i].Load())
+		}
+	})
 	if grown.Load() == 0 {
 		t.Log("no group grew: the callers never overlapped")
 	}
@@ -271,4 +257,20 @@ func TestGroupDoContextLeaves(t *testing.T) {
 			t.Fatal("the leaving call was run after it returned its context's error")
 		}
 	}
+}
+
+// doAll makes the calls 0 to n-1 of g at once, each run by run, and
+// checks each with check once it has returned.
+func doAll(t *testing.T, g *Group[*int], n int, run func([]*int, func() []*int), check func(i int)) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			if err := g.Do(&i, run); err != nil {
+				t.Errorf("call %d: %v", i, err)
+			}
+			check(i)
+		})
+	}
+	wg.Wait()
 }
