@@ -601,7 +601,7 @@ func (s *Store) writeGroup(ctx context.Context, conn *pgx.Conn, g *plannedGroup,
 		}
 		return errors.New("write group: the transaction was rolled back at its commit")
 	}
-	setMedia(made, *media)
+	sqlstore.SetMedia(made, *media)
 	return nil
 }
 
@@ -658,24 +658,6 @@ func (s *Store) queueGroupEffects(b *pgx.Batch, g *plannedGroup, jobs []narrator
 		}
 	}
 	return nil
-}
-
-// setMedia gives each audio of made its media, of those a group's insert
-// returned, in the order of narrator.MediaTypes.
-func setMedia(made []*narrator.Audio, media []narrator.Media) {
-	byID := make(map[int64]*narrator.Audio, len(made))
-	for _, a := range made {
-		byID[a.ID] = a
-		a.Media = make([]narrator.Media, 0, len(narrator.MediaTypes()))
-	}
-	for _, m := range media {
-		if a := byID[m.AudioID]; a != nil {
-			a.Media = append(a.Media, m)
-		}
-	}
-	for _, a := range made {
-		narrator.SortMedia(a.Media)
-	}
 }
 
 // traceEffect tells Options.EffectFunc, if any, of an effect step about to

@@ -38,11 +38,7 @@ func ScanAudio(row Row) (*narrator.Audio, error) {
 // loads the media of the audios it returns. The slice is empty, not nil,
 // when there are none.
 func QueryAudios(ctx context.Context, db DB, tx Tx, query string, args ...any) ([]*narrator.Audio, error) {
-	rows, err := tx.Query(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	audios, err := collect(rows, ScanAudio)
+	audios, err := queryAll(ctx, tx, ScanAudio, query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -70,20 +66,25 @@ func LoadMedia(ctx context.Context, db DB, tx Tx, audios ...*narrator.Audio) err
 	if len(audios) == 0 {
 		return nil
 	}
-	byID := make(map[int64]*narrator.Audio, len(audios))
 	ids := make([]int64, len(audios))
 	for i, a := range audios {
-		byID[a.ID] = a
 		ids[i] = a.ID
+	}
+	media, err := queryAll(ctx, tx, scanMedia, LoadMediaSQL(db), ids)
+	if err != nil {
+		return fmt.Errorf("load media: %w", err)
+	}
+	SetMedia(audios, media)
+	return nil
+}
+
+// SetMedia sets the Media of each of audios to those of media that are
+// its, in the order of narrator.SortMedia (that of narrator.MediaTypes).
+func SetMedia(audios []*narrator.Audio, media []narrator.Media) {
+	byID := make(map[int64]*narrator.Audio, len(audios))
+	for _, a := range audios {
+		byID[a.ID] = a
 		a.Media = make([]narrator.Media, 0, len(narrator.MediaTypes()))
-	}
-	rows, err := tx.Query(ctx, LoadMediaSQL(db), ids)
-	if err != nil {
-		return fmt.Errorf("load media: %w", err)
-	}
-	media, err := collect(rows, scanMedia)
-	if err != nil {
-		return fmt.Errorf("load media: %w", err)
 	}
 	for _, m := range media {
 		if a := byID[m.AudioID]; a != nil {
@@ -93,7 +94,6 @@ func LoadMedia(ctx context.Context, db DB, tx Tx, audios ...*narrator.Audio) err
 	for _, a := range audios {
 		narrator.SortMedia(a.Media)
 	}
-	return nil
 }
 
 // scanMedia reads a row of a media's id, audio_id, content_type, key and

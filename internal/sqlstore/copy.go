@@ -19,28 +19,28 @@ func (s *Store) ExportMeta(ctx context.Context) (*narrator.Export, error) {
 	return ReadV(ctx, s, "export", func(tx Tx) (*narrator.Export, error) {
 		e := &narrator.Export{}
 		var err error
-		if e.Accounts, err = exportRows(ctx, tx, exportAccountsSQL, ScanAccount); err != nil {
+		if e.Accounts, err = queryAll(ctx, tx, ScanAccount, exportAccountsSQL); err != nil {
 			return nil, fmt.Errorf("export accounts: %w", err)
 		}
-		if e.APIKeys, err = exportRows(ctx, tx, exportAPIKeysSQL, scanExportedAPIKey); err != nil {
+		if e.APIKeys, err = queryAll(ctx, tx, scanExportedAPIKey, exportAPIKeysSQL); err != nil {
 			return nil, fmt.Errorf("export api keys: %w", err)
 		}
-		if e.Projects, err = exportRows(ctx, tx, exportProjectsSQL, ScanProject); err != nil {
+		if e.Projects, err = queryAll(ctx, tx, ScanProject, exportProjectsSQL); err != nil {
 			return nil, fmt.Errorf("export projects: %w", err)
 		}
-		if e.Users, err = exportRows(ctx, tx, exportUsersSQL, ScanUser); err != nil {
+		if e.Users, err = queryAll(ctx, tx, ScanUser, exportUsersSQL); err != nil {
 			return nil, fmt.Errorf("export users: %w", err)
 		}
-		if e.Pronunciations, err = exportRows(ctx, tx, exportPronunciationsSQL, ScanPronunciation); err != nil {
+		if e.Pronunciations, err = queryAll(ctx, tx, ScanPronunciation, exportPronunciationsSQL); err != nil {
 			return nil, fmt.Errorf("export pronunciations: %w", err)
 		}
-		if e.Feeds, err = exportRows(ctx, tx, exportFeedsSQL, ScanFeed); err != nil {
+		if e.Feeds, err = queryAll(ctx, tx, ScanFeed, exportFeedsSQL); err != nil {
 			return nil, fmt.Errorf("export feeds: %w", err)
 		}
-		if e.Webhooks, err = exportRows(ctx, tx, exportWebhooksSQL, ScanWebhook); err != nil {
+		if e.Webhooks, err = queryAll(ctx, tx, ScanWebhook, exportWebhooksSQL); err != nil {
 			return nil, fmt.Errorf("export webhooks: %w", err)
 		}
-		if e.Sources, err = exportRows(ctx, tx, exportSourcesSQL, scanSource); err != nil {
+		if e.Sources, err = queryAll(ctx, tx, scanSource, exportSourcesSQL); err != nil {
 			return nil, fmt.Errorf("export feed sources: %w", err)
 		}
 		if e.LastIDs, err = s.db.LastIDs(ctx, tx); err != nil {
@@ -48,16 +48,6 @@ func (s *Store) ExportMeta(ctx context.Context) (*narrator.Export, error) {
 		}
 		return e, nil
 	})
-}
-
-// exportRows runs a query in tx and scans each row with scan. The slice is
-// empty, not nil, when there are no rows.
-func exportRows[T any](ctx context.Context, tx Tx, query string, scan func(Row) (T, error)) ([]T, error) {
-	rows, err := tx.Query(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	return collect(rows, scan)
 }
 
 const (

@@ -102,11 +102,7 @@ func (s *Store) ListProjects(ctx context.Context, accountID int64) ([]*narrator.
 		if accountID == 0 {
 			query, args = listAllProjectsSQL, nil
 		}
-		rows, err := tx.Query(ctx, query, args...)
-		if err != nil {
-			return nil, fmt.Errorf("list projects of account %d: %w", accountID, err)
-		}
-		ps, err := collect(rows, ScanProject)
+		ps, err := queryAll(ctx, tx, ScanProject, query, args...)
 		if err != nil {
 			return nil, fmt.Errorf("list projects of account %d: %w", accountID, err)
 		}

@@ -70,11 +70,7 @@ SELECT ` + PronunciationColumns + ` FROM pronunciations WHERE project_id = ? ORD
 // ListPronunciations returns a project's rules, by phrase.
 func (s *Store) ListPronunciations(ctx context.Context, projectID int64) ([]*narrator.Pronunciation, error) {
 	return ReadV(ctx, s, fmt.Sprintf("list pronunciations of project %d", projectID), func(tx Tx) ([]*narrator.Pronunciation, error) {
-		rows, err := tx.Query(ctx, listPronunciationsSQL, projectID)
-		if err != nil {
-			return nil, fmt.Errorf("list pronunciations of project %d: %w", projectID, err)
-		}
-		out, err := collect(rows, ScanPronunciation)
+		out, err := queryAll(ctx, tx, ScanPronunciation, listPronunciationsSQL, projectID)
 		if err != nil {
 			return nil, fmt.Errorf("list pronunciations of project %d: %w", projectID, err)
 		}
@@ -129,11 +125,7 @@ func candidatePattern(phrase string) string {
 func (s *Store) ResynthesisCandidates(ctx context.Context, projectID int64, rule *narrator.Pronunciation) ([]int64, error) {
 	return ReadV(ctx, s, fmt.Sprintf("resynthesis candidates of %q", rule.Phrase), func(tx Tx) ([]int64, error) {
 		pattern := candidatePattern(strings.TrimSpace(rule.Phrase))
-		rows, err := tx.Query(ctx, fmt.Sprintf(candidatesSQL, s.db.ILike()), projectID, pattern, pattern, pattern)
-		if err != nil {
-			return nil, fmt.Errorf("resynthesis candidates of %q: %w", rule.Phrase, err)
-		}
-		audios, err := collect(rows, ScanAudio)
+		audios, err := queryAll(ctx, tx, ScanAudio, fmt.Sprintf(candidatesSQL, s.db.ILike()), projectID, pattern, pattern, pattern)
 		if err != nil {
 			return nil, fmt.Errorf("resynthesis candidates of %q: %w", rule.Phrase, err)
 		}

@@ -88,11 +88,17 @@ func (s *Store) ListWebhooks(ctx context.Context, projectID int64) ([]*narrator.
 }
 
 func listWebhooks(ctx context.Context, tx Tx, projectID int64) ([]*narrator.Webhook, error) {
-	rows, err := tx.Query(ctx, listWebhooksSQL, projectID)
+	return queryAll(ctx, tx, ScanWebhook, listWebhooksSQL, projectID)
+}
+
+// queryAll runs query in tx and reads every row of its result with scan,
+// as collect does.
+func queryAll[T any](ctx context.Context, tx Tx, scan func(Row) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := tx.Query(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
-	return collect(rows, ScanWebhook)
+	return collect(rows, scan)
 }
 
 // collect reads every row of rows with scan; the slice is empty, not nil,
@@ -295,11 +301,7 @@ func (s *Store) ListDeliveries(ctx context.Context, projectID, webhookID int64, 
 		if _, err := findWebhook(ctx, tx, projectID, webhookID); err != nil {
 			return nil, fmt.Errorf("list deliveries of webhook %d: %w", webhookID, err)
 		}
-		rows, err := tx.Query(ctx, listDeliveriesSQL, webhookID, projectID, limit)
-		if err != nil {
-			return nil, fmt.Errorf("list deliveries of webhook %d: %w", webhookID, err)
-		}
-		out, err := collect(rows, scanDelivery)
+		out, err := queryAll(ctx, tx, scanDelivery, listDeliveriesSQL, webhookID, projectID, limit)
 		if err != nil {
 			return nil, fmt.Errorf("list deliveries of webhook %d: %w", webhookID, err)
 		}
