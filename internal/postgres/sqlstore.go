@@ -70,6 +70,10 @@ func (d dialect) ApplyEffects(ctx context.Context, tx sqlstore.Tx, a *narrator.A
 	return d.s.applyEffects(ctx, tx.(pgTx).tx, a, eff)
 }
 
+func (d dialect) SupersedeSynthesis(ctx context.Context, tx sqlstore.Tx, audioID int64) error {
+	return d.s.supersedeSynthesis(ctx, tx.(pgTx).tx, audioID)
+}
+
 func (d dialect) Enqueue(ctx context.Context, tx sqlstore.Tx, job narrator.Job) error {
 	return d.s.enqueue(ctx, tx.(pgTx).tx, job)
 }

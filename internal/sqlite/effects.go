@@ -3,7 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"fmt"
+	"errors"
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/sqlstore"
@@ -16,34 +16,25 @@ WHERE id = (SELECT account_id FROM projects WHERE id = ?)`
 const addAudioCountSQL = `UPDATE projects SET audio_count = audio_count + ? WHERE id = ?`
 
 // applyEffects does, in tx, what the write that left a as it is must do
-// besides a's own rows (narrator.Effects), in the order of eff.Steps: the
-// account's row, then the project's, then the jobs, then the webhook
-// deliveries, as the PostgreSQL store does. It is the one place this store
-// applies effects, but for a group of creates, which applies the same
-// steps in the same order for the whole group (createGroup).
+// besides a's own rows (narrator.Effects), as sqlstore.ApplyEffects does,
+// writing the account's row and the project's with the prepared
+// statements. A group of creates applies the same steps in the same order
+// for the whole group (createGroup).
 func (s *Store) applyEffects(ctx context.Context, tx *sql.Tx, a *narrator.Audio, eff narrator.Effects) error {
 	st, err := s.prepared()
 	if err != nil {
 		return err
 	}
-	for _, step := range eff.Steps() {
-		s.traceEffect(step)
+	return sqlstore.ApplyEffects(ctx, s.Store, sqlTx{tx}, a, eff, s.traceEffect, func(step narrator.EffectStep) error {
 		var err error
 		switch step {
 		case narrator.StepUsage:
 			_, err = tx.StmtContext(ctx, st.writes.addUsage).ExecContext(ctx, eff.Queued, eff.MediaBytes, eff.ProjectID)
 		case narrator.StepAudioCount:
 			_, err = tx.StmtContext(ctx, st.writes.addAudioCount).ExecContext(ctx, eff.AudioCount, eff.ProjectID)
-		case narrator.StepJobs:
-			err = s.applyJobs(ctx, tx, a, eff)
-		case narrator.StepDeliveries:
-			err = sqlstore.Raise(ctx, s.Store, sqlTx{tx}, eff.AudioEventOf(a, s.now()))
 		}
-		if err != nil {
-			return fmt.Errorf("apply %s of audio %d in project %d: %w", step, a.ID, eff.ProjectID, err)
-		}
-	}
-	return nil
+		return err
+	})
 }
 
 // traceEffect tells Options.EffectFunc of a step, if it is set.
@@ -53,21 +44,11 @@ func (s *Store) traceEffect(step narrator.EffectStep) {
 	}
 }
 
-// applyJobs removes the audio's waiting synthesis if eff supersedes it,
-// then inserts eff's jobs.
-func (s *Store) applyJobs(ctx context.Context, tx *sql.Tx, a *narrator.Audio, eff narrator.Effects) error {
-	if eff.Supersede {
-		if s.jobs == nil {
-			return fmt.Errorf("supersede synthesis of audio %d: the store was opened without a job inserter", a.ID)
-		}
-		if err := s.jobs.SupersedeSynthesis(ctx, tx, a.ID); err != nil {
-			return fmt.Errorf("supersede synthesis of audio %d: %w", a.ID, err)
-		}
+// supersedeSynthesis removes, in tx, the audio's synthesis jobs that wait
+// to start.
+func (s *Store) supersedeSynthesis(ctx context.Context, tx *sql.Tx, audioID int64) error {
+	if s.jobs == nil {
+		return errors.New("the sqlite store was opened without a job inserter")
 	}
-	for _, job := range eff.Jobs(a) {
-		if err := s.enqueue(ctx, tx, job); err != nil {
-			return err
-		}
-	}
-	return nil
+	return s.jobs.SupersedeSynthesis(ctx, tx, audioID)
 }

@@ -66,6 +66,10 @@ func (dialect) ForUpdate() string { return "" }
 // LockKey does nothing, for the same reason.
 func (dialect) LockKey(context.Context, sqlstore.Tx, string) error { return nil }
 
+func (d dialect) SupersedeSynthesis(ctx context.Context, tx sqlstore.Tx, audioID int64) error {
+	return d.s.supersedeSynthesis(ctx, tx.(sqlTx).tx, audioID)
+}
+
 func (d dialect) Enqueue(ctx context.Context, tx sqlstore.Tx, job narrator.Job) error {
 	return d.s.enqueue(ctx, tx.(sqlTx).tx, job)
 }

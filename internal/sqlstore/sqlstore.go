@@ -76,6 +76,9 @@ type DB interface {
 	LockKey(ctx context.Context, tx Tx, key string) error
 	// Enqueue inserts job inside tx.
 	Enqueue(ctx context.Context, tx Tx, job narrator.Job) error
+	// SupersedeSynthesis removes, in tx, the audio's synthesis jobs that
+	// wait to start.
+	SupersedeSynthesis(ctx context.Context, tx Tx, audioID int64) error
 	// RemoveDeliveryJobs removes, in tx, the webhook jobs (WebhookJob) of
 	// the deliveries ids that wait to start (not running): the jobs of
 	// deliveries given up before their attempt.
@@ -116,7 +119,8 @@ type DB interface {
 	RaiseID(ctx context.Context, tx Tx, table string, last int64) error
 	// ApplyEffects does in tx what the write that left a as it is must do
 	// besides a's own rows, in the order of eff.Steps: the store's one
-	// place for it.
+	// place for it, the package's ApplyEffects with the store's writes of
+	// the account's and the project's rows.
 	ApplyEffects(ctx context.Context, tx Tx, a *narrator.Audio, eff narrator.Effects) error
 }
 
