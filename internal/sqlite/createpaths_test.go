@@ -15,10 +15,7 @@ func TestCreatePaths(t *testing.T) {
 	t.Parallel()
 	path := func(name string, noGroup bool) storetest.CreatePath {
 		return storetest.CreatePath{Name: name, Open: func(t *testing.T, now func() time.Time, rec *storetest.Recorder) (storetest.Store, storetest.TablesFunc) {
-			opts := withJobs(recorderJobs{rec})
-			opts.EventBody = rec.EventBody
-			opts.EffectFunc = rec.Effect
-			opts.Limits = storetest.SuiteLimits
+			opts := suiteOptions(rec)
 			opts.NoGroupCommit = noGroup
 			s := mustOpen(t, opts)
 			s.Now = now

@@ -52,6 +52,17 @@ func (e recorderJobs) RemoveDeliveryJobs(_ context.Context, _ *sql.Tx, ids []int
 
 func (recorderJobs) Prepare(context.Context) error { return nil }
 
+// suiteOptions returns the Options the store suite opens a store with:
+// rec as its job inserter, renderer of events and tracer of effects, and
+// the suite's limits.
+func suiteOptions(rec *storetest.Recorder) Options {
+	opts := withJobs(recorderJobs{rec})
+	opts.EventBody = rec.EventBody
+	opts.EffectFunc = rec.Effect
+	opts.Limits = storetest.SuiteLimits
+	return opts
+}
+
 // withJobs returns Options whose job inserter is j.
 func withJobs(j JobInserter) Options {
 	return Options{Jobs: j}
@@ -138,10 +149,7 @@ func TestStoreWithoutReadCache(t *testing.T) {
 
 func runSuite(t *testing.T, noReadCache bool) {
 	storetest.Run(t, func(t *testing.T, now func() time.Time, rec *storetest.Recorder) storetest.Store {
-		opts := withJobs(recorderJobs{rec})
-		opts.EventBody = rec.EventBody
-		opts.EffectFunc = rec.Effect
-		opts.Limits = storetest.SuiteLimits
+		opts := suiteOptions(rec)
 		opts.NoReadCache = noReadCache
 		s := mustOpen(t, opts)
 		s.Now = now

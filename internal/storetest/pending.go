@@ -15,13 +15,8 @@ import (
 var pendingTests = []test{
 	{"TestRefusedWhenFull", func(t *testing.T, b *bundle) {
 		ctx := t.Context()
-		p := mustProject(t, b.store)
-		h := mustWebhook(t, b.store, p.ID)
-		var last *narrator.WebhookDelivery
-		for range narrator.MaxPendingDeliveries {
-			d := mustTestDelivery(t, b.store, p.ID, h.ID)
-			last = d
-		}
+		p, h, full := mustFullEndpoint(t, b)
+		last := full[len(full)-1]
 		_, err := b.store.TestWebhook(ctx, p.ID, h.ID)
 		wantCode(t, err, narrator.ERATELIMITED)
 		// A delivery that failed does not come back while the endpoint is
@@ -43,15 +38,8 @@ var pendingTests = []test{
 	}},
 	{"AudioEventsCollapseTheOldest", func(t *testing.T, b *bundle) {
 		ctx := t.Context()
-		p := mustProject(t, b.store)
-		h := mustWebhook(t, b.store, p.ID)
-		var first *narrator.WebhookDelivery
-		for range narrator.MaxPendingDeliveries {
-			d := mustTestDelivery(t, b.store, p.ID, h.ID)
-			if first == nil {
-				first = d
-			}
-		}
+		p, h, full := mustFullEndpoint(t, b)
+		first := full[0]
 		mustAudio(t, b.store, p.ID, "ext")
 		again := newAudio(p.ID, "ext")
 		again.Body = "Other words."
@@ -87,11 +75,9 @@ var pendingTests = []test{
 	}},
 	{"ExpiredPastTheHorizon", func(t *testing.T, b *bundle) {
 		ctx := t.Context()
-		p := mustProject(t, b.store)
-		h := mustWebhook(t, b.store, p.ID)
+		p, h, full := mustFullEndpoint(t, b)
 		var made []int64
-		for range narrator.MaxPendingDeliveries {
-			d := mustTestDelivery(t, b.store, p.ID, h.ID)
+		for _, d := range full {
 			made = append(made, d.ID)
 		}
 		b.clock.Advance(narrator.DeliveryHorizon + time.Second)
@@ -111,4 +97,18 @@ var pendingTests = []test{
 			t.Errorf("deliveries whose jobs were removed (-expired +got):\n%s", diff)
 		}
 	}},
+}
+
+// mustFullEndpoint returns a new project, an endpoint of it, and the test
+// deliveries, oldest first, that fill the endpoint to
+// narrator.MaxPendingDeliveries.
+func mustFullEndpoint(t *testing.T, b *bundle) (*narrator.Project, *narrator.Webhook, []*narrator.WebhookDelivery) {
+	t.Helper()
+	p := mustProject(t, b.store)
+	h := mustWebhook(t, b.store, p.ID)
+	full := make([]*narrator.WebhookDelivery, narrator.MaxPendingDeliveries)
+	for i := range full {
+		full[i] = mustTestDelivery(t, b.store, p.ID, h.ID)
+	}
+	return p, h, full
 }
