@@ -163,7 +163,7 @@ func TestGoldens(t *testing.T) {
 			t.Fatalf("%v (run go test -update to create it)", err)
 		}
 		if diff := cmp.Diff(string(want), string(got)); diff != "" {
-			t.Errorf("%s changed (-want +got):\n%s", path, diff)
+			t.Errorf("%s changed (-want +got):\n%s(if the change is meant: go test ./internal/httpapi -run TestGoldens -update)", path, diff)
 		}
 	}
 	if *update {

@@ -166,6 +166,8 @@ func CheckSchema(t *testing.T, dialect string, s Schema) {
 		}
 	}
 	if diff.Len() > 0 {
-		t.Errorf("the %s schema differs from %s (-want +got):\n%s", dialect, golden, diff.String())
+		t.Errorf("the %s schema differs from %s (-want +got):\n%s"+
+			"after a migration in both dialects: go test -p 1 ./internal/sqlite ./internal/postgres -run TestSchema -update",
+			dialect, golden, diff.String())
 	}
 }

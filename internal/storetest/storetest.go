@@ -21,7 +21,8 @@ import (
 )
 
 // Store is the behaviour every store must have. Each method's contract is
-// documented on sqlite.Store; the suite is its executable form.
+// documented on the method of sqlstore.Store (or, for a method a store
+// keeps of its own, on that store's); the suite is its executable form.
 type Store interface {
 	CreateAccount(ctx context.Context, a *narrator.Account) error
 	FindAccount(ctx context.Context, id int64) (*narrator.Account, error)
