@@ -679,3 +679,60 @@ func FaultyCommand(t *testing.T, program string, opts Options) string {
 	}
 	return proctest.Script(t, fault+"\nexec "+program+` "$@"`)
 }
+
+// Proc returns the process options an engine takes for o: its Procs, Metrics, Sandbox and
+// time limits (see Timeouts).
+func (o Options) Proc() proc.Options {
+	p := proc.Options{Procs: o.Procs, Metrics: o.Metrics, Sandbox: o.Sandbox}
+	p.UnitTimeout, p.CharTimeout = o.Timeouts()
+	return p
+}
+
+// TempDir returns where an engine that writes scratch files makes its scratch directory:
+// "tmp" in DataDir, or empty (the engine's default) when there is no DataDir.
+func (o Options) TempDir() string {
+	if o.DataDir == "" {
+		return ""
+	}
+	return filepath.Join(o.DataDir, "tmp")
+}
+
+// Must returns the engine newEngine makes of opts, closed when the test ends; a failure to
+// make it or to close it fails the test. The caller checks first that the engine's program is
+// installed (proctest.NeedProgram).
+func Must[O any, E interface{ Close() error }](tb testing.TB, newEngine func(O) (E, error), opts O) E {
+	tb.Helper()
+	e, err := newEngine(opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		if err := e.Close(); err != nil {
+			tb.Error(err)
+		}
+	})
+	return e
+}
+
+// BenchSentence is the sentence the engines' benchmarks speak.
+const BenchSentence = "The central library reopened on Monday after eighteen months of renovation work."
+
+// BenchUnit measures the per-unit latency of the engines newEngine makes, speaking
+// BenchSentence in voice, unsandboxed and sandboxed: newEngine gets one process and, in the
+// second run, a sandbox.
+func BenchUnit(b *testing.B, voice string, newEngine func(b *testing.B, opts proc.Options) pipeline.Synthesizer) {
+	for _, sandboxed := range []bool{false, true} {
+		b.Run(fmt.Sprintf("sandboxed=%t", sandboxed), func(b *testing.B) {
+			opts := proc.Options{Procs: 1}
+			if sandboxed {
+				opts.Sandbox = proctest.Sandbox(b)
+			}
+			e := newEngine(b, opts)
+			for b.Loop() {
+				if _, _, err := e.Synthesize(b.Context(), voice, BenchSentence, 1); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
