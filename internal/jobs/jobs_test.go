@@ -1,7 +1,6 @@
 package jobs_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,7 +9,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -23,6 +21,7 @@ import (
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/jobs"
 	"github.com/narrator/narrator/internal/localfs"
+	"github.com/narrator/narrator/internal/logtest"
 	"github.com/narrator/narrator/internal/postgres"
 	"github.com/narrator/narrator/internal/postgres/pgtest"
 	"github.com/narrator/narrator/internal/sqlite"
@@ -379,7 +378,7 @@ func TestWorkFailsAtOnceOnBadArticle(t *testing.T) {
 // says so in the log, with its error, and not only the last one.
 func TestWorkLogsEachFailedAttempt(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *testBundle) {
-		var logs lockedBuffer
+		var logs logtest.Buffer
 		w := jobs.NewSynthesizeWorker(b.store, b.render, b.media, jobs.SynthesizeConfig{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 		b.render.err = errors.New("engine exploded")
 		for attempt := 1; attempt <= 2; attempt++ {
@@ -415,24 +414,6 @@ func TestWorkFailsAtOnceOnBrokenVoice(t *testing.T) {
 			t.Errorf("state %s, error %q", a.State, a.Error)
 		}
 	})
-}
-
-// lockedBuffer is a bytes.Buffer safe for concurrent writes.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // TestJobsCommittedWithRows checks that River's job rows are written in the
