@@ -1,7 +1,6 @@
 package accesslog_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -13,27 +12,14 @@ import (
 	"time"
 
 	"github.com/narrator/narrator/internal/accesslog"
+	"github.com/narrator/narrator/internal/logtest"
 )
 
-// lockedBuffer is a log sink safe for the server's goroutines.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-// lines returns the JSON log lines written so far.
-func (b *lockedBuffer) lines(t *testing.T) []map[string]any {
+// jsonLines returns the JSON log lines written to b so far.
+func jsonLines(t *testing.T, b *logtest.Buffer) []map[string]any {
 	t.Helper()
-	b.mu.Lock()
-	defer b.mu.Unlock()
 	var out []map[string]any
-	for line := range strings.Lines(b.buf.String()) {
+	for line := range strings.Lines(b.String()) {
 		var m map[string]any
 		if err := json.Unmarshal([]byte(line), &m); err != nil {
 			t.Fatalf("log line %q: %v", line, err)
@@ -61,9 +47,9 @@ func (o *observer) ObserveRequest(route, method string, code int, took time.Dura
 
 // newServer serves a mux nested in a mux, as the real server does,
 // through the middleware.
-func newServer(t *testing.T) (*httptest.Server, *lockedBuffer, *observer) {
+func newServer(t *testing.T) (*httptest.Server, *logtest.Buffer, *observer) {
 	t.Helper()
-	logs := &lockedBuffer{}
+	logs := &logtest.Buffer{}
 	obs := &observer{}
 	inner := http.NewServeMux()
 	inner.HandleFunc("GET /api/items/{id}", func(w http.ResponseWriter, r *http.Request) {
@@ -114,7 +100,7 @@ func TestAccessLine(t *testing.T) {
 	}
 	get(t, srv.URL+"/feeds/feed-token-xyz.xml", nil)
 
-	lines := logs.lines(t)
+	lines := jsonLines(t, logs)
 	if len(lines) != 2 {
 		t.Fatalf("%d log lines, want 2", len(lines))
 	}
@@ -182,7 +168,7 @@ func TestRequestID(t *testing.T) {
 		}
 		seen[got] = true
 	}
-	lines := logs.lines(t)
+	lines := jsonLines(t, logs)
 	if len(lines) != len(tests) {
 		t.Fatalf("%d lines, want %d", len(lines), len(tests))
 	}
@@ -197,7 +183,7 @@ func TestRequestID(t *testing.T) {
 // request's context, carries the request ID of the access line.
 func TestContextHandler(t *testing.T) {
 	t.Parallel()
-	logs := &lockedBuffer{}
+	logs := &logtest.Buffer{}
 	logger := slog.New(accesslog.ContextHandler{Handler: slog.NewJSONHandler(logs, nil)})
 	h := accesslog.Middleware(accesslog.Options{Logger: logger})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		logger.With("part", "x").ErrorContext(r.Context(), "failed")
@@ -205,11 +191,11 @@ func TestContextHandler(t *testing.T) {
 	req := httptest.NewRequest(http.MethodGet, "/", nil)
 	req.Header.Set("X-Request-Id", "ctx-id")
 	h.ServeHTTP(httptest.NewRecorder(), req)
-	lines := logs.lines(t)
+	lines := jsonLines(t, logs)
 	if len(lines) != 2 || lines[0]["request_id"] != "ctx-id" || lines[0]["msg"] != "failed" || lines[1]["request_id"] != "ctx-id" {
 		t.Errorf("lines %v, want the error and the access line with request_id ctx-id", lines)
 	}
-	if n := strings.Count(logs.buf.String(), `"request_id"`); n != 2 {
-		t.Errorf("request_id appears %d times in two lines:\n%s", n, logs.buf.String())
+	if n := strings.Count(logs.String(), `"request_id"`); n != 2 {
+		t.Errorf("request_id appears %d times in two lines:\n%s", n, logs.String())
 	}
 }

@@ -18,21 +18,16 @@ import (
 
 func TestServeFlags(t *testing.T) {
 	t.Parallel()
-	cases := []struct {
-		name    string
-		args    []string
-		env     map[string]string
-		want    config.Config
-		wantErr string
-	}{
-		{"defaults", nil, nil, config.Config{Backends: config.Backends{DataDir: "./narrator-data"}, Addr: "127.0.0.1:8080", PublicURL: "http://127.0.0.1:8080"}, ""},
+	text := config.LogText
+	cases := []serveCase[config.Config]{
+		{"defaults", nil, nil, config.Config{Backends: config.Backends{DataDir: "./narrator-data"}, Addr: "127.0.0.1:8080", PublicURL: "http://127.0.0.1:8080", LogFormat: text}, ""},
 		{"environment", nil, map[string]string{config.EnvData: "/d", config.EnvAddr: "0.0.0.0:9", config.EnvPublicURL: "https://a.test/"},
-			config.Config{Backends: config.Backends{DataDir: "/d"}, Addr: "0.0.0.0:9", PublicURL: "https://a.test"}, ""},
+			config.Config{Backends: config.Backends{DataDir: "/d"}, Addr: "0.0.0.0:9", PublicURL: "https://a.test", LogFormat: text}, ""},
 		{"flags win over the environment", []string{"--data", "/f", "--addr", "127.0.0.1:1", "--public-url", "http://f.test"}, map[string]string{config.EnvData: "/d"},
-			config.Config{Backends: config.Backends{DataDir: "/f"}, Addr: "127.0.0.1:1", PublicURL: "http://f.test"}, ""},
+			config.Config{Backends: config.Backends{DataDir: "/f"}, Addr: "127.0.0.1:1", PublicURL: "http://f.test", LogFormat: text}, ""},
 		{"observability from the environment", nil, map[string]string{config.EnvMetricsAddr: "127.0.0.1:9100", config.EnvLogFormat: "json"},
 			config.Config{Backends: config.Backends{DataDir: "./narrator-data"}, Addr: "127.0.0.1:8080", PublicURL: "http://127.0.0.1:8080", MetricsAddr: "127.0.0.1:9100", LogFormat: "json"}, ""},
-		{"public url follows addr", []string{"--addr", "127.0.0.1:9999"}, nil, config.Config{Backends: config.Backends{DataDir: "./narrator-data"}, Addr: "127.0.0.1:9999", PublicURL: "http://127.0.0.1:9999"}, ""},
+		{"public url follows addr", []string{"--addr", "127.0.0.1:9999"}, nil, config.Config{Backends: config.Backends{DataDir: "./narrator-data"}, Addr: "127.0.0.1:9999", PublicURL: "http://127.0.0.1:9999", LogFormat: text}, ""},
 		{"bad addr", []string{"--addr", "nonsense"}, nil, config.Config{}, "--addr"},
 		{"bad public url", []string{"--public-url", "ftp://x"}, nil, config.Config{}, "--public-url"},
 		{"empty data", []string{"--data", ""}, nil, config.Config{}, "--data"},
@@ -60,6 +55,25 @@ func TestServeFlags(t *testing.T) {
 		{"connections not a number", nil, map[string]string{config.EnvMaxConnections: "many"}, config.Config{}, config.EnvMaxConnections},
 		{"password redacted", []string{"--database", "mysql://u:secret@h/db"}, nil, config.Config{}, "xxxxx"},
 	}
+	runServeCases(t, cases, func(c config.Config) config.Config {
+		return config.Config{Backends: config.Backends{DataDir: c.DataDir}, Addr: c.Addr, PublicURL: c.PublicURL, MetricsAddr: c.MetricsAddr, LogFormat: c.LogFormat}
+	})
+}
+
+// serveCase is one parse of serve's flags, args with env as the environment: it must give an
+// error naming wantErr or, if wantErr is empty, a Config of which the test's part is want.
+type serveCase[T any] struct {
+	name    string
+	args    []string
+	env     map[string]string
+	want    T
+	wantErr string
+}
+
+// runServeCases runs each case as a parallel subtest, part taking the part of the Config
+// that the test compares.
+func runServeCases[T any](t *testing.T, cases []serveCase[T], part func(config.Config) T) {
+	t.Helper()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -73,20 +87,11 @@ func TestServeFlags(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got.DataDir != c.want.DataDir || got.Addr != c.want.Addr || got.PublicURL != c.want.PublicURL ||
-				got.MetricsAddr != c.want.MetricsAddr || got.LogFormat != orText(c.want.LogFormat) {
-				t.Errorf("got %+v, want %+v", got, c.want)
+			if diff := cmp.Diff(c.want, part(got)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
 	}
-}
-
-// orText is a wanted log format, text when the case leaves it out.
-func orText(format string) string {
-	if format == "" {
-		return config.LogText
-	}
-	return format
 }
 
 func TestHardeningFlags(t *testing.T) {
@@ -120,32 +125,18 @@ func TestHardeningFlags(t *testing.T) {
 
 func TestBackendDefaults(t *testing.T) {
 	t.Parallel()
-	cases := []struct {
-		name         string
-		args         []string
-		env          map[string]string
-		db, media    string
-		role, media0 string
-	}{
-		{"under data", []string{"--data", "/srv/n"}, nil, "sqlite:/srv/n/narrator.db", "file:/srv/n/media", "all", "http://127.0.0.1:8080/media/k/a.mp3"},
+	// The part compared: the database, the media, the role and the URL of media "k/a.mp3".
+	type backends struct{ Database, Media, Role, MediaURL string }
+	cases := []serveCase[backends]{
+		{"under data", []string{"--data", "/srv/n"}, nil, backends{"sqlite:/srv/n/narrator.db", "file:/srv/n/media", "all", "http://127.0.0.1:8080/media/k/a.mp3"}, ""},
 		{"cluster", []string{"--database", "postgres://n@db:5432/n?sslmode=disable", "--media", "s3://b/p?endpoint=http://s3:9000", "--role", "worker", "--media-base-url", "https://cdn.test/"},
-			nil, "postgres://n@db:5432/n?sslmode=disable", "s3://b/p?endpoint=http://s3:9000", "worker", "https://cdn.test/k/a.mp3"},
+			nil, backends{"postgres://n@db:5432/n?sslmode=disable", "s3://b/p?endpoint=http://s3:9000", "worker", "https://cdn.test/k/a.mp3"}, ""},
 		{"environment", nil, map[string]string{config.EnvDatabase: "sqlite:/x.db", config.EnvMedia: "file:/m", config.EnvRole: "api"},
-			"sqlite:/x.db", "file:/m", "api", "http://127.0.0.1:8080/media/k/a.mp3"},
+			backends{"sqlite:/x.db", "file:/m", "api", "http://127.0.0.1:8080/media/k/a.mp3"}, ""},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			got, err := parseServe(t, c.env, c.args...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got.Database != c.db || got.Media != c.media || got.Role != c.role || got.MediaURL("k/a.mp3") != c.media0 {
-				t.Errorf("got database %q, media %q, role %q, media URL %q; want %q, %q, %q, %q",
-					got.Database, got.Media, got.Role, got.MediaURL("k/a.mp3"), c.db, c.media, c.role, c.media0)
-			}
-		})
-	}
+	runServeCases(t, cases, func(c config.Config) backends {
+		return backends{c.Database, c.Media, c.Role, c.MediaURL("k/a.mp3")}
+	})
 }
 
 func TestCopyFlags(t *testing.T) {
@@ -297,36 +288,13 @@ func TestServeFlagsEnvironment(t *testing.T) {
 
 func TestSandboxFlag(t *testing.T) {
 	t.Parallel()
-	cases := []struct {
-		name, env string
-		args      []string
-		want      string
-		wantErr   bool
-	}{
-		{name: "default", want: config.SandboxAuto},
-		{name: "environment", env: "on", want: config.SandboxOn},
-		{name: "flag wins", env: "on", args: []string{"--sandbox", "off"}, want: config.SandboxOff},
-		{name: "bad value", args: []string{"--sandbox", "yes"}, wantErr: true},
-		{name: "bad environment", env: "maybe", wantErr: true},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			got, err := parseServe(t, map[string]string{config.EnvSandbox: c.env}, c.args...)
-			if c.wantErr {
-				if err == nil || !strings.Contains(err.Error(), "--sandbox") {
-					t.Fatalf("error %v, want one naming --sandbox", err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got.Sandbox != c.want {
-				t.Errorf("Sandbox = %q, want %q", got.Sandbox, c.want)
-			}
-		})
-	}
+	runServeCases(t, []serveCase[string]{
+		{"default", nil, nil, config.SandboxAuto, ""},
+		{"environment", nil, map[string]string{config.EnvSandbox: "on"}, config.SandboxOn, ""},
+		{"flag wins", []string{"--sandbox", "off"}, map[string]string{config.EnvSandbox: "on"}, config.SandboxOff, ""},
+		{"bad value", []string{"--sandbox", "yes"}, nil, "", "--sandbox"},
+		{"bad environment", nil, map[string]string{config.EnvSandbox: "maybe"}, "", "--sandbox"},
+	}, func(c config.Config) string { return c.Sandbox })
 }
 
 // TestLimitFlags: the per-account limits and the length cap come from
@@ -335,18 +303,12 @@ func TestSandboxFlag(t *testing.T) {
 func TestLimitFlags(t *testing.T) {
 	t.Parallel()
 	type limits struct {
-		queued int
-		media  int64
-		audio  time.Duration
-		feeds  int
+		Queued int
+		Media  int64
+		Audio  time.Duration
+		Feeds  int
 	}
-	cases := []struct {
-		name    string
-		args    []string
-		env     map[string]string
-		want    limits
-		wantErr string
-	}{
+	cases := []serveCase[limits]{
 		{"defaults", nil, nil, limits{1000, 10240, 3 * time.Hour, 100}, ""},
 		{"environment", nil, map[string]string{config.EnvMaxQueuedPerAccount: "5", config.EnvMaxMediaMBPerAccount: "0", config.EnvMaxAudioDuration: "90m", config.EnvMaxFeedsPerAccount: "7"},
 			limits{5, 0, 90 * time.Minute, 7}, ""},
@@ -360,24 +322,9 @@ func TestLimitFlags(t *testing.T) {
 		{"bad queue env", nil, map[string]string{config.EnvMaxQueuedPerAccount: "many"}, limits{}, config.EnvMaxQueuedPerAccount},
 		{"bad audio env", nil, map[string]string{config.EnvMaxAudioDuration: "3"}, limits{}, config.EnvMaxAudioDuration},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			got, err := parseServe(t, c.env, c.args...)
-			if c.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
-					t.Fatalf("error %v, want one naming %s", err, c.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if g := (limits{got.MaxQueuedPerAccount, got.MaxMediaMBPerAccount, got.MaxAudioDuration, got.MaxFeedsPerAccount}); g != c.want {
-				t.Errorf("got %+v, want %+v", g, c.want)
-			}
-		})
-	}
+	runServeCases(t, cases, func(c config.Config) limits {
+		return limits{c.MaxQueuedPerAccount, c.MaxMediaMBPerAccount, c.MaxAudioDuration, c.MaxFeedsPerAccount}
+	})
 }
 
 // parseServe parses args as serve's flags with env as the environment and
@@ -398,13 +345,8 @@ func parseServe(t *testing.T, env map[string]string, args ...string) (config.Con
 // leaves room for another client; a share that would not is refused.
 func TestConnectionShare(t *testing.T) {
 	t.Parallel()
-	cases := []struct {
-		name    string
-		args    []string
-		env     map[string]string
-		want    [2]int // max connections, per client
-		wantErr string
-	}{
+	// The part compared: max connections, and per client.
+	cases := []serveCase[[2]int]{
 		{"defaults", nil, nil, [2]int{1024, 64}, ""},
 		{"a small cap alone", []string{"--max-connections", "16"}, nil, [2]int{16, 4}, ""},
 		{"a cap alone from the environment", nil, map[string]string{config.EnvMaxConnections: "100"}, [2]int{100, 25}, ""},
@@ -415,22 +357,5 @@ func TestConnectionShare(t *testing.T) {
 		{"share is the cap", []string{"--max-connections", "16", "--max-connections-per-client", "16"}, nil, [2]int{}, "--max-connections-per-client"},
 		{"share over the cap", []string{"--max-connections", "16", "--max-connections-per-client", "64"}, nil, [2]int{}, "--max-connections-per-client"},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			got, err := parseServe(t, c.env, c.args...)
-			if c.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
-					t.Fatalf("error %v, want one naming %s", err, c.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(c.want, [2]int{got.MaxConnections, got.MaxConnectionsPerClient}); diff != "" {
-				t.Errorf("(-want +got):\n%s", diff)
-			}
-		})
-	}
+	runServeCases(t, cases, func(c config.Config) [2]int { return [2]int{c.MaxConnections, c.MaxConnectionsPerClient} })
 }

@@ -546,24 +546,11 @@ func (s *suite) testCancel(t *testing.T) {
 func (s *suite) testCancelHung(t *testing.T) {
 	pidFile := hangFile(t)
 	e := s.newEngine(t, Options{Procs: 1, Fault: Hang, PIDFile: pidFile, UnitTimeout: time.Minute})
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	done := make(chan error, 1)
-	go func() {
+	// 10 s is far below the unit's minute: Synthesize did not wait for it.
+	proctest.CancelKills(t, pidFile, 10*time.Second, "child of a cancelled unit's hung process", func(ctx context.Context) error {
 		_, _, err := e.Synthesize(ctx, s.voice, "Hi.", 1)
-		done <- err
-	}()
-	pid := proctest.PID(t, pidFile)
-	cancel()
-	select {
-	case err := <-done:
-		if !errors.Is(err, context.Canceled) {
-			t.Errorf("err = %v, want context.Canceled", err)
-		}
-	case <-time.After(10 * time.Second): // far below the unit's minute: it did not wait for it
-		t.Fatal("Synthesize still running 10s after cancel")
-	}
-	proctest.Exited(t, pid, "child of a cancelled unit's hung process")
+		return err
+	})
 }
 
 // testHungReplaced checks that a unit whose process hangs is killed at its time limit, with
@@ -678,4 +665,61 @@ func FaultyCommand(t *testing.T, program string, opts Options) string {
 		fault = "if mkdir " + filepath.Join(t.TempDir(), "started") + " 2>/dev/null; then " + fault + "; fi"
 	}
 	return proctest.Script(t, fault+"\nexec "+program+` "$@"`)
+}
+
+// Proc returns the process options an engine takes for o: its Procs, Metrics, Sandbox and
+// time limits (see Timeouts).
+func (o Options) Proc() proc.Options {
+	p := proc.Options{Procs: o.Procs, Metrics: o.Metrics, Sandbox: o.Sandbox}
+	p.UnitTimeout, p.CharTimeout = o.Timeouts()
+	return p
+}
+
+// TempDir returns where an engine that writes scratch files makes its scratch directory:
+// "tmp" in DataDir, or empty (the engine's default) when there is no DataDir.
+func (o Options) TempDir() string {
+	if o.DataDir == "" {
+		return ""
+	}
+	return filepath.Join(o.DataDir, "tmp")
+}
+
+// Must returns the engine newEngine makes of opts, closed when the test ends; a failure to
+// make it or to close it fails the test. The caller checks first that the engine's program is
+// installed (proctest.NeedProgram).
+func Must[O any, E interface{ Close() error }](tb testing.TB, newEngine func(O) (E, error), opts O) E {
+	tb.Helper()
+	e, err := newEngine(opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		if err := e.Close(); err != nil {
+			tb.Error(err)
+		}
+	})
+	return e
+}
+
+// BenchSentence is the sentence the engines' benchmarks speak.
+const BenchSentence = "The central library reopened on Monday after eighteen months of renovation work."
+
+// BenchUnit measures the per-unit latency of the engines newEngine makes, speaking
+// BenchSentence in voice, unsandboxed and sandboxed: newEngine gets one process and, in the
+// second run, a sandbox.
+func BenchUnit(b *testing.B, voice string, newEngine func(b *testing.B, opts proc.Options) pipeline.Synthesizer) {
+	for _, sandboxed := range []bool{false, true} {
+		b.Run(fmt.Sprintf("sandboxed=%t", sandboxed), func(b *testing.B) {
+			opts := proc.Options{Procs: 1}
+			if sandboxed {
+				opts.Sandbox = proctest.Sandbox(b)
+			}
+			e := newEngine(b, opts)
+			for b.Loop() {
+				if _, _, err := e.Synthesize(b.Context(), voice, BenchSentence, 1); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

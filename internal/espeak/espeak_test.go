@@ -1,13 +1,13 @@
 package espeak_test
 
 import (
-	"fmt"
 	"os/exec"
 	"testing"
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/enginetest"
 	"github.com/narrator/narrator/internal/espeak"
+	"github.com/narrator/narrator/internal/pipeline"
 	"github.com/narrator/narrator/internal/proc"
 	"github.com/narrator/narrator/internal/proctest"
 )
@@ -17,25 +17,13 @@ import (
 func mustEngine(tb testing.TB, opts espeak.Options) *espeak.Engine {
 	tb.Helper()
 	proctest.NeedProgram(tb, "espeak-ng", "apt-get install espeak-ng")
-	e, err := espeak.New(opts)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		if err := e.Close(); err != nil {
-			tb.Error(err)
-		}
-	})
-	return e
+	return enginetest.Must(tb, espeak.New, opts)
 }
 
 func TestConformance(t *testing.T) {
 	t.Parallel()
 	newEngine := func(t *testing.T, opts enginetest.Options) enginetest.Engine {
-		o := espeak.Options{Options: proc.Options{Procs: opts.Procs, Metrics: opts.Metrics}, Command: enginetest.FaultyCommand(t, "espeak-ng", opts)}
-		o.UnitTimeout, o.CharTimeout = opts.Timeouts()
-		o.Sandbox = opts.Sandbox
-		return mustEngine(t, o)
+		return mustEngine(t, espeak.Options{Options: opts.Proc(), Command: enginetest.FaultyCommand(t, "espeak-ng", opts)})
 	}
 	enginetest.Run(t, newEngine, enginetest.Config{
 		Engine:     narrator.EngineEspeak,
@@ -50,25 +38,12 @@ func TestConformance(t *testing.T) {
 	})
 }
 
-const benchSentence = "The central library reopened on Monday after eighteen months of renovation work."
-
 // BenchmarkUnit is the per-unit latency: one espeak-ng process, start to wave, unsandboxed
 // and sandboxed.
 func BenchmarkUnit(b *testing.B) {
-	for _, sandboxed := range []bool{false, true} {
-		b.Run(fmt.Sprintf("sandboxed=%t", sandboxed), func(b *testing.B) {
-			opts := espeak.Options{Options: proc.Options{Procs: 1}}
-			if sandboxed {
-				opts.Sandbox = proctest.Sandbox(b)
-			}
-			e := mustEngine(b, opts)
-			for b.Loop() {
-				if _, _, err := e.Synthesize(b.Context(), "en-us", benchSentence, 1); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	enginetest.BenchUnit(b, "en-us", func(b *testing.B, opts proc.Options) pipeline.Synthesizer {
+		return mustEngine(b, espeak.Options{Options: opts})
+	})
 }
 
 // BenchmarkStartup is the part of a unit's latency that a long-lived process would save:

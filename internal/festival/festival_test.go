@@ -12,6 +12,7 @@ import (
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/enginetest"
 	"github.com/narrator/narrator/internal/festival"
+	"github.com/narrator/narrator/internal/pipeline"
 	"github.com/narrator/narrator/internal/proc"
 	"github.com/narrator/narrator/internal/proctest"
 )
@@ -26,27 +27,13 @@ func mustEngine(tb testing.TB, opts festival.Options) *festival.Engine {
 	if _, err := os.Stat("/usr/share/festival/voices/us/cmu_us_slt_arctic_hts"); err != nil {
 		proctest.Missing(tb, "festival HTS voice", "apt-get install festvox-us-slt-hts")
 	}
-	e, err := festival.New(opts)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		if err := e.Close(); err != nil {
-			tb.Error(err)
-		}
-	})
-	return e
+	return enginetest.Must(tb, festival.New, opts)
 }
 
 func TestConformance(t *testing.T) {
 	t.Parallel()
 	newEngine := func(t *testing.T, opts enginetest.Options) enginetest.Engine {
-		o := festival.Options{Options: proc.Options{Procs: opts.Procs, Metrics: opts.Metrics, Sandbox: opts.Sandbox}, Command: faultyFestival(t, opts)}
-		o.UnitTimeout, o.CharTimeout = opts.Timeouts()
-		if opts.DataDir != "" {
-			o.TempDir = filepath.Join(opts.DataDir, "tmp")
-		}
-		return mustEngine(t, o)
+		return mustEngine(t, festival.Options{Options: opts.Proc(), Command: faultyFestival(t, opts), TempDir: opts.TempDir()})
 	}
 	enginetest.Run(t, newEngine, enginetest.Config{
 		Engine:     narrator.EngineFestival,
@@ -112,28 +99,18 @@ func TestQuote(t *testing.T) {
 	}
 }
 
-const benchSentence = "The central library reopened on Monday after eighteen months of renovation work."
+const benchSentence = enginetest.BenchSentence
 
 // BenchmarkUnitWarm is the per-unit latency of the pool: a running process with its voice
 // loaded, unsandboxed and sandboxed.
 func BenchmarkUnitWarm(b *testing.B) {
-	for _, sandboxed := range []bool{false, true} {
-		b.Run(fmt.Sprintf("sandboxed=%t", sandboxed), func(b *testing.B) {
-			opts := festival.Options{Options: proc.Options{Procs: 1}}
-			if sandboxed {
-				opts.Sandbox = proctest.Sandbox(b)
-			}
-			e := mustEngine(b, opts)
-			if err := e.Start(b.Context(), voice); err != nil {
-				b.Fatal(err)
-			}
-			for b.Loop() {
-				if _, _, err := e.Synthesize(b.Context(), voice, benchSentence, 1); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	enginetest.BenchUnit(b, voice, func(b *testing.B, opts proc.Options) pipeline.Synthesizer {
+		e := mustEngine(b, festival.Options{Options: opts})
+		if err := e.Start(b.Context(), voice); err != nil {
+			b.Fatal(err)
+		}
+		return e
+	})
 }
 
 // BenchmarkUnitFreshProcess is the per-unit latency if every unit started its own festival

@@ -1,14 +1,13 @@
 package flite_test
 
 import (
-	"fmt"
 	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/enginetest"
 	"github.com/narrator/narrator/internal/flite"
+	"github.com/narrator/narrator/internal/pipeline"
 	"github.com/narrator/narrator/internal/proc"
 	"github.com/narrator/narrator/internal/proctest"
 )
@@ -18,28 +17,13 @@ import (
 func mustEngine(tb testing.TB, opts flite.Options) *flite.Engine {
 	tb.Helper()
 	proctest.NeedProgram(tb, "flite", "apt-get install flite")
-	e, err := flite.New(opts)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		if err := e.Close(); err != nil {
-			tb.Error(err)
-		}
-	})
-	return e
+	return enginetest.Must(tb, flite.New, opts)
 }
 
 func TestConformance(t *testing.T) {
 	t.Parallel()
 	newEngine := func(t *testing.T, opts enginetest.Options) enginetest.Engine {
-		o := flite.Options{Options: proc.Options{Procs: opts.Procs, Metrics: opts.Metrics}, Command: enginetest.FaultyCommand(t, "flite", opts)}
-		o.UnitTimeout, o.CharTimeout = opts.Timeouts()
-		o.Sandbox = opts.Sandbox
-		if opts.DataDir != "" {
-			o.TempDir = filepath.Join(opts.DataDir, "tmp")
-		}
-		return mustEngine(t, o)
+		return mustEngine(t, flite.Options{Options: opts.Proc(), Command: enginetest.FaultyCommand(t, "flite", opts), TempDir: opts.TempDir()})
 	}
 	enginetest.Run(t, newEngine, enginetest.Config{
 		Engine:     narrator.EngineFlite,
@@ -68,25 +52,12 @@ func TestClean(t *testing.T) {
 	}
 }
 
-const benchSentence = "The central library reopened on Monday after eighteen months of renovation work."
-
 // BenchmarkUnit is the per-unit latency: one flite process, start to wave, unsandboxed and
 // sandboxed.
 func BenchmarkUnit(b *testing.B) {
-	for _, sandboxed := range []bool{false, true} {
-		b.Run(fmt.Sprintf("sandboxed=%t", sandboxed), func(b *testing.B) {
-			opts := flite.Options{Options: proc.Options{Procs: 1}}
-			if sandboxed {
-				opts.Sandbox = proctest.Sandbox(b)
-			}
-			e := mustEngine(b, opts)
-			for b.Loop() {
-				if _, _, err := e.Synthesize(b.Context(), "slt", benchSentence, 1); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	enginetest.BenchUnit(b, "slt", func(b *testing.B, opts proc.Options) pipeline.Synthesizer {
+		return mustEngine(b, flite.Options{Options: opts})
+	})
 }
 
 // BenchmarkStartup is the part of a unit's latency that a long-lived process would save:

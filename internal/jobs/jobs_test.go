@@ -1,7 +1,6 @@
 package jobs_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,7 +9,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -23,6 +21,7 @@ import (
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/jobs"
 	"github.com/narrator/narrator/internal/localfs"
+	"github.com/narrator/narrator/internal/logtest"
 	"github.com/narrator/narrator/internal/postgres"
 	"github.com/narrator/narrator/internal/postgres/pgtest"
 	"github.com/narrator/narrator/internal/sqlite"
@@ -250,20 +249,28 @@ func setup(t *testing.T, open func(t *testing.T) (store, queue, riverDB)) *testB
 	b := &testBundle{store: st, media: media, render: &fakeRenderer{media: media}, queue: q, river: rdb}
 	b.worker = jobs.NewSynthesizeWorker(st, b.render, media, jobs.SynthesizeConfig{})
 
-	acct := &narrator.Account{Name: "A"}
-	if err := st.CreateAccount(ctx, acct); err != nil {
-		t.Fatal(err)
-	}
-	title, body, _ := narrator.DefaultVoices("en_US")
-	p := &narrator.Project{AccountID: acct.ID, Title: "P", Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: title.Name, BodyVoice: body.Name}
-	if err := st.CreateProject(ctx, p); err != nil {
-		t.Fatal(err)
-	}
+	p := mustProject(t, st, "A", "P")
 	b.audio = &narrator.Audio{ProjectID: p.ID, Body: "Hello.", ExternalID: "a"}
 	if _, err := st.CreateAudio(ctx, b.audio); err != nil {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// mustProject creates an account named account with an API project named title, in English
+// with the default voices.
+func mustProject(t *testing.T, st store, account, title string) *narrator.Project {
+	t.Helper()
+	acct := &narrator.Account{Name: account}
+	if err := st.CreateAccount(t.Context(), acct); err != nil {
+		t.Fatal(err)
+	}
+	titleVoice, body, _ := narrator.DefaultVoices("en_US")
+	p := &narrator.Project{AccountID: acct.ID, Title: title, Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: titleVoice.Name, BodyVoice: body.Name}
+	if err := st.CreateProject(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // work runs the synthesis worker on a job for the audio.
@@ -379,7 +386,7 @@ func TestWorkFailsAtOnceOnBadArticle(t *testing.T) {
 // says so in the log, with its error, and not only the last one.
 func TestWorkLogsEachFailedAttempt(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *testBundle) {
-		var logs lockedBuffer
+		var logs logtest.Buffer
 		w := jobs.NewSynthesizeWorker(b.store, b.render, b.media, jobs.SynthesizeConfig{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 		b.render.err = errors.New("engine exploded")
 		for attempt := 1; attempt <= 2; attempt++ {
@@ -415,24 +422,6 @@ func TestWorkFailsAtOnceOnBrokenVoice(t *testing.T) {
 			t.Errorf("state %s, error %q", a.State, a.Error)
 		}
 	})
-}
-
-// lockedBuffer is a bytes.Buffer safe for concurrent writes.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // TestJobsCommittedWithRows checks that River's job rows are written in the

@@ -1,7 +1,6 @@
 package logbuf_test
 
 import (
-	"bytes"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -10,28 +9,11 @@ import (
 	"time"
 
 	"github.com/narrator/narrator/internal/logbuf"
+	"github.com/narrator/narrator/internal/logtest"
 )
 
-// syncBuffer is an output safe to read while the Writer's timer writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func TestHeldUntilFlush(t *testing.T) {
-	var out syncBuffer
+	var out logtest.Buffer
 	w := logbuf.New(&out, time.Hour)
 	fmt.Fprintln(w, "one")
 	fmt.Fprintln(w, "two")
@@ -62,7 +44,7 @@ func TestHeldUntilFlush(t *testing.T) {
 }
 
 func TestWrittenWithinTheInterval(t *testing.T) {
-	var out syncBuffer
+	var out logtest.Buffer
 	w := logbuf.New(&out, 10*time.Millisecond)
 	defer w.Close()
 	fmt.Fprintln(w, "soon")
@@ -77,7 +59,7 @@ func TestWrittenWithinTheInterval(t *testing.T) {
 
 // A warning is written out at once, with the lines held before it.
 func TestWarningsAreNotHeld(t *testing.T) {
-	var out syncBuffer
+	var out logtest.Buffer
 	w := logbuf.New(&out, time.Hour)
 	defer w.Close()
 	log := slog.New(w.Handler(slog.NewTextHandler(w, nil))).With("node", "a")
@@ -93,7 +75,7 @@ func TestWarningsAreNotHeld(t *testing.T) {
 }
 
 func TestConcurrentLinesStayWhole(t *testing.T) {
-	var out syncBuffer
+	var out logtest.Buffer
 	w := logbuf.New(&out, time.Millisecond)
 	var wg sync.WaitGroup
 	for g := range 8 {

@@ -87,41 +87,33 @@ func TestChunkPoolReplacesDeadWorker(t *testing.T) {
 	}
 }
 
+// hungPool returns a pool of one worker, closed when the test ends, whose lame starts a child
+// that hangs, appends the child's process ID to the file pidFile, and waits for it.
+func hungPool(t *testing.T) (pool *mp3.ChunkPool, pidFile string) {
+	t.Helper()
+	pidFile = filepath.Join(t.TempDir(), "child.pid")
+	hang := proctest.Script(t, "sleep 1000 & echo $! >> "+pidFile+"\nwait")
+	pool = mp3.NewChunkPool(mp3.Options{Lame: hang}, 1, t.TempDir())
+	t.Cleanup(func() { pool.Close() })
+	return pool, pidFile
+}
+
 // TestChunkPoolCancelKillsGroup checks that cancelling an encoding kills
 // the worker's lame with what it started, and that Encode returns at once.
 func TestChunkPoolCancelKillsGroup(t *testing.T) {
 	t.Parallel()
-	pidFile := filepath.Join(t.TempDir(), "child.pid")
-	hang := proctest.Script(t, "sleep 1000 & echo $! > "+pidFile+"\nwait")
-	pool := mp3.NewChunkPool(mp3.Options{Lame: hang}, 1, t.TempDir())
-	defer pool.Close()
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() {
+	pool, pidFile := hungPool(t)
+	proctest.CancelKills(t, pidFile, 5*time.Second, "child of a cancelled lame", func(ctx context.Context) error {
 		_, err := pool.Encode(ctx, lameChunk())
-		done <- err
-	}()
-	pid := proctest.PID(t, pidFile)
-	cancel()
-	select {
-	case err := <-done:
-		if !errors.Is(err, context.Canceled) {
-			t.Errorf("Encode after cancel: %v, want context.Canceled", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Encode still running 5 s after cancel")
-	}
-	proctest.Exited(t, pid, "child of a cancelled lame")
+		return err
+	})
 }
 
 // TestChunkPoolTimeout checks that a lame that hangs past the chunk's
 // time limit is killed, and the chunk fails after its second attempt.
 func TestChunkPoolTimeout(t *testing.T) {
 	t.Parallel()
-	pidFile := filepath.Join(t.TempDir(), "child.pid")
-	hang := proctest.Script(t, "sleep 1000 & echo $! >> "+pidFile+"\nwait")
-	pool := mp3.NewChunkPool(mp3.Options{Lame: hang}, 1, t.TempDir())
-	defer pool.Close()
+	pool, pidFile := hungPool(t)
 	pool.SetTimeout(200 * time.Millisecond)
 	start := time.Now()
 	_, err := pool.Encode(t.Context(), lameChunk())

@@ -4,7 +4,6 @@ package pipeline_test
 
 import (
 	"html"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/enginetest"
 	"github.com/narrator/narrator/internal/espeak"
 	"github.com/narrator/narrator/internal/festival"
 	"github.com/narrator/narrator/internal/flite"
@@ -82,31 +82,24 @@ func plain(raw string) string {
 	return html.UnescapeString(reMarkdownMark.ReplaceAllString(reTag.ReplaceAllString(raw, " "), " "))
 }
 
-// newPipeline is the production pipeline on real engines and local files.
-func newPipeline(t *testing.T, media *localfs.Store) *pipeline.Pipeline {
+// newPipeline is the production pipeline on local files and the real engines named,
+// closed when the test ends.
+func newPipeline(t *testing.T, media *localfs.Store, engines ...string) *pipeline.Pipeline {
 	t.Helper()
-	fest, err := festival.New(festival.Options{Options: proc.Options{Procs: 2}})
-	if err != nil {
-		t.Fatal(err)
+	synths := map[string]pipeline.Synthesizer{}
+	for _, name := range engines {
+		switch name {
+		case narrator.EngineFestival:
+			synths[name] = enginetest.Must(t, festival.New, festival.Options{Options: proc.Options{Procs: 2}})
+		case narrator.EngineFlite:
+			synths[name] = enginetest.Must(t, flite.New, flite.Options{})
+		case narrator.EngineEspeak:
+			synths[name] = enginetest.Must(t, espeak.New, espeak.Options{})
+		default:
+			t.Fatalf("no engine %q", name)
+		}
 	}
-	t.Cleanup(func() { fest.Close() })
-	fl, err := flite.New(flite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { fl.Close() })
-	es, err := espeak.New(espeak.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { es.Close() })
-	p := pipeline.New(pipeline.Config{
-		Engines:    map[string]pipeline.Synthesizer{narrator.EngineFestival: fest, narrator.EngineFlite: fl, narrator.EngineEspeak: es},
-		Media:      media,
-		ScratchDir: t.TempDir(),
-	})
-	t.Cleanup(func() { p.Close() })
-	return p
+	return newPipe(t, pipeline.Config{Engines: synths, Media: media})
 }
 
 // Thresholds of TestIntelligibility, set with a margin below the figures
@@ -136,7 +129,7 @@ func TestIntelligibility(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := newPipeline(t, media)
+	p := newPipeline(t, media, narrator.EngineFestival, narrator.EngineFlite, narrator.EngineEspeak)
 	title, body, _ := narrator.DefaultVoices("en_US")
 	proj := &narrator.Project{ID: 1, Language: "en_US", TitleVoice: title.Name, BodyVoice: body.Name}
 
@@ -233,17 +226,7 @@ func sampleInput(t *testing.T, spoken string) string {
 
 func copyBlob(t *testing.T, media *localfs.Store, key, dst string) {
 	t.Helper()
-	r, _, err := media.Open(t.Context(), key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	f, err := os.Create(dst)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := io.Copy(f, r); err != nil {
+	if err := os.WriteFile(dst, mustReadKey(t, media, key), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -80,12 +80,7 @@ func TestRenderLive(t *testing.T) {
 	// The third unit waits until the live playlist is out: the first
 	// segment must come from the title and first sentence alone.
 	engine := gatedEngine{toneEngine: &toneEngine{}, gate: media.live}
-	engines := map[string]pipeline.Synthesizer{}
-	for _, v := range narrator.Voices() {
-		engines[v.Engine] = engine
-	}
-	pipe := pipeline.New(pipeline.Config{Engines: engines, Media: media, ScratchDir: t.TempDir(), Workers: 2})
-	t.Cleanup(func() { pipe.Close() })
+	pipe := newPipe(t, pipeline.Config{Engines: everyEngine(engine), Media: media, Workers: 2})
 	title, voice, _ := narrator.DefaultVoices("en_US")
 	proj := &narrator.Project{ID: 1, Language: "en_US", TitleVoice: title.Name, BodyVoice: voice.Name}
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"html"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -16,7 +15,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	gomp3 "github.com/hajimehoshi/go-mp3"
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/jobs"
@@ -94,19 +92,42 @@ func setup(t *testing.T, cache bool) *testBundle {
 	}
 	var c *pipeline.UnitCache
 	if cache {
-		if c, err = pipeline.OpenUnitCache(filepath.Join(b.root, "cache"), 1<<30); err != nil {
-			t.Fatal(err)
-		}
+		c = b.openCache(t)
 	}
-	engines := map[string]pipeline.Synthesizer{}
-	for _, v := range narrator.Voices() {
-		engines[v.Engine] = b.engine
-	}
-	b.pipe = pipeline.New(pipeline.Config{Engines: engines, Media: b.media, Cache: c, ScratchDir: t.TempDir(), Workers: 2})
-	t.Cleanup(func() { b.pipe.Close() })
+	b.pipe = newPipe(t, pipeline.Config{Engines: everyEngine(b.engine), Media: b.media, Cache: c, Workers: 2})
 	title, body, _ := narrator.DefaultVoices("en_US")
 	b.proj = &narrator.Project{ID: 1, Language: "en_US", TitleVoice: title.Name, BodyVoice: body.Name}
 	return b
+}
+
+// openCache opens the bundle's unit cache, of 1 GiB.
+func (b *testBundle) openCache(t *testing.T) *pipeline.UnitCache {
+	t.Helper()
+	c, err := pipeline.OpenUnitCache(filepath.Join(b.root, "cache"), 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// everyEngine returns the engines of a pipeline in which eng speaks for the engine of every
+// built-in voice.
+func everyEngine(eng pipeline.Synthesizer) map[string]pipeline.Synthesizer {
+	engines := map[string]pipeline.Synthesizer{}
+	for _, v := range narrator.Voices() {
+		engines[v.Engine] = eng
+	}
+	return engines
+}
+
+// newPipe returns the pipeline of cfg, with a scratch directory of the test's, closed when the
+// test ends.
+func newPipe(t *testing.T, cfg pipeline.Config) *pipeline.Pipeline {
+	t.Helper()
+	cfg.ScratchDir = t.TempDir()
+	p := pipeline.New(cfg)
+	t.Cleanup(func() { p.Close() })
+	return p
 }
 
 const body = `<p>The first paragraph has two sentences. This is the second one.</p>
@@ -287,16 +308,13 @@ func TestRemovedVoiceNotSpoken(t *testing.T) {
 		t.Fatal(err)
 	}
 	engine := &toneEngine{}
-	engines := map[string]pipeline.Synthesizer{narrator.EnginePiper: engine}
-	for _, v := range narrator.Voices() {
-		engines[v.Engine] = engine
-	}
+	engines := everyEngine(engine)
+	engines[narrator.EnginePiper] = engine
 	media, err := localfs.New(filepath.Join(t.TempDir(), "media"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	pipe := pipeline.New(pipeline.Config{Engines: engines, Media: media, Voices: voicecat.New(st, time.Hour, nil), ScratchDir: t.TempDir(), Workers: 2})
-	t.Cleanup(func() { pipe.Close() })
+	pipe := newPipe(t, pipeline.Config{Engines: engines, Media: media, Voices: voicecat.New(st, time.Hour, nil), Workers: 2})
 	proj := &narrator.Project{ID: 1, Language: "en_US", TitleVoice: "Tone", BodyVoice: "Tone"}
 
 	if _, err := pipe.Render(ctx, &narrator.Audio{Body: "<p>Spoken before the removal.</p>"}, proj); err != nil {
@@ -355,16 +373,7 @@ func readTranscript(t *testing.T, media *localfs.Store, mp3Key string) *narrator
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, _, err := media.Open(t.Context(), vttKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer v.Close()
-	vtt, err := io.ReadAll(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cues := parseVTT(t, string(vtt))
+	cues := parseVTT(t, string(mustReadKey(t, media, vttKey)))
 	if len(cues) != len(tr.Sentences) {
 		t.Fatalf("%d cues for %d sentences", len(cues), len(tr.Sentences))
 	}
@@ -416,24 +425,7 @@ func parseVTT(t *testing.T, vtt string) []cue {
 // trimming), and returns one channel.
 func decodeMP3(t *testing.T, media *localfs.Store, key string) []int16 {
 	t.Helper()
-	f, _, err := media.Open(t.Context(), key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	d, err := gomp3.NewDecoder(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := io.ReadAll(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := make([]int16, len(raw)/4)
-	for i := range out {
-		out[i] = int16(uint16(raw[4*i]) | uint16(raw[4*i+1])<<8)
-	}
-	return out
+	return decodeBytes(t, mustReadKey(t, media, key))
 }
 
 // onsets returns where sound starts after each silence of at least gap in
@@ -531,16 +523,7 @@ func TestRenderTranscriptWords(t *testing.T) {
 	t.Parallel()
 	b := setup(t, true)
 	eng := &wordEngine{}
-	engines := map[string]pipeline.Synthesizer{}
-	for _, v := range narrator.Voices() {
-		engines[v.Engine] = eng
-	}
-	cache, err := pipeline.OpenUnitCache(filepath.Join(b.root, "cache"), 1<<30)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.pipe = pipeline.New(pipeline.Config{Engines: engines, Media: b.media, Cache: cache, ScratchDir: t.TempDir()})
-	t.Cleanup(func() { b.pipe.Close() })
+	b.pipe = newPipe(t, pipeline.Config{Engines: everyEngine(eng), Media: b.media, Cache: b.openCache(t)})
 	var first *narrator.Transcript
 	for round := range 2 { // the second rendering comes from the cache
 		r, err := b.pipe.Render(t.Context(), &narrator.Audio{Body: "One two three. Four five."}, b.proj)
@@ -634,12 +617,7 @@ func TestRenderDurationCapWhileSpeaking(t *testing.T) {
 	// last about two and a half minutes, and speak.Estimate, which
 	// assumes a faster reader, makes them about a minute and a half.
 	body := strings.Repeat("This sentence takes a little while to read out loud. ", 40)
-	engines := map[string]pipeline.Synthesizer{}
-	for _, v := range narrator.Voices() {
-		engines[v.Engine] = b.engine
-	}
-	capped := pipeline.New(pipeline.Config{Engines: engines, Media: b.media, ScratchDir: t.TempDir(), Workers: 2, MaxDuration: 2 * time.Minute})
-	t.Cleanup(func() { capped.Close() })
+	capped := newPipe(t, pipeline.Config{Engines: everyEngine(b.engine), Media: b.media, Workers: 2, MaxDuration: 2 * time.Minute})
 	_, err := capped.Render(t.Context(), &narrator.Audio{Body: body}, b.proj)
 	if narrator.ErrorCode(err) != narrator.EINVALID {
 		t.Fatalf("error %v, want EINVALID", err)

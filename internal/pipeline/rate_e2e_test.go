@@ -11,10 +11,8 @@ import (
 	"time"
 
 	"github.com/narrator/narrator"
-	"github.com/narrator/narrator/internal/festival"
 	"github.com/narrator/narrator/internal/localfs"
 	"github.com/narrator/narrator/internal/pipeline"
-	"github.com/narrator/narrator/internal/proc"
 	"github.com/narrator/narrator/internal/proctest"
 )
 
@@ -35,17 +33,7 @@ func TestSpeechRateFestival(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fest, err := festival.New(festival.Options{Options: proc.Options{Procs: 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { fest.Close() })
-	p := pipeline.New(pipeline.Config{
-		Engines:    map[string]pipeline.Synthesizer{narrator.EngineFestival: fest},
-		Media:      media,
-		ScratchDir: t.TempDir(),
-	})
-	t.Cleanup(func() { p.Close() })
+	p := newPipeline(t, media, narrator.EngineFestival)
 	_, body, _ := narrator.DefaultVoices("en_US")
 	a := &narrator.Audio{Body: "The council met on Tuesday evening and voted on the new budget for the library."}
 	var pitch []float64

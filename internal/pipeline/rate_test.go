@@ -2,7 +2,6 @@ package pipeline_test
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -53,16 +52,7 @@ func TestRenderSpeechRate(t *testing.T) {
 	t.Parallel()
 	b := setup(t, false)
 	eng := &rateEngine{}
-	engines := map[string]pipeline.Synthesizer{}
-	for _, v := range narrator.Voices() {
-		engines[v.Engine] = eng
-	}
-	cache, err := pipeline.OpenUnitCache(filepath.Join(b.root, "cache"), 1<<30)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.pipe = pipeline.New(pipeline.Config{Engines: engines, Media: b.media, Cache: cache, ScratchDir: t.TempDir(), Workers: 1})
-	t.Cleanup(func() { b.pipe.Close() })
+	b.pipe = newPipe(t, pipeline.Config{Engines: everyEngine(eng), Media: b.media, Cache: b.openCache(t), Workers: 1})
 	a := &narrator.Audio{Body: `<speak>Plain words here. <prosody rate="1.2">Quicker words here.</prosody></speak>`}
 	render := func(rate float64) ([]rateCall, float64) {
 		t.Helper()

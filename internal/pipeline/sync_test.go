@@ -11,11 +11,7 @@ import (
 	"time"
 
 	"github.com/narrator/narrator"
-	"github.com/narrator/narrator/internal/festival"
-	"github.com/narrator/narrator/internal/flite"
 	"github.com/narrator/narrator/internal/localfs"
-	"github.com/narrator/narrator/internal/pipeline"
-	"github.com/narrator/narrator/internal/proc"
 	"github.com/narrator/narrator/internal/proctest"
 )
 
@@ -35,22 +31,7 @@ func TestTranscriptSyncFestival(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fest, err := festival.New(festival.Options{Options: proc.Options{Procs: 2}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { fest.Close() })
-	fl, err := flite.New(flite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { fl.Close() })
-	p := pipeline.New(pipeline.Config{
-		Engines:    map[string]pipeline.Synthesizer{narrator.EngineFestival: fest, narrator.EngineFlite: fl},
-		Media:      media,
-		ScratchDir: t.TempDir(),
-	})
-	t.Cleanup(func() { p.Close() })
+	p := newPipeline(t, media, narrator.EngineFestival, narrator.EngineFlite)
 	title, body, _ := narrator.DefaultVoices("en_US")
 	if body.Engine != narrator.EngineFestival {
 		t.Fatalf("the default English body voice %s is not festival's", body.Name)

@@ -1,7 +1,6 @@
 package proc_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/narrator/narrator/internal/logtest"
 	"github.com/narrator/narrator/internal/proc"
 	"github.com/narrator/narrator/internal/proctest"
 )
@@ -31,24 +31,6 @@ func (s script) build() (func() *exec.Cmd, *atomic.Int32) {
 	}, &calls
 }
 
-// syncBuffer is a bytes.Buffer for a logger used from several goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // recorder counts what a Runner tells its proc.Recorder.
 type recorder struct {
 	busy, maxBusy, restarted, timedOut atomic.Int32
@@ -64,10 +46,10 @@ func (r *recorder) TimedOut()  { r.timedOut.Add(1) }
 
 // mustRunner returns a Runner of procs processes named "tool" that logs to the returned
 // buffer and records to the returned recorder, closed when the test ends.
-func mustRunner(tb testing.TB, procs int) (*proc.Runner, *syncBuffer, *recorder) {
+func mustRunner(tb testing.TB, procs int) (*proc.Runner, *logtest.Buffer, *recorder) {
 	tb.Helper()
 	proctest.NeedProgram(tb, "sh", "apt-get install dash")
-	logs := &syncBuffer{}
+	logs := &logtest.Buffer{}
 	rec := &recorder{}
 	r := proc.NewRunner("tool", procs, slog.New(slog.NewTextHandler(logs, nil)), rec)
 	tb.Cleanup(r.Close)

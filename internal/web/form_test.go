@@ -1,13 +1,11 @@
 package web_test
 
 import (
-	"bytes"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,6 +14,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/logtest"
 	"github.com/narrator/narrator/internal/web"
 )
 
@@ -190,8 +189,7 @@ func TestEditKeepsMetadataExactly(t *testing.T) {
 func TestFormErrorsUseLabels(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil)
-	c := b.browser(t)
-	tok := c.mustSignIn("ed@acme.test")
+	c, tok := b.signedIn(t)
 	base := fmt.Sprintf("/projects/%d", b.project.ID)
 	other := &narrator.Audio{ProjectID: b.project.ID, Body: "Other.", ExternalID: "taken"}
 	mine := &narrator.Audio{ProjectID: b.project.ID, Body: "Mine."}
@@ -247,30 +245,12 @@ func alertOf(page string) string {
 	return msg
 }
 
-// syncBuffer is a log sink that tests can read while handlers write.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.String()
-}
-
 func TestSignInLimitCountsFailuresOnly(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	var clock atomic.Pointer[time.Time]
 	clock.Store(&now)
-	var logs syncBuffer
+	var logs logtest.Buffer
 	b := setup(t, func(d *web.Deps) {
 		d.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
 		d.Limiter = web.NewLimiter(web.LimiterConfig{Store: d.Store, PerPair: 3, PerIP: 4, Window: time.Minute,
@@ -359,8 +339,7 @@ func TestPageDetails(t *testing.T) {
 func TestFormRefusesTooLong(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil)
-	c := b.browser(t)
-	tok := c.mustSignIn("ed@acme.test")
+	c, tok := b.signedIn(t)
 	base := fmt.Sprintf("/projects/%d", b.project.ID)
 	mine := &narrator.Audio{ProjectID: b.project.ID, Body: "Mine.", ExternalID: "mine"}
 	if _, err := b.store.CreateAudio(t.Context(), mine); err != nil {
