@@ -3,10 +3,8 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -17,8 +15,6 @@ import (
 	"testing"
 	"time"
 	"unicode"
-
-	"github.com/hajimehoshi/go-mp3"
 
 	"github.com/narrator/narrator/client"
 	"github.com/narrator/narrator/internal/onnx/onnxtest"
@@ -420,15 +416,8 @@ func cueTimestamps(t *testing.T, vtt string) [][]float64 {
 // silent while they speak; the pipeline's pauses are).
 func soundOnsets(t *testing.T, raw []byte) []float64 {
 	t.Helper()
-	dec, err := mp3.NewDecoder(bytes.NewReader(raw))
-	if err != nil {
-		t.Fatalf("decode mp3: %v", err)
-	}
-	pcm, err := io.ReadAll(dec)
-	if err != nil {
-		t.Fatalf("decode mp3: %v", err)
-	}
-	rate := float64(dec.SampleRate())
+	pcm, sampleRate := decodePCM(t, raw)
+	rate := float64(sampleRate)
 	const level = 0.02
 	gap := int(0.04 * rate)
 	var onsets []float64

@@ -70,23 +70,19 @@ func (s *node) call(t *testing.T, method, path string, body any) (int, []byte) {
 		}
 		rd = bytes.NewReader(raw)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, s.base+path, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	res, err := checkedHTTP(t).Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, raw := send(t, checkedHTTP(t), method, s.base+path, rd, "Content-Type", "application/json")
 	return res.StatusCode, raw
+}
+
+// create creates an audio in a project through the v3 API, fields being
+// the request's (api_key included), and fails t unless it is accepted.
+func (s *node) create(t *testing.T, projectID int64, fields map[string]any) audioOut {
+	t.Helper()
+	status, raw := s.call(t, "POST", fmt.Sprintf("/api/v3/projects/%d/audio", projectID), fields)
+	if status != 200 {
+		t.Fatalf("create %v: %d %s", fields["external_id"], status, raw)
+	}
+	return mustJSON[audioOut](t, string(raw))
 }
 
 // contract checks exchanges against the OpenAPI document; it is loaded

@@ -187,25 +187,7 @@ func lastLines(s string, n int) string {
 // returns the final status and body.
 func (w *wpSite) do(t *testing.T, c *http.Client, method, path string, body io.Reader, header ...string) (int, string) {
 	t.Helper()
-	if c == nil {
-		c = http.DefaultClient
-	}
-	req, err := http.NewRequestWithContext(t.Context(), method, w.base+path, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	res, err := c.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, raw := send(t, c, method, w.base+path, body, header...)
 	return res.StatusCode, string(raw)
 }
 
