@@ -324,27 +324,32 @@ func send(t testing.TB, c *http.Client, method, url string, body io.Reader, head
 	return res, raw
 }
 
-// TestServeFailsWhenHTTPFails checks that serve returns an error, and so
-// exits non-zero, when its HTTP server stops on its own.
-func TestServeFailsWhenHTTPFails(t *testing.T) {
-	t.Parallel()
-	var errOut bytes.Buffer
-	finish := func() (config.Config, error) {
-		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-		f := config.ServeFlags(fs, func(string) string { return "" })
-		if err := fs.Parse([]string{"--data", t.TempDir(), "--role", "api", "--addr", "127.0.0.1:0"}); err != nil {
-			return config.Config{}, err
-		}
-		return f()
+// openAPINode opens in this process, as serve does at start-up, an api
+// node on data at a free loopback port, with the given serve flags after
+// those. The caller runs and closes it.
+func openAPINode(t *testing.T, data string, flags ...string) *server {
+	t.Helper()
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	finish := config.ServeFlags(fs, func(string) string { return "" })
+	if err := fs.Parse(append([]string{"--data", data, "--role", "api", "--addr", "127.0.0.1:0"}, flags...)); err != nil {
+		t.Fatal(err)
 	}
 	cfg, err := finish()
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := openServer(t.Context(), cfg, slog.New(slog.NewTextHandler(&errOut, nil)), func(string) string { return "" })
+	srv, err := openServer(t.Context(), cfg, slog.New(slog.DiscardHandler), os.Getenv)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return srv
+}
+
+// TestServeFailsWhenHTTPFails checks that serve returns an error, and so
+// exits non-zero, when its HTTP server stops on its own.
+func TestServeFailsWhenHTTPFails(t *testing.T) {
+	t.Parallel()
+	srv := openAPINode(t, t.TempDir())
 	srv.ln.Close() // the listener dies under the server
 	if err := srv.run(t.Context()); err == nil {
 		t.Fatal("run returned nil after the HTTP server failed")
