@@ -295,6 +295,19 @@ func startNode(t *testing.T, base string, within time.Duration, name string, arg
 	return nil
 }
 
+// jsonBody returns v encoded as a request body, or nil if v is nil.
+func jsonBody(t testing.TB, v any) io.Reader {
+	t.Helper()
+	if v == nil {
+		return nil
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.NewReader(raw)
+}
+
 // send makes a request with c (http.DefaultClient when nil), header being
 // name, value pairs, and returns the answer with its body read whole. It
 // fails t when the exchange fails or takes over two minutes.

@@ -3,12 +3,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os/exec"
 	"strings"
@@ -60,17 +58,11 @@ func (s *node) stop(t *testing.T, sig syscall.Signal) {
 	}
 }
 
+// call sends a JSON request to the node, body encoded unless it is nil,
+// and returns the status and the answer.
 func (s *node) call(t *testing.T, method, path string, body any) (int, []byte) {
 	t.Helper()
-	var rd io.Reader
-	if body != nil {
-		raw, err := json.Marshal(body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rd = bytes.NewReader(raw)
-	}
-	res, raw := send(t, checkedHTTP(t), method, s.base+path, rd, "Content-Type", "application/json")
+	res, raw := send(t, checkedHTTP(t), method, s.base+path, jsonBody(t, body), "Content-Type", "application/json")
 	return res.StatusCode, raw
 }
 

@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -246,20 +245,12 @@ func (w *wpSite) settings(t *testing.T, fields url.Values) string {
 // rest calls the WordPress REST API as the admin, as the block editor does.
 func (w *wpSite) rest(t *testing.T, method, route string, body any) map[string]any {
 	t.Helper()
-	var rd io.Reader
-	if body != nil {
-		raw, err := json.Marshal(body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rd = strings.NewReader(string(raw))
-	}
 	route, query, _ := strings.Cut(route, "?")
 	path := "/?rest_route=" + url.QueryEscape(route)
 	if query != "" {
 		path += "&" + query
 	}
-	status, raw := w.do(t, w.admin, method, path, rd, "Content-Type", "application/json", "X-WP-Nonce", w.nonce)
+	status, raw := w.do(t, w.admin, method, path, jsonBody(t, body), "Content-Type", "application/json", "X-WP-Nonce", w.nonce)
 	if status != 200 && status != 201 {
 		t.Fatalf("%s %s: %d %s", method, route, status, raw)
 	}
