@@ -112,18 +112,6 @@ func fixture(t *testing.T) (data string, acct accountOut, proj projectOut) {
 	return data, acct, proj
 }
 
-// createUser creates a dashboard user of an account, its password given on
-// standard input as a person would, and returns what the command printed.
-func createUser(t *testing.T, data string, accountID int64, email, password string) string {
-	t.Helper()
-	var out, errOut bytes.Buffer
-	if err := run(t.Context(), []string{"users", "create", "--data", data, "--account", fmt.Sprint(accountID), "--email", email},
-		func(string) string { return "" }, strings.NewReader(password+"\n"), &out, &errOut); err != nil {
-		t.Fatalf("users create: %v\n%s", err, errOut.String())
-	}
-	return out.String()
-}
-
 func TestCLI(t *testing.T) {
 	t.Parallel()
 	data, acct, proj := fixture(t)
@@ -293,19 +281,6 @@ func startNode(t *testing.T, base string, within time.Duration, name string, arg
 	}
 	t.Fatalf("%s not healthy within %s; log:\n%s", filepath.Base(name), within, s.logs.String())
 	return nil
-}
-
-// jsonBody returns v encoded as a request body, or nil if v is nil.
-func jsonBody(t testing.TB, v any) io.Reader {
-	t.Helper()
-	if v == nil {
-		return nil
-	}
-	raw, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bytes.NewReader(raw)
 }
 
 // send makes a request with c (http.DefaultClient when nil), header being

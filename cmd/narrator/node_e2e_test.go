@@ -3,10 +3,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os/exec"
 	"strings"
@@ -64,6 +66,31 @@ func (s *node) call(t *testing.T, method, path string, body any) (int, []byte) {
 	t.Helper()
 	res, raw := send(t, checkedHTTP(t), method, s.base+path, jsonBody(t, body), "Content-Type", "application/json")
 	return res.StatusCode, raw
+}
+
+// jsonBody returns v encoded as a request body, or nil if v is nil.
+func jsonBody(t testing.TB, v any) io.Reader {
+	t.Helper()
+	if v == nil {
+		return nil
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.NewReader(raw)
+}
+
+// createUser creates a dashboard user of an account, its password given on
+// standard input as a person would, and returns what the command printed.
+func createUser(t *testing.T, data string, accountID int64, email, password string) string {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	if err := run(t.Context(), []string{"users", "create", "--data", data, "--account", fmt.Sprint(accountID), "--email", email},
+		func(string) string { return "" }, strings.NewReader(password+"\n"), &out, &errOut); err != nil {
+		t.Fatalf("users create: %v\n%s", err, errOut.String())
+	}
+	return out.String()
 }
 
 // create creates an audio in a project through the v3 API, fields being
