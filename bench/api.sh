@@ -15,12 +15,9 @@
 #   bench/api.sh [SECONDS] [CONNECTIONS]   (default 10 s, 16 connections)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export PATH="$PATH:/usr/local/go/bin"
 secs=${1:-10} conns=${2:-16}
-source scripts/services.sh
 command -v wrk >/dev/null || { echo "wrk is needed: apt-get install wrk" >&2; exit 1; }
-dir=$(mktemp -d)
-trap 'stop_services; rm -rf "$dir"' EXIT
+source bench/prelude.sh
 go build -o "$dir/narrator" ./cmd/narrator
 go build -o "$dir/load" ./bench/load
 

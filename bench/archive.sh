@@ -10,10 +10,7 @@
 #   bench/archive.sh [LARGEST]   (default 1e6)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export PATH="$PATH:/usr/local/go/bin"
-source scripts/services.sh
-dir=$(mktemp -d)
-trap 'stop_services; rm -rf "$dir"' EXIT
+source bench/prelude.sh
 start_postgres "$dir/pg"
 export TEST_POSTGRES_URL=$PG_URL NARRATOR_BENCH_ARCHIVE=${1:-1e6}
 for pkg in sqlite postgres; do

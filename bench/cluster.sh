@@ -7,11 +7,8 @@
 #   bench/cluster.sh [PER_SENTENCE] [AUDIOS] [SENTENCES]   (default 1s 40 8)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export PATH="$PATH:/usr/local/go/bin"
 per=${1:-1s} audios=${2:-40} sentences=${3:-8}
-source scripts/services.sh
-dir=$(mktemp -d)
-trap 'stop_services; rm -rf "$dir"' EXIT
+source bench/prelude.sh
 go build -o "$dir/narrator" ./cmd/narrator
 go build -o "$dir/load" ./bench/load
 start_postgres "$dir/pg"

@@ -13,10 +13,8 @@
 #   bench/creates.sh [SECONDS] [CLIENTS] [ROUNDS]   (default 10 s, 8 clients, 5 rounds)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export PATH="$PATH:/usr/local/go/bin"
-source scripts/services.sh
 seconds=${1:-10} clients=${2:-8} rounds=${3:-5}
-dir=$(mktemp -d)
+source bench/prelude.sh
 # cpu_ticks prints the CPU time, user and system, the processes PIDS have
 # used, in clock ticks.
 cpu_ticks() {
@@ -26,7 +24,6 @@ cpu_ticks() {
 }
 # median prints the median of its arguments, numbers.
 median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
-trap 'stop_services; rm -rf "$dir"' EXIT
 go build -o "$dir/narrator" ./cmd/narrator
 go build -o "$dir/load" ./bench/load
 # Durable, as SQLite's synchronous=FULL is: a create is answered once its

@@ -8,11 +8,8 @@
 #   bench/durability.sh [CLIENTS] [ROUNDS] [BASELINE]   (default 8 clients, 3 rounds)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export PATH="$PATH:/usr/local/go/bin"
-source scripts/services.sh
 clients=${1:-8} rounds=${2:-3} baseline=${3:-a7ca681}
-dir=$(mktemp -d)
-trap 'stop_services; rm -rf "$dir"' EXIT
+source bench/prelude.sh
 go build -o "$dir/narrator-full" ./cmd/narrator
 go build -o "$dir/load" ./bench/load
 mkdir "$dir/baseline"

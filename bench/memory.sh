@@ -9,10 +9,7 @@
 #   bench/memory.sh [--engine-standin DURATION]   (default: the real engines)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export PATH="$PATH:/usr/local/go/bin"
-source scripts/services.sh
-dir=$(mktemp -d)
-trap 'stop_services; rm -rf "$dir"' EXIT
+source bench/prelude.sh
 go build -o "$dir/narrator" ./cmd/narrator
 
 # article CHARS: a JSON create body of distinct sentences, about CHARS long.

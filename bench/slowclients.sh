@@ -8,10 +8,7 @@
 #   bench/slowclients.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export PATH="$PATH:/usr/local/go/bin"
-source scripts/services.sh
-dir=$(mktemp -d)
-trap 'stop_services; rm -rf "$dir"' EXIT
+source bench/prelude.sh
 go build -o "$dir/narrator" ./cmd/narrator
 port=$(free_port)
 "$dir/narrator" serve --data "$dir/data" --role api --addr "127.0.0.1:$port" --max-connections 16 >"$dir/serve.log" 2>&1 &

@@ -12,8 +12,6 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -97,7 +95,7 @@ type measurement struct {
 // as soon as the progress extension names it, and waits for processed.
 func (n *narrator) measure(ref, body string) (measurement, error) {
 	var m measurement
-	if _, err := n.call("POST", fmt.Sprintf("/api/v3/projects/%d/audio", n.Project), map[string]any{"body": body, "external_id": ref}); err != nil {
+	if _, err := n.Call("POST", fmt.Sprintf("/api/v3/projects/%d/audio", n.Project), map[string]any{"body": body, "external_id": ref}); err != nil {
 		return m, err
 	}
 	acked := time.Now()
@@ -106,7 +104,7 @@ func (n *narrator) measure(ref, body string) (measurement, error) {
 		if time.Now().After(deadline) {
 			return m, errors.New("no live stream within 2 minutes")
 		}
-		p, err := n.call("GET", progress, map[string]any{})
+		p, err := n.Call("GET", progress, nil)
 		if err != nil {
 			return m, err
 		}
@@ -130,7 +128,7 @@ func (n *narrator) measure(ref, body string) (measurement, error) {
 		if time.Now().After(deadline) {
 			return m, errors.New("not processed within 10 minutes")
 		}
-		p, err := n.call("GET", progress, map[string]any{})
+		p, err := n.Call("GET", progress, nil)
 		if err != nil {
 			return m, err
 		}
@@ -192,30 +190,4 @@ func startNarrator(bin, data string, extra ...string) (*narrator, error) {
 	}
 	n.Server = srv
 	return n, nil
-}
-
-func (n *narrator) call(method, path string, body map[string]any) (map[string]any, error) {
-	var rd io.Reader
-	if method != "GET" {
-		body["api_key"] = n.Key
-		raw, _ := json.Marshal(body)
-		rd = bytes.NewReader(raw)
-	}
-	req, err := http.NewRequestWithContext(context.Background(), method, n.Base+path, rd)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+n.Key)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer res.Body.Close()
-	out, _ := io.ReadAll(res.Body)
-	if res.StatusCode != 200 {
-		return nil, fmt.Errorf("%s %s: %d %s", method, path, res.StatusCode, out)
-	}
-	var m map[string]any
-	return m, json.Unmarshal(out, &m)
 }

@@ -31,7 +31,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -188,11 +187,11 @@ func narrate(srv *benchserve.Server, bin, article, body string, score bool) (res
 	model0 := workerCPU(bin)
 	start := time.Now()
 	ref := fmt.Sprintf("bench-%d", start.UnixNano())
-	if _, err := call(srv, "POST", fmt.Sprintf("/api/v3/projects/%d/audio", srv.Project), map[string]any{"title": strings.TrimSuffix(article, ".html"), "body": body, "external_id": ref}); err != nil {
+	if _, err := srv.Call("POST", fmt.Sprintf("/api/v3/projects/%d/audio", srv.Project), map[string]any{"title": strings.TrimSuffix(article, ".html"), "body": body, "external_id": ref}); err != nil {
 		return r, err
 	}
 	for {
-		a, err := call(srv, "GET", fmt.Sprintf("/api/v3/projects/%d/audio/%s", srv.Project, ref), nil)
+		a, err := srv.Call("GET", fmt.Sprintf("/api/v3/projects/%d/audio/%s", srv.Project, ref), nil)
 		if err != nil {
 			return r, err
 		}
@@ -213,7 +212,7 @@ func narrate(srv *benchserve.Server, bin, article, body string, score bool) (res
 		r.cpu = cpu1 - cpu0
 	}
 	r.modelCPU = workerCPU(bin) - model0
-	tr, err := call(srv, "GET", fmt.Sprintf("/api/v3/projects/%d/audio/%s/transcript", srv.Project, ref), nil)
+	tr, err := srv.Call("GET", fmt.Sprintf("/api/v3/projects/%d/audio/%s/transcript", srv.Project, ref), nil)
 	if err != nil {
 		return r, err
 	}
@@ -229,7 +228,7 @@ func narrate(srv *benchserve.Server, bin, article, body string, score bool) (res
 
 // intelligibility scores an audio's MP3 against its transcript's sentences.
 func intelligibility(srv *benchserve.Server, ref string, tr map[string]any) (string, error) {
-	a, err := call(srv, "GET", fmt.Sprintf("/api/v3/projects/%d/audio/%s", srv.Project, ref), nil)
+	a, err := srv.Call("GET", fmt.Sprintf("/api/v3/projects/%d/audio/%s", srv.Project, ref), nil)
 	if err != nil {
 		return "", err
 	}
@@ -276,32 +275,6 @@ func intelligibility(srv *benchserve.Server, ref string, tr map[string]any) (str
 		}
 	}
 	return "", fmt.Errorf("scripts/intelligibility.py said %q", out)
-}
-
-// call makes an API call with the server's key and decodes its JSON answer.
-func call(srv *benchserve.Server, method, path string, body map[string]any) (map[string]any, error) {
-	var rd io.Reader
-	if body != nil {
-		raw, _ := json.Marshal(body)
-		rd = bytes.NewReader(raw)
-	}
-	req, err := http.NewRequest(method, srv.Base+path, rd)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Authorization", "Bearer "+srv.Key)
-	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer res.Body.Close()
-	out, _ := io.ReadAll(res.Body)
-	if res.StatusCode != 200 {
-		return nil, fmt.Errorf("%s %s: %d %s", method, path, res.StatusCode, out)
-	}
-	var m map[string]any
-	return m, json.Unmarshal(out, &m)
 }
 
 // workers returns the process IDs of bin's onnx-worker processes.

@@ -59,7 +59,7 @@ func (b *bench) drain(count int) error {
 				}
 				title, body := brief(i)
 				refs[i] = fmt.Sprintf("brief-%d", i)
-				if _, err := n.call("POST", fmt.Sprintf("/api/v3/projects/%d/audio", n.Project),
+				if _, err := n.Call("POST", fmt.Sprintf("/api/v3/projects/%d/audio", n.Project),
 					map[string]any{"title": title, "body": body, "external_id": refs[i]}); err != nil {
 					errs <- err
 					return
@@ -85,7 +85,7 @@ func (b *bench) drain(count int) error {
 	took := time.Since(start)
 	prof := s.Stop()
 	for _, ref := range refs {
-		a, err := n.call("GET", fmt.Sprintf("/api/v3/projects/%d/audio/%s", n.Project, ref), map[string]any{})
+		a, err := n.Call("GET", fmt.Sprintf("/api/v3/projects/%d/audio/%s", n.Project, ref), nil)
 		if err != nil {
 			return err
 		}

@@ -23,13 +23,9 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -375,34 +371,13 @@ func startNarrator(bin, data string, extra ...string) (*narrator, error) {
 	return n, nil
 }
 
-func (n *narrator) call(method, path string, body map[string]any) (map[string]any, error) {
-	body["api_key"] = n.Key
-	raw, _ := json.Marshal(body)
-	req, err := http.NewRequestWithContext(context.Background(), method, n.Base+path, bytes.NewReader(raw))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer res.Body.Close()
-	out, _ := io.ReadAll(res.Body)
-	if res.StatusCode != 200 {
-		return nil, fmt.Errorf("%s %s: %d %s", method, path, res.StatusCode, out)
-	}
-	var m map[string]any
-	return m, json.Unmarshal(out, &m)
-}
-
 // timeCreate posts an audio and returns the time until it is processed,
 // with the CPU profile of narrator and its engines meanwhile.
 func (n *narrator) timeCreate(ref, title, body string) (time.Duration, profile, error) {
 	s := newSampler(n.Server)
 	s.Start()
 	start := time.Now()
-	a, err := n.call("POST", fmt.Sprintf("/api/v3/projects/%d/audio", n.Project), map[string]any{"body": body, "title": title, "external_id": ref})
+	a, err := n.Call("POST", fmt.Sprintf("/api/v3/projects/%d/audio", n.Project), map[string]any{"body": body, "title": title, "external_id": ref})
 	if err != nil {
 		s.Stop()
 		return 0, profile{}, err
@@ -415,7 +390,7 @@ func (n *narrator) timeCreate(ref, title, body string) (time.Duration, profile, 
 // rendering is processed.
 func (n *narrator) timeUpdate(ref, body string) (time.Duration, error) {
 	start := time.Now()
-	a, err := n.call("PUT", fmt.Sprintf("/api/v3/projects/%d/audio/%s", n.Project, ref), map[string]any{"body": body})
+	a, err := n.Call("PUT", fmt.Sprintf("/api/v3/projects/%d/audio/%s", n.Project, ref), map[string]any{"body": body})
 	if err != nil {
 		return 0, err
 	}
@@ -432,7 +407,7 @@ func (n *narrator) wait(id int64, nth int, start time.Time) (time.Duration, erro
 		case failed:
 			return 0, fmt.Errorf("audio %d failed:\n%s", id, n.logs)
 		case len(done) >= nth:
-			a, err := n.call("GET", fmt.Sprintf("/api/v3/projects/%d/audio/%d", n.Project, id), map[string]any{})
+			a, err := n.Call("GET", fmt.Sprintf("/api/v3/projects/%d/audio/%d", n.Project, id), nil)
 			if err != nil {
 				return 0, err
 			}

@@ -32,10 +32,7 @@ func TestBackupWhileServing(t *testing.T) {
 	body := "The council met on Tuesday. It approved a new library. The vote was close."
 	create := func(n *node, ref string) {
 		t.Helper()
-		status, raw := n.call(t, "POST", audioPath, map[string]any{"api_key": acct.APIKey, "title": "Story " + ref, "body": body, "external_id": ref})
-		if status != 200 {
-			t.Fatalf("create %s: %d %s", ref, status, raw)
-		}
+		n.create(t, proj.ID, map[string]any{"api_key": acct.APIKey, "title": "Story " + ref, "body": body, "external_id": ref})
 	}
 	mp3s := map[string][32]byte{} // processed before the backup: ref → SHA-256 of its MP3
 	var lostURL string            // the MP3 of before-0, removed by hand at the end

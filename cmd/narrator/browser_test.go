@@ -3,10 +3,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -136,17 +134,18 @@ func shoot(t *testing.T, dir, name string) chromedp.Action {
 // apiStatus GETs an API path with a key and returns the status.
 func apiStatus(t *testing.T, base, key string) int {
 	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), "GET", base+"/api/v3/projects", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+key)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
+	res, _ := send(t, nil, "GET", base+"/api/v3/projects", nil, "Authorization", "Bearer "+key)
 	return res.StatusCode
+}
+
+// signInSteps fills in and submits the sign-in form the page shows.
+func signInSteps(email, password string) chromedp.Tasks {
+	return chromedp.Tasks{
+		chromedp.WaitVisible("#signin-form"),
+		chromedp.SendKeys("#email", email),
+		chromedp.SendKeys("#password", password),
+		chromedp.Submit("#signin-form"),
+	}
 }
 
 // TestDashboardInBrowser drives the dashboard in headless chromium against
@@ -157,13 +156,9 @@ func TestDashboardInBrowser(t *testing.T) {
 	data := t.TempDir()
 	acct := mustJSON[accountOut](t, mustCLI(t, "accounts", "create", "--data", data, "--name", "Acme News"))
 	const email, password = "editor@acme.test", "correct horse battery"
-	var out, errOut bytes.Buffer
-	if err := run(t.Context(), []string{"users", "create", "--data", data, "--account", fmt.Sprint(acct.ID), "--email", email},
-		func(string) string { return "" }, strings.NewReader(password+"\n"), &out, &errOut); err != nil {
-		t.Fatalf("users create: %v\n%s", err, errOut.String())
-	}
-	if strings.Contains(out.String(), password) {
-		t.Errorf("users create printed the password it was given: %s", out.String())
+	out := createUser(t, data, acct.ID, email, password)
+	if strings.Contains(out, password) {
+		t.Errorf("users create printed the password it was given: %s", out)
 	}
 	wire := mustJSON[projectOut](t, mustCLI(t, "projects", "create", "--data", data, "--account", fmt.Sprint(acct.ID), "--title", "Wire", "--language", "en_US", "--type", "rss"))
 	s := startServer(t, data, freeAddr(t))
@@ -184,9 +179,7 @@ func TestDashboardInBrowser(t *testing.T) {
 
 	// A wrong password is refused; the right one signs in and goes back.
 	browse(t, ctx, "wrong password",
-		chromedp.SendKeys("#email", email),
-		chromedp.SendKeys("#password", "not the password"),
-		chromedp.Submit("#signin-form"),
+		signInSteps(email, "not the password"),
 		chromedp.WaitVisible(".alert"),
 		chromedp.Text(".alert", &text),
 	)

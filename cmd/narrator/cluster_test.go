@@ -7,7 +7,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -96,28 +95,7 @@ backend nodes
 	if err := os.WriteFile(cfg, []byte(b.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	lb := &node{base: "http://" + addr, logs: &logBuffer{}}
-	lb.cmd = exec.Command("haproxy", "-db", "-f", cfg)
-	lb.cmd.Stdout, lb.cmd.Stderr = lb.logs, lb.logs
-	if err := lb.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		lb.cmd.Process.Kill()
-		lb.cmd.Wait()
-	})
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if res, err := http.Get(lb.base + "/healthz"); err == nil {
-			res.Body.Close()
-			if res.StatusCode == 200 {
-				return lb
-			}
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("haproxy not answering; log:\n%s", lb.logs.String())
-	return nil
+	return startNode(t, "http://"+addr, 20*time.Second, "haproxy", "-db", "-f", cfg)
 }
 
 // TestCluster drives two API nodes behind haproxy and two worker nodes on
@@ -160,11 +138,7 @@ func TestCluster(t *testing.T) {
 	lb := startHAProxy(t, lbAddr, api1, api2)
 
 	// A short audio goes through the whole cluster.
-	status, raw := lb.call(t, "POST", fmt.Sprintf("/api/v3/projects/%d/audio", proj.ID),
-		map[string]any{"api_key": acct.APIKey, "title": "Short", "body": "<p>One node makes it, another serves it.</p>", "external_id": "short"})
-	if status != 200 {
-		t.Fatalf("create: %d %s", status, raw)
-	}
+	lb.create(t, proj.ID, map[string]any{"api_key": acct.APIKey, "title": "Short", "body": "<p>One node makes it, another serves it.</p>", "external_id": "short"})
 	short := lb.waitProcessed(t, proj.ID, "short", acct.APIKey, 2*time.Minute)
 	for _, n := range []*node{api1, api2, api1, api2} {
 		res, err := checkedHTTP(t).Get(strings.Replace(short.url(t, "mp3"), lb.base, n.base, 1))
@@ -183,12 +157,7 @@ func TestCluster(t *testing.T) {
 	for i := range 30 {
 		fmt.Fprintf(&body, "<p>In district %d the council met for %d hours and agreed a new plan for harbour number %d.</p>", i+1, i+2, i+3)
 	}
-	status, raw = lb.call(t, "POST", fmt.Sprintf("/api/v3/projects/%d/audio", proj.ID),
-		map[string]any{"api_key": acct.APIKey, "title": "Long", "body": body.String(), "external_id": "long"})
-	if status != 200 {
-		t.Fatalf("create: %d %s", status, raw)
-	}
-	long := mustJSON[audioOut](t, string(raw))
+	long := lb.create(t, proj.ID, map[string]any{"api_key": acct.APIKey, "title": "Long", "body": body.String(), "external_id": "long"})
 	started := regexp.MustCompile(`msg=synthesizing audio_id=` + fmt.Sprint(long.ID) + `\b`)
 	var victim, survivor *node
 	deadline := time.Now().Add(2 * time.Minute)

@@ -2,37 +2,19 @@ package main
 
 import (
 	"bufio"
-	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"testing"
 	"time"
-
-	"github.com/narrator/narrator/internal/config"
 )
 
 // startCapped starts a real api node with the given serve flags after
 // --max-connections 16 and returns its address.
 func startCapped(t *testing.T, flags ...string) string {
 	t.Helper()
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	finish := config.ServeFlags(fs, func(string) string { return "" })
-	args := append([]string{"--data", t.TempDir(), "--role", "api", "--addr", "127.0.0.1:0", "--max-connections", "16"}, flags...)
-	if err := fs.Parse(args); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := finish()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := openServer(t.Context(), cfg, slog.New(slog.DiscardHandler), os.Getenv)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := openAPINode(t, t.TempDir(), append([]string{"--max-connections", "16"}, flags...)...)
 	done := make(chan error, 1)
 	go func() { done <- srv.run(t.Context()) }()
 	t.Cleanup(func() {

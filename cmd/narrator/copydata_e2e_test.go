@@ -44,12 +44,8 @@ func TestCopyDataToPostgres(t *testing.T) {
 	audioPath := fmt.Sprintf("/api/v3/projects/%d/audio", proj.ID)
 	create := func(n *node, ref string) audioOut {
 		t.Helper()
-		status, raw := n.call(t, "POST", audioPath, map[string]any{"api_key": acct.APIKey, "title": "Story " + ref,
+		return n.create(t, proj.ID, map[string]any{"api_key": acct.APIKey, "title": "Story " + ref,
 			"body": "The council met on Tuesday. It approved a new library.", "external_id": ref, "metadata": map[string]string{"ref": ref}})
-		if status != 200 {
-			t.Fatalf("create %s: %d %s", ref, status, raw)
-		}
-		return mustJSON[audioOut](t, string(raw))
 	}
 	create(s, "done")
 	done := s.waitProcessed(t, proj.ID, "done", acct.APIKey, 60*time.Second)

@@ -35,36 +35,28 @@ const article = `<h2>Council approves new library</h2>
 // fetch GETs a URL and returns the response and its body.
 func fetch(t *testing.T, url string, header ...string) (*http.Response, []byte) {
 	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), "GET", url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	res, err := checkedHTTP(t).Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	body, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res, body
+	return send(t, checkedHTTP(t), "GET", url, nil, header...)
 }
 
-// decodeMP3 decodes an MP3 and returns its duration and RMS level (0–1).
-func decodeMP3(t *testing.T, raw []byte) (time.Duration, float64) {
+// decodePCM decodes an MP3 into 16-bit little-endian stereo samples and
+// returns them with the sample rate.
+func decodePCM(t *testing.T, raw []byte) (pcm []byte, rate int) {
 	t.Helper()
 	dec, err := mp3.NewDecoder(bytes.NewReader(raw))
 	if err != nil {
 		t.Fatalf("decode mp3: %v", err)
 	}
-	pcm, err := io.ReadAll(dec)
+	pcm, err = io.ReadAll(dec)
 	if err != nil {
 		t.Fatalf("decode mp3: %v", err)
 	}
+	return pcm, dec.SampleRate()
+}
+
+// decodeMP3 decodes an MP3 and returns its duration and RMS level (0–1).
+func decodeMP3(t *testing.T, raw []byte) (time.Duration, float64) {
+	t.Helper()
+	pcm, rate := decodePCM(t, raw)
 	var sum float64
 	n := len(pcm) / 2
 	for i := 0; i+1 < len(pcm); i += 2 {
@@ -72,7 +64,7 @@ func decodeMP3(t *testing.T, raw []byte) (time.Duration, float64) {
 		sum += v * v
 	}
 	frames := len(pcm) / 4 // go-mp3 gives 16-bit stereo
-	return time.Duration(float64(frames) / float64(dec.SampleRate()) * float64(time.Second)), math.Sqrt(sum / float64(max(n, 1)))
+	return time.Duration(float64(frames) / float64(rate) * float64(time.Second)), math.Sqrt(sum / float64(max(n, 1)))
 }
 
 // playlist parses a media playlist into segment URIs and durations.

@@ -53,11 +53,9 @@ func TestEmbedAccessInBrowser(t *testing.T) {
 	if status, raw := s.call(t, "PUT", access, map[string]any{"api_key": acct.APIKey, "mode": "signed"}); status != 200 {
 		t.Fatalf("sign the project: %d %s", status, raw)
 	}
-	if status, raw := s.call(t, "POST", fmt.Sprintf("/api/v3/projects/%d/audio", proj.ID), map[string]any{
+	s.create(t, proj.ID, map[string]any{
 		"api_key": acct.APIKey, "title": "Members only", "body": embedArticle, "external_id": "paid-1",
-	}); status != 200 {
-		t.Fatalf("create: %d %s", status, raw)
-	}
+	})
 	s.waitProcessed(t, proj.ID, "paid-1", acct.APIKey, 90*time.Second)
 	token := narrator.SignEmbed(rotated.Secret, proj.ID, narrator.EmbedSubject("paid-1", ""), time.Now().Add(time.Hour))
 	ctx := newBrowser(t, chromium)

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -121,13 +120,10 @@ func TestEmbedInBrowser(t *testing.T) {
 	data, acct, proj := fixture(t)
 	s := startServer(t, data, freeAddr(t))
 	const canonical = "https://news.example/2026/library"
-	status, raw := s.call(t, "POST", fmt.Sprintf("/api/v3/projects/%d/audio", proj.ID), map[string]any{
+	s.create(t, proj.ID, map[string]any{
 		"api_key": acct.APIKey, "title": "Council approves new library", "body": embedArticle,
 		"external_id": "lib-1", "article_url": canonical,
 	})
-	if status != 200 {
-		t.Fatalf("create: %d %s", status, raw)
-	}
 	a := s.waitProcessed(t, proj.ID, "lib-1", acct.APIKey, 90*time.Second)
 	tr := transcriptOf(t, a)
 	if len(tr.Sentences) < 5 {
@@ -286,11 +282,8 @@ func TestEmbedInBrowser(t *testing.T) {
 	for i := range 80 {
 		fmt.Fprintf(&long, "Paragraph %d tells how the %d rooms of the old library will hold %d books by %d.\n\n", i+1, i+2, 1000+i*37, 2030+i)
 	}
-	status, raw = s.call(t, "POST", fmt.Sprintf("/api/v3/projects/%d/audio", proj.ID), map[string]any{
+	s.create(t, proj.ID, map[string]any{
 		"api_key": acct.APIKey, "title": "Later", "body": long.String(), "external_id": "later"})
-	if status != 200 {
-		t.Fatalf("create: %d %s", status, raw)
-	}
 	var message string
 	browse(t, ctx, "being prepared",
 		chromedp.Navigate(fmt.Sprintf("%s/embed/%d?external_id=later", s.base, proj.ID)),
@@ -315,17 +308,10 @@ func TestEmbedInBrowser(t *testing.T) {
 	// The listening events arrived: the dashboard shows them. Four page
 	// views (two players, twice), one of them played to the end.
 	const email, password = "editor@acme.test", "correct horse battery"
-	var out, errOut bytes.Buffer
-	if err := run(t.Context(), []string{"users", "create", "--data", data, "--account", fmt.Sprint(acct.ID), "--email", email},
-		func(string) string { return "" }, strings.NewReader(password+"\n"), &out, &errOut); err != nil {
-		t.Fatalf("users create: %v\n%s", err, errOut.String())
-	}
+	createUser(t, data, acct.ID, email, password)
 	browse(t, ctx, "sign in",
 		chromedp.Navigate(s.base+"/signin"),
-		chromedp.WaitVisible("#signin-form"),
-		chromedp.SendKeys("#email", email),
-		chromedp.SendKeys("#password", password),
-		chromedp.Submit("#signin-form"),
+		signInSteps(email, password),
 		chromedp.WaitNotPresent("#signin-form"),
 	)
 	want := map[string]string{"load": "4", "play": "1", "progress_25": "1", "progress_50": "1", "progress_75": "1", "complete": "1"}

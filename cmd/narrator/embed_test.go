@@ -16,16 +16,7 @@ func TestFramePolicy(t *testing.T) {
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	get := func(path string) *http.Response {
 		t.Helper()
-		req, err := http.NewRequestWithContext(t.Context(), "GET", s.base+path, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Accept", "text/html")
-		res, err := client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res.Body.Close()
+		res, _ := send(t, client, "GET", s.base+path, nil, "Accept", "text/html")
 		return res
 	}
 	for _, path := range []string{

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -52,15 +51,7 @@ func signIn(t *testing.T, base, email, password string) *dashboard {
 
 func (d *dashboard) get(path string) (int, string) {
 	d.t.Helper()
-	res, err := d.client.Get(d.base + path)
-	if err != nil {
-		d.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	body, err := io.ReadAll(res.Body)
-	if err != nil {
-		d.t.Fatal(err)
-	}
+	res, body := send(d.t, d.client, "GET", d.base+path, nil)
 	return res.StatusCode, string(body)
 }
 
@@ -78,15 +69,7 @@ func (d *dashboard) csrf(path string) string {
 func (d *dashboard) post(path, csrf string, form url.Values) (int, string) {
 	d.t.Helper()
 	form.Set("csrf_token", csrf)
-	res, err := d.client.PostForm(d.base+path, form)
-	if err != nil {
-		d.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	body, err := io.ReadAll(res.Body)
-	if err != nil {
-		d.t.Fatal(err)
-	}
+	res, body := send(d.t, d.client, "POST", d.base+path, strings.NewReader(form.Encode()), "Content-Type", "application/x-www-form-urlencoded")
 	return res.StatusCode, string(body)
 }
 
@@ -99,9 +82,7 @@ var feedURLField = regexp.MustCompile(`id="feed-url" readonly value="([^"]+)"`)
 func TestPodcastFeed(t *testing.T) {
 	data, acct, proj := fixture(t)
 	const password = "a long enough password"
-	if _, err := runCLIStdin(t, password+"\n", "users", "create", "--data", data, "--account", fmt.Sprint(acct.ID), "--email", "ed@acme.test"); err != nil {
-		t.Fatal(err)
-	}
+	createUser(t, data, acct.ID, "ed@acme.test", password)
 	s := startServer(t, data, freeAddr(t), "--engine-standin", "20ms")
 	titles := map[string]string{
 		"one": "Q&A: <Tom> said \"]]>\" 🎙️",
@@ -115,10 +96,7 @@ func TestPodcastFeed(t *testing.T) {
 		if ref == "one" { // the article's publication date, as the API's metadata gives it
 			req["metadata"] = map[string]string{narrator.MetadataPublished: "2026-04-01T10:00:00Z"}
 		}
-		status, raw := s.call(t, "POST", fmt.Sprintf("/api/v3/projects/%d/audio", proj.ID), req)
-		if status != 200 {
-			t.Fatalf("create %s: %d %s", ref, status, raw)
-		}
+		s.create(t, proj.ID, req)
 		s.waitProcessed(t, proj.ID, ref, acct.APIKey, 60*time.Second)
 	}
 
@@ -233,9 +211,7 @@ func TestPodcastFeedInBrowser(t *testing.T) {
 	chromium := chromiumPath(t)
 	data, acct, proj := fixture(t)
 	const email, password = "ed@acme.test", "a long enough password"
-	if _, err := runCLIStdin(t, password+"\n", "users", "create", "--data", data, "--account", fmt.Sprint(acct.ID), "--email", email); err != nil {
-		t.Fatal(err)
-	}
+	createUser(t, data, acct.ID, email, password)
 	s := startServer(t, data, freeAddr(t), "--engine-standin", "20ms")
 	shots := screenshotDir(t)
 	ctx := newBrowser(t, chromium)
@@ -243,10 +219,7 @@ func TestPodcastFeedInBrowser(t *testing.T) {
 	var hasURL bool
 	browse(t, ctx, "sign in",
 		chromedp.Navigate(fmt.Sprintf("%s/projects/%d", s.base, proj.ID)),
-		chromedp.WaitVisible("#signin-form"),
-		chromedp.SendKeys("#email", email),
-		chromedp.SendKeys("#password", password),
-		chromedp.Submit("#signin-form"),
+		signInSteps(email, password),
 		chromedp.WaitVisible(`a[href$="/feed"]`),
 	)
 	browse(t, ctx, "turn the feed on",

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 	"testing"
@@ -22,19 +21,12 @@ func TestLivePlaybackInBrowser(t *testing.T) {
 	chromium := chromiumPath(t)
 	data, acct, proj := fixture(t)
 	const email, password = "editor@acme.test", "correct horse battery"
-	var out, errOut bytes.Buffer
-	if err := run(t.Context(), []string{"users", "create", "--data", data, "--account", fmt.Sprint(acct.ID), "--email", email},
-		func(string) string { return "" }, strings.NewReader(password+"\n"), &out, &errOut); err != nil {
-		t.Fatalf("users create: %v\n%s", err, errOut.String())
-	}
+	createUser(t, data, acct.ID, email, password)
 	s := startServer(t, data, freeAddr(t), "--engine-standin", "1500ms")
 	ctx := newBrowser(t, chromium)
 	browse(t, ctx, "sign in",
 		chromedp.Navigate(s.base+"/signin"),
-		chromedp.WaitVisible("#signin-form"),
-		chromedp.SendKeys("#email", email),
-		chromedp.SendKeys("#password", password),
-		chromedp.Submit("#signin-form"),
+		signInSteps(email, password),
 		chromedp.WaitNotPresent("#signin-form"),
 	)
 
@@ -49,13 +41,9 @@ func TestLivePlaybackInBrowser(t *testing.T) {
 	for i := range 12 {
 		sentences = append(sentences, fmt.Sprintf("Live sentence number %d%s.", i+1, strings.Repeat(" and more", i%4)))
 	}
-	status, raw := s.call(t, "POST", fmt.Sprintf("/api/v3/projects/%d/audio", proj.ID), map[string]any{
+	a := s.create(t, proj.ID, map[string]any{
 		"api_key": acct.APIKey, "title": "Live", "body": "<p>" + strings.Join(sentences, " ") + "</p>", "external_id": "live",
 	})
-	if status != 200 {
-		t.Fatalf("create: %d %s", status, raw)
-	}
-	a := mustJSON[audioOut](t, string(raw))
 
 	var canHLS, stateAtStart, src string
 	browse(t, ctx, "audio page while unprocessed",
@@ -67,26 +55,9 @@ func TestLivePlaybackInBrowser(t *testing.T) {
 	// refuses (MEDIA_ERR_SRC_NOT_SUPPORTED) one that is still live: the
 	// page plays the growing MP3 instead, which any browser plays.
 	t.Logf("chromium canPlayType(application/vnd.apple.mpegurl) = %q", canHLS)
-	// Record stalls: a "waiting" event after playback has begun, before
-	// it ends, with nothing buffered ahead. (A loaded machine makes
-	// Chromium fire "waiting" now and then with seconds of audio buffered:
-	// its decoder fell behind, not the stream.)
 	browse(t, ctx, "live stream starts",
 		waitJS(`!!document.getElementById("live-player").getAttribute("src")`, 30*time.Second),
-		chromedp.Evaluate(`(() => {
-			const p = document.getElementById("live-player");
-			window.liveLog = {stalls: 0, playing: false, ended: false, events: []};
-			p.addEventListener("playing", () => { window.liveLog.playing = true; window.liveLog.events.push("playing@" + p.currentTime.toFixed(2)); });
-			p.addEventListener("waiting", () => {
-				if (!window.liveLog.playing || window.liveLog.ended) return;
-				const b = p.buffered, ahead = b.length ? b.end(b.length - 1) - p.currentTime : 0;
-				if (ahead < 0.25) window.liveLog.stalls++;
-				window.liveLog.events.push("waiting@" + p.currentTime.toFixed(2) + " with " + ahead.toFixed(2) + " s buffered");
-			});
-			p.addEventListener("ended", () => { window.liveLog.ended = true; window.liveLog.events.push("ended@" + p.currentTime.toFixed(2)); });
-			p.addEventListener("error", () => { window.liveLog.events.push("error " + (p.error && p.error.code)); });
-			return true;
-		})()`, nil),
+		chromedp.Evaluate(recordPlayback("live-player", "true"), nil),
 		chromedp.Evaluate(`document.getElementById("live-player").play().then(() => true)`, nil, awaitPromise),
 		chromedp.Text("#audio-state", &stateAtStart),
 		chromedp.Evaluate(`document.getElementById("live-player").currentSrc`, &src),
@@ -100,12 +71,7 @@ func TestLivePlaybackInBrowser(t *testing.T) {
 	}
 
 	// It plays to the end, through the audio being processed.
-	var log struct {
-		Stalls  int      `json:"stalls"`
-		Playing bool     `json:"playing"`
-		Ended   bool     `json:"ended"`
-		Events  []string `json:"events"`
-	}
+	var log playbackLog
 	var duration, current float64
 	browse(t, ctx, "plays to the end",
 		waitJS(`window.liveLog.ended`, 90*time.Second),
@@ -114,19 +80,7 @@ func TestLivePlaybackInBrowser(t *testing.T) {
 		chromedp.Evaluate(`document.getElementById("live-player").currentTime`, &current),
 	)
 	t.Logf("live playback: %v; duration %.2f s", log.Events, duration)
-	final := s.waitProcessed(t, proj.ID, "live", acct.APIKey, 10*time.Second)
-	_, vod := fetch(t, final.url(t, "m3u8"))
-	_, durations, _ := playlist(t, vod)
-	var total float64
-	for _, d := range durations {
-		total += d
-	}
-	if log.Stalls != 0 {
-		t.Errorf("playback stalled %d times: %v", log.Stalls, log.Events)
-	}
-	if current < total-0.5 {
-		t.Errorf("playback ended at %.2f s of %.2f s", current, total)
-	}
+	playedThrough(t, s.waitProcessed(t, proj.ID, "live", acct.APIKey, 10*time.Second), log, current)
 }
 
 // TestLiveEmbedInBrowser opens the embeddable player of an audio while it
@@ -144,30 +98,15 @@ func TestLiveEmbedInBrowser(t *testing.T) {
 	for i := range 10 {
 		sentences = append(sentences, fmt.Sprintf("Embedded sentence number %d%s.", i+1, strings.Repeat(" and more", i%4)))
 	}
-	status, raw := s.call(t, "POST", fmt.Sprintf("/api/v3/projects/%d/audio", proj.ID), map[string]any{
+	s.create(t, proj.ID, map[string]any{
 		"api_key": acct.APIKey, "title": "Live embed", "body": "<p>" + strings.Join(sentences, " ") + "</p>", "external_id": "embed-live",
 	})
-	if status != 200 {
-		t.Fatalf("create: %d %s", status, raw)
-	}
 	var src string
 	browse(t, ctx, "waiting embed offers the live stream",
 		chromedp.Navigate(fmt.Sprintf("%s/embed/%d?external_id=embed-live", s.base, proj.ID)),
 		chromedp.WaitVisible(`#np-message[data-state="pending"]`),
 		waitJS(`!!document.getElementById("np-live")`, 30*time.Second),
-		chromedp.Evaluate(`(() => {
-			const p = document.getElementById("np-live");
-			window.liveLog = {stalls: 0, playing: false, ended: false, events: []};
-			p.addEventListener("playing", () => { window.liveLog.playing = true; window.liveLog.events.push("playing@" + p.currentTime.toFixed(2)); });
-			p.addEventListener("waiting", () => {
-				if (!window.liveLog.playing || window.liveLog.ended) return;
-				const b = p.buffered, ahead = b.length ? b.end(b.length - 1) - p.currentTime : 0;
-				if (ahead < 0.25) window.liveLog.stalls++;
-				window.liveLog.events.push("waiting@" + p.currentTime.toFixed(2) + " with " + ahead.toFixed(2) + " s buffered");
-			});
-			p.addEventListener("ended", () => { window.liveLog.ended = true; window.liveLog.events.push("ended@" + p.currentTime.toFixed(2)); });
-			return p.play().then(() => true);
-		})()`, nil, awaitPromise),
+		chromedp.Evaluate(recordPlayback("np-live", "p.play().then(() => true)"), nil, awaitPromise),
 		chromedp.Evaluate(`document.getElementById("np-live").currentSrc`, &src),
 	)
 	if !strings.HasSuffix(src, "/live.mp3") {
@@ -176,10 +115,7 @@ func TestLiveEmbedInBrowser(t *testing.T) {
 	if p := s.progress(t, proj.ID, "embed-live", acct.APIKey); p.State != "unprocessed" {
 		t.Fatalf("playback started only once the audio was %s; want it unprocessed", p.State)
 	}
-	var log struct {
-		Stalls int      `json:"stalls"`
-		Events []string `json:"events"`
-	}
+	var log playbackLog
 	var current float64
 	browse(t, ctx, "plays to the end",
 		waitJS(`window.liveLog.ended`, 55*time.Second),
@@ -187,8 +123,44 @@ func TestLiveEmbedInBrowser(t *testing.T) {
 		chromedp.Evaluate(`document.getElementById("np-live").currentTime`, &current),
 	)
 	t.Logf("live playback in the embed: %v", log.Events)
-	final := s.waitProcessed(t, proj.ID, "embed-live", acct.APIKey, 10*time.Second)
-	_, vod := fetch(t, final.url(t, "m3u8"))
+	playedThrough(t, s.waitProcessed(t, proj.ID, "embed-live", acct.APIKey, 10*time.Second), log, current)
+}
+
+// recordPlayback returns a script that records, in window.liveLog, how the
+// player with the given ID plays: its events, and its stalls (a "waiting"
+// event after playback has begun, before it ends, with nothing buffered
+// ahead; a loaded machine makes Chromium fire "waiting" now and then with
+// seconds of audio buffered: its decoder fell behind, not the stream).
+// The script returns the value of the expression then, with p the player.
+func recordPlayback(id, then string) string {
+	return fmt.Sprintf(`(() => {
+		const p = document.getElementById(%q);
+		window.liveLog = {stalls: 0, playing: false, ended: false, events: []};
+		p.addEventListener("playing", () => { window.liveLog.playing = true; window.liveLog.events.push("playing@" + p.currentTime.toFixed(2)); });
+		p.addEventListener("waiting", () => {
+			if (!window.liveLog.playing || window.liveLog.ended) return;
+			const b = p.buffered, ahead = b.length ? b.end(b.length - 1) - p.currentTime : 0;
+			if (ahead < 0.25) window.liveLog.stalls++;
+			window.liveLog.events.push("waiting@" + p.currentTime.toFixed(2) + " with " + ahead.toFixed(2) + " s buffered");
+		});
+		p.addEventListener("ended", () => { window.liveLog.ended = true; window.liveLog.events.push("ended@" + p.currentTime.toFixed(2)); });
+		p.addEventListener("error", () => { window.liveLog.events.push("error " + (p.error && p.error.code)); });
+		return %s;
+	})()`, id, then)
+}
+
+// playbackLog is window.liveLog, as recordPlayback fills it.
+type playbackLog struct {
+	Stalls int      `json:"stalls"`
+	Events []string `json:"events"`
+}
+
+// playedThrough checks that a live playback, which ended at current
+// seconds, did not stall and reached the end of the processed audio's VOD
+// playlist.
+func playedThrough(t *testing.T, processed audioOut, log playbackLog, current float64) {
+	t.Helper()
+	_, vod := fetch(t, processed.url(t, "m3u8"))
 	_, durations, _ := playlist(t, vod)
 	var total float64
 	for _, d := range durations {

@@ -126,15 +126,12 @@ func TestLiveStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	status, raw := s.call(t, "POST", fmt.Sprintf("/api/v3/projects/%d/audio", proj.ID), map[string]any{
+	created := s.create(t, proj.ID, map[string]any{
 		"api_key": acct.APIKey, "title": "A thousand words, heard at once", "body": string(body), "external_id": "live-1",
 	})
 	acked := time.Now()
-	if status != 200 {
-		t.Fatalf("create: %d %s", status, raw)
-	}
 	// v3 is unchanged: url stays [] until processed.
-	for _, m := range mustJSON[audioOut](t, string(raw)).Media {
+	for _, m := range created.Media {
 		if string(m.URL) != "[]" {
 			t.Errorf("created audio's %s url is %s, want []", m.ContentType, m.URL)
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -245,8 +246,16 @@ func freeAddr(t *testing.T) string {
 // startServer runs `narrator serve` on data and waits for /healthz.
 func startServer(t *testing.T, data, addr string, extra ...string) *node {
 	t.Helper()
-	s := &node{base: "http://" + addr, logs: &logBuffer{}}
-	s.cmd = exec.Command(binary, append([]string{"serve", "--data", data, "--addr", addr}, extra...)...)
+	return startNode(t, "http://"+addr, 60*time.Second, binary, append([]string{"serve", "--data", data, "--addr", addr}, extra...)...)
+}
+
+// startNode runs a process that serves HTTP at base (a narrator server or
+// a balancer in front of some), kills it when the test ends, and waits
+// until its /healthz answers 200.
+func startNode(t *testing.T, base string, within time.Duration, name string, args ...string) *node {
+	t.Helper()
+	s := &node{base: base, logs: &logBuffer{}}
+	s.cmd = exec.Command(name, args...)
 	s.cmd.Stdout, s.cmd.Stderr = s.logs, s.logs
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -257,13 +266,12 @@ func startServer(t *testing.T, data, addr string, extra ...string) *node {
 			s.cmd.Wait()
 		}
 		if t.Failed() {
-			t.Logf("server log:\n%s", s.logs.String())
+			t.Logf("%s log:\n%s", filepath.Base(name), s.logs.String())
 		}
 	})
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(within)
 	for time.Now().Before(deadline) {
-		res, err := http.Get(s.base + "/healthz")
-		if err == nil {
+		if res, err := http.Get(s.base + "/healthz"); err == nil {
 			res.Body.Close()
 			if res.StatusCode == 200 {
 				return s
@@ -271,31 +279,65 @@ func startServer(t *testing.T, data, addr string, extra ...string) *node {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Fatalf("server not healthy within 60 s; log:\n%s", s.logs.String())
+	t.Fatalf("%s not healthy within %s; log:\n%s", filepath.Base(name), within, s.logs.String())
 	return nil
+}
+
+// send makes a request with c (http.DefaultClient when nil), header being
+// name, value pairs, and returns the answer with its body read whole. It
+// fails t when the exchange fails or takes over two minutes.
+func send(t testing.TB, c *http.Client, method, url string, body io.Reader, header ...string) (*http.Response, []byte) {
+	t.Helper()
+	if c == nil {
+		c = http.DefaultClient
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, url, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	res, err := c.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatalf("%s %s: read the answer: %v", method, url, err)
+	}
+	return res, raw
+}
+
+// openAPINode opens in this process, as serve does at start-up, an api
+// node on data at a free loopback port, with the given serve flags after
+// those. The caller runs and closes it.
+func openAPINode(t *testing.T, data string, flags ...string) *server {
+	t.Helper()
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	finish := config.ServeFlags(fs, func(string) string { return "" })
+	if err := fs.Parse(append([]string{"--data", data, "--role", "api", "--addr", "127.0.0.1:0"}, flags...)); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := openServer(t.Context(), cfg, slog.New(slog.DiscardHandler), os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv
 }
 
 // TestServeFailsWhenHTTPFails checks that serve returns an error, and so
 // exits non-zero, when its HTTP server stops on its own.
 func TestServeFailsWhenHTTPFails(t *testing.T) {
 	t.Parallel()
-	var errOut bytes.Buffer
-	finish := func() (config.Config, error) {
-		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-		f := config.ServeFlags(fs, func(string) string { return "" })
-		if err := fs.Parse([]string{"--data", t.TempDir(), "--role", "api", "--addr", "127.0.0.1:0"}); err != nil {
-			return config.Config{}, err
-		}
-		return f()
-	}
-	cfg, err := finish()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := openServer(t.Context(), cfg, slog.New(slog.NewTextHandler(&errOut, nil)), func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := openAPINode(t, t.TempDir())
 	srv.ln.Close() // the listener dies under the server
 	if err := srv.run(t.Context()); err == nil {
 		t.Fatal("run returned nil after the HTTP server failed")

@@ -27,25 +27,6 @@ const neuralArticle = `<p>The council met on Tuesday. It approved the new librar
 <p>Work starts in spring. The doors open next year. Readers asked for longer hours.</p>
 <p>The board agreed. Everyone was pleased.</p>`
 
-// tinyPiper writes a tiny Piper voice, en_US-tiny-medium, into dir and returns its model's
-// path. Each value the model encodes lasts 200 samples, so that a sentence lasts about a
-// second.
-func tinyPiper(t *testing.T, dir string) string {
-	t.Helper()
-	model := filepath.Join(dir, "en_US-tiny-medium.onnx")
-	if err := os.WriteFile(model, onnxtest.Piper(onnxtest.PiperOptions{Repeat: 200}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := os.ReadFile("../../internal/neural/testdata/en_US-test.onnx.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(model+".json", cfg, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return model
-}
-
 type installedOut struct {
 	ID       string `json:"id"`
 	Name     string `json:"name"`
@@ -64,7 +45,7 @@ func TestNeuralVoice(t *testing.T) {
 		proctest.Missing(t, helperErr.Error(), "apt-get install gcc libespeak-ng-dev")
 	}
 	data, acct, _ := fixture(t)
-	model := tinyPiper(t, t.TempDir())
+	model := tinyPiper(t)
 
 	// The files do not say the voice's gender.
 	if _, errOut, err := runCLI(t, "voices", "install", "--data", data, "--onnxruntime", lib, model); err == nil || !strings.Contains(errOut+err.Error(), "--gender") {
@@ -225,7 +206,7 @@ func TestNeuralVoiceCluster(t *testing.T) {
 		}
 		return string(out)
 	}
-	cli(append(append([]string{"voices", "install", "--data", installer, "--onnxruntime", lib, "--gender", "male", "--name", "Tim", "--json"}, backends...), tinyPiper(t, t.TempDir()))...)
+	cli(append(append([]string{"voices", "install", "--data", installer, "--onnxruntime", lib, "--gender", "male", "--name", "Tim", "--json"}, backends...), tinyPiper(t))...)
 	acct := mustJSON[accountOut](t, cli(append([]string{"accounts", "create", "--data", installer, "--name", "Acme"}, backends...)...))
 	proj := mustJSON[projectOut](t, cli(append([]string{"projects", "create", "--data", installer, "--account", fmt.Sprint(acct.ID), "--title", "Daily", "--language", "en_US", "--body-voice", "Tim"}, backends...)...))
 
@@ -251,32 +232,18 @@ func TestNeuralLiveStream(t *testing.T) {
 		proctest.Missing(t, helperErr.Error(), "apt-get install gcc libespeak-ng-dev")
 	}
 	data, acct, _ := fixture(t)
-	dir := t.TempDir()
-	model := filepath.Join(dir, "en_US-slow-medium.onnx")
 	// Paced (30 ms a phoneme ID) and computing about 50 GFLOP a run: a second or so per
 	// sentence on the build machine.
-	if err := os.WriteFile(model, onnxtest.Piper(onnxtest.PiperOptions{Repeat: 661, Paced: true, Compute: 1500}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := os.ReadFile("../../internal/neural/testdata/en_US-test.onnx.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(model+".json", cfg, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	model, _ := writePiper(t, "en_US-slow-medium", onnxtest.Piper(onnxtest.PiperOptions{Repeat: 661, Paced: true, Compute: 1500}), nil)
 	mustCLI(t, "voices", "install", "--data", data, "--onnxruntime", lib, "--gender", "female", model)
 	proj := mustJSON[projectOut](t, mustCLI(t, "projects", "create", "--data", data, "--account", fmt.Sprint(acct.ID), "--title", "Live", "--language", "en_US"))
 	if proj.BodyVoice != "Slow (Female)" {
 		t.Fatalf("the project speaks with %q, want the installed voice", proj.BodyVoice)
 	}
 	s := startServer(t, data, freeAddr(t), "--onnxruntime", lib)
-	status, raw := s.call(t, "POST", fmt.Sprintf("/api/v3/projects/%d/audio", proj.ID), map[string]any{
+	s.create(t, proj.ID, map[string]any{
 		"api_key": acct.APIKey, "title": "Live news", "body": neuralArticle, "external_id": "live-n",
 	})
-	if status != 200 {
-		t.Fatalf("create: %d %s", status, raw)
-	}
 	p := s.waitLive(t, proj.ID, "live-n", acct.APIKey)
 	res, list := fetch(t, p.LiveURL)
 	if res.StatusCode != 200 {

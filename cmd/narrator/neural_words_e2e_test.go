@@ -3,10 +3,7 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -17,8 +14,6 @@ import (
 	"testing"
 	"time"
 	"unicode"
-
-	"github.com/hajimehoshi/go-mp3"
 
 	"github.com/narrator/narrator/client"
 	"github.com/narrator/narrator/internal/onnx/onnxtest"
@@ -36,25 +31,9 @@ const wordsTolerance = 0.025
 // the model's path and the config.
 func timedPiper(t *testing.T, name string, ceils int, ls float64) (string, *phonemize.PiperConfig) {
 	t.Helper()
-	model := filepath.Join(t.TempDir(), name+".onnx")
-	if err := os.WriteFile(model, onnxtest.PiperTimed(onnxtest.TimedOptions{Ceils: ceils}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile("../../internal/neural/testdata/en_US-test.onnx.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cfg map[string]any
-	if err := json.Unmarshal(raw, &cfg); err != nil {
-		t.Fatal(err)
-	}
-	cfg["inference"].(map[string]any)["length_scale"] = ls
-	if raw, err = json.Marshal(cfg); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(model+".json", raw, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	model, raw := writePiper(t, name, onnxtest.PiperTimed(onnxtest.TimedOptions{Ceils: ceils}), func(cfg map[string]any) {
+		cfg["inference"].(map[string]any)["length_scale"] = ls
+	})
 	c, err := phonemize.ParsePiperConfig(raw)
 	if err != nil {
 		t.Fatal(err)
@@ -98,42 +77,26 @@ func TestNeuralWordTimings(t *testing.T) {
 
 	s := startServer(t, data, freeAddr(t), "--onnxruntime", lib)
 	c := s.client(t, acct.APIKey)
-	const (
-		title = "Harbour morning"
-		body  = `<p>Bright kites drifted above the quiet harbour. Fishermen mended their nets before dawn.</p>
-<p>Children laughed while gulls circled overhead.</p>`
-	)
-	narrate := func(proj int64, ref string) {
-		t.Helper()
-		if _, err := c.CreateAudio(t.Context(), proj, client.NewAudio{Title: title, Body: body, ExternalID: ref}); err != nil {
-			t.Fatal(err)
-		}
-		waitProcessed(t, c, proj, ref, 2*time.Minute)
-	}
 	check := func(label string, proj int64, ref string, cfg *phonemize.PiperConfig) {
 		t.Helper()
 		tr, mp3, vtt := rendering(t, c, proj, ref)
 		checkWords(t, label, piperTones(phon, cfg), tr, mp3, vtt)
 	}
 
-	narrate(toneProj, "tone")
+	narrateHarbour(t, c, toneProj, "tone")
 	check("tone", toneProj, "tone", toneCfg)
-	edited := strings.Replace(body, "Children laughed while gulls circled overhead.", "Old sailors told stories about distant islands.", 1)
-	if u, err := c.UpdateAudio(t.Context(), toneProj, "tone", client.AudioUpdate{Body: &edited}); err != nil || u.State != client.StateUnprocessed {
-		t.Fatalf("update: %+v, %v", u, err)
-	}
-	waitProcessed(t, c, toneProj, "tone", 2*time.Minute)
+	editHarbour(t, c, toneProj, "tone")
 	tr, _, _ := rendering(t, c, toneProj, "tone")
-	if n := len(tr.Sentences); n != 4 || tr.Sentences[3].Text != "Old sailors told stories about distant islands." {
+	if n := len(tr.Sentences); n != 4 || tr.Sentences[3].Text != harbourEdit {
 		t.Fatalf("after the edit, the transcript has %+v", tr.Sentences)
 	}
 	check("tone, edited", toneProj, "tone", toneCfg)
 
-	narrate(quickProj, "quick")
+	narrateHarbour(t, c, quickProj, "quick")
 	check("length scale 0.8", quickProj, "quick", quickCfg)
 
 	// Without a Ceil node: sentences only, in the JSON and the WebVTT.
-	narrate(plainProj, "plain")
+	narrateHarbour(t, c, plainProj, "plain")
 	tr, _, vtt := rendering(t, c, plainProj, "plain")
 	if len(tr.Sentences) != 4 {
 		t.Errorf("plain: %d sentences, want 4", len(tr.Sentences))
@@ -155,7 +118,7 @@ func TestNeuralWordTimings(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustCLI(t, "voices", "install", "--data", data, "--onnxruntime", lib, "--gender", "female", plain)
-	narrate(plainProj, "plain-timed")
+	narrateHarbour(t, c, plainProj, "plain-timed")
 	check("plain, installed again with a Ceil node", plainProj, "plain-timed", plainCfg)
 }
 
@@ -199,17 +162,43 @@ func TestNeuralKokoroWordTimings(t *testing.T) {
 	p := mustJSON[projectOut](t, mustCLI(t, "projects", "create", "--data", data, "--account", fmt.Sprint(acct.ID), "--title", "Heart", "--language", "en_US", "--title-voice", "Heart", "--body-voice", "Heart"))
 	s := startServer(t, data, freeAddr(t), "--onnxruntime", lib)
 	c := s.client(t, acct.APIKey)
-	body := `<p>Bright kites drifted above the quiet harbour. Fishermen mended their nets before dawn.</p>
-<p>Children laughed while gulls circled overhead.</p>`
-	if _, err := c.CreateAudio(t.Context(), p.ID, client.NewAudio{Title: "Harbour morning", Body: body, ExternalID: "heart"}); err != nil {
-		t.Fatal(err)
-	}
-	waitProcessed(t, c, p.ID, "heart", 2*time.Minute)
+	narrateHarbour(t, c, p.ID, "heart")
 	tr, mp3, vtt := rendering(t, c, p.ID, "heart")
 	if len(tr.Sentences) != 4 {
 		t.Errorf("%d sentences, want 4: %+v", len(tr.Sentences), tr.Sentences)
 	}
 	checkWords(t, "kokoro", kokoroTones(phon), tr, mp3, vtt)
+}
+
+// The tone-voice tests narrate the harbour article: a title and four sentences, the last
+// of which harbourEdit replaces.
+const (
+	harbourTitle = "Harbour morning"
+	harbourBody  = `<p>Bright kites drifted above the quiet harbour. Fishermen mended their nets before dawn.</p>
+<p>Children laughed while gulls circled overhead.</p>`
+	harbourLast = "Children laughed while gulls circled overhead."
+	harbourEdit = "Old sailors told stories about distant islands."
+)
+
+// narrateHarbour narrates the harbour article as ref in a project and waits until it is
+// processed.
+func narrateHarbour(t *testing.T, c *client.Client, proj int64, ref string) {
+	t.Helper()
+	if _, err := c.CreateAudio(t.Context(), proj, client.NewAudio{Title: harbourTitle, Body: harbourBody, ExternalID: ref}); err != nil {
+		t.Fatal(err)
+	}
+	waitProcessed(t, c, proj, ref, 2*time.Minute)
+}
+
+// editHarbour replaces the last sentence of the harbour article ref with harbourEdit and
+// waits until the audio is processed again.
+func editHarbour(t *testing.T, c *client.Client, proj int64, ref string) {
+	t.Helper()
+	edited := strings.Replace(harbourBody, harbourLast, harbourEdit, 1)
+	if u, err := c.UpdateAudio(t.Context(), proj, ref, client.AudioUpdate{Body: &edited}); err != nil || u.State != client.StateUnprocessed {
+		t.Fatalf("update: %+v, %v", u, err)
+	}
+	waitProcessed(t, c, proj, ref, 2*time.Minute)
 }
 
 // rendering returns a processed audio's transcript, MP3 and WebVTT.
@@ -420,15 +409,8 @@ func cueTimestamps(t *testing.T, vtt string) [][]float64 {
 // silent while they speak; the pipeline's pauses are).
 func soundOnsets(t *testing.T, raw []byte) []float64 {
 	t.Helper()
-	dec, err := mp3.NewDecoder(bytes.NewReader(raw))
-	if err != nil {
-		t.Fatalf("decode mp3: %v", err)
-	}
-	pcm, err := io.ReadAll(dec)
-	if err != nil {
-		t.Fatalf("decode mp3: %v", err)
-	}
-	rate := float64(dec.SampleRate())
+	pcm, sampleRate := decodePCM(t, raw)
+	rate := float64(sampleRate)
 	const level = 0.02
 	gap := int(0.04 * rate)
 	var onsets []float64

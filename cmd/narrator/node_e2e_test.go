@@ -60,33 +60,48 @@ func (s *node) stop(t *testing.T, sig syscall.Signal) {
 	}
 }
 
+// call sends a JSON request to the node, body encoded unless it is nil,
+// and returns the status and the answer.
 func (s *node) call(t *testing.T, method, path string, body any) (int, []byte) {
 	t.Helper()
-	var rd io.Reader
-	if body != nil {
-		raw, err := json.Marshal(body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rd = bytes.NewReader(raw)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, s.base+path, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	res, err := checkedHTTP(t).Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, raw := send(t, checkedHTTP(t), method, s.base+path, jsonBody(t, body), "Content-Type", "application/json")
 	return res.StatusCode, raw
+}
+
+// jsonBody returns v encoded as a request body, or nil if v is nil.
+func jsonBody(t testing.TB, v any) io.Reader {
+	t.Helper()
+	if v == nil {
+		return nil
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.NewReader(raw)
+}
+
+// createUser creates a dashboard user of an account, its password given on
+// standard input as a person would, and returns what the command printed.
+func createUser(t *testing.T, data string, accountID int64, email, password string) string {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	if err := run(t.Context(), []string{"users", "create", "--data", data, "--account", fmt.Sprint(accountID), "--email", email},
+		func(string) string { return "" }, strings.NewReader(password+"\n"), &out, &errOut); err != nil {
+		t.Fatalf("users create: %v\n%s", err, errOut.String())
+	}
+	return out.String()
+}
+
+// create creates an audio in a project through the v3 API, fields being
+// the request's (api_key included), and fails t unless it is accepted.
+func (s *node) create(t *testing.T, projectID int64, fields map[string]any) audioOut {
+	t.Helper()
+	status, raw := s.call(t, "POST", fmt.Sprintf("/api/v3/projects/%d/audio", projectID), fields)
+	if status != 200 {
+		t.Fatalf("create %v: %d %s", fields["external_id"], status, raw)
+	}
+	return mustJSON[audioOut](t, string(raw))
 }
 
 // contract checks exchanges against the OpenAPI document; it is loaded

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -75,11 +74,7 @@ next:
 func TestMetricsAndLogs(t *testing.T) {
 	data, acct, proj := fixture(t)
 	const password = "correct horse battery staple 42"
-	var out, errOut bytes.Buffer
-	if err := run(t.Context(), []string{"users", "create", "--data", data, "--account", fmt.Sprint(acct.ID), "--email", "ops@example.com"},
-		func(string) string { return "" }, strings.NewReader(password+"\n"), &out, &errOut); err != nil {
-		t.Fatalf("users create: %v\n%s", err, errOut.String())
-	}
+	createUser(t, data, acct.ID, "ops@example.com", password)
 	s := startServer(t, data, freeAddr(t), "--log-format", "json")
 
 	before := scrape(t, s.base)
@@ -117,29 +112,14 @@ func TestMetricsAndLogs(t *testing.T) {
 		t.Fatalf("create: %d %s", status, raw)
 	}
 	s.waitProcessed(t, proj.ID, "m-1", acct.APIKey, 90*time.Second)
-	req, _ := http.NewRequestWithContext(t.Context(), "GET", fmt.Sprintf("%s/api/v3/projects/%d/audio/m-1", s.base, proj.ID), nil)
-	req.Header.Set("Authorization", "Bearer "+acct.APIKey)
-	req.Header.Set("X-Request-Id", "trace-me-123")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
+	res, _ := send(t, nil, "GET", fmt.Sprintf("%s/api/v3/projects/%d/audio/m-1", s.base, proj.ID), nil, "Authorization", "Bearer "+acct.APIKey, "X-Request-Id", "trace-me-123")
 	if res.StatusCode != 200 || res.Header.Get("X-Request-Id") != "trace-me-123" {
 		t.Errorf("GET with a request ID: %d, X-Request-Id %q", res.StatusCode, res.Header.Get("X-Request-Id"))
 	}
 	token := strings.Repeat("t", 43)
 	form := url.Values{"email": {"ops@example.com"}, "password": {password}, "csrf_token": {token}}
-	req, _ = http.NewRequestWithContext(t.Context(), "POST", s.base+"/signin", strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.AddCookie(&http.Cookie{Name: "narrator_signin", Value: token})
 	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	res, err = noRedirect.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	io.Copy(io.Discard, res.Body)
-	res.Body.Close()
+	res, _ = send(t, noRedirect, "POST", s.base+"/signin", strings.NewReader(form.Encode()), "Content-Type", "application/x-www-form-urlencoded", "Cookie", "narrator_signin="+token)
 	var session string
 	for _, c := range res.Cookies() {
 		if c.Name == "narrator_session" {

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,23 +46,12 @@ func TestOpenWebUIReplay(t *testing.T) {
 		if q.Body != nil {
 			body = bytes.NewReader(q.Body)
 		}
-		req, err := http.NewRequestWithContext(t.Context(), q.Method, strings.ReplaceAll(q.URL, "{base}", s.base+"/v1"), body)
-		if err != nil {
-			t.Fatal(err)
-		}
+		var header []string
 		for k, v := range q.Headers {
-			req.Header.Set(k, strings.ReplaceAll(v, "{key}", acct.APIKey))
+			header = append(header, k, strings.ReplaceAll(v, "{key}", acct.APIKey))
 		}
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		answers[q.Name], err = io.ReadAll(res.Body)
-		res.Body.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		statuses[q.Name] = res.StatusCode
+		res, raw := send(t, nil, q.Method, strings.ReplaceAll(q.URL, "{base}", s.base+"/v1"), body, header...)
+		answers[q.Name], statuses[q.Name] = raw, res.StatusCode
 	}
 
 	var models struct{ Models []map[string]any }

@@ -50,12 +50,9 @@ func TestSandboxedServe(t *testing.T) {
 		t.Error("no festival process runs in a scratch directory of the data directory")
 	}
 
-	status, raw := s.call(t, "POST", fmt.Sprintf("/api/v3/projects/%d/audio", proj.ID), map[string]any{
+	s.create(t, proj.ID, map[string]any{
 		"api_key": acct.APIKey, "title": "Sandboxed", "body": "<p>The engines run in a sandbox, with nothing of the server's in reach.</p>", "external_id": "sb-1",
 	})
-	if status != 200 {
-		t.Fatalf("create: %d %s", status, raw)
-	}
 	a := s.waitProcessed(t, proj.ID, "sb-1", acct.APIKey, 90*time.Second)
 	res, body := fetch(t, a.url(t, "mp3"))
 	if res.StatusCode != 200 {

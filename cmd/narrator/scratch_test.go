@@ -1,33 +1,16 @@
 package main
 
 import (
-	"flag"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/narrator/narrator/internal/config"
 )
 
 // openClose opens an api node on data, as serve does at start-up, and
 // closes it.
 func openClose(t *testing.T, data string) {
 	t.Helper()
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	finish := config.ServeFlags(fs, func(string) string { return "" })
-	if err := fs.Parse([]string{"--data", data, "--role", "api", "--addr", "127.0.0.1:0"}); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := finish()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := openServer(t.Context(), cfg, slog.New(slog.DiscardHandler), os.Getenv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.close(t.Context()); err != nil {
+	if err := openAPINode(t, data).close(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 }

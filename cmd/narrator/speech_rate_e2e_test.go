@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/narrator/narrator/client"
 	"github.com/narrator/narrator/internal/phonemize"
@@ -27,18 +26,6 @@ func TestNeuralSpeechRate(t *testing.T) {
 	proj := mustJSON[projectOut](t, mustCLI(t, "projects", "create", "--data", data, "--account", fmt.Sprint(acct.ID), "--title", "Rate", "--language", "en_US", "--title-voice", "Tone", "--body-voice", "Tone")).ID
 	s := startServer(t, data, freeAddr(t), "--onnxruntime", lib)
 	c := s.client(t, acct.APIKey)
-	const (
-		title = "Harbour morning"
-		body  = `<p>Bright kites drifted above the quiet harbour. Fishermen mended their nets before dawn.</p>
-<p>Children laughed while gulls circled overhead.</p>`
-	)
-	narrate := func(ref string) {
-		t.Helper()
-		if _, err := c.CreateAudio(t.Context(), proj, client.NewAudio{Title: title, Body: body, ExternalID: ref}); err != nil {
-			t.Fatal(err)
-		}
-		waitProcessed(t, c, proj, ref, 2*time.Minute)
-	}
 	fast := *cfg
 	fast.LengthScale = cfg.LengthScale / 1.25 // as the engine divides it
 	check := func(label, ref string, cfg *phonemize.PiperConfig) {
@@ -47,7 +34,7 @@ func TestNeuralSpeechRate(t *testing.T) {
 		checkWords(t, label, piperTones(phon, cfg), tr, mp3, vtt)
 	}
 
-	narrate("before")
+	narrateHarbour(t, c, proj, "before")
 	before, err := c.GetAudio(t.Context(), proj, "before")
 	if err != nil {
 		t.Fatal(err)
@@ -65,13 +52,9 @@ func TestNeuralSpeechRate(t *testing.T) {
 	}
 	check("rate 1, kept", "before", cfg)
 
-	narrate("after")
+	narrateHarbour(t, c, proj, "after")
 	check("rate 1.25", "after", &fast)
 
-	edited := strings.Replace(body, "Children laughed while gulls circled overhead.", "Old sailors told stories about distant islands.", 1)
-	if u, err := c.UpdateAudio(t.Context(), proj, "before", client.AudioUpdate{Body: &edited}); err != nil || u.State != client.StateUnprocessed {
-		t.Fatalf("update: %+v, %v", u, err)
-	}
-	waitProcessed(t, c, proj, "before", 2*time.Minute)
+	editHarbour(t, c, proj, "before")
 	check("rate 1.25, one sentence edited", "before", &fast)
 }

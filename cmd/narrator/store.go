@@ -26,16 +26,24 @@ func withStore(ctx context.Context, e *env, data func() (config.Backends, error)
 // withBackends is withStore for a command that also inserts jobs outside a
 // store's write (openCLIBackends).
 func withBackends(ctx context.Context, e *env, data func() (config.Backends, error), do func(bk *backends) (any, error)) error {
+	return useStore(ctx, e, data, func(bk *backends) error {
+		out, err := do(bk)
+		if err != nil {
+			return err
+		}
+		return printJSON(e.stdout, out)
+	})
+}
+
+// useStore opens the backends that data names, calls do with them, and
+// closes the store; do prints what it has to say.
+func useStore(ctx context.Context, e *env, data func() (config.Backends, error), do func(bk *backends) error) error {
 	bk, err := openCLIBackends(ctx, e, data)
 	if err != nil {
 		return err
 	}
 	defer bk.store.Close()
-	out, err := do(bk)
-	if err != nil {
-		return err
-	}
-	return printJSON(e.stdout, out)
+	return do(bk)
 }
 
 // migrateCommand is `narrator migrate`.
@@ -49,11 +57,8 @@ func (cmd migrateCommand) Run(ctx context.Context, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	st, err := openStore(ctx, e, data)
-	if err != nil {
+	return useStore(ctx, e, data, func(*backends) error {
+		_, err := fmt.Fprintln(e.stdout, "database is up to date")
 		return err
-	}
-	defer st.Close()
-	fmt.Fprintln(e.stdout, "database is up to date")
-	return nil
+	})
 }

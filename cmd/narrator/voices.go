@@ -88,16 +88,13 @@ func (cmd voicesListCommand) Run(ctx context.Context, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	st, err := openStore(ctx, e, data)
-	if err != nil {
+	var cat *narrator.Catalog
+	if err := useStore(ctx, e, data, func(bk *backends) (err error) {
+		cat, err = loadCatalog(ctx, bk.store)
+		return err
+	}); err != nil {
 		return err
 	}
-	defer st.Close()
-	installed, err := st.ListInstalledVoices(ctx)
-	if err != nil {
-		return fmt.Errorf("read the installed voices: %w", err)
-	}
-	cat := narrator.NewCatalog(installed)
 	var voices []narrator.Voice
 	for _, v := range cat.Voices() {
 		if *language == "" || v.Language == *language {

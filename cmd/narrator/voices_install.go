@@ -113,20 +113,14 @@ func (cmd voicesDownloadCommand) Run(ctx context.Context, args []string) error {
 		fs.Usage()
 		return usagef("voices download: give one voice name, such as en_US-amy-medium")
 	}
-	dir, err := os.MkdirTemp("", "narrator-voice-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	dctx, cancel := context.WithTimeout(ctx, *timeout)
-	defer cancel()
 	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, ResponseHeaderTimeout: time.Minute}}
-	got, err := neural.Download(dctx, client, *from, fs.Arg(0), dir, neural.DownloadOptions{AllowHTTP: *allowHTTP})
+	got, remove, err := downloadPiper(ctx, client, *from, fs.Arg(0), *timeout, neural.DownloadOptions{AllowHTTP: *allowHTTP})
 	if errors.Is(err, neural.ErrInsecureRepository) {
 		return usagef("voices download: %v: give an https mirror, or --allow-insecure-mirror to accept one over plain http", err)
 	} else if err != nil {
 		return fmt.Errorf("voices download: %w", err)
 	}
+	defer remove()
 	if f.card == "" {
 		f.card = got.Card
 	}
@@ -143,6 +137,23 @@ func (cmd voicesDownloadCommand) Run(ctx context.Context, args []string) error {
 		fmt.Fprintf(e.stderr, "downloaded %s from %s, checked against the index's %s%s\n", filepath.Base(df.Path), df.URL, df.Checked, note)
 	}
 	return nil
+}
+
+// downloadPiper downloads the Piper voice name from the repository at from into a new
+// temporary directory, giving up after timeout. Once the voice is installed, remove deletes
+// the directory; on an error there is none.
+func downloadPiper(ctx context.Context, client *http.Client, from, name string, timeout time.Duration, opts neural.DownloadOptions) (got neural.Downloaded, remove func(), err error) {
+	dir, err := os.MkdirTemp("", "narrator-voice-")
+	if err != nil {
+		return neural.Downloaded{}, nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if got, err = neural.Download(ctx, client, from, name, dir, opts); err != nil {
+		os.RemoveAll(dir)
+		return neural.Downloaded{}, nil, err
+	}
+	return got, func() { os.RemoveAll(dir) }, nil
 }
 
 // installVoice checks a voice's files, stores them in the media store and its catalog
@@ -415,33 +426,26 @@ func (cmd voicesRemoveCommand) Run(ctx context.Context, args []string) error {
 		fs.Usage()
 		return usagef("voices remove: give one installed voice's ID (narrator voices shows them)")
 	}
-	b, err := data()
-	if err != nil {
-		return usagef("%v", err)
-	}
-	bk, err := openBackends(ctx, b, jobs.Config{Logger: slog.New(slog.DiscardHandler)}, cliEventBody(e.getenv), narrator.Limits{}, e.getenv)
-	if err != nil {
-		return err
-	}
-	defer bk.store.Close()
-	v, err := bk.store.RemoveVoice(ctx, fs.Arg(0))
-	if narrator.ErrorCode(err) == narrator.ENOTFOUND {
-		return usagef("voices remove: %s", narrator.ErrorMessage(err))
-	} else if err != nil {
-		return fmt.Errorf("voices remove: %w", err)
-	}
-	left, err := bk.store.ListInstalledVoices(ctx)
-	if err != nil {
-		return fmt.Errorf("voices remove: %w", err)
-	}
-	// Projects that chose the voice fall back to their language's default; the files no
-	// voice uses any more are deleted.
-	var errs []error
-	for _, f := range narrator.UnusedVoiceFiles(v, left) {
-		if err := bk.media.DeletePrefix(ctx, f.Key()); err != nil {
-			errs = append(errs, fmt.Errorf("delete %s: %w", f.Name, err))
+	return useStore(ctx, e, data, func(bk *backends) error {
+		v, err := bk.store.RemoveVoice(ctx, fs.Arg(0))
+		if narrator.ErrorCode(err) == narrator.ENOTFOUND {
+			return usagef("voices remove: %s", narrator.ErrorMessage(err))
+		} else if err != nil {
+			return fmt.Errorf("voices remove: %w", err)
 		}
-	}
-	fmt.Fprintf(e.stdout, "removed %s (%s, %s); projects that chose it now speak with their language's default\n", v.EngineVoice, v.Label(), v.Language)
-	return errors.Join(errs...)
+		left, err := bk.store.ListInstalledVoices(ctx)
+		if err != nil {
+			return fmt.Errorf("voices remove: %w", err)
+		}
+		// Projects that chose the voice fall back to their language's default; the files no
+		// voice uses any more are deleted.
+		var errs []error
+		for _, f := range narrator.UnusedVoiceFiles(v, left) {
+			if err := bk.media.DeletePrefix(ctx, f.Key()); err != nil {
+				errs = append(errs, fmt.Errorf("delete %s: %w", f.Name, err))
+			}
+		}
+		fmt.Fprintf(e.stdout, "removed %s (%s, %s); projects that chose it now speak with their language's default\n", v.EngineVoice, v.Label(), v.Language)
+		return errors.Join(errs...)
+	})
 }

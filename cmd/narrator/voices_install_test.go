@@ -19,22 +19,45 @@ import (
 	"github.com/narrator/narrator/internal/proctest"
 )
 
-// tinyPiperFiles writes a tiny Piper voice, en_US-tiny-medium, and its config into a new
-// directory and returns the model's path.
-func tinyPiperFiles(t *testing.T) string {
+// tinyPiperOptions make tinyPiper's model: each value it encodes lasts 200 samples, so that
+// a sentence lasts about a second.
+var tinyPiperOptions = onnxtest.PiperOptions{Repeat: 200}
+
+// tinyPiper writes a tiny Piper voice, en_US-tiny-medium, into a new directory and returns
+// its model's path.
+func tinyPiper(t *testing.T) string {
 	t.Helper()
-	model := filepath.Join(t.TempDir(), "en_US-tiny-medium.onnx")
-	if err := os.WriteFile(model, onnxtest.Piper(onnxtest.PiperOptions{}), 0o600); err != nil {
+	model, _ := writePiper(t, "en_US-tiny-medium", onnxtest.Piper(tinyPiperOptions), nil)
+	return model
+}
+
+// writePiper writes a Piper voice NAME (such as en_US-tiny-medium) into a new directory: the
+// model, and beside it the test voice's config, changed by edit unless it is nil. It returns
+// the model's path and the config.
+func writePiper(t *testing.T, name string, model []byte, edit func(cfg map[string]any)) (string, []byte) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name+".onnx")
+	if err := os.WriteFile(path, model, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := os.ReadFile("../../internal/neural/testdata/en_US-test.onnx.json")
+	raw, err := os.ReadFile("../../internal/neural/testdata/en_US-test.onnx.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(model+".json", cfg, 0o600); err != nil {
+	if edit != nil {
+		var cfg map[string]any
+		if err := json.Unmarshal(raw, &cfg); err != nil {
+			t.Fatal(err)
+		}
+		edit(cfg)
+		if raw, err = json.Marshal(cfg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(path+".json", raw, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return model
+	return path, raw
 }
 
 // TestVoicesInstallSandbox checks that voices install checks the model in serve's sandbox, as
@@ -49,14 +72,14 @@ func TestVoicesInstallSandbox(t *testing.T) {
 		t.Helper()
 		var errOut string
 		var err error
-		out, errOut, err = runCLI(t, "voices", "install", "--data", t.TempDir(), "--onnxruntime", lib, "--gender", "female", "--sandbox", sandbox, tinyPiperFiles(t))
+		out, errOut, err = runCLI(t, "voices", "install", "--data", t.TempDir(), "--onnxruntime", lib, "--gender", "female", "--sandbox", sandbox, tinyPiper(t))
 		return errOut, err
 	}
 	if errOut, err := install(config.SandboxOn); err != nil || !strings.HasSuffix(errOut, "it keeps sentence timings (it has 0)\n") || strings.Count(errOut, "\n") != 1 {
 		t.Fatalf("--sandbox on where the sandbox works: %v, stderr %q", err, errOut)
 	}
 	// What was installed is printed with its digest.
-	sum := sha256.Sum256(onnxtest.Piper(onnxtest.PiperOptions{}))
+	sum := sha256.Sum256(onnxtest.Piper(tinyPiperOptions))
 	if !regexp.MustCompile(`(?m)^en_US-tiny-medium\.onnx +\d+ +` + hex.EncodeToString(sum[:]) + `$`).MatchString(out) {
 		t.Errorf("install printed no SHA-256 of the model:\n%s", out)
 	}
@@ -86,7 +109,7 @@ func TestVoicesInstallTimings(t *testing.T) {
 	t.Parallel()
 	lib := onnxtest.Library(t)
 	for _, ceils := range []int{1, 0, 2} {
-		model := tinyPiperFiles(t)
+		model := tinyPiper(t)
 		orig := onnxtest.PiperTimed(onnxtest.TimedOptions{Ceils: ceils})
 		if err := os.WriteFile(model, orig, 0o600); err != nil {
 			t.Fatal(err)

@@ -9,10 +9,11 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/config"
 	"github.com/narrator/narrator/internal/neural"
 )
@@ -62,21 +63,15 @@ func (cmd voicesSetupCommand) Run(ctx context.Context, args []string) error {
 	if f.library == "" {
 		return later("no onnxruntime library")
 	}
-	dir, err := os.MkdirTemp("", "narrator-voice-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	dctx, cancel := context.WithTimeout(ctx, *timeout)
-	defer cancel()
 	dialer := &net.Dialer{Timeout: *reach}
 	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, DialContext: dialer.DialContext, TLSHandshakeTimeout: *reach, ResponseHeaderTimeout: time.Minute}}
-	got, err := neural.Download(dctx, client, *from, rec.Name, dir, neural.DownloadOptions{AllowHTTP: *allowHTTP, IndexTimeout: *reach})
+	got, remove, err := downloadPiper(ctx, client, *from, rec.Name, *timeout, neural.DownloadOptions{AllowHTTP: *allowHTTP, IndexTimeout: *reach})
 	if uerr := (*url.Error)(nil); errors.As(err, &uerr) {
 		return later(*from + ": " + uerr.Err.Error())
 	} else if err != nil {
 		return later(err.Error())
 	}
+	defer remove()
 	if f.card == "" {
 		f.card = got.Card
 	}
@@ -90,20 +85,14 @@ func (cmd voicesSetupCommand) Run(ctx context.Context, args []string) error {
 }
 
 // voiceInstalled reports whether the voice with this ID is installed.
-func voiceInstalled(ctx context.Context, e *env, b config.Backends, id string) (bool, error) {
-	st, err := openStore(ctx, e, func() (config.Backends, error) { return b, nil })
-	if err != nil {
-		return false, err
-	}
-	defer st.Close()
-	vs, err := st.ListInstalledVoices(ctx)
-	if err != nil {
-		return false, fmt.Errorf("read the installed voices: %w", err)
-	}
-	for _, v := range vs {
-		if v.EngineVoice == id {
-			return true, nil
+func voiceInstalled(ctx context.Context, e *env, b config.Backends, id string) (installed bool, err error) {
+	err = useStore(ctx, e, func() (config.Backends, error) { return b, nil }, func(bk *backends) error {
+		vs, err := bk.store.ListInstalledVoices(ctx)
+		if err != nil {
+			return fmt.Errorf("read the installed voices: %w", err)
 		}
-	}
-	return false, nil
+		installed = slices.ContainsFunc(vs, func(v *narrator.InstalledVoice) bool { return v.EngineVoice == id })
+		return nil
+	})
+	return installed, err
 }

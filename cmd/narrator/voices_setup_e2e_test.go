@@ -34,7 +34,7 @@ func runCLIEnv(t *testing.T, env map[string]string, args ...string) (stdout, std
 // loopback, and counts the requests it answers.
 func piperMirror(t *testing.T, name string) (*httptest.Server, *atomic.Int64) {
 	t.Helper()
-	model := tinyPiper(t, t.TempDir())
+	model := tinyPiper(t)
 	lang, rest, _ := strings.Cut(name, "-")
 	speaker, quality, _ := strings.Cut(rest, "-")
 	repo := map[string][]byte{}

@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -187,25 +186,7 @@ func lastLines(s string, n int) string {
 // returns the final status and body.
 func (w *wpSite) do(t *testing.T, c *http.Client, method, path string, body io.Reader, header ...string) (int, string) {
 	t.Helper()
-	if c == nil {
-		c = http.DefaultClient
-	}
-	req, err := http.NewRequestWithContext(t.Context(), method, w.base+path, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	res, err := c.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, raw := send(t, c, method, w.base+path, body, header...)
 	return res.StatusCode, string(raw)
 }
 
@@ -264,20 +245,12 @@ func (w *wpSite) settings(t *testing.T, fields url.Values) string {
 // rest calls the WordPress REST API as the admin, as the block editor does.
 func (w *wpSite) rest(t *testing.T, method, route string, body any) map[string]any {
 	t.Helper()
-	var rd io.Reader
-	if body != nil {
-		raw, err := json.Marshal(body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rd = strings.NewReader(string(raw))
-	}
 	route, query, _ := strings.Cut(route, "?")
 	path := "/?rest_route=" + url.QueryEscape(route)
 	if query != "" {
 		path += "&" + query
 	}
-	status, raw := w.do(t, w.admin, method, path, rd, "Content-Type", "application/json", "X-WP-Nonce", w.nonce)
+	status, raw := w.do(t, w.admin, method, path, jsonBody(t, body), "Content-Type", "application/json", "X-WP-Nonce", w.nonce)
 	if status != 200 && status != 201 {
 		t.Fatalf("%s %s: %d %s", method, route, status, raw)
 	}

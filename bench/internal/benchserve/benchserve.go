@@ -4,6 +4,7 @@
 package benchserve
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -102,6 +103,40 @@ func Start(bin, data string, stderr io.Writer, extra ...string) (*Server, error)
 	}
 	s.Stop()
 	return nil, fmt.Errorf("narrator did not start on %s", addr)
+}
+
+// Call makes an API call with the server's key, body sent as JSON unless it
+// is nil, and decodes the JSON answer; an answer other than 200 is an
+// error that holds it.
+func (s *Server) Call(method, path string, body map[string]any) (map[string]any, error) {
+	var rd io.Reader
+	if body != nil {
+		raw, err := json.Marshal(body)
+		if err != nil {
+			return nil, err
+		}
+		rd = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequest(method, s.Base+path, rd)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+s.Key)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	out, err := io.ReadAll(res.Body)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", method, path, err)
+	}
+	if res.StatusCode != 200 {
+		return nil, fmt.Errorf("%s %s: %d %s", method, path, res.StatusCode, out)
+	}
+	var m map[string]any
+	return m, json.Unmarshal(out, &m)
 }
 
 // Stop interrupts the server and waits for it to exit.
