@@ -8,7 +8,9 @@
 //   data-hls         the HLS playlist, used where the browser plays HLS itself
 //   data-transcript  the transcript JSON: {"duration", "sentences": [{"start", "end", "text", "words"}]}
 //   data-duration    the length in seconds, until the audio's own is known
-//   data-title, data-author  the lock screen's title and artist (Media Session)
+//   data-title, data-author, data-artwork  the lock screen's title, artist
+//                    and image (Media Session); data-site (the embedding
+//                    page's host) its album, and the artist where none
 //   data-events      where to report listening events ("" for nowhere),
 //                    with data-project and data-audio
 // A playlist holds .np-item buttons with the same attributes (data-mp3 for
@@ -113,7 +115,8 @@
       return {
         mp3: mp3, hls: e.getAttribute("data-hls"), transcript: e.getAttribute("data-transcript"),
         id: e.getAttribute("data-audio"), duration: parseFloat(e.getAttribute("data-duration")) || 0,
-        title: e.getAttribute("data-title") || "", author: e.getAttribute("data-author") || "", item: e
+        title: e.getAttribute("data-title") || "", author: e.getAttribute("data-author") || "",
+        art: e.getAttribute("data-artwork"), item: e
       };
     }
     var items = root.querySelectorAll(".np-item");
@@ -341,15 +344,17 @@
     audio.addEventListener("ended", function () { saved = 0; store(0); });
   }
 
-  // session gives the lock screen and the media keys the track's title and
-  // author, and their controls.
+  // session gives the lock screen and the media keys the track's title,
+  // author, site and image, and their controls.
   function session(p) {
     var ms = navigator.mediaSession, audio = p.audio;
     if (!ms || !window.MediaMetadata) return;
     p.on(function (what) {
       if (what !== "track") return;
+      var site = p.root.getAttribute("data-site") || "";
       ms.metadata = new window.MediaMetadata({
-        title: p.track.title || document.title, artist: p.track.author || p.root.getAttribute("data-site") || "", album: ""
+        title: p.track.title || document.title, artist: p.track.author || site, album: site,
+        artwork: p.track.art ? [{ src: p.track.art }] : []
       });
     });
     var handlers = {
