@@ -85,6 +85,7 @@ class Narrator_Admin
             'auto'       => ! empty($in['auto']),
             'placement'  => in_array($placement, array('before', 'after', 'manual'), true) ? $placement : 'after',
             'signed'     => ! empty($in['signed']),
+            'download'   => ! empty($in['download']),
         );
     }
 
@@ -186,6 +187,10 @@ class Narrator_Admin
                                 <option value="manual" <?php selected($s['placement'], 'manual'); ?>><?php esc_html_e('Only where the Narrator block or [narrator] shortcode is', 'narrator'); ?></option>
                             </select>
                         </td>
+                    </tr>
+                    <tr>
+                        <th scope="row"><?php esc_html_e('Download', 'narrator'); ?></th>
+                        <td><label><input type="checkbox" name="narrator_settings[download]" value="1" <?php checked($s['download']); ?> /> <?php esc_html_e('The player offers a button that downloads the MP3', 'narrator'); ?></label></td>
                     </tr>
                     <tr>
                         <th scope="row"><?php esc_html_e('Signed access', 'narrator'); ?></th>
