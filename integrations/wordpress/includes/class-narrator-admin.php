@@ -130,7 +130,7 @@ class Narrator_Admin
         <div class="wrap">
             <h1><?php esc_html_e('Narrator', 'narrator'); ?></h1>
             <?php if (is_array($result)) : ?>
-                <div class="notice <?php echo $result['ok'] ? 'notice-success' : 'notice-error'; ?>"><p><?php echo esc_html($result['message']); ?></p></div>
+                <div id="narrator-test-result" class="notice <?php echo $result['ok'] ? 'notice-success' : 'notice-error'; ?>"><p><?php echo esc_html($result['message']); ?></p></div>
             <?php endif; ?>
             <form method="post" action="options.php">
                 <?php settings_fields('narrator'); ?>
@@ -205,7 +205,7 @@ class Narrator_Admin
             <form method="post" action="<?php echo esc_url(admin_url('admin-post.php')); ?>">
                 <input type="hidden" name="action" value="narrator_test" />
                 <?php wp_nonce_field('narrator_test'); ?>
-                <?php submit_button(__('Test connection', 'narrator'), 'secondary', 'submit', false); ?>
+                <?php submit_button(__('Test connection', 'narrator'), 'secondary', 'narrator-test', false); ?>
             </form>
             <p class="description">
                 <?php
