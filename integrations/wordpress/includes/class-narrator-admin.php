@@ -26,6 +26,18 @@ class Narrator_Admin
         add_action('admin_post_narrator_test', array(__CLASS__, 'test_connection'));
         add_action('admin_post_narrator_generate', array(__CLASS__, 'generate'));
         add_action('admin_notices', array(__CLASS__, 'notices'));
+        foreach (array('update_option_narrator_settings', 'add_option_narrator_settings', 'update_option_narrator_api_key') as $hook) {
+            add_action($hook, array(__CLASS__, 'forget_projects'), 5, 0);
+        }
+    }
+
+    /**
+     * Forgets the key's projects listed on the settings page: a new URL or
+     * key lists them again at once.
+     */
+    public static function forget_projects()
+    {
+        delete_transient('narrator_projects');
     }
 
     /**
@@ -121,7 +133,9 @@ class Narrator_Admin
             if (false === $projects) {
                 $r        = Narrator_Client::from_settings()->request('GET', '/api/v3/projects', null, 8);
                 $projects = null === $r['error'] && is_array($r['json']) ? $r['json'] : array();
-                set_transient('narrator_projects', $projects, 5 * MINUTE_IN_SECONDS);
+                if ($projects) { // A failure is not kept: the next visit asks again.
+                    set_transient('narrator_projects', $projects, 5 * MINUTE_IN_SECONDS);
+                }
             }
         }
         $result = get_transient('narrator_test_' . get_current_user_id());

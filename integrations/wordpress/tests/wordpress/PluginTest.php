@@ -117,6 +117,19 @@ class PluginTest extends TestCase
         $this->assertTrue($this->server->access['download_button'], 'the Download setting is the project\'s download button');
     }
 
+    public function test_a_new_url_or_key_lists_the_projects_again()
+    {
+        if (! has_action('update_option_narrator_api_key', array('Narrator_Admin', 'forget_projects'))) {
+            Narrator_Admin::init(); // What wp-admin hooks.
+        }
+        set_transient('narrator_projects', array(array('id' => 9, 'title' => 'Old', 'language' => 'en')), 300);
+        update_option('narrator_api_key', 'nk_other', false);
+        $this->assertFalse(get_transient('narrator_projects'), 'a new key');
+        set_transient('narrator_projects', array(array('id' => 9, 'title' => 'Old', 'language' => 'en')), 300);
+        update_option('narrator_settings', array_merge(Narrator_Plugin::settings(), array('url' => 'https://other.test')));
+        $this->assertFalse(get_transient('narrator_projects'), 'a new URL');
+    }
+
     public function test_connection_test_names_the_problem()
     {
         $this->assertTrue(Narrator_Client::from_settings()->test_connection(1)['ok']);
