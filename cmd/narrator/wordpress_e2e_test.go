@@ -751,7 +751,7 @@ func wpBrowser(t *testing.T, w *wpSite, n *wpNarrator, posts map[string]int, chr
 			waitJS(`document.querySelectorAll('.entry-content .narrator-s').length > 0`, 30*time.Second))
 		frame := player(t, ctx, public)
 		wpReadAlong(t, ctx, frame)
-		wpLockScreen(t, w, frame, cover.SourceURL)
+		wpLockScreen(t, w, ctx, frame, cover.SourceURL)
 	})
 	t.Run("a visitor gets no player on a private or password-protected post", func(t *testing.T) {
 		ctx := newBrowser(t, chromium)
@@ -910,17 +910,23 @@ func indexOfSentence(paragraph map[int]int, p int) int {
 	return first
 }
 
-// wpLockScreen checks the player's Media Session metadata (the post's
-// title, its author, the site, the featured image) and its download
-// button (the Download setting).
-func wpLockScreen(t *testing.T, w *wpSite, frame context.Context, image string) {
+// wpLockScreen checks the Media Session metadata (the post's title, its
+// author, the site, the featured image) of the player and of the post
+// page, and the player's download button (the Download setting).
+func wpLockScreen(t *testing.T, w *wpSite, page, frame context.Context, image string) {
 	author, _ := w.rest(t, "GET", "/wp/v2/users/me", nil)["name"].(string)
-	var meta struct{ Title, Artist, Album, Artwork string }
-	browse(t, frame, "media session", chromedp.Evaluate(`(m => ({Title: m.title, Artist: m.artist, Album: m.album,
-		Artwork: m.artwork.length ? m.artwork[0].src : ''}))(navigator.mediaSession.metadata)`, &meta))
 	want := struct{ Title, Artist, Album, Artwork string }{"Open to all", author, "127.0.0.1", image}
-	if meta != want || author == "" {
-		t.Errorf("the lock screen shows %+v, want %+v", meta, want)
+	for _, c := range []struct {
+		name string
+		ctx  context.Context
+	}{{"the player", frame}, {"the post page", page}} {
+		var meta struct{ Title, Artist, Album, Artwork string }
+		browse(t, c.ctx, "media session", waitJS(`!!navigator.mediaSession.metadata`, 10*time.Second),
+			chromedp.Evaluate(`(m => ({Title: m.title, Artist: m.artist, Album: m.album,
+				Artwork: m.artwork.length ? m.artwork[0].src : ''}))(navigator.mediaSession.metadata)`, &meta))
+		if meta != want || author == "" {
+			t.Errorf("the Media Session of %s shows %+v, want %+v", c.name, meta, want)
+		}
 	}
 	var dl struct {
 		Download bool

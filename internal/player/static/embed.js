@@ -18,7 +18,8 @@
 // there. The player becomes a mini-player fixed to the bottom of the
 // window once it is scrolled past, unless data-mini="off". The page and
 // the player talk by postMessage: the loader takes only messages from its
-// iframe on Narrator's origin and posts only to that origin.
+// iframe on Narrator's origin and posts only to that origin. The page's
+// Media Session gets the player's metadata too.
 (function () {
   "use strict";
   var script = document.currentScript;
@@ -109,6 +110,8 @@
     } else if (d.narrator === "transcript" && readalong && d.sentences && d.sentences.length) {
       if (read) read.off();
       read = readAlong(d.track, d.sentences);
+    } else if (d.narrator === "meta" && d.meta && window.MediaMetadata && navigator.mediaSession) {
+      try { navigator.mediaSession.metadata = new MediaMetadata(d.meta); } catch (x) { /* not metadata */ }
     } else if (d.narrator === "time") {
       player = true;
       if (read && d.track === read.track) read.time(d);

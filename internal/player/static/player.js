@@ -345,18 +345,20 @@
   }
 
   // session gives the lock screen and the media keys the track's title,
-  // author, site and image, and their controls.
+  // author, site and image (p.meta, which the page around gets too), and
+  // their controls.
   function session(p) {
-    var ms = navigator.mediaSession, audio = p.audio;
-    if (!ms || !window.MediaMetadata) return;
+    var ms = navigator.mediaSession, audio = p.audio, ok = ms && window.MediaMetadata;
     p.on(function (what) {
       if (what !== "track") return;
       var site = p.root.getAttribute("data-site") || "";
-      ms.metadata = new window.MediaMetadata({
+      p.meta = {
         title: p.track.title || document.title, artist: p.track.author || site, album: site,
         artwork: p.track.art ? [{ src: p.track.art }] : []
-      });
+      };
+      if (ok) ms.metadata = new window.MediaMetadata(p.meta);
     });
+    if (!ok) return;
     var handlers = {
       play: function () { start(audio); },
       pause: function () { audio.pause(); },
@@ -393,8 +395,10 @@
     function time() {
       toHost({ narrator: "time", track: p.index, t: audio.currentTime, playing: !audio.paused && !audio.ended, rate: audio.playbackRate });
     }
+    function meta() { toHost({ narrator: "meta", meta: p.meta }); }
     p.greet = function () {
       if (host.readalong && p.sentences) toHost({ narrator: "transcript", track: p.index, sentences: p.sentences });
+      meta();
       time();
     };
     p.command = function (d) {
@@ -405,7 +409,9 @@
         p.root.classList.toggle("np-mini", !!d.on);
       }
     };
-    p.on(function (what) { if (what === "transcript") p.greet(); });
+    p.on(function (what) {
+      if (what === "transcript") p.greet(); else if (what === "track") meta();
+    });
     ["play", "pause", "ended", "seeked", "ratechange", "timeupdate"].forEach(function (ev) { audio.addEventListener(ev, time); });
     host.players.push(p);
   }
