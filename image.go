@@ -1,6 +1,8 @@
 package narrator
 
 import (
+	"net/url"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -49,4 +51,37 @@ func withDefault(metadata map[string]string, key, v string) map[string]string {
 	}
 	m[key] = v
 	return m
+}
+
+// PlayerArtwork returns the image the player shows for a on the lock
+// screen (Media Session): its article image (ArticleImage) if that is on
+// the article's own origin or on one of the project's allowed origins,
+// else "". The listener's browser fetches it; an image anywhere else, such
+// as a third party's CDN, would tell that site who listens to what.
+func PlayerArtwork(a *Audio, access *ProjectAccess) string {
+	img := ArticleImage(a)
+	if img == "" {
+		return ""
+	}
+	origin, err := CanonicalOrigin(originOf(img))
+	if err != nil {
+		return ""
+	}
+	if article, err := CanonicalOrigin(originOf(a.ArticleURL)); err == nil && article == origin {
+		return img
+	}
+	if access != nil && slices.Contains(access.AllowedOrigins, origin) {
+		return img
+	}
+	return ""
+}
+
+// originOf returns the scheme and host of an absolute URL, "" if s is not
+// one.
+func originOf(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
 }

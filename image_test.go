@@ -53,3 +53,30 @@ func TestArticleImageSources(t *testing.T) {
 		}
 	}
 }
+
+// TestPlayerArtwork: the lock screen shows the article's image only from
+// the article's own origin or an origin the project allows.
+func TestPlayerArtwork(t *testing.T) {
+	t.Parallel()
+	access := &narrator.ProjectAccess{AllowedOrigins: []string{"https://img.news.example"}}
+	for _, tc := range []struct {
+		name, article, image string
+		access               *narrator.ProjectAccess
+		want                 string
+	}{
+		{"the article's origin", "https://news.example/a", "https://news.example/wp-content/a.jpg", nil, "https://news.example/wp-content/a.jpg"},
+		{"the same origin written otherwise", "https://News.Example:443/a", "https://news.example/a.jpg", nil, "https://news.example/a.jpg"},
+		{"an allowed origin", "https://news.example/a", "https://img.news.example/a.jpg", access, "https://img.news.example/a.jpg"},
+		{"a third party", "https://news.example/a", "https://cdn.example/a.jpg", access, ""},
+		{"another scheme", "https://news.example/a", "http://news.example/a.jpg", nil, ""},
+		{"another port", "https://news.example/a", "https://news.example:8443/a.jpg", nil, ""},
+		{"no article URL", "", "https://news.example/a.jpg", nil, ""},
+		{"no image", "https://news.example/a", "", access, ""},
+		{"not a URL", "https://news.example/a", "javascript:alert(1)", nil, ""},
+	} {
+		a := &narrator.Audio{ArticleURL: tc.article, Metadata: map[string]string{narrator.MetadataImage: tc.image}}
+		if got := narrator.PlayerArtwork(a, tc.access); got != tc.want {
+			t.Errorf("%s: PlayerArtwork = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

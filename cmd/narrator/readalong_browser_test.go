@@ -234,6 +234,12 @@ func TestReadAlongInBrowser(t *testing.T) {
 		if meta.Title != "Council approves new library" || meta.Artist != "Jane Doe" {
 			t.Errorf("media session shows %+v", meta)
 		}
+		var page struct{ Title, Artist string }
+		browse(t, ctx, "page metadata", waitJS(`!!navigator.mediaSession.metadata`, 10*time.Second),
+			chromedp.Evaluate(`({Title: navigator.mediaSession.metadata.title, Artist: navigator.mediaSession.metadata.artist})`, &page))
+		if page != meta {
+			t.Errorf("the page's media session shows %+v, the player's %+v", page, meta)
+		}
 	})
 
 	t.Run("mini-player", func(t *testing.T) {

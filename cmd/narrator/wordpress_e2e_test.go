@@ -3,8 +3,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"image"
+	"image/png"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -21,6 +24,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/narrator/narrator/internal/proctest"
 )
@@ -352,7 +356,8 @@ func (n *wpNarrator) site() string { return strings.Replace(n.s.base, "127.0.0.1
 // or off.
 func (n *wpNarrator) settings(auto bool) url.Values {
 	v := url.Values{"narrator_settings[url]": {n.site()}, "narrator_settings[project_id]": {fmt.Sprint(n.proj)},
-		"narrator_settings[post_types][]": {"post"}, "narrator_settings[placement]": {"after"}, "narrator_settings[signed]": {"1"}}
+		"narrator_settings[post_types][]": {"post"}, "narrator_settings[placement]": {"after"}, "narrator_settings[signed]": {"1"},
+		"narrator_settings[download]": {"1"}}
 	if auto {
 		v.Set("narrator_settings[auto]", "1")
 	}
@@ -411,19 +416,22 @@ func TestWordPressPlugin(t *testing.T) {
 	}](t, string(raw)).Secret
 	w := startWordPress(t)
 	w.login(t)
+	// The site owner's browser: wp-admin, then a signed-in reader's pages.
+	chromium := chromiumPath(t)
+	admin := newBrowser(t, chromium)
 
 	step := func(name string, f func(t *testing.T)) {
 		if !t.Run(name, f) {
 			t.FailNow()
 		}
 	}
-	step("configure", func(t *testing.T) { wpConfigure(t, w, n) })
+	step("configure", func(t *testing.T) { wpConfigure(t, w, n, admin) })
 	posts := map[string]int{}
 	step("publish and edit", func(t *testing.T) { wpPublishEdit(t, w, n, posts) })
 	step("schedule, private, password", func(t *testing.T) { wpRestricted(t, w, n, posts) })
 	step("trash and delete", func(t *testing.T) { wpTrashDelete(t, w, n, posts) })
 	step("bulk generation", func(t *testing.T) { wpBulk(t, w, n) })
-	step("browser", func(t *testing.T) { wpBrowser(t, w, n, posts) })
+	step("browser", func(t *testing.T) { wpBrowser(t, w, n, posts, chromium, admin) })
 	// Last: the Narrator it restarts lives as long as this step.
 	step("Narrator stopped while posts are published", func(t *testing.T) { wpOutage(t, w, n) })
 	step("no PHP notice from the plugin", func(t *testing.T) {
@@ -436,34 +444,43 @@ func TestWordPressPlugin(t *testing.T) {
 	})
 }
 
-// wpConfigure sets the plugin up as the README says: URL and key, save,
+// wpConfigure sets the plugin up in chromium as the README says: sign
+// in, Settings → Narrator, URL and key, Signed access and Download, save,
 // pick the project, save, Test connection.
-func wpConfigure(t *testing.T, w *wpSite, n *wpNarrator) {
-	page := w.settings(t, url.Values{"narrator_settings[url]": {n.site()}, "narrator_api_key": {n.key},
-		"narrator_settings[post_types][]": {"post"}, "narrator_settings[auto]": {"1"}, "narrator_settings[placement]": {"after"}})
-	option := fmt.Sprintf(`<option value="%d"`, n.proj)
-	if !strings.Contains(page, option) {
-		t.Fatalf("the key's project is not offered:\n%s", lastLines(page, 40))
+func wpConfigure(t *testing.T, w *wpSite, n *wpNarrator, admin context.Context) {
+	var html string
+	browse(t, admin, "sign in", chromedp.Navigate(w.base+"/wp-login.php"),
+		chromedp.WaitVisible("#user_login", chromedp.ByQuery),
+		chromedp.SendKeys("#user_login", "admin", chromedp.ByQuery),
+		chromedp.SendKeys("#user_pass", "admin-password", chromedp.ByQuery),
+		chromedp.Click("#wp-submit", chromedp.ByQuery),
+		chromedp.WaitVisible("#wpadminbar", chromedp.ByQuery))
+	browse(t, admin, "URL and key", chromedp.Navigate(w.base+"/wp-admin/options-general.php?page=narrator"),
+		chromedp.WaitVisible("#narrator-url", chromedp.ByQuery),
+		chromedp.SendKeys("#narrator-url", n.site(), chromedp.ByQuery),
+		chromedp.SendKeys("#narrator-key", n.key, chromedp.ByQuery),
+		chromedp.Click(`input[name="narrator_settings[signed]"]`, chromedp.ByQuery),
+		chromedp.Click(`input[name="narrator_settings[download]"]`, chromedp.ByQuery),
+		chromedp.Click("#submit", chromedp.ByQuery),
+		chromedp.WaitReady(fmt.Sprintf(`select#narrator-project option[value="%d"]`, n.proj), chromedp.ByQuery),
+		chromedp.OuterHTML("html", &html, chromedp.ByQuery))
+	if !strings.Contains(html, "Settings saved.") || strings.Contains(html, n.key) {
+		t.Errorf("after saving URL and key the page does not say Settings saved., or prints the key:\n%s", lastLines(html, 40))
 	}
-	if strings.Contains(page, n.key) {
-		t.Error("the settings page prints the API key")
+	project := fmt.Sprintf(`select#narrator-project option[value="%d"][selected]`, n.proj)
+	browse(t, admin, "project", chromedp.SetValue("#narrator-project", fmt.Sprint(n.proj), chromedp.ByQuery),
+		chromedp.Click("#submit", chromedp.ByQuery), chromedp.WaitReady(project, chromedp.ByQuery),
+		chromedp.Click("#narrator-test", chromedp.ByQuery), chromedp.WaitReady("#narrator-test-result", chromedp.ByQuery),
+		chromedp.OuterHTML("html", &html, chromedp.ByQuery))
+	if want := fmt.Sprintf(`Connected: project "Daily" (%d).`, n.proj); !strings.Contains(html, strings.ReplaceAll(want, `"`, "&quot;")) && !strings.Contains(html, want) {
+		t.Errorf("Test connection does not say %q:\n%s", want, lastLines(html, 40))
 	}
-	w.settings(t, n.settings(true))
-	_, page = w.do(t, w.admin, "GET", "/wp-admin/options-general.php?page=narrator", nil)
-	nonces := wpNonce.FindAllStringSubmatch(page, -1)
-	if len(nonces) < 2 {
-		t.Fatalf("no Test connection form:\n%s", lastLines(page, 30))
-	}
-	page = w.form(t, "/wp-admin/admin-post.php", url.Values{"action": {"narrator_test"}, "_wpnonce": {nonces[1][1]},
-		"_wp_http_referer": {"/wp-admin/options-general.php?page=narrator"}})
-	if want := fmt.Sprintf("Connected: project &quot;Daily&quot; (%d).", n.proj); !strings.Contains(page, want) {
-		t.Errorf("Test connection does not say %q:\n%s", want, lastLines(page, 40))
-	}
-	if strings.Contains(page, "notice-warning") {
-		t.Errorf("the set-up left a warning:\n%s", lastLines(page, 40))
+	if strings.Contains(html, "notice-warning") || strings.Contains(html, n.key) {
+		t.Errorf("the set-up left a warning or printed the key:\n%s", lastLines(html, 40))
 	}
 	status, raw := n.s.call(t, "GET", fmt.Sprintf("/api/v3/projects/%d/access?api_key=%s", n.proj, n.key), nil)
-	if status != 200 || !strings.Contains(string(raw), `"mode":"signed"`) || !strings.Contains(string(raw), `"draft_new_audios":true`) {
+	if status != 200 || !strings.Contains(string(raw), `"mode":"signed"`) || !strings.Contains(string(raw), `"draft_new_audios":true`) ||
+		!strings.Contains(string(raw), `"download_button":true`) {
 		t.Errorf("project access after saving: %d %s", status, raw)
 	}
 	status, raw = n.s.call(t, "GET", fmt.Sprintf("/api/v3/projects/%d/webhooks?api_key=%s", n.proj, n.key), nil)
@@ -669,30 +686,45 @@ func wpOutage(t *testing.T, w *wpSite, n *wpNarrator) {
 	}
 }
 
-// wpBrowser checks the player in chromium: on a public post; not for a
-// visitor of a private or password-protected post; for a signed-in reader
-// and a visitor who gave the password.
-func wpBrowser(t *testing.T, w *wpSite, n *wpNarrator, posts map[string]int) {
-	chromium := chromiumPath(t)
+// wpBrowser checks the player in chromium: on a public post, reading
+// along in the post's own paragraphs with the featured image on the lock
+// screen; not for a visitor of a private or password-protected post; for
+// a signed-in reader and a visitor who gave the password.
+func wpBrowser(t *testing.T, w *wpSite, n *wpNarrator, posts map[string]int, chromium string, admin context.Context) {
 	w.settings(t, n.settings(true))
-	public := w.post(t, map[string]any{"title": "Open to all"})
+	cover := w.upload(t, "cover.png", tinyPNG(t))
+	public := w.post(t, map[string]any{"title": "Open to all", "featured_media": cover.ID})
 	w.cron(t)
 	n.narrated(t, public, 1)
-	// Each step in a browser of its own: a tab whose player played does
-	// not navigate reliably.
+	// Each visitor in a browser of their own: a tab whose player played
+	// does not navigate reliably.
 	const frames = `document.querySelectorAll('iframe.narrator-player, script[data-external-id]').length`
 	// A signed project: every page's player carries a token.
-	player := func(t *testing.T, ctx context.Context, post int) {
+	player := func(t *testing.T, ctx context.Context, post int) context.Context {
 		t.Helper()
 		browse(t, ctx, "the player's frame", waitJS(`document.querySelectorAll('iframe.narrator-player').length === 1`, 20*time.Second))
 		frame := frameContext(t, ctx, "external_id="+n.xid(post)+"&token=")
-		clickIn(t, ctx, frame, "iframe.narrator-player", ".np-play")
-		browse(t, frame, "playing", waitJS(`document.querySelector('#player').currentTime > 0.2`, 30*time.Second))
+		// In view first: the frame's own scrolling reaches the page late.
+		browse(t, ctx, "to the player", chromedp.Evaluate(`document.querySelector('iframe.narrator-player').scrollIntoView({block: 'center'}); 0`, nil))
+		clickUntil(t, ctx, frame, "iframe.narrator-player", ".np-play", frame, `!document.querySelector('#player').paused`)
+		c, cancel := context.WithTimeout(frame, 30*time.Second)
+		defer cancel()
+		if err := chromedp.Run(c, waitJS(`document.querySelector('#player').currentTime > 0.2`, 30*time.Second)); err != nil {
+			var state string
+			browse(t, frame, "state", chromedp.Evaluate(`(a => JSON.stringify({paused: a.paused, t: a.currentTime, ready: a.readyState,
+				network: a.networkState, error: a.error && a.error.message, src: a.currentSrc}))(document.querySelector('#player'))`, &state))
+			browse(t, ctx, "screenshot", shoot(t, screenshotDir(t), "wordpress-post-player"))
+			t.Fatalf("the player does not play: %v; audio %s", err, state)
+		}
+		return frame
 	}
-	t.Run("a public post has a player", func(t *testing.T) {
+	t.Run("a public post has a player that reads along in the page", func(t *testing.T) {
 		ctx := newBrowser(t, chromium)
-		browse(t, ctx, "public post", chromedp.Navigate(fmt.Sprintf("%s/?p=%d", w.base, public)))
-		player(t, ctx, public)
+		browse(t, ctx, "public post", chromedp.EmulateViewport(1280, 800), chromedp.Navigate(fmt.Sprintf("%s/?p=%d", w.base, public)),
+			waitJS(`document.querySelectorAll('.entry-content .narrator-s').length > 0`, 30*time.Second))
+		frame := player(t, ctx, public)
+		wpReadAlong(t, ctx, frame)
+		wpLockScreen(t, w, ctx, frame, cover.SourceURL)
 	})
 	t.Run("a visitor gets no player on a private or password-protected post", func(t *testing.T) {
 		ctx := newBrowser(t, chromium)
@@ -715,14 +747,173 @@ func wpBrowser(t *testing.T, w *wpSite, n *wpNarrator, posts map[string]int) {
 		player(t, ctx, id)
 	})
 	t.Run("a signed-in reader gets a player on a private post", func(t *testing.T) {
-		ctx := newBrowser(t, chromium)
-		browse(t, ctx, "sign in", chromedp.Navigate(w.base+"/wp-login.php"),
-			chromedp.WaitVisible("#user_login", chromedp.ByQuery),
-			chromedp.SendKeys("#user_login", "admin", chromedp.ByQuery),
-			chromedp.SendKeys("#user_pass", "admin-password", chromedp.ByQuery),
-			chromedp.Click("#wp-submit", chromedp.ByQuery),
-			chromedp.WaitVisible("#wpadminbar", chromedp.ByQuery))
-		browse(t, ctx, "private post", chromedp.Navigate(fmt.Sprintf("%s/?p=%d", w.base, posts["private"])))
-		player(t, ctx, posts["private"])
+		// The site owner's browser, signed in since the set-up.
+		browse(t, admin, "private post", chromedp.Navigate(fmt.Sprintf("%s/?p=%d", w.base, posts["private"])))
+		player(t, admin, posts["private"])
 	})
+}
+
+// wpMedia is an uploaded file of the media library.
+type wpMedia struct {
+	ID        int    `json:"id"`
+	SourceURL string `json:"source_url"`
+}
+
+// upload adds a file to the media library as the admin, as the block
+// editor does.
+func (w *wpSite) upload(t *testing.T, name string, raw []byte) wpMedia {
+	t.Helper()
+	status, body := w.do(t, w.admin, "POST", "/?rest_route="+url.QueryEscape("/wp/v2/media"), bytes.NewReader(raw),
+		"Content-Type", "image/png", "Content-Disposition", `attachment; filename="`+name+`"`, "X-WP-Nonce", w.nonce)
+	if status != 201 {
+		t.Fatalf("upload %s: %d %s", name, status, body)
+	}
+	return mustJSON[wpMedia](t, body)
+}
+
+// tinyPNG returns a 64×64 PNG.
+func tinyPNG(t *testing.T) []byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, 64, 64))
+	for i := range img.Pix {
+		img.Pix[i] = byte(i)
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// wpReadAlong checks the read-along in the post page while its audio
+// plays: each sentence of the post is marked in its paragraph of the
+// post's content, the sentence lit follows the audio within one
+// sentence, the keyboard reaches "Play from here", and axe-core finds
+// nothing wrong with the marked page or the player.
+func wpReadAlong(t *testing.T, ctx, frame context.Context) {
+	var tr transcriptJSON
+	browse(t, frame, "transcript", chromedp.Evaluate(`fetch(document.querySelector('.np').dataset.transcript).then(r => r.json())`, &tr, awaitPromise))
+	paragraph := map[int]int{} // sentence → paragraph of wpArticle
+	for i, sen := range tr.Sentences {
+		for j, p := range []string{"The city council voted", "It will open", "Work starts"} {
+			if strings.HasPrefix(sen.Text, p) {
+				paragraph[i] = j
+			}
+		}
+	}
+	if len(paragraph) != 3 {
+		t.Fatalf("the transcript's sentences %+v do not hold the post's three paragraphs", tr.Sentences)
+	}
+	var marked map[string]int
+	browse(t, ctx, "marks", chromedp.Evaluate(`(() => {
+		const ps = Array.from(document.querySelectorAll('.entry-content p')), m = {};
+		for (const s of document.querySelectorAll('.narrator-s')) m[s.dataset.narratorS] = ps.indexOf(s.closest('p'));
+		return m;
+	})()`, &marked))
+	for i, want := range paragraph {
+		if got, ok := marked[fmt.Sprint(i)]; !ok || got != want {
+			t.Errorf("sentence %d %q is marked in paragraph %d of the post's content (marked: %v), want %d", i, tr.Sentences[i].Text, got, ok, want)
+		}
+	}
+	if len(marked) != len(paragraph) {
+		t.Errorf("marked sentences %v, want only the post's %v", marked, paragraph)
+	}
+
+	const audio = `document.querySelector('#player')`
+	lit := `+document.documentElement.dataset.narratorSentence`
+	for k := range tr.Sentences {
+		if _, ok := paragraph[k]; !ok {
+			continue
+		}
+		var before, after float64
+		var n int
+		browse(t, ctx, "lit", waitJS(fmt.Sprintf(`%s >= %d`, lit, k), 30*time.Second))
+		browse(t, frame, "time before", chromedp.Evaluate(audio+`.currentTime`, &before))
+		browse(t, ctx, "lit", chromedp.Evaluate(lit, &n))
+		browse(t, frame, "time after", chromedp.Evaluate(audio+`.currentTime`, &after))
+		if first, last := sentenceAt(tr, before), sentenceAt(tr, after); n < first-1 || n > last {
+			t.Errorf("between %.2f and %.2f s (sentences %d–%d) the page lights sentence %d", before, after, first, last, n)
+		}
+		var in int
+		browse(t, ctx, "lit paragraph", chromedp.Evaluate(`Array.from(document.querySelectorAll('.entry-content p')).indexOf(document.querySelector('.narrator-on').closest('p'))`, &in))
+		if want, ok := paragraph[n]; ok && in != want {
+			t.Errorf("sentence %d is lit in paragraph %d, want %d", n, in, want)
+		}
+	}
+
+	// The keyboard: from the title, Tab to the first paragraph's "Play
+	// from here", Enter.
+	browse(t, frame, "pause at the end", chromedp.Evaluate(audio+`.pause(); `+audio+`.currentTime = `+audio+`.duration - 0.2; 0`, nil),
+		waitJS(audio+`.paused && !`+audio+`.seeking`, 10*time.Second))
+	// A click on the title puts the start of the keyboard's path there.
+	browse(t, ctx, "title", chromedp.Click("h1", chromedp.ByQuery))
+	var focused string
+	for range 60 {
+		browse(t, ctx, "tab", chromedp.KeyEvent(kb.Tab), chromedp.Evaluate(`document.activeElement.className`, &focused))
+		if focused == "narrator-go" {
+			break
+		}
+	}
+	var box struct{ W, H float64 }
+	browse(t, ctx, "focused button", chromedp.Evaluate(`(r => ({W: r.width, H: r.height}))(document.activeElement.getBoundingClientRect())`, &box))
+	if focused != "narrator-go" || box.W < 20 || box.H < 10 {
+		t.Fatalf("Tab reaches %q (%+v), not a visible Play from here", focused, box)
+	}
+	axeClean(t, ctx, axeSource(t), "post page reading along, Play from here focused")
+	browse(t, ctx, "enter", chromedp.KeyEvent(kb.Enter))
+	var at float64
+	first := tr.Sentences[indexOfSentence(paragraph, 0)]
+	browse(t, frame, "playing from the first paragraph",
+		waitJS(`!`+audio+`.paused && !`+audio+`.seeking && `+audio+`.currentTime < `+fmt.Sprint(first.End), 20*time.Second),
+		chromedp.Evaluate(audio+`.currentTime`, &at))
+	if at < first.Start-0.1 || at > first.End {
+		t.Errorf("Enter on the first paragraph's Play from here plays from %.2f s, not in %.2f–%.2f s", at, first.Start, first.End)
+	}
+	axeClean(t, frame, axeSource(t), "player on the post page")
+}
+
+// indexOfSentence returns the first sentence in paragraph p.
+func indexOfSentence(paragraph map[int]int, p int) int {
+	first := -1
+	for i, q := range paragraph {
+		if q == p && (first < 0 || i < first) {
+			first = i
+		}
+	}
+	return first
+}
+
+// wpLockScreen checks the Media Session metadata (the post's title, its
+// author, the site, the featured image) of the player and of the post
+// page, and the player's download button (the Download setting).
+func wpLockScreen(t *testing.T, w *wpSite, page, frame context.Context, image string) {
+	author, _ := w.rest(t, "GET", "/wp/v2/users/me", nil)["name"].(string)
+	want := struct{ Title, Artist, Album, Artwork string }{"Open to all", author, "127.0.0.1", image}
+	for _, c := range []struct {
+		name string
+		ctx  context.Context
+	}{{"the player", frame}, {"the post page", page}} {
+		var meta struct{ Title, Artist, Album, Artwork string }
+		browse(t, c.ctx, "media session", waitJS(`!!navigator.mediaSession.metadata`, 10*time.Second),
+			chromedp.Evaluate(`(m => ({Title: m.title, Artist: m.artist, Album: m.album,
+				Artwork: m.artwork.length ? m.artwork[0].src : ''}))(navigator.mediaSession.metadata)`, &meta))
+		if meta != want || author == "" {
+			t.Errorf("the Media Session of %s shows %+v, want %+v", c.name, meta, want)
+		}
+	}
+	var dl struct {
+		Download bool
+		Width    float64
+		Status   int
+		Type     string
+	}
+	browse(t, frame, "download button", chromedp.Evaluate(`(async () => {
+		const a = document.querySelector('.np-download');
+		if (!a) return {};
+		const r = await fetch(a.href, {method: 'HEAD'});
+		return {Download: a.hasAttribute('download'), Width: a.getBoundingClientRect().width, Status: r.status, Type: r.headers.get('Content-Type')};
+	})()`, &dl, awaitPromise))
+	if !dl.Download || dl.Width < 20 || dl.Status != 200 || dl.Type != "audio/mpeg" {
+		t.Errorf("the download button: %+v, want a visible link with download to an MP3", dl)
+	}
 }

@@ -38,6 +38,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -395,8 +396,9 @@ type playerData struct {
 	// Duration is the audio's length in seconds, shown until the browser
 	// knows it.
 	Duration float64
-	// Title and Author name the audio on the lock screen (Media Session).
-	Title, Author string
+	// Title and Author name the audio on the lock screen (Media Session),
+	// Artwork is its image there ("" for none; narrator.PlayerArtwork).
+	Title, Author, Artwork string
 }
 
 // newPlayerData returns the player of a processed audio, or nil if it has
@@ -434,6 +436,7 @@ func (h *Handler) servePage(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case d.Player != nil:
 		d.Player.EventsURL = "/embed/events"
+		d.Player.Artwork = narrator.PlayerArtwork(a, &access)
 		if access.Mode == narrator.AccessSigned {
 			// An HLS playlist names its segments by relative URLs, which
 			// cannot carry the token: a signed project plays the MP3.
@@ -597,7 +600,7 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, d p
 	if ancestors == "" {
 		ancestors = "*"
 	}
-	hdr.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "+
+	hdr.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:"+artworkOrigins(d)+"; "+
 		"media-src "+media+"; connect-src "+media+"; form-action 'none'; base-uri 'none'; frame-ancestors "+ancestors)
 	hdr.Set("Referrer-Policy", "no-referrer")
 	w.WriteHeader(status)
@@ -637,6 +640,29 @@ func untitled(title string) string {
 // formatSeconds shows seconds as m:ss, as the player does.
 func formatSeconds(s float64) string {
 	return formatDuration(int64(s * 1000))
+}
+
+// artworkOrigins returns the origins of the page's artwork, each after a
+// space, for the CSP's img-src: the browser fetches it for the lock screen.
+func artworkOrigins(d pageData) string {
+	players := d.Playlist
+	if len(players) == 0 && d.Player != nil {
+		players = []*playerData{d.Player}
+	}
+	var out []string
+	for _, p := range players {
+		u, err := url.Parse(p.Artwork)
+		if err != nil || p.Artwork == "" {
+			continue
+		}
+		if o := u.Scheme + "://" + u.Host; !slices.Contains(out, o) {
+			out = append(out, o)
+		}
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return " " + strings.Join(out, " ")
 }
 
 // siteName returns the host of an origin, "" for none.

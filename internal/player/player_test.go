@@ -211,6 +211,33 @@ func TestPage(t *testing.T) {
 	}
 }
 
+// TestPageArtwork: the lock screen's image is the article's, from the
+// article's own origin only, and the page's CSP lets the browser fetch it.
+func TestPageArtwork(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for _, c := range []struct{ id, image, artwork, imgSrc string }{
+		{"own", "https://news.example/wp-content/uploads/cover.jpg", `data-artwork="https://news.example/wp-content/uploads/cover.jpg"`,
+			"img-src 'self' data: https://news.example;"},
+		{"third-party", "https://cdn.example/cover.jpg", `data-artwork=""`, "img-src 'self' data:;"},
+		{"none", "", `data-artwork=""`, "img-src 'self' data:;"},
+	} {
+		a := &narrator.Audio{ProjectID: b.project.ID, ExternalID: c.id, Title: "Library", Body: "The council voted.",
+			ArticleURL: "https://news.example/2026/library", Metadata: map[string]string{narrator.MetadataImage: c.image}}
+		if _, err := b.store.CreateAudio(t.Context(), a); err != nil {
+			t.Fatal(err)
+		}
+		b.finish(t, a, "t-"+c.id)
+		res := b.get(t, fmt.Sprintf("/embed/%d?external_id=%s", b.project.ID, c.id))
+		if res.StatusCode != 200 || !strings.Contains(res.body, c.artwork) {
+			t.Errorf("%s image: %d, page lacks %s:\n%s", c.id, res.StatusCode, c.artwork, res.body)
+		}
+		if csp := res.Header.Get("Content-Security-Policy"); !strings.Contains(csp, c.imgSrc) {
+			t.Errorf("%s image: Content-Security-Policy %q lacks %q", c.id, csp, c.imgSrc)
+		}
+	}
+}
+
 func TestPageStates(t *testing.T) {
 	t.Parallel()
 	b := setup(t)

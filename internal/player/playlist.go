@@ -44,7 +44,7 @@ func (h *Handler) servePlaylist(w http.ResponseWriter, r *http.Request) {
 	}
 	var list []*playerData
 	if access.Mode == narrator.AccessPublic && access.Admits(narrator.EmbedVisit{Origin: origin}, h.now()) {
-		list, err = h.playlist(r.Context(), id, category)
+		list, err = h.playlist(r.Context(), id, &access, category)
 		if err != nil {
 			h.renderError(w, r, err)
 			return
@@ -61,7 +61,7 @@ func (h *Handler) servePlaylist(w http.ResponseWriter, r *http.Request) {
 
 // playlist returns the players of a public project's latest playable
 // audios in category, at most narrator.PlaylistLength.
-func (h *Handler) playlist(ctx context.Context, projectID int64, category string) ([]*playerData, error) {
+func (h *Handler) playlist(ctx context.Context, projectID int64, access *narrator.ProjectAccess, category string) ([]*playerData, error) {
 	var list []*playerData
 	now := h.now()
 	for page := 1; page <= playlistPages && len(list) < narrator.PlaylistLength; page++ {
@@ -79,6 +79,7 @@ func (h *Handler) playlist(ctx context.Context, projectID int64, category string
 			}
 			if p := newPlayerData(a, h.mediaURL); p != nil && narrator.Playable(a, pub, now) {
 				p.EventsURL = "/embed/events"
+				p.Artwork = narrator.PlayerArtwork(a, access)
 				list = append(list, p)
 			}
 		}

@@ -26,6 +26,18 @@ class Narrator_Admin
         add_action('admin_post_narrator_test', array(__CLASS__, 'test_connection'));
         add_action('admin_post_narrator_generate', array(__CLASS__, 'generate'));
         add_action('admin_notices', array(__CLASS__, 'notices'));
+        foreach (array('update_option_narrator_settings', 'add_option_narrator_settings', 'update_option_narrator_api_key') as $hook) {
+            add_action($hook, array(__CLASS__, 'forget_projects'), 5, 0);
+        }
+    }
+
+    /**
+     * Forgets the key's projects listed on the settings page: a new URL or
+     * key lists them again at once.
+     */
+    public static function forget_projects()
+    {
+        delete_transient('narrator_projects');
     }
 
     /**
@@ -85,6 +97,7 @@ class Narrator_Admin
             'auto'       => ! empty($in['auto']),
             'placement'  => in_array($placement, array('before', 'after', 'manual'), true) ? $placement : 'after',
             'signed'     => ! empty($in['signed']),
+            'download'   => ! empty($in['download']),
         );
     }
 
@@ -120,7 +133,9 @@ class Narrator_Admin
             if (false === $projects) {
                 $r        = Narrator_Client::from_settings()->request('GET', '/api/v3/projects', null, 8);
                 $projects = null === $r['error'] && is_array($r['json']) ? $r['json'] : array();
-                set_transient('narrator_projects', $projects, 5 * MINUTE_IN_SECONDS);
+                if ($projects) { // A failure is not kept: the next visit asks again.
+                    set_transient('narrator_projects', $projects, 5 * MINUTE_IN_SECONDS);
+                }
             }
         }
         $result = get_transient('narrator_test_' . get_current_user_id());
@@ -129,7 +144,7 @@ class Narrator_Admin
         <div class="wrap">
             <h1><?php esc_html_e('Narrator', 'narrator'); ?></h1>
             <?php if (is_array($result)) : ?>
-                <div class="notice <?php echo $result['ok'] ? 'notice-success' : 'notice-error'; ?>"><p><?php echo esc_html($result['message']); ?></p></div>
+                <div id="narrator-test-result" class="notice <?php echo $result['ok'] ? 'notice-success' : 'notice-error'; ?>"><p><?php echo esc_html($result['message']); ?></p></div>
             <?php endif; ?>
             <form method="post" action="options.php">
                 <?php settings_fields('narrator'); ?>
@@ -188,6 +203,10 @@ class Narrator_Admin
                         </td>
                     </tr>
                     <tr>
+                        <th scope="row"><?php esc_html_e('Download', 'narrator'); ?></th>
+                        <td><label><input type="checkbox" name="narrator_settings[download]" value="1" <?php checked($s['download']); ?> /> <?php esc_html_e('The player offers a button that downloads the MP3', 'narrator'); ?></label></td>
+                    </tr>
+                    <tr>
                         <th scope="row"><?php esc_html_e('Signed access', 'narrator'); ?></th>
                         <td>
                             <label><input type="checkbox" name="narrator_settings[signed]" value="1" <?php checked($s['signed']); ?> /> <?php esc_html_e('Play audio only with a token this site signs for readers who may read the post (needed for private and password-protected posts)', 'narrator'); ?></label>
@@ -200,7 +219,7 @@ class Narrator_Admin
             <form method="post" action="<?php echo esc_url(admin_url('admin-post.php')); ?>">
                 <input type="hidden" name="action" value="narrator_test" />
                 <?php wp_nonce_field('narrator_test'); ?>
-                <?php submit_button(__('Test connection', 'narrator'), 'secondary', 'submit', false); ?>
+                <?php submit_button(__('Test connection', 'narrator'), 'secondary', 'narrator-test', false); ?>
             </form>
             <p class="description">
                 <?php

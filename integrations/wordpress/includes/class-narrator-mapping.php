@@ -110,7 +110,9 @@ class Narrator_Mapping
     /**
      * The create body sent to POST /api/v3/projects/{id}/audio.
      *
-     * @param array $post array( external_id, title, author, url, html, post_id ).
+     * @param array $post array( external_id, title, author, url, html, post_id ), and image:
+     *                    the featured image's URL, sent as metadata.image_url (the podcast
+     *                    item's image and the player's lock-screen artwork).
      * @return array
      */
     public static function audio_body(array $post)
@@ -128,15 +130,33 @@ class Narrator_Mapping
         if ('' !== $author) {
             $body['author'] = $author;
         }
-        if (! empty($post['url']) && preg_match('#^https?://#i', $post['url']) && strlen($post['url']) <= 2048) {
+        if (self::absolute_url(isset($post['url']) ? $post['url'] : '')) {
             $body['article_url'] = (string) $post['url'];
+        }
+        if (self::absolute_url(isset($post['image']) ? $post['image'] : '')) {
+            $body['metadata']['image_url'] = (string) $post['image'];
         }
         return $body;
     }
 
     /**
-     * The hash of what makes speech (title, body, author): sent again only
-     * when it changes.
+     * Whether a URL is one Narrator takes as article_url or image_url: an
+     * absolute http or https URL of at most 2,048 characters.
+     *
+     * @param mixed $url The URL.
+     * @return bool
+     */
+    public static function absolute_url($url)
+    {
+        return is_string($url) && strlen($url) <= 2048
+            && (bool) preg_match('#^https?://[^\s\x00-\x1f\x7f/?\#]+[^\s\x00-\x1f\x7f]*$#i', $url)
+            && ! preg_match('/%(?![0-9a-f]{2})/i', $url); // Narrator refuses what Go's url.Parse does.
+    }
+
+    /**
+     * The hash of what is sent again when it changes: what makes speech
+     * (title, body, author) and the image, which Narrator updates without
+     * a new synthesis.
      *
      * @param array $body An audio_body().
      * @return string
@@ -144,7 +164,8 @@ class Narrator_Mapping
     public static function content_hash(array $body)
     {
         $author = isset($body['author']) ? $body['author'] : '';
-        return hash('sha256', $body['title'] . "\0" . $body['body'] . "\0" . $author);
+        $image  = isset($body['metadata']['image_url']) ? "\0" . $body['metadata']['image_url'] : '';
+        return hash('sha256', $body['title'] . "\0" . $body['body'] . "\0" . $author . $image);
     }
 
     /**

@@ -14,6 +14,9 @@ defined('ABSPATH') || exit;
  */
 class Narrator_Player
 {
+    /** Where themes print the post's content: classic themes and the Post Content block. */
+    public const ARTICLE_SELECTOR = '.entry-content, .wp-block-post-content';
+
     /** True while the body sent to Narrator is rendered: no player then. */
     public static $suspended = false;
 
@@ -158,6 +161,20 @@ class Narrator_Player
             'data-external-id' => $xid,
             'data-title'       => wp_strip_all_tags(get_the_title($post)),
         );
+        /**
+         * Filters the CSS selector of the element holding the post's text,
+         * where the player highlights the sentence being read; '' turns
+         * the read-along off. The loader takes the match around the player
+         * first, else the first in the page.
+         *
+         * @param string  $selector The selector.
+         * @param WP_Post $post     The post.
+         */
+        $selector = (string) apply_filters('narrator_article_selector', self::ARTICLE_SELECTOR, $post);
+        if ('' !== $selector) {
+            $attrs['data-readalong'] = '';
+            $attrs['data-article']   = $selector;
+        }
         if ($signed) {
             /**
              * Filters how long a player token is valid, in seconds.

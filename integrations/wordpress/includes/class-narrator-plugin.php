@@ -125,6 +125,7 @@ class Narrator_Plugin
                 'auto'       => true,
                 'placement'  => 'after',
                 'signed'     => false,
+                'download'   => false,
             )
         );
     }
@@ -197,8 +198,8 @@ class Narrator_Plugin
 
     /**
      * Sets the project up after the settings change: new audios wait as
-     * drafts (the plugin publishes them with their post), the access mode,
-     * the signing secret and the webhook endpoint. Problems are kept for an
+     * drafts (the plugin publishes them with their post), the download
+     * button, the access mode, the signing secret and the webhook endpoint. Problems are kept for an
      * admin notice.
      */
     public static function connect()
@@ -218,7 +219,7 @@ class Narrator_Plugin
             return;
         }
         $errors = array();
-        $access = array('draft_new_audios' => true);
+        $access = array('draft_new_audios' => true, 'download_button' => (bool) $s['download']);
         if ($s['signed']) {
             if ('' === (string) get_option('narrator_signing_secret', '')) {
                 $r = $client->request('POST', Narrator_Client::project_path($pid, '/access/rotate-secret'));

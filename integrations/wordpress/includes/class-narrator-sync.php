@@ -174,12 +174,13 @@ class Narrator_Sync
                 'author'      => get_the_author_meta('display_name', $post->post_author),
                 'url'         => get_permalink($post),
                 'html'        => $html,
+                'image'       => get_the_post_thumbnail_url($post, 'full'),
             )
         );
         /**
          * Filters the body sent to Narrator for a post.
          *
-         * @param array   $body The create body (title, body, author, article_url, external_id, metadata).
+         * @param array   $body The create body (title, body, author, article_url, external_id, metadata with image_url).
          * @param WP_Post $post The post.
          */
         return apply_filters('narrator_audio_body', $body, $post);

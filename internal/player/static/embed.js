@@ -12,12 +12,14 @@
 // data-playlist plays the project's latest audios instead ("" for all, or
 // a category of their metadata). data-readalong highlights, in the page
 // itself, the sentence being read, in the element data-article names (a
-// CSS selector; else the nearest <article>, else <main>); a click on a
-// sentence plays from there. The player becomes a mini-player fixed to
-// the bottom of the window once it is scrolled past, unless
-// data-mini="off". The page and the player talk by postMessage: the loader
-// takes only messages from its iframe on Narrator's origin and posts only
-// to that origin.
+// CSS selector: the match around the embed, else the first; else the
+// nearest <article>, else <main>). A click on a sentence, or the "Play
+// from here" button the keyboard finds before each paragraph, plays from
+// there. The player becomes a mini-player fixed to the bottom of the
+// window once it is scrolled past, unless data-mini="off". The page and
+// the player talk by postMessage: the loader takes only messages from its
+// iframe on Narrator's origin and posts only to that origin. The page's
+// Media Session gets the player's metadata too.
 (function () {
   "use strict";
   var script = document.currentScript;
@@ -65,7 +67,8 @@
   var css = document.createElement("style");
   css.textContent = ".narrator-mini{position:fixed!important;left:0;right:0;bottom:8px;z-index:2147483000;" +
     "max-width:720px;margin:0 auto;width:calc(100% - 16px)!important;box-shadow:0 4px 24px rgba(0,0,0,.25);border-radius:12px;background:#fff}" +
-    ".narrator-p{cursor:pointer}.narrator-s.narrator-on{background:#fff1b8;color:#18202b;box-shadow:0 0 0 2px #fff1b8}" +
+    ".narrator-p{cursor:pointer}.narrator-go{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);border:0;padding:0}" +
+    ".narrator-go:focus{position:static;width:auto;height:auto;clip:auto;margin-right:.5em;padding:0 .5em;font:inherit;border-radius:4px;background:#18202b;color:#fff}.narrator-s.narrator-on{background:#fff1b8;color:#18202b;box-shadow:0 0 0 2px #fff1b8}" +
     "::highlight(narrator-word){background:#ffd54a;color:#18202b}";
   document.head.appendChild(css);
 
@@ -107,6 +110,8 @@
     } else if (d.narrator === "transcript" && readalong && d.sentences && d.sentences.length) {
       if (read) read.off();
       read = readAlong(d.track, d.sentences);
+    } else if (d.narrator === "meta" && d.meta && window.MediaMetadata && navigator.mediaSession) {
+      try { navigator.mediaSession.metadata = new MediaMetadata(d.meta); } catch (x) { /* not metadata */ }
     } else if (d.narrator === "time") {
       player = true;
       if (read && d.track === read.track) read.time(d);
@@ -189,11 +194,13 @@
     return spans;
   }
 
+  function find(sel) {
+    try { return script.closest(sel) || document.querySelector(sel); } catch (e) { return null; }
+  }
+
   function container() {
     var sel = attr("article");
-    var c = sel ? document.querySelector(sel) : script.closest("article") || document.querySelector("article") ||
-      script.closest("main") || document.querySelector("main");
-    return c || document.body;
+    return sel && find(sel) || find("article") || find("main") || document.body;
   }
 
   // readAlong marks the sentences in the page and lights the one at the
@@ -210,7 +217,17 @@
     blocks.forEach(function (b) { b.classList.add("narrator-p"); });
     var marks = [];
     for (var i = found.length - 1; i >= 0; i--) if (found[i]) marks[i] = wrap(x, found[i][0], found[i][1], i);
-    blocks.forEach(function (b) { if (!b.hasAttribute("data-narrator-first")) b.classList.remove("narrator-p"); });
+    var gos = [];
+    blocks.forEach(function (b) {
+      var i = b.getAttribute("data-narrator-first");
+      if (i === null) return b.classList.remove("narrator-p");
+      var go = document.createElement("button");
+      go.type = "button";
+      go.className = "narrator-go";
+      go.textContent = "Play from here";
+      go.onclick = function () { play(i); };
+      gos.push(b.insertBefore(go, b.firstChild));
+    });
     var lit = -1, word = null, clock = null, raf = 0, words = wordRanges(blocks, sentences, keys, found);
     var hl = window.CSS && CSS.highlights && window.Highlight ? CSS.highlights : null;
     function now() {
@@ -233,12 +250,13 @@
       word = w;
       if (clock.playing) raf = requestAnimationFrame(tick);
     }
+    function play(i) { send({ narrator: "seek", time: sentences[+i].start, play: true }); }
     function click(e) {
       if (!root.contains(e.target) || e.target.closest("a,button,input,select,textarea,label")) return;
       if (!window.getSelection().isCollapsed) return; // selecting text
       var s = e.target.closest(".narrator-s"), p = e.target.closest(".narrator-p");
       var i = s ? s.getAttribute("data-narrator-s") : p && p.getAttribute("data-narrator-first");
-      if (i !== null && i !== undefined) send({ narrator: "seek", time: sentences[+i].start, play: true });
+      if (i !== null && i !== undefined) play(i);
     }
     document.addEventListener("click", click);
     return {
@@ -250,6 +268,7 @@
       },
       off: function () {
         document.removeEventListener("click", click);
+        gos.forEach(function (g) { g.remove(); });
         if (raf) cancelAnimationFrame(raf);
         marks.forEach(function (m) { m.forEach(function (s) { s.classList.remove("narrator-on"); }); });
       }

@@ -8,7 +8,9 @@
 //   data-hls         the HLS playlist, used where the browser plays HLS itself
 //   data-transcript  the transcript JSON: {"duration", "sentences": [{"start", "end", "text", "words"}]}
 //   data-duration    the length in seconds, until the audio's own is known
-//   data-title, data-author  the lock screen's title and artist (Media Session)
+//   data-title, data-author, data-artwork  the lock screen's title, artist
+//                    and image (Media Session); data-site (the embedding
+//                    page's host) its album, and the artist where none
 //   data-events      where to report listening events ("" for nowhere),
 //                    with data-project and data-audio
 // A playlist holds .np-item buttons with the same attributes (data-mp3 for
@@ -113,7 +115,8 @@
       return {
         mp3: mp3, hls: e.getAttribute("data-hls"), transcript: e.getAttribute("data-transcript"),
         id: e.getAttribute("data-audio"), duration: parseFloat(e.getAttribute("data-duration")) || 0,
-        title: e.getAttribute("data-title") || "", author: e.getAttribute("data-author") || "", item: e
+        title: e.getAttribute("data-title") || "", author: e.getAttribute("data-author") || "",
+        art: e.getAttribute("data-artwork"), item: e
       };
     }
     var items = root.querySelectorAll(".np-item");
@@ -341,17 +344,21 @@
     audio.addEventListener("ended", function () { saved = 0; store(0); });
   }
 
-  // session gives the lock screen and the media keys the track's title and
-  // author, and their controls.
+  // session gives the lock screen and the media keys the track's title,
+  // author, site and image (p.meta, which the page around gets too), and
+  // their controls.
   function session(p) {
-    var ms = navigator.mediaSession, audio = p.audio;
-    if (!ms || !window.MediaMetadata) return;
+    var ms = navigator.mediaSession, audio = p.audio, ok = ms && window.MediaMetadata;
     p.on(function (what) {
       if (what !== "track") return;
-      ms.metadata = new window.MediaMetadata({
-        title: p.track.title || document.title, artist: p.track.author || p.root.getAttribute("data-site") || "", album: ""
-      });
+      var site = p.root.getAttribute("data-site") || "";
+      p.meta = {
+        title: p.track.title || document.title, artist: p.track.author || site, album: site,
+        artwork: p.track.art ? [{ src: p.track.art }] : []
+      };
+      if (ok) ms.metadata = new window.MediaMetadata(p.meta);
     });
+    if (!ok) return;
     var handlers = {
       play: function () { start(audio); },
       pause: function () { audio.pause(); },
@@ -388,8 +395,10 @@
     function time() {
       toHost({ narrator: "time", track: p.index, t: audio.currentTime, playing: !audio.paused && !audio.ended, rate: audio.playbackRate });
     }
+    function meta() { toHost({ narrator: "meta", meta: p.meta }); }
     p.greet = function () {
       if (host.readalong && p.sentences) toHost({ narrator: "transcript", track: p.index, sentences: p.sentences });
+      meta();
       time();
     };
     p.command = function (d) {
@@ -400,7 +409,9 @@
         p.root.classList.toggle("np-mini", !!d.on);
       }
     };
-    p.on(function (what) { if (what === "transcript") p.greet(); });
+    p.on(function (what) {
+      if (what === "transcript") p.greet(); else if (what === "track") meta();
+    });
     ["play", "pause", "ended", "seeked", "ratechange", "timeupdate"].forEach(function (ev) { audio.addEventListener(ev, time); });
     host.players.push(p);
   }

@@ -75,6 +75,7 @@ class MappingTest extends TestCase
                 'author'      => '  Ada   Lovelace ',
                 'url'         => 'https://news.example/2030/01/cafe/',
                 'html'        => $html,
+                'image'       => 'https://news.example/wp-content/uploads/2030/01/cafe.jpg',
             )
         );
         $this->assertSame(
@@ -82,7 +83,7 @@ class MappingTest extends TestCase
                 'external_id' => 'wp-ab12cd34-1-42',
                 'title'       => "Café \u{201C}news\u{201D} today",
                 'body'        => "<p>First &amp; <em>foremost</em>.</p>\n\n<p> Second.</p>\n\n<h2>Heading</h2>",
-                'metadata'    => array('source' => 'wordpress', 'post_id' => '42'),
+                'metadata'    => array('source' => 'wordpress', 'post_id' => '42', 'image_url' => 'https://news.example/wp-content/uploads/2030/01/cafe.jpg'),
                 'author'      => 'Ada Lovelace',
                 'article_url' => 'https://news.example/2030/01/cafe/',
             ),
@@ -92,12 +93,17 @@ class MappingTest extends TestCase
             array('source' => 'wordpress', 'post_id' => '42'),
             Narrator_Mapping::audio_body(array('external_id' => 'x', 'post_id' => 42, 'title' => 't', 'author' => '', 'url' => 'javascript:x', 'html' => 'b'))['metadata']
         );
-        $no_extras = Narrator_Mapping::audio_body(array('external_id' => 'x', 'post_id' => 1, 'title' => 't', 'author' => '', 'url' => 'javascript:x', 'html' => 'b'));
+        $no_extras = Narrator_Mapping::audio_body(array('external_id' => 'x', 'post_id' => 1, 'title' => 't', 'author' => '', 'url' => 'javascript:x', 'html' => 'b', 'image' => false));
         $this->assertArrayNotHasKey('author', $no_extras);
         $this->assertArrayNotHasKey('article_url', $no_extras);
+        $this->assertArrayNotHasKey('image_url', $no_extras['metadata']);
+        foreach (array('https://x.example/a b.jpg', 'https:///a.jpg', 'https://x.example/100%.jpg', 'data:image/png;base64,AA', 'https://x.example/' . str_repeat('a', 2048)) as $bad) {
+            $this->assertFalse(Narrator_Mapping::absolute_url($bad), $bad);
+        }
+        $this->assertTrue(Narrator_Mapping::absolute_url('http://x.example:8080/a%20b.jpg?w=1#c'));
     }
 
-    public function test_the_hash_changes_with_title_text_or_author_only()
+    public function test_the_hash_changes_with_title_text_author_or_image_only()
     {
         $a = array('title' => 'T', 'body' => 'B', 'author' => 'A', 'article_url' => 'https://x.example/1');
         $h = Narrator_Mapping::content_hash($a);
@@ -105,6 +111,9 @@ class MappingTest extends TestCase
         $this->assertNotSame($h, Narrator_Mapping::content_hash(array_merge($a, array('title' => 'T2'))));
         $this->assertNotSame($h, Narrator_Mapping::content_hash(array_merge($a, array('body' => 'B2'))));
         $this->assertNotSame($h, Narrator_Mapping::content_hash(array_merge($a, array('author' => 'A2'))));
+        $with_image = array_merge($a, array('metadata' => array('image_url' => 'https://x.example/1.jpg')));
+        $this->assertNotSame($h, Narrator_Mapping::content_hash($with_image), 'a new featured image is sent (Narrator does not resynthesize for it)');
+        $this->assertSame($h, Narrator_Mapping::content_hash(array_merge($a, array('metadata' => array('post_id' => '1')))), 'no image: the hash of earlier versions');
     }
 
     public function test_state_labels()

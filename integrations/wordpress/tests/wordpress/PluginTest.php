@@ -104,6 +104,7 @@ class PluginTest extends TestCase
     public function test_connect_sets_up_the_project()
     {
         $this->assertTrue($this->server->access['draft_new_audios'], 'new audios wait as drafts until the plugin publishes them');
+        $this->assertFalse($this->server->access['download_button']);
         $this->assertSame('public', get_option('narrator_access_mode'));
         $this->assertCount(1, $this->server->webhooks);
         $hook = reset($this->server->webhooks);
@@ -112,6 +113,21 @@ class PluginTest extends TestCase
         $this->assertSame('', get_option('narrator_connect_error'));
         Narrator_Plugin::connect();
         $this->assertCount(1, $this->server->webhooks, 'connecting again adds no second endpoint');
+        update_option('narrator_settings', array_merge(Narrator_Plugin::settings(), array('download' => true)));
+        $this->assertTrue($this->server->access['download_button'], 'the Download setting is the project\'s download button');
+    }
+
+    public function test_a_new_url_or_key_lists_the_projects_again()
+    {
+        if (! has_action('update_option_narrator_api_key', array('Narrator_Admin', 'forget_projects'))) {
+            Narrator_Admin::init(); // What wp-admin hooks.
+        }
+        set_transient('narrator_projects', array(array('id' => 9, 'title' => 'Old', 'language' => 'en')), 300);
+        update_option('narrator_api_key', 'nk_other', false);
+        $this->assertFalse(get_transient('narrator_projects'), 'a new key');
+        set_transient('narrator_projects', array(array('id' => 9, 'title' => 'Old', 'language' => 'en')), 300);
+        update_option('narrator_settings', array_merge(Narrator_Plugin::settings(), array('url' => 'https://other.test')));
+        $this->assertFalse(get_transient('narrator_projects'), 'a new URL');
     }
 
     public function test_connection_test_names_the_problem()
@@ -158,6 +174,16 @@ class PluginTest extends TestCase
         $this->run_cron();
         $this->assertSame(array('POST /api/v3/projects/1/audio'), $this->server->calls());
         $this->assertCount(1, $this->server->audios, 'one audio per post');
+        $this->assertArrayNotHasKey('image_url', $this->server->requests[0][2]['metadata'], 'no featured image');
+
+        // A featured image is sent as the audio's image.
+        $this->server->requests = array();
+        $image = wp_insert_attachment(array('post_mime_type' => 'image/jpeg', 'post_title' => 'Cover', 'post_status' => 'inherit'), '2030/01/cover.jpg', $id);
+        set_post_thumbnail($id, $image);
+        wp_update_post(array('ID' => $id)); // The editor saves the post with its featured image.
+        $this->run_cron();
+        $this->assertSame(array('POST /api/v3/projects/1/audio'), $this->server->calls());
+        $this->assertSame(wp_upload_dir()['baseurl'] . '/2030/01/cover.jpg', $this->server->requests[0][2]['metadata']['image_url']);
     }
 
     public function test_narrator_down_is_retried_with_backoff()
@@ -316,6 +342,16 @@ class PluginTest extends TestCase
         $html = Narrator_Player::markup(get_post($public));
         $this->assertStringContainsString('<div class="narrator-player"><script src="https://narrator.test/embed.js" data-project="1" data-external-id="' . Narrator_Plugin::external_id($public) . '"', $html);
         $this->assertStringNotContainsString('data-token', $html);
+        $this->assertStringContainsString(' data-readalong="" data-article=".entry-content, .wp-block-post-content" async>', $html, 'the read-along in the post\'s content');
+        $theme = function () {
+            return '#main > .story';
+        };
+        add_filter('narrator_article_selector', $theme);
+        $this->assertStringContainsString(' data-readalong="" data-article="#main &gt; .story" async>', Narrator_Player::markup(get_post($public)));
+        remove_filter('narrator_article_selector', $theme);
+        add_filter('narrator_article_selector', '__return_empty_string');
+        $this->assertStringNotContainsString('data-readalong', Narrator_Player::markup(get_post($public)), "'' turns the read-along off");
+        remove_filter('narrator_article_selector', '__return_empty_string');
         $this->assertSame('', Narrator_Player::markup(get_post($secret)), 'a public project plays no private post');
 
         // Signed access.
