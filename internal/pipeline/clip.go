@@ -10,6 +10,7 @@ import (
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/mp3"
 	"github.com/narrator/narrator/internal/pcm"
+	"github.com/narrator/narrator/internal/proc"
 )
 
 // ClipSource gives a project's intro and outro.
@@ -34,21 +35,29 @@ const (
 // that whatever decodes to more is too long at any rate.
 const maxDecodedClip = int64(narrator.MaxClipDuration/time.Second+1) * 48000 * 2 * 2
 
+// ClipDecoder decodes uploaded intros and outros. Any node may run one:
+// it needs lame, not the engines.
+type ClipDecoder struct {
+	// Sandbox runs lame with less power than the server; nil runs it as
+	// it is.
+	Sandbox *proc.Sandbox
+}
+
 // DecodeClip decodes an uploaded intro or outro, an MP3 (ClipMP3) or a WAV
-// file (ClipWAV), to the pipeline's format (mono, SampleRate), as every
+// file (ClipWAV, or another of WAV's names), to the pipeline's format (mono, SampleRate), as every
 // rendering plays it. It returns an EINVALID *Error for another content
 // type, audio it cannot decode, or a clip too long or too short
 // (narrator.Clip.Validate). The clip's ProjectID is left 0.
-func (p *Pipeline) DecodeClip(ctx context.Context, kind narrator.ClipKind, contentType string, data []byte) (*narrator.Clip, error) {
+func (d ClipDecoder) DecodeClip(ctx context.Context, kind narrator.ClipKind, contentType string, data []byte) (*narrator.Clip, error) {
 	var (
 		wav []byte
 		err error
 	)
 	switch contentType {
-	case ClipWAV:
+	case ClipWAV, "audio/x-wav", "audio/wave", "audio/vnd.wave":
 		wav = data
-	case ClipMP3:
-		wav, err = mp3.Decode(ctx, data, maxDecodedClip, p.encodeOptions())
+	case ClipMP3, "audio/mp3":
+		wav, err = mp3.Decode(ctx, data, maxDecodedClip, mp3.Options{Sandbox: d.Sandbox})
 		if errors.Is(err, mp3.ErrDecodedTooLarge) {
 			return nil, narrator.Errorf(narrator.EINVALID, "the %s is longer than %.0f s", kind, narrator.MaxClipDuration.Seconds())
 		}

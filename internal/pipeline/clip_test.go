@@ -132,11 +132,11 @@ func TestRenderIntroOutro(t *testing.T) {
 		return p
 	}
 	plain := newPipe(nil, nil)
-	intro, err := plain.DecodeClip(t.Context(), narrator.ClipIntro, pipeline.ClipWAV, wavOf(chirp(300, 3000, 1500*time.Millisecond, 44100), 44100))
+	intro, err := pipeline.ClipDecoder{}.DecodeClip(t.Context(), narrator.ClipIntro, pipeline.ClipWAV, wavOf(chirp(300, 3000, 1500*time.Millisecond, 44100), 44100))
 	if err != nil {
 		t.Fatal(err)
 	}
-	outro, err := plain.DecodeClip(t.Context(), narrator.ClipOutro, pipeline.ClipMP3, mp3Of(t, chirp(2500, 400, time.Second, 44100), 44100))
+	outro, err := pipeline.ClipDecoder{}.DecodeClip(t.Context(), narrator.ClipOutro, pipeline.ClipMP3, mp3Of(t, chirp(2500, 400, time.Second, 44100), 44100))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +254,6 @@ func TestRenderIntroOutro(t *testing.T) {
 func TestDecodeClip(t *testing.T) {
 	t.Parallel()
 	proctest.NeedProgram(t, "lame", "scripts/deps.sh test")
-	b := setup(t, false)
 	long := chirp(200, 400, narrator.MaxClipDuration+time.Second, 22050)
 	cases := []struct {
 		name, contentType string
@@ -274,7 +273,7 @@ func TestDecodeClip(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			clip, err := b.pipe.DecodeClip(t.Context(), narrator.ClipIntro, c.contentType, c.data)
+			clip, err := pipeline.ClipDecoder{}.DecodeClip(t.Context(), narrator.ClipIntro, c.contentType, c.data)
 			switch {
 			case c.ok && err != nil:
 				t.Fatalf("DecodeClip: %v", err)
