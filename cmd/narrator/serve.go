@@ -546,10 +546,11 @@ func (s *server) routes() (http.Handler, error) {
 	pages := extract.NewReader(fetcher.New(fetcher.Options{AllowPrivate: s.cfg.WebhooksAllowPrivate, Timeout: importTimeout, Logger: s.logger, Self: s.self}))
 	// The API and the dashboard count webhook tests and resends together.
 	triggers := ratelimit.New(nil)
+	clips := pipeline.ClipDecoder{Sandbox: s.sandbox}
 	api := httpapi.NewServer(httpapi.Deps{Store: st, Logger: s.logger, MediaURL: s.cfg.MediaURL, Media: s.backends.media, Queue: s.backends.queue,
 		Resynthesis: s.backends.queue,
 		Voices:      s.voices, MaxAudioDuration: s.cfg.MaxAudioDuration, Pages: pages, WebhookTriggers: triggers, Sources: s.sources,
-		Speaker: s.speaker(), Clips: pipeline.ClipDecoder{Sandbox: s.sandbox}})
+		Speaker: s.speaker(), Clips: clips})
 	mux.Handle("/api/", api)
 	mux.Handle("/v1/", api) // the OpenAI speech convention
 	mux.Handle("/media/", http.StripPrefix("/media/", mediaserve.New(s.backends.media, mediaserve.Options{Logger: s.logger, MinRate: s.cfg.MinTransferRate,
@@ -567,7 +568,7 @@ func (s *server) routes() (http.Handler, error) {
 	mux.HandleFunc("/websub/{source_id}/{nonce...}", s.sources.Callback)
 	mux.HandleFunc("/websub/{source_id}", s.sources.Callback)
 	mux.Handle("/feeds/{name}", feed.New(feed.Config{Store: st, MediaURL: s.cfg.MediaURL, PublicURL: s.cfg.PublicURL, Logger: s.logger}))
-	dash, err := newDashboard(s.cfg, st, s.backends, s.voices, s.rules, triggers, s.logger, api, pages, s.sources)
+	dash, err := newDashboard(s.cfg, st, s.backends, s.voices, s.rules, triggers, s.logger, api, pages, s.sources, clips)
 	if err != nil {
 		return nil, err
 	}
