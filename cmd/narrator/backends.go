@@ -48,6 +48,7 @@ type dataStore interface {
 	jobs.WebhookStore
 	jobs.ResynthesisStore
 	pipeline.RuleSource
+	pipeline.ClipSource
 	copyStore
 	voiceStore
 	mediaserve.AccessFinder

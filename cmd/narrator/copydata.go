@@ -27,6 +27,8 @@ type copyStore interface {
 	RotateEmbedSecret(ctx context.Context, projectID int64, secret string) (narrator.ProjectAccess, error)
 	ExportPublications(ctx context.Context, afterID int64, limit int) ([]narrator.Publication, error)
 	SetPublication(ctx context.Context, p narrator.Publication) (narrator.Publication, error)
+	Clip(ctx context.Context, projectID int64, kind narrator.ClipKind) (*narrator.Clip, error)
+	SetClip(ctx context.Context, c *narrator.Clip) error
 }
 
 // copyMedia is what copy-data needs of a media store, on either side.
@@ -143,6 +145,9 @@ func (c *copier) run(ctx context.Context) error {
 			return fmt.Errorf("read source audios: %w", err)
 		}
 		if len(page) == 0 {
+			if err := c.copyClips(ctx, src.Projects); err != nil {
+				return err
+			}
 			return c.copyPublishing(ctx, src.Projects)
 		}
 		if err := c.copyAudios(ctx, page); err != nil {
@@ -191,6 +196,25 @@ func (c *copier) copyPublishing(ctx context.Context, projects []*narrator.Projec
 		}
 		after = page[len(page)-1].AudioID
 	}
+}
+
+// copyClips copies the projects' intros and outros, as they are stored.
+func (c *copier) copyClips(ctx context.Context, projects []*narrator.Project) error {
+	for _, p := range projects {
+		for _, k := range narrator.ClipKinds() {
+			clip, err := c.from.Clip(ctx, p.ID, k)
+			if narrator.ErrorCode(err) == narrator.ENOTFOUND {
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("read %s of project %d: %w", k, p.ID, err)
+			}
+			if err := c.to.SetClip(ctx, clip); err != nil {
+				return fmt.Errorf("copy %s of project %d: %w", k, p.ID, err)
+			}
+		}
+	}
+	return nil
 }
 
 // refused is the error of a copy that narrator.CheckCopyTarget or

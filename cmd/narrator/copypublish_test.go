@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -13,7 +14,8 @@ import (
 
 // TestCopyDataKeepsPublishing checks that copy-data copies drafts,
 // schedules and a signed project's settings: a copy that dropped them
-// would publish drafts and open signed projects.
+// would publish drafts and open signed projects. It copies the project's
+// intro too, sample for sample.
 func TestCopyDataKeepsPublishing(t *testing.T) {
 	t.Parallel()
 	data, _, proj := fixture(t)
@@ -44,6 +46,11 @@ func TestCopyDataKeepsPublishing(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	intro := &narrator.Clip{ProjectID: proj.ID, Kind: narrator.ClipIntro, Samples: []int16{1, -2, 3, -4}, SampleRate: 40}
+	if err := src.SetClip(ctx, intro); err != nil {
+		t.Fatal(err)
+	}
+
 	target := t.TempDir()
 	mustCLI(t, "copy-data", "--from-database", "sqlite:"+filepath.Join(data, "narrator.db"), "--from-media", "file:"+filepath.Join(data, "media"),
 		"--to-database", "sqlite:"+filepath.Join(target, "narrator.db"), "--to-media", "file:"+filepath.Join(target, "media"))
@@ -62,5 +69,11 @@ func TestCopyDataKeepsPublishing(t *testing.T) {
 	}
 	if got.Mode != narrator.AccessSigned || got.SigningSecret != "nes_copied" || !got.DraftNewAudios || len(got.AllowedOrigins) != 1 {
 		t.Errorf("copied access = %+v", got)
+	}
+	if c, err := dst.Clip(ctx, proj.ID, narrator.ClipIntro); err != nil || !slices.Equal(c.Samples, intro.Samples) || c.SampleRate != 40 {
+		t.Errorf("copied intro = %+v, %v; want %+v", c, err, intro)
+	}
+	if _, err := dst.Clip(ctx, proj.ID, narrator.ClipOutro); narrator.ErrorCode(err) != narrator.ENOTFOUND {
+		t.Errorf("copied outro: %v, want none", err)
 	}
 }

@@ -3,13 +3,18 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	bin "encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -17,6 +22,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/hajimehoshi/go-mp3"
 	"github.com/mmcdole/gofeed"
 
 	"github.com/narrator/narrator"
@@ -78,12 +84,15 @@ var feedURLField = regexp.MustCompile(`id="feed-url" readonly value="([^"]+)"`)
 // TestPodcastFeed turns a project's feed on in the dashboard of a real
 // server whose audios are rendered by the real pipeline (lame, HLS) with
 // the engine stand-in, and reads the feed with gofeed: every enclosure's
-// length is the size of the MP3 its URL serves.
+// length is the size of the MP3 its URL serves. An intro set through the
+// API between the two audios begins the second's MP3, its transcript
+// shifted past it, and not the first's.
 func TestPodcastFeed(t *testing.T) {
 	data, acct, proj := fixture(t)
 	const password = "a long enough password"
 	createUser(t, data, acct.ID, "ed@acme.test", password)
 	s := startServer(t, data, freeAddr(t), "--engine-standin", "20ms")
+	intro := writeWAV(t, "intro.wav", 3*16000, 32000) // 1.5 s at the pipeline's rate
 	titles := map[string]string{
 		"one": "Q&A: <Tom> said \"]]>\" 🎙️",
 		"two": "A second story, somewhat longer",
@@ -98,6 +107,9 @@ func TestPodcastFeed(t *testing.T) {
 		}
 		s.create(t, proj.ID, req)
 		s.waitProcessed(t, proj.ID, ref, acct.APIKey, 60*time.Second)
+		if ref == "one" {
+			putIntro(t, s, proj.ID, acct.APIKey, intro)
+		}
 	}
 
 	d := signIn(t, s.base, "ed@acme.test", password)
@@ -142,6 +154,9 @@ func TestPodcastFeed(t *testing.T) {
 			t.Errorf("item %d: enclosure length %s, type %s; the MP3 has %d bytes", i, enc.Length, enc.Type, len(mp3))
 		}
 		dur, _ := decodeMP3(t, mp3)
+		if c := introCorrelation(t, mp3, intro); (ref == "two") != (c > 0.9) {
+			t.Errorf("item %d (%s): its start correlates %.3f with the intro", i, ref, c)
+		}
 		secs, err := strconv.Atoi(it.ITunesExt.Duration)
 		if diff := time.Duration(secs)*time.Second - dur; err != nil || diff > time.Second || diff < -time.Second {
 			t.Errorf("item %d: itunes:duration %q, the MP3 lasts %s", i, it.ITunesExt.Duration, dur)
@@ -159,6 +174,10 @@ func TestPodcastFeed(t *testing.T) {
 			if tres.StatusCode != 200 || tres.Header.Get("Access-Control-Allow-Origin") != "*" ||
 				!strings.HasPrefix(tres.Header.Get("Content-Type"), tr[j].Attrs["type"]) || !strings.HasPrefix(string(tbody), prefix) {
 				t.Errorf("item %d: transcript %s: %d, %v\n%.100s", i, tr[j].Attrs["url"], tres.StatusCode, tres.Header, tbody)
+			}
+			var segs struct{ Segments []struct{ StartTime float64 } }
+			if j == 1 && (json.Unmarshal(tbody, &segs) != nil || len(segs.Segments) == 0 || (ref == "two") != (segs.Segments[0].StartTime >= 1.5)) {
+				t.Errorf("item %d (%s): the transcript starts at %+v; the intro lasts 1.5 s", i, ref, segs.Segments[:min(1, len(segs.Segments))])
 			}
 		}
 		ch := it.Extensions["podcast"]["chapters"]
@@ -279,4 +298,59 @@ func TestPodcastFeedInBrowser(t *testing.T) {
 	if res, _ := fetch(t, rotatedURL); res.StatusCode != 404 {
 		t.Errorf("feed turned off: %d", res.StatusCode)
 	}
+}
+
+// putIntro sets a project's intro to the WAV file at path through the API.
+func putIntro(t *testing.T, s *node, projectID int64, key, path string) {
+	t.Helper()
+	wav, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequestWithContext(t.Context(), "PUT", fmt.Sprintf("%s/api/v3/projects/%d/intro", s.base, projectID), bytes.NewReader(wav))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "audio/wav")
+	req.Header.Set("X-Api-Key", key)
+	res, err := checkedHTTP(t).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("PUT intro: %d %s", res.StatusCode, body)
+	}
+}
+
+// introCorrelation returns how closely the start of an MP3, past the
+// encoder's delay, matches the 32 kHz WAV file at path: 1 when it is the
+// same sound.
+func introCorrelation(t *testing.T, mp3Data []byte, path string) float64 {
+	t.Helper()
+	wav, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clip := wav[44:] // the header writeWAV writes
+	dec, err := mp3.NewDecoder(bytes.NewReader(mp3Data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pcm, err := io.ReadAll(dec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const delay = 1105 // internal/mp3.Delay
+	var ab, aa, bb float64
+	for i := 0; 2*i+1 < len(clip) && 4*(delay+i)+1 < len(pcm); i++ {
+		x := float64(int16(bin.LittleEndian.Uint16(clip[2*i:])))
+		y := float64(int16(bin.LittleEndian.Uint16(pcm[4*(delay+i):]))) // left channel of go-mp3's stereo
+		ab, aa, bb = ab+x*y, aa+x*x, bb+y*y
+	}
+	if aa == 0 || bb == 0 {
+		return 0
+	}
+	return ab / math.Sqrt(aa*bb)
 }

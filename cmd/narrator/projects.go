@@ -12,7 +12,7 @@ import (
 
 const projectsUsage = `Usage:
   narrator projects create [--data DIR|--database URL] --account ID --title T --language xx_XX [--type api|rss] [--url U] [--title-voice NAME] [--body-voice NAME] [--speech-rate R]
-  narrator projects set [--data DIR|--database URL] --project ID --speech-rate R
+  narrator projects set [--data DIR|--database URL] --project ID [--speech-rate R] [--intro FILE|--no-intro] [--outro FILE|--no-outro]
   narrator projects list [--data DIR|--database URL] [--account ID]`
 
 // projectsCommand is `narrator projects`.
@@ -102,48 +102,6 @@ func (cmd projectsCreateCommand) Run(ctx context.Context, args []string) error {
 
 // speechRateHelp describes the --speech-rate flag.
 const speechRateHelp = "speaking-rate `factor` from 0.5 to 2.0 for the project's renderings; 1 is each voice's own pace"
-
-// projectsSetCommand is `narrator projects set`.
-type projectsSetCommand struct{ e *env }
-
-// Run runs `narrator projects set`. A new rate renders nothing again
-// (narrator.PlanSpeechRate).
-func (cmd projectsSetCommand) Run(ctx context.Context, args []string) error {
-	e := cmd.e
-	fs := newFlagSet(e, "projects set", "projects set [--data DIR|--database URL] --project ID --speech-rate R")
-	data := config.BackendFlags(fs, e.getenv)
-	project := fs.Int64("project", 0, "project `id` (required)")
-	rate := fs.Float64("speech-rate", 0, speechRateHelp+" (required)")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	switch {
-	case *project <= 0:
-		fs.Usage()
-		return usagef("projects set: --project is required")
-	case *rate == 0:
-		fs.Usage()
-		return usagef("projects set: --speech-rate is required")
-	}
-	return withStore(ctx, e, data, func(st dataStore) (any, error) {
-		p, err := st.SetSpeechRate(ctx, *project, *rate)
-		switch narrator.ErrorCode(err) {
-		case "":
-		case narrator.ENOTFOUND:
-			return nil, fmt.Errorf("projects set: project %d does not exist", *project)
-		case narrator.EINVALID:
-			return nil, usagef("projects set: %s", narrator.ErrorMessage(err))
-		default:
-			return nil, fmt.Errorf("set project %d: %w", *project, err)
-		}
-		cat, err := loadCatalog(ctx, st)
-		if err != nil {
-			return nil, err
-		}
-		fmt.Fprintln(e.stderr, "Audios keep their speech; renderings from now on (new audios, edits, resyntheses) speak at the new rate.")
-		return httpapi.ProjectSettingsJSON(cat, p), nil
-	})
-}
 
 // projectsListCommand is `narrator projects list`.
 type projectsListCommand struct{ e *env }

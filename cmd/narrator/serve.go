@@ -104,6 +104,10 @@ type server struct {
 	pipe     *pipeline.Pipeline // nil when the node works no jobs
 	started  bool               // the queue works jobs
 
+	// sandbox runs the engines, and lame where it decodes uploaded
+	// intros and outros; nil when off.
+	sandbox *proc.Sandbox
+
 	// rules keeps compiled pronunciation rules for the pipeline and the
 	// dashboard alike.
 	rules *speak.RuleCache
@@ -165,10 +169,8 @@ func openServer(ctx context.Context, cfg config.Config, logger *slog.Logger, get
 			return cfg.PublicURL + "/websub/" + strconv.FormatInt(id, 10) + "/" + nonce // base64url: safe in a path
 		},
 	})
-	if cfg.Works() {
-		if err := s.startWorkers(ctx); err != nil {
-			return nil, err
-		}
+	if err := s.startWork(ctx); err != nil {
+		return nil, err
 	}
 	handler, err := s.routes()
 	if err != nil {
@@ -300,6 +302,21 @@ func prepareScratch(dir string, logger *slog.Logger) error {
 	return nil
 }
 
+// startWork starts the workers on a node that works jobs. On one that
+// only serves, it opens the sandbox in which lame decodes the intros and
+// outros the API takes.
+func (s *server) startWork(ctx context.Context) error {
+	if s.cfg.Works() {
+		return s.startWorkers(ctx)
+	}
+	if !s.cfg.Serves() {
+		return nil
+	}
+	sb, err := engineSandbox(ctx, s.cfg.Sandbox, s.cfg.Backends, s.logger)
+	s.sandbox = sb
+	return err
+}
+
 // startWorkers starts the speech engines and the job workers. On SQLite,
 // which this server owns alone, it first takes over the jobs that the last
 // process left running; in a cluster River's rescuer does that.
@@ -309,6 +326,7 @@ func (s *server) startWorkers(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	s.sandbox = sb
 	engines, closeEngines, err := startEngines(ctx, cfg, sb, s.logger, s.metrics)
 	if err != nil {
 		return err
@@ -330,6 +348,7 @@ func (s *server) startWorkers(ctx context.Context) error {
 		Voices:      s.voices,
 		Cache:       cache,
 		Rules:       b.store,
+		Clips:       b.store,
 		RuleCache:   s.rules,
 		Media:       b.media,
 		Workers:     cfg.UnitWorkers,
@@ -527,10 +546,11 @@ func (s *server) routes() (http.Handler, error) {
 	pages := extract.NewReader(fetcher.New(fetcher.Options{AllowPrivate: s.cfg.WebhooksAllowPrivate, Timeout: importTimeout, Logger: s.logger, Self: s.self}))
 	// The API and the dashboard count webhook tests and resends together.
 	triggers := ratelimit.New(nil)
+	clips := pipeline.ClipDecoder{Sandbox: s.sandbox}
 	api := httpapi.NewServer(httpapi.Deps{Store: st, Logger: s.logger, MediaURL: s.cfg.MediaURL, Media: s.backends.media, Queue: s.backends.queue,
 		Resynthesis: s.backends.queue,
 		Voices:      s.voices, MaxAudioDuration: s.cfg.MaxAudioDuration, Pages: pages, WebhookTriggers: triggers, Sources: s.sources,
-		Speaker: s.speaker()})
+		Speaker: s.speaker(), Clips: clips})
 	mux.Handle("/api/", api)
 	mux.Handle("/v1/", api) // the OpenAI speech convention
 	mux.Handle("/media/", http.StripPrefix("/media/", mediaserve.New(s.backends.media, mediaserve.Options{Logger: s.logger, MinRate: s.cfg.MinTransferRate,
@@ -548,7 +568,7 @@ func (s *server) routes() (http.Handler, error) {
 	mux.HandleFunc("/websub/{source_id}/{nonce...}", s.sources.Callback)
 	mux.HandleFunc("/websub/{source_id}", s.sources.Callback)
 	mux.Handle("/feeds/{name}", feed.New(feed.Config{Store: st, MediaURL: s.cfg.MediaURL, PublicURL: s.cfg.PublicURL, Logger: s.logger}))
-	dash, err := newDashboard(s.cfg, st, s.backends, s.voices, s.rules, triggers, s.logger, api, pages, s.sources)
+	dash, err := newDashboard(s.cfg, st, s.backends, s.voices, s.rules, triggers, s.logger, api, pages, s.sources, clips)
 	if err != nil {
 		return nil, err
 	}

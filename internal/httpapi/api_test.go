@@ -21,6 +21,7 @@ import (
 	"github.com/narrator/narrator/internal/jobs"
 	"github.com/narrator/narrator/internal/localfs"
 	"github.com/narrator/narrator/internal/openapitest"
+	"github.com/narrator/narrator/internal/pipeline"
 	"github.com/narrator/narrator/internal/source"
 	"github.com/narrator/narrator/internal/sqlite"
 	"github.com/narrator/narrator/internal/sqlite/sqlitetest"
@@ -65,6 +66,7 @@ func setupLimits(t testing.TB, limits narrator.Limits) *testBundle {
 		Pages: extract.NewReader(fetch.New(fetch.Options{AllowPrivate: true})),
 		// So do feeds.
 		Sources: source.New(st, source.Options{Client: fetch.New(fetch.Options{AllowPrivate: true})}),
+		Clips:   pipeline.ClipDecoder{},
 	})
 	srv := httptest.NewServer(api)
 	t.Cleanup(srv.Close)

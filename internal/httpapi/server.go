@@ -83,6 +83,18 @@ type Store interface {
 	// SetSpeechRate returns the project with its new rate: EINVALID for
 	// a rate out of range, ENOTFOUND.
 	SetSpeechRate(ctx context.Context, projectID int64, rate float64) (*narrator.Project, error)
+	// SetClip returns EINVALID for a clip out of its limits, ENOTFOUND.
+	SetClip(ctx context.Context, c *narrator.Clip) error
+	// Clip and RemoveClip return ENOTFOUND for a project without one.
+	Clip(ctx context.Context, projectID int64, kind narrator.ClipKind) (*narrator.Clip, error)
+	RemoveClip(ctx context.Context, projectID int64, kind narrator.ClipKind) error
+}
+
+// ClipDecoder decodes an uploaded intro or outro (pipeline.ClipDecoder).
+type ClipDecoder interface {
+	// DecodeClip returns EINVALID for a content type it does not read,
+	// audio it cannot decode, or a clip out of its limits.
+	DecodeClip(ctx context.Context, kind narrator.ClipKind, contentType string, data []byte) (*narrator.Clip, error)
 }
 
 // PageReader reads the article of a web page, for the import extension.
@@ -127,6 +139,9 @@ type Deps struct {
 	// (/v1/audio/speech); nil on a node that does not synthesise, which
 	// answers them 503.
 	Speaker Speaker
+	// Clips decodes the intros and outros the clip extension uploads;
+	// nil refuses uploads (503).
+	Clips ClipDecoder
 	// MaxSpeeches caps the speech requests synthesised at once; one per
 	// core when zero.
 	MaxSpeeches int
@@ -179,6 +194,7 @@ type Server struct {
 	mux      *http.ServeMux
 
 	speaker      Speaker
+	clips        ClipDecoder
 	speaking     chan struct{} // a token per speech being synthesised
 	speechLimits *ratelimit.Limiter
 }
@@ -202,6 +218,7 @@ func NewServer(d Deps) *Server {
 		mux:      http.NewServeMux(),
 
 		speaker:      d.Speaker,
+		clips:        d.Clips,
 		speechLimits: d.SpeechLimits,
 	}
 	maxSpeeches := d.MaxSpeeches

@@ -98,6 +98,8 @@ type Config struct {
 	Media  MediaWriter
 	// Rules gives the pronunciation rules; nil means none.
 	Rules RuleSource
+	// Clips gives the projects' intros and outros; nil means none.
+	Clips ClipSource
 	// RuleCache keeps the rule sets compiled; a cache of its own when nil.
 	RuleCache *speak.RuleCache
 	// Workers is how many units are synthesised at once, and how many
@@ -125,6 +127,7 @@ type Pipeline struct {
 	voices  CatalogSource
 	media   MediaWriter
 	rules   RuleSource
+	clips   ClipSource
 	compile *speak.RuleCache
 	workers int
 	scratch string
@@ -142,6 +145,7 @@ func New(cfg Config) *Pipeline {
 		voices:  cfg.Voices,
 		media:   cfg.Media,
 		rules:   cfg.Rules,
+		clips:   cfg.Clips,
 		compile: cfg.RuleCache,
 		workers: cfg.Workers,
 		scratch: cfg.ScratchDir,
@@ -193,6 +197,10 @@ func (p *Pipeline) RenderLive(ctx context.Context, a *narrator.Audio, proj *narr
 	if err != nil {
 		return narrator.Rendering{}, err
 	}
+	frame, err := p.projectClips(ctx, proj.ID)
+	if err != nil {
+		return narrator.Rendering{}, err
+	}
 	folder, err := narrator.NewMediaFolder()
 	if err != nil {
 		return narrator.Rendering{}, err
@@ -219,7 +227,7 @@ func (p *Pipeline) RenderLive(ctx context.Context, a *narrator.Audio, proj *narr
 	live := newLiveStream(p.media, prefix, len(units), progress)
 	seg.Live(FirstSegmentTarget, func(segments []hls.Segment) error { return live.stored(ctx, segments) })
 	enc := p.newChunkEncoder(ctx, io.MultiWriter(tmp, seg))
-	spans, err := p.speak(ctx, units, voices, countingWriter{enc, live})
+	spans, err := p.speakFramed(ctx, units, voices, frame, enc, live)
 	if err != nil {
 		enc.Abort()
 		return narrator.Rendering{}, err
@@ -302,6 +310,22 @@ func (p *Pipeline) storeScratch(ctx context.Context, key string, tmp *os.File) (
 		return 0, fmt.Errorf("store mp3: %w", err)
 	}
 	return size, nil
+}
+
+// speakFramed writes the intro, the units as speak does, counting them
+// for live, then the outro, to enc, and returns where each unit's speech
+// lies in what it wrote.
+func (p *Pipeline) speakFramed(ctx context.Context, units []speak.Unit, voices []narrator.Voice, frame clips, enc *chunkEncoder, live *liveStream) ([]span, error) {
+	lead, err := frame.writeIntro(enc)
+	if err != nil {
+		return nil, err
+	}
+	spans, err := p.speak(ctx, units, voices, countingWriter{enc, live})
+	if err != nil {
+		return nil, err
+	}
+	shiftSpans(spans, lead)
+	return spans, frame.writeOutro(enc)
 }
 
 // pcmWriter takes PCM in reading order, one unit at a time.

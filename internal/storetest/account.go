@@ -411,6 +411,7 @@ var projectTests = []test{
 		bad.SpeechRate = 3
 		wantCode(t, b.store.CreateProject(ctx, bad), narrator.EINVALID)
 	}},
+	{"Clips", testClips},
 }
 
 // testCreateAudioWithKey checks that a create made with a key stores its audio only if the

@@ -36,6 +36,9 @@ type Store interface {
 	FindProject(ctx context.Context, accountID, projectID int64) (*narrator.Project, error)
 	ListProjects(ctx context.Context, accountID int64) ([]*narrator.Project, error)
 	SetSpeechRate(ctx context.Context, projectID int64, rate float64) (*narrator.Project, error)
+	SetClip(ctx context.Context, c *narrator.Clip) error
+	Clip(ctx context.Context, projectID int64, kind narrator.ClipKind) (*narrator.Clip, error)
+	RemoveClip(ctx context.Context, projectID int64, kind narrator.ClipKind) error
 
 	AudioPublication(ctx context.Context, audioID int64) (narrator.Publication, error)
 	SetPublication(ctx context.Context, p narrator.Publication) (narrator.Publication, error)

@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"mime"
 	"net/http"
 	"net/url"
 	"strings"
@@ -138,6 +139,17 @@ const errCSRF = "csrf"
 // the user back afterwards) and others to the sign-in page itself. A POST
 // must carry the session's CSRF token.
 func (s *Server) authed(h func(w http.ResponseWriter, r *http.Request, q *request) error) handlerFunc {
+	return s.authedWith(s.parseForm, h)
+}
+
+// authedUpload is authed for a form that uploads a file: a multipart
+// body of at most narrator.MaxClipBytes and a form's worth more.
+func (s *Server) authedUpload(h func(w http.ResponseWriter, r *http.Request, q *request) error) handlerFunc {
+	return s.authedWith(s.parseUpload, h)
+}
+
+// authedWith is authed reading a POST's body with parse.
+func (s *Server) authedWith(parse func(w http.ResponseWriter, r *http.Request) error, h func(w http.ResponseWriter, r *http.Request, q *request) error) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		sess, err := s.session(r)
 		if err != nil {
@@ -152,7 +164,7 @@ func (s *Server) authed(h func(w http.ResponseWriter, r *http.Request, q *reques
 			return nil
 		}
 		if r.Method == http.MethodPost {
-			if err := s.parseForm(w, r); err != nil {
+			if err := parse(w, r); err != nil {
 				return err
 			}
 			if !tokenEqual(r.PostForm.Get(csrfField), sess.CSRFToken) {
@@ -189,7 +201,25 @@ func (s *Server) parseForm(w http.ResponseWriter, r *http.Request) error {
 // parseFormMax reads a form body of at most max bytes.
 func (s *Server) parseFormMax(w http.ResponseWriter, r *http.Request, max int64) error {
 	r.Body = http.MaxBytesReader(w, r.Body, max)
-	if err := r.ParseForm(); err != nil {
+	return bodyError(r.ParseForm(), max)
+}
+
+// parseUpload reads a multipart form body that uploads a file, kept in
+// memory: at most narrator.MaxClipBytes and maxFormBytes more. Any other
+// body is read as parseForm reads it: a form that uploads nothing.
+func (s *Server) parseUpload(w http.ResponseWriter, r *http.Request) error {
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "multipart/form-data" {
+		return s.parseForm(w, r)
+	}
+	max := int64(narrator.MaxClipBytes + maxFormBytes)
+	r.Body = http.MaxBytesReader(w, r.Body, max)
+	return bodyError(r.ParseMultipartForm(max), max)
+}
+
+// bodyError says why a form body of at most max bytes could not be read,
+// if err says it could not.
+func bodyError(err error, max int64) error {
+	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			return narrator.Errorf(narrator.ETOOLARGE, "the form is larger than %d bytes", max)

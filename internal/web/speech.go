@@ -18,6 +18,8 @@ type speechData struct {
 	Rate     string
 	Min, Max float64
 	Error    string
+	// Clips are the project's intro and outro.
+	Clips []clipView
 }
 
 func speechPath(p *narrator.Project) string { return fmt.Sprintf("/projects/%d/speech", p.ID) }
@@ -31,7 +33,11 @@ func (s *Server) speechPage(w http.ResponseWriter, r *http.Request, q *request) 
 }
 
 func (s *Server) renderSpeech(w http.ResponseWriter, r *http.Request, q *request, status int, p *narrator.Project, rate, formErr string) error {
-	d := speechData{Project: p, Rate: rate, Min: narrator.MinSpeechRate, Max: narrator.MaxSpeechRate, Error: formErr}
+	clips, err := s.projectClips(r.Context(), p)
+	if err != nil {
+		return err
+	}
+	d := speechData{Project: p, Rate: rate, Min: narrator.MinSpeechRate, Max: narrator.MaxSpeechRate, Error: formErr, Clips: clips}
 	return s.render(w, r, status, "speech", userPage(q, "Speech · "+p.Title, "projects", d))
 }
 

@@ -125,6 +125,11 @@ type Store interface {
 	// SetSpeechRate returns the project with its new rate: EINVALID for
 	// a rate out of range, ENOTFOUND.
 	SetSpeechRate(ctx context.Context, projectID int64, rate float64) (*narrator.Project, error)
+	// SetClip returns EINVALID for a clip out of its limits; Clip and
+	// RemoveClip return ENOTFOUND for a project without one.
+	SetClip(ctx context.Context, c *narrator.Clip) error
+	Clip(ctx context.Context, projectID int64, kind narrator.ClipKind) (*narrator.Clip, error)
+	RemoveClip(ctx context.Context, projectID int64, kind narrator.ClipKind) error
 	RotateEmbedSecret(ctx context.Context, projectID int64, secret string) (narrator.ProjectAccess, error)
 }
 
@@ -185,6 +190,9 @@ type Deps struct {
 	// Artwork checks a podcast feed's image when it changes; nil saves
 	// any image URL unchecked.
 	Artwork ArtworkChecker
+	// Clips decodes the intros and outros the Speech page uploads; nil
+	// refuses uploads.
+	Clips ClipDecoder
 	// Queue gives the place in line of audios waiting for synthesis; nil
 	// leaves it out.
 	Queue QueuePositioner
@@ -264,6 +272,7 @@ type Server struct {
 	voices       CatalogSource
 	importer     PageReader
 	artwork      ArtworkChecker
+	clips        ClipDecoder
 	sources      SourcePoller
 	media        MediaOpener
 	queue        QueuePositioner
@@ -302,6 +311,7 @@ func New(d Deps) (*Server, error) {
 		voices:       d.Voices,
 		importer:     d.Pages,
 		artwork:      d.Artwork,
+		clips:        d.Clips,
 		sources:      d.Sources,
 		media:        d.Media,
 		queue:        d.Queue,

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bytes"
+	bin "encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/proctest"
+	"github.com/narrator/narrator/internal/sqlite"
+)
+
+// writeWAV writes a WAV file of n samples of a square wave at rate.
+func writeWAV(t *testing.T, name string, n, rate int) string {
+	t.Helper()
+	var b bytes.Buffer
+	w := func(v any) { _ = bin.Write(&b, bin.LittleEndian, v) }
+	b.WriteString("RIFF")
+	w(uint32(36 + 2*n))
+	b.WriteString("WAVEfmt ")
+	w([]uint32{16})
+	w([]uint16{1, 1})
+	w([]uint32{uint32(rate), uint32(2 * rate)})
+	w([]uint16{2, 16})
+	b.WriteString("data")
+	w(uint32(2 * n))
+	for i := range n {
+		w(int16(4000 * (1 - 2*(i/50%2))))
+	}
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestProjectsSetClips sets and removes a project's intro and outro with
+// `narrator projects set`, and checks its refusals.
+func TestProjectsSetClips(t *testing.T) {
+	t.Parallel()
+	proctest.NeedProgram(t, "lame", "scripts/deps.sh test")
+	data, _, proj := fixture(t)
+	id := fmt.Sprint(proj.ID)
+	stored := func() (kinds []string) {
+		t.Helper()
+		st, err := sqlite.Open(t.Context(), filepath.Join(data, "narrator.db"), sqlite.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		for _, k := range narrator.ClipKinds() {
+			c, err := st.Clip(t.Context(), proj.ID, k)
+			if err == nil {
+				kinds = append(kinds, fmt.Sprintf("%s %s", k, c.Duration()))
+			} else if narrator.ErrorCode(err) != narrator.ENOTFOUND {
+				t.Fatal(err)
+			}
+		}
+		return kinds
+	}
+	intro := writeWAV(t, "intro.wav", 32000, 16000)
+	outro := writeWAV(t, "outro.wav", 8000, 8000)
+	out := mustJSON[projectOut](t, mustCLI(t, "projects", "set", "--data", data, "--project", id, "--intro", intro, "--outro", outro))
+	if out.ID != proj.ID {
+		t.Errorf("projects set printed %+v", out)
+	}
+	if got := strings.Join(stored(), ", "); got != "intro 2s, outro 1s" {
+		t.Errorf("stored clips: %s, want a 2 s intro and a 1 s outro", got)
+	}
+	mustCLI(t, "projects", "set", "--data", data, "--project", id, "--no-intro")
+	mustCLI(t, "projects", "set", "--data", data, "--project", id, "--no-intro") // gone already
+	if got := strings.Join(stored(), ", "); got != "outro 1s" {
+		t.Errorf("stored clips after --no-intro: %s, want the outro only", got)
+	}
+
+	notAudio := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(notAudio, []byte("not audio"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"--intro", notAudio},
+		{"--intro", writeWAV(t, "long.wav", 31*8000, 8000)},
+		{"--intro", filepath.Join(t.TempDir(), "missing.mp3")},
+		{"--outro", outro, "--no-outro"},
+	} {
+		_, errOut, err := runCLI(t, append([]string{"projects", "set", "--data", data, "--project", id}, args...)...)
+		if err == nil || err.Error() == "" && errOut == "" {
+			t.Errorf("projects set %v: %v %q, want a refusal with a message", args, err, errOut)
+		}
+	}
+	if _, _, err := runCLI(t, "projects", "set", "--data", data, "--project", "999", "--intro", intro); err == nil {
+		t.Error("projects set --intro on project 999 succeeded")
+	}
+	if got := strings.Join(stored(), ", "); got != "outro 1s" {
+		t.Errorf("stored clips after the refusals: %s, want the outro only", got)
+	}
+}

@@ -1,0 +1,122 @@
+package web_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"mime/multipart"
+	"net/http"
+	"net/textproto"
+	"strings"
+	"testing"
+
+	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/pipeline"
+	"github.com/narrator/narrator/internal/web"
+)
+
+// wavOfSeconds returns a WAV file of a square wave lasting secs at 8 kHz.
+func wavOfSeconds(secs float64) []byte {
+	n := int(secs * 8000)
+	var b bytes.Buffer
+	w := func(v any) { _ = binary.Write(&b, binary.LittleEndian, v) }
+	b.WriteString("RIFF")
+	w(uint32(36 + 2*n))
+	b.WriteString("WAVEfmt ")
+	w([]uint32{16})
+	w([]uint16{1, 1})
+	w([]uint32{8000, 16000})
+	w([]uint16{2, 16})
+	b.WriteString("data")
+	w(uint32(2 * n))
+	for i := range n {
+		w(int16(4000 * (1 - 2*(i/40%2))))
+	}
+	return b.Bytes()
+}
+
+// postUpload posts a multipart form of fields and, under each file
+// field's name, a WAV file.
+func (c *browser) postUpload(path string, fields map[string]string, files map[string][]byte) response {
+	c.t.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	for k, v := range fields {
+		if err := mw.WriteField(k, v); err != nil {
+			c.t.Fatal(err)
+		}
+	}
+	for name, data := range files {
+		h := textproto.MIMEHeader{}
+		h.Set("Content-Disposition", fmt.Sprintf(`form-data; name=%q; filename="%s.wav"`, name, name))
+		h.Set("Content-Type", "audio/wav")
+		part, err := mw.CreatePart(h)
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		part.Write(data)
+	}
+	if err := mw.Close(); err != nil {
+		c.t.Fatal(err)
+	}
+	req, err := http.NewRequestWithContext(c.t.Context(), "POST", c.base+path, &body)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	return c.do(req)
+}
+
+// TestClipsForm uploads an intro and an outro on the Speech page, shows
+// them, refuses audio it cannot use with the reason, and removes one.
+func TestClipsForm(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(d *web.Deps) { d.Clips = pipeline.ClipDecoder{} })
+	c := b.browser(t)
+	c.mustSignIn("ed@acme.test")
+	page := fmt.Sprintf("/projects/%d/speech", b.project.ID)
+	action := fmt.Sprintf("/projects/%d/clips", b.project.ID)
+	res := c.get(page)
+	wantStatus(t, res, http.StatusOK)
+	if !strings.Contains(res.body, `id="clips-form"`) || !strings.Contains(res.body, "None set.") {
+		t.Fatal("the Speech page has no intro and outro form, or shows a clip not set")
+	}
+	token := c.csrf(page)
+	stored := func(k narrator.ClipKind) float64 {
+		t.Helper()
+		clip, err := b.store.Clip(t.Context(), b.project.ID, k)
+		if narrator.ErrorCode(err) == narrator.ENOTFOUND {
+			return 0
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return clip.Duration().Seconds()
+	}
+
+	wantStatus(t, c.postUpload(action, map[string]string{"csrf_token": token},
+		map[string][]byte{"intro": wavOfSeconds(1.5), "outro": wavOfSeconds(2)}), http.StatusSeeOther)
+	if in, out := stored(narrator.ClipIntro), stored(narrator.ClipOutro); in != 1.5 || out != 2 {
+		t.Errorf("stored intro %g s, outro %g s; want 1.5 and 2", in, out)
+	}
+	if res := c.get(page); !strings.Contains(res.body, "Set: 1.5 s, played before") || !strings.Contains(res.body, "those made before keep their audio") {
+		t.Error("after saving, the page does not show the intro and the notice")
+	}
+
+	for name, data := range map[string][]byte{"not audio": []byte("hello"), "too long": wavOfSeconds(31)} {
+		res := c.postUpload(action, map[string]string{"csrf_token": token}, map[string][]byte{"intro": data})
+		wantStatus(t, res, http.StatusBadRequest)
+		if !strings.Contains(res.body, "intro") {
+			t.Errorf("%s: the refusal does not name the intro: %s", name, res.body)
+		}
+	}
+	wantStatus(t, c.postUpload(action, nil, map[string][]byte{"intro": wavOfSeconds(1)}), http.StatusForbidden)
+	if in := stored(narrator.ClipIntro); in != 1.5 {
+		t.Errorf("a refused upload changed the intro to %g s", in)
+	}
+
+	wantStatus(t, c.postUpload(action, map[string]string{"csrf_token": token, "remove_intro": "1"}, nil), http.StatusSeeOther)
+	if in, out := stored(narrator.ClipIntro), stored(narrator.ClipOutro); in != 0 || out != 2 {
+		t.Errorf("after removing the intro: intro %g s, outro %g s; want none and 2", in, out)
+	}
+}
