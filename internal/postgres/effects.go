@@ -19,7 +19,7 @@ const addAudioCountSQL = `UPDATE projects SET audio_count = audio_count + $1 WHE
 // applyEffects does, in tx, what the write that left a as it is must do
 // besides a's own rows (narrator.Effects), in the order of eff.Steps: the
 // account's row, then the project's, then the jobs, then the webhook
-// deliveries. It is the one place this store applies effects. The write
+// deliveries, then the feed's ping. It is the one place this store applies effects. The write
 // has locked a's row before, and a write that queues a synthesis its
 // account's row too (planSynthesis), so the locks are taken audio, account,
 // project by every write.
@@ -36,6 +36,8 @@ func (s *Store) applyEffects(ctx context.Context, tx pgx.Tx, a *narrator.Audio, 
 			err = s.applyJobs(ctx, tx, a, eff)
 		case narrator.StepDeliveries:
 			err = sqlstore.Raise(ctx, s.Store, pgTx{tx}, eff.AudioEventOf(a, s.now()))
+		case narrator.StepPing:
+			err = s.PingFeed(ctx, pgTx{tx}, narrator.FeedPing(eff.ProjectID, s.now()))
 		}
 		if err != nil {
 			return fmt.Errorf("apply %s of audio %d in project %d: %w", step, a.ID, eff.ProjectID, err)

@@ -18,7 +18,7 @@ const addAudioCountSQL = `UPDATE projects SET audio_count = audio_count + ? WHER
 // applyEffects does, in tx, what the write that left a as it is must do
 // besides a's own rows (narrator.Effects), in the order of eff.Steps: the
 // account's row, then the project's, then the jobs, then the webhook
-// deliveries, as the PostgreSQL store does. It is the one place this store
+// deliveries, then the feed's ping, as the PostgreSQL store does. It is the one place this store
 // applies effects, but for a group of creates, which applies the same
 // steps in the same order for the whole group (createGroup).
 func (s *Store) applyEffects(ctx context.Context, tx *sql.Tx, a *narrator.Audio, eff narrator.Effects) error {
@@ -38,6 +38,8 @@ func (s *Store) applyEffects(ctx context.Context, tx *sql.Tx, a *narrator.Audio,
 			err = s.applyJobs(ctx, tx, a, eff)
 		case narrator.StepDeliveries:
 			err = sqlstore.Raise(ctx, s.Store, sqlTx{tx}, eff.AudioEventOf(a, s.now()))
+		case narrator.StepPing:
+			err = s.PingFeed(ctx, sqlTx{tx}, narrator.FeedPing(eff.ProjectID, s.now()))
 		}
 		if err != nil {
 			return fmt.Errorf("apply %s of audio %d in project %d: %w", step, a.ID, eff.ProjectID, err)

@@ -141,6 +141,7 @@ func runSuite(t *testing.T, noReadCache bool) {
 		opts := withJobs(recorderJobs{rec})
 		opts.EventBody = rec.EventBody
 		opts.EffectFunc = rec.Effect
+		opts.FeedPings = rec.FeedPings()
 		opts.Limits = storetest.SuiteLimits
 		opts.NoReadCache = noReadCache
 		s := mustOpen(t, opts)

@@ -58,7 +58,8 @@ INSERT INTO audio_publications (audio_id, project_id, state, publish_at, updated
 ON CONFLICT (audio_id) DO UPDATE SET state = excluded.state, publish_at = excluded.publish_at, updated_at = excluded.updated_at`
 
 // SetPublication stores the publisher's decision p about audio p.AudioID
-// and returns it as stored, with UpdatedAt. It returns EINVALID if p is
+// and returns it as stored, with UpdatedAt; the feed's hub hears of it
+// (narrator.PublicationPings). It returns EINVALID if p is
 // not valid and ENOTFOUND unless the audio is live.
 func (s *Store) SetPublication(ctx context.Context, p narrator.Publication) (narrator.Publication, error) {
 	if err := p.Validate(); err != nil {
@@ -74,6 +75,11 @@ func (s *Store) SetPublication(ctx context.Context, p narrator.Publication) (nar
 		p.UpdatedAt = s.now()
 		if _, err := tx.Exec(ctx, upsertPublicationSQL, p.AudioID, projectID, p.State, NullTime(p.PublishAt), p.UpdatedAt); err != nil {
 			return p, fmt.Errorf("set publication of audio %d: %w", p.AudioID, err)
+		}
+		for _, ping := range narrator.PublicationPings(projectID, p, p.UpdatedAt) {
+			if err := s.PingFeed(ctx, tx, ping); err != nil {
+				return p, fmt.Errorf("set publication of audio %d: %w", p.AudioID, err)
+			}
 		}
 		return p, nil
 	})
