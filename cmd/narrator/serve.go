@@ -246,7 +246,7 @@ func (s *server) openData(ctx context.Context, getenv func(string) string) error
 		MaxQueued:     cfg.MaxQueuedPerAccount,
 		MaxMediaBytes: cfg.MaxMediaMBPerAccount << 20,
 		MaxSources:    cfg.MaxFeedsPerAccount,
-	}, getenv)
+	}, cfg.WebSubHub != "", getenv)
 	if err != nil {
 		return err
 	}
@@ -367,6 +367,9 @@ func (s *server) startWorkers(ctx context.Context) error {
 			webhook.New(webhook.Options{AllowPrivate: cfg.WebhooksAllowPrivate, Logger: s.logger}),
 			jobs.WebhookConfig{Logger: s.logger, Metrics: s.metrics}),
 		Resynthesis: jobs.NewResynthesisWorker(b.store, s.logger),
+		FeedPing: jobs.NewFeedPingWorker(b.store,
+			feed.NewPinger(fetcher.New(fetcher.Options{AllowPrivate: cfg.WebhooksAllowPrivate, Logger: s.logger, Self: s.self})),
+			jobs.FeedPingConfig{Hub: cfg.WebSubHub, PublicURL: cfg.PublicURL, Logger: s.logger}),
 	}); err != nil {
 		return err
 	}
@@ -547,7 +550,7 @@ func (s *server) routes() (http.Handler, error) {
 	// the nonce, reaches Callback too, for the same refusal as a wrong one.
 	mux.HandleFunc("/websub/{source_id}/{nonce...}", s.sources.Callback)
 	mux.HandleFunc("/websub/{source_id}", s.sources.Callback)
-	mux.Handle("/feeds/{name}", feed.New(feed.Config{Store: st, MediaURL: s.cfg.MediaURL, PublicURL: s.cfg.PublicURL, Logger: s.logger}))
+	mux.Handle("/feeds/{name}", feed.New(feed.Config{Store: st, MediaURL: s.cfg.MediaURL, PublicURL: s.cfg.PublicURL, Hub: s.cfg.WebSubHub, Logger: s.logger}))
 	dash, err := newDashboard(s.cfg, st, s.backends, s.voices, s.rules, triggers, s.logger, api, pages, s.sources)
 	if err != nil {
 		return nil, err

@@ -194,7 +194,7 @@ func installVoice(ctx context.Context, e *env, f *installFlags, modelPath, secon
 		return err
 	}
 	entries, skipped, model, second := in.entries, in.skipped, in.model, in.second
-	bk, err := openBackends(ctx, b, jobs.Config{Logger: slog.New(slog.DiscardHandler)}, cliEventBody(e.getenv), narrator.Limits{}, e.getenv)
+	bk, err := openBackends(ctx, b, jobs.Config{Logger: slog.New(slog.DiscardHandler)}, cliEventBody(e.getenv), narrator.Limits{}, false, e.getenv)
 	if err != nil {
 		return err
 	}
@@ -419,7 +419,7 @@ func (cmd voicesRemoveCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	bk, err := openBackends(ctx, b, jobs.Config{Logger: slog.New(slog.DiscardHandler)}, cliEventBody(e.getenv), narrator.Limits{}, e.getenv)
+	bk, err := openBackends(ctx, b, jobs.Config{Logger: slog.New(slog.DiscardHandler)}, cliEventBody(e.getenv), narrator.Limits{}, false, e.getenv)
 	if err != nil {
 		return err
 	}
