@@ -533,7 +533,9 @@ func (s *server) routes() (http.Handler, error) {
 	api := httpapi.NewServer(httpapi.Deps{Store: st, Logger: s.logger, MediaURL: s.cfg.MediaURL, Media: s.backends.media, Queue: s.backends.queue,
 		Resynthesis: s.backends.queue,
 		Voices:      s.voices, MaxAudioDuration: s.cfg.MaxAudioDuration, Pages: pages, WebhookTriggers: triggers, Sources: s.sources,
-		Speaker: s.speaker()})
+		Speaker: s.speaker(), WebSubHub: s.cfg.WebSubHub,
+		FeedURL: func(token string) string { return s.cfg.PublicURL + narrator.FeedPath(token) },
+		Artwork: artworkChecker{fetcher.New(fetcher.Options{AllowPrivate: s.cfg.WebhooksAllowPrivate, Logger: s.logger})}})
 	mux.Handle("/api/", api)
 	mux.Handle("/v1/", api) // the OpenAI speech convention
 	mux.Handle("/media/", http.StripPrefix("/media/", mediaserve.New(s.backends.media, mediaserve.Options{Logger: s.logger, MinRate: s.cfg.MinTransferRate,

@@ -83,6 +83,14 @@ type Store interface {
 	// SetSpeechRate returns the project with its new rate: EINVALID for
 	// a rate out of range, ENOTFOUND.
 	SetSpeechRate(ctx context.Context, projectID int64, rate float64) (*narrator.Project, error)
+
+	// FindFeed returns ENOTFOUND for a project that never had a podcast
+	// feed.
+	FindFeed(ctx context.Context, projectID int64) (*narrator.Feed, error)
+	// SaveFeed creates or updates a feed; EINVALID for invalid settings.
+	SaveFeed(ctx context.Context, f *narrator.Feed) error
+	// RotateFeedToken returns ENOTFOUND for a project without a feed.
+	RotateFeedToken(ctx context.Context, projectID int64, token string) (*narrator.Feed, error)
 }
 
 // PageReader reads the article of a web page, for the import extension.
@@ -133,6 +141,13 @@ type Deps struct {
 	// SpeechLimits counts each API key's speech requests
 	// (narrator.SpeechBurst); one of the server's own when nil.
 	SpeechLimits *ratelimit.Limiter
+	// FeedURL turns a podcast feed's token into the feed's URL; nil
+	// leaves feed_url out of the podcast extension.
+	FeedURL func(token string) string
+	// WebSubHub is the WebSub hub podcast feeds name, "" for none.
+	WebSubHub string
+	// Artwork checks a podcast feed's new image; nil saves it unchecked.
+	Artwork ArtworkChecker
 	// WebhookTriggers counts the test and resend calls of webhook
 	// endpoints (ratelimit.WebhookTriggers); share it with the dashboard.
 	// One of the server's own when nil.
@@ -175,6 +190,9 @@ type Server struct {
 	maxBody  int64
 	length   narrator.LengthCheck
 	triggers *ratelimit.Limiter
+	feedURL  func(string) string
+	hub      string
+	artwork  ArtworkChecker
 	known    knownKeys
 	mux      *http.ServeMux
 
@@ -195,6 +213,9 @@ func NewServer(d Deps) *Server {
 		voices:   d.Voices,
 		pages:    d.Pages,
 		sources:  d.Sources,
+		feedURL:  d.FeedURL,
+		hub:      d.WebSubHub,
+		artwork:  d.Artwork,
 		now:      d.Now,
 		maxBody:  d.MaxBodyBytes,
 		length:   speak.LengthCheck(d.MaxAudioDuration),
