@@ -51,6 +51,11 @@ func FeedChanged(before, after *Audio) bool {
 		before.DurationMS != after.DurationMS || !slices.Equal(before.MediaKeys(), after.MediaKeys())
 }
 
+// AccessChangesFeed reports whether a change of a project's access settings
+// from before to after changes what its podcast feed shows: its mode, since
+// a signed project's items go without their text (FeedBodyCharsOf).
+func AccessChangesFeed(before, after ProjectAccess) bool { return before.Mode != after.Mode }
+
 // PublicationPings returns the pings that storing the publication p at now
 // needs for the feed of project projectID: one now, and, for an audio
 // scheduled for later, one when it becomes published, which no write

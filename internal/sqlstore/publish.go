@@ -224,7 +224,8 @@ func (s *Store) RotateEmbedSecret(ctx context.Context, projectID int64, secret s
 }
 
 // writeAccess changes the project's settings with change, in one
-// transaction that holds the project's row, and stores the result in out.
+// transaction that holds the project's row, and stores the result in out;
+// the feed's hub hears of a change the feed shows (narrator.AccessChangesFeed).
 func (s *Store) writeAccess(ctx context.Context, projectID int64, change func(*narrator.ProjectAccess) error, out *narrator.ProjectAccess) error {
 	cur, err := WriteV(ctx, s, fmt.Sprintf("set access of project %d", projectID), func(tx Tx) (narrator.ProjectAccess, error) {
 		var id int64
@@ -237,6 +238,7 @@ func (s *Store) writeAccess(ctx context.Context, projectID int64, change func(*n
 		if err != nil {
 			return narrator.ProjectAccess{}, fmt.Errorf("set access of project %d: %w", projectID, err)
 		}
+		before := cur
 		if err := change(&cur); err != nil {
 			return narrator.ProjectAccess{}, err
 		}
@@ -248,6 +250,11 @@ func (s *Store) writeAccess(ctx context.Context, projectID int64, change func(*n
 		if _, err := tx.Exec(ctx, upsertAccessSQL, projectID, cur.Mode, strings.Join(cur.AllowedOrigins, " "), cur.SigningSecret,
 			newState, cur.DownloadButton, cur.UpdatedAt); err != nil {
 			return narrator.ProjectAccess{}, fmt.Errorf("set access of project %d: %w", projectID, err)
+		}
+		if narrator.AccessChangesFeed(before, cur) {
+			if err := s.PingFeed(ctx, tx, narrator.FeedPing(projectID, cur.UpdatedAt)); err != nil {
+				return narrator.ProjectAccess{}, fmt.Errorf("set access of project %d: %w", projectID, err)
+			}
 		}
 		return cur, nil
 	})

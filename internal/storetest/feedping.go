@@ -53,6 +53,25 @@ func feedPingTests(newStore NewStoreFunc) []test {
 				narrator.FeedPing(p.ID, later), // rotation
 			})
 		}},
+		{"Access", func(t *testing.T, b *bundle) {
+			ctx := t.Context()
+			p := mustProject(t, b.store)
+			mustSaveFeed(t, b.store, newFeed(p.ID, feedToken('a')))
+			access, err := b.store.RotateEmbedSecret(ctx, p.ID, narrator.EmbedSecretPrefix+"ping")
+			if err != nil {
+				t.Fatal(err)
+			}
+			access.AllowedOrigins = []string{"https://acme.test"}
+			if err := b.store.SetProjectAccess(ctx, &access); err != nil {
+				t.Fatal(err)
+			}
+			wantEqual(t, "pings after changes of access the feed does not show", len(b.rec.Pings()), 1)
+			access.Mode = narrator.AccessSigned
+			if err := b.store.SetProjectAccess(ctx, &access); err != nil {
+				t.Fatal(err)
+			}
+			wantEqual(t, "pings after signing the project", len(b.rec.Pings()), 2)
+		}},
 		{"NoFeed", func(t *testing.T, b *bundle) {
 			p := mustProject(t, b.store)
 			mustFinish(t, b.store, mustAudio(t, b.store, p.ID, "n-1"), "one")
