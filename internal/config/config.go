@@ -478,14 +478,8 @@ func (c *Config) Validate() error {
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
 		return fmt.Errorf("--addr %q is not host:port: %w", c.Addr, err)
 	}
-	if !isHTTPURL(c.PublicURL) {
-		return fmt.Errorf("--public-url %q must be an absolute http or https URL", c.PublicURL)
-	}
-	if c.MediaBaseURL != "" && !isHTTPURL(c.MediaBaseURL) {
-		return fmt.Errorf("--media-base-url %q must be an absolute http or https URL", c.MediaBaseURL)
-	}
-	if c.WebSubHub != "" && !isHTTPURL(c.WebSubHub) {
-		return fmt.Errorf("--websub-hub %q must be an absolute http or https URL", c.WebSubHub)
+	if err := c.validateURLs(); err != nil {
+		return err
 	}
 	if c.SynthesisJobs < 1 || c.SynthesisJobs > 64 {
 		return fmt.Errorf("--jobs must be from 1 to 64, not %d", c.SynthesisJobs)
@@ -597,6 +591,19 @@ func (c *Config) CacheDir() string { return filepath.Join(c.DataDir, "cache", "u
 
 // LockPath is the file a running server holds locked.
 func (c *Config) LockPath() string { return filepath.Join(c.DataDir, "narrator.lock") }
+
+// validateURLs checks that the URLs of the configuration are absolute
+// http or https URLs: the public URL, and the others where set.
+func (c *Config) validateURLs() error {
+	for _, u := range []struct{ flag, value string }{
+		{"--public-url", c.PublicURL}, {"--media-base-url", c.MediaBaseURL}, {"--websub-hub", c.WebSubHub},
+	} {
+		if (u.value != "" || u.flag == "--public-url") && !isHTTPURL(u.value) {
+			return fmt.Errorf("%s %q must be an absolute http or https URL", u.flag, u.value)
+		}
+	}
+	return nil
+}
 
 func isHTTPURL(s string) bool {
 	u, err := url.Parse(s)
