@@ -10,10 +10,13 @@ import (
 	"io"
 	"net/http"
 	"net/http/cookiejar"
+	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -95,14 +98,21 @@ var feedURLField = regexp.MustCompile(`id="feed-url" readonly value="([^"]+)"`)
 // TestPodcastFeed turns a project's feed on in the dashboard of a real
 // server whose audios are rendered by the real pipeline (lame, HLS) with
 // the engine stand-in, and reads the feed with gofeed: every enclosure's
-// length is the size of the MP3 its URL serves.
+// length is the size of the MP3 its URL serves. The server names a
+// loopback WebSub hub (--websub-hub), which hears of the feed at its
+// latest URL.
 func TestPodcastFeed(t *testing.T) {
 	data, acct, proj := fixture(t)
 	const password = "a long enough password"
 	if _, err := runCLIStdin(t, password+"\n", "users", "create", "--data", data, "--account", fmt.Sprint(acct.ID), "--email", "ed@acme.test"); err != nil {
 		t.Fatal(err)
 	}
-	s := startServer(t, data, freeAddr(t), "--engine-standin", "20ms")
+	hub := &websubHub{}
+	hubSrv := httptest.NewServer(hub)
+	t.Cleanup(hubSrv.Close)
+	// The guarded fetcher reaches the loopback hub only with
+	// --webhooks-allow-private.
+	s := startServer(t, data, freeAddr(t), "--engine-standin", "20ms", "--websub-hub", hubSrv.URL+"/hub", "--webhooks-allow-private")
 	titles := map[string]string{
 		"one": "Q&A: <Tom> said \"]]>\" 🎙️",
 		"two": "A second story, somewhat longer",
@@ -149,6 +159,9 @@ func TestPodcastFeed(t *testing.T) {
 	}
 	if f.Title != "Acme Daily" || f.ITunesExt == nil || f.ITunesExt.Author != "Acme" || len(f.Items) != 2 {
 		t.Fatalf("feed %q by %+v with %d items", f.Title, f.ITunesExt, len(f.Items))
+	}
+	if links := f.Extensions["atom"]["link"]; len(links) != 2 || links[1].Attrs["rel"] != "hub" || links[1].Attrs["href"] != hubSrv.URL+"/hub" {
+		t.Errorf("atom:link %+v, want self and the hub", links)
 	}
 	for i, ref := range []string{"two", "one"} { // newest first
 		it := f.Items[i]
@@ -223,6 +236,45 @@ func TestPodcastFeed(t *testing.T) {
 		t.Fatalf("no new feed URL after rotation")
 	} else if res, _ := fetch(t, m[1]); res.StatusCode != 200 {
 		t.Errorf("new feed URL: %d", res.StatusCode)
+	} else {
+		hub.waitFor(t, m[1])
+	}
+}
+
+// websubHub is a loopback WebSub hub that records the feed URLs it is
+// pinged with (hub.mode=publish).
+type websubHub struct {
+	mu   sync.Mutex
+	urls []string
+}
+
+func (h *websubHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.ParseForm() != nil || r.PostForm.Get("hub.mode") != "publish" {
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	h.mu.Lock()
+	h.urls = append(h.urls, r.PostForm.Get("hub.url"))
+	h.mu.Unlock()
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// waitFor waits until the hub is pinged with feedURL: pings come at the
+// end of a window of narrator.FeedPingWindow.
+func (h *websubHub) waitFor(t *testing.T, feedURL string) {
+	t.Helper()
+	deadline := time.Now().Add(3 * narrator.FeedPingWindow)
+	for {
+		h.mu.Lock()
+		urls := slices.Clone(h.urls)
+		h.mu.Unlock()
+		if slices.Contains(urls, feedURL) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the hub got pings for %q, not %s", urls, feedURL)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 
