@@ -70,7 +70,7 @@ func TestPlanFinish(t *testing.T) {
 			{ID: 10, ContentType: narrator.ContentTypeMP3, Key: "new/audio.mp3", Bytes: 5000},
 			{ID: 11, ContentType: narrator.ContentTypeM3U8, Key: "new/audio.m3u8", Bytes: 120},
 		},
-		Effects: narrator.Effects{Queued: -1, MediaBytes: 5120, DeleteMedia: []string{"old/audio.mp3"}, Event: narrator.EventAudioProcessed},
+		Effects: narrator.Effects{Queued: -1, MediaBytes: 5120, DeleteMedia: []string{"old/audio.mp3"}, Event: narrator.EventAudioProcessed, PingFeed: true},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("PlanFinish (-want +got):\n%s", diff)

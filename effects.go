@@ -38,6 +38,10 @@ type Effects struct {
 	// Event is the webhook event the change raises (AudioEvent), "" for
 	// none.
 	Event string
+	// PingFeed is set when the change changes what the project's podcast
+	// feed shows (FeedChanged): its WebSub hub, if the store pings one,
+	// is to hear of it (FeedPing).
+	PingFeed bool
 }
 
 // ChangeEffects returns the effects of a change of an audio from before to
@@ -52,6 +56,7 @@ type Effects struct {
 //   - The keys of before's media that after no longer holds (all of them
 //     for a delete) are to be removed.
 //   - The webhooks hear of AudioEvent; a create or an import raises none.
+//   - The podcast feed's hub hears of a change the feed shows (FeedChanged).
 func ChangeEffects(before, after *Audio) Effects {
 	e := Effects{ProjectID: after.ProjectID}
 	live := func(a *Audio) bool { return a != nil && !a.Deleted }
@@ -76,6 +81,7 @@ func ChangeEffects(before, after *Audio) Effects {
 		}
 		e.Event = AudioEvent(before, after)
 	}
+	e.PingFeed = FeedChanged(before, after)
 	return e
 }
 
@@ -91,10 +97,11 @@ const (
 	StepAudioCount EffectStep = "audio_count" // the project's row: AudioCount
 	StepJobs       EffectStep = "jobs"        // Supersede, then Jobs: the synthesis, the removal of media
 	StepDeliveries EffectStep = "deliveries"  // the Event's webhook deliveries and their jobs
+	StepPing       EffectStep = "ping"        // PingFeed: the feed's ping job, if the feed has a hub
 )
 
 // Steps returns the steps these effects need, in the order stores take
-// them: usage, audio count, jobs, deliveries. A step with nothing to do is
+// them: usage, audio count, jobs, deliveries, ping. A step with nothing to do is
 // left out.
 func (e Effects) Steps() []EffectStep {
 	var steps []EffectStep
@@ -109,6 +116,9 @@ func (e Effects) Steps() []EffectStep {
 	}
 	if e.Event != "" {
 		steps = append(steps, StepDeliveries)
+	}
+	if e.PingFeed {
+		steps = append(steps, StepPing)
 	}
 	return steps
 }

@@ -128,8 +128,9 @@ type backends struct {
 // openBackends opens the database (migrating it and River's tables) with a
 // job queue that works jobs if jc.Work, and the media store.
 // Webhook deliveries written by its store get bodies from body. Its store
-// keeps accounts to limits (none for the zero Limits).
-func openBackends(ctx context.Context, b config.Backends, jc jobs.Config, body narrator.EventBodyFunc, limits narrator.Limits, getenv func(string) string) (_ *backends, err error) {
+// keeps accounts to limits (none for the zero Limits), and pings the WebSub
+// hubs of changed podcast feeds if feedPings.
+func openBackends(ctx context.Context, b config.Backends, jc jobs.Config, body narrator.EventBodyFunc, limits narrator.Limits, feedPings bool, getenv func(string) string) (_ *backends, err error) {
 	out := &backends{}
 	kind, target, err := config.ParseDatabase(b.Database)
 	if err != nil {
@@ -138,9 +139,9 @@ func openBackends(ctx context.Context, b config.Backends, jc jobs.Config, body n
 	switch kind {
 	case config.SQLite:
 		out.embedded = true
-		out.store, out.queue, err = openSQLite(ctx, target, jc, body, limits)
+		out.store, out.queue, err = openSQLite(ctx, target, jc, body, limits, feedPings)
 	case config.Postgres:
-		out.store, out.queue, err = openPostgres(ctx, target, jc, body, limits)
+		out.store, out.queue, err = openPostgres(ctx, target, jc, body, limits, feedPings)
 	default:
 		err = usagef("--database: %s databases are not supported by this build", kind)
 	}
@@ -161,7 +162,7 @@ func openBackends(ctx context.Context, b config.Backends, jc jobs.Config, body n
 // openSQLite opens and migrates a SQLite database with its queue: the
 // database's pools, River's queue on its writer, then the store; River's
 // tables, then the store's, whose Migrate prepares the queue's statements.
-func openSQLite(ctx context.Context, path string, jc jobs.Config, body narrator.EventBodyFunc, limits narrator.Limits) (*sqlite.Store, *jobs.Queue[*sql.Tx], error) {
+func openSQLite(ctx context.Context, path string, jc jobs.Config, body narrator.EventBodyFunc, limits narrator.Limits, feedPings bool) (*sqlite.Store, *jobs.Queue[*sql.Tx], error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return nil, nil, fmt.Errorf("create database directory: %w", err)
 	}
@@ -174,7 +175,7 @@ func openSQLite(ctx context.Context, path string, jc jobs.Config, body narrator.
 		db.Close()
 		return nil, nil, fmt.Errorf("open job queue: %w", err)
 	}
-	st := sqlite.New(db, sqlite.Options{Jobs: q, EventBody: body, Limits: limits})
+	st := sqlite.New(db, sqlite.Options{Jobs: q, EventBody: body, Limits: limits, FeedPings: feedPings})
 	if err := jobs.MigrateSQLite(ctx, st.DB()); err != nil {
 		st.Close()
 		return nil, nil, err
@@ -189,7 +190,7 @@ func openSQLite(ctx context.Context, path string, jc jobs.Config, body narrator.
 // openPostgres opens and migrates a PostgreSQL database with its queue:
 // the pool, River's queue on it, then the store. Several nodes may do so
 // at once: migrations take an advisory lock.
-func openPostgres(ctx context.Context, url string, jc jobs.Config, body narrator.EventBodyFunc, limits narrator.Limits) (*postgres.Store, *jobs.Queue[pgx.Tx], error) {
+func openPostgres(ctx context.Context, url string, jc jobs.Config, body narrator.EventBodyFunc, limits narrator.Limits, feedPings bool) (*postgres.Store, *jobs.Queue[pgx.Tx], error) {
 	pool, err := postgres.OpenPool(ctx, url)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open database: %w", err)
@@ -201,7 +202,7 @@ func openPostgres(ctx context.Context, url string, jc jobs.Config, body narrator
 	}
 	// The node's metrics, if it has any, record its groups of creates.
 	groups, _ := jc.Metrics.(postgres.GroupRecorder)
-	st := postgres.New(pool, postgres.Options{Jobs: q, EventBody: body, Limits: limits, Groups: groups})
+	st := postgres.New(pool, postgres.Options{Jobs: q, EventBody: body, Limits: limits, Groups: groups, FeedPings: feedPings})
 	if err := st.Migrate(ctx); err != nil {
 		st.Close()
 		return nil, nil, fmt.Errorf("migrate database: %w", err)
@@ -265,5 +266,6 @@ func openCLIBackends(ctx context.Context, e *env, finish func() (config.Backends
 	if err != nil {
 		return nil, usagef("%v", err)
 	}
-	return openBackends(ctx, b, jobs.Config{Logger: slog.New(slog.DiscardHandler)}, cliEventBody(e.getenv), narrator.Limits{}, e.getenv)
+	return openBackends(ctx, b, jobs.Config{Logger: slog.New(slog.DiscardHandler)}, cliEventBody(e.getenv), narrator.Limits{},
+		e.getenv(config.EnvWebSubHub) != "", e.getenv)
 }

@@ -73,12 +73,12 @@ func (cmd copyDataCommand) Run(ctx context.Context, args []string) error {
 	}
 	// Only inserted: the target's servers synthesise the re-queued audios.
 	jc := jobs.Config{Logger: slog.New(slog.DiscardHandler)}
-	from, err := openBackends(ctx, c.From, jc, cliEventBody(e.getenv), narrator.Limits{}, e.getenv)
+	from, err := openBackends(ctx, c.From, jc, cliEventBody(e.getenv), narrator.Limits{}, false, e.getenv)
 	if err != nil {
 		return fmt.Errorf("copy-data: source: %w", err)
 	}
 	defer from.store.Close()
-	to, err := openBackends(ctx, c.To, jc, cliEventBody(e.getenv), narrator.Limits{}, e.getenv)
+	to, err := openBackends(ctx, c.To, jc, cliEventBody(e.getenv), narrator.Limits{}, false, e.getenv)
 	if err != nil {
 		return fmt.Errorf("copy-data: target: %w", err)
 	}

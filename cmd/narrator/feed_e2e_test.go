@@ -13,11 +13,14 @@ import (
 	"math"
 	"net/http"
 	"net/http/cookiejar"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -86,12 +89,18 @@ var feedURLField = regexp.MustCompile(`id="feed-url" readonly value="([^"]+)"`)
 // the engine stand-in, and reads the feed with gofeed: every enclosure's
 // length is the size of the MP3 its URL serves. An intro set through the
 // API between the two audios begins the second's MP3, its transcript
-// shifted past it, and not the first's.
+// shifted past it, and not the first's. The server names a loopback WebSub
+// hub (--websub-hub), which hears of the feed at its latest URL.
 func TestPodcastFeed(t *testing.T) {
 	data, acct, proj := fixture(t)
 	const password = "a long enough password"
 	createUser(t, data, acct.ID, "ed@acme.test", password)
-	s := startServer(t, data, freeAddr(t), "--engine-standin", "20ms")
+	hub := &websubHub{}
+	hubSrv := httptest.NewServer(hub)
+	t.Cleanup(hubSrv.Close)
+	// The guarded fetcher reaches the loopback hub only with
+	// --webhooks-allow-private.
+	s := startServer(t, data, freeAddr(t), "--engine-standin", "20ms", "--websub-hub", hubSrv.URL+"/hub", "--webhooks-allow-private")
 	intro := writeWAV(t, "intro.wav", 3*16000, 32000) // 1.5 s at the pipeline's rate
 	titles := map[string]string{
 		"one": "Q&A: <Tom> said \"]]>\" 🎙️",
@@ -139,6 +148,9 @@ func TestPodcastFeed(t *testing.T) {
 	}
 	if f.Title != "Acme Daily" || f.ITunesExt == nil || f.ITunesExt.Author != "Acme" || len(f.Items) != 2 {
 		t.Fatalf("feed %q by %+v with %d items", f.Title, f.ITunesExt, len(f.Items))
+	}
+	if links := f.Extensions["atom"]["link"]; len(links) != 2 || links[1].Attrs["rel"] != "hub" || links[1].Attrs["href"] != hubSrv.URL+"/hub" {
+		t.Errorf("atom:link %+v, want self and the hub", links)
 	}
 	for i, ref := range []string{"two", "one"} { // newest first
 		it := f.Items[i]
@@ -220,6 +232,45 @@ func TestPodcastFeed(t *testing.T) {
 		t.Fatalf("no new feed URL after rotation")
 	} else if res, _ := fetch(t, m[1]); res.StatusCode != 200 {
 		t.Errorf("new feed URL: %d", res.StatusCode)
+	} else {
+		hub.waitFor(t, m[1])
+	}
+}
+
+// websubHub is a loopback WebSub hub that records the feed URLs it is
+// pinged with (hub.mode=publish).
+type websubHub struct {
+	mu   sync.Mutex
+	urls []string
+}
+
+func (h *websubHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.ParseForm() != nil || r.PostForm.Get("hub.mode") != "publish" {
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	h.mu.Lock()
+	h.urls = append(h.urls, r.PostForm.Get("hub.url"))
+	h.mu.Unlock()
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// waitFor waits until the hub is pinged with feedURL: pings come at the
+// end of a window of narrator.FeedPingWindow.
+func (h *websubHub) waitFor(t *testing.T, feedURL string) {
+	t.Helper()
+	deadline := time.Now().Add(3 * narrator.FeedPingWindow)
+	for {
+		h.mu.Lock()
+		urls := slices.Clone(h.urls)
+		h.mu.Unlock()
+		if slices.Contains(urls, feedURL) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the hub got pings for %q, not %s", urls, feedURL)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 

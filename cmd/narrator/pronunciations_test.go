@@ -18,7 +18,7 @@ func TestPronunciationsBounded(t *testing.T) {
 	data, _, proj := fixture(t)
 	getenv := func(string) string { return "" }
 	bk, err := openBackends(t.Context(), config.Backends{DataDir: data, Database: "sqlite:" + data + "/narrator.db", Media: "file:" + data + "/media"},
-		jobs.Config{Logger: slog.New(slog.DiscardHandler)}, cliEventBody(getenv), narrator.Limits{}, getenv)
+		jobs.Config{Logger: slog.New(slog.DiscardHandler)}, cliEventBody(getenv), narrator.Limits{}, false, getenv)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -248,7 +248,7 @@ func (s *server) openData(ctx context.Context, getenv func(string) string) error
 		MaxQueued:     cfg.MaxQueuedPerAccount,
 		MaxMediaBytes: cfg.MaxMediaMBPerAccount << 20,
 		MaxSources:    cfg.MaxFeedsPerAccount,
-	}, getenv)
+	}, cfg.WebSubHub != "", getenv)
 	if err != nil {
 		return err
 	}
@@ -386,6 +386,9 @@ func (s *server) startWorkers(ctx context.Context) error {
 			webhook.New(webhook.Options{AllowPrivate: cfg.WebhooksAllowPrivate, Logger: s.logger}),
 			jobs.WebhookConfig{Logger: s.logger, Metrics: s.metrics}),
 		Resynthesis: jobs.NewResynthesisWorker(b.store, s.logger),
+		FeedPing: jobs.NewFeedPingWorker(b.store,
+			feed.NewPinger(fetcher.New(fetcher.Options{AllowPrivate: cfg.WebhooksAllowPrivate, Logger: s.logger, Self: s.self})),
+			jobs.FeedPingConfig{Hub: cfg.WebSubHub, PublicURL: cfg.PublicURL, Logger: s.logger}),
 	}); err != nil {
 		return err
 	}
@@ -550,7 +553,9 @@ func (s *server) routes() (http.Handler, error) {
 	api := httpapi.NewServer(httpapi.Deps{Store: st, Logger: s.logger, MediaURL: s.cfg.MediaURL, Media: s.backends.media, Queue: s.backends.queue,
 		Resynthesis: s.backends.queue,
 		Voices:      s.voices, MaxAudioDuration: s.cfg.MaxAudioDuration, Pages: pages, WebhookTriggers: triggers, Sources: s.sources,
-		Speaker: s.speaker(), Clips: clips})
+		Speaker: s.speaker(), Clips: clips, WebSubHub: s.cfg.WebSubHub,
+		FeedURL: func(token string) string { return s.cfg.PublicURL + narrator.FeedPath(token) },
+		Artwork: artworkChecker{fetcher.New(fetcher.Options{AllowPrivate: s.cfg.WebhooksAllowPrivate, Logger: s.logger})}})
 	mux.Handle("/api/", api)
 	mux.Handle("/v1/", api) // the OpenAI speech convention
 	mux.Handle("/media/", http.StripPrefix("/media/", mediaserve.New(s.backends.media, mediaserve.Options{Logger: s.logger, MinRate: s.cfg.MinTransferRate,
@@ -567,7 +572,7 @@ func (s *server) routes() (http.Handler, error) {
 	// the nonce, reaches Callback too, for the same refusal as a wrong one.
 	mux.HandleFunc("/websub/{source_id}/{nonce...}", s.sources.Callback)
 	mux.HandleFunc("/websub/{source_id}", s.sources.Callback)
-	mux.Handle("/feeds/{name}", feed.New(feed.Config{Store: st, MediaURL: s.cfg.MediaURL, PublicURL: s.cfg.PublicURL, Logger: s.logger}))
+	mux.Handle("/feeds/{name}", feed.New(feed.Config{Store: st, MediaURL: s.cfg.MediaURL, PublicURL: s.cfg.PublicURL, Hub: s.cfg.WebSubHub, Logger: s.logger}))
 	dash, err := newDashboard(s.cfg, st, s.backends, s.voices, s.rules, triggers, s.logger, api, pages, s.sources, clips)
 	if err != nil {
 		return nil, err

@@ -205,7 +205,7 @@ func installVoice(ctx context.Context, e *env, f *installFlags, modelPath, secon
 		return err
 	}
 	entries, skipped, model, second := in.entries, in.skipped, in.model, in.second
-	bk, err := openBackends(ctx, b, jobs.Config{Logger: slog.New(slog.DiscardHandler)}, cliEventBody(e.getenv), narrator.Limits{}, e.getenv)
+	bk, err := openBackends(ctx, b, jobs.Config{Logger: slog.New(slog.DiscardHandler)}, cliEventBody(e.getenv), narrator.Limits{}, false, e.getenv)
 	if err != nil {
 		return err
 	}

@@ -46,6 +46,8 @@ const (
 	EnvWebhooksAllowPrivate = "NARRATOR_WEBHOOKS_ALLOW_PRIVATE"
 	EnvMetricsAddr          = "NARRATOR_METRICS_ADDR"
 	EnvLogFormat            = "NARRATOR_LOG_FORMAT"
+	// EnvWebSubHub is the WebSub hub's URL for --websub-hub.
+	EnvWebSubHub = "NARRATOR_WEBSUB_HUB"
 	// EnvTrustedProxies is a comma-separated list of CIDRs or addresses
 	// for --trusted-proxies.
 	EnvTrustedProxies = "NARRATOR_TRUSTED_PROXIES"
@@ -311,6 +313,11 @@ type Config struct {
 	// they never do otherwise: for tests, and for receivers and sites
 	// inside a trusted network.
 	WebhooksAllowPrivate bool
+	// WebSubHub, when set, is the URL of the WebSub hub that every podcast
+	// feed names (atom:link rel="hub") and that Narrator pings when a feed
+	// changes, so that podcast apps subscribed there hear of new episodes
+	// at once instead of at their next poll; "" names and pings none.
+	WebSubHub string
 	// MetricsAddr, when set, is a host:port of its own where /metrics is
 	// served, and then only there, with Go's profiles under /debug/pprof/;
 	// otherwise /metrics is on Addr, for clients on this machine only
@@ -387,6 +394,7 @@ func ServeFlags(fs *flag.FlagSet, getenv func(string) string) func() (Config, er
 	fs.StringVar(&c.ONNXRuntime, "onnxruntime", getenv(EnvONNXRuntime), "the onnxruntime shared `library` neural voices run on, such as the one scripts/deps.sh onnxruntime fetches (env "+EnvONNXRuntime+"; without it neural voices are refused)")
 	fs.DurationVar(&c.EngineStandIn, "engine-standin", env.duration(EnvEngineStandIn, 0), "for benchmarks only: replace every speech engine by a stand-in that waits this `long` per sentence (turns the sentence cache off) (env "+EnvEngineStandIn+")")
 	fs.BoolVar(&c.WebhooksAllowPrivate, "webhooks-allow-private", env.bool(EnvWebhooksAllowPrivate), "let webhook deliveries and page imports reach loopback, private and link-local addresses (env "+EnvWebhooksAllowPrivate+")")
+	fs.StringVar(&c.WebSubHub, "websub-hub", getenv(EnvWebSubHub), "`URL` of a WebSub hub that podcast feeds name and Narrator pings when they change, such as https://pubsubhubbub.appspot.com/ (env "+EnvWebSubHub+"; default none)")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", getenv(EnvMetricsAddr), "serve /metrics, and Go's profiles under /debug/pprof/, only on this `host:port` of its own (env "+EnvMetricsAddr+"; default: /metrics on --addr to loopback clients only, no profiles)")
 	fs.StringVar(&c.LogFormat, "log-format", orDefault(getenv(EnvLogFormat), LogText), "log `format`: text or json (env "+EnvLogFormat+")")
 	fs.StringVar(&c.TrustedProxies, "trusted-proxies", getenv(EnvTrustedProxies), "comma-separated `CIDRs` of the reverse proxies whose X-Forwarded-For names the client, for the sign-in limits (env "+EnvTrustedProxies+"; default none: the peer is the client)")
@@ -470,11 +478,8 @@ func (c *Config) Validate() error {
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
 		return fmt.Errorf("--addr %q is not host:port: %w", c.Addr, err)
 	}
-	if !isHTTPURL(c.PublicURL) {
-		return fmt.Errorf("--public-url %q must be an absolute http or https URL", c.PublicURL)
-	}
-	if c.MediaBaseURL != "" && !isHTTPURL(c.MediaBaseURL) {
-		return fmt.Errorf("--media-base-url %q must be an absolute http or https URL", c.MediaBaseURL)
+	if err := c.validateURLs(); err != nil {
+		return err
 	}
 	if c.SynthesisJobs < 1 || c.SynthesisJobs > 64 {
 		return fmt.Errorf("--jobs must be from 1 to 64, not %d", c.SynthesisJobs)
@@ -586,6 +591,19 @@ func (c *Config) CacheDir() string { return filepath.Join(c.DataDir, "cache", "u
 
 // LockPath is the file a running server holds locked.
 func (c *Config) LockPath() string { return filepath.Join(c.DataDir, "narrator.lock") }
+
+// validateURLs checks that the URLs of the configuration are absolute
+// http or https URLs: the public URL, and the others where set.
+func (c *Config) validateURLs() error {
+	for _, u := range []struct{ flag, value string }{
+		{"--public-url", c.PublicURL}, {"--media-base-url", c.MediaBaseURL}, {"--websub-hub", c.WebSubHub},
+	} {
+		if (u.value != "" || u.flag == "--public-url") && !isHTTPURL(u.value) {
+			return fmt.Errorf("%s %q must be an absolute http or https URL", u.flag, u.value)
+		}
+	}
+	return nil
+}
 
 func isHTTPURL(s string) bool {
 	u, err := url.Parse(s)

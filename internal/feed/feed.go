@@ -50,6 +50,10 @@ type Config struct {
 	// slash: the feed's own URL is PublicURL + narrator.FeedPath(token),
 	// and it is the channel's link for projects without a website.
 	PublicURL string
+	// Hub is the URL of the WebSub hub the feeds name (atom:link
+	// rel="hub"), which Narrator pings when a feed changes (Pinger); ""
+	// for none.
+	Hub string
 	// Logger receives internal errors; discarded when nil.
 	Logger *slog.Logger
 }
@@ -100,7 +104,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
 	}
-	body, err := render(c, h.cfg.MediaURL, h.cfg.PublicURL)
+	body, err := render(c, h.cfg)
 	if err != nil {
 		h.cfg.Logger.ErrorContext(r.Context(), "render feed", "project_id", c.Feed.ProjectID, "err", err)
 		http.Error(w, "internal error", http.StatusInternalServerError)
@@ -124,10 +128,11 @@ func notFound(w http.ResponseWriter) {
 	http.Error(w, "feed not found", http.StatusNotFound)
 }
 
-// render returns the RSS document of c, with media URLs from mediaURL and
-// publicURL as the base of the feed's own URL.
-func render(c *narrator.FeedContent, mediaURL func(key string) string, publicURL string) ([]byte, error) {
-	doc := newDocument(c, mediaURL, publicURL)
+// render returns the RSS document of c, with media URLs from
+// cfg.MediaURL, cfg.PublicURL as the base of the feed's own URL, and
+// cfg.Hub's link.
+func render(c *narrator.FeedContent, cfg Config) ([]byte, error) {
+	doc := newDocument(c, cfg.MediaURL, cfg.PublicURL, cfg.Hub)
 	var buf bytes.Buffer
 	buf.WriteString(xmlHeader)
 	enc := newEncoder(&buf)

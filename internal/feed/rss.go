@@ -38,28 +38,28 @@ type rss struct {
 }
 
 type channel struct {
-	Title         string    `xml:"title"`
-	Link          string    `xml:"link"`
-	Description   string    `xml:"description"`
-	Language      string    `xml:"language"`
-	LastBuildDate string    `xml:"lastBuildDate"`
-	Generator     string    `xml:"generator"`
-	Self          atomLink  `xml:"atom:link"`
-	Author        string    `xml:"itunes:author,omitempty"`
-	Owner         *owner    `xml:"itunes:owner"`
-	Image         *href     `xml:"itunes:image"`
-	Category      *category `xml:"itunes:category"`
-	Explicit      string    `xml:"itunes:explicit"`
-	Type          string    `xml:"itunes:type"`
-	GUID          string    `xml:"podcast:guid"`
-	Medium        string    `xml:"podcast:medium"`
-	Items         []item    `xml:"item"`
+	Title         string     `xml:"title"`
+	Link          string     `xml:"link"`
+	Description   string     `xml:"description"`
+	Language      string     `xml:"language"`
+	LastBuildDate string     `xml:"lastBuildDate"`
+	Generator     string     `xml:"generator"`
+	Links         []atomLink `xml:"atom:link"`
+	Author        string     `xml:"itunes:author,omitempty"`
+	Owner         *owner     `xml:"itunes:owner"`
+	Image         *href      `xml:"itunes:image"`
+	Category      *category  `xml:"itunes:category"`
+	Explicit      string     `xml:"itunes:explicit"`
+	Type          string     `xml:"itunes:type"`
+	GUID          string     `xml:"podcast:guid"`
+	Medium        string     `xml:"podcast:medium"`
+	Items         []item     `xml:"item"`
 }
 
 type atomLink struct {
 	Href string `xml:"href,attr"`
 	Rel  string `xml:"rel,attr"`
-	Type string `xml:"type,attr"`
+	Type string `xml:"type,attr,omitempty"`
 }
 
 // owner is an itunes:owner.
@@ -176,7 +176,7 @@ func GUID(a *narrator.Audio) string {
 
 // newDocument builds the feed's document. Every text goes through clean:
 // encoding/xml escapes markup, and clean drops what XML 1.0 cannot hold.
-func newDocument(c *narrator.FeedContent, mediaURL func(string) string, publicURL string) *rss {
+func newDocument(c *narrator.FeedContent, mediaURL func(string) string, publicURL, hub string) *rss {
 	f, p := c.Feed, c.Project
 	link := p.URL
 	if link == "" {
@@ -190,13 +190,18 @@ func newDocument(c *narrator.FeedContent, mediaURL func(string) string, publicUR
 		Language:      clean(f.Language),
 		LastBuildDate: c.LastModified().UTC().Format(time.RFC1123Z),
 		Generator:     "Narrator",
-		Self:          atomLink{Href: self, Rel: "self", Type: "application/rss+xml"},
+		Links:         []atomLink{{Href: self, Rel: "self", Type: "application/rss+xml"}},
 		Author:        clean(f.Author),
 		Explicit:      strconv.FormatBool(f.Explicit),
 		Type:          "episodic",
 		GUID:          PodcastGUID(self),
 		Medium:        "podcast",
 		Items:         []item{},
+	}
+	if hub != "" {
+		// WebSub: subscribers ask the hub for pushes of the feed at its
+		// self URL, which Narrator's pings name (Pinger).
+		ch.Links = append(ch.Links, atomLink{Href: hub, Rel: "hub"})
 	}
 	if f.OwnerName != "" {
 		ch.Owner = &owner{Name: clean(f.OwnerName), Email: clean(f.OwnerEmail)}

@@ -65,8 +65,11 @@ func setupLimits(t testing.TB, limits narrator.Limits) *testBundle {
 		// Pages come from loopback servers in these tests.
 		Pages: extract.NewReader(fetch.New(fetch.Options{AllowPrivate: true})),
 		// So do feeds.
-		Sources: source.New(st, source.Options{Client: fetch.New(fetch.Options{AllowPrivate: true})}),
-		Clips:   pipeline.ClipDecoder{},
+		Sources:   source.New(st, source.Options{Client: fetch.New(fetch.Options{AllowPrivate: true})}),
+		Clips:     pipeline.ClipDecoder{},
+		FeedURL:   func(token string) string { return "https://audio.test" + narrator.FeedPath(token) },
+		WebSubHub: testHub,
+		Artwork:   smallArtwork{},
 	})
 	srv := httptest.NewServer(api)
 	t.Cleanup(srv.Close)

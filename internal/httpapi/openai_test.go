@@ -96,6 +96,13 @@ func (b *speechBundle) raw(t *testing.T, method, path, key, body string) respons
 	if key != "" {
 		req.Header.Set("Authorization", "Bearer "+key)
 	}
+	return b.send(t, req)
+}
+
+// send sends req, checked against the OpenAPI document, and reads the
+// answer.
+func (b *speechBundle) send(t *testing.T, req *http.Request) response {
+	t.Helper()
 	res, err := (&http.Client{Transport: b.contract.Transport(t, nil)}).Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -88,6 +88,14 @@ type Store interface {
 	// Clip and RemoveClip return ENOTFOUND for a project without one.
 	Clip(ctx context.Context, projectID int64, kind narrator.ClipKind) (*narrator.Clip, error)
 	RemoveClip(ctx context.Context, projectID int64, kind narrator.ClipKind) error
+
+	// FindFeed returns ENOTFOUND for a project that never had a podcast
+	// feed.
+	FindFeed(ctx context.Context, projectID int64) (*narrator.Feed, error)
+	// SaveFeed creates or updates a feed; EINVALID for invalid settings.
+	SaveFeed(ctx context.Context, f *narrator.Feed) error
+	// RotateFeedToken returns ENOTFOUND for a project without a feed.
+	RotateFeedToken(ctx context.Context, projectID int64, token string) (*narrator.Feed, error)
 }
 
 // ClipDecoder decodes an uploaded intro or outro (pipeline.ClipDecoder).
@@ -148,6 +156,13 @@ type Deps struct {
 	// SpeechLimits counts each API key's speech requests
 	// (narrator.SpeechBurst); one of the server's own when nil.
 	SpeechLimits *ratelimit.Limiter
+	// FeedURL turns a podcast feed's token into the feed's URL; nil
+	// leaves feed_url out of the podcast extension.
+	FeedURL func(token string) string
+	// WebSubHub is the WebSub hub podcast feeds name, "" for none.
+	WebSubHub string
+	// Artwork checks a podcast feed's new image; nil saves it unchecked.
+	Artwork ArtworkChecker
 	// WebhookTriggers counts the test and resend calls of webhook
 	// endpoints (ratelimit.WebhookTriggers); share it with the dashboard.
 	// One of the server's own when nil.
@@ -190,6 +205,9 @@ type Server struct {
 	maxBody  int64
 	length   narrator.LengthCheck
 	triggers *ratelimit.Limiter
+	feedURL  func(string) string
+	hub      string
+	artwork  ArtworkChecker
 	known    knownKeys
 	mux      *http.ServeMux
 
@@ -211,6 +229,9 @@ func NewServer(d Deps) *Server {
 		voices:   d.Voices,
 		pages:    d.Pages,
 		sources:  d.Sources,
+		feedURL:  d.FeedURL,
+		hub:      d.WebSubHub,
+		artwork:  d.Artwork,
 		now:      d.Now,
 		maxBody:  d.MaxBodyBytes,
 		length:   speak.LengthCheck(d.MaxAudioDuration),

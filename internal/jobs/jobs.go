@@ -1,6 +1,7 @@
 // Package jobs runs Narrator's background work on River, on SQLite or
 // PostgreSQL: synthesising audios, deleting media that is no longer
-// referenced, and delivering webhooks. It is the only package that imports River.
+// referenced, delivering webhooks, and pinging WebSub hubs. It is the only
+// package that imports River.
 package jobs
 
 import (
@@ -189,6 +190,9 @@ type Workers struct {
 	Preview     *PreviewWorker
 	Webhook     *WebhookWorker
 	Resynthesis *ResynthesisWorker
+	// FeedPing pings WebSub hubs; nil where no hub is configured, which
+	// makes left-over pings do nothing.
+	FeedPing *FeedPingWorker
 }
 
 // MigrateSQLite brings River's own tables up to date on a SQLite database.
@@ -383,6 +387,12 @@ func (q *Queue[TTx]) Start(ctx context.Context, w Workers) error {
 	if err := river.AddWorkerSafely(q.workers, w.Resynthesis); err != nil {
 		return fmt.Errorf("add resynthesis worker: %w", err)
 	}
+	if w.FeedPing == nil {
+		w.FeedPing = NewFeedPingWorker(nil, nil, FeedPingConfig{})
+	}
+	if err := river.AddWorkerSafely(q.workers, w.FeedPing); err != nil {
+		return fmt.Errorf("add feed ping worker: %w", err)
+	}
 	if err := q.client.Start(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("start river: %w", err)
 	}
@@ -480,6 +490,8 @@ func jobArgs(job narrator.Job) (river.JobArgs, *river.InsertOpts, error) {
 		return DeleteMediaArgs{Keys: j.Keys}, nil, nil
 	case narrator.WebhookJob:
 		return WebhookArgs{DeliveryID: j.DeliveryID}, nil, nil
+	case narrator.FeedPingJob:
+		return FeedPingArgs{ProjectID: j.ProjectID, At: j.At.UTC()}, &river.InsertOpts{ScheduledAt: j.At}, nil
 	default:
 		return nil, nil, fmt.Errorf("enqueue: unknown job kind %q", job.JobKind())
 	}

@@ -82,6 +82,8 @@ type store interface {
 	ListDeliveries(ctx context.Context, projectID, webhookID int64, limit int) ([]*narrator.WebhookDelivery, error)
 	FindWebhook(ctx context.Context, projectID, id int64) (*narrator.Webhook, error)
 	TestWebhook(ctx context.Context, projectID, id int64) (*narrator.WebhookDelivery, error)
+	SaveFeed(ctx context.Context, f *narrator.Feed) error
+	FindFeed(ctx context.Context, projectID int64) (*narrator.Feed, error)
 }
 
 // queue is what the tests need of a jobs.Queue, whatever its driver.
@@ -141,7 +143,13 @@ func openSQLite(t *testing.T) (store, queue, riverDB) {
 
 // openSQLiteWith is openSQLite with a queue configured by cfg.
 func openSQLiteWith(t *testing.T, cfg jobs.Config) (store, queue, riverDB) {
-	st, q := sqlitetest.Open(t, sqlite.Options{EventBody: eventBody}, cfg)
+	return openSQLiteOpts(t, sqlite.Options{EventBody: eventBody}, cfg)
+}
+
+// openSQLiteOpts is openSQLite with a store configured by opts and a queue
+// by cfg.
+func openSQLiteOpts(t *testing.T, opts sqlite.Options, cfg jobs.Config) (store, queue, riverDB) {
+	st, q := sqlitetest.Open(t, opts, cfg)
 	return st, q, riverDB{
 		jobs: func(t *testing.T) []jobRow {
 			rows, err := st.DB().QueryContext(t.Context(), `SELECT kind, state, json(args) FROM river_job ORDER BY id`)
@@ -187,6 +195,12 @@ var riverTemplate = pgtest.Migrated("river", func(ctx context.Context, st *postg
 })
 
 func openPostgres(t *testing.T) (store, queue, riverDB) {
+	return openPostgresOpts(t, postgres.Options{EventBody: eventBody})
+}
+
+// openPostgresOpts is openPostgres with a store configured by opts, whose
+// Jobs it sets.
+func openPostgresOpts(t *testing.T, opts postgres.Options) (store, queue, riverDB) {
 	url := pgtest.NewDatabase(t, riverTemplate)
 	pool, err := postgres.OpenPool(t.Context(), url)
 	if err != nil {
@@ -197,7 +211,8 @@ func openPostgres(t *testing.T) (store, queue, riverDB) {
 		pool.Close()
 		t.Fatal(err)
 	}
-	st := postgres.New(pool, postgres.Options{Jobs: q, EventBody: eventBody})
+	opts.Jobs = q
+	st := postgres.New(pool, opts)
 	t.Cleanup(func() { st.Close() })
 	return st, q, riverDB{
 		jobs: func(t *testing.T) []jobRow {

@@ -73,6 +73,9 @@ type Options struct {
 	// transaction: the store suite checks that every store takes them in
 	// one order.
 	EffectFunc func(narrator.EffectStep)
+	// FeedPings makes changes of podcast feeds enqueue pings of their
+	// WebSub hub (narrator.FeedPingJob): set where a hub is configured.
+	FeedPings bool
 	// NoPlanAhead stops a group of creates from planning against what
 	// the store's last group left, to send its checks, its writes and its
 	// commit in one round trip (ahead.go): each group then reads first,
@@ -176,7 +179,7 @@ func New(pool *pgxpool.Pool, opts Options) *Store {
 	s.creates = sqlstore.NewCreates()
 	s.authorizes.Max = maxAuthorizeGroup
 	s.closing, s.close = context.WithCancel(context.Background())
-	s.Store = sqlstore.New(dialect{s}, migrations(), s.now, opts.EventBody)
+	s.Store = sqlstore.New(dialect{s}, migrations(), s.now, opts.EventBody, opts.FeedPings)
 	return s
 }
 

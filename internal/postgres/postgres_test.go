@@ -223,6 +223,7 @@ func runSuite(t *testing.T, noPlanAhead bool) {
 		opts := withJobs(recorderJobs{rec})
 		opts.EventBody = rec.EventBody
 		opts.EffectFunc = rec.Effect
+		opts.FeedPings = rec.FeedPings()
 		opts.Limits = storetest.SuiteLimits
 		opts.NoPlanAhead = noPlanAhead
 		s := mustOpen(t, pgtest.NewDatabase(t, migrated), opts)

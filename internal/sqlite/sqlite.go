@@ -83,6 +83,9 @@ type Options struct {
 	// transaction: the store suite checks that every store takes them in
 	// one order.
 	EffectFunc func(narrator.EffectStep)
+	// FeedPings makes changes of podcast feeds enqueue pings of their
+	// WebSub hub (narrator.FeedPingJob): set where a hub is configured.
+	FeedPings bool
 	// NoGroupCommit makes every create run alone, in a transaction of its
 	// own, through the reference create (sqlstore.CreateAudio), instead
 	// of in a group (create.go). The store suite compares the group with
@@ -153,7 +156,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 func New(db *DB, opts Options) *Store {
 	s := &Store{Now: time.Now, path: db.path, writer: db.writer, reader: db.reader, cache: db.cache,
 		jobs: opts.Jobs, limits: opts.Limits, effect: opts.EffectFunc, alone: opts.NoGroupCommit, creates: sqlstore.NewCreates()}
-	s.Store = sqlstore.New(dialect{s}, migrations(), s.now, opts.EventBody)
+	s.Store = sqlstore.New(dialect{s}, migrations(), s.now, opts.EventBody, opts.FeedPings)
 	db.cache.off = opts.NoReadCache
 	return s
 }

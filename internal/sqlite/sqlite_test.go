@@ -59,6 +59,7 @@ func suiteOptions(rec *storetest.Recorder) Options {
 	opts := withJobs(recorderJobs{rec})
 	opts.EventBody = rec.EventBody
 	opts.EffectFunc = rec.Effect
+	opts.FeedPings = rec.FeedPings()
 	opts.Limits = storetest.SuiteLimits
 	return opts
 }

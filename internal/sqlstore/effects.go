@@ -11,7 +11,8 @@ import (
 // do besides a's own rows (narrator.Effects), in the order of eff.Steps,
 // telling trace of each step before it applies it: the account's row and
 // the project's, which rows writes as its store does; then the jobs
-// (DB.SupersedeSynthesis, DB.Enqueue); then the webhook deliveries (Raise).
+// (DB.SupersedeSynthesis, DB.Enqueue); then the webhook deliveries (Raise); then the podcast feed's hub ping
+// (PingFeed).
 // It is each store's DB.ApplyEffects, the one place a store applies
 // effects.
 func ApplyEffects(ctx context.Context, s *Store, tx Tx, a *narrator.Audio, eff narrator.Effects, trace func(narrator.EffectStep), rows func(narrator.EffectStep) error) error {
@@ -25,6 +26,8 @@ func ApplyEffects(ctx context.Context, s *Store, tx Tx, a *narrator.Audio, eff n
 			err = applyJobs(ctx, s.db, tx, a, eff)
 		case narrator.StepDeliveries:
 			err = Raise(ctx, s, tx, eff.AudioEventOf(a, s.now()))
+		case narrator.StepPing:
+			err = s.PingFeed(ctx, tx, narrator.FeedPing(eff.ProjectID, s.now()))
 		}
 		if err != nil {
 			return fmt.Errorf("apply %s of audio %d in project %d: %w", step, a.ID, eff.ProjectID, err)

@@ -82,6 +82,9 @@ func (s *Store) SaveFeed(ctx context.Context, f *narrator.Feed) error {
 			f.ImageURL, f.Language, f.Category, f.Explicit, f.Token, now, now, f.OwnerName, f.OwnerEmail).Scan(&stored.Token, &stored.CreatedAt, &stored.UpdatedAt); err != nil {
 			return narrator.Feed{}, fmt.Errorf("save feed of project %d: %w", f.ProjectID, s.db.Conflict(err, "a feed with this token"))
 		}
+		if err := s.PingFeed(ctx, tx, narrator.FeedPing(f.ProjectID, now)); err != nil {
+			return narrator.Feed{}, fmt.Errorf("save feed of project %d: %w", f.ProjectID, err)
+		}
 		return stored, nil
 	})
 	if err != nil {
@@ -94,7 +97,8 @@ func (s *Store) SaveFeed(ctx context.Context, f *narrator.Feed) error {
 const rotateFeedTokenSQL = `UPDATE feeds SET token = ?, updated_at = ? WHERE project_id = ? RETURNING ` + FeedColumns
 
 // RotateFeedToken replaces the token of a project's feed with token, so
-// that the old URL answers 404 at once, and returns the feed. It returns
+// that the old URL answers 404 at once, and returns the feed; the hub
+// hears of the feed at its new URL. It returns
 // EINVALID for a malformed token, ENOTFOUND if the project has no feed, and
 // ECONFLICT if the token is taken.
 func (s *Store) RotateFeedToken(ctx context.Context, projectID int64, token string) (*narrator.Feed, error) {
@@ -102,15 +106,43 @@ func (s *Store) RotateFeedToken(ctx context.Context, projectID int64, token stri
 		return nil, err
 	}
 	return WriteV(ctx, s, "rotate feed token", func(tx Tx) (*narrator.Feed, error) {
-		f, err := ScanFeed(tx.QueryRow(ctx, rotateFeedTokenSQL, token, s.now(), projectID))
+		now := s.now()
+		f, err := ScanFeed(tx.QueryRow(ctx, rotateFeedTokenSQL, token, now, projectID))
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			return nil, feedNotFound(projectID)
 		case err != nil:
 			return nil, fmt.Errorf("rotate feed token of project %d: %w", projectID, s.db.Conflict(err, "a feed with this token"))
 		}
+		if err := s.PingFeed(ctx, tx, narrator.FeedPing(projectID, now)); err != nil {
+			return nil, fmt.Errorf("rotate feed token of project %d: %w", projectID, err)
+		}
 		return f, nil
 	})
+}
+
+const feedEnabledSQL = `SELECT enabled FROM feeds WHERE project_id = ?`
+
+// PingFeed enqueues ping in tx, the transaction of a change of the podcast
+// feed of ping.ProjectID, if the store pings hubs (New) and the project has
+// a turned-on feed. Jobs are unique by project and due time, so the pings
+// of one window (narrator.FeedPing) are one job. It is the step
+// narrator.StepPing of a write's effects, and the whole of the effects of
+// a change of a feed's settings or an audio's publication.
+func (s *Store) PingFeed(ctx context.Context, tx Tx, ping narrator.FeedPingJob) error {
+	if !s.feedPings {
+		return nil
+	}
+	var enabled bool
+	switch err := tx.QueryRow(ctx, feedEnabledSQL, ping.ProjectID).Scan(&enabled); {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil
+	case err != nil:
+		return fmt.Errorf("ping feed of project %d: %w", ping.ProjectID, err)
+	case !enabled:
+		return nil
+	}
+	return s.db.Enqueue(ctx, tx, ping)
 }
 
 // FeedByTokenSQL finds a turned-on feed by its token, through the unique

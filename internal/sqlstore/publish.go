@@ -58,7 +58,8 @@ INSERT INTO audio_publications (audio_id, project_id, state, publish_at, updated
 ON CONFLICT (audio_id) DO UPDATE SET state = excluded.state, publish_at = excluded.publish_at, updated_at = excluded.updated_at`
 
 // SetPublication stores the publisher's decision p about audio p.AudioID
-// and returns it as stored, with UpdatedAt. It returns EINVALID if p is
+// and returns it as stored, with UpdatedAt; the feed's hub hears of it
+// (narrator.PublicationPings). It returns EINVALID if p is
 // not valid and ENOTFOUND unless the audio is live.
 func (s *Store) SetPublication(ctx context.Context, p narrator.Publication) (narrator.Publication, error) {
 	if err := p.Validate(); err != nil {
@@ -74,6 +75,11 @@ func (s *Store) SetPublication(ctx context.Context, p narrator.Publication) (nar
 		p.UpdatedAt = s.now()
 		if _, err := tx.Exec(ctx, upsertPublicationSQL, p.AudioID, projectID, p.State, NullTime(p.PublishAt), p.UpdatedAt); err != nil {
 			return p, fmt.Errorf("set publication of audio %d: %w", p.AudioID, err)
+		}
+		for _, ping := range narrator.PublicationPings(projectID, p, p.UpdatedAt) {
+			if err := s.PingFeed(ctx, tx, ping); err != nil {
+				return p, fmt.Errorf("set publication of audio %d: %w", p.AudioID, err)
+			}
 		}
 		return p, nil
 	})
@@ -218,7 +224,8 @@ func (s *Store) RotateEmbedSecret(ctx context.Context, projectID int64, secret s
 }
 
 // writeAccess changes the project's settings with change, in one
-// transaction that holds the project's row, and stores the result in out.
+// transaction that holds the project's row, and stores the result in out;
+// the feed's hub hears of a change the feed shows (narrator.AccessChangesFeed).
 func (s *Store) writeAccess(ctx context.Context, projectID int64, change func(*narrator.ProjectAccess) error, out *narrator.ProjectAccess) error {
 	cur, err := WriteV(ctx, s, fmt.Sprintf("set access of project %d", projectID), func(tx Tx) (narrator.ProjectAccess, error) {
 		var id int64
@@ -231,6 +238,7 @@ func (s *Store) writeAccess(ctx context.Context, projectID int64, change func(*n
 		if err != nil {
 			return narrator.ProjectAccess{}, fmt.Errorf("set access of project %d: %w", projectID, err)
 		}
+		before := cur
 		if err := change(&cur); err != nil {
 			return narrator.ProjectAccess{}, err
 		}
@@ -242,6 +250,11 @@ func (s *Store) writeAccess(ctx context.Context, projectID int64, change func(*n
 		if _, err := tx.Exec(ctx, upsertAccessSQL, projectID, cur.Mode, strings.Join(cur.AllowedOrigins, " "), cur.SigningSecret,
 			newState, cur.DownloadButton, cur.UpdatedAt); err != nil {
 			return narrator.ProjectAccess{}, fmt.Errorf("set access of project %d: %w", projectID, err)
+		}
+		if narrator.AccessChangesFeed(before, cur) {
+			if err := s.PingFeed(ctx, tx, narrator.FeedPing(projectID, cur.UpdatedAt)); err != nil {
+				return narrator.ProjectAccess{}, fmt.Errorf("set access of project %d: %w", projectID, err)
+			}
 		}
 		return cur, nil
 	})

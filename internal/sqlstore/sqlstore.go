@@ -131,13 +131,15 @@ type Store struct {
 	migrations Migrations
 	now        func() time.Time
 	body       narrator.EventBodyFunc
+	feedPings  bool
 }
 
 // New returns the shared part of a store on db, with its migrations, the
-// store's clock (UTC, whole microseconds) and its renderer of webhook
-// deliveries.
-func New(db DB, migrations Migrations, now func() time.Time, body narrator.EventBodyFunc) *Store {
-	return &Store{db: db, migrations: migrations, now: now, body: body}
+// store's clock (UTC, whole microseconds), its renderer of webhook
+// deliveries, and whether changes of podcast feeds enqueue pings of their
+// WebSub hub (PingFeed): only where a hub is configured.
+func New(db DB, migrations Migrations, now func() time.Time, body narrator.EventBodyFunc, feedPings bool) *Store {
+	return &Store{db: db, migrations: migrations, now: now, body: body, feedPings: feedPings}
 }
 
 // NullTime maps the zero time to a nil *time.Time, which stores keep as

@@ -9,7 +9,8 @@ import (
 var effectTests = []test{
 	// Every store takes a write's effects in the order narrator.Effects.Steps
 	// gives: the account's row, the project's, the jobs, the webhook
-	// deliveries. The expected steps below are the same for every store, so
+	// deliveries, the feed's ping (which enqueues nothing here: the project
+	// has no feed). The expected steps below are the same for every store, so
 	// two stores that differ cannot both pass.
 	{"Order", func(t *testing.T, b *bundle) {
 		ctx := t.Context()
@@ -28,23 +29,23 @@ var effectTests = []test{
 
 		mustFinish(t, b.store, got, "one")
 		wantEqual(t, "first finish", b.rec.Steps(),
-			[]string{"usage", "deliveries", "render audio.processed", "job webhook_delivery"})
+			[]string{"usage", "deliveries", "render audio.processed", "job webhook_delivery", "ping"})
 
 		body := "A new body."
 		if got, err = b.store.UpdateAudio(ctx, p.ID, itoa(a.ID), narrator.AudioUpdate{Body: &body}); err != nil {
 			t.Fatal(err)
 		}
 		wantEqual(t, "update of a processed audio", b.rec.Steps(),
-			[]string{"usage", "jobs", "supersede", "job synthesize_audio", "deliveries", "render audio.updated", "job webhook_delivery"})
+			[]string{"usage", "jobs", "supersede", "job synthesize_audio", "deliveries", "render audio.updated", "job webhook_delivery", "ping"})
 
 		mustFinish(t, b.store, got, "two")
 		wantEqual(t, "finish that replaces media", b.rec.Steps(),
-			[]string{"usage", "jobs", "job delete_media", "deliveries", "render audio.processed", "job webhook_delivery"})
+			[]string{"usage", "jobs", "job delete_media", "deliveries", "render audio.processed", "job webhook_delivery", "ping"})
 
 		if got, err = b.store.ResynthesizeAudio(ctx, p.ID, "e-1"); err != nil {
 			t.Fatal(err)
 		}
-		wantEqual(t, "resynthesize", b.rec.Steps(), []string{"usage", "jobs", "supersede", "job synthesize_audio"})
+		wantEqual(t, "resynthesize", b.rec.Steps(), []string{"usage", "jobs", "supersede", "job synthesize_audio", "ping"})
 
 		if err := b.store.FailAudio(ctx, got.ID, got.Revision, "the engine broke"); err != nil {
 			t.Fatal(err)

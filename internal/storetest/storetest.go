@@ -152,7 +152,8 @@ var SuiteLimits = narrator.Limits{MaxQueued: 100, MaxMediaBytes: 1 << 30, MaxSou
 // the store's transaction back, answer for the head of the synthesis queue
 // with rec.SynthesisHead, render webhook deliveries with rec.EventBody, and
 // tell rec.Effect of each step of a write's effects (narrator.EffectStep) as
-// it takes it. It should register its cleanup with t.Cleanup.
+// it takes it, and ping feeds' hubs if rec.FeedPings. It should register its
+// cleanup with t.Cleanup.
 type NewStoreFunc func(t *testing.T, now func() time.Time, rec *Recorder) Store
 
 // SynthesizeCall is one recorded synthesis job.
@@ -172,6 +173,9 @@ type Recorder struct {
 	webhooks   []int64
 	superseded []int64
 	withdrawn  []int64
+	pings      []narrator.FeedPingJob
+	// noPings makes FeedPings false: the store pings no hub.
+	noPings bool
 	// steps are the effect steps, jobs and renderings in the order they
 	// came (Steps).
 	steps []string
@@ -195,6 +199,8 @@ func (r *Recorder) Record(job narrator.Job) error {
 		r.deletes = append(r.deletes, slices.Clone(j.Keys))
 	case narrator.WebhookJob:
 		r.webhooks = append(r.webhooks, j.DeliveryID)
+	case narrator.FeedPingJob:
+		r.pings = append(r.pings, j)
 	default:
 		return fmt.Errorf("storetest: unknown job %T", job)
 	}
@@ -309,6 +315,18 @@ func (r *Recorder) Delivered() []int64 {
 	return slices.Clone(r.webhooks)
 }
 
+// Pings returns the recorded feed pings, oldest first.
+func (r *Recorder) Pings() []narrator.FeedPingJob {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.pings)
+}
+
+// FeedPings tells whether the store is to ping the WebSub hubs of podcast
+// feeds, as a store whose operator configured a hub does (the stores'
+// Options.FeedPings): true but for the suite's store without a hub.
+func (r *Recorder) FeedPings() bool { return !r.noPings }
+
 // Effect records a step of a write's effects, as the store takes it.
 func (r *Recorder) Effect(step narrator.EffectStep) {
 	r.mu.Lock()
@@ -421,6 +439,7 @@ func Run(t *testing.T, newStore NewStoreFunc) {
 		{"Listen", listenTests},
 		{"Copy", copyTests(newStore)},
 		{"Feed", feedTests},
+		{"FeedPing", feedPingTests(newStore)},
 		{"Webhook", webhookTests},
 		{"WebhookEvent", webhookEventTests},
 		{"WebhookDelivery", webhookDeliveryTests},
