@@ -462,8 +462,11 @@ func wpConfigure(t *testing.T, w *wpSite, n *wpNarrator, admin context.Context) 
 		chromedp.Click(`input[name="narrator_settings[signed]"]`, chromedp.ByQuery),
 		chromedp.Click(`input[name="narrator_settings[download]"]`, chromedp.ByQuery),
 		chromedp.Click("#submit", chromedp.ByQuery),
+		// The notice is only on the page the form's POST leads to, so
+		// what follows reads that page, not the one being left.
+		chromedp.WaitReady("#setting-error-settings_updated", chromedp.ByQuery),
 		chromedp.WaitReady(fmt.Sprintf(`select#narrator-project option[value="%d"]`, n.proj), chromedp.ByQuery),
-		chromedp.OuterHTML("html", &html, chromedp.ByQuery))
+		chromedp.Evaluate(`document.documentElement.outerHTML`, &html))
 	if !strings.Contains(html, "Settings saved.") || strings.Contains(html, n.key) {
 		t.Errorf("after saving URL and key the page does not say Settings saved., or prints the key:\n%s", lastLines(html, 40))
 	}
@@ -471,7 +474,7 @@ func wpConfigure(t *testing.T, w *wpSite, n *wpNarrator, admin context.Context) 
 	browse(t, admin, "project", chromedp.SetValue("#narrator-project", fmt.Sprint(n.proj), chromedp.ByQuery),
 		chromedp.Click("#submit", chromedp.ByQuery), chromedp.WaitReady(project, chromedp.ByQuery),
 		chromedp.Click("#narrator-test", chromedp.ByQuery), chromedp.WaitReady("#narrator-test-result", chromedp.ByQuery),
-		chromedp.OuterHTML("html", &html, chromedp.ByQuery))
+		chromedp.Evaluate(`document.documentElement.outerHTML`, &html))
 	if want := fmt.Sprintf(`Connected: project "Daily" (%d).`, n.proj); !strings.Contains(html, strings.ReplaceAll(want, `"`, "&quot;")) && !strings.Contains(html, want) {
 		t.Errorf("Test connection does not say %q:\n%s", want, lastLines(html, 40))
 	}
