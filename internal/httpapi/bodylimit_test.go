@@ -24,6 +24,20 @@ func (b countingBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// countingServer serves the API of b's store and returns it with the count of the bytes its
+// handlers read from request bodies.
+func countingServer(t *testing.T, b *testBundle) (*httptest.Server, *atomic.Int64) {
+	t.Helper()
+	read := new(atomic.Int64)
+	api := httpapi.NewServer(httpapi.Deps{Store: b.store, MediaURL: func(k string) string { return "https://media.test/" + k }})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = countingBody{r.Body, read}
+		api.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, read
+}
+
 // zeros is an endless body of spaces: a JSON body only a reader that reads
 // it all would find fault with.
 type zeros struct{}
@@ -41,13 +55,7 @@ func (zeros) Read(p []byte) (int, error) {
 func TestKeyCheckedBeforeBody(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	var read atomic.Int64
-	api := httpapi.NewServer(httpapi.Deps{Store: b.store, MediaURL: func(k string) string { return "https://media.test/" + k }})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r.Body = countingBody{r.Body, &read}
-		api.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
+	srv, read := countingServer(t, b)
 	const size = 10 << 20
 	for _, tc := range []struct {
 		name    string
@@ -108,13 +116,7 @@ func TestKeyCheckedBeforeBody(t *testing.T) {
 func TestBodyKeyCheckedBeforeLargeBody(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	var read atomic.Int64
-	api := httpapi.NewServer(httpapi.Deps{Store: b.store, MediaURL: func(k string) string { return "https://media.test/" + k }})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r.Body = countingBody{r.Body, &read}
-		api.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
+	srv, read := countingServer(t, b)
 	text := strings.Repeat("€€€€ ", 18_000) // 90,000 characters, 234 KB
 	post := func(contentType, body string) (int, string) {
 		t.Helper()

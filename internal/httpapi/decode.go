@@ -204,6 +204,16 @@ func pathID(r *http.Request, name string) (int64, error) {
 // the service's other JSON edges.
 func WriteJSON(w http.ResponseWriter, status int, v any) { writeJSON(w, status, v) }
 
+// writeList answers 200 with list as a JSON array of its items' wire forms, [] when it is
+// empty.
+func writeList[T any](w http.ResponseWriter, list []T, wire func(T) any) {
+	out := make([]any, 0, len(list))
+	for _, v := range list {
+		out = append(out, wire(v))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
 // writeJSON encodes v into a buffer first, so that an encoding failure can
 // still become a clean error response.
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -70,12 +70,8 @@ func (s *Server) listProjects(w http.ResponseWriter, r *http.Request, c *call) e
 	if err != nil {
 		return err
 	}
-	out := make([]any, 0, len(projects))
 	cat := s.catalog(r.Context())
-	for _, p := range projects {
-		out = append(out, ProjectJSON(cat, p))
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeList(w, projects, func(p *narrator.Project) any { return ProjectJSON(cat, p) })
 	return nil
 }
 

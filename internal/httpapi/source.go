@@ -120,11 +120,7 @@ func (s *Server) listSources(w http.ResponseWriter, r *http.Request, c *call) er
 	if err != nil {
 		return err
 	}
-	out := make([]any, 0, len(list))
-	for _, src := range list {
-		out = append(out, SourceJSON(src))
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeList(w, list, SourceJSON)
 	return nil
 }
 

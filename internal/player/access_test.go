@@ -2,7 +2,6 @@ package player_test
 
 import (
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -22,16 +21,7 @@ func (b *testBundle) visit(t *testing.T, path, referer string) response {
 	if referer != "" {
 		req.Header.Set("Referer", referer)
 	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return response{res, string(raw)}
+	return send(t, req)
 }
 
 // sameAs fails unless got is exactly the answer want: status, body and the

@@ -130,6 +130,12 @@ func (b *testBundle) doAs(t *testing.T, client, method, path, contentType, body 
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
+	return send(t, req)
+}
+
+// send sends req and returns its answer, read whole.
+func send(t *testing.T, req *http.Request) response {
+	t.Helper()
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
