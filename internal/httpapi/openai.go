@@ -234,10 +234,9 @@ var speechContentTypes = map[string]string{
 // and beyond the cap on concurrent syntheses a call is refused at once
 // (503) rather than queued.
 func (s *Server) createSpeech(w http.ResponseWriter, r *http.Request, b bearer) error {
-	wait, ok := s.speechLimits.Allow(ratelimit.Limit{Key: "speech:" + hex.EncodeToString(b.hash[:8]), Burst: narrator.SpeechBurst, Every: narrator.SpeechEvery})
-	if !ok {
-		w.Header().Set("Retry-After", strconv.Itoa(ratelimit.Seconds(wait)))
-		return ratelimit.Refusal(wait, "Rate limit reached for speech requests of this API key.")
+	if err := s.speechLimits.Take(w, "Rate limit reached for speech requests of this API key.",
+		ratelimit.Limit{Key: "speech:" + hex.EncodeToString(b.hash[:8]), Burst: narrator.SpeechBurst, Every: narrator.SpeechEvery}); err != nil {
+		return err
 	}
 	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, speechBodyBytes))
 	if err != nil {

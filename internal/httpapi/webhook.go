@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/narrator/narrator"
-	"github.com/narrator/narrator/internal/ratelimit"
 )
 
 // eventJSON is the body of a webhook delivery of an audio event: the v3
@@ -202,11 +201,7 @@ func (s *Server) listWebhooks(w http.ResponseWriter, r *http.Request, c *call) e
 	if err != nil {
 		return err
 	}
-	out := make([]any, 0, len(hooks))
-	for _, h := range hooks {
-		out = append(out, WebhookJSON(h, false))
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeList(w, hooks, func(h *narrator.Webhook) any { return WebhookJSON(h, false) })
 	return nil
 }
 
@@ -291,7 +286,7 @@ func (s *Server) testWebhook(w http.ResponseWriter, r *http.Request, c *call) er
 	if err != nil {
 		return err
 	}
-	if err := s.allowTrigger(w, c.accountID, h.ID); err != nil {
+	if err := s.triggers.TakeWebhookTrigger(w, c.accountID, h.ID); err != nil {
 		return err
 	}
 	d, err := s.store.TestWebhook(r.Context(), h.ProjectID, h.ID)
@@ -325,11 +320,7 @@ func (s *Server) listDeliveries(w http.ResponseWriter, r *http.Request, c *call)
 	if err != nil {
 		return err
 	}
-	out := make([]any, 0, len(ds))
-	for _, d := range ds {
-		out = append(out, DeliveryJSON(d))
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeList(w, ds, DeliveryJSON)
 	return nil
 }
 
@@ -342,7 +333,7 @@ func (s *Server) resendDelivery(w http.ResponseWriter, r *http.Request, c *call)
 	if err != nil {
 		return err
 	}
-	if err := s.allowTrigger(w, c.accountID, h.ID); err != nil {
+	if err := s.triggers.TakeWebhookTrigger(w, c.accountID, h.ID); err != nil {
 		return err
 	}
 	d, err := s.store.ResendDelivery(r.Context(), h.ProjectID, h.ID, id)
@@ -351,15 +342,4 @@ func (s *Server) resendDelivery(w http.ResponseWriter, r *http.Request, c *call)
 	}
 	writeJSON(w, http.StatusAccepted, DeliveryJSON(d))
 	return nil
-}
-
-// allowTrigger takes a test or resend call of endpoint webhookID from the
-// limits, or sets Retry-After and returns the refusal.
-func (s *Server) allowTrigger(w http.ResponseWriter, accountID, webhookID int64) error {
-	wait, ok := s.triggers.Allow(ratelimit.WebhookTriggers(accountID, webhookID)...)
-	if ok {
-		return nil
-	}
-	w.Header().Set("Retry-After", strconv.Itoa(ratelimit.Seconds(wait)))
-	return ratelimit.Refusal(wait, "Too many test and resend calls for this webhook, or for this account's webhooks.")
 }

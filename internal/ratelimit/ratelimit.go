@@ -5,6 +5,8 @@ package ratelimit
 
 import (
 	"fmt"
+	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -96,18 +98,30 @@ func (l *Limiter) prune(now time.Time) {
 	}
 }
 
-// WebhookTriggers are the limits of a test or resend call on webhook
-// endpoint webhookID of account accountID (narrator.WebhookTriggerBurst
-// and the rest), under the keys the API and the dashboard share.
-func WebhookTriggers(accountID, webhookID int64) []Limit {
-	return []Limit{
-		{Key: fmt.Sprintf("webhook:%d", webhookID), Burst: narrator.WebhookTriggerBurst, Every: narrator.WebhookTriggerEvery},
-		{Key: fmt.Sprintf("account-webhooks:%d", accountID), Burst: narrator.AccountTriggerBurst, Every: narrator.AccountTriggerEvery},
+// Take takes a token from the bucket of every limit, as Allow does, and returns nil; when
+// one has none, it sets w's Retry-After and returns the refusal with msg (see Refusal).
+func (l *Limiter) Take(w http.ResponseWriter, msg string, limits ...Limit) error {
+	wait, ok := l.Allow(limits...)
+	if ok {
+		return nil
 	}
+	w.Header().Set("Retry-After", strconv.Itoa(Seconds(wait)))
+	return Refusal(wait, msg)
+}
+
+// TakeWebhookTrigger takes a test or resend call of webhook endpoint webhookID of account
+// accountID, as Take does, from the limits the API and the dashboard share: one bucket of the
+// endpoint (narrator.WebhookTriggerBurst and WebhookTriggerEvery) and one of the account's
+// endpoints (AccountTriggerBurst and AccountTriggerEvery).
+func (l *Limiter) TakeWebhookTrigger(w http.ResponseWriter, accountID, webhookID int64) error {
+	return l.Take(w, "Too many test and resend calls for this webhook, or for this account's webhooks.",
+		Limit{Key: fmt.Sprintf("webhook:%d", webhookID), Burst: narrator.WebhookTriggerBurst, Every: narrator.WebhookTriggerEvery},
+		Limit{Key: fmt.Sprintf("account-webhooks:%d", accountID), Burst: narrator.AccountTriggerBurst, Every: narrator.AccountTriggerEvery})
 }
 
 // Refusal is the error of a call refused for wait, with the message msg
-// and the number of seconds to wait; callers set Retry-After to Seconds.
+// and the number of seconds to wait; callers set Retry-After to Seconds
+// (Take does both).
 func Refusal(wait time.Duration, msg string) error {
 	return narrator.Errorf(narrator.ERATELIMITED, "%s Try again in %d s.", msg, Seconds(wait))
 }

@@ -302,10 +302,9 @@ func (p *Poller) push(w http.ResponseWriter, r *http.Request, src *narrator.Sour
 	if err != nil {
 		return err
 	}
-	if wait, ok := p.pushes.Allow(ratelimit.Limit{Key: "websub:" + strconv.FormatInt(src.ID, 10),
-		Burst: narrator.WebSubPushBurst, Every: narrator.WebSubPushEvery}); !ok {
-		w.Header().Set("Retry-After", strconv.Itoa(ratelimit.Seconds(wait)))
-		return ratelimit.Refusal(wait, "This feed was pushed too often.")
+	if err := p.pushes.Take(w, "This feed was pushed too often.", ratelimit.Limit{Key: "websub:" + strconv.FormatInt(src.ID, 10),
+		Burst: narrator.WebSubPushBurst, Every: narrator.WebSubPushEvery}); err != nil {
+		return err
 	}
 	ok, err = p.store.ClaimSource(r.Context(), src.ID, p.opts.Now().Add(Lease))
 	if err != nil {

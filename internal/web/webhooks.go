@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/narrator/narrator"
-	"github.com/narrator/narrator/internal/ratelimit"
 )
 
 // deliveriesShown is how many of an endpoint's latest deliveries its
@@ -195,7 +194,7 @@ func (s *Server) enableWebhook(w http.ResponseWriter, r *http.Request, q *reques
 
 func (s *Server) testWebhook(w http.ResponseWriter, r *http.Request, q *request) error {
 	return s.webhookAction(func(r *http.Request, h *narrator.Webhook) (string, error) {
-		if err := s.allowTrigger(w, q.account.ID, h.ID); err != nil {
+		if err := s.triggers.TakeWebhookTrigger(w, q.account.ID, h.ID); err != nil {
 			return "", err
 		}
 		_, err := s.store.TestWebhook(r.Context(), h.ProjectID, h.ID)
@@ -209,7 +208,7 @@ func (s *Server) resendDelivery(w http.ResponseWriter, r *http.Request, q *reque
 		if err != nil || id <= 0 {
 			return "", narrator.Errorf(narrator.ENOTFOUND, "no such delivery")
 		}
-		if err := s.allowTrigger(w, q.account.ID, h.ID); err != nil {
+		if err := s.triggers.TakeWebhookTrigger(w, q.account.ID, h.ID); err != nil {
 			return "", err
 		}
 		_, err = s.store.ResendDelivery(r.Context(), h.ProjectID, h.ID, id)
@@ -235,15 +234,4 @@ func (s *Server) rotateWebhook(w http.ResponseWriter, r *http.Request, q *reques
 	s.setFlash(w, r, "The webhook has a new signing secret; the old one no longer signs deliveries. Copy it now: it is shown only once.")
 	http.Redirect(w, r, webhooksPath(h.ProjectID), http.StatusSeeOther)
 	return nil
-}
-
-// allowTrigger takes a test or resend call of endpoint webhookID from the
-// limits the API shares, or sets Retry-After and returns the refusal.
-func (s *Server) allowTrigger(w http.ResponseWriter, accountID, webhookID int64) error {
-	wait, ok := s.triggers.Allow(ratelimit.WebhookTriggers(accountID, webhookID)...)
-	if ok {
-		return nil
-	}
-	w.Header().Set("Retry-After", strconv.Itoa(ratelimit.Seconds(wait)))
-	return ratelimit.Refusal(wait, "Too many test and resend calls for this webhook, or for this account's webhooks.")
 }
