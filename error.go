@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Error codes. They are stable: the HTTP layer maps each to a status and the
@@ -63,6 +66,21 @@ func ErrorMessage(err error) string {
 	default:
 		return "Internal error."
 	}
+}
+
+// Sentence returns msg, trimmed, as a sentence: its first letter upper-case and a full stop
+// at its end. The dashboard and the player show ErrorMessage with it on their pages.
+func Sentence(msg string) string {
+	msg = strings.TrimSpace(msg)
+	if msg == "" {
+		return msg
+	}
+	first, n := utf8.DecodeRuneInString(msg)
+	msg = string(unicode.ToUpper(first)) + msg[n:]
+	if !strings.HasSuffix(msg, ".") {
+		msg += "."
+	}
+	return msg
 }
 
 // UnavailableRetryAfter is how long clients are told to wait (Retry-After)

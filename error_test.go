@@ -89,3 +89,18 @@ func TestClientGone(t *testing.T) {
 		})
 	}
 }
+
+func TestSentence(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ in, want string }{
+		{"", ""},
+		{"  ", ""},
+		{"title is required", "Title is required."},
+		{" Already one. ", "Already one."},
+		{"é is kept", "É is kept."},
+	} {
+		if got := narrator.Sentence(tt.in); got != tt.want {
+			t.Errorf("Sentence(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -615,7 +615,7 @@ func (h *Handler) renderError(w http.ResponseWriter, r *http.Request, err error)
 	case narrator.ENOTFOUND:
 		h.renderMessage(w, r, http.StatusNotFound, "This audio is not available", "Sorry, there is no audio for this article.")
 	case narrator.EINVALID:
-		h.renderMessage(w, r, http.StatusBadRequest, "This player is not set up right", sentence(narrator.ErrorMessage(err)))
+		h.renderMessage(w, r, http.StatusBadRequest, "This player is not set up right", narrator.Sentence(narrator.ErrorMessage(err)))
 	default:
 		h.logError(r, err)
 		h.renderMessage(w, r, http.StatusInternalServerError, "The player is not available", "Something went wrong. Try again in a moment.")
@@ -624,18 +624,6 @@ func (h *Handler) renderError(w http.ResponseWriter, r *http.Request, err error)
 
 func (h *Handler) logError(r *http.Request, err error) {
 	h.logger.ErrorContext(r.Context(), "embed request failed", "method", r.Method, "path", r.URL.Path, "err", err)
-}
-
-// sentence capitalises a message and ends it with a full stop.
-func sentence(s string) string {
-	if s == "" {
-		return s
-	}
-	s = strings.ToUpper(s[:1]) + s[1:]
-	if !strings.HasSuffix(s, ".") {
-		s += "."
-	}
-	return s
 }
 
 // untitled returns a title for the page, or a placeholder for none.

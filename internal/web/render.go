@@ -161,7 +161,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	msg := e.message
 	if msg == "" {
-		msg = sentence(narrator.ErrorMessage(err))
+		msg = narrator.Sentence(narrator.ErrorMessage(err))
 	}
 	s.renderError(w, r, e.status, e.heading, msg)
 }
@@ -223,7 +223,7 @@ func formError(err error, labels []fieldLabel) string {
 		msg = l.label + strings.TrimPrefix(rest, ":")
 		break
 	}
-	return sentence(msg)
+	return narrator.Sentence(msg)
 }
 
 // formStatus returns the status of a form shown again with err's message,
@@ -237,19 +237,6 @@ func formStatus(err error) (int, bool) {
 		return errorPages[code].status, true
 	}
 	return 0, false
-}
-
-// sentence capitalises a message and ends it with a full stop.
-func sentence(s string) string {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return s
-	}
-	s = strings.ToUpper(s[:1]) + s[1:]
-	if !strings.HasSuffix(s, ".") {
-		s += "."
-	}
-	return s
 }
 
 // funcs are the template functions.
