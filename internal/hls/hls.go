@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/narrator/narrator/internal/ctxio"
 	"github.com/narrator/narrator/internal/mp3"
 )
 
@@ -254,7 +255,7 @@ func (s *Segmenter) store(p *pending) error {
 // stops early if ctx is cancelled.
 func Package(ctx context.Context, r io.Reader, target time.Duration, put PutFunc) (playlist []byte, err error) {
 	s := NewSegmenter(target, put)
-	if _, err := io.Copy(s, ctxReader{ctx, r}); err != nil {
+	if _, err := io.Copy(s, ctxio.Reader(ctx, r)); err != nil {
 		return nil, fmt.Errorf("package hls: %w", err)
 	}
 	playlist, err = s.Close()
@@ -262,18 +263,6 @@ func Package(ctx context.Context, r io.Reader, target time.Duration, put PutFunc
 		return nil, fmt.Errorf("package hls: %w", err)
 	}
 	return playlist, nil
-}
-
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }
 
 // Playlist returns the VOD playlist (version 3) of segments. EXTINF values

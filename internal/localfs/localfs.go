@@ -22,6 +22,7 @@ import (
 	"syscall"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/ctxio"
 )
 
 // Store is a media store on the local file system. It is safe for
@@ -92,7 +93,7 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader) (err error) {
 			os.Remove(tmp)
 		}
 	}()
-	if _, err := io.Copy(f, ctxReader{ctx, r}); err != nil {
+	if _, err := io.Copy(f, ctxio.Reader(ctx, r)); err != nil {
 		return fmt.Errorf("write: %w", err)
 	}
 	// CreateTemp makes files 0600; media are ordinary readable files.
@@ -347,19 +348,6 @@ func syncDir(dir string) error {
 // when a parent component is a regular file.
 func isNotFound(err error) bool {
 	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
-}
-
-// ctxReader stops a copy once its context ends.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }
 
 // wrap prefixes a non-nil *err with a formatted context, keeping the chain

@@ -31,6 +31,7 @@ import (
 	"github.com/minio/minio-go/v7/pkg/s3utils"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/ctxio"
 )
 
 const (
@@ -269,7 +270,7 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader) (err error) {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	r = ctxReader{ctx, r}
+	r = ctxio.Reader(ctx, r)
 	opts := minio.PutObjectOptions{ContentType: narrator.MediaContentType(key), PartSize: partSize}
 
 	head := make([]byte, singlePutSize)
@@ -443,19 +444,6 @@ func (s *Store) List(ctx context.Context, prefix string) (_ []narrator.BlobObjec
 // isNotFound reports whether err is S3's answer for a missing object.
 func isNotFound(err error) bool {
 	return minio.ToErrorResponse(err).Code == minio.NoSuchKey
-}
-
-// ctxReader stops a copy once its context ends.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }
 
 // wrap prefixes a non-nil *err with a formatted context, keeping the chain
