@@ -20,7 +20,6 @@ import (
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/localfs"
 	"github.com/narrator/narrator/internal/neural"
-	"github.com/narrator/narrator/internal/onnx"
 	"github.com/narrator/narrator/internal/onnx/onnxtest"
 	"github.com/narrator/narrator/internal/onnx/worker"
 	"github.com/narrator/narrator/internal/phonemize"
@@ -35,17 +34,7 @@ var espeakHelper string
 var helperErr error
 
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == workerArg {
-		f, err := worker.ParseFlags(os.Args[2:], os.Stderr)
-		if err == nil {
-			err = onnx.ServeWorker(context.Background(), f, os.Stdin, os.Stdout)
-		}
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
+	onnxtest.ServeWorker(workerArg)
 	dir, err := os.MkdirTemp("", "neural-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

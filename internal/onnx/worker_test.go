@@ -1,7 +1,6 @@
 package onnx_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/narrator/narrator/internal/onnx"
 	"github.com/narrator/narrator/internal/onnx/onnxtest"
 	"github.com/narrator/narrator/internal/onnx/worker"
 	"github.com/narrator/narrator/internal/proc"
@@ -24,17 +22,7 @@ import (
 const workerArg = "onnx-worker"
 
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == workerArg {
-		f, err := worker.ParseFlags(os.Args[2:], os.Stderr)
-		if err == nil {
-			err = onnx.ServeWorker(context.Background(), f, os.Stdin, os.Stdout)
-		}
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
+	onnxtest.ServeWorker(workerArg)
 	os.Exit(m.Run())
 }
 

@@ -20,12 +20,14 @@
 package onnxtest
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/narrator/narrator/internal/onnx"
 	"github.com/narrator/narrator/internal/onnx/worker"
 	"github.com/narrator/narrator/internal/proctest"
 )
@@ -352,6 +354,25 @@ func Write(tb testing.TB, name string, model []byte) string {
 		tb.Fatal(err)
 	}
 	return path
+}
+
+// ServeWorker makes the test binary a worker process of the real runtime when its first
+// argument is arg, as "narrator onnx-worker" is one: it serves runs (onnx.ServeWorker) until
+// its stdin ends and exits. Otherwise it returns at once. A TestMain calls it first, and a
+// pool's Command is the test binary with arg.
+func ServeWorker(arg string) {
+	if len(os.Args) < 2 || os.Args[1] != arg {
+		return
+	}
+	f, err := worker.ParseFlags(os.Args[2:], os.Stderr)
+	if err == nil {
+		err = onnx.ServeWorker(context.Background(), f, os.Stdin, os.Stdout)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Exit(0)
 }
 
 // Library returns the onnxruntime library that NARRATOR_ONNXRUNTIME names (scripts/test.sh
