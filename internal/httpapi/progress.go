@@ -43,16 +43,9 @@ type progressJSON struct {
 // share of its sentences done with an estimate of the time left and its
 // live stream. Every node answers alike: the figures are in the database.
 func (s *Server) audioProgress(w http.ResponseWriter, r *http.Request, c *call) error {
-	p, err := s.project(r, c)
+	a, err := s.liveAudio(r, c)
 	if err != nil {
 		return err
-	}
-	a, err := s.store.FindAudio(r.Context(), p.ID, r.PathValue("audio_id"))
-	if err != nil {
-		return err
-	}
-	if a.Deleted {
-		return narrator.Errorf(narrator.ENOTFOUND, "audio %d is deleted", a.ID)
 	}
 	out := progressJSON{AudioID: a.ID, State: a.State}
 	if a.State == narrator.StateProcessed {

@@ -32,17 +32,11 @@ type transcriptJSON struct {
 // as GET one audio finds it. An audio without one yet, or rendered before
 // transcripts existed, is a conflict that says so.
 func (s *Server) audioTranscript(w http.ResponseWriter, r *http.Request, c *call) error {
-	p, err := s.project(r, c)
-	if err != nil {
-		return err
-	}
-	a, err := s.store.FindAudio(r.Context(), p.ID, r.PathValue("audio_id"))
+	a, err := s.liveAudio(r, c)
 	if err != nil {
 		return err
 	}
 	switch {
-	case a.Deleted:
-		return narrator.Errorf(narrator.ENOTFOUND, "audio %d is deleted", a.ID)
 	case a.State == narrator.StateFailed:
 		return narrator.Errorf(narrator.ECONFLICT, "the audio has no transcript: its synthesis failed.")
 	case a.State != narrator.StateProcessed:
