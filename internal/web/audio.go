@@ -72,12 +72,19 @@ func (s *Server) createAudio(w http.ResponseWriter, r *http.Request, q *request)
 		}
 		return err
 	}
-	msg := "Audio created. It is being processed."
+	return s.showCreated(w, r, a, created, "Audio created. It is being processed.", "An audio with external ID %q existed, so it was updated.")
+}
+
+// showCreated redirects to the page of audio a, which the store's CreateAudio created, or
+// updated if it had a's external ID, with the notice made (or updated, a format of the
+// external ID).
+func (s *Server) showCreated(w http.ResponseWriter, r *http.Request, a *narrator.Audio, created bool, made, updated string) error {
+	msg := made
 	if !created {
-		msg = fmt.Sprintf("An audio with external ID %q existed, so it was updated.", a.ExternalID)
+		msg = fmt.Sprintf(updated, a.ExternalID)
 	}
 	s.setFlash(w, r, msg)
-	http.Redirect(w, r, fmt.Sprintf("/projects/%d/audios/%d", p.ID, a.ID), http.StatusSeeOther)
+	http.Redirect(w, r, fmt.Sprintf("/projects/%d/audios/%d", a.ProjectID, a.ID), http.StatusSeeOther)
 	return nil
 }
 

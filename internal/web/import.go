@@ -1,7 +1,6 @@
 package web
 
 import (
-	"fmt"
 	"net/http"
 	"strings"
 
@@ -71,11 +70,6 @@ func (s *Server) importAudio(w http.ResponseWriter, r *http.Request, q *request)
 		}
 		return err
 	}
-	msg := "Imported from its page. The audio is being processed; check the text below."
-	if !created {
-		msg = fmt.Sprintf("An audio with external ID %q existed, so it was updated from the page.", a.ExternalID)
-	}
-	s.setFlash(w, r, msg)
-	http.Redirect(w, r, fmt.Sprintf("/projects/%d/audios/%d", p.ID, a.ID), http.StatusSeeOther)
-	return nil
+	return s.showCreated(w, r, a, created, "Imported from its page. The audio is being processed; check the text below.",
+		"An audio with external ID %q existed, so it was updated from the page.")
 }
