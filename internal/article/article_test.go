@@ -21,6 +21,20 @@ func summarize(d Document) []blockSummary {
 	return out
 }
 
+// wantBlocks fails t unless d's blocks are want, in order.
+func wantBlocks(t *testing.T, d Document, want []blockSummary) {
+	t.Helper()
+	got := summarize(d)
+	if len(got) != len(want) {
+		t.Fatalf("got %d blocks %+v\nwant %+v", len(got), got, want)
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Errorf("block %d: got %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}
+
 func TestDetect(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -100,15 +114,7 @@ func TestParse(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got := summarize(Parse(tc.in))
-			if len(got) != len(tc.want) {
-				t.Fatalf("got %d blocks %+v\nwant %+v", len(got), got, tc.want)
-			}
-			for i := range got {
-				if got[i] != tc.want[i] {
-					t.Errorf("block %d: got %+v, want %+v", i, got[i], tc.want[i])
-				}
-			}
+			wantBlocks(t, Parse(tc.in), tc.want)
 		})
 	}
 }

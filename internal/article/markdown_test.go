@@ -50,15 +50,7 @@ func TestParseMarkdown(t *testing.T) {
 			if d.Format != FormatMarkdown {
 				t.Fatalf("format %v", d.Format)
 			}
-			got := summarize(d)
-			if len(got) != len(tc.want) {
-				t.Fatalf("got %d blocks %+v\nwant %+v", len(got), got, tc.want)
-			}
-			for i := range got {
-				if got[i] != tc.want[i] {
-					t.Errorf("block %d: got %+v, want %+v", i, got[i], tc.want[i])
-				}
-			}
+			wantBlocks(t, d, tc.want)
 		})
 	}
 }

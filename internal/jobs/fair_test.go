@@ -148,15 +148,7 @@ func TestStartedJobKeepsItsPlace(t *testing.T) {
 func (b *testBundle) queueShortOfNewAccount(t *testing.T) *narrator.Audio {
 	t.Helper()
 	ctx := t.Context()
-	acct := &narrator.Account{Name: "B"}
-	if err := b.store.CreateAccount(ctx, acct); err != nil {
-		t.Fatal(err)
-	}
-	title, body, _ := narrator.DefaultVoices("en_US")
-	p := &narrator.Project{AccountID: acct.ID, Title: "B", Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: title.Name, BodyVoice: body.Name}
-	if err := b.store.CreateProject(ctx, p); err != nil {
-		t.Fatal(err)
-	}
+	p := mustProject(t, b.store, "B", "B")
 	short := &narrator.Audio{ProjectID: p.ID, Body: "Short."}
 	if _, err := b.store.CreateAudio(ctx, short); err != nil {
 		t.Fatal(err)

@@ -249,20 +249,28 @@ func setup(t *testing.T, open func(t *testing.T) (store, queue, riverDB)) *testB
 	b := &testBundle{store: st, media: media, render: &fakeRenderer{media: media}, queue: q, river: rdb}
 	b.worker = jobs.NewSynthesizeWorker(st, b.render, media, jobs.SynthesizeConfig{})
 
-	acct := &narrator.Account{Name: "A"}
-	if err := st.CreateAccount(ctx, acct); err != nil {
-		t.Fatal(err)
-	}
-	title, body, _ := narrator.DefaultVoices("en_US")
-	p := &narrator.Project{AccountID: acct.ID, Title: "P", Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: title.Name, BodyVoice: body.Name}
-	if err := st.CreateProject(ctx, p); err != nil {
-		t.Fatal(err)
-	}
+	p := mustProject(t, st, "A", "P")
 	b.audio = &narrator.Audio{ProjectID: p.ID, Body: "Hello.", ExternalID: "a"}
 	if _, err := st.CreateAudio(ctx, b.audio); err != nil {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// mustProject creates an account named account with an API project named title, in English
+// with the default voices.
+func mustProject(t *testing.T, st store, account, title string) *narrator.Project {
+	t.Helper()
+	acct := &narrator.Account{Name: account}
+	if err := st.CreateAccount(t.Context(), acct); err != nil {
+		t.Fatal(err)
+	}
+	titleVoice, body, _ := narrator.DefaultVoices("en_US")
+	p := &narrator.Project{AccountID: acct.ID, Title: title, Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: titleVoice.Name, BodyVoice: body.Name}
+	if err := st.CreateProject(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // work runs the synthesis worker on a job for the audio.

@@ -196,15 +196,7 @@ func TestPostgresExpectSynthesisHead(t *testing.T) {
 	wantHeld("no job", read(), true)
 	wantHeld("no job", 1, false)
 
-	acct := &narrator.Account{Name: "Acme"}
-	if err := st.CreateAccount(ctx, acct); err != nil {
-		t.Fatal(err)
-	}
-	title, body, _ := narrator.DefaultVoices("en_US")
-	p := &narrator.Project{AccountID: acct.ID, Title: "P", Type: narrator.ProjectTypeAPI, Language: "en_US", TitleVoice: title.Name, BodyVoice: body.Name}
-	if err := st.CreateProject(ctx, p); err != nil {
-		t.Fatal(err)
-	}
+	p := mustProject(t, st, "Acme", "P")
 	for range 3 {
 		if _, err := st.CreateAudio(ctx, &narrator.Audio{ProjectID: p.ID, Title: "T", Body: "B."}); err != nil {
 			t.Fatal(err)

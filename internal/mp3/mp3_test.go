@@ -358,16 +358,7 @@ func TestEncoderErrors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// Keep writing until the dead process is noticed, then Close.
-			chunk := tone(440, 0.3, 100*time.Millisecond)
-			for range 1000 {
-				if err = enc.Write(chunk); err != nil {
-					break
-				}
-			}
-			if cerr := enc.Close(); err == nil {
-				err = cerr
-			}
+			err = writeUntilFailure(enc)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error = %v, want it to contain %q", err, tt.want)
 			}
@@ -388,7 +379,16 @@ func TestEncoderWriterError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := writeUntilFailure(enc); !errors.Is(err, full) {
+		t.Errorf("error = %v, want %v", err, full)
+	}
+}
+
+// writeUntilFailure writes tone to enc until a write fails (the dead process or the failing
+// destination is noticed), at most 100 s of it, then closes enc, and returns the first error.
+func writeUntilFailure(enc *mp3.Encoder) error {
 	chunk := tone(440, 0.3, 100*time.Millisecond)
+	var err error
 	for range 1000 {
 		if err = enc.Write(chunk); err != nil {
 			break
@@ -397,9 +397,7 @@ func TestEncoderWriterError(t *testing.T) {
 	if cerr := enc.Close(); err == nil {
 		err = cerr
 	}
-	if !errors.Is(err, full) {
-		t.Errorf("error = %v, want %v", err, full)
-	}
+	return err
 }
 
 type failingWriter struct {

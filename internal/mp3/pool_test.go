@@ -87,14 +87,22 @@ func TestChunkPoolReplacesDeadWorker(t *testing.T) {
 	}
 }
 
+// hungPool returns a pool of one worker, closed when the test ends, whose lame starts a child
+// that hangs, appends the child's process ID to the file pidFile, and waits for it.
+func hungPool(t *testing.T) (pool *mp3.ChunkPool, pidFile string) {
+	t.Helper()
+	pidFile = filepath.Join(t.TempDir(), "child.pid")
+	hang := proctest.Script(t, "sleep 1000 & echo $! >> "+pidFile+"\nwait")
+	pool = mp3.NewChunkPool(mp3.Options{Lame: hang}, 1, t.TempDir())
+	t.Cleanup(func() { pool.Close() })
+	return pool, pidFile
+}
+
 // TestChunkPoolCancelKillsGroup checks that cancelling an encoding kills
 // the worker's lame with what it started, and that Encode returns at once.
 func TestChunkPoolCancelKillsGroup(t *testing.T) {
 	t.Parallel()
-	pidFile := filepath.Join(t.TempDir(), "child.pid")
-	hang := proctest.Script(t, "sleep 1000 & echo $! > "+pidFile+"\nwait")
-	pool := mp3.NewChunkPool(mp3.Options{Lame: hang}, 1, t.TempDir())
-	defer pool.Close()
+	pool, pidFile := hungPool(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() {
@@ -118,10 +126,7 @@ func TestChunkPoolCancelKillsGroup(t *testing.T) {
 // time limit is killed, and the chunk fails after its second attempt.
 func TestChunkPoolTimeout(t *testing.T) {
 	t.Parallel()
-	pidFile := filepath.Join(t.TempDir(), "child.pid")
-	hang := proctest.Script(t, "sleep 1000 & echo $! >> "+pidFile+"\nwait")
-	pool := mp3.NewChunkPool(mp3.Options{Lame: hang}, 1, t.TempDir())
-	defer pool.Close()
+	pool, pidFile := hungPool(t)
 	pool.SetTimeout(200 * time.Millisecond)
 	start := time.Now()
 	_, err := pool.Encode(t.Context(), lameChunk())

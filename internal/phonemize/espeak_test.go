@@ -61,16 +61,7 @@ func mustPhonemizer(tb testing.TB, opts phonemize.Options) *phonemize.Phonemizer
 	if opts.Command == "" {
 		opts.Command = mustHelper(tb)
 	}
-	p, err := phonemize.New(opts)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		if err := p.Close(); err != nil {
-			tb.Error(err)
-		}
-	})
-	return p
+	return enginetest.Must(tb, phonemize.New, opts)
 }
 
 // mustSandbox returns the sandbox the server runs engines in, or skips (fails under
