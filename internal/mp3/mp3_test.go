@@ -457,18 +457,7 @@ func TestEncoderCancelKillsGroup(t *testing.T) {
 	pid := proctest.PID(t, pidFile)
 	cancel()
 	done := make(chan error, 1)
-	go func() {
-		var err error
-		for range 1000 {
-			if err = enc.Write(chunk); err != nil {
-				break
-			}
-		}
-		if cerr := enc.Close(); err == nil {
-			err = cerr
-		}
-		done <- err
-	}()
+	go func() { done <- writeUntilFailure(enc) }()
 	select {
 	case err := <-done:
 		if !errors.Is(err, context.Canceled) {

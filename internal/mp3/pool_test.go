@@ -103,23 +103,10 @@ func hungPool(t *testing.T) (pool *mp3.ChunkPool, pidFile string) {
 func TestChunkPoolCancelKillsGroup(t *testing.T) {
 	t.Parallel()
 	pool, pidFile := hungPool(t)
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() {
+	proctest.CancelKills(t, pidFile, 5*time.Second, "child of a cancelled lame", func(ctx context.Context) error {
 		_, err := pool.Encode(ctx, lameChunk())
-		done <- err
-	}()
-	pid := proctest.PID(t, pidFile)
-	cancel()
-	select {
-	case err := <-done:
-		if !errors.Is(err, context.Canceled) {
-			t.Errorf("Encode after cancel: %v, want context.Canceled", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Encode still running 5 s after cancel")
-	}
-	proctest.Exited(t, pid, "child of a cancelled lame")
+		return err
+	})
 }
 
 // TestChunkPoolTimeout checks that a lame that hangs past the chunk's

@@ -8,6 +8,8 @@ package proctest
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -94,6 +96,29 @@ func Exited(tb testing.TB, pid int, what string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// CancelKills checks that cancelling op kills the hung process it runs with that process's
+// child: it runs op with a context that it cancels once the child's process ID is in pidFile,
+// and fails tb unless op then returns context.Canceled within wait and the child, which what
+// names, has exited.
+func CancelKills(tb testing.TB, pidFile string, wait time.Duration, what string, op func(ctx context.Context) error) {
+	tb.Helper()
+	ctx, cancel := context.WithCancel(tb.Context())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- op(ctx) }()
+	pid := PID(tb, pidFile)
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			tb.Errorf("error after cancel = %v, want context.Canceled", err)
+		}
+	case <-time.After(wait):
+		tb.Fatalf("still running %s after cancel", wait)
+	}
+	Exited(tb, pid, what)
 }
 
 // Sandbox returns a proc.Sandbox that hides the directories hide, checked with Probe; or it
