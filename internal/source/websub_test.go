@@ -207,6 +207,15 @@ func (ws *webSub) callback(id int64, nonce string) string {
 	return fmt.Sprintf("%s/websub/%d/%s", ws.callbacks, id, nonce)
 }
 
+// subscribed adds a source of an Atom feed of one item at b.self that names b's hub, and
+// polls it once, which subscribes it; it returns the source as added and as polled.
+func (b *webSub) subscribed(t *testing.T) (src, polled *narrator.Source) {
+	t.Helper()
+	b.setFeed(atomFeed(b.hubURL, b.self, "1"))
+	src = b.mustSource(t, b.self, nil)
+	return src, b.mustPoll(t, src.ID)
+}
+
 // setupWebSub starts a feed, its https hub (plain http when plain is set)
 // and a poller serving the callbacks.
 func setupWebSub(t *testing.T, plain bool) *webSub {
@@ -253,9 +262,7 @@ func TestWebSub(t *testing.T) {
 	b := setupWebSub(t, false)
 	h := b.hub
 	self := b.self
-	b.setFeed(atomFeed(b.hubURL, self, "1"))
-	src := b.mustSource(t, b.self, nil)
-	got := b.mustPoll(t, src.ID)
+	src, got := b.subscribed(t)
 	sub := got.State.WebSub
 	if got.State.Created != 1 || sub.Hub != b.hubURL || sub.Topic != self || sub.Secret == "" || sub.Secret != h.secret ||
 		!sub.ExpiresAt.Equal(b.clock.Now().Add(time.Hour)) || sub.Pending != (narrator.WebSubRequest{}) {
@@ -319,9 +326,8 @@ func TestWebSubVerify(t *testing.T) {
 	b := setupWebSub(t, false)
 	h := b.hub
 	h.wait = true
-	b.setFeed(atomFeed(b.hubURL, b.self, "1"))
-	src := b.mustSource(t, b.self, nil)
-	nonce := b.mustPoll(t, src.ID).State.WebSub.Nonce
+	src, got := b.subscribed(t)
+	nonce := got.State.WebSub.Nonce
 	if h.requests != 1 || h.callback != b.callback(src.ID, nonce) {
 		t.Fatalf("the hub got %d requests for %q", h.requests, h.callback)
 	}
@@ -377,7 +383,7 @@ func TestWebSubVerify(t *testing.T) {
 			t.Errorf("the challenge's %s is %q; want %q", k, header.Get(k), v)
 		}
 	}
-	got, _ := b.store.Source(t.Context(), src.ID)
+	got, _ = b.store.Source(t.Context(), src.ID)
 	if wantExp := b.clock.Now().Add(narrator.WebSubLease); !got.State.WebSub.ExpiresAt.Equal(wantExp) {
 		t.Errorf("the lease ends %v; want %v (capped)", got.State.WebSub.ExpiresAt, wantExp)
 	}
@@ -425,9 +431,8 @@ func TestWebSubNonce(t *testing.T) {
 	b := setupWebSub(t, false)
 	h := b.hub
 	h.wait = true
-	b.setFeed(atomFeed(b.hubURL, b.self, "1"))
-	src := b.mustSource(t, b.self, nil)
-	secret := b.mustPoll(t, src.ID).State.WebSub.Secret
+	src, got := b.subscribed(t)
+	secret := got.State.WebSub.Secret
 	if h.requests != 1 || secret == "" {
 		t.Fatalf("the hub got %d requests", h.requests)
 	}
@@ -595,18 +600,14 @@ func TestWebSubPush(t *testing.T) {
 func TestWebSubPlainHub(t *testing.T) {
 	t.Parallel()
 	b := setupWebSub(t, true)
-	b.setFeed(atomFeed(b.hubURL, b.self, "1"))
-	src := b.mustSource(t, b.self, nil)
-	got := b.mustPoll(t, src.ID)
+	_, got := b.subscribed(t)
 	if b.hub.requests != 0 || b.hub.secret != "" || got.State.WebSub.Secret != "" {
 		t.Errorf("a plain-http hub got %d requests (secret %q); the feed's subscription is %+v", b.hub.requests, b.hub.secret, got.State.WebSub)
 	}
 
 	tls := setupWebSub(t, false)
 	tls.hub.redirect = b.hubURL
-	tls.setFeed(atomFeed(tls.hubURL, tls.self, "1"))
-	src = tls.mustSource(t, tls.self, nil)
-	tls.mustPoll(t, src.ID)
+	tls.subscribed(t)
 	if b.hub.requests != 0 || b.hub.secret != "" {
 		t.Errorf("an https hub's redirect took the request to plain http: %d requests, secret %q", b.hub.requests, b.hub.secret)
 	}
@@ -631,9 +632,8 @@ func (z *zeros) Read(p []byte) (int, error) {
 // parallel, so that the allocations it counts are its own.
 func TestWebSubPushMemory(t *testing.T) {
 	b := setupWebSub(t, false)
-	b.setFeed(atomFeed(b.hubURL, b.self, "1"))
-	src := b.mustSource(t, b.self, nil)
-	if got := b.mustPoll(t, src.ID); got.State.WebSub.Secret == "" {
+	_, got := b.subscribed(t)
+	if got.State.WebSub.Secret == "" {
 		t.Fatalf("no subscription: %+v", got.State)
 	}
 	const size = source.MaxPushBytes - 1
