@@ -135,8 +135,7 @@ func TestFeedSettings(t *testing.T) {
 func TestFeedFormErrors(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil)
-	c := b.browser(t)
-	tok := c.mustSignIn("ed@acme.test")
+	c, tok := b.signedIn(t)
 	page := fmt.Sprintf("/projects/%d/feed", b.project.ID)
 	form := func(kv ...string) url.Values {
 		v := url.Values{"csrf_token": {tok}, "title": {"Daily"}, "language": {"en"}}

@@ -189,8 +189,7 @@ func TestEditKeepsMetadataExactly(t *testing.T) {
 func TestFormErrorsUseLabels(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil)
-	c := b.browser(t)
-	tok := c.mustSignIn("ed@acme.test")
+	c, tok := b.signedIn(t)
 	base := fmt.Sprintf("/projects/%d", b.project.ID)
 	other := &narrator.Audio{ProjectID: b.project.ID, Body: "Other.", ExternalID: "taken"}
 	mine := &narrator.Audio{ProjectID: b.project.ID, Body: "Mine."}
@@ -340,8 +339,7 @@ func TestPageDetails(t *testing.T) {
 func TestFormRefusesTooLong(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil)
-	c := b.browser(t)
-	tok := c.mustSignIn("ed@acme.test")
+	c, tok := b.signedIn(t)
 	base := fmt.Sprintf("/projects/%d", b.project.ID)
 	mine := &narrator.Audio{ProjectID: b.project.ID, Body: "Mine.", ExternalID: "mine"}
 	if _, err := b.store.CreateAudio(t.Context(), mine); err != nil {

@@ -37,8 +37,7 @@ func TestImportFromURL(t *testing.T) {
 	}))
 	t.Cleanup(pages.Close)
 	b := setup(t, func(d *web.Deps) { d.Pages = extract.NewReader(fetch.New(fetch.Options{AllowPrivate: true})) })
-	c := b.browser(t)
-	tok := c.mustSignIn("ed@acme.test")
+	c, tok := b.signedIn(t)
 	base := fmt.Sprintf("/projects/%d", b.project.ID)
 
 	res := c.get(base)

@@ -28,8 +28,7 @@ func TestSourcesPage(t *testing.T) {
 	if err := b.store.CreateProject(t.Context(), p); err != nil {
 		t.Fatal(err)
 	}
-	c := b.browser(t)
-	tok := c.mustSignIn("ed@acme.test")
+	c, tok := b.signedIn(t)
 	page := fmt.Sprintf("/projects/%d/sources", p.ID)
 	if res := c.get(fmt.Sprintf("/projects/%d", p.ID)); !strings.Contains(res.body, `href="`+page+`"`) {
 		t.Error("the rss project's page does not link to its feeds")
@@ -78,8 +77,7 @@ func TestSourcesPage(t *testing.T) {
 func TestCreateRSSProject(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil)
-	c := b.browser(t)
-	tok := c.mustSignIn("ed@acme.test")
+	c, tok := b.signedIn(t)
 	if res := c.get("/projects"); !strings.Contains(res.body, `<option value="rss"`) {
 		t.Error("the new-project form offers no rss type")
 	}

@@ -221,6 +221,13 @@ func (c *browser) signIn(email, password string) response {
 	return c.post("/signin", url.Values{"csrf_token": {tok}, "email": {email}, "password": {password}})
 }
 
+// signedIn returns a browser signed in as ed@acme.test, of b's account, and its CSRF token.
+func (b *testBundle) signedIn(t *testing.T) (*browser, string) {
+	t.Helper()
+	c := b.browser(t)
+	return c, c.mustSignIn("ed@acme.test")
+}
+
 func (c *browser) mustSignIn(email string) string {
 	c.t.Helper()
 	if res := c.signIn(email, testPassword); res.StatusCode != http.StatusSeeOther {
@@ -381,8 +388,7 @@ func TestSignInRateLimit(t *testing.T) {
 func TestCSRF(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil)
-	c := b.browser(t)
-	tok := c.mustSignIn("ed@acme.test")
+	c, tok := b.signedIn(t)
 	other := b.browser(t)
 	otherTok := other.mustSignIn("ed@acme.test")
 	if tok == otherTok {
@@ -412,8 +418,7 @@ func TestCSRF(t *testing.T) {
 func TestProjectsAndAudios(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil)
-	c := b.browser(t)
-	tok := c.mustSignIn("ed@acme.test")
+	c, tok := b.signedIn(t)
 
 	// Projects page and project creation.
 	res := c.get("/projects")
@@ -541,8 +546,7 @@ func TestProjectsAndAudios(t *testing.T) {
 func TestKeys(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil)
-	c := b.browser(t)
-	tok := c.mustSignIn("ed@acme.test")
+	c, tok := b.signedIn(t)
 	res := c.post("/keys", url.Values{"csrf_token": {tok}})
 	// POST, redirect, GET: the secret is not in the URL, and the page that
 	// shows it can be reloaded without making another key.
@@ -619,8 +623,7 @@ func TestOtherAccountsAreNotFound(t *testing.T) {
 func TestBadInputNeverFails(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil)
-	c := b.browser(t)
-	tok := c.mustSignIn("ed@acme.test")
+	c, tok := b.signedIn(t)
 	base := fmt.Sprintf("/projects/%d", b.project.ID)
 	gets := []string{
 		"/projects/abc", "/projects/-1", "/projects/99999999999999999999", base + "?page=0", base + "?page=abc",
@@ -726,8 +729,7 @@ func TestAnyNode(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil)
 	other := b.twin(t)
-	c := b.browser(t)
-	tok := c.mustSignIn("ed@acme.test")
+	c, tok := b.signedIn(t)
 	wantStatus(t, c.post("/keys", url.Values{"csrf_token": {tok}}), http.StatusSeeOther)
 
 	// A browser of another session gets nothing from the cookie.
@@ -771,8 +773,7 @@ func TestAnyNode(t *testing.T) {
 func TestNewKeyCookieTampered(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil)
-	c := b.browser(t)
-	tok := c.mustSignIn("ed@acme.test")
+	c, tok := b.signedIn(t)
 	wantStatus(t, c.post("/keys", url.Values{"csrf_token": {tok}}), http.StatusSeeOther)
 	u, _ := url.Parse(b.srv.URL + "/keys")
 	for _, ck := range c.client.Jar.Cookies(u) {

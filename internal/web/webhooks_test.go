@@ -16,8 +16,7 @@ import (
 func TestWebhooksPage(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil)
-	c := b.browser(t)
-	tok := c.mustSignIn("ed@acme.test")
+	c, tok := b.signedIn(t)
 	page := fmt.Sprintf("/projects/%d/webhooks", b.project.ID)
 	if res := c.get(fmt.Sprintf("/projects/%d", b.project.ID)); !strings.Contains(res.body, `href="`+page+`"`) {
 		t.Error("the project page does not link to its webhooks")
@@ -135,8 +134,7 @@ func TestWebhooksPage(t *testing.T) {
 func TestWebhookTestLimited(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil)
-	c := b.browser(t)
-	tok := c.mustSignIn("ed@acme.test")
+	c, tok := b.signedIn(t)
 	page := fmt.Sprintf("/projects/%d/webhooks", b.project.ID)
 	wantStatus(t, c.post(page, url.Values{"csrf_token": {tok}, "url": {"https://hooks.example.com/in"}}), http.StatusSeeOther)
 	hooks, err := b.store.ListWebhooks(t.Context(), b.project.ID)
