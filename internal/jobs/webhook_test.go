@@ -82,12 +82,19 @@ func (b *testBundle) mustHook(t *testing.T, url string) *narrator.Webhook {
 	return h
 }
 
+// hookTo serves rec on a test server and adds a webhook of the audio's project whose URL is
+// path on that server.
+func (b *testBundle) hookTo(t *testing.T, rec http.Handler, path string) *narrator.Webhook {
+	t.Helper()
+	srv := httptest.NewServer(rec)
+	t.Cleanup(srv.Close)
+	return b.mustHook(t, srv.URL+path)
+}
+
 func TestWebhookRetriedWithTheSameID(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *testBundle) {
 		rec := &hookReceiver{failures: 2}
-		srv := httptest.NewServer(rec)
-		t.Cleanup(srv.Close)
-		h := b.mustHook(t, srv.URL+"/hook")
+		h := b.hookTo(t, rec, "/hook")
 		if err := b.queue.Start(t.Context(), b.workers()); err != nil {
 			t.Fatal(err)
 		}
@@ -134,9 +141,7 @@ func TestWebhookWork(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *testBundle) {
 		ctx := t.Context()
 		rec := &hookReceiver{failures: 1}
-		srv := httptest.NewServer(rec)
-		t.Cleanup(srv.Close)
-		h := b.mustHook(t, srv.URL)
+		h := b.hookTo(t, rec, "")
 		if _, err := b.store.DeleteAudio(ctx, b.audio.ProjectID, "a"); err != nil {
 			t.Fatal(err)
 		}
@@ -191,9 +196,7 @@ func TestWebhookWorkStopsForDisabledEndpoints(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *testBundle) {
 		ctx := t.Context()
 		rec := &hookReceiver{}
-		srv := httptest.NewServer(rec)
-		t.Cleanup(srv.Close)
-		h := b.mustHook(t, srv.URL)
+		h := b.hookTo(t, rec, "")
 		if _, err := b.store.DeleteAudio(ctx, b.audio.ProjectID, "a"); err != nil {
 			t.Fatal(err)
 		}
