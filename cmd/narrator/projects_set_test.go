@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	bin "encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/pcm/pcmtest"
 	"github.com/narrator/narrator/internal/proctest"
 	"github.com/narrator/narrator/internal/sqlite"
 )
@@ -17,22 +16,8 @@ import (
 // writeWAV writes a WAV file of n samples of a square wave at rate.
 func writeWAV(t *testing.T, name string, n, rate int) string {
 	t.Helper()
-	var b bytes.Buffer
-	w := func(v any) { _ = bin.Write(&b, bin.LittleEndian, v) }
-	b.WriteString("RIFF")
-	w(uint32(36 + 2*n))
-	b.WriteString("WAVEfmt ")
-	w([]uint32{16})
-	w([]uint16{1, 1})
-	w([]uint32{uint32(rate), uint32(2 * rate)})
-	w([]uint16{2, 16})
-	b.WriteString("data")
-	w(uint32(2 * n))
-	for i := range n {
-		w(int16(4000 * (1 - 2*(i/50%2))))
-	}
 	path := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
+	if err := os.WriteFile(path, pcmtest.WAV(pcmtest.Square(n, 50, 4000), rate), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return path

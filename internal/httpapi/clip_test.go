@@ -1,37 +1,20 @@
 package httpapi_test
 
 import (
-	"bytes"
-	"encoding/binary"
 	"fmt"
-	"math"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/pcm/pcmtest"
 	"github.com/narrator/narrator/internal/proctest"
 )
 
 // wavTone returns a WAV file of a 440 Hz tone lasting d at rate.
 func wavTone(d time.Duration, rate int) string {
-	n := int(d.Seconds() * float64(rate))
-	var b bytes.Buffer
-	w := func(v any) { _ = binary.Write(&b, binary.LittleEndian, v) }
-	b.WriteString("RIFF")
-	w(uint32(36 + 2*n))
-	b.WriteString("WAVEfmt ")
-	w([]uint32{16})
-	w([]uint16{1, 1})
-	w([]uint32{uint32(rate), uint32(2 * rate)})
-	w([]uint16{2, 16})
-	b.WriteString("data")
-	w(uint32(2 * n))
-	for i := range n {
-		w(int16(8000 * math.Sin(2*math.Pi*440*float64(i)/float64(rate))))
-	}
-	return b.String()
+	return string(pcmtest.WAV(pcmtest.Tone(440, d, rate, 8000), rate))
 }
 
 // TestClips sets, reads and removes a project's intro and outro, and

@@ -16,6 +16,7 @@ import (
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/localfs"
 	"github.com/narrator/narrator/internal/mp3"
+	"github.com/narrator/narrator/internal/pcm/pcmtest"
 	"github.com/narrator/narrator/internal/pipeline"
 	"github.com/narrator/narrator/internal/proctest"
 )
@@ -41,26 +42,6 @@ func chirp(f0, f1 float64, d time.Duration, rate int) []int16 {
 		out[i] = int16(9000 * math.Sin(phase))
 	}
 	return out
-}
-
-// wavOf returns mono 16-bit samples as a WAV file.
-func wavOf(samples []int16, rate int) []byte {
-	var b bytes.Buffer
-	w := func(v any) { _ = binary.Write(&b, binary.LittleEndian, v) }
-	b.WriteString("RIFF")
-	w(uint32(36 + 2*len(samples)))
-	b.WriteString("WAVEfmt ")
-	w(uint32(16))
-	w(uint16(1))
-	w(uint16(1))
-	w(uint32(rate))
-	w(uint32(2 * rate))
-	w(uint16(2))
-	w(uint16(16))
-	b.WriteString("data")
-	w(uint32(2 * len(samples)))
-	w(samples)
-	return b.Bytes()
 }
 
 // mp3Of encodes samples with lame.
@@ -132,7 +113,7 @@ func TestRenderIntroOutro(t *testing.T) {
 		return p
 	}
 	plain := newPipe(nil, nil)
-	intro, err := pipeline.ClipDecoder{}.DecodeClip(t.Context(), narrator.ClipIntro, pipeline.ClipWAV, wavOf(chirp(300, 3000, 1500*time.Millisecond, 44100), 44100))
+	intro, err := pipeline.ClipDecoder{}.DecodeClip(t.Context(), narrator.ClipIntro, pipeline.ClipWAV, pcmtest.WAV(chirp(300, 3000, 1500*time.Millisecond, 44100), 44100))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,11 +241,11 @@ func TestDecodeClip(t *testing.T) {
 		data              []byte
 		ok                bool
 	}{
-		{"wav", pipeline.ClipWAV, wavOf(chirp(200, 400, time.Second, 16000), 16000), true},
+		{"wav", pipeline.ClipWAV, pcmtest.WAV(chirp(200, 400, time.Second, 16000), 16000), true},
 		{"mp3", pipeline.ClipMP3, mp3Of(t, chirp(200, 400, time.Second, 32000), 32000), true},
-		{"wav too long", pipeline.ClipWAV, wavOf(long, 22050), false},
+		{"wav too long", pipeline.ClipWAV, pcmtest.WAV(long, 22050), false},
 		{"mp3 too long", pipeline.ClipMP3, mp3Of(t, long, 22050), false},
-		{"wav too short", pipeline.ClipWAV, wavOf(make([]int16, 100), 16000), false},
+		{"wav too short", pipeline.ClipWAV, pcmtest.WAV(make([]int16, 100), 16000), false},
 		{"text as mp3", pipeline.ClipMP3, []byte("not audio at all"), false},
 		{"text as wav", pipeline.ClipWAV, []byte("RIFF....WAVEjunk"), false},
 		{"mp3 as wav", pipeline.ClipWAV, mp3Of(t, chirp(200, 400, time.Second, 32000), 32000), false},

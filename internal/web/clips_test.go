@@ -2,7 +2,6 @@ package web_test
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"mime/multipart"
 	"net/http"
@@ -11,28 +10,14 @@ import (
 	"testing"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/pcm/pcmtest"
 	"github.com/narrator/narrator/internal/pipeline"
 	"github.com/narrator/narrator/internal/web"
 )
 
 // wavOfSeconds returns a WAV file of a square wave lasting secs at 8 kHz.
 func wavOfSeconds(secs float64) []byte {
-	n := int(secs * 8000)
-	var b bytes.Buffer
-	w := func(v any) { _ = binary.Write(&b, binary.LittleEndian, v) }
-	b.WriteString("RIFF")
-	w(uint32(36 + 2*n))
-	b.WriteString("WAVEfmt ")
-	w([]uint32{16})
-	w([]uint16{1, 1})
-	w([]uint32{8000, 16000})
-	w([]uint16{2, 16})
-	b.WriteString("data")
-	w(uint32(2 * n))
-	for i := range n {
-		w(int16(4000 * (1 - 2*(i/40%2))))
-	}
-	return b.Bytes()
+	return pcmtest.WAV(pcmtest.Square(int(secs*8000), 40, 4000), 8000)
 }
 
 // postUpload posts a multipart form of fields and, under each file
