@@ -515,6 +515,18 @@ func (c *Config) Validate() error {
 	if _, err := c.TrustedProxyPrefixes(); err != nil {
 		return err
 	}
+	if err := ValidateSandbox(c.Sandbox); err != nil {
+		return err
+	}
+	if err := c.validateConnections(); err != nil {
+		return err
+	}
+	return c.validateQuotas()
+}
+
+// validateConnections reports the first problem with c's limits on
+// connections and transfers.
+func (c *Config) validateConnections() error {
 	if c.MaxConnections < 16 || c.MaxConnections > 1_000_000 {
 		return fmt.Errorf("--max-connections must be from 16 to 1000000, not %d", c.MaxConnections)
 	}
@@ -525,9 +537,12 @@ func (c *Config) Validate() error {
 	if c.MinTransferRate < 0 || c.MinTransferRate > 1<<30 {
 		return fmt.Errorf("--min-transfer-rate must be from 0 to %d, not %d", 1<<30, c.MinTransferRate)
 	}
-	if err := ValidateSandbox(c.Sandbox); err != nil {
-		return err
-	}
+	return nil
+}
+
+// validateQuotas reports the first problem with c's limits per account
+// and per audio.
+func (c *Config) validateQuotas() error {
 	if c.MaxQueuedPerAccount < 0 {
 		return fmt.Errorf("--max-queued-per-account must not be negative, not %d", c.MaxQueuedPerAccount)
 	}
