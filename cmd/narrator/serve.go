@@ -247,7 +247,7 @@ func (s *server) openData(ctx context.Context, getenv func(string) string) error
 	}, httpapi.EventBody(cfg.MediaURL), narrator.Limits{
 		MaxQueued:     cfg.MaxQueuedPerAccount,
 		MaxMediaBytes: cfg.MaxMediaMBPerAccount << 20,
-		MaxSources:    cfg.MaxFeedsPerAccount,
+		MaxSources:    cfg.MaxSourcesPerAccount,
 	}, cfg.WebSubHub != "", getenv)
 	if err != nil {
 		return err

@@ -63,7 +63,10 @@ const (
 	EnvMaxQueuedPerAccount  = "NARRATOR_MAX_QUEUED_PER_ACCOUNT"
 	EnvMaxMediaMBPerAccount = "NARRATOR_MAX_MEDIA_MB_PER_ACCOUNT"
 	EnvMaxAudioDuration     = "NARRATOR_MAX_AUDIO_DURATION"
-	EnvMaxFeedsPerAccount   = "NARRATOR_MAX_FEEDS_PER_ACCOUNT"
+	EnvMaxSourcesPerAccount = "NARRATOR_MAX_SOURCES_PER_ACCOUNT"
+	// EnvMaxFeedsPerAccount is EnvMaxSourcesPerAccount's old name, read
+	// when the new one is not set: deprecated.
+	EnvMaxFeedsPerAccount = "NARRATOR_MAX_FEEDS_PER_ACCOUNT"
 )
 
 // Log formats.
@@ -357,9 +360,10 @@ type Config struct {
 	MaxMediaMBPerAccount int64
 	// MaxAudioDuration caps the length of one audio, pauses included.
 	MaxAudioDuration time.Duration
-	// MaxFeedsPerAccount bounds the feeds each account's projects read,
-	// together; a create beyond it is refused (409). 0 means no limit.
-	MaxFeedsPerAccount int
+	// MaxSourcesPerAccount bounds the sources each account's projects
+	// read, together; a create beyond it is refused (409). 0 means no
+	// limit.
+	MaxSourcesPerAccount int
 }
 
 // Defaults of the per-account limits and the length cap.
@@ -367,7 +371,7 @@ const (
 	DefaultMaxQueuedPerAccount  = 1_000
 	DefaultMaxMediaMBPerAccount = 10 << 10 // 10 GiB
 	DefaultMaxAudioDuration     = 3 * time.Hour
-	DefaultMaxFeedsPerAccount   = 100
+	DefaultMaxSourcesPerAccount = 100
 )
 
 // ServeFlags registers the serve flags on fs and returns a function that
@@ -406,7 +410,9 @@ func ServeFlags(fs *flag.FlagSet, getenv func(string) string) func() (Config, er
 	SandboxFlag(fs, getenv, &c.Sandbox)
 	fs.IntVar(&c.MaxQueuedPerAccount, "max-queued-per-account", env.int(EnvMaxQueuedPerAccount, DefaultMaxQueuedPerAccount), "audios each account may have waiting for or under synthesis; 0 for no limit (env "+EnvMaxQueuedPerAccount+")")
 	fs.Int64Var(&c.MaxMediaMBPerAccount, "max-media-mb-per-account", int64(env.int(EnvMaxMediaMBPerAccount, DefaultMaxMediaMBPerAccount)), "`MiB` of published media each account may keep; 0 for no limit (env "+EnvMaxMediaMBPerAccount+")")
-	fs.IntVar(&c.MaxFeedsPerAccount, "max-feeds-per-account", env.int(EnvMaxFeedsPerAccount, DefaultMaxFeedsPerAccount), "feeds each account's projects may read, together; 0 for no limit (env "+EnvMaxFeedsPerAccount+")")
+	maxSources := env.int(EnvMaxSourcesPerAccount, env.int(EnvMaxFeedsPerAccount, DefaultMaxSourcesPerAccount))
+	fs.IntVar(&c.MaxSourcesPerAccount, "max-sources-per-account", maxSources, "sources each account's projects may read, together; 0 for no limit (env "+EnvMaxSourcesPerAccount+")")
+	fs.IntVar(&c.MaxSourcesPerAccount, "max-feeds-per-account", maxSources, "deprecated: the old name of --max-sources-per-account (env "+EnvMaxFeedsPerAccount+")")
 	fs.DurationVar(&c.MaxAudioDuration, "max-audio-duration", env.duration(EnvMaxAudioDuration, DefaultMaxAudioDuration), "longest audio, pauses included: longer articles are refused or fail (env "+EnvMaxAudioDuration+")")
 	return func() (Config, error) {
 		if err := env.err(); err != nil {
@@ -549,8 +555,8 @@ func (c *Config) validateQuotas() error {
 	if c.MaxMediaMBPerAccount < 0 || c.MaxMediaMBPerAccount > 1<<30 {
 		return fmt.Errorf("--max-media-mb-per-account must be from 0 to %d, not %d", 1<<30, c.MaxMediaMBPerAccount)
 	}
-	if c.MaxFeedsPerAccount < 0 {
-		return fmt.Errorf("--max-feeds-per-account must not be negative, not %d", c.MaxFeedsPerAccount)
+	if c.MaxSourcesPerAccount < 0 {
+		return fmt.Errorf("--max-sources-per-account must not be negative, not %d", c.MaxSourcesPerAccount)
 	}
 	if c.MaxAudioDuration < time.Minute || c.MaxAudioDuration > 24*time.Hour {
 		return fmt.Errorf("--max-audio-duration must be from 1m to 24h, not %v", c.MaxAudioDuration)

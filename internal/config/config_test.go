@@ -226,7 +226,8 @@ var serveEnvSamples = map[string]struct{ good, bad string }{
 	"max-queued-per-account":     {"5", "many"},
 	"max-media-mb-per-account":   {"1", "-1"},
 	"max-audio-duration":         {"90m", "3"},
-	"max-feeds-per-account":      {"7", "-1"},
+	"max-sources-per-account":    {"7", "-1"},
+	"max-feeds-per-account":      {"7", "many"},
 }
 
 // TestServeFlagsEnvironment walks every flag of serve: its usage, which
@@ -305,18 +306,21 @@ func TestSandboxFlag(t *testing.T) {
 func TestLimitFlags(t *testing.T) {
 	t.Parallel()
 	type limits struct {
-		Queued int
-		Media  int64
-		Audio  time.Duration
-		Feeds  int
+		Queued  int
+		Media   int64
+		Audio   time.Duration
+		Sources int
 	}
 	cases := []serveCase[limits]{
 		{"defaults", nil, nil, limits{1000, 10240, 3 * time.Hour, 100}, ""},
-		{"environment", nil, map[string]string{config.EnvMaxQueuedPerAccount: "5", config.EnvMaxMediaMBPerAccount: "0", config.EnvMaxAudioDuration: "90m", config.EnvMaxFeedsPerAccount: "7"},
+		{"environment", nil, map[string]string{config.EnvMaxQueuedPerAccount: "5", config.EnvMaxMediaMBPerAccount: "0", config.EnvMaxAudioDuration: "90m", config.EnvMaxSourcesPerAccount: "7"},
 			limits{5, 0, 90 * time.Minute, 7}, ""},
-		{"flags win", []string{"--max-queued-per-account", "0", "--max-media-mb-per-account", "1", "--max-audio-duration", "1h", "--max-feeds-per-account", "0"},
-			map[string]string{config.EnvMaxQueuedPerAccount: "5", config.EnvMaxFeedsPerAccount: "7"}, limits{0, 1, time.Hour, 0}, ""},
-		{"negative feeds", []string{"--max-feeds-per-account", "-1"}, nil, limits{}, "--max-feeds-per-account"},
+		{"flags win", []string{"--max-queued-per-account", "0", "--max-media-mb-per-account", "1", "--max-audio-duration", "1h", "--max-sources-per-account", "0"},
+			map[string]string{config.EnvMaxQueuedPerAccount: "5", config.EnvMaxSourcesPerAccount: "7"}, limits{0, 1, time.Hour, 0}, ""},
+		{"old environment name", nil, map[string]string{config.EnvMaxFeedsPerAccount: "7"}, limits{1000, 10240, 3 * time.Hour, 7}, ""},
+		{"new environment name wins", nil, map[string]string{config.EnvMaxFeedsPerAccount: "7", config.EnvMaxSourcesPerAccount: "9"}, limits{1000, 10240, 3 * time.Hour, 9}, ""},
+		{"old flag name", []string{"--max-feeds-per-account", "3"}, nil, limits{1000, 10240, 3 * time.Hour, 3}, ""},
+		{"negative sources", []string{"--max-sources-per-account", "-1"}, nil, limits{}, "--max-sources-per-account"},
 		{"negative queue", []string{"--max-queued-per-account", "-1"}, nil, limits{}, "--max-queued-per-account"},
 		{"negative media", []string{"--max-media-mb-per-account", "-1"}, nil, limits{}, "--max-media-mb-per-account"},
 		{"audio too short", []string{"--max-audio-duration", "10s"}, nil, limits{}, "--max-audio-duration"},
@@ -325,7 +329,7 @@ func TestLimitFlags(t *testing.T) {
 		{"bad audio env", nil, map[string]string{config.EnvMaxAudioDuration: "3"}, limits{}, config.EnvMaxAudioDuration},
 	}
 	runServeCases(t, cases, func(c config.Config) limits {
-		return limits{c.MaxQueuedPerAccount, c.MaxMediaMBPerAccount, c.MaxAudioDuration, c.MaxFeedsPerAccount}
+		return limits{c.MaxQueuedPerAccount, c.MaxMediaMBPerAccount, c.MaxAudioDuration, c.MaxSourcesPerAccount}
 	})
 }
 
