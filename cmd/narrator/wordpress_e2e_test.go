@@ -728,6 +728,12 @@ func wpBrowser(t *testing.T, w *wpSite, n *wpNarrator, posts map[string]int, chr
 		frame := player(t, ctx, public)
 		wpReadAlong(t, ctx, frame)
 		wpLockScreen(t, w, ctx, frame, cover.SourceURL)
+		// Scrolled past, the player becomes the mini-player, fixed in the
+		// window; room below the post makes sure it can be scrolled past.
+		browse(t, ctx, "mini-player",
+			chromedp.Evaluate(`document.body.appendChild(Object.assign(document.createElement('div'), {style: 'height: 3000px'}));
+				window.scrollTo(0, document.documentElement.scrollHeight); 0`, nil),
+			waitJS(`document.querySelector('iframe.narrator-player').classList.contains('narrator-mini')`, 10*time.Second))
 	})
 	t.Run("a visitor gets no player on a private or password-protected post", func(t *testing.T) {
 		ctx := newBrowser(t, chromium)
