@@ -348,8 +348,9 @@ func clickUntil(t *testing.T, top, frame context.Context, frameSelector, selecto
 	}
 }
 
-// indexOf returns the first sentence whose paragraph is p.
-func indexOf(paragraph map[int]string, p string) int {
+// indexOf returns the first sentence whose paragraph is p, however the
+// paragraphs are named.
+func indexOf[P comparable](paragraph map[int]P, p P) int {
 	first := -1
 	for i, q := range paragraph {
 		if q == p && (first < 0 || i < first) {

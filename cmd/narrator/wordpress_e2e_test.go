@@ -871,7 +871,7 @@ func wpReadAlong(t *testing.T, ctx, frame context.Context) {
 	axeClean(t, ctx, axeSource(t), "post page reading along, Play from here focused")
 	browse(t, ctx, "enter", chromedp.KeyEvent(kb.Enter))
 	var at float64
-	first := tr.Sentences[indexOfSentence(paragraph, 0)]
+	first := tr.Sentences[indexOf(paragraph, 0)]
 	browse(t, frame, "playing from the first paragraph",
 		waitJS(`!`+audio+`.paused && !`+audio+`.seeking && `+audio+`.currentTime < `+fmt.Sprint(first.End), 20*time.Second),
 		chromedp.Evaluate(audio+`.currentTime`, &at))
@@ -879,17 +879,6 @@ func wpReadAlong(t *testing.T, ctx, frame context.Context) {
 		t.Errorf("Enter on the first paragraph's Play from here plays from %.2f s, not in %.2f–%.2f s", at, first.Start, first.End)
 	}
 	axeClean(t, frame, axeSource(t), "player on the post page")
-}
-
-// indexOfSentence returns the first sentence in paragraph p.
-func indexOfSentence(paragraph map[int]int, p int) int {
-	first := -1
-	for i, q := range paragraph {
-		if q == p && (first < 0 || i < first) {
-			first = i
-		}
-	}
-	return first
 }
 
 // wpLockScreen checks the Media Session metadata (the post's title, its
