@@ -103,12 +103,11 @@ const (
 	// player that reads as it plays is never cut off.
 	DefaultMinTransferRate = 1024
 	// DefaultMemoryLimitMB is the Go runtime's soft memory limit of serve.
-	// The server's own live heap was 4 to 14 MB in a traced
-	// 100,000-character rendering with the real engines; without a limit,
-	// the collector lets the heap grow to twice that between collections,
-	// and a long rendering meets the worst of it more often: the peak grew
-	// by 10 MiB from a 10,000- to a 100,000-character article, and by 3
-	// with the limit (docs/figures.md, "The soft memory limit").
+	// It is a few times the server's own live heap in a long rendering
+	// with the real engines; without a limit, the collector lets the heap
+	// grow to twice the live heap between collections, and a long
+	// rendering meets the worst of it more often (docs/figures.md, "The
+	// soft memory limit"; docs/decisions/memory-limit.md).
 	DefaultMemoryLimitMB = 24
 )
 

@@ -8,10 +8,9 @@
 // process that dies, is killed with its whole process group, replaced, and the unit is retried
 // once on the fresh process.
 //
-// Measured on the 2-core build machine (go test -bench . ./internal/festival): starting festival
-// and loading the HTS voice takes about 160 ms and 325 MB of memory; a 12-word sentence takes
-// about 115 ms on a warm process, 280 ms with a fresh process per unit, and 75 ms of wall time
-// per unit with one busy process per core. The HTS voice writes 32000 Hz.
+// Starting festival and loading the HTS voice costs more than speaking a sentence on a warm
+// process, which is why processes live across units (docs/figures.md, "Engine starts"). The
+// HTS voice writes 32000 Hz.
 package festival
 
 import (
@@ -41,7 +40,7 @@ import (
 const DefaultVoice = "cmu_us_slt_arctic_hts"
 
 // MemoryPerProc is the resident memory one festival process needs with the HTS voice loaded
-// (measured: about 325 MB), rounded up. Zero Options.Procs never starts more processes than
+// (docs/figures.md, "Engine starts"), rounded up. Zero Options.Procs never starts more processes than
 // available memory holds at this size.
 const MemoryPerProc = 400 << 20
 
@@ -66,9 +65,9 @@ type Options struct {
 	TempDir string
 }
 
-// sandboxLimits bounds a sandboxed festival process. With the HTS voice loaded, two processes
-// speaking a 100,000-character article in units of up to 300 characters (speak.MaxUnitChars)
-// peaked at 425 MB of address space; 2 GiB leaves room for odd text. A process lives for many
+// sandboxLimits bounds a sandboxed festival process. 2 GiB of address space is several times
+// what a process with the HTS voice loaded reaches speaking a long article in units of up to
+// speak.MaxUnitChars (docs/figures.md, "festival's address space"), room for odd text. A process lives for many
 // units: its CPU limit (about 100,000 units) ends it only in a long run, and the pool replaces
 // it as one that died, retrying its unit. A unit's wave is a few MB.
 func sandboxLimits() proc.Limits {

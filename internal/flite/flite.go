@@ -1,16 +1,15 @@
 // Package flite speaks text with CMU flite.
 //
 // flite has no server mode, and it does not need one: its voices are compiled into the binary,
-// so a process starts in about 7 ms (slt; 5 ms kal16), against 70–80 ms to synthesise a
-// typical 20-word sentence. The engine therefore runs one short-lived process per unit, at most
+// so a process starts in a small fraction of the time it takes to synthesise a typical sentence
+// (docs/figures.md, "Engine starts"). The engine therefore runs one short-lived process per unit, at most
 // Options.Procs at a time. A unit that hangs past its time limit is killed with its whole
 // process group and retried once on a fresh process; so is one whose process crashes. Text is
 // always passed with -t, never in SSML mode (flite's SSML parser can spin forever).
 //
 // SynthesizeWords, which the pipeline uses for transcripts, runs a second, silent process per
-// unit to find the words' boundaries: it costs a little more CPU than the synthesis itself (190
-// ms against 150 ms for a 20-word sentence, measured on the 2-core build machine while busy),
-// and runs beside it, so that a unit waits for the longer of the two, not their sum.
+// unit to find the words' boundaries: it costs about as much CPU as the synthesis itself, and
+// runs beside it, so that a unit waits for the longer of the two, not their sum.
 package flite
 
 import (

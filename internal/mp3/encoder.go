@@ -44,7 +44,7 @@ type Options struct {
 	// Bitrate in kbps, constant. 0 means DefaultBitrate.
 	Bitrate int
 	// Quality is lame's -q, 1 (best, slowest) to 9; 0 leaves lame's
-	// default (3), which encodes about 200× faster than real time here.
+	// default (3), which encodes far faster than real time.
 	Quality int
 	// Lame is the lame executable. "" means DefaultLame, looked up in PATH.
 	Lame string

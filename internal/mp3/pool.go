@@ -24,8 +24,8 @@ var ErrClosed = errors.New("mp3: chunk pool closed")
 // A ChunkPool encodes chunks (Encode) with lame, on a few warm workers.
 // Each worker is a shell that lives across chunks, in the sandbox if there
 // is one, and runs lame once per chunk on files in a scratch directory of
-// its own: a chunk costs lame's start (about 4 ms of CPU here), not a
-// sandbox's as well (about 7 ms: namespaces, mounts and limits). Workers
+// its own: a chunk costs lame's start, not a sandbox's as well
+// (namespaces, mounts and limits; docs/decisions/warm-lame-workers.md). Workers
 // start on first use; one that fails or overruns its time is killed with
 // its process group and replaced, and its chunk tried once more. A
 // ChunkPool is safe for concurrent use.

@@ -25,11 +25,10 @@ var ErrRun = errors.New("onnx run failed")
 // DefaultMemory returns a sandboxed worker's address-space limit (RLIMIT_AS) when
 // Config.Memory is zero: 3 GiB, and 1 GiB for each run at once. onnxruntime reads a model's
 // file, parses it and copies its weights, and reserves address space for its threads' stacks
-// and its allocators' arenas; each run adds its activations. Measured with a model carrying
-// Kokoro fp32's 330 MB of weights (TestHeavyModel): a worker peaked at 2.4 GB of address space
-// (720 MB resident) with 2 threads and 1 run, 2.9 GB with 8 threads and 4 runs at once, and
-// failed to start under 2 GiB. The GiB per run is room for a real model's activations, which no
-// model on the build machine could measure.
+// and its allocators' arenas; each run adds its activations. The base is what a worker needs
+// for a model as heavy as Kokoro fp32 (TestHeavyModel; docs/figures.md, "Neural voices"), and
+// the GiB per run is room for a real model's activations, which no model on the build machine
+// could measure.
 func DefaultMemory(runs int) int64 {
 	return 3<<30 + int64(max(runs, 1))<<30
 }
