@@ -2,6 +2,12 @@
 // few articles that no test uses (bench/testdata/live), the time from the
 // acknowledged POST to its first HLS segment fetched and decoded, from the
 // live stream the progress extension names, beside the time to processed.
+// In the same run, for the same text (its first MaxSpeechInput characters,
+// cut at a sentence's end) and OpenAI's voice name alloy, as a client with
+// a fixed list of voices asks, it measures the OpenAI convention's
+// streaming speech (POST /v1/audio/speech): the time to its first audio
+// bytes beside the time to its last, and the ratio of its first bytes to
+// the live stream's first segment.
 // The sentence cache is off, so every sentence is synthesised; articles go
 // one at a time, so that the server is otherwise idle. Figures taken on a
 // shared machine are noisy: compare them with the whole rendering of the
@@ -12,6 +18,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -25,6 +32,7 @@ import (
 	"strings"
 	"time"
 
+	narr "github.com/narrator/narrator"
 	"github.com/narrator/narrator/bench/internal/benchserve"
 
 	gomp3 "github.com/hajimehoshi/go-mp3"
@@ -66,7 +74,9 @@ func run(runs int) error {
 	}
 	defer n.Stop()
 
-	fmt.Printf("%-14s %6s %6s %22s %16s %7s\n", "article", "words", "units", "POST→first segment ms", "POST→processed ms", "ratio")
+	fmt.Printf("%-14s %6s %6s %22s %16s %7s %18s %17s %14s\n", "article", "words", "units", "POST→first segment ms",
+		"POST→processed ms", "ratio", "speech first byte ms", "speech last byte ms", "first÷live first")
+	var ratios []float64
 	for _, f := range files {
 		raw, err := os.ReadFile(f)
 		if err != nil {
@@ -79,11 +89,95 @@ func run(runs int) error {
 			if err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
-			fmt.Printf("%-14s %6d %6d %22d %16d %6.1f%%\n", name, words, m.units,
-				m.first.Milliseconds(), m.processed.Milliseconds(), 100*m.first.Seconds()/m.processed.Seconds())
+			sp, err := n.speech(speechInput(string(raw)), "alloy")
+			if err != nil {
+				return fmt.Errorf("%s: speech: %w", name, err)
+			}
+			ratio := sp.first.Seconds() / m.first.Seconds()
+			ratios = append(ratios, ratio)
+			fmt.Printf("%-14s %6d %6d %22d %16d %6.1f%% %18d %17d %14.2f\n", name, words, m.units,
+				m.first.Milliseconds(), m.processed.Milliseconds(), 100*m.first.Seconds()/m.processed.Seconds(),
+				sp.first.Milliseconds(), sp.last.Milliseconds(), ratio)
 		}
 	}
+	sort.Float64s(ratios)
+	fmt.Printf("speech first bytes ÷ live stream's first segment: median %.2f, worst %.2f (of %d)\n",
+		ratios[len(ratios)/2], ratios[len(ratios)-1], len(ratios))
 	return nil
+}
+
+// speechInput returns an article's text as a client of the speech
+// endpoint would send it: a paragraph a line, tags dropped, spaces folded,
+// at most MaxSpeechInput characters, cut after the last full stop that
+// fits.
+func speechInput(html string) string {
+	blocks := regexp.MustCompile(`(?i)</(p|h[1-6]|li|blockquote)>`).ReplaceAllString(html, "\n\n")
+	var paras []string
+	for _, p := range strings.Split(regexp.MustCompile(`<[^>]+>`).ReplaceAllString(blocks, " "), "\n\n") {
+		if p = strings.Join(strings.Fields(p), " "); p != "" {
+			paras = append(paras, p)
+		}
+	}
+	text := strings.Join(paras, "\n\n")
+	if r := []rune(text); len(r) > narr.MaxSpeechInput {
+		text = string(r[:narr.MaxSpeechInput])
+		if i := strings.LastIndex(text, ". "); i > 0 {
+			text = text[:i+1]
+		}
+	}
+	return text
+}
+
+type speechTimes struct{ first, last time.Duration }
+
+// speech asks the OpenAI convention's endpoint to stream text as MP3 and
+// times its first and last audio bytes from the request.
+func (n *narrator) speech(text, voice string) (speechTimes, error) {
+	var t speechTimes
+	body, err := json.Marshal(map[string]any{"model": "tts-1", "input": text, "voice": voice, "response_format": "mp3"})
+	if err != nil {
+		return t, err
+	}
+	req, err := http.NewRequest("POST", n.Base+"/v1/audio/speech", bytes.NewReader(body))
+	if err != nil {
+		return t, err
+	}
+	req.Header.Set("Authorization", "Bearer "+n.Key)
+	req.Header.Set("Content-Type", "application/json")
+	start := time.Now()
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return t, err
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		msg, _ := io.ReadAll(res.Body)
+		return t, fmt.Errorf("%d %s", res.StatusCode, msg)
+	}
+	var audio bytes.Buffer
+	buf := make([]byte, 32<<10)
+	for {
+		k, err := res.Body.Read(buf)
+		if k > 0 && audio.Len() == 0 {
+			t.first = time.Since(start)
+		}
+		audio.Write(buf[:k])
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return t, err
+		}
+	}
+	t.last = time.Since(start)
+	dec, err := gomp3.NewDecoder(&audio)
+	if err != nil {
+		return t, fmt.Errorf("decode: %w", err)
+	}
+	if pcm, err := io.ReadAll(dec); err != nil || len(pcm) == 0 {
+		return t, fmt.Errorf("decode: %d bytes, %v", len(pcm), err)
+	}
+	return t, nil
 }
 
 type measurement struct {
