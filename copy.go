@@ -1,6 +1,9 @@
 package narrator
 
-import "time"
+import (
+	"cmp"
+	"time"
+)
 
 // Export is everything a store holds besides its audios, in the form in
 // which another store imports it with the same IDs, so that API clients,
@@ -68,37 +71,22 @@ func CheckCopyTarget(src, dst *Export) error {
 				a.ID, a.Name, a.CreatedAt.Format(time.RFC3339))
 		}
 	}
-	keys := byID(src.APIKeys, func(k *ExportedAPIKey) int64 { return k.ID })
-	for _, k := range dst.APIKeys {
-		if s, ok := keys[k.ID]; ok && (s.AccountID != k.AccountID || !s.CreatedAt.Equal(k.CreatedAt) || string(s.Hash) != string(k.Hash)) {
-			return otherRow("API key", k.ID)
-		}
-	}
-	projects := byID(src.Projects, func(p *Project) int64 { return p.ID })
-	for _, p := range dst.Projects {
-		if s, ok := projects[p.ID]; ok && (s.AccountID != p.AccountID || !s.CreatedAt.Equal(p.CreatedAt)) {
-			return otherRow("project", p.ID)
-		}
-	}
-	users := byID(src.Users, func(u *User) int64 { return u.ID })
-	for _, u := range dst.Users {
-		if s, ok := users[u.ID]; ok && (s.AccountID != u.AccountID || !s.CreatedAt.Equal(u.CreatedAt)) {
-			return otherRow("user", u.ID)
-		}
-	}
-	rules := byID(src.Pronunciations, func(p *Pronunciation) int64 { return p.ID })
-	for _, p := range dst.Pronunciations {
-		if s, ok := rules[p.ID]; ok && (s.ProjectID != p.ProjectID || !s.CreatedAt.Equal(p.CreatedAt)) {
-			return otherRow("pronunciation rule", p.ID)
-		}
-	}
-	hooks := byID(src.Webhooks, func(h *Webhook) int64 { return h.ID })
-	for _, h := range dst.Webhooks {
-		if s, ok := hooks[h.ID]; ok && (s.ProjectID != h.ProjectID || !s.CreatedAt.Equal(h.CreatedAt)) {
-			return otherRow("webhook", h.ID)
-		}
-	}
-	return nil
+	return cmp.Or(
+		sameRows("API key", src.APIKeys, dst.APIKeys, func(k *ExportedAPIKey) int64 { return k.ID }, func(s, d *ExportedAPIKey) bool {
+			return s.AccountID == d.AccountID && s.CreatedAt.Equal(d.CreatedAt) && string(s.Hash) == string(d.Hash)
+		}),
+		sameRows("project", src.Projects, dst.Projects, func(p *Project) int64 { return p.ID }, func(s, d *Project) bool {
+			return s.AccountID == d.AccountID && s.CreatedAt.Equal(d.CreatedAt)
+		}),
+		sameRows("user", src.Users, dst.Users, func(u *User) int64 { return u.ID }, func(s, d *User) bool {
+			return s.AccountID == d.AccountID && s.CreatedAt.Equal(d.CreatedAt)
+		}),
+		sameRows("pronunciation rule", src.Pronunciations, dst.Pronunciations, func(p *Pronunciation) int64 { return p.ID },
+			func(s, d *Pronunciation) bool { return s.ProjectID == d.ProjectID && s.CreatedAt.Equal(d.CreatedAt) }),
+		sameRows("webhook", src.Webhooks, dst.Webhooks, func(h *Webhook) int64 { return h.ID }, func(s, d *Webhook) bool {
+			return s.ProjectID == d.ProjectID && s.CreatedAt.Equal(d.CreatedAt)
+		}),
+	)
 }
 
 // CheckCopiedAudio returns an ECONFLICT *Error unless have, the audio a
@@ -122,6 +110,18 @@ func (a *Audio) AwaitsSynthesis() bool {
 
 func otherRow(kind string, id int64) *Error {
 	return Errorf(ECONFLICT, "the target already holds other data: its %s %d is not the source's %s %d", kind, id, kind, id)
+}
+
+// sameRows returns otherRow(kind, …) for the first row of dst whose ID
+// src also holds, as a row that same says is another.
+func sameRows[T any](kind string, src, dst []T, id func(T) int64, same func(s, d T) bool) error {
+	rows := byID(src, id)
+	for _, d := range dst {
+		if s, ok := rows[id(d)]; ok && !same(s, d) {
+			return otherRow(kind, id(d))
+		}
+	}
+	return nil
 }
 
 // byID indexes rows by their IDs.

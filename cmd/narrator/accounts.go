@@ -42,8 +42,7 @@ func (cmd accountsCreateCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	if strings.TrimSpace(*name) == "" {
-		fs.Usage()
-		return usagef("accounts create: --name is required")
+		return required(fs, "name")
 	}
 	return withStore(ctx, e, data, func(st dataStore) (any, error) {
 		a, key, err := createAccount(ctx, st, *name)
@@ -118,8 +117,7 @@ func (cmd keysCreateCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	if *account <= 0 {
-		fs.Usage()
-		return usagef("accounts keys create: --account is required")
+		return required(fs, "account")
 	}
 	return withStore(ctx, e, data, func(st dataStore) (any, error) {
 		secret, k, err := createKey(ctx, st, *account)
@@ -141,8 +139,7 @@ func (cmd keysListCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	if *account <= 0 {
-		fs.Usage()
-		return usagef("accounts keys list: --account is required")
+		return required(fs, "account")
 	}
 	return withStore(ctx, e, data, func(st dataStore) (any, error) {
 		if _, err := st.FindAccount(ctx, *account); err != nil {
@@ -175,8 +172,7 @@ func (cmd keysRevokeCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	if *keyArg == "" {
-		f.Usage()
-		return usagef("accounts keys revoke: --key is required")
+		return required(f, "key")
 	}
 	return withStore(ctx, e, data, func(st dataStore) (any, error) {
 		k, err := findKey(ctx, st, *account, *keyArg)

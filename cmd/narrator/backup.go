@@ -91,8 +91,7 @@ func (cmd backupCommand) Run(ctx context.Context, args []string) error {
 		return usagef("backup: %v", err)
 	}
 	if *to == "" {
-		fs.Usage()
-		return usagef("backup: --to is required")
+		return required(fs, "to")
 	}
 	if err := notEmbedded(b); err != nil {
 		return fmt.Errorf("backup: nothing was written: %w", err)

@@ -60,15 +60,13 @@ func (cmd copyDataCommand) Run(ctx context.Context, args []string) error {
 	}
 	c, err := finish()
 	if err != nil {
-		fs.Usage()
-		return usagef("copy-data: %v", err)
+		return misuse(fs, "%v", err)
 	}
 	// Opening a SQLite database creates it: a mistyped source path must
 	// not make an empty one and copy nothing from it.
 	if kind, path, _ := config.ParseDatabase(c.From.Database); kind == config.SQLite {
 		if _, err := os.Stat(path); err != nil {
-			fs.Usage()
-			return usagef("copy-data: --from-database: %v", err)
+			return misuse(fs, "--from-database: %v", err)
 		}
 	}
 	// Only inserted: the target's servers synthesise the re-queued audios.

@@ -192,8 +192,19 @@ func parse(fs *flag.FlagSet, args []string) error {
 		return usagef("%s: %v", fs.Name(), err)
 	}
 	if fs.NArg() > 0 {
-		fs.Usage()
-		return usagef("%s: unexpected argument %q", fs.Name(), fs.Arg(0))
+		return misuse(fs, "unexpected argument %q", fs.Arg(0))
 	}
 	return nil
+}
+
+// misuse prints fs's usage and returns a usage error that starts with the
+// command's name.
+func misuse(fs *flag.FlagSet, format string, args ...any) error {
+	fs.Usage()
+	return usagef("%s: %s", fs.Name(), fmt.Sprintf(format, args...))
+}
+
+// required is misuse for a required flag left out.
+func required(fs *flag.FlagSet, name string) error {
+	return misuse(fs, "--%s is required", name)
 }

@@ -29,7 +29,7 @@ func startNeural(cfg config.Config, sb *proc.Sandbox, voices *voicecat.Source, m
 	}
 	// The phonemiser's helper, narrator-espeak, is looked for beside narrator, then on the
 	// PATH.
-	phon, err := phonemize.New(phonemize.Options{Procs: cfg.UnitWorkers, Sandbox: sb, Logger: logger, Metrics: m.Engine("phonemize")})
+	phon, err := phonemize.New(phonemize.Options{Options: proc.Options{Procs: cfg.UnitWorkers, Sandbox: sb, Logger: logger, Metrics: m.Engine("phonemize")}})
 	if err != nil {
 		logger.Warn("neural voices are off: their phonemiser's helper narrator-espeak is missing (scripts/deps.sh builds it beside narrator)", "err", err)
 		return nil

@@ -45,14 +45,11 @@ func (cmd projectsCreateCommand) Run(ctx context.Context, args []string) error {
 	}
 	switch {
 	case *account <= 0:
-		fs.Usage()
-		return usagef("projects create: --account is required")
+		return required(fs, "account")
 	case strings.TrimSpace(*title) == "":
-		fs.Usage()
-		return usagef("projects create: --title is required")
+		return required(fs, "title")
 	case *language == "":
-		fs.Usage()
-		return usagef("projects create: --language is required")
+		return required(fs, "language")
 	}
 	return withStore(ctx, e, data, func(st dataStore) (any, error) {
 		cat, err := loadCatalog(ctx, st)

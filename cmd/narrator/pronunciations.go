@@ -59,12 +59,10 @@ func (f projectFlags) parse(args []string, id *int64) error {
 		return err
 	}
 	if *f.project <= 0 {
-		f.fs.Usage()
-		return usagef("%s: --project is required", f.fs.Name())
+		return required(f.fs, "project")
 	}
 	if id != nil && *id <= 0 {
-		f.fs.Usage()
-		return usagef("%s: --id is required", f.fs.Name())
+		return required(f.fs, "id")
 	}
 	return nil
 }

@@ -29,8 +29,7 @@ func (cmd restoreCommand) Run(ctx context.Context, args []string) error {
 		return usagef("restore: %v", err)
 	}
 	if *from == "" {
-		fs.Usage()
-		return usagef("restore: --from is required")
+		return required(fs, "from")
 	}
 	if err := notEmbedded(b); err != nil {
 		return usagef("restore: %v (restore into sqlite: and file:, then move the data with narrator copy-data)", err)

@@ -54,12 +54,10 @@ func (cmd usersCreateCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	if *account <= 0 {
-		fs.Usage()
-		return usagef("users create: --account is required")
+		return required(fs, "account")
 	}
 	if strings.TrimSpace(*email) == "" {
-		fs.Usage()
-		return usagef("users create: --email is required")
+		return required(fs, "email")
 	}
 	password, given, err := readPassword(e.stdin)
 	if err != nil {

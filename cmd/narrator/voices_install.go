@@ -85,8 +85,7 @@ func (cmd voicesInstallCommand) Run(ctx context.Context, args []string) error {
 	}
 	rest := fs.Args()
 	if len(rest) < 1 || len(rest) > 2 {
-		fs.Usage()
-		return usagef("voices install: give the model, then its .onnx.json (Piper, default MODEL.onnx.json) or its voices file (Kokoro)")
+		return misuse(fs, "give the model, then its .onnx.json (Piper, default MODEL.onnx.json) or its voices file (Kokoro)")
 	}
 	second := rest[0] + ".json"
 	if len(rest) == 2 {
@@ -110,8 +109,7 @@ func (cmd voicesDownloadCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	if fs.NArg() != 1 {
-		fs.Usage()
-		return usagef("voices download: give one voice name, such as en_US-amy-medium")
+		return misuse(fs, "give one voice name, such as en_US-amy-medium")
 	}
 	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, ResponseHeaderTimeout: time.Minute}}
 	got, remove, err := downloadPiper(ctx, client, *from, fs.Arg(0), *timeout, neural.DownloadOptions{AllowHTTP: *allowHTTP})
@@ -423,8 +421,7 @@ func (cmd voicesRemoveCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	if fs.NArg() != 1 {
-		fs.Usage()
-		return usagef("voices remove: give one installed voice's ID (narrator voices shows them)")
+		return misuse(fs, "give one installed voice's ID (narrator voices shows them)")
 	}
 	return useStore(ctx, e, data, func(bk *backends) error {
 		v, err := bk.store.RemoveVoice(ctx, fs.Arg(0))

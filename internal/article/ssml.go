@@ -90,6 +90,16 @@ func parseSSML(body string) []Block {
 			}
 		}
 	}
+	// boundary is what the start and the end of an element both mark: a
+	// paragraph or a voice ends the block, a sentence its sentence.
+	boundary := func(tag string) {
+		switch tag {
+		case "p", "paragraph", "voice":
+			flush()
+		case "s", "sentence":
+			add(Span{Kind: SpanSentenceEnd})
+		}
+	}
 	z := html.NewTokenizer(strings.NewReader(body))
 	z.SetMaxBuf(0)
 	for {
@@ -114,19 +124,13 @@ func parseSSML(body string) []Block {
 			}
 			tag := string(name)
 			closed := tt == html.SelfClosingTagToken
-			switch tag {
-			case "break":
+			if tag == "break" {
 				add(Span{Kind: SpanBreak, Pause: breakPause(attrs)})
 				continue // always void
-			case "p", "paragraph":
-				flush()
-			case "s", "sentence":
-				add(Span{Kind: SpanSentenceEnd})
-			case "voice":
-				flush()
-				if v := strings.TrimSpace(attrs["name"]); v != "" && !closed {
-					voice = v
-				}
+			}
+			boundary(tag)
+			if v := strings.TrimSpace(attrs["name"]); tag == "voice" && v != "" && !closed {
+				voice = v
 			}
 			if closed {
 				continue
@@ -158,13 +162,9 @@ func parseSSML(body string) []Block {
 			name, _ := z.TagName()
 			tag := string(name)
 			pop(tag)
+			boundary(tag)
 			switch tag {
-			case "p", "paragraph":
-				flush()
-			case "s", "sentence":
-				add(Span{Kind: SpanSentenceEnd})
 			case "voice":
-				flush()
 				voice = ""
 			case "say-as", "sub", "phoneme":
 				// Keep the next text apart from this one.

@@ -57,10 +57,15 @@ func (s *Server) newPodcastJSON(f *narrator.Feed, stored bool) podcastJSON {
 	return out
 }
 
-// podcastFeed returns the project's feed, or the settings a new one starts
-// from (narrator.NewFeedSettings), turned off, and whether it is stored.
-func (s *Server) podcastFeed(ctx context.Context, p *narrator.Project) (*narrator.Feed, bool, error) {
-	f, err := s.store.FindFeed(ctx, p.ID)
+// podcastFeed returns the path project's feed, or the settings a new one
+// starts from (narrator.NewFeedSettings), turned off, and whether it is
+// stored.
+func (s *Server) podcastFeed(r *http.Request, c *call) (*narrator.Feed, bool, error) {
+	p, err := s.project(r, c)
+	if err != nil {
+		return nil, false, err
+	}
+	f, err := s.store.FindFeed(r.Context(), p.ID)
 	switch {
 	case narrator.ErrorCode(err) == narrator.ENOTFOUND:
 		f = narrator.NewFeedSettings(p)
@@ -74,11 +79,7 @@ func (s *Server) podcastFeed(ctx context.Context, p *narrator.Project) (*narrato
 
 // getPodcast answers the project's podcast feed settings.
 func (s *Server) getPodcast(w http.ResponseWriter, r *http.Request, c *call) error {
-	p, err := s.project(r, c)
-	if err != nil {
-		return err
-	}
-	f, stored, err := s.podcastFeed(r.Context(), p)
+	f, stored, err := s.podcastFeed(r, c)
 	if err != nil {
 		return err
 	}
@@ -103,11 +104,7 @@ func podcastText(f *narrator.Feed) []podcastField[string] {
 // first save creates the feed, turned on unless enabled is false, with a
 // new token. A new image is checked as directories check it.
 func (s *Server) setPodcast(w http.ResponseWriter, r *http.Request, c *call) error {
-	p, err := s.project(r, c)
-	if err != nil {
-		return err
-	}
-	f, stored, err := s.podcastFeed(r.Context(), p)
+	f, stored, err := s.podcastFeed(r, c)
 	if err != nil {
 		return err
 	}

@@ -116,12 +116,17 @@ func newAccessJSON(a narrator.ProjectAccess, withSecret bool) accessJSON {
 	return out
 }
 
-func (s *Server) getAccess(w http.ResponseWriter, r *http.Request, c *call) error {
+// access returns the path project's access settings.
+func (s *Server) access(r *http.Request, c *call) (narrator.ProjectAccess, error) {
 	p, err := s.project(r, c)
 	if err != nil {
-		return err
+		return narrator.ProjectAccess{}, err
 	}
-	a, err := s.store.ProjectAccess(r.Context(), p.ID)
+	return s.store.ProjectAccess(r.Context(), p.ID)
+}
+
+func (s *Server) getAccess(w http.ResponseWriter, r *http.Request, c *call) error {
+	a, err := s.access(r, c)
 	if err != nil {
 		return err
 	}
@@ -132,11 +137,7 @@ func (s *Server) getAccess(w http.ResponseWriter, r *http.Request, c *call) erro
 // setAccess changes the project's access settings: mode, allowed_origins,
 // draft_new_audios and download_button, each kept when left out.
 func (s *Server) setAccess(w http.ResponseWriter, r *http.Request, c *call) error {
-	p, err := s.project(r, c)
-	if err != nil {
-		return err
-	}
-	a, err := s.store.ProjectAccess(r.Context(), p.ID)
+	a, err := s.access(r, c)
 	if err != nil {
 		return err
 	}

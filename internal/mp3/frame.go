@@ -57,24 +57,11 @@ func parseHeader(b []byte) (h header, ok bool) {
 	if b[0] != 0xFF || b[1]&0xE0 != 0xE0 {
 		return h, false
 	}
-	switch (b[1] >> 3) & 3 {
-	case 0:
-		h.version = 25
-	case 2:
-		h.version = 2
-	case 3:
-		h.version = 1
-	default:
-		return h, false
-	}
-	switch (b[1] >> 1) & 3 {
-	case 1:
-		h.layer = 3
-	case 2:
-		h.layer = 2
-	case 3:
-		h.layer = 1
-	default:
+	// Bits 4-3 give the version and bits 2-1 the layer; 0 marks the
+	// reserved values.
+	h.version = [4]int{25, 0, 2, 1}[(b[1]>>3)&3]
+	h.layer = [4]int{0, 3, 2, 1}[(b[1]>>1)&3]
+	if h.version == 0 || h.layer == 0 {
 		return h, false
 	}
 	h.crc = b[1]&1 == 0

@@ -12,6 +12,7 @@ import (
 	"github.com/narrator/narrator/internal/onnx/onnxtest"
 	"github.com/narrator/narrator/internal/onnx/worker"
 	"github.com/narrator/narrator/internal/phonemize"
+	"github.com/narrator/narrator/internal/proc"
 )
 
 // conformanceVoices are the voices the engine suite speaks in: a Piper voice, which speaks
@@ -36,7 +37,7 @@ func newConformanceEngine(t *testing.T, opts enginetest.Options) enginetest.Engi
 	if helperErr != nil {
 		t.Fatal(helperErr)
 	}
-	phon, err := phonemize.New(phonemize.Options{Procs: 2, Command: espeakHelper, Sandbox: opts.Sandbox})
+	phon, err := phonemize.New(phonemize.Options{Options: proc.Options{Procs: 2, Sandbox: opts.Sandbox}, Command: espeakHelper})
 	if err != nil {
 		t.Fatal(err)
 	}

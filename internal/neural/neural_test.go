@@ -23,6 +23,7 @@ import (
 	"github.com/narrator/narrator/internal/onnx/onnxtest"
 	"github.com/narrator/narrator/internal/onnx/worker"
 	"github.com/narrator/narrator/internal/phonemize"
+	"github.com/narrator/narrator/internal/proc"
 	"github.com/narrator/narrator/internal/proctest"
 )
 
@@ -55,7 +56,7 @@ func newPhonemizer(t *testing.T) *phonemize.Phonemizer {
 	if helperErr != nil {
 		proctest.Missing(t, helperErr.Error(), "apt-get install gcc libespeak-ng-dev")
 	}
-	phon, err := phonemize.New(phonemize.Options{Procs: 2, Command: espeakHelper})
+	phon, err := phonemize.New(phonemize.Options{Options: proc.Options{Procs: 2}, Command: espeakHelper})
 	if err != nil {
 		t.Fatal(err)
 	}

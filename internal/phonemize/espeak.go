@@ -22,29 +22,18 @@ import (
 // ErrClosed is returned by Phonemize and Kokoro after Close.
 var ErrClosed = errors.New("phonemize: closed")
 
-// Options configures a Phonemizer. The zero value is usable.
+// Options configures a Phonemizer. The zero value is usable. Procs is the number of
+// espeak-ng processes kept, over all voices; a sandboxed one reads its stdin, writes its
+// stdout and is given nowhere to write. Logger also hears of texts whose clauses espeak-ng
+// counted otherwise than splitClauses. A text's limit is UnitTimeout plus CharTimeout per
+// byte, and zero CharTimeout here means 1 ms, some twenty times what espeak-ng needs.
 type Options struct {
-	// Procs is the number of espeak-ng processes kept, over all voices. Zero means one per
-	// CPU.
-	Procs int
+	proc.Options
 	// Command is the helper program narrator-espeak, built from helper/narrator-espeak.c by
 	// scripts/deps.sh into bin/, beside narrator. Empty means DefaultCommand beside the
 	// running executable if it is there, else in PATH. Tests substitute programs that hang
 	// or crash.
 	Command string
-	// Sandbox runs the processes with less power than the server; nil runs them as they are.
-	// espeak-ng reads its stdin, writes its stdout and is given nowhere to write.
-	Sandbox *proc.Sandbox
-	// Logger receives warnings about killed processes, and about texts whose clauses
-	// espeak-ng counted otherwise than splitClauses. Nil discards them.
-	Logger *slog.Logger
-	// Metrics is told of busy, failed and hung processes. Nil records nothing.
-	Metrics proc.Recorder
-	// UnitTimeout is the fixed part of one text's time limit. Zero means 5 s.
-	UnitTimeout time.Duration
-	// CharTimeout is added to a text's time limit per byte of text. Zero means 1 ms, some
-	// twenty times what espeak-ng needs.
-	CharTimeout time.Duration
 }
 
 // DefaultCommand is the helper program that runs the eSpeak NG library for the Phonemizer.

@@ -122,7 +122,7 @@ func terminators(clauses []phonemize.Clause) string {
 // Phonemize logs a warning, which fails the test).
 func TestClauses(t *testing.T) {
 	t.Parallel()
-	p := mustPhonemizer(t, phonemize.Options{Procs: 2, Logger: failLogger(t)})
+	p := mustPhonemizer(t, phonemize.Options{Options: proc.Options{Procs: 2, Logger: failLogger(t)}})
 	for _, tt := range []struct {
 		voice, text string
 		want        string   // terminators
@@ -180,7 +180,7 @@ func TestClauses(t *testing.T) {
 func TestOddText(t *testing.T) {
 	t.Parallel()
 	// One process, so that each text follows the one before on it.
-	p := mustPhonemizer(t, phonemize.Options{Procs: 1})
+	p := mustPhonemizer(t, phonemize.Options{Options: proc.Options{Procs: 1}})
 	long := strings.Repeat("The council met on Tuesday, and it approved the budget. ", 400) // 22,400 bytes
 	noSpace := strings.Repeat("x", 3000)
 	for _, tt := range []struct{ name, text string }{
@@ -224,7 +224,7 @@ func TestOddText(t *testing.T) {
 
 func TestBadVoices(t *testing.T) {
 	t.Parallel()
-	p := mustPhonemizer(t, phonemize.Options{Procs: 1})
+	p := mustPhonemizer(t, phonemize.Options{Options: proc.Options{Procs: 1}})
 	for _, voice := range []string{"", "-v", "--stdin", "+f3", "en us", "en;rm", "../en", strings.Repeat("a", 100)} {
 		if _, err := p.Phonemize(t.Context(), voice, "test"); err == nil || !strings.Contains(err.Error(), "invalid espeak-ng voice name") {
 			t.Errorf("voice %q: error %v, want an invalid voice name", voice, err)
@@ -250,7 +250,7 @@ func TestBadVoices(t *testing.T) {
 // checks each answer against the one given alone.
 func TestConcurrent(t *testing.T) {
 	t.Parallel()
-	p := mustPhonemizer(t, phonemize.Options{Procs: 2})
+	p := mustPhonemizer(t, phonemize.Options{Options: proc.Options{Procs: 2}})
 	type job struct{ voice, text string }
 	var jobs []job
 	for i := range 12 {
@@ -298,8 +298,8 @@ func TestFaults(t *testing.T) {
 			pidFile := filepath.Join(t.TempDir(), "pid")
 			counts := &counts{}
 			p := mustPhonemizer(t, phonemize.Options{
-				Procs: 1, Command: enginetest.FaultyCommand(t, mustHelper(t), enginetest.Options{Fault: tt.fault, PIDFile: pidFile}),
-				UnitTimeout: 2 * time.Second, Metrics: counts,
+				Options: proc.Options{Procs: 1, UnitTimeout: 2 * time.Second, Metrics: counts},
+				Command: enginetest.FaultyCommand(t, mustHelper(t), enginetest.Options{Fault: tt.fault, PIDFile: pidFile}),
 			})
 			clauses, err := p.Phonemize(t.Context(), "en-us", "test")
 			if tt.always {
@@ -331,7 +331,7 @@ func TestFaults(t *testing.T) {
 func TestCancelAndClose(t *testing.T) {
 	t.Parallel()
 	pidFile := filepath.Join(t.TempDir(), "pid")
-	p := mustPhonemizer(t, phonemize.Options{Procs: 1, Command: enginetest.FaultyCommand(t, mustHelper(t), enginetest.Options{Fault: enginetest.Hang, PIDFile: pidFile})})
+	p := mustPhonemizer(t, phonemize.Options{Options: proc.Options{Procs: 1}, Command: enginetest.FaultyCommand(t, mustHelper(t), enginetest.Options{Fault: enginetest.Hang, PIDFile: pidFile})})
 	ctx, cancel := context.WithTimeout(t.Context(), 500*time.Millisecond)
 	defer cancel()
 	if _, err := p.Phonemize(ctx, "en-us", "test"); !errors.Is(err, context.DeadlineExceeded) {
@@ -339,7 +339,7 @@ func TestCancelAndClose(t *testing.T) {
 	}
 	proctest.Exited(t, proctest.PID(t, pidFile), "hung process's child")
 
-	q := mustPhonemizer(t, phonemize.Options{Procs: 1})
+	q := mustPhonemizer(t, phonemize.Options{Options: proc.Options{Procs: 1}})
 	mustPhonemize(t, q, "en-us", "test")
 	if err := q.Close(); err != nil {
 		t.Fatal(err)
@@ -366,7 +366,7 @@ const benchParagraph = "The city council approved the budget for the new central
 func BenchmarkPhonemize(b *testing.B) {
 	for _, sandboxed := range []bool{false, true} {
 		b.Run(fmt.Sprintf("sandboxed=%t", sandboxed), func(b *testing.B) {
-			opts := phonemize.Options{Procs: 1}
+			opts := phonemize.Options{Options: proc.Options{Procs: 1}}
 			if sandboxed {
 				opts.Sandbox = mustSandbox(b)
 			}
@@ -390,7 +390,7 @@ func TestDefaultCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", dir)
-	p, err := phonemize.New(phonemize.Options{Procs: 1})
+	p, err := phonemize.New(phonemize.Options{Options: proc.Options{Procs: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -409,7 +409,7 @@ func TestDefaultCommand(t *testing.T) {
 func BenchmarkStart(b *testing.B) {
 	for _, sandboxed := range []bool{false, true} {
 		b.Run(fmt.Sprintf("sandboxed=%t", sandboxed), func(b *testing.B) {
-			opts := phonemize.Options{Procs: 1, Command: mustHelper(b)}
+			opts := phonemize.Options{Options: proc.Options{Procs: 1}, Command: mustHelper(b)}
 			if sandboxed {
 				opts.Sandbox = mustSandbox(b)
 			}

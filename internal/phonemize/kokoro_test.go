@@ -10,11 +10,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/narrator/narrator/internal/phonemize"
+	"github.com/narrator/narrator/internal/proc"
 )
 
 func TestKokoro(t *testing.T) {
 	t.Parallel()
-	p := mustPhonemizer(t, phonemize.Options{Procs: 2})
+	p := mustPhonemizer(t, phonemize.Options{Options: proc.Options{Procs: 2}})
 	for _, tt := range []struct {
 		voice, text, want string
 	}{

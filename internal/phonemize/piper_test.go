@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/narrator/narrator/internal/phonemize"
+	"github.com/narrator/narrator/internal/proc"
 )
 
 // mustPiperConfig reads testdata/en_US-test.onnx.json, a voice config with Piper's standard
@@ -99,7 +100,7 @@ var enUSVowelClusters = [][]string{{"a", "ɪ"}, {"a", "ʊ"}, {"ɔ", "ɪ"}, {"e",
 
 func TestPiperVectors(t *testing.T) {
 	t.Parallel()
-	p := mustPhonemizer(t, phonemize.Options{Procs: 2, Sandbox: mustSandbox(t)})
+	p := mustPhonemizer(t, phonemize.Options{Options: proc.Options{Procs: 2, Sandbox: mustSandbox(t)}})
 	for _, v := range piperVectors {
 		t.Run(v.voice+"/"+v.text, func(t *testing.T) {
 			t.Parallel()

@@ -1,9 +1,6 @@
 package transcript
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
 	"strings"
 
 	"github.com/narrator/narrator"
@@ -80,13 +77,7 @@ func wordSegments(s narrator.TranscriptSentence) []PodcastSegment {
 
 // MarshalPodcastJSON returns t as a Podcasting 2.0 JSON transcript.
 func MarshalPodcastJSON(t *narrator.Transcript) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(FromTranscriptPodcast(t)); err != nil {
-		return nil, fmt.Errorf("encode podcast transcript: %w", err)
-	}
-	return buf.Bytes(), nil
+	return encode(FromTranscriptPodcast(t), "podcast transcript")
 }
 
 // ChaptersVersion is the version of the Podcasting 2.0 JSON chapters
@@ -115,11 +106,5 @@ func MarshalChapters(chapters []narrator.Chapter) ([]byte, error) {
 	for _, c := range chapters {
 		d.Chapters = append(d.Chapters, Chapter{StartTime: Seconds(c.Start), Title: c.Title})
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(d); err != nil {
-		return nil, fmt.Errorf("encode chapters: %w", err)
-	}
-	return buf.Bytes(), nil
+	return encode(d, "chapters")
 }

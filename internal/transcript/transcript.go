@@ -97,11 +97,17 @@ func (d Document) Transcript() *narrator.Transcript {
 
 // MarshalJSON returns the JSON document of t.
 func MarshalJSON(t *narrator.Transcript) ([]byte, error) {
+	return encode(FromTranscript(t), "transcript")
+}
+
+// encode returns v as JSON with a final newline, leaving "<", ">" and "&"
+// unescaped; what names v in the error.
+func encode(v any, what string) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(FromTranscript(t)); err != nil {
-		return nil, fmt.Errorf("encode transcript: %w", err)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("encode %s: %w", what, err)
 	}
 	return buf.Bytes(), nil
 }
