@@ -573,7 +573,7 @@ func (s *server) routes() (http.Handler, error) {
 	mux.HandleFunc("/websub/{source_id}/{nonce...}", s.sources.Callback)
 	mux.HandleFunc("/websub/{source_id}", s.sources.Callback)
 	mux.Handle("/feeds/{name}", feed.New(feed.Config{Store: st, MediaURL: s.cfg.MediaURL, PublicURL: s.cfg.PublicURL, Hub: s.cfg.WebSubHub, Logger: s.logger}))
-	dash, err := newDashboard(s.cfg, st, s.backends, s.voices, s.rules, triggers, s.logger, api, pages, s.sources, clips)
+	dash, err := newDashboard(s.cfg, st, s.backends, s.voices, s.rules, triggers, s.logger, api, pages, s.sources, dashClips{clips, s.clipSpeaker()})
 	if err != nil {
 		return nil, err
 	}
