@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -141,4 +142,56 @@ func abs(x int) int {
 		return -x
 	}
 	return x
+}
+
+// fakeClipSpeaker speaks every text as a second of silence.
+type fakeClipSpeaker struct{}
+
+func (fakeClipSpeaker) SpeakClip(ctx context.Context, kind narrator.ClipKind, s narrator.Speech) (*narrator.Clip, error) {
+	return &narrator.Clip{ProjectID: s.ProjectID, Kind: kind, Samples: make([]int16, 8000), SampleRate: 8000,
+		Text: s.Text, Voice: narrator.SpeechVoiceID(s.Voice)}, nil
+}
+
+// TestSpokenClipLimits checks that a spoken clip shares the limits of the
+// speech convention: the cap on syntheses at once (503 while a speech
+// request holds it), the key's burst of speech requests (429), and that a
+// node without a clip speaker answers 503.
+func TestSpokenClipLimits(t *testing.T) {
+	t.Parallel()
+	f := &fakeSpeaker{started: make(chan struct{}), release: make(chan struct{})}
+	st, _ := sqlitetest.Open(t, sqlite.Options{}, jobs.Config{})
+	srv := httptest.NewServer(httpapi.NewServer(httpapi.Deps{Store: st, Speaker: f, ClipSpeaker: fakeClipSpeaker{}, MaxSpeeches: 1}))
+	t.Cleanup(srv.Close)
+	b := &speechBundle{testBundle: &testBundle{store: st, srv: srv, contract: openapitest.MustLoad(t)}, speaker: f}
+	b.account, b.key = b.newAccount(t, "Acme")
+	b.project = b.newProject(t, b.account)
+	intro := fmt.Sprintf("/api/v3/projects/%d/intro", b.project.ID)
+	auth := []string{"Authorization", "Bearer " + b.key}
+	spoken := map[string]string{"text": "Welcome.", "voice": "Kevin"}
+
+	first := make(chan response, 1)
+	go func() {
+		first <- b.speech(t, b.key, map[string]any{"model": "tts-1", "input": "Hello.", "voice": "alloy"})
+	}()
+	<-f.started
+	wantError(t, b.do(t, "PUT", intro, spoken, auth...), http.StatusServiceUnavailable, 50, "busy")
+	close(f.release)
+	if r := <-first; r.status != 200 {
+		t.Fatalf("speech request: %d %s", r.status, r.body)
+	}
+	// The speech request and the refused intro took two of the key's
+	// burst.
+	for i := range narrator.SpeechBurst - 2 {
+		if r := b.do(t, "PUT", intro, spoken, auth...); r.status != 200 {
+			t.Fatalf("spoken intro %d: %d %s", i, r.status, r.body)
+		}
+	}
+	r := b.do(t, "PUT", intro, spoken, auth...)
+	if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") == "" {
+		t.Errorf("past the burst: %d %v %s, want 429 with Retry-After", r.status, r.header, r.body)
+	}
+
+	none := setup(t)
+	wantError(t, none.do(t, "PUT", fmt.Sprintf("/api/v3/projects/%d/intro", none.project.ID), spoken, "Authorization", "Bearer "+none.key),
+		http.StatusServiceUnavailable, 50, "does not synthesise")
 }
