@@ -22,7 +22,7 @@ import (
 // paths that do not ask for HTML go to notFound (the API's JSON 404);
 // "Import from URL" reads pages with pages, and "Poll now" sources with
 // sources.
-func newDashboard(cfg config.Config, st purgingStore, b *backends, voices *voicecat.Source, rules *speak.RuleCache, triggers *ratelimit.Limiter, logger *slog.Logger, notFound http.Handler, pages web.PageReader, sources web.SourcePoller, clips web.ClipDecoder) (http.Handler, error) {
+func newDashboard(cfg config.Config, st purgingStore, b *backends, voices *voicecat.Source, rules *speak.RuleCache, triggers *ratelimit.Limiter, logger *slog.Logger, notFound http.Handler, pages web.PageReader, sources web.SourcePoller, clips dashClips) (http.Handler, error) {
 	u, err := url.Parse(cfg.PublicURL)
 	if err != nil {
 		return nil, fmt.Errorf("dashboard: parse public URL: %w", err)
@@ -46,7 +46,8 @@ func newDashboard(cfg config.Config, st purgingStore, b *backends, voices *voice
 		Voices:           voices,
 		Pages:            pages,
 		Sources:          sources,
-		Clips:            clips,
+		Clips:            clips.decoder,
+		ClipSpeaker:      clips.speaker,
 		Artwork:          artworkChecker{fetcher.New(fetcher.Options{AllowPrivate: cfg.WebhooksAllowPrivate, Logger: logger})},
 		SecureCookies:    u.Scheme == "https",
 		PublicOrigin:     u.Scheme + "://" + u.Host,
@@ -61,6 +62,14 @@ func newDashboard(cfg config.Config, st purgingStore, b *backends, voices *voice
 		return nil, fmt.Errorf("dashboard: %w", err)
 	}
 	return dash, nil
+}
+
+// dashClips are what the dashboard sets intros and outros with: a decoder
+// of uploads, and a speaker of texts (nil on a node that does not
+// synthesise).
+type dashClips struct {
+	decoder web.ClipDecoder
+	speaker web.ClipSpeaker
 }
 
 // newEmbed builds the embeddable player served at /embed.js and /embed/.

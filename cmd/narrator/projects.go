@@ -12,7 +12,7 @@ import (
 
 const projectsUsage = `Usage:
   narrator projects create [--data DIR|--database URL] --account ID --title T --language xx_XX [--type api|rss] [--url U] [--title-voice NAME] [--body-voice NAME] [--speech-rate R]
-  narrator projects set [--data DIR|--database URL] --project ID [--speech-rate R] [--intro FILE|--no-intro] [--outro FILE|--no-outro]
+  narrator projects set [--data DIR|--database URL] --project ID [--speech-rate R] [--intro FILE|--intro-text T [--intro-voice V]|--no-intro] [--outro FILE|--outro-text T [--outro-voice V]|--no-outro]
   narrator projects list [--data DIR|--database URL] [--account ID]`
 
 // projectsCommand is `narrator projects`.

@@ -16,18 +16,20 @@ import (
 // projectsSetCommand is `narrator projects set`.
 type projectsSetCommand struct{ e *env }
 
-// clipFlags are the flags of one clip kind: a file to set, or a removal.
+// clipFlags are the flags of one clip kind: a file to set, a text to
+// speak with a voice, or a removal.
 type clipFlags struct {
-	kind   narrator.ClipKind
-	file   *string
-	remove *bool
+	kind        narrator.ClipKind
+	file        *string
+	text, voice *string
+	remove      *bool
 }
 
 // Run runs `narrator projects set`. A new rate, intro or outro renders
 // nothing again (narrator.PlanSpeechRate, narrator.Clip).
 func (cmd projectsSetCommand) Run(ctx context.Context, args []string) error {
 	e := cmd.e
-	fs := newFlagSet(e, "projects set", "projects set [--data DIR|--database URL] --project ID [--speech-rate R] [--intro FILE|--no-intro] [--outro FILE|--no-outro]")
+	fs := newFlagSet(e, "projects set", "projects set [--data DIR|--database URL] --project ID [--speech-rate R] [--intro FILE|--intro-text T [--intro-voice V]|--no-intro] [--outro FILE|--outro-text T [--outro-voice V]|--no-outro]")
 	data := config.BackendFlags(fs, e.getenv)
 	project := fs.Int64("project", 0, "project `id` (required)")
 	rate := fs.Float64("speech-rate", 0, speechRateHelp)
@@ -35,6 +37,8 @@ func (cmd projectsSetCommand) Run(ctx context.Context, args []string) error {
 	for _, k := range narrator.ClipKinds() {
 		clips = append(clips, clipFlags{kind: k,
 			file:   fs.String(string(k), "", fmt.Sprintf("MP3 or WAV `file` played %s every audio rendered from now on (at most %.0f s)", clipWhere(k), narrator.MaxClipDuration.Seconds())),
+			text:   fs.String(string(k)+"-text", "", fmt.Sprintf("`text` spoken once, now, as the %s, with the project's pronunciation rules and speaking rate (at most %d characters)", k, narrator.MaxClipText)),
+			voice:  fs.String(string(k)+"-voice", "", fmt.Sprintf("`voice` (ID or name) speaking --%s-text; the project's body voice by default", k)),
 			remove: fs.Bool("no-"+string(k), false, fmt.Sprintf("remove the %s", k)),
 		})
 	}
@@ -51,7 +55,7 @@ func (cmd projectsSetCommand) Run(ctx context.Context, args []string) error {
 	}
 	if *rate == 0 && changes == 0 {
 		fs.Usage()
-		return usagef("projects set: give --speech-rate, --intro, --outro, --no-intro or --no-outro")
+		return usagef("projects set: give --speech-rate, --intro, --intro-text, --outro, --outro-text, --no-intro or --no-outro")
 	}
 	return withStore(ctx, e, data, func(st dataStore) (any, error) {
 		p, err := setProject(ctx, st, *project, *rate, decoded, clips)
@@ -87,9 +91,12 @@ func decodeClipFlags(ctx context.Context, clips []clipFlags) (map[narrator.ClipK
 	decoded := map[narrator.ClipKind]*narrator.Clip{}
 	changes := 0
 	for _, c := range clips {
+		if err := checkClipFlags(c); err != nil {
+			return nil, 0, err
+		}
 		switch {
-		case *c.file != "" && *c.remove:
-			return nil, 0, usagef("projects set: give --%s or --no-%s, not both", c.kind, c.kind)
+		case *c.text != "":
+			changes++ // spoken once the store is open: its rules apply
 		case *c.remove:
 			changes++
 		case *c.file != "":
@@ -102,6 +109,28 @@ func decodeClipFlags(ctx context.Context, clips []clipFlags) (map[narrator.ClipK
 		}
 	}
 	return decoded, changes, nil
+}
+
+// checkClipFlags refuses flags of one clip kind that ask for more than
+// one thing, a voice without a text, or a text CheckClipText refuses.
+func checkClipFlags(c clipFlags) error {
+	given := 0
+	for _, set := range []bool{*c.file != "", *c.text != "", *c.remove} {
+		if set {
+			given++
+		}
+	}
+	switch {
+	case given > 1:
+		return usagef("projects set: give one of --%s, --%s-text and --no-%s", c.kind, c.kind, c.kind)
+	case *c.voice != "" && *c.text == "":
+		return usagef("projects set: --%s-voice speaks --%s-text, which is missing", c.kind, c.kind)
+	case *c.text != "":
+		if err := narrator.CheckClipText(c.kind, *c.text); err != nil {
+			return usagef("projects set: --%s-text: %s", c.kind, narrator.ErrorMessage(err))
+		}
+	}
+	return nil
 }
 
 // decodeClipFile reads an MP3 or WAV file, told apart by its first bytes,
@@ -143,7 +172,12 @@ func setProject(ctx context.Context, st dataStore, id int64, rate float64, decod
 		}
 	}
 	for _, c := range clips {
-		if clip := decoded[c.kind]; clip != nil {
+		if *c.text != "" {
+			var clip *narrator.Clip
+			if clip, err = speakClipText(ctx, st, p, c); err == nil {
+				err = st.SetClip(ctx, clip)
+			}
+		} else if clip := decoded[c.kind]; clip != nil {
 			clip.ProjectID = id
 			err = st.SetClip(ctx, clip)
 		} else if *c.remove {

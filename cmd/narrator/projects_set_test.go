@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/pcm/pcmtest"
@@ -82,5 +83,52 @@ func TestProjectsSetClips(t *testing.T) {
 	}
 	if got := strings.Join(stored(), ", "); got != "outro 1s" {
 		t.Errorf("stored clips after the refusals: %s, want the outro only", got)
+	}
+}
+
+// TestProjectsSetSpokenClips sets an intro spoken by flite, and an outro
+// by the project's body voice, with `narrator projects set`, and checks
+// the refusals of the text flags.
+func TestProjectsSetSpokenClips(t *testing.T) {
+	t.Parallel()
+	proctest.NeedProgram(t, "flite", "apt-get install flite")
+	_, body, _ := narrator.DefaultVoices("en_US")
+	proctest.NeedProgram(t, body.Engine, "apt-get install "+body.Engine)
+	data, _, proj := fixture(t)
+	id := fmt.Sprint(proj.ID)
+	const intro, outro = "Welcome to the Daily.", "Thanks for listening."
+	mustCLI(t, "projects", "set", "--data", data, "--project", id, "--intro-text", intro, "--intro-voice", "Kevin", "--outro-text", outro)
+	st, err := sqlite.Open(t.Context(), filepath.Join(data, "narrator.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for k, want := range map[narrator.ClipKind][2]string{
+		narrator.ClipIntro: {intro, "en_US/Kevin"},
+		narrator.ClipOutro: {outro, narrator.SpeechVoiceID(body)},
+	} {
+		c, err := st.Clip(t.Context(), proj.ID, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Text != want[0] || c.Voice != want[1] || c.Duration() < 500*time.Millisecond {
+			t.Errorf("stored %s: %q by %q, %s; want %q by %q", k, c.Text, c.Voice, c.Duration(), want[0], want[1])
+		}
+	}
+
+	for _, args := range [][]string{
+		{"--intro-text", "Hello.", "--intro", writeWAV(t, "intro.wav", 8000, 8000)},
+		{"--intro-text", "Hello.", "--no-intro"},
+		{"--outro-voice", "Kevin"},
+		{"--intro-text", strings.Repeat("Hello. ", 150)},
+		{"--intro-text", "Hello.", "--intro-voice", "Nobody"},
+	} {
+		_, errOut, err := runCLI(t, append([]string{"projects", "set", "--data", data, "--project", id}, args...)...)
+		if err == nil || err.Error() == "" && errOut == "" {
+			t.Errorf("projects set %v: %v %q, want a refusal with a message", args, err, errOut)
+		}
+	}
+	if c, err := st.Clip(t.Context(), proj.ID, narrator.ClipIntro); err != nil || c.Text != intro {
+		t.Errorf("intro after the refusals: %+v, %v", c, err)
 	}
 }

@@ -553,7 +553,7 @@ func (s *server) routes() (http.Handler, error) {
 	api := httpapi.NewServer(httpapi.Deps{Store: st, Logger: s.logger, MediaURL: s.cfg.MediaURL, Media: s.backends.media, Queue: s.backends.queue,
 		Resynthesis: s.backends.queue,
 		Voices:      s.voices, MaxAudioDuration: s.cfg.MaxAudioDuration, Pages: pages, WebhookTriggers: triggers, Sources: s.sources,
-		Speaker: s.speaker(), Clips: clips, WebSubHub: s.cfg.WebSubHub,
+		Speaker: s.speaker(), Clips: clips, ClipSpeaker: s.clipSpeaker(), WebSubHub: s.cfg.WebSubHub,
 		FeedURL: func(token string) string { return s.cfg.PublicURL + narrator.FeedPath(token) },
 		Artwork: artworkChecker{fetcher.New(fetcher.Options{AllowPrivate: s.cfg.WebhooksAllowPrivate, Logger: s.logger})}})
 	mux.Handle("/api/", api)
@@ -573,7 +573,7 @@ func (s *server) routes() (http.Handler, error) {
 	mux.HandleFunc("/websub/{source_id}/{nonce...}", s.sources.Callback)
 	mux.HandleFunc("/websub/{source_id}", s.sources.Callback)
 	mux.Handle("/feeds/{name}", feed.New(feed.Config{Store: st, MediaURL: s.cfg.MediaURL, PublicURL: s.cfg.PublicURL, Hub: s.cfg.WebSubHub, Logger: s.logger}))
-	dash, err := newDashboard(s.cfg, st, s.backends, s.voices, s.rules, triggers, s.logger, api, pages, s.sources, clips)
+	dash, err := newDashboard(s.cfg, st, s.backends, s.voices, s.rules, triggers, s.logger, api, pages, s.sources, dashClips{clips, s.clipSpeaker()})
 	if err != nil {
 		return nil, err
 	}
@@ -584,6 +584,15 @@ func (s *server) routes() (http.Handler, error) {
 // speaker returns the pipeline that speaks the OpenAI speech convention's
 // requests, or nil on a node that does not synthesise.
 func (s *server) speaker() httpapi.Speaker {
+	if s.pipe == nil {
+		return nil
+	}
+	return s.pipe
+}
+
+// clipSpeaker returns the pipeline that speaks the intros and outros set
+// as a text, or nil on a node that does not synthesise.
+func (s *server) clipSpeaker() httpapi.ClipSpeaker {
 	if s.pipe == nil {
 		return nil
 	}

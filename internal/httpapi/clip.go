@@ -11,19 +11,23 @@ import (
 	"github.com/narrator/narrator"
 )
 
-// clipJSON is a project's intro or outro, an extension: the audio is
-// uploaded as the body of a PUT and described here.
+// clipJSON is a project's intro or outro, an extension: the audio, or a
+// text to speak, is the body of a PUT, and described here.
 type clipJSON struct {
 	ProjectID  int64     `json:"project_id"`
 	Kind       string    `json:"kind"`
 	Duration   float64   `json:"duration"` // seconds, to the millisecond
 	SampleRate int       `json:"sample_rate"`
 	UpdatedAt  time.Time `json:"updated_at"`
+	// Text and Voice are a spoken clip's; an uploaded one has neither.
+	Text  string `json:"text,omitempty"`
+	Voice string `json:"voice,omitempty"`
 }
 
 func newClipJSON(c *narrator.Clip) clipJSON {
 	return clipJSON{
 		ProjectID: c.ProjectID, Kind: string(c.Kind), SampleRate: c.SampleRate, UpdatedAt: c.UpdatedAt.UTC(),
+		Text: c.Text, Voice: c.Voice,
 		Duration: math.Round(c.Duration().Seconds()*1000) / 1000,
 	}
 }
@@ -65,12 +69,17 @@ func (s *Server) getClip(kind narrator.ClipKind) callHandler {
 
 // putClip sets the project's clip of kind from the body, an MP3 or WAV
 // file of at most narrator.MaxClipBytes, decoded once here so that every
-// rendering plays the same samples. It renders nothing again.
+// rendering plays the same samples, or a JSON text to speak
+// (putSpokenClip). It renders nothing again.
 func (s *Server) putClip(kind narrator.ClipKind) callHandler {
 	return func(w http.ResponseWriter, r *http.Request, c *call) error {
 		p, err := s.project(r, c)
 		if err != nil {
 			return err
+		}
+		mediaType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		if mediaType == "application/json" {
+			return s.putSpokenClip(w, r, p, kind)
 		}
 		if s.clips == nil {
 			return narrator.Errorf(narrator.EUNAVAILABLE, "this server cannot decode audio")
@@ -86,7 +95,6 @@ func (s *Server) putClip(kind narrator.ClipKind) callHandler {
 			}
 			return narrator.BodyError(err)
 		}
-		mediaType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 		clip, err := s.clips.DecodeClip(r.Context(), kind, mediaType, data)
 		if err != nil {
 			return err

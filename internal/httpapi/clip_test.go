@@ -68,7 +68,7 @@ func TestClips(t *testing.T) {
 		{"WAV too short", "audio/wav", wavTone(10*time.Millisecond, 8000), 400, 10, "at least"},
 		{"too large", "audio/wav", wavTone(100*time.Second, 48000), 413, 10, "larger than"},
 		{"Ogg", "audio/ogg", "OggS", 400, 10, "audio/mpeg or audio/wav"},
-		{"JSON", "application/json", `{"url": "https://x.test/a.mp3"}`, 400, 10, "audio/mpeg or audio/wav"},
+		{"JSON of no text", "application/json", `{"url": "https://x.test/a.mp3"}`, 400, 10, "text is required"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -150,6 +150,9 @@ type Deps struct {
 	// Clips decodes the intros and outros the clip extension uploads;
 	// nil refuses uploads (503).
 	Clips ClipDecoder
+	// ClipSpeaker speaks the intros and outros set as a text; nil
+	// refuses them (503).
+	ClipSpeaker ClipSpeaker
 	// MaxSpeeches caps the speech requests synthesised at once; one per
 	// core when zero.
 	MaxSpeeches int
@@ -213,6 +216,7 @@ type Server struct {
 
 	speaker      Speaker
 	clips        ClipDecoder
+	clipSpeaker  ClipSpeaker
 	speaking     chan struct{} // a token per speech being synthesised
 	speechLimits *ratelimit.Limiter
 }
@@ -240,6 +244,7 @@ func NewServer(d Deps) *Server {
 
 		speaker:      d.Speaker,
 		clips:        d.Clips,
+		clipSpeaker:  d.ClipSpeaker,
 		speechLimits: d.SpeechLimits,
 	}
 	maxSpeeches := d.MaxSpeeches

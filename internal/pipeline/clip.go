@@ -151,3 +151,56 @@ func shiftSpans(spans []span, n int64) {
 		spans[i].unitStart += n
 	}
 }
+
+// SpeakClip makes a spoken intro or outro: s.Text spoken once with
+// s.Voice, through Speak as a speech request is, with the project's
+// pronunciation rules (s.ProjectID) at s.Speed. The clip comes back with
+// its Text and Voice (narrator.SpeechVoiceID) set and its ProjectID left
+// as s.ProjectID. It returns an EINVALID *Error for a text
+// narrator.CheckClipText refuses, speech longer than
+// narrator.MaxClipDuration (synthesis stops there) or shorter than
+// narrator.MinClipDuration, and what Speak refuses.
+func (p *Pipeline) SpeakClip(ctx context.Context, kind narrator.ClipKind, s narrator.Speech) (*narrator.Clip, error) {
+	if err := narrator.CheckClipText(kind, s.Text); err != nil {
+		return nil, err
+	}
+	s.Format = narrator.SpeechWAV
+	// The WAV header, then a sample more than the longest clip holds.
+	out := &cappedBuffer{max: 44 + 2*(pcm.Samples(narrator.MaxClipDuration, SampleRate)+1)}
+	err := p.Speak(ctx, s, out)
+	if out.over {
+		return nil, narrator.Errorf(narrator.EINVALID, "the %s is longer than %.0f s once spoken; shorten its text", kind, narrator.MaxClipDuration.Seconds())
+	}
+	if err != nil {
+		return nil, err
+	}
+	samples, rate, err := pcm.DecodeWAV(bytes.NewReader(out.Bytes()))
+	if err != nil {
+		return nil, fmt.Errorf("decode the spoken %s: %w", kind, err)
+	}
+	clip := &narrator.Clip{ProjectID: s.ProjectID, Kind: kind, Samples: samples, SampleRate: rate,
+		Text: s.Text, Voice: narrator.SpeechVoiceID(s.Voice)}
+	if err := clip.Validate(); err != nil {
+		return nil, err
+	}
+	return clip, nil
+}
+
+// errClipTooLong stops a spoken clip's synthesis once it is longer than
+// a clip may be.
+var errClipTooLong = errors.New("spoken clip too long")
+
+// cappedBuffer is a buffer that refuses to grow past max bytes.
+type cappedBuffer struct {
+	bytes.Buffer
+	max  int
+	over bool
+}
+
+func (b *cappedBuffer) Write(p []byte) (int, error) {
+	if b.Len()+len(p) > b.max {
+		b.over = true
+		return 0, errClipTooLong
+	}
+	return b.Buffer.Write(p)
+}

@@ -267,3 +267,49 @@ func TestDecodeClip(t *testing.T) {
 		})
 	}
 }
+
+// TestSpeakClip checks that a spoken clip is the speech of its text with
+// the project's rules at the speed asked for, keeps its text and voice,
+// and is refused when its text is blank or it speaks for too long (the
+// synthesis stopping there).
+func TestSpeakClip(t *testing.T) {
+	t.Parallel()
+	kevin, _ := narrator.LookupVoice("en_US", "Kevin")
+	eng := &gateEngine{gate: make(chan struct{})}
+	close(eng.gate)
+	p := newPipe(t, pipeline.Config{Engines: map[string]pipeline.Synthesizer{narrator.EngineFlite: eng},
+		Rules: ruleList{{Phrase: "nginx", Say: "engine x"}}, Workers: 1})
+	const text = "Welcome to the nginx podcast."
+	clip, err := p.SpeakClip(t.Context(), narrator.ClipIntro, narrator.Speech{ProjectID: 7, Voice: kevin, Text: text, Speed: 1.25})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if clip.ProjectID != 7 || clip.Kind != narrator.ClipIntro || clip.Text != text || clip.Voice != "en_US/Kevin" || clip.SampleRate != pipeline.SampleRate {
+		t.Errorf("clip = %d %s %q %q at %d Hz", clip.ProjectID, clip.Kind, clip.Text, clip.Voice, clip.SampleRate)
+	}
+	// The tone engine speaks about 15 characters a second.
+	if calls := eng.calls(); len(calls) != 1 || !strings.Contains(calls[0], "engine x") {
+		t.Errorf("engine got %q, want the text with the rule applied", calls)
+	} else if d, want := clip.Duration().Seconds(), float64(len(calls[0]))/15; d < want || d > want+1.5 {
+		t.Errorf("clip of %.2f s, want %.2f s of speech and a pause", d, want)
+	}
+	if len(eng.rates) != 1 || eng.rates[0] != 1.25 {
+		t.Errorf("rates %v, want 1.25", eng.rates)
+	}
+
+	_, err = p.SpeakClip(t.Context(), narrator.ClipOutro, narrator.Speech{Voice: kevin, Text: " "})
+	if narrator.ErrorCode(err) != narrator.EINVALID || !strings.Contains(narrator.ErrorMessage(err), "empty") {
+		t.Errorf("blank text: %v, want EINVALID", err)
+	}
+	// 17 sentences of nearly 4 s each, spoken one at a time: the clip is
+	// refused once it passes 30 s, without speaking the rest.
+	long := strings.Repeat("This sentence takes the tone engine some four seconds. ", 17)
+	before := len(eng.calls())
+	_, err = p.SpeakClip(t.Context(), narrator.ClipOutro, narrator.Speech{Voice: kevin, Text: long})
+	if narrator.ErrorCode(err) != narrator.EINVALID || !strings.Contains(narrator.ErrorMessage(err), "longer than 30 s") {
+		t.Errorf("long text: %v, want EINVALID", err)
+	}
+	if n := len(eng.calls()) - before; n >= 17 {
+		t.Errorf("%d of 17 sentences spoken, want the synthesis stopped once too long", n)
+	}
+}

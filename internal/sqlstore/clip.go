@@ -11,8 +11,9 @@ import (
 )
 
 const upsertClipSQL = `
-INSERT INTO project_clips (project_id, kind, sample_rate, pcm, updated_at) VALUES (?, ?, ?, ?, ?)
-ON CONFLICT (project_id, kind) DO UPDATE SET sample_rate = excluded.sample_rate, pcm = excluded.pcm, updated_at = excluded.updated_at`
+INSERT INTO project_clips (project_id, kind, sample_rate, pcm, text, voice, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (project_id, kind) DO UPDATE SET sample_rate = excluded.sample_rate, pcm = excluded.pcm,
+	text = excluded.text, voice = excluded.voice, updated_at = excluded.updated_at`
 
 // SetClip sets a project's intro or outro, replacing the one it had, and
 // fills in c.UpdatedAt. It returns EINVALID for a clip that
@@ -31,7 +32,7 @@ func (s *Store) SetClip(ctx context.Context, c *narrator.Clip) error {
 			return fmt.Errorf("%s: lock: %w", what, err)
 		}
 		now := s.now()
-		if _, err := tx.Exec(ctx, upsertClipSQL, c.ProjectID, string(c.Kind), c.SampleRate, encodePCM(c.Samples), now); err != nil {
+		if _, err := tx.Exec(ctx, upsertClipSQL, c.ProjectID, string(c.Kind), c.SampleRate, encodePCM(c.Samples), c.Text, c.Voice, now); err != nil {
 			return fmt.Errorf("%s: %w", what, err)
 		}
 		c.UpdatedAt = now
@@ -40,7 +41,7 @@ func (s *Store) SetClip(ctx context.Context, c *narrator.Clip) error {
 }
 
 const findClipSQL = `
-SELECT project_id, kind, sample_rate, pcm, updated_at FROM project_clips WHERE project_id = ? AND kind = ?`
+SELECT project_id, kind, sample_rate, pcm, text, voice, updated_at FROM project_clips WHERE project_id = ? AND kind = ?`
 
 // Clip returns a project's intro or outro, or ENOTFOUND if it has none.
 func (s *Store) Clip(ctx context.Context, projectID int64, kind narrator.ClipKind) (*narrator.Clip, error) {
@@ -50,7 +51,7 @@ func (s *Store) Clip(ctx context.Context, projectID int64, kind narrator.ClipKin
 			c   narrator.Clip
 			pcm []byte
 		)
-		err := tx.QueryRow(ctx, findClipSQL, projectID, string(kind)).Scan(&c.ProjectID, &c.Kind, &c.SampleRate, &pcm, &c.UpdatedAt)
+		err := tx.QueryRow(ctx, findClipSQL, projectID, string(kind)).Scan(&c.ProjectID, &c.Kind, &c.SampleRate, &pcm, &c.Text, &c.Voice, &c.UpdatedAt)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, narrator.Errorf(narrator.ENOTFOUND, "project %d has no %s", projectID, kind)
 		} else if err != nil {

@@ -49,6 +49,7 @@ func testClips(t *testing.T, b *bundle) {
 	if got, err := b.store.Clip(ctx, proj.ID, narrator.ClipIntro); err != nil || len(got.Samples) != 16000 || got.SampleRate != 16000 {
 		t.Errorf("replaced intro = %d samples at %d Hz, %v; want 16000 at 16000", len(got.Samples), got.SampleRate, err)
 	}
+	testSpokenClip(t, b, proj.ID)
 	if n := len(b.rec.Synthesized()); n != jobs {
 		t.Errorf("SetClip queued %d synthesis jobs, want none", n-jobs)
 	}
@@ -66,4 +67,36 @@ func testClips(t *testing.T, b *bundle) {
 	_, err = b.store.Clip(ctx, proj.ID, narrator.ClipIntro)
 	wantCode(t, err, narrator.ENOTFOUND)
 	wantCode(t, b.store.RemoveClip(ctx, proj.ID, narrator.ClipIntro), narrator.ENOTFOUND)
+}
+
+// testSpokenClip checks that a spoken clip keeps its text and voice, that
+// an upload replacing it keeps neither, and that a spoken clip without a
+// voice is refused.
+func testSpokenClip(t *testing.T, b *bundle, projectID int64) {
+	ctx := t.Context()
+	const text = "Welcome to the Acme podcast: l'été, 日本."
+	spoken := &narrator.Clip{ProjectID: projectID, Kind: narrator.ClipOutro, Samples: make([]int16, 8000), SampleRate: 8000,
+		Text: text, Voice: "en_US/Kevin"}
+	if err := b.store.SetClip(ctx, spoken); err != nil {
+		t.Fatal(err)
+	}
+	got, err := b.store.Clip(ctx, projectID, narrator.ClipOutro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantEqual(t, "spoken outro's text and voice", [2]string{got.Text, got.Voice}, [2]string{text, "en_US/Kevin"})
+	wantCode(t, b.store.SetClip(ctx, &narrator.Clip{ProjectID: projectID, Kind: narrator.ClipOutro, Samples: make([]int16, 8000),
+		SampleRate: 8000, Text: text}), narrator.EINVALID)
+	uploaded := &narrator.Clip{ProjectID: projectID, Kind: narrator.ClipOutro, Samples: make([]int16, 8000), SampleRate: 8000}
+	if err := b.store.SetClip(ctx, uploaded); err != nil {
+		t.Fatal(err)
+	}
+	got, err = b.store.Clip(ctx, projectID, narrator.ClipOutro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantEqual(t, "uploaded outro's text and voice", [2]string{got.Text, got.Voice}, [2]string{"", ""})
+	if err := b.store.RemoveClip(ctx, projectID, narrator.ClipOutro); err != nil {
+		t.Fatal(err)
+	}
 }

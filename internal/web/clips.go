@@ -6,6 +6,7 @@ import (
 	"io"
 	"mime/multipart"
 	"net/http"
+	"strings"
 
 	"github.com/narrator/narrator"
 )
@@ -17,6 +18,14 @@ type ClipDecoder interface {
 	DecodeClip(ctx context.Context, kind narrator.ClipKind, contentType string, data []byte) (*narrator.Clip, error)
 }
 
+// ClipSpeaker speaks an intro or outro set as a text
+// (pipeline.Pipeline.SpeakClip).
+type ClipSpeaker interface {
+	// SpeakClip returns EINVALID for a text it cannot speak or speech
+	// out of a clip's limits.
+	SpeakClip(ctx context.Context, kind narrator.ClipKind, s narrator.Speech) (*narrator.Clip, error)
+}
+
 // clipView is a project's intro or outro as the Speech page shows it.
 type clipView struct {
 	Kind     narrator.ClipKind
@@ -24,13 +33,40 @@ type clipView struct {
 	Seconds  float64 // 0 when the project has none
 	MaxSecs  float64
 	MaxBytes int
+	// Text and Voice are those of a spoken clip.
+	Text, Voice string
+	MaxText     int
+	// Voices are the voices it may be spoken with, the clip's (or the
+	// project's body voice) selected.
+	Voices []clipVoice
+}
+
+// clipVoice is a voice the Speech page offers to speak a clip with.
+type clipVoice struct {
+	ID, Label string
+	Selected  bool
+}
+
+// clipVoices returns the voices of the project's language, selected
+// the one whose ID is selected.
+func clipVoices(cat *narrator.Catalog, p *narrator.Project, selected string) []clipVoice {
+	var out []clipVoice
+	for _, v := range cat.Voices() {
+		if v.Language == p.Language {
+			id := narrator.SpeechVoiceID(v)
+			out = append(out, clipVoice{ID: id, Label: v.Label(), Selected: id == selected})
+		}
+	}
+	return out
 }
 
 // projectClips returns the project's intro and outro for the page.
 func (s *Server) projectClips(ctx context.Context, p *narrator.Project) ([]clipView, error) {
 	var out []clipView
+	cat := s.catalog(ctx)
 	for _, k := range narrator.ClipKinds() {
-		v := clipView{Kind: k, Where: "after", MaxSecs: narrator.MaxClipDuration.Seconds(), MaxBytes: narrator.MaxClipBytes}
+		v := clipView{Kind: k, Where: "after", MaxSecs: narrator.MaxClipDuration.Seconds(), MaxBytes: narrator.MaxClipBytes,
+			MaxText: narrator.MaxClipText, Voice: p.Language + "/" + p.BodyVoice}
 		if k == narrator.ClipIntro {
 			v.Where = "before"
 		}
@@ -38,10 +74,14 @@ func (s *Server) projectClips(ctx context.Context, p *narrator.Project) ([]clipV
 		switch narrator.ErrorCode(err) {
 		case "":
 			v.Seconds = c.Duration().Seconds()
+			if c.Text != "" {
+				v.Text, v.Voice = c.Text, c.Voice
+			}
 		case narrator.ENOTFOUND:
 		default:
 			return nil, err
 		}
+		v.Voices = clipVoices(cat, p, v.Voice)
 		out = append(out, v)
 	}
 	return out, nil
@@ -82,12 +122,19 @@ func (s *Server) saveClip(r *http.Request, p *narrator.Project, k narrator.ClipK
 		}
 		return true, nil
 	}
-	if r.MultipartForm == nil {
-		return false, nil // a form that uploads nothing
+	text := r.PostForm.Get("text_" + string(k))
+	var files []*multipart.FileHeader
+	if r.MultipartForm != nil {
+		files = r.MultipartForm.File[string(k)]
 	}
-	files := r.MultipartForm.File[string(k)]
 	if len(files) == 0 || files[0].Size == 0 {
-		return false, nil
+		if strings.TrimSpace(text) == "" {
+			return false, nil // nothing given for this clip
+		}
+		return true, s.speakClip(r, p, k, text, r.PostForm.Get("voice_"+string(k)))
+	}
+	if strings.TrimSpace(text) != "" {
+		return false, narrator.Errorf(narrator.EINVALID, "give the %s as a file or as a text to speak, not both", k)
 	}
 	if s.clips == nil {
 		return false, narrator.Errorf(narrator.EINVALID, "this server cannot decode audio")
@@ -102,6 +149,27 @@ func (s *Server) saveClip(r *http.Request, p *narrator.Project, k narrator.ClipK
 	}
 	clip.ProjectID = p.ID
 	return true, s.store.SetClip(r.Context(), clip)
+}
+
+// speakClip sets the project's clip of kind to text spoken once, now,
+// with the voice of the catalog voiceID names, the project's rules and
+// speaking rate, as the API does.
+func (s *Server) speakClip(r *http.Request, p *narrator.Project, k narrator.ClipKind, text, voiceID string) error {
+	if err := narrator.CheckClipText(k, text); err != nil {
+		return err
+	}
+	voice, ok := s.catalog(r.Context()).SpeechVoice(p.Language, voiceID)
+	if !ok {
+		return narrator.Errorf(narrator.EINVALID, "choose a voice to speak the %s with", k)
+	}
+	if s.clipSpeaker == nil {
+		return narrator.Errorf(narrator.EINVALID, "this server cannot synthesise speech; upload the %s as a file", k)
+	}
+	clip, err := s.clipSpeaker.SpeakClip(r.Context(), k, narrator.Speech{ProjectID: p.ID, Voice: voice, Text: text, Speed: p.Rate()})
+	if err != nil {
+		return err
+	}
+	return s.store.SetClip(r.Context(), clip)
 }
 
 // readUpload reads an uploaded file, which parseUpload kept in memory.

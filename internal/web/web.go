@@ -193,6 +193,9 @@ type Deps struct {
 	// Clips decodes the intros and outros the Speech page uploads; nil
 	// refuses uploads.
 	Clips ClipDecoder
+	// ClipSpeaker speaks the intros and outros the Speech page sets as a
+	// text; nil refuses them.
+	ClipSpeaker ClipSpeaker
 	// Queue gives the place in line of audios waiting for synthesis; nil
 	// leaves it out.
 	Queue QueuePositioner
@@ -273,6 +276,7 @@ type Server struct {
 	importer     PageReader
 	artwork      ArtworkChecker
 	clips        ClipDecoder
+	clipSpeaker  ClipSpeaker
 	sources      SourcePoller
 	media        MediaOpener
 	queue        QueuePositioner
@@ -312,6 +316,7 @@ func New(d Deps) (*Server, error) {
 		importer:     d.Pages,
 		artwork:      d.Artwork,
 		clips:        d.Clips,
+		clipSpeaker:  d.ClipSpeaker,
 		sources:      d.Sources,
 		media:        d.Media,
 		queue:        d.Queue,
