@@ -2,17 +2,22 @@ package narrator
 
 import "time"
 
-// ResynthesisJob asks for the audios of a project that contain a phrase to
-// be synthesised again, after a pronunciation rule for it was added or
-// removed. A worker scans the project outside any write, then re-queues
-// the audios in batches of ResynthesisBatch, each batch one write that
-// obeys the account's limits (Limits.CheckSynthesis). What does not fit
-// waits: the job tries again later (ResynthesisRetry), for up to
-// ResynthesisPatience, and then gives up on the rest. A project has at
-// most one such job at a time.
+// ResynthesisJob asks for audios of a project to be synthesised again:
+// those that contain a phrase, after a pronunciation rule for it was added
+// or removed, or, with All, every one, after a change of the project's
+// intro, outro, voices or speaking rate. A worker scans the project
+// outside any write, then re-queues the audios in batches of
+// ResynthesisBatch, each batch one write that obeys the account's limits
+// (Limits.CheckSynthesis). What does not fit waits: the job tries again
+// later (ResynthesisRetry), for up to ResynthesisPatience, and then gives
+// up on the rest. A project has at most one such job at a time, of
+// either form.
 type ResynthesisJob struct {
 	ProjectID int64
-	Phrase    string
+	// Phrase is the phrase of the rule that changed; All ignores it.
+	Phrase string
+	// All asks for every live audio of the project, whatever its text.
+	All bool
 }
 
 // JobKind implements Job.
@@ -29,6 +34,18 @@ const (
 	// waits for room; then the audios left are not re-queued.
 	ResynthesisPatience = 24 * time.Hour
 )
+
+// Needs reports whether a, as stored, is to be re-queued by the job: for
+// All, whether it is live and not already waiting for synthesis (which
+// reads the project's settings when it runs); otherwise as the rule for
+// the job's phrase decides (Pronunciation.NeedsResynthesis).
+func (j ResynthesisJob) Needs(a *Audio) bool {
+	if j.All {
+		return !a.Deleted && a.State != StateUnprocessed
+	}
+	rule := Pronunciation{ProjectID: j.ProjectID, Phrase: j.Phrase}
+	return rule.NeedsResynthesis(a)
+}
 
 // NeedsResynthesis reports whether a, as stored, is to be re-queued for
 // rule p: it is live, not already waiting for synthesis (which reads the

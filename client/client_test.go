@@ -233,3 +233,21 @@ func TestWaitProcessed(t *testing.T) {
 		}
 	})
 }
+
+// TestResynthesizeProject queues the resynthesis of every audio of a
+// project of its own: no other test's resynthesis holds it off.
+func TestResynthesizeProject(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	c := mustClient(t, resynthKey)
+	if _, err := c.CreateAudio(ctx, resynthProject, client.NewAudio{Body: "Said again.", ExternalID: "again"}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.ResynthesizeProject(ctx, resynthProject)
+	if err != nil || r.ProjectID != resynthProject || r.Resynthesis != "queued" || r.AudioCount != 1 {
+		t.Errorf("ResynthesizeProject = %+v, %v; want queued, of 1 audio", r, err)
+	}
+	if _, err := c.ResynthesizeProject(ctx, projectID); !client.IsNotFound(err) {
+		t.Errorf("ResynthesizeProject of another account's project: %v, want a 404", err)
+	}
+}

@@ -142,6 +142,24 @@ func (c *Client) RemovePronunciation(ctx context.Context, projectID, ruleID int6
 	return call[*Pronunciation](ctx, c, http.MethodDelete, projectPath(projectID, "pronunciations", strconv.FormatInt(ruleID, 10)), nil, in)
 }
 
+// ProjectResynthesis answers ResynthesizeProject.
+type ProjectResynthesis struct {
+	ProjectID int64 `json:"project_id"`
+	// Resynthesis is "queued".
+	Resynthesis string `json:"resynthesis"`
+	// AudioCount is the project's live audios, which the job looks at.
+	AudioCount int `json:"audio_count"`
+}
+
+// ResynthesizeProject queues the resynthesis of every live audio of a
+// project, as after a change of its intro, outro or speaking rate, which
+// re-render nothing by themselves. A background job re-queues them within
+// the account's limits. While a resynthesis of the project is under way,
+// it returns an *Error for which IsConflict is true.
+func (c *Client) ResynthesizeProject(ctx context.Context, projectID int64) (*ProjectResynthesis, error) {
+	return call[*ProjectResynthesis](ctx, c, http.MethodPost, projectPath(projectID, "resynthesize"), nil, nil)
+}
+
 // The webhook events.
 const (
 	EventAudioProcessed = "audio.processed"

@@ -22,6 +22,10 @@ var (
 	serverURL string // such as http://127.0.0.1:41234
 	apiKey    string // the key of its one account
 	projectID int64  // its en_US project
+	// resynthKey and resynthProject are a second account's key and
+	// project, whose audios only TestResynthesizeProject resynthesizes.
+	resynthKey     string
+	resynthProject int64
 )
 
 func TestMain(m *testing.M) {
@@ -71,6 +75,9 @@ func runWithServer(m *testing.M) (int, error) {
 	if err := runJSON(&proj, bin, "projects", "create", "--data", data, "--account", strconv.FormatInt(acct.ID, 10), "--title", "Daily", "--language", "en_US"); err != nil {
 		return 0, err
 	}
+	if resynthKey, resynthProject, err = accountProject(bin, data, "Weekly News"); err != nil {
+		return 0, err
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err
@@ -97,6 +104,23 @@ func runWithServer(m *testing.M) (int, error) {
 		return 0, fmt.Errorf("%w; server log:\n%s", err, log)
 	}
 	return m.Run(), nil
+}
+
+// accountProject creates an account named name with an en_US project and
+// returns its key and the project's ID.
+func accountProject(bin, data, name string) (string, int64, error) {
+	var acct struct {
+		ID     int64  `json:"id"`
+		APIKey string `json:"api_key"`
+	}
+	if err := runJSON(&acct, bin, "accounts", "create", "--data", data, "--name", name); err != nil {
+		return "", 0, err
+	}
+	var proj struct {
+		ID int64 `json:"id"`
+	}
+	err := runJSON(&proj, bin, "projects", "create", "--data", data, "--account", strconv.FormatInt(acct.ID, 10), "--title", name, "--language", "en_US")
+	return acct.APIKey, proj.ID, err
 }
 
 func runJSON(v any, name string, args ...string) error {

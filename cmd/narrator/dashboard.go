@@ -42,6 +42,7 @@ func newDashboard(cfg config.Config, st purgingStore, b *backends, voices *voice
 		FeedURL:          func(token string) string { return cfg.PublicURL + narrator.FeedPath(token) },
 		Previews:         b.queue,
 		Queue:            b.queue,
+		Resynthesis:      b.queue,
 		Media:            b.media,
 		Voices:           voices,
 		Pages:            pages,

@@ -65,7 +65,7 @@ func commands(e *env) []namedCommand {
 		{"serve", nil, "run the API, the media server and the job workers", serveCommand{e}},
 		{"accounts", nil, "create accounts and manage their API keys", accountsCommand(e)},
 		{"users", nil, "create dashboard users (sign-in for the web dashboard)", usersCommand(e)},
-		{"projects", nil, "create, set and list projects", projectsCommand(e)},
+		{"projects", nil, "create, set, list and resynthesize projects", projectsCommand(e)},
 		{"voices", nil, "list, install, download and remove voices", voicesCommand{e}},
 		{"pronunciations", nil, "manage a project's pronunciation rules", pronunciationsCommand(e)},
 		{"webhooks", nil, "manage a project's webhook endpoints", webhooksCommand(e)},

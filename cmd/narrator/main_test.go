@@ -357,7 +357,7 @@ Commands:
   serve         run the API, the media server and the job workers
   accounts      create accounts and manage their API keys
   users         create dashboard users (sign-in for the web dashboard)
-  projects      create, set and list projects
+  projects      create, set, list and resynthesize projects
   voices        list, install, download and remove voices
   pronunciations  manage a project's pronunciation rules
   webhooks      manage a project's webhook endpoints

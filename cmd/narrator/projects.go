@@ -13,7 +13,8 @@ import (
 const projectsUsage = `Usage:
   narrator projects create [--data DIR|--database URL] --account ID --title T --language xx_XX [--type api|rss] [--url U] [--title-voice NAME] [--body-voice NAME] [--speech-rate R]
   narrator projects set [--data DIR|--database URL] --project ID [--speech-rate R] [--intro FILE|--intro-text T [--intro-voice V]|--no-intro] [--outro FILE|--outro-text T [--outro-voice V]|--no-outro]
-  narrator projects list [--data DIR|--database URL] [--account ID]`
+  narrator projects list [--data DIR|--database URL] [--account ID]
+  narrator projects resynthesize [--data DIR|--database URL] ID`
 
 // projectsCommand is `narrator projects`.
 func projectsCommand(e *env) group {
@@ -21,6 +22,7 @@ func projectsCommand(e *env) group {
 		{name: "create", command: projectsCreateCommand{e}},
 		{name: "set", command: projectsSetCommand{e}},
 		{name: "list", command: projectsListCommand{e}},
+		{name: "resynthesize", command: projectsResynthesizeCommand{e}},
 	}}
 }
 

@@ -21,8 +21,8 @@ type pronunciationJSON struct {
 	Resynthesis string `json:"resynthesis,omitempty"`
 }
 
-// ResynthesisQueue queues the resynthesis of a project's audios after a
-// pronunciation change.
+// ResynthesisQueue queues the resynthesis of a project's audios, after a
+// pronunciation change or of all of them.
 type ResynthesisQueue interface {
 	// QueueResynthesis returns ECONFLICT while the project has one
 	// queued or running.

@@ -44,6 +44,7 @@ func (s *Server) routeTable() []route {
 		{"POST", "/api/v3/projects/{project_id}/access/rotate-secret", s.handle(s.authed(s.rotateEmbedSecret))},
 		{"GET", "/api/v3/projects/{project_id}/speech", s.handle(s.authed(s.getSpeechSettings))},
 		{"PUT", "/api/v3/projects/{project_id}/speech", s.handle(s.authed(s.setSpeechSettings))},
+		{"POST", "/api/v3/projects/{project_id}/resynthesize", s.handle(s.authed(s.resynthesizeProject))},
 		{"GET", "/api/v3/projects/{project_id}/intro", s.handle(s.authed(s.getClip(narrator.ClipIntro)))},
 		{"PUT", "/api/v3/projects/{project_id}/intro", s.handle(s.authedUpload(s.putClip(narrator.ClipIntro)))},
 		{"DELETE", "/api/v3/projects/{project_id}/intro", s.handle(s.authed(s.removeClip(narrator.ClipIntro)))},

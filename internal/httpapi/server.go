@@ -124,8 +124,9 @@ type Deps struct {
 	// Queue gives queue positions to the progress extension; nil leaves
 	// them out.
 	Queue QueuePositioner
-	// Resynthesis queues the resynthesis that a pronunciation change may
-	// ask for (jobs.Queue); without it, resynthesize=true is refused.
+	// Resynthesis queues the resyntheses that a pronunciation change may
+	// ask for and …/resynthesize asks for (jobs.Queue); without it, both
+	// are refused.
 	Resynthesis ResynthesisQueue
 	// Pages reads the pages the import extension imports; nil turns the
 	// extension off (404).

@@ -2,6 +2,7 @@ package jobs_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"testing"
 	"time"
@@ -46,17 +47,72 @@ func TestResynthesis(t *testing.T) {
 	})
 }
 
+// TestResynthesisOfEveryAudio: the resynthesis of every audio shares the
+// one-at-a-time rule with the phrase form, and its worker re-queues the
+// processed audios whatever their text.
+func TestResynthesisOfEveryAudio(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *testBundle) {
+		ctx := t.Context()
+		if err := b.work(t, b.audio.Revision, 1); err != nil {
+			t.Fatal(err)
+		}
+		processed := b.find(t)
+		all := narrator.ResynthesisJob{ProjectID: b.audio.ProjectID, All: true}
+		if err := b.queue.QueueResynthesis(ctx, all); err != nil {
+			t.Fatal(err)
+		}
+		for _, again := range []narrator.ResynthesisJob{all, {ProjectID: all.ProjectID, Phrase: "hello"}} {
+			if err := b.queue.QueueResynthesis(ctx, again); narrator.ErrorCode(err) != narrator.ECONFLICT {
+				t.Errorf("%+v while every audio's resynthesis is queued: %v, want %s", again, err, narrator.ECONFLICT)
+			}
+		}
+		rows := b.river.jobs(t)
+		var stored jobs.ResynthesisArgs
+		if err := json.Unmarshal(rows[len(rows)-1].Args, &stored); err != nil || !stored.All {
+			t.Errorf("the queued job's args %s (%v) do not say all", rows[len(rows)-1].Args, err)
+		}
+		w := jobs.NewResynthesisWorker(b.store, nil)
+		// The audio says "Hello.": a phrase it lacks would leave it.
+		if err := w.Work(ctx, &river.Job[jobs.ResynthesisArgs]{
+			JobRow: &rivertype.JobRow{Attempt: 1, CreatedAt: time.Now()},
+			Args:   jobs.ResynthesisArgs{ProjectID: all.ProjectID, Phrase: "absent", All: true},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if a := b.find(t); a.State != narrator.StateUnprocessed || a.Revision != processed.Revision+1 {
+			t.Errorf("after the resynthesis: %s at revision %d, want unprocessed at %d", a.State, a.Revision, processed.Revision+1)
+		}
+	})
+}
+
+// TestResynthesisArgsOfOldJobs: a job queued before the form for every
+// audio existed keeps the phrase form.
+func TestResynthesisArgsOfOldJobs(t *testing.T) {
+	t.Parallel()
+	var args jobs.ResynthesisArgs
+	if err := json.Unmarshal([]byte(`{"project_id":7,"phrase":"nginx"}`), &args); err != nil {
+		t.Fatal(err)
+	}
+	if want := (jobs.ResynthesisArgs{ProjectID: 7, Phrase: "nginx"}); args != want {
+		t.Errorf("old args read as %+v, want %+v", args, want)
+	}
+	raw, err := json.Marshal(jobs.ResynthesisArgs{ProjectID: 7, Phrase: "nginx"})
+	if err != nil || string(raw) != `{"project_id":7,"phrase":"nginx"}` {
+		t.Errorf("the phrase form is written %s, %v; want it as before", raw, err)
+	}
+}
+
 // fullStore is a ResynthesisStore whose account is full after n audios.
 type fullStore struct {
 	ids []int64
 	n   int
 }
 
-func (s *fullStore) ResynthesisCandidates(context.Context, int64, *narrator.Pronunciation) ([]int64, error) {
+func (s *fullStore) ResynthesisCandidates(context.Context, narrator.ResynthesisJob) ([]int64, error) {
 	return s.ids, nil
 }
 
-func (s *fullStore) ResynthesizeAudios(_ context.Context, _ int64, _ *narrator.Pronunciation, ids []int64) (int, error) {
+func (s *fullStore) ResynthesizeAudios(_ context.Context, _ narrator.ResynthesisJob, ids []int64) (int, error) {
 	if len(ids) <= s.n {
 		s.n -= len(ids)
 		return len(ids), nil

@@ -119,19 +119,42 @@ func candidatePattern(phrase string) string {
 	}, likePattern(phrase))
 }
 
+// everyCandidateSQL lists a project's audios that a resynthesis of every
+// audio may re-queue; ResynthesizeAudios applies the job's rule
+// (narrator.ResynthesisJob.Needs) under its write. It reads IDs only: no
+// article of a large project is held in memory.
+const everyCandidateSQL = `
+SELECT id FROM audios
+WHERE project_id = ? AND deleted_at IS NULL AND state <> 'unprocessed'
+ORDER BY id`
+
+// scanID reads a row of one ID.
+func scanID(r Row) (int64, error) {
+	var id int64
+	err := r.Scan(&id)
+	return id, err
+}
+
 // ResynthesisCandidates returns, in ID order, the audios of a project that
-// rule's change is to re-queue (narrator.Pronunciation.NeedsResynthesis),
-// read in a transaction that only reads: the scan holds no write lock.
-func (s *Store) ResynthesisCandidates(ctx context.Context, projectID int64, rule *narrator.Pronunciation) ([]int64, error) {
-	return ReadV(ctx, s, fmt.Sprintf("resynthesis candidates of %q", rule.Phrase), func(tx Tx) ([]int64, error) {
-		pattern := candidatePattern(strings.TrimSpace(rule.Phrase))
-		audios, err := queryAll(ctx, tx, ScanAudio, fmt.Sprintf(candidatesSQL, s.db.ILike()), projectID, pattern, pattern, pattern)
+// job is to re-queue (narrator.ResynthesisJob.Needs), read in a
+// transaction that only reads: the scan holds no write lock.
+func (s *Store) ResynthesisCandidates(ctx context.Context, job narrator.ResynthesisJob) ([]int64, error) {
+	return ReadV(ctx, s, fmt.Sprintf("resynthesis candidates of project %d", job.ProjectID), func(tx Tx) ([]int64, error) {
+		if job.All {
+			ids, err := queryAll(ctx, tx, scanID, everyCandidateSQL, job.ProjectID)
+			if err != nil {
+				return nil, fmt.Errorf("resynthesis candidates of project %d: %w", job.ProjectID, err)
+			}
+			return ids, nil
+		}
+		pattern := candidatePattern(strings.TrimSpace(job.Phrase))
+		audios, err := queryAll(ctx, tx, ScanAudio, fmt.Sprintf(candidatesSQL, s.db.ILike()), job.ProjectID, pattern, pattern, pattern)
 		if err != nil {
-			return nil, fmt.Errorf("resynthesis candidates of %q: %w", rule.Phrase, err)
+			return nil, fmt.Errorf("resynthesis candidates of %q: %w", job.Phrase, err)
 		}
 		ids := []int64{}
 		for _, a := range audios {
-			if rule.NeedsResynthesis(a) {
+			if job.Needs(a) {
 				ids = append(ids, a.ID)
 			}
 		}

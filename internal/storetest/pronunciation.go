@@ -118,7 +118,7 @@ var pronunciationTests = []test{
 			t.Fatal(err)
 		}
 		for _, phrase := range []string{"Über", "émile", "ÉMILE", "Deutschland Über"} {
-			ids, err := b.store.ResynthesisCandidates(t.Context(), p.ID, &narrator.Pronunciation{Phrase: phrase, Say: "x"})
+			ids, err := b.store.ResynthesisCandidates(t.Context(), narrator.ResynthesisJob{ProjectID: p.ID, Phrase: phrase})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -147,7 +147,7 @@ var pronunciationTests = []test{
 		if err := b.store.FinishAudio(ctx, with.ID, with.Revision, rendering(map[string]string{"mp3": "t/a.mp3", "m3u8": "t/a.m3u8"}, 1000)); err != nil {
 			t.Fatal(err)
 		}
-		rule := &narrator.Pronunciation{Phrase: "nginx", Say: "engine x"}
+		rule := narrator.ResynthesisJob{ProjectID: p.ID, Phrase: "nginx"}
 		// The unprocessed audios with the phrase wait for a synthesis that
 		// reads the rules when it runs: only the processed one is a
 		// candidate.
@@ -156,19 +156,19 @@ var pronunciationTests = []test{
 			t.Fatal(err)
 		}
 		before := len(b.rec.Synthesized())
-		ids, err := b.store.ResynthesisCandidates(ctx, p.ID, rule)
+		ids, err := b.store.ResynthesisCandidates(ctx, rule)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !slices.Equal(ids, []int64{with.ID}) {
 			t.Fatalf("candidates %v, want only %d", ids, with.ID)
 		}
-		n, err := b.store.ResynthesizeAudios(ctx, p.ID, rule, append(ids, without.ID, deleted.ID, inside.ID))
+		n, err := b.store.ResynthesizeAudios(ctx, rule, append(ids, without.ID, deleted.ID, inside.ID))
 		if err != nil || n != 1 {
 			t.Fatalf("ResynthesizeAudios = %d, %v; want 1, only the candidate", n, err)
 		}
 		// Done again, nothing is left to do: the audio waits.
-		if n, err := b.store.ResynthesizeAudios(ctx, p.ID, rule, ids); err != nil || n != 0 {
+		if n, err := b.store.ResynthesizeAudios(ctx, rule, ids); err != nil || n != 0 {
 			t.Fatalf("ResynthesizeAudios again = %d, %v; want 0", n, err)
 		}
 		got, err := b.store.FindAudio(ctx, p.ID, "with")
@@ -186,7 +186,7 @@ var pronunciationTests = []test{
 	{"ResynthesisObeysTheQueueLimit", func(t *testing.T, b *bundle) {
 		ctx := t.Context()
 		p := mustProject(t, b.store)
-		rule := &narrator.Pronunciation{Phrase: "nginx", Say: "engine x"}
+		rule := narrator.ResynthesisJob{ProjectID: p.ID, Phrase: "nginx"}
 		var done []int64
 		for i := range 2 {
 			a := newAudio(p.ID, fmt.Sprintf("done-%d", i))
@@ -199,7 +199,7 @@ var pronunciationTests = []test{
 		for i := range SuiteLimits.MaxQueued - 1 {
 			mustAudio(t, b.store, p.ID, fmt.Sprintf("waiting-%d", i))
 		}
-		n, err := b.store.ResynthesizeAudios(ctx, p.ID, rule, done)
+		n, err := b.store.ResynthesizeAudios(ctx, rule, done)
 		if n != 1 {
 			t.Errorf("re-queued %d, want the 1 that fits", n)
 		}

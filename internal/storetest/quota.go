@@ -87,12 +87,12 @@ var quotaTests = []test{
 		if err := b.store.SetPronunciation(t.Context(), &narrator.Pronunciation{ProjectID: p.ID, Phrase: "body", Say: "bodies"}); err != nil {
 			t.Fatal(err)
 		}
-		rule := &narrator.Pronunciation{ProjectID: p.ID, Phrase: "body", Say: "bodies"}
-		ids, err := b.store.ResynthesisCandidates(t.Context(), p.ID, rule)
+		rule := narrator.ResynthesisJob{ProjectID: p.ID, Phrase: "body"}
+		ids, err := b.store.ResynthesisCandidates(t.Context(), rule)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := b.store.ResynthesizeAudios(t.Context(), p.ID, rule, ids); err != nil {
+		if _, err := b.store.ResynthesizeAudios(t.Context(), rule, ids); err != nil {
 			t.Fatal(err)
 		}
 		wantUsage(t, b.store, acc, 2, sizeA)

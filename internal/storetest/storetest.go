@@ -73,8 +73,8 @@ type Store interface {
 	SetPronunciation(ctx context.Context, p *narrator.Pronunciation) error
 	ListPronunciations(ctx context.Context, projectID int64) ([]*narrator.Pronunciation, error)
 	RemovePronunciation(ctx context.Context, projectID, id int64) (*narrator.Pronunciation, error)
-	ResynthesisCandidates(ctx context.Context, projectID int64, rule *narrator.Pronunciation) ([]int64, error)
-	ResynthesizeAudios(ctx context.Context, projectID int64, rule *narrator.Pronunciation, ids []int64) (int, error)
+	ResynthesisCandidates(ctx context.Context, job narrator.ResynthesisJob) ([]int64, error)
+	ResynthesizeAudios(ctx context.Context, job narrator.ResynthesisJob, ids []int64) (int, error)
 
 	SearchAudios(ctx context.Context, projectID int64, query string, since time.Time, page, perPage int) ([]*narrator.Audio, int, error)
 	FindAudiosByID(ctx context.Context, projectID int64, ids []int64) ([]*narrator.Audio, error)
@@ -431,6 +431,7 @@ func Run(t *testing.T, newStore NewStoreFunc) {
 		{"SignIn", signInTests},
 		{"Search", searchTests},
 		{"Resynthesize", resynthesizeTests},
+		{"Resynthesis", resynthesisTests},
 		{"Quota", quotaTests},
 		{"User", userTests},
 		{"Session", sessionTests},

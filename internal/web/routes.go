@@ -44,6 +44,7 @@ func (s *Server) routes() {
 	m.Handle("GET /projects/{pid}/speech", s.handle(s.authed(s.speechPage)))
 	m.Handle("POST /projects/{pid}/speech", s.handle(s.authed(s.saveSpeech)))
 	m.Handle("POST /projects/{pid}/clips", s.handle(s.authedUpload(s.saveClips)))
+	m.Handle("POST /projects/{pid}/resynthesize", s.handle(s.authed(s.resynthesizeProject)))
 
 	m.Handle("GET /projects/{pid}/sources", s.handle(s.authed(s.sourcesPage)))
 	m.Handle("POST /projects/{pid}/sources", s.handle(s.authed(s.createSource)))

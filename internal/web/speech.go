@@ -20,6 +20,10 @@ type speechData struct {
 	Error    string
 	// Clips are the project's intro and outro.
 	Clips []clipView
+	// Resynthesize offers the resynthesis of every audio; Busy is its
+	// refusal while one is under way.
+	Resynthesize bool
+	Busy         string
 }
 
 func speechPath(p *narrator.Project) string { return fmt.Sprintf("/projects/%d/speech", p.ID) }
@@ -33,12 +37,18 @@ func (s *Server) speechPage(w http.ResponseWriter, r *http.Request, q *request) 
 }
 
 func (s *Server) renderSpeech(w http.ResponseWriter, r *http.Request, q *request, status int, p *narrator.Project, rate, formErr string) error {
-	clips, err := s.projectClips(r.Context(), p)
+	return s.renderSpeechData(w, r, q, status, speechData{Project: p, Rate: rate, Error: formErr})
+}
+
+// renderSpeechData renders the Speech page of d, its clips, rate limits
+// and actions filled in.
+func (s *Server) renderSpeechData(w http.ResponseWriter, r *http.Request, q *request, status int, d speechData) error {
+	clips, err := s.projectClips(r.Context(), d.Project)
 	if err != nil {
 		return err
 	}
-	d := speechData{Project: p, Rate: rate, Min: narrator.MinSpeechRate, Max: narrator.MaxSpeechRate, Error: formErr, Clips: clips}
-	return s.render(w, r, status, "speech", userPage(q, "Speech · "+p.Title, "projects", d))
+	d.Min, d.Max, d.Clips, d.Resynthesize = narrator.MinSpeechRate, narrator.MaxSpeechRate, clips, s.resynth != nil
+	return s.render(w, r, status, "speech", userPage(q, "Speech · "+d.Project.Title, "projects", d))
 }
 
 // saveSpeech stores the form's speaking rate. It renders nothing again

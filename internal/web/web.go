@@ -199,6 +199,10 @@ type Deps struct {
 	// Queue gives the place in line of audios waiting for synthesis; nil
 	// leaves it out.
 	Queue QueuePositioner
+	// Resynthesis queues the resynthesis of every audio of a project,
+	// which the Speech page offers; nil hides the button and turns its
+	// route off (404).
+	Resynthesis ResynthesisQueue
 	// PreviewTimeout bounds the wait for a preview a worker is making;
 	// 30 seconds when zero.
 	PreviewTimeout time.Duration
@@ -280,6 +284,7 @@ type Server struct {
 	sources      SourcePoller
 	media        MediaOpener
 	queue        QueuePositioner
+	resynth      ResynthesisQueue
 	previewWait  time.Duration
 	secure       bool
 	publicOrigin string
@@ -320,6 +325,7 @@ func New(d Deps) (*Server, error) {
 		sources:      d.Sources,
 		media:        d.Media,
 		queue:        d.Queue,
+		resynth:      d.Resynthesis,
 		previewWait:  d.PreviewTimeout,
 		secure:       d.SecureCookies,
 		publicOrigin: d.PublicOrigin,

@@ -97,6 +97,8 @@ func setup(t *testing.T, mod func(*web.Deps)) *testBundle {
 		Previews: b.previews,
 		Media:    media,
 		Queue:    queue,
+		// Resynthesis jobs are inserted and left alone.
+		Resynthesis: queue,
 		NotFound: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(404)
