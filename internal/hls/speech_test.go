@@ -7,11 +7,10 @@ import (
 	"testing"
 	"time"
 
-	gomp3 "github.com/hajimehoshi/go-mp3"
-
 	"github.com/narrator/narrator/internal/hls"
 	"github.com/narrator/narrator/internal/mp3"
 	"github.com/narrator/narrator/internal/pcm"
+	"github.com/narrator/narrator/internal/pcm/pcmtest"
 	"github.com/narrator/narrator/internal/proctest"
 )
 
@@ -68,18 +67,7 @@ func TestSpeechPipeline(t *testing.T) {
 	}
 
 	// The MP3 decodes to speech at the target loudness, as long as the PCM.
-	d, err := gomp3.NewDecoder(bytes.NewReader(mp3Data.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw := make([]byte, d.Length())
-	if _, err := io.ReadFull(d, raw); err != nil {
-		t.Fatal(err)
-	}
-	left := make([]int16, len(raw)/4)
-	for i := range left {
-		left[i] = int16(uint16(raw[4*i]) | uint16(raw[4*i+1])<<8)
-	}
+	left := pcmtest.DecodeMP3(t, mp3Data.Bytes(), rate)
 	if got := int64(len(left)); got < pcmSamples || got > pcmSamples+1105+2*1152 {
 		t.Errorf("decoded %d samples for %d samples of PCM", got, pcmSamples)
 	}
