@@ -399,10 +399,7 @@ func ServeWorker(arg string) {
 // sets it). If it names no file, the test skips, or fails under NARRATOR_TEST_FULL=1.
 func Library(tb testing.TB) string {
 	tb.Helper()
-	path := os.Getenv("NARRATOR_ONNXRUNTIME")
-	if path == "" {
-		proctest.Missing(tb, "onnxruntime", "NARRATOR_ONNXRUNTIME is not set; set it to what scripts/deps.sh onnxruntime prints")
-	}
+	path := proctest.NeedEnv(tb, "NARRATOR_ONNXRUNTIME", "onnxruntime", "set it to what scripts/deps.sh onnxruntime prints")
 	if _, err := os.Stat(path); err != nil {
 		proctest.Missing(tb, "onnxruntime", fmt.Sprintf("NARRATOR_ONNXRUNTIME: %v; scripts/deps.sh onnxruntime fetches it", err))
 	}
