@@ -15,9 +15,7 @@ func TestPublicationForm(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil)
 	a := &narrator.Audio{ProjectID: b.project.ID, Title: "Budget", Body: "The council voted."}
-	if _, err := b.store.CreateAudio(t.Context(), a); err != nil {
-		t.Fatal(err)
-	}
+	b.mustAudios(t, a)
 	c := b.browser(t)
 	c.mustSignIn("ed@acme.test")
 	page := fmt.Sprintf("/projects/%d/audios/%d", b.project.ID, a.ID)

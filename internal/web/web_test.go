@@ -140,6 +140,16 @@ func (b *testBundle) newUser(t *testing.T, account, email string) *narrator.Acco
 	return a
 }
 
+// mustAudios stores audios in the bundle's store.
+func (b *testBundle) mustAudios(t *testing.T, audios ...*narrator.Audio) {
+	t.Helper()
+	for _, a := range audios {
+		if _, err := b.store.CreateAudio(t.Context(), a); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // browser is an HTTP client with cookies that does not follow redirects.
 type browser struct {
 	t      *testing.T
@@ -604,9 +614,7 @@ func TestOtherAccountsAreNotFound(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil)
 	a := &narrator.Audio{ProjectID: b.project.ID, Title: "Secret", Body: "Secret text"}
-	if _, err := b.store.CreateAudio(t.Context(), a); err != nil {
-		t.Fatal(err)
-	}
+	b.mustAudios(t, a)
 	b.newUser(t, "Other", "other@acme.test")
 	c := b.browser(t)
 	tok := c.mustSignIn("other@acme.test")
