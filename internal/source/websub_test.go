@@ -233,17 +233,15 @@ func setupWebSub(t *testing.T, plain bool) *webSub {
 	if cert := hubSrv.Certificate(); cert != nil {
 		roots.AddCert(cert)
 	}
-	feedSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	feedSrv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ws.mu.Lock()
 		defer ws.mu.Unlock()
 		w.Header().Set("Content-Type", "application/atom+xml")
 		io.WriteString(w, ws.feedBody)
 	}))
-	t.Cleanup(feedSrv.Close)
 	ws.self = feedSrv.URL + "/atom"
 	mux := http.NewServeMux()
-	callbacks := httptest.NewServer(mux)
-	t.Cleanup(callbacks.Close)
+	callbacks := serve(t, mux)
 	ws.callbacks = callbacks.URL
 	ws.poller = source.New(ws.store, source.Options{
 		Client:      fetch.New(fetch.Options{AllowPrivate: true, RootCAs: roots}),
