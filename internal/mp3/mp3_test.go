@@ -401,15 +401,7 @@ func TestEncoderCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	cancel()
-	for range 1000 {
-		if err = enc.Write(chunk); err != nil {
-			break
-		}
-	}
-	if cerr := enc.Close(); err == nil {
-		err = cerr
-	}
-	if !errors.Is(err, context.Canceled) {
+	if err := writeUntilFailure(enc); !errors.Is(err, context.Canceled) {
 		t.Errorf("error after cancel = %v, want context.Canceled", err)
 	}
 }
