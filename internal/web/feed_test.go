@@ -39,8 +39,7 @@ func shownFeedURL(page string) string {
 func TestFeedSettings(t *testing.T) {
 	t.Parallel()
 	b := setup(t, func(d *web.Deps) { d.FeedURL = feedURLOf })
-	c := b.browser(t)
-	c.mustSignIn("ed@acme.test")
+	c, _ := b.signedIn(t)
 	page := fmt.Sprintf("/projects/%d/feed", b.project.ID)
 
 	if res := c.get(fmt.Sprintf("/projects/%d", b.project.ID)); !strings.Contains(res.body, `href="`+page+`"`) {

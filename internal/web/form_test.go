@@ -86,8 +86,7 @@ func TestEditKeepsMetadataExactly(t *testing.T) {
 	meta := map[string]string{"a: b": "c", "multi": "l1\nl2", " sp ": " v ", "cr": "x\r\ny", "lead": "\nfirst line blank"}
 	a := &narrator.Audio{ProjectID: b.project.ID, Title: "Original", Body: "Some text.", Metadata: meta}
 	b.mustAudios(t, a)
-	c := b.browser(t)
-	c.mustSignIn("ed@acme.test")
+	c, _ := b.signedIn(t)
 	path := fmt.Sprintf("/projects/%d/audios/%d", b.project.ID, a.ID)
 	edit := c.get(path + "/edit")
 	wantStatus(t, edit, 200)

@@ -16,8 +16,7 @@ func TestPublicationForm(t *testing.T) {
 	b := setup(t, nil)
 	a := &narrator.Audio{ProjectID: b.project.ID, Title: "Budget", Body: "The council voted."}
 	b.mustAudios(t, a)
-	c := b.browser(t)
-	c.mustSignIn("ed@acme.test")
+	c, _ := b.signedIn(t)
 	page := fmt.Sprintf("/projects/%d/audios/%d", b.project.ID, a.ID)
 	pub := func() narrator.Publication {
 		t.Helper()
@@ -63,8 +62,7 @@ func TestPublicationForm(t *testing.T) {
 func TestAccessPage(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil)
-	c := b.browser(t)
-	c.mustSignIn("ed@acme.test")
+	c, _ := b.signedIn(t)
 	page := fmt.Sprintf("/projects/%d/access", b.project.ID)
 	if res := c.get(fmt.Sprintf("/projects/%d", b.project.ID)); !strings.Contains(res.body, `href="`+page+`"`) {
 		t.Error("the project page does not link to its access settings")

@@ -683,8 +683,7 @@ func TestBadInputNeverFails(t *testing.T) {
 func TestVoicePreview(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil)
-	c := b.browser(t)
-	c.mustSignIn("ed@acme.test")
+	c, _ := b.signedIn(t)
 	for range 2 {
 		res := c.get("/voices/de_DE/Anna/preview.mp3")
 		wantStatus(t, res, 200)
@@ -708,8 +707,7 @@ func TestVoicePreviewTimeout(t *testing.T) {
 	t.Parallel()
 	b := setup(t, func(d *web.Deps) { d.PreviewTimeout = 300 * time.Millisecond })
 	b.previews.never = true
-	c := b.browser(t)
-	c.mustSignIn("ed@acme.test")
+	c, _ := b.signedIn(t)
 	res := c.get("/voices/en_US/Sally/preview.mp3")
 	wantStatus(t, res, http.StatusServiceUnavailable)
 	if !strings.Contains(res.body, "not ready yet") {
