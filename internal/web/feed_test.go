@@ -40,11 +40,7 @@ func TestFeedSettings(t *testing.T) {
 	t.Parallel()
 	b := setup(t, func(d *web.Deps) { d.FeedURL = feedURLOf })
 	c, _ := b.signedIn(t)
-	page := fmt.Sprintf("/projects/%d/feed", b.project.ID)
-
-	if res := c.get(fmt.Sprintf("/projects/%d", b.project.ID)); !strings.Contains(res.body, `href="`+page+`"`) {
-		t.Error("the project page does not link to its feed")
-	}
+	page := c.projectPage(b.project.ID, "feed")
 
 	// A project without a feed: the form is prefilled from the project.
 	res := c.get(page)

@@ -140,6 +140,17 @@ func (b *testBundle) newUser(t *testing.T, account, email string) *narrator.Acco
 	return a
 }
 
+// projectPage returns the path of the dashboard page sub ("feed", "webhooks"…) of project
+// projectID, failing the test unless the project's own page links to it.
+func (c *browser) projectPage(projectID int64, sub string) string {
+	c.t.Helper()
+	page := fmt.Sprintf("/projects/%d/%s", projectID, sub)
+	if res := c.get(fmt.Sprintf("/projects/%d", projectID)); !strings.Contains(res.body, `href="`+page+`"`) {
+		c.t.Errorf("the page of project %d does not link to %s", projectID, page)
+	}
+	return page
+}
+
 // mustAudios stores audios in the bundle's store.
 func (b *testBundle) mustAudios(t *testing.T, audios ...*narrator.Audio) {
 	t.Helper()
