@@ -71,11 +71,16 @@ func checkBlocks(t *testing.T, blocks []Block) {
 	}
 }
 
-// FuzzParse checks the whole of Parse: detection, then any parser.
-func FuzzParse(f *testing.F) {
+// addSeeds adds fuzzSeeds to f's corpus.
+func addSeeds(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add(s)
 	}
+}
+
+// FuzzParse checks the whole of Parse: detection, then any parser.
+func FuzzParse(f *testing.F) {
+	addSeeds(f)
 	f.Fuzz(func(t *testing.T, body string) {
 		doc := Document{Format: Detect(body), Blocks: parseTimed(t, body, func(s string) []Block { return Parse(s).Blocks })}
 		checkBlocks(t, doc.Blocks)
@@ -86,9 +91,7 @@ func FuzzParse(f *testing.F) {
 // deterministic, and the text it reads is never much longer than the input
 // (no table padding, no repeated text).
 func FuzzMarkdown(f *testing.F) {
-	for _, s := range fuzzSeeds {
-		f.Add(s)
-	}
+	addSeeds(f)
 	f.Fuzz(func(t *testing.T, body string) {
 		blocks := parseTimed(t, body, parseMarkdown)
 		checkBlocks(t, blocks)
@@ -110,9 +113,7 @@ func FuzzMarkdown(f *testing.F) {
 
 // FuzzHTML checks the HTML parser on any input.
 func FuzzHTML(f *testing.F) {
-	for _, s := range fuzzSeeds {
-		f.Add(s)
-	}
+	addSeeds(f)
 	f.Fuzz(func(t *testing.T, body string) {
 		checkBlocks(t, parseTimed(t, body, parseHTML))
 	})
@@ -121,9 +122,7 @@ func FuzzHTML(f *testing.F) {
 // FuzzSSML checks the SSML parser on any input: besides the common
 // checks, breaks stay within maxBreak and rates within parseRate's bounds.
 func FuzzSSML(f *testing.F) {
-	for _, s := range fuzzSeeds {
-		f.Add(s)
-	}
+	addSeeds(f)
 	f.Add(`<speak><break time="100000s"/><break time="-1s"/><prosody rate="-500%">x</prosody><prosody rate="NaN">y</prosody></speak>`)
 	f.Fuzz(func(t *testing.T, body string) {
 		checkBlocks(t, parseTimed(t, body, parseSSML))
@@ -133,9 +132,7 @@ func FuzzSSML(f *testing.F) {
 // FuzzPlain checks the plain-text parser: it only splits text into blocks,
 // so the words of its blocks are the words of the input, in order.
 func FuzzPlain(f *testing.F) {
-	for _, s := range fuzzSeeds {
-		f.Add(s)
-	}
+	addSeeds(f)
 	f.Fuzz(func(t *testing.T, body string) {
 		blocks := parseTimed(t, body, parsePlain)
 		checkBlocks(t, blocks)

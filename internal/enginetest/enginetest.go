@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -721,5 +722,17 @@ func BenchUnit(b *testing.B, voice string, newEngine func(b *testing.B, opts pro
 				}
 			}
 		})
+	}
+}
+
+// BenchStartup measures what a long-lived process would save of a unit's latency: running
+// the engine's program, argv, on empty text, directly and not through internal/proc, as the
+// baseline it is. If the program is not installed it calls proctest.Missing, with install.
+func BenchStartup(b *testing.B, install string, argv ...string) {
+	proctest.NeedProgram(b, argv[0], install)
+	for b.Loop() {
+		if out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err != nil {
+			b.Fatalf("%v: %s", err, out)
+		}
 	}
 }

@@ -1,7 +1,6 @@
 package espeak_test
 
 import (
-	"os/exec"
 	"testing"
 
 	"github.com/narrator/narrator"
@@ -46,14 +45,8 @@ func BenchmarkUnit(b *testing.B) {
 	})
 }
 
-// BenchmarkStartup is the part of a unit's latency that a long-lived process would save:
-// running espeak-ng on empty text. It runs espeak-ng directly, not through internal/proc, as
-// the baseline it is.
+// BenchmarkStartup is the part of a unit's latency that a long-lived process would save
+// (enginetest.BenchStartup).
 func BenchmarkStartup(b *testing.B) {
-	mustEngine(b, espeak.Options{Options: proc.Options{Procs: 1}})
-	for b.Loop() {
-		if out, err := exec.Command("espeak-ng", "-v", "en-us", "-q", "").CombinedOutput(); err != nil {
-			b.Fatalf("%v: %s", err, out)
-		}
-	}
+	enginetest.BenchStartup(b, "apt-get install espeak-ng", "espeak-ng", "-v", "en-us", "-q", "")
 }

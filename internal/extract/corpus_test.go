@@ -33,6 +33,14 @@ var corpusParts = []struct{ name, dir string }{
 	{"written", "testdata/written"},
 }
 
+// extract extracts the page's source.html, as served at
+// https://news.example/NAME.
+func (p page) extract(tb testing.TB) (*extract.Article, error) {
+	tb.Helper()
+	u, _ := url.Parse("https://news.example/" + p.name)
+	return extract.Extract(mustRead(tb, filepath.Join(p.dir, "source.html")), "text/html", u)
+}
+
 func corpus(tb testing.TB) []page {
 	tb.Helper()
 	var pages []page
@@ -85,8 +93,7 @@ func TestCorpus(t *testing.T) {
 	t.Parallel()
 	var total extract.Score
 	for _, p := range corpus(t) {
-		u, _ := url.Parse("https://news.example/" + p.name)
-		a, err := extract.Extract(mustRead(t, filepath.Join(p.dir, "source.html")), "text/html", u)
+		a, err := p.extract(t)
 		if err != nil {
 			t.Errorf("%s: %v", p.name, err)
 			continue
@@ -117,8 +124,7 @@ func TestMetadata(t *testing.T) {
 		if err := json.Unmarshal(raw, &want); err != nil {
 			t.Fatalf("%s: %v", p.name, err)
 		}
-		u, _ := url.Parse("https://news.example/" + p.name)
-		a, err := extract.Extract(mustRead(t, filepath.Join(p.dir, "source.html")), "text/html", u)
+		a, err := p.extract(t)
 		if err != nil {
 			t.Errorf("%s: %v", p.name, err)
 			continue

@@ -30,6 +30,16 @@ func mustServer(tb testing.TB, h http.HandlerFunc) *httptest.Server {
 	return srv
 }
 
+// countingServer is mustServer that counts the requests h serves.
+func countingServer(tb testing.TB, h http.HandlerFunc) (*httptest.Server, *atomic.Int32) {
+	tb.Helper()
+	var n atomic.Int32
+	return mustServer(tb, func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		h(w, r)
+	}), &n
+}
+
 func html(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	_, _ = w.Write([]byte(page))
@@ -67,11 +77,7 @@ func TestGetReadsAPage(t *testing.T) {
 
 func TestRefusesLoopbackUnlessAllowed(t *testing.T) {
 	t.Parallel()
-	var hits atomic.Int32
-	srv := mustServer(t, func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		html(w, r)
-	})
+	srv, hits := countingServer(t, html)
 	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
 	c := New(Options{})
 	for _, u := range []string{srv.URL, "http://localhost:" + port + "/"} {
@@ -133,11 +139,7 @@ func publicLoopback(srv *httptest.Server, opts Options) *Client {
 
 func TestRefusesRedirectToLoopback(t *testing.T) {
 	t.Parallel()
-	var inside atomic.Int32
-	internal := mustServer(t, func(w http.ResponseWriter, r *http.Request) {
-		inside.Add(1)
-		html(w, r)
-	})
+	internal, inside := countingServer(t, html)
 	public := mustServer(t, func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, internal.URL+"/admin", http.StatusFound)
 	})
@@ -151,9 +153,7 @@ func TestRefusesRedirectToLoopback(t *testing.T) {
 
 func TestRedirectsLimited(t *testing.T) {
 	t.Parallel()
-	var hits atomic.Int32
-	srv := mustServer(t, func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
+	srv, hits := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/again", http.StatusFound)
 	})
 	c := New(Options{AllowPrivate: true})

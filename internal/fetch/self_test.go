@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
-	"sync/atomic"
 	"testing"
 )
 
@@ -17,11 +16,7 @@ import (
 func TestSelfRefused(t *testing.T) {
 	t.Parallel()
 	self := NewSelf("https://narr.test")
-	var hits atomic.Int32
-	srv := mustServer(t, func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		self.Mark(http.HandlerFunc(html)).ServeHTTP(w, r)
-	})
+	srv, hits := countingServer(t, self.Mark(http.HandlerFunc(html)).ServeHTTP)
 	self.Listening(srv.Listener.Addr())
 	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
 	resolver := fakeResolver{"narr.test.": "127.0.0.1", "alias.test": "127.0.0.1", "localhost": "127.0.0.1"}
@@ -55,11 +50,7 @@ func TestSelfRefused(t *testing.T) {
 func TestSelfAnswerRefused(t *testing.T) {
 	t.Parallel()
 	self := NewSelf("https://narr.test")
-	var otherHits atomic.Int32
-	other := mustServer(t, NewSelf("https://other.example").Mark(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		otherHits.Add(1)
-		html(w, r)
-	})).ServeHTTP)
+	other, otherHits := countingServer(t, NewSelf("https://other.example").Mark(http.HandlerFunc(html)).ServeHTTP)
 	narrator := mustServer(t, func(w http.ResponseWriter, r *http.Request) {
 		self.Mark(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path == "/go" {

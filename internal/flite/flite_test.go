@@ -1,7 +1,6 @@
 package flite_test
 
 import (
-	"os/exec"
 	"testing"
 
 	"github.com/narrator/narrator"
@@ -60,14 +59,8 @@ func BenchmarkUnit(b *testing.B) {
 	})
 }
 
-// BenchmarkStartup is the part of a unit's latency that a long-lived process would save:
-// running flite on empty text. It runs flite directly, not through internal/proc, as the
-// baseline it is.
+// BenchmarkStartup is the part of a unit's latency that a long-lived process would save
+// (enginetest.BenchStartup).
 func BenchmarkStartup(b *testing.B) {
-	mustEngine(b, flite.Options{Options: proc.Options{Procs: 1}})
-	for b.Loop() {
-		if out, err := exec.Command("flite", "-voice", "slt", "-t", "", "-o", "none").CombinedOutput(); err != nil {
-			b.Fatalf("%v: %s", err, out)
-		}
-	}
+	enginetest.BenchStartup(b, "apt-get install flite", "flite", "-voice", "slt", "-t", "", "-o", "none")
 }

@@ -56,6 +56,39 @@ func mustEncode(tb testing.TB, samples []int16) []byte {
 	return out.Bytes()
 }
 
+// encoding is an MP3 encoder whose output a segmenter packages as it
+// comes, as the pipeline has them; the MP3 is kept too.
+type encoding struct {
+	*mp3.Encoder
+	seg *hls.Segmenter
+	mp3 bytes.Buffer
+}
+
+// newEncoding starts an encoding whose segments, of 6 s, go to put.
+func newEncoding(t *testing.T, put hls.PutFunc) *encoding {
+	t.Helper()
+	e := &encoding{seg: hls.NewSegmenter(6*time.Second, put)}
+	enc, err := mp3.NewEncoder(t.Context(), io.MultiWriter(&e.mp3, e.seg), mp3.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Encoder = enc
+	return e
+}
+
+// finish closes the encoder, then the segmenter, and returns the playlist.
+func (e *encoding) finish(t *testing.T) []byte {
+	t.Helper()
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	playlist, err := e.seg.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return playlist
+}
+
 // store is a PutFunc target that keeps segments in memory.
 type store struct {
 	mu    sync.Mutex
@@ -334,12 +367,7 @@ func TestSegmenterBehindEncoder(t *testing.T) {
 	put := func(name string, data []byte) error {
 		return os.WriteFile(filepath.Join(dir, name), data, 0o644)
 	}
-	var mp3Data bytes.Buffer
-	seg := hls.NewSegmenter(6*time.Second, put)
-	enc, err := mp3.NewEncoder(t.Context(), io.MultiWriter(&mp3Data, seg), mp3.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	enc := newEncoding(t, put)
 	samples := signal(25 * time.Second)
 	for len(samples) > 0 {
 		n := min(len(samples), 4096)
@@ -348,19 +376,13 @@ func TestSegmenterBehindEncoder(t *testing.T) {
 		}
 		samples = samples[n:]
 	}
-	if err := enc.Close(); err != nil {
-		t.Fatal(err)
-	}
-	playlist, err := seg.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	playlist := enc.finish(t)
 	path := filepath.Join(dir, hls.PlaylistName)
 	if err := os.WriteFile(path, playlist, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	st := &store{files: map[string][]byte{}}
-	for _, s := range seg.Segments() {
+	for _, s := range enc.seg.Segments() {
 		b, err := os.ReadFile(filepath.Join(dir, s.Name))
 		if err != nil {
 			t.Fatal(err)
@@ -371,7 +393,7 @@ func TestSegmenterBehindEncoder(t *testing.T) {
 			t.Errorf("%s: Size %d, file has %d bytes", s.Name, s.Size, len(b))
 		}
 	}
-	check(t, mp3Data.Bytes(), playlist, st, 6*time.Second)
+	check(t, enc.mp3.Bytes(), playlist, st, 6*time.Second)
 
 	// ffmpeg reads the playlist as a player would: no error, no warning,
 	// and the whole duration.
@@ -385,7 +407,7 @@ func TestSegmenterBehindEncoder(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ffprobe: %v", err)
 	}
-	info, err := mp3.Scan(bytes.NewReader(mp3Data.Bytes()))
+	info, err := mp3.Scan(bytes.NewReader(enc.mp3.Bytes()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,16 +2,12 @@ package hls_test
 
 import (
 	"bytes"
-	"io"
 	"os/exec"
 	"testing"
 	"time"
 
-	gomp3 "github.com/hajimehoshi/go-mp3"
-
-	"github.com/narrator/narrator/internal/hls"
-	"github.com/narrator/narrator/internal/mp3"
 	"github.com/narrator/narrator/internal/pcm"
+	"github.com/narrator/narrator/internal/pcm/pcmtest"
 	"github.com/narrator/narrator/internal/proctest"
 )
 
@@ -30,13 +26,8 @@ func TestSpeechPipeline(t *testing.T) {
 		"That is all there is to it.",
 		"Thank you for listening to this test.",
 	}
-	var mp3Data bytes.Buffer
 	st := &store{}
-	seg := hls.NewSegmenter(6*time.Second, st.put)
-	enc, err := mp3.NewEncoder(t.Context(), io.MultiWriter(&mp3Data, seg), mp3.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	enc := newEncoding(t, st.put)
 	var pcmSamples int64
 	for _, s := range sentences {
 		out, err := exec.CommandContext(t.Context(), "espeak-ng", "--stdout", s).Output()
@@ -55,31 +46,14 @@ func TestSpeechPipeline(t *testing.T) {
 			pcmSamples += int64(len(chunk))
 		}
 	}
-	if err := enc.Close(); err != nil {
-		t.Fatal(err)
-	}
-	playlist, err := seg.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	entries := check(t, mp3Data.Bytes(), playlist, st, 6*time.Second)
+	playlist := enc.finish(t)
+	entries := check(t, enc.mp3.Bytes(), playlist, st, 6*time.Second)
 	if len(entries) < 2 {
 		t.Errorf("%d segments for %v of speech, want several", len(entries), pcm.Duration(int(pcmSamples), rate))
 	}
 
 	// The MP3 decodes to speech at the target loudness, as long as the PCM.
-	d, err := gomp3.NewDecoder(bytes.NewReader(mp3Data.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw := make([]byte, d.Length())
-	if _, err := io.ReadFull(d, raw); err != nil {
-		t.Fatal(err)
-	}
-	left := make([]int16, len(raw)/4)
-	for i := range left {
-		left[i] = int16(uint16(raw[4*i]) | uint16(raw[4*i+1])<<8)
-	}
+	left := pcmtest.DecodeMP3(t, enc.mp3.Bytes(), rate)
 	if got := int64(len(left)); got < pcmSamples || got > pcmSamples+1105+2*1152 {
 		t.Errorf("decoded %d samples for %d samples of PCM", got, pcmSamples)
 	}

@@ -95,6 +95,18 @@ func (b *testBundle) newAccount(t testing.TB, name string) (int64, string) {
 	return a.ID, secret
 }
 
+// revokeOnlyKey revokes the one API key of account, failing t unless it has one.
+func (b *testBundle) revokeOnlyKey(t testing.TB, account int64) {
+	t.Helper()
+	keys, err := b.store.ListAPIKeys(t.Context(), account)
+	if err != nil || len(keys) != 1 {
+		t.Fatal(keys, err)
+	}
+	if err := b.store.RevokeAPIKey(t.Context(), account, keys[0].ID); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func (b *testBundle) newProject(t testing.TB, account int64) *narrator.Project {
 	t.Helper()
 	title, body, _ := narrator.DefaultVoices("en_US")
@@ -334,13 +346,7 @@ func TestAPIKeyPlaces(t *testing.T) {
 func TestRevokedKey(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	keys, err := b.store.ListAPIKeys(t.Context(), b.account)
-	if err != nil || len(keys) != 1 {
-		t.Fatal(keys, err)
-	}
-	if err := b.store.RevokeAPIKey(t.Context(), b.account, keys[0].ID); err != nil {
-		t.Fatal(err)
-	}
+	b.revokeOnlyKey(t, b.account)
 	wantError(t, b.do(t, "GET", "/api/v3/projects?api_key="+b.key, nil), 401, 20, "recognised")
 }
 
@@ -364,13 +370,7 @@ func TestRevokedKeyCreates(t *testing.T) {
 	r := b.do(t, "POST", theirPath, map[string]any{"api_key": b.key, "body": "x"})
 	wantError(t, r, 404, 30, "Object not found")
 	for _, account := range []int64{b.account, otherAccount} {
-		keys, err := b.store.ListAPIKeys(t.Context(), account)
-		if err != nil || len(keys) != 1 {
-			t.Fatal(keys, err)
-		}
-		if err := b.store.RevokeAPIKey(t.Context(), account, keys[0].ID); err != nil {
-			t.Fatal(err)
-		}
+		b.revokeOnlyKey(t, account)
 	}
 	for range 2 {
 		r := b.do(t, "POST", b.audiosPath(), map[string]any{"api_key": b.key, "body": "After.", "external_id": "after"})
@@ -392,13 +392,7 @@ func TestRevokedKeyCreates(t *testing.T) {
 	if r := b.do(t, "POST", qPath, map[string]any{"body": "Before."}, "X-Api-Key", thirdKey); r.status != 200 {
 		t.Fatalf("create: status %d, body %s", r.status, r.body)
 	}
-	keys, err := b.store.ListAPIKeys(t.Context(), third)
-	if err != nil || len(keys) != 1 {
-		t.Fatal(keys, err)
-	}
-	if err := b.store.RevokeAPIKey(t.Context(), third, keys[0].ID); err != nil {
-		t.Fatal(err)
-	}
+	b.revokeOnlyKey(t, third)
 	r = b.do(t, "POST", qPath, "{not json", "X-Api-Key", thirdKey)
 	wantError(t, r, 401, 20, "recognised")
 }

@@ -88,13 +88,7 @@ func knownRevokedKey(t *testing.T, b *testBundle) (string, int64) {
 	if r := b.do(t, "POST", fmt.Sprintf("/api/v3/projects/%d/audio", p.ID), map[string]any{"api_key": key, "body": "Before."}); r.status != 200 {
 		t.Fatalf("create: status %d, body %s", r.status, r.body)
 	}
-	keys, err := b.store.ListAPIKeys(t.Context(), account)
-	if err != nil || len(keys) != 1 {
-		t.Fatal(keys, err)
-	}
-	if err := b.store.RevokeAPIKey(t.Context(), account, keys[0].ID); err != nil {
-		t.Fatal(err)
-	}
+	b.revokeOnlyKey(t, account)
 	return key, p.ID
 }
 

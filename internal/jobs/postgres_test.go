@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/jobs"
@@ -58,6 +59,21 @@ FROM river_job ORDER BY id`)
 	return got
 }
 
+// listenInserts returns a connection of pool that listens to River's
+// announcements of inserts, released when the test ends.
+func listenInserts(t *testing.T, pool *pgxpool.Pool) *pgxpool.Conn {
+	t.Helper()
+	conn, err := pool.Acquire(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(conn.Release)
+	if _, err := conn.Exec(t.Context(), `LISTEN "public.river_insert"`); err != nil {
+		t.Fatal(err)
+	}
+	return conn
+}
+
 // TestPostgresCreateAnnouncesItsJob: a group of creates announces its jobs
 // to the workers of the synthesis queue as River announces its own
 // inserts, on the topic River's notifier listens to.
@@ -65,14 +81,7 @@ func TestPostgresCreateAnnouncesItsJob(t *testing.T) {
 	t.Parallel()
 	b := setup(t, openPostgres)
 	ctx := t.Context()
-	conn, err := b.store.(*postgres.Store).Pool().Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Release()
-	if _, err := conn.Exec(ctx, `LISTEN "public.river_insert"`); err != nil {
-		t.Fatal(err)
-	}
+	conn := listenInserts(t, b.store.(*postgres.Store).Pool())
 	// A queue announces its inserts at most once per its fetch cooldown:
 	// creates go on until one is announced.
 	deadline := time.Now().Add(10 * time.Second)
@@ -109,14 +118,7 @@ func TestPostgresMissAnnounces(t *testing.T) {
 	groups := &pgtest.Groups{}
 	st := postgres.New(b.store.(*postgres.Store).Pool(), postgres.Options{Jobs: b.queue.(*jobs.Queue[pgx.Tx]), EventBody: eventBody, Groups: groups})
 	t.Cleanup(func() { st.Close() })
-	conn, err := st.Pool().Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Release()
-	if _, err := conn.Exec(ctx, `LISTEN "public.river_insert"`); err != nil {
-		t.Fatal(err)
-	}
+	conn := listenInserts(t, st.Pool())
 	create := func(externalID string) {
 		t.Helper()
 		if _, err := st.CreateAudio(ctx, &narrator.Audio{ProjectID: b.audio.ProjectID, ExternalID: externalID, Body: "Hello."}); err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/narrator/narrator/internal/mp3"
+	"github.com/narrator/narrator/internal/pcm/pcmtest"
 )
 
 // newPool returns a chunk pool of two workers that the test closes.
@@ -45,25 +46,6 @@ func encodeChunks(tb testing.TB, stream []int16, cuts []int, opts mp3.Options) [
 		out.Write(data)
 	}
 	return out.Bytes()
-}
-
-// windowRMS returns the RMS of a-b over windows of n samples, b shifted by
-// lag (a[i] against b[i-lag]; b is zero outside its bounds).
-func windowRMS(a, b []int16, lag, n int) []float64 {
-	var out []float64
-	for w := 0; w+n <= len(a); w += n {
-		var sum float64
-		for i := w; i < w+n; i++ {
-			var v float64
-			if j := i - lag; j >= 0 && j < len(b) {
-				v = float64(b[j])
-			}
-			d := float64(a[i]) - v
-			sum += d * d
-		}
-		out = append(out, math.Sqrt(sum/float64(n)))
-	}
-	return out
 }
 
 func TestEncodeChunkSeamless(t *testing.T) {
@@ -111,8 +93,8 @@ func TestEncodeChunkSeamless(t *testing.T) {
 			opts := mp3.Options{Quality: 3}
 			// The reference: the whole stream as one chunk, a single
 			// encoding with the same settings.
-			whole := decode(t, encodeChunks(t, tc.stream, nil, opts))
-			chunked := decode(t, encodeChunks(t, tc.stream, tc.cuts, opts))
+			whole := pcmtest.DecodeMP3(t, encodeChunks(t, tc.stream, nil, opts), rate)
+			chunked := pcmtest.DecodeMP3(t, encodeChunks(t, tc.stream, tc.cuts, opts), rate)
 			// The same timeline: as many samples, each where a single
 			// encoding plays it.
 			if len(chunked) != len(whole) {
@@ -125,8 +107,8 @@ func TestEncodeChunkSeamless(t *testing.T) {
 			// would be far louder; 1.5 (-87 dBFS) allows for the
 			// rounding of silence.
 			const win = rate / 100
-			got := windowRMS(chunked, tc.stream, mp3.Delay, win)
-			want := windowRMS(whole, tc.stream, mp3.Delay, win)
+			got := pcmtest.NoiseRMS(chunked, tc.stream, mp3.Delay, win)
+			want := pcmtest.NoiseRMS(whole, tc.stream, mp3.Delay, win)
 			var worst float64
 			for _, c := range tc.cuts {
 				// Frame c/frame, the first of a chunk, plays the stream
@@ -160,8 +142,8 @@ func TestEncodeChunkNoiseWithoutReservoir(t *testing.T) {
 		}
 		return 10 * math.Log10(sig/noise)
 	}
-	with := snr(decode(t, mustEncode(t, speech, opts)))
-	without := snr(decode(t, encodeChunks(t, speech, nil, opts)))
+	with := snr(pcmtest.DecodeMP3(t, mustEncode(t, speech, opts), rate))
+	without := snr(pcmtest.DecodeMP3(t, encodeChunks(t, speech, nil, opts), rate))
 	t.Logf("SNR of speech at 64 kbps: %.1f dB with the reservoir, %.1f dB without", with, without)
 	if without < with-3 {
 		t.Errorf("SNR without the reservoir %.1f dB, with it %.1f dB: more than 3 dB lost", without, with)

@@ -15,9 +15,8 @@ import (
 	"testing"
 	"time"
 
-	gomp3 "github.com/hajimehoshi/go-mp3"
-
 	"github.com/narrator/narrator/internal/mp3"
+	"github.com/narrator/narrator/internal/pcm/pcmtest"
 	"github.com/narrator/narrator/internal/proctest"
 )
 
@@ -102,30 +101,6 @@ func ffprobeDuration(tb testing.TB, data []byte) time.Duration {
 	return time.Duration(secs * float64(time.Second))
 }
 
-// decode decodes data with go-mp3 and returns the left channel.
-func decode(tb testing.TB, data []byte) []int16 {
-	tb.Helper()
-	d, err := gomp3.NewDecoder(bytes.NewReader(data))
-	if err != nil {
-		tb.Fatalf("go-mp3: %v", err)
-	}
-	if d.SampleRate() != rate {
-		tb.Errorf("go-mp3 sample rate = %d, want %d", d.SampleRate(), rate)
-	}
-	pcm, err := io.ReadAll(d)
-	if err != nil {
-		tb.Fatalf("go-mp3 decode: %v", err)
-	}
-	if int64(len(pcm)) != d.Length() {
-		tb.Errorf("go-mp3 decoded %d bytes, Length() = %d", len(pcm), d.Length())
-	}
-	s := make([]int16, len(pcm)/4)
-	for i := range s {
-		s[i] = int16(uint16(pcm[4*i]) | uint16(pcm[4*i+1])<<8)
-	}
-	return s
-}
-
 func rms(s []int16) float64 {
 	var sum float64
 	for _, v := range s {
@@ -188,7 +163,7 @@ func TestEncode(t *testing.T) {
 				}
 			}
 
-			decoded := decode(t, data)
+			decoded := pcmtest.DecodeMP3(t, data, rate)
 			if got, want := int64(len(decoded)), info.Samples; got != want {
 				t.Errorf("go-mp3 decoded %d samples, want %d", got, want)
 			}
@@ -210,7 +185,7 @@ func TestEncode(t *testing.T) {
 func TestEncodeToneFrequency(t *testing.T) {
 	t.Parallel()
 	data := mustEncode(t, tone(1000, 0.5, 2*time.Second), mp3.Options{})
-	decoded := decode(t, data)
+	decoded := pcmtest.DecodeMP3(t, data, rate)
 	// Count zero crossings in the steady middle second: 2000 for 1 kHz.
 	mid := decoded[rate/2 : rate/2+rate]
 	crossings := 0
@@ -426,15 +401,7 @@ func TestEncoderCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	cancel()
-	for range 1000 {
-		if err = enc.Write(chunk); err != nil {
-			break
-		}
-	}
-	if cerr := enc.Close(); err == nil {
-		err = cerr
-	}
-	if !errors.Is(err, context.Canceled) {
+	if err := writeUntilFailure(enc); !errors.Is(err, context.Canceled) {
 		t.Errorf("error after cancel = %v, want context.Canceled", err)
 	}
 }
@@ -528,7 +495,7 @@ func TestDelay(t *testing.T) {
 	in := make([]int16, at)
 	in = append(in, tone(440, 0.4, 100*time.Millisecond)...)
 	in = append(in, make([]int16, rate/2)...)
-	out := decode(t, mustEncode(t, in, mp3.Options{}))
+	out := pcmtest.DecodeMP3(t, mustEncode(t, in, mp3.Options{}), rate)
 	onset := -1
 	for i, v := range out {
 		if v > 3000 || v < -3000 {

@@ -12,7 +12,6 @@ import (
 	"github.com/narrator/narrator/internal/neural"
 	"github.com/narrator/narrator/internal/onnx/onnxtest"
 	"github.com/narrator/narrator/internal/onnx/worker"
-	"github.com/narrator/narrator/internal/phonemize"
 	"github.com/narrator/narrator/internal/proctest"
 )
 
@@ -128,14 +127,7 @@ func TestPiperWords(t *testing.T) {
 		if err != nil {
 			t.Fatalf("SynthesizeWords: %v", err)
 		}
-		c, err := phonemize.ParsePiperConfig(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sentences, err := r.phon.Piper(t.Context(), c, text)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c, sentences := r.piperIDs(t, cfg, text)
 		// Where each word's first phoneme starts, from the IDs alone: words follow the
 		// start and each space.
 		pad, space, punct := c.Symbols()

@@ -131,6 +131,21 @@ func (r *rig) put(t *testing.T, role, name string, data []byte) narrator.VoiceFi
 	return f
 }
 
+// piperIDs returns the parsed config cfg of a voice and the phoneme IDs, sentence by sentence,
+// that the rig's phonemizer makes of text for it: what the voice's model must be sent.
+func (r *rig) piperIDs(t *testing.T, cfg []byte, text string) (*phonemize.PiperConfig, [][]int64) {
+	t.Helper()
+	c, err := phonemize.ParsePiperConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, err := r.phon.Piper(t.Context(), c, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, ids
+}
+
 // install adds an installed voice to the rig's source.
 func (r *rig) install(v *narrator.InstalledVoice) {
 	r.voices.mu.Lock()
@@ -216,14 +231,7 @@ func TestPiper(t *testing.T) {
 			if rate != 22050 {
 				t.Errorf("sample rate %d, want the config's 22050", rate)
 			}
-			c, err := phonemize.ParsePiperConfig(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := r.phon.Piper(t.Context(), c, text)
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, want := r.piperIDs(t, cfg, text)
 			if len(want) != 3 {
 				t.Fatalf("the phonemiser made %d sentences of %q, want 3", len(want), text)
 			}

@@ -103,6 +103,35 @@ func style() []float32 {
 	return s
 }
 
+// wantPiper fails t unless samples, the output of a model made by onnxtest.Piper(opts), show
+// that the model received want (its speaker only if opts is MultiSpeaker).
+func wantPiper(t *testing.T, samples []float32, opts onnxtest.PiperOptions, want worker.PiperInput) {
+	t.Helper()
+	got, err := onnxtest.DecodePiper(samples, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !opts.MultiSpeaker {
+		want.Speaker = 0
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the model received (-want +got):\n%s", diff)
+	}
+}
+
+// wantKokoro fails t unless samples, the output of a model made by onnxtest.Kokoro(opts),
+// show that the model received want.
+func wantKokoro(t *testing.T, samples []float32, opts onnxtest.KokoroOptions, want worker.KokoroInput) {
+	t.Helper()
+	got, err := onnxtest.DecodeKokoro(samples, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the model received (-want +got):\n%s", diff)
+	}
+}
+
 func TestPiper(t *testing.T) {
 	mustLoad(t)
 	in := worker.PiperInput{IDs: []int64{1, 0, 32, 0, 120, 0, 61, 0, 2}, NoiseScale: 0.667, LengthScale: 1.25, NoiseW: 0.8, Speaker: 7}
@@ -132,17 +161,7 @@ func TestPiper(t *testing.T) {
 			if want := (len(in.IDs) + 4) * max(opts.Repeat, 1); !opts.MultiSpeaker && len(samples) != want {
 				t.Errorf("%d samples, want %d", len(samples), want)
 			}
-			got, err := onnxtest.DecodePiper(samples, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := in
-			if !opts.MultiSpeaker {
-				want.Speaker = 0
-			}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("the model received (-want +got):\n%s", diff)
-			}
+			wantPiper(t, samples, opts, in)
 		})
 	}
 }
@@ -166,17 +185,11 @@ func TestKokoro(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := onnxtest.DecodeKokoro(samples, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
 			want := in
 			if opts.Speed == worker.Int32 {
 				want.Speed = 1 // 1.25, rounded: the model takes whole numbers
 			}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("the model received (-want +got):\n%s", diff)
-			}
+			wantKokoro(t, samples, opts, want)
 		})
 	}
 }

@@ -83,17 +83,7 @@ func TestWorkerPiper(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, err := onnxtest.DecodePiper(samples, opts)
-				if err != nil {
-					t.Fatal(err)
-				}
-				want := sentence(i)
-				if !opts.MultiSpeaker {
-					want.Speaker = 0
-				}
-				if diff := cmp.Diff(want, got); diff != "" {
-					t.Errorf("sentence %d: the model received (-want +got):\n%s", i, diff)
-				}
+				wantPiper(t, samples, opts, sentence(i))
 			}
 		})
 	}
@@ -115,13 +105,7 @@ func TestWorkerKokoro(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := onnxtest.DecodeKokoro(samples, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(in, got); diff != "" {
-				t.Errorf("the model received (-want +got):\n%s", diff)
-			}
+			wantKokoro(t, samples, opts, in)
 			// A Piper run of a Kokoro model is refused, and not retried.
 			if _, err := p.Piper(t.Context(), sentence(0), limit); !errors.Is(err, worker.ErrRun) {
 				t.Errorf("Piper on a Kokoro model = %v, want ErrRun", err)
@@ -142,13 +126,7 @@ func TestWorkerCrashMidArticle(t *testing.T) {
 		if err != nil {
 			t.Fatalf("sentence %d: %v", i, err)
 		}
-		got, err := onnxtest.DecodePiper(samples, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(sentence(i), got); diff != "" {
-			t.Errorf("sentence %d (-want +got):\n%s", i, diff)
-		}
+		wantPiper(t, samples, opts, sentence(i))
 	}
 	if rec.n() != 3 {
 		t.Errorf("%d workers replaced, want 3", rec.n())
@@ -243,15 +221,7 @@ func TestHeavyModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := onnxtest.DecodePiper(samples, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := sentence(1)
-	want.Speaker = 0
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
+	wantPiper(t, samples, opts, sentence(1))
 }
 
 // restarts is a proc.Recorder that counts replaced workers.

@@ -36,17 +36,21 @@ func level(s []int16) float64 {
 	return 20 * math.Log10(math.Sqrt(sum/float64(len(s)))/(32767/math.Sqrt2))
 }
 
-// toneLevel returns the level of the freq Hz component of s (by correlation)
-// in dB relative to a full-scale sine.
-func toneLevel(s []int16, freq float64, rate int) float64 {
-	var re, im float64
+// sineFit returns the amplitudes of the cosine and the sine at freq Hz that
+// best fit s, by correlation.
+func sineFit(s []int16, freq float64, rate int) (re, im float64) {
 	for i, v := range s {
 		ph := 2 * math.Pi * freq * float64(i) / float64(rate)
 		re += float64(v) * math.Cos(ph)
 		im += float64(v) * math.Sin(ph)
 	}
-	amp := 2 * math.Hypot(re, im) / float64(len(s))
-	return 20 * math.Log10(amp/32767)
+	return 2 * re / float64(len(s)), 2 * im / float64(len(s))
+}
+
+// toneLevel returns the level of the freq Hz component of s in dB relative
+// to a full-scale sine.
+func toneLevel(s []int16, freq float64, rate int) float64 {
+	return 20 * math.Log10(math.Hypot(sineFit(s, freq, rate))/32767)
 }
 
 func TestResample(t *testing.T) {
@@ -100,13 +104,7 @@ func TestResample(t *testing.T) {
 
 // residual returns the level of s minus its best-fit sine at freq.
 func residual(s []int16, freq float64, rate int) float64 {
-	var re, im float64
-	for i, v := range s {
-		ph := 2 * math.Pi * freq * float64(i) / float64(rate)
-		re += float64(v) * math.Cos(ph)
-		im += float64(v) * math.Sin(ph)
-	}
-	re, im = 2*re/float64(len(s)), 2*im/float64(len(s))
+	re, im := sineFit(s, freq, rate)
 	var sum float64
 	for i, v := range s {
 		ph := 2 * math.Pi * freq * float64(i) / float64(rate)

@@ -3,19 +3,16 @@ package pipeline_test
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"io/fs"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	gomp3 "github.com/hajimehoshi/go-mp3"
-
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/mp3"
+	"github.com/narrator/narrator/internal/pcm/pcmtest"
 	"github.com/narrator/narrator/internal/pipeline"
 	"github.com/narrator/narrator/internal/proctest"
 )
@@ -29,43 +26,6 @@ var longBody = func() string {
 	}
 	return b.String()
 }()
-
-// decodeBytes decodes an MP3 with go-mp3 and returns one channel.
-func decodeBytes(t *testing.T, data []byte) []int16 {
-	t.Helper()
-	d, err := gomp3.NewDecoder(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := io.ReadAll(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := make([]int16, len(raw)/4)
-	for i := range out {
-		out[i] = int16(uint16(raw[4*i]) | uint16(raw[4*i+1])<<8)
-	}
-	return out
-}
-
-// noise returns the RMS of decoded against the source PCM, which it plays
-// mp3.Delay samples late, in windows of n samples.
-func noise(decoded, source []int16, n int) []float64 {
-	var out []float64
-	for w := 0; w+n <= len(decoded); w += n {
-		var sum float64
-		for i := w; i < w+n; i++ {
-			var s float64
-			if j := i - mp3.Delay; j >= 0 && j < len(source) {
-				s = float64(source[j])
-			}
-			d := float64(decoded[i]) - s
-			sum += d * d
-		}
-		out = append(out, math.Sqrt(sum/float64(n)))
-	}
-	return out
-}
 
 // TestChunkedMP3IsSeamless checks the MP3 encoded in chunks against a
 // single encoding of the same PCM: it has the same timeline, sample for
@@ -87,12 +47,12 @@ func TestChunkedMP3IsSeamless(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, want := decodeBytes(t, data), decodeBytes(t, single)
+	got, want := pcmtest.DecodeMP3(t, data, pipeline.SampleRate), pcmtest.DecodeMP3(t, single, pipeline.SampleRate)
 	if len(got) != len(want) {
 		t.Fatalf("chunked MP3 decodes to %d samples, a single encoding to %d", len(got), len(want))
 	}
 	const win = pipeline.SampleRate / 100
-	gotNoise, wantNoise := noise(got, pcm, win), noise(want, pcm, win)
+	gotNoise, wantNoise := pcmtest.NoiseRMS(got, pcm, mp3.Delay, win), pcmtest.NoiseRMS(want, pcm, mp3.Delay, win)
 	var loud int
 	for i := range gotNoise {
 		// 1.5 (-87 dBFS) allows for the rounding of silence.

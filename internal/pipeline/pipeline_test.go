@@ -20,6 +20,7 @@ import (
 	"github.com/narrator/narrator/internal/jobs"
 	"github.com/narrator/narrator/internal/localfs"
 	"github.com/narrator/narrator/internal/mp3"
+	"github.com/narrator/narrator/internal/pcm/pcmtest"
 	"github.com/narrator/narrator/internal/pipeline"
 	"github.com/narrator/narrator/internal/sqlite"
 	"github.com/narrator/narrator/internal/sqlite/sqlitetest"
@@ -425,7 +426,7 @@ func parseVTT(t *testing.T, vtt string) []cue {
 // trimming), and returns one channel.
 func decodeMP3(t *testing.T, media *localfs.Store, key string) []int16 {
 	t.Helper()
-	return decodeBytes(t, mustReadKey(t, media, key))
+	return pcmtest.DecodeMP3(t, mustReadKey(t, media, key), pipeline.SampleRate)
 }
 
 // onsets returns where sound starts after each silence of at least gap in

@@ -4,17 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"io"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	gomp3 "github.com/hajimehoshi/go-mp3"
-
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/pcm"
+	"github.com/narrator/narrator/internal/pcm/pcmtest"
 	"github.com/narrator/narrator/internal/pipeline"
 )
 
@@ -99,15 +97,7 @@ func TestSpeak(t *testing.T) {
 			var seconds float64
 			switch format {
 			case narrator.SpeechMP3:
-				d, err := gomp3.NewDecoder(bytes.NewReader(out.Bytes()))
-				if err != nil {
-					t.Fatal(err)
-				}
-				raw, err := io.ReadAll(d)
-				if err != nil {
-					t.Fatal(err)
-				}
-				seconds = float64(len(raw)/4) / float64(d.SampleRate())
+				seconds = float64(len(pcmtest.DecodeMP3(t, out.Bytes(), pipeline.SampleRate))) / pipeline.SampleRate
 			case narrator.SpeechWAV:
 				samples, rate, err := pcm.DecodeWAV(bytes.NewReader(out.Bytes()))
 				if err != nil {

@@ -65,22 +65,9 @@ func TestAnonymousDrill(t *testing.T) {
 	}
 
 	// A signed project, and one open to one origin.
-	signed := b.newProject(t)
-	paid := &narrator.Audio{ProjectID: signed.ID, ExternalID: "paid", Title: "Members only", Body: "Secret text."}
-	if _, err := b.store.CreateAudio(ctx, paid); err != nil {
-		t.Fatal(err)
-	}
-	b.finish(t, paid, "t-paid")
-	access, err := b.store.RotateEmbedSecret(ctx, signed.ID, "nes_drill-secret")
-	if err != nil {
-		t.Fatal(err)
-	}
-	access.Mode = narrator.AccessSigned
-	if err := b.store.SetProjectAccess(ctx, &access); err != nil {
-		t.Fatal(err)
-	}
+	signed, paid, secret := b.signedProject(t, "nes_drill-secret")
 	subject := narrator.EmbedSubject("paid", "")
-	valid := narrator.SignEmbed(access.SigningSecret, signed.ID, subject, b.now.Add(time.Hour))
+	valid := narrator.SignEmbed(secret, signed.ID, subject, b.now.Add(time.Hour))
 	restricted := b.newProject(t)
 	local := &narrator.Audio{ProjectID: restricted.ID, ExternalID: "local", Title: "Local news", Body: "Local text."}
 	if _, err := b.store.CreateAudio(ctx, local); err != nil {
@@ -122,7 +109,7 @@ func TestAnonymousDrill(t *testing.T) {
 	// folder, and plays the MP3 alone (an HLS playlist's segment URLs
 	// could not carry it).
 	signedPage := b.visit(t, page(signed.ID, "external_id=paid&token="+url.QueryEscape(valid)), "")
-	mediaToken := narrator.SignEmbed(access.SigningSecret, signed.ID, narrator.MediaSubject(fmt.Sprintf("%d", paid.ID)),
+	mediaToken := narrator.SignEmbed(secret, signed.ID, narrator.MediaSubject(fmt.Sprintf("%d", paid.ID)),
 		narrator.MediaTokenExpiry(b.now, 83500*time.Millisecond))
 	if want := fmt.Sprintf("/media/%d/t-paid/audio.mp3?token=%s", paid.ID, url.QueryEscape(mediaToken)); !strings.Contains(signedPage.body, want) {
 		t.Errorf("signed page does not name %s:\n%s", want, signedPage.body)
@@ -134,9 +121,9 @@ func TestAnonymousDrill(t *testing.T) {
 	// What may not be seen answers as nothing at all.
 	other := b.newProject(t)
 	forged := strings.Split(valid, ".")[0] + ".AAAA" + strings.Split(valid, ".")[1][4:]
-	expired := narrator.SignEmbed(access.SigningSecret, signed.ID, subject, b.now)
+	expired := narrator.SignEmbed(secret, signed.ID, subject, b.now)
 	foreignSecret := narrator.SignEmbed("nes_another", signed.ID, subject, b.now.Add(time.Hour))
-	otherAudio := narrator.SignEmbed(access.SigningSecret, signed.ID, narrator.EmbedSubject("other", ""), b.now.Add(time.Hour))
+	otherAudio := narrator.SignEmbed(secret, signed.ID, narrator.EmbedSubject("other", ""), b.now.Add(time.Hour))
 	for _, tc := range []struct {
 		name    string
 		project int64
@@ -185,23 +172,9 @@ func TestAnonymousDrill(t *testing.T) {
 func TestTokenExpiryCapped(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	ctx := t.Context()
-	signed := b.newProject(t)
-	paid := &narrator.Audio{ProjectID: signed.ID, ExternalID: "paid", Title: "Members only", Body: "Secret text."}
-	if _, err := b.store.CreateAudio(ctx, paid); err != nil {
-		t.Fatal(err)
-	}
-	b.finish(t, paid, "t-paid")
-	access, err := b.store.RotateEmbedSecret(ctx, signed.ID, "nes_expiry-secret")
-	if err != nil {
-		t.Fatal(err)
-	}
-	access.Mode = narrator.AccessSigned
-	if err := b.store.SetProjectAccess(ctx, &access); err != nil {
-		t.Fatal(err)
-	}
+	signed, _, secret := b.signedProject(t, "nes_expiry-secret")
 	token := func(externalID string, expires time.Time) string {
-		return url.QueryEscape(narrator.SignEmbed(access.SigningSecret, signed.ID, narrator.EmbedSubject(externalID, ""), expires))
+		return url.QueryEscape(narrator.SignEmbed(secret, signed.ID, narrator.EmbedSubject(externalID, ""), expires))
 	}
 	status := func(externalID string, expires time.Time) response {
 		return b.visit(t, fmt.Sprintf("/embed/%d/status?external_id=%s&token=%s", signed.ID, externalID, token(externalID, expires)), "")

@@ -109,6 +109,28 @@ func (b *testBundle) finish(t testing.TB, a *narrator.Audio, token string) {
 	}
 }
 
+// signedProject makes a project whose embeds must be signed, with the secret secret, holding
+// one processed audio, "paid", with media under "t-paid". It returns the project, the audio
+// and the signing secret.
+func (b *testBundle) signedProject(t testing.TB, secret string) (*narrator.Project, *narrator.Audio, string) {
+	t.Helper()
+	signed := b.newProject(t)
+	paid := &narrator.Audio{ProjectID: signed.ID, ExternalID: "paid", Title: "Members only", Body: "Secret text."}
+	if _, err := b.store.CreateAudio(t.Context(), paid); err != nil {
+		t.Fatal(err)
+	}
+	b.finish(t, paid, "t-paid")
+	access, err := b.store.RotateEmbedSecret(t.Context(), signed.ID, secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	access.Mode = narrator.AccessSigned
+	if err := b.store.SetProjectAccess(t.Context(), &access); err != nil {
+		t.Fatal(err)
+	}
+	return signed, paid, access.SigningSecret
+}
+
 type response struct {
 	*http.Response
 	body string

@@ -84,21 +84,8 @@ func TestPlaylist(t *testing.T) {
 	}
 	missing := b.visit(t, fmt.Sprintf("/embed/%d?external_id=nothing", b.project.ID), "")
 
-	signed := b.newProject(t)
-	paid := &narrator.Audio{ProjectID: signed.ID, ExternalID: "paid", Title: "Members only", Body: "Secret text."}
-	if _, err := b.store.CreateAudio(ctx, paid); err != nil {
-		t.Fatal(err)
-	}
-	b.finish(t, paid, "t-paid")
-	access, err := b.store.RotateEmbedSecret(ctx, signed.ID, "nes_playlist-secret")
-	if err != nil {
-		t.Fatal(err)
-	}
-	access.Mode = narrator.AccessSigned
-	if err := b.store.SetProjectAccess(ctx, &access); err != nil {
-		t.Fatal(err)
-	}
-	token := narrator.SignEmbed(access.SigningSecret, signed.ID, narrator.EmbedSubject("paid", ""), b.now.Add(time.Hour))
+	signed, _, secret := b.signedProject(t, "nes_playlist-secret")
+	token := narrator.SignEmbed(secret, signed.ID, narrator.EmbedSubject("paid", ""), b.now.Add(time.Hour))
 	if err := b.store.SetProjectAccess(ctx, &narrator.ProjectAccess{ProjectID: b.project.ID, Mode: narrator.AccessPublic,
 		AllowedOrigins: []string{"https://news.test"}}); err != nil {
 		t.Fatal(err)

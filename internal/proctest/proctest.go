@@ -36,6 +36,17 @@ func Missing(tb testing.TB, what, install string) {
 	tb.Skipf("%s not installed (%s); set NARRATOR_TEST_FULL=1 to make this a failure", what, install)
 }
 
+// NeedEnv returns the environment variable name, which names a part the test needs, what; if
+// it is empty it calls Missing, with install saying how to set it.
+func NeedEnv(tb testing.TB, name, what, install string) string {
+	tb.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		Missing(tb, what+" ("+name+" is not set)", install)
+	}
+	return v
+}
+
 // NeedProgram calls Missing unless program is found in PATH.
 func NeedProgram(tb testing.TB, program, install string) {
 	tb.Helper()

@@ -21,3 +21,10 @@ func TestScriptPIDExited(t *testing.T) {
 	}
 	proctest.Exited(t, cmd.Process.Pid, "a script that has ended")
 }
+
+func TestNeedEnv(t *testing.T) {
+	t.Setenv("NARRATOR_TEST_NEEDENV", "the value")
+	if got := proctest.NeedEnv(t, "NARRATOR_TEST_NEEDENV", "a part", "set it"); got != "the value" {
+		t.Errorf("NeedEnv = %q, want the variable's value", got)
+	}
+}

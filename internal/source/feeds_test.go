@@ -3,7 +3,6 @@ package source_test
 import (
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -210,11 +209,10 @@ func TestPollRealFeeds(t *testing.T) {
 			t.Parallel()
 			b := setup(t, fetch.Options{AllowPrivate: true})
 			body := tc.body(t)
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", tc.contentType)
 				_, _ = w.Write(body)
 			}))
-			t.Cleanup(srv.Close)
 			src := b.mustSource(t, srv.URL+"/feed", nil)
 			got := b.mustPoll(t, src.ID)
 			if got.State.Status != tc.status || (tc.lastError == "") != (got.State.LastError == "") || !strings.Contains(got.State.LastError, tc.lastError) {
@@ -245,7 +243,7 @@ func TestPollFailedReadKeepsNoValidators(t *testing.T) {
 	t.Run("invalid feed with an ETag", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t, fetch.Options{AllowPrivate: true})
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("ETag", `"broken"`)
 			w.Header().Set("Last-Modified", "Tue, 26 Aug 2025 10:00:00 GMT")
 			if r.Header.Get("If-None-Match") == `"broken"` || r.Header.Get("If-Modified-Since") != "" {
@@ -255,7 +253,6 @@ func TestPollFailedReadKeepsNoValidators(t *testing.T) {
 			w.Header().Set("Content-Type", "application/rss+xml")
 			fmt.Fprint(w, `<?xml version="1.0"?><rss version="2.0"><channel><item><title>Broken</ti`)
 		}))
-		t.Cleanup(srv.Close)
 		src := b.mustSource(t, srv.URL, nil)
 		for i := 1; i <= 3; i++ {
 			got := b.mustPoll(t, src.ID)
@@ -274,8 +271,7 @@ func TestPollFailedReadKeepsNoValidators(t *testing.T) {
 		t.Parallel()
 		b := setup(t, fetch.Options{AllowPrivate: true})
 		pub := &publisher{}
-		srv := httptest.NewServer(pub)
-		t.Cleanup(srv.Close)
+		srv := serve(t, pub)
 		var all []rssItem
 		for i := range narrator.MaxItemsPerPoll + 2 {
 			all = append(all, item(fmt.Sprint("i", i), "Text.", time.Duration(i)*time.Hour))
@@ -315,11 +311,10 @@ func TestPollBackfillNotes(t *testing.T) {
 		}
 		doc.WriteString(`</channel></rss>`)
 	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/rss+xml")
 		fmt.Fprint(w, doc.String())
 	}))
-	t.Cleanup(srv.Close)
 	src := b.mustSource(t, srv.URL, func(s *narrator.Source) { s.BackfillItems = 3 })
 
 	write("e5", "e4", "e3", "empty2", "empty1")

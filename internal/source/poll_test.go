@@ -69,6 +69,14 @@ type testBundle struct {
 	poller  *source.Poller
 }
 
+// serve starts h on loopback, closed when the test ends.
+func serve(t *testing.T, h http.Handler) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
 func setup(t *testing.T, opts fetch.Options) *testBundle {
 	t.Helper()
 	st, _ := sqlitetest.Open(t, sqlite.Options{}, jobs.Config{})
@@ -137,8 +145,7 @@ func TestPollNarratesEachItemOnce(t *testing.T) {
 	t.Parallel()
 	b := setup(t, fetch.Options{AllowPrivate: true})
 	pub := &publisher{}
-	srv := httptest.NewServer(pub)
-	t.Cleanup(srv.Close)
+	srv := serve(t, pub)
 	pub.set(item("c", "Third.", time.Hour), item("b", "Second.", 2*time.Hour), item("a", "First.", 3*time.Hour))
 	src := b.mustSource(t, srv.URL, func(s *narrator.Source) { s.Header = map[string]string{"Authorization": "Bearer paid"} })
 
@@ -209,8 +216,7 @@ func TestPollBackfill(t *testing.T) {
 			t.Parallel()
 			b := setup(t, fetch.Options{AllowPrivate: true})
 			pub := &publisher{}
-			srv := httptest.NewServer(pub)
-			t.Cleanup(srv.Close)
+			srv := serve(t, pub)
 			var archive []rssItem
 			for i := range 40 { // ten years would do the same
 				archive = append(archive, item(fmt.Sprint("old", i), "Old.", time.Duration(i)*24*time.Hour))
@@ -238,8 +244,7 @@ func TestPollCluster(t *testing.T) {
 	t.Parallel()
 	b := setup(t, fetch.Options{AllowPrivate: true})
 	pub := &publisher{}
-	srv := httptest.NewServer(pub)
-	t.Cleanup(srv.Close)
+	srv := serve(t, pub)
 	pub.set(item("a", "A.", time.Hour), item("b", "B.", 2*time.Hour))
 	var ids []int64
 	for range 3 {
@@ -281,15 +286,12 @@ func TestPollCluster(t *testing.T) {
 func TestPollItself(t *testing.T) {
 	t.Parallel()
 	self := fetch.NewSelf("https://narr.test")
-	server := httptest.NewServer(self.Mark(&publisher{}))
-	t.Cleanup(server.Close)
+	server := serve(t, self.Mark(&publisher{}))
 	self.Listening(server.Listener.Addr())
 	port := server.URL[strings.LastIndex(server.URL, ":")+1:]
-	hop := httptest.NewServer(http.RedirectHandler(server.URL+"/feeds/token.xml", http.StatusFound))
-	t.Cleanup(hop.Close)
+	hop := serve(t, http.RedirectHandler(server.URL+"/feeds/token.xml", http.StatusFound))
 	// A proxy in front of the server: another address, the same answers.
-	proxy := httptest.NewServer(self.Mark(&publisher{}))
-	t.Cleanup(proxy.Close)
+	proxy := serve(t, self.Mark(&publisher{}))
 	resolver := namedResolver{"narr.test.": "127.0.0.1", "alias.test": "127.0.0.1"}
 	b := setup(t, fetch.Options{AllowPrivate: true})
 	b.poller = source.New(b.store, source.Options{Client: fetch.New(fetch.Options{AllowPrivate: true, Self: self, Resolver: resolver})})
@@ -381,8 +383,7 @@ func TestPollHostileFeeds(t *testing.T) {
 	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done()
 	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
+	srv := serve(t, mux)
 
 	// Loopback allowed, as the test server is one.
 	open := fetch.Options{AllowPrivate: true, MaxBytes: 8 << 20}
@@ -457,8 +458,7 @@ func TestPollFairAcrossAccounts(t *testing.T) {
 	// timeouts end their reads.
 	b := setup(t, fetch.Options{AllowPrivate: true, HeaderTimeout: time.Hour, Timeout: time.Hour})
 	slow := &stalled{arrived: make(chan struct{}, 100), release: make(chan struct{})}
-	slowSrv := httptest.NewServer(slow)
-	t.Cleanup(slowSrv.Close)
+	slowSrv := serve(t, slow)
 	var releaseOnce sync.Once
 	release := func() { releaseOnce.Do(func() { close(slow.release) }) }
 	t.Cleanup(release) // before slowSrv.Close, which waits for handlers
@@ -480,12 +480,11 @@ func TestPollFairAcrossAccounts(t *testing.T) {
 	}
 	const others = source.Readers
 	read := make(chan string, others)
-	fast := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	fast := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		read <- r.URL.Path
 		w.Header().Set("Content-Type", "application/rss+xml")
 		fmt.Fprint(w, `<?xml version="1.0"?><rss version="2.0"><channel><title>Fast</title></channel></rss>`)
 	}))
-	t.Cleanup(fast.Close)
 	for i := range others {
 		if err := b.store.CreateSource(ctx, narrator.NewSource(p.ID, fmt.Sprintf("%s/%d", fast.URL, i))); err != nil {
 			t.Fatal(err)
@@ -532,17 +531,15 @@ func TestPollReadBudget(t *testing.T) {
 	client := fetch.New(fetch.Options{AllowPrivate: true, HeaderTimeout: time.Hour, Timeout: time.Hour})
 	b.poller = source.New(b.store, source.Options{Client: client, Pages: extract.NewReader(client), ReadBudget: 3 * time.Second})
 	pages := &stalled{arrived: make(chan struct{}, 100), release: make(chan struct{})}
-	pageSrv := httptest.NewServer(pages)
-	t.Cleanup(pageSrv.Close)
+	pageSrv := serve(t, pages)
 	t.Cleanup(func() { close(pages.release) })
-	feed := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	feed := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/rss+xml")
 		fmt.Fprintf(w, `<?xml version="1.0"?><rss version="2.0"><channel><title>Full</title>`+
 			`<item><guid>a</guid><title>A</title><link>%[1]s/a</link><description>Summary a.</description></item>`+
 			`<item><guid>b</guid><title>B</title><link>%[1]s/b</link><description>Summary b.</description></item>`+
 			`</channel></rss>`, pageSrv.URL)
 	}))
-	t.Cleanup(feed.Close)
 	src := b.mustSource(t, feed.URL, func(s *narrator.Source) { s.FullText = true })
 	got := b.mustPoll(t, src.ID)
 	if got.State.Status != narrator.SourceStatusOK || !strings.Contains(got.State.LastError, "cut short") || got.State.Created != 0 || got.State.ItemsSeen != 0 {

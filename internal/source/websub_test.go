@@ -20,6 +20,7 @@ import (
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/fetch"
 	"github.com/narrator/narrator/internal/source"
+	"github.com/narrator/narrator/internal/storetest"
 )
 
 func TestDiscover(t *testing.T) {
@@ -45,24 +46,6 @@ func TestDiscover(t *testing.T) {
 			t.Errorf("%s: Discover = %q, %q; want %q, %q", tc.name, hub, topic, tc.hub, tc.topic)
 		}
 	}
-}
-
-// clock is a test's clock, which only the test moves.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
 }
 
 // hub is a WebSub hub written for the test, served over https: it records
@@ -186,7 +169,7 @@ func atomEntries(hubURL, self string, es ...entry) string {
 // poller that serves its callbacks, on a clock the test moves.
 type webSub struct {
 	*testBundle
-	clock     *clock
+	clock     *storetest.Clock
 	hub       *hub
 	hubURL    string
 	callbacks string
@@ -220,7 +203,7 @@ func (b *webSub) subscribed(t *testing.T) (src, polled *narrator.Source) {
 // and a poller serving the callbacks.
 func setupWebSub(t *testing.T, plain bool) *webSub {
 	t.Helper()
-	ws := &webSub{testBundle: setup(t, fetch.Options{AllowPrivate: true}), clock: &clock{t: time.Now().UTC().Truncate(time.Microsecond)}, hub: &hub{t: t}}
+	ws := &webSub{testBundle: setup(t, fetch.Options{AllowPrivate: true}), clock: storetest.NewClock(time.Now().UTC().Truncate(time.Microsecond)), hub: &hub{t: t}}
 	var hubSrv *httptest.Server
 	if plain {
 		hubSrv = httptest.NewServer(ws.hub)
@@ -233,17 +216,15 @@ func setupWebSub(t *testing.T, plain bool) *webSub {
 	if cert := hubSrv.Certificate(); cert != nil {
 		roots.AddCert(cert)
 	}
-	feedSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	feedSrv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ws.mu.Lock()
 		defer ws.mu.Unlock()
 		w.Header().Set("Content-Type", "application/atom+xml")
 		io.WriteString(w, ws.feedBody)
 	}))
-	t.Cleanup(feedSrv.Close)
 	ws.self = feedSrv.URL + "/atom"
 	mux := http.NewServeMux()
-	callbacks := httptest.NewServer(mux)
-	t.Cleanup(callbacks.Close)
+	callbacks := serve(t, mux)
 	ws.callbacks = callbacks.URL
 	ws.poller = source.New(ws.store, source.Options{
 		Client:      fetch.New(fetch.Options{AllowPrivate: true, RootCAs: roots}),

@@ -92,6 +92,15 @@ func mustFindAudio(tb testing.TB, s Store, projectID int64, ref string) *narrato
 }
 
 // mustFinish finishes an audio's current revision with keys derived from
+// mustLease takes or renews the synthesis lease of an audio's revision for
+// holder, until until, and fails tb unless it is granted.
+func mustLease(tb testing.TB, s Store, audioID int64, revision int, holder string, until time.Time) {
+	tb.Helper()
+	if ok, err := s.LeaseSynthesis(tb.Context(), audioID, revision, holder, until); err != nil || !ok {
+		tb.Fatalf("LeaseSynthesis(%d, %d, %s) = %v, %v; want it granted", audioID, revision, holder, ok, err)
+	}
+}
+
 // tag.
 func mustFinish(tb testing.TB, s Store, a *narrator.Audio, tag string) map[string]string {
 	tb.Helper()

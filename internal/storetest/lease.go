@@ -62,15 +62,11 @@ var leaseTests = []test{
 		p := mustProject(t, b.store)
 		a := mustAudio(t, b.store, p.ID, "e")
 		until := b.clock.Now().Add(time.Minute)
-		if ok, err := b.store.LeaseSynthesis(ctx, a.ID, 1, "old", until); err != nil || !ok {
-			t.Fatalf("lease = %v, %v", ok, err)
-		}
+		mustLease(t, b.store, a.ID, 1, "old", until)
 		if _, err := b.store.UpdateAudio(ctx, p.ID, "e", narrator.AudioUpdate{Body: ptr("New text.")}); err != nil {
 			t.Fatal(err)
 		}
-		if ok, err := b.store.LeaseSynthesis(ctx, a.ID, 2, "new", until); err != nil || !ok {
-			t.Fatalf("lease on the new revision = %v, %v; want true", ok, err)
-		}
+		mustLease(t, b.store, a.ID, 2, "new", until)
 		// The old holder's renewal now fails: its result is stale.
 		if ok, err := b.store.LeaseSynthesis(ctx, a.ID, 1, "old", until); err != nil || ok {
 			t.Fatalf("stale renewal = %v, %v; want false", ok, err)
@@ -114,41 +110,31 @@ var leaseTests = []test{
 		p := mustProject(t, b.store)
 		until := b.clock.Now().Add(time.Minute)
 		a := mustAudio(t, b.store, p.ID, "pub")
-		if ok, err := b.store.LeaseSynthesis(ctx, a.ID, 1, "h", until); err != nil || !ok {
-			t.Fatalf("lease = %v, %v", ok, err)
-		}
+		mustLease(t, b.store, a.ID, 1, "h", until)
 		mustFinish(t, b.store, a, "v1")
 		// Published once: a twin's result for the same revision is refused.
 		err := b.store.FinishAudio(ctx, a.ID, 1, rendering(map[string]string{narrator.ContentTypeMP3: "twin/audio.mp3"}, 1))
 		wantCode(t, err, narrator.ECONFLICT)
 
 		f := mustAudio(t, b.store, p.ID, "fail")
-		if ok, err := b.store.LeaseSynthesis(ctx, f.ID, 1, "h", until); err != nil || !ok {
-			t.Fatalf("lease = %v, %v", ok, err)
-		}
+		mustLease(t, b.store, f.ID, 1, "h", until)
 		if err := b.store.FailAudio(ctx, f.ID, 1, "no"); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := b.store.ResynthesizeAudio(ctx, p.ID, "fail"); err != nil {
 			t.Fatal(err)
 		}
-		if ok, err := b.store.LeaseSynthesis(ctx, f.ID, 2, "other", until); err != nil || !ok {
-			t.Fatalf("lease after failure = %v, %v; want true", ok, err)
-		}
+		mustLease(t, b.store, f.ID, 2, "other", until)
 	}},
 	{"ReleaseAll", func(t *testing.T, b *bundle) {
 		ctx := t.Context()
 		p := mustProject(t, b.store)
 		a := mustAudio(t, b.store, p.ID, "")
 		until := b.clock.Now().Add(time.Hour)
-		if ok, err := b.store.LeaseSynthesis(ctx, a.ID, 1, "dead", until); err != nil || !ok {
-			t.Fatalf("lease = %v, %v", ok, err)
-		}
+		mustLease(t, b.store, a.ID, 1, "dead", until)
 		if err := b.store.ReleaseSynthesisLeases(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if ok, err := b.store.LeaseSynthesis(ctx, a.ID, 1, "alive", until); err != nil || !ok {
-			t.Fatalf("lease after ReleaseSynthesisLeases = %v, %v; want true", ok, err)
-		}
+		mustLease(t, b.store, a.ID, 1, "alive", until)
 	}},
 }

@@ -34,9 +34,7 @@ var progressTests = []test{
 		if report("h1", 1, 1, "") {
 			t.Fatal("a report without the lease was taken")
 		}
-		if ok, err := b.store.LeaseSynthesis(ctx, a.ID, 1, "h1", until); err != nil || !ok {
-			t.Fatalf("lease = %v, %v", ok, err)
-		}
+		mustLease(t, b.store, a.ID, 1, "h1", until)
 		if !report("h1", 1, 1, "") || !report("h1", 1, 12, "tok/live.m3u8") {
 			t.Fatal("the holder's report was refused")
 		}
@@ -66,9 +64,7 @@ var progressTests = []test{
 		// Another attempt takes the lease over once it runs out; the old
 		// holder can neither report nor remove the new one's progress.
 		b.clock.Advance(2 * time.Minute)
-		if ok, err := b.store.LeaseSynthesis(ctx, a.ID, 1, "h2", b.clock.Now().Add(time.Minute)); err != nil || !ok {
-			t.Fatalf("lease taken over = %v, %v", ok, err)
-		}
+		mustLease(t, b.store, a.ID, 1, "h2", b.clock.Now().Add(time.Minute))
 		if !report("h2", 1, 3, "") {
 			t.Fatal("the new holder's report was refused")
 		}
@@ -93,9 +89,7 @@ var progressTests = []test{
 		ctx := t.Context()
 		p := mustProject(t, b.store)
 		a := mustAudio(t, b.store, p.ID, "")
-		if ok, err := b.store.LeaseSynthesis(ctx, a.ID, 1, "dead", b.clock.Now().Add(time.Hour)); err != nil || !ok {
-			t.Fatalf("lease = %v, %v", ok, err)
-		}
+		mustLease(t, b.store, a.ID, 1, "dead", b.clock.Now().Add(time.Hour))
 		if ok, err := b.store.ReportSynthesis(ctx, a.ID, "dead", narrator.SynthesisProgress{Revision: 1, StartedAt: b.clock.Now()}); err != nil || !ok {
 			t.Fatalf("report = %v, %v", ok, err)
 		}
@@ -110,9 +104,7 @@ var progressTests = []test{
 		ctx := t.Context()
 		p := mustProject(t, b.store)
 		a := mustAudio(t, b.store, p.ID, "")
-		if ok, err := b.store.LeaseSynthesis(ctx, a.ID, 1, "h", b.clock.Now().Add(time.Hour)); err != nil || !ok {
-			t.Fatalf("lease = %v, %v", ok, err)
-		}
+		mustLease(t, b.store, a.ID, 1, "h", b.clock.Now().Add(time.Hour))
 		mustFinish(t, b.store, a, "v1")
 		// Finishing releases the lease: a late report is refused.
 		if ok, err := b.store.ReportSynthesis(ctx, a.ID, "h", narrator.SynthesisProgress{Revision: 1, StartedAt: b.clock.Now()}); err != nil || ok {

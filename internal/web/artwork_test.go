@@ -58,8 +58,7 @@ func TestFeedArtwork(t *testing.T) {
 	t.Cleanup(srv.Close)
 	art := &loopbackArtwork{}
 	b := setup(t, func(d *web.Deps) { d.FeedURL, d.Artwork = feedURLOf, art })
-	c := b.browser(t)
-	c.mustSignIn("ed@acme.test")
+	c, _ := b.signedIn(t)
 	page := fmt.Sprintf("/projects/%d/feed", b.project.ID)
 	form := mustBrowserForm(t, c.get(page).body, "feed-form")
 	for _, tc := range []struct{ image, says string }{{"small.png", "1400 to 3000 pixels"}, {"wide.png", "must be square"}} {

@@ -39,13 +39,8 @@ func shownFeedURL(page string) string {
 func TestFeedSettings(t *testing.T) {
 	t.Parallel()
 	b := setup(t, func(d *web.Deps) { d.FeedURL = feedURLOf })
-	c := b.browser(t)
-	c.mustSignIn("ed@acme.test")
-	page := fmt.Sprintf("/projects/%d/feed", b.project.ID)
-
-	if res := c.get(fmt.Sprintf("/projects/%d", b.project.ID)); !strings.Contains(res.body, `href="`+page+`"`) {
-		t.Error("the project page does not link to its feed")
-	}
+	c, _ := b.signedIn(t)
+	page := c.projectPage(b.project.ID, "feed")
 
 	// A project without a feed: the form is prefilled from the project.
 	res := c.get(page)

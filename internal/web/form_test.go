@@ -85,11 +85,8 @@ func TestEditKeepsMetadataExactly(t *testing.T) {
 	b := setup(t, nil)
 	meta := map[string]string{"a: b": "c", "multi": "l1\nl2", " sp ": " v ", "cr": "x\r\ny", "lead": "\nfirst line blank"}
 	a := &narrator.Audio{ProjectID: b.project.ID, Title: "Original", Body: "Some text.", Metadata: meta}
-	if _, err := b.store.CreateAudio(t.Context(), a); err != nil {
-		t.Fatal(err)
-	}
-	c := b.browser(t)
-	c.mustSignIn("ed@acme.test")
+	b.mustAudios(t, a)
+	c, _ := b.signedIn(t)
 	path := fmt.Sprintf("/projects/%d/audios/%d", b.project.ID, a.ID)
 	edit := c.get(path + "/edit")
 	wantStatus(t, edit, 200)
@@ -153,9 +150,7 @@ func TestEditKeepsMetadataExactly(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			// Each case starts from a fresh copy of the original audio.
 			a := &narrator.Audio{ProjectID: b.project.ID, Title: "Original", Body: "Some text.", Metadata: meta}
-			if _, err := b.store.CreateAudio(t.Context(), a); err != nil {
-				t.Fatal(err)
-			}
+			b.mustAudios(t, a)
 			path := fmt.Sprintf("/projects/%d/audios/%d", b.project.ID, a.ID)
 			form := mustBrowserForm(t, c.get(path+"/edit").body, "audio-form")
 			tt.edit(form)
@@ -193,11 +188,7 @@ func TestFormErrorsUseLabels(t *testing.T) {
 	base := fmt.Sprintf("/projects/%d", b.project.ID)
 	other := &narrator.Audio{ProjectID: b.project.ID, Body: "Other.", ExternalID: "taken"}
 	mine := &narrator.Audio{ProjectID: b.project.ID, Body: "Mine."}
-	for _, a := range []*narrator.Audio{other, mine} {
-		if _, err := b.store.CreateAudio(t.Context(), a); err != nil {
-			t.Fatal(err)
-		}
-	}
+	b.mustAudios(t, other, mine)
 	project := func(kv ...string) url.Values {
 		v := url.Values{"csrf_token": {tok}, "title": {"News"}, "language": {"en_US"}}
 		for i := 0; i+1 < len(kv); i += 2 {
@@ -307,9 +298,7 @@ func TestPageDetails(t *testing.T) {
 	}
 
 	a := &narrator.Audio{ProjectID: b.project.ID, Title: "Bell\x07 and\ttab", Body: "Text.", ExternalID: "weird-/20189-a-rather-long-external-id"}
-	if _, err := b.store.CreateAudio(t.Context(), a); err != nil {
-		t.Fatal(err)
-	}
+	b.mustAudios(t, a)
 	base := fmt.Sprintf("/projects/%d", b.project.ID)
 	audioPath := fmt.Sprintf("%s/audios/%d", base, a.ID)
 	for _, path := range []string{base, audioPath} {
@@ -342,9 +331,7 @@ func TestFormRefusesTooLong(t *testing.T) {
 	c, tok := b.signedIn(t)
 	base := fmt.Sprintf("/projects/%d", b.project.ID)
 	mine := &narrator.Audio{ProjectID: b.project.ID, Body: "Mine.", ExternalID: "mine"}
-	if _, err := b.store.CreateAudio(t.Context(), mine); err != nil {
-		t.Fatal(err)
-	}
+	b.mustAudios(t, mine)
 	long := "<speak>" + strings.Repeat(`a<break time="10s"/>`, 4_900) + "</speak>"
 	for _, path := range []string{base + "/audios", fmt.Sprintf("%s/audios/%d", base, mine.ID)} {
 		res := c.post(path, url.Values{"csrf_token": {tok}, "body": {long}, "external_id": {"long"}})

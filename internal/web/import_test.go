@@ -82,8 +82,7 @@ func TestImportFromURL(t *testing.T) {
 func TestImportOffWithoutReader(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil)
-	c := b.browser(t)
-	c.mustSignIn("ed@acme.test")
+	c, _ := b.signedIn(t)
 	base := fmt.Sprintf("/projects/%d", b.project.ID)
 	if res := c.get(base); strings.Contains(res.body, "/audios/import") {
 		t.Error("the project page shows the import form without a reader")

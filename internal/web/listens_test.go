@@ -33,17 +33,13 @@ func TestListeningFigures(t *testing.T) {
 	})
 	ctx := t.Context()
 	a := &narrator.Audio{ProjectID: b.project.ID, ExternalID: `post "1" & <more>`, Title: "Library", Body: "The council voted."}
-	if _, err := b.store.CreateAudio(ctx, a); err != nil {
-		t.Fatal(err)
-	}
+	b.mustAudios(t, a)
 	if err := b.store.FinishAudio(ctx, a.ID, 1, narrator.Rendering{Keys: map[string]string{"mp3": "tok/audio.mp3", "m3u8": "tok/audio.m3u8"},
 		Bytes: map[string]int64{"mp3": 1000, "m3u8": 100}, Duration: 20 * time.Second}); err != nil {
 		t.Fatal(err)
 	}
 	other := &narrator.Audio{ProjectID: b.project.ID, Title: "No way to find it", Body: "Text."}
-	if _, err := b.store.CreateAudio(ctx, other); err != nil {
-		t.Fatal(err)
-	}
+	b.mustAudios(t, other)
 	record := func(event string, at time.Time, n int) {
 		t.Helper()
 		tally := narrator.ListenTally{ProjectID: b.project.ID, AudioID: a.ID, Event: event, Day: at, Count: int64(n)}
@@ -59,8 +55,7 @@ func TestListeningFigures(t *testing.T) {
 	record(narrator.ListenPlay, now.AddDate(0, 0, -2), 2)
 	record(narrator.ListenPlay, now.AddDate(0, 0, -45), 7) // before the chart, in the totals
 
-	c := b.browser(t)
-	c.mustSignIn("ed@acme.test")
+	c, _ := b.signedIn(t)
 	res := c.get(fmt.Sprintf("/projects/%d", b.project.ID))
 	wantStatus(t, res, 200)
 	for event, want := range map[string]string{"load": "5", "play": "13", "progress_25": "3", "progress_50": "2", "progress_75": "0", "complete": "1"} {

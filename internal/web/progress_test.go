@@ -17,15 +17,12 @@ import (
 func TestProgress(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil)
-	c := b.browser(t)
-	c.mustSignIn("ed@acme.test")
+	c, _ := b.signedIn(t)
 	ctx := t.Context()
 	var audios []*narrator.Audio
 	for _, ext := range []string{"first", "second"} {
 		a := &narrator.Audio{ProjectID: b.project.ID, Body: "Hello " + ext + ".", ExternalID: ext}
-		if _, err := b.store.CreateAudio(ctx, a); err != nil {
-			t.Fatal(err)
-		}
+		b.mustAudios(t, a)
 		audios = append(audios, a)
 	}
 	a := audios[1]

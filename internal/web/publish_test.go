@@ -15,11 +15,8 @@ func TestPublicationForm(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil)
 	a := &narrator.Audio{ProjectID: b.project.ID, Title: "Budget", Body: "The council voted."}
-	if _, err := b.store.CreateAudio(t.Context(), a); err != nil {
-		t.Fatal(err)
-	}
-	c := b.browser(t)
-	c.mustSignIn("ed@acme.test")
+	b.mustAudios(t, a)
+	c, _ := b.signedIn(t)
 	page := fmt.Sprintf("/projects/%d/audios/%d", b.project.ID, a.ID)
 	pub := func() narrator.Publication {
 		t.Helper()
@@ -65,12 +62,8 @@ func TestPublicationForm(t *testing.T) {
 func TestAccessPage(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil)
-	c := b.browser(t)
-	c.mustSignIn("ed@acme.test")
-	page := fmt.Sprintf("/projects/%d/access", b.project.ID)
-	if res := c.get(fmt.Sprintf("/projects/%d", b.project.ID)); !strings.Contains(res.body, `href="`+page+`"`) {
-		t.Error("the project page does not link to its access settings")
-	}
+	c, _ := b.signedIn(t)
+	page := c.projectPage(b.project.ID, "access")
 	res := c.get(page)
 	wantStatus(t, res, http.StatusOK)
 	if !strings.Contains(res.body, `id="mode-signed" type="radio" name="mode" value="signed" disabled`) {

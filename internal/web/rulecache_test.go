@@ -29,11 +29,8 @@ func TestAudioPageCompilesRulesOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := &narrator.Audio{ProjectID: b.project.ID, Title: "Servers", Body: "We run nginx in production."}
-	if _, err := b.store.CreateAudio(ctx, a); err != nil {
-		t.Fatal(err)
-	}
-	c := b.browser(t)
-	c.mustSignIn("ed@acme.test")
+	b.mustAudios(t, a)
+	c, _ := b.signedIn(t)
 	path := fmt.Sprintf("/projects/%d/audios/%d", b.project.ID, a.ID)
 	view := func(want string) {
 		t.Helper()

@@ -29,10 +29,7 @@ func TestSourcesPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	c, tok := b.signedIn(t)
-	page := fmt.Sprintf("/projects/%d/sources", p.ID)
-	if res := c.get(fmt.Sprintf("/projects/%d", p.ID)); !strings.Contains(res.body, `href="`+page+`"`) {
-		t.Error("the rss project's page does not link to its feeds")
-	}
+	page := c.projectPage(p.ID, "sources")
 	if res := c.get(fmt.Sprintf("/projects/%d", b.project.ID)); strings.Contains(res.body, "/sources") {
 		t.Error("an api project's page links to feeds")
 	}

@@ -31,8 +31,7 @@ func TestStalledForm(t *testing.T) {
 		WriteError: httpapi.WriteError,
 	})(b.srv.Config.Handler))
 	t.Cleanup(srv.Close)
-	c := b.browser(t)
-	c.mustSignIn("ed@acme.test")
+	c, _ := b.signedIn(t)
 	base, err := url.Parse(b.srv.URL)
 	if err != nil {
 		t.Fatal(err)

@@ -32,8 +32,7 @@ func TestUnavailable(t *testing.T) {
 	t.Parallel()
 	var down atomic.Bool
 	b := setup(t, func(d *web.Deps) { d.Store = downStore{Store: d.Store, down: &down} })
-	c := b.browser(t)
-	c.mustSignIn("ed@acme.test")
+	c, _ := b.signedIn(t)
 	down.Store(true)
 	res := c.get("/projects")
 	wantStatus(t, res, http.StatusServiceUnavailable)

@@ -47,8 +47,7 @@ func TestVoicesPage(t *testing.T) {
 	if err := st.CreateProject(t.Context(), p); err != nil {
 		t.Fatal(err)
 	}
-	c := b.browser(t)
-	c.mustSignIn("ed@acme.test")
+	c, _ := b.signedIn(t)
 	res := c.get("/voices")
 	wantStatus(t, res, 200)
 	rowOf := func(voice string) string {

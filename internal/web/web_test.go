@@ -142,6 +142,27 @@ func (b *testBundle) newUser(t *testing.T, account, email string) *narrator.Acco
 	return a
 }
 
+// projectPage returns the path of the dashboard page sub ("feed", "webhooks"…) of project
+// projectID, failing the test unless the project's own page links to it.
+func (c *browser) projectPage(projectID int64, sub string) string {
+	c.t.Helper()
+	page := fmt.Sprintf("/projects/%d/%s", projectID, sub)
+	if res := c.get(fmt.Sprintf("/projects/%d", projectID)); !strings.Contains(res.body, `href="`+page+`"`) {
+		c.t.Errorf("the page of project %d does not link to %s", projectID, page)
+	}
+	return page
+}
+
+// mustAudios stores audios in the bundle's store.
+func (b *testBundle) mustAudios(t *testing.T, audios ...*narrator.Audio) {
+	t.Helper()
+	for _, a := range audios {
+		if _, err := b.store.CreateAudio(t.Context(), a); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // browser is an HTTP client with cookies that does not follow redirects.
 type browser struct {
 	t      *testing.T
@@ -606,9 +627,7 @@ func TestOtherAccountsAreNotFound(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil)
 	a := &narrator.Audio{ProjectID: b.project.ID, Title: "Secret", Body: "Secret text"}
-	if _, err := b.store.CreateAudio(t.Context(), a); err != nil {
-		t.Fatal(err)
-	}
+	b.mustAudios(t, a)
 	b.newUser(t, "Other", "other@acme.test")
 	c := b.browser(t)
 	tok := c.mustSignIn("other@acme.test")
@@ -677,8 +696,7 @@ func TestBadInputNeverFails(t *testing.T) {
 func TestVoicePreview(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil)
-	c := b.browser(t)
-	c.mustSignIn("ed@acme.test")
+	c, _ := b.signedIn(t)
 	for range 2 {
 		res := c.get("/voices/de_DE/Anna/preview.mp3")
 		wantStatus(t, res, 200)
@@ -702,8 +720,7 @@ func TestVoicePreviewTimeout(t *testing.T) {
 	t.Parallel()
 	b := setup(t, func(d *web.Deps) { d.PreviewTimeout = 300 * time.Millisecond })
 	b.previews.never = true
-	c := b.browser(t)
-	c.mustSignIn("ed@acme.test")
+	c, _ := b.signedIn(t)
 	res := c.get("/voices/en_US/Sally/preview.mp3")
 	wantStatus(t, res, http.StatusServiceUnavailable)
 	if !strings.Contains(res.body, "not ready yet") {

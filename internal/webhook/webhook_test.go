@@ -121,11 +121,18 @@ func mustHook(t *testing.T, url string) (*narrator.Webhook, *narrator.WebhookDel
 	return h, d
 }
 
+// serve starts h on loopback, closed when the test ends.
+func serve(t *testing.T, h http.Handler) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
 func TestSendSignsAndReports(t *testing.T) {
 	t.Parallel()
 	rec := &receiver{status: http.StatusNoContent}
-	srv := httptest.NewServer(rec)
-	t.Cleanup(srv.Close)
+	srv := serve(t, rec)
 	c := webhook.New(webhook.Options{AllowPrivate: true})
 	h, d := mustHook(t, srv.URL+"/hook?token=abc")
 	a := c.Send(t.Context(), h, d)
@@ -160,8 +167,7 @@ func TestSendSignsAndReports(t *testing.T) {
 func TestRefusesInternalAddresses(t *testing.T) {
 	t.Parallel()
 	rec := &receiver{status: http.StatusOK}
-	srv := httptest.NewServer(rec)
-	t.Cleanup(srv.Close)
+	srv := serve(t, rec)
 	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
 	c := webhook.New(webhook.Options{})
 	// By address, and by a name that resolves to it: the check runs on
@@ -182,13 +188,12 @@ func TestRedirectsLimited(t *testing.T) {
 	t.Parallel()
 	var hops int
 	var mu sync.Mutex
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		hops++
 		mu.Unlock()
 		http.Redirect(w, r, "/again", http.StatusTemporaryRedirect)
 	}))
-	t.Cleanup(srv.Close)
 	c := webhook.New(webhook.Options{AllowPrivate: true, MaxRedirects: 2})
 	h, d := mustHook(t, srv.URL)
 	a := c.Send(t.Context(), h, d)
@@ -255,17 +260,15 @@ func TestRedirectToAnotherHostDropsHeaders(t *testing.T) {
 		mu  sync.Mutex
 		got http.Header
 	)
-	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	other := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		got = r.Header.Clone()
 		mu.Unlock()
 		w.WriteHeader(http.StatusBadRequest)
 	}))
-	t.Cleanup(other.Close)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, other.URL+"/moved", http.StatusTemporaryRedirect)
 	}))
-	t.Cleanup(srv.Close)
 	h, d := mustHook(t, srv.URL)
 	a := webhook.New(webhook.Options{AllowPrivate: true}).Send(t.Context(), h, d)
 	mu.Lock()

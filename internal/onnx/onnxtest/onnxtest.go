@@ -65,24 +65,15 @@ func (o PiperOptions) scale() float32 { return orDefault(o.Scale) }
 
 // Piper returns a model with a Piper voice's signature (see the package comment).
 func Piper(o PiperOptions) []byte {
-	g := graph{
-		name: "piper",
-		inputs: []value{
-			{name: "input", dtype: dataTypeInt64, shape: []dim{{param: "batch_size"}, {param: "phonemes"}}},
-			{name: "input_lengths", dtype: dataTypeInt64, shape: []dim{{param: "batch_size"}}},
-			{name: "scales", dtype: dataTypeFloat32, shape: []dim{{size: 3}}},
-		},
-		outputs: []value{{name: "output", dtype: dataTypeFloat32, shape: []dim{{param: "batch_size"}, {size: 1}, {param: "time"}}}},
-		nodes: []node{
-			{op: "Cast", inputs: []string{"input"}, outputs: []string{"ids_2d"}, attrs: []attr{{"to", dataTypeFloat32}}},
-			{op: "Reshape", inputs: []string{"ids_2d", "flat"}, outputs: []string{"ids"}},
-			{op: "Cast", inputs: []string{"input_lengths"}, outputs: []string{"lengths"}, attrs: []attr{{"to", dataTypeFloat32}}},
-		},
-		inits: []initializer{int64s("flat", []int64{1}, -1)},
+	g := piperGraph(o.MultiSpeaker)
+	g.nodes = []node{
+		{op: "Cast", inputs: []string{"input"}, outputs: []string{"ids_2d"}, attrs: []attr{{"to", dataTypeFloat32}}},
+		{op: "Reshape", inputs: []string{"ids_2d", "flat"}, outputs: []string{"ids"}},
+		{op: "Cast", inputs: []string{"input_lengths"}, outputs: []string{"lengths"}, attrs: []attr{{"to", dataTypeFloat32}}},
 	}
+	g.inits = []initializer{int64s("flat", []int64{1}, -1)}
 	concat := []string{"ids", "lengths", "scales"}
 	if o.MultiSpeaker {
-		g.inputs = append(g.inputs, value{name: "sid", dtype: dataTypeInt64, shape: []dim{{size: 1}}})
 		g.nodes = append(g.nodes, node{op: "Cast", inputs: []string{"sid"}, outputs: []string{"speaker"}, attrs: []attr{{"to", dataTypeFloat32}}})
 		concat = append(concat, "speaker")
 	}
@@ -113,6 +104,25 @@ func Piper(o PiperOptions) []byte {
 	return g.marshal()
 }
 
+// piperGraph returns a graph with a Piper voice's inputs and output, and no nodes yet: "input"
+// int64 [batch, phonemes], "input_lengths" int64 [batch], "scales" float32 [3] and, in a
+// multi-speaker voice, "sid" int64 [1]; "output" float32 [batch, 1, time].
+func piperGraph(multiSpeaker bool) graph {
+	g := graph{
+		name: "piper",
+		inputs: []value{
+			{name: "input", dtype: dataTypeInt64, shape: []dim{{param: "batch_size"}, {param: "phonemes"}}},
+			{name: "input_lengths", dtype: dataTypeInt64, shape: []dim{{param: "batch_size"}}},
+			{name: "scales", dtype: dataTypeFloat32, shape: []dim{{size: 3}}},
+		},
+		outputs: []value{{name: "output", dtype: dataTypeFloat32, shape: []dim{{param: "batch_size"}, {size: 1}, {param: "time"}}}},
+	}
+	if multiSpeaker {
+		g.inputs = append(g.inputs, value{name: "sid", dtype: dataTypeInt64, shape: []dim{{size: 1}}})
+	}
+	return g
+}
+
 // KokoroOptions shapes a generated Kokoro model.
 type KokoroOptions struct {
 	// InputIDs names the token input "input_ids", with a free batch dimension everywhere and a
@@ -137,36 +147,19 @@ func (o KokoroOptions) scale() float32 { return orDefault(o.Scale) }
 
 // Kokoro returns a model with a Kokoro model's signature (see the package comment).
 func Kokoro(o KokoroOptions) []byte {
-	tokens, batch, output, shape := "tokens", dim{size: 1}, "audio", []int64{-1}
-	outDims := []dim{{param: "num_samples"}}
-	if o.InputIDs {
-		tokens, batch, output, shape = "input_ids", dim{param: "batch_size"}, "waveform", []int64{1, -1}
-		outDims = []dim{batch, {param: "num_samples"}}
-	}
-	if o.Output != "" {
-		output = o.Output
-	}
 	speed := int(o.Speed)
 	if speed == 0 {
 		speed = dataTypeFloat32
 	}
-	g := graph{
-		name: "kokoro",
-		inputs: []value{
-			{name: tokens, dtype: dataTypeInt64, shape: []dim{batch, {param: "sequence_length"}}},
-			{name: "style", dtype: dataTypeFloat32, shape: []dim{batch, {size: worker.StyleSize}}},
-			{name: "speed", dtype: speed, shape: []dim{batch}},
-		},
-		outputs: []value{{name: output, dtype: dataTypeFloat32, shape: outDims}},
-		nodes: []node{
-			{op: "Cast", inputs: []string{tokens}, outputs: []string{"tokens_2d"}, attrs: []attr{{"to", dataTypeFloat32}}},
-			{op: "Reshape", inputs: []string{"tokens_2d", "flat"}, outputs: []string{"ids"}},
-			{op: "Reshape", inputs: []string{"style", "flat"}, outputs: []string{"style_row"}},
-			{op: "Cast", inputs: []string{"speed"}, outputs: []string{"speed_f"}, attrs: []attr{{"to", dataTypeFloat32}}},
-			{op: "Concat", inputs: []string{"ids", "style_row", "speed_f"}, outputs: []string{"encoded"}, attrs: []attr{{"axis", 0}}},
-		},
-		inits: []initializer{int64s("flat", []int64{1}, -1)},
+	g, tokens, output, shape := kokoroGraph(o.InputIDs, speed, o.Output)
+	g.nodes = []node{
+		{op: "Cast", inputs: []string{tokens}, outputs: []string{"tokens_2d"}, attrs: []attr{{"to", dataTypeFloat32}}},
+		{op: "Reshape", inputs: []string{"tokens_2d", "flat"}, outputs: []string{"ids"}},
+		{op: "Reshape", inputs: []string{"style", "flat"}, outputs: []string{"style_row"}},
+		{op: "Cast", inputs: []string{"speed"}, outputs: []string{"speed_f"}, attrs: []attr{{"to", dataTypeFloat32}}},
+		{op: "Concat", inputs: []string{"ids", "style_row", "speed_f"}, outputs: []string{"encoded"}, attrs: []attr{{"axis", 0}}},
 	}
+	g.inits = []initializer{int64s("flat", []int64{1}, -1)}
 	factor := ""
 	if o.Paced {
 		g.inits = append(g.inits, float32s("unit", []int64{1}, 1))
@@ -175,6 +168,33 @@ func Kokoro(o KokoroOptions) []byte {
 	}
 	g.addSamples("encoded", output, shape, o.scale(), o.Repeat, factor)
 	return g.marshal()
+}
+
+// kokoroGraph returns a graph with a Kokoro model's inputs and output, and no nodes yet, and
+// the names of its token input and output and the output's shape (for Reshape): "tokens"
+// [1,N] and "audio" [T]; or, with inputIDs, "input_ids" and "waveform" [1,T], with a free
+// batch dimension everywhere. "speed" has the element type speed, and output, unless empty,
+// renames the output.
+func kokoroGraph(inputIDs bool, speed int, output string) (g graph, tokens, out string, shape []int64) {
+	batch, outDims := dim{size: 1}, []dim{{param: "num_samples"}}
+	tokens, out, shape = "tokens", "audio", []int64{-1}
+	if inputIDs {
+		tokens, batch, out, shape = "input_ids", dim{param: "batch_size"}, "waveform", []int64{1, -1}
+		outDims = []dim{batch, {param: "num_samples"}}
+	}
+	if output != "" {
+		out = output
+	}
+	g = graph{
+		name: "kokoro",
+		inputs: []value{
+			{name: tokens, dtype: dataTypeInt64, shape: []dim{batch, {param: "sequence_length"}}},
+			{name: "style", dtype: dataTypeFloat32, shape: []dim{batch, {size: worker.StyleSize}}},
+			{name: "speed", dtype: speed, shape: []dim{batch}},
+		},
+		outputs: []value{{name: out, dtype: dataTypeFloat32, shape: outDims}},
+	}
+	return g, tokens, out, shape
 }
 
 // addSamples adds the nodes that turn the vector in into the output out of shape: each value
@@ -379,10 +399,7 @@ func ServeWorker(arg string) {
 // sets it). If it names no file, the test skips, or fails under NARRATOR_TEST_FULL=1.
 func Library(tb testing.TB) string {
 	tb.Helper()
-	path := os.Getenv("NARRATOR_ONNXRUNTIME")
-	if path == "" {
-		proctest.Missing(tb, "onnxruntime", "NARRATOR_ONNXRUNTIME is not set; set it to what scripts/deps.sh onnxruntime prints")
-	}
+	path := proctest.NeedEnv(tb, "NARRATOR_ONNXRUNTIME", "onnxruntime", "set it to what scripts/deps.sh onnxruntime prints")
 	if _, err := os.Stat(path); err != nil {
 		proctest.Missing(tb, "onnxruntime", fmt.Sprintf("NARRATOR_ONNXRUNTIME: %v; scripts/deps.sh onnxruntime fetches it", err))
 	}
@@ -419,18 +436,7 @@ func Frames(id int64, ls float32) int64 {
 // frames are the output of the graph's single Ceil node (o.Ceils 1), so that MarkDurations can
 // make it a second output.
 func PiperTimed(o TimedOptions) []byte {
-	g := graph{
-		name: "piper",
-		inputs: []value{
-			{name: "input", dtype: dataTypeInt64, shape: []dim{{param: "batch_size"}, {param: "phonemes"}}},
-			{name: "input_lengths", dtype: dataTypeInt64, shape: []dim{{param: "batch_size"}}},
-			{name: "scales", dtype: dataTypeFloat32, shape: []dim{{size: 3}}},
-		},
-		outputs: []value{{name: "output", dtype: dataTypeFloat32, shape: []dim{{param: "batch_size"}, {size: 1}, {param: "time"}}}},
-	}
-	if o.MultiSpeaker {
-		g.inputs = append(g.inputs, value{name: "sid", dtype: dataTypeInt64, shape: []dim{{size: 1}}})
-	}
+	g := piperGraph(o.MultiSpeaker)
 	hop := o.Hop
 	if hop == 0 {
 		hop = HopLength
@@ -546,12 +552,7 @@ func KokoroFrames(token int64, speed float32) int64 {
 // waveform is a little longer than its frames (as a real one may be) and the style the
 // model got can be read back (DecodeKokoroTail).
 func KokoroTimed(o KokoroTimedOptions) []byte {
-	tokens, batch, output, shape := "tokens", dim{size: 1}, "audio", []int64{-1}
-	outDims := []dim{{param: "num_samples"}}
-	if o.InputIDs {
-		tokens, batch, output, shape = "input_ids", dim{param: "batch_size"}, "waveform", []int64{1, -1}
-		outDims = []dim{batch, {param: "num_samples"}}
-	}
+	g, tokens, output, shape := kokoroGraph(o.InputIDs, dataTypeFloat32, "")
 	durations := o.Durations
 	if durations == "" {
 		durations = "durations"
@@ -560,29 +561,20 @@ func KokoroTimed(o KokoroTimedOptions) []byte {
 	if o.Int64 {
 		durType = dataTypeInt64
 	}
-	g := graph{
-		name: "kokoro",
-		inputs: []value{
-			{name: tokens, dtype: dataTypeInt64, shape: []dim{batch, {param: "sequence_length"}}},
-			{name: "style", dtype: dataTypeFloat32, shape: []dim{batch, {size: worker.StyleSize}}},
-			{name: "speed", dtype: dataTypeFloat32, shape: []dim{batch}},
-		},
-		outputs: []value{{name: output, dtype: dataTypeFloat32, shape: outDims}},
-		inits: []initializer{
-			int64s("flat", []int64{1}, -1),
-			int64s("four", nil, 4),
-			float32s("base_frames", nil, 1.3),
-			float32s("min_frames", nil, 1),
-			float32s("scale", []int64{1}, DefaultScale),
-			int64s("out_shape", []int64{int64(len(shape))}, shape...),
-		},
-		nodes: []node{
-			{op: "Reshape", inputs: []string{tokens, "flat"}, outputs: []string{"ids"}},
-			{op: "Mod", inputs: []string{"ids", "four"}, outputs: []string{"ids_mod"}},
-			{op: "Cast", inputs: []string{"ids_mod"}, outputs: []string{"ids_mod_f"}, attrs: []attr{{"to", dataTypeFloat32}}},
-			{op: "Add", inputs: []string{"ids_mod_f", "base_frames"}, outputs: []string{"d_base"}},
-			{op: "Div", inputs: []string{"d_base", "speed"}, outputs: []string{"d"}},
-		},
+	g.inits = []initializer{
+		int64s("flat", []int64{1}, -1),
+		int64s("four", nil, 4),
+		float32s("base_frames", nil, 1.3),
+		float32s("min_frames", nil, 1),
+		float32s("scale", []int64{1}, DefaultScale),
+		int64s("out_shape", []int64{int64(len(shape))}, shape...),
+	}
+	g.nodes = []node{
+		{op: "Reshape", inputs: []string{tokens, "flat"}, outputs: []string{"ids"}},
+		{op: "Mod", inputs: []string{"ids", "four"}, outputs: []string{"ids_mod"}},
+		{op: "Cast", inputs: []string{"ids_mod"}, outputs: []string{"ids_mod_f"}, attrs: []attr{{"to", dataTypeFloat32}}},
+		{op: "Add", inputs: []string{"ids_mod_f", "base_frames"}, outputs: []string{"d_base"}},
+		{op: "Div", inputs: []string{"d_base", "speed"}, outputs: []string{"d"}},
 	}
 	if !o.NoDurations {
 		g.outputs = append(g.outputs, value{name: durations, dtype: durType, shape: []dim{{param: "sequence_length"}}})

@@ -106,39 +106,28 @@ type graph struct {
 // marshal returns the ModelProto of g.
 func (g graph) marshal() []byte {
 	var b []byte
-	b = protowire.AppendTag(b, modelIRVersion, protowire.VarintType)
-	b = protowire.AppendVarint(b, irVersion)
-	b = protowire.AppendTag(b, modelProducer, protowire.BytesType)
-	b = protowire.AppendString(b, "narrator onnxtest")
-	b = protowire.AppendTag(b, modelGraph, protowire.BytesType)
-	b = protowire.AppendBytes(b, g.marshalGraph())
-	var ob []byte // the default domain, ai.onnx, is the empty string, which proto3 leaves out
-	ob = protowire.AppendTag(ob, opsetVersion, protowire.VarintType)
-	ob = protowire.AppendVarint(ob, opset)
-	b = protowire.AppendTag(b, modelOpsetImport, protowire.BytesType)
-	return protowire.AppendBytes(b, ob)
+	b = appendVarint(b, modelIRVersion, irVersion)
+	b = appendString(b, modelProducer, "narrator onnxtest")
+	b = appendBytes(b, modelGraph, g.marshalGraph())
+	// The default domain, ai.onnx, is the empty string, which proto3 leaves out.
+	return appendBytes(b, modelOpsetImport, appendVarint(nil, opsetVersion, opset))
 }
 
 // marshalGraph returns the GraphProto of g.
 func (g graph) marshalGraph() []byte {
 	var gb []byte
 	for _, n := range g.nodes {
-		gb = protowire.AppendTag(gb, graphNode, protowire.BytesType)
-		gb = protowire.AppendBytes(gb, n.marshal())
+		gb = appendBytes(gb, graphNode, n.marshal())
 	}
-	gb = protowire.AppendTag(gb, graphName, protowire.BytesType)
-	gb = protowire.AppendString(gb, g.name)
+	gb = appendString(gb, graphName, g.name)
 	for _, t := range g.inits {
-		gb = protowire.AppendTag(gb, graphInitializer, protowire.BytesType)
-		gb = protowire.AppendBytes(gb, t.marshal())
+		gb = appendBytes(gb, graphInitializer, t.marshal())
 	}
 	for _, v := range g.inputs {
-		gb = protowire.AppendTag(gb, graphInput, protowire.BytesType)
-		gb = protowire.AppendBytes(gb, v.marshal())
+		gb = appendBytes(gb, graphInput, v.marshal())
 	}
 	for _, v := range g.outputs {
-		gb = protowire.AppendTag(gb, graphOutput, protowire.BytesType)
-		gb = protowire.AppendBytes(gb, v.marshal())
+		gb = appendBytes(gb, graphOutput, v.marshal())
 	}
 	return gb
 }
@@ -146,36 +135,23 @@ func (g graph) marshalGraph() []byte {
 func (n node) marshal() []byte {
 	var b []byte
 	for _, in := range n.inputs {
-		b = protowire.AppendTag(b, nodeInput, protowire.BytesType)
-		b = protowire.AppendString(b, in)
+		b = appendString(b, nodeInput, in)
 	}
 	for _, out := range n.outputs {
-		b = protowire.AppendTag(b, nodeOutput, protowire.BytesType)
-		b = protowire.AppendString(b, out)
+		b = appendString(b, nodeOutput, out)
 	}
-	b = protowire.AppendTag(b, nodeOpType, protowire.BytesType)
-	b = protowire.AppendString(b, n.op)
+	b = appendString(b, nodeOpType, n.op)
 	for _, a := range n.attrs {
-		var ab []byte
-		ab = protowire.AppendTag(ab, attrName, protowire.BytesType)
-		ab = protowire.AppendString(ab, a.name)
-		ab = protowire.AppendTag(ab, attrInt, protowire.VarintType)
-		ab = protowire.AppendVarint(ab, uint64(a.i))
-		ab = protowire.AppendTag(ab, attrType, protowire.VarintType)
-		ab = protowire.AppendVarint(ab, attrTypeInt)
-		b = protowire.AppendTag(b, nodeAttribute, protowire.BytesType)
-		b = protowire.AppendBytes(b, ab)
+		ab := appendString(nil, attrName, a.name)
+		ab = appendVarint(ab, attrInt, uint64(a.i))
+		ab = appendVarint(ab, attrType, attrTypeInt)
+		b = appendBytes(b, nodeAttribute, ab)
 	}
 	if n.body != nil {
-		var ab []byte
-		ab = protowire.AppendTag(ab, attrName, protowire.BytesType)
-		ab = protowire.AppendString(ab, "body")
-		ab = protowire.AppendTag(ab, attrGraph, protowire.BytesType)
-		ab = protowire.AppendBytes(ab, n.body.marshalGraph())
-		ab = protowire.AppendTag(ab, attrType, protowire.VarintType)
-		ab = protowire.AppendVarint(ab, attrTypeGraph)
-		b = protowire.AppendTag(b, nodeAttribute, protowire.BytesType)
-		b = protowire.AppendBytes(b, ab)
+		ab := appendString(nil, attrName, "body")
+		ab = appendBytes(ab, attrGraph, n.body.marshalGraph())
+		ab = appendVarint(ab, attrType, attrTypeGraph)
+		b = appendBytes(b, nodeAttribute, ab)
 	}
 	return b
 }
@@ -183,16 +159,11 @@ func (n node) marshal() []byte {
 func (t initializer) marshal() []byte {
 	var b []byte
 	for _, d := range t.dims {
-		b = protowire.AppendTag(b, tensorDims, protowire.VarintType)
-		b = protowire.AppendVarint(b, uint64(d))
+		b = appendVarint(b, tensorDims, uint64(d))
 	}
-	b = protowire.AppendTag(b, tensorDataType, protowire.VarintType)
-	b = protowire.AppendVarint(b, uint64(t.dtype))
-	b = protowire.AppendTag(b, tensorName, protowire.BytesType)
-	b = protowire.AppendString(b, t.name)
-	b = protowire.AppendTag(b, tensorRawData, protowire.BytesType)
-	b = protowire.AppendBytes(b, t.raw)
-	return b
+	b = appendVarint(b, tensorDataType, uint64(t.dtype))
+	b = appendString(b, tensorName, t.name)
+	return appendBytes(b, tensorRawData, t.raw)
 }
 
 func (v value) marshal() []byte {
@@ -200,30 +171,32 @@ func (v value) marshal() []byte {
 	for _, d := range v.shape {
 		var db []byte
 		if d.param != "" {
-			db = protowire.AppendTag(db, dimParam, protowire.BytesType)
-			db = protowire.AppendString(db, d.param)
+			db = appendString(nil, dimParam, d.param)
 		} else {
-			db = protowire.AppendTag(db, dimValue, protowire.VarintType)
-			db = protowire.AppendVarint(db, uint64(d.size))
+			db = appendVarint(nil, dimValue, uint64(d.size))
 		}
-		sb = protowire.AppendTag(sb, shapeDim, protowire.BytesType)
-		sb = protowire.AppendBytes(sb, db)
+		sb = appendBytes(sb, shapeDim, db)
 	}
-	var tb []byte
-	tb = protowire.AppendTag(tb, tensorElemType, protowire.VarintType)
-	tb = protowire.AppendVarint(tb, uint64(v.dtype))
-	tb = protowire.AppendTag(tb, tensorShape, protowire.BytesType)
-	tb = protowire.AppendBytes(tb, sb)
-	var typ []byte
-	typ = protowire.AppendTag(typ, typeTensor, protowire.BytesType)
-	typ = protowire.AppendBytes(typ, tb)
+	tb := appendVarint(nil, tensorElemType, uint64(v.dtype))
+	tb = appendBytes(tb, tensorShape, sb)
+	b := appendString(nil, valueName, v.name)
+	return appendBytes(b, valueType, appendBytes(nil, typeTensor, tb))
+}
 
-	var b []byte
-	b = protowire.AppendTag(b, valueName, protowire.BytesType)
-	b = protowire.AppendString(b, v.name)
-	b = protowire.AppendTag(b, valueType, protowire.BytesType)
-	b = protowire.AppendBytes(b, typ)
-	return b
+// appendVarint appends the field num of b's message, an integer.
+func appendVarint(b []byte, num protowire.Number, v uint64) []byte {
+	return protowire.AppendVarint(protowire.AppendTag(b, num, protowire.VarintType), v)
+}
+
+// appendBytes appends the field num of b's message, a length-delimited value: bytes or an
+// embedded message.
+func appendBytes(b []byte, num protowire.Number, v []byte) []byte {
+	return protowire.AppendBytes(protowire.AppendTag(b, num, protowire.BytesType), v)
+}
+
+// appendString appends the field num of b's message, a string.
+func appendString(b []byte, num protowire.Number, s string) []byte {
+	return protowire.AppendString(protowire.AppendTag(b, num, protowire.BytesType), s)
 }
 
 // int64s returns an int64 initializer of shape dims.

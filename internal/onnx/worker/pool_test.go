@@ -144,6 +144,32 @@ func mustPool(t *testing.T, cfg worker.Config, info worker.Info) *worker.Pool {
 // limit is the time limit of runs that should succeed: far longer than any takes.
 const limit = time.Minute
 
+// mustEcho runs in on p within d and fails the test unless the model echoes it.
+func mustEcho(t *testing.T, p *worker.Pool, in worker.PiperInput, d time.Duration) {
+	t.Helper()
+	got, err := p.Piper(t.Context(), in, d)
+	if err != nil {
+		t.Fatalf("Piper(%v): %v", in.IDs, err)
+	}
+	if diff := cmp.Diff(piperEcho(in), got); diff != "" {
+		t.Errorf("Piper(%v) samples (-want +got):\n%s", in.IDs, diff)
+	}
+}
+
+// startRun starts a run of in on p with ctx and returns its error's channel once p counts
+// the run busy.
+func startRun(ctx context.Context, p *worker.Pool, rec *counts, in worker.PiperInput, d time.Duration) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.Piper(ctx, in, d)
+		done <- err
+	}()
+	for rec.busy.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	return done
+}
+
 func TestPoolRuns(t *testing.T) {
 	t.Parallel()
 	for _, sandboxed := range []bool{false, true} {
@@ -164,18 +190,11 @@ func TestPoolRuns(t *testing.T) {
 			if kind != worker.Piper || !cmp.Equal(info, piperInfo()) {
 				t.Errorf("Info = %q, %+v; want piper, %+v", kind, info, piperInfo())
 			}
-			in := worker.PiperInput{IDs: []int64{1, 0, 32, 0, 2}, NoiseScale: 0.667, LengthScale: 1, NoiseW: 0.8, Speaker: 4}
-			got, err := piper.Piper(t.Context(), in, limit)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(piperEcho(in), got); diff != "" {
-				t.Errorf("Piper samples (-want +got):\n%s", diff)
-			}
+			mustEcho(t, piper, worker.PiperInput{IDs: []int64{1, 0, 32, 0, 2}, NoiseScale: 0.667, LengthScale: 1, NoiseW: 0.8, Speaker: 4}, limit)
 
 			kokoro := mustPool(t, cfg, kokoroInfo())
 			style := []float32{0.25, 0.5, 0.75}
-			got, err = kokoro.Kokoro(t.Context(), worker.KokoroInput{Tokens: []int64{0, 7, 0}, Style: style, Speed: 1.5}, limit)
+			got, err := kokoro.Kokoro(t.Context(), worker.KokoroInput{Tokens: []int64{0, 7, 0}, Style: style, Speed: 1.5}, limit)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -226,14 +245,7 @@ func TestPoolCrash(t *testing.T) {
 		// worker, whose second request, the third run, crashes it and is retried on a third.
 		p := mustPool(t, worker.Config{Fault: worker.Fault{CrashAt: 2}, Metrics: rec}, piperInfo())
 		for i := range 3 {
-			in := worker.PiperInput{IDs: []int64{int64(i + 10)}}
-			got, err := p.Piper(t.Context(), in, limit)
-			if err != nil {
-				t.Fatalf("run %d: %v", i, err)
-			}
-			if diff := cmp.Diff(piperEcho(in), got); diff != "" {
-				t.Errorf("run %d (-want +got):\n%s", i, diff)
-			}
+			mustEcho(t, p, worker.PiperInput{IDs: []int64{int64(i + 10)}}, limit)
 		}
 		if rec.restarted.Load() != 2 || rec.timedOut.Load() != 0 || rec.busy.Load() != 0 {
 			t.Errorf("metrics: %s; want two restarts", rec)
@@ -263,20 +275,14 @@ func TestPoolHang(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := worker.PiperInput{IDs: []int64{2}}
-	got, err := p.Piper(t.Context(), in, 2*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(piperEcho(in), got); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
+	mustEcho(t, p, in, 2*time.Second)
 	if rec.restarted.Load() != 1 || rec.timedOut.Load() != 1 {
 		t.Errorf("metrics: %s; want one hung worker, restarted", rec)
 	}
 
 	// A worker that hangs on every run fails both attempts, each with ErrHung.
 	hung := mustPool(t, worker.Config{Fault: worker.Fault{HangAt: 1}}, piperInfo())
-	_, err = hung.Piper(t.Context(), in, time.Second)
+	_, err := hung.Piper(t.Context(), in, time.Second)
 	if !errors.Is(err, proc.ErrHung) || strings.Count(err.Error(), "no answer within 1s") != 2 {
 		t.Errorf("Piper = %v, want two hung attempts", err)
 	}
@@ -368,26 +374,12 @@ func TestPoolAbandonedRunKeepsItsLimit(t *testing.T) {
 	// caller: the worker is still killed at the run's limit, and the next run, queued behind
 	// it in that worker, is retried on a fresh one.
 	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() {
-		_, err := p.Piper(ctx, worker.PiperInput{IDs: []int64{meetID}}, 2*time.Second)
-		done <- err
-	}()
-	for rec.busy.Load() == 0 {
-		time.Sleep(time.Millisecond)
-	}
+	done := startRun(ctx, p, rec, worker.PiperInput{IDs: []int64{meetID}}, 2*time.Second)
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("abandoned run = %v, want context.Canceled", err)
 	}
-	in := worker.PiperInput{IDs: []int64{5}}
-	got, err := p.Piper(t.Context(), in, limit)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(piperEcho(in), got); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
+	mustEcho(t, p, worker.PiperInput{IDs: []int64{5}}, limit)
 	if rec.restarted.Load() != 1 {
 		t.Errorf("metrics: %s; want one restart", rec)
 	}
@@ -403,14 +395,7 @@ func TestPoolFaultOnce(t *testing.T) {
 		// retry, on a second worker without the fault, succeeds, and the child dies with the
 		// first worker's group.
 		p := mustPool(t, worker.Config{Fault: worker.Fault{HangAt: 1, Once: true, PIDFile: pidFile}, Metrics: rec}, piperInfo())
-		in := worker.PiperInput{IDs: []int64{4}}
-		got, err := p.Piper(t.Context(), in, 5*time.Second)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(piperEcho(in), got); diff != "" {
-			t.Errorf("(-want +got):\n%s", diff)
-		}
+		mustEcho(t, p, worker.PiperInput{IDs: []int64{4}}, 5*time.Second)
 		if rec.restarted.Load() != 1 || rec.timedOut.Load() != 1 {
 			t.Errorf("metrics: %s; want one hung worker, restarted", rec)
 		}
@@ -438,14 +423,7 @@ func TestPoolCloseStopsRuns(t *testing.T) {
 	if err := p.Ping(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() {
-		_, err := p.Piper(t.Context(), worker.PiperInput{IDs: []int64{1}}, limit)
-		done <- err
-	}()
-	for rec.busy.Load() == 0 {
-		time.Sleep(time.Millisecond)
-	}
+	done := startRun(t.Context(), p, rec, worker.PiperInput{IDs: []int64{1}}, limit)
 	p.Close()
 	if err := <-done; !errors.Is(err, worker.ErrClosed) {
 		t.Errorf("a run under way at Close = %v, want ErrClosed", err)

@@ -53,11 +53,7 @@ var server struct {
 // complete test command must never skip these tests).
 func URL(tb testing.TB) string {
 	tb.Helper()
-	u := os.Getenv("TEST_POSTGRES_URL")
-	if u == "" {
-		proctest.Missing(tb, "PostgreSQL (TEST_POSTGRES_URL is not set)", "scripts/test.sh starts a server and sets TEST_POSTGRES_URL")
-	}
-	return u
+	return proctest.NeedEnv(tb, "TEST_POSTGRES_URL", "PostgreSQL", "scripts/test.sh starts a server and sets TEST_POSTGRES_URL")
 }
 
 // baseURL returns URL(tb), parsed.

@@ -32,11 +32,7 @@ import (
 // when NARRATOR_TEST_FULL=1.
 func URL(tb testing.TB) string {
 	tb.Helper()
-	raw := os.Getenv("TEST_S3_URL")
-	if raw == "" {
-		proctest.Missing(tb, "an S3 server (TEST_S3_URL is not set)", "scripts/test.sh starts versitygw and sets TEST_S3_URL")
-	}
-	return raw
+	return proctest.NeedEnv(tb, "TEST_S3_URL", "an S3 server", "scripts/test.sh starts versitygw and sets TEST_S3_URL")
 }
 
 // Options returns the options of TEST_S3_URL with a key prefix of t's own,
