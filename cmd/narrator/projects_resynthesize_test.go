@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/sqlite"
+	"github.com/narrator/narrator/internal/sqlite/sqlitetest"
 )
 
 // TestProjectsResynthesize queues the resynthesis of every audio of a
@@ -28,27 +28,8 @@ func TestProjectsResynthesize(t *testing.T) {
 	if want := (projectResynthesisOut{ProjectID: proj.ID, Resynthesis: "queued", AudioCount: 0}); out != want {
 		t.Errorf("projects resynthesize printed %+v, want %+v", out, want)
 	}
-	var args []string
-	rows, err := st.DB().QueryContext(t.Context(), `SELECT json(args) FROM river_job WHERE kind = ?`, narrator.ResynthesisJob{}.JobKind())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var a string
-		if err := rows.Scan(&a); err != nil {
-			t.Fatal(err)
-		}
-		args = append(args, a)
-	}
-	if err := rows.Close(); err != nil {
-		t.Fatal(err)
-	}
-	var job struct {
-		ProjectID int64 `json:"project_id"`
-		All       bool  `json:"all"`
-	}
-	if len(args) != 1 || json.Unmarshal([]byte(args[0]), &job) != nil || job.ProjectID != proj.ID || !job.All {
-		t.Errorf("queued jobs %v, want one for every audio of project %d", args, proj.ID)
+	if queued := sqlitetest.QueuedResyntheses(t, st.DB()); len(queued) != 1 || queued[0] != (narrator.ResynthesisJob{ProjectID: proj.ID, All: true}) {
+		t.Errorf("queued resyntheses %+v, want one of every audio of project %d", queued, proj.ID)
 	}
 
 	for _, tc := range []struct {

@@ -1,10 +1,12 @@
 package httpapi_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"testing"
+
+	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/sqlite/sqlitetest"
 )
 
 // TestResynthesizeProject: POST …/resynthesize queues one job for every
@@ -22,27 +24,8 @@ func TestResynthesizeProject(t *testing.T) {
 	if want := fmt.Sprintf(`{"project_id":%d,"resynthesis":"queued","audio_count":2}`, b.project.ID); r.status != http.StatusAccepted || string(r.body) != want+"\n" {
 		t.Errorf("resynthesize: %d %s, want 202 %s", r.status, r.body, want)
 	}
-	var args []string
-	rows, err := b.store.DB().QueryContext(t.Context(), `SELECT json(args) FROM river_job WHERE kind = 'resynthesize_project'`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var a string
-		if err := rows.Scan(&a); err != nil {
-			t.Fatal(err)
-		}
-		args = append(args, a)
-	}
-	if err := rows.Close(); err != nil {
-		t.Fatal(err)
-	}
-	var job struct {
-		ProjectID int64 `json:"project_id"`
-		All       bool  `json:"all"`
-	}
-	if len(args) != 1 || json.Unmarshal([]byte(args[0]), &job) != nil || job.ProjectID != b.project.ID || !job.All {
-		t.Errorf("queued jobs %v, want one for every audio of project %d", args, b.project.ID)
+	if queued := sqlitetest.QueuedResyntheses(t, b.store.DB()); len(queued) != 1 || queued[0] != (narrator.ResynthesisJob{ProjectID: b.project.ID, All: true}) {
+		t.Errorf("queued resyntheses %+v, want one of every audio of project %d", queued, b.project.ID)
 	}
 
 	// One resynthesis per project at a time, of either kind: the first

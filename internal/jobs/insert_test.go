@@ -57,7 +57,7 @@ func TestSeamRiverColumns(t *testing.T) {
 	for name, columns := range map[string]func(t *testing.T) []string{
 		"sqlite": func(t *testing.T) []string {
 			st, _ := sqlitetest.Open(t, sqlite.Options{}, jobs.Config{})
-			return queryStrings(t, st.DB(), `SELECT name || ' ' || type FROM pragma_table_info('river_job') ORDER BY cid`)
+			return sqlitetest.Strings(t, st.DB(), `SELECT name || ' ' || type FROM pragma_table_info('river_job') ORDER BY cid`)
 		},
 		"postgres": func(t *testing.T) []string {
 			pool := riverPool(t)
@@ -130,7 +130,7 @@ func TestSeamWritesRiversRow(t *testing.T) {
 		t.Parallel()
 		st, q := sqlitetest.Open(t, sqlite.Options{}, cfg)
 		db := st.DB()
-		cols := queryStrings(t, db, `SELECT name FROM pragma_table_info('river_job') WHERE name NOT IN ('id', 'created_at') ORDER BY cid`)
+		cols := sqlitetest.Strings(t, db, `SELECT name FROM pragma_table_info('river_job') WHERE name NOT IN ('id', 'created_at') ORDER BY cid`)
 		for i, c := range cols {
 			cols[i] = fmt.Sprintf("quote(%s)", c)
 		}
@@ -144,7 +144,7 @@ func TestSeamWritesRiversRow(t *testing.T) {
 			if err := insert(t.Context(), tx, js); err != nil {
 				t.Fatal(err)
 			}
-			return queryStrings(t, tx, read)
+			return sqlitetest.Strings(t, tx, read)
 		}
 		river, seam := rows(q.InsertSynthesesRiver), rows(q.InsertSynthesesSQLite)
 		if len(river) != len(js) {
@@ -215,7 +215,7 @@ func TestSeamTakesNewSynthesesOnly(t *testing.T) {
 		if err := q.InsertManyTx(t.Context(), tx, []narrator.Job{after}); err != nil {
 			t.Fatal(err)
 		}
-		got := queryStrings(t, tx, `SELECT priority || ' ' || scheduled_at FROM river_job`)
+		got := sqlitetest.Strings(t, tx, `SELECT priority || ' ' || scheduled_at FROM river_job`)
 		if want := []string{"1 2030-01-02 03:04:05.000"}; !slices.Equal(got, want) {
 			t.Errorf("priority and scheduled_at %q, want %q", got, want)
 		}
@@ -241,28 +241,4 @@ func riverPool(t *testing.T) *pgxpool.Pool {
 	}
 	t.Cleanup(pool.Close)
 	return pool
-}
-
-// queryStrings returns the one text column of query's rows.
-func queryStrings(t *testing.T, db interface {
-	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-}, query string) []string {
-	t.Helper()
-	rows, err := db.QueryContext(t.Context(), query)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var got []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, s)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return got
 }

@@ -1,7 +1,6 @@
 package web_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -9,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/narrator/narrator"
+	"github.com/narrator/narrator/internal/sqlite/sqlitetest"
 	"github.com/narrator/narrator/internal/web"
 )
 
@@ -42,27 +42,8 @@ func TestSpeechResynthesize(t *testing.T) {
 	if res := c.get(page); !strings.Contains(res.body, "Resynthesis queued. The project&#39;s audios (2)") {
 		t.Errorf("after the press, the page does not say it is queued:\n%s", res.body)
 	}
-	var args []string
-	rows, err := b.store.DB().QueryContext(t.Context(), `SELECT json(args) FROM river_job WHERE kind = ?`, narrator.ResynthesisJob{}.JobKind())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var a string
-		if err := rows.Scan(&a); err != nil {
-			t.Fatal(err)
-		}
-		args = append(args, a)
-	}
-	if err := rows.Close(); err != nil {
-		t.Fatal(err)
-	}
-	var job struct {
-		ProjectID int64 `json:"project_id"`
-		All       bool  `json:"all"`
-	}
-	if len(args) != 1 || json.Unmarshal([]byte(args[0]), &job) != nil || job.ProjectID != b.project.ID || !job.All {
-		t.Errorf("queued jobs %v, want one for every audio of project %d", args, b.project.ID)
+	if queued := sqlitetest.QueuedResyntheses(t, b.store.DB()); len(queued) != 1 || queued[0] != (narrator.ResynthesisJob{ProjectID: b.project.ID, All: true}) {
+		t.Errorf("queued resyntheses %+v, want one of every audio of project %d", queued, b.project.ID)
 	}
 
 	// The job is still queued (no worker here): another press is refused

@@ -4,10 +4,13 @@
 package sqlitetest
 
 import (
+	"context"
 	"database/sql"
+	"encoding/json"
 	"path/filepath"
 	"testing"
 
+	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/jobs"
 	"github.com/narrator/narrator/internal/sqlite"
 )
@@ -52,4 +55,48 @@ func OpenPath(tb testing.TB, path string, opts sqlite.Options, cfg jobs.Config) 
 		tb.Fatal(err)
 	}
 	return st, q
+}
+
+// Querier is what Strings reads from: a database, a connection or a
+// transaction.
+type Querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// Strings returns the one text column of query's rows, in order, failing
+// tb on any error.
+func Strings(tb testing.TB, db Querier, query string, args ...any) []string {
+	tb.Helper()
+	rows, err := db.QueryContext(tb.Context(), query, args...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			tb.Fatal(err)
+		}
+		got = append(got, s)
+	}
+	if err := rows.Err(); err != nil {
+		tb.Fatal(err)
+	}
+	return got
+}
+
+// QueuedResyntheses returns the resynthesis jobs in River's table of db,
+// as they were queued, in the order of their IDs.
+func QueuedResyntheses(tb testing.TB, db Querier) []narrator.ResynthesisJob {
+	tb.Helper()
+	var out []narrator.ResynthesisJob
+	for _, raw := range Strings(tb, db, `SELECT json(args) FROM river_job WHERE kind = ? ORDER BY id`, narrator.ResynthesisJob{}.JobKind()) {
+		var args jobs.ResynthesisArgs
+		if err := json.Unmarshal([]byte(raw), &args); err != nil {
+			tb.Fatalf("resynthesis job args %s: %v", raw, err)
+		}
+		out = append(out, narrator.ResynthesisJob{ProjectID: args.ProjectID, Phrase: args.Phrase, All: args.All})
+	}
+	return out
 }
