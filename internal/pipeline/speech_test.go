@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	gomp3 "github.com/hajimehoshi/go-mp3"
 
 	"github.com/narrator/narrator"
@@ -126,6 +127,43 @@ func TestSpeak(t *testing.T) {
 			}
 			if want := float64(len(strings.Join(calls, ""))) / 15; seconds < want || seconds > want+3 {
 				t.Errorf("%.2f s of audio, want %.2f s of speech and pauses", seconds, want)
+			}
+		})
+	}
+}
+
+// TestSpeakLongFirstSentence checks that a long first sentence is spoken
+// in two pieces, split at its comma, and that the first bytes are written
+// once the first piece is spoken: the second is spoken only after them.
+func TestSpeakLongFirstSentence(t *testing.T) {
+	t.Parallel()
+	voice, _ := narrator.LookupVoice("en_US", "Kevin")
+	const (
+		head = "The small ferry that links the old harbour with the island village went back into service on Monday morning,"
+		tail = "after the last four months in the shipyard."
+	)
+	for _, format := range narrator.SpeechFormats() {
+		t.Run(format, func(t *testing.T) {
+			t.Parallel()
+			eng := &gateEngine{gate: make(chan struct{})}
+			p := pipeline.New(pipeline.Config{Engines: map[string]pipeline.Synthesizer{narrator.EngineFlite: eng}, Workers: 2})
+			t.Cleanup(func() { p.Close() })
+			out := &firstWrite{opened: make(chan struct{})}
+			go func() {
+				<-out.opened
+				close(eng.gate)
+			}()
+			// Guards against a hang if nothing were written before the
+			// second piece: not a measure of speed.
+			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+			defer cancel()
+			if err := p.Speak(ctx, narrator.Speech{Voice: voice, Text: head + " " + tail, Format: format}, out); err != nil {
+				t.Fatal(err)
+			}
+			calls := eng.calls()
+			slices.Sort(calls)
+			if diff := cmp.Diff([]string{head, tail}, calls); diff != "" {
+				t.Errorf("engine calls (-want +got):\n%s", diff)
 			}
 		})
 	}

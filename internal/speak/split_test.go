@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestSentences(t *testing.T) {
@@ -88,5 +90,57 @@ func TestSplitLong(t *testing.T) {
 			}
 			tc.check(t, p)
 		})
+	}
+}
+
+func TestSplitLead(t *testing.T) {
+	t.Parallel()
+	const long = "The small ferry that links the old harbour with the island village went back into service on Monday morning, after four months in the shipyard."
+	next := Unit{Role: RoleBody, Text: "Its engine was rebuilt.", Pause: PauseParagraph, Rate: 1, Source: "Its engine was rebuilt.", Block: 1}
+	tests := []struct {
+		name       string
+		first      string
+		head, tail string // the pieces; tail "" for no split
+	}{
+		{"comma", long, "The small ferry that links the old harbour with the island village went back into service on Monday morning,", "after four months in the shipyard."},
+		{"first pause that leaves four words", "So, the small ferry that links the harbour with the island; it went back into service on Monday.", "So, the small ferry that links the harbour with the island;", "it went back into service on Monday."},
+		{"colon", "One thing was clear to everyone on the quay: the ferry would be late again on Monday.", "One thing was clear to everyone on the quay:", "the ferry would be late again on Monday."},
+		{"dash", "The small ferry that links the harbour - and the village - went back into service on Monday.", "The small ferry that links the harbour,", "and the village - went back into service on Monday."},
+		{"short", "The small ferry, which is old, went back into service.", "", ""},
+		{"no pause", "The small ferry that links the old harbour with the island village went back into service on Monday.", "", ""},
+		{"pause too late", "The small ferry that links the old harbour with the island village went back into service, on Monday.", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			first := Unit{Role: RoleBody, Text: tt.first, Pause: PauseSentence, Rate: 1.5, Source: tt.first}
+			units := []Unit{first, next}
+			want := units
+			if tt.tail != "" {
+				head, tail := first, first
+				head.Text, head.Pause = tt.head, PauseLead
+				tail.Text, tail.Source = tt.tail, ""
+				want = []Unit{head, tail, next}
+			}
+			got := SplitLead(units)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("SplitLead (-want +got):\n%s", diff)
+			}
+			if units[0] != first {
+				t.Errorf("SplitLead changed its argument: %+v", units[0])
+			}
+		})
+	}
+	if got := SplitLead(nil); got != nil {
+		t.Errorf("SplitLead(nil) = %v", got)
+	}
+	// Only the first sentence is split; Script's text is what it splits.
+	units := SplitLead(Script("en_US", "", "", long+" "+long, nil))
+	var texts []string
+	for _, u := range units {
+		texts = append(texts, u.Text)
+	}
+	if len(texts) != 3 || !strings.HasSuffix(texts[0], "morning,") || texts[2] != long {
+		t.Errorf("units of a script %q", texts)
 	}
 }
