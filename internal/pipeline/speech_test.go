@@ -169,6 +169,21 @@ func TestSpeakLongFirstSentence(t *testing.T) {
 	}
 }
 
+// TestRenderLongFirstSentence checks that a rendering, unlike a speech,
+// speaks a long first sentence whole: its units, and so its chunks and
+// transcript, are the article's.
+func TestRenderLongFirstSentence(t *testing.T) {
+	t.Parallel()
+	b := setup(t, false)
+	const text = "The small ferry that links the old harbour with the island village went back into service on Monday morning, after four months in the shipyard."
+	if _, err := b.pipe.Render(t.Context(), &narrator.Audio{Body: text}, b.proj); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{text}, b.engine.calls()); diff != "" {
+		t.Errorf("engine calls (-want +got):\n%s", diff)
+	}
+}
+
 // TestSpeakRefuses checks what Speak refuses before writing anything.
 func TestSpeakRefuses(t *testing.T) {
 	t.Parallel()
