@@ -203,8 +203,8 @@ func splitLong(s string, max int) []string {
 }
 
 // How SplitLead splits a long first sentence: a first unit of more than
-// leadWords words is split at its first comma, semicolon, colon or dash
-// that leaves at least leadMinWords words on either side.
+// leadWords words is split at its first comma, semicolon or colon that
+// leaves at least leadMinWords words on either side.
 const (
 	leadWords    = 12
 	leadMinWords = 4
@@ -217,44 +217,30 @@ const PauseLead = PauseSentence
 
 // SplitLead returns units with the first one split in two if it is long
 // (more than leadWords words) and has a natural pause to split at: the
-// first comma, semicolon, colon or dash that leaves at least leadMinWords
-// words on either side. The first piece keeps the unit's Source and its
-// punctuation and is followed by PauseLead; the second continues the
-// sentence, with an empty Source, as the pieces of a sentence split for
-// length do, and keeps the unit's pause. A stream then starts as soon as
-// the first piece is spoken, not the whole sentence. Renderings do not
-// use it: their units, and the chunks and cached encodings cut from them,
-// stay those of the article. units is not modified.
+// first comma, semicolon or colon (Script has made dashes commas) that
+// leaves at least leadMinWords words on either side. The first piece
+// keeps the unit's Source and its punctuation and is followed by
+// PauseLead; the second continues the sentence, with an empty Source, as
+// the pieces of a sentence split for length do, and keeps the unit's
+// pause. A stream then starts as soon as the first piece is spoken, not
+// the whole sentence. Renderings do not use it: their units, and the
+// chunks and cached encodings cut from them, stay those of the article.
+// units is not modified.
 func SplitLead(units []Unit) []Unit {
-	if len(units) == 0 || len(strings.Fields(units[0].Text)) <= leadWords {
+	if len(units) == 0 {
 		return units
 	}
-	first, rest, ok := leadCut(units[0].Text)
-	if !ok {
+	words := strings.Fields(units[0].Text)
+	if len(words) <= leadWords {
 		return units
 	}
-	head, tail := units[0], units[0]
-	head.Text, head.Pause = first, PauseLead
-	tail.Text, tail.Source = rest, ""
-	return slices.Concat([]Unit{head, tail}, units[1:])
-}
-
-// leadCut splits a unit's text at its first natural pause that leaves at
-// least leadMinWords words on either side, the punctuation kept with the
-// first piece (a dash becomes a comma, which engines read as a pause),
-// or reports that it has none.
-func leadCut(text string) (first, rest string, ok bool) {
-	words := strings.Fields(text)
-	for i, w := range words[:len(words)-leadMinWords] {
-		if i+1 < leadMinWords {
-			continue
-		}
-		switch {
-		case strings.ContainsAny(w[len(w)-1:], ",;:"):
-			return strings.Join(words[:i+1], " "), strings.Join(words[i+1:], " "), true
-		case (w == "-" || w == "–" || w == "—") && i >= leadMinWords:
-			return strings.Join(words[:i], " ") + ",", strings.Join(words[i+1:], " "), true
+	for i := leadMinWords - 1; i < len(words)-leadMinWords; i++ {
+		if strings.ContainsAny(words[i][len(words[i])-1:], ",;:") {
+			head, tail := units[0], units[0]
+			head.Text, head.Pause = strings.Join(words[:i+1], " "), PauseLead
+			tail.Text, tail.Source = strings.Join(words[i+1:], " "), ""
+			return slices.Concat([]Unit{head, tail}, units[1:])
 		}
 	}
-	return "", "", false
+	return units
 }
