@@ -18,7 +18,8 @@ import (
 // same chunked encoder, whose first chunks end at every pause, as the
 // live stream's do. Each sentence is written as soon as it and those
 // before it are spoken, so w sees the first bytes before the rest is
-// synthesised; nothing is written before the first sentence is spoken.
+// synthesised; nothing is written before the first sentence, or the
+// first piece of a long one (speak.SplitLead), is spoken.
 // It returns EINVALID, before writing anything, for a format it does not
 // make, a voice whose engine is not running here, or a text with nothing
 // to read or too long to speak; any error after the first write leaves w
@@ -41,7 +42,10 @@ func (p *Pipeline) Speak(ctx context.Context, s narrator.Speech, w io.Writer) er
 	if err := p.length.Text("", "", s.Text); err != nil {
 		return err
 	}
-	units := speak.Script(s.Voice.Language, "", "", s.Text, rules)
+	// A long first sentence is spoken in two pieces, where it has a
+	// natural pause, so that the first bytes wait for its first piece
+	// only: the MP3's first chunk ends there.
+	units := speak.SplitLead(speak.Script(s.Voice.Language, "", "", s.Text, rules))
 	if len(units) == 0 {
 		return narrator.Errorf(narrator.EINVALID, "the input has no text that can be read aloud")
 	}

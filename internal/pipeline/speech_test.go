@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/pcm"
 	"github.com/narrator/narrator/internal/pcm/pcmtest"
@@ -118,6 +120,58 @@ func TestSpeak(t *testing.T) {
 				t.Errorf("%.2f s of audio, want %.2f s of speech and pauses", seconds, want)
 			}
 		})
+	}
+}
+
+// TestSpeakLongFirstSentence checks that a long first sentence is spoken
+// in two pieces, split at its comma, and that the first bytes are written
+// once the first piece is spoken: the second is spoken only after them.
+func TestSpeakLongFirstSentence(t *testing.T) {
+	t.Parallel()
+	voice, _ := narrator.LookupVoice("en_US", "Kevin")
+	const (
+		head = "The small ferry that links the old harbour with the island village went back into service on Monday morning,"
+		tail = "after the last four months in the shipyard."
+	)
+	for _, format := range narrator.SpeechFormats() {
+		t.Run(format, func(t *testing.T) {
+			t.Parallel()
+			eng := &gateEngine{gate: make(chan struct{})}
+			p := pipeline.New(pipeline.Config{Engines: map[string]pipeline.Synthesizer{narrator.EngineFlite: eng}, Workers: 2})
+			t.Cleanup(func() { p.Close() })
+			out := &firstWrite{opened: make(chan struct{})}
+			go func() {
+				<-out.opened
+				close(eng.gate)
+			}()
+			// Guards against a hang if nothing were written before the
+			// second piece: not a measure of speed.
+			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+			defer cancel()
+			if err := p.Speak(ctx, narrator.Speech{Voice: voice, Text: head + " " + tail, Format: format}, out); err != nil {
+				t.Fatal(err)
+			}
+			calls := eng.calls()
+			slices.Sort(calls)
+			if diff := cmp.Diff([]string{head, tail}, calls); diff != "" {
+				t.Errorf("engine calls (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestRenderLongFirstSentence checks that a rendering, unlike a speech,
+// speaks a long first sentence whole: its units, and so its chunks and
+// transcript, are the article's.
+func TestRenderLongFirstSentence(t *testing.T) {
+	t.Parallel()
+	b := setup(t, false)
+	const text = "The small ferry that links the old harbour with the island village went back into service on Monday morning, after four months in the shipyard."
+	if _, err := b.pipe.Render(t.Context(), &narrator.Audio{Body: text}, b.proj); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{text}, b.engine.calls()); diff != "" {
+		t.Errorf("engine calls (-want +got):\n%s", diff)
 	}
 }
 

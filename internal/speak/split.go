@@ -1,6 +1,7 @@
 package speak
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -199,4 +200,47 @@ func splitLong(s string, max int) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+// How SplitLead splits a long first sentence: a first unit of more than
+// leadWords words is split at its first comma, semicolon or colon that
+// leaves at least leadMinWords words on either side.
+const (
+	leadWords    = 12
+	leadMinWords = 4
+)
+
+// PauseLead is the pause after the first piece of a first sentence that
+// SplitLead split: a sentence's, so that a stream may end its first chunk
+// of audio there (a pause within a sentence is too short for that).
+const PauseLead = PauseSentence
+
+// SplitLead returns units with the first one split in two if it is long
+// (more than leadWords words) and has a natural pause to split at: the
+// first comma, semicolon or colon (Script has made dashes commas) that
+// leaves at least leadMinWords words on either side. The first piece
+// keeps the unit's Source and its punctuation and is followed by
+// PauseLead; the second continues the sentence, with an empty Source, as
+// the pieces of a sentence split for length do, and keeps the unit's
+// pause. A stream then starts as soon as the first piece is spoken, not
+// the whole sentence. Renderings do not use it: their units, and the
+// chunks and cached encodings cut from them, stay those of the article.
+// units is not modified.
+func SplitLead(units []Unit) []Unit {
+	if len(units) == 0 {
+		return units
+	}
+	words := strings.Fields(units[0].Text)
+	if len(words) <= leadWords {
+		return units
+	}
+	for i := leadMinWords - 1; i < len(words)-leadMinWords; i++ {
+		if strings.ContainsAny(words[i][len(words[i])-1:], ",;:") {
+			head, tail := units[0], units[0]
+			head.Text, head.Pause = strings.Join(words[:i+1], " "), PauseLead
+			tail.Text, tail.Source = strings.Join(words[i+1:], " "), ""
+			return slices.Concat([]Unit{head, tail}, units[1:])
+		}
+	}
+	return units
 }

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestSentences(t *testing.T) {
@@ -88,5 +90,61 @@ func TestSplitLong(t *testing.T) {
 			}
 			tc.check(t, p)
 		})
+	}
+}
+
+func TestSplitLead(t *testing.T) {
+	t.Parallel()
+	const long = "The small ferry that links the old harbour with the island village went back into service on Monday morning, after four months in the shipyard."
+	next := Unit{Role: RoleBody, Text: "Its engine was rebuilt.", Pause: PauseParagraph, Rate: 1, Source: "Its engine was rebuilt.", Block: 1}
+	tests := []struct {
+		name       string
+		first      string
+		head, tail string // the pieces; tail "" for no split
+	}{
+		{"comma", long, "The small ferry that links the old harbour with the island village went back into service on Monday morning,", "after four months in the shipyard."},
+		{"first pause that leaves four words", "So, the small ferry that links the harbour with the island; it went back into service on Monday.", "So, the small ferry that links the harbour with the island;", "it went back into service on Monday."},
+		{"colon", "One thing was clear to everyone on the quay: the ferry would be late again on Monday.", "One thing was clear to everyone on the quay:", "the ferry would be late again on Monday."},
+		{"short", "The small ferry, which is old, went back into service.", "", ""},
+		{"no pause", "The small ferry that links the old harbour with the island village went back into service on Monday.", "", ""},
+		{"pause too late", "The small ferry that links the old harbour with the island village went back into service, on Monday.", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			first := Unit{Role: RoleBody, Text: tt.first, Pause: PauseSentence, Rate: 1.5, Source: tt.first}
+			units := []Unit{first, next}
+			want := units
+			if tt.tail != "" {
+				head, tail := first, first
+				head.Text, head.Pause = tt.head, PauseLead
+				tail.Text, tail.Source = tt.tail, ""
+				want = []Unit{head, tail, next}
+			}
+			got := SplitLead(units)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("SplitLead (-want +got):\n%s", diff)
+			}
+			if units[0] != first {
+				t.Errorf("SplitLead changed its argument: %+v", units[0])
+			}
+		})
+	}
+	if got := SplitLead(nil); got != nil {
+		t.Errorf("SplitLead(nil) = %v", got)
+	}
+	// Script's units are what it splits: only the first sentence, and at
+	// a dash too, which Script makes a comma.
+	for _, tt := range []struct{ text, want string }{
+		{long + " " + long, "The small ferry that links the old harbour with the island village went back into service on Monday morning,|after four months in the shipyard.|" + long},
+		{"The small ferry that links the harbour — and the village — went back into service on Monday.", "The small ferry that links the harbour,|and the village, went back into service on Monday."},
+	} {
+		var texts []string
+		for _, u := range SplitLead(Script("en_US", "", "", tt.text, nil)) {
+			texts = append(texts, u.Text)
+		}
+		if got := strings.Join(texts, "|"); got != tt.want {
+			t.Errorf("SplitLead(Script(%q)) = %q, want %q", tt.text, got, tt.want)
+		}
 	}
 }
