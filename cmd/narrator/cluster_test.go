@@ -104,6 +104,7 @@ backend nodes
 // which is published once, and both API nodes serve the same audio and
 // media.
 func TestCluster(t *testing.T) {
+	t.Parallel()
 	adminURL, s3URL := clusterEnv(t)
 	db := newDatabase(t, adminURL)
 	media := withPrefix(t, s3URL, randomName(t, "cluster-"))

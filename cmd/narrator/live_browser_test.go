@@ -18,6 +18,7 @@ import (
 // sentence, so that the rendering lasts several seconds and playback
 // starts long before it ends.
 func TestLivePlaybackInBrowser(t *testing.T) {
+	t.Parallel()
 	chromium := chromiumPath(t)
 	data, acct, proj := fixture(t)
 	const email, password = "editor@acme.test", "correct horse battery"
@@ -88,6 +89,7 @@ func TestLivePlaybackInBrowser(t *testing.T) {
 // words are out, and it plays to the end without a stall, through the
 // audio being processed.
 func TestLiveEmbedInBrowser(t *testing.T) {
+	t.Parallel()
 	chromium := chromiumPath(t)
 	data, acct, proj := fixture(t)
 	// 1.5 s a sentence: the audio stays unprocessed for about 8 s, time

@@ -398,6 +398,7 @@ func (n *wpNarrator) narrated(t *testing.T, post, times int) audioOut {
 // editor uses, WP-Cron through wp-cron.php, and Narrator's state read
 // through the v3 API and counted by a webhook receiver.
 func TestWordPressPlugin(t *testing.T) {
+	t.Parallel()
 	wpParts(t)
 	data, acct, proj := fixture(t)
 	n := &wpNarrator{data: data, addr: freeAddr(t), key: acct.APIKey, proj: proj.ID,
