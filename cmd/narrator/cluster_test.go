@@ -95,7 +95,7 @@ backend nodes
 	if err := os.WriteFile(cfg, []byte(b.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return startNode(t, "http://"+addr, 20*time.Second, "haproxy", "-db", "-f", cfg)
+	return startNode(t, nil, "http://"+addr, 20*time.Second, "haproxy", "-db", "-f", cfg)
 }
 
 // TestCluster drives two API nodes behind haproxy and two worker nodes on

@@ -254,19 +254,14 @@ func startServer(t *testing.T, data, addr string, extra ...string) *node {
 // way, not with t.Setenv, can run in parallel.
 func startServerEnv(t *testing.T, env []string, data, addr string, extra ...string) *node {
 	t.Helper()
-	return startNodeEnv(t, env, "http://"+addr, 60*time.Second, binary, append([]string{"serve", "--data", data, "--addr", addr}, extra...)...)
+	return startNode(t, env, "http://"+addr, 60*time.Second, binary, append([]string{"serve", "--data", data, "--addr", addr}, extra...)...)
 }
 
 // startNode runs a process that serves HTTP at base (a narrator server or
-// a balancer in front of some), kills it when the test ends, and waits
-// until its /healthz answers 200.
-func startNode(t *testing.T, base string, within time.Duration, name string, args ...string) *node {
-	t.Helper()
-	return startNodeEnv(t, nil, base, within, name, args...)
-}
-
-// startNodeEnv is startNode with env added to the process's environment.
-func startNodeEnv(t *testing.T, env []string, base string, within time.Duration, name string, args ...string) *node {
+// a balancer in front of some), with env (KEY=value pairs, or nil) added
+// to its environment, kills it when the test ends, and waits until its
+// /healthz answers 200.
+func startNode(t *testing.T, env []string, base string, within time.Duration, name string, args ...string) *node {
 	t.Helper()
 	s := &node{base: base, logs: &logBuffer{}}
 	s.cmd = exec.Command(name, args...)
