@@ -26,6 +26,7 @@ import (
 // restored server. It also checks the refusals: a non-empty --to, a
 // non-empty restore target, a directory that is not a backup, PostgreSQL.
 func TestBackupWhileServing(t *testing.T) {
+	t.Parallel()
 	data, acct, proj := fixture(t)
 	s := startServer(t, data, freeAddr(t), "--engine-standin", "20ms")
 	audioPath := fmt.Sprintf("/api/v3/projects/%d/audio", proj.ID)

@@ -151,6 +151,7 @@ func signInSteps(email, password string) chromedp.Tasks {
 // TestDashboardInBrowser drives the dashboard in headless chromium against
 // a real `narrator serve` with the real engines, as a publisher would.
 func TestDashboardInBrowser(t *testing.T) {
+	t.Parallel()
 	chromium := chromiumPath(t)
 	start := time.Now()
 	data := t.TempDir()

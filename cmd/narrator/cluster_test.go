@@ -95,7 +95,7 @@ backend nodes
 	if err := os.WriteFile(cfg, []byte(b.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return startNode(t, "http://"+addr, 20*time.Second, "haproxy", "-db", "-f", cfg)
+	return startNode(t, nil, "http://"+addr, 20*time.Second, "haproxy", "-db", "-f", cfg)
 }
 
 // TestCluster drives two API nodes behind haproxy and two worker nodes on
@@ -104,6 +104,7 @@ backend nodes
 // which is published once, and both API nodes serve the same audio and
 // media.
 func TestCluster(t *testing.T) {
+	t.Parallel()
 	adminURL, s3URL := clusterEnv(t)
 	db := newDatabase(t, adminURL)
 	media := withPrefix(t, s3URL, randomName(t, "cluster-"))

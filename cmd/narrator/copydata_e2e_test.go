@@ -28,6 +28,7 @@ import (
 // directory, serves the copy, copies again, and refuses a database that
 // holds other data.
 func TestCopyDataToPostgres(t *testing.T) {
+	t.Parallel()
 	adminURL := pgtest.URL(t)
 	data, acct, proj := fixture(t)
 	account, project := fmt.Sprint(acct.ID), fmt.Sprint(proj.ID)

@@ -103,6 +103,7 @@ func playlist(t *testing.T, raw []byte) (uris []string, durations []float64, tar
 }
 
 func TestEndToEnd(t *testing.T) {
+	t.Parallel()
 	data, acct, proj := fixture(t)
 	s := startServer(t, data, freeAddr(t))
 	c := s.client(t, acct.APIKey)
@@ -260,6 +261,7 @@ func waitSynthesizing(t *testing.T, c *client.Client, projectID int64, ref strin
 }
 
 func TestUpdateResynthesizes(t *testing.T) {
+	t.Parallel()
 	data, acct, proj := fixture(t)
 	s := startServer(t, data, freeAddr(t))
 	c := s.client(t, acct.APIKey)
@@ -291,6 +293,7 @@ func TestUpdateResynthesizes(t *testing.T) {
 // TestKillAndRestart kills the server with SIGKILL while it works, and
 // checks that every acknowledged create is completed after a restart.
 func TestKillAndRestart(t *testing.T) {
+	t.Parallel()
 	data, acct, proj := fixture(t)
 	addr := freeAddr(t)
 	s := startServer(t, data, addr)
@@ -323,6 +326,7 @@ func TestKillAndRestart(t *testing.T) {
 // rendering's folder, which no audio owns any more, is not served to
 // anyone and is gone from the disk.
 func TestKilledRenderingLeavesNothing(t *testing.T) {
+	t.Parallel()
 	data, acct, proj := fixture(t)
 	addr := freeAddr(t)
 	s := startServer(t, data, addr)
@@ -378,6 +382,7 @@ func TestKilledRenderingLeavesNothing(t *testing.T) {
 // unprocessed after the stop), and that its work is finished after the
 // next start.
 func TestGracefulShutdown(t *testing.T) {
+	t.Parallel()
 	data, acct, proj := fixture(t)
 	addr := freeAddr(t)
 	s := startServer(t, data, addr)
@@ -402,6 +407,7 @@ func TestGracefulShutdown(t *testing.T) {
 // TestOtherLanguages processes articles in projects of other languages with
 // their default voices.
 func TestOtherLanguages(t *testing.T) {
+	t.Parallel()
 	data, acct, _ := fixture(t)
 	s := startServer(t, data, freeAddr(t))
 	c := s.client(t, acct.APIKey)

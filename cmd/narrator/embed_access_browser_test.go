@@ -36,6 +36,7 @@ func pageServer(t *testing.T, host, script string) string {
 // and an origin-restricted project's player on a foreign page, show no
 // audio.
 func TestEmbedAccessInBrowser(t *testing.T) {
+	t.Parallel()
 	chromium := chromiumPath(t)
 	data, acct, proj := fixture(t)
 	s := startServer(t, data, freeAddr(t))

@@ -116,6 +116,7 @@ func jsString(s string) string {
 // publisher's page from another origin, against a real `narrator serve`
 // with the real engines.
 func TestEmbedInBrowser(t *testing.T) {
+	t.Parallel()
 	chromium := chromiumPath(t)
 	data, acct, proj := fixture(t)
 	s := startServer(t, data, freeAddr(t))

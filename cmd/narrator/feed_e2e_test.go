@@ -92,6 +92,7 @@ var feedURLField = regexp.MustCompile(`id="feed-url" readonly value="([^"]+)"`)
 // shifted past it, and not the first's. The server names a loopback WebSub
 // hub (--websub-hub), which hears of the feed at its latest URL.
 func TestPodcastFeed(t *testing.T) {
+	t.Parallel()
 	data, acct, proj := fixture(t)
 	const password = "a long enough password"
 	createUser(t, data, acct.ID, "ed@acme.test", password)
@@ -278,6 +279,7 @@ func (h *websubHub) waitFor(t *testing.T, feedURL string) {
 // off from the dashboard in headless chromium, with screenshots of the
 // page on a laptop and on a phone.
 func TestPodcastFeedInBrowser(t *testing.T) {
+	t.Parallel()
 	chromium := chromiumPath(t)
 	data, acct, proj := fixture(t)
 	const email, password = "ed@acme.test", "a long enough password"

@@ -24,6 +24,7 @@ import (
 // page's menus, captions, adverts, related links or comments. A page
 // without an article answers 422 and creates nothing.
 func TestImportFromPage(t *testing.T) {
+	t.Parallel()
 	data, acct, proj := fixture(t)
 	page, err := os.ReadFile("../../internal/extract/testdata/written/harbour-wall/source.html")
 	if err != nil {

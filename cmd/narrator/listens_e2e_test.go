@@ -17,6 +17,7 @@ import (
 // TestListensSurviveStop: listening events are counted in memory, and a
 // graceful stop writes them before the database closes.
 func TestListensSurviveStop(t *testing.T) {
+	t.Parallel()
 	data, acct, proj := fixture(t)
 	s := startServer(t, data, freeAddr(t), "--role", "api")
 	a, err := s.client(t, acct.APIKey).CreateAudio(t.Context(), proj.ID, client.NewAudio{Body: "Heard.", ExternalID: "l"})

@@ -17,6 +17,10 @@ import (
 // stalling. The speech engines are stand-ins that take a while per
 // sentence, so that the rendering lasts several seconds and playback
 // starts long before it ends.
+//
+// It and TestLiveEmbedInBrowser are not parallel: Chromium, slowed by a
+// neighbour's synthesis, could start playing only after the stand-ins'
+// paced rendering ended.
 func TestLivePlaybackInBrowser(t *testing.T) {
 	chromium := chromiumPath(t)
 	data, acct, proj := fixture(t)

@@ -120,6 +120,7 @@ func segmentMP3(t *testing.T, seg []byte) []byte {
 // from the acknowledged POST to the decoded first segment (the goal is a
 // second on an idle machine), but does not assert it.
 func TestLiveStream(t *testing.T) {
+	t.Parallel()
 	data, acct, proj := fixture(t)
 	s := startServer(t, data, freeAddr(t))
 	body, err := os.ReadFile(filepath.Join("..", "..", "bench", "testdata", "article1000.html"))

@@ -246,16 +246,28 @@ func freeAddr(t *testing.T) string {
 // startServer runs `narrator serve` on data and waits for /healthz.
 func startServer(t *testing.T, data, addr string, extra ...string) *node {
 	t.Helper()
-	return startNode(t, "http://"+addr, 60*time.Second, binary, append([]string{"serve", "--data", data, "--addr", addr}, extra...)...)
+	return startServerEnv(t, nil, data, addr, extra...)
+}
+
+// startServerEnv is startServer with env (KEY=value pairs) added to the
+// server's environment: a test that sets the server's environment this
+// way, not with t.Setenv, can run in parallel.
+func startServerEnv(t *testing.T, env []string, data, addr string, extra ...string) *node {
+	t.Helper()
+	return startNode(t, env, "http://"+addr, 60*time.Second, binary, append([]string{"serve", "--data", data, "--addr", addr}, extra...)...)
 }
 
 // startNode runs a process that serves HTTP at base (a narrator server or
-// a balancer in front of some), kills it when the test ends, and waits
-// until its /healthz answers 200.
-func startNode(t *testing.T, base string, within time.Duration, name string, args ...string) *node {
+// a balancer in front of some), with env (KEY=value pairs, or nil) added
+// to its environment, kills it when the test ends, and waits until its
+// /healthz answers 200.
+func startNode(t *testing.T, env []string, base string, within time.Duration, name string, args ...string) *node {
 	t.Helper()
 	s := &node{base: base, logs: &logBuffer{}}
 	s.cmd = exec.Command(name, args...)
+	if env != nil {
+		s.cmd.Env = append(os.Environ(), env...)
+	}
 	s.cmd.Stdout, s.cmd.Stderr = s.logs, s.logs
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -40,6 +40,7 @@ type installedOut struct {
 // narrates an article with it through narrator serve while every worker crashes on its third
 // run: the audio completes, with its MP3, HLS and transcript, and the server stays up.
 func TestNeuralVoice(t *testing.T) {
+	t.Parallel()
 	lib := onnxtest.Library(t)
 	if helperErr != nil {
 		proctest.Missing(t, helperErr.Error(), "apt-get install gcc libespeak-ng-dev")
@@ -66,8 +67,7 @@ func TestNeuralVoice(t *testing.T) {
 	}
 
 	// Every worker crashes on its third run, as one killed for its memory would.
-	t.Setenv("NARRATOR_TEST_ONNX_FAULT", "crash:3")
-	s := startServer(t, data, freeAddr(t), "--onnxruntime", lib)
+	s := startServerEnv(t, []string{"NARRATOR_TEST_ONNX_FAULT=crash:3"}, data, freeAddr(t), "--onnxruntime", lib)
 	c := s.client(t, acct.APIKey)
 	if _, err := c.CreateAudio(t.Context(), proj.ID, client.NewAudio{Title: "Library news", Body: neuralArticle, ExternalID: "n-1"}); err != nil {
 		t.Fatal(err)
@@ -184,6 +184,7 @@ func TestNeuralVoice(t *testing.T) {
 // directory of its own, which has never seen the voice's files, narrates with it: it fetches
 // them from S3.
 func TestNeuralVoiceCluster(t *testing.T) {
+	t.Parallel()
 	lib := onnxtest.Library(t)
 	if helperErr != nil {
 		proctest.Missing(t, helperErr.Error(), "apt-get install gcc libespeak-ng-dev")
@@ -227,6 +228,7 @@ func TestNeuralVoiceCluster(t *testing.T) {
 // real model's do, and plays its live stream before it is processed: the first segment
 // decodes to two seconds of speech.
 func TestNeuralLiveStream(t *testing.T) {
+	t.Parallel()
 	lib := onnxtest.Library(t)
 	if helperErr != nil {
 		proctest.Missing(t, helperErr.Error(), "apt-get install gcc libespeak-ng-dev")

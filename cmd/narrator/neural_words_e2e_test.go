@@ -49,6 +49,7 @@ func timedPiper(t *testing.T, name string, ceils int, ls float64) (string, *phon
 // scale of 0.8 (a rate of 1.25). A model without a Ceil node keeps sentence timings and
 // says so; installed again with one, the same text is timed, not served from the cache.
 func TestNeuralWordTimings(t *testing.T) {
+	t.Parallel()
 	lib, phon := toneParts(t)
 	data, acct, _ := fixture(t)
 
@@ -129,6 +130,7 @@ func TestNeuralWordTimings(t *testing.T) {
 // in the decoded MP3, for the title and the body. A Kokoro model without durations installs
 // with a note and its voice says "sentence only".
 func TestNeuralKokoroWordTimings(t *testing.T) {
+	t.Parallel()
 	lib, phon := toneParts(t)
 	data, acct, _ := fixture(t)
 	dir := t.TempDir()

@@ -72,6 +72,7 @@ next:
 // its JSON access log has a line per request with the request ID, and
 // neither the API key nor the password.
 func TestMetricsAndLogs(t *testing.T) {
+	t.Parallel()
 	data, acct, proj := fixture(t)
 	const password = "correct horse battery staple 42"
 	createUser(t, data, acct.ID, "ops@example.com", password)
@@ -190,6 +191,7 @@ func TestMetricsAndLogs(t *testing.T) {
 // its media directory gone, which it must name; and a worker node's
 // health, readiness and metrics on --metrics-addr.
 func TestReadiness(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	s := startServer(t, data, freeAddr(t))
 	ready := func(base string) (int, map[string]any) {

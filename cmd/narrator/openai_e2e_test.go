@@ -54,6 +54,7 @@ func ffmpegDecode(t *testing.T, path, format string) (time.Duration, float64) {
 // the first bytes of a speech stream beside the time to the live stream's
 // first audio of an article of the same sentences, in the same voice.
 func TestOpenAISpeech(t *testing.T) {
+	t.Parallel()
 	data, acct, proj := fixture(t)
 	s := startServer(t, data, freeAddr(t))
 	client := openai.NewClient(option.WithBaseURL(s.base+"/v1/"), option.WithAPIKey(acct.APIKey), option.WithMaxRetries(0))
@@ -257,6 +258,7 @@ func readSpeechEvents(t *testing.T, stream *ssestream.Stream[speechEvent], input
 const openaiNPMVersion = "5.23.2"
 
 func TestOpenAISpeechNPM(t *testing.T) {
+	t.Parallel()
 	dir := os.Getenv("NARRATOR_OPENAI_NPM")
 	if dir == "" {
 		home, _ := os.UserHomeDir()

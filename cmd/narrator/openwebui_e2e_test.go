@@ -29,6 +29,7 @@ type openWebUIRequest struct {
 // models' ids, the voices' id and name, the speech's bytes as an MP3 file,
 // and the error's message.
 func TestOpenWebUIReplay(t *testing.T) {
+	t.Parallel()
 	data, acct, _ := fixture(t)
 	s := startServer(t, data, freeAddr(t))
 	raw, err := os.ReadFile(filepath.Join("testdata", "openwebui", "requests.json"))

@@ -115,6 +115,7 @@ func publisherPages(t *testing.T, pages map[string]string) string {
 // click on a paragraph, the mini-player, the Media Session, the keys, the
 // remembered position, and the playlist.
 func TestReadAlongInBrowser(t *testing.T) {
+	t.Parallel()
 	chromium := chromiumPath(t)
 	axe := axeSource(t)
 	data, acct, proj := fixture(t)

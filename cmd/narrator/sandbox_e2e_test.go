@@ -15,6 +15,7 @@ import (
 // the festival processes of the pool run in the sandbox (in its scratch directory, in a
 // network namespace of their own), and an audio is made.
 func TestSandboxedServe(t *testing.T) {
+	t.Parallel()
 	data := filepath.Join(t.TempDir(), "Données")
 	acct := mustJSON[accountOut](t, mustCLI(t, "accounts", "create", "--data", data, "--name", "Acme"))
 	proj := mustJSON[projectOut](t, mustCLI(t, "projects", "create", "--data", data, "--account", fmt.Sprint(acct.ID), "--title", "P", "--language", "en_US"))

@@ -31,6 +31,7 @@ import (
 // nothing, hostile feeds get a clear error each while the server keeps
 // answering, and a restart narrates nothing twice.
 func TestSourceProject(t *testing.T) {
+	t.Parallel()
 	data, acct, _ := fixture(t)
 	proj := mustJSON[projectOut](t, mustCLI(t, "projects", "create", "--data", data, "--account", fmt.Sprint(acct.ID), "--title", "Wire", "--language", "en_US", "--type", "rss"))
 	addr := freeAddr(t)
@@ -50,7 +51,6 @@ func TestSourceProject(t *testing.T) {
 	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: hubSrv.Certificate().Raw}), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("SSL_CERT_FILE", certFile)
 	atom := func(ids ...string) string {
 		var b strings.Builder
 		fmt.Fprintf(&b, `<feed xmlns="http://www.w3.org/2005/Atom"><title>Wire</title><link rel="hub" href="%s/hub"/><link rel="self" href="%s/atom"/>`, hubSrv.URL, srv.URL)
@@ -118,7 +118,7 @@ func TestSourceProject(t *testing.T) {
 	})
 
 	start := func() *node {
-		return startServer(t, data, addr, "--engine-standin", "10ms", "--webhooks-allow-private", "--public-url", "http://"+addr)
+		return startServerEnv(t, []string{"SSL_CERT_FILE=" + certFile}, data, addr, "--engine-standin", "10ms", "--webhooks-allow-private", "--public-url", "http://"+addr)
 	}
 	s := start()
 	c := s.client(t, acct.APIKey)

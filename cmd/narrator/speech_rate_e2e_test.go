@@ -17,6 +17,7 @@ import (
 // for Frames(length scale ÷ 1.25) × 256 samples, and their transcript and WebVTT word cues
 // lie within 25 ms of where each word's phonemes start in the MP3.
 func TestNeuralSpeechRate(t *testing.T) {
+	t.Parallel()
 	lib, phon := toneParts(t)
 	data, acct, _ := fixture(t)
 	tone, cfg := timedPiper(t, "en_US-tone-medium", 1, 1)

@@ -88,6 +88,7 @@ func demoVoices(t *testing.T, data string) (title, body string) {
 // second run fetches nothing. Against a repository that cannot be reached, refusing or
 // silent, it prints one line saying how to add the voice later and the built-in voices speak.
 func TestVoicesSetupDefault(t *testing.T) {
+	t.Parallel()
 	lib := onnxtest.Library(t)
 	if helperErr != nil {
 		proctest.Missing(t, helperErr.Error(), "apt-get install gcc libespeak-ng-dev")

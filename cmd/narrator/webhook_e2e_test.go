@@ -143,6 +143,7 @@ func (h *hookReceiver) counts(refs map[int64]string) map[string]int {
 // receiver answers 500 for a while: every event arrives, signed, once per
 // webhook-id.
 func TestWebhooksUnderLoad(t *testing.T) {
+	t.Parallel()
 	data, acct, proj := fixture(t)
 	addr := freeAddr(t)
 	flags := []string{"--engine-standin", "30ms", "--webhooks-allow-private"}

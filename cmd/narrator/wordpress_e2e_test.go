@@ -398,6 +398,7 @@ func (n *wpNarrator) narrated(t *testing.T, post, times int) audioOut {
 // editor uses, WP-Cron through wp-cron.php, and Narrator's state read
 // through the v3 API and counted by a webhook receiver.
 func TestWordPressPlugin(t *testing.T) {
+	t.Parallel()
 	wpParts(t)
 	data, acct, proj := fixture(t)
 	n := &wpNarrator{data: data, addr: freeAddr(t), key: acct.APIKey, proj: proj.ID,
@@ -444,6 +445,29 @@ func TestWordPressPlugin(t *testing.T) {
 	})
 }
 
+// wpLoaded waits until the page holds an element that sel finds and has
+// loaded whole. It asks by script, not by DOM node: once loaded, wp-admin's
+// script moves the notices to the top of the page, and a node that a query
+// found there is gone from under it ("Could not find node with given id"),
+// or a button about to be clicked moves. A script run while the page is
+// being left fails, and is run again.
+func wpLoaded(sel string) chromedp.Action {
+	return chromedp.ActionFunc(func(ctx context.Context) error {
+		expr := fmt.Sprintf(`document.readyState === 'complete' && document.querySelector(%s) !== null`, jsString(sel))
+		for {
+			var ok bool
+			if err := chromedp.Evaluate(expr, &ok).Do(ctx); err == nil && ok {
+				return nil
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("wait for %s: %w", sel, ctx.Err())
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	})
+}
+
 // wpConfigure sets the plugin up in chromium as the README says: sign
 // in, Settings → Narrator, URL and key, Signed access and Download, save,
 // pick the project, save, Test connection.
@@ -464,7 +488,7 @@ func wpConfigure(t *testing.T, w *wpSite, n *wpNarrator, admin context.Context) 
 		chromedp.Click("#submit", chromedp.ByQuery),
 		// The notice is only on the page the form's POST leads to, so
 		// what follows reads that page, not the one being left.
-		chromedp.WaitReady("#setting-error-settings_updated", chromedp.ByQuery),
+		wpLoaded("#setting-error-settings_updated"),
 		chromedp.WaitReady(fmt.Sprintf(`select#narrator-project option[value="%d"]`, n.proj), chromedp.ByQuery),
 		chromedp.Evaluate(`document.documentElement.outerHTML`, &html))
 	if !strings.Contains(html, "Settings saved.") || strings.Contains(html, n.key) {
@@ -472,8 +496,8 @@ func wpConfigure(t *testing.T, w *wpSite, n *wpNarrator, admin context.Context) 
 	}
 	project := fmt.Sprintf(`select#narrator-project option[value="%d"][selected]`, n.proj)
 	browse(t, admin, "project", chromedp.SetValue("#narrator-project", fmt.Sprint(n.proj), chromedp.ByQuery),
-		chromedp.Click("#submit", chromedp.ByQuery), chromedp.WaitReady(project, chromedp.ByQuery),
-		chromedp.Click("#narrator-test", chromedp.ByQuery), chromedp.WaitReady("#narrator-test-result", chromedp.ByQuery),
+		chromedp.Click("#submit", chromedp.ByQuery), wpLoaded(project),
+		chromedp.Click("#narrator-test", chromedp.ByQuery), wpLoaded("#narrator-test-result"),
 		chromedp.Evaluate(`document.documentElement.outerHTML`, &html))
 	if want := fmt.Sprintf(`Connected: project "Daily" (%d).`, n.proj); !strings.Contains(html, strings.ReplaceAll(want, `"`, "&quot;")) && !strings.Contains(html, want) {
 		t.Errorf("Test connection does not say %q:\n%s", want, lastLines(html, 40))
