@@ -55,6 +55,34 @@ func (w *firstWrite) Write(p []byte) (int, error) {
 	return w.Buffer.Write(p)
 }
 
+// speakGated speaks sp with a gateEngine as flite (and rules, if any) on
+// a pipeline of two workers, opening the gate at the first write, so
+// that a text holding "last" is spoken only after the first bytes were
+// written. It returns the engine and what was written.
+func speakGated(t *testing.T, rules ruleList, sp narrator.Speech) (*gateEngine, *firstWrite) {
+	t.Helper()
+	eng := &gateEngine{gate: make(chan struct{})}
+	cfg := pipeline.Config{Engines: map[string]pipeline.Synthesizer{narrator.EngineFlite: eng}, Workers: 2}
+	if rules != nil {
+		cfg.Rules = rules
+	}
+	p := pipeline.New(cfg)
+	t.Cleanup(func() { p.Close() })
+	out := &firstWrite{opened: make(chan struct{})}
+	go func() {
+		<-out.opened
+		close(eng.gate)
+	}()
+	// Guards against a hang if nothing were written before the gated
+	// text: not a measure of speed.
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	if err := p.Speak(ctx, sp, out); err != nil {
+		t.Fatal(err)
+	}
+	return eng, out
+}
+
 // TestSpeak checks each format: the audio decodes, the sentences are
 // written as they are spoken (the last sentence is spoken only after the
 // first bytes were written), the project's rules and the speed apply.
@@ -65,25 +93,8 @@ func TestSpeak(t *testing.T) {
 	for _, format := range narrator.SpeechFormats() {
 		t.Run(format, func(t *testing.T) {
 			t.Parallel()
-			eng := &gateEngine{gate: make(chan struct{})}
-			p := pipeline.New(pipeline.Config{
-				Engines: map[string]pipeline.Synthesizer{narrator.EngineFlite: eng},
-				Rules:   ruleList{{Phrase: "nginx", Say: "engine x"}},
-				Workers: 2,
-			})
-			t.Cleanup(func() { p.Close() })
-			out := &firstWrite{opened: make(chan struct{})}
-			go func() {
-				<-out.opened
-				close(eng.gate)
-			}()
-			// Guards against a hang if nothing were written before the
-			// last sentence: not a measure of speed.
-			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-			defer cancel()
-			if err := p.Speak(ctx, narrator.Speech{ProjectID: 1, Voice: voice, Text: text, Speed: 1.5, Format: format}, out); err != nil {
-				t.Fatal(err)
-			}
+			eng, out := speakGated(t, ruleList{{Phrase: "nginx", Say: "engine x"}},
+				narrator.Speech{ProjectID: 1, Voice: voice, Text: text, Speed: 1.5, Format: format})
 			calls := eng.calls()
 			// The workers take sentences in parallel: any order.
 			if len(calls) != 3 || !slices.ContainsFunc(calls, func(c string) bool { return strings.Contains(c, "We run engine x") }) {
@@ -136,21 +147,8 @@ func TestSpeakLongFirstSentence(t *testing.T) {
 	for _, format := range narrator.SpeechFormats() {
 		t.Run(format, func(t *testing.T) {
 			t.Parallel()
-			eng := &gateEngine{gate: make(chan struct{})}
-			p := pipeline.New(pipeline.Config{Engines: map[string]pipeline.Synthesizer{narrator.EngineFlite: eng}, Workers: 2})
-			t.Cleanup(func() { p.Close() })
-			out := &firstWrite{opened: make(chan struct{})}
-			go func() {
-				<-out.opened
-				close(eng.gate)
-			}()
-			// Guards against a hang if nothing were written before the
-			// second piece: not a measure of speed.
-			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-			defer cancel()
-			if err := p.Speak(ctx, narrator.Speech{Voice: voice, Text: head + " " + tail, Format: format}, out); err != nil {
-				t.Fatal(err)
-			}
+			// tail holds "last": it is spoken only after the first bytes.
+			eng, _ := speakGated(t, nil, narrator.Speech{Voice: voice, Text: head + " " + tail, Format: format})
 			calls := eng.calls()
 			slices.Sort(calls)
 			if diff := cmp.Diff([]string{head, tail}, calls); diff != "" {
