@@ -105,7 +105,7 @@ func main() {
 			if err == nil {
 				body = a.Body
 			}
-			s := extract.Compare(string(want), spoken(body))
+			s := extract.Compare(string(want), article.Parse(body).Text())
 			totals[key{f.name, part}] = totals[key{f.name, part}].Add(s)
 			totals[key{f.name, "all"}] = totals[key{f.name, "all"}].Add(s)
 			fmt.Printf(" | %.3f %.3f %.3f     ", s.Precision(), s.Recall(), s.F1())
@@ -126,14 +126,4 @@ func main() {
 		fmt.Printf(" | %-22s", took[f.name].Round(time.Millisecond))
 	}
 	fmt.Println()
-}
-
-// spoken is the text of a body as the pipeline reads it.
-func spoken(body string) string {
-	var sb strings.Builder
-	for _, b := range article.Parse(body).Blocks {
-		sb.WriteString(b.Text())
-		sb.WriteString("\n")
-	}
-	return sb.String()
 }

@@ -157,7 +157,6 @@ func TestReadAlongInBrowser(t *testing.T) {
 		waitJS(`document.querySelectorAll('.narrator-s').length > 0`, 30*time.Second))
 	frame := frameContext(t, ctx, "external_id=lib-1")
 	const audio = `document.querySelector('#player')`
-	lit := `+document.documentElement.dataset.narratorSentence`
 
 	t.Run("aligned", func(t *testing.T) {
 		var marked map[string]string
@@ -198,20 +197,11 @@ func TestReadAlongInBrowser(t *testing.T) {
 
 	t.Run("highlight follows the audio", func(t *testing.T) {
 		from := indexOf(paragraph, "p3")
-		browse(t, ctx, "next sentence lit", waitJS(fmt.Sprintf(`%s === %d`, lit, from+1), 30*time.Second))
+		browse(t, ctx, "next sentence lit", waitJS(fmt.Sprintf(`%s === %d`, litSentence, from+1), 30*time.Second))
 		// As each next sentence lights up, the sentence lit in the page is
 		// the one the audio is in, give or take the one it is leaving.
 		for k := from + 1; k <= from+3 && k < len(tr.Sentences); k++ {
-			var before, after float64
-			var n int
-			browse(t, ctx, "lit", waitJS(fmt.Sprintf(`%s >= %d`, lit, k), 30*time.Second))
-			browse(t, frame, "time before", chromedp.Evaluate(audio+`.currentTime`, &before))
-			browse(t, ctx, "lit", chromedp.Evaluate(lit, &n))
-			browse(t, frame, "time after", chromedp.Evaluate(audio+`.currentTime`, &after))
-			first, last := sentenceAt(tr, before), sentenceAt(tr, after)
-			if n < first-1 || n > last {
-				t.Errorf("between %.2f and %.2f s (sentences %d–%d) the page lights sentence %d", before, after, first, last, n)
-			}
+			n := wantLitWithAudio(t, ctx, frame, audio, tr, k)
 			var lightIn string
 			browse(t, ctx, "lit element", chromedp.Evaluate(`Array.from(document.querySelectorAll('.narrator-on')).map(e => e.closest('p').id + ':' + e.dataset.narratorS).join()`, &lightIn))
 			if want := paragraph[n] + ":" + fmt.Sprint(n); !strings.HasPrefix(lightIn, want) {
@@ -359,6 +349,28 @@ func indexOf[P comparable](paragraph map[int]P, p P) int {
 		}
 	}
 	return first
+}
+
+// litSentence is the JavaScript expression of the sentence the read-along
+// lights in the page, as a number.
+const litSentence = `+document.documentElement.dataset.narratorSentence`
+
+// wantLitWithAudio waits until the page lights sentence k or a later one,
+// then checks that the sentence it lights is the one the player's audio
+// (the expression audio in player) is in, give or take the one it is
+// leaving, and returns it.
+func wantLitWithAudio(t *testing.T, page, player context.Context, audio string, tr transcriptJSON, k int) int {
+	t.Helper()
+	var before, after float64
+	var n int
+	browse(t, page, "lit", waitJS(fmt.Sprintf(`%s >= %d`, litSentence, k), 30*time.Second))
+	browse(t, player, "time before", chromedp.Evaluate(audio+`.currentTime`, &before))
+	browse(t, page, "lit", chromedp.Evaluate(litSentence, &n))
+	browse(t, player, "time after", chromedp.Evaluate(audio+`.currentTime`, &after))
+	if first, last := sentenceAt(tr, before), sentenceAt(tr, after); n < first-1 || n > last {
+		t.Errorf("between %.2f and %.2f s (sentences %d–%d) the page lights sentence %d", before, after, first, last, n)
+	}
+	return n
 }
 
 // sentenceAt returns the last sentence started at t.

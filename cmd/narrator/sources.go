@@ -129,7 +129,7 @@ func (cmd sourcesRemoveCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	return withStore(ctx, e, f.data, func(st dataStore) (any, error) {
-		src, err := projectSource(ctx, st, *f.project, *id)
+		src, err := st.FindSource(ctx, *f.project, *id)
 		if err == nil {
 			err = st.DeleteSource(ctx, *f.project, *id)
 		}
@@ -153,7 +153,7 @@ func (cmd sourcesPollCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	return withStore(ctx, e, f.data, func(st dataStore) (any, error) {
-		if _, err := projectSource(ctx, st, *f.project, *id); err != nil {
+		if _, err := st.FindSource(ctx, *f.project, *id); err != nil {
 			return nil, fmt.Errorf("sources poll: %w", err)
 		}
 		client := fetcher.New(fetcher.Options{AllowPrivate: *allowPrivate})
@@ -164,17 +164,4 @@ func (cmd sourcesPollCommand) Run(ctx context.Context, args []string) error {
 		}
 		return httpapi.SourceJSON(src), nil
 	})
-}
-
-// projectSource returns a project's source; ENOTFOUND if the project has no
-// such source.
-func projectSource(ctx context.Context, st dataStore, project, id int64) (*narrator.Source, error) {
-	src, err := st.Source(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if src.ProjectID != project {
-		return nil, narrator.Errorf(narrator.ENOTFOUND, "source %d not found in project %d", id, project)
-	}
-	return src, nil
 }

@@ -853,20 +853,11 @@ func wpReadAlong(t *testing.T, ctx, frame context.Context) {
 	}
 
 	const audio = `document.querySelector('#player')`
-	lit := `+document.documentElement.dataset.narratorSentence`
 	for k := range tr.Sentences {
 		if _, ok := paragraph[k]; !ok {
 			continue
 		}
-		var before, after float64
-		var n int
-		browse(t, ctx, "lit", waitJS(fmt.Sprintf(`%s >= %d`, lit, k), 30*time.Second))
-		browse(t, frame, "time before", chromedp.Evaluate(audio+`.currentTime`, &before))
-		browse(t, ctx, "lit", chromedp.Evaluate(lit, &n))
-		browse(t, frame, "time after", chromedp.Evaluate(audio+`.currentTime`, &after))
-		if first, last := sentenceAt(tr, before), sentenceAt(tr, after); n < first-1 || n > last {
-			t.Errorf("between %.2f and %.2f s (sentences %d–%d) the page lights sentence %d", before, after, first, last, n)
-		}
+		n := wantLitWithAudio(t, ctx, frame, audio, tr, k)
 		var in int
 		browse(t, ctx, "lit paragraph", chromedp.Evaluate(`Array.from(document.querySelectorAll('.entry-content p')).indexOf(document.querySelector('.narrator-on').closest('p'))`, &in))
 		if want, ok := paragraph[n]; ok && in != want {

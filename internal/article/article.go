@@ -129,6 +129,16 @@ type Document struct {
 	Blocks []Block
 }
 
+// Text returns the document's text as the pipeline reads it: each block's
+// Text on a line of its own.
+func (d Document) Text() string {
+	texts := make([]string, len(d.Blocks))
+	for i, b := range d.Blocks {
+		texts[i] = b.Text()
+	}
+	return strings.Join(texts, "\n")
+}
+
 // Parse detects the format of body and parses it. It never fails: markup
 // that cannot be parsed degrades to text. Blocks without any text are left
 // out.

@@ -153,6 +153,19 @@ func TestParseSSMLSpans(t *testing.T) {
 // TestNestedRateBounded checks that nested prosody rates, which multiply,
 // stay within the bounds of one rate: 64 nested "fast" once made 1.6
 // million.
+func TestDocumentText(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ body, want string }{
+		{"", ""},
+		{"<h1>Title</h1><p>One <b>two</b>.</p><p>Three<br>four</p>", "Title\nOne two.\nThree four"},
+		{"# Title\n\nOne *two*.", "Title\nOne two."},
+	} {
+		if got := Parse(tc.body).Text(); got != tc.want {
+			t.Errorf("Parse(%q).Text() = %q, want %q", tc.body, got, tc.want)
+		}
+	}
+}
+
 func TestNestedRateBounded(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {

@@ -297,17 +297,7 @@ func itemTitle(a *narrator.Audio) string {
 // Markdown, SSML or text), cut at a word boundary to at most limit
 // characters, with an ellipsis if it was cut.
 func excerpt(body string, limit int) string {
-	var sb strings.Builder
-	for _, b := range article.Parse(body).Blocks {
-		if sb.Len() > 0 {
-			sb.WriteByte(' ')
-		}
-		sb.WriteString(b.Text())
-		if utf8.RuneCountInString(sb.String()) > limit {
-			break
-		}
-	}
-	return cutWords(sb.String(), limit)
+	return cutWords(strings.ReplaceAll(article.Parse(body).Text(), "\n", " "), limit)
 }
 
 // cutWords returns s if it has at most limit characters, and otherwise

@@ -51,14 +51,20 @@ func (s *Server) authedUpload(h callHandler) handlerFunc {
 	}
 }
 
+// clip resolves the path's project and its clip of kind: ENOTFOUND for
+// a project without one.
+func (s *Server) clip(r *http.Request, c *call, kind narrator.ClipKind) (*narrator.Clip, error) {
+	p, err := s.project(r, c)
+	if err != nil {
+		return nil, err
+	}
+	return s.store.Clip(r.Context(), p.ID, kind)
+}
+
 // getClip answers the project's clip of kind, or 404.
 func (s *Server) getClip(kind narrator.ClipKind) callHandler {
 	return func(w http.ResponseWriter, r *http.Request, c *call) error {
-		p, err := s.project(r, c)
-		if err != nil {
-			return err
-		}
-		clip, err := s.store.Clip(r.Context(), p.ID, kind)
+		clip, err := s.clip(r, c, kind)
 		if err != nil {
 			return err
 		}
@@ -112,15 +118,11 @@ func (s *Server) putClip(kind narrator.ClipKind) callHandler {
 // answers the clip removed. Audios made with it keep it.
 func (s *Server) removeClip(kind narrator.ClipKind) callHandler {
 	return func(w http.ResponseWriter, r *http.Request, c *call) error {
-		p, err := s.project(r, c)
+		clip, err := s.clip(r, c, kind)
 		if err != nil {
 			return err
 		}
-		clip, err := s.store.Clip(r.Context(), p.ID, kind)
-		if err != nil {
-			return err
-		}
-		if err := s.store.RemoveClip(r.Context(), p.ID, kind); err != nil {
+		if err := s.store.RemoveClip(r.Context(), clip.ProjectID, kind); err != nil {
 			return err
 		}
 		writeJSON(w, http.StatusOK, newClipJSON(clip))

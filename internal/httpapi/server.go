@@ -22,8 +22,9 @@ type Store interface {
 	// CreateSource stores a feed of an rss project: ENOTFOUND, EINVALID
 	// (also for a project of another type) or ECONFLICT (too many).
 	CreateSource(ctx context.Context, src *narrator.Source) error
-	// Source returns a feed; ENOTFOUND if there is none.
-	Source(ctx context.Context, id int64) (*narrator.Source, error)
+	// FindSource returns a project's feed; ENOTFOUND if the project has
+	// none of that ID.
+	FindSource(ctx context.Context, projectID, id int64) (*narrator.Source, error)
 	// ListSources returns a project's sources, oldest first.
 	ListSources(ctx context.Context, projectID int64) ([]*narrator.Source, error)
 	// DeleteSource removes a feed, keeping its audios; ENOTFOUND if the

@@ -101,14 +101,7 @@ func (s *Server) source(r *http.Request, c *call) (*narrator.Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	src, err := s.store.Source(r.Context(), id)
-	if err != nil {
-		return nil, err
-	}
-	if src.ProjectID != p.ID {
-		return nil, narrator.Errorf(narrator.ENOTFOUND, "feed %d not found", id)
-	}
-	return src, nil
+	return s.store.FindSource(r.Context(), p.ID, id)
 }
 
 func (s *Server) listSources(w http.ResponseWriter, r *http.Request, c *call) error {

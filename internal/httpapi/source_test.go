@@ -105,6 +105,10 @@ func TestSourceErrors(t *testing.T) {
 	p := b.rssProject(t)
 	feeds := fmt.Sprintf("/api/v3/projects/%d/sources", p.ID)
 	_, otherKey := b.newAccount(t, "Other")
+	theirs := narrator.NewSource(b.rssProject(t).ID, "https://example.com/theirs")
+	if err := b.store.CreateSource(t.Context(), theirs); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name, method, path string
 		body               any
@@ -121,6 +125,8 @@ func TestSourceErrors(t *testing.T) {
 		{"mapping", "POST", feeds, map[string]any{"url": "https://example.com/f", "mapping": map[string]string{"body": "enclosure"}}, b.key, 400, "enclosure"},
 		{"unknown feed", "GET", feeds + "/999", nil, b.key, 404, "not found"},
 		{"poll unknown feed", "POST", feeds + "/999/poll", nil, b.key, 404, "not found"},
+		{"another project's feed", "GET", fmt.Sprintf("%s/%d", feeds, theirs.ID), nil, b.key, 404, "not found"},
+		{"poll another project's feed", "POST", fmt.Sprintf("%s/%d/poll", feeds, theirs.ID), nil, b.key, 404, "not found"},
 		{"another account's project", "GET", feeds, nil, otherKey, 404, ""},
 		{"no key", "GET", feeds, nil, "", 401, ""},
 		{"bad method", "PUT", feeds, nil, b.key, 405, ""},

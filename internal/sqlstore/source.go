@@ -148,8 +148,21 @@ const findSourceSQL = `SELECT ` + sourceColumns + ` FROM sources WHERE id = ?`
 
 // Source returns a feed. It returns ENOTFOUND if there is none of that ID.
 func (s *Store) Source(ctx context.Context, id int64) (*narrator.Source, error) {
+	return s.findSource(ctx, id, findSourceSQL, id)
+}
+
+const findProjectSourceSQL = `SELECT ` + sourceColumns + ` FROM sources WHERE id = ? AND project_id = ?`
+
+// FindSource returns a project's feed. It returns ENOTFOUND if the project
+// has none of that ID, whatever other projects have.
+func (s *Store) FindSource(ctx context.Context, projectID, id int64) (*narrator.Source, error) {
+	return s.findSource(ctx, id, findProjectSourceSQL, id, projectID)
+}
+
+// findSource reads the feed id with query and its args.
+func (s *Store) findSource(ctx context.Context, id int64, query string, args ...any) (*narrator.Source, error) {
 	return ReadV(ctx, s, fmt.Sprintf("find feed %d", id), func(tx Tx) (*narrator.Source, error) {
-		src, err := scanSource(tx.QueryRow(ctx, findSourceSQL, id))
+		src, err := scanSource(tx.QueryRow(ctx, query, args...))
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, sourceNotFound(id)
 		} else if err != nil {

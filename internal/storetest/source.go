@@ -57,12 +57,18 @@ var sourceTests = []test{
 			t.Fatal(err)
 		}
 		wantEqual(t, "found feed", got, src)
+		if got, err = b.store.FindSource(ctx, p.ID, src.ID); err != nil {
+			t.Fatal(err)
+		}
+		wantEqual(t, "found feed of its project", got, src)
 		list, err := b.store.ListSources(ctx, p.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		wantEqual(t, "listed feeds", list, []*narrator.Source{src})
 		other := mustProjectOf(t, b.store, p.AccountID)
+		_, err = b.store.FindSource(ctx, other.ID, src.ID)
+		wantCode(t, err, narrator.ENOTFOUND)
 		wantCode(t, b.store.DeleteSource(ctx, other.ID, src.ID), narrator.ENOTFOUND)
 		if err := b.store.DeleteSource(ctx, p.ID, src.ID); err != nil {
 			t.Fatal(err)

@@ -115,6 +115,8 @@ type Store interface {
 
 	CreateSource(ctx context.Context, src *narrator.Source) error
 	Source(ctx context.Context, id int64) (*narrator.Source, error)
+	// FindSource returns ENOTFOUND for a feed of another project.
+	FindSource(ctx context.Context, projectID, id int64) (*narrator.Source, error)
 	ListSources(ctx context.Context, projectID int64) ([]*narrator.Source, error)
 	DeleteSource(ctx context.Context, projectID, id int64) error
 	SeenItems(ctx context.Context, sourceID int64, externalIDs []string) (map[string]narrator.SeenItem, error)

@@ -94,14 +94,10 @@ func (s *Server) pollSource(w http.ResponseWriter, r *http.Request, q *request) 
 	if err != nil {
 		return narrator.Errorf(narrator.ENOTFOUND, "no such feed")
 	}
-	src, err := s.store.Source(r.Context(), id)
-	if err == nil && src.ProjectID != p.ID {
-		err = narrator.Errorf(narrator.ENOTFOUND, "no such feed")
-	}
-	if err != nil {
+	if _, err := s.store.FindSource(r.Context(), p.ID, id); err != nil {
 		return err
 	}
-	src, err = s.sources.Poll(r.Context(), id)
+	src, err := s.sources.Poll(r.Context(), id)
 	switch {
 	case narrator.ErrorCode(err) == narrator.ECONFLICT:
 		s.setFlash(w, r, "The feed is being read already; its results appear here in a moment.")
