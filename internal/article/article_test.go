@@ -150,9 +150,8 @@ func TestParseSSMLSpans(t *testing.T) {
 	}
 }
 
-// TestNestedRateBounded checks that nested prosody rates, which multiply,
-// stay within the bounds of one rate: 64 nested "fast" once made 1.6
-// million.
+// TestDocumentText checks the spoken text of bodies in each format: one
+// line per block, inline markup gone.
 func TestDocumentText(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ body, want string }{
@@ -166,6 +165,9 @@ func TestDocumentText(t *testing.T) {
 	}
 }
 
+// TestNestedRateBounded checks that nested prosody rates, which multiply,
+// stay within the bounds of one rate: 64 nested "fast" once made 1.6
+// million.
 func TestNestedRateBounded(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
