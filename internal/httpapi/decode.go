@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -214,14 +215,13 @@ func writeList[T any](w http.ResponseWriter, list []T, wire func(T) any) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-// writeJSON encodes v into a buffer first, so that an encoding failure can
-// still become a clean error response.
+// writeJSON encodes v into a buffer first, so that nothing is sent when v
+// cannot be encoded. That is a programming error (a NaN, a channel): it
+// panics, and ServeHTTP logs it with the request and answers 500.
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(v); err != nil {
-		buf.Reset()
-		buf.WriteString(`{"code":50,"message":"Internal error"}` + "\n")
-		status = http.StatusInternalServerError
+		panic(fmt.Errorf("encode %T as JSON: %w", v, err))
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))

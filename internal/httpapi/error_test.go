@@ -4,12 +4,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"math"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/narrator/narrator"
 	"github.com/narrator/narrator/internal/httpapi"
+	"github.com/narrator/narrator/internal/jobs"
+	"github.com/narrator/narrator/internal/logtest"
+	"github.com/narrator/narrator/internal/sqlite"
+	"github.com/narrator/narrator/internal/sqlite/sqlitetest"
 )
 
 // TestWriteErrorUnavailable checks that an error of a store that cannot
@@ -37,5 +44,34 @@ func TestWriteErrorUnavailable(t *testing.T) {
 	httpapi.WriteError(rec, errors.New("disk on fire"))
 	if rec.Code != http.StatusInternalServerError || rec.Header().Get("Retry-After") != "" {
 		t.Errorf("an internal error: status %d, Retry-After %q", rec.Code, rec.Header().Get("Retry-After"))
+	}
+}
+
+// TestUnencodableAnswer checks that an answer that cannot be encoded, a
+// programming error, is logged with its request and answered 500 with the
+// v3 error body, not swallowed.
+func TestUnencodableAnswer(t *testing.T) {
+	t.Parallel()
+	var logs logtest.Buffer
+	st, _ := sqlitetest.Open(t, sqlite.Options{}, jobs.Config{})
+	s := httpapi.NewServer(httpapi.Deps{Store: st, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	httpapi.HandleJSON(s, "GET /nan", map[string]float64{"rate": math.NaN()})
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/nan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Code int `json:"code"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || resp.StatusCode != http.StatusInternalServerError || body.Code != 50 {
+		t.Errorf("status %d, code %d (%v); want 500 and 50", resp.StatusCode, body.Code, err)
+	}
+	for _, want := range []string{"panic in handler", "path=/nan", "map[string]float64", "NaN"} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("log lacks %q:\n%s", want, logs.String())
+		}
 	}
 }
