@@ -60,6 +60,14 @@ func TestSourcesCLI(t *testing.T) {
 	if _, errOut, _ := runCLI(t, "sources", "list", "--data", data, "--project", p); errOut != "" {
 		t.Errorf("narrator sources list wrote %q to stderr", errOut)
 	}
+	// Another project of the account can neither poll nor remove the feed.
+	other := mustJSON[projectOut](t, mustCLI(t, "projects", "create", "--data", data, "--account", fmt.Sprint(acct.ID), "--title", "Other", "--language", "en_US", "--type", "rss"))
+	for _, verb := range []string{"poll", "remove"} {
+		_, errOut, err := runCLI(t, "sources", verb, "--data", data, "--project", fmt.Sprint(other.ID), "--id", id)
+		if err == nil || !strings.Contains(err.Error()+errOut, "feed "+id+" not found") {
+			t.Errorf("narrator sources %s of another project's feed: %v, stderr %q; want feed %s not found", verb, err, errOut, id)
+		}
+	}
 	mustCLI(t, "sources", "remove", "--data", data, "--project", p, "--id", id)
 	if list := mustJSON[[]sourceOut](t, mustCLI(t, "sources", "list", "--data", data, "--project", p)); len(list) != 0 {
 		t.Errorf("after remove: %+v", list)
