@@ -154,14 +154,19 @@ func TestParseSSMLSpans(t *testing.T) {
 // line per block, inline markup gone.
 func TestDocumentText(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct{ body, want string }{
-		{"", ""},
-		{"<h1>Title</h1><p>One <b>two</b>.</p><p>Three<br>four</p>", "Title\nOne two.\nThree four"},
-		{"# Title\n\nOne *two*.", "Title\nOne two."},
+	for _, tc := range []struct{ name, body, want string }{
+		{"empty", "", ""},
+		{"html", "<h1>Title</h1><p>One <b>two</b>.</p><p>Three<br>four</p>", "Title\nOne two.\nThree four"},
+		{"markdown", "# Title\n\nOne *two*.", "Title\nOne two."},
+		{"ssml", `<speak><p>One <emphasis>two</emphasis>.</p><p>Three.</p></speak>`, "One two.\nThree."},
+		{"text", "One two.\n\nThree.", "One two.\nThree."},
 	} {
-		if got := Parse(tc.body).Text(); got != tc.want {
-			t.Errorf("Parse(%q).Text() = %q, want %q", tc.body, got, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if got := Parse(tc.body).Text(); got != tc.want {
+				t.Errorf("Parse(%q).Text() = %q, want %q", tc.body, got, tc.want)
+			}
+		})
 	}
 }
 
