@@ -202,7 +202,9 @@ func pathID(r *http.Request, name string) (int64, error) {
 }
 
 // WriteJSON writes v as a JSON response with status, as the API does, for
-// the service's other JSON edges.
+// the service's other JSON edges. Like writeJSON it panics when v cannot be
+// encoded, a programming error; outside the API's handlers net/http
+// recovers that, logs it and drops the connection.
 func WriteJSON(w http.ResponseWriter, status int, v any) { writeJSON(w, status, v) }
 
 // writeList answers 200 with list as a JSON array of its items' wire forms, [] when it is
